@@ -1,0 +1,102 @@
+/* accel: internals shared by the engine's modules; not installed */
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <accel/accel.h>
+
+G_BEGIN_DECLS
+
+/* the stage whose actor thread this is, for error messages */
+AccelStage *accel_stage_get_current (void);
+
+gboolean accel_debug_skip_sync (void);
+
+/* stream.c */
+cudaStream_t accel_stream_get_cuda (AccelStream *stream);
+
+/* registry.c */
+void accel_registry_register_builtins (AccelRegistry *registry);
+
+/* stage.c, used by the graph */
+typedef struct _AccelGraph AccelGraph;
+typedef struct
+{
+  void (*eos) (AccelStage *stage, gpointer user_data);
+  void (*error) (AccelStage *stage, const GError *error, gpointer user_data);
+} AccelStageObserver;
+
+void accel_stage_set_observer (AccelStage *stage,
+    const AccelStageObserver *observer, gpointer user_data);
+guint accel_stage_get_n_inputs (AccelStage *stage);
+guint accel_stage_get_n_outputs (AccelStage *stage);
+gint accel_stage_find_port (AccelStage *stage, AccelPortDirection direction,
+    const char *name);
+const AccelPortTemplate *accel_stage_get_port (AccelStage *stage,
+    AccelPortDirection direction, guint index);
+gboolean accel_stage_negotiate (AccelStage *stage, const AccelType *in_types,
+    GError **error);
+void accel_stage_add_link (AccelStage *stage, guint out_port,
+    AccelStage *target, guint in_port);
+void accel_stage_clear_links (AccelStage *stage);
+gboolean accel_stage_start (AccelStage *stage,
+    AccelStreamAllocator *streams, GError **error);
+void accel_stage_begin (AccelStage *stage);
+void accel_stage_close (AccelStage *stage);
+void accel_stage_join (AccelStage *stage);
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* buffer.c and pool.c */
+AccelBuffer *accel_buffer_alloc (AccelDevice *device, const AccelType *type,
+    GError **error);
+void accel_buffer_free (AccelBuffer *buffer);
+void accel_buffer_reset_for_pool (AccelBuffer *buffer, AccelPool *pool);
+void accel_pool_return (AccelPool *pool, AccelBuffer *buffer);
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* mailbox.c: a stage's bounded input queues and its control queue */
+typedef enum
+{
+  ACCEL_MESSAGE_FLUSH,
+  ACCEL_MESSAGE_PARAM,
+  ACCEL_MESSAGE_STOP,
+} AccelMessageType;
+
+typedef struct
+{
+  AccelMessageType type;
+  gchar *name;                  /* PARAM */
+  GValue value;                 /* PARAM */
+} AccelMessage;
+
+typedef struct _AccelMailbox AccelMailbox;
+
+#define ACCEL_MAX_PORTS 16
+
+AccelMessage *accel_message_new (AccelMessageType type);
+void accel_message_free (AccelMessage *msg);
+
+AccelMailbox *accel_mailbox_new (guint n_ports, guint capacity,
+    GMainContext *context);
+void accel_mailbox_free (AccelMailbox *mb);
+gboolean accel_mailbox_push_buffer (AccelMailbox *mb, guint port,
+    AccelBuffer *buffer);
+void accel_mailbox_push_eos (AccelMailbox *mb, guint port);
+void accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg);
+AccelMessage *accel_mailbox_pop_control (AccelMailbox *mb);
+gboolean accel_mailbox_has_control (AccelMailbox *mb);
+gboolean accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers,
+    gboolean *eos);
+void accel_mailbox_set_blocked (AccelMailbox *mb, gboolean blocked);
+void accel_mailbox_close (AccelMailbox *mb);
+guint accel_mailbox_drain (AccelMailbox *mb);
+guint accel_mailbox_get_n_dropped (AccelMailbox *mb);
+guint accel_mailbox_get_max_queued (AccelMailbox *mb);
+GSource *accel_mailbox_source_new (AccelMailbox *mb);
+
+G_END_DECLS

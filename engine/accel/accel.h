@@ -1,0 +1,16 @@
+/* accel: a streaming dataflow engine for GPU pipelines */
+#pragma once
+
+#include <accel/accelerror.h>
+#include <accel/acceltype.h>
+#include <accel/acceldevice.h>
+#include <accel/accelstream.h>
+#include <accel/accelbuffer.h>
+#include <accel/accelpool.h>
+#include <accel/accelcompletion.h>
+#include <accel/accelstage.h>
+#include <accel/accelgraph.h>
+#include <accel/accelregistry.h>
+#include <accel/accelbuiltins.h>
+#include <accel/acceldebug.h>
+#include <accel/accelversion.h>

@@ -1,0 +1,149 @@
+/* accel: stages, the actors of a graph */
+#pragma once
+
+#include <glib-object.h>
+#include <accel/acceltype.h>
+#include <accel/acceldevice.h>
+#include <accel/accelstream.h>
+#include <accel/accelbuffer.h>
+#include <accel/accelcompletion.h>
+
+G_BEGIN_DECLS
+
+#define ACCEL_TYPE_STAGE (accel_stage_get_type ())
+G_DECLARE_DERIVABLE_TYPE (AccelStage, accel_stage, ACCEL, STAGE, GObject)
+
+typedef enum
+{
+  ACCEL_PORT_INPUT,
+  ACCEL_PORT_OUTPUT,
+} AccelPortDirection;
+
+/**
+ * AccelStageKind:
+ * @ACCEL_STAGE_SOURCE: outputs only; produces a frame whenever downstream has room
+ * @ACCEL_STAGE_TRANSFORM: inputs and outputs
+ * @ACCEL_STAGE_SINK: inputs only
+ */
+typedef enum
+{
+  ACCEL_STAGE_SOURCE,
+  ACCEL_STAGE_TRANSFORM,
+  ACCEL_STAGE_SINK,
+} AccelStageKind;
+
+/**
+ * AccelFlow:
+ * @ACCEL_FLOW_OK: outputs are written; push them
+ * @ACCEL_FLOW_EOS: no more data (sources); outputs are dropped
+ * @ACCEL_FLOW_SKIP: drop this frame's outputs, carry on
+ * @ACCEL_FLOW_ERROR: failed; the error is set
+ */
+typedef enum
+{
+  ACCEL_FLOW_OK,
+  ACCEL_FLOW_EOS,
+  ACCEL_FLOW_SKIP,
+  ACCEL_FLOW_ERROR,
+} AccelFlow;
+
+/**
+ * AccelPortTemplate:
+ * @name: port name, unique per direction
+ * @direction: input or output
+ * @type: what the port accepts or produces; may hold wildcards
+ * @description: one line for `accel-run --describe`
+ */
+typedef struct
+{
+  gchar *name;
+  AccelPortDirection direction;
+  AccelType type;
+  gchar *description;
+} AccelPortTemplate;
+
+/**
+ * AccelFrame:
+ * @stream: the stream every GPU call of this frame goes on
+ * @sequence: sequence number of the frame
+ * @pts: presentation time in ns, or -1
+ * @n_inputs: number of input buffers
+ * @inputs: (array length=n_inputs): input buffers, acquired for reading on
+ *   @stream, one per input port, all of the same sequence
+ * @n_outputs: number of output buffers
+ * @outputs: (array length=n_outputs): output buffers from the ports' pools,
+ *   acquired for writing on @stream
+ *
+ * What a stage's process() gets. The engine has already made @stream wait
+ * for whoever wrote the inputs and last read the outputs, and records the
+ * events after process() returns: a stage only enqueues its work.
+ */
+typedef struct
+{
+  AccelStream *stream;
+  guint64 sequence;
+  gint64 pts;
+  guint n_inputs;
+  AccelBuffer **inputs;
+  guint n_outputs;
+  AccelBuffer **outputs;
+} AccelFrame;
+
+/**
+ * AccelStageClass:
+ * @negotiate: fill in output types from the input types (default: each
+ *   output is its template with wildcards taken from input 0). Called from
+ *   the thread that prepares the graph.
+ * @start: create streams-bound resources (handles, plans). Stage thread.
+ * @stop: release what @start made. Stage thread.
+ * @process: enqueue the frame's work on its stream. Stage thread.
+ * @render: sinks only: the host part, run once @process's GPU work is done
+ *   (through the stage's completion strategy). Stage thread.
+ * @flush: drop state carried between frames. Stage thread.
+ */
+struct _AccelStageClass
+{
+  GObjectClass parent_class;
+
+  gboolean (*negotiate) (AccelStage *stage, const AccelType *in_types,
+      AccelType *out_types, GError **error);
+  gboolean (*start) (AccelStage *stage, GError **error);
+  void (*stop) (AccelStage *stage);
+  AccelFlow (*process) (AccelStage *stage, AccelFrame *frame, GError **error);
+  AccelFlow (*render) (AccelStage *stage, AccelFrame *frame, GError **error);
+  void (*flush) (AccelStage *stage);
+
+  /*< private >*/
+  gpointer _accel_reserved[8];
+};
+
+void accel_stage_class_set_metadata (AccelStageClass *klass,
+    const char *kind_name, const char *description);
+void accel_stage_class_add_port (AccelStageClass *klass,
+    AccelPortDirection direction, const char *name, const AccelType *type,
+    const char *description);
+const char *accel_stage_class_get_kind_name (AccelStageClass *klass);
+const char *accel_stage_class_get_description (AccelStageClass *klass);
+GPtrArray *accel_stage_class_get_ports (AccelStageClass *klass,
+    AccelPortDirection direction);
+AccelStageKind accel_stage_class_get_stage_kind (AccelStageClass *klass);
+
+const char *accel_stage_get_name (AccelStage *stage);
+const char *accel_stage_get_kind_name (AccelStage *stage);
+AccelStageKind accel_stage_get_stage_kind (AccelStage *stage);
+AccelDevice *accel_stage_get_device (AccelStage *stage);
+gboolean accel_stage_is_host (AccelStage *stage);
+AccelStream *accel_stage_get_stream (AccelStage *stage);
+GMainContext *accel_stage_get_context (AccelStage *stage);
+const AccelType *accel_stage_get_input_type (AccelStage *stage, guint port);
+const AccelType *accel_stage_get_output_type (AccelStage *stage, guint port);
+AccelPool *accel_stage_get_output_pool (AccelStage *stage, guint port);
+guint64 accel_stage_get_n_processed (AccelStage *stage);
+guint64 accel_stage_get_n_dropped (AccelStage *stage);
+void accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns,
+    gint64 *p99_ns);
+gboolean accel_stage_set_param_async (AccelStage *stage, const char *name,
+    const GValue *value);
+void accel_stage_flush_async (AccelStage *stage);
+
+G_END_DECLS

@@ -1,0 +1,30 @@
+/* accel: debug switches */
+#define G_LOG_DOMAIN "accel-debug"
+
+#include "accel-private.h"
+
+static gint debug_flags;
+
+/**
+ * accel_debug_set_flags:
+ * @flags: the switches to turn on (the others turn off)
+ *
+ * MT safe; takes effect for the next buffer acquire.
+ */
+void
+accel_debug_set_flags (AccelDebugFlags flags)
+{
+  g_atomic_int_set (&debug_flags, (gint) flags);
+}
+
+AccelDebugFlags
+accel_debug_get_flags (void)
+{
+  return (AccelDebugFlags) g_atomic_int_get (&debug_flags);
+}
+
+gboolean
+accel_debug_skip_sync (void)
+{
+  return (g_atomic_int_get (&debug_flags) & ACCEL_DEBUG_SKIP_SYNC) != 0;
+}

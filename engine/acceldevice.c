@@ -1,0 +1,379 @@
+/* accel: CUDA devices, the host pseudo-device and the backend choice */
+#define G_LOG_DOMAIN "accel-device"
+
+#include "accel-private.h"
+
+#include <unistd.h>
+
+struct _AccelDevice
+{
+  GObject parent;
+
+  gint index;                   /* -1: the host */
+  gchar *name;
+  guint64 total_memory;
+  gint cc_major, cc_minor;
+  guint64 peer_mask;            /* bit i: can access device i */
+  guint generation;             /* atomic */
+};
+
+G_DEFINE_FINAL_TYPE (AccelDevice, accel_device, G_TYPE_OBJECT)
+
+static GPtrArray *cuda_devices;  /* AccelDevice*, by index */
+static AccelDevice *host_device;
+static AccelBackend default_backend;
+
+static void
+accel_device_finalize (GObject *object)
+{
+  AccelDevice *self = ACCEL_DEVICE (object);
+
+  g_free (self->name);
+  G_OBJECT_CLASS (accel_device_parent_class)->finalize (object);
+}
+
+static void
+accel_device_class_init (AccelDeviceClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = accel_device_finalize;
+}
+
+static void
+accel_device_init (AccelDevice *self)
+{
+  self->generation = 1;
+}
+
+static AccelDevice *
+device_new_host (void)
+{
+  AccelDevice *dev = g_object_new (ACCEL_TYPE_DEVICE, NULL);
+
+  dev->index = -1;
+  dev->name = g_strdup ("host");
+  dev->total_memory = (guint64) sysconf (_SC_PHYS_PAGES)
+      * (guint64) sysconf (_SC_PAGESIZE);
+  return dev;
+}
+
+static AccelDevice *
+device_new_cuda (gint index)
+{
+  AccelDevice *dev = g_object_new (ACCEL_TYPE_DEVICE, NULL);
+  struct cudaDeviceProp prop;
+
+  dev->index = index;
+  if (cudaGetDeviceProperties (&prop, index) == cudaSuccess) {
+    dev->name = g_strdup (prop.name);
+    dev->total_memory = prop.totalGlobalMem;
+    dev->cc_major = prop.major;
+    dev->cc_minor = prop.minor;
+  } else {
+    dev->name = g_strdup_printf ("cuda:%d", index);
+  }
+  return dev;
+}
+
+static gpointer
+devices_init (gpointer data)
+{
+  const char *env = g_getenv ("ACCEL_BACKEND");
+  int n = 0;
+
+  host_device = device_new_host ();
+  cuda_devices = g_ptr_array_new_with_free_func (g_object_unref);
+
+  /* without a driver or a GPU this fails: that is the host backend */
+  if (cudaGetDeviceCount (&n) != cudaSuccess)
+    n = 0;
+  for (int i = 0; i < n; i++)
+    g_ptr_array_add (cuda_devices, device_new_cuda (i));
+  for (int i = 0; i < n && i < 64; i++) {
+    AccelDevice *dev = cuda_devices->pdata[i];
+    for (int j = 0; j < n && j < 64; j++) {
+      int can = 0;
+      if (i != j && cudaDeviceCanAccessPeer (&can, i, j) == cudaSuccess && can)
+        dev->peer_mask |= G_GUINT64_CONSTANT (1) << j;
+    }
+  }
+
+  default_backend = n > 0 ? ACCEL_BACKEND_CUDA : ACCEL_BACKEND_HOST;
+  if (env && g_ascii_strcasecmp (env, "host") == 0)
+    default_backend = ACCEL_BACKEND_HOST;
+  else if (env && g_ascii_strcasecmp (env, "cuda") == 0 && n == 0)
+    g_warning ("ACCEL_BACKEND=cuda but no CUDA device is usable; "
+        "running on the host backend");
+  else if (env && *env && g_ascii_strcasecmp (env, "cuda") != 0
+      && g_ascii_strcasecmp (env, "auto") != 0)
+    g_warning ("ACCEL_BACKEND=%s is not one of host, cuda, auto", env);
+
+  g_debug ("%d CUDA device(s); default backend %s", n,
+      default_backend == ACCEL_BACKEND_CUDA ? "cuda" : "host");
+  return NULL;
+}
+
+static void
+ensure_devices (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, devices_init, NULL);
+}
+
+/**
+ * accel_backend_get_default:
+ *
+ * The backend new graphs run on: CUDA when a device is usable, unless the
+ * environment variable `ACCEL_BACKEND=host` (or accel_backend_set_default())
+ * asks for the host.
+ *
+ * Returns: the default backend. MT safe.
+ */
+AccelBackend
+accel_backend_get_default (void)
+{
+  ensure_devices ();
+  return default_backend;
+}
+
+/**
+ * accel_backend_set_default:
+ * @backend: the backend to use from now on
+ * @error: return location for a #GError, or %NULL
+ *
+ * Call before building graphs (for example from a `--backend` option).
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_NO_DEVICE when @backend is CUDA and no
+ * device is usable.
+ */
+gboolean
+accel_backend_set_default (AccelBackend backend, GError **error)
+{
+  ensure_devices ();
+  if (backend == ACCEL_BACKEND_CUDA && cuda_devices->len == 0) {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NO_DEVICE,
+        "the CUDA backend was asked for, but no CUDA device is usable");
+    return FALSE;
+  }
+  default_backend = backend;
+  return TRUE;
+}
+
+/**
+ * accel_device_list:
+ *
+ * Returns: (transfer container) (element-type AccelDevice): the host
+ * pseudo-device followed by every CUDA device. MT safe.
+ */
+GPtrArray *
+accel_device_list (void)
+{
+  GPtrArray *list = g_ptr_array_new ();
+
+  ensure_devices ();
+  g_ptr_array_add (list, host_device);
+  for (guint i = 0; i < cuda_devices->len; i++)
+    g_ptr_array_add (list, cuda_devices->pdata[i]);
+  return list;
+}
+
+/**
+ * accel_device_get_n_cuda:
+ *
+ * Returns: how many CUDA devices are usable. MT safe.
+ */
+guint
+accel_device_get_n_cuda (void)
+{
+  ensure_devices ();
+  return cuda_devices->len;
+}
+
+/**
+ * accel_device_get_default:
+ *
+ * Returns: (transfer none): CUDA device 0 on the CUDA backend, the host
+ * otherwise. MT safe.
+ */
+AccelDevice *
+accel_device_get_default (void)
+{
+  ensure_devices ();
+  if (default_backend == ACCEL_BACKEND_CUDA && cuda_devices->len > 0)
+    return cuda_devices->pdata[0];
+  return host_device;
+}
+
+/**
+ * accel_device_get_host:
+ *
+ * Returns: (transfer none): the host pseudo-device. MT safe.
+ */
+AccelDevice *
+accel_device_get_host (void)
+{
+  ensure_devices ();
+  return host_device;
+}
+
+/**
+ * accel_device_get_cuda:
+ * @index: CUDA device ordinal
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer none): the device, or %NULL with %ACCEL_ERROR_NO_DEVICE.
+ * MT safe.
+ */
+AccelDevice *
+accel_device_get_cuda (gint index, GError **error)
+{
+  ensure_devices ();
+  if (index < 0 || (guint) index >= cuda_devices->len) {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NO_DEVICE,
+        "there is no CUDA device %d (%u usable)", index, cuda_devices->len);
+    return NULL;
+  }
+  return cuda_devices->pdata[index];
+}
+
+gboolean
+accel_device_is_host (AccelDevice *device)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), TRUE);
+  return device->index < 0;
+}
+
+gint
+accel_device_get_index (AccelDevice *device)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), -1);
+  return device->index;
+}
+
+const char *
+accel_device_get_name (AccelDevice *device)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), NULL);
+  return device->name;
+}
+
+guint64
+accel_device_get_total_memory (AccelDevice *device)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), 0);
+  return device->total_memory;
+}
+
+/**
+ * accel_device_get_compute_capability:
+ * @device: a device
+ * @major: (out) (optional): major version, 0 for the host
+ * @minor: (out) (optional): minor version, 0 for the host
+ */
+void
+accel_device_get_compute_capability (AccelDevice *device, gint *major,
+    gint *minor)
+{
+  g_return_if_fail (ACCEL_IS_DEVICE (device));
+  if (major)
+    *major = device->cc_major;
+  if (minor)
+    *minor = device->cc_minor;
+}
+
+/**
+ * accel_device_can_access_peer:
+ * @device: a CUDA device
+ * @peer: another CUDA device
+ *
+ * Returns: %TRUE when kernels on @device can read @peer's memory directly.
+ */
+gboolean
+accel_device_can_access_peer (AccelDevice *device, AccelDevice *peer)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
+  g_return_val_if_fail (ACCEL_IS_DEVICE (peer), FALSE);
+  if (device->index < 0 || peer->index < 0 || peer->index >= 64)
+    return FALSE;
+  return (device->peer_mask >> peer->index) & 1;
+}
+
+/**
+ * accel_device_get_generation:
+ * @device: a device
+ *
+ * The generation counts how often the device's context was replaced; buffers
+ * of an older generation are stale.
+ *
+ * Returns: the current generation (1 at start). MT safe.
+ */
+guint
+accel_device_get_generation (AccelDevice *device)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), 0);
+  return g_atomic_int_get (&device->generation);
+}
+
+/**
+ * accel_device_bump_generation:
+ * @device: a device
+ *
+ * Marks every buffer allocated so far on @device as stale. The supervisor
+ * calls this when it replaces a poisoned context.
+ *
+ * Returns: the new generation. MT safe.
+ */
+guint
+accel_device_bump_generation (AccelDevice *device)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), 0);
+  return (guint) g_atomic_int_add (&device->generation, 1) + 1;
+}
+
+/**
+ * accel_device_make_current:
+ * @device: a device
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes @device the calling thread's CUDA device (nothing for the host).
+ *
+ * Returns: %TRUE on success. Called from any thread; affects that thread.
+ */
+gboolean
+accel_device_make_current (AccelDevice *device, GError **error)
+{
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
+  if (device->index < 0)
+    return TRUE;
+  return accel_cuda_check (cudaSetDevice (device->index), error);
+}
+
+/**
+ * accel_device_get_memory_info:
+ * @device: a device
+ * @free_bytes: (out) (optional): free memory
+ * @total_bytes: (out) (optional): total memory
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success. Makes @device current on the calling thread.
+ */
+gboolean
+accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
+    guint64 *total_bytes, GError **error)
+{
+  size_t f = 0, t = 0;
+
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
+  if (device->index < 0) {
+    f = (size_t) sysconf (_SC_AVPHYS_PAGES) * (size_t) sysconf (_SC_PAGESIZE);
+    t = device->total_memory;
+  } else if (!accel_device_make_current (device, error)
+      || !accel_cuda_check (cudaMemGetInfo (&f, &t), error)) {
+    return FALSE;
+  }
+  if (free_bytes)
+    *free_bytes = f;
+  if (total_bytes)
+    *total_bytes = t;
+  return TRUE;
+}

@@ -1,0 +1,391 @@
+/* accel: the registry of stage kinds and the plugin modules that add them */
+#define G_LOG_DOMAIN "accel-registry"
+
+#include "accel-private.h"
+
+#include <gmodule.h>
+
+struct _AccelRegistry
+{
+  GObject parent;
+
+  GMutex lock;
+  GHashTable *kinds;            /* kind name -> GType */
+  GHashTable *modules;          /* path -> GModule, never unloaded */
+};
+
+G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
+
+static void
+accel_registry_class_init (AccelRegistryClass *klass)
+{
+}
+
+static void
+accel_registry_init (AccelRegistry *self)
+{
+  g_mutex_init (&self->lock);
+  self->kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+}
+
+static void
+load_plugins_from (AccelRegistry *self, const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+
+  if (!d)
+    return;
+  while ((entry = g_dir_read_name (d))) {
+    g_autofree gchar *path = NULL;
+    g_autoptr (GError) error = NULL;
+
+    if (!g_str_has_prefix (entry, "libaccel") || !g_str_has_suffix (entry,
+            "." G_MODULE_SUFFIX))
+      continue;
+    path = g_build_filename (dir, entry, NULL);
+    if (!accel_registry_load_plugin (self, path, &error))
+      g_debug ("plugin %s not loaded: %s", path, error->message);
+  }
+}
+
+static gpointer
+registry_init (gpointer data)
+{
+  AccelRegistry *self = g_object_new (ACCEL_TYPE_REGISTRY, NULL);
+  const char *path = g_getenv ("ACCEL_PLUGIN_PATH");
+
+  accel_registry_register_builtins (self);
+  if (path) {
+    g_auto (GStrv) dirs = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
+    for (guint i = 0; dirs[i]; i++)
+      if (*dirs[i])
+        load_plugins_from (self, dirs[i]);
+  }
+  if (!g_getenv ("ACCEL_PLUGIN_PATH_ONLY"))
+    load_plugins_from (self, ACCEL_PLUGIN_DIR);
+  return self;
+}
+
+/**
+ * accel_registry_get_default:
+ *
+ * The registry holds the built-in stage kinds and those of the plugin
+ * modules in the directories of `ACCEL_PLUGIN_PATH` (separated by ':') and
+ * the installed plugin directory, loaded on first use.
+ *
+ * Returns: (transfer none): the process's registry. MT safe.
+ */
+AccelRegistry *
+accel_registry_get_default (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, registry_init, NULL);
+}
+
+/**
+ * accel_registry_register:
+ * @registry: a registry
+ * @stage_type: a non-abstract #AccelStage subclass with a kind name
+ *
+ * Makes @stage_type creatable by its kind name. MT safe.
+ */
+void
+accel_registry_register (AccelRegistry *registry, GType stage_type)
+{
+  AccelStageClass *klass;
+  const char *name;
+
+  g_return_if_fail (ACCEL_IS_REGISTRY (registry));
+  g_return_if_fail (g_type_is_a (stage_type, ACCEL_TYPE_STAGE));
+
+  klass = g_type_class_ref (stage_type);
+  name = accel_stage_class_get_kind_name (klass);
+  g_return_if_fail (name != NULL);
+  g_mutex_lock (&registry->lock);
+  g_hash_table_insert (registry->kinds, g_strdup (name),
+      GSIZE_TO_POINTER (stage_type));
+  g_mutex_unlock (&registry->lock);
+  g_debug ("registered %s", name);
+  /* the class stays referenced: kinds are never unregistered */
+}
+
+/**
+ * accel_registry_lookup:
+ * @registry: a registry
+ * @kind_name: a kind name such as "core.scale"
+ *
+ * Returns: the stage type, or %G_TYPE_INVALID. MT safe.
+ */
+GType
+accel_registry_lookup (AccelRegistry *registry, const char *kind_name)
+{
+  GType type;
+
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), G_TYPE_INVALID);
+  g_mutex_lock (&registry->lock);
+  type = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, kind_name));
+  g_mutex_unlock (&registry->lock);
+  return type;
+}
+
+static gint
+cmp_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+/**
+ * accel_registry_list_kinds:
+ * @registry: a registry
+ *
+ * Returns: (transfer full) (element-type utf8): the kind names, sorted.
+ */
+GPtrArray *
+accel_registry_list_kinds (AccelRegistry *registry)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter it;
+  gpointer key;
+
+  g_mutex_lock (&registry->lock);
+  g_hash_table_iter_init (&it, registry->kinds);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (names, g_strdup (key));
+  g_mutex_unlock (&registry->lock);
+  g_ptr_array_sort (names, cmp_names);
+  return names;
+}
+
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++) {
+    guint diag = row[0];
+    row[0] = (guint) i;
+    for (gsize j = 1; j <= lb; j++) {
+      guint up = row[j];
+      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/**
+ * accel_registry_suggest:
+ * @registry: a registry
+ * @kind_name: a kind name that was not found
+ *
+ * Returns: (transfer full) (element-type utf8): up to three registered names
+ * nearest to @kind_name (by edit distance, or sharing its part after the
+ * dot), nearest first.
+ */
+GPtrArray *
+accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
+{
+  g_autoptr (GPtrArray) all = accel_registry_list_kinds (registry);
+  GPtrArray *best = g_ptr_array_new_with_free_func (g_free);
+  const char *tail = strchr (kind_name, '.');
+  guint limit = MAX (2, (guint) strlen (kind_name) / 3);
+
+  for (guint d = 0; d <= limit && best->len < 3; d++)
+    for (guint i = 0; i < all->len && best->len < 3; i++) {
+      const char *name = all->pdata[i];
+      const char *ntail = strchr (name, '.');
+      guint dist = edit_distance (kind_name, name);
+      if (tail && ntail && g_str_equal (tail, ntail))
+        dist = MIN (dist, 1);
+      if (dist == d)
+        g_ptr_array_add (best, g_strdup (name));
+    }
+  return best;
+}
+
+/**
+ * accel_registry_load_plugin:
+ * @registry: a registry
+ * @path: a plugin module's file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Loads a module and calls its `accel_plugin_register`. A module is loaded
+ * once; loading it again does nothing.
+ *
+ * Returns: %TRUE on success.
+ */
+gboolean
+accel_registry_load_plugin (AccelRegistry *registry, const char *path,
+    GError **error)
+{
+  GModule *module;
+  AccelPluginRegisterFunc reg;
+
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), FALSE);
+
+  g_mutex_lock (&registry->lock);
+  module = g_hash_table_lookup (registry->modules, path);
+  g_mutex_unlock (&registry->lock);
+  if (module)
+    return TRUE;
+
+  module = g_module_open (path, G_MODULE_BIND_LOCAL);
+  if (!module) {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "cannot load plugin %s: %s", path, g_module_error ());
+    return FALSE;
+  }
+  if (!g_module_symbol (module, "accel_plugin_register", (gpointer *) & reg)) {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "%s is not an accel plugin: it has no accel_plugin_register", path);
+    g_module_close (module);
+    return FALSE;
+  }
+  if (!reg (registry, error)) {
+    g_module_close (module);
+    return FALSE;
+  }
+  g_module_make_resident (module);
+  g_mutex_lock (&registry->lock);
+  g_hash_table_insert (registry->modules, g_strdup (path), module);
+  g_mutex_unlock (&registry->lock);
+  return TRUE;
+}
+
+static gchar *
+value_to_string (const GValue *v)
+{
+  if (G_VALUE_HOLDS_STRING (v))
+    return g_strdup_printf ("\"%s\"", g_value_get_string (v) ?
+        g_value_get_string (v) : "");
+  if (G_VALUE_HOLDS_ENUM (v)) {
+    GEnumValue *ev = g_enum_get_value (G_ENUM_CLASS (g_type_class_peek
+            (G_VALUE_TYPE (v))), g_value_get_enum (v));
+    return g_strdup (ev ? ev->value_nick : "?");
+  }
+  if (G_VALUE_HOLDS_OBJECT (v))
+    return g_strdup ("(default)");
+  return g_strdup_value_contents (v);
+}
+
+static gchar *
+pspec_range (GParamSpec *p)
+{
+#define RANGE(T, fmt) \
+  if (G_IS_PARAM_SPEC_ ## T (p)) \
+    return g_strdup_printf (fmt " .. " fmt, G_PARAM_SPEC_ ## T (p)->minimum, \
+        G_PARAM_SPEC_ ## T (p)->maximum);
+  RANGE (INT, "%d");
+  RANGE (UINT, "%u");
+  RANGE (INT64, "%" G_GINT64_FORMAT);
+  RANGE (UINT64, "%" G_GUINT64_FORMAT);
+  RANGE (DOUBLE, "%g");
+  RANGE (FLOAT, "%g");
+#undef RANGE
+  if (G_IS_PARAM_SPEC_ENUM (p)) {
+    GEnumClass *ec = G_PARAM_SPEC_ENUM (p)->enum_class;
+    GString *s = g_string_new (NULL);
+    for (guint i = 0; i < ec->n_values; i++)
+      g_string_append_printf (s, "%s%s", i ? " | " : "",
+          ec->values[i].value_nick);
+    return g_string_free (s, FALSE);
+  }
+  return NULL;
+}
+
+/**
+ * accel_registry_describe:
+ * @registry: a registry
+ * @kind_name: a registered kind
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full): a text listing the kind's ports with their types
+ * and its parameters with type, default, range and blurb, or %NULL when
+ * @kind_name is not registered.
+ */
+gchar *
+accel_registry_describe (AccelRegistry *registry, const char *kind_name,
+    GError **error)
+{
+  GType type = accel_registry_lookup (registry, kind_name);
+  AccelStageClass *klass;
+  GString *s;
+  g_autofree GParamSpec **pspecs = NULL;
+  guint n_pspecs;
+
+  if (!type) {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "unknown stage kind '%s'", kind_name);
+    return NULL;
+  }
+  klass = g_type_class_ref (type);
+  s = g_string_new (NULL);
+  g_string_append_printf (s, "%s: %s\n", kind_name,
+      accel_stage_class_get_description (klass));
+  for (int d = 0; d < 2; d++) {
+    g_autoptr (GPtrArray) ports = accel_stage_class_get_ports (klass, d);
+    g_string_append_printf (s, "\n%s:\n", d == 0 ? "inputs" : "outputs");
+    if (ports->len == 0)
+      g_string_append (s, "  (none)\n");
+    for (guint i = 0; i < ports->len; i++) {
+      AccelPortTemplate *p = ports->pdata[i];
+      g_autofree gchar *t = accel_type_to_string (&p->type);
+      g_string_append_printf (s, "  %-10s %s%s%s\n", p->name, t,
+          p->description ? "  " : "", p->description ? p->description : "");
+    }
+  }
+  g_string_append (s, "\nparameters:\n");
+  pspecs = g_object_class_list_properties (G_OBJECT_CLASS (klass), &n_pspecs);
+  for (guint i = 0; i < n_pspecs; i++) {
+    GParamSpec *p = pspecs[i];
+    g_autofree gchar *def = value_to_string (g_param_spec_get_default_value
+        (p));
+    g_autofree gchar *range = pspec_range (p);
+    if (!(p->flags & G_PARAM_WRITABLE))
+      continue;
+    g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
+        p->name, g_type_name (p->value_type), def, range ? ", range " : "",
+        range ? range : "", g_param_spec_get_blurb (p));
+  }
+  g_type_class_unref (klass);
+  return g_string_free (s, FALSE);
+}
+
+/**
+ * accel_stage_new:
+ * @kind_name: a registered kind, such as "core.scale"
+ * @name: (nullable): the stage's name; %NULL: the kind name
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full): a new stage, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE naming the nearest kinds.
+ */
+AccelStage *
+accel_stage_new (const char *kind_name, const char *name, GError **error)
+{
+  AccelRegistry *registry = accel_registry_get_default ();
+  GType type = accel_registry_lookup (registry, kind_name);
+
+  if (!type) {
+    g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);
+    g_autofree gchar *list = NULL;
+    g_ptr_array_add (near, NULL);
+    list = g_strjoinv ("', '", (gchar **) near->pdata);
+    if (near->len > 1)
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "unknown stage kind '%s' (did you mean '%s'?)", kind_name, list);
+    else
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "unknown stage kind '%s'", kind_name);
+    return NULL;
+  }
+  return g_object_new (type, "name", name ? name : kind_name, NULL);
+}

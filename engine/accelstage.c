@@ -1,0 +1,1249 @@
+/* accel: AccelStage, an actor: own thread, own GMainContext, bounded mailbox */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accel-private.h"
+
+#include <stdlib.h>
+
+typedef struct
+{
+  gchar *kind_name;
+  gchar *description;
+  GPtrArray *ports[2];          /* AccelPortTemplate*, by direction */
+} ClassInfo;
+
+typedef struct
+{
+  AccelStage *target;           /* owned by the graph */
+  guint port;
+} Link;
+
+#define LATENCY_RING 1024
+#define FRAMES_PER_DISPATCH 8
+
+typedef struct
+{
+  /* properties */
+  gchar *name;
+  AccelDevice *device;
+  guint mailbox_size;
+  AccelCompletion completion;
+  guint pool_size;
+  gint64 pool_timeout_ms;
+
+  ClassInfo *info;
+  guint n_in, n_out;
+  AccelType in_types[ACCEL_MAX_PORTS];
+  AccelType out_types[ACCEL_MAX_PORTS];
+  GArray *links[ACCEL_MAX_PORTS];       /* Link, per output port */
+  AccelStageObserver observer;
+  gpointer observer_data;
+
+  /* the actor */
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  AccelMailbox *mailbox;
+  GSource *produce_source;
+  AccelStreamAllocator *streams;
+  AccelStream *stream;
+  AccelPool *pools[ACCEL_MAX_PORTS];
+  guint64 next_sequence;
+  gboolean started;             /* klass->start succeeded */
+  gboolean done;                /* EOS handled, or failed */
+  AccelFrame pending;           /* a sink's frame awaiting completion */
+  AccelBuffer *pending_in[ACCEL_MAX_PORTS];
+  gint64 pending_t0;
+  gboolean have_pending;
+
+  GMutex start_lock;
+  GCond start_cond;
+  gboolean start_done;
+  GError *start_error;
+
+  /* statistics, read from any thread */
+  GMutex stats_lock;
+  guint64 n_processed;
+  gint64 latency_ns[LATENCY_RING];
+} AccelStagePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (AccelStage, accel_stage, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_NAME,
+  PROP_DEVICE,
+  PROP_MAILBOX_SIZE,
+  PROP_COMPLETION,
+  PROP_POOL_SIZE,
+  PROP_POOL_TIMEOUT,
+  N_PROPS
+};
+
+static GParamSpec *props[N_PROPS];
+static GPrivate current_stage;
+static GQuark class_info_quark;
+
+/* class metadata, kept per GType so subclasses inherit and extend it */
+
+static ClassInfo *
+class_info_lookup (GType type)
+{
+  for (; type && type != ACCEL_TYPE_STAGE; type = g_type_parent (type)) {
+    ClassInfo *info = g_type_get_qdata (type, class_info_quark);
+    if (info)
+      return info;
+  }
+  return NULL;
+}
+
+static ClassInfo *
+class_info_ensure (GType type)
+{
+  ClassInfo *info = g_type_get_qdata (type, class_info_quark);
+  ClassInfo *parent;
+
+  if (info)
+    return info;
+  info = g_new0 (ClassInfo, 1);
+  parent = class_info_lookup (g_type_parent (type));
+  for (int d = 0; d < 2; d++) {
+    info->ports[d] = g_ptr_array_new ();
+    if (!parent)
+      continue;
+    for (guint i = 0; i < parent->ports[d]->len; i++) {
+      AccelPortTemplate *p = parent->ports[d]->pdata[i];
+      AccelPortTemplate *copy = g_memdup2 (p, sizeof (*p));
+      copy->name = g_strdup (p->name);
+      copy->description = g_strdup (p->description);
+      g_ptr_array_add (info->ports[d], copy);
+    }
+  }
+  if (parent) {
+    info->kind_name = g_strdup (parent->kind_name);
+    info->description = g_strdup (parent->description);
+  }
+  g_type_set_qdata (type, class_info_quark, info);
+  return info;
+}
+
+/**
+ * accel_stage_class_set_metadata:
+ * @klass: a stage class
+ * @kind_name: the registry name, "plugin.kind", e.g. "core.scale"
+ * @description: one line saying what the stage does
+ *
+ * Called from class_init.
+ */
+void
+accel_stage_class_set_metadata (AccelStageClass *klass,
+    const char *kind_name, const char *description)
+{
+  ClassInfo *info = class_info_ensure (G_TYPE_FROM_CLASS (klass));
+
+  g_free (info->kind_name);
+  g_free (info->description);
+  info->kind_name = g_strdup (kind_name);
+  info->description = g_strdup (description);
+}
+
+/**
+ * accel_stage_class_add_port:
+ * @klass: a stage class
+ * @direction: input or output
+ * @name: the port's name, unique per direction ("in", "out" by convention)
+ * @type: what the port accepts or produces (wildcards allowed)
+ * @description: (nullable): one line for tools
+ *
+ * Called from class_init. Ports are numbered in the order they are added.
+ */
+void
+accel_stage_class_add_port (AccelStageClass *klass,
+    AccelPortDirection direction, const char *name, const AccelType *type,
+    const char *description)
+{
+  ClassInfo *info = class_info_ensure (G_TYPE_FROM_CLASS (klass));
+  AccelPortTemplate *port;
+
+  g_return_if_fail (info->ports[direction]->len < ACCEL_MAX_PORTS);
+
+  port = g_new0 (AccelPortTemplate, 1);
+  port->name = g_strdup (name);
+  port->direction = direction;
+  port->type = *type;
+  port->description = g_strdup (description);
+  g_ptr_array_add (info->ports[direction], port);
+}
+
+const char *
+accel_stage_class_get_kind_name (AccelStageClass *klass)
+{
+  ClassInfo *info = class_info_lookup (G_TYPE_FROM_CLASS (klass));
+
+  return info ? info->kind_name : NULL;
+}
+
+const char *
+accel_stage_class_get_description (AccelStageClass *klass)
+{
+  ClassInfo *info = class_info_lookup (G_TYPE_FROM_CLASS (klass));
+
+  return info ? info->description : NULL;
+}
+
+/**
+ * accel_stage_class_get_ports:
+ * @klass: a stage class
+ * @direction: which ports
+ *
+ * Returns: (transfer container) (element-type AccelPortTemplate): the ports.
+ */
+GPtrArray *
+accel_stage_class_get_ports (AccelStageClass *klass,
+    AccelPortDirection direction)
+{
+  ClassInfo *info = class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  GPtrArray *ports = g_ptr_array_new ();
+
+  for (guint i = 0; info && i < info->ports[direction]->len; i++)
+    g_ptr_array_add (ports, info->ports[direction]->pdata[i]);
+  return ports;
+}
+
+AccelStageKind
+accel_stage_class_get_stage_kind (AccelStageClass *klass)
+{
+  ClassInfo *info = class_info_lookup (G_TYPE_FROM_CLASS (klass));
+
+  if (!info || info->ports[ACCEL_PORT_INPUT]->len == 0)
+    return ACCEL_STAGE_SOURCE;
+  if (info->ports[ACCEL_PORT_OUTPUT]->len == 0)
+    return ACCEL_STAGE_SINK;
+  return ACCEL_STAGE_TRANSFORM;
+}
+
+/* GObject */
+
+static void
+accel_stage_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
+{
+  AccelStage *self = ACCEL_STAGE (object);
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  switch (prop_id) {
+  case PROP_NAME:
+    g_free (priv->name);
+    priv->name = g_value_dup_string (value);
+    break;
+  case PROP_DEVICE:
+    g_clear_object (&priv->device);
+    priv->device = g_value_dup_object (value);
+    break;
+  case PROP_MAILBOX_SIZE:
+    priv->mailbox_size = g_value_get_uint (value);
+    break;
+  case PROP_COMPLETION:
+    priv->completion = g_value_get_enum (value);
+    break;
+  case PROP_POOL_SIZE:
+    priv->pool_size = g_value_get_uint (value);
+    break;
+  case PROP_POOL_TIMEOUT:
+    priv->pool_timeout_ms = g_value_get_int64 (value);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
+accel_stage_get_property (GObject *object, guint prop_id, GValue *value,
+    GParamSpec *pspec)
+{
+  AccelStage *self = ACCEL_STAGE (object);
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  switch (prop_id) {
+  case PROP_NAME:
+    g_value_set_string (value, priv->name);
+    break;
+  case PROP_DEVICE:
+    g_value_set_object (value, priv->device);
+    break;
+  case PROP_MAILBOX_SIZE:
+    g_value_set_uint (value, priv->mailbox_size);
+    break;
+  case PROP_COMPLETION:
+    g_value_set_enum (value, priv->completion);
+    break;
+  case PROP_POOL_SIZE:
+    g_value_set_uint (value, priv->pool_size);
+    break;
+  case PROP_POOL_TIMEOUT:
+    g_value_set_int64 (value, priv->pool_timeout_ms);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
+accel_stage_constructed (GObject *object)
+{
+  AccelStage *self = ACCEL_STAGE (object);
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  ClassInfo *info = class_info_lookup (G_OBJECT_TYPE (object));
+
+  G_OBJECT_CLASS (accel_stage_parent_class)->constructed (object);
+
+  g_return_if_fail (info != NULL);
+  priv->info = info;
+  priv->n_in = info->ports[ACCEL_PORT_INPUT]->len;
+  priv->n_out = info->ports[ACCEL_PORT_OUTPUT]->len;
+  for (guint i = 0; i < priv->n_out; i++)
+    priv->links[i] = g_array_new (FALSE, FALSE, sizeof (Link));
+  if (!priv->name)
+    priv->name = g_strdup (info->kind_name);
+}
+
+static void
+accel_stage_finalize (GObject *object)
+{
+  AccelStage *self = ACCEL_STAGE (object);
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  g_warn_if_fail (priv->thread == NULL);
+  for (guint i = 0; i < priv->n_out; i++)
+    g_array_unref (priv->links[i]);
+  g_free (priv->name);
+  g_clear_object (&priv->device);
+  g_clear_error (&priv->start_error);
+  g_mutex_clear (&priv->start_lock);
+  g_cond_clear (&priv->start_cond);
+  g_mutex_clear (&priv->stats_lock);
+  G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);
+}
+
+static gboolean accel_stage_default_negotiate (AccelStage *stage,
+    const AccelType *in_types, AccelType *out_types, GError **error);
+
+static void
+accel_stage_class_init (AccelStageClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  class_info_quark = g_quark_from_static_string ("accel-stage-class-info");
+
+  gobject_class->set_property = accel_stage_set_property;
+  gobject_class->get_property = accel_stage_get_property;
+  gobject_class->constructed = accel_stage_constructed;
+  gobject_class->finalize = accel_stage_finalize;
+  klass->negotiate = accel_stage_default_negotiate;
+
+  props[PROP_NAME] = g_param_spec_string ("name", "Name",
+      "Name of the stage, unique in its graph", NULL,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_DEVICE] = g_param_spec_object ("device", "Device",
+      "Device the stage runs on (default: the graph's)", ACCEL_TYPE_DEVICE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  props[PROP_MAILBOX_SIZE] = g_param_spec_uint ("mailbox-size",
+      "Mailbox size", "Buffers queued per input port before the producer "
+      "waits", 1, 1024, 4,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_COMPLETION] = g_param_spec_enum ("completion", "Completion",
+      "How a sink learns that GPU work is done before its host part runs",
+      ACCEL_TYPE_COMPLETION, ACCEL_COMPLETION_POLL,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_POOL_SIZE] = g_param_spec_uint ("pool-size", "Pool size",
+      "Buffers per output pool (0: the mailbox size + 3)", 0, 1024, 0,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_POOL_TIMEOUT] = g_param_spec_int64 ("pool-timeout",
+      "Pool timeout", "Milliseconds to wait for a free output buffer before "
+      "failing (-1: forever)", -1, G_MAXINT64 / 1000, 10000,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, N_PROPS, props);
+}
+
+static void
+accel_stage_init (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  g_mutex_init (&priv->start_lock);
+  g_cond_init (&priv->start_cond);
+  g_mutex_init (&priv->stats_lock);
+}
+
+/* accessors */
+
+/**
+ * accel_stage_get_current:
+ *
+ * Returns: (transfer none) (nullable): the stage whose thread calls this.
+ */
+AccelStage *
+accel_stage_get_current (void)
+{
+  return g_private_get (&current_stage);
+}
+
+const char *
+accel_stage_get_name (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  return priv->name;
+}
+
+const char *
+accel_stage_get_kind_name (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  return accel_stage_class_get_kind_name (ACCEL_STAGE_GET_CLASS (stage));
+}
+
+AccelStageKind
+accel_stage_get_stage_kind (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), ACCEL_STAGE_SOURCE);
+  return accel_stage_class_get_stage_kind (ACCEL_STAGE_GET_CLASS (stage));
+}
+
+/**
+ * accel_stage_get_device:
+ * @stage: a stage
+ *
+ * Returns: (transfer none): the stage's device (the default device until the
+ * graph assigns one).
+ */
+AccelDevice *
+accel_stage_get_device (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  return priv->device ? priv->device : accel_device_get_default ();
+}
+
+/**
+ * accel_stage_is_host:
+ * @stage: a stage
+ *
+ * Returns: %TRUE when the stage runs its host implementation.
+ */
+gboolean
+accel_stage_is_host (AccelStage *stage)
+{
+  return accel_device_is_host (accel_stage_get_device (stage));
+}
+
+/**
+ * accel_stage_get_stream:
+ * @stage: a started stage
+ *
+ * Returns: (transfer none): the stream of the stage's GPU work.
+ * Called from the stage's thread.
+ */
+AccelStream *
+accel_stage_get_stream (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  return priv->stream;
+}
+
+/**
+ * accel_stage_get_context:
+ * @stage: a started stage
+ *
+ * Returns: (transfer none): the main context the stage's thread runs.
+ */
+GMainContext *
+accel_stage_get_context (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  return priv->context;
+}
+
+/**
+ * accel_stage_get_input_type:
+ * @stage: a negotiated stage
+ * @port: input port index
+ *
+ * Returns: (transfer none): the type arriving on @port.
+ */
+const AccelType *
+accel_stage_get_input_type (AccelStage *stage, guint port)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (port < priv->n_in, NULL);
+  return &priv->in_types[port];
+}
+
+/**
+ * accel_stage_get_output_type:
+ * @stage: a negotiated stage
+ * @port: output port index
+ *
+ * Returns: (transfer none): the type leaving @port.
+ */
+const AccelType *
+accel_stage_get_output_type (AccelStage *stage, guint port)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (port < priv->n_out, NULL);
+  return &priv->out_types[port];
+}
+
+/**
+ * accel_stage_get_output_pool:
+ * @stage: a started stage
+ * @port: output port index
+ *
+ * Returns: (transfer none) (nullable): the pool of @port's buffers.
+ */
+AccelPool *
+accel_stage_get_output_pool (AccelStage *stage, guint port)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (port < priv->n_out, NULL);
+  return priv->pools[port];
+}
+
+/**
+ * accel_stage_get_n_processed:
+ * @stage: a stage
+ *
+ * Returns: frames processed so far. MT safe.
+ */
+guint64
+accel_stage_get_n_processed (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_processed;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_dropped:
+ * @stage: a stage
+ *
+ * Returns: input buffers dropped because no buffer of the same sequence
+ * arrived on the other input ports. MT safe.
+ */
+guint64
+accel_stage_get_n_dropped (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  return priv->mailbox ? accel_mailbox_get_n_dropped (priv->mailbox) : 0;
+}
+
+static int
+cmp_gint64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+/**
+ * accel_stage_get_latency:
+ * @stage: a stage
+ * @p50_ns: (out) (optional): median host time per frame, or -1
+ * @p99_ns: (out) (optional): 99th percentile, or -1
+ *
+ * Host time per frame over the last 1024 frames: from taking the inputs to
+ * handing the outputs on (for sinks, to the end of the host part). MT safe.
+ */
+void
+accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  gint64 sorted[LATENCY_RING];
+  guint n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = (guint) MIN (priv->n_processed, LATENCY_RING);
+  memcpy (sorted, priv->latency_ns, n * sizeof (gint64));
+  g_mutex_unlock (&priv->stats_lock);
+
+  qsort (sorted, n, sizeof (gint64), cmp_gint64);
+  if (p50_ns)
+    *p50_ns = n ? sorted[n / 2] : -1;
+  if (p99_ns)
+    *p99_ns = n ? sorted[MIN (n - 1, n * 99 / 100)] : -1;
+}
+
+static void
+record_frame (AccelStagePrivate *priv, gint64 t0)
+{
+  gint64 dt = (g_get_monotonic_time () - t0) * 1000;
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->latency_ns[priv->n_processed % LATENCY_RING] = dt;
+  priv->n_processed++;
+  g_mutex_unlock (&priv->stats_lock);
+}
+
+/* types */
+
+static gboolean
+accel_stage_default_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  for (guint o = 0; o < priv->n_out; o++) {
+    AccelPortTemplate *port = priv->info->ports[ACCEL_PORT_OUTPUT]->pdata[o];
+    AccelType *t = &out_types[o];
+
+    *t = port->type;
+    if (priv->n_in == 0)
+      continue;
+    /* wildcards follow the first input */
+    if (t->kind == ACCEL_KIND_ANY)
+      t->kind = in_types[0].kind;
+    if (t->dtype == ACCEL_DTYPE_ANY)
+      t->dtype = in_types[0].dtype;
+    if (t->format == ACCEL_FORMAT_ANY)
+      t->format = in_types[0].format;
+    if (t->memory == ACCEL_MEMORY_ANY)
+      t->memory = in_types[0].memory;
+    if (t->n_dims == ACCEL_RANK_ANY) {
+      t->n_dims = in_types[0].n_dims;
+      memcpy (t->dims, in_types[0].dims, sizeof (t->dims));
+    }
+    for (gint d = 0; d < t->n_dims; d++)
+      if (t->dims[d] == ACCEL_DIM_ANY && d < in_types[0].n_dims)
+        t->dims[d] = in_types[0].dims[d];
+  }
+  return TRUE;
+}
+
+gboolean
+accel_stage_negotiate (AccelStage *stage, const AccelType *in_types,
+    GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (stage);
+
+  for (guint i = 0; i < priv->n_in; i++)
+    priv->in_types[i] = in_types[i];
+  if (!klass->negotiate (stage, priv->in_types, priv->out_types, error))
+    return FALSE;
+
+  for (guint o = 0; o < priv->n_out; o++) {
+    AccelPortTemplate *port = priv->info->ports[ACCEL_PORT_OUTPUT]->pdata[o];
+    if (priv->out_types[o].memory == ACCEL_MEMORY_ANY)
+      priv->out_types[o].memory = ACCEL_MEMORY_DEVICE;
+    if (!accel_type_is_fixed (&priv->out_types[o])) {
+      g_autofree gchar *t = accel_type_to_string (&priv->out_types[o]);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) cannot fix the type of its output '%s': %s; "
+          "set the stage's shape or format properties", priv->name,
+          priv->info->kind_name, port->name, t);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+guint
+accel_stage_get_n_inputs (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  return priv->n_in;
+}
+
+guint
+accel_stage_get_n_outputs (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  return priv->n_out;
+}
+
+/* NULL @name means "the only port" */
+gint
+accel_stage_find_port (AccelStage *stage, AccelPortDirection direction,
+    const char *name)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  GPtrArray *ports = priv->info->ports[direction];
+
+  if (!name)
+    return ports->len == 1 ? 0 : -1;
+  for (guint i = 0; i < ports->len; i++)
+    if (g_str_equal (((AccelPortTemplate *) ports->pdata[i])->name, name))
+      return (gint) i;
+  return -1;
+}
+
+const AccelPortTemplate *
+accel_stage_get_port (AccelStage *stage, AccelPortDirection direction,
+    guint index)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (index < priv->info->ports[direction]->len, NULL);
+  return priv->info->ports[direction]->pdata[index];
+}
+
+void
+accel_stage_add_link (AccelStage *stage, guint out_port, AccelStage *target,
+    guint in_port)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  Link link = { target, in_port };
+
+  g_array_append_val (priv->links[out_port], link);
+}
+
+void
+accel_stage_clear_links (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  for (guint o = 0; o < priv->n_out; o++)
+    g_array_set_size (priv->links[o], 0);
+}
+
+void
+accel_stage_set_observer (AccelStage *stage,
+    const AccelStageObserver *observer, gpointer user_data)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  priv->observer = *observer;
+  priv->observer_data = user_data;
+}
+
+/* the actor */
+
+static AccelMailbox *
+stage_mailbox (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  return priv->mailbox;
+}
+
+static void
+stage_fail (AccelStage *self, GError *error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  g_debug ("stage '%s' failed: %s", priv->name, error->message);
+  priv->done = TRUE;
+  g_clear_pointer (&priv->produce_source, g_source_destroy);
+  if (priv->observer.error)
+    priv->observer.error (self, error, priv->observer_data);
+  g_error_free (error);
+}
+
+static void
+send_eos (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  for (guint o = 0; o < priv->n_out; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++) {
+      Link *link = &g_array_index (priv->links[o], Link, l);
+      accel_mailbox_push_eos (stage_mailbox (link->target), link->port);
+    }
+}
+
+static void
+handle_eos (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  GError *error = NULL;
+
+  priv->done = TRUE;
+  g_clear_pointer (&priv->produce_source, g_source_destroy);
+  if (priv->n_out > 0) {
+    send_eos (self);
+    return;
+  }
+  /* a sink: the run is over once its GPU work is */
+  if (priv->stream && !accel_stream_synchronize (priv->stream, &error)) {
+    stage_fail (self, error);
+    return;
+  }
+  if (priv->observer.eos)
+    priv->observer.eos (self, priv->observer_data);
+}
+
+/* hands each output to every linked input; FALSE once downstream closed */
+static gboolean
+push_outputs (AccelStage *self, AccelFrame *frame)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  for (guint o = 0; o < frame->n_outputs; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++) {
+      Link *link = &g_array_index (priv->links[o], Link, l);
+      if (!accel_mailbox_push_buffer (stage_mailbox (link->target),
+              link->port, accel_buffer_ref (frame->outputs[o])))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+frame_clear (AccelFrame *frame)
+{
+  for (guint i = 0; i < frame->n_inputs; i++)
+    g_clear_pointer (&frame->inputs[i], accel_buffer_unref);
+  for (guint o = 0; o < frame->n_outputs; o++)
+    g_clear_pointer (&frame->outputs[o], accel_buffer_unref);
+}
+
+/* records read fences and write events; keeps the first error */
+static void
+frame_release (AccelFrame *frame, GError **error)
+{
+  GError **err = error && *error ? NULL : error;
+
+  for (guint i = 0; i < frame->n_inputs; i++)
+    if (frame->inputs[i]
+        && !accel_buffer_release_read (frame->inputs[i], frame->stream, err))
+      err = NULL;
+  for (guint o = 0; o < frame->n_outputs; o++)
+    if (frame->outputs[o]
+        && !accel_buffer_release_write (frame->outputs[o], frame->stream, err))
+      err = NULL;
+}
+
+static void
+finish_pending (AccelStage *self, const GError *wait_error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  GError *error = NULL;
+  AccelFlow flow;
+
+  priv->have_pending = FALSE;
+  accel_mailbox_set_blocked (priv->mailbox, FALSE);
+
+  if (wait_error) {
+    error = g_error_copy (wait_error);
+    flow = ACCEL_FLOW_ERROR;
+  } else {
+    flow = klass->render (self, &priv->pending, &error);
+  }
+  frame_clear (&priv->pending);
+  if (flow == ACCEL_FLOW_ERROR) {
+    stage_fail (self, error);
+    return;
+  }
+  record_frame (priv, priv->pending_t0);
+}
+
+static void
+on_completion (const GError *error, gpointer user_data)
+{
+  finish_pending (ACCEL_STAGE (user_data), error);
+}
+
+/* one frame: acquire, process, release, hand on; the hot path */
+static gboolean
+run_frame (AccelStage *self, AccelBuffer **inputs)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelBuffer *outputs[ACCEL_MAX_PORTS] = { NULL };
+  AccelFrame frame = { 0 };
+  GError *error = NULL;
+  AccelFlow flow = ACCEL_FLOW_ERROR;
+  gint64 t0 = g_get_monotonic_time ();
+
+  frame.stream = priv->stream;
+  frame.n_inputs = priv->n_in;
+  frame.inputs = inputs;
+  frame.n_outputs = priv->n_out;
+  frame.outputs = outputs;
+  if (priv->n_in > 0) {
+    frame.sequence = accel_buffer_get_sequence (inputs[0]);
+    frame.pts = accel_buffer_get_pts (inputs[0]);
+  } else {
+    frame.sequence = priv->next_sequence++;
+    frame.pts = -1;
+  }
+
+  for (guint i = 0; i < priv->n_in; i++)
+    if (!accel_buffer_acquire_read (inputs[i], priv->stream, &error))
+      goto failed;
+  for (guint o = 0; o < priv->n_out; o++) {
+    outputs[o] = accel_pool_acquire (priv->pools[o], &error);
+    if (!outputs[o])
+      goto failed;
+    accel_buffer_set_sequence (outputs[o], frame.sequence);
+    accel_buffer_set_pts (outputs[o], frame.pts);
+    if (!accel_buffer_acquire_write (outputs[o], priv->stream, &error))
+      goto failed;
+  }
+
+  flow = klass->process (self, &frame, &error);
+  frame_release (&frame, flow == ACCEL_FLOW_ERROR ? NULL : &error);
+  if (error)
+    goto failed;
+
+  switch (flow) {
+  case ACCEL_FLOW_OK:
+    if (klass->render) {
+      /* a sink's host part waits for its GPU work, off the hot path */
+      priv->pending = frame;
+      priv->pending.inputs = priv->pending_in;
+      memcpy (priv->pending_in, inputs, priv->n_in * sizeof (AccelBuffer *));
+      priv->pending_t0 = t0;
+      priv->have_pending = TRUE;
+      accel_mailbox_set_blocked (priv->mailbox, TRUE);
+      if (!accel_completion_wait_async (priv->completion, priv->stream,
+              priv->context, on_completion, self, &error)) {
+        priv->have_pending = FALSE;
+        accel_mailbox_set_blocked (priv->mailbox, FALSE);
+        frame_clear (&priv->pending);
+        stage_fail (self, error);
+        return FALSE;
+      }
+      return TRUE;
+    }
+    if (!push_outputs (self, &frame)) {
+      frame_clear (&frame);
+      return FALSE;
+    }
+    break;
+  case ACCEL_FLOW_EOS:
+    frame_clear (&frame);
+    handle_eos (self);
+    return FALSE;
+  case ACCEL_FLOW_SKIP:
+    break;
+  case ACCEL_FLOW_ERROR:
+    goto failed;
+  }
+  frame_clear (&frame);
+  record_frame (priv, t0);
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    if (!error)
+      g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "stage '%s' failed without saying why", priv->name);
+    frame_clear (&frame);
+    stage_fail (self, error);
+    return FALSE;
+  }
+}
+
+static void
+handle_control (AccelStage *self, AccelMessage *msg)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+
+  switch (msg->type) {
+  case ACCEL_MESSAGE_PARAM:
+    g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
+    break;
+  case ACCEL_MESSAGE_FLUSH:
+    accel_mailbox_drain (priv->mailbox);
+    if (klass->flush)
+      klass->flush (self);
+    for (guint o = 0; o < priv->n_out; o++)
+      for (guint l = 0; l < priv->links[o]->len; l++)
+        accel_stage_flush_async (g_array_index (priv->links[o], Link,
+                l).target);
+    break;
+  case ACCEL_MESSAGE_STOP:
+    g_main_loop_quit (priv->loop);
+    break;
+  }
+}
+
+static gboolean
+mailbox_dispatch (gpointer user_data)
+{
+  AccelStage *self = user_data;
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelBuffer *inputs[ACCEL_MAX_PORTS];
+  AccelMessage *msg;
+  gboolean eos;
+
+  while ((msg = accel_mailbox_pop_control (priv->mailbox))) {
+    gboolean stop = msg->type == ACCEL_MESSAGE_STOP;
+    handle_control (self, msg);
+    accel_message_free (msg);
+    if (stop)
+      return G_SOURCE_CONTINUE;
+  }
+
+  /* a few frames per dispatch: the loop's own overhead is per dispatch */
+  for (guint n = 0; n < FRAMES_PER_DISPATCH && !priv->have_pending; n++) {
+    if (!accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
+      break;
+    if (eos) {
+      handle_eos (self);
+      break;
+    }
+    if (priv->done) {
+      /* failed: drain so upstream is not stuck behind us */
+      for (guint i = 0; i < priv->n_in; i++)
+        accel_buffer_unref (inputs[i]);
+      continue;
+    }
+    if (!run_frame (self, inputs))
+      break;
+    if (accel_mailbox_has_control (priv->mailbox))
+      break;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+produce_dispatch (gpointer user_data)
+{
+  AccelStage *self = user_data;
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+
+  if (priv->done || !run_frame (self, NULL)) {
+    priv->produce_source = NULL;
+    return G_SOURCE_REMOVE;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+start_on_thread (AccelStage *self, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelDevice *device = accel_stage_get_device (self);
+  guint pool_size = priv->pool_size ? priv->pool_size : priv->mailbox_size + 3;
+
+  if (!accel_device_make_current (device, error))
+    return FALSE;
+  priv->stream = accel_stream_allocator_get (priv->streams, device, error);
+  if (!priv->stream)
+    return FALSE;
+  for (guint o = 0; o < priv->n_out; o++) {
+    priv->pools[o] = accel_pool_new (device, &priv->out_types[o], pool_size);
+    accel_pool_set_timeout (priv->pools[o], priv->pool_timeout_ms < 0 ?
+        ACCEL_POOL_WAIT_FOREVER : priv->pool_timeout_ms * 1000);
+  }
+  if (klass->start && !klass->start (self, error))
+    return FALSE;
+  priv->started = TRUE;
+  return TRUE;
+}
+
+static void
+stop_on_thread (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+
+  /* nothing may still run on the GPU when buffers go back */
+  if (priv->stream)
+    accel_stream_synchronize (priv->stream, NULL);
+  if (priv->have_pending) {
+    priv->have_pending = FALSE;
+    frame_clear (&priv->pending);
+  }
+  if (priv->started && klass->stop)
+    klass->stop (self);
+  priv->started = FALSE;
+  for (guint o = 0; o < priv->n_out; o++)
+    g_clear_object (&priv->pools[o]);
+  g_clear_pointer (&priv->stream, accel_stream_unref);
+}
+
+static gpointer
+stage_thread (gpointer data)
+{
+  AccelStage *self = data;
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  GError *error = NULL;
+  gboolean ok;
+
+  g_private_set (&current_stage, self);
+  g_main_context_push_thread_default (priv->context);
+
+  ok = start_on_thread (self, &error);
+  g_mutex_lock (&priv->start_lock);
+  priv->start_error = error;
+  priv->start_done = TRUE;
+  g_cond_signal (&priv->start_cond);
+  g_mutex_unlock (&priv->start_lock);
+
+  if (ok)
+    g_main_loop_run (priv->loop);
+
+  stop_on_thread (self);
+  g_main_context_pop_thread_default (priv->context);
+  g_private_set (&current_stage, NULL);
+  return NULL;
+}
+
+/* starts the actor thread and waits until the stage's start() has run */
+gboolean
+accel_stage_start (AccelStage *stage, AccelStreamAllocator *streams,
+    GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  GSource *source;
+
+  g_return_val_if_fail (priv->thread == NULL, FALSE);
+
+  priv->context = g_main_context_new ();
+  priv->loop = g_main_loop_new (priv->context, FALSE);
+  priv->mailbox = accel_mailbox_new (priv->n_in, priv->mailbox_size,
+      priv->context);
+  priv->streams = g_object_ref (streams);
+  priv->done = FALSE;
+  priv->next_sequence = 0;
+  priv->start_done = FALSE;
+
+  source = accel_mailbox_source_new (priv->mailbox);
+  g_source_set_callback (source, mailbox_dispatch, stage, NULL);
+  g_source_attach (source, priv->context);
+  g_source_unref (source);
+
+  priv->thread = g_thread_new (priv->name, stage_thread, stage);
+
+  g_mutex_lock (&priv->start_lock);
+  while (!priv->start_done)
+    g_cond_wait (&priv->start_cond, &priv->start_lock);
+  g_mutex_unlock (&priv->start_lock);
+
+  if (priv->start_error) {
+    g_propagate_prefixed_error (error, g_steal_pointer (&priv->start_error),
+        "stage '%s' could not start: ", priv->name);
+    accel_stage_join (stage);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* sources begin producing; called once every stage has started */
+void
+accel_stage_begin (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  GSource *source;
+
+  if (priv->n_in > 0)
+    return;
+  source = g_idle_source_new ();
+  g_source_set_static_name (source, "accel-produce");
+  g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
+  g_source_set_callback (source, produce_dispatch, stage, NULL);
+  priv->produce_source = source;
+  g_source_attach (source, priv->context);
+  g_source_unref (source);
+}
+
+/* stops accepting buffers, wakes every waiter and asks the thread to end */
+void
+accel_stage_close (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  if (!priv->mailbox)
+    return;
+  accel_mailbox_close (priv->mailbox);
+  for (guint o = 0; o < priv->n_out; o++)
+    if (priv->pools[o])
+      accel_pool_set_flushing (priv->pools[o], TRUE);
+  accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_STOP));
+}
+
+/* waits for the thread; then frees the actor's parts */
+void
+accel_stage_join (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  if (priv->thread) {
+    if (priv->start_done && !priv->start_error && priv->loop)
+      g_main_loop_quit (priv->loop);
+    g_thread_join (priv->thread);
+    priv->thread = NULL;
+  }
+  g_clear_pointer (&priv->mailbox, accel_mailbox_free);
+  g_clear_pointer (&priv->loop, g_main_loop_unref);
+  g_clear_pointer (&priv->context, g_main_context_unref);
+  g_clear_object (&priv->streams);
+  g_clear_error (&priv->start_error);
+}
+
+/**
+ * accel_stage_set_param_async:
+ * @stage: a stage
+ * @name: a property name
+ * @value: the new value
+ *
+ * Sets a property on the stage's own thread, between two frames, so a
+ * running stage never sees a parameter change in the middle of a frame.
+ * Before the stage starts the property is set at once.
+ *
+ * Returns: %FALSE when @stage has no such property. MT safe.
+ */
+gboolean
+accel_stage_set_param_async (AccelStage *stage, const char *name,
+    const GValue *value)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  GParamSpec *pspec;
+  AccelMessage *msg;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  if (!pspec)
+    return FALSE;
+  if (!priv->mailbox) {
+    g_object_set_property (G_OBJECT (stage), name, value);
+    return TRUE;
+  }
+  msg = accel_message_new (ACCEL_MESSAGE_PARAM);
+  msg->name = g_strdup (name);
+  g_value_init (&msg->value, G_VALUE_TYPE (value));
+  g_value_copy (value, &msg->value);
+  accel_mailbox_post (priv->mailbox, msg);
+  return TRUE;
+}
+
+/**
+ * accel_stage_flush_async:
+ * @stage: a running stage
+ *
+ * Drops the buffers queued for @stage and the state it carries between
+ * frames, then does the same downstream. MT safe.
+ */
+void
+accel_stage_flush_async (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_FLUSH));
+}
