@@ -43,6 +43,8 @@ gboolean accel_stage_start (AccelStage *stage,
 void accel_stage_begin (AccelStage *stage);
 void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
+void accel_stage_set_frame_limit (AccelStage *stage, gint64 limit);
+void accel_stage_send_eos (AccelStage *stage);
 
 G_END_DECLS
 
@@ -64,6 +66,7 @@ typedef enum
 {
   ACCEL_MESSAGE_FLUSH,
   ACCEL_MESSAGE_PARAM,
+  ACCEL_MESSAGE_EOS,
   ACCEL_MESSAGE_STOP,
 } AccelMessageType;
 

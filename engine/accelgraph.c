@@ -33,6 +33,7 @@ struct _AccelGraph
   GPtrArray *order;             /* AccelStage*, topological */
   GPtrArray *notes;             /* gchar*, what prepare() decided */
   GraphState state;
+  gint64 frame_limit;
 
   GMutex lock;
   GCond cond;
@@ -87,6 +88,7 @@ accel_graph_init (AccelGraph *self)
   self->notes = g_ptr_array_new_with_free_func (g_free);
   self->stream_policy = ACCEL_STREAM_POLICY_PER_STAGE;
   self->n_streams = 4;
+  self->frame_limit = -1;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
 }
@@ -654,6 +656,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   for (guint i = 0; i < graph->order->len; i++) {
     AccelStage *stage = graph->order->pdata[i];
     accel_stage_set_observer (stage, &graph_observer, graph);
+    accel_stage_set_frame_limit (stage, graph->frame_limit);
     if (!accel_stage_start (stage, streams, error)) {
       for (guint j = 0; j < i; j++)
         accel_stage_close (graph->order->pdata[j]);
@@ -733,6 +736,40 @@ accel_graph_stop (AccelGraph *graph)
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_join (graph->order->pdata[i]);
   graph->state = GRAPH_STOPPED;
+}
+
+/**
+ * accel_graph_send_eos:
+ * @graph: a running graph
+ *
+ * Ends the stream at every source: each stops producing and sends end of
+ * stream, which flows through the graph so every sink finishes its work
+ * (files are finalised); accel_graph_wait() then returns. For a graceful
+ * stop, as on Ctrl-C. MT safe.
+ */
+void
+accel_graph_send_eos (AccelGraph *graph)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  if (graph->state != GRAPH_RUNNING)
+    return;
+  for (guint i = 0; i < graph->order->len; i++) {
+    AccelStage *stage = graph->order->pdata[i];
+    if (accel_stage_get_n_inputs (stage) == 0)
+      accel_stage_send_eos (stage);
+  }
+}
+
+/**
+ * accel_graph_set_frame_limit:
+ * @graph: a graph that is not running
+ * @n_frames: frames each source produces before end of stream, or -1
+ */
+void
+accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  graph->frame_limit = n_frames;
 }
 
 /**

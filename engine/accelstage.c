@@ -30,6 +30,7 @@ typedef struct
   AccelCompletion completion;
   guint pool_size;
   gint64 pool_timeout_ms;
+  gint64 frame_limit;           /* sources: frames before EOS, -1 none */
 
   ClassInfo *info;
   guint n_in, n_out;
@@ -371,6 +372,7 @@ accel_stage_init (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
+  priv->frame_limit = -1;
   g_mutex_init (&priv->start_lock);
   g_cond_init (&priv->start_cond);
   g_mutex_init (&priv->stats_lock);
@@ -873,6 +875,12 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   AccelFlow flow = ACCEL_FLOW_ERROR;
   gint64 t0 = g_get_monotonic_time ();
 
+  if (priv->n_in == 0 && priv->frame_limit >= 0
+      && priv->next_sequence >= (guint64) priv->frame_limit) {
+    handle_eos (self);
+    return FALSE;
+  }
+
   frame.stream = priv->stream;
   frame.n_inputs = priv->n_in;
   frame.inputs = inputs;
@@ -972,6 +980,11 @@ handle_control (AccelStage *self, AccelMessage *msg)
       for (guint l = 0; l < priv->links[o]->len; l++)
         accel_stage_flush_async (g_array_index (priv->links[o], Link,
                 l).target);
+    break;
+  case ACCEL_MESSAGE_EOS:
+    /* a source ends its stream early; others wait for theirs */
+    if (priv->n_in == 0 && !priv->done)
+      handle_eos (self);
     break;
   case ACCEL_MESSAGE_STOP:
     g_main_loop_quit (priv->loop);
@@ -1246,4 +1259,23 @@ accel_stage_flush_async (AccelStage *stage)
   g_return_if_fail (ACCEL_IS_STAGE (stage));
   if (priv->mailbox)
     accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_FLUSH));
+}
+
+/* sources only: end the stream after @limit frames (-1: no limit) */
+void
+accel_stage_set_frame_limit (AccelStage *stage, gint64 limit)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  priv->frame_limit = limit;
+}
+
+/* sources only: end the stream now, from any thread */
+void
+accel_stage_send_eos (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_EOS));
 }

@@ -1,0 +1,31 @@
+/* shared helpers of the test programs */
+#pragma once
+
+#include <accel/accel.h>
+
+/* exit status that meson reports as SKIP */
+#define ACCEL_TEST_SKIP 77
+
+/* gpu-suite programs call this first: SKIP unless a CUDA device is usable */
+static inline void
+accel_test_require_gpu (void)
+{
+  if (accel_backend_get_default () != ACCEL_BACKEND_CUDA) {
+    g_print ("no usable CUDA device: skipping\n");
+    exit (ACCEL_TEST_SKIP);
+  }
+}
+
+/* a stage of @kind named @name, or abort the test */
+static inline AccelStage *
+accel_test_stage (AccelGraph *graph, const char *kind, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  AccelStage *stage = accel_stage_new (kind, name, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (accel_graph_add (graph, stage, &error));
+  g_assert_no_error (error);
+  g_object_unref (stage);
+  return stage;
+}
