@@ -9,7 +9,7 @@ G_BEGIN_DECLS
 /* the stage whose actor thread this is, for error messages */
 AccelStage *accel_stage_get_current (void);
 
-gboolean accel_debug_skip_sync (void);
+gboolean accel_debug_has (AccelDebugFlags flag);
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);

@@ -414,9 +414,10 @@ same_stream (AccelStream *a, AccelStream *b)
 }
 
 static gboolean
-stream_wait (AccelStream *stream, cudaEvent_t event, GError **error)
+stream_wait (AccelStream *stream, cudaEvent_t event, AccelDebugFlags skip,
+    GError **error)
 {
-  if (G_UNLIKELY (accel_debug_skip_sync ()))
+  if (G_UNLIKELY (accel_debug_has (skip)))
     return TRUE;
   return accel_cuda_check (cudaStreamWaitEvent (accel_stream_get_cuda (stream),
           event, 0), error);
@@ -468,7 +469,8 @@ accel_buffer_acquire_read (AccelBuffer *buffer, AccelStream *stream,
   g_mutex_lock (&buffer->lock);
   if (buffer->last_write_stream
       && !same_stream (buffer->last_write_stream, stream))
-    ok = stream_wait (stream, buffer->write_event, error);
+    ok = stream_wait (stream, buffer->write_event,
+        ACCEL_DEBUG_SKIP_READ_WAIT, error);
   g_mutex_unlock (&buffer->lock);
   return ok;
 }
@@ -539,12 +541,13 @@ accel_buffer_acquire_write (AccelBuffer *buffer, AccelStream *stream,
   for (guint i = 0; i < buffer->fences->len && ok; i++) {
     ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
     if (f->active && !same_stream (f->stream, stream))
-      ok = stream_wait (stream, f->event, error);
+      ok = stream_wait (stream, f->event, ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
     f->active = FALSE;
   }
   if (ok && buffer->last_write_stream
       && !same_stream (buffer->last_write_stream, stream))
-    ok = stream_wait (stream, buffer->write_event, error);
+    ok = stream_wait (stream, buffer->write_event,
+        ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
   g_mutex_unlock (&buffer->lock);
   return ok;
 }

@@ -24,7 +24,7 @@ accel_debug_get_flags (void)
 }
 
 gboolean
-accel_debug_skip_sync (void)
+accel_debug_has (AccelDebugFlags flag)
 {
-  return (g_atomic_int_get (&debug_flags) & ACCEL_DEBUG_SKIP_SYNC) != 0;
+  return (g_atomic_int_get (&debug_flags) & flag) != 0;
 }

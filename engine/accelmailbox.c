@@ -191,12 +191,17 @@ pop_port_unlocked (AccelMailbox *mb, guint i)
 static gboolean
 frame_ready_unlocked (AccelMailbox *mb)
 {
+  gboolean any = FALSE;
+
   if (mb->n_ports == 0 || mb->blocked)
     return FALSE;
-  for (guint i = 0; i < mb->n_ports; i++)
+  for (guint i = 0; i < mb->n_ports; i++) {
     if (mb->ports[i].items.length == 0 && !mb->ports[i].done)
       return FALSE;
-  return TRUE;
+    any |= mb->ports[i].items.length > 0;
+  }
+  /* once every port has ended there is nothing more to take */
+  return any;
 }
 
 /**

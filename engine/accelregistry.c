@@ -273,7 +273,38 @@ value_to_string (const GValue *v)
   }
   if (G_VALUE_HOLDS_OBJECT (v))
     return g_strdup ("(default)");
+  if (G_VALUE_HOLDS_FLOAT (v))
+    return g_strdup_printf ("%g", g_value_get_float (v));
+  if (G_VALUE_HOLDS_DOUBLE (v))
+    return g_strdup_printf ("%g", g_value_get_double (v));
   return g_strdup_value_contents (v);
+}
+
+/* the names a YAML author knows, not GLib's */
+static const char *
+pspec_type_name (GParamSpec *p)
+{
+  switch (G_TYPE_FUNDAMENTAL (p->value_type)) {
+  case G_TYPE_STRING:
+    return "string";
+  case G_TYPE_BOOLEAN:
+    return "bool";
+  case G_TYPE_INT:
+  case G_TYPE_INT64:
+  case G_TYPE_LONG:
+    return "int";
+  case G_TYPE_UINT:
+  case G_TYPE_UINT64:
+  case G_TYPE_ULONG:
+    return "uint";
+  case G_TYPE_FLOAT:
+  case G_TYPE_DOUBLE:
+    return "float";
+  case G_TYPE_ENUM:
+    return "enum";
+  default:
+    return g_type_name (p->value_type);
+  }
 }
 
 static gchar *
@@ -352,7 +383,7 @@ accel_registry_describe (AccelRegistry *registry, const char *kind_name,
     if (!(p->flags & G_PARAM_WRITABLE))
       continue;
     g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
-        p->name, g_type_name (p->value_type), def, range ? ", range " : "",
+        p->name, pspec_type_name (p), def, range ? ", range " : "",
         range ? range : "", g_param_spec_get_blurb (p));
   }
   g_type_class_unref (klass);

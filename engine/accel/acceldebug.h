@@ -8,13 +8,18 @@ G_BEGIN_DECLS
 /**
  * AccelDebugFlags:
  * @ACCEL_DEBUG_NONE: normal operation
- * @ACCEL_DEBUG_SKIP_SYNC: buffers skip their stream waits, so stages race;
- *   only for tests that show the waits are what keeps results right
+ * @ACCEL_DEBUG_SKIP_READ_WAIT: readers skip the wait for the last writer
+ *   (read after write races)
+ * @ACCEL_DEBUG_SKIP_WRITE_WAIT: writers skip the waits for readers' fences
+ *   and the last writer (write after read races)
+ *
+ * Only for tests that show the engine's waits are what keeps results right.
  */
 typedef enum
 {
   ACCEL_DEBUG_NONE = 0,
-  ACCEL_DEBUG_SKIP_SYNC = 1 << 0,
+  ACCEL_DEBUG_SKIP_READ_WAIT = 1 << 0,
+  ACCEL_DEBUG_SKIP_WRITE_WAIT = 1 << 1,
 } AccelDebugFlags;
 
 void accel_debug_set_flags (AccelDebugFlags flags);

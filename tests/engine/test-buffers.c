@@ -1,0 +1,173 @@
+/* buffers and pools: refcounts, reuse, bounds and stale generations */
+#include "accel-test.h"
+
+static void
+init_bytes (AccelType *t, gint64 size)
+{
+  accel_type_init_bytes (t, ACCEL_MEMORY_DEVICE, size);
+}
+
+static void
+test_pool_reuse (void)
+{
+  AccelDevice *dev = accel_device_get_default ();
+  g_autoptr (GError) error = NULL;
+  AccelBuffer *a, *b, *c;
+  AccelPool *pool;
+  AccelType t;
+
+  init_bytes (&t, 4096);
+  pool = accel_pool_new (dev, &t, 2);
+  accel_pool_set_timeout (pool, 0);
+
+  a = accel_pool_acquire (pool, &error);
+  g_assert_no_error (error);
+  b = accel_pool_acquire (pool, &error);
+  g_assert_no_error (error);
+  g_assert_true (a != b);
+  g_assert_cmpuint (accel_buffer_get_size (a), ==, 4096);
+  g_assert_true (accel_buffer_get_pool (a) == pool);
+  g_assert_cmpuint (accel_pool_get_n_outstanding (pool), ==, 2);
+
+  /* exhausted: bounded, never grows */
+  c = accel_pool_acquire (pool, &error);
+  g_assert_null (c);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_clear_error (&error);
+  g_assert_cmpuint (accel_pool_get_n_allocated (pool), ==, 2);
+
+  /* a ref keeps it out; the last unref brings it back */
+  accel_buffer_ref (a);
+  accel_buffer_unref (a);
+  g_assert_cmpuint (accel_pool_get_n_outstanding (pool), ==, 2);
+  accel_buffer_unref (a);
+  g_assert_cmpuint (accel_pool_get_n_outstanding (pool), ==, 1);
+  c = accel_pool_acquire (pool, &error);
+  g_assert_no_error (error);
+  g_assert_true (c == a);
+  g_assert_cmpuint (accel_buffer_get_refcount (c), ==, 1);
+  g_assert_cmpuint (accel_pool_get_n_allocated (pool), ==, 2);
+  g_assert_cmpuint (accel_pool_get_peak_outstanding (pool), ==, 2);
+
+  /* the pool outlives its owner's ref while buffers are out */
+  g_object_unref (pool);
+  accel_buffer_unref (b);
+  accel_buffer_unref (c);
+}
+
+typedef struct
+{
+  AccelPool *pool;
+  AccelBuffer *held;
+} WaitData;
+
+static gpointer
+release_later (gpointer data)
+{
+  WaitData *wd = data;
+
+  g_usleep (20000);
+  accel_buffer_unref (wd->held);
+  return NULL;
+}
+
+static void
+test_pool_waits_bounded (void)
+{
+  g_autoptr (GError) error = NULL;
+  WaitData wd;
+  AccelBuffer *again;
+  GThread *thread;
+  AccelType t;
+  gint64 t0;
+
+  init_bytes (&t, 64);
+  wd.pool = accel_pool_new (accel_device_get_default (), &t, 1);
+  accel_pool_set_timeout (wd.pool, 2 * G_USEC_PER_SEC);
+  wd.held = accel_pool_acquire (wd.pool, &error);
+  g_assert_no_error (error);
+
+  /* a waiter gets the buffer as soon as it comes back */
+  t0 = g_get_monotonic_time ();
+  thread = g_thread_new ("release", release_later, &wd);
+  again = accel_pool_acquire (wd.pool, &error);
+  g_assert_no_error (error);
+  g_assert_true (again == wd.held);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
+  g_thread_join (thread);
+
+  /* flushing wakes waiters with STOPPED */
+  accel_pool_set_flushing (wd.pool, TRUE);
+  g_assert_null (accel_pool_acquire (wd.pool, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  accel_buffer_unref (again);
+  g_assert_cmpuint (accel_pool_trim (wd.pool), ==, 1);
+  g_assert_cmpuint (accel_pool_get_n_allocated (wd.pool), ==, 0);
+  g_object_unref (wd.pool);
+}
+
+static void
+test_stale_generation (void)
+{
+  AccelDevice *dev = accel_device_get_default ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStream) stream = accel_stream_new (dev, &error);
+  g_autoptr (AccelBuffer) buf = NULL;
+  g_autoptr (AccelBuffer) fresh = NULL;
+  AccelType t;
+  guint gen;
+
+  g_assert_no_error (error);
+  init_bytes (&t, 256);
+  buf = accel_buffer_new (dev, &t, &error);
+  g_assert_no_error (error);
+  gen = accel_buffer_get_generation (buf);
+  g_assert_cmpuint (gen, ==, accel_device_get_generation (dev));
+  g_assert_true (accel_buffer_acquire_read (buf, stream, &error));
+
+  g_assert_cmpuint (accel_device_bump_generation (dev), ==, gen + 1);
+  g_assert_false (accel_buffer_acquire_read (buf, stream, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STALE_BUFFER);
+  g_clear_error (&error);
+  g_assert_false (accel_buffer_acquire_write (buf, stream, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STALE_BUFFER);
+  g_clear_error (&error);
+
+  fresh = accel_buffer_new (dev, &t, &error);
+  g_assert_no_error (error);
+  g_assert_true (accel_buffer_acquire_write (fresh, stream, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_wrapped (void)
+{
+  static gint freed;
+  guint8 data[16] = { 0 };
+  AccelType t;
+  AccelBuffer *buf;
+
+  init_bytes (&t, sizeof (data));
+  t.memory = ACCEL_MEMORY_HOST;
+  buf = accel_buffer_new_wrapped (accel_device_get_host (), &t, data,
+      sizeof (data), (GDestroyNotify) g_atomic_int_inc, &freed);
+  g_assert_true (accel_buffer_get_data (buf) == data);
+  accel_buffer_set_sequence (buf, 42);
+  accel_buffer_set_pts (buf, 1000);
+  g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, 42);
+  g_assert_cmpint (accel_buffer_get_pts (buf), ==, 1000);
+  g_assert_null (accel_buffer_get_pool (buf));
+  accel_buffer_unref (buf);
+  g_assert_cmpint (freed, ==, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pool/reuse-and-refcount", test_pool_reuse);
+  g_test_add_func ("/pool/waits-bounded", test_pool_waits_bounded);
+  g_test_add_func ("/buffer/stale-generation", test_stale_generation);
+  g_test_add_func ("/buffer/wrapped", test_wrapped);
+  return g_test_run ();
+}

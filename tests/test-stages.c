@@ -1,0 +1,184 @@
+/* stage kinds that exist only in the tests */
+#include "test-stages.h"
+
+/* test.image-sink: accepts RGBA8 images only */
+struct _TestImageSink
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestImageSink, test_image_sink, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+image_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  return ACCEL_FLOW_OK;
+}
+
+static void
+test_image_sink_class_init (TestImageSinkClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType in;
+
+  sc->process = image_sink_process;
+  accel_stage_class_set_metadata (sc, "test.image-sink", "RGBA8 images only");
+  accel_type_init_image (&in, ACCEL_FORMAT_RGBA8, ACCEL_MEMORY_ANY,
+      ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "frames", &in, NULL);
+}
+
+static void
+test_image_sink_init (TestImageSink *self)
+{
+}
+
+/* test.pair-sink: two inputs, records the sequences it was given together */
+struct _TestPairSink
+{
+  AccelStage parent;
+  GMutex lock;
+  GArray *pairs;
+};
+G_DEFINE_FINAL_TYPE (TestPairSink, test_pair_sink, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+pair_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  TestPairSink *self = TEST_PAIR_SINK (stage);
+  guint64 pair[2] = {
+    accel_buffer_get_sequence (frame->inputs[0]),
+    accel_buffer_get_sequence (frame->inputs[1]),
+  };
+
+  g_mutex_lock (&self->lock);
+  g_array_append_vals (self->pairs, pair, 2);
+  g_mutex_unlock (&self->lock);
+  return ACCEL_FLOW_OK;
+}
+
+GArray *
+test_pair_sink_get_pairs (TestPairSink *sink)
+{
+  GArray *copy;
+
+  g_mutex_lock (&sink->lock);
+  copy = g_array_copy (sink->pairs);
+  g_mutex_unlock (&sink->lock);
+  return copy;
+}
+
+static void
+pair_sink_finalize (GObject *object)
+{
+  TestPairSink *self = TEST_PAIR_SINK (object);
+
+  g_array_unref (self->pairs);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (test_pair_sink_parent_class)->finalize (object);
+}
+
+static void
+test_pair_sink_class_init (TestPairSinkClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType in;
+
+  G_OBJECT_CLASS (klass)->finalize = pair_sink_finalize;
+  sc->process = pair_sink_process;
+  accel_stage_class_set_metadata (sc, "test.pair-sink", "Two inputs");
+  accel_type_init_any (&in);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "a", &in, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "b", &in, NULL);
+}
+
+static void
+test_pair_sink_init (TestPairSink *self)
+{
+  g_mutex_init (&self->lock);
+  self->pairs = g_array_new (FALSE, FALSE, sizeof (guint64));
+}
+
+/* test.slow-sink: its host part takes 2 ms per buffer */
+struct _TestSlowSink
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestSlowSink, test_slow_sink, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+slow_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  return ACCEL_FLOW_OK;
+}
+
+static AccelFlow
+slow_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  g_usleep (2000);
+  return ACCEL_FLOW_OK;
+}
+
+static void
+test_slow_sink_class_init (TestSlowSinkClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType in;
+
+  sc->process = slow_sink_process;
+  sc->render = slow_sink_render;
+  accel_stage_class_set_metadata (sc, "test.slow-sink", "2 ms per buffer");
+  accel_type_init_any (&in);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &in, NULL);
+}
+
+static void
+test_slow_sink_init (TestSlowSink *self)
+{
+}
+
+/* test.failer: passes buffers on, fails at sequence 3 */
+struct _TestFailer
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestFailer, test_failer, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+failer_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  if (frame->sequence == 3) {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "sequence %" G_GUINT64_FORMAT " is not welcome", frame->sequence);
+    return ACCEL_FLOW_ERROR;
+  }
+  return ACCEL_FLOW_SKIP;
+}
+
+static void
+test_failer_class_init (TestFailerClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  sc->process = failer_process;
+  accel_stage_class_set_metadata (sc, "test.failer", "Fails at sequence 3");
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &any, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &any, NULL);
+}
+
+static void
+test_failer_init (TestFailer *self)
+{
+}
+
+void
+test_stages_register (void)
+{
+  AccelRegistry *registry = accel_registry_get_default ();
+
+  accel_registry_register (registry, TEST_TYPE_IMAGE_SINK);
+  accel_registry_register (registry, TEST_TYPE_PAIR_SINK);
+  accel_registry_register (registry, TEST_TYPE_SLOW_SINK);
+  accel_registry_register (registry, TEST_TYPE_FAILER);
+}
