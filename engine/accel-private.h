@@ -45,12 +45,26 @@ void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
 void accel_stage_set_frame_limit (AccelStage *stage, gint64 limit);
 void accel_stage_send_eos (AccelStage *stage);
+void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 
 G_END_DECLS
 
 G_BEGIN_DECLS
 
+/* event.c */
+typedef struct _AccelEvent AccelEvent;
+AccelEvent *accel_event_new (AccelDevice *device, GError **error);
+AccelEvent *accel_event_ref (AccelEvent *ev);
+void accel_event_unref (AccelEvent *ev);
+gboolean accel_event_record (AccelEvent *ev, AccelStream *stream,
+    GError **error);
+cudaEvent_t accel_event_get_cuda (AccelEvent *ev);
+
 /* buffer.c and pool.c */
+void accel_buffer_mark_read (AccelBuffer *buffer, AccelStream *stream,
+    AccelEvent *event);
+void accel_buffer_mark_written (AccelBuffer *buffer, AccelStream *stream,
+    AccelEvent *event);
 AccelBuffer *accel_buffer_alloc (AccelDevice *device, const AccelType *type,
     GError **error);
 void accel_buffer_free (AccelBuffer *buffer);

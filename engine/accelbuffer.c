@@ -10,7 +10,7 @@
 typedef struct
 {
   AccelStream *stream;
-  cudaEvent_t event;
+  AccelEvent *event;
   gboolean active;
 } ReadFence;
 
@@ -31,7 +31,7 @@ struct _AccelBuffer
   gpointer notify_data;
 
   GMutex lock;                  /* guards the synchronization state */
-  cudaEvent_t write_event;
+  AccelEvent *write_event;
   AccelStream *last_write_stream;
   GArray *fences;               /* ReadFence */
 };
@@ -182,13 +182,11 @@ accel_buffer_free (AccelBuffer *buf)
     accel_device_make_current (buf->device, NULL);
   for (guint i = 0; i < buf->fences->len; i++) {
     ReadFence *f = &g_array_index (buf->fences, ReadFence, i);
-    if (f->event)
-      accel_cuda_check (cudaEventDestroy (f->event), NULL);
+    g_clear_pointer (&f->event, accel_event_unref);
     g_clear_pointer (&f->stream, accel_stream_unref);
   }
   g_array_unref (buf->fences);
-  if (buf->write_event)
-    accel_cuda_check (cudaEventDestroy (buf->write_event), NULL);
+  g_clear_pointer (&buf->write_event, accel_event_unref);
   g_clear_pointer (&buf->last_write_stream, accel_stream_unref);
 
   if (buf->notify)
@@ -414,23 +412,23 @@ same_stream (AccelStream *a, AccelStream *b)
 }
 
 static gboolean
-stream_wait (AccelStream *stream, cudaEvent_t event, AccelDebugFlags skip,
+stream_wait (AccelStream *stream, AccelEvent *event, AccelDebugFlags skip,
     GError **error)
 {
   if (G_UNLIKELY (accel_debug_has (skip)))
     return TRUE;
   return accel_cuda_check (cudaStreamWaitEvent (accel_stream_get_cuda (stream),
-          event, 0), error);
+          accel_event_get_cuda (event), 0), error);
 }
 
-static gboolean
-record (cudaEvent_t *event, AccelStream *stream, GError **error)
+static AccelEvent *
+record_new (AccelBuffer *buf, AccelStream *stream, GError **error)
 {
-  if (!*event && !accel_cuda_check (cudaEventCreateWithFlags (event,
-              cudaEventDisableTiming), error))
-    return FALSE;
-  return accel_cuda_check (cudaEventRecord (*event,
-          accel_stream_get_cuda (stream)), error);
+  AccelEvent *ev = accel_event_new (buf->device, error);
+
+  if (ev && !accel_event_record (ev, stream, error))
+    g_clear_pointer (&ev, accel_event_unref);
+  return ev;
 }
 
 /* nothing to order on the host, or for a stream with no handle */
@@ -489,12 +487,24 @@ gboolean
 accel_buffer_release_read (AccelBuffer *buffer, AccelStream *stream,
     GError **error)
 {
-  ReadFence *fence = NULL;
-  gboolean ok;
+  AccelEvent *ev;
 
   g_return_val_if_fail (buffer != NULL, FALSE);
   if (!needs_events (buffer, stream))
     return TRUE;
+  if (!(ev = record_new (buffer, stream, error)))
+    return FALSE;
+  accel_buffer_mark_read (buffer, stream, ev);
+  accel_event_unref (ev);
+  return TRUE;
+}
+
+/* @stream's read of @buffer completes at @event (already recorded) */
+void
+accel_buffer_mark_read (AccelBuffer *buffer, AccelStream *stream,
+    AccelEvent *event)
+{
+  ReadFence *fence = NULL;
 
   g_mutex_lock (&buffer->lock);
   for (guint i = 0; i < buffer->fences->len && !fence; i++) {
@@ -507,10 +517,12 @@ accel_buffer_release_read (AccelBuffer *buffer, AccelStream *stream,
     g_array_append_val (buffer->fences, blank);
     fence = &g_array_index (buffer->fences, ReadFence, buffer->fences->len - 1);
   }
-  ok = record (&fence->event, stream, error);
-  fence->active = ok;
+  if (fence->event != event) {
+    g_clear_pointer (&fence->event, accel_event_unref);
+    fence->event = accel_event_ref (event);
+  }
+  fence->active = TRUE;
   g_mutex_unlock (&buffer->lock);
-  return ok;
 }
 
 /**
@@ -567,18 +579,31 @@ gboolean
 accel_buffer_release_write (AccelBuffer *buffer, AccelStream *stream,
     GError **error)
 {
-  gboolean ok;
+  AccelEvent *ev;
 
   g_return_val_if_fail (buffer != NULL, FALSE);
   if (!needs_events (buffer, stream))
     return TRUE;
+  if (!(ev = record_new (buffer, stream, error)))
+    return FALSE;
+  accel_buffer_mark_written (buffer, stream, ev);
+  accel_event_unref (ev);
+  return TRUE;
+}
 
+/* @stream's write of @buffer completes at @event (already recorded) */
+void
+accel_buffer_mark_written (AccelBuffer *buffer, AccelStream *stream,
+    AccelEvent *event)
+{
   g_mutex_lock (&buffer->lock);
-  ok = record (&buffer->write_event, stream, error);
-  if (ok && buffer->last_write_stream != stream) {
+  if (buffer->write_event != event) {
+    g_clear_pointer (&buffer->write_event, accel_event_unref);
+    buffer->write_event = accel_event_ref (event);
+  }
+  if (buffer->last_write_stream != stream) {
     g_clear_pointer (&buffer->last_write_stream, accel_stream_unref);
     buffer->last_write_stream = accel_stream_ref (stream);
   }
   g_mutex_unlock (&buffer->lock);
-  return ok;
 }

@@ -636,6 +636,7 @@ gboolean
 accel_graph_start (AccelGraph *graph, GError **error)
 {
   g_autoptr (AccelStreamAllocator) streams = NULL;
+  gboolean one_stream;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (graph->state != GRAPH_RUNNING, FALSE);
@@ -653,9 +654,15 @@ accel_graph_start (AccelGraph *graph, GError **error)
 
   streams = accel_stream_allocator_new (graph->stream_policy,
       graph->n_streams);
+  one_stream = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE;
+  for (guint i = 1; i < graph->order->len; i++)
+    one_stream &= accel_stage_get_device (graph->order->pdata[i])
+        == accel_stage_get_device (graph->order->pdata[0]);
+
   for (guint i = 0; i < graph->order->len; i++) {
     AccelStage *stage = graph->order->pdata[i];
     accel_stage_set_observer (stage, &graph_observer, graph);
+    accel_stage_set_one_stream (stage, one_stream);
     accel_stage_set_frame_limit (stage, graph->frame_limit);
     if (!accel_stage_start (stage, streams, error)) {
       for (guint j = 0; j < i; j++)

@@ -12,6 +12,7 @@ typedef struct
 {
   GQueue items;                 /* AccelBuffer* or EOS_ITEM */
   GCond room;                   /* signalled when an item is taken */
+  guint n_waiting;              /* producers waiting for room */
   gboolean done;                /* EOS taken: nothing more will come */
 } Port;
 
@@ -110,8 +111,11 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   gboolean wake;
 
   g_mutex_lock (&mb->lock);
-  while (p->items.length >= mb->capacity && !mb->closed)
+  while (p->items.length >= mb->capacity && !mb->closed) {
+    p->n_waiting++;
     g_cond_wait (&p->room, &mb->lock);
+    p->n_waiting--;
+  }
   if (mb->closed) {
     g_mutex_unlock (&mb->lock);
     accel_buffer_unref (buffer);
@@ -175,6 +179,14 @@ accel_mailbox_has_control (AccelMailbox *mb)
   return has;
 }
 
+/* a signal is a syscall even with nobody waiting */
+static inline void
+signal_room_unlocked (AccelMailbox *mb, guint i)
+{
+  if (mb->ports[i].n_waiting > 0)
+    g_cond_signal (&mb->ports[i].room);
+}
+
 static void
 pop_port_unlocked (AccelMailbox *mb, guint i)
 {
@@ -184,7 +196,7 @@ pop_port_unlocked (AccelMailbox *mb, guint i)
     mb->ports[i].done = TRUE;
   else if (item)
     accel_buffer_unref (item);
-  g_cond_signal (&mb->ports[i].room);
+  signal_room_unlocked (mb, i);
 }
 
 /* every port has a head item, or is done and will never have one */
@@ -269,7 +281,7 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers,
       if (matched) {
         for (guint i = 0; i < mb->n_ports; i++) {
           buffers[i] = g_queue_pop_head (&mb->ports[i].items);
-          g_cond_signal (&mb->ports[i].room);
+          signal_room_unlocked (mb, i);
         }
         found = TRUE;
       }

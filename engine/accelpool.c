@@ -18,6 +18,7 @@ struct _AccelPool
   guint n_allocated;            /* free + outstanding + being allocated */
   guint n_outstanding;
   guint peak_outstanding;
+  guint n_waiting;              /* threads in g_cond_wait */
   gboolean flushing;
 };
 
@@ -180,10 +181,14 @@ accel_pool_acquire (AccelPool *pool, GError **error)
           pool->max_buffers);
       break;
     }
-    if (deadline < 0)
+    pool->n_waiting++;
+    if (deadline < 0) {
       g_cond_wait (&pool->cond, &pool->lock);
-    else if (!g_cond_wait_until (&pool->cond, &pool->lock, deadline))
+    } else if (!g_cond_wait_until (&pool->cond, &pool->lock, deadline)) {
+      pool->n_waiting--;
       goto timeout;
+    }
+    pool->n_waiting--;
   }
   pool->n_outstanding++;
   pool->peak_outstanding = MAX (pool->peak_outstanding, pool->n_outstanding);
@@ -219,7 +224,9 @@ accel_pool_return (AccelPool *pool, AccelBuffer *buffer)
   g_mutex_lock (&pool->lock);
   g_queue_push_tail (&pool->free, buffer);
   pool->n_outstanding--;
-  g_cond_signal (&pool->cond);
+  /* a signal is a syscall even with nobody waiting */
+  if (pool->n_waiting > 0)
+    g_cond_signal (&pool->cond);
   g_mutex_unlock (&pool->lock);
   /* may finalize the pool, which frees @buffer with the others */
   g_object_unref (pool);

@@ -19,6 +19,9 @@ typedef struct
 } Link;
 
 #define LATENCY_RING 1024
+/* events a stage cycles through, one per frame; reuse only makes a late
+ * reader wait for a later frame of the same stream */
+#define EVENT_RING 32
 #define FRAMES_PER_DISPATCH 8
 
 typedef struct
@@ -49,6 +52,9 @@ typedef struct
   AccelStreamAllocator *streams;
   AccelStream *stream;
   AccelPool *pools[ACCEL_MAX_PORTS];
+  AccelEvent *events[EVENT_RING];
+  guint next_event;
+  gboolean one_stream;          /* every stage shares this stream: no events */
   guint64 next_sequence;
   gboolean started;             /* klass->start succeeded */
   gboolean done;                /* EOS handled, or failed */
@@ -816,20 +822,27 @@ frame_clear (AccelFrame *frame)
     g_clear_pointer (&frame->outputs[o], accel_buffer_unref);
 }
 
-/* records read fences and write events; keeps the first error */
-static void
-frame_release (AccelFrame *frame, GError **error)
+/* one event after the frame's work serves as the read fence of every input
+ * and the write event of every output */
+static gboolean
+frame_release (AccelStage *self, AccelFrame *frame, GError **error)
 {
-  GError **err = error && *error ? NULL : error;
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelEvent **slot;
 
+  if (priv->one_stream || !accel_stream_get_handle (frame->stream))
+    return TRUE;
+  slot = &priv->events[priv->next_event++ % EVENT_RING];
+  if (!*slot && !(*slot = accel_event_new (accel_stage_get_device (self),
+              error)))
+    return FALSE;
+  if (!accel_event_record (*slot, frame->stream, error))
+    return FALSE;
   for (guint i = 0; i < frame->n_inputs; i++)
-    if (frame->inputs[i]
-        && !accel_buffer_release_read (frame->inputs[i], frame->stream, err))
-      err = NULL;
+    accel_buffer_mark_read (frame->inputs[i], frame->stream, *slot);
   for (guint o = 0; o < frame->n_outputs; o++)
-    if (frame->outputs[o]
-        && !accel_buffer_release_write (frame->outputs[o], frame->stream, err))
-      err = NULL;
+    accel_buffer_mark_written (frame->outputs[o], frame->stream, *slot);
+  return TRUE;
 }
 
 static void
@@ -908,8 +921,9 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   }
 
   flow = klass->process (self, &frame, &error);
-  frame_release (&frame, flow == ACCEL_FLOW_ERROR ? NULL : &error);
-  if (error)
+  /* fences even for a failed frame: its work may be queued */
+  if (!frame_release (self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : &error)
+      && flow != ACCEL_FLOW_ERROR)
     goto failed;
 
   switch (flow) {
@@ -1086,6 +1100,8 @@ stop_on_thread (AccelStage *self)
   priv->started = FALSE;
   for (guint o = 0; o < priv->n_out; o++)
     g_clear_object (&priv->pools[o]);
+  for (guint e = 0; e < EVENT_RING; e++)
+    g_clear_pointer (&priv->events[e], accel_event_unref);
   g_clear_pointer (&priv->stream, accel_stream_unref);
 }
 
@@ -1278,4 +1294,13 @@ accel_stage_send_eos (AccelStage *stage)
 
   if (priv->mailbox)
     accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_EOS));
+}
+
+/* every stage of the graph runs on one stream: stream order is enough */
+void
+accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  priv->one_stream = one_stream;
 }

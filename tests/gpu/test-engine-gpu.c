@@ -1,0 +1,216 @@
+/* the engine on a GPU: cross-stream correctness that can fail, GPU results
+ * equal host results, stream policies, completion strategies, inserted
+ * copies. Skips without a GPU. */
+#include "accel-test.h"
+#include "test-stages.h"
+
+/* 2 ms: far longer than launching the next stage's work */
+#define SLOW_NS G_GUINT64_CONSTANT (2000000)
+
+typedef struct
+{
+  const char *shape;
+  const char *dtype;
+  gint64 frames;
+  guint64 writer_spin_ns;       /* source's fill waits this long */
+  guint64 reader_spin_ns;       /* scale waits this long before reading */
+  guint source_pool;            /* 0: default */
+  AccelStreamPolicy policy;
+  AccelCompletion completion;
+  gboolean host;                /* run on the host backend */
+  gboolean source_on_host;      /* source on the host device, rest on GPU */
+} Run;
+
+/* source -> scale -> checksum-sink; returns the sink's digest */
+static gchar *
+run_chain (const Run *r, GPtrArray **notes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("chain");
+  AccelStage *src, *scale, *sink;
+  gchar *digest;
+
+  if (r->host)
+    accel_graph_set_device (g, accel_device_get_host ());
+  accel_graph_set_stream_policy (g, r->policy, 3);
+  src = accel_test_stage (g, "core.test-source", "src");
+  scale = accel_test_stage (g, "core.scale", "scale");
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (src, "shape", r->shape, "dtype", r->dtype, "num-buffers",
+      r->frames, "spin-ns", r->writer_spin_ns, NULL);
+  if (r->source_pool)
+    g_object_set (src, "pool-size", r->source_pool, NULL);
+  if (r->source_on_host)
+    g_object_set (src, "device", accel_device_get_host (), NULL);
+  g_object_set (scale, "scale", 3.0f, "offset", -2.0f, "spin-ns",
+      r->reader_spin_ns, NULL);
+  g_object_set (sink, "completion", r->completion, NULL);
+  g_assert_true (accel_graph_link (g, "src", "scale", &error));
+  g_assert_true (accel_graph_link (g, "scale", "sink", &error));
+
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received
+      (ACCEL_CHECKSUM_SINK (sink)), ==, (guint64) r->frames);
+  if (notes)
+    *notes = g_ptr_array_ref (accel_graph_get_notes (g));
+  digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+  return digest;
+}
+
+static gchar *
+host_digest (const Run *r)
+{
+  Run h = *r;
+
+  h.host = TRUE;
+  h.source_on_host = FALSE;
+  return run_chain (&h, NULL);
+}
+
+static void
+test_gpu_equals_host (void)
+{
+  const char *shapes[] = { "1", "7x3", "1921x1079", "1048576" };
+  const char *dtypes[] = { "f32", "u8" };
+
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+      Run r = { shapes[s], dtypes[d], 12 };
+      g_autofree gchar *gpu = run_chain (&r, NULL);
+      g_autofree gchar *host = host_digest (&r);
+      g_test_message ("%s %s: %s", shapes[s], dtypes[d], gpu);
+      g_assert_cmpstr (gpu, ==, host);
+    }
+}
+
+/* a slow writer on one stream, a reader on another: exact only because
+ * the reader's stream waits for the write event */
+static void
+test_read_after_write (void)
+{
+  Run r = { "1048576", "f32", 16, SLOW_NS };
+  g_autofree gchar *host = host_digest (&r);
+  g_autofree gchar *synced = run_chain (&r, NULL);
+  g_autofree gchar *raced = NULL;
+
+  g_assert_cmpstr (synced, ==, host);
+
+  /* the same run without the read waits must go wrong */
+  accel_debug_set_flags (ACCEL_DEBUG_SKIP_READ_WAIT);
+  raced = run_chain (&r, NULL);
+  accel_debug_set_flags (ACCEL_DEBUG_NONE);
+  g_assert_cmpstr (raced, !=, host);
+}
+
+/* a slow reader and a one-buffer source pool: the source reuses the buffer
+ * while the reader may still be reading; exact only because the writer's
+ * stream waits for the reader's fence */
+static void
+test_write_after_read (void)
+{
+  Run r = { "1048576", "f32", 16, 0, SLOW_NS, 1 };
+  g_autofree gchar *host = host_digest (&r);
+  g_autofree gchar *synced = run_chain (&r, NULL);
+  g_autofree gchar *raced = NULL;
+
+  g_assert_cmpstr (synced, ==, host);
+
+  accel_debug_set_flags (ACCEL_DEBUG_SKIP_WRITE_WAIT);
+  raced = run_chain (&r, NULL);
+  accel_debug_set_flags (ACCEL_DEBUG_NONE);
+  g_assert_cmpstr (raced, !=, host);
+}
+
+static void
+test_stream_policies (void)
+{
+  Run r = { "65536", "f32", 20, SLOW_NS / 4, SLOW_NS / 4, 2 };
+  g_autofree gchar *host = host_digest (&r);
+  AccelStreamPolicy policies[] = { ACCEL_STREAM_POLICY_PER_STAGE,
+    ACCEL_STREAM_POLICY_SINGLE, ACCEL_STREAM_POLICY_POOLED
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (policies); i++) {
+    g_autofree gchar *d = NULL;
+    r.policy = policies[i];
+    d = run_chain (&r, NULL);
+    g_assert_cmpstr (d, ==, host);
+  }
+}
+
+static void
+test_completion_modes (void)
+{
+  Run r = { "65536", "u8", 20, SLOW_NS / 4 };
+  g_autofree gchar *host = host_digest (&r);
+  AccelCompletion modes[] = { ACCEL_COMPLETION_POLL, ACCEL_COMPLETION_HOSTFN,
+    ACCEL_COMPLETION_SYNC
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
+    g_autofree gchar *d = NULL;
+    r.completion = modes[i];
+    d = run_chain (&r, NULL);
+    g_assert_cmpstr (d, ==, host);
+  }
+}
+
+static void
+test_inserted_copy (void)
+{
+  Run r = { "4096", "f32", 10 };
+  g_autoptr (GPtrArray) notes = NULL;
+  g_autofree gchar *host = host_digest (&r);
+  g_autofree gchar *d = NULL;
+
+  r.source_on_host = TRUE;
+  d = run_chain (&r, &notes);
+  g_assert_cmpstr (d, ==, host);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_true (g_str_has_prefix (notes->pdata[0],
+          "inserted a copy src.out->scale.in from device memory on host to "
+          "device memory on "));
+}
+
+static void
+test_stale_on_gpu (void)
+{
+  AccelDevice *dev = accel_device_get_default ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStream) stream = accel_stream_new (dev, &error);
+  g_autoptr (AccelBuffer) buf = NULL;
+  AccelType t;
+
+  g_assert_false (accel_device_is_host (dev));
+  accel_type_init_bytes (&t, ACCEL_MEMORY_DEVICE, 1 << 20);
+  buf = accel_buffer_new (dev, &t, &error);
+  g_assert_no_error (error);
+  g_assert_true (accel_buffer_acquire_write (buf, stream, &error));
+  g_assert_true (accel_buffer_release_write (buf, stream, &error));
+  g_assert_true (accel_buffer_get_last_write_stream (buf) == stream);
+  g_assert_true (accel_buffer_release_read (buf, stream, &error));
+  g_assert_cmpuint (accel_buffer_get_n_read_fences (buf), ==, 1);
+  g_assert_true (accel_buffer_acquire_write (buf, stream, &error));
+  g_assert_cmpuint (accel_buffer_get_n_read_fences (buf), ==, 0);
+
+  accel_device_bump_generation (dev);
+  g_assert_false (accel_buffer_acquire_read (buf, stream, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STALE_BUFFER);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  accel_test_require_gpu ();
+  test_stages_register ();
+  g_test_add_func ("/gpu/scale-equals-host", test_gpu_equals_host);
+  g_test_add_func ("/gpu/read-after-write", test_read_after_write);
+  g_test_add_func ("/gpu/write-after-read", test_write_after_read);
+  g_test_add_func ("/gpu/stream-policies", test_stream_policies);
+  g_test_add_func ("/gpu/completion-modes", test_completion_modes);
+  g_test_add_func ("/gpu/inserted-copy", test_inserted_copy);
+  g_test_add_func ("/gpu/stale-generation", test_stale_on_gpu);
+  return g_test_run ();
+}
