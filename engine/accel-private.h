@@ -25,21 +25,21 @@ typedef struct
   void (*error) (AccelStage *stage, const GError *error, gpointer user_data);
 } AccelStageObserver;
 
-void accel_stage_set_observer (AccelStage *stage,
-    const AccelStageObserver *observer, gpointer user_data);
+void accel_stage_set_observer (
+    AccelStage *stage, const AccelStageObserver *observer, gpointer user_data);
 guint accel_stage_get_n_inputs (AccelStage *stage);
 guint accel_stage_get_n_outputs (AccelStage *stage);
-gint accel_stage_find_port (AccelStage *stage, AccelPortDirection direction,
-    const char *name);
-const AccelPortTemplate *accel_stage_get_port (AccelStage *stage,
-    AccelPortDirection direction, guint index);
-gboolean accel_stage_negotiate (AccelStage *stage, const AccelType *in_types,
-    GError **error);
-void accel_stage_add_link (AccelStage *stage, guint out_port,
-    AccelStage *target, guint in_port);
+gint accel_stage_find_port (
+    AccelStage *stage, AccelPortDirection direction, const char *name);
+const AccelPortTemplate *accel_stage_get_port (
+    AccelStage *stage, AccelPortDirection direction, guint index);
+gboolean accel_stage_negotiate (
+    AccelStage *stage, const AccelType *in_types, GError **error);
+void accel_stage_add_link (
+    AccelStage *stage, guint out_port, AccelStage *target, guint in_port);
 void accel_stage_clear_links (AccelStage *stage);
-gboolean accel_stage_start (AccelStage *stage,
-    AccelStreamAllocator *streams, GError **error);
+gboolean accel_stage_start (
+    AccelStage *stage, AccelStreamAllocator *streams, GError **error);
 void accel_stage_begin (AccelStage *stage);
 void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
@@ -56,17 +56,17 @@ typedef struct _AccelEvent AccelEvent;
 AccelEvent *accel_event_new (AccelDevice *device, GError **error);
 AccelEvent *accel_event_ref (AccelEvent *ev);
 void accel_event_unref (AccelEvent *ev);
-gboolean accel_event_record (AccelEvent *ev, AccelStream *stream,
-    GError **error);
+gboolean accel_event_record (
+    AccelEvent *ev, AccelStream *stream, GError **error);
 cudaEvent_t accel_event_get_cuda (AccelEvent *ev);
 
 /* buffer.c and pool.c */
-void accel_buffer_mark_read (AccelBuffer *buffer, AccelStream *stream,
-    AccelEvent *event);
-void accel_buffer_mark_written (AccelBuffer *buffer, AccelStream *stream,
-    AccelEvent *event);
-AccelBuffer *accel_buffer_alloc (AccelDevice *device, const AccelType *type,
-    GError **error);
+void accel_buffer_mark_read (
+    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event);
+void accel_buffer_mark_written (
+    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event);
+AccelBuffer *accel_buffer_alloc (
+    AccelDevice *device, const AccelType *type, GError **error);
 void accel_buffer_free (AccelBuffer *buffer);
 void accel_buffer_reset_for_pool (AccelBuffer *buffer, AccelPool *pool);
 void accel_pool_return (AccelPool *pool, AccelBuffer *buffer);
@@ -87,8 +87,8 @@ typedef enum
 typedef struct
 {
   AccelMessageType type;
-  gchar *name;                  /* PARAM */
-  GValue value;                 /* PARAM */
+  gchar *name;  /* PARAM */
+  GValue value; /* PARAM */
 } AccelMessage;
 
 typedef struct _AccelMailbox AccelMailbox;
@@ -98,17 +98,17 @@ typedef struct _AccelMailbox AccelMailbox;
 AccelMessage *accel_message_new (AccelMessageType type);
 void accel_message_free (AccelMessage *msg);
 
-AccelMailbox *accel_mailbox_new (guint n_ports, guint capacity,
-    GMainContext *context);
+AccelMailbox *accel_mailbox_new (
+    guint n_ports, guint capacity, GMainContext *context);
 void accel_mailbox_free (AccelMailbox *mb);
-gboolean accel_mailbox_push_buffer (AccelMailbox *mb, guint port,
-    AccelBuffer *buffer);
+gboolean accel_mailbox_push_buffer (
+    AccelMailbox *mb, guint port, AccelBuffer *buffer);
 void accel_mailbox_push_eos (AccelMailbox *mb, guint port);
 void accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg);
 AccelMessage *accel_mailbox_pop_control (AccelMailbox *mb);
 gboolean accel_mailbox_has_control (AccelMailbox *mb);
-gboolean accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers,
-    gboolean *eos);
+gboolean accel_mailbox_pop_frame (
+    AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos);
 void accel_mailbox_set_blocked (AccelMailbox *mb, gboolean blocked);
 void accel_mailbox_close (AccelMailbox *mb);
 guint accel_mailbox_drain (AccelMailbox *mb);

@@ -26,18 +26,18 @@ struct _AccelBuffer
   gint64 pts;
   gint64 duration;
 
-  AccelPool *pool;              /* owned while the buffer is handed out */
-  GDestroyNotify notify;        /* wrapped memory */
+  AccelPool *pool;       /* owned while the buffer is handed out */
+  GDestroyNotify notify; /* wrapped memory */
   gpointer notify_data;
 
-  GMutex lock;                  /* guards the synchronization state */
+  GMutex lock; /* guards the synchronization state */
   AccelEvent *write_event;
   AccelStream *last_write_stream;
-  GArray *fences;               /* ReadFence */
+  GArray *fences; /* ReadFence */
 };
 
-G_DEFINE_BOXED_TYPE (AccelBuffer, accel_buffer, accel_buffer_ref,
-    accel_buffer_unref)
+G_DEFINE_BOXED_TYPE (
+    AccelBuffer, accel_buffer, accel_buffer_ref, accel_buffer_unref)
 
 static AccelBuffer *
 buffer_new_empty (AccelDevice *device, const AccelType *type)
@@ -67,28 +67,36 @@ memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
   if (on_gpu && !accel_device_make_current (device, error))
     return FALSE;
 
-  if (on_gpu && memory == ACCEL_MEMORY_DEVICE) {
-    status = cudaMalloc (data, size);
-    what = "cudaMalloc";
-  } else if (on_gpu && memory == ACCEL_MEMORY_PINNED) {
-    status = cudaHostAlloc (data, size, cudaHostAllocPortable);
-    what = "cudaHostAlloc";
-  } else if (on_gpu && memory == ACCEL_MEMORY_MANAGED) {
-    status = cudaMallocManaged (data, size, cudaMemAttachGlobal);
-    what = "cudaMallocManaged";
-  } else if (posix_memalign (data, 64, MAX (size, 1)) != 0) {
-    *data = NULL;
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
-        "cannot allocate %" G_GSIZE_FORMAT " bytes of host memory", size);
-    return FALSE;
-  }
+  if (on_gpu && memory == ACCEL_MEMORY_DEVICE)
+    {
+      status = cudaMalloc (data, size);
+      what = "cudaMalloc";
+    }
+  else if (on_gpu && memory == ACCEL_MEMORY_PINNED)
+    {
+      status = cudaHostAlloc (data, size, cudaHostAllocPortable);
+      what = "cudaHostAlloc";
+    }
+  else if (on_gpu && memory == ACCEL_MEMORY_MANAGED)
+    {
+      status = cudaMallocManaged (data, size, cudaMemAttachGlobal);
+      what = "cudaMallocManaged";
+    }
+  else if (posix_memalign (data, 64, MAX (size, 1)) != 0)
+    {
+      *data = NULL;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
+          "cannot allocate %" G_GSIZE_FORMAT " bytes of host memory", size);
+      return FALSE;
+    }
 
-  if (status != cudaSuccess) {
-    g_autofree gchar *call = g_strdup_printf ("%s (%" G_GSIZE_FORMAT
-        " bytes)", what, size);
-    *data = NULL;
-    return accel_cuda_check_full (status, call, __FILE__, __LINE__, error);
-  }
+  if (status != cudaSuccess)
+    {
+      g_autofree gchar *call
+          = g_strdup_printf ("%s (%" G_GSIZE_FORMAT " bytes)", what, size);
+      *data = NULL;
+      return accel_cuda_check_full (status, call, __FILE__, __LINE__, error);
+    }
   return TRUE;
 }
 
@@ -97,10 +105,11 @@ memory_free (AccelDevice *device, AccelMemory memory, gpointer data)
 {
   if (!data)
     return;
-  if (accel_device_is_host (device) || memory == ACCEL_MEMORY_HOST) {
-    free (data);
-    return;
-  }
+  if (accel_device_is_host (device) || memory == ACCEL_MEMORY_HOST)
+    {
+      free (data);
+      return;
+    }
   accel_device_make_current (device, NULL);
   if (memory == ACCEL_MEMORY_PINNED)
     accel_cuda_check (cudaFreeHost (data), NULL);
@@ -110,8 +119,7 @@ memory_free (AccelDevice *device, AccelMemory memory, gpointer data)
 
 /* allocates a buffer for @type on @device; used by pools and _new() */
 AccelBuffer *
-accel_buffer_alloc (AccelDevice *device, const AccelType *type,
-    GError **error)
+accel_buffer_alloc (AccelDevice *device, const AccelType *type, GError **error)
 {
   AccelBuffer *buf;
   gpointer data;
@@ -180,11 +188,12 @@ accel_buffer_free (AccelBuffer *buf)
 
   if (on_gpu)
     accel_device_make_current (buf->device, NULL);
-  for (guint i = 0; i < buf->fences->len; i++) {
-    ReadFence *f = &g_array_index (buf->fences, ReadFence, i);
-    g_clear_pointer (&f->event, accel_event_unref);
-    g_clear_pointer (&f->stream, accel_stream_unref);
-  }
+  for (guint i = 0; i < buf->fences->len; i++)
+    {
+      ReadFence *f = &g_array_index (buf->fences, ReadFence, i);
+      g_clear_pointer (&f->event, accel_event_unref);
+      g_clear_pointer (&f->stream, accel_stream_unref);
+    }
   g_array_unref (buf->fences);
   g_clear_pointer (&buf->write_event, accel_event_unref);
   g_clear_pointer (&buf->last_write_stream, accel_stream_unref);
@@ -308,7 +317,7 @@ guint
 accel_buffer_get_refcount (AccelBuffer *buffer)
 {
   g_return_val_if_fail (buffer != NULL, 0);
-  return (guint) g_atomic_int_get (&buffer->refcount);
+  return (guint)g_atomic_int_get (&buffer->refcount);
 }
 
 guint64
@@ -399,16 +408,17 @@ check_generation (AccelBuffer *buf, GError **error)
     return TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STALE_BUFFER,
       "buffer %" G_GUINT64_FORMAT " belongs to generation %u of %s, which "
-      "is now at generation %u", buf->sequence, buf->generation,
-      accel_device_get_name (buf->device), current);
+      "is now at generation %u",
+      buf->sequence, buf->generation, accel_device_get_name (buf->device),
+      current);
   return FALSE;
 }
 
 static gboolean
 same_stream (AccelStream *a, AccelStream *b)
 {
-  return a == b || (a && b && accel_stream_get_cuda (a)
-      == accel_stream_get_cuda (b));
+  return a == b
+         || (a && b && accel_stream_get_cuda (a) == accel_stream_get_cuda (b));
 }
 
 static gboolean
@@ -418,7 +428,8 @@ stream_wait (AccelStream *stream, AccelEvent *event, AccelDebugFlags skip,
   if (G_UNLIKELY (accel_debug_has (skip)))
     return TRUE;
   return accel_cuda_check (cudaStreamWaitEvent (accel_stream_get_cuda (stream),
-          accel_event_get_cuda (event), 0), error);
+                               accel_event_get_cuda (event), 0),
+      error);
 }
 
 static AccelEvent *
@@ -436,7 +447,7 @@ static inline gboolean
 needs_events (AccelBuffer *buf, AccelStream *stream)
 {
   return stream && accel_stream_get_cuda (stream)
-      && !accel_device_is_host (buf->device);
+         && !accel_device_is_host (buf->device);
 }
 
 /**
@@ -452,8 +463,8 @@ needs_events (AccelBuffer *buf, AccelStream *stream)
  * device generation, or a CUDA error. MT safe.
  */
 gboolean
-accel_buffer_acquire_read (AccelBuffer *buffer, AccelStream *stream,
-    GError **error)
+accel_buffer_acquire_read (
+    AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
   gboolean ok = TRUE;
 
@@ -467,8 +478,8 @@ accel_buffer_acquire_read (AccelBuffer *buffer, AccelStream *stream,
   g_mutex_lock (&buffer->lock);
   if (buffer->last_write_stream
       && !same_stream (buffer->last_write_stream, stream))
-    ok = stream_wait (stream, buffer->write_event,
-        ACCEL_DEBUG_SKIP_READ_WAIT, error);
+    ok = stream_wait (
+        stream, buffer->write_event, ACCEL_DEBUG_SKIP_READ_WAIT, error);
   g_mutex_unlock (&buffer->lock);
   return ok;
 }
@@ -484,8 +495,8 @@ accel_buffer_acquire_read (AccelBuffer *buffer, AccelStream *stream,
  * Returns: %TRUE on success. MT safe.
  */
 gboolean
-accel_buffer_release_read (AccelBuffer *buffer, AccelStream *stream,
-    GError **error)
+accel_buffer_release_read (
+    AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
   AccelEvent *ev;
 
@@ -501,26 +512,30 @@ accel_buffer_release_read (AccelBuffer *buffer, AccelStream *stream,
 
 /* @stream's read of @buffer completes at @event (already recorded) */
 void
-accel_buffer_mark_read (AccelBuffer *buffer, AccelStream *stream,
-    AccelEvent *event)
+accel_buffer_mark_read (
+    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event)
 {
   ReadFence *fence = NULL;
 
   g_mutex_lock (&buffer->lock);
-  for (guint i = 0; i < buffer->fences->len && !fence; i++) {
-    ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
-    if (same_stream (f->stream, stream))
-      fence = f;
-  }
-  if (!fence) {
-    ReadFence blank = { accel_stream_ref (stream), NULL, FALSE };
-    g_array_append_val (buffer->fences, blank);
-    fence = &g_array_index (buffer->fences, ReadFence, buffer->fences->len - 1);
-  }
-  if (fence->event != event) {
-    g_clear_pointer (&fence->event, accel_event_unref);
-    fence->event = accel_event_ref (event);
-  }
+  for (guint i = 0; i < buffer->fences->len && !fence; i++)
+    {
+      ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
+      if (same_stream (f->stream, stream))
+        fence = f;
+    }
+  if (!fence)
+    {
+      ReadFence blank = { accel_stream_ref (stream), NULL, FALSE };
+      g_array_append_val (buffer->fences, blank);
+      fence
+          = &g_array_index (buffer->fences, ReadFence, buffer->fences->len - 1);
+    }
+  if (fence->event != event)
+    {
+      g_clear_pointer (&fence->event, accel_event_unref);
+      fence->event = accel_event_ref (event);
+    }
   fence->active = TRUE;
   g_mutex_unlock (&buffer->lock);
 }
@@ -537,8 +552,8 @@ accel_buffer_mark_read (AccelBuffer *buffer, AccelStream *stream,
  * Returns: %TRUE on success. MT safe.
  */
 gboolean
-accel_buffer_acquire_write (AccelBuffer *buffer, AccelStream *stream,
-    GError **error)
+accel_buffer_acquire_write (
+    AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
   gboolean ok = TRUE;
 
@@ -550,16 +565,17 @@ accel_buffer_acquire_write (AccelBuffer *buffer, AccelStream *stream,
     return TRUE;
 
   g_mutex_lock (&buffer->lock);
-  for (guint i = 0; i < buffer->fences->len && ok; i++) {
-    ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
-    if (f->active && !same_stream (f->stream, stream))
-      ok = stream_wait (stream, f->event, ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
-    f->active = FALSE;
-  }
+  for (guint i = 0; i < buffer->fences->len && ok; i++)
+    {
+      ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
+      if (f->active && !same_stream (f->stream, stream))
+        ok = stream_wait (stream, f->event, ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
+      f->active = FALSE;
+    }
   if (ok && buffer->last_write_stream
       && !same_stream (buffer->last_write_stream, stream))
-    ok = stream_wait (stream, buffer->write_event,
-        ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
+    ok = stream_wait (
+        stream, buffer->write_event, ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
   g_mutex_unlock (&buffer->lock);
   return ok;
 }
@@ -576,8 +592,8 @@ accel_buffer_acquire_write (AccelBuffer *buffer, AccelStream *stream,
  * Returns: %TRUE on success. MT safe.
  */
 gboolean
-accel_buffer_release_write (AccelBuffer *buffer, AccelStream *stream,
-    GError **error)
+accel_buffer_release_write (
+    AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
   AccelEvent *ev;
 
@@ -593,17 +609,19 @@ accel_buffer_release_write (AccelBuffer *buffer, AccelStream *stream,
 
 /* @stream's write of @buffer completes at @event (already recorded) */
 void
-accel_buffer_mark_written (AccelBuffer *buffer, AccelStream *stream,
-    AccelEvent *event)
+accel_buffer_mark_written (
+    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event)
 {
   g_mutex_lock (&buffer->lock);
-  if (buffer->write_event != event) {
-    g_clear_pointer (&buffer->write_event, accel_event_unref);
-    buffer->write_event = accel_event_ref (event);
-  }
-  if (buffer->last_write_stream != stream) {
-    g_clear_pointer (&buffer->last_write_stream, accel_stream_unref);
-    buffer->last_write_stream = accel_stream_ref (stream);
-  }
+  if (buffer->write_event != event)
+    {
+      g_clear_pointer (&buffer->write_event, accel_event_unref);
+      buffer->write_event = accel_event_ref (event);
+    }
+  if (buffer->last_write_stream != stream)
+    {
+      g_clear_pointer (&buffer->last_write_stream, accel_stream_unref);
+      buffer->last_write_stream = accel_stream_ref (stream);
+    }
   g_mutex_unlock (&buffer->lock);
 }

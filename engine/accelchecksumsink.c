@@ -7,14 +7,13 @@ struct _AccelChecksumSink
 {
   AccelStage parent;
 
-  AccelBuffer *staging;         /* pinned copy of a device buffer */
+  AccelBuffer *staging; /* pinned copy of a device buffer */
   GMutex lock;
-  GArray *sequences;            /* guint64 */
-  GPtrArray *checksums;         /* gchar* */
+  GArray *sequences;    /* guint64 */
+  GPtrArray *checksums; /* gchar* */
 };
 
-G_DEFINE_FINAL_TYPE (AccelChecksumSink, accel_checksum_sink,
-    ACCEL_TYPE_STAGE)
+G_DEFINE_FINAL_TYPE (AccelChecksumSink, accel_checksum_sink, ACCEL_TYPE_STAGE)
 
 static gboolean
 accel_checksum_sink_start (AccelStage *stage, GError **error)
@@ -25,10 +24,10 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     return TRUE;
-  accel_type_init_bytes (&bytes, ACCEL_MEMORY_PINNED,
-      (gint64) accel_type_get_size (in));
-  self->staging = accel_buffer_new (accel_stage_get_device (stage), &bytes,
-      error);
+  accel_type_init_bytes (
+      &bytes, ACCEL_MEMORY_PINNED, (gint64)accel_type_get_size (in));
+  self->staging
+      = accel_buffer_new (accel_stage_get_device (stage), &bytes, error);
   return self->staging != NULL;
 }
 
@@ -42,25 +41,26 @@ accel_checksum_sink_stop (AccelStage *stage)
 
 /* the GPU part: copy the data out; render() runs once the copy is done */
 static AccelFlow
-accel_checksum_sink_process (AccelStage *stage, AccelFrame *frame,
-    GError **error)
+accel_checksum_sink_process (
+    AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
 
   if (!self->staging)
     return ACCEL_FLOW_OK;
-  if (!accel_cuda_check (cudaMemcpyAsync (accel_buffer_get_data
-              (self->staging), accel_buffer_get_data (in),
-              accel_buffer_get_size (in), cudaMemcpyDefault,
-              accel_stream_get_cuda (frame->stream)), error))
+  if (!accel_cuda_check (
+          cudaMemcpyAsync (accel_buffer_get_data (self->staging),
+              accel_buffer_get_data (in), accel_buffer_get_size (in),
+              cudaMemcpyDefault, accel_stream_get_cuda (frame->stream)),
+          error))
     return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 
 static AccelFlow
-accel_checksum_sink_render (AccelStage *stage, AccelFrame *frame,
-    GError **error)
+accel_checksum_sink_render (
+    AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
@@ -147,12 +147,13 @@ accel_checksum_sink_dup_digest (AccelChecksumSink *sink)
 
   g_return_val_if_fail (ACCEL_IS_CHECKSUM_SINK (sink), NULL);
   g_mutex_lock (&sink->lock);
-  for (guint i = 0; i < sink->checksums->len; i++) {
-    g_autofree gchar *line = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n",
-        g_array_index (sink->sequences, guint64, i),
-        (gchar *) sink->checksums->pdata[i]);
-    g_checksum_update (all, (const guchar *) line, -1);
-  }
+  for (guint i = 0; i < sink->checksums->len; i++)
+    {
+      g_autofree gchar *line = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n",
+          g_array_index (sink->sequences, guint64, i),
+          (gchar *)sink->checksums->pdata[i]);
+      g_checksum_update (all, (const guchar *)line, -1);
+    }
   g_mutex_unlock (&sink->lock);
   return g_strdup (g_checksum_get_string (all));
 }
@@ -183,8 +184,8 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
   accel_stage_class_set_metadata (stage_class, "core.checksum-sink",
       "Record a SHA-256 of every buffer, for tests and run comparisons");
   accel_type_init_any (&in);
-  accel_stage_class_add_port (stage_class, ACCEL_PORT_INPUT, "in", &in,
-      "any data");
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_INPUT, "in", &in, "any data");
 }
 
 static void

@@ -8,16 +8,16 @@ accel_completion_get_type (void)
 {
   static gsize type;
   static const GEnumValue values[] = {
-    {ACCEL_COMPLETION_POLL, "ACCEL_COMPLETION_POLL", "poll"},
-    {ACCEL_COMPLETION_HOSTFN, "ACCEL_COMPLETION_HOSTFN", "hostfn"},
-    {ACCEL_COMPLETION_SYNC, "ACCEL_COMPLETION_SYNC", "sync"},
-    {0, NULL, NULL},
+    { ACCEL_COMPLETION_POLL, "ACCEL_COMPLETION_POLL", "poll" },
+    { ACCEL_COMPLETION_HOSTFN, "ACCEL_COMPLETION_HOSTFN", "hostfn" },
+    { ACCEL_COMPLETION_SYNC, "ACCEL_COMPLETION_SYNC", "sync" },
+    { 0, NULL, NULL },
   };
 
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("AccelCompletion", values));
-  return (GType) type;
+    g_once_init_leave (
+        &type, g_enum_register_static ("AccelCompletion", values));
+  return (GType)type;
 }
 
 /* poll: query the event, spin for SPIN_US, then back off from BACKOFF_MIN_US
@@ -39,21 +39,25 @@ typedef struct
 static gboolean
 poll_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
 {
-  PollSource *ps = (PollSource *) source;
+  PollSource *ps = (PollSource *)source;
   g_autoptr (GError) error = NULL;
   gint64 spin_until = g_get_monotonic_time () + SPIN_US;
   cudaError_t status;
 
   accel_device_make_current (ps->device, NULL);
-  do {
-    status = cudaEventQuery (ps->event);
-  } while (status == cudaErrorNotReady && g_get_monotonic_time () < spin_until);
+  do
+    {
+      status = cudaEventQuery (ps->event);
+    }
+  while (status == cudaErrorNotReady && g_get_monotonic_time () < spin_until);
 
-  if (status == cudaErrorNotReady) {
-    g_source_set_ready_time (source, g_get_monotonic_time () + ps->backoff_us);
-    ps->backoff_us = MIN (ps->backoff_us * 2, BACKOFF_MAX_US);
-    return G_SOURCE_CONTINUE;
-  }
+  if (status == cudaErrorNotReady)
+    {
+      g_source_set_ready_time (
+          source, g_get_monotonic_time () + ps->backoff_us);
+      ps->backoff_us = MIN (ps->backoff_us * 2, BACKOFF_MAX_US);
+      return G_SOURCE_CONTINUE;
+    }
 
   accel_cuda_check (status, &error);
   ps->func (error, ps->user_data);
@@ -63,7 +67,7 @@ poll_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
 static void
 poll_source_finalize (GSource *source)
 {
-  PollSource *ps = (PollSource *) source;
+  PollSource *ps = (PollSource *)source;
 
   accel_device_make_current (ps->device, NULL);
   accel_cuda_check (cudaEventDestroy (ps->event), NULL);
@@ -76,22 +80,23 @@ static GSourceFuncs poll_source_funcs = {
 };
 
 static gboolean
-wait_poll (AccelStream *stream, GMainContext *context,
-    AccelCompletionFunc func, gpointer user_data, GError **error)
+wait_poll (AccelStream *stream, GMainContext *context, AccelCompletionFunc func,
+    gpointer user_data, GError **error)
 {
   cudaEvent_t event = NULL;
   PollSource *ps;
 
-  if (!accel_cuda_check (cudaEventCreateWithFlags (&event,
-              cudaEventDisableTiming), error))
+  if (!accel_cuda_check (
+          cudaEventCreateWithFlags (&event, cudaEventDisableTiming), error))
     return FALSE;
-  if (!accel_cuda_check (cudaEventRecord (event, accel_stream_get_cuda
-              (stream)), error)) {
-    cudaEventDestroy (event);
-    return FALSE;
-  }
+  if (!accel_cuda_check (
+          cudaEventRecord (event, accel_stream_get_cuda (stream)), error))
+    {
+      cudaEventDestroy (event);
+      return FALSE;
+    }
 
-  ps = (PollSource *) g_source_new (&poll_source_funcs, sizeof (PollSource));
+  ps = (PollSource *)g_source_new (&poll_source_funcs, sizeof (PollSource));
   g_source_set_static_name (&ps->source, "accel-completion-poll");
   ps->device = g_object_ref (accel_stream_get_device (stream));
   ps->event = event;
@@ -154,10 +159,12 @@ wait_hostfn (AccelStream *stream, GMainContext *context,
   d->func = func;
   d->user_data = user_data;
   if (!accel_cuda_check (cudaLaunchHostFunc (accel_stream_get_cuda (stream),
-              hostfn_callback, d), error)) {
-    hostfn_data_free (d);
-    return FALSE;
-  }
+                             hostfn_callback, d),
+          error))
+    {
+      hostfn_data_free (d);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -188,21 +195,23 @@ accel_completion_wait_async (AccelCompletion mode, AccelStream *stream,
   g_return_val_if_fail (stream != NULL, FALSE);
   g_return_val_if_fail (func != NULL, FALSE);
 
-  if (!accel_stream_get_handle (stream)) {
-    func (NULL, user_data);
-    return TRUE;
-  }
+  if (!accel_stream_get_handle (stream))
+    {
+      func (NULL, user_data);
+      return TRUE;
+    }
 
-  switch (mode) {
-  case ACCEL_COMPLETION_POLL:
-    return wait_poll (stream, context, func, user_data, error);
-  case ACCEL_COMPLETION_HOSTFN:
-    return wait_hostfn (stream, context, func, user_data, error);
-  case ACCEL_COMPLETION_SYNC:
-    accel_stream_synchronize (stream, &sync_error);
-    func (sync_error, user_data);
-    return TRUE;
-  default:
-    g_return_val_if_reached (FALSE);
-  }
+  switch (mode)
+    {
+    case ACCEL_COMPLETION_POLL:
+      return wait_poll (stream, context, func, user_data, error);
+    case ACCEL_COMPLETION_HOSTFN:
+      return wait_hostfn (stream, context, func, user_data, error);
+    case ACCEL_COMPLETION_SYNC:
+      accel_stream_synchronize (stream, &sync_error);
+      func (sync_error, user_data);
+      return TRUE;
+    default:
+      g_return_val_if_reached (FALSE);
+    }
 }

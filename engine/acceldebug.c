@@ -14,13 +14,13 @@ static gint debug_flags;
 void
 accel_debug_set_flags (AccelDebugFlags flags)
 {
-  g_atomic_int_set (&debug_flags, (gint) flags);
+  g_atomic_int_set (&debug_flags, (gint)flags);
 }
 
 AccelDebugFlags
 accel_debug_get_flags (void)
 {
-  return (AccelDebugFlags) g_atomic_int_get (&debug_flags);
+  return (AccelDebugFlags)g_atomic_int_get (&debug_flags);
 }
 
 gboolean

@@ -9,17 +9,17 @@ struct _AccelDevice
 {
   GObject parent;
 
-  gint index;                   /* -1: the host */
+  gint index; /* -1: the host */
   gchar *name;
   guint64 total_memory;
   gint cc_major, cc_minor;
-  guint64 peer_mask;            /* bit i: can access device i */
-  guint generation;             /* atomic */
+  guint64 peer_mask; /* bit i: can access device i */
+  guint generation;  /* atomic */
 };
 
 G_DEFINE_FINAL_TYPE (AccelDevice, accel_device, G_TYPE_OBJECT)
 
-static GPtrArray *cuda_devices;  /* AccelDevice*, by index */
+static GPtrArray *cuda_devices; /* AccelDevice*, by index */
 static AccelDevice *host_device;
 static AccelBackend default_backend;
 
@@ -51,8 +51,8 @@ device_new_host (void)
 
   dev->index = -1;
   dev->name = g_strdup ("host");
-  dev->total_memory = (guint64) sysconf (_SC_PHYS_PAGES)
-      * (guint64) sysconf (_SC_PAGESIZE);
+  dev->total_memory
+      = (guint64)sysconf (_SC_PHYS_PAGES) * (guint64)sysconf (_SC_PAGESIZE);
   return dev;
 }
 
@@ -63,14 +63,17 @@ device_new_cuda (gint index)
   struct cudaDeviceProp prop;
 
   dev->index = index;
-  if (cudaGetDeviceProperties (&prop, index) == cudaSuccess) {
-    dev->name = g_strdup (prop.name);
-    dev->total_memory = prop.totalGlobalMem;
-    dev->cc_major = prop.major;
-    dev->cc_minor = prop.minor;
-  } else {
-    dev->name = g_strdup_printf ("cuda:%d", index);
-  }
+  if (cudaGetDeviceProperties (&prop, index) == cudaSuccess)
+    {
+      dev->name = g_strdup (prop.name);
+      dev->total_memory = prop.totalGlobalMem;
+      dev->cc_major = prop.major;
+      dev->cc_minor = prop.minor;
+    }
+  else
+    {
+      dev->name = g_strdup_printf ("cuda:%d", index);
+    }
   return dev;
 }
 
@@ -88,23 +91,26 @@ devices_init (gpointer data)
     n = 0;
   for (int i = 0; i < n; i++)
     g_ptr_array_add (cuda_devices, device_new_cuda (i));
-  for (int i = 0; i < n && i < 64; i++) {
-    AccelDevice *dev = cuda_devices->pdata[i];
-    for (int j = 0; j < n && j < 64; j++) {
-      int can = 0;
-      if (i != j && cudaDeviceCanAccessPeer (&can, i, j) == cudaSuccess && can)
-        dev->peer_mask |= G_GUINT64_CONSTANT (1) << j;
+  for (int i = 0; i < n && i < 64; i++)
+    {
+      AccelDevice *dev = cuda_devices->pdata[i];
+      for (int j = 0; j < n && j < 64; j++)
+        {
+          int can = 0;
+          if (i != j && cudaDeviceCanAccessPeer (&can, i, j) == cudaSuccess
+              && can)
+            dev->peer_mask |= G_GUINT64_CONSTANT (1) << j;
+        }
     }
-  }
 
   default_backend = n > 0 ? ACCEL_BACKEND_CUDA : ACCEL_BACKEND_HOST;
   if (env && g_ascii_strcasecmp (env, "host") == 0)
     default_backend = ACCEL_BACKEND_HOST;
   else if (env && g_ascii_strcasecmp (env, "cuda") == 0 && n == 0)
     g_warning ("ACCEL_BACKEND=cuda but no CUDA device is usable; "
-        "running on the host backend");
+               "running on the host backend");
   else if (env && *env && g_ascii_strcasecmp (env, "cuda") != 0
-      && g_ascii_strcasecmp (env, "auto") != 0)
+           && g_ascii_strcasecmp (env, "auto") != 0)
     g_warning ("ACCEL_BACKEND=%s is not one of host, cuda, auto", env);
 
   g_debug ("%d CUDA device(s); default backend %s", n,
@@ -150,11 +156,12 @@ gboolean
 accel_backend_set_default (AccelBackend backend, GError **error)
 {
   ensure_devices ();
-  if (backend == ACCEL_BACKEND_CUDA && cuda_devices->len == 0) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NO_DEVICE,
-        "the CUDA backend was asked for, but no CUDA device is usable");
-    return FALSE;
-  }
+  if (backend == ACCEL_BACKEND_CUDA && cuda_devices->len == 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NO_DEVICE,
+          "the CUDA backend was asked for, but no CUDA device is usable");
+      return FALSE;
+    }
   default_backend = backend;
   return TRUE;
 }
@@ -228,11 +235,12 @@ AccelDevice *
 accel_device_get_cuda (gint index, GError **error)
 {
   ensure_devices ();
-  if (index < 0 || (guint) index >= cuda_devices->len) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NO_DEVICE,
-        "there is no CUDA device %d (%u usable)", index, cuda_devices->len);
-    return NULL;
-  }
+  if (index < 0 || (guint)index >= cuda_devices->len)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NO_DEVICE,
+          "there is no CUDA device %d (%u usable)", index, cuda_devices->len);
+      return NULL;
+    }
   return cuda_devices->pdata[index];
 }
 
@@ -271,8 +279,8 @@ accel_device_get_total_memory (AccelDevice *device)
  * @minor: (out) (optional): minor version, 0 for the host
  */
 void
-accel_device_get_compute_capability (AccelDevice *device, gint *major,
-    gint *minor)
+accel_device_get_compute_capability (
+    AccelDevice *device, gint *major, gint *minor)
 {
   g_return_if_fail (ACCEL_IS_DEVICE (device));
   if (major)
@@ -327,7 +335,7 @@ guint
 accel_device_bump_generation (AccelDevice *device)
 {
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), 0);
-  return (guint) g_atomic_int_add (&device->generation, 1) + 1;
+  return (guint)g_atomic_int_add (&device->generation, 1) + 1;
 }
 
 /**
@@ -364,13 +372,16 @@ accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
   size_t f = 0, t = 0;
 
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
-  if (device->index < 0) {
-    f = (size_t) sysconf (_SC_AVPHYS_PAGES) * (size_t) sysconf (_SC_PAGESIZE);
-    t = device->total_memory;
-  } else if (!accel_device_make_current (device, error)
-      || !accel_cuda_check (cudaMemGetInfo (&f, &t), error)) {
-    return FALSE;
-  }
+  if (device->index < 0)
+    {
+      f = (size_t)sysconf (_SC_AVPHYS_PAGES) * (size_t)sysconf (_SC_PAGESIZE);
+      t = device->total_memory;
+    }
+  else if (!accel_device_make_current (device, error)
+           || !accel_cuda_check (cudaMemGetInfo (&f, &t), error))
+    {
+      return FALSE;
+    }
   if (free_bytes)
     *free_bytes = f;
   if (total_bytes)

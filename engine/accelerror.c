@@ -3,7 +3,7 @@
 
 #include "accel-private.h"
 
-G_DEFINE_QUARK (accel-error-quark, accel_error)
+G_DEFINE_QUARK (accel - error - quark, accel_error)
 
 /**
  * accel_error_from_cuda:
@@ -17,29 +17,30 @@ G_DEFINE_QUARK (accel-error-quark, accel_error)
 AccelError
 accel_error_from_cuda (int status)
 {
-  switch ((cudaError_t) status) {
-  case cudaErrorMemoryAllocation:
-    return ACCEL_ERROR_OUT_OF_MEMORY;
-  case cudaErrorNoDevice:
-  case cudaErrorInsufficientDriver:
-  case cudaErrorInvalidDevice:
-  case cudaErrorDevicesUnavailable:
-    return ACCEL_ERROR_NO_DEVICE;
-  case cudaErrorIllegalAddress:
-  case cudaErrorLaunchFailure:
-  case cudaErrorECCUncorrectable:
-  case cudaErrorHardwareStackError:
-  case cudaErrorIllegalInstruction:
-  case cudaErrorMisalignedAddress:
-  case cudaErrorInvalidAddressSpace:
-  case cudaErrorInvalidPc:
-  case cudaErrorAssert:
-  case cudaErrorLaunchTimeout:
-  case cudaErrorContextIsDestroyed:
-    return ACCEL_ERROR_CONTEXT_POISONED;
-  default:
-    return ACCEL_ERROR_FAILED;
-  }
+  switch ((cudaError_t)status)
+    {
+    case cudaErrorMemoryAllocation:
+      return ACCEL_ERROR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+      return ACCEL_ERROR_NO_DEVICE;
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorContextIsDestroyed:
+      return ACCEL_ERROR_CONTEXT_POISONED;
+    default:
+      return ACCEL_ERROR_FAILED;
+    }
 }
 
 /**
@@ -55,8 +56,8 @@ accel_error_from_cuda (int status)
  * Returns: %TRUE when @status is `cudaSuccess`. MT safe.
  */
 gboolean
-accel_cuda_check_full (int status, const char *call, const char *file,
-    int line, GError **error)
+accel_cuda_check_full (
+    int status, const char *call, const char *file, int line, GError **error)
 {
   AccelStage *stage;
   const char *stage_name;
@@ -69,13 +70,12 @@ accel_cuda_check_full (int status, const char *call, const char *file,
 
   g_debug ("%s:%d: %s failed%s%s: %s (%s)", file, line, call,
       stage_name ? " in stage " : "", stage_name ? stage_name : "",
-      cudaGetErrorString ((cudaError_t) status),
-      cudaGetErrorName ((cudaError_t) status));
+      cudaGetErrorString ((cudaError_t)status),
+      cudaGetErrorName ((cudaError_t)status));
   g_set_error (error, ACCEL_ERROR, accel_error_from_cuda (status),
-      "%s%s%s%s failed: %s (%s) at %s:%d",
-      stage_name ? "stage '" : "", stage_name ? stage_name : "",
-      stage_name ? "': " : "", call,
-      cudaGetErrorString ((cudaError_t) status),
-      cudaGetErrorName ((cudaError_t) status), file, line);
+      "%s%s%s%s failed: %s (%s) at %s:%d", stage_name ? "stage '" : "",
+      stage_name ? stage_name : "", stage_name ? "': " : "", call,
+      cudaGetErrorString ((cudaError_t)status),
+      cudaGetErrorName ((cudaError_t)status), file, line);
   return FALSE;
 }

@@ -17,8 +17,8 @@ accel_event_new (AccelDevice *device, GError **error)
   AccelEvent *ev;
 
   if (!accel_device_make_current (device, error)
-      || !accel_cuda_check (cudaEventCreateWithFlags (&handle,
-              cudaEventDisableTiming), error))
+      || !accel_cuda_check (
+          cudaEventCreateWithFlags (&handle, cudaEventDisableTiming), error))
     return NULL;
   ev = g_new0 (AccelEvent, 1);
   ev->refcount = 1;
@@ -50,8 +50,8 @@ accel_event_unref (AccelEvent *ev)
 gboolean
 accel_event_record (AccelEvent *ev, AccelStream *stream, GError **error)
 {
-  return accel_cuda_check (cudaEventRecord (ev->handle,
-          accel_stream_get_cuda (stream)), error);
+  return accel_cuda_check (
+      cudaEventRecord (ev->handle, accel_stream_get_cuda (stream)), error);
 }
 
 cudaEvent_t

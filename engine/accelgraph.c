@@ -27,11 +27,11 @@ struct _AccelGraph
   AccelDevice *device;
   AccelStreamPolicy stream_policy;
   guint n_streams;
-  GPtrArray *stages;            /* AccelStage*, owned */
-  GArray *links;                /* GraphLink, as the user made them */
-  GArray *wiring;               /* GraphLink, with inserted copies */
-  GPtrArray *order;             /* AccelStage*, topological */
-  GPtrArray *notes;             /* gchar*, what prepare() decided */
+  GPtrArray *stages; /* AccelStage*, owned */
+  GArray *links;     /* GraphLink, as the user made them */
+  GArray *wiring;    /* GraphLink, with inserted copies */
+  GPtrArray *order;  /* AccelStage*, topological */
+  GPtrArray *notes;  /* gchar*, what prepare() decided */
   GraphState state;
   gint64 frame_limit;
 
@@ -147,8 +147,8 @@ accel_graph_get_device (AccelGraph *graph)
  * @n_streams: pool size for %ACCEL_STREAM_POLICY_POOLED
  */
 void
-accel_graph_set_stream_policy (AccelGraph *graph, AccelStreamPolicy policy,
-    guint n_streams)
+accel_graph_set_stream_policy (
+    AccelGraph *graph, AccelStreamPolicy policy, guint n_streams)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
   graph->stream_policy = policy;
@@ -170,12 +170,13 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
   g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
 
-  if (accel_graph_get_stage (graph, accel_stage_get_name (stage))) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "graph '%s' already has a stage named '%s'", graph->name,
-        accel_stage_get_name (stage));
-    return FALSE;
-  }
+  if (accel_graph_get_stage (graph, accel_stage_get_name (stage)))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "graph '%s' already has a stage named '%s'", graph->name,
+          accel_stage_get_name (stage));
+      return FALSE;
+    }
   g_ptr_array_add (graph->stages, g_object_ref (stage));
   return TRUE;
 }
@@ -238,12 +239,13 @@ find_port (AccelGraph *graph, AccelStage *stage, AccelPortDirection dir,
   gint idx = accel_stage_find_port (stage, dir, name);
   const char *what = dir == ACCEL_PORT_INPUT ? "input" : "output";
   guint n = dir == ACCEL_PORT_INPUT ? accel_stage_get_n_inputs (stage)
-      : accel_stage_get_n_outputs (stage);
+                                    : accel_stage_get_n_outputs (stage);
 
-  if (idx >= 0) {
-    *port = (guint) idx;
-    return TRUE;
-  }
+  if (idx >= 0)
+    {
+      *port = (guint)idx;
+      return TRUE;
+    }
   if (n == 0)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
         "stage '%s' (%s) has no %s ports", accel_stage_get_name (stage),
@@ -277,32 +279,33 @@ find_port (AccelGraph *graph, AccelStage *stage, AccelPortDirection dir,
  */
 gboolean
 accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
-    const char *src_port, AccelStage *dst, const char *dst_port,
-    GError **error)
+    const char *src_port, AccelStage *dst, const char *dst_port, GError **error)
 {
   GraphLink link = { src, 0, dst, 0 };
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
 
-  if (!find_port (graph, src, ACCEL_PORT_OUTPUT, src_port, &link.src_port,
-          error)
-      || !find_port (graph, dst, ACCEL_PORT_INPUT, dst_port, &link.dst_port,
-          error))
+  if (!find_port (
+          graph, src, ACCEL_PORT_OUTPUT, src_port, &link.src_port, error)
+      || !find_port (
+          graph, dst, ACCEL_PORT_INPUT, dst_port, &link.dst_port, error))
     return FALSE;
 
-  for (guint i = 0; i < graph->links->len; i++) {
-    GraphLink *l = &g_array_index (graph->links, GraphLink, i);
-    if (l->dst == dst && l->dst_port == link.dst_port) {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "input '%s.%s' is already linked to '%s.%s'",
-          accel_stage_get_name (dst),
-          port_name (dst, ACCEL_PORT_INPUT, link.dst_port),
-          accel_stage_get_name (l->src),
-          port_name (l->src, ACCEL_PORT_OUTPUT, l->src_port));
-      return FALSE;
+  for (guint i = 0; i < graph->links->len; i++)
+    {
+      GraphLink *l = &g_array_index (graph->links, GraphLink, i);
+      if (l->dst == dst && l->dst_port == link.dst_port)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "input '%s.%s' is already linked to '%s.%s'",
+              accel_stage_get_name (dst),
+              port_name (dst, ACCEL_PORT_INPUT, link.dst_port),
+              accel_stage_get_name (l->src),
+              port_name (l->src, ACCEL_PORT_OUTPUT, l->src_port));
+          return FALSE;
+        }
     }
-  }
   g_array_append_val (graph->links, link);
   return TRUE;
 }
@@ -314,11 +317,12 @@ split_spec (AccelGraph *graph, const char *spec, AccelStage **stage,
   g_auto (GStrv) parts = g_strsplit (spec, ".", 2);
 
   *stage = accel_graph_get_stage (graph, parts[0]);
-  if (!*stage) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "graph '%s' has no stage named '%s'", graph->name, parts[0]);
-    return FALSE;
-  }
+  if (!*stage)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "graph '%s' has no stage named '%s'", graph->name, parts[0]);
+      return FALSE;
+    }
   *port = g_strdup (parts[1]);
   return TRUE;
 }
@@ -335,8 +339,8 @@ split_spec (AccelGraph *graph, const char *spec, AccelStage **stage,
  * Returns: %TRUE on success.
  */
 gboolean
-accel_graph_link (AccelGraph *graph, const char *src, const char *dst,
-    GError **error)
+accel_graph_link (
+    AccelGraph *graph, const char *src, const char *dst, GError **error)
 {
   AccelStage *s, *d;
   g_autofree gchar *sp = NULL, *dp = NULL;
@@ -356,41 +360,45 @@ sort_stages (AccelGraph *graph, GPtrArray *order, GError **error)
   g_autofree guint *indeg = g_new0 (guint, n);
   GQueue ready = G_QUEUE_INIT;
 
-  for (guint l = 0; l < graph->links->len; l++) {
-    GraphLink *link = &g_array_index (graph->links, GraphLink, l);
-    guint d;
-    g_ptr_array_find (graph->stages, link->dst, &d);
-    indeg[d]++;
-  }
+  for (guint l = 0; l < graph->links->len; l++)
+    {
+      GraphLink *link = &g_array_index (graph->links, GraphLink, l);
+      guint d;
+      g_ptr_array_find (graph->stages, link->dst, &d);
+      indeg[d]++;
+    }
   for (guint i = 0; i < n; i++)
     if (indeg[i] == 0)
       g_queue_push_tail (&ready, graph->stages->pdata[i]);
 
-  while (!g_queue_is_empty (&ready)) {
-    AccelStage *s = g_queue_pop_head (&ready);
-    g_ptr_array_add (order, s);
-    for (guint l = 0; l < graph->links->len; l++) {
-      GraphLink *link = &g_array_index (graph->links, GraphLink, l);
-      guint d;
-      if (link->src != s)
-        continue;
-      g_ptr_array_find (graph->stages, link->dst, &d);
-      if (--indeg[d] == 0)
-        g_queue_push_tail (&ready, link->dst);
+  while (!g_queue_is_empty (&ready))
+    {
+      AccelStage *s = g_queue_pop_head (&ready);
+      g_ptr_array_add (order, s);
+      for (guint l = 0; l < graph->links->len; l++)
+        {
+          GraphLink *link = &g_array_index (graph->links, GraphLink, l);
+          guint d;
+          if (link->src != s)
+            continue;
+          g_ptr_array_find (graph->stages, link->dst, &d);
+          if (--indeg[d] == 0)
+            g_queue_push_tail (&ready, link->dst);
+        }
     }
-  }
 
-  if (order->len < n) {
-    GString *names = g_string_new (NULL);
-    for (guint i = 0; i < n; i++)
-      if (indeg[i] > 0)
-        g_string_append_printf (names, "%s'%s'", names->len ? ", " : "",
-            accel_stage_get_name (graph->stages->pdata[i]));
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "graph '%s' has a cycle through %s", graph->name, names->str);
-    g_string_free (names, TRUE);
-    return FALSE;
-  }
+  if (order->len < n)
+    {
+      GString *names = g_string_new (NULL);
+      for (guint i = 0; i < n; i++)
+        if (indeg[i] > 0)
+          g_string_append_printf (names, "%s'%s'", names->len ? ", " : "",
+              accel_stage_get_name (graph->stages->pdata[i]));
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "graph '%s' has a cycle through %s", graph->name, names->str);
+      g_string_free (names, TRUE);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -410,11 +418,11 @@ static AccelStage *
 insert_copy (AccelGraph *graph, GraphLink *link, AccelDevice *device,
     AccelMemory memory, GError **error)
 {
-  g_autofree gchar *name = g_strdup_printf ("%s.%s->%s.%s",
-      accel_stage_get_name (link->src),
-      port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-      accel_stage_get_name (link->dst),
-      port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port));
+  g_autofree gchar *name
+      = g_strdup_printf ("%s.%s->%s.%s", accel_stage_get_name (link->src),
+          port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
+          accel_stage_get_name (link->dst),
+          port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port));
   AccelStage *copy = accel_stage_new ("core.memcpy", name, error);
 
   if (!copy)
@@ -429,83 +437,97 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
   guint n_in = accel_stage_get_n_inputs (stage);
   AccelType in_types[ACCEL_MAX_PORTS];
 
-  for (guint p = 0; p < n_in; p++) {
-    const AccelPortTemplate *templ = accel_stage_get_port (stage,
-        ACCEL_PORT_INPUT, p);
-    GraphLink *link = NULL;
-    const AccelType *have;
-    g_autofree gchar *reason = NULL;
-    gint have_loc, want_loc;
+  for (guint p = 0; p < n_in; p++)
+    {
+      const AccelPortTemplate *templ
+          = accel_stage_get_port (stage, ACCEL_PORT_INPUT, p);
+      GraphLink *link = NULL;
+      const AccelType *have;
+      g_autofree gchar *reason = NULL;
+      gint have_loc, want_loc;
 
-    for (guint l = 0; l < graph->links->len && !link; l++) {
-      GraphLink *c = &g_array_index (graph->links, GraphLink, l);
-      if (c->dst == stage && c->dst_port == p)
-        link = c;
+      for (guint l = 0; l < graph->links->len && !link; l++)
+        {
+          GraphLink *c = &g_array_index (graph->links, GraphLink, l);
+          if (c->dst == stage && c->dst_port == p)
+            link = c;
+        }
+      if (!link)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "input '%s.%s' (%s) is not linked", accel_stage_get_name (stage),
+              templ->name, accel_stage_get_kind_name (stage));
+          return FALSE;
+        }
+
+      have = accel_stage_get_output_type (link->src, link->src_port);
+      if (!accel_type_accepts (&templ->type, have, &reason))
+        {
+          g_autofree gchar *ht = accel_type_to_string (have);
+          g_autofree gchar *wt = accel_type_to_string (&templ->type);
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+              "cannot link '%s.%s' (%s) to '%s.%s' (%s): output type %s does "
+              "not "
+              "fit input type %s: %s",
+              accel_stage_get_name (link->src),
+              port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
+              accel_stage_get_kind_name (link->src),
+              accel_stage_get_name (stage), templ->name,
+              accel_stage_get_kind_name (stage), ht, wt, reason);
+          return FALSE;
+        }
+      in_types[p] = *have;
+
+      have_loc = location_of (accel_stage_get_device (link->src), have->memory);
+      want_loc = location_of (accel_stage_get_device (stage),
+          templ->type.memory == ACCEL_MEMORY_ANY ? have->memory
+                                                 : templ->type.memory);
+      if (templ->type.memory == ACCEL_MEMORY_ANY
+          && accel_stage_get_device (stage)
+                 == accel_stage_get_device (link->src))
+        want_loc = have_loc;
+
+      if (have_loc != want_loc && have_loc != -2 && want_loc != -2)
+        {
+          AccelMemory want = templ->type.memory == ACCEL_MEMORY_ANY
+                                 ? ACCEL_MEMORY_DEVICE
+                                 : templ->type.memory;
+          AccelDevice *dev
+              = accel_stage_get_device (want_loc >= 0 ? stage : link->src);
+          AccelStage *copy = insert_copy (graph, link, dev, want, error);
+          GraphLink a = { link->src, link->src_port, NULL, 0 };
+          GraphLink b = { NULL, 0, stage, p };
+          AccelType copied;
+          g_autofree gchar *ht = accel_type_to_string (have);
+
+          if (!copy)
+            return FALSE;
+          if (!accel_stage_negotiate (copy, have, error))
+            {
+              g_object_unref (copy);
+              return FALSE;
+            }
+          copied = *accel_stage_get_output_type (copy, 0);
+          a.dst = copy;
+          b.src = copy;
+          g_array_append_val (graph->wiring, a);
+          g_array_append_val (graph->wiring, b);
+          g_ptr_array_add (graph->order, copy); /* takes the reference */
+          in_types[p] = copied;
+          g_ptr_array_add (graph->notes,
+              g_strdup_printf ("inserted a copy %s "
+                               "from %s memory on %s to %s memory on %s",
+                  accel_stage_get_name (copy),
+                  accel_memory_to_string (have->memory),
+                  accel_device_get_name (accel_stage_get_device (link->src)),
+                  accel_memory_to_string (want),
+                  accel_device_get_name (accel_stage_get_device (stage))));
+        }
+      else
+        {
+          g_array_append_val (graph->wiring, *link);
+        }
     }
-    if (!link) {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "input '%s.%s' (%s) is not linked", accel_stage_get_name (stage),
-          templ->name, accel_stage_get_kind_name (stage));
-      return FALSE;
-    }
-
-    have = accel_stage_get_output_type (link->src, link->src_port);
-    if (!accel_type_accepts (&templ->type, have, &reason)) {
-      g_autofree gchar *ht = accel_type_to_string (have);
-      g_autofree gchar *wt = accel_type_to_string (&templ->type);
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
-          "cannot link '%s.%s' (%s) to '%s.%s' (%s): output type %s does not "
-          "fit input type %s: %s", accel_stage_get_name (link->src),
-          port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-          accel_stage_get_kind_name (link->src),
-          accel_stage_get_name (stage), templ->name,
-          accel_stage_get_kind_name (stage), ht, wt, reason);
-      return FALSE;
-    }
-    in_types[p] = *have;
-
-    have_loc = location_of (accel_stage_get_device (link->src), have->memory);
-    want_loc = location_of (accel_stage_get_device (stage),
-        templ->type.memory == ACCEL_MEMORY_ANY ? have->memory
-        : templ->type.memory);
-    if (templ->type.memory == ACCEL_MEMORY_ANY
-        && accel_stage_get_device (stage) == accel_stage_get_device (link->src))
-      want_loc = have_loc;
-
-    if (have_loc != want_loc && have_loc != -2 && want_loc != -2) {
-      AccelMemory want = templ->type.memory == ACCEL_MEMORY_ANY
-          ? ACCEL_MEMORY_DEVICE : templ->type.memory;
-      AccelDevice *dev = accel_stage_get_device (want_loc >= 0 ? stage
-          : link->src);
-      AccelStage *copy = insert_copy (graph, link, dev, want, error);
-      GraphLink a = { link->src, link->src_port, NULL, 0 };
-      GraphLink b = { NULL, 0, stage, p };
-      AccelType copied;
-      g_autofree gchar *ht = accel_type_to_string (have);
-
-      if (!copy)
-        return FALSE;
-      if (!accel_stage_negotiate (copy, have, error)) {
-        g_object_unref (copy);
-        return FALSE;
-      }
-      copied = *accel_stage_get_output_type (copy, 0);
-      a.dst = copy;
-      b.src = copy;
-      g_array_append_val (graph->wiring, a);
-      g_array_append_val (graph->wiring, b);
-      g_ptr_array_add (graph->order, copy);     /* takes the reference */
-      in_types[p] = copied;
-      g_ptr_array_add (graph->notes, g_strdup_printf ("inserted a copy %s "
-              "from %s memory on %s to %s memory on %s",
-              accel_stage_get_name (copy), accel_memory_to_string (have->memory),
-              accel_device_get_name (accel_stage_get_device (link->src)),
-              accel_memory_to_string (want),
-              accel_device_get_name (accel_stage_get_device (stage))));
-    } else {
-      g_array_append_val (graph->wiring, *link);
-    }
-  }
 
   if (!accel_stage_negotiate (stage, in_types, error))
     return FALSE;
@@ -538,11 +560,12 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
     return TRUE;
   g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
 
-  if (graph->stages->len == 0) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "graph '%s' has no stages", graph->name);
-    return FALSE;
-  }
+  if (graph->stages->len == 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "graph '%s' has no stages", graph->name);
+      return FALSE;
+    }
   if (!sort_stages (graph, sorted, error))
     return FALSE;
 
@@ -552,27 +575,29 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
   g_ptr_array_set_size (graph->notes, 0);
   graph->n_sinks = 0;
 
-  for (guint i = 0; i < sorted->len; i++) {
-    AccelStage *stage = sorted->pdata[i];
-    AccelDevice *dev = NULL;
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      AccelStage *stage = sorted->pdata[i];
+      AccelDevice *dev = NULL;
 
-    g_object_get (stage, "device", &dev, NULL);
-    if (!dev)
-      g_object_set (stage, "device", accel_graph_get_device (graph), NULL);
-    g_clear_object (&dev);
+      g_object_get (stage, "device", &dev, NULL);
+      if (!dev)
+        g_object_set (stage, "device", accel_graph_get_device (graph), NULL);
+      g_clear_object (&dev);
 
-    if (!check_and_wire (graph, stage, error))
-      goto failed;
-    g_ptr_array_add (graph->order, g_object_ref (stage));
-  }
+      if (!check_and_wire (graph, stage, error))
+        goto failed;
+      g_ptr_array_add (graph->order, g_object_ref (stage));
+    }
 
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_clear_links (graph->order->pdata[i]);
-  for (guint l = 0; l < graph->wiring->len; l++) {
-    GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
-    accel_stage_add_link (link->src, link->src_port, link->dst,
-        link->dst_port);
-  }
+  for (guint l = 0; l < graph->wiring->len; l++)
+    {
+      GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+      accel_stage_add_link (
+          link->src, link->src_port, link->dst, link->dst_port);
+    }
   graph->state = GRAPH_PREPARED;
   return TRUE;
 
@@ -602,17 +627,18 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
   AccelGraph *graph = user_data;
 
   g_mutex_lock (&graph->lock);
-  if (!graph->error && !graph->stopping) {
-    const char *name = accel_stage_get_name (stage);
-    g_autofree gchar *prefix = g_strdup_printf ("stage '%s'", name);
-    if (g_str_has_prefix (error->message, prefix))
-      graph->error = g_error_copy (error);
-    else
-      graph->error = g_error_new (error->domain, error->code,
-          "stage '%s' (%s): %s", name, accel_stage_get_kind_name (stage),
-          error->message);
-    g_debug ("%s", graph->error->message);
-  }
+  if (!graph->error && !graph->stopping)
+    {
+      const char *name = accel_stage_get_name (stage);
+      g_autofree gchar *prefix = g_strdup_printf ("stage '%s'", name);
+      if (g_str_has_prefix (error->message, prefix))
+        graph->error = g_error_copy (error);
+      else
+        graph->error
+            = g_error_new (error->domain, error->code, "stage '%s' (%s): %s",
+                name, accel_stage_get_kind_name (stage), error->message);
+      g_debug ("%s", graph->error->message);
+    }
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 }
@@ -652,26 +678,27 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_clear_error (&graph->error);
   g_mutex_unlock (&graph->lock);
 
-  streams = accel_stream_allocator_new (graph->stream_policy,
-      graph->n_streams);
+  streams = accel_stream_allocator_new (graph->stream_policy, graph->n_streams);
   one_stream = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE;
   for (guint i = 1; i < graph->order->len; i++)
     one_stream &= accel_stage_get_device (graph->order->pdata[i])
-        == accel_stage_get_device (graph->order->pdata[0]);
+                  == accel_stage_get_device (graph->order->pdata[0]);
 
-  for (guint i = 0; i < graph->order->len; i++) {
-    AccelStage *stage = graph->order->pdata[i];
-    accel_stage_set_observer (stage, &graph_observer, graph);
-    accel_stage_set_one_stream (stage, one_stream);
-    accel_stage_set_frame_limit (stage, graph->frame_limit);
-    if (!accel_stage_start (stage, streams, error)) {
-      for (guint j = 0; j < i; j++)
-        accel_stage_close (graph->order->pdata[j]);
-      for (guint j = 0; j < i; j++)
-        accel_stage_join (graph->order->pdata[j]);
-      return FALSE;
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      accel_stage_set_observer (stage, &graph_observer, graph);
+      accel_stage_set_one_stream (stage, one_stream);
+      accel_stage_set_frame_limit (stage, graph->frame_limit);
+      if (!accel_stage_start (stage, streams, error))
+        {
+          for (guint j = 0; j < i; j++)
+            accel_stage_close (graph->order->pdata[j]);
+          for (guint j = 0; j < i; j++)
+            accel_stage_join (graph->order->pdata[j]);
+          return FALSE;
+        }
     }
-  }
   graph->state = GRAPH_RUNNING;
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_begin (graph->order->pdata[i]);
@@ -693,28 +720,32 @@ accel_graph_start (AccelGraph *graph, GError **error)
 gboolean
 accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = timeout_us < 0 ? -1
-      : g_get_monotonic_time () + timeout_us;
+  gint64 deadline = timeout_us < 0 ? -1 : g_get_monotonic_time () + timeout_us;
   gboolean ok = TRUE;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
 
   g_mutex_lock (&graph->lock);
-  while (!graph->error && graph->n_sinks_done < graph->n_sinks) {
-    if (deadline < 0) {
-      g_cond_wait (&graph->cond, &graph->lock);
-    } else if (!g_cond_wait_until (&graph->cond, &graph->lock, deadline)) {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-          "graph '%s' did not finish within %" G_GINT64_FORMAT " ms",
-          graph->name, timeout_us / 1000);
-      ok = FALSE;
-      break;
+  while (!graph->error && graph->n_sinks_done < graph->n_sinks)
+    {
+      if (deadline < 0)
+        {
+          g_cond_wait (&graph->cond, &graph->lock);
+        }
+      else if (!g_cond_wait_until (&graph->cond, &graph->lock, deadline))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "graph '%s' did not finish within %" G_GINT64_FORMAT " ms",
+              graph->name, timeout_us / 1000);
+          ok = FALSE;
+          break;
+        }
     }
-  }
-  if (ok && graph->error) {
-    g_propagate_error (error, g_error_copy (graph->error));
-    ok = FALSE;
-  }
+  if (ok && graph->error)
+    {
+      g_propagate_error (error, g_error_copy (graph->error));
+      ok = FALSE;
+    }
   g_mutex_unlock (&graph->lock);
   return ok;
 }
@@ -760,11 +791,12 @@ accel_graph_send_eos (AccelGraph *graph)
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
   if (graph->state != GRAPH_RUNNING)
     return;
-  for (guint i = 0; i < graph->order->len; i++) {
-    AccelStage *stage = graph->order->pdata[i];
-    if (accel_stage_get_n_inputs (stage) == 0)
-      accel_stage_send_eos (stage);
-  }
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      if (accel_stage_get_n_inputs (stage) == 0)
+        accel_stage_send_eos (stage);
+    }
 }
 
 /**
@@ -813,32 +845,40 @@ accel_graph_to_dot (AccelGraph *graph)
   GString *s = g_string_new (NULL);
   GPtrArray *stages = accel_graph_get_stages (graph);
   GArray *links = graph->order ? graph->wiring : graph->links;
-  const char *policy = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE
-      ? "single" : graph->stream_policy == ACCEL_STREAM_POLICY_POOLED
-      ? "pooled" : "per-stage";
+  const char *policy
+      = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE   ? "single"
+        : graph->stream_policy == ACCEL_STREAM_POLICY_POOLED ? "pooled"
+                                                             : "per-stage";
 
-  g_string_append_printf (s, "digraph \"%s\" {\n  rankdir=LR;\n"
-      "  label=\"%s (streams: %s)\";\n  node [shape=box, fontname=monospace];\n",
+  g_string_append_printf (s,
+      "digraph \"%s\" {\n  rankdir=LR;\n"
+      "  label=\"%s (streams: %s)\";\n  node [shape=box, "
+      "fontname=monospace];\n",
       graph->name, graph->name, policy);
-  for (guint i = 0; i < stages->len; i++) {
-    AccelStage *st = stages->pdata[i];
-    gboolean inserted = g_ptr_array_find (graph->stages, st, NULL) == FALSE;
-    g_string_append_printf (s, "  \"%s\" [label=\"%s\\n%s\\non %s\"%s];\n",
-        accel_stage_get_name (st), accel_stage_get_name (st),
-        accel_stage_get_kind_name (st),
-        accel_device_get_name (accel_stage_get_device (st)),
-        inserted ? ", style=dashed" : "");
-  }
-  for (guint l = 0; l < links->len; l++) {
-    GraphLink *link = &g_array_index (links, GraphLink, l);
-    g_autofree gchar *type = graph->order ? accel_type_to_string
-        (accel_stage_get_output_type (link->src, link->src_port)) : NULL;
-    g_string_append_printf (s, "  \"%s\" -> \"%s\" [label=\"%s -> %s%s%s\"];\n",
-        accel_stage_get_name (link->src), accel_stage_get_name (link->dst),
-        port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-        port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port),
-        type ? "\\n" : "", type ? type : "");
-  }
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      gboolean inserted = g_ptr_array_find (graph->stages, st, NULL) == FALSE;
+      g_string_append_printf (s, "  \"%s\" [label=\"%s\\n%s\\non %s\"%s];\n",
+          accel_stage_get_name (st), accel_stage_get_name (st),
+          accel_stage_get_kind_name (st),
+          accel_device_get_name (accel_stage_get_device (st)),
+          inserted ? ", style=dashed" : "");
+    }
+  for (guint l = 0; l < links->len; l++)
+    {
+      GraphLink *link = &g_array_index (links, GraphLink, l);
+      g_autofree gchar *type
+          = graph->order ? accel_type_to_string (
+                accel_stage_get_output_type (link->src, link->src_port))
+                         : NULL;
+      g_string_append_printf (s,
+          "  \"%s\" -> \"%s\" [label=\"%s -> %s%s%s\"];\n",
+          accel_stage_get_name (link->src), accel_stage_get_name (link->dst),
+          port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
+          port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port),
+          type ? "\\n" : "", type ? type : "");
+    }
   g_string_append (s, "}\n");
   return g_string_free (s, FALSE);
 }

@@ -5,15 +5,15 @@
 #include "accel-private.h"
 
 /* marks an end-of-stream entry in a port queue */
-#define EOS_ITEM ((gpointer) &eos_marker)
+#define EOS_ITEM ((gpointer)&eos_marker)
 static const int eos_marker;
 
 typedef struct
 {
-  GQueue items;                 /* AccelBuffer* or EOS_ITEM */
-  GCond room;                   /* signalled when an item is taken */
-  guint n_waiting;              /* producers waiting for room */
-  gboolean done;                /* EOS taken: nothing more will come */
+  GQueue items;    /* AccelBuffer* or EOS_ITEM */
+  GCond room;      /* signalled when an item is taken */
+  guint n_waiting; /* producers waiting for room */
+  gboolean done;   /* EOS taken: nothing more will come */
 } Port;
 
 struct _AccelMailbox
@@ -22,11 +22,11 @@ struct _AccelMailbox
   guint n_ports;
   guint capacity;
   Port ports[ACCEL_MAX_PORTS];
-  GQueue control;               /* AccelMessage* */
+  GQueue control; /* AccelMessage* */
   gboolean closed;
   gboolean blocked;
-  gboolean sleeping;            /* the consumer may be in poll() */
-  guint n_dropped;              /* buffers that found no partner */
+  gboolean sleeping; /* the consumer may be in poll() */
+  guint n_dropped;   /* buffers that found no partner */
   guint max_queued;
   GMainContext *context;
 };
@@ -58,10 +58,11 @@ accel_mailbox_new (guint n_ports, guint capacity, GMainContext *context)
   g_mutex_init (&mb->lock);
   mb->n_ports = n_ports;
   mb->capacity = MAX (capacity, 1);
-  for (guint i = 0; i < n_ports; i++) {
-    g_queue_init (&mb->ports[i].items);
-    g_cond_init (&mb->ports[i].room);
-  }
+  for (guint i = 0; i < n_ports; i++)
+    {
+      g_queue_init (&mb->ports[i].items);
+      g_cond_init (&mb->ports[i].room);
+    }
   g_queue_init (&mb->control);
   mb->context = g_main_context_ref (context);
   return mb;
@@ -77,11 +78,12 @@ drop_item (gpointer item)
 void
 accel_mailbox_free (AccelMailbox *mb)
 {
-  for (guint i = 0; i < mb->n_ports; i++) {
-    g_queue_clear_full (&mb->ports[i].items, drop_item);
-    g_cond_clear (&mb->ports[i].room);
-  }
-  g_queue_clear_full (&mb->control, (GDestroyNotify) accel_message_free);
+  for (guint i = 0; i < mb->n_ports; i++)
+    {
+      g_queue_clear_full (&mb->ports[i].items, drop_item);
+      g_cond_clear (&mb->ports[i].room);
+    }
+  g_queue_clear_full (&mb->control, (GDestroyNotify)accel_message_free);
   g_main_context_unref (mb->context);
   g_mutex_clear (&mb->lock);
   g_free (mb);
@@ -111,16 +113,18 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   gboolean wake;
 
   g_mutex_lock (&mb->lock);
-  while (p->items.length >= mb->capacity && !mb->closed) {
-    p->n_waiting++;
-    g_cond_wait (&p->room, &mb->lock);
-    p->n_waiting--;
-  }
-  if (mb->closed) {
-    g_mutex_unlock (&mb->lock);
-    accel_buffer_unref (buffer);
-    return FALSE;
-  }
+  while (p->items.length >= mb->capacity && !mb->closed)
+    {
+      p->n_waiting++;
+      g_cond_wait (&p->room, &mb->lock);
+      p->n_waiting--;
+    }
+  if (mb->closed)
+    {
+      g_mutex_unlock (&mb->lock);
+      accel_buffer_unref (buffer);
+      return FALSE;
+    }
   g_queue_push_tail (&p->items, buffer);
   mb->max_queued = MAX (mb->max_queued, p->items.length);
   wake = take_sleeping_unlocked (mb);
@@ -146,7 +150,8 @@ accel_mailbox_push_eos (AccelMailbox *mb, guint port)
     g_main_context_wakeup (mb->context);
 }
 
-/* control messages never block: they must reach a stage whose queues are full */
+/* control messages never block: they must reach a stage whose queues are full
+ */
 void
 accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg)
 {
@@ -207,11 +212,12 @@ frame_ready_unlocked (AccelMailbox *mb)
 
   if (mb->n_ports == 0 || mb->blocked)
     return FALSE;
-  for (guint i = 0; i < mb->n_ports; i++) {
-    if (mb->ports[i].items.length == 0 && !mb->ports[i].done)
-      return FALSE;
-    any |= mb->ports[i].items.length > 0;
-  }
+  for (guint i = 0; i < mb->n_ports; i++)
+    {
+      if (mb->ports[i].items.length == 0 && !mb->ports[i].done)
+        return FALSE;
+      any |= mb->ports[i].items.length > 0;
+    }
   /* once every port has ended there is nothing more to take */
   return any;
 }
@@ -228,65 +234,78 @@ frame_ready_unlocked (AccelMailbox *mb)
  * Returns: %TRUE when @buffers or @eos were filled.
  */
 gboolean
-accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers,
-    gboolean *eos)
+accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
 {
   gboolean found = FALSE;
 
   *eos = FALSE;
   g_mutex_lock (&mb->lock);
-  while (!found && frame_ready_unlocked (mb)) {
-    guint64 max_seq = 0;
-    guint n_done = 0, n_eos_head = 0, n_buffers = 0;
+  while (!found && frame_ready_unlocked (mb))
+    {
+      guint64 max_seq = 0;
+      guint n_done = 0, n_eos_head = 0, n_buffers = 0;
 
-    for (guint i = 0; i < mb->n_ports; i++) {
-      gpointer head = g_queue_peek_head (&mb->ports[i].items);
-      if (mb->ports[i].done && !head)
-        n_done++;
-      else if (head == EOS_ITEM)
-        n_eos_head++;
-      else if (head) {
-        max_seq = MAX (max_seq,
-            accel_buffer_get_sequence ((AccelBuffer *) head));
-        n_buffers++;
-      }
-    }
-
-    if (n_buffers == 0) {
-      /* every port ended */
       for (guint i = 0; i < mb->n_ports; i++)
-        if (!mb->ports[i].done)
-          pop_port_unlocked (mb, i);
-      *eos = TRUE;
-      found = TRUE;
-    } else if (n_done + n_eos_head > 0) {
-      /* some port ended: the others' buffers can never be matched */
-      for (guint i = 0; i < mb->n_ports; i++) {
-        gpointer head = g_queue_peek_head (&mb->ports[i].items);
-        if (head && head != EOS_ITEM) {
-          pop_port_unlocked (mb, i);
-          mb->n_dropped++;
+        {
+          gpointer head = g_queue_peek_head (&mb->ports[i].items);
+          if (mb->ports[i].done && !head)
+            n_done++;
+          else if (head == EOS_ITEM)
+            n_eos_head++;
+          else if (head)
+            {
+              max_seq = MAX (
+                  max_seq, accel_buffer_get_sequence ((AccelBuffer *)head));
+              n_buffers++;
+            }
         }
-      }
-    } else {
-      gboolean matched = TRUE;
-      for (guint i = 0; i < mb->n_ports; i++) {
-        AccelBuffer *head = g_queue_peek_head (&mb->ports[i].items);
-        if (accel_buffer_get_sequence (head) < max_seq) {
-          pop_port_unlocked (mb, i);
-          mb->n_dropped++;
-          matched = FALSE;
+
+      if (n_buffers == 0)
+        {
+          /* every port ended */
+          for (guint i = 0; i < mb->n_ports; i++)
+            if (!mb->ports[i].done)
+              pop_port_unlocked (mb, i);
+          *eos = TRUE;
+          found = TRUE;
         }
-      }
-      if (matched) {
-        for (guint i = 0; i < mb->n_ports; i++) {
-          buffers[i] = g_queue_pop_head (&mb->ports[i].items);
-          signal_room_unlocked (mb, i);
+      else if (n_done + n_eos_head > 0)
+        {
+          /* some port ended: the others' buffers can never be matched */
+          for (guint i = 0; i < mb->n_ports; i++)
+            {
+              gpointer head = g_queue_peek_head (&mb->ports[i].items);
+              if (head && head != EOS_ITEM)
+                {
+                  pop_port_unlocked (mb, i);
+                  mb->n_dropped++;
+                }
+            }
         }
-        found = TRUE;
-      }
+      else
+        {
+          gboolean matched = TRUE;
+          for (guint i = 0; i < mb->n_ports; i++)
+            {
+              AccelBuffer *head = g_queue_peek_head (&mb->ports[i].items);
+              if (accel_buffer_get_sequence (head) < max_seq)
+                {
+                  pop_port_unlocked (mb, i);
+                  mb->n_dropped++;
+                  matched = FALSE;
+                }
+            }
+          if (matched)
+            {
+              for (guint i = 0; i < mb->n_ports; i++)
+                {
+                  buffers[i] = g_queue_pop_head (&mb->ports[i].items);
+                  signal_room_unlocked (mb, i);
+                }
+              found = TRUE;
+            }
+        }
     }
-  }
   g_mutex_unlock (&mb->lock);
   return found;
 }
@@ -318,21 +337,26 @@ accel_mailbox_drain (AccelMailbox *mb)
   guint n = 0;
 
   g_mutex_lock (&mb->lock);
-  for (guint i = 0; i < mb->n_ports; i++) {
-    GQueue keep = G_QUEUE_INIT;
-    gpointer item;
-    /* end of stream survives a flush */
-    while ((item = g_queue_pop_head (&mb->ports[i].items))) {
-      if (item == EOS_ITEM) {
-        g_queue_push_tail (&keep, item);
-      } else {
-        accel_buffer_unref (item);
-        n++;
-      }
+  for (guint i = 0; i < mb->n_ports; i++)
+    {
+      GQueue keep = G_QUEUE_INIT;
+      gpointer item;
+      /* end of stream survives a flush */
+      while ((item = g_queue_pop_head (&mb->ports[i].items)))
+        {
+          if (item == EOS_ITEM)
+            {
+              g_queue_push_tail (&keep, item);
+            }
+          else
+            {
+              accel_buffer_unref (item);
+              n++;
+            }
+        }
+      mb->ports[i].items = keep;
+      g_cond_broadcast (&mb->ports[i].room);
     }
-    mb->ports[i].items = keep;
-    g_cond_broadcast (&mb->ports[i].room);
-  }
   g_mutex_unlock (&mb->lock);
   return n;
 }
@@ -384,18 +408,18 @@ static gboolean
 mailbox_source_prepare (GSource *source, gint *timeout)
 {
   *timeout = -1;
-  return mailbox_source_ready (((MailboxSource *) source)->mb, TRUE);
+  return mailbox_source_ready (((MailboxSource *)source)->mb, TRUE);
 }
 
 static gboolean
 mailbox_source_check (GSource *source)
 {
-  return mailbox_source_ready (((MailboxSource *) source)->mb, FALSE);
+  return mailbox_source_ready (((MailboxSource *)source)->mb, FALSE);
 }
 
 static gboolean
-mailbox_source_dispatch (GSource *source, GSourceFunc callback,
-    gpointer user_data)
+mailbox_source_dispatch (
+    GSource *source, GSourceFunc callback, gpointer user_data)
 {
   return callback (user_data);
 }
@@ -409,8 +433,8 @@ static GSourceFuncs mailbox_source_funcs = {
 GSource *
 accel_mailbox_source_new (AccelMailbox *mb)
 {
-  MailboxSource *ms = (MailboxSource *) g_source_new (&mailbox_source_funcs,
-      sizeof (MailboxSource));
+  MailboxSource *ms = (MailboxSource *)g_source_new (
+      &mailbox_source_funcs, sizeof (MailboxSource));
 
   g_source_set_static_name (&ms->source, "accel-mailbox");
   ms->mb = mb;

@@ -34,13 +34,15 @@ accel_memcpy_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
 
-  if (accel_stage_is_host (stage)) {
-    memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
-        accel_buffer_get_size (in));
-    return ACCEL_FLOW_OK;
-  }
+  if (accel_stage_is_host (stage))
+    {
+      memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
+          accel_buffer_get_size (in));
+      return ACCEL_FLOW_OK;
+    }
   /* unified addressing: the runtime knows where both pointers live */
-  if (!accel_cuda_check (cudaMemcpyAsync (accel_buffer_get_data (out),
+  if (!accel_cuda_check (
+          cudaMemcpyAsync (accel_buffer_get_data (out),
               accel_buffer_get_data (in), accel_buffer_get_size (in),
               cudaMemcpyDefault, accel_stream_get_cuda (frame->stream)),
           error))
@@ -49,29 +51,31 @@ accel_memcpy_process (AccelStage *stage, AccelFrame *frame, GError **error)
 }
 
 static void
-accel_memcpy_set_property (GObject *object, guint prop_id,
-    const GValue *value, GParamSpec *pspec)
+accel_memcpy_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
-  switch (prop_id) {
-  case PROP_MEMORY:
-    ACCEL_MEMCPY (object)->memory = g_value_get_enum (value);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
+  switch (prop_id)
+    {
+    case PROP_MEMORY:
+      ACCEL_MEMCPY (object)->memory = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
-accel_memcpy_get_property (GObject *object, guint prop_id, GValue *value,
-    GParamSpec *pspec)
+accel_memcpy_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  switch (prop_id) {
-  case PROP_MEMORY:
-    g_value_set_enum (value, ACCEL_MEMCPY (object)->memory);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
+  switch (prop_id)
+    {
+    case PROP_MEMORY:
+      g_value_set_enum (value, ACCEL_MEMCPY (object)->memory);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -88,15 +92,15 @@ accel_memcpy_class_init (AccelMemcpyClass *klass)
 
   g_object_class_install_property (gobject_class, PROP_MEMORY,
       g_param_spec_enum ("memory", "Memory", "Memory kind of the copy",
-          ACCEL_TYPE_MEMORY, ACCEL_MEMORY_DEVICE, G_PARAM_READWRITE
-          | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          ACCEL_TYPE_MEMORY, ACCEL_MEMORY_DEVICE,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
 
   accel_stage_class_set_metadata (stage_class, "core.memcpy",
       "Copy data to another memory kind or device (inserted by the graph "
       "where a link needs it)");
   accel_type_init_any (&any);
-  accel_stage_class_add_port (stage_class, ACCEL_PORT_INPUT, "in", &any,
-      "any data");
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_INPUT, "in", &any, "any data");
   accel_stage_class_add_port (stage_class, ACCEL_PORT_OUTPUT, "out", &any,
       "the same data in the memory kind asked for");
 }

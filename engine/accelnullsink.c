@@ -24,11 +24,11 @@ accel_null_sink_class_init (AccelNullSinkClass *klass)
   AccelType in;
 
   stage_class->process = accel_null_sink_process;
-  accel_stage_class_set_metadata (stage_class, "core.null-sink",
-      "Drop every buffer (counts them)");
+  accel_stage_class_set_metadata (
+      stage_class, "core.null-sink", "Drop every buffer (counts them)");
   accel_type_init_any (&in);
-  accel_stage_class_add_port (stage_class, ACCEL_PORT_INPUT, "in", &in,
-      "any data");
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_INPUT, "in", &in, "any data");
 }
 
 static void

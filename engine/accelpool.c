@@ -14,11 +14,11 @@ struct _AccelPool
 
   GMutex lock;
   GCond cond;
-  GQueue free;                  /* AccelBuffer* ready to hand out */
-  guint n_allocated;            /* free + outstanding + being allocated */
+  GQueue free;       /* AccelBuffer* ready to hand out */
+  guint n_allocated; /* free + outstanding + being allocated */
   guint n_outstanding;
   guint peak_outstanding;
-  guint n_waiting;              /* threads in g_cond_wait */
+  guint n_waiting; /* threads in g_cond_wait */
   gboolean flushing;
 };
 
@@ -157,39 +157,45 @@ accel_pool_acquire (AccelPool *pool, GError **error)
   g_return_val_if_fail (ACCEL_IS_POOL (pool), NULL);
 
   g_mutex_lock (&pool->lock);
-  deadline = pool->timeout_us < 0 ? -1
-      : g_get_monotonic_time () + pool->timeout_us;
-  for (;;) {
-    if (pool->flushing)
-      goto flushing;
-    buf = g_queue_pop_head (&pool->free);
-    if (buf)
-      break;
-    if (pool->n_allocated < pool->max_buffers) {
-      /* reserve the slot, allocate unlocked: allocations are slow */
-      pool->n_allocated++;
-      g_mutex_unlock (&pool->lock);
-      buf = accel_buffer_alloc (pool->device, &pool->type, error);
-      g_mutex_lock (&pool->lock);
-      if (!buf) {
-        pool->n_allocated--;
-        g_cond_signal (&pool->cond);
-        g_mutex_unlock (&pool->lock);
-        return NULL;
-      }
-      g_debug ("pool %p: allocated buffer %u of %u", pool, pool->n_allocated,
-          pool->max_buffers);
-      break;
-    }
-    pool->n_waiting++;
-    if (deadline < 0) {
-      g_cond_wait (&pool->cond, &pool->lock);
-    } else if (!g_cond_wait_until (&pool->cond, &pool->lock, deadline)) {
+  deadline
+      = pool->timeout_us < 0 ? -1 : g_get_monotonic_time () + pool->timeout_us;
+  for (;;)
+    {
+      if (pool->flushing)
+        goto flushing;
+      buf = g_queue_pop_head (&pool->free);
+      if (buf)
+        break;
+      if (pool->n_allocated < pool->max_buffers)
+        {
+          /* reserve the slot, allocate unlocked: allocations are slow */
+          pool->n_allocated++;
+          g_mutex_unlock (&pool->lock);
+          buf = accel_buffer_alloc (pool->device, &pool->type, error);
+          g_mutex_lock (&pool->lock);
+          if (!buf)
+            {
+              pool->n_allocated--;
+              g_cond_signal (&pool->cond);
+              g_mutex_unlock (&pool->lock);
+              return NULL;
+            }
+          g_debug ("pool %p: allocated buffer %u of %u", pool,
+              pool->n_allocated, pool->max_buffers);
+          break;
+        }
+      pool->n_waiting++;
+      if (deadline < 0)
+        {
+          g_cond_wait (&pool->cond, &pool->lock);
+        }
+      else if (!g_cond_wait_until (&pool->cond, &pool->lock, deadline))
+        {
+          pool->n_waiting--;
+          goto timeout;
+        }
       pool->n_waiting--;
-      goto timeout;
     }
-    pool->n_waiting--;
-  }
   pool->n_outstanding++;
   pool->peak_outstanding = MAX (pool->peak_outstanding, pool->n_outstanding);
   g_mutex_unlock (&pool->lock);
@@ -201,8 +207,8 @@ accel_pool_acquire (AccelPool *pool, GError **error)
 flushing:
   {
     g_mutex_unlock (&pool->lock);
-    g_set_error_literal (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
-        "the buffer pool is flushing");
+    g_set_error_literal (
+        error, ACCEL_ERROR, ACCEL_ERROR_STOPPED, "the buffer pool is flushing");
     return NULL;
   }
 timeout:
@@ -211,8 +217,8 @@ timeout:
     gint64 ms = pool->timeout_us / 1000;
     g_mutex_unlock (&pool->lock);
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-        "all %u buffers of the pool stayed in use for %" G_GINT64_FORMAT
-        " ms", max, ms);
+        "all %u buffers of the pool stayed in use for %" G_GINT64_FORMAT " ms",
+        max, ms);
     return NULL;
   }
 }

@@ -10,8 +10,8 @@ struct _AccelRegistry
   GObject parent;
 
   GMutex lock;
-  GHashTable *kinds;            /* kind name -> GType */
-  GHashTable *modules;          /* path -> GModule, never unloaded */
+  GHashTable *kinds;   /* kind name -> GType */
+  GHashTable *modules; /* path -> GModule, never unloaded */
 };
 
 G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
@@ -26,8 +26,7 @@ accel_registry_init (AccelRegistry *self)
 {
   g_mutex_init (&self->lock);
   self->kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      NULL);
+  self->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 static void
@@ -38,17 +37,18 @@ load_plugins_from (AccelRegistry *self, const char *dir)
 
   if (!d)
     return;
-  while ((entry = g_dir_read_name (d))) {
-    g_autofree gchar *path = NULL;
-    g_autoptr (GError) error = NULL;
+  while ((entry = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = NULL;
+      g_autoptr (GError) error = NULL;
 
-    if (!g_str_has_prefix (entry, "libaccel") || !g_str_has_suffix (entry,
-            "." G_MODULE_SUFFIX))
-      continue;
-    path = g_build_filename (dir, entry, NULL);
-    if (!accel_registry_load_plugin (self, path, &error))
-      g_debug ("plugin %s not loaded: %s", path, error->message);
-  }
+      if (!g_str_has_prefix (entry, "libaccel")
+          || !g_str_has_suffix (entry, "." G_MODULE_SUFFIX))
+        continue;
+      path = g_build_filename (dir, entry, NULL);
+      if (!accel_registry_load_plugin (self, path, &error))
+        g_debug ("plugin %s not loaded: %s", path, error->message);
+    }
 }
 
 static gpointer
@@ -58,12 +58,13 @@ registry_init (gpointer data)
   const char *path = g_getenv ("ACCEL_PLUGIN_PATH");
 
   accel_registry_register_builtins (self);
-  if (path) {
-    g_auto (GStrv) dirs = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
-    for (guint i = 0; dirs[i]; i++)
-      if (*dirs[i])
-        load_plugins_from (self, dirs[i]);
-  }
+  if (path)
+    {
+      g_auto (GStrv) dirs = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
+      for (guint i = 0; dirs[i]; i++)
+        if (*dirs[i])
+          load_plugins_from (self, dirs[i]);
+    }
   if (!g_getenv ("ACCEL_PLUGIN_PATH_ONLY"))
     load_plugins_from (self, ACCEL_PLUGIN_DIR);
   return self;
@@ -106,8 +107,8 @@ accel_registry_register (AccelRegistry *registry, GType stage_type)
   name = accel_stage_class_get_kind_name (klass);
   g_return_if_fail (name != NULL);
   g_mutex_lock (&registry->lock);
-  g_hash_table_insert (registry->kinds, g_strdup (name),
-      GSIZE_TO_POINTER (stage_type));
+  g_hash_table_insert (
+      registry->kinds, g_strdup (name), GSIZE_TO_POINTER (stage_type));
   g_mutex_unlock (&registry->lock);
   g_debug ("registered %s", name);
   /* the class stays referenced: kinds are never unregistered */
@@ -135,7 +136,7 @@ accel_registry_lookup (AccelRegistry *registry, const char *kind_name)
 static gint
 cmp_names (gconstpointer a, gconstpointer b)
 {
-  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
 }
 
 /**
@@ -167,17 +168,19 @@ edit_distance (const char *a, const char *b)
   g_autofree guint *row = g_new (guint, lb + 1);
 
   for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++) {
-    guint diag = row[0];
-    row[0] = (guint) i;
-    for (gsize j = 1; j <= lb; j++) {
-      guint up = row[j];
-      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
-      diag = up;
+    row[j] = (guint)j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint)i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
+          diag = up;
+        }
     }
-  }
   return row[lb];
 }
 
@@ -196,18 +199,19 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
   g_autoptr (GPtrArray) all = accel_registry_list_kinds (registry);
   GPtrArray *best = g_ptr_array_new_with_free_func (g_free);
   const char *tail = strchr (kind_name, '.');
-  guint limit = MAX (2, (guint) strlen (kind_name) / 3);
+  guint limit = MAX (2, (guint)strlen (kind_name) / 3);
 
   for (guint d = 0; d <= limit && best->len < 3; d++)
-    for (guint i = 0; i < all->len && best->len < 3; i++) {
-      const char *name = all->pdata[i];
-      const char *ntail = strchr (name, '.');
-      guint dist = edit_distance (kind_name, name);
-      if (tail && ntail && g_str_equal (tail, ntail))
-        dist = MIN (dist, 1);
-      if (dist == d)
-        g_ptr_array_add (best, g_strdup (name));
-    }
+    for (guint i = 0; i < all->len && best->len < 3; i++)
+      {
+        const char *name = all->pdata[i];
+        const char *ntail = strchr (name, '.');
+        guint dist = edit_distance (kind_name, name);
+        if (tail && ntail && g_str_equal (tail, ntail))
+          dist = MIN (dist, 1);
+        if (dist == d)
+          g_ptr_array_add (best, g_strdup (name));
+      }
   return best;
 }
 
@@ -223,8 +227,8 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
  * Returns: %TRUE on success.
  */
 gboolean
-accel_registry_load_plugin (AccelRegistry *registry, const char *path,
-    GError **error)
+accel_registry_load_plugin (
+    AccelRegistry *registry, const char *path, GError **error)
 {
   GModule *module;
   AccelPluginRegisterFunc reg;
@@ -238,21 +242,24 @@ accel_registry_load_plugin (AccelRegistry *registry, const char *path,
     return TRUE;
 
   module = g_module_open (path, G_MODULE_BIND_LOCAL);
-  if (!module) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-        "cannot load plugin %s: %s", path, g_module_error ());
-    return FALSE;
-  }
-  if (!g_module_symbol (module, "accel_plugin_register", (gpointer *) & reg)) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-        "%s is not an accel plugin: it has no accel_plugin_register", path);
-    g_module_close (module);
-    return FALSE;
-  }
-  if (!reg (registry, error)) {
-    g_module_close (module);
-    return FALSE;
-  }
+  if (!module)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot load plugin %s: %s", path, g_module_error ());
+      return FALSE;
+    }
+  if (!g_module_symbol (module, "accel_plugin_register", (gpointer *)&reg))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "%s is not an accel plugin: it has no accel_plugin_register", path);
+      g_module_close (module);
+      return FALSE;
+    }
+  if (!reg (registry, error))
+    {
+      g_module_close (module);
+      return FALSE;
+    }
   g_module_make_resident (module);
   g_mutex_lock (&registry->lock);
   g_hash_table_insert (registry->modules, g_strdup (path), module);
@@ -264,13 +271,15 @@ static gchar *
 value_to_string (const GValue *v)
 {
   if (G_VALUE_HOLDS_STRING (v))
-    return g_strdup_printf ("\"%s\"", g_value_get_string (v) ?
-        g_value_get_string (v) : "");
-  if (G_VALUE_HOLDS_ENUM (v)) {
-    GEnumValue *ev = g_enum_get_value (G_ENUM_CLASS (g_type_class_peek
-            (G_VALUE_TYPE (v))), g_value_get_enum (v));
-    return g_strdup (ev ? ev->value_nick : "?");
-  }
+    return g_strdup_printf (
+        "\"%s\"", g_value_get_string (v) ? g_value_get_string (v) : "");
+  if (G_VALUE_HOLDS_ENUM (v))
+    {
+      GEnumValue *ev = g_enum_get_value (
+          G_ENUM_CLASS (g_type_class_peek (G_VALUE_TYPE (v))),
+          g_value_get_enum (v));
+      return g_strdup (ev ? ev->value_nick : "?");
+    }
   if (G_VALUE_HOLDS_OBJECT (v))
     return g_strdup ("(default)");
   if (G_VALUE_HOLDS_FLOAT (v))
@@ -284,36 +293,37 @@ value_to_string (const GValue *v)
 static const char *
 pspec_type_name (GParamSpec *p)
 {
-  switch (G_TYPE_FUNDAMENTAL (p->value_type)) {
-  case G_TYPE_STRING:
-    return "string";
-  case G_TYPE_BOOLEAN:
-    return "bool";
-  case G_TYPE_INT:
-  case G_TYPE_INT64:
-  case G_TYPE_LONG:
-    return "int";
-  case G_TYPE_UINT:
-  case G_TYPE_UINT64:
-  case G_TYPE_ULONG:
-    return "uint";
-  case G_TYPE_FLOAT:
-  case G_TYPE_DOUBLE:
-    return "float";
-  case G_TYPE_ENUM:
-    return "enum";
-  default:
-    return g_type_name (p->value_type);
-  }
+  switch (G_TYPE_FUNDAMENTAL (p->value_type))
+    {
+    case G_TYPE_STRING:
+      return "string";
+    case G_TYPE_BOOLEAN:
+      return "bool";
+    case G_TYPE_INT:
+    case G_TYPE_INT64:
+    case G_TYPE_LONG:
+      return "int";
+    case G_TYPE_UINT:
+    case G_TYPE_UINT64:
+    case G_TYPE_ULONG:
+      return "uint";
+    case G_TYPE_FLOAT:
+    case G_TYPE_DOUBLE:
+      return "float";
+    case G_TYPE_ENUM:
+      return "enum";
+    default:
+      return g_type_name (p->value_type);
+    }
 }
 
 static gchar *
 pspec_range (GParamSpec *p)
 {
-#define RANGE(T, fmt) \
-  if (G_IS_PARAM_SPEC_ ## T (p)) \
-    return g_strdup_printf (fmt " .. " fmt, G_PARAM_SPEC_ ## T (p)->minimum, \
-        G_PARAM_SPEC_ ## T (p)->maximum);
+#define RANGE(T, fmt)                                                          \
+  if (G_IS_PARAM_SPEC_##T (p))                                                 \
+    return g_strdup_printf (fmt " .. " fmt, G_PARAM_SPEC_##T (p)->minimum,     \
+        G_PARAM_SPEC_##T (p)->maximum);
   RANGE (INT, "%d");
   RANGE (UINT, "%u");
   RANGE (INT64, "%" G_GINT64_FORMAT);
@@ -321,14 +331,15 @@ pspec_range (GParamSpec *p)
   RANGE (DOUBLE, "%g");
   RANGE (FLOAT, "%g");
 #undef RANGE
-  if (G_IS_PARAM_SPEC_ENUM (p)) {
-    GEnumClass *ec = G_PARAM_SPEC_ENUM (p)->enum_class;
-    GString *s = g_string_new (NULL);
-    for (guint i = 0; i < ec->n_values; i++)
-      g_string_append_printf (s, "%s%s", i ? " | " : "",
-          ec->values[i].value_nick);
-    return g_string_free (s, FALSE);
-  }
+  if (G_IS_PARAM_SPEC_ENUM (p))
+    {
+      GEnumClass *ec = G_PARAM_SPEC_ENUM (p)->enum_class;
+      GString *s = g_string_new (NULL);
+      for (guint i = 0; i < ec->n_values; i++)
+        g_string_append_printf (
+            s, "%s%s", i ? " | " : "", ec->values[i].value_nick);
+      return g_string_free (s, FALSE);
+    }
   return NULL;
 }
 
@@ -343,8 +354,8 @@ pspec_range (GParamSpec *p)
  * @kind_name is not registered.
  */
 gchar *
-accel_registry_describe (AccelRegistry *registry, const char *kind_name,
-    GError **error)
+accel_registry_describe (
+    AccelRegistry *registry, const char *kind_name, GError **error)
 {
   GType type = accel_registry_lookup (registry, kind_name);
   AccelStageClass *klass;
@@ -352,40 +363,44 @@ accel_registry_describe (AccelRegistry *registry, const char *kind_name,
   g_autofree GParamSpec **pspecs = NULL;
   guint n_pspecs;
 
-  if (!type) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "unknown stage kind '%s'", kind_name);
-    return NULL;
-  }
+  if (!type)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "unknown stage kind '%s'", kind_name);
+      return NULL;
+    }
   klass = g_type_class_ref (type);
   s = g_string_new (NULL);
-  g_string_append_printf (s, "%s: %s\n", kind_name,
-      accel_stage_class_get_description (klass));
-  for (int d = 0; d < 2; d++) {
-    g_autoptr (GPtrArray) ports = accel_stage_class_get_ports (klass, d);
-    g_string_append_printf (s, "\n%s:\n", d == 0 ? "inputs" : "outputs");
-    if (ports->len == 0)
-      g_string_append (s, "  (none)\n");
-    for (guint i = 0; i < ports->len; i++) {
-      AccelPortTemplate *p = ports->pdata[i];
-      g_autofree gchar *t = accel_type_to_string (&p->type);
-      g_string_append_printf (s, "  %-10s %s%s%s\n", p->name, t,
-          p->description ? "  " : "", p->description ? p->description : "");
+  g_string_append_printf (
+      s, "%s: %s\n", kind_name, accel_stage_class_get_description (klass));
+  for (int d = 0; d < 2; d++)
+    {
+      g_autoptr (GPtrArray) ports = accel_stage_class_get_ports (klass, d);
+      g_string_append_printf (s, "\n%s:\n", d == 0 ? "inputs" : "outputs");
+      if (ports->len == 0)
+        g_string_append (s, "  (none)\n");
+      for (guint i = 0; i < ports->len; i++)
+        {
+          AccelPortTemplate *p = ports->pdata[i];
+          g_autofree gchar *t = accel_type_to_string (&p->type);
+          g_string_append_printf (s, "  %-10s %s%s%s\n", p->name, t,
+              p->description ? "  " : "", p->description ? p->description : "");
+        }
     }
-  }
   g_string_append (s, "\nparameters:\n");
   pspecs = g_object_class_list_properties (G_OBJECT_CLASS (klass), &n_pspecs);
-  for (guint i = 0; i < n_pspecs; i++) {
-    GParamSpec *p = pspecs[i];
-    g_autofree gchar *def = value_to_string (g_param_spec_get_default_value
-        (p));
-    g_autofree gchar *range = pspec_range (p);
-    if (!(p->flags & G_PARAM_WRITABLE))
-      continue;
-    g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
-        p->name, pspec_type_name (p), def, range ? ", range " : "",
-        range ? range : "", g_param_spec_get_blurb (p));
-  }
+  for (guint i = 0; i < n_pspecs; i++)
+    {
+      GParamSpec *p = pspecs[i];
+      g_autofree gchar *def
+          = value_to_string (g_param_spec_get_default_value (p));
+      g_autofree gchar *range = pspec_range (p);
+      if (!(p->flags & G_PARAM_WRITABLE))
+        continue;
+      g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
+          p->name, pspec_type_name (p), def, range ? ", range " : "",
+          range ? range : "", g_param_spec_get_blurb (p));
+    }
   g_type_class_unref (klass);
   return g_string_free (s, FALSE);
 }
@@ -405,18 +420,19 @@ accel_stage_new (const char *kind_name, const char *name, GError **error)
   AccelRegistry *registry = accel_registry_get_default ();
   GType type = accel_registry_lookup (registry, kind_name);
 
-  if (!type) {
-    g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);
-    g_autofree gchar *list = NULL;
-    g_ptr_array_add (near, NULL);
-    list = g_strjoinv ("', '", (gchar **) near->pdata);
-    if (near->len > 1)
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "unknown stage kind '%s' (did you mean '%s'?)", kind_name, list);
-    else
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "unknown stage kind '%s'", kind_name);
-    return NULL;
-  }
+  if (!type)
+    {
+      g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);
+      g_autofree gchar *list = NULL;
+      g_ptr_array_add (near, NULL);
+      list = g_strjoinv ("', '", (gchar **)near->pdata);
+      if (near->len > 1)
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+            "unknown stage kind '%s' (did you mean '%s'?)", kind_name, list);
+      else
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+            "unknown stage kind '%s'", kind_name);
+      return NULL;
+    }
   return g_object_new (type, "name", name ? name : kind_name, NULL);
 }

@@ -9,12 +9,12 @@ typedef struct
 {
   gchar *kind_name;
   gchar *description;
-  GPtrArray *ports[2];          /* AccelPortTemplate*, by direction */
+  GPtrArray *ports[2]; /* AccelPortTemplate*, by direction */
 } ClassInfo;
 
 typedef struct
 {
-  AccelStage *target;           /* owned by the graph */
+  AccelStage *target; /* owned by the graph */
   guint port;
 } Link;
 
@@ -33,13 +33,13 @@ typedef struct
   AccelCompletion completion;
   guint pool_size;
   gint64 pool_timeout_ms;
-  gint64 frame_limit;           /* sources: frames before EOS, -1 none */
+  gint64 frame_limit; /* sources: frames before EOS, -1 none */
 
   ClassInfo *info;
   guint n_in, n_out;
   AccelType in_types[ACCEL_MAX_PORTS];
   AccelType out_types[ACCEL_MAX_PORTS];
-  GArray *links[ACCEL_MAX_PORTS];       /* Link, per output port */
+  GArray *links[ACCEL_MAX_PORTS]; /* Link, per output port */
   AccelStageObserver observer;
   gpointer observer_data;
 
@@ -54,11 +54,11 @@ typedef struct
   AccelPool *pools[ACCEL_MAX_PORTS];
   AccelEvent *events[EVENT_RING];
   guint next_event;
-  gboolean one_stream;          /* every stage shares this stream: no events */
+  gboolean one_stream; /* every stage shares this stream: no events */
   guint64 next_sequence;
-  gboolean started;             /* klass->start succeeded */
-  gboolean done;                /* EOS handled, or failed */
-  AccelFrame pending;           /* a sink's frame awaiting completion */
+  gboolean started;   /* klass->start succeeded */
+  gboolean done;      /* EOS handled, or failed */
+  AccelFrame pending; /* a sink's frame awaiting completion */
   AccelBuffer *pending_in[ACCEL_MAX_PORTS];
   gint64 pending_t0;
   gboolean have_pending;
@@ -97,11 +97,12 @@ static GQuark class_info_quark;
 static ClassInfo *
 class_info_lookup (GType type)
 {
-  for (; type && type != ACCEL_TYPE_STAGE; type = g_type_parent (type)) {
-    ClassInfo *info = g_type_get_qdata (type, class_info_quark);
-    if (info)
-      return info;
-  }
+  for (; type && type != ACCEL_TYPE_STAGE; type = g_type_parent (type))
+    {
+      ClassInfo *info = g_type_get_qdata (type, class_info_quark);
+      if (info)
+        return info;
+    }
   return NULL;
 }
 
@@ -115,22 +116,25 @@ class_info_ensure (GType type)
     return info;
   info = g_new0 (ClassInfo, 1);
   parent = class_info_lookup (g_type_parent (type));
-  for (int d = 0; d < 2; d++) {
-    info->ports[d] = g_ptr_array_new ();
-    if (!parent)
-      continue;
-    for (guint i = 0; i < parent->ports[d]->len; i++) {
-      AccelPortTemplate *p = parent->ports[d]->pdata[i];
-      AccelPortTemplate *copy = g_memdup2 (p, sizeof (*p));
-      copy->name = g_strdup (p->name);
-      copy->description = g_strdup (p->description);
-      g_ptr_array_add (info->ports[d], copy);
+  for (int d = 0; d < 2; d++)
+    {
+      info->ports[d] = g_ptr_array_new ();
+      if (!parent)
+        continue;
+      for (guint i = 0; i < parent->ports[d]->len; i++)
+        {
+          AccelPortTemplate *p = parent->ports[d]->pdata[i];
+          AccelPortTemplate *copy = g_memdup2 (p, sizeof (*p));
+          copy->name = g_strdup (p->name);
+          copy->description = g_strdup (p->description);
+          g_ptr_array_add (info->ports[d], copy);
+        }
     }
-  }
-  if (parent) {
-    info->kind_name = g_strdup (parent->kind_name);
-    info->description = g_strdup (parent->description);
-  }
+  if (parent)
+    {
+      info->kind_name = g_strdup (parent->kind_name);
+      info->description = g_strdup (parent->description);
+    }
   g_type_set_qdata (type, class_info_quark, info);
   return info;
 }
@@ -144,8 +148,8 @@ class_info_ensure (GType type)
  * Called from class_init.
  */
 void
-accel_stage_class_set_metadata (AccelStageClass *klass,
-    const char *kind_name, const char *description)
+accel_stage_class_set_metadata (
+    AccelStageClass *klass, const char *kind_name, const char *description)
 {
   ClassInfo *info = class_info_ensure (G_TYPE_FROM_CLASS (klass));
 
@@ -207,8 +211,8 @@ accel_stage_class_get_description (AccelStageClass *klass)
  * Returns: (transfer container) (element-type AccelPortTemplate): the ports.
  */
 GPtrArray *
-accel_stage_class_get_ports (AccelStageClass *klass,
-    AccelPortDirection direction)
+accel_stage_class_get_ports (
+    AccelStageClass *klass, AccelPortDirection direction)
 {
   ClassInfo *info = class_info_lookup (G_TYPE_FROM_CLASS (klass));
   GPtrArray *ports = g_ptr_array_new ();
@@ -233,67 +237,69 @@ accel_stage_class_get_stage_kind (AccelStageClass *klass)
 /* GObject */
 
 static void
-accel_stage_set_property (GObject *object, guint prop_id,
-    const GValue *value, GParamSpec *pspec)
+accel_stage_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   AccelStage *self = ACCEL_STAGE (object);
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
-  switch (prop_id) {
-  case PROP_NAME:
-    g_free (priv->name);
-    priv->name = g_value_dup_string (value);
-    break;
-  case PROP_DEVICE:
-    g_clear_object (&priv->device);
-    priv->device = g_value_dup_object (value);
-    break;
-  case PROP_MAILBOX_SIZE:
-    priv->mailbox_size = g_value_get_uint (value);
-    break;
-  case PROP_COMPLETION:
-    priv->completion = g_value_get_enum (value);
-    break;
-  case PROP_POOL_SIZE:
-    priv->pool_size = g_value_get_uint (value);
-    break;
-  case PROP_POOL_TIMEOUT:
-    priv->pool_timeout_ms = g_value_get_int64 (value);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_free (priv->name);
+      priv->name = g_value_dup_string (value);
+      break;
+    case PROP_DEVICE:
+      g_clear_object (&priv->device);
+      priv->device = g_value_dup_object (value);
+      break;
+    case PROP_MAILBOX_SIZE:
+      priv->mailbox_size = g_value_get_uint (value);
+      break;
+    case PROP_COMPLETION:
+      priv->completion = g_value_get_enum (value);
+      break;
+    case PROP_POOL_SIZE:
+      priv->pool_size = g_value_get_uint (value);
+      break;
+    case PROP_POOL_TIMEOUT:
+      priv->pool_timeout_ms = g_value_get_int64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
-accel_stage_get_property (GObject *object, guint prop_id, GValue *value,
-    GParamSpec *pspec)
+accel_stage_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   AccelStage *self = ACCEL_STAGE (object);
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
-  switch (prop_id) {
-  case PROP_NAME:
-    g_value_set_string (value, priv->name);
-    break;
-  case PROP_DEVICE:
-    g_value_set_object (value, priv->device);
-    break;
-  case PROP_MAILBOX_SIZE:
-    g_value_set_uint (value, priv->mailbox_size);
-    break;
-  case PROP_COMPLETION:
-    g_value_set_enum (value, priv->completion);
-    break;
-  case PROP_POOL_SIZE:
-    g_value_set_uint (value, priv->pool_size);
-    break;
-  case PROP_POOL_TIMEOUT:
-    g_value_set_int64 (value, priv->pool_timeout_ms);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, priv->name);
+      break;
+    case PROP_DEVICE:
+      g_value_set_object (value, priv->device);
+      break;
+    case PROP_MAILBOX_SIZE:
+      g_value_set_uint (value, priv->mailbox_size);
+      break;
+    case PROP_COMPLETION:
+      g_value_set_enum (value, priv->completion);
+      break;
+    case PROP_POOL_SIZE:
+      g_value_set_uint (value, priv->pool_size);
+      break;
+    case PROP_POOL_TIMEOUT:
+      g_value_set_int64 (value, priv->pool_timeout_ms);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -355,9 +361,10 @@ accel_stage_class_init (AccelStageClass *klass)
   props[PROP_DEVICE] = g_param_spec_object ("device", "Device",
       "Device the stage runs on (default: the graph's)", ACCEL_TYPE_DEVICE,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  props[PROP_MAILBOX_SIZE] = g_param_spec_uint ("mailbox-size",
-      "Mailbox size", "Buffers queued per input port before the producer "
-      "waits", 1, 1024, 4,
+  props[PROP_MAILBOX_SIZE] = g_param_spec_uint ("mailbox-size", "Mailbox size",
+      "Buffers queued per input port before the producer "
+      "waits",
+      1, 1024, 4,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   props[PROP_COMPLETION] = g_param_spec_enum ("completion", "Completion",
       "How a sink learns that GPU work is done before its host part runs",
@@ -366,9 +373,10 @@ accel_stage_class_init (AccelStageClass *klass)
   props[PROP_POOL_SIZE] = g_param_spec_uint ("pool-size", "Pool size",
       "Buffers per output pool (0: the mailbox size + 3)", 0, 1024, 0,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
-  props[PROP_POOL_TIMEOUT] = g_param_spec_int64 ("pool-timeout",
-      "Pool timeout", "Milliseconds to wait for a free output buffer before "
-      "failing (-1: forever)", -1, G_MAXINT64 / 1000, 10000,
+  props[PROP_POOL_TIMEOUT] = g_param_spec_int64 ("pool-timeout", "Pool timeout",
+      "Milliseconds to wait for a free output buffer before "
+      "failing (-1: forever)",
+      -1, G_MAXINT64 / 1000, 10000,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 }
@@ -563,7 +571,7 @@ accel_stage_get_n_dropped (AccelStage *stage)
 static int
 cmp_gint64 (const void *a, const void *b)
 {
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
 
   return (x > y) - (x < y);
 }
@@ -585,7 +593,7 @@ accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
   guint n;
 
   g_mutex_lock (&priv->stats_lock);
-  n = (guint) MIN (priv->n_processed, LATENCY_RING);
+  n = (guint)MIN (priv->n_processed, LATENCY_RING);
   memcpy (sorted, priv->latency_ns, n * sizeof (gint64));
   g_mutex_unlock (&priv->stats_lock);
 
@@ -615,36 +623,38 @@ accel_stage_default_negotiate (AccelStage *stage, const AccelType *in_types,
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
-  for (guint o = 0; o < priv->n_out; o++) {
-    AccelPortTemplate *port = priv->info->ports[ACCEL_PORT_OUTPUT]->pdata[o];
-    AccelType *t = &out_types[o];
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      AccelPortTemplate *port = priv->info->ports[ACCEL_PORT_OUTPUT]->pdata[o];
+      AccelType *t = &out_types[o];
 
-    *t = port->type;
-    if (priv->n_in == 0)
-      continue;
-    /* wildcards follow the first input */
-    if (t->kind == ACCEL_KIND_ANY)
-      t->kind = in_types[0].kind;
-    if (t->dtype == ACCEL_DTYPE_ANY)
-      t->dtype = in_types[0].dtype;
-    if (t->format == ACCEL_FORMAT_ANY)
-      t->format = in_types[0].format;
-    if (t->memory == ACCEL_MEMORY_ANY)
-      t->memory = in_types[0].memory;
-    if (t->n_dims == ACCEL_RANK_ANY) {
-      t->n_dims = in_types[0].n_dims;
-      memcpy (t->dims, in_types[0].dims, sizeof (t->dims));
+      *t = port->type;
+      if (priv->n_in == 0)
+        continue;
+      /* wildcards follow the first input */
+      if (t->kind == ACCEL_KIND_ANY)
+        t->kind = in_types[0].kind;
+      if (t->dtype == ACCEL_DTYPE_ANY)
+        t->dtype = in_types[0].dtype;
+      if (t->format == ACCEL_FORMAT_ANY)
+        t->format = in_types[0].format;
+      if (t->memory == ACCEL_MEMORY_ANY)
+        t->memory = in_types[0].memory;
+      if (t->n_dims == ACCEL_RANK_ANY)
+        {
+          t->n_dims = in_types[0].n_dims;
+          memcpy (t->dims, in_types[0].dims, sizeof (t->dims));
+        }
+      for (gint d = 0; d < t->n_dims; d++)
+        if (t->dims[d] == ACCEL_DIM_ANY && d < in_types[0].n_dims)
+          t->dims[d] = in_types[0].dims[d];
     }
-    for (gint d = 0; d < t->n_dims; d++)
-      if (t->dims[d] == ACCEL_DIM_ANY && d < in_types[0].n_dims)
-        t->dims[d] = in_types[0].dims[d];
-  }
   return TRUE;
 }
 
 gboolean
-accel_stage_negotiate (AccelStage *stage, const AccelType *in_types,
-    GError **error)
+accel_stage_negotiate (
+    AccelStage *stage, const AccelType *in_types, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (stage);
@@ -654,19 +664,21 @@ accel_stage_negotiate (AccelStage *stage, const AccelType *in_types,
   if (!klass->negotiate (stage, priv->in_types, priv->out_types, error))
     return FALSE;
 
-  for (guint o = 0; o < priv->n_out; o++) {
-    AccelPortTemplate *port = priv->info->ports[ACCEL_PORT_OUTPUT]->pdata[o];
-    if (priv->out_types[o].memory == ACCEL_MEMORY_ANY)
-      priv->out_types[o].memory = ACCEL_MEMORY_DEVICE;
-    if (!accel_type_is_fixed (&priv->out_types[o])) {
-      g_autofree gchar *t = accel_type_to_string (&priv->out_types[o]);
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (%s) cannot fix the type of its output '%s': %s; "
-          "set the stage's shape or format properties", priv->name,
-          priv->info->kind_name, port->name, t);
-      return FALSE;
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      AccelPortTemplate *port = priv->info->ports[ACCEL_PORT_OUTPUT]->pdata[o];
+      if (priv->out_types[o].memory == ACCEL_MEMORY_ANY)
+        priv->out_types[o].memory = ACCEL_MEMORY_DEVICE;
+      if (!accel_type_is_fixed (&priv->out_types[o]))
+        {
+          g_autofree gchar *t = accel_type_to_string (&priv->out_types[o]);
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s' (%s) cannot fix the type of its output '%s': %s; "
+              "set the stage's shape or format properties",
+              priv->name, priv->info->kind_name, port->name, t);
+          return FALSE;
+        }
     }
-  }
   return TRUE;
 }
 
@@ -688,8 +700,8 @@ accel_stage_get_n_outputs (AccelStage *stage)
 
 /* NULL @name means "the only port" */
 gint
-accel_stage_find_port (AccelStage *stage, AccelPortDirection direction,
-    const char *name)
+accel_stage_find_port (
+    AccelStage *stage, AccelPortDirection direction, const char *name)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
   GPtrArray *ports = priv->info->ports[direction];
@@ -697,14 +709,14 @@ accel_stage_find_port (AccelStage *stage, AccelPortDirection direction,
   if (!name)
     return ports->len == 1 ? 0 : -1;
   for (guint i = 0; i < ports->len; i++)
-    if (g_str_equal (((AccelPortTemplate *) ports->pdata[i])->name, name))
-      return (gint) i;
+    if (g_str_equal (((AccelPortTemplate *)ports->pdata[i])->name, name))
+      return (gint)i;
   return -1;
 }
 
 const AccelPortTemplate *
-accel_stage_get_port (AccelStage *stage, AccelPortDirection direction,
-    guint index)
+accel_stage_get_port (
+    AccelStage *stage, AccelPortDirection direction, guint index)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
@@ -713,8 +725,8 @@ accel_stage_get_port (AccelStage *stage, AccelPortDirection direction,
 }
 
 void
-accel_stage_add_link (AccelStage *stage, guint out_port, AccelStage *target,
-    guint in_port)
+accel_stage_add_link (
+    AccelStage *stage, guint out_port, AccelStage *target, guint in_port)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
   Link link = { target, in_port };
@@ -732,8 +744,8 @@ accel_stage_clear_links (AccelStage *stage)
 }
 
 void
-accel_stage_set_observer (AccelStage *stage,
-    const AccelStageObserver *observer, gpointer user_data)
+accel_stage_set_observer (
+    AccelStage *stage, const AccelStageObserver *observer, gpointer user_data)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
@@ -770,10 +782,11 @@ send_eos (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
   for (guint o = 0; o < priv->n_out; o++)
-    for (guint l = 0; l < priv->links[o]->len; l++) {
-      Link *link = &g_array_index (priv->links[o], Link, l);
-      accel_mailbox_push_eos (stage_mailbox (link->target), link->port);
-    }
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      {
+        Link *link = &g_array_index (priv->links[o], Link, l);
+        accel_mailbox_push_eos (stage_mailbox (link->target), link->port);
+      }
 }
 
 static void
@@ -784,15 +797,17 @@ handle_eos (AccelStage *self)
 
   priv->done = TRUE;
   g_clear_pointer (&priv->produce_source, g_source_destroy);
-  if (priv->n_out > 0) {
-    send_eos (self);
-    return;
-  }
+  if (priv->n_out > 0)
+    {
+      send_eos (self);
+      return;
+    }
   /* a sink: the run is over once its GPU work is */
-  if (priv->stream && !accel_stream_synchronize (priv->stream, &error)) {
-    stage_fail (self, error);
-    return;
-  }
+  if (priv->stream && !accel_stream_synchronize (priv->stream, &error))
+    {
+      stage_fail (self, error);
+      return;
+    }
   if (priv->observer.eos)
     priv->observer.eos (self, priv->observer_data);
 }
@@ -804,12 +819,13 @@ push_outputs (AccelStage *self, AccelFrame *frame)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
   for (guint o = 0; o < frame->n_outputs; o++)
-    for (guint l = 0; l < priv->links[o]->len; l++) {
-      Link *link = &g_array_index (priv->links[o], Link, l);
-      if (!accel_mailbox_push_buffer (stage_mailbox (link->target),
-              link->port, accel_buffer_ref (frame->outputs[o])))
-        return FALSE;
-    }
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      {
+        Link *link = &g_array_index (priv->links[o], Link, l);
+        if (!accel_mailbox_push_buffer (stage_mailbox (link->target),
+                link->port, accel_buffer_ref (frame->outputs[o])))
+          return FALSE;
+      }
   return TRUE;
 }
 
@@ -833,8 +849,8 @@ frame_release (AccelStage *self, AccelFrame *frame, GError **error)
   if (priv->one_stream || !accel_stream_get_handle (frame->stream))
     return TRUE;
   slot = &priv->events[priv->next_event++ % EVENT_RING];
-  if (!*slot && !(*slot = accel_event_new (accel_stage_get_device (self),
-              error)))
+  if (!*slot
+      && !(*slot = accel_event_new (accel_stage_get_device (self), error)))
     return FALSE;
   if (!accel_event_record (*slot, frame->stream, error))
     return FALSE;
@@ -856,17 +872,21 @@ finish_pending (AccelStage *self, const GError *wait_error)
   priv->have_pending = FALSE;
   accel_mailbox_set_blocked (priv->mailbox, FALSE);
 
-  if (wait_error) {
-    error = g_error_copy (wait_error);
-    flow = ACCEL_FLOW_ERROR;
-  } else {
-    flow = klass->render (self, &priv->pending, &error);
-  }
+  if (wait_error)
+    {
+      error = g_error_copy (wait_error);
+      flow = ACCEL_FLOW_ERROR;
+    }
+  else
+    {
+      flow = klass->render (self, &priv->pending, &error);
+    }
   frame_clear (&priv->pending);
-  if (flow == ACCEL_FLOW_ERROR) {
-    stage_fail (self, error);
-    return;
-  }
+  if (flow == ACCEL_FLOW_ERROR)
+    {
+      stage_fail (self, error);
+      return;
+    }
   record_frame (priv, priv->pending_t0);
 }
 
@@ -889,36 +909,41 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   gint64 t0 = g_get_monotonic_time ();
 
   if (priv->n_in == 0 && priv->frame_limit >= 0
-      && priv->next_sequence >= (guint64) priv->frame_limit) {
-    handle_eos (self);
-    return FALSE;
-  }
+      && priv->next_sequence >= (guint64)priv->frame_limit)
+    {
+      handle_eos (self);
+      return FALSE;
+    }
 
   frame.stream = priv->stream;
   frame.n_inputs = priv->n_in;
   frame.inputs = inputs;
   frame.n_outputs = priv->n_out;
   frame.outputs = outputs;
-  if (priv->n_in > 0) {
-    frame.sequence = accel_buffer_get_sequence (inputs[0]);
-    frame.pts = accel_buffer_get_pts (inputs[0]);
-  } else {
-    frame.sequence = priv->next_sequence++;
-    frame.pts = -1;
-  }
+  if (priv->n_in > 0)
+    {
+      frame.sequence = accel_buffer_get_sequence (inputs[0]);
+      frame.pts = accel_buffer_get_pts (inputs[0]);
+    }
+  else
+    {
+      frame.sequence = priv->next_sequence++;
+      frame.pts = -1;
+    }
 
   for (guint i = 0; i < priv->n_in; i++)
     if (!accel_buffer_acquire_read (inputs[i], priv->stream, &error))
       goto failed;
-  for (guint o = 0; o < priv->n_out; o++) {
-    outputs[o] = accel_pool_acquire (priv->pools[o], &error);
-    if (!outputs[o])
-      goto failed;
-    accel_buffer_set_sequence (outputs[o], frame.sequence);
-    accel_buffer_set_pts (outputs[o], frame.pts);
-    if (!accel_buffer_acquire_write (outputs[o], priv->stream, &error))
-      goto failed;
-  }
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      outputs[o] = accel_pool_acquire (priv->pools[o], &error);
+      if (!outputs[o])
+        goto failed;
+      accel_buffer_set_sequence (outputs[o], frame.sequence);
+      accel_buffer_set_pts (outputs[o], frame.pts);
+      if (!accel_buffer_acquire_write (outputs[o], priv->stream, &error))
+        goto failed;
+    }
 
   flow = klass->process (self, &frame, &error);
   /* fences even for a failed frame: its work may be queued */
@@ -926,40 +951,45 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
       && flow != ACCEL_FLOW_ERROR)
     goto failed;
 
-  switch (flow) {
-  case ACCEL_FLOW_OK:
-    if (klass->render) {
-      /* a sink's host part waits for its GPU work, off the hot path */
-      priv->pending = frame;
-      priv->pending.inputs = priv->pending_in;
-      memcpy (priv->pending_in, inputs, priv->n_in * sizeof (AccelBuffer *));
-      priv->pending_t0 = t0;
-      priv->have_pending = TRUE;
-      accel_mailbox_set_blocked (priv->mailbox, TRUE);
-      if (!accel_completion_wait_async (priv->completion, priv->stream,
-              priv->context, on_completion, self, &error)) {
-        priv->have_pending = FALSE;
-        accel_mailbox_set_blocked (priv->mailbox, FALSE);
-        frame_clear (&priv->pending);
-        stage_fail (self, error);
-        return FALSE;
-      }
-      return TRUE;
-    }
-    if (!push_outputs (self, &frame)) {
+  switch (flow)
+    {
+    case ACCEL_FLOW_OK:
+      if (klass->render)
+        {
+          /* a sink's host part waits for its GPU work, off the hot path */
+          priv->pending = frame;
+          priv->pending.inputs = priv->pending_in;
+          memcpy (
+              priv->pending_in, inputs, priv->n_in * sizeof (AccelBuffer *));
+          priv->pending_t0 = t0;
+          priv->have_pending = TRUE;
+          accel_mailbox_set_blocked (priv->mailbox, TRUE);
+          if (!accel_completion_wait_async (priv->completion, priv->stream,
+                  priv->context, on_completion, self, &error))
+            {
+              priv->have_pending = FALSE;
+              accel_mailbox_set_blocked (priv->mailbox, FALSE);
+              frame_clear (&priv->pending);
+              stage_fail (self, error);
+              return FALSE;
+            }
+          return TRUE;
+        }
+      if (!push_outputs (self, &frame))
+        {
+          frame_clear (&frame);
+          return FALSE;
+        }
+      break;
+    case ACCEL_FLOW_EOS:
       frame_clear (&frame);
+      handle_eos (self);
       return FALSE;
+    case ACCEL_FLOW_SKIP:
+      break;
+    case ACCEL_FLOW_ERROR:
+      goto failed;
     }
-    break;
-  case ACCEL_FLOW_EOS:
-    frame_clear (&frame);
-    handle_eos (self);
-    return FALSE;
-  case ACCEL_FLOW_SKIP:
-    break;
-  case ACCEL_FLOW_ERROR:
-    goto failed;
-  }
   frame_clear (&frame);
   record_frame (priv, t0);
   return TRUE;
@@ -982,28 +1012,29 @@ handle_control (AccelStage *self, AccelMessage *msg)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
 
-  switch (msg->type) {
-  case ACCEL_MESSAGE_PARAM:
-    g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
-    break;
-  case ACCEL_MESSAGE_FLUSH:
-    accel_mailbox_drain (priv->mailbox);
-    if (klass->flush)
-      klass->flush (self);
-    for (guint o = 0; o < priv->n_out; o++)
-      for (guint l = 0; l < priv->links[o]->len; l++)
-        accel_stage_flush_async (g_array_index (priv->links[o], Link,
-                l).target);
-    break;
-  case ACCEL_MESSAGE_EOS:
-    /* a source ends its stream early; others wait for theirs */
-    if (priv->n_in == 0 && !priv->done)
-      handle_eos (self);
-    break;
-  case ACCEL_MESSAGE_STOP:
-    g_main_loop_quit (priv->loop);
-    break;
-  }
+  switch (msg->type)
+    {
+    case ACCEL_MESSAGE_PARAM:
+      g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
+      break;
+    case ACCEL_MESSAGE_FLUSH:
+      accel_mailbox_drain (priv->mailbox);
+      if (klass->flush)
+        klass->flush (self);
+      for (guint o = 0; o < priv->n_out; o++)
+        for (guint l = 0; l < priv->links[o]->len; l++)
+          accel_stage_flush_async (
+              g_array_index (priv->links[o], Link, l).target);
+      break;
+    case ACCEL_MESSAGE_EOS:
+      /* a source ends its stream early; others wait for theirs */
+      if (priv->n_in == 0 && !priv->done)
+        handle_eos (self);
+      break;
+    case ACCEL_MESSAGE_STOP:
+      g_main_loop_quit (priv->loop);
+      break;
+    }
 }
 
 static gboolean
@@ -1015,33 +1046,37 @@ mailbox_dispatch (gpointer user_data)
   AccelMessage *msg;
   gboolean eos;
 
-  while ((msg = accel_mailbox_pop_control (priv->mailbox))) {
-    gboolean stop = msg->type == ACCEL_MESSAGE_STOP;
-    handle_control (self, msg);
-    accel_message_free (msg);
-    if (stop)
-      return G_SOURCE_CONTINUE;
-  }
+  while ((msg = accel_mailbox_pop_control (priv->mailbox)))
+    {
+      gboolean stop = msg->type == ACCEL_MESSAGE_STOP;
+      handle_control (self, msg);
+      accel_message_free (msg);
+      if (stop)
+        return G_SOURCE_CONTINUE;
+    }
 
   /* a few frames per dispatch: the loop's own overhead is per dispatch */
-  for (guint n = 0; n < FRAMES_PER_DISPATCH && !priv->have_pending; n++) {
-    if (!accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
-      break;
-    if (eos) {
-      handle_eos (self);
-      break;
+  for (guint n = 0; n < FRAMES_PER_DISPATCH && !priv->have_pending; n++)
+    {
+      if (!accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
+        break;
+      if (eos)
+        {
+          handle_eos (self);
+          break;
+        }
+      if (priv->done)
+        {
+          /* failed: drain so upstream is not stuck behind us */
+          for (guint i = 0; i < priv->n_in; i++)
+            accel_buffer_unref (inputs[i]);
+          continue;
+        }
+      if (!run_frame (self, inputs))
+        break;
+      if (accel_mailbox_has_control (priv->mailbox))
+        break;
     }
-    if (priv->done) {
-      /* failed: drain so upstream is not stuck behind us */
-      for (guint i = 0; i < priv->n_in; i++)
-        accel_buffer_unref (inputs[i]);
-      continue;
-    }
-    if (!run_frame (self, inputs))
-      break;
-    if (accel_mailbox_has_control (priv->mailbox))
-      break;
-  }
   return G_SOURCE_CONTINUE;
 }
 
@@ -1051,10 +1086,11 @@ produce_dispatch (gpointer user_data)
   AccelStage *self = user_data;
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
-  if (priv->done || !run_frame (self, NULL)) {
-    priv->produce_source = NULL;
-    return G_SOURCE_REMOVE;
-  }
+  if (priv->done || !run_frame (self, NULL))
+    {
+      priv->produce_source = NULL;
+      return G_SOURCE_REMOVE;
+    }
   return G_SOURCE_CONTINUE;
 }
 
@@ -1071,11 +1107,13 @@ start_on_thread (AccelStage *self, GError **error)
   priv->stream = accel_stream_allocator_get (priv->streams, device, error);
   if (!priv->stream)
     return FALSE;
-  for (guint o = 0; o < priv->n_out; o++) {
-    priv->pools[o] = accel_pool_new (device, &priv->out_types[o], pool_size);
-    accel_pool_set_timeout (priv->pools[o], priv->pool_timeout_ms < 0 ?
-        ACCEL_POOL_WAIT_FOREVER : priv->pool_timeout_ms * 1000);
-  }
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      priv->pools[o] = accel_pool_new (device, &priv->out_types[o], pool_size);
+      accel_pool_set_timeout (priv->pools[o],
+          priv->pool_timeout_ms < 0 ? ACCEL_POOL_WAIT_FOREVER
+                                    : priv->pool_timeout_ms * 1000);
+    }
   if (klass->start && !klass->start (self, error))
     return FALSE;
   priv->started = TRUE;
@@ -1091,10 +1129,11 @@ stop_on_thread (AccelStage *self)
   /* nothing may still run on the GPU when buffers go back */
   if (priv->stream)
     accel_stream_synchronize (priv->stream, NULL);
-  if (priv->have_pending) {
-    priv->have_pending = FALSE;
-    frame_clear (&priv->pending);
-  }
+  if (priv->have_pending)
+    {
+      priv->have_pending = FALSE;
+      frame_clear (&priv->pending);
+    }
   if (priv->started && klass->stop)
     klass->stop (self);
   priv->started = FALSE;
@@ -1134,8 +1173,8 @@ stage_thread (gpointer data)
 
 /* starts the actor thread and waits until the stage's start() has run */
 gboolean
-accel_stage_start (AccelStage *stage, AccelStreamAllocator *streams,
-    GError **error)
+accel_stage_start (
+    AccelStage *stage, AccelStreamAllocator *streams, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
   GSource *source;
@@ -1144,8 +1183,8 @@ accel_stage_start (AccelStage *stage, AccelStreamAllocator *streams,
 
   priv->context = g_main_context_new ();
   priv->loop = g_main_loop_new (priv->context, FALSE);
-  priv->mailbox = accel_mailbox_new (priv->n_in, priv->mailbox_size,
-      priv->context);
+  priv->mailbox
+      = accel_mailbox_new (priv->n_in, priv->mailbox_size, priv->context);
   priv->streams = g_object_ref (streams);
   priv->done = FALSE;
   priv->next_sequence = 0;
@@ -1163,12 +1202,13 @@ accel_stage_start (AccelStage *stage, AccelStreamAllocator *streams,
     g_cond_wait (&priv->start_cond, &priv->start_lock);
   g_mutex_unlock (&priv->start_lock);
 
-  if (priv->start_error) {
-    g_propagate_prefixed_error (error, g_steal_pointer (&priv->start_error),
-        "stage '%s' could not start: ", priv->name);
-    accel_stage_join (stage);
-    return FALSE;
-  }
+  if (priv->start_error)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&priv->start_error),
+          "stage '%s' could not start: ", priv->name);
+      accel_stage_join (stage);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -1211,12 +1251,13 @@ accel_stage_join (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
-  if (priv->thread) {
-    if (priv->start_done && !priv->start_error && priv->loop)
-      g_main_loop_quit (priv->loop);
-    g_thread_join (priv->thread);
-    priv->thread = NULL;
-  }
+  if (priv->thread)
+    {
+      if (priv->start_done && !priv->start_error && priv->loop)
+        g_main_loop_quit (priv->loop);
+      g_thread_join (priv->thread);
+      priv->thread = NULL;
+    }
   g_clear_pointer (&priv->mailbox, accel_mailbox_free);
   g_clear_pointer (&priv->loop, g_main_loop_unref);
   g_clear_pointer (&priv->context, g_main_context_unref);
@@ -1237,8 +1278,8 @@ accel_stage_join (AccelStage *stage)
  * Returns: %FALSE when @stage has no such property. MT safe.
  */
 gboolean
-accel_stage_set_param_async (AccelStage *stage, const char *name,
-    const GValue *value)
+accel_stage_set_param_async (
+    AccelStage *stage, const char *name, const GValue *value)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
   GParamSpec *pspec;
@@ -1248,10 +1289,11 @@ accel_stage_set_param_async (AccelStage *stage, const char *name,
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
   if (!pspec)
     return FALSE;
-  if (!priv->mailbox) {
-    g_object_set_property (G_OBJECT (stage), name, value);
-    return TRUE;
-  }
+  if (!priv->mailbox)
+    {
+      g_object_set_property (G_OBJECT (stage), name, value);
+      return TRUE;
+    }
   msg = accel_message_new (ACCEL_MESSAGE_PARAM);
   msg->name = g_strdup (name);
   g_value_init (&msg->value, G_VALUE_TYPE (value));

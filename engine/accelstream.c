@@ -7,12 +7,12 @@ struct _AccelStream
 {
   gint refcount;
   AccelDevice *device;
-  cudaStream_t handle;          /* NULL on the host */
+  cudaStream_t handle; /* NULL on the host */
   guint id;
 };
 
-G_DEFINE_BOXED_TYPE (AccelStream, accel_stream, accel_stream_ref,
-    accel_stream_unref)
+G_DEFINE_BOXED_TYPE (
+    AccelStream, accel_stream, accel_stream_ref, accel_stream_unref)
 
 static guint next_stream_id = 1;
 
@@ -36,12 +36,14 @@ accel_stream_new (AccelDevice *device, GError **error)
 
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), NULL);
 
-  if (!accel_device_is_host (device)) {
-    if (!accel_device_make_current (device, error)
-        || !accel_cuda_check (cudaStreamCreateWithFlags (&handle,
-                cudaStreamNonBlocking), error))
-      return NULL;
-  }
+  if (!accel_device_is_host (device))
+    {
+      if (!accel_device_make_current (device, error)
+          || !accel_cuda_check (
+              cudaStreamCreateWithFlags (&handle, cudaStreamNonBlocking),
+              error))
+        return NULL;
+    }
 
   stream = g_new0 (AccelStream, 1);
   stream->refcount = 1;
@@ -66,10 +68,11 @@ accel_stream_unref (AccelStream *stream)
   g_return_if_fail (stream != NULL);
   if (!g_atomic_int_dec_and_test (&stream->refcount))
     return;
-  if (stream->handle) {
-    accel_device_make_current (stream->device, NULL);
-    accel_cuda_check (cudaStreamDestroy (stream->handle), NULL);
-  }
+  if (stream->handle)
+    {
+      accel_device_make_current (stream->device, NULL);
+      accel_cuda_check (cudaStreamDestroy (stream->handle), NULL);
+    }
   g_object_unref (stream->device);
   g_free (stream);
 }
@@ -141,29 +144,29 @@ struct _AccelStreamAllocator
   AccelStreamPolicy policy;
   guint n_pooled;
   GMutex lock;
-  GHashTable *by_device;        /* AccelDevice* -> GPtrArray of AccelStream* */
+  GHashTable *by_device; /* AccelDevice* -> GPtrArray of AccelStream* */
   guint next;
 };
 
-G_DEFINE_FINAL_TYPE (AccelStreamAllocator, accel_stream_allocator,
-    G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE (
+    AccelStreamAllocator, accel_stream_allocator, G_TYPE_OBJECT)
 
 GType
 accel_stream_policy_get_type (void)
 {
   static gsize type;
   static const GEnumValue values[] = {
-    {ACCEL_STREAM_POLICY_PER_STAGE, "ACCEL_STREAM_POLICY_PER_STAGE",
-        "per-stage"},
-    {ACCEL_STREAM_POLICY_SINGLE, "ACCEL_STREAM_POLICY_SINGLE", "single"},
-    {ACCEL_STREAM_POLICY_POOLED, "ACCEL_STREAM_POLICY_POOLED", "pooled"},
-    {0, NULL, NULL},
+    { ACCEL_STREAM_POLICY_PER_STAGE, "ACCEL_STREAM_POLICY_PER_STAGE",
+        "per-stage" },
+    { ACCEL_STREAM_POLICY_SINGLE, "ACCEL_STREAM_POLICY_SINGLE", "single" },
+    { ACCEL_STREAM_POLICY_POOLED, "ACCEL_STREAM_POLICY_POOLED", "pooled" },
+    { 0, NULL, NULL },
   };
 
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("AccelStreamPolicy", values));
-  return (GType) type;
+    g_once_init_leave (
+        &type, g_enum_register_static ("AccelStreamPolicy", values));
+  return (GType)type;
 }
 
 static void
@@ -186,8 +189,8 @@ static void
 accel_stream_allocator_init (AccelStreamAllocator *self)
 {
   g_mutex_init (&self->lock);
-  self->by_device = g_hash_table_new_full (NULL, NULL, NULL,
-      (GDestroyNotify) g_ptr_array_unref);
+  self->by_device = g_hash_table_new_full (
+      NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
 }
 
 /**
@@ -200,12 +203,10 @@ accel_stream_allocator_init (AccelStreamAllocator *self)
 AccelStreamAllocator *
 accel_stream_allocator_new (AccelStreamPolicy policy, guint n_pooled)
 {
-  AccelStreamAllocator *self = g_object_new (ACCEL_TYPE_STREAM_ALLOCATOR,
-      NULL);
+  AccelStreamAllocator *self = g_object_new (ACCEL_TYPE_STREAM_ALLOCATOR, NULL);
 
   self->policy = policy;
-  self->n_pooled = policy == ACCEL_STREAM_POLICY_SINGLE ? 1
-      : MAX (n_pooled, 1);
+  self->n_pooled = policy == ACCEL_STREAM_POLICY_SINGLE ? 1 : MAX (n_pooled, 1);
   return self;
 }
 
@@ -226,8 +227,8 @@ accel_stream_allocator_get_policy (AccelStreamAllocator *self)
  * a new one, the device's only one, or the next of its pool. MT safe.
  */
 AccelStream *
-accel_stream_allocator_get (AccelStreamAllocator *self, AccelDevice *device,
-    GError **error)
+accel_stream_allocator_get (
+    AccelStreamAllocator *self, AccelDevice *device, GError **error)
 {
   GPtrArray *streams;
   AccelStream *stream = NULL;
@@ -239,18 +240,22 @@ accel_stream_allocator_get (AccelStreamAllocator *self, AccelDevice *device,
 
   g_mutex_lock (&self->lock);
   streams = g_hash_table_lookup (self->by_device, device);
-  if (!streams) {
-    streams = g_ptr_array_new_with_free_func (
-        (GDestroyNotify) accel_stream_unref);
-    g_hash_table_insert (self->by_device, device, streams);
-  }
-  if (streams->len < self->n_pooled) {
-    stream = accel_stream_new (device, error);
-    if (stream)
-      g_ptr_array_add (streams, accel_stream_ref (stream));
-  } else {
-    stream = accel_stream_ref (streams->pdata[self->next++ % streams->len]);
-  }
+  if (!streams)
+    {
+      streams
+          = g_ptr_array_new_with_free_func ((GDestroyNotify)accel_stream_unref);
+      g_hash_table_insert (self->by_device, device, streams);
+    }
+  if (streams->len < self->n_pooled)
+    {
+      stream = accel_stream_new (device, error);
+      if (stream)
+        g_ptr_array_add (streams, accel_stream_ref (stream));
+    }
+  else
+    {
+      stream = accel_stream_ref (streams->pdata[self->next++ % streams->len]);
+    }
   g_mutex_unlock (&self->lock);
   return stream;
 }

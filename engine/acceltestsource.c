@@ -38,13 +38,14 @@ parse_shape (const char *text, AccelType *type, GError **error)
 
   if (n == 0 || n > ACCEL_TYPE_MAX_DIMS)
     goto invalid;
-  type->n_dims = (gint) n;
-  for (guint i = 0; i < n; i++) {
-    guint64 v;
-    if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
-      goto invalid;
-    type->dims[i] = (gint64) v;
-  }
+  type->n_dims = (gint)n;
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 v;
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
+        goto invalid;
+      type->dims[i] = (gint64)v;
+    }
   return TRUE;
 
   /* ERRORS */
@@ -52,7 +53,8 @@ invalid:
   {
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
         "shape '%s' is not a list of 1 to %d positive sizes such as "
-        "'1024' or '480x640'", text, ACCEL_TYPE_MAX_DIMS);
+        "'1024' or '480x640'",
+        text, ACCEL_TYPE_MAX_DIMS);
     return FALSE;
   }
 }
@@ -64,33 +66,37 @@ accel_test_source_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelTestSource *self = ACCEL_TEST_SOURCE (stage);
   AccelDType dtype;
 
-  if (self->format && *self->format) {
-    AccelFormat format = accel_format_from_string (self->format);
-    if (format == ACCEL_FORMAT_ANY) {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s': format '%s' is not one of RGBA8, BGRA8, GRAY8, NV12, "
-          "I420, RGBAF32", accel_stage_get_name (stage), self->format);
-      return FALSE;
+  if (self->format && *self->format)
+    {
+      AccelFormat format = accel_format_from_string (self->format);
+      if (format == ACCEL_FORMAT_ANY)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s': format '%s' is not one of RGBA8, BGRA8, GRAY8, "
+              "NV12, "
+              "I420, RGBAF32",
+              accel_stage_get_name (stage), self->format);
+          return FALSE;
+        }
+      accel_type_init_image (&out_types[0], format, ACCEL_MEMORY_DEVICE,
+          self->width, self->height);
+      return TRUE;
     }
-    accel_type_init_image (&out_types[0], format, ACCEL_MEMORY_DEVICE,
-        self->width, self->height);
-    return TRUE;
-  }
 
   dtype = accel_dtype_from_string (self->dtype);
-  if (dtype != ACCEL_DTYPE_F32 && dtype != ACCEL_DTYPE_U8) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "stage '%s': dtype '%s' is not f32 or u8",
-        accel_stage_get_name (stage), self->dtype);
-    return FALSE;
-  }
+  if (dtype != ACCEL_DTYPE_F32 && dtype != ACCEL_DTYPE_U8)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s': dtype '%s' is not f32 or u8",
+          accel_stage_get_name (stage), self->dtype);
+      return FALSE;
+    }
   accel_type_init_tensor (&out_types[0], dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
   return parse_shape (self->shape, &out_types[0], error);
 }
 
 static AccelFlow
-accel_test_source_process (AccelStage *stage, AccelFrame *frame,
-    GError **error)
+accel_test_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelTestSource *self = ACCEL_TEST_SOURCE (stage);
   AccelBuffer *out = frame->outputs[0];
@@ -99,92 +105,97 @@ accel_test_source_process (AccelStage *stage, AccelFrame *frame,
   gboolean is_f32 = type->dtype == ACCEL_DTYPE_F32;
   gsize n = accel_buffer_get_size (out) / (is_f32 ? 4 : 1);
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64) self->num_buffers)
+  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
     return ACCEL_FLOW_EOS;
 
-  if (accel_stage_is_host (stage)) {
-    if (is_f32)
-      accel_pattern_fill_f32_host (data, n, frame->sequence);
-    else
-      accel_pattern_fill_u8_host (data, n, frame->sequence);
-    return ACCEL_FLOW_OK;
-  }
-  if (!accel_cuda_check (is_f32 ?
-          accel_pattern_fill_f32 (accel_stream_get_handle (frame->stream),
-              data, n, frame->sequence, self->spin_ns) :
-          accel_pattern_fill_u8 (accel_stream_get_handle (frame->stream),
-              data, n, frame->sequence, self->spin_ns), error))
+  if (accel_stage_is_host (stage))
+    {
+      if (is_f32)
+        accel_pattern_fill_f32_host (data, n, frame->sequence);
+      else
+        accel_pattern_fill_u8_host (data, n, frame->sequence);
+      return ACCEL_FLOW_OK;
+    }
+  if (!accel_cuda_check (
+          is_f32
+              ? accel_pattern_fill_f32 (accel_stream_get_handle (frame->stream),
+                  data, n, frame->sequence, self->spin_ns)
+              : accel_pattern_fill_u8 (accel_stream_get_handle (frame->stream),
+                  data, n, frame->sequence, self->spin_ns),
+          error))
     return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 
 static void
-accel_test_source_set_property (GObject *object, guint prop_id,
-    const GValue *value, GParamSpec *pspec)
+accel_test_source_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   AccelTestSource *self = ACCEL_TEST_SOURCE (object);
 
-  switch (prop_id) {
-  case PROP_SHAPE:
-    g_free (self->shape);
-    self->shape = g_value_dup_string (value);
-    break;
-  case PROP_DTYPE:
-    g_free (self->dtype);
-    self->dtype = g_value_dup_string (value);
-    break;
-  case PROP_FORMAT:
-    g_free (self->format);
-    self->format = g_value_dup_string (value);
-    break;
-  case PROP_WIDTH:
-    self->width = g_value_get_int (value);
-    break;
-  case PROP_HEIGHT:
-    self->height = g_value_get_int (value);
-    break;
-  case PROP_NUM_BUFFERS:
-    self->num_buffers = g_value_get_int64 (value);
-    break;
-  case PROP_SPIN_NS:
-    self->spin_ns = g_value_get_uint64 (value);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
+  switch (prop_id)
+    {
+    case PROP_SHAPE:
+      g_free (self->shape);
+      self->shape = g_value_dup_string (value);
+      break;
+    case PROP_DTYPE:
+      g_free (self->dtype);
+      self->dtype = g_value_dup_string (value);
+      break;
+    case PROP_FORMAT:
+      g_free (self->format);
+      self->format = g_value_dup_string (value);
+      break;
+    case PROP_WIDTH:
+      self->width = g_value_get_int (value);
+      break;
+    case PROP_HEIGHT:
+      self->height = g_value_get_int (value);
+      break;
+    case PROP_NUM_BUFFERS:
+      self->num_buffers = g_value_get_int64 (value);
+      break;
+    case PROP_SPIN_NS:
+      self->spin_ns = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
-accel_test_source_get_property (GObject *object, guint prop_id,
-    GValue *value, GParamSpec *pspec)
+accel_test_source_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   AccelTestSource *self = ACCEL_TEST_SOURCE (object);
 
-  switch (prop_id) {
-  case PROP_SHAPE:
-    g_value_set_string (value, self->shape);
-    break;
-  case PROP_DTYPE:
-    g_value_set_string (value, self->dtype);
-    break;
-  case PROP_FORMAT:
-    g_value_set_string (value, self->format);
-    break;
-  case PROP_WIDTH:
-    g_value_set_int (value, self->width);
-    break;
-  case PROP_HEIGHT:
-    g_value_set_int (value, self->height);
-    break;
-  case PROP_NUM_BUFFERS:
-    g_value_set_int64 (value, self->num_buffers);
-    break;
-  case PROP_SPIN_NS:
-    g_value_set_uint64 (value, self->spin_ns);
-    break;
-  default:
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
+  switch (prop_id)
+    {
+    case PROP_SHAPE:
+      g_value_set_string (value, self->shape);
+      break;
+    case PROP_DTYPE:
+      g_value_set_string (value, self->dtype);
+      break;
+    case PROP_FORMAT:
+      g_value_set_string (value, self->format);
+      break;
+    case PROP_WIDTH:
+      g_value_set_int (value, self->width);
+      break;
+    case PROP_HEIGHT:
+      g_value_set_int (value, self->height);
+      break;
+    case PROP_NUM_BUFFERS:
+      g_value_set_int64 (value, self->num_buffers);
+      break;
+    case PROP_SPIN_NS:
+      g_value_set_uint64 (value, self->spin_ns);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -203,8 +214,8 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
-  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT
-      | G_PARAM_STATIC_STRINGS;
+  GParamFlags flags
+      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
   AccelType out;
 
   gobject_class->set_property = accel_test_source_set_property;
@@ -214,14 +225,18 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
   stage_class->process = accel_test_source_process;
 
   g_object_class_install_property (gobject_class, PROP_SHAPE,
-      g_param_spec_string ("shape", "Shape", "Tensor dimensions, outermost "
-          "first, such as 1024 or 480x640", "1024", flags));
+      g_param_spec_string ("shape", "Shape",
+          "Tensor dimensions, outermost "
+          "first, such as 1024 or 480x640",
+          "1024", flags));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
-      g_param_spec_string ("dtype", "Dtype", "Tensor element type: f32 or u8",
-          "f32", flags));
+      g_param_spec_string (
+          "dtype", "Dtype", "Tensor element type: f32 or u8", "f32", flags));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
-      g_param_spec_string ("format", "Format", "Image format (RGBA8, BGRA8, "
-          "GRAY8, NV12, I420, RGBAF32); empty for a tensor", "", flags));
+      g_param_spec_string ("format", "Format",
+          "Image format (RGBA8, BGRA8, "
+          "GRAY8, NV12, I420, RGBAF32); empty for a tensor",
+          "", flags));
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width", "Image width in pixels", 1,
           G_MAXINT16, 320, flags));
@@ -229,23 +244,25 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
       g_param_spec_int ("height", "Height", "Image height in pixels", 1,
           G_MAXINT16, 240, flags));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
-      g_param_spec_int64 ("num-buffers", "Number of buffers", "Buffers to "
-          "produce before end of stream (-1: no end)", -1, G_MAXINT64, -1,
-          flags));
+      g_param_spec_int64 ("num-buffers", "Number of buffers",
+          "Buffers to "
+          "produce before end of stream (-1: no end)",
+          -1, G_MAXINT64, -1, flags));
   g_object_class_install_property (gobject_class, PROP_SPIN_NS,
-      g_param_spec_uint64 ("spin-ns", "Spin", "GPU time the fill kernel "
-          "waits before writing, in ns (makes a slow writer)", 0,
-          G_GUINT64_CONSTANT (10000000000), 0, flags));
+      g_param_spec_uint64 ("spin-ns", "Spin",
+          "GPU time the fill kernel "
+          "waits before writing, in ns (makes a slow writer)",
+          0, G_GUINT64_CONSTANT (10000000000), 0, flags));
 
   accel_stage_class_set_metadata (stage_class, "core.test-source",
       "Deterministic test tensors or images: element i of frame s is "
       "(131 s + 7 i) mod 1021 (f32) or mod 251 (u8)");
   accel_type_init_any (&out);
-  accel_type_init_tensor (&out, ACCEL_DTYPE_ANY, ACCEL_MEMORY_DEVICE,
-      ACCEL_RANK_ANY, NULL);
+  accel_type_init_tensor (
+      &out, ACCEL_DTYPE_ANY, ACCEL_MEMORY_DEVICE, ACCEL_RANK_ANY, NULL);
   out.kind = ACCEL_KIND_ANY;
-  accel_stage_class_add_port (stage_class, ACCEL_PORT_OUTPUT, "out", &out,
-      "the pattern");
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_OUTPUT, "out", &out, "the pattern");
 }
 
 static void

@@ -6,39 +6,64 @@
 G_DEFINE_BOXED_TYPE (AccelType, accel_type, accel_type_copy, accel_type_free)
 
 static const char *const dtype_names[] = {
-  [ACCEL_DTYPE_ANY] = "any", [ACCEL_DTYPE_U8] = "u8", [ACCEL_DTYPE_I8] = "i8",
-  [ACCEL_DTYPE_U16] = "u16", [ACCEL_DTYPE_I16] = "i16",
-  [ACCEL_DTYPE_U32] = "u32", [ACCEL_DTYPE_I32] = "i32",
-  [ACCEL_DTYPE_U64] = "u64", [ACCEL_DTYPE_I64] = "i64",
-  [ACCEL_DTYPE_F16] = "f16", [ACCEL_DTYPE_BF16] = "bf16",
-  [ACCEL_DTYPE_F32] = "f32", [ACCEL_DTYPE_F64] = "f64",
-  [ACCEL_DTYPE_C64] = "c64", [ACCEL_DTYPE_C128] = "c128",
+  [ACCEL_DTYPE_ANY] = "any",
+  [ACCEL_DTYPE_U8] = "u8",
+  [ACCEL_DTYPE_I8] = "i8",
+  [ACCEL_DTYPE_U16] = "u16",
+  [ACCEL_DTYPE_I16] = "i16",
+  [ACCEL_DTYPE_U32] = "u32",
+  [ACCEL_DTYPE_I32] = "i32",
+  [ACCEL_DTYPE_U64] = "u64",
+  [ACCEL_DTYPE_I64] = "i64",
+  [ACCEL_DTYPE_F16] = "f16",
+  [ACCEL_DTYPE_BF16] = "bf16",
+  [ACCEL_DTYPE_F32] = "f32",
+  [ACCEL_DTYPE_F64] = "f64",
+  [ACCEL_DTYPE_C64] = "c64",
+  [ACCEL_DTYPE_C128] = "c128",
 };
 
 static const gsize dtype_sizes[] = {
-  [ACCEL_DTYPE_ANY] = 0, [ACCEL_DTYPE_U8] = 1, [ACCEL_DTYPE_I8] = 1,
-  [ACCEL_DTYPE_U16] = 2, [ACCEL_DTYPE_I16] = 2, [ACCEL_DTYPE_U32] = 4,
-  [ACCEL_DTYPE_I32] = 4, [ACCEL_DTYPE_U64] = 8, [ACCEL_DTYPE_I64] = 8,
-  [ACCEL_DTYPE_F16] = 2, [ACCEL_DTYPE_BF16] = 2, [ACCEL_DTYPE_F32] = 4,
-  [ACCEL_DTYPE_F64] = 8, [ACCEL_DTYPE_C64] = 8, [ACCEL_DTYPE_C128] = 16,
+  [ACCEL_DTYPE_ANY] = 0,
+  [ACCEL_DTYPE_U8] = 1,
+  [ACCEL_DTYPE_I8] = 1,
+  [ACCEL_DTYPE_U16] = 2,
+  [ACCEL_DTYPE_I16] = 2,
+  [ACCEL_DTYPE_U32] = 4,
+  [ACCEL_DTYPE_I32] = 4,
+  [ACCEL_DTYPE_U64] = 8,
+  [ACCEL_DTYPE_I64] = 8,
+  [ACCEL_DTYPE_F16] = 2,
+  [ACCEL_DTYPE_BF16] = 2,
+  [ACCEL_DTYPE_F32] = 4,
+  [ACCEL_DTYPE_F64] = 8,
+  [ACCEL_DTYPE_C64] = 8,
+  [ACCEL_DTYPE_C128] = 16,
 };
 
 static const char *const format_names[] = {
-  [ACCEL_FORMAT_ANY] = "any", [ACCEL_FORMAT_RGBA8] = "RGBA8",
-  [ACCEL_FORMAT_BGRA8] = "BGRA8", [ACCEL_FORMAT_GRAY8] = "GRAY8",
-  [ACCEL_FORMAT_NV12] = "NV12", [ACCEL_FORMAT_I420] = "I420",
+  [ACCEL_FORMAT_ANY] = "any",
+  [ACCEL_FORMAT_RGBA8] = "RGBA8",
+  [ACCEL_FORMAT_BGRA8] = "BGRA8",
+  [ACCEL_FORMAT_GRAY8] = "GRAY8",
+  [ACCEL_FORMAT_NV12] = "NV12",
+  [ACCEL_FORMAT_I420] = "I420",
   [ACCEL_FORMAT_RGBAF32] = "RGBAF32",
 };
 
 static const char *const memory_names[] = {
-  [ACCEL_MEMORY_ANY] = "any", [ACCEL_MEMORY_DEVICE] = "device",
-  [ACCEL_MEMORY_PINNED] = "pinned", [ACCEL_MEMORY_HOST] = "host",
+  [ACCEL_MEMORY_ANY] = "any",
+  [ACCEL_MEMORY_DEVICE] = "device",
+  [ACCEL_MEMORY_PINNED] = "pinned",
+  [ACCEL_MEMORY_HOST] = "host",
   [ACCEL_MEMORY_MANAGED] = "managed",
 };
 
 static const char *const kind_names[] = {
-  [ACCEL_KIND_ANY] = "any", [ACCEL_KIND_TENSOR] = "tensor",
-  [ACCEL_KIND_IMAGE] = "image", [ACCEL_KIND_PARTICLES] = "particles",
+  [ACCEL_KIND_ANY] = "any",
+  [ACCEL_KIND_TENSOR] = "tensor",
+  [ACCEL_KIND_IMAGE] = "image",
+  [ACCEL_KIND_PARTICLES] = "particles",
   [ACCEL_KIND_BYTES] = "bytes",
 };
 
@@ -109,8 +134,8 @@ accel_type_init_tensor (AccelType *type, AccelDType dtype, AccelMemory memory,
  * @height: height in pixels, or %ACCEL_DIM_ANY
  */
 void
-accel_type_init_image (AccelType *type, AccelFormat format,
-    AccelMemory memory, gint64 width, gint64 height)
+accel_type_init_image (AccelType *type, AccelFormat format, AccelMemory memory,
+    gint64 width, gint64 height)
 {
   accel_type_init_any (type);
   type->kind = ACCEL_KIND_IMAGE;
@@ -173,7 +198,7 @@ accel_type_get_n_elements (const AccelType *type)
 
   g_return_val_if_fail (accel_type_is_fixed (type), 0);
   for (gint i = 0; i < type->n_dims; i++)
-    n *= (gsize) type->dims[i];
+    n *= (gsize)type->dims[i];
   return n;
 }
 
@@ -189,8 +214,8 @@ accel_type_get_size (const AccelType *type)
   g_return_val_if_fail (accel_type_is_fixed (type), 0);
 
   if (type->kind == ACCEL_KIND_IMAGE)
-    return accel_format_get_frame_size (type->format, type->dims[1],
-        type->dims[0]);
+    return accel_format_get_frame_size (
+        type->format, type->dims[1], type->dims[0]);
   return accel_type_get_n_elements (type) * accel_dtype_get_size (type->dtype);
 }
 
@@ -224,8 +249,8 @@ accel_type_equal (const AccelType *a, const AccelType *b)
  * without a copy.
  */
 gboolean
-accel_type_memory_compatible (AccelMemory have, AccelMemory want,
-    gboolean host_backend)
+accel_type_memory_compatible (
+    AccelMemory have, AccelMemory want, gboolean host_backend)
 {
   if (have == want || want == ACCEL_MEMORY_ANY || have == ACCEL_MEMORY_ANY)
     return TRUE;
@@ -250,46 +275,53 @@ accel_type_memory_compatible (AccelMemory have, AccelMemory want,
  * Returns: %TRUE when a buffer of @type fits @templ.
  */
 gboolean
-accel_type_accepts (const AccelType *templ, const AccelType *type,
-    gchar **reason)
+accel_type_accepts (
+    const AccelType *templ, const AccelType *type, gchar **reason)
 {
-  if (templ->kind != ACCEL_KIND_ANY && templ->kind != type->kind) {
-    if (reason)
-      *reason = g_strdup_printf ("kind %s is not %s",
-          accel_kind_to_string (type->kind),
-          accel_kind_to_string (templ->kind));
-    return FALSE;
-  }
-  if (templ->dtype != ACCEL_DTYPE_ANY && templ->dtype != type->dtype) {
-    if (reason)
-      *reason = g_strdup_printf ("dtype %s is not %s",
-          accel_dtype_to_string (type->dtype),
-          accel_dtype_to_string (templ->dtype));
-    return FALSE;
-  }
-  if (templ->format != ACCEL_FORMAT_ANY && templ->format != type->format) {
-    if (reason)
-      *reason = g_strdup_printf ("format %s is not %s",
-          accel_format_to_string (type->format),
-          accel_format_to_string (templ->format));
-    return FALSE;
-  }
-  if (templ->n_dims == ACCEL_RANK_ANY)
-    return TRUE;
-  if (templ->n_dims != type->n_dims) {
-    if (reason)
-      *reason = g_strdup_printf ("rank %d is not %d", type->n_dims,
-          templ->n_dims);
-    return FALSE;
-  }
-  for (gint i = 0; i < templ->n_dims; i++) {
-    if (templ->dims[i] != ACCEL_DIM_ANY && templ->dims[i] != type->dims[i]) {
+  if (templ->kind != ACCEL_KIND_ANY && templ->kind != type->kind)
+    {
       if (reason)
-        *reason = g_strdup_printf ("dimension %d is %" G_GINT64_FORMAT
-            ", not %" G_GINT64_FORMAT, i, type->dims[i], templ->dims[i]);
+        *reason = g_strdup_printf ("kind %s is not %s",
+            accel_kind_to_string (type->kind),
+            accel_kind_to_string (templ->kind));
       return FALSE;
     }
-  }
+  if (templ->dtype != ACCEL_DTYPE_ANY && templ->dtype != type->dtype)
+    {
+      if (reason)
+        *reason = g_strdup_printf ("dtype %s is not %s",
+            accel_dtype_to_string (type->dtype),
+            accel_dtype_to_string (templ->dtype));
+      return FALSE;
+    }
+  if (templ->format != ACCEL_FORMAT_ANY && templ->format != type->format)
+    {
+      if (reason)
+        *reason = g_strdup_printf ("format %s is not %s",
+            accel_format_to_string (type->format),
+            accel_format_to_string (templ->format));
+      return FALSE;
+    }
+  if (templ->n_dims == ACCEL_RANK_ANY)
+    return TRUE;
+  if (templ->n_dims != type->n_dims)
+    {
+      if (reason)
+        *reason = g_strdup_printf (
+            "rank %d is not %d", type->n_dims, templ->n_dims);
+      return FALSE;
+    }
+  for (gint i = 0; i < templ->n_dims; i++)
+    {
+      if (templ->dims[i] != ACCEL_DIM_ANY && templ->dims[i] != type->dims[i])
+        {
+          if (reason)
+            *reason = g_strdup_printf ("dimension %d is %" G_GINT64_FORMAT
+                                       ", not %" G_GINT64_FORMAT,
+                i, type->dims[i], templ->dims[i]);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -308,26 +340,33 @@ accel_type_to_string (const AccelType *type)
   GString *s = g_string_new (accel_kind_to_string (type->kind));
 
   if (type->kind == ACCEL_KIND_IMAGE)
-    g_string_append_printf (s, "<%s>", type->format == ACCEL_FORMAT_ANY ? "?"
-        : accel_format_to_string (type->format));
+    g_string_append_printf (s, "<%s>",
+        type->format == ACCEL_FORMAT_ANY
+            ? "?"
+            : accel_format_to_string (type->format));
   else if (type->kind != ACCEL_KIND_BYTES)
-    g_string_append_printf (s, "<%s>", type->dtype == ACCEL_DTYPE_ANY ? "?"
-        : accel_dtype_to_string (type->dtype));
+    g_string_append_printf (s, "<%s>",
+        type->dtype == ACCEL_DTYPE_ANY ? "?"
+                                       : accel_dtype_to_string (type->dtype));
 
-  if (type->n_dims == ACCEL_RANK_ANY) {
-    g_string_append (s, "[...]");
-  } else {
-    g_string_append_c (s, '[');
-    for (gint i = 0; i < type->n_dims; i++) {
-      if (i > 0)
-        g_string_append_c (s, 'x');
-      if (type->dims[i] < 0)
-        g_string_append_c (s, '?');
-      else
-        g_string_append_printf (s, "%" G_GINT64_FORMAT, type->dims[i]);
+  if (type->n_dims == ACCEL_RANK_ANY)
+    {
+      g_string_append (s, "[...]");
     }
-    g_string_append_c (s, ']');
-  }
+  else
+    {
+      g_string_append_c (s, '[');
+      for (gint i = 0; i < type->n_dims; i++)
+        {
+          if (i > 0)
+            g_string_append_c (s, 'x');
+          if (type->dims[i] < 0)
+            g_string_append_c (s, '?');
+          else
+            g_string_append_printf (s, "%" G_GINT64_FORMAT, type->dims[i]);
+        }
+      g_string_append_c (s, ']');
+    }
   g_string_append_printf (s, "@%s", accel_memory_to_string (type->memory));
   return g_string_free (s, FALSE);
 }
@@ -363,7 +402,7 @@ accel_dtype_from_string (const char *str)
 {
   for (guint i = 1; i < G_N_ELEMENTS (dtype_names); i++)
     if (g_ascii_strcasecmp (str, dtype_names[i]) == 0)
-      return (AccelDType) i;
+      return (AccelDType)i;
   return ACCEL_DTYPE_ANY;
 }
 
@@ -385,7 +424,7 @@ accel_format_from_string (const char *str)
 {
   for (guint i = 1; i < G_N_ELEMENTS (format_names); i++)
     if (g_ascii_strcasecmp (str, format_names[i]) == 0)
-      return (AccelFormat) i;
+      return (AccelFormat)i;
   return ACCEL_FORMAT_ANY;
 }
 
@@ -398,14 +437,15 @@ accel_format_from_string (const char *str)
 AccelDType
 accel_format_get_dtype (AccelFormat format)
 {
-  switch (format) {
-  case ACCEL_FORMAT_ANY:
-    return ACCEL_DTYPE_ANY;
-  case ACCEL_FORMAT_RGBAF32:
-    return ACCEL_DTYPE_F32;
-  default:
-    return ACCEL_DTYPE_U8;
-  }
+  switch (format)
+    {
+    case ACCEL_FORMAT_ANY:
+      return ACCEL_DTYPE_ANY;
+    case ACCEL_FORMAT_RGBAF32:
+      return ACCEL_DTYPE_F32;
+    default:
+      return ACCEL_DTYPE_U8;
+    }
 }
 
 /**
@@ -420,24 +460,25 @@ accel_format_get_dtype (AccelFormat format)
 gsize
 accel_format_get_frame_size (AccelFormat format, gint64 width, gint64 height)
 {
-  gsize w = (gsize) width, h = (gsize) height;
+  gsize w = (gsize)width, h = (gsize)height;
   gsize cw = (w + 1) / 2, ch = (h + 1) / 2;
 
-  switch (format) {
-  case ACCEL_FORMAT_RGBA8:
-  case ACCEL_FORMAT_BGRA8:
-    return w * h * 4;
-  case ACCEL_FORMAT_GRAY8:
-    return w * h;
-  case ACCEL_FORMAT_NV12:
-    return w * h + cw * 2 * ch;
-  case ACCEL_FORMAT_I420:
-    return w * h + 2 * cw * ch;
-  case ACCEL_FORMAT_RGBAF32:
-    return w * h * 16;
-  default:
-    g_return_val_if_reached (0);
-  }
+  switch (format)
+    {
+    case ACCEL_FORMAT_RGBA8:
+    case ACCEL_FORMAT_BGRA8:
+      return w * h * 4;
+    case ACCEL_FORMAT_GRAY8:
+      return w * h;
+    case ACCEL_FORMAT_NV12:
+      return w * h + cw * 2 * ch;
+    case ACCEL_FORMAT_I420:
+      return w * h + 2 * cw * ch;
+    case ACCEL_FORMAT_RGBAF32:
+      return w * h * 16;
+    default:
+      g_return_val_if_reached (0);
+    }
 }
 
 const char *
@@ -459,15 +500,15 @@ accel_memory_get_type (void)
 {
   static gsize type;
   static const GEnumValue values[] = {
-    {ACCEL_MEMORY_ANY, "ACCEL_MEMORY_ANY", "any"},
-    {ACCEL_MEMORY_DEVICE, "ACCEL_MEMORY_DEVICE", "device"},
-    {ACCEL_MEMORY_PINNED, "ACCEL_MEMORY_PINNED", "pinned"},
-    {ACCEL_MEMORY_HOST, "ACCEL_MEMORY_HOST", "host"},
-    {ACCEL_MEMORY_MANAGED, "ACCEL_MEMORY_MANAGED", "managed"},
-    {0, NULL, NULL},
+    { ACCEL_MEMORY_ANY, "ACCEL_MEMORY_ANY", "any" },
+    { ACCEL_MEMORY_DEVICE, "ACCEL_MEMORY_DEVICE", "device" },
+    { ACCEL_MEMORY_PINNED, "ACCEL_MEMORY_PINNED", "pinned" },
+    { ACCEL_MEMORY_HOST, "ACCEL_MEMORY_HOST", "host" },
+    { ACCEL_MEMORY_MANAGED, "ACCEL_MEMORY_MANAGED", "managed" },
+    { 0, NULL, NULL },
   };
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("AccelMemory", values));
-  return (GType) type;
+  return (GType)type;
 }

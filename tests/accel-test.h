@@ -10,10 +10,11 @@
 static inline void
 accel_test_require_gpu (void)
 {
-  if (accel_backend_get_default () != ACCEL_BACKEND_CUDA) {
-    g_print ("no usable CUDA device: skipping\n");
-    exit (ACCEL_TEST_SKIP);
-  }
+  if (accel_backend_get_default () != ACCEL_BACKEND_CUDA)
+    {
+      g_print ("no usable CUDA device: skipping\n");
+      exit (ACCEL_TEST_SKIP);
+    }
 }
 
 /* a stage of @kind named @name, or abort the test */

@@ -22,8 +22,8 @@ test_image_sink_class_init (TestImageSinkClass *klass)
 
   sc->process = image_sink_process;
   accel_stage_class_set_metadata (sc, "test.image-sink", "RGBA8 images only");
-  accel_type_init_image (&in, ACCEL_FORMAT_RGBA8, ACCEL_MEMORY_ANY,
-      ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_type_init_image (
+      &in, ACCEL_FORMAT_RGBA8, ACCEL_MEMORY_ANY, ACCEL_DIM_ANY, ACCEL_DIM_ANY);
   accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "frames", &in, NULL);
 }
 
@@ -146,11 +146,12 @@ G_DEFINE_FINAL_TYPE (TestFailer, test_failer, ACCEL_TYPE_STAGE)
 static AccelFlow
 failer_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
-  if (frame->sequence == 3) {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
-        "sequence %" G_GUINT64_FORMAT " is not welcome", frame->sequence);
-    return ACCEL_FLOW_ERROR;
-  }
+  if (frame->sequence == 3)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "sequence %" G_GUINT64_FORMAT " is not welcome", frame->sequence);
+      return ACCEL_FLOW_ERROR;
+    }
   return ACCEL_FLOW_SKIP;
 }
 

@@ -5,16 +5,14 @@
 #include <accel/accel.h>
 
 #define TEST_TYPE_IMAGE_SINK (test_image_sink_get_type ())
-G_DECLARE_FINAL_TYPE (TestImageSink, test_image_sink, TEST, IMAGE_SINK,
-    AccelStage)
+G_DECLARE_FINAL_TYPE (
+    TestImageSink, test_image_sink, TEST, IMAGE_SINK, AccelStage)
 
 #define TEST_TYPE_PAIR_SINK (test_pair_sink_get_type ())
-G_DECLARE_FINAL_TYPE (TestPairSink, test_pair_sink, TEST, PAIR_SINK,
-    AccelStage)
+G_DECLARE_FINAL_TYPE (TestPairSink, test_pair_sink, TEST, PAIR_SINK, AccelStage)
 
 #define TEST_TYPE_SLOW_SINK (test_slow_sink_get_type ())
-G_DECLARE_FINAL_TYPE (TestSlowSink, test_slow_sink, TEST, SLOW_SINK,
-    AccelStage)
+G_DECLARE_FINAL_TYPE (TestSlowSink, test_slow_sink, TEST, SLOW_SINK, AccelStage)
 
 #define TEST_TYPE_FAILER (test_failer_get_type ())
 G_DECLARE_FINAL_TYPE (TestFailer, test_failer, TEST, FAILER, AccelStage)

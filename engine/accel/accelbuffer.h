@@ -14,8 +14,8 @@ typedef struct _AccelPool AccelPool;
 #define ACCEL_TYPE_BUFFER (accel_buffer_get_type ())
 GType accel_buffer_get_type (void);
 
-AccelBuffer *accel_buffer_new (AccelDevice *device, const AccelType *type,
-    GError **error);
+AccelBuffer *accel_buffer_new (
+    AccelDevice *device, const AccelType *type, GError **error);
 AccelBuffer *accel_buffer_new_wrapped (AccelDevice *device,
     const AccelType *type, gpointer data, gsize size, GDestroyNotify notify,
     gpointer user_data);
@@ -40,14 +40,14 @@ void accel_buffer_set_duration (AccelBuffer *buffer, gint64 duration);
 AccelStream *accel_buffer_get_last_write_stream (AccelBuffer *buffer);
 guint accel_buffer_get_n_read_fences (AccelBuffer *buffer);
 
-gboolean accel_buffer_acquire_read (AccelBuffer *buffer, AccelStream *stream,
-    GError **error);
-gboolean accel_buffer_release_read (AccelBuffer *buffer, AccelStream *stream,
-    GError **error);
-gboolean accel_buffer_acquire_write (AccelBuffer *buffer, AccelStream *stream,
-    GError **error);
-gboolean accel_buffer_release_write (AccelBuffer *buffer, AccelStream *stream,
-    GError **error);
+gboolean accel_buffer_acquire_read (
+    AccelBuffer *buffer, AccelStream *stream, GError **error);
+gboolean accel_buffer_release_read (
+    AccelBuffer *buffer, AccelStream *stream, GError **error);
+gboolean accel_buffer_acquire_write (
+    AccelBuffer *buffer, AccelStream *stream, GError **error);
+gboolean accel_buffer_release_write (
+    AccelBuffer *buffer, AccelStream *stream, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AccelBuffer, accel_buffer_unref)
 

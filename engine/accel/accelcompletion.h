@@ -33,8 +33,8 @@ GType accel_completion_get_type (void);
  */
 typedef void (*AccelCompletionFunc) (const GError *error, gpointer user_data);
 
-gboolean accel_completion_wait_async (AccelCompletion mode,
-    AccelStream *stream, GMainContext *context, AccelCompletionFunc func,
-    gpointer user_data, GError **error);
+gboolean accel_completion_wait_async (AccelCompletion mode, AccelStream *stream,
+    GMainContext *context, AccelCompletionFunc func, gpointer user_data,
+    GError **error);
 
 G_END_DECLS

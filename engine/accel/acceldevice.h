@@ -32,10 +32,9 @@ gboolean accel_device_is_host (AccelDevice *device);
 gint accel_device_get_index (AccelDevice *device);
 const char *accel_device_get_name (AccelDevice *device);
 guint64 accel_device_get_total_memory (AccelDevice *device);
-void accel_device_get_compute_capability (AccelDevice *device, gint *major,
-    gint *minor);
-gboolean accel_device_can_access_peer (AccelDevice *device,
-    AccelDevice *peer);
+void accel_device_get_compute_capability (
+    AccelDevice *device, gint *major, gint *minor);
+gboolean accel_device_can_access_peer (AccelDevice *device, AccelDevice *peer);
 guint accel_device_get_generation (AccelDevice *device);
 guint accel_device_bump_generation (AccelDevice *device);
 gboolean accel_device_make_current (AccelDevice *device, GError **error);

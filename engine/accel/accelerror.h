@@ -10,17 +10,22 @@ G_BEGIN_DECLS
 /**
  * AccelError:
  * @ACCEL_ERROR_FAILED: a failure with no better code
- * @ACCEL_ERROR_INVALID_PIPELINE: the graph is not well formed (unlinked port, cycle, unknown stage)
+ * @ACCEL_ERROR_INVALID_PIPELINE: the graph is not well formed (unlinked port,
+ * cycle, unknown stage)
  * @ACCEL_ERROR_TYPE_MISMATCH: two linked ports disagree on their types
  * @ACCEL_ERROR_NO_DEVICE: no usable device for the request
  * @ACCEL_ERROR_OUT_OF_MEMORY: an allocation failed
- * @ACCEL_ERROR_STALE_BUFFER: a buffer belongs to an older generation of its device
- * @ACCEL_ERROR_CONTEXT_POISONED: a sticky CUDA error; the process cannot use the device again
- * @ACCEL_ERROR_LIBRARY: a CUDA library returned an error status (named in the message)
+ * @ACCEL_ERROR_STALE_BUFFER: a buffer belongs to an older generation of its
+ * device
+ * @ACCEL_ERROR_CONTEXT_POISONED: a sticky CUDA error; the process cannot use
+ * the device again
+ * @ACCEL_ERROR_LIBRARY: a CUDA library returned an error status (named in the
+ * message)
  * @ACCEL_ERROR_TIMEOUT: a bounded wait ran out
  * @ACCEL_ERROR_INVALID_INPUT: a stage was given data it cannot process
  * @ACCEL_ERROR_NOT_SUPPORTED: the request cannot be served on this backend
- * @ACCEL_ERROR_STOPPED: the operation was interrupted because the graph is stopping
+ * @ACCEL_ERROR_STOPPED: the operation was interrupted because the graph is
+ * stopping
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -52,10 +57,10 @@ GQuark accel_error_quark (void);
  * logs the same to the "accel-cuda" domain, and returns %FALSE.
  */
 #define accel_cuda_check(call, error)                                          \
-  accel_cuda_check_full ((int) (call), #call, __FILE__, __LINE__, (error))
+  accel_cuda_check_full ((int)(call), #call, __FILE__, __LINE__, (error))
 
-gboolean accel_cuda_check_full (int status, const char *call,
-    const char *file, int line, GError **error);
+gboolean accel_cuda_check_full (
+    int status, const char *call, const char *file, int line, GError **error);
 
 AccelError accel_error_from_cuda (int status);
 

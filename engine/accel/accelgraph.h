@@ -14,23 +14,22 @@ AccelGraph *accel_graph_new (const char *name);
 const char *accel_graph_get_name (AccelGraph *graph);
 void accel_graph_set_device (AccelGraph *graph, AccelDevice *device);
 AccelDevice *accel_graph_get_device (AccelGraph *graph);
-void accel_graph_set_stream_policy (AccelGraph *graph,
-    AccelStreamPolicy policy, guint n_streams);
+void accel_graph_set_stream_policy (
+    AccelGraph *graph, AccelStreamPolicy policy, guint n_streams);
 
-gboolean accel_graph_add (AccelGraph *graph, AccelStage *stage,
-    GError **error);
+gboolean accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error);
 AccelStage *accel_graph_get_stage (AccelGraph *graph, const char *name);
 GPtrArray *accel_graph_get_stages (AccelGraph *graph);
-gboolean accel_graph_link (AccelGraph *graph, const char *src,
-    const char *dst, GError **error);
+gboolean accel_graph_link (
+    AccelGraph *graph, const char *src, const char *dst, GError **error);
 gboolean accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
     const char *src_port, AccelStage *dst, const char *dst_port,
     GError **error);
 
 gboolean accel_graph_prepare (AccelGraph *graph, GError **error);
 gboolean accel_graph_start (AccelGraph *graph, GError **error);
-gboolean accel_graph_wait (AccelGraph *graph, gint64 timeout_us,
-    GError **error);
+gboolean accel_graph_wait (
+    AccelGraph *graph, gint64 timeout_us, GError **error);
 void accel_graph_stop (AccelGraph *graph);
 void accel_graph_send_eos (AccelGraph *graph);
 void accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames);

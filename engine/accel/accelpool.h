@@ -12,8 +12,8 @@ G_DECLARE_FINAL_TYPE (AccelPool, accel_pool, ACCEL, POOL, GObject)
 /* wait for a free buffer without a limit */
 #define ACCEL_POOL_WAIT_FOREVER (-1)
 
-AccelPool *accel_pool_new (AccelDevice *device, const AccelType *type,
-    guint max_buffers);
+AccelPool *accel_pool_new (
+    AccelDevice *device, const AccelType *type, guint max_buffers);
 const AccelType *accel_pool_peek_type (AccelPool *pool);
 AccelDevice *accel_pool_get_device (AccelPool *pool);
 void accel_pool_set_timeout (AccelPool *pool, gint64 timeout_us);

@@ -18,21 +18,21 @@ G_DECLARE_FINAL_TYPE (AccelRegistry, accel_registry, ACCEL, REGISTRY, GObject)
  *
  * Returns: %FALSE when the plugin cannot work here (the reason in @error).
  */
-typedef gboolean (*AccelPluginRegisterFunc) (AccelRegistry *registry,
-    GError **error);
+typedef gboolean (*AccelPluginRegisterFunc) (
+    AccelRegistry *registry, GError **error);
 
 AccelRegistry *accel_registry_get_default (void);
 void accel_registry_register (AccelRegistry *registry, GType stage_type);
 GType accel_registry_lookup (AccelRegistry *registry, const char *kind_name);
 GPtrArray *accel_registry_list_kinds (AccelRegistry *registry);
-GPtrArray *accel_registry_suggest (AccelRegistry *registry,
-    const char *kind_name);
-gboolean accel_registry_load_plugin (AccelRegistry *registry,
-    const char *path, GError **error);
-gchar *accel_registry_describe (AccelRegistry *registry,
-    const char *kind_name, GError **error);
+GPtrArray *accel_registry_suggest (
+    AccelRegistry *registry, const char *kind_name);
+gboolean accel_registry_load_plugin (
+    AccelRegistry *registry, const char *path, GError **error);
+gchar *accel_registry_describe (
+    AccelRegistry *registry, const char *kind_name, GError **error);
 
-AccelStage *accel_stage_new (const char *kind_name, const char *name,
-    GError **error);
+AccelStage *accel_stage_new (
+    const char *kind_name, const char *name, GError **error);
 
 G_END_DECLS

@@ -21,7 +21,8 @@ typedef enum
 
 /**
  * AccelStageKind:
- * @ACCEL_STAGE_SOURCE: outputs only; produces a frame whenever downstream has room
+ * @ACCEL_STAGE_SOURCE: outputs only; produces a frame whenever downstream has
+ * room
  * @ACCEL_STAGE_TRANSFORM: inputs and outputs
  * @ACCEL_STAGE_SINK: inputs only
  */
@@ -117,15 +118,15 @@ struct _AccelStageClass
   gpointer _accel_reserved[8];
 };
 
-void accel_stage_class_set_metadata (AccelStageClass *klass,
-    const char *kind_name, const char *description);
+void accel_stage_class_set_metadata (
+    AccelStageClass *klass, const char *kind_name, const char *description);
 void accel_stage_class_add_port (AccelStageClass *klass,
     AccelPortDirection direction, const char *name, const AccelType *type,
     const char *description);
 const char *accel_stage_class_get_kind_name (AccelStageClass *klass);
 const char *accel_stage_class_get_description (AccelStageClass *klass);
-GPtrArray *accel_stage_class_get_ports (AccelStageClass *klass,
-    AccelPortDirection direction);
+GPtrArray *accel_stage_class_get_ports (
+    AccelStageClass *klass, AccelPortDirection direction);
 AccelStageKind accel_stage_class_get_stage_kind (AccelStageClass *klass);
 
 const char *accel_stage_get_name (AccelStage *stage);
@@ -140,10 +141,10 @@ const AccelType *accel_stage_get_output_type (AccelStage *stage, guint port);
 AccelPool *accel_stage_get_output_pool (AccelStage *stage, guint port);
 guint64 accel_stage_get_n_processed (AccelStage *stage);
 guint64 accel_stage_get_n_dropped (AccelStage *stage);
-void accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns,
-    gint64 *p99_ns);
-gboolean accel_stage_set_param_async (AccelStage *stage, const char *name,
-    const GValue *value);
+void accel_stage_get_latency (
+    AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns);
+gboolean accel_stage_set_param_async (
+    AccelStage *stage, const char *name, const GValue *value);
 void accel_stage_flush_async (AccelStage *stage);
 
 G_END_DECLS

@@ -41,10 +41,11 @@ GType accel_stream_policy_get_type (void);
 G_DECLARE_FINAL_TYPE (AccelStreamAllocator, accel_stream_allocator, ACCEL,
     STREAM_ALLOCATOR, GObject)
 
-AccelStreamAllocator *accel_stream_allocator_new (AccelStreamPolicy policy,
-    guint n_pooled);
-AccelStreamPolicy accel_stream_allocator_get_policy (AccelStreamAllocator *self);
-AccelStream *accel_stream_allocator_get (AccelStreamAllocator *self,
-    AccelDevice *device, GError **error);
+AccelStreamAllocator *accel_stream_allocator_new (
+    AccelStreamPolicy policy, guint n_pooled);
+AccelStreamPolicy accel_stream_allocator_get_policy (
+    AccelStreamAllocator *self);
+AccelStream *accel_stream_allocator_get (
+    AccelStreamAllocator *self, AccelDevice *device, GError **error);
 
 G_END_DECLS

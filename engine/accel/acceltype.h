@@ -55,7 +55,8 @@ typedef enum
 /**
  * AccelMemory:
  * @ACCEL_MEMORY_ANY: wildcard, only in port templates
- * @ACCEL_MEMORY_DEVICE: memory of the stage's device (host memory on the host backend)
+ * @ACCEL_MEMORY_DEVICE: memory of the stage's device (host memory on the host
+ * backend)
  * @ACCEL_MEMORY_PINNED: page-locked host memory, for fast copies
  * @ACCEL_MEMORY_HOST: ordinary host memory
  * @ACCEL_MEMORY_MANAGED: CUDA managed memory
@@ -117,10 +118,10 @@ gboolean accel_type_is_fixed (const AccelType *type);
 gsize accel_type_get_n_elements (const AccelType *type);
 gsize accel_type_get_size (const AccelType *type);
 gboolean accel_type_equal (const AccelType *a, const AccelType *b);
-gboolean accel_type_accepts (const AccelType *templ, const AccelType *type,
-    gchar **reason);
-gboolean accel_type_memory_compatible (AccelMemory have, AccelMemory want,
-    gboolean host_backend);
+gboolean accel_type_accepts (
+    const AccelType *templ, const AccelType *type, gchar **reason);
+gboolean accel_type_memory_compatible (
+    AccelMemory have, AccelMemory want, gboolean host_backend);
 
 gchar *accel_type_to_string (const AccelType *type);
 
@@ -130,8 +131,8 @@ AccelDType accel_dtype_from_string (const char *str);
 const char *accel_format_to_string (AccelFormat format);
 AccelFormat accel_format_from_string (const char *str);
 AccelDType accel_format_get_dtype (AccelFormat format);
-gsize accel_format_get_frame_size (AccelFormat format, gint64 width,
-    gint64 height);
+gsize accel_format_get_frame_size (
+    AccelFormat format, gint64 width, gint64 height);
 const char *accel_memory_to_string (AccelMemory memory);
 const char *accel_kind_to_string (AccelKind kind);
 

@@ -11,25 +11,27 @@ spin (uint64_t ns)
 
   if (ns == 0)
     return;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do
+    {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    }
+  while (now - start < ns);
 }
 
 __device__ static inline uint8_t
 to_u8 (float v)
 {
   v = fminf (fmaxf (v + 0.5f, 0.0f), 255.0f);
-  return (uint8_t) v;
+  return (uint8_t)v;
 }
 
 __global__ static void
 fill_f32 (float *out, size_t n, uint64_t seq, uint64_t spin_ns)
 {
   spin (spin_ns);
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-      i += (size_t) gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
     out[i] = ACCEL_PATTERN_F32 (seq, i);
 }
 
@@ -37,8 +39,8 @@ __global__ static void
 fill_u8 (uint8_t *out, size_t n, uint64_t seq, uint64_t spin_ns)
 {
   spin (spin_ns);
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-      i += (size_t) gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
     out[i] = ACCEL_PATTERN_U8 (seq, i);
 }
 
@@ -47,18 +49,18 @@ scale_f32 (const float *in, float *out, size_t n, float scale, float offset,
     uint64_t spin_ns)
 {
   spin (spin_ns);
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-      i += (size_t) gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
     out[i] = in[i] * scale + offset;
 }
 
 __global__ static void
-scale_u8 (const uint8_t *in, uint8_t *out, size_t n, float scale,
-    float offset, uint64_t spin_ns)
+scale_u8 (const uint8_t *in, uint8_t *out, size_t n, float scale, float offset,
+    uint64_t spin_ns)
 {
   spin (spin_ns);
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-      i += (size_t) gridDim.x * blockDim.x)
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
     out[i] = to_u8 (in[i] * scale + offset);
 }
 
@@ -67,24 +69,24 @@ static unsigned
 blocks_for (size_t n)
 {
   size_t b = (n + 255) / 256;
-  return (unsigned) (b < 4096 ? (b ? b : 1) : 4096);
+  return (unsigned)(b < 4096 ? (b ? b : 1) : 4096);
 }
 
 extern "C" int
-accel_pattern_fill_f32 (void *stream, float *out, size_t n, uint64_t seq,
-    uint64_t spin_ns)
+accel_pattern_fill_f32 (
+    void *stream, float *out, size_t n, uint64_t seq, uint64_t spin_ns)
 {
-  fill_f32<<<blocks_for (n), 256, 0, (cudaStream_t) stream>>> (out, n, seq,
-      spin_ns);
+  fill_f32<<<blocks_for (n), 256, 0, (cudaStream_t)stream>>> (
+      out, n, seq, spin_ns);
   return cudaGetLastError ();
 }
 
 extern "C" int
-accel_pattern_fill_u8 (void *stream, uint8_t *out, size_t n, uint64_t seq,
-    uint64_t spin_ns)
+accel_pattern_fill_u8 (
+    void *stream, uint8_t *out, size_t n, uint64_t seq, uint64_t spin_ns)
 {
-  fill_u8<<<blocks_for (n), 256, 0, (cudaStream_t) stream>>> (out, n, seq,
-      spin_ns);
+  fill_u8<<<blocks_for (n), 256, 0, (cudaStream_t)stream>>> (
+      out, n, seq, spin_ns);
   return cudaGetLastError ();
 }
 
@@ -92,8 +94,8 @@ extern "C" int
 accel_scale_f32 (void *stream, const float *in, float *out, size_t n,
     float scale, float offset, uint64_t spin_ns)
 {
-  scale_f32<<<blocks_for (n), 256, 0, (cudaStream_t) stream>>> (in, out, n,
-      scale, offset, spin_ns);
+  scale_f32<<<blocks_for (n), 256, 0, (cudaStream_t)stream>>> (
+      in, out, n, scale, offset, spin_ns);
   return cudaGetLastError ();
 }
 
@@ -101,7 +103,7 @@ extern "C" int
 accel_scale_u8 (void *stream, const uint8_t *in, uint8_t *out, size_t n,
     float scale, float offset, uint64_t spin_ns)
 {
-  scale_u8<<<blocks_for (n), 256, 0, (cudaStream_t) stream>>> (in, out, n,
-      scale, offset, spin_ns);
+  scale_u8<<<blocks_for (n), 256, 0, (cudaStream_t)stream>>> (
+      in, out, n, scale, offset, spin_ns);
   return cudaGetLastError ();
 }

@@ -6,7 +6,7 @@
 #include "accel-test.h"
 #include "core/pattern.h"
 
-#define N_ELEMENTS (64 * 1024)  /* 256 KiB of f32: a small kernel */
+#define N_ELEMENTS (64 * 1024) /* 256 KiB of f32: a small kernel */
 
 static double
 cpu_seconds (void)
@@ -34,18 +34,21 @@ raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
   double c0;
 
   check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), "stream");
-  check (cudaMalloc ((void **) &bufs[0], N_ELEMENTS * 4), "malloc");
-  check (cudaMalloc ((void **) &bufs[1], N_ELEMENTS * 4), "malloc");
+  check (cudaMalloc ((void **)&bufs[0], N_ELEMENTS * 4), "malloc");
+  check (cudaMalloc ((void **)&bufs[1], N_ELEMENTS * 4), "malloc");
   check (cudaDeviceSynchronize (), "sync");
 
   t0 = g_get_monotonic_time ();
   c0 = cpu_seconds ();
-  for (guint b = 0; b < n_buffers; b++) {
-    check (accel_pattern_fill_f32 (stream, bufs[0], N_ELEMENTS, b, 0), "fill");
-    for (guint i = 0; i < k; i++)
-      check (accel_scale_f32 (stream, bufs[i % 2], bufs[(i + 1) % 2],
-              N_ELEMENTS, 1.0f, 0.0f, 0), "scale");
-  }
+  for (guint b = 0; b < n_buffers; b++)
+    {
+      check (
+          accel_pattern_fill_f32 (stream, bufs[0], N_ELEMENTS, b, 0), "fill");
+      for (guint i = 0; i < k; i++)
+        check (accel_scale_f32 (stream, bufs[i % 2], bufs[(i + 1) % 2],
+                   N_ELEMENTS, 1.0f, 0.0f, 0),
+            "scale");
+    }
   check (cudaStreamSynchronize (stream), "sync");
   *wall = (g_get_monotonic_time () - t0) * 1e-6;
   *cpu = cpu_seconds () - c0;
@@ -69,13 +72,14 @@ pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, double *wall,
 
   accel_graph_set_stream_policy (g, policy, 1);
   src = accel_test_stage (g, "core.test-source", "src");
-  g_object_set (src, "shape", shape, "num-buffers", (gint64) n_buffers, NULL);
-  for (guint i = 0; i < k; i++) {
-    g_autofree gchar *name = g_strdup_printf ("pass%u", i);
-    accel_test_stage (g, "core.scale", name);
-    g_assert_true (accel_graph_link (g, prev, name, &error));
-    prev = accel_stage_get_name (accel_graph_get_stage (g, name));
-  }
+  g_object_set (src, "shape", shape, "num-buffers", (gint64)n_buffers, NULL);
+  for (guint i = 0; i < k; i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("pass%u", i);
+      accel_test_stage (g, "core.scale", name);
+      g_assert_true (accel_graph_link (g, prev, name, &error));
+      prev = accel_stage_get_name (accel_graph_get_stage (g, name));
+    }
   accel_test_stage (g, "core.null-sink", "sink");
   g_assert_true (accel_graph_link (g, prev, "sink", &error));
   g_assert_true (accel_graph_prepare (g, &error));
@@ -92,11 +96,10 @@ int
 main (int argc, char **argv)
 {
   guint ks[] = { 1, 4, 8 };
-  AccelStreamPolicy policies[] = { ACCEL_STREAM_POLICY_PER_STAGE,
-    ACCEL_STREAM_POLICY_SINGLE
-  };
+  AccelStreamPolicy policies[]
+      = { ACCEL_STREAM_POLICY_PER_STAGE, ACCEL_STREAM_POLICY_SINGLE };
   const char *policy_names[] = { "per-stage", "single" };
-  guint n = argc > 1 ? (guint) atoi (argv[1]) : 20000;
+  guint n = argc > 1 ? (guint)atoi (argv[1]) : 20000;
 
   accel_test_require_gpu ();
   g_print ("hop overhead: %u buffers of %d f32, one kernel per stage\n", n,
@@ -113,15 +116,16 @@ main (int argc, char **argv)
   }
 
   for (guint p = 0; p < G_N_ELEMENTS (policies); p++)
-    for (guint i = 0; i < G_N_ELEMENTS (ks); i++) {
-      double rw, rc, pw, pc;
-      /* engine host time per hop: what the chain costs beyond the raw
-       * launches, over its K + 1 links; ratio: time against the raw loop */
-      raw_loop (ks[i], n, &rw, &rc);
-      pipeline (ks[i], n, policies[p], &pw, &pc);
-      g_print ("%-9s %3u %12.0f %12.0f %7.3f %10.2fus %10.2fus %10.2fus\n",
-          policy_names[p], ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
-          pc / n * 1e6, (pc - rc) / n / (ks[i] + 1) * 1e6);
-    }
+    for (guint i = 0; i < G_N_ELEMENTS (ks); i++)
+      {
+        double rw, rc, pw, pc;
+        /* engine host time per hop: what the chain costs beyond the raw
+         * launches, over its K + 1 links; ratio: time against the raw loop */
+        raw_loop (ks[i], n, &rw, &rc);
+        pipeline (ks[i], n, policies[p], &pw, &pc);
+        g_print ("%-9s %3u %12.0f %12.0f %7.3f %10.2fus %10.2fus %10.2fus\n",
+            policy_names[p], ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
+            pc / n * 1e6, (pc - rc) / n / (ks[i] + 1) * 1e6);
+      }
   return 0;
 }

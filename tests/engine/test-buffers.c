@@ -150,7 +150,7 @@ test_wrapped (void)
   init_bytes (&t, sizeof (data));
   t.memory = ACCEL_MEMORY_HOST;
   buf = accel_buffer_new_wrapped (accel_device_get_host (), &t, data,
-      sizeof (data), (GDestroyNotify) g_atomic_int_inc, &freed);
+      sizeof (data), (GDestroyNotify)g_atomic_int_inc, &freed);
   g_assert_true (accel_buffer_get_data (buf) == data);
   accel_buffer_set_sequence (buf, 42);
   accel_buffer_set_pts (buf, 1000);

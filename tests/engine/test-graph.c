@@ -34,7 +34,8 @@ test_type_mismatch (void)
   g_assert_false (accel_graph_prepare (g, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
   /* both stages, both ports, both types */
-  g_assert_cmpstr (error->message, ==, "cannot link 'numbers.out' "
+  g_assert_cmpstr (error->message, ==,
+      "cannot link 'numbers.out' "
       "(core.test-source) to 'screen.frames' (test.image-sink): output type "
       "tensor<f32>[16]@device does not fit input type "
       "image<RGBA8>[?x?]@any: kind tensor is not image");
@@ -55,30 +56,30 @@ test_invalid_graphs (void)
 
   dup = accel_stage_new ("core.scale", "a", NULL);
   g_assert_false (accel_graph_add (g, dup, &error));
-  g_assert_cmpstr (error->message, ==,
-      "graph 'invalid' already has a stage named 'a'");
+  g_assert_cmpstr (
+      error->message, ==, "graph 'invalid' already has a stage named 'a'");
   g_clear_error (&error);
   g_object_unref (dup);
 
   g_assert_false (accel_graph_link (g, "src", "nowhere", &error));
-  g_assert_cmpstr (error->message, ==,
-      "graph 'invalid' has no stage named 'nowhere'");
+  g_assert_cmpstr (
+      error->message, ==, "graph 'invalid' has no stage named 'nowhere'");
   g_clear_error (&error);
   g_assert_false (accel_graph_link (g, "src.bogus", "a", &error));
   g_assert_cmpstr (error->message, ==,
       "stage 'src' (core.test-source) has no output port 'bogus'");
   g_clear_error (&error);
   g_assert_false (accel_graph_link (g, "sink", "a", &error));
-  g_assert_cmpstr (error->message, ==,
-      "stage 'sink' (core.null-sink) has no output ports");
+  g_assert_cmpstr (
+      error->message, ==, "stage 'sink' (core.null-sink) has no output ports");
   g_clear_error (&error);
 
   /* an input left unlinked */
   link_ok (g, "src", "a");
   g_assert_false (accel_graph_prepare (g, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
-  g_assert_cmpstr (error->message, ==,
-      "input 'b.in' (core.scale) is not linked");
+  g_assert_cmpstr (
+      error->message, ==, "input 'b.in' (core.scale) is not linked");
   g_clear_error (&error);
 
   g_assert_false (accel_graph_prepare (empty, &error));
@@ -98,12 +99,12 @@ test_unlinked_and_cycle (void)
   link_ok (g, "src", "sink");
   link_ok (g, "src", "pair.a");
   g_assert_false (accel_graph_link (g, "src", "pair.a", &error));
-  g_assert_cmpstr (error->message, ==,
-      "input 'pair.a' is already linked to 'src.out'");
+  g_assert_cmpstr (
+      error->message, ==, "input 'pair.a' is already linked to 'src.out'");
   g_clear_error (&error);
   g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_cmpstr (error->message, ==,
-      "input 'pair.b' (test.pair-sink) is not linked");
+  g_assert_cmpstr (
+      error->message, ==, "input 'pair.b' (test.pair-sink) is not linked");
   g_clear_error (&error);
 
   source (c, "src", 1, "4");
@@ -116,8 +117,8 @@ test_unlinked_and_cycle (void)
   link_ok (c, "y", "join.b");
   g_assert_false (accel_graph_prepare (c, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
-  g_assert_cmpstr (error->message, ==,
-      "graph 'loop' has a cycle through 'join', 'x', 'y'");
+  g_assert_cmpstr (
+      error->message, ==, "graph 'loop' has a cycle through 'join', 'x', 'y'");
 }
 
 /* the digest a checksum sink computes, from the host references */
@@ -127,15 +128,16 @@ expected_digest (guint64 n, gsize len, gfloat scale, gfloat offset)
   g_autoptr (GChecksum) all = g_checksum_new (G_CHECKSUM_SHA256);
   g_autofree gfloat *a = g_new (gfloat, len), *b = g_new (gfloat, len);
 
-  for (guint64 s = 0; s < n; s++) {
-    g_autofree gchar *sum = NULL, *line = NULL;
-    accel_pattern_fill_f32_host (a, len, s);
-    accel_scale_f32_host (a, b, len, scale, offset);
-    sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) b,
-        len * sizeof (gfloat));
-    line = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", s, sum);
-    g_checksum_update (all, (guchar *) line, -1);
-  }
+  for (guint64 s = 0; s < n; s++)
+    {
+      g_autofree gchar *sum = NULL, *line = NULL;
+      accel_pattern_fill_f32_host (a, len, s);
+      accel_scale_f32_host (a, b, len, scale, offset);
+      sum = g_compute_checksum_for_data (
+          G_CHECKSUM_SHA256, (guchar *)b, len * sizeof (gfloat));
+      line = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", s, sum);
+      g_checksum_update (all, (guchar *)line, -1);
+    }
   return g_strdup (g_checksum_get_string (all));
 }
 
@@ -149,7 +151,7 @@ test_fan_out_fan_in_eos (void)
   AccelStage *sum, *pair;
   const guint64 n = 50;
 
-  source (g, "src", (gint64) n, "1000");
+  source (g, "src", (gint64)n, "1000");
   g_object_set (accel_test_stage (g, "core.scale", "twice"), "scale", 2.0f,
       "offset", 1.0f, NULL);
   accel_test_stage (g, "core.scale", "same");
@@ -166,14 +168,15 @@ test_fan_out_fan_in_eos (void)
 
   pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
   g_assert_cmpuint (pairs->len, ==, 2 * n);
-  for (guint i = 0; i < n; i++) {
-    g_assert_cmpuint (g_array_index (pairs, guint64, 2 * i), ==, i);
-    g_assert_cmpuint (g_array_index (pairs, guint64, 2 * i + 1), ==, i);
-  }
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpuint (g_array_index (pairs, guint64, 2 * i), ==, i);
+      g_assert_cmpuint (g_array_index (pairs, guint64, 2 * i + 1), ==, i);
+    }
   g_assert_cmpuint (accel_stage_get_n_dropped (pair), ==, 0);
 
-  g_assert_cmpuint (accel_checksum_sink_get_n_received
-      (ACCEL_CHECKSUM_SINK (sum)), ==, n);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sum)), ==, n);
   digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sum));
   expected = expected_digest (n, 1000, 2.0f, 1.0f);
   g_assert_cmpstr (digest, ==, expected);
@@ -182,30 +185,31 @@ test_fan_out_fan_in_eos (void)
 static void
 test_stop_mid_stream (void)
 {
-  for (guint round = 0; round < 10; round++) {
-    g_autoptr (GError) error = NULL;
-    g_autoptr (AccelGraph) g = accel_graph_new ("endless");
-    gint64 t0;
+  for (guint round = 0; round < 10; round++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g = accel_graph_new ("endless");
+      gint64 t0;
 
-    source (g, "src", -1, "4096");
-    accel_test_stage (g, "core.scale", "a");
-    accel_test_stage (g, "core.scale", "b");
-    accel_test_stage (g, "test.slow-sink", "slow");
-    accel_test_stage (g, "core.null-sink", "fast");
-    link_ok (g, "src", "a");
-    link_ok (g, "a", "b");
-    link_ok (g, "b", "slow");
-    link_ok (g, "a", "fast");
-    g_assert_true (accel_graph_start (g, &error));
-    g_assert_no_error (error);
-    g_usleep (5000 * (round + 1));
+      source (g, "src", -1, "4096");
+      accel_test_stage (g, "core.scale", "a");
+      accel_test_stage (g, "core.scale", "b");
+      accel_test_stage (g, "test.slow-sink", "slow");
+      accel_test_stage (g, "core.null-sink", "fast");
+      link_ok (g, "src", "a");
+      link_ok (g, "a", "b");
+      link_ok (g, "b", "slow");
+      link_ok (g, "a", "fast");
+      g_assert_true (accel_graph_start (g, &error));
+      g_assert_no_error (error);
+      g_usleep (5000 * (round + 1));
 
-    t0 = g_get_monotonic_time ();
-    accel_graph_stop (g);
-    g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
-    /* stopping twice is harmless */
-    accel_graph_stop (g);
-  }
+      t0 = g_get_monotonic_time ();
+      accel_graph_stop (g);
+      g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
+      /* stopping twice is harmless */
+      accel_graph_stop (g);
+    }
 }
 
 static void
@@ -220,7 +224,7 @@ test_backpressure (void)
   src = source (g, "src", -1, "1024");
   mid = accel_test_stage (g, "core.scale", "mid");
   slow = accel_test_stage (g, "test.slow-sink", "slow");
-  g_object_set (src, "mailbox-size", 2, "pool-timeout", (gint64) -1, NULL);
+  g_object_set (src, "mailbox-size", 2, "pool-timeout", (gint64)-1, NULL);
   g_object_set (mid, "mailbox-size", 2, NULL);
   g_object_set (slow, "mailbox-size", 2, NULL);
   link_ok (g, "src", "mid");
@@ -271,8 +275,8 @@ test_send_eos_and_frame_limit (void)
   link_ok (g, "src", "sink");
   accel_graph_set_frame_limit (g, 7);
   g_assert_true (accel_graph_run (g, &error));
-  g_assert_cmpuint (accel_checksum_sink_get_n_received
-      (ACCEL_CHECKSUM_SINK (sink)), ==, 7);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==, 7);
 
   source (h, "src", -1, "64");
   sink2 = accel_test_stage (h, "core.checksum-sink", "sink");
@@ -283,9 +287,9 @@ test_send_eos_and_frame_limit (void)
   g_assert_true (accel_graph_wait (h, 5 * G_USEC_PER_SEC, &error));
   g_assert_no_error (error);
   /* everything produced before the end arrived */
-  g_assert_cmpuint (accel_checksum_sink_get_n_received
-      (ACCEL_CHECKSUM_SINK (sink2)), ==, accel_stage_get_n_processed
-      (accel_graph_get_stage (h, "src")));
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink2)), ==,
+      accel_stage_get_n_processed (accel_graph_get_stage (h, "src")));
   accel_graph_stop (h);
 }
 
@@ -309,12 +313,13 @@ test_param_async (void)
   g_value_set_float (&v, 3.5f);
   g_assert_true (accel_stage_set_param_async (scale, "scale", &v));
   g_assert_false (accel_stage_set_param_async (scale, "no-such", &v));
-  for (guint i = 0; i < 200; i++) {
-    g_object_get (scale, "scale", &got, NULL);
-    if (got == 3.5f)
-      break;
-    g_usleep (1000);
-  }
+  for (guint i = 0; i < 200; i++)
+    {
+      g_object_get (scale, "scale", &got, NULL);
+      if (got == 3.5f)
+        break;
+      g_usleep (1000);
+    }
   g_assert_cmpfloat (got, ==, 3.5f);
   accel_graph_stop (g);
 }
@@ -333,7 +338,7 @@ test_dot (void)
   dot = accel_graph_to_dot (g);
   g_assert_true (g_str_has_prefix (dot, "digraph \"dotted\" {"));
   g_assert_nonnull (strstr (dot, "\"src\" -> \"sink\" [label=\"out -> in\\n"
-          "tensor<f32>[8x8]@device\"]"));
+                                 "tensor<f32>[8x8]@device\"]"));
 }
 
 int
@@ -348,8 +353,8 @@ main (int argc, char **argv)
   g_test_add_func ("/graph/stop-mid-stream", test_stop_mid_stream);
   g_test_add_func ("/graph/backpressure", test_backpressure);
   g_test_add_func ("/graph/stage-error-names-stage", test_stage_error);
-  g_test_add_func ("/graph/send-eos-and-frame-limit",
-      test_send_eos_and_frame_limit);
+  g_test_add_func (
+      "/graph/send-eos-and-frame-limit", test_send_eos_and_frame_limit);
   g_test_add_func ("/graph/param-async", test_param_async);
   g_test_add_func ("/graph/dot", test_dot);
   return g_test_run ();

@@ -10,12 +10,12 @@ test_lookup_and_list (void)
   g_autoptr (AccelStage) stage = NULL;
   guint i;
 
-  g_assert_cmpuint (accel_registry_lookup (reg, "core.scale"), ==,
-      ACCEL_TYPE_SCALE);
-  g_assert_cmpuint (accel_registry_lookup (reg, "core.nope"), ==,
-      G_TYPE_INVALID);
-  g_assert_true (g_ptr_array_find_with_equal_func (kinds, "core.test-source",
-          g_str_equal, &i));
+  g_assert_cmpuint (
+      accel_registry_lookup (reg, "core.scale"), ==, ACCEL_TYPE_SCALE);
+  g_assert_cmpuint (
+      accel_registry_lookup (reg, "core.nope"), ==, G_TYPE_INVALID);
+  g_assert_true (g_ptr_array_find_with_equal_func (
+      kinds, "core.test-source", g_str_equal, &i));
   for (i = 1; i < kinds->len; i++)
     g_assert_cmpint (g_strcmp0 (kinds->pdata[i - 1], kinds->pdata[i]), <, 0);
 
@@ -23,8 +23,8 @@ test_lookup_and_list (void)
   g_assert_no_error (error);
   g_assert_cmpstr (accel_stage_get_name (stage), ==, "core.scale");
   g_assert_cmpstr (accel_stage_get_kind_name (stage), ==, "core.scale");
-  g_assert_cmpint (accel_stage_get_stage_kind (stage), ==,
-      ACCEL_STAGE_TRANSFORM);
+  g_assert_cmpint (
+      accel_stage_get_stage_kind (stage), ==, ACCEL_STAGE_TRANSFORM);
 }
 
 static void
@@ -39,8 +39,8 @@ test_unknown_kind_suggests (void)
   g_clear_error (&error);
 
   g_assert_null (accel_stage_new ("zzzzzzzzzzzzzzzzzzzzzz", "x", &error));
-  g_assert_cmpstr (error->message, ==,
-      "unknown stage kind 'zzzzzzzzzzzzzzzzzzzzzz'");
+  g_assert_cmpstr (
+      error->message, ==, "unknown stage kind 'zzzzzzzzzzzzzzzzzzzzzz'");
 }
 
 static void
@@ -48,15 +48,14 @@ test_describe (void)
 {
   AccelRegistry *reg = accel_registry_get_default ();
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *text = accel_registry_describe (reg, "core.scale",
-      &error);
+  g_autofree gchar *text = accel_registry_describe (reg, "core.scale", &error);
 
   g_assert_no_error (error);
   g_assert_true (g_str_has_prefix (text, "core.scale: Scale and offset"));
   g_assert_nonnull (strstr (text, "inputs:\n  in         any<?>[...]@device"));
   g_assert_nonnull (strstr (text, "  scale          float, default 1, range "));
   g_assert_nonnull (strstr (text, "  completion     enum, default poll, range "
-          "poll | hostfn | sync"));
+                                  "poll | hostfn | sync"));
 
   g_assert_null (accel_registry_describe (reg, "core.nope", &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
@@ -68,11 +67,11 @@ test_load_bad_plugin (void)
   AccelRegistry *reg = accel_registry_get_default ();
   g_autoptr (GError) error = NULL;
 
-  g_assert_false (accel_registry_load_plugin (reg, "/nonexistent/libx.so",
-          &error));
+  g_assert_false (
+      accel_registry_load_plugin (reg, "/nonexistent/libx.so", &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
-  g_assert_true (g_str_has_prefix (error->message,
-          "cannot load plugin /nonexistent/libx.so: "));
+  g_assert_true (g_str_has_prefix (
+      error->message, "cannot load plugin /nonexistent/libx.so: "));
 }
 
 int
@@ -80,8 +79,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/registry/lookup-and-list", test_lookup_and_list);
-  g_test_add_func ("/registry/unknown-kind-suggests",
-      test_unknown_kind_suggests);
+  g_test_add_func (
+      "/registry/unknown-kind-suggests", test_unknown_kind_suggests);
   g_test_add_func ("/registry/describe", test_describe);
   g_test_add_func ("/registry/load-bad-plugin", test_load_bad_plugin);
   return g_test_run ();

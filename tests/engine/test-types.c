@@ -12,8 +12,8 @@ test_to_string (void)
   a = accel_type_to_string (&t);
   g_assert_cmpstr (a, ==, "tensor<f32>[480x640]@device");
 
-  accel_type_init_image (&t, ACCEL_FORMAT_NV12, ACCEL_MEMORY_HOST,
-      ACCEL_DIM_ANY, 1080);
+  accel_type_init_image (
+      &t, ACCEL_FORMAT_NV12, ACCEL_MEMORY_HOST, ACCEL_DIM_ANY, 1080);
   b = accel_type_to_string (&t);
   g_assert_cmpstr (b, ==, "image<NV12>[1080x?]@host");
 
@@ -53,21 +53,21 @@ test_accepts (void)
   g_autofree gchar *r1 = NULL, *r2 = NULL, *r3 = NULL;
 
   accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 2, dims);
-  accel_type_init_tensor (&templ, ACCEL_DTYPE_F32, ACCEL_MEMORY_ANY, 2,
-      any_dims);
+  accel_type_init_tensor (
+      &templ, ACCEL_DTYPE_F32, ACCEL_MEMORY_ANY, 2, any_dims);
   g_assert_true (accel_type_accepts (&templ, &t, NULL));
 
   templ.dims[1] = 9;
   g_assert_false (accel_type_accepts (&templ, &t, &r1));
   g_assert_cmpstr (r1, ==, "dimension 1 is 8, not 9");
 
-  accel_type_init_tensor (&templ, ACCEL_DTYPE_U8, ACCEL_MEMORY_ANY,
-      ACCEL_RANK_ANY, NULL);
+  accel_type_init_tensor (
+      &templ, ACCEL_DTYPE_U8, ACCEL_MEMORY_ANY, ACCEL_RANK_ANY, NULL);
   g_assert_false (accel_type_accepts (&templ, &t, &r2));
   g_assert_cmpstr (r2, ==, "dtype f32 is not u8");
 
-  accel_type_init_image (&templ, ACCEL_FORMAT_ANY, ACCEL_MEMORY_ANY,
-      ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_type_init_image (
+      &templ, ACCEL_FORMAT_ANY, ACCEL_MEMORY_ANY, ACCEL_DIM_ANY, ACCEL_DIM_ANY);
   g_assert_false (accel_type_accepts (&templ, &t, &r3));
   g_assert_cmpstr (r3, ==, "kind tensor is not image");
 }
@@ -76,13 +76,12 @@ static void
 test_names_round_trip (void)
 {
   for (AccelDType d = ACCEL_DTYPE_U8; d <= ACCEL_DTYPE_C128; d++)
-    g_assert_cmpint (accel_dtype_from_string (accel_dtype_to_string (d)), ==,
-        d);
+    g_assert_cmpint (
+        accel_dtype_from_string (accel_dtype_to_string (d)), ==, d);
   for (AccelFormat f = ACCEL_FORMAT_RGBA8; f <= ACCEL_FORMAT_RGBAF32; f++)
-    g_assert_cmpint (accel_format_from_string (accel_format_to_string (f)),
-        ==, f);
-  g_assert_cmpint (accel_format_from_string ("rgba8"), ==,
-      ACCEL_FORMAT_RGBA8);
+    g_assert_cmpint (
+        accel_format_from_string (accel_format_to_string (f)), ==, f);
+  g_assert_cmpint (accel_format_from_string ("rgba8"), ==, ACCEL_FORMAT_RGBA8);
   g_assert_cmpint (accel_dtype_from_string ("f31"), ==, ACCEL_DTYPE_ANY);
 }
 

@@ -12,13 +12,13 @@ typedef struct
   const char *shape;
   const char *dtype;
   gint64 frames;
-  guint64 writer_spin_ns;       /* source's fill waits this long */
-  guint64 reader_spin_ns;       /* scale waits this long before reading */
-  guint source_pool;            /* 0: default */
+  guint64 writer_spin_ns; /* source's fill waits this long */
+  guint64 reader_spin_ns; /* scale waits this long before reading */
+  guint source_pool;      /* 0: default */
   AccelStreamPolicy policy;
   AccelCompletion completion;
-  gboolean host;                /* run on the host backend */
-  gboolean source_on_host;      /* source on the host device, rest on GPU */
+  gboolean host;           /* run on the host backend */
+  gboolean source_on_host; /* source on the host device, rest on GPU */
 } Run;
 
 /* source -> scale -> checksum-sink; returns the sink's digest */
@@ -50,8 +50,9 @@ run_chain (const Run *r, GPtrArray **notes)
 
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (accel_checksum_sink_get_n_received
-      (ACCEL_CHECKSUM_SINK (sink)), ==, (guint64) r->frames);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
+      (guint64)r->frames);
   if (notes)
     *notes = g_ptr_array_ref (accel_graph_get_notes (g));
   digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
@@ -75,13 +76,14 @@ test_gpu_equals_host (void)
   const char *dtypes[] = { "f32", "u8" };
 
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
-    for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++) {
-      Run r = { shapes[s], dtypes[d], 12 };
-      g_autofree gchar *gpu = run_chain (&r, NULL);
-      g_autofree gchar *host = host_digest (&r);
-      g_test_message ("%s %s: %s", shapes[s], dtypes[d], gpu);
-      g_assert_cmpstr (gpu, ==, host);
-    }
+    for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+      {
+        Run r = { shapes[s], dtypes[d], 12 };
+        g_autofree gchar *gpu = run_chain (&r, NULL);
+        g_autofree gchar *host = host_digest (&r);
+        g_test_message ("%s %s: %s", shapes[s], dtypes[d], gpu);
+        g_assert_cmpstr (gpu, ==, host);
+      }
 }
 
 /* a slow writer on one stream, a reader on another: exact only because
@@ -128,15 +130,15 @@ test_stream_policies (void)
   Run r = { "65536", "f32", 20, SLOW_NS / 4, SLOW_NS / 4, 2 };
   g_autofree gchar *host = host_digest (&r);
   AccelStreamPolicy policies[] = { ACCEL_STREAM_POLICY_PER_STAGE,
-    ACCEL_STREAM_POLICY_SINGLE, ACCEL_STREAM_POLICY_POOLED
-  };
+    ACCEL_STREAM_POLICY_SINGLE, ACCEL_STREAM_POLICY_POOLED };
 
-  for (guint i = 0; i < G_N_ELEMENTS (policies); i++) {
-    g_autofree gchar *d = NULL;
-    r.policy = policies[i];
-    d = run_chain (&r, NULL);
-    g_assert_cmpstr (d, ==, host);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (policies); i++)
+    {
+      g_autofree gchar *d = NULL;
+      r.policy = policies[i];
+      d = run_chain (&r, NULL);
+      g_assert_cmpstr (d, ==, host);
+    }
 }
 
 static void
@@ -145,15 +147,15 @@ test_completion_modes (void)
   Run r = { "65536", "u8", 20, SLOW_NS / 4 };
   g_autofree gchar *host = host_digest (&r);
   AccelCompletion modes[] = { ACCEL_COMPLETION_POLL, ACCEL_COMPLETION_HOSTFN,
-    ACCEL_COMPLETION_SYNC
-  };
+    ACCEL_COMPLETION_SYNC };
 
-  for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
-    g_autofree gchar *d = NULL;
-    r.completion = modes[i];
-    d = run_chain (&r, NULL);
-    g_assert_cmpstr (d, ==, host);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_autofree gchar *d = NULL;
+      r.completion = modes[i];
+      d = run_chain (&r, NULL);
+      g_assert_cmpstr (d, ==, host);
+    }
 }
 
 static void
@@ -169,8 +171,8 @@ test_inserted_copy (void)
   g_assert_cmpstr (d, ==, host);
   g_assert_cmpuint (notes->len, ==, 1);
   g_assert_true (g_str_has_prefix (notes->pdata[0],
-          "inserted a copy src.out->scale.in from device memory on host to "
-          "device memory on "));
+      "inserted a copy src.out->scale.in from device memory on host to "
+      "device memory on "));
 }
 
 static void
