@@ -17,6 +17,16 @@ cudaStream_t accel_stream_get_cuda (AccelStream *stream);
 /* registry.c */
 void accel_registry_register_builtins (AccelRegistry *registry);
 
+/* worker.c: a thread with a main context, shared by co-located stages */
+typedef struct _AccelWorker AccelWorker;
+AccelWorker *accel_worker_new (const char *name);
+AccelWorker *accel_worker_ref (AccelWorker *worker);
+void accel_worker_unref (AccelWorker *worker);
+GMainContext *accel_worker_get_context (AccelWorker *worker);
+gboolean accel_worker_is_current (AccelWorker *worker);
+void accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data);
+void accel_worker_stop (AccelWorker *worker);
+
 /* stage.c, used by the graph */
 typedef struct _AccelGraph AccelGraph;
 typedef struct
@@ -38,8 +48,9 @@ gboolean accel_stage_negotiate (
 void accel_stage_add_link (
     AccelStage *stage, guint out_port, AccelStage *target, guint in_port);
 void accel_stage_clear_links (AccelStage *stage);
-gboolean accel_stage_start (
-    AccelStage *stage, AccelStreamAllocator *streams, GError **error);
+const char *accel_stage_get_thread_name (AccelStage *stage);
+gboolean accel_stage_start (AccelStage *stage, AccelWorker *worker,
+    AccelStreamAllocator *streams, GError **error);
 void accel_stage_begin (AccelStage *stage);
 void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
@@ -98,6 +109,15 @@ typedef struct _AccelMailbox AccelMailbox;
 AccelMessage *accel_message_new (AccelMessageType type);
 void accel_message_free (AccelMessage *msg);
 
+typedef enum
+{
+  ACCEL_MAILBOX_PUSHED,
+  ACCEL_MAILBOX_FULL,   /* the buffer is still the caller's */
+  ACCEL_MAILBOX_CLOSED, /* the buffer was dropped */
+} AccelMailboxPush;
+
+AccelMailboxPush accel_mailbox_try_push_buffer (
+    AccelMailbox *mb, guint port, AccelBuffer *buffer);
 AccelMailbox *accel_mailbox_new (
     guint n_ports, guint capacity, GMainContext *context);
 void accel_mailbox_free (AccelMailbox *mb);

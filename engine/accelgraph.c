@@ -35,6 +35,8 @@ struct _AccelGraph
   GraphState state;
   gint64 frame_limit;
 
+  GPtrArray *workers; /* AccelWorker*, while running */
+
   GMutex lock;
   GCond cond;
   guint n_sinks;
@@ -66,6 +68,7 @@ accel_graph_finalize (GObject *object)
   g_array_unref (self->wiring);
   g_clear_pointer (&self->order, g_ptr_array_unref);
   g_ptr_array_unref (self->notes);
+  g_ptr_array_unref (self->workers);
   g_clear_error (&self->error);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
@@ -86,6 +89,8 @@ accel_graph_init (AccelGraph *self)
   self->links = g_array_new (FALSE, FALSE, sizeof (GraphLink));
   self->wiring = g_array_new (FALSE, FALSE, sizeof (GraphLink));
   self->notes = g_ptr_array_new_with_free_func (g_free);
+  self->workers
+      = g_ptr_array_new_with_free_func ((GDestroyNotify)accel_worker_unref);
   self->stream_policy = ACCEL_STREAM_POLICY_PER_STAGE;
   self->n_streams = 4;
   self->frame_limit = -1;
@@ -643,6 +648,23 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
   g_mutex_unlock (&graph->lock);
 }
 
+/* a thread of its own, or the one shared under the stage's thread name */
+static AccelWorker *
+worker_for (AccelGraph *graph, GHashTable *by_name, AccelStage *stage)
+{
+  const char *name = accel_stage_get_thread_name (stage);
+  AccelWorker *worker = name ? g_hash_table_lookup (by_name, name) : NULL;
+
+  if (!worker)
+    {
+      worker = accel_worker_new (name ? name : accel_stage_get_name (stage));
+      g_ptr_array_add (graph->workers, worker);
+      if (name)
+        g_hash_table_insert (by_name, (gpointer)name, worker);
+    }
+  return worker;
+}
+
 static const AccelStageObserver graph_observer = {
   .eos = on_stage_eos,
   .error = on_stage_error,
@@ -662,6 +684,7 @@ gboolean
 accel_graph_start (AccelGraph *graph, GError **error)
 {
   g_autoptr (AccelStreamAllocator) streams = NULL;
+  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   gboolean one_stream;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
@@ -690,12 +713,14 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_observer (stage, &graph_observer, graph);
       accel_stage_set_one_stream (stage, one_stream);
       accel_stage_set_frame_limit (stage, graph->frame_limit);
-      if (!accel_stage_start (stage, streams, error))
+      if (!accel_stage_start (
+              stage, worker_for (graph, by_name, stage), streams, error))
         {
           for (guint j = 0; j < i; j++)
             accel_stage_close (graph->order->pdata[j]);
           for (guint j = 0; j < i; j++)
             accel_stage_join (graph->order->pdata[j]);
+          g_ptr_array_set_size (graph->workers, 0);
           return FALSE;
         }
     }
@@ -773,6 +798,8 @@ accel_graph_stop (AccelGraph *graph)
     accel_stage_close (graph->order->pdata[i]);
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_join (graph->order->pdata[i]);
+  /* the last reference ends each thread */
+  g_ptr_array_set_size (graph->workers, 0);
   graph->state = GRAPH_STOPPED;
 }
 

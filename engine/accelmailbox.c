@@ -136,6 +136,30 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   return TRUE;
 }
 
+/* never blocks: for a consumer on the producer's own thread */
+AccelMailboxPush
+accel_mailbox_try_push_buffer (
+    AccelMailbox *mb, guint port, AccelBuffer *buffer)
+{
+  Port *p = &mb->ports[port];
+  AccelMailboxPush res = ACCEL_MAILBOX_PUSHED;
+
+  g_mutex_lock (&mb->lock);
+  if (mb->closed)
+    res = ACCEL_MAILBOX_CLOSED;
+  else if (p->items.length >= mb->capacity)
+    res = ACCEL_MAILBOX_FULL;
+  else
+    {
+      g_queue_push_tail (&p->items, buffer);
+      mb->max_queued = MAX (mb->max_queued, p->items.length);
+    }
+  g_mutex_unlock (&mb->lock);
+  if (res == ACCEL_MAILBOX_CLOSED)
+    accel_buffer_unref (buffer);
+  return res;
+}
+
 /* end of stream is always delivered, even past the bound */
 void
 accel_mailbox_push_eos (AccelMailbox *mb, guint port)

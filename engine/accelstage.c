@@ -44,11 +44,14 @@ typedef struct
   gpointer observer_data;
 
   /* the actor */
+  gchar *thread_name; /* stages naming the same thread share it */
+  AccelWorker *worker;
   GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
   AccelMailbox *mailbox;
+  GSource *mailbox_source;
   GSource *produce_source;
+  gboolean busy;    /* in run_frame: not to be re-entered */
+  gboolean stopped; /* stop_on_thread has run */
   AccelStreamAllocator *streams;
   AccelStream *stream;
   AccelPool *pools[ACCEL_MAX_PORTS];
@@ -63,9 +66,6 @@ typedef struct
   gint64 pending_t0;
   gboolean have_pending;
 
-  GMutex start_lock;
-  GCond start_cond;
-  gboolean start_done;
   GError *start_error;
 
   /* statistics, read from any thread */
@@ -85,6 +85,7 @@ enum
   PROP_COMPLETION,
   PROP_POOL_SIZE,
   PROP_POOL_TIMEOUT,
+  PROP_THREAD,
   N_PROPS
 };
 
@@ -265,6 +266,10 @@ accel_stage_set_property (
     case PROP_POOL_TIMEOUT:
       priv->pool_timeout_ms = g_value_get_int64 (value);
       break;
+    case PROP_THREAD:
+      g_free (priv->thread_name);
+      priv->thread_name = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -297,6 +302,9 @@ accel_stage_get_property (
     case PROP_POOL_TIMEOUT:
       g_value_set_int64 (value, priv->pool_timeout_ms);
       break;
+    case PROP_THREAD:
+      g_value_set_string (value, priv->thread_name);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -327,14 +335,13 @@ accel_stage_finalize (GObject *object)
   AccelStage *self = ACCEL_STAGE (object);
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
-  g_warn_if_fail (priv->thread == NULL);
+  g_warn_if_fail (priv->worker == NULL);
   for (guint i = 0; i < priv->n_out; i++)
     g_array_unref (priv->links[i]);
   g_free (priv->name);
   g_clear_object (&priv->device);
   g_clear_error (&priv->start_error);
-  g_mutex_clear (&priv->start_lock);
-  g_cond_clear (&priv->start_cond);
+  g_free (priv->thread_name);
   g_mutex_clear (&priv->stats_lock);
   G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);
 }
@@ -378,6 +385,11 @@ accel_stage_class_init (AccelStageClass *klass)
       "failing (-1: forever)",
       -1, G_MAXINT64 / 1000, 10000,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_THREAD] = g_param_spec_string ("thread", "Thread",
+      "Run on the thread of this name, shared with every stage naming it "
+      "(cheap stages hand buffers on by a function call); empty: a thread "
+      "of its own",
+      NULL, G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 }
 
@@ -387,8 +399,6 @@ accel_stage_init (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
   priv->frame_limit = -1;
-  g_mutex_init (&priv->start_lock);
-  g_cond_init (&priv->start_cond);
   g_mutex_init (&priv->stats_lock);
 }
 
@@ -763,6 +773,16 @@ stage_mailbox (AccelStage *stage)
   return priv->mailbox;
 }
 
+/* the stage this thread works for now: error messages name it */
+static AccelStage *
+enter_stage (AccelStage *self)
+{
+  AccelStage *previous = g_private_get (&current_stage);
+
+  g_private_set (&current_stage, self);
+  return previous;
+}
+
 static void
 stage_fail (AccelStage *self, GError *error)
 {
@@ -776,6 +796,17 @@ stage_fail (AccelStage *self, GError *error)
   g_error_free (error);
 }
 
+static void stage_drain (AccelStage *self);
+
+static gboolean
+same_worker (AccelStage *self, AccelStage *target)
+{
+  AccelStagePrivate *a = accel_stage_get_instance_private (self);
+  AccelStagePrivate *b = accel_stage_get_instance_private (target);
+
+  return a->worker == b->worker;
+}
+
 static void
 send_eos (AccelStage *self)
 {
@@ -786,6 +817,8 @@ send_eos (AccelStage *self)
       {
         Link *link = &g_array_index (priv->links[o], Link, l);
         accel_mailbox_push_eos (stage_mailbox (link->target), link->port);
+        if (same_worker (self, link->target))
+          stage_drain (link->target);
       }
 }
 
@@ -812,6 +845,25 @@ handle_eos (AccelStage *self)
     priv->observer.eos (self, priv->observer_data);
 }
 
+/* a consumer on this thread: hand the buffer on by a call; while its queue
+ * is full (a sink waiting for its GPU work) let this thread's other sources
+ * run, since blocking would wait for ourselves */
+static gboolean
+push_local (AccelStage *self, Link *link, AccelBuffer *buffer)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelMailbox *mb = stage_mailbox (link->target);
+  AccelMailboxPush res;
+
+  while ((res = accel_mailbox_try_push_buffer (mb, link->port, buffer))
+         == ACCEL_MAILBOX_FULL)
+    g_main_context_iteration (priv->context, TRUE);
+  if (res == ACCEL_MAILBOX_CLOSED)
+    return FALSE;
+  stage_drain (link->target);
+  return TRUE;
+}
+
 /* hands each output to every linked input; FALSE once downstream closed */
 static gboolean
 push_outputs (AccelStage *self, AccelFrame *frame)
@@ -822,8 +874,12 @@ push_outputs (AccelStage *self, AccelFrame *frame)
     for (guint l = 0; l < priv->links[o]->len; l++)
       {
         Link *link = &g_array_index (priv->links[o], Link, l);
-        if (!accel_mailbox_push_buffer (stage_mailbox (link->target),
-                link->port, accel_buffer_ref (frame->outputs[o])))
+        AccelBuffer *ref = accel_buffer_ref (frame->outputs[o]);
+        gboolean ok = same_worker (self, link->target)
+                          ? push_local (self, link, ref)
+                          : accel_mailbox_push_buffer (
+                              stage_mailbox (link->target), link->port, ref);
+        if (!ok)
           return FALSE;
       }
   return TRUE;
@@ -1006,6 +1062,8 @@ failed:
   }
 }
 
+static void stop_on_thread (AccelStage *self);
+
 static void
 handle_control (AccelStage *self, AccelMessage *msg)
 {
@@ -1032,34 +1090,28 @@ handle_control (AccelStage *self, AccelMessage *msg)
         handle_eos (self);
       break;
     case ACCEL_MESSAGE_STOP:
-      g_main_loop_quit (priv->loop);
+      stop_on_thread (self);
       break;
     }
 }
 
-static gboolean
-mailbox_dispatch (gpointer user_data)
+/* runs the frames waiting in the mailbox; re-entry (a nested iteration while
+ * this stage is mid-frame) does nothing */
+static void
+stage_drain (AccelStage *self)
 {
-  AccelStage *self = user_data;
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelBuffer *inputs[ACCEL_MAX_PORTS];
-  AccelMessage *msg;
+  AccelStage *previous;
   gboolean eos;
 
-  while ((msg = accel_mailbox_pop_control (priv->mailbox)))
+  if (priv->busy || priv->stopped)
+    return;
+  priv->busy = TRUE;
+  previous = enter_stage (self);
+  while (!priv->have_pending
+         && accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
     {
-      gboolean stop = msg->type == ACCEL_MESSAGE_STOP;
-      handle_control (self, msg);
-      accel_message_free (msg);
-      if (stop)
-        return G_SOURCE_CONTINUE;
-    }
-
-  /* a few frames per dispatch: the loop's own overhead is per dispatch */
-  for (guint n = 0; n < FRAMES_PER_DISPATCH && !priv->have_pending; n++)
-    {
-      if (!accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
-        break;
       if (eos)
         {
           handle_eos (self);
@@ -1077,6 +1129,30 @@ mailbox_dispatch (gpointer user_data)
       if (accel_mailbox_has_control (priv->mailbox))
         break;
     }
+  enter_stage (previous);
+  priv->busy = FALSE;
+}
+
+static gboolean
+mailbox_dispatch (gpointer user_data)
+{
+  AccelStage *self = user_data;
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelMessage *msg;
+
+  while (!priv->stopped && (msg = accel_mailbox_pop_control (priv->mailbox)))
+    {
+      AccelStage *previous = enter_stage (self);
+      handle_control (self, msg);
+      accel_message_free (msg);
+      enter_stage (previous);
+    }
+  if (priv->stopped)
+    {
+      priv->mailbox_source = NULL;
+      return G_SOURCE_REMOVE;
+    }
+  stage_drain (self);
   return G_SOURCE_CONTINUE;
 }
 
@@ -1085,8 +1161,24 @@ produce_dispatch (gpointer user_data)
 {
   AccelStage *self = user_data;
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStage *previous;
+  gboolean more;
 
-  if (priv->done || !run_frame (self, NULL))
+  if (priv->busy)
+    return G_SOURCE_CONTINUE;
+  priv->busy = TRUE;
+  previous = enter_stage (self);
+  /* a few frames per dispatch: each main loop iteration costs a poll() */
+  more = TRUE;
+  for (guint n = 0; n < FRAMES_PER_DISPATCH && more; n++)
+    {
+      more = !priv->done && run_frame (self, NULL);
+      if (accel_mailbox_has_control (priv->mailbox))
+        break;
+    }
+  enter_stage (previous);
+  priv->busy = FALSE;
+  if (!more)
     {
       priv->produce_source = NULL;
       return G_SOURCE_REMOVE;
@@ -1125,10 +1217,21 @@ stop_on_thread (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelStage *previous;
 
+  if (priv->stopped)
+    return;
+  priv->stopped = TRUE;
+  previous = enter_stage (self);
+  g_clear_pointer (&priv->produce_source, g_source_destroy);
+  if (priv->mailbox_source)
+    g_source_destroy (priv->mailbox_source);
   /* nothing may still run on the GPU when buffers go back */
   if (priv->stream)
-    accel_stream_synchronize (priv->stream, NULL);
+    {
+      accel_device_make_current (accel_stage_get_device (self), NULL);
+      accel_stream_synchronize (priv->stream, NULL);
+    }
   if (priv->have_pending)
     {
       priv->have_pending = FALSE;
@@ -1142,66 +1245,64 @@ stop_on_thread (AccelStage *self)
   for (guint e = 0; e < EVENT_RING; e++)
     g_clear_pointer (&priv->events[e], accel_event_unref);
   g_clear_pointer (&priv->stream, accel_stream_unref);
+  enter_stage (previous);
 }
 
-static gpointer
-stage_thread (gpointer data)
+static gboolean
+start_call (gpointer data)
 {
   AccelStage *self = data;
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
-  GError *error = NULL;
-  gboolean ok;
+  AccelStage *previous = enter_stage (self);
 
-  g_private_set (&current_stage, self);
-  g_main_context_push_thread_default (priv->context);
-
-  ok = start_on_thread (self, &error);
-  g_mutex_lock (&priv->start_lock);
-  priv->start_error = error;
-  priv->start_done = TRUE;
-  g_cond_signal (&priv->start_cond);
-  g_mutex_unlock (&priv->start_lock);
-
-  if (ok)
-    g_main_loop_run (priv->loop);
-
-  stop_on_thread (self);
-  g_main_context_pop_thread_default (priv->context);
-  g_private_set (&current_stage, NULL);
-  return NULL;
+  if (!start_on_thread (self, &priv->start_error))
+    stop_on_thread (self);
+  enter_stage (previous);
+  return G_SOURCE_REMOVE;
 }
 
-/* starts the actor thread and waits until the stage's start() has run */
-gboolean
-accel_stage_start (
-    AccelStage *stage, AccelStreamAllocator *streams, GError **error)
+static gboolean
+stop_call (gpointer data)
+{
+  stop_on_thread (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* the thread this stage asks for, or NULL for one of its own */
+const char *
+accel_stage_get_thread_name (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
-  GSource *source;
 
-  g_return_val_if_fail (priv->thread == NULL, FALSE);
+  return priv->thread_name && *priv->thread_name ? priv->thread_name : NULL;
+}
 
-  priv->context = g_main_context_new ();
-  priv->loop = g_main_loop_new (priv->context, FALSE);
+/* attaches the stage to @worker's context and runs its start() there */
+gboolean
+accel_stage_start (AccelStage *stage, AccelWorker *worker,
+    AccelStreamAllocator *streams, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (priv->worker == NULL, FALSE);
+
+  priv->worker = accel_worker_ref (worker);
+  priv->context = accel_worker_get_context (worker);
   priv->mailbox
       = accel_mailbox_new (priv->n_in, priv->mailbox_size, priv->context);
   priv->streams = g_object_ref (streams);
   priv->done = FALSE;
+  priv->stopped = FALSE;
+  priv->busy = FALSE;
   priv->next_sequence = 0;
-  priv->start_done = FALSE;
+  g_clear_error (&priv->start_error);
 
-  source = accel_mailbox_source_new (priv->mailbox);
-  g_source_set_callback (source, mailbox_dispatch, stage, NULL);
-  g_source_attach (source, priv->context);
-  g_source_unref (source);
+  priv->mailbox_source = accel_mailbox_source_new (priv->mailbox);
+  g_source_set_callback (priv->mailbox_source, mailbox_dispatch, stage, NULL);
+  g_source_attach (priv->mailbox_source, priv->context);
+  g_source_unref (priv->mailbox_source);
 
-  priv->thread = g_thread_new (priv->name, stage_thread, stage);
-
-  g_mutex_lock (&priv->start_lock);
-  while (!priv->start_done)
-    g_cond_wait (&priv->start_cond, &priv->start_lock);
-  g_mutex_unlock (&priv->start_lock);
-
+  accel_worker_call (worker, start_call, stage);
   if (priv->start_error)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&priv->start_error),
@@ -1230,7 +1331,7 @@ accel_stage_begin (AccelStage *stage)
   g_source_unref (source);
 }
 
-/* stops accepting buffers, wakes every waiter and asks the thread to end */
+/* stops accepting buffers, wakes every waiter and asks the stage to stop */
 void
 accel_stage_close (AccelStage *stage)
 {
@@ -1245,22 +1346,19 @@ accel_stage_close (AccelStage *stage)
   accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_STOP));
 }
 
-/* waits for the thread; then frees the actor's parts */
+/* waits until the stage has stopped on its thread; then frees its parts */
 void
 accel_stage_join (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
-  if (priv->thread)
-    {
-      if (priv->start_done && !priv->start_error && priv->loop)
-        g_main_loop_quit (priv->loop);
-      g_thread_join (priv->thread);
-      priv->thread = NULL;
-    }
+  if (!priv->worker)
+    return;
+  accel_worker_call (priv->worker, stop_call, stage);
   g_clear_pointer (&priv->mailbox, accel_mailbox_free);
-  g_clear_pointer (&priv->loop, g_main_loop_unref);
-  g_clear_pointer (&priv->context, g_main_context_unref);
+  priv->mailbox_source = NULL;
+  priv->context = NULL;
+  g_clear_pointer (&priv->worker, accel_worker_unref);
   g_clear_object (&priv->streams);
   g_clear_error (&priv->start_error);
 }

@@ -59,8 +59,8 @@ raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
 }
 
 static void
-pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, double *wall,
-    double *cpu)
+pipeline (guint k, guint n_buffers, AccelStreamPolicy policy,
+    const char *thread, double *wall, double *cpu)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = accel_graph_new ("hops");
@@ -73,14 +73,17 @@ pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, double *wall,
   accel_graph_set_stream_policy (g, policy, 1);
   src = accel_test_stage (g, "core.test-source", "src");
   g_object_set (src, "shape", shape, "num-buffers", (gint64)n_buffers, NULL);
+  g_object_set (src, "thread", thread, NULL);
   for (guint i = 0; i < k; i++)
     {
       g_autofree gchar *name = g_strdup_printf ("pass%u", i);
-      accel_test_stage (g, "core.scale", name);
+      g_object_set (
+          accel_test_stage (g, "core.scale", name), "thread", thread, NULL);
       g_assert_true (accel_graph_link (g, prev, name, &error));
       prev = accel_stage_get_name (accel_graph_get_stage (g, name));
     }
-  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (
+      accel_test_stage (g, "core.null-sink", "sink"), "thread", thread, NULL);
   g_assert_true (accel_graph_link (g, prev, "sink", &error));
   g_assert_true (accel_graph_prepare (g, &error));
 
@@ -92,39 +95,47 @@ pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, double *wall,
   *cpu = cpu_seconds () - c0;
 }
 
+typedef struct
+{
+  const char *name;
+  AccelStreamPolicy policy;
+  const char *thread; /* NULL: a thread per stage */
+} Config;
+
 int
 main (int argc, char **argv)
 {
   guint ks[] = { 1, 4, 8 };
-  AccelStreamPolicy policies[]
-      = { ACCEL_STREAM_POLICY_PER_STAGE, ACCEL_STREAM_POLICY_SINGLE };
-  const char *policy_names[] = { "per-stage", "single" };
+  const Config configs[] = {
+    { "threads, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, NULL },
+    { "one thread, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, "chain" },
+    { "one thread, one stream", ACCEL_STREAM_POLICY_SINGLE, "chain" },
+  };
   guint n = argc > 1 ? (guint)atoi (argv[1]) : 20000;
 
   accel_test_require_gpu ();
   g_print ("hop overhead: %u buffers of %d f32, one kernel per stage\n", n,
       N_ELEMENTS);
-  g_print ("%-9s %3s %12s %12s %7s %12s %12s %12s\n", "streams", "K",
-      "raw buf/s", "accel buf/s", "ratio", "raw cpu/buf", "accel cpu/buf",
-      "host us/hop");
+  g_print ("%-30s %2s %10s %10s %6s %11s %11s %11s\n", "configuration", "K",
+      "raw buf/s", "accel", "ratio", "raw cpu/b", "accel cpu/b", "host us/hop");
 
   /* warm up: module load, pools, streams */
   {
     double w, c;
     raw_loop (4, 200, &w, &c);
-    pipeline (4, 200, ACCEL_STREAM_POLICY_PER_STAGE, &w, &c);
+    pipeline (4, 200, ACCEL_STREAM_POLICY_PER_STAGE, NULL, &w, &c);
   }
 
-  for (guint p = 0; p < G_N_ELEMENTS (policies); p++)
+  for (guint p = 0; p < G_N_ELEMENTS (configs); p++)
     for (guint i = 0; i < G_N_ELEMENTS (ks); i++)
       {
         double rw, rc, pw, pc;
-        /* engine host time per hop: what the chain costs beyond the raw
-         * launches, over its K + 1 links; ratio: time against the raw loop */
+        /* ratio: time against the raw loop, measured just before; engine
+         * host time per hop: CPU beyond the raw launches over K + 1 links */
         raw_loop (ks[i], n, &rw, &rc);
-        pipeline (ks[i], n, policies[p], &pw, &pc);
-        g_print ("%-9s %3u %12.0f %12.0f %7.3f %10.2fus %10.2fus %10.2fus\n",
-            policy_names[p], ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
+        pipeline (ks[i], n, configs[p].policy, configs[p].thread, &pw, &pc);
+        g_print ("%-30s %2u %10.0f %10.0f %6.3f %9.2fus %9.2fus %9.2fus\n",
+            configs[p].name, ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
             pc / n * 1e6, (pc - rc) / n / (ks[i] + 1) * 1e6);
       }
   return 0;

@@ -4,10 +4,23 @@
 #include "test-stages.h"
 #include "core/pattern.h"
 
+/* when set, every stage runs on this one shared thread */
+static const char *shared_thread;
+
+static AccelStage *
+add (AccelGraph *g, const char *kind, const char *name)
+{
+  AccelStage *s = accel_test_stage (g, kind, name);
+
+  if (shared_thread)
+    g_object_set (s, "thread", shared_thread, NULL);
+  return s;
+}
+
 static AccelStage *
 source (AccelGraph *g, const char *name, gint64 n, const char *shape)
 {
-  AccelStage *s = accel_test_stage (g, "core.test-source", name);
+  AccelStage *s = add (g, "core.test-source", name);
 
   g_object_set (s, "num-buffers", n, "shape", shape, NULL);
   return s;
@@ -29,7 +42,7 @@ test_type_mismatch (void)
   g_autoptr (GError) error = NULL;
 
   source (g, "numbers", 1, "16");
-  accel_test_stage (g, "test.image-sink", "screen");
+  add (g, "test.image-sink", "screen");
   link_ok (g, "numbers", "screen");
   g_assert_false (accel_graph_prepare (g, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
@@ -50,9 +63,9 @@ test_invalid_graphs (void)
   AccelStage *dup;
 
   source (g, "src", 1, "4");
-  accel_test_stage (g, "core.scale", "a");
-  accel_test_stage (g, "core.scale", "b");
-  accel_test_stage (g, "core.null-sink", "sink");
+  add (g, "core.scale", "a");
+  add (g, "core.scale", "b");
+  add (g, "core.null-sink", "sink");
 
   dup = accel_stage_new ("core.scale", "a", NULL);
   g_assert_false (accel_graph_add (g, dup, &error));
@@ -94,8 +107,8 @@ test_unlinked_and_cycle (void)
   g_autoptr (AccelGraph) c = accel_graph_new ("loop");
 
   source (g, "src", 1, "4");
-  accel_test_stage (g, "core.null-sink", "sink");
-  accel_test_stage (g, "test.pair-sink", "pair");
+  add (g, "core.null-sink", "sink");
+  add (g, "test.pair-sink", "pair");
   link_ok (g, "src", "sink");
   link_ok (g, "src", "pair.a");
   g_assert_false (accel_graph_link (g, "src", "pair.a", &error));
@@ -108,9 +121,9 @@ test_unlinked_and_cycle (void)
   g_clear_error (&error);
 
   source (c, "src", 1, "4");
-  accel_test_stage (c, "test.pair-sink", "join");
-  accel_test_stage (c, "core.scale", "x");
-  accel_test_stage (c, "core.scale", "y");
+  add (c, "test.pair-sink", "join");
+  add (c, "core.scale", "x");
+  add (c, "core.scale", "y");
   link_ok (c, "src", "join.a");
   link_ok (c, "x", "y");
   link_ok (c, "y", "x");
@@ -152,11 +165,11 @@ test_fan_out_fan_in_eos (void)
   const guint64 n = 50;
 
   source (g, "src", (gint64)n, "1000");
-  g_object_set (accel_test_stage (g, "core.scale", "twice"), "scale", 2.0f,
-      "offset", 1.0f, NULL);
-  accel_test_stage (g, "core.scale", "same");
-  sum = accel_test_stage (g, "core.checksum-sink", "sum");
-  pair = accel_test_stage (g, "test.pair-sink", "pair");
+  g_object_set (
+      add (g, "core.scale", "twice"), "scale", 2.0f, "offset", 1.0f, NULL);
+  add (g, "core.scale", "same");
+  sum = add (g, "core.checksum-sink", "sum");
+  pair = add (g, "test.pair-sink", "pair");
   link_ok (g, "src", "twice");
   link_ok (g, "src", "same");
   link_ok (g, "twice", "sum");
@@ -192,10 +205,10 @@ test_stop_mid_stream (void)
       gint64 t0;
 
       source (g, "src", -1, "4096");
-      accel_test_stage (g, "core.scale", "a");
-      accel_test_stage (g, "core.scale", "b");
-      accel_test_stage (g, "test.slow-sink", "slow");
-      accel_test_stage (g, "core.null-sink", "fast");
+      add (g, "core.scale", "a");
+      add (g, "core.scale", "b");
+      add (g, "test.slow-sink", "slow");
+      add (g, "core.null-sink", "fast");
       link_ok (g, "src", "a");
       link_ok (g, "a", "b");
       link_ok (g, "b", "slow");
@@ -222,8 +235,8 @@ test_backpressure (void)
   guint64 produced, consumed;
 
   src = source (g, "src", -1, "1024");
-  mid = accel_test_stage (g, "core.scale", "mid");
-  slow = accel_test_stage (g, "test.slow-sink", "slow");
+  mid = add (g, "core.scale", "mid");
+  slow = add (g, "test.slow-sink", "slow");
   g_object_set (src, "mailbox-size", 2, "pool-timeout", (gint64)-1, NULL);
   g_object_set (mid, "mailbox-size", 2, NULL);
   g_object_set (slow, "mailbox-size", 2, NULL);
@@ -252,8 +265,8 @@ test_stage_error (void)
   g_autoptr (AccelGraph) g = accel_graph_new ("failing");
 
   source (g, "src", -1, "64");
-  accel_test_stage (g, "test.failer", "picky");
-  accel_test_stage (g, "core.null-sink", "sink");
+  add (g, "test.failer", "picky");
+  add (g, "core.null-sink", "sink");
   link_ok (g, "src", "picky");
   link_ok (g, "picky", "sink");
   g_assert_false (accel_graph_run (g, &error));
@@ -271,7 +284,7 @@ test_send_eos_and_frame_limit (void)
   AccelStage *sink, *sink2;
 
   source (g, "src", -1, "64");
-  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  sink = add (g, "core.checksum-sink", "sink");
   link_ok (g, "src", "sink");
   accel_graph_set_frame_limit (g, 7);
   g_assert_true (accel_graph_run (g, &error));
@@ -279,7 +292,7 @@ test_send_eos_and_frame_limit (void)
       accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==, 7);
 
   source (h, "src", -1, "64");
-  sink2 = accel_test_stage (h, "core.checksum-sink", "sink");
+  sink2 = add (h, "core.checksum-sink", "sink");
   link_ok (h, "src", "sink");
   g_assert_true (accel_graph_start (h, &error));
   g_usleep (10000);
@@ -303,8 +316,8 @@ test_param_async (void)
   gfloat got;
 
   source (g, "src", -1, "64");
-  scale = accel_test_stage (g, "core.scale", "scale");
-  accel_test_stage (g, "core.null-sink", "sink");
+  scale = add (g, "core.scale", "scale");
+  add (g, "core.null-sink", "sink");
   link_ok (g, "src", "scale");
   link_ok (g, "scale", "sink");
   g_assert_true (accel_graph_start (g, &error));
@@ -332,13 +345,22 @@ test_dot (void)
   g_autofree gchar *dot = NULL;
 
   source (g, "src", 1, "8x8");
-  accel_test_stage (g, "core.null-sink", "sink");
+  add (g, "core.null-sink", "sink");
   link_ok (g, "src", "sink");
   g_assert_true (accel_graph_prepare (g, &error));
   dot = accel_graph_to_dot (g);
   g_assert_true (g_str_has_prefix (dot, "digraph \"dotted\" {"));
   g_assert_nonnull (strstr (dot, "\"src\" -> \"sink\" [label=\"out -> in\\n"
                                  "tensor<f32>[8x8]@device\"]"));
+}
+
+/* the same test with every stage on one thread */
+static void
+on_one_thread (gconstpointer test)
+{
+  shared_thread = "shared";
+  ((GTestFunc)test) ();
+  shared_thread = NULL;
 }
 
 int
@@ -357,5 +379,15 @@ main (int argc, char **argv)
       "/graph/send-eos-and-frame-limit", test_send_eos_and_frame_limit);
   g_test_add_func ("/graph/param-async", test_param_async);
   g_test_add_func ("/graph/dot", test_dot);
+  g_test_add_data_func ("/graph/one-thread/fan-out-fan-in-eos",
+      test_fan_out_fan_in_eos, on_one_thread);
+  g_test_add_data_func (
+      "/graph/one-thread/stop-mid-stream", test_stop_mid_stream, on_one_thread);
+  g_test_add_data_func (
+      "/graph/one-thread/backpressure", test_backpressure, on_one_thread);
+  g_test_add_data_func ("/graph/one-thread/stage-error-names-stage",
+      test_stage_error, on_one_thread);
+  g_test_add_data_func ("/graph/one-thread/send-eos-and-frame-limit",
+      test_send_eos_and_frame_limit, on_one_thread);
   return g_test_run ();
 }

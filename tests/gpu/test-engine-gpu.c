@@ -19,6 +19,7 @@ typedef struct
   AccelCompletion completion;
   gboolean host;           /* run on the host backend */
   gboolean source_on_host; /* source on the host device, rest on GPU */
+  const char *thread;      /* every stage on this thread; NULL: own threads */
 } Run;
 
 /* source -> scale -> checksum-sink; returns the sink's digest */
@@ -45,6 +46,9 @@ run_chain (const Run *r, GPtrArray **notes)
   g_object_set (scale, "scale", 3.0f, "offset", -2.0f, "spin-ns",
       r->reader_spin_ns, NULL);
   g_object_set (sink, "completion", r->completion, NULL);
+  g_object_set (src, "thread", r->thread, NULL);
+  g_object_set (scale, "thread", r->thread, NULL);
+  g_object_set (sink, "thread", r->thread, NULL);
   g_assert_true (accel_graph_link (g, "src", "scale", &error));
   g_assert_true (accel_graph_link (g, "scale", "sink", &error));
 
@@ -141,6 +145,27 @@ test_stream_policies (void)
     }
 }
 
+/* co-located stages on streams of their own still need the engine's waits */
+static void
+test_one_thread_races (void)
+{
+  Run raw = { "1048576", "f32", 16, SLOW_NS };
+  Run war = { "1048576", "f32", 16, 0, SLOW_NS, 1 };
+  g_autofree gchar *host = NULL, *a = NULL, *b = NULL, *c = NULL;
+
+  raw.thread = war.thread = "shared";
+  host = host_digest (&raw);
+  a = run_chain (&raw, NULL);
+  g_assert_cmpstr (a, ==, host);
+  b = run_chain (&war, NULL);
+  g_assert_cmpstr (b, ==, host);
+
+  accel_debug_set_flags (ACCEL_DEBUG_SKIP_READ_WAIT);
+  c = run_chain (&raw, NULL);
+  accel_debug_set_flags (ACCEL_DEBUG_NONE);
+  g_assert_cmpstr (c, !=, host);
+}
+
 static void
 test_completion_modes (void)
 {
@@ -212,6 +237,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/write-after-read", test_write_after_read);
   g_test_add_func ("/gpu/stream-policies", test_stream_policies);
   g_test_add_func ("/gpu/completion-modes", test_completion_modes);
+  g_test_add_func ("/gpu/one-thread-races", test_one_thread_races);
   g_test_add_func ("/gpu/inserted-copy", test_inserted_copy);
   g_test_add_func ("/gpu/stale-generation", test_stale_on_gpu);
   return g_test_run ();
