@@ -92,7 +92,7 @@ wait_poll (AccelStream *stream, GMainContext *context, AccelCompletionFunc func,
   if (!accel_cuda_check (
           cudaEventRecord (event, accel_stream_get_cuda (stream)), error))
     {
-      cudaEventDestroy (event);
+      accel_cuda_check (cudaEventDestroy (event), NULL);
       return FALSE;
     }
 

@@ -63,7 +63,7 @@ device_new_cuda (gint index)
   struct cudaDeviceProp prop;
 
   dev->index = index;
-  if (cudaGetDeviceProperties (&prop, index) == cudaSuccess)
+  if (accel_cuda_check (cudaGetDeviceProperties (&prop, index), NULL))
     {
       dev->name = g_strdup (prop.name);
       dev->total_memory = prop.totalGlobalMem;
@@ -87,7 +87,7 @@ devices_init (gpointer data)
   cuda_devices = g_ptr_array_new_with_free_func (g_object_unref);
 
   /* without a driver or a GPU this fails: that is the host backend */
-  if (cudaGetDeviceCount (&n) != cudaSuccess)
+  if (!accel_cuda_check (cudaGetDeviceCount (&n), NULL))
     n = 0;
   for (int i = 0; i < n; i++)
     g_ptr_array_add (cuda_devices, device_new_cuda (i));
@@ -97,7 +97,8 @@ devices_init (gpointer data)
       for (int j = 0; j < n && j < 64; j++)
         {
           int can = 0;
-          if (i != j && cudaDeviceCanAccessPeer (&can, i, j) == cudaSuccess
+          if (i != j
+              && accel_cuda_check (cudaDeviceCanAccessPeer (&can, i, j), NULL)
               && can)
             dev->peer_mask |= G_GUINT64_CONSTANT (1) << j;
         }
