@@ -74,14 +74,42 @@ test_load_bad_plugin (void)
       error->message, "cannot load plugin /nonexistent/libx.so: "));
 }
 
+static void
+test_plugin_from_path (void)
+{
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *path = g_build_filename (
+      TEST_PLUGIN_DIR, "libacceltestplugin." G_MODULE_SUFFIX, NULL);
+  g_autoptr (AccelStage) echo = NULL;
+
+  /* found through ACCEL_PLUGIN_PATH when the registry was made */
+  g_assert_cmpuint (
+      accel_registry_lookup (reg, "testplugin.echo"), !=, G_TYPE_INVALID);
+  echo = accel_stage_new ("testplugin.echo", "e", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (accel_stage_get_stage_kind (echo), ==, ACCEL_STAGE_SINK);
+
+  /* loading it again is harmless */
+  g_assert_true (accel_registry_load_plugin (reg, path, &error));
+  g_assert_no_error (error);
+
+  /* a module without accel_plugin_register is refused */
+  g_assert_false (accel_registry_load_plugin (reg, TEST_NOT_A_PLUGIN, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "is not an accel plugin"));
+}
+
 int
 main (int argc, char **argv)
 {
+  g_setenv ("ACCEL_PLUGIN_PATH", TEST_PLUGIN_DIR, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/registry/lookup-and-list", test_lookup_and_list);
   g_test_add_func (
       "/registry/unknown-kind-suggests", test_unknown_kind_suggests);
   g_test_add_func ("/registry/describe", test_describe);
   g_test_add_func ("/registry/load-bad-plugin", test_load_bad_plugin);
+  g_test_add_func ("/registry/plugin-from-path", test_plugin_from_path);
   return g_test_run ();
 }
