@@ -62,6 +62,11 @@ G_END_DECLS
 
 G_BEGIN_DECLS
 
+/* fault.c */
+gboolean accel_fault_fire (AccelStage *stage, AccelStream *stream,
+    guint64 sequence, gint64 hang_us, GError **error);
+void accel_fault_init_from_env (void);
+
 /* event.c */
 typedef struct _AccelEvent AccelEvent;
 AccelEvent *accel_event_new (AccelDevice *device, GError **error);

@@ -690,6 +690,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (graph->state != GRAPH_RUNNING, FALSE);
 
+  accel_fault_init_from_env ();
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
   if (!accel_graph_prepare (graph, error))

@@ -34,6 +34,11 @@ typedef struct
   guint pool_size;
   gint64 pool_timeout_ms;
   gint64 frame_limit; /* sources: frames before EOS, -1 none */
+  AccelSupervision on_fault;
+  guint max_restarts;
+  gint64 restart_window_ms;
+  gint64 deadline_ms;
+  guint snapshot_interval;
 
   ClassInfo *info;
   guint n_in, n_out;
@@ -68,6 +73,12 @@ typedef struct
 
   GError *start_error;
 
+  /* supervision */
+  GQueue restart_times; /* monotonic µs of recent restarts */
+  GBytes *snapshot;
+  guint64 n_restarts;
+  guint64 n_skipped;
+
   /* statistics, read from any thread */
   GMutex stats_lock;
   guint64 n_processed;
@@ -86,6 +97,11 @@ enum
   PROP_POOL_SIZE,
   PROP_POOL_TIMEOUT,
   PROP_THREAD,
+  PROP_ON_FAULT,
+  PROP_MAX_RESTARTS,
+  PROP_RESTART_WINDOW,
+  PROP_DEADLINE,
+  PROP_SNAPSHOT_INTERVAL,
   N_PROPS
 };
 
@@ -270,6 +286,21 @@ accel_stage_set_property (
       g_free (priv->thread_name);
       priv->thread_name = g_value_dup_string (value);
       break;
+    case PROP_ON_FAULT:
+      priv->on_fault = g_value_get_enum (value);
+      break;
+    case PROP_MAX_RESTARTS:
+      priv->max_restarts = g_value_get_uint (value);
+      break;
+    case PROP_RESTART_WINDOW:
+      priv->restart_window_ms = g_value_get_int64 (value);
+      break;
+    case PROP_DEADLINE:
+      priv->deadline_ms = g_value_get_int64 (value);
+      break;
+    case PROP_SNAPSHOT_INTERVAL:
+      priv->snapshot_interval = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -304,6 +335,21 @@ accel_stage_get_property (
       break;
     case PROP_THREAD:
       g_value_set_string (value, priv->thread_name);
+      break;
+    case PROP_ON_FAULT:
+      g_value_set_enum (value, priv->on_fault);
+      break;
+    case PROP_MAX_RESTARTS:
+      g_value_set_uint (value, priv->max_restarts);
+      break;
+    case PROP_RESTART_WINDOW:
+      g_value_set_int64 (value, priv->restart_window_ms);
+      break;
+    case PROP_DEADLINE:
+      g_value_set_int64 (value, priv->deadline_ms);
+      break;
+    case PROP_SNAPSHOT_INTERVAL:
+      g_value_set_uint (value, priv->snapshot_interval);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -342,6 +388,8 @@ accel_stage_finalize (GObject *object)
   g_clear_object (&priv->device);
   g_clear_error (&priv->start_error);
   g_free (priv->thread_name);
+  g_queue_clear (&priv->restart_times);
+  g_clear_pointer (&priv->snapshot, g_bytes_unref);
   g_mutex_clear (&priv->stats_lock);
   G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);
 }
@@ -390,6 +438,30 @@ accel_stage_class_init (AccelStageClass *klass)
       "(cheap stages hand buffers on by a function call); empty: a thread "
       "of its own",
       NULL, G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_ON_FAULT] = g_param_spec_enum ("on-fault", "On fault",
+      "What the stage does when a frame fails", ACCEL_TYPE_SUPERVISION,
+      ACCEL_SUPERVISION_AUTO,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_MAX_RESTARTS] = g_param_spec_uint ("max-restarts", "Max restarts",
+      "Restarts allowed within restart-window before a fault "
+      "escalates",
+      0, G_MAXUINT16, 3,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_RESTART_WINDOW] = g_param_spec_int64 ("restart-window",
+      "Restart window", "Milliseconds over which restarts are counted", 1,
+      G_MAXINT64 / 1000, 10000,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_DEADLINE] = g_param_spec_int64 ("deadline", "Deadline",
+      "Milliseconds of host time a frame may take before it counts as a "
+      "timeout fault (0: no deadline)",
+      0, G_MAXINT64 / 1000, 0,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_SNAPSHOT_INTERVAL]
+      = g_param_spec_uint ("snapshot-interval", "Snapshot interval",
+          "Frames between snapshots of a stateful stage's "
+          "state, restored after a restart (0: never)",
+          0, G_MAXUINT, 100,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 }
 
@@ -576,6 +648,43 @@ accel_stage_get_n_dropped (AccelStage *stage)
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
   return priv->mailbox ? accel_mailbox_get_n_dropped (priv->mailbox) : 0;
+}
+
+/**
+ * accel_stage_get_n_restarts:
+ * @stage: a stage
+ *
+ * Returns: how often the stage's supervisor restarted it. MT safe.
+ */
+guint64
+accel_stage_get_n_restarts (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_restarts;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_skipped:
+ * @stage: a stage
+ *
+ * Returns: frames the supervisor skipped after a fault (resume). MT safe.
+ */
+guint64
+accel_stage_get_n_skipped (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_skipped;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
 }
 
 static int
@@ -952,17 +1061,243 @@ on_completion (const GError *error, gpointer user_data)
   finish_pending (ACCEL_STAGE (user_data), error);
 }
 
-/* one frame: acquire, process, release, hand on; the hot path */
-static gboolean
-run_frame (AccelStage *self, AccelBuffer **inputs)
+typedef enum
+{
+  FRAME_DONE,    /* processed and handed on */
+  FRAME_PENDING, /* a sink waits for its GPU work */
+  FRAME_EOS,     /* a source has no more */
+  FRAME_CLOSED,  /* downstream is gone: the graph stops */
+  FRAME_FAILED,  /* @error is set */
+} FrameResult;
+
+/* one attempt at a frame: acquire, process, release, hand on; the hot path.
+ * @inputs stay the caller's */
+static FrameResult
+attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
+    gint64 t0, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   AccelBuffer *outputs[ACCEL_MAX_PORTS] = { NULL };
   AccelFrame frame = { 0 };
-  GError *error = NULL;
   AccelFlow flow = ACCEL_FLOW_ERROR;
+  FrameResult res = FRAME_DONE;
+
+  frame.stream = priv->stream;
+  frame.sequence = sequence;
+  frame.pts = priv->n_in > 0 ? accel_buffer_get_pts (inputs[0]) : -1;
+  frame.n_inputs = priv->n_in;
+  frame.inputs = inputs;
+  frame.n_outputs = priv->n_out;
+  frame.outputs = outputs;
+
+  for (guint i = 0; i < priv->n_in; i++)
+    if (!accel_buffer_acquire_read (inputs[i], priv->stream, error))
+      goto failed;
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      outputs[o] = accel_pool_acquire (priv->pools[o], error);
+      if (!outputs[o])
+        goto failed;
+      accel_buffer_set_sequence (outputs[o], sequence);
+      accel_buffer_set_pts (outputs[o], frame.pts);
+      if (!accel_buffer_acquire_write (outputs[o], priv->stream, error))
+        goto failed;
+    }
+
+  if (!accel_fault_fire (self, priv->stream, sequence,
+          MAX (priv->deadline_ms, 500) * 2000, error))
+    goto failed;
+  flow = klass->process (self, &frame, error);
+  /* fences even for a failed frame: its work may be queued */
+  if (!frame_release (self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
+      && flow != ACCEL_FLOW_ERROR)
+    goto failed;
+  if (flow == ACCEL_FLOW_ERROR)
+    goto failed;
+  if (priv->deadline_ms > 0
+      && g_get_monotonic_time () - t0 > priv->deadline_ms * 1000)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "frame %" G_GUINT64_FORMAT " took %" G_GINT64_FORMAT
+          " ms, past the %" G_GINT64_FORMAT " ms deadline",
+          sequence, (g_get_monotonic_time () - t0) / 1000, priv->deadline_ms);
+      goto failed;
+    }
+
+  if (flow == ACCEL_FLOW_EOS)
+    res = FRAME_EOS;
+  else if (flow == ACCEL_FLOW_OK && klass->render)
+    {
+      /* a sink's host part waits for its GPU work, off the hot path */
+      priv->pending = frame;
+      priv->pending.inputs = priv->pending_in;
+      priv->pending.n_outputs = 0;
+      for (guint i = 0; i < priv->n_in; i++)
+        priv->pending_in[i] = accel_buffer_ref (inputs[i]);
+      priv->pending_t0 = t0;
+      priv->have_pending = TRUE;
+      accel_mailbox_set_blocked (priv->mailbox, TRUE);
+      if (!accel_completion_wait_async (priv->completion, priv->stream,
+              priv->context, on_completion, self, error))
+        {
+          priv->have_pending = FALSE;
+          accel_mailbox_set_blocked (priv->mailbox, FALSE);
+          frame_clear (&priv->pending);
+          goto failed;
+        }
+      res = FRAME_PENDING;
+    }
+  else if (flow == ACCEL_FLOW_OK && !push_outputs (self, &frame))
+    res = FRAME_CLOSED;
+
+  for (guint o = 0; o < priv->n_out; o++)
+    g_clear_pointer (&outputs[o], accel_buffer_unref);
+  return res;
+
+  /* ERRORS */
+failed:
+  {
+    if (error && !*error)
+      g_set_error (
+          error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "failed without saying why");
+    for (guint o = 0; o < priv->n_out; o++)
+      g_clear_pointer (&outputs[o], accel_buffer_unref);
+    return FRAME_FAILED;
+  }
+}
+
+static AccelSupervision
+strategy_for (AccelStagePrivate *priv, const GError *error)
+{
+  if (error->code == ACCEL_ERROR_CONTEXT_POISONED)
+    return ACCEL_SUPERVISION_ESCALATE;
+  if (priv->on_fault != ACCEL_SUPERVISION_AUTO)
+    return priv->on_fault;
+  switch (error->code)
+    {
+    case ACCEL_ERROR_INVALID_INPUT:
+    case ACCEL_ERROR_STALE_BUFFER:
+      return ACCEL_SUPERVISION_RESUME;
+    case ACCEL_ERROR_OUT_OF_MEMORY:
+    case ACCEL_ERROR_LIBRARY:
+    case ACCEL_ERROR_TIMEOUT:
+      return ACCEL_SUPERVISION_RESTART;
+    default:
+      return ACCEL_SUPERVISION_ESCALATE;
+    }
+}
+
+/* FALSE past the restart intensity */
+static gboolean
+may_restart (AccelStagePrivate *priv)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 since = now - priv->restart_window_ms * 1000;
+
+  while (!g_queue_is_empty (&priv->restart_times)
+         && *(gint64 *)g_queue_peek_head (&priv->restart_times) < since)
+    g_free (g_queue_pop_head (&priv->restart_times));
+  if (priv->restart_times.length >= priv->max_restarts)
+    return FALSE;
+  g_queue_push_tail (&priv->restart_times, g_memdup2 (&now, sizeof (now)));
+  return TRUE;
+}
+
+/* new stream, handles and plans; state from the last snapshot */
+static gboolean
+restart (AccelStage *self, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelDevice *device = accel_stage_get_device (self);
+
+  if (priv->stream && !accel_stream_synchronize (priv->stream, error))
+    return FALSE;
+  if (priv->started && klass->stop)
+    klass->stop (self);
+  priv->started = FALSE;
+  g_clear_pointer (&priv->stream, accel_stream_unref);
+  for (guint o = 0; o < priv->n_out; o++)
+    accel_pool_trim (priv->pools[o]);
+
+  priv->stream = accel_stream_allocator_get (priv->streams, device, error);
+  if (!priv->stream)
+    return FALSE;
+  if (klass->start && !klass->start (self, error))
+    return FALSE;
+  priv->started = TRUE;
+  if (priv->snapshot && klass->restore
+      && !klass->restore (self, priv->snapshot, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* the stage's supervisor: TRUE when the stage goes on */
+static gboolean
+handle_fault (AccelStage *self, GError *error, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelSupervision strategy = strategy_for (priv, error);
+  GError *restart_error = NULL;
+
+  if (strategy == ACCEL_SUPERVISION_RESTART && !may_restart (priv))
+    {
+      g_prefix_error (&error,
+          "restarted %u times within %" G_GINT64_FORMAT " ms, escalating: ",
+          priv->max_restarts, priv->restart_window_ms);
+      strategy = ACCEL_SUPERVISION_ESCALATE;
+    }
+
+  switch (strategy)
+    {
+    case ACCEL_SUPERVISION_RESUME:
+      g_debug ("stage '%s' skips frame %" G_GUINT64_FORMAT ": %s", priv->name,
+          sequence, error->message);
+      g_mutex_lock (&priv->stats_lock);
+      priv->n_skipped++;
+      g_mutex_unlock (&priv->stats_lock);
+      g_error_free (error);
+      return TRUE;
+    case ACCEL_SUPERVISION_RESTART:
+      g_debug ("stage '%s' restarts after frame %" G_GUINT64_FORMAT ": %s",
+          priv->name, sequence, error->message);
+      if (!restart (self, &restart_error))
+        {
+          g_prefix_error (
+              &restart_error, "restart after '%s' failed: ", error->message);
+          g_error_free (error);
+          stage_fail (self, restart_error);
+          return FALSE;
+        }
+      g_mutex_lock (&priv->stats_lock);
+      priv->n_restarts++;
+      priv->n_skipped++;
+      g_mutex_unlock (&priv->stats_lock);
+      g_error_free (error);
+      return TRUE;
+    case ACCEL_SUPERVISION_STOP:
+      g_debug ("stage '%s' stops after frame %" G_GUINT64_FORMAT ": %s",
+          priv->name, sequence, error->message);
+      g_error_free (error);
+      handle_eos (self);
+      return FALSE;
+    default:
+      stage_fail (self, error);
+      return FALSE;
+    }
+}
+
+/* runs a frame under supervision; takes @inputs. FALSE: no more frames */
+static gboolean
+run_frame (AccelStage *self, AccelBuffer **inputs)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  GError *error = NULL;
   gint64 t0 = g_get_monotonic_time ();
+  guint64 sequence;
+  FrameResult res;
 
   if (priv->n_in == 0 && priv->frame_limit >= 0
       && priv->next_sequence >= (guint64)priv->frame_limit)
@@ -970,96 +1305,44 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
       handle_eos (self);
       return FALSE;
     }
+  sequence = priv->n_in > 0 ? accel_buffer_get_sequence (inputs[0])
+                            : priv->next_sequence++;
 
-  frame.stream = priv->stream;
-  frame.n_inputs = priv->n_in;
-  frame.inputs = inputs;
-  frame.n_outputs = priv->n_out;
-  frame.outputs = outputs;
-  if (priv->n_in > 0)
+  res = attempt_frame (self, inputs, sequence, t0, &error);
+  if (res == FRAME_FAILED
+      && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY))
     {
-      frame.sequence = accel_buffer_get_sequence (inputs[0]);
-      frame.pts = accel_buffer_get_pts (inputs[0]);
+      /* out of memory: give back the pools' slack and try once more */
+      for (guint o = 0; o < priv->n_out; o++)
+        accel_pool_trim (priv->pools[o]);
+      g_clear_error (&error);
+      res = attempt_frame (self, inputs, sequence, t0, &error);
     }
-  else
-    {
-      frame.sequence = priv->next_sequence++;
-      frame.pts = -1;
-    }
-
   for (guint i = 0; i < priv->n_in; i++)
-    if (!accel_buffer_acquire_read (inputs[i], priv->stream, &error))
-      goto failed;
-  for (guint o = 0; o < priv->n_out; o++)
-    {
-      outputs[o] = accel_pool_acquire (priv->pools[o], &error);
-      if (!outputs[o])
-        goto failed;
-      accel_buffer_set_sequence (outputs[o], frame.sequence);
-      accel_buffer_set_pts (outputs[o], frame.pts);
-      if (!accel_buffer_acquire_write (outputs[o], priv->stream, &error))
-        goto failed;
-    }
+    accel_buffer_unref (inputs[i]);
 
-  flow = klass->process (self, &frame, &error);
-  /* fences even for a failed frame: its work may be queued */
-  if (!frame_release (self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : &error)
-      && flow != ACCEL_FLOW_ERROR)
-    goto failed;
-
-  switch (flow)
+  switch (res)
     {
-    case ACCEL_FLOW_OK:
-      if (klass->render)
+    case FRAME_DONE:
+      record_frame (priv, t0);
+      if (klass->snapshot && priv->snapshot_interval > 0
+          && sequence % priv->snapshot_interval == 0)
         {
-          /* a sink's host part waits for its GPU work, off the hot path */
-          priv->pending = frame;
-          priv->pending.inputs = priv->pending_in;
-          memcpy (
-              priv->pending_in, inputs, priv->n_in * sizeof (AccelBuffer *));
-          priv->pending_t0 = t0;
-          priv->have_pending = TRUE;
-          accel_mailbox_set_blocked (priv->mailbox, TRUE);
-          if (!accel_completion_wait_async (priv->completion, priv->stream,
-                  priv->context, on_completion, self, &error))
-            {
-              priv->have_pending = FALSE;
-              accel_mailbox_set_blocked (priv->mailbox, FALSE);
-              frame_clear (&priv->pending);
-              stage_fail (self, error);
-              return FALSE;
-            }
-          return TRUE;
+          g_clear_pointer (&priv->snapshot, g_bytes_unref);
+          priv->snapshot = klass->snapshot (self);
         }
-      if (!push_outputs (self, &frame))
-        {
-          frame_clear (&frame);
-          return FALSE;
-        }
-      break;
-    case ACCEL_FLOW_EOS:
-      frame_clear (&frame);
+      return TRUE;
+    case FRAME_PENDING:
+      return TRUE;
+    case FRAME_EOS:
       handle_eos (self);
       return FALSE;
-    case ACCEL_FLOW_SKIP:
-      break;
-    case ACCEL_FLOW_ERROR:
-      goto failed;
+    case FRAME_CLOSED:
+      return FALSE;
+    case FRAME_FAILED:
+    default:
+      return handle_fault (self, error, sequence);
     }
-  frame_clear (&frame);
-  record_frame (priv, t0);
-  return TRUE;
-
-  /* ERRORS */
-failed:
-  {
-    if (!error)
-      g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "stage '%s' failed without saying why", priv->name);
-    frame_clear (&frame);
-    stage_fail (self, error);
-    return FALSE;
-  }
 }
 
 static void stop_on_thread (AccelStage *self);

@@ -8,6 +8,7 @@
 #include <accel/accelbuffer.h>
 #include <accel/accelpool.h>
 #include <accel/accelcompletion.h>
+#include <accel/accelsupervision.h>
 #include <accel/accelstage.h>
 #include <accel/accelgraph.h>
 #include <accel/accelregistry.h>

@@ -7,6 +7,7 @@
 #include <accel/accelstream.h>
 #include <accel/accelbuffer.h>
 #include <accel/accelcompletion.h>
+#include <accel/accelsupervision.h>
 
 G_BEGIN_DECLS
 
@@ -101,6 +102,9 @@ typedef struct
  * @render: sinks only: the host part, run once @process's GPU work is done
  *   (through the stage's completion strategy). Stage thread.
  * @flush: drop state carried between frames. Stage thread.
+ * @snapshot: stateful stages: the state carried between frames, to restore
+ *   after a restart. Stage thread.
+ * @restore: stateful stages: take back a snapshot. Stage thread.
  */
 struct _AccelStageClass
 {
@@ -113,9 +117,11 @@ struct _AccelStageClass
   AccelFlow (*process) (AccelStage *stage, AccelFrame *frame, GError **error);
   AccelFlow (*render) (AccelStage *stage, AccelFrame *frame, GError **error);
   void (*flush) (AccelStage *stage);
+  GBytes *(*snapshot) (AccelStage *stage);
+  gboolean (*restore) (AccelStage *stage, GBytes *state, GError **error);
 
   /*< private >*/
-  gpointer _accel_reserved[8];
+  gpointer _accel_reserved[6];
 };
 
 void accel_stage_class_set_metadata (
@@ -141,6 +147,8 @@ const AccelType *accel_stage_get_output_type (AccelStage *stage, guint port);
 AccelPool *accel_stage_get_output_pool (AccelStage *stage, guint port);
 guint64 accel_stage_get_n_processed (AccelStage *stage);
 guint64 accel_stage_get_n_dropped (AccelStage *stage);
+guint64 accel_stage_get_n_restarts (AccelStage *stage);
+guint64 accel_stage_get_n_skipped (AccelStage *stage);
 void accel_stage_get_latency (
     AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns);
 gboolean accel_stage_set_param_async (

@@ -265,7 +265,8 @@ test_stage_error (void)
   g_autoptr (AccelGraph) g = accel_graph_new ("failing");
 
   source (g, "src", -1, "64");
-  add (g, "test.failer", "picky");
+  g_object_set (add (g, "test.failer", "picky"), "on-fault",
+      ACCEL_SUPERVISION_ESCALATE, NULL);
   add (g, "core.null-sink", "sink");
   link_ok (g, "src", "picky");
   link_ok (g, "picky", "sink");

@@ -226,6 +226,36 @@ test_stale_on_gpu (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STALE_BUFFER);
 }
 
+/* a real illegal address poisons the context: the stage escalates with
+ * CONTEXT_POISONED, whatever its strategy (in a child: the context is gone) */
+static void
+test_illegal_address_poisons (void)
+{
+  if (g_test_subprocess ())
+    {
+      Run r = { "4096", "f32", 10 };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g = accel_graph_new ("poisoned");
+      AccelStage *src, *scale;
+
+      src = accel_test_stage (g, "core.test-source", "src");
+      scale = accel_test_stage (g, "core.scale", "scale");
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (src, "shape", r.shape, "num-buffers", r.frames, NULL);
+      g_object_set (scale, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+      g_assert_true (accel_graph_link (g, "src", "scale", &error));
+      g_assert_true (accel_graph_link (g, "scale", "sink", &error));
+      accel_fault_inject ("scale", ACCEL_FAULT_ILLEGAL_ADDRESS, 3);
+      g_assert_false (accel_graph_run (g, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
+      g_printerr ("%s\n", error->message);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, 0);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*stage 'scale'*cudaErrorIllegalAddress*");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -238,6 +268,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/stream-policies", test_stream_policies);
   g_test_add_func ("/gpu/completion-modes", test_completion_modes);
   g_test_add_func ("/gpu/one-thread-races", test_one_thread_races);
+  g_test_add_func (
+      "/gpu/illegal-address-poisons", test_illegal_address_poisons);
   g_test_add_func ("/gpu/inserted-copy", test_inserted_copy);
   g_test_add_func ("/gpu/stale-generation", test_stale_on_gpu);
   return g_test_run ();

@@ -1,0 +1,234 @@
+/* accel: injected faults, for the engine's own tests and chaos testing */
+#define G_LOG_DOMAIN "accel-fault"
+
+#include "accel-private.h"
+#include "core/fault.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+typedef struct
+{
+  gchar *stage;
+  AccelFaultKind kind;
+  guint64 sequence;
+} Fault;
+
+static GMutex lock;
+static GArray *faults; /* Fault, each fires once */
+static gint n_pending; /* atomic: a fast check on the hot path */
+
+static const char *const kind_names[] = {
+  [ACCEL_FAULT_ILLEGAL_ADDRESS] = "illegal-address",
+  [ACCEL_FAULT_OUT_OF_MEMORY] = "oom",
+  [ACCEL_FAULT_LIBRARY] = "library",
+  [ACCEL_FAULT_INVALID_INPUT] = "invalid-input",
+  [ACCEL_FAULT_HANG] = "hang",
+  [ACCEL_FAULT_CRASH] = "crash",
+};
+
+GType
+accel_supervision_get_type (void)
+{
+  static gsize type;
+  static const GEnumValue values[] = {
+    { ACCEL_SUPERVISION_AUTO, "ACCEL_SUPERVISION_AUTO", "auto" },
+    { ACCEL_SUPERVISION_RESTART, "ACCEL_SUPERVISION_RESTART", "restart" },
+    { ACCEL_SUPERVISION_RESUME, "ACCEL_SUPERVISION_RESUME", "resume" },
+    { ACCEL_SUPERVISION_STOP, "ACCEL_SUPERVISION_STOP", "stop" },
+    { ACCEL_SUPERVISION_ESCALATE, "ACCEL_SUPERVISION_ESCALATE", "escalate" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (
+        &type, g_enum_register_static ("AccelSupervision", values));
+  return (GType)type;
+}
+
+/**
+ * accel_fault_inject:
+ * @stage_name: the stage that faults
+ * @kind: what goes wrong
+ * @sequence: the frame it goes wrong at
+ *
+ * Schedules one fault: when @stage_name processes frame @sequence, the fault
+ * happens instead of (or, for a hang, during) its work. MT safe.
+ */
+void
+accel_fault_inject (
+    const char *stage_name, AccelFaultKind kind, guint64 sequence)
+{
+  Fault f = { g_strdup (stage_name), kind, sequence };
+
+  g_mutex_lock (&lock);
+  if (!faults)
+    faults = g_array_new (FALSE, FALSE, sizeof (Fault));
+  g_array_append_val (faults, f);
+  g_atomic_int_inc (&n_pending);
+  g_mutex_unlock (&lock);
+}
+
+/**
+ * accel_fault_inject_parse:
+ * @spec: "stage:kind:sequence[,stage:kind:sequence...]", kinds
+ *   illegal-address, oom, library, invalid-input, hang, crash
+ * @error: return location for a #GError, or %NULL
+ *
+ * The format of the `ACCEL_FAULT` environment variable, which graphs read
+ * when they start.
+ *
+ * Returns: %FALSE, scheduling nothing, when @spec is malformed.
+ */
+gboolean
+accel_fault_inject_parse (const char *spec, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (spec, ",", -1);
+  g_autoptr (GArray) parsed = g_array_new (FALSE, FALSE, sizeof (Fault));
+
+  for (guint i = 0; items[i]; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (items[i], ":", 3);
+      Fault f = { NULL, 0, 0 };
+      gboolean known = FALSE;
+
+      if (!*g_strstrip (items[i]))
+        continue;
+      if (g_strv_length (parts) != 3
+          || !g_ascii_string_to_unsigned (
+              parts[2], 10, 0, G_MAXUINT64, &f.sequence, NULL))
+        goto invalid;
+      for (guint k = 0; k < G_N_ELEMENTS (kind_names); k++)
+        if (g_str_equal (parts[1], kind_names[k]))
+          {
+            f.kind = (AccelFaultKind)k;
+            known = TRUE;
+          }
+      if (!known)
+        goto invalid;
+      f.stage = g_strdup (parts[0]);
+      g_array_append_val (parsed, f);
+      continue;
+
+    invalid:
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "fault '%s' is not stage:kind:sequence with kind one of "
+          "illegal-address, oom, library, invalid-input, hang, crash",
+          items[i]);
+      for (guint j = 0; j < parsed->len; j++)
+        g_free (g_array_index (parsed, Fault, j).stage);
+      return FALSE;
+    }
+  for (guint i = 0; i < parsed->len; i++)
+    {
+      Fault *f = &g_array_index (parsed, Fault, i);
+      accel_fault_inject (f->stage, f->kind, f->sequence);
+      g_free (f->stage);
+    }
+  return TRUE;
+}
+
+/**
+ * accel_fault_clear:
+ *
+ * Drops every fault that has not fired yet. MT safe.
+ */
+void
+accel_fault_clear (void)
+{
+  g_mutex_lock (&lock);
+  for (guint i = 0; faults && i < faults->len; i++)
+    g_free (g_array_index (faults, Fault, i).stage);
+  if (faults)
+    g_array_set_size (faults, 0);
+  g_atomic_int_set (&n_pending, 0);
+  g_mutex_unlock (&lock);
+}
+
+static gboolean
+take (const char *stage, guint64 sequence, AccelFaultKind *kind)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&lock);
+  for (guint i = 0; faults && i < faults->len && !found; i++)
+    {
+      Fault *f = &g_array_index (faults, Fault, i);
+      if (f->sequence == sequence && g_str_equal (f->stage, stage))
+        {
+          *kind = f->kind;
+          g_free (f->stage);
+          g_array_remove_index (faults, i);
+          g_atomic_int_add (&n_pending, -1);
+          found = TRUE;
+        }
+    }
+  g_mutex_unlock (&lock);
+  return found;
+}
+
+/* called for every frame: fires the fault scheduled for it, if any; a hang
+ * only delays, the others set @error. Returns FALSE when @error is set */
+gboolean
+accel_fault_fire (AccelStage *stage, AccelStream *stream, guint64 sequence,
+    gint64 hang_us, GError **error)
+{
+  const char *name = accel_stage_get_name (stage);
+  AccelFaultKind kind;
+
+  if (G_LIKELY (g_atomic_int_get (&n_pending) == 0)
+      || !take (name, sequence, &kind))
+    return TRUE;
+
+  g_debug ("stage '%s': injecting %s at sequence %" G_GUINT64_FORMAT, name,
+      kind_names[kind], sequence);
+  switch (kind)
+    {
+    case ACCEL_FAULT_ILLEGAL_ADDRESS:
+      if (accel_stream_get_handle (stream))
+        {
+          /* a real sticky error; the next CUDA call reports it */
+          accel_fault_illegal_address_launch (accel_stream_get_handle (stream));
+          return accel_cuda_check (
+              cudaStreamSynchronize (accel_stream_get_handle (stream)), error);
+        }
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+          "injected illegal address (simulated on the host)");
+      return FALSE;
+    case ACCEL_FAULT_OUT_OF_MEMORY:
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
+          "injected allocation failure");
+      return FALSE;
+    case ACCEL_FAULT_LIBRARY:
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
+          "injected library error (STATUS_INTERNAL_ERROR)");
+      return FALSE;
+    case ACCEL_FAULT_INVALID_INPUT:
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "injected invalid input");
+      return FALSE;
+    case ACCEL_FAULT_HANG:
+      g_usleep ((gulong)hang_us);
+      return TRUE;
+    case ACCEL_FAULT_CRASH:
+      kill (getpid (), SIGKILL);
+      return TRUE;
+    }
+  return TRUE;
+}
+
+/* the ACCEL_FAULT environment variable, read once */
+void
+accel_fault_init_from_env (void)
+{
+  static gsize done;
+
+  if (g_once_init_enter (&done))
+    {
+      const char *spec = g_getenv ("ACCEL_FAULT");
+      g_autoptr (GError) error = NULL;
+      if (spec && *spec && !accel_fault_inject_parse (spec, &error))
+        g_warning ("ACCEL_FAULT: %s", error->message);
+      g_once_init_leave (&done, 1);
+    }
+}

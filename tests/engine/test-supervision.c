@@ -1,0 +1,224 @@
+/* supervision: what a stage does when a frame fails, with injected faults */
+#include "accel-test.h"
+#include "test-stages.h"
+
+typedef struct
+{
+  AccelGraph *graph;
+  AccelStage *src, *work, *sink;
+} Chain;
+
+/* src (n frames) -> work (kind) -> checksum sink */
+static void
+chain_init (Chain *c, const char *kind, gint64 n)
+{
+  g_autoptr (GError) error = NULL;
+
+  accel_fault_clear ();
+  c->graph = accel_graph_new ("supervised");
+  c->src = accel_test_stage (c->graph, "core.test-source", "src");
+  c->work = accel_test_stage (c->graph, kind, "work");
+  c->sink = accel_test_stage (c->graph, "core.checksum-sink", "sink");
+  g_object_set (c->src, "num-buffers", n, "shape", "256", NULL);
+  g_assert_true (accel_graph_link (c->graph, "src", "work", &error));
+  g_assert_true (accel_graph_link (c->graph, "work", "sink", &error));
+}
+
+static void
+chain_clear (Chain *c)
+{
+  g_object_unref (c->graph);
+  accel_fault_clear ();
+}
+
+static guint64
+received (Chain *c)
+{
+  return accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (c->sink));
+}
+
+/* the sequences the sink saw, as "0 1 2 ..." */
+static gchar *
+sequences (Chain *c)
+{
+  g_autoptr (GArray) seqs
+      = accel_checksum_sink_get_sequences (ACCEL_CHECKSUM_SINK (c->sink));
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < seqs->len; i++)
+    g_string_append_printf (s, "%s%" G_GUINT64_FORMAT, i ? " " : "",
+        g_array_index (seqs, guint64, i));
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_resume_skips_bad_input (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *seqs = NULL;
+  Chain c;
+
+  chain_init (&c, "core.scale", 8);
+  accel_fault_inject ("work", ACCEL_FAULT_INVALID_INPUT, 3);
+  g_assert_true (accel_graph_run (c.graph, &error));
+  g_assert_no_error (error);
+  seqs = sequences (&c);
+  g_assert_cmpstr (seqs, ==, "0 1 2 4 5 6 7");
+  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 0);
+  chain_clear (&c);
+}
+
+static void
+test_restart_after_library_error (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *seqs = NULL;
+  Chain c;
+
+  chain_init (&c, "core.scale", 8);
+  accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, 5);
+  g_assert_true (accel_graph_run (c.graph, &error));
+  seqs = sequences (&c);
+  g_assert_cmpstr (seqs, ==, "0 1 2 3 4 6 7");
+  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 1);
+  chain_clear (&c);
+}
+
+static void
+test_restart_intensity (void)
+{
+  g_autoptr (GError) error = NULL;
+  Chain c;
+
+  chain_init (&c, "core.scale", 20);
+  g_object_set (c.work, "max-restarts", 2, NULL);
+  for (guint64 s = 2; s < 5; s++)
+    accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, s);
+  g_assert_false (accel_graph_run (c.graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'work' (core.scale): restarted 2 times within 10000 ms, "
+      "escalating: injected library error (STATUS_INTERNAL_ERROR)");
+  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 2);
+  chain_clear (&c);
+}
+
+static void
+test_oom_retries_once (void)
+{
+  g_autoptr (GError) error = NULL;
+  Chain c, d;
+
+  /* one failure: the retry after trimming the pools succeeds */
+  chain_init (&c, "core.scale", 8);
+  accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
+  g_assert_true (accel_graph_run (c.graph, &error));
+  g_assert_cmpuint (received (&c), ==, 8);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), ==, 0);
+  chain_clear (&c);
+
+  /* two: the strategy applies (restart, the frame is lost) */
+  chain_init (&d, "core.scale", 8);
+  accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
+  accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
+  g_assert_true (accel_graph_run (d.graph, &error));
+  g_assert_cmpuint (received (&d), ==, 7);
+  g_assert_cmpuint (accel_stage_get_n_restarts (d.work), ==, 1);
+  chain_clear (&d);
+}
+
+static void
+test_stop_ends_stream (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *seqs = NULL;
+  Chain c;
+
+  chain_init (&c, "core.scale", -1);
+  g_object_set (c.work, "on-fault", ACCEL_SUPERVISION_STOP, NULL);
+  accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, 5);
+  g_assert_true (accel_graph_start (c.graph, &error));
+  g_assert_true (accel_graph_wait (c.graph, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  seqs = sequences (&c);
+  g_assert_cmpstr (seqs, ==, "0 1 2 3 4");
+  accel_graph_stop (c.graph);
+  chain_clear (&c);
+}
+
+static void
+test_watchdog (void)
+{
+  g_autoptr (GError) error = NULL;
+  Chain c;
+
+  chain_init (&c, "core.scale", 6);
+  g_object_set (c.work, "deadline", (gint64)20, NULL);
+  accel_fault_inject ("work", ACCEL_FAULT_HANG, 2);
+  g_assert_true (accel_graph_run (c.graph, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (received (&c), ==, 5);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 1);
+  chain_clear (&c);
+}
+
+static void
+test_poisoned_context_escalates (void)
+{
+  g_autoptr (GError) error = NULL;
+  Chain c;
+
+  chain_init (&c, "core.scale", 8);
+  /* not even resume keeps a stage on a poisoned context */
+  g_object_set (c.work, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  accel_fault_inject ("work", ACCEL_FAULT_ILLEGAL_ADDRESS, 1);
+  g_assert_false (accel_graph_run (c.graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
+  g_assert_true (g_str_has_prefix (error->message, "stage 'work'"));
+  chain_clear (&c);
+}
+
+static void
+test_fault_spec (void)
+{
+  g_autoptr (GError) error = NULL;
+  Chain c;
+
+  g_assert_false (accel_fault_inject_parse ("work:melt:3", &error));
+  g_assert_cmpstr (error->message, ==,
+      "fault 'work:melt:3' is not stage:kind:sequence with kind one of "
+      "illegal-address, oom, library, invalid-input, hang, crash");
+  g_clear_error (&error);
+  g_assert_false (accel_fault_inject_parse ("work:oom", &error));
+  g_clear_error (&error);
+
+  chain_init (&c, "core.scale", 6);
+  g_assert_true (
+      accel_fault_inject_parse ("work:invalid-input:1,work:library:3", &error));
+  g_assert_true (accel_graph_run (c.graph, &error));
+  g_assert_cmpuint (received (&c), ==, 4);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), ==, 2);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 1);
+  chain_clear (&c);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  test_stages_register ();
+  g_test_add_func (
+      "/supervision/resume-skips-bad-input", test_resume_skips_bad_input);
+  g_test_add_func ("/supervision/restart-after-library-error",
+      test_restart_after_library_error);
+  g_test_add_func ("/supervision/restart-intensity", test_restart_intensity);
+  g_test_add_func ("/supervision/oom-retries-once", test_oom_retries_once);
+  g_test_add_func ("/supervision/stop-ends-stream", test_stop_ends_stream);
+  g_test_add_func ("/supervision/watchdog", test_watchdog);
+  g_test_add_func ("/supervision/poisoned-context-escalates",
+      test_poisoned_context_escalates);
+  g_test_add_func ("/supervision/fault-spec", test_fault_spec);
+  return g_test_run ();
+}
