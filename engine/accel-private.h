@@ -56,6 +56,8 @@ void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
 void accel_stage_set_frame_limit (AccelStage *stage, gint64 limit);
 void accel_stage_send_eos (AccelStage *stage);
+void accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log);
+void accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 
 G_END_DECLS

@@ -3,11 +3,19 @@
 
 #include "accel-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
 struct _AccelChecksumSink
 {
   AccelStage parent;
 
   AccelBuffer *staging; /* pinned copy of a device buffer */
+  gchar *location;
+  int fd;
   GMutex lock;
   GArray *sequences;    /* guint64 */
   GPtrArray *checksums; /* gchar* */
@@ -15,13 +23,56 @@ struct _AccelChecksumSink
 
 G_DEFINE_FINAL_TYPE (AccelChecksumSink, accel_checksum_sink, ACCEL_TYPE_STAGE)
 
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+};
+
+/* keeps the lines of committed sequence numbers only: what a run cut short
+ * wrote past its last commit is written again, once */
+static gboolean
+keep_committed_lines (const char *path, AccelCommitLog *log, GError **error)
+{
+  g_autofree gchar *data = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GString) kept = g_string_new (NULL);
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (!g_file_get_contents (path, &data, NULL, error))
+    return FALSE;
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      guint64 seq = g_ascii_strtoull (lines[i], NULL, 10);
+      if (*lines[i] && accel_commit_log_contains (log, seq))
+        g_string_append_printf (kept, "%s\n", lines[i]);
+    }
+  return g_file_set_contents (path, kept->str, (gssize)kept->len, error);
+}
+
 static gboolean
 accel_checksum_sink_start (AccelStage *stage, GError **error)
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
   const AccelType *in = accel_stage_get_input_type (stage, 0);
+  AccelCommitLog *log = accel_stage_get_commit_log (stage);
   AccelType bytes;
 
+  if (self->location)
+    {
+      if (log && !keep_committed_lines (self->location, log, error))
+        return FALSE;
+      self->fd = g_open (self->location,
+          O_WRONLY | O_CREAT | O_CLOEXEC | (log ? O_APPEND : O_TRUNC), 0644);
+      if (self->fd < 0)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot open %s: %s", self->location, g_strerror (errno));
+          return FALSE;
+        }
+    }
   if (accel_stage_is_host (stage))
     return TRUE;
   accel_type_init_bytes (
@@ -37,6 +88,9 @@ accel_checksum_sink_stop (AccelStage *stage)
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
 
   g_clear_pointer (&self->staging, accel_buffer_unref);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
 }
 
 /* the GPU part: copy the data out; render() runs once the copy is done */
@@ -68,6 +122,20 @@ accel_checksum_sink_render (
   gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
       accel_buffer_get_data (data), accel_buffer_get_size (in));
 
+  if (self->fd >= 0)
+    {
+      /* unbuffered, before the engine commits the sequence number */
+      g_autofree gchar *line = g_strdup_printf (
+          "%" G_GUINT64_FORMAT " %s\n", frame->sequence, sum);
+      gssize len = (gssize)strlen (line);
+      if (write (self->fd, line, (size_t)len) != len)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot write to %s: %s", self->location, g_strerror (errno));
+          g_free (sum);
+          return ACCEL_FLOW_ERROR;
+        }
+    }
   g_mutex_lock (&self->lock);
   g_array_append_val (self->sequences, frame->sequence);
   g_ptr_array_add (self->checksums, sum);
@@ -165,8 +233,44 @@ accel_checksum_sink_finalize (GObject *object)
 
   g_array_unref (self->sequences);
   g_ptr_array_unref (self->checksums);
+  g_free (self->location);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (accel_checksum_sink_parent_class)->finalize (object);
+}
+
+static void
+accel_checksum_sink_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      if (self->location && !*self->location)
+        g_clear_pointer (&self->location, g_free);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_checksum_sink_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -176,6 +280,14 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
   AccelType in;
 
   G_OBJECT_CLASS (klass)->finalize = accel_checksum_sink_finalize;
+  G_OBJECT_CLASS (klass)->set_property = accel_checksum_sink_set_property;
+  G_OBJECT_CLASS (klass)->get_property = accel_checksum_sink_get_property;
+  g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "File that gets a line \"sequence sha256\" per buffer (empty: "
+          "none)",
+          NULL,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
   stage_class->start = accel_checksum_sink_start;
   stage_class->stop = accel_checksum_sink_stop;
   stage_class->process = accel_checksum_sink_process;
@@ -194,4 +306,5 @@ accel_checksum_sink_init (AccelChecksumSink *self)
   g_mutex_init (&self->lock);
   self->sequences = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->checksums = g_ptr_array_new_with_free_func (g_free);
+  self->fd = -1;
 }

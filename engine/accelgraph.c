@@ -3,6 +3,9 @@
 
 #include "accel-private.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
+
 typedef struct
 {
   AccelStage *src;
@@ -34,6 +37,8 @@ struct _AccelGraph
   GPtrArray *notes;  /* gchar*, what prepare() decided */
   GraphState state;
   gint64 frame_limit;
+  gchar *state_dir;
+  gint64 commit_interval_us;
 
   GPtrArray *workers; /* AccelWorker*, while running */
 
@@ -46,6 +51,8 @@ struct _AccelGraph
 };
 
 G_DEFINE_FINAL_TYPE (AccelGraph, accel_graph, G_TYPE_OBJECT)
+
+static gboolean open_commit_logs (AccelGraph *graph, GError **error);
 
 static void
 accel_graph_dispose (GObject *object)
@@ -62,6 +69,7 @@ accel_graph_finalize (GObject *object)
   AccelGraph *self = ACCEL_GRAPH (object);
 
   g_free (self->name);
+  g_free (self->state_dir);
   g_clear_object (&self->device);
   g_ptr_array_unref (self->stages);
   g_array_unref (self->links);
@@ -94,6 +102,7 @@ accel_graph_init (AccelGraph *self)
   self->stream_policy = ACCEL_STREAM_POLICY_PER_STAGE;
   self->n_streams = 4;
   self->frame_limit = -1;
+  self->commit_interval_us = 100 * 1000;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
 }
@@ -693,7 +702,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   accel_fault_init_from_env ();
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
-  if (!accel_graph_prepare (graph, error))
+  if (!accel_graph_prepare (graph, error) || !open_commit_logs (graph, error))
     return FALSE;
 
   g_mutex_lock (&graph->lock);
@@ -802,6 +811,75 @@ accel_graph_stop (AccelGraph *graph)
   /* the last reference ends each thread */
   g_ptr_array_set_size (graph->workers, 0);
   graph->state = GRAPH_STOPPED;
+}
+
+/**
+ * accel_graph_set_state_dir:
+ * @graph: a graph that is not running
+ * @dir: (nullable): a directory for the graph's state, or %NULL for none
+ * @commit_interval_us: how often commit logs reach the disk (fsync)
+ *
+ * With a state directory, every sink keeps a commit log there
+ * (`<sink>.commits`) of the sequence numbers it finished. When the graph
+ * starts again (in this process or a new one), sources resume from the
+ * first sequence number some sink has not committed, and sinks skip what
+ * they committed: no input is lost and no output is written twice, as long
+ * as the sources can replay.
+ */
+void
+accel_graph_set_state_dir (
+    AccelGraph *graph, const char *dir, gint64 commit_interval_us)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_free (graph->state_dir);
+  graph->state_dir = g_strdup (dir);
+  graph->commit_interval_us = commit_interval_us;
+}
+
+/* opens the sinks' commit logs and tells the sources where to resume */
+static gboolean
+open_commit_logs (AccelGraph *graph, GError **error)
+{
+  guint64 resume = G_MAXUINT64;
+
+  if (!graph->state_dir)
+    return TRUE;
+  if (g_mkdir_with_parents (graph->state_dir, 0755) != 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot create the state directory %s: %s", graph->state_dir,
+          g_strerror (errno));
+      return FALSE;
+    }
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      g_autofree gchar *file = NULL, *path = NULL;
+      AccelCommitLog *log;
+
+      if (accel_stage_get_stage_kind (stage) != ACCEL_STAGE_SINK)
+        continue;
+      file = g_strdup_printf ("%s.commits", accel_stage_get_name (stage));
+      path = g_build_filename (graph->state_dir, file, NULL);
+      if (!(log = accel_commit_log_open (path, error)))
+        return FALSE;
+      accel_commit_log_set_sync_interval (log, graph->commit_interval_us);
+      resume = MIN (resume, accel_commit_log_first_uncommitted (log));
+      accel_stage_set_commit_log (stage, log);
+    }
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      if (accel_stage_get_n_inputs (stage) == 0)
+        accel_stage_set_start_sequence (
+            stage, resume == G_MAXUINT64 ? 0 : resume);
+    }
+  if (resume > 0 && resume != G_MAXUINT64)
+    g_ptr_array_add (
+        graph->notes, g_strdup_printf ("resuming at sequence %" G_GUINT64_FORMAT
+                                       " from the commit logs in %s",
+                          resume, graph->state_dir));
+  return TRUE;
 }
 
 /**

@@ -76,6 +76,8 @@ typedef struct
   /* supervision */
   GQueue restart_times; /* monotonic µs of recent restarts */
   GBytes *snapshot;
+  AccelCommitLog *commit_log; /* sinks, when the graph keeps state */
+  guint64 start_sequence;     /* sources: where to (re)start */
   guint64 n_restarts;
   guint64 n_skipped;
 
@@ -1047,7 +1049,9 @@ finish_pending (AccelStage *self, const GError *wait_error)
       flow = klass->render (self, &priv->pending, &error);
     }
   frame_clear (&priv->pending);
-  if (flow == ACCEL_FLOW_ERROR)
+  if (flow != ACCEL_FLOW_ERROR && priv->commit_log)
+    accel_commit_log_commit (priv->commit_log, priv->pending.sequence, &error);
+  if (error)
     {
       stage_fail (self, error);
       return;
@@ -1308,6 +1312,15 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   sequence = priv->n_in > 0 ? accel_buffer_get_sequence (inputs[0])
                             : priv->next_sequence++;
 
+  if (priv->commit_log
+      && accel_commit_log_contains (priv->commit_log, sequence))
+    {
+      /* finished before a restart: its output exists already */
+      for (guint i = 0; i < priv->n_in; i++)
+        accel_buffer_unref (inputs[i]);
+      return TRUE;
+    }
+
   res = attempt_frame (self, inputs, sequence, t0, &error);
   if (res == FRAME_FAILED
       && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY))
@@ -1325,6 +1338,9 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     {
     case FRAME_DONE:
       record_frame (priv, t0);
+      if (priv->commit_log && priv->n_out == 0
+          && !accel_commit_log_commit (priv->commit_log, sequence, &error))
+        return handle_fault (self, error, sequence);
       if (klass->snapshot && priv->snapshot_interval > 0
           && sequence % priv->snapshot_interval == 0)
         {
@@ -1528,6 +1544,7 @@ stop_on_thread (AccelStage *self)
   for (guint e = 0; e < EVENT_RING; e++)
     g_clear_pointer (&priv->events[e], accel_event_unref);
   g_clear_pointer (&priv->stream, accel_stream_unref);
+  g_clear_pointer (&priv->commit_log, accel_commit_log_close);
   enter_stage (previous);
 }
 
@@ -1577,7 +1594,7 @@ accel_stage_start (AccelStage *stage, AccelWorker *worker,
   priv->done = FALSE;
   priv->stopped = FALSE;
   priv->busy = FALSE;
-  priv->next_sequence = 0;
+  priv->next_sequence = priv->start_sequence;
   g_clear_error (&priv->start_error);
 
   priv->mailbox_source = accel_mailbox_source_new (priv->mailbox);
@@ -1726,4 +1743,42 @@ accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream)
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
   priv->one_stream = one_stream;
+}
+
+/* sinks: skip and record finished sequence numbers (takes @log) */
+void
+accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_clear_pointer (&priv->commit_log, accel_commit_log_close);
+  priv->commit_log = log;
+}
+
+/* sources: the first sequence number of the next start */
+void
+accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  priv->start_sequence = sequence;
+}
+
+/**
+ * accel_stage_get_commit_log:
+ * @stage: a sink
+ *
+ * A sink whose output outlives the process uses this in start() to drop
+ * output of sequence numbers that are not committed (a run cut short wrote
+ * them after its last commit; they are written again).
+ *
+ * Returns: (transfer none) (nullable): the sink's commit log, when the graph
+ * keeps state. Called from the stage's thread.
+ */
+AccelCommitLog *
+accel_stage_get_commit_log (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  return priv->commit_log;
 }

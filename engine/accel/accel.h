@@ -9,6 +9,7 @@
 #include <accel/accelpool.h>
 #include <accel/accelcompletion.h>
 #include <accel/accelsupervision.h>
+#include <accel/accelcommitlog.h>
 #include <accel/accelstage.h>
 #include <accel/accelgraph.h>
 #include <accel/accelregistry.h>

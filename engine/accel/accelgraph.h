@@ -32,6 +32,8 @@ gboolean accel_graph_wait (
     AccelGraph *graph, gint64 timeout_us, GError **error);
 void accel_graph_stop (AccelGraph *graph);
 void accel_graph_send_eos (AccelGraph *graph);
+void accel_graph_set_state_dir (
+    AccelGraph *graph, const char *dir, gint64 commit_interval_us);
 void accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames);
 gboolean accel_graph_run (AccelGraph *graph, GError **error);
 

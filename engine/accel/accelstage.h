@@ -8,6 +8,7 @@
 #include <accel/accelbuffer.h>
 #include <accel/accelcompletion.h>
 #include <accel/accelsupervision.h>
+#include <accel/accelcommitlog.h>
 
 G_BEGIN_DECLS
 
@@ -149,6 +150,7 @@ guint64 accel_stage_get_n_processed (AccelStage *stage);
 guint64 accel_stage_get_n_dropped (AccelStage *stage);
 guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
+AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 void accel_stage_get_latency (
     AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns);
 gboolean accel_stage_set_param_async (

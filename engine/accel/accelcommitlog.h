@@ -1,0 +1,23 @@
+/* accel: the sequence numbers a sink has finished, kept on disk */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _AccelCommitLog AccelCommitLog;
+
+AccelCommitLog *accel_commit_log_open (const char *path, GError **error);
+void accel_commit_log_close (AccelCommitLog *log);
+gboolean accel_commit_log_contains (AccelCommitLog *log, guint64 sequence);
+guint64 accel_commit_log_first_uncommitted (AccelCommitLog *log);
+guint accel_commit_log_get_n_committed (AccelCommitLog *log);
+gboolean accel_commit_log_commit (
+    AccelCommitLog *log, guint64 sequence, GError **error);
+void accel_commit_log_set_sync_interval (
+    AccelCommitLog *log, gint64 interval_us);
+gboolean accel_commit_log_sync (AccelCommitLog *log, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AccelCommitLog, accel_commit_log_close)
+
+G_END_DECLS

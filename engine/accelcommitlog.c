@@ -1,0 +1,251 @@
+/* accel: commit logs. A file of fixed-size records, one per finished
+ * sequence number, each with its own check, so a torn tail (a crash in the
+ * middle of a write) is cut off and any other damage is reported, never
+ * silently taken as "not committed" (which would write output twice) */
+#define G_LOG_DOMAIN "accel-commit-log"
+
+#include "accel-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HEADER "ACCELCL1"
+#define HEADER_SIZE 8
+#define RECORD_MAGIC 0x434d5431u /* "CMT1" */
+
+typedef struct
+{
+  guint32 magic;
+  guint32 check;
+  guint64 sequence;
+} Record;
+
+G_STATIC_ASSERT (sizeof (Record) == 16);
+
+struct _AccelCommitLog
+{
+  gchar *path;
+  int fd;
+  GHashTable *committed; /* guint64* set */
+  guint64 first_uncommitted;
+  gint64 sync_interval_us;
+  gint64 last_sync;
+  gboolean dirty;
+};
+
+static guint32
+record_check (guint64 sequence)
+{
+  guint32 h = 2166136261u; /* FNV-1a over the magic and the sequence */
+  guint8 bytes[12];
+
+  memcpy (bytes, &(guint32){ RECORD_MAGIC }, 4);
+  memcpy (bytes + 4, &sequence, 8);
+  for (guint i = 0; i < sizeof (bytes); i++)
+    h = (h ^ bytes[i]) * 16777619u;
+  return h;
+}
+
+static void
+add (AccelCommitLog *log, guint64 sequence)
+{
+  g_hash_table_add (log->committed, g_memdup2 (&sequence, sizeof (sequence)));
+  while (g_hash_table_contains (log->committed, &log->first_uncommitted))
+    log->first_uncommitted++;
+}
+
+static gboolean
+io_error (GError **error, const char *what, const char *path)
+{
+  int saved = errno;
+
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "%s %s: %s", what, path,
+      g_strerror (saved));
+  return FALSE;
+}
+
+/* reads every record; cuts a torn tail, refuses anything else that is off */
+static gboolean
+load (AccelCommitLog *log, GError **error)
+{
+  g_autofree gchar *data = NULL;
+  gsize len, n_records, tail;
+
+  if (!g_file_get_contents (log->path, &data, &len, error))
+    return FALSE;
+  if (len == 0)
+    {
+      if (write (log->fd, HEADER, HEADER_SIZE) != HEADER_SIZE)
+        return io_error (error, "cannot write", log->path);
+      return TRUE;
+    }
+  if (len < HEADER_SIZE || memcmp (data, HEADER, HEADER_SIZE) != 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "%s is not a commit log (bad header)", log->path);
+      return FALSE;
+    }
+
+  n_records = (len - HEADER_SIZE) / sizeof (Record);
+  tail = (len - HEADER_SIZE) % sizeof (Record);
+  for (gsize i = 0; i < n_records; i++)
+    {
+      Record r;
+      memcpy (&r, data + HEADER_SIZE + i * sizeof (Record), sizeof (r));
+      if (r.magic != RECORD_MAGIC || r.check != record_check (r.sequence))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "commit log %s is corrupted at byte %" G_GSIZE_FORMAT
+              " (record %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+              "); refusing to guess what was committed",
+              log->path, HEADER_SIZE + i * sizeof (Record), i, n_records);
+          return FALSE;
+        }
+      add (log, r.sequence);
+    }
+  if (tail > 0)
+    {
+      /* a write cut short: that record was never committed */
+      g_debug ("%s: cutting a torn record of %" G_GSIZE_FORMAT " bytes",
+          log->path, tail);
+      if (ftruncate (log->fd, (off_t)(len - tail)) != 0)
+        return io_error (error, "cannot truncate", log->path);
+    }
+  return TRUE;
+}
+
+/**
+ * accel_commit_log_open:
+ * @path: the log file; created when missing
+ * @error: return location for a #GError, or %NULL
+ *
+ * Opens a commit log and reads what it holds. A record cut short by a crash
+ * is dropped (it was never committed); any other damage is an error.
+ *
+ * Returns: (transfer full): the log, or %NULL. Close with
+ * accel_commit_log_close().
+ */
+AccelCommitLog *
+accel_commit_log_open (const char *path, GError **error)
+{
+  AccelCommitLog *log = g_new0 (AccelCommitLog, 1);
+
+  log->path = g_strdup (path);
+  log->committed
+      = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  log->fd = g_open (path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log->fd < 0)
+    {
+      io_error (error, "cannot open commit log", path);
+      goto failed;
+    }
+  if (!load (log, error))
+    goto failed;
+  log->last_sync = g_get_monotonic_time ();
+  return log;
+
+  /* ERRORS */
+failed:
+  {
+    accel_commit_log_close (log);
+    return NULL;
+  }
+}
+
+/**
+ * accel_commit_log_close:
+ * @log: (transfer full): a log
+ *
+ * Syncs what is not on disk yet and closes the log.
+ */
+void
+accel_commit_log_close (AccelCommitLog *log)
+{
+  if (!log)
+    return;
+  if (log->fd >= 0)
+    {
+      if (log->dirty)
+        fsync (log->fd);
+      close (log->fd);
+    }
+  g_hash_table_unref (log->committed);
+  g_free (log->path);
+  g_free (log);
+}
+
+gboolean
+accel_commit_log_contains (AccelCommitLog *log, guint64 sequence)
+{
+  return g_hash_table_contains (log->committed, &sequence);
+}
+
+/**
+ * accel_commit_log_first_uncommitted:
+ * @log: a log
+ *
+ * Returns: the smallest sequence number not committed: where a source
+ * resumes.
+ */
+guint64
+accel_commit_log_first_uncommitted (AccelCommitLog *log)
+{
+  return log->first_uncommitted;
+}
+
+guint
+accel_commit_log_get_n_committed (AccelCommitLog *log)
+{
+  return g_hash_table_size (log->committed);
+}
+
+/**
+ * accel_commit_log_set_sync_interval:
+ * @log: a log
+ * @interval_us: fsync at most this often (0: after every commit)
+ */
+void
+accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
+{
+  log->sync_interval_us = interval_us;
+}
+
+gboolean
+accel_commit_log_sync (AccelCommitLog *log, GError **error)
+{
+  if (log->dirty && fsync (log->fd) != 0)
+    return io_error (error, "cannot sync", log->path);
+  log->dirty = FALSE;
+  log->last_sync = g_get_monotonic_time ();
+  return TRUE;
+}
+
+/**
+ * accel_commit_log_commit:
+ * @log: a log
+ * @sequence: a sequence number whose output is complete
+ * @error: return location for a #GError, or %NULL
+ *
+ * Appends @sequence; it reaches the disk at the next sync (at most the sync
+ * interval later). Committing twice is harmless.
+ *
+ * Returns: %TRUE on success.
+ */
+gboolean
+accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
+{
+  Record r = { RECORD_MAGIC, record_check (sequence), sequence };
+
+  if (accel_commit_log_contains (log, sequence))
+    return TRUE;
+  if (write (log->fd, &r, sizeof (r)) != sizeof (r))
+    return io_error (error, "cannot append to", log->path);
+  log->dirty = TRUE;
+  add (log, sequence);
+  if (g_get_monotonic_time () - log->last_sync >= log->sync_interval_us)
+    return accel_commit_log_sync (log, error);
+  return TRUE;
+}
