@@ -1,0 +1,233 @@
+// separable blurs on the GPU: one kernel per frame tile, horizontal pass
+// into a shared-memory tile, vertical pass out of it
+#include <cuda_runtime.h>
+
+#include "blur.h"
+#include "image-device.cuh"
+
+using namespace accel_image;
+
+namespace
+{
+
+enum
+{
+  OP_GAUSSIAN,
+  OP_BOX,
+  OP_UNSHARP,
+};
+
+// a block covers TILE_W columns and tile_h rows of output
+constexpr int TILE_W = 32;
+constexpr int BLOCK_Y = 8;
+// the shared tile stays within the 48 KiB every launch may use
+constexpr int SMEM_BYTES = 48 * 1024;
+
+struct SepParams
+{
+  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1];
+  int radius;
+  int tile_h;
+  float amount;
+  float area;
+};
+
+template <int C>
+__device__ __forceinline__ void
+tile_store (float *tile, int i, const float *v)
+{
+  if constexpr (C == 4)
+    reinterpret_cast<float4 *> (tile)[i] = make_float4 (v[0], v[1], v[2], v[3]);
+  else
+    tile[i] = v[0];
+}
+
+template <int C>
+__device__ __forceinline__ void
+tile_load (const float *tile, int i, float *v)
+{
+  if constexpr (C == 4)
+    {
+      float4 t = reinterpret_cast<const float4 *> (tile)[i];
+      v[0] = t.x;
+      v[1] = t.y;
+      v[2] = t.z;
+      v[3] = t.w;
+    }
+  else
+    {
+      v[0] = tile[i];
+    }
+}
+
+template <int K, bool A, int OP>
+__global__ void
+__launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
+    size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+    int height, const __grid_constant__ SepParams p)
+{
+  constexpr int C = Traits<K>::C;
+  extern __shared__ float4 smem4[];
+  float *tile = reinterpret_cast<float *> (smem4);
+  const int r = p.radius, th = p.tile_h, rows = th + 2 * r;
+  const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * th;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int gx = min (x0 + tx, width - 1);
+
+  // horizontal pass over the tile's rows and the halo above and below
+  for (int ry = ty; ry < rows; ry += BLOCK_Y)
+    {
+      const uint8_t *row
+          = src + (size_t)clampi (y0 - r + ry, 0, height - 1) * src_pitch;
+      float acc[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] = 0.0f;
+      for (int k = -r; k <= r; k++)
+        {
+          float v[C];
+          load_px<K, A> (row, clampi (gx + k, 0, width - 1), v);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            acc[c] = OP == OP_BOX ? acc[c] + v[c]
+                                  : fmaf (p.w[k + r], v[c], acc[c]);
+        }
+      tile_store<C> (tile, ry * TILE_W + tx, acc);
+    }
+  __syncthreads ();
+
+  if (x0 + tx >= width)
+    return;
+  for (int oy = ty; oy < th && y0 + oy < height; oy += BLOCK_Y)
+    {
+      const int y = y0 + oy;
+      float acc[C], out[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] = 0.0f;
+      for (int k = 0; k <= 2 * r; k++)
+        {
+          float v[C];
+          tile_load<C> (tile, (oy + k) * TILE_W + tx, v);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            acc[c] = OP == OP_BOX ? acc[c] + v[c] : fmaf (p.w[k], v[c], acc[c]);
+        }
+      if constexpr (OP == OP_BOX)
+        {
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            out[c] = acc[c] / p.area;
+        }
+      else if constexpr (OP == OP_UNSHARP)
+        {
+          float centre[C];
+          load_px<K, A> (src + (size_t)y * src_pitch, gx, centre);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            out[c] = c == 3 ? centre[c]
+                            : accel_px_unsharp (centre[c], acc[c], p.amount);
+        }
+      else
+        {
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            out[c] = acc[c];
+        }
+      store_px<K, A> (dst + (size_t)y * dst_pitch, gx, out);
+    }
+}
+
+template <int K, bool A, int OP>
+int
+launch (cudaStream_t stream, const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, SepParams &p)
+{
+  constexpr int C = Traits<K>::C;
+  constexpr int row_bytes = TILE_W * C * (int)sizeof (float);
+  // as many rows as the shared tile holds, at most 64
+  int th = SMEM_BYTES / row_bytes - 2 * p.radius;
+  dim3 block (TILE_W, BLOCK_Y);
+  dim3 grid;
+
+  th = th > 64 ? 64 : th;
+  p.tile_h = th;
+  grid = dim3 ((width + TILE_W - 1) / TILE_W, (height + th - 1) / th);
+  separable<K, A, OP>
+      <<<grid, block, (size_t)row_bytes *(th + 2 * p.radius), stream>>> (
+          (const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch, width,
+          height, p);
+  return cudaGetLastError ();
+}
+
+template <int OP>
+int
+dispatch (void *stream, int format, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, SepParams &p)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int kind = kind_of (format);
+  bool a = aligned_for (kind, src, src_pitch)
+           && aligned_for (kind, dst, dst_pitch);
+
+  if (!accel_image_format_is_packed (format)
+      || !accel_image_args_valid (format, src, src_pitch, width, height)
+      || !accel_image_args_valid (format, dst, dst_pitch, width, height)
+      || p.radius < 1 || p.radius > ACCEL_IMAGE_MAX_RADIUS)
+    return cudaErrorInvalidValue;
+  switch (kind)
+    {
+    case KIND_U8X1:
+      return launch<KIND_U8X1, true, OP> (
+          s, src, src_pitch, dst, dst_pitch, width, height, p);
+    case KIND_U8X4:
+      return a ? launch<KIND_U8X4, true, OP> (
+                 s, src, src_pitch, dst, dst_pitch, width, height, p)
+               : launch<KIND_U8X4, false, OP> (
+                   s, src, src_pitch, dst, dst_pitch, width, height, p);
+    default:
+      return a ? launch<KIND_F32X4, true, OP> (
+                 s, src, src_pitch, dst, dst_pitch, width, height, p)
+               : launch<KIND_F32X4, false, OP> (
+                   s, src, src_pitch, dst, dst_pitch, width, height, p);
+    }
+}
+
+} // namespace
+
+extern "C" int
+accel_gaussian_blur (void *stream, int format, const void *src,
+    size_t src_pitch, void *dst, size_t dst_pitch, int width, int height,
+    float sigma)
+{
+  SepParams p = {};
+
+  p.radius = accel_gaussian_weights (sigma, p.w);
+  return dispatch<OP_GAUSSIAN> (
+      stream, format, src, src_pitch, dst, dst_pitch, width, height, p);
+}
+
+extern "C" int
+accel_box_blur (void *stream, int format, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int radius)
+{
+  SepParams p = {};
+
+  p.radius = radius;
+  p.area = (float)((2 * radius + 1) * (2 * radius + 1));
+  return dispatch<OP_BOX> (
+      stream, format, src, src_pitch, dst, dst_pitch, width, height, p);
+}
+
+extern "C" int
+accel_unsharp_mask (void *stream, int format, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, float amount,
+    float sigma)
+{
+  SepParams p = {};
+
+  p.radius = accel_gaussian_weights (sigma, p.w);
+  p.amount = amount;
+  return dispatch<OP_UNSHARP> (
+      stream, format, src, src_pitch, dst, dst_pitch, width, height, p);
+}

@@ -1,0 +1,491 @@
+// colour conversion on the GPU: packed formats pixel by pixel (RGBA8 <->
+// BGRA8 16 bytes at a time), 4:2:0 formats one 2x2 block per thread
+#include <cuda_runtime.h>
+
+#include "convert.h"
+#include "image-device.cuh"
+
+using namespace accel_image;
+
+namespace
+{
+
+constexpr int BLOCK_X = 32;
+constexpr int BLOCK_Y = 8;
+
+template <int F>
+constexpr int kind_for
+    = F == ACCEL_IMAGE_GRAY8
+          ? KIND_U8X1
+          : (F == ACCEL_IMAGE_RGBAF32 ? KIND_F32X4 : KIND_U8X4);
+
+// the channels of a pixel of packed format F, as loaded (GRAY8: px[0]),
+// to R, G, B, A on the 0..255 scale, in place
+template <int F>
+__device__ __forceinline__ void
+to_rgba (float *px)
+{
+  if constexpr (F == ACCEL_IMAGE_GRAY8)
+    {
+      px[1] = px[2] = px[0];
+      px[3] = 255.0f;
+    }
+  else if constexpr (F == ACCEL_IMAGE_RGBAF32)
+    {
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        px[c] = accel_px_unit_to_255 (px[c]);
+    }
+  else if constexpr (F == ACCEL_IMAGE_BGRA8)
+    {
+      float t = px[0];
+      px[0] = px[2];
+      px[2] = t;
+    }
+}
+
+// R, G, B, A on the 0..255 scale to the channels format F stores
+template <int F>
+__device__ __forceinline__ void
+from_rgba (const float *px, float *v)
+{
+  if constexpr (F == ACCEL_IMAGE_GRAY8)
+    {
+      v[0] = accel_px_luma (px[0], px[1], px[2]);
+    }
+  else if constexpr (F == ACCEL_IMAGE_RGBAF32)
+    {
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        v[c] = accel_px_255_to_unit (px[c]);
+    }
+  else if constexpr (F == ACCEL_IMAGE_BGRA8)
+    {
+      v[0] = px[2];
+      v[1] = px[1];
+      v[2] = px[0];
+      v[3] = px[3];
+    }
+  else
+    {
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        v[c] = px[c];
+    }
+}
+
+template <int F, bool A>
+__device__ __forceinline__ void
+decode (const uint8_t *__restrict__ row, int x, float *px)
+{
+  load_px<kind_for<F>, A> (row, x, px);
+  to_rgba<F> (px);
+}
+
+template <int F, bool A>
+__device__ __forceinline__ void
+encode (uint8_t *__restrict__ row, int x, const float *px)
+{
+  float v[4];
+
+  from_rgba<F> (px, v);
+  store_px<kind_for<F>, A> (row, x, v);
+}
+
+template <int SF, int DF, bool A>
+__global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
+    packed_to_packed (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int x = blockIdx.x * BLOCK_X + threadIdx.x;
+
+  if (x >= width)
+    return;
+  for (int y = blockIdx.y * BLOCK_Y + threadIdx.y; y < height;
+       y += gridDim.y * BLOCK_Y)
+    {
+      float px[4];
+      decode<SF, A> (src + (size_t)y * src_pitch, x, px);
+      encode<DF, A> (dst + (size_t)y * dst_pitch, x, px);
+    }
+}
+
+// rows of both frames start on 16 bytes: four pixels per thread, uint8
+// formats in one 16-byte (RGBA8, BGRA8) or 4-byte (GRAY8) access
+template <int SF, int DF>
+__global__ void __launch_bounds__ (256)
+    packed_to_packed4 (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
+
+  if (x >= width)
+    return;
+  for (int y = blockIdx.y; y < height; y += gridDim.y)
+    {
+      const uint8_t *in = src + (size_t)y * src_pitch;
+      uint8_t *out = dst + (size_t)y * dst_pitch;
+      if (x + 4 <= width)
+        {
+          float px[4][4], v[4][4];
+          load_px4<kind_for<SF>> (in, x, px);
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            {
+              to_rgba<SF> (px[i]);
+              from_rgba<DF> (px[i], v[i]);
+            }
+          store_px4<kind_for<DF>> (out, x, v);
+        }
+      else
+        {
+          for (int i = x; i < width; i++)
+            {
+              float px[4];
+              decode<SF, true> (in, i, px);
+              encode<DF, true> (out, i, px);
+            }
+        }
+    }
+}
+
+// RGBA8 <-> BGRA8 on rows that start on 16 bytes: four pixels per thread
+__global__ void __launch_bounds__ (256)
+    swap_rb16 (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int q = blockIdx.x * 256 + threadIdx.x;
+
+  if (4 * q >= width)
+    return;
+  for (int y = blockIdx.y; y < height; y += gridDim.y)
+    {
+      const uint8_t *in = src + (size_t)y * src_pitch;
+      uint8_t *out = dst + (size_t)y * dst_pitch;
+      if (4 * q + 4 <= width)
+        {
+          uint4 v = reinterpret_cast<const uint4 *> (in)[q];
+          v.x = __byte_perm (v.x, 0, 0x3012);
+          v.y = __byte_perm (v.y, 0, 0x3012);
+          v.z = __byte_perm (v.z, 0, 0x3012);
+          v.w = __byte_perm (v.w, 0, 0x3012);
+          reinterpret_cast<uint4 *> (out)[q] = v;
+        }
+      else
+        {
+          for (int x = 4 * q; x < width; x++)
+            {
+              uint32_t v = reinterpret_cast<const uint32_t *> (in)[x];
+              reinterpret_cast<uint32_t *> (out)[x]
+                  = __byte_perm (v, 0, 0x3012);
+            }
+        }
+    }
+}
+
+struct Chroma
+{
+  uint8_t *u, *v;
+  size_t pitch, step;
+};
+
+// one 2x2 block per thread: four lumas, one mean chroma
+template <int SF, bool A>
+__global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
+    packed_to_yuv (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ luma, size_t luma_pitch, Chroma ch, int width,
+        int height)
+{
+  const int bx = blockIdx.x * BLOCK_X + threadIdx.x;
+
+  if (2 * bx >= width)
+    return;
+  for (int by = blockIdx.y * BLOCK_Y + threadIdx.y; 2 * by < height;
+       by += gridDim.y * BLOCK_Y)
+    {
+      float sum[3] = { 0.0f, 0.0f, 0.0f }, n = 0.0f;
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        {
+          const int y = 2 * by + j;
+          if (y >= height)
+            break;
+#pragma unroll
+          for (int i = 0; i < 2; i++)
+            {
+              const int x = 2 * bx + i;
+              float px[4];
+              if (x >= width)
+                break;
+              decode<SF, A> (src + (size_t)y * src_pitch, x, px);
+              luma[(size_t)y * luma_pitch + x]
+                  = accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+#pragma unroll
+              for (int c = 0; c < 3; c++)
+                sum[c] = sum[c] + px[c];
+              n = n + 1.0f;
+            }
+        }
+      const float r = sum[0] / n, g = sum[1] / n, b = sum[2] / n;
+      const size_t at = (size_t)by * ch.pitch + (size_t)bx * ch.step;
+      ch.u[at] = accel_px_to_u8 (accel_px_u (r, g, b));
+      ch.v[at] = accel_px_to_u8 (accel_px_v (r, g, b));
+    }
+}
+
+template <int DF, bool A>
+__global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y) yuv_to_packed (
+    const uint8_t *__restrict__ luma, size_t luma_pitch, const Chroma ch,
+    uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int bx = blockIdx.x * BLOCK_X + threadIdx.x;
+
+  if (2 * bx >= width)
+    return;
+  for (int by = blockIdx.y * BLOCK_Y + threadIdx.y; 2 * by < height;
+       by += gridDim.y * BLOCK_Y)
+    {
+      const size_t at = (size_t)by * ch.pitch + (size_t)bx * ch.step;
+      const float u = u8_to_f (ch.u[at]), v = u8_to_f (ch.v[at]);
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        {
+          const int y = 2 * by + j;
+          if (y >= height)
+            break;
+#pragma unroll
+          for (int i = 0; i < 2; i++)
+            {
+              const int x = 2 * bx + i;
+              float px[4];
+              if (x >= width)
+                break;
+              accel_px_yuv_to_rgb (u8_to_f (luma[(size_t)y * luma_pitch + x]),
+                  u, v, &px[0], &px[1], &px[2]);
+#pragma unroll
+              for (int c = 0; c < 3; c++)
+                px[c] = accel_px_clamp_255 (px[c]);
+              px[3] = 255.0f;
+              encode<DF, A> (dst + (size_t)y * dst_pitch, x, px);
+            }
+        }
+    }
+}
+
+__global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
+    chroma_copy (const Chroma from, Chroma to, int cw, int chh)
+{
+  const int i = blockIdx.x * BLOCK_X + threadIdx.x;
+
+  if (i >= cw)
+    return;
+  for (int j = blockIdx.y * BLOCK_Y + threadIdx.y; j < chh;
+       j += gridDim.y * BLOCK_Y)
+    {
+      to.u[(size_t)j * to.pitch + (size_t)i * to.step]
+          = from.u[(size_t)j * from.pitch + (size_t)i * from.step];
+      to.v[(size_t)j * to.pitch + (size_t)i * to.step]
+          = from.v[(size_t)j * from.pitch + (size_t)i * from.step];
+    }
+}
+
+Chroma
+chroma_of (int format, const void *data, size_t pitch, int height)
+{
+  size_t uo, vo;
+  Chroma c;
+
+  accel_image_chroma_layout (
+      format, pitch, height, &uo, &vo, &c.pitch, &c.step);
+  c.u = (uint8_t *)data + uo;
+  c.v = (uint8_t *)data + vo;
+  return c;
+}
+
+dim3
+grid_for (int nx, int ny)
+{
+  return dim3 (
+      (nx + BLOCK_X - 1) / BLOCK_X, grid_rows ((ny + BLOCK_Y - 1) / BLOCK_Y));
+}
+
+template <int SF, int DF>
+int
+launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
+    int width, int height)
+{
+  bool a = aligned_for (kind_for<SF>, src, sp)
+           && aligned_for (kind_for<DF>, dst, dp);
+  dim3 grid = grid_for (width, height), block (BLOCK_X, BLOCK_Y);
+
+  if ((SF == ACCEL_IMAGE_RGBA8 && DF == ACCEL_IMAGE_BGRA8)
+      || (SF == ACCEL_IMAGE_BGRA8 && DF == ACCEL_IMAGE_RGBA8))
+    {
+      if (aligned16 (src, sp) && aligned16 (dst, dp))
+        {
+          int quads = (width + 3) / 4;
+          swap_rb16<<<dim3 ((quads + 255) / 256, grid_rows (height)), 256, 0,
+              s>>> (
+              (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+          return cudaGetLastError ();
+        }
+    }
+  if (aligned16 (src, sp) && aligned16 (dst, dp))
+    {
+      int quads = (width + 3) / 4;
+      packed_to_packed4<SF, DF>
+          <<<dim3 ((quads + 255) / 256, grid_rows (height)), 256, 0, s>>> (
+              (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+      return cudaGetLastError ();
+    }
+  if (a)
+    packed_to_packed<SF, DF, true><<<grid, block, 0, s>>> (
+        (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+  else
+    packed_to_packed<SF, DF, false><<<grid, block, 0, s>>> (
+        (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+  return cudaGetLastError ();
+}
+
+template <int SF>
+int
+launch_to_yuv (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
+    size_t dp, int width, int height)
+{
+  bool a = aligned_for (kind_for<SF>, src, sp);
+  dim3 grid = grid_for ((width + 1) / 2, (height + 1) / 2);
+  dim3 block (BLOCK_X, BLOCK_Y);
+  Chroma ch = chroma_of (df, dst, dp, height);
+
+  if (a)
+    packed_to_yuv<SF, true><<<grid, block, 0, s>>> (
+        (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
+  else
+    packed_to_yuv<SF, false><<<grid, block, 0, s>>> (
+        (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
+  return cudaGetLastError ();
+}
+
+template <int DF>
+int
+launch_from_yuv (cudaStream_t s, int sf, const void *src, size_t sp, void *dst,
+    size_t dp, int width, int height)
+{
+  bool a = aligned_for (kind_for<DF>, dst, dp);
+  dim3 grid = grid_for ((width + 1) / 2, (height + 1) / 2);
+  dim3 block (BLOCK_X, BLOCK_Y);
+  Chroma ch = chroma_of (sf, src, sp, height);
+
+  if (a)
+    yuv_to_packed<DF, true><<<grid, block, 0, s>>> (
+        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+  else
+    yuv_to_packed<DF, false><<<grid, block, 0, s>>> (
+        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+  return cudaGetLastError ();
+}
+
+int
+copy_plane (cudaStream_t s, void *dst, size_t dp, const void *src, size_t sp,
+    size_t row_bytes, int rows)
+{
+  return cudaMemcpy2DAsync (
+      dst, dp, src, sp, row_bytes, (size_t)rows, cudaMemcpyDeviceToDevice, s);
+}
+
+int
+yuv_to_yuv (cudaStream_t s, int sf, const void *src, size_t sp, int df,
+    void *dst, size_t dp, int width, int height)
+{
+  int err = copy_plane (s, dst, dp, src, sp, (size_t)width, height);
+
+  if (err != cudaSuccess)
+    return err;
+  chroma_copy<<<grid_for ((width + 1) / 2, (height + 1) / 2),
+      dim3 (BLOCK_X, BLOCK_Y), 0, s>>> (chroma_of (sf, src, sp, height),
+      chroma_of (df, dst, dp, height), (width + 1) / 2, (height + 1) / 2);
+  return cudaGetLastError ();
+}
+
+template <int SF>
+int
+from_packed (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
+    size_t dp, int width, int height)
+{
+  switch (df)
+    {
+    case ACCEL_IMAGE_RGBA8:
+      return launch_packed<SF, ACCEL_IMAGE_RGBA8> (
+          s, src, sp, dst, dp, width, height);
+    case ACCEL_IMAGE_BGRA8:
+      return launch_packed<SF, ACCEL_IMAGE_BGRA8> (
+          s, src, sp, dst, dp, width, height);
+    case ACCEL_IMAGE_GRAY8:
+      return launch_packed<SF, ACCEL_IMAGE_GRAY8> (
+          s, src, sp, dst, dp, width, height);
+    case ACCEL_IMAGE_RGBAF32:
+      return launch_packed<SF, ACCEL_IMAGE_RGBAF32> (
+          s, src, sp, dst, dp, width, height);
+    default:
+      return launch_to_yuv<SF> (s, src, sp, df, dst, dp, width, height);
+    }
+}
+
+} // namespace
+
+extern "C" int
+accel_convert (void *stream, int src_format, const void *src, size_t src_pitch,
+    int dst_format, void *dst, size_t dst_pitch, int width, int height)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  bool src_yuv = !accel_image_format_is_packed (src_format);
+  bool dst_yuv = !accel_image_format_is_packed (dst_format);
+
+  if (!accel_image_args_valid (src_format, src, src_pitch, width, height)
+      || !accel_image_args_valid (dst_format, dst, dst_pitch, width, height))
+    return cudaErrorInvalidValue;
+
+  if (src_yuv && dst_yuv)
+    return yuv_to_yuv (s, src_format, src, src_pitch, dst_format, dst,
+        dst_pitch, width, height);
+  if (src_format == dst_format)
+    return copy_plane (s, dst, dst_pitch, src, src_pitch,
+        (size_t)width * accel_image_bytes_per_pixel (src_format), height);
+  if (src_yuv)
+    {
+      switch (dst_format)
+        {
+        case ACCEL_IMAGE_GRAY8:
+          return copy_plane (
+              s, dst, dst_pitch, src, src_pitch, (size_t)width, height);
+        case ACCEL_IMAGE_RGBA8:
+          return launch_from_yuv<ACCEL_IMAGE_RGBA8> (
+              s, src_format, src, src_pitch, dst, dst_pitch, width, height);
+        case ACCEL_IMAGE_BGRA8:
+          return launch_from_yuv<ACCEL_IMAGE_BGRA8> (
+              s, src_format, src, src_pitch, dst, dst_pitch, width, height);
+        default:
+          return launch_from_yuv<ACCEL_IMAGE_RGBAF32> (
+              s, src_format, src, src_pitch, dst, dst_pitch, width, height);
+        }
+    }
+  switch (src_format)
+    {
+    case ACCEL_IMAGE_RGBA8:
+      return from_packed<ACCEL_IMAGE_RGBA8> (
+          s, src, src_pitch, dst_format, dst, dst_pitch, width, height);
+    case ACCEL_IMAGE_BGRA8:
+      return from_packed<ACCEL_IMAGE_BGRA8> (
+          s, src, src_pitch, dst_format, dst, dst_pitch, width, height);
+    case ACCEL_IMAGE_GRAY8:
+      return from_packed<ACCEL_IMAGE_GRAY8> (
+          s, src, src_pitch, dst_format, dst, dst_pitch, width, height);
+    default:
+      return from_packed<ACCEL_IMAGE_RGBAF32> (
+          s, src, src_pitch, dst_format, dst, dst_pitch, width, height);
+    }
+}

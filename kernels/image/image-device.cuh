@@ -1,0 +1,269 @@
+// device side helpers of the image kernels: how a kernel reads and writes
+// the pixels of a packed format at any alignment (included by .cu files only)
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "pixel.h"
+
+namespace accel_image
+{
+
+// what a kernel sees of a packed format: RGBA8 and BGRA8 are the same to a
+// filter that treats channels alike
+enum Kind
+{
+  KIND_U8X1,
+  KIND_U8X4,
+  KIND_F32X4,
+};
+
+template <int K> struct Traits;
+template <> struct Traits<KIND_U8X1>
+{
+  static constexpr int C = 1;
+  static constexpr int BPP = 1;
+};
+template <> struct Traits<KIND_U8X4>
+{
+  static constexpr int C = 4;
+  static constexpr int BPP = 4;
+};
+template <> struct Traits<KIND_F32X4>
+{
+  static constexpr int C = 4;
+  static constexpr int BPP = 16;
+};
+
+static inline int
+kind_of (int format)
+{
+  switch (format)
+    {
+    case ACCEL_IMAGE_GRAY8:
+      return KIND_U8X1;
+    case ACCEL_IMAGE_RGBAF32:
+      return KIND_F32X4;
+    default:
+      return KIND_U8X4;
+    }
+}
+
+// whether pixels of @kind at @data with rows @pitch apart can be read with
+// the kind's native vector type (uchar4, float4)
+static inline bool
+aligned_for (int kind, const void *data, size_t pitch)
+{
+  size_t a = kind == KIND_F32X4 ? 16 : (kind == KIND_U8X4 ? 4 : 1);
+
+  return ((uintptr_t)data % a) == 0 && pitch % a == 0;
+}
+
+// whether every row at @data, @pitch apart, starts on 16 bytes
+static inline bool
+aligned16 (const void *data, size_t pitch)
+{
+  return ((uintptr_t)data % 16) == 0 && pitch % 16 == 0;
+}
+
+// a byte as a float without the slow integer to float unit: 2^23 + b has
+// b in its low mantissa bits
+__device__ __forceinline__ float
+u8_to_f (uint32_t b)
+{
+  return __uint_as_float (0x4b000000u | b) - 8388608.0f;
+}
+
+// byte @i of @w as a float
+__device__ __forceinline__ float
+byte_to_f (uint32_t w, int i)
+{
+  return __uint_as_float (__byte_perm (w, 0x4b000000u, 0x7440u | i))
+         - 8388608.0f;
+}
+
+__device__ __forceinline__ float
+load_f32_bytes (const uint8_t *p)
+{
+  uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16)
+               | ((uint32_t)p[3] << 24);
+  return __uint_as_float (v);
+}
+
+__device__ __forceinline__ void
+store_f32_bytes (uint8_t *p, float f)
+{
+  uint32_t v = __float_as_uint (f);
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
+}
+
+// pixel @x of @row as C floats; A: the row suits the native vector type
+template <int K, bool A>
+__device__ __forceinline__ void
+load_px (const uint8_t *__restrict__ row, int x, float *v)
+{
+  if constexpr (K == KIND_U8X1)
+    {
+      v[0] = u8_to_f (row[x]);
+    }
+  else if constexpr (K == KIND_U8X4)
+    {
+      if constexpr (A)
+        {
+          uint32_t w
+              = *reinterpret_cast<const uint32_t *> (row + 4 * (size_t)x);
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            v[c] = byte_to_f (w, c);
+        }
+      else
+        {
+          const uint8_t *p = row + 4 * (size_t)x;
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            v[c] = u8_to_f (p[c]);
+        }
+    }
+  else
+    {
+      if constexpr (A)
+        {
+          float4 p = *reinterpret_cast<const float4 *> (row + 16 * (size_t)x);
+          v[0] = p.x;
+          v[1] = p.y;
+          v[2] = p.z;
+          v[3] = p.w;
+        }
+      else
+        {
+          const uint8_t *p = row + 16 * (size_t)x;
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            v[c] = load_f32_bytes (p + 4 * c);
+        }
+    }
+}
+
+// stores C floats into pixel @x of @row; uint8 kinds round and clamp
+template <int K, bool A>
+__device__ __forceinline__ void
+store_px (uint8_t *__restrict__ row, int x, const float *v)
+{
+  if constexpr (K == KIND_U8X1)
+    {
+      row[x] = accel_px_to_u8 (v[0]);
+    }
+  else if constexpr (K == KIND_U8X4)
+    {
+      uchar4 p = make_uchar4 (accel_px_to_u8 (v[0]), accel_px_to_u8 (v[1]),
+          accel_px_to_u8 (v[2]), accel_px_to_u8 (v[3]));
+      if constexpr (A)
+        {
+          *reinterpret_cast<uchar4 *> (row + 4 * (size_t)x) = p;
+        }
+      else
+        {
+          uint8_t *q = row + 4 * (size_t)x;
+          q[0] = p.x;
+          q[1] = p.y;
+          q[2] = p.z;
+          q[3] = p.w;
+        }
+    }
+  else
+    {
+      if constexpr (A)
+        {
+          *reinterpret_cast<float4 *> (row + 16 * (size_t)x)
+              = make_float4 (v[0], v[1], v[2], v[3]);
+        }
+      else
+        {
+          uint8_t *q = row + 16 * (size_t)x;
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            store_f32_bytes (q + 4 * c, v[c]);
+        }
+    }
+}
+
+// four pixels from @x on (a multiple of 4) of a row that starts on 16
+// bytes, in one 16-byte access for uint8 kinds
+template <int K>
+__device__ __forceinline__ void
+load_px4 (const uint8_t *__restrict__ row, int x, float (*v)[4])
+{
+  if constexpr (K == KIND_U8X1)
+    {
+      uint32_t w = reinterpret_cast<const uint32_t *> (row)[x / 4];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        v[i][0] = byte_to_f (w, i);
+    }
+  else if constexpr (K == KIND_U8X4)
+    {
+      uint4 p = reinterpret_cast<const uint4 *> (row)[x / 4];
+      uint32_t w[4] = { p.x, p.y, p.z, p.w };
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+          v[i][c] = byte_to_f (w[i], c);
+    }
+  else
+    {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        load_px<K, true> (row, x + i, v[i]);
+    }
+}
+
+template <int K>
+__device__ __forceinline__ void
+store_px4 (uint8_t *__restrict__ row, int x, const float (*v)[4])
+{
+  if constexpr (K == KIND_U8X1)
+    {
+      reinterpret_cast<uchar4 *> (row)[x / 4]
+          = make_uchar4 (accel_px_to_u8 (v[0][0]), accel_px_to_u8 (v[1][0]),
+              accel_px_to_u8 (v[2][0]), accel_px_to_u8 (v[3][0]));
+    }
+  else if constexpr (K == KIND_U8X4)
+    {
+      uint32_t w[4];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[i] = (uint32_t)accel_px_to_u8 (v[i][0])
+               | ((uint32_t)accel_px_to_u8 (v[i][1]) << 8)
+               | ((uint32_t)accel_px_to_u8 (v[i][2]) << 16)
+               | ((uint32_t)accel_px_to_u8 (v[i][3]) << 24);
+      reinterpret_cast<uint4 *> (row)[x / 4]
+          = make_uint4 (w[0], w[1], w[2], w[3]);
+    }
+  else
+    {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        store_px<K, true> (row, x + i, v[i]);
+    }
+}
+
+__device__ __forceinline__ int
+clampi (int v, int lo, int hi)
+{
+  return min (max (v, lo), hi);
+}
+
+// rows a grid covers in y: the y dimension is at most 65535 blocks
+static inline unsigned
+grid_rows (long long n)
+{
+  return (unsigned)(n < 65535 ? (n > 0 ? n : 1) : 65535);
+}
+
+} // namespace accel_image

@@ -1,0 +1,131 @@
+/* per-pixel arithmetic shared by the image kernels and their host
+ * references: both sides compile these same lines, so integer results
+ * agree to the bit.
+ *
+ * Every multiply-add is an explicit fmaf(): the GPU would fuse a * b + c
+ * on its own, the host does not, so no such expression is left for either
+ * compiler to contract (the library is also built with contraction off). */
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define ACCEL_PX_FN __host__ __device__ static __forceinline__
+#else
+#define ACCEL_PX_FN static inline
+#endif
+
+/* BT.601 luma weights, also the Y row of the full range YUV matrix */
+#define ACCEL_PX_KR 0.299f
+#define ACCEL_PX_KG 0.587f
+#define ACCEL_PX_KB 0.114f
+
+/* float to uint8: clamp to [0, 255], round half up; NaN gives 0 */
+ACCEL_PX_FN uint8_t
+accel_px_to_u8 (float v)
+{
+  v = fminf (fmaxf (v, 0.0f), 255.0f);
+#ifdef __CUDA_ARCH__
+  /* the same truncation without the GPU's slow float to integer unit:
+   * 2^23 + t rounded down holds floor (t) in its low mantissa bits */
+  return (uint8_t)__float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
+#else
+  return (uint8_t)(v + 0.5f);
+#endif
+}
+
+ACCEL_PX_FN float
+accel_px_luma (float r, float g, float b)
+{
+  return fmaf (ACCEL_PX_KR, r, fmaf (ACCEL_PX_KG, g, ACCEL_PX_KB * b));
+}
+
+/* BT.601 full range (JFIF): Y, U, V and R, G, B all span 0..255, chroma
+ * centred on 128 */
+ACCEL_PX_FN float
+accel_px_u (float r, float g, float b)
+{
+  return fmaf (-0.168736f, r, fmaf (-0.331264f, g, fmaf (0.5f, b, 128.0f)));
+}
+
+ACCEL_PX_FN float
+accel_px_v (float r, float g, float b)
+{
+  return fmaf (0.5f, r, fmaf (-0.418688f, g, fmaf (-0.081312f, b, 128.0f)));
+}
+
+ACCEL_PX_FN void
+accel_px_yuv_to_rgb (float y, float u, float v, float *r, float *g, float *b)
+{
+  float cu = u - 128.0f, cv = v - 128.0f;
+
+  *r = fmaf (1.402f, cv, y);
+  *g = fmaf (-0.344136f, cu, fmaf (-0.714136f, cv, y));
+  *b = fmaf (1.772f, cu, y);
+}
+
+/* RGBAF32 channels (nominally 0..1) to and from the 0..255 scale the
+ * colour conversions work in */
+ACCEL_PX_FN float
+accel_px_unit_to_255 (float f)
+{
+  return f * 255.0f;
+}
+
+ACCEL_PX_FN float
+accel_px_255_to_unit (float v)
+{
+  return v / 255.0f;
+}
+
+ACCEL_PX_FN float
+accel_px_clamp_255 (float v)
+{
+  return fminf (fmaxf (v, 0.0f), 255.0f);
+}
+
+ACCEL_PX_FN float
+accel_px_lerp (float a, float b, float t)
+{
+  return fmaf (t, b - a, a);
+}
+
+/* source coordinate of output sample @i when resizing by @scale (input
+ * size / output size), pixel centres aligned: (i + 0.5) * scale - 0.5,
+ * clamped to the edge; gives the two taps and the weight of the second */
+ACCEL_PX_FN void
+accel_px_resize_tap (
+    int i, float scale, int in_size, int *i0, int *i1, float *t)
+{
+  float s = fmaxf (fmaf ((float)i + 0.5f, scale, -0.5f), 0.0f);
+  int k = (int)s;
+
+  if (k > in_size - 1)
+    k = in_size - 1;
+  *i0 = k;
+  *i1 = k + 1 < in_size ? k + 1 : k;
+  *t = s - (float)k;
+}
+
+/* 3x3 Sobel on @p (row major, p[4] the centre): horizontal and vertical
+ * gradients; exact for integer inputs */
+ACCEL_PX_FN void
+accel_px_sobel (const float *p, float *gx, float *gy)
+{
+  *gx = (fmaf (2.0f, p[5], p[2]) + p[8]) - (fmaf (2.0f, p[3], p[0]) + p[6]);
+  *gy = (fmaf (2.0f, p[7], p[6]) + p[8]) - (fmaf (2.0f, p[1], p[0]) + p[2]);
+}
+
+ACCEL_PX_FN float
+accel_px_magnitude (float gx, float gy)
+{
+  return sqrtf (fmaf (gx, gx, gy * gy));
+}
+
+/* unsharp mask: the sharpened value of @c whose blur is @blurred */
+ACCEL_PX_FN float
+accel_px_unsharp (float c, float blurred, float amount)
+{
+  return fmaf (amount, c - blurred, c);
+}

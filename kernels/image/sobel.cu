@@ -1,0 +1,161 @@
+// Sobel edge magnitude on the GPU: a luma tile with a one pixel halo in
+// shared memory, then the 3x3 stencil out of it
+#include <cuda_runtime.h>
+
+#include "sobel.h"
+#include "image-device.cuh"
+
+using namespace accel_image;
+
+namespace
+{
+
+constexpr int TILE_W = 32;
+constexpr int TILE_H = 32;
+constexpr int BLOCK_Y = 8;
+
+template <int F>
+constexpr int kind_for
+    = F == ACCEL_IMAGE_GRAY8
+          ? KIND_U8X1
+          : (F == ACCEL_IMAGE_RGBAF32 ? KIND_F32X4 : KIND_U8X4);
+
+template <int F, bool A>
+__device__ __forceinline__ float
+luma_at (const uint8_t *row, int x)
+{
+  float v[4];
+
+  if constexpr (F == ACCEL_IMAGE_GRAY8)
+    {
+      return u8_to_f (row[x]);
+    }
+  else
+    {
+      load_px<kind_for<F>, A> (row, x, v);
+      if constexpr (F == ACCEL_IMAGE_BGRA8)
+        {
+          float t = v[0];
+          v[0] = v[2];
+          v[2] = t;
+        }
+      if constexpr (F == ACCEL_IMAGE_RGBAF32)
+        return accel_px_luma (v[0], v[1], v[2]);
+      else
+        return u8_to_f (accel_px_to_u8 (accel_px_luma (v[0], v[1], v[2])));
+    }
+}
+
+template <int F, bool A>
+__global__ void
+__launch_bounds__ (TILE_W *BLOCK_Y)
+    sobel (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, float *__restrict__ dir,
+        size_t dir_pitch, int width, int height, float scale)
+{
+  constexpr int K = kind_for<F>;
+  constexpr int LW = TILE_W + 2, LH = TILE_H + 2;
+  __shared__ float luma[LH][LW];
+  const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+  const int tid = threadIdx.y * TILE_W + threadIdx.x;
+
+  for (int i = tid; i < LW * LH; i += TILE_W * BLOCK_Y)
+    {
+      int ly = i / LW, lx = i % LW;
+      int y = clampi (y0 - 1 + ly, 0, height - 1);
+      int x = clampi (x0 - 1 + lx, 0, width - 1);
+      luma[ly][lx] = luma_at<F, A> (src + (size_t)y * src_pitch, x);
+    }
+  __syncthreads ();
+
+  const int tx = threadIdx.x, x = x0 + tx;
+  if (x >= width)
+    return;
+  for (int oy = threadIdx.y; oy < TILE_H && y0 + oy < height; oy += BLOCK_Y)
+    {
+      const int y = y0 + oy;
+      float p[9], gx, gy, m;
+#pragma unroll
+      for (int j = 0; j < 3; j++)
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+          p[j * 3 + i] = luma[oy + j][tx + i];
+      accel_px_sobel (p, &gx, &gy);
+      m = accel_px_magnitude (gx, gy) * scale;
+      if constexpr (K == KIND_U8X1)
+        {
+          dst[(size_t)y * dst_pitch + x] = accel_px_to_u8 (m);
+        }
+      else
+        {
+          float v[4];
+          load_px<K, A> (src + (size_t)y * src_pitch, x, v);
+          v[0] = v[1] = v[2] = m;
+          store_px<K, A> (dst + (size_t)y * dst_pitch, x, v);
+        }
+      if (dir)
+        dir[(size_t)y * (dir_pitch / 4) + x] = atan2f (gy, gx);
+    }
+}
+
+template <int F, bool A>
+int
+launch (cudaStream_t stream, const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, float *dir, size_t dir_pitch, int width, int height,
+    float scale)
+{
+  dim3 grid ((width + TILE_W - 1) / TILE_W, (height + TILE_H - 1) / TILE_H);
+
+  sobel<F, A><<<grid, dim3 (TILE_W, BLOCK_Y), 0, stream>>> (
+      (const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch, dir,
+      dir_pitch, width, height, scale);
+  return cudaGetLastError ();
+}
+
+template <int F>
+int
+launch_aligned (cudaStream_t stream, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, float *dir, size_t dir_pitch, int width,
+    int height, float scale)
+{
+  int kind = kind_of (F);
+
+  if (aligned_for (kind, src, src_pitch) && aligned_for (kind, dst, dst_pitch))
+    return launch<F, true> (stream, src, src_pitch, dst, dst_pitch, dir,
+        dir_pitch, width, height, scale);
+  return launch<F, false> (stream, src, src_pitch, dst, dst_pitch, dir,
+      dir_pitch, width, height, scale);
+}
+
+} // namespace
+
+extern "C" int
+accel_sobel (void *stream, int format, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, float *direction, size_t direction_pitch,
+    int width, int height, float scale)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+
+  if (!accel_image_format_is_packed (format)
+      || !accel_image_args_valid (format, src, src_pitch, width, height)
+      || !accel_image_args_valid (format, dst, dst_pitch, width, height)
+      || (direction
+          && (direction_pitch % 4 != 0 || (uintptr_t)direction % 4 != 0
+              || direction_pitch < (size_t)width * 4)))
+    return cudaErrorInvalidValue;
+  switch (format)
+    {
+    case ACCEL_IMAGE_RGBA8:
+      return launch_aligned<ACCEL_IMAGE_RGBA8> (s, src, src_pitch, dst,
+          dst_pitch, direction, direction_pitch, width, height, scale);
+    case ACCEL_IMAGE_BGRA8:
+      return launch_aligned<ACCEL_IMAGE_BGRA8> (s, src, src_pitch, dst,
+          dst_pitch, direction, direction_pitch, width, height, scale);
+    case ACCEL_IMAGE_GRAY8:
+      return launch<ACCEL_IMAGE_GRAY8, true> (s, src, src_pitch, dst, dst_pitch,
+          direction, direction_pitch, width, height, scale);
+    default:
+      return launch_aligned<ACCEL_IMAGE_RGBAF32> (s, src, src_pitch, dst,
+          dst_pitch, direction, direction_pitch, width, height, scale);
+    }
+}

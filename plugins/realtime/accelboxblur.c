@@ -1,0 +1,122 @@
+/* accel realtime plugin: realtime.box-blur, the mean over a square window */
+#define G_LOG_DOMAIN "accel-box-blur"
+
+#include "accelboxblur.h"
+#include "accelrealtime-private.h"
+#include "image/blur.h"
+
+struct _AccelBoxBlur
+{
+  AccelStage parent;
+
+  gint radius;
+};
+
+G_DEFINE_FINAL_TYPE (AccelBoxBlur, accel_box_blur, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_RADIUS,
+};
+
+static gboolean
+accel_box_blur_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  if (!accel_realtime_check_format (
+          stage, &in_types[0], ACCEL_REALTIME_FILTER_FORMATS, error))
+    return FALSE;
+  out_types[0] = in_types[0];
+  out_types[0].memory = ACCEL_MEMORY_DEVICE;
+  return TRUE;
+}
+
+static AccelFlow
+accel_box_blur_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelBoxBlur *self = ACCEL_BOX_BLUR (stage);
+  AccelRealtimeImage in, out;
+
+  accel_realtime_image_init (&in, frame->inputs[0]);
+  accel_realtime_image_init (&out, frame->outputs[0]);
+  if (accel_stage_is_host (stage))
+    {
+      if (!accel_realtime_host_check (stage,
+              accel_box_blur_host (in.format, in.data, in.pitch, out.data,
+                  out.pitch, in.width, in.height, self->radius),
+              error))
+        return ACCEL_FLOW_ERROR;
+      return ACCEL_FLOW_OK;
+    }
+  if (!accel_cuda_check (
+          accel_box_blur (accel_stream_get_handle (frame->stream), in.format,
+              in.data, in.pitch, out.data, out.pitch, in.width, in.height,
+              self->radius),
+          error))
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
+static void
+accel_box_blur_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelBoxBlur *self = ACCEL_BOX_BLUR (object);
+
+  switch (prop_id)
+    {
+    case PROP_RADIUS:
+      self->radius = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_box_blur_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelBoxBlur *self = ACCEL_BOX_BLUR (object);
+
+  switch (prop_id)
+    {
+    case PROP_RADIUS:
+      g_value_set_int (value, self->radius);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_box_blur_class_init (AccelBoxBlurClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+  GParamFlags flags
+      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = accel_box_blur_set_property;
+  gobject_class->get_property = accel_box_blur_get_property;
+  stage_class->negotiate = accel_box_blur_negotiate;
+  stage_class->process = accel_box_blur_process;
+
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_int ("radius", "Radius",
+          "Half the window's side: the mean runs over (2 radius + 1)^2 "
+          "pixels",
+          1, ACCEL_IMAGE_MAX_RADIUS, 1, flags));
+
+  accel_stage_class_set_metadata (stage_class, "realtime.box-blur",
+      "Box blur: the mean of every channel over a square window, edges "
+      "clamped");
+  accel_realtime_class_add_image_ports (
+      stage_class, "RGBA8, BGRA8, GRAY8 or RGBAF32 image", "the blurred image");
+}
+
+static void
+accel_box_blur_init (AccelBoxBlur *self)
+{
+}

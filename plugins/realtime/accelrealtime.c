@@ -1,0 +1,135 @@
+/* accel realtime plugin: what its stages share */
+#define G_LOG_DOMAIN "accel-realtime"
+
+#include "accelrealtime-private.h"
+#include "image/image.h"
+
+/* stages hand their AccelFormat to the kernels as it is */
+G_STATIC_ASSERT ((int)ACCEL_FORMAT_RGBA8 == ACCEL_IMAGE_RGBA8);
+G_STATIC_ASSERT ((int)ACCEL_FORMAT_BGRA8 == ACCEL_IMAGE_BGRA8);
+G_STATIC_ASSERT ((int)ACCEL_FORMAT_GRAY8 == ACCEL_IMAGE_GRAY8);
+G_STATIC_ASSERT ((int)ACCEL_FORMAT_NV12 == ACCEL_IMAGE_NV12);
+G_STATIC_ASSERT ((int)ACCEL_FORMAT_I420 == ACCEL_IMAGE_I420);
+G_STATIC_ASSERT ((int)ACCEL_FORMAT_RGBAF32 == ACCEL_IMAGE_RGBAF32);
+
+/**
+ * accel_realtime_image_init:
+ * @image: (out caller-allocates): the image to fill
+ * @buffer: a buffer of a fixed image type
+ *
+ * Describes @buffer, tightly packed as the engine allocates it.
+ */
+void
+accel_realtime_image_init (AccelRealtimeImage *image, AccelBuffer *buffer)
+{
+  const AccelType *type = accel_buffer_peek_type (buffer);
+
+  image->format = (int)type->format;
+  image->data = accel_buffer_get_data (buffer);
+  image->height = (int)type->dims[0];
+  image->width = (int)type->dims[1];
+  image->pitch
+      = (gsize)image->width * accel_image_bytes_per_pixel (image->format);
+}
+
+static gchar *
+format_list (guint formats)
+{
+  GString *s = g_string_new (NULL);
+  guint n = 0, total = 0;
+
+  for (guint f = ACCEL_FORMAT_RGBA8; f <= ACCEL_FORMAT_RGBAF32; f++)
+    total += (formats & ACCEL_REALTIME_FORMAT_BIT (f)) != 0;
+  for (guint f = ACCEL_FORMAT_RGBA8; f <= ACCEL_FORMAT_RGBAF32; f++)
+    {
+      if (!(formats & ACCEL_REALTIME_FORMAT_BIT (f)))
+        continue;
+      if (n > 0)
+        g_string_append (s, n + 1 == total ? " or " : ", ");
+      g_string_append (s, accel_format_to_string ((AccelFormat)f));
+      n++;
+    }
+  return g_string_free (s, FALSE);
+}
+
+/**
+ * accel_realtime_check_format:
+ * @stage: the negotiating stage
+ * @type: the type offered to its input
+ * @formats: the formats it takes, a set of ACCEL_REALTIME_FORMAT_BIT()
+ * @error: return location for a #GError, or %NULL
+ *
+ * Called from negotiate().
+ *
+ * Returns: %TRUE when @type is an image in one of @formats; otherwise
+ * %FALSE with %ACCEL_ERROR_TYPE_MISMATCH naming the stage, its kind, the
+ * formats it takes and the type it was offered.
+ */
+gboolean
+accel_realtime_check_format (
+    AccelStage *stage, const AccelType *type, guint formats, GError **error)
+{
+  g_autofree gchar *list = NULL;
+  g_autofree gchar *offered = NULL;
+
+  if (type->kind == ACCEL_KIND_IMAGE && type->format > ACCEL_FORMAT_ANY
+      && type->format <= ACCEL_FORMAT_RGBAF32
+      && (formats & ACCEL_REALTIME_FORMAT_BIT (type->format)))
+    return TRUE;
+
+  list = format_list (formats);
+  offered = accel_type_to_string (type);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+      "stage '%s' (%s) takes %s images, not %s", accel_stage_get_name (stage),
+      accel_stage_get_kind_name (stage), list, offered);
+  return FALSE;
+}
+
+/**
+ * accel_realtime_host_check:
+ * @stage: the processing stage
+ * @status: what a host reference returned
+ * @error: return location for a #GError, or %NULL
+ *
+ * Called from process().
+ *
+ * Returns: %TRUE when @status is 0; otherwise %FALSE with the reason.
+ */
+gboolean
+accel_realtime_host_check (AccelStage *stage, int status, GError **error)
+{
+  if (status == ACCEL_IMAGE_OK)
+    return TRUE;
+  if (status == ACCEL_IMAGE_NO_MEMORY)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
+        "stage '%s' (%s): out of host memory", accel_stage_get_name (stage),
+        accel_stage_get_kind_name (stage));
+  else
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "stage '%s' (%s): the parameters do not suit this frame",
+        accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+  return FALSE;
+}
+
+/**
+ * accel_realtime_class_add_image_ports:
+ * @klass: a stage class, from its class_init
+ * @in_description: one line about the input
+ * @out_description: one line about the output
+ *
+ * Adds an input "in" and an output "out", images of any format and size in
+ * device memory; negotiate() narrows them.
+ */
+void
+accel_realtime_class_add_image_ports (AccelStageClass *klass,
+    const char *in_description, const char *out_description)
+{
+  AccelType image;
+
+  accel_type_init_image (&image, ACCEL_FORMAT_ANY, ACCEL_MEMORY_DEVICE,
+      ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_stage_class_add_port (
+      klass, ACCEL_PORT_INPUT, "in", &image, in_description);
+  accel_stage_class_add_port (
+      klass, ACCEL_PORT_OUTPUT, "out", &image, out_description);
+}

@@ -1,0 +1,212 @@
+/* bandwidth of the memory-bound image kernels, as a fraction of what a
+ * device-to-device cudaMemcpyAsync reaches in the same run.
+ *
+ * Bytes moved are each input read once plus each output written once; the
+ * L2 cache is flushed before every timed run (a frame fits in it), each run
+ * is timed with a pair of events and the median of REPS runs after WARMUP
+ * untimed ones is reported. */
+#include <cuda_runtime.h>
+
+#include "accel-test.h"
+#include "test-image.h"
+
+#define WARMUP 5
+#define REPS 51
+/* more than any L2 cache: writing it evicts the frames */
+#define FLUSH_BYTES ((size_t)256 << 20)
+
+typedef struct
+{
+  const char *name;
+  int in_format;
+  TestCase tc;
+} BenchCase;
+
+static const BenchCase cases[] = {
+  { "threshold", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_THRESHOLD, 128.0f } },
+  { "convert RGBA8->BGRA8", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_BGRA8 } },
+  { "convert RGBA8->GRAY8", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_GRAY8 } },
+  { "convert RGBA8->NV12", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_NV12 } },
+  { "convert RGBA8->I420", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_I420 } },
+  { "convert NV12->RGBA8", ACCEL_IMAGE_NV12,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_RGBA8 } },
+  { "convert RGBA8->RGBAF32", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_RGBAF32 } },
+  { "resize 1/2", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_RESIZE, .num = 1, .den = 2 } },
+  { "resize 2x", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_RESIZE, .num = 2, .den = 1 } },
+  { "gaussian-blur sigma 1", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 1.0f } },
+  { "box-blur radius 1", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_BOX_BLUR, .n = 1 } },
+  { "unsharp sigma 1", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_UNSHARP, 1.0f, 1.0f } },
+  { "sobel", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_SOBEL, 0.25f } },
+  { "median 3x3", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_MEDIAN, .n = 3 } },
+};
+
+static const int frame_sizes[][2] = { { 1920, 1080 }, { 3840, 2160 } };
+
+typedef struct
+{
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  void *flush;
+} Bench;
+
+static void
+check (int status, const char *what)
+{
+  if (status != cudaSuccess)
+    {
+      g_printerr ("%s: %s\n", what, cudaGetErrorString (status));
+      exit (1);
+    }
+}
+
+static int
+compare_floats (const void *a, const void *b)
+{
+  float x = *(const float *)a, y = *(const float *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* what one timed run does */
+typedef struct
+{
+  const TestCase *tc; /* NULL: the copy */
+  TestFrame *in, *out;
+  void *d_in, *d_out;
+} Run;
+
+static int
+run_once (const Run *r, cudaStream_t stream)
+{
+  if (!r->tc)
+    return cudaMemcpyAsync (
+        r->d_out, r->d_in, r->in->size, cudaMemcpyDeviceToDevice, stream);
+  return test_case_run (
+      r->tc, TRUE, stream, r->in, r->d_in, r->out, r->d_out, NULL, 0);
+}
+
+/* median time of one run in microseconds */
+static double
+time_runs (Bench *b, const Run *r)
+{
+  float ms[REPS];
+
+  for (int i = 0; i < WARMUP; i++)
+    check (run_once (r, b->stream), "warm-up");
+  for (int i = 0; i < REPS; i++)
+    {
+      check (cudaMemsetAsync (b->flush, i & 0xff, FLUSH_BYTES, b->stream),
+          "cudaMemsetAsync");
+      check (cudaEventRecord (b->start, b->stream), "cudaEventRecord");
+      check (run_once (r, b->stream), "run");
+      check (cudaEventRecord (b->stop, b->stream), "cudaEventRecord");
+      check (cudaEventSynchronize (b->stop), "cudaEventSynchronize");
+      check (cudaEventElapsedTime (&ms[i], b->start, b->stop),
+          "cudaEventElapsedTime");
+    }
+  qsort (ms, REPS, sizeof (float), compare_floats);
+  return ms[REPS / 2] * 1000.0;
+}
+
+static void
+bench_frame (Bench *b, int width, int height, GRand *rand)
+{
+  g_autoptr (TestFrame) rgba
+      = test_frame_new (ACCEL_IMAGE_RGBA8, width, height, 0);
+  void *d_a = NULL, *d_b = NULL;
+  Run copy = { NULL, rgba, rgba, NULL, NULL };
+  double copy_us, copy_gbs;
+  size_t most = 0;
+  int of, ow, oh;
+
+  /* the largest frame any case reads or writes */
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      test_case_output (
+          &cases[i].tc, cases[i].in_format, width, height, &of, &ow, &oh);
+      most = MAX (most, accel_image_frame_size (of, ow, oh,
+                            (size_t)ow * accel_image_bytes_per_pixel (of)));
+    }
+  most = MAX (most, rgba->size);
+  check (cudaMalloc (&d_a, most), "cudaMalloc");
+  check (cudaMalloc (&d_b, most), "cudaMalloc");
+
+  test_frame_fill_random (rgba, rand);
+  check (cudaMemcpy (d_a, rgba->data, rgba->size, cudaMemcpyHostToDevice),
+      "cudaMemcpy");
+  copy.d_in = d_a;
+  copy.d_out = d_b;
+  copy_us = time_runs (b, &copy);
+  copy_gbs = 2.0 * rgba->size / copy_us / 1000.0;
+  g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%%\n", width, height,
+      "copy (RGBA8 frame)", 2.0 * rgba->size / 1e6, copy_us, copy_gbs, 100.0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const BenchCase *bc = &cases[i];
+      g_autoptr (TestFrame) in
+          = test_frame_new (bc->in_format, width, height, 0);
+      g_autoptr (TestFrame) out = NULL;
+      Run run = { &bc->tc, in, NULL, d_a, d_b };
+      double us, gbs;
+      size_t bytes;
+
+      test_case_output (&bc->tc, bc->in_format, width, height, &of, &ow, &oh);
+      out = test_frame_new (of, ow, oh, 0);
+      run.out = out;
+      test_frame_fill_random (in, rand);
+      check (cudaMemcpy (d_a, in->data, in->size, cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+      bytes = in->size + out->size;
+      us = time_runs (b, &run);
+      gbs = bytes / us / 1000.0;
+      g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%%\n", width, height,
+          bc->name, bytes / 1e6, us, gbs, 100.0 * gbs / copy_gbs);
+    }
+  cudaFree (d_a);
+  cudaFree (d_b);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GRand) rand = NULL;
+  struct cudaDeviceProp prop;
+  Bench b = { 0 };
+
+  accel_test_require_gpu ();
+  rand = g_rand_new_with_seed (20260101);
+
+  check (cudaGetDeviceProperties (&prop, 0), "cudaGetDeviceProperties");
+  check (cudaStreamCreateWithFlags (&b.stream, cudaStreamNonBlocking),
+      "cudaStreamCreateWithFlags");
+  check (cudaEventCreate (&b.start), "cudaEventCreate");
+  check (cudaEventCreate (&b.stop), "cudaEventCreate");
+  check (cudaMalloc (&b.flush, FLUSH_BYTES), "cudaMalloc");
+
+  g_print ("image kernels against a device-to-device copy on %s\n"
+           "(RGBA8 input unless named; bytes: input read once + output "
+           "written once;\n L2 flushed before each run; median of %d runs "
+           "after %d warm-up runs)\n\n",
+      prop.name, REPS, WARMUP);
+  g_print ("%-10s %-24s %9s %9s %8s %8s\n", "frame", "kernel", "MB moved",
+      "time us", "GB/s", "of copy");
+  for (guint i = 0; i < G_N_ELEMENTS (frame_sizes); i++)
+    bench_frame (&b, frame_sizes[i][0], frame_sizes[i][1], rand);
+
+  cudaFree (b.flush);
+  cudaEventDestroy (b.start);
+  cudaEventDestroy (b.stop);
+  cudaStreamDestroy (b.stream);
+  return 0;
+}
