@@ -41,7 +41,8 @@ accel_device_class_init (AccelDeviceClass *klass)
 static void
 accel_device_init (AccelDevice *self)
 {
-  self->generation = 1;
+  /* a restarted worker's devices are one generation on */
+  self->generation = accel_supervisor_get_generation ();
 }
 
 static AccelDevice *

@@ -71,8 +71,9 @@ accel_fault_inject (
 
 /**
  * accel_fault_inject_parse:
- * @spec: "stage:kind:sequence[,stage:kind:sequence...]", kinds
- *   illegal-address, oom, library, invalid-input, hang, crash
+ * @spec: "stage:kind:sequence[:worker][,...]", kinds illegal-address, oom,
+ *   library, invalid-input, hang, crash; the optional worker is the
+ *   supervised worker's generation the fault is for (default 1, the first)
  * @error: return location for a #GError, or %NULL
  *
  * The format of the `ACCEL_FAULT` environment variable, which graphs read
@@ -88,15 +89,19 @@ accel_fault_inject_parse (const char *spec, GError **error)
 
   for (guint i = 0; items[i]; i++)
     {
-      g_auto (GStrv) parts = g_strsplit (items[i], ":", 3);
+      g_auto (GStrv) parts = g_strsplit (items[i], ":", 4);
       Fault f = { NULL, 0, 0 };
       gboolean known = FALSE;
+      guint64 generation = 1;
 
       if (!*g_strstrip (items[i]))
         continue;
-      if (g_strv_length (parts) != 3
+      if (g_strv_length (parts) < 3
           || !g_ascii_string_to_unsigned (
-              parts[2], 10, 0, G_MAXUINT64, &f.sequence, NULL))
+              parts[2], 10, 0, G_MAXUINT64, &f.sequence, NULL)
+          || (parts[3]
+              && !g_ascii_string_to_unsigned (
+                  parts[3], 10, 1, G_MAXUINT, &generation, NULL)))
         goto invalid;
       for (guint k = 0; k < G_N_ELEMENTS (kind_names); k++)
         if (g_str_equal (parts[1], kind_names[k]))
@@ -106,13 +111,16 @@ accel_fault_inject_parse (const char *spec, GError **error)
           }
       if (!known)
         goto invalid;
+      /* a supervised run's later workers get the faults meant for them */
+      if (generation != accel_supervisor_get_generation ())
+        continue;
       f.stage = g_strdup (parts[0]);
       g_array_append_val (parsed, f);
       continue;
 
     invalid:
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "fault '%s' is not stage:kind:sequence with kind one of "
+          "fault '%s' is not stage:kind:sequence[:worker] with kind one of "
           "illegal-address, oom, library, invalid-input, hang, crash",
           items[i]);
       for (guint j = 0; j < parsed->len; j++)

@@ -11,7 +11,7 @@ struct _AccelRegistry
 
   GMutex lock;
   GHashTable *kinds;   /* kind name -> GType */
-  GHashTable *modules; /* path -> GModule, never unloaded */
+  GHashTable *modules; /* file name -> GModule, never unloaded */
 };
 
 G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
@@ -221,8 +221,9 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
  * @path: a plugin module's file
  * @error: return location for a #GError, or %NULL
  *
- * Loads a module and calls its `accel_plugin_register`. A module is loaded
- * once; loading it again does nothing.
+ * Loads a module and calls its `accel_plugin_register`. A module file name
+ * is loaded once; loading it again, or another file of the same name, does
+ * nothing.
  *
  * Returns: %TRUE on success.
  */
@@ -230,13 +231,17 @@ gboolean
 accel_registry_load_plugin (
     AccelRegistry *registry, const char *path, GError **error)
 {
+  g_autofree gchar *base = NULL;
   GModule *module;
   AccelPluginRegisterFunc reg;
 
   g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), FALSE);
 
+  /* by file name: a build-tree plugin in ACCEL_PLUGIN_PATH shadows the
+   * installed one of the same name, which would register the same types */
+  base = g_path_get_basename (path);
   g_mutex_lock (&registry->lock);
-  module = g_hash_table_lookup (registry->modules, path);
+  module = g_hash_table_lookup (registry->modules, base);
   g_mutex_unlock (&registry->lock);
   if (module)
     return TRUE;
@@ -262,7 +267,7 @@ accel_registry_load_plugin (
     }
   g_module_make_resident (module);
   g_mutex_lock (&registry->lock);
-  g_hash_table_insert (registry->modules, g_strdup (path), module);
+  g_hash_table_insert (registry->modules, g_steal_pointer (&base), module);
   g_mutex_unlock (&registry->lock);
   return TRUE;
 }

@@ -10,6 +10,7 @@
 #include <accel/accelcompletion.h>
 #include <accel/accelsupervision.h>
 #include <accel/accelcommitlog.h>
+#include <accel/accelsupervisor.h>
 #include <accel/accelstage.h>
 #include <accel/accelgraph.h>
 #include <accel/accelregistry.h>

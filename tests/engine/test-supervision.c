@@ -3,6 +3,7 @@
 #include "test-stages.h"
 
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct
@@ -198,7 +199,8 @@ test_fault_spec (void)
 
   g_assert_false (accel_fault_inject_parse ("work:melt:3", &error));
   g_assert_cmpstr (error->message, ==,
-      "fault 'work:melt:3' is not stage:kind:sequence with kind one of "
+      "fault 'work:melt:3' is not stage:kind:sequence[:worker] with kind one "
+      "of "
       "illegal-address, oom, library, invalid-input, hang, crash");
   g_clear_error (&error);
   g_assert_false (accel_fault_inject_parse ("work:oom", &error));
@@ -360,9 +362,120 @@ test_crash_resume_exactly_once (void)
   g_clear_pointer (&crash_dir, g_free);
 }
 
+/* worker processes of the supervisor tests run this instead of the tests */
+static int
+worker_main (void)
+{
+  const char *dir = g_getenv ("ACCEL_TEST_STATE");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("worker");
+  g_autofree gchar *out = g_build_filename (dir, "out.txt", NULL);
+  AccelStage *src, *scale, *sink;
+
+  if (g_getenv ("ACCEL_TEST_WORKER_FAILS"))
+    return atoi (g_getenv ("ACCEL_TEST_WORKER_FAILS"));
+  src = accel_stage_new ("core.test-source", "src", NULL);
+  scale = accel_stage_new ("core.scale", "scale", NULL);
+  sink = accel_stage_new ("core.checksum-sink", "sink", NULL);
+  g_object_set (src, "num-buffers", (gint64)60, "shape", "512", NULL);
+  g_object_set (scale, "scale", 2.0f, NULL);
+  g_object_set (sink, "location", out, NULL);
+  accel_graph_add (g, src, NULL);
+  accel_graph_add (g, scale, NULL);
+  accel_graph_add (g, sink, NULL);
+  g_object_unref (src);
+  g_object_unref (scale);
+  g_object_unref (sink);
+  accel_graph_link (g, "src", "scale", NULL);
+  accel_graph_link (g, "scale", "sink", NULL);
+  accel_graph_set_state_dir (g, dir, 0);
+  accel_graph_run (g, &error);
+  if (error)
+    g_printerr (
+        "worker %u: %s\n", accel_supervisor_get_generation (), error->message);
+  return accel_supervisor_exit_status (error);
+}
+
+/* runs this program as supervised workers on @dir with @fault */
+static gboolean
+supervise (
+    const char *dir, const char *fault, guint max_restarts, GError **error)
+{
+  g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  const char *argv[] = { self, NULL };
+  gboolean ok;
+
+  g_setenv ("ACCEL_TEST_STATE", dir, TRUE);
+  if (fault)
+    g_setenv ("ACCEL_FAULT", fault, TRUE);
+  ok = accel_supervisor_run (argv, max_restarts, 10000, error);
+  g_unsetenv ("ACCEL_FAULT");
+  g_unsetenv ("ACCEL_TEST_STATE");
+  return ok;
+}
+
+/* a worker killed, or poisoned, mid-stream is replaced; the output equals a
+ * run without faults */
+static void
+test_supervisor_restarts_workers (void)
+{
+  const char *faults[] = {
+    "scale:crash:23",
+    "scale:illegal-address:17",
+    /* two in a row, one at the first frame after the restart, then a crash */
+    "scale:illegal-address:17:1,scale:illegal-address:17:2,src:crash:40:3",
+  };
+  g_autofree gchar *clean_dir = g_dir_make_tmp ("accel-clean-XXXXXX", NULL);
+  g_autofree gchar *expected = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (supervise (clean_dir, NULL, 0, &error));
+  g_assert_no_error (error);
+  expected = read_output (clean_dir);
+
+  for (guint i = 0; i < G_N_ELEMENTS (faults); i++)
+    {
+      g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+      g_autofree gchar *got = NULL;
+
+      g_assert_true (supervise (dir, faults[i], 3, &error));
+      g_assert_no_error (error);
+      got = read_output (dir);
+      g_assert_cmpstr (got, ==, expected);
+      remove_dir (dir);
+    }
+  remove_dir (clean_dir);
+}
+
+static void
+test_supervisor_gives_up (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  g_autoptr (GError) error = NULL;
+
+  /* poisoned every time: restart intensity */
+  g_setenv ("ACCEL_TEST_WORKER_FAILS", "75", TRUE);
+  g_assert_false (supervise (dir, NULL, 2, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
+  g_assert_cmpstr (error->message, ==,
+      "worker 3 stopped because its CUDA context was poisoned; already "
+      "restarted 2 times within 10000 ms, giving up");
+  g_clear_error (&error);
+
+  /* any other failure is not retried */
+  g_setenv ("ACCEL_TEST_WORKER_FAILS", "1", TRUE);
+  g_assert_false (supervise (dir, NULL, 2, &error));
+  g_assert_cmpstr (error->message, ==, "worker 1 failed (exit status 1)");
+  g_unsetenv ("ACCEL_TEST_WORKER_FAILS");
+  remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
+  if (accel_supervisor_is_worker ())
+    return worker_main ();
+
   g_test_init (&argc, &argv, NULL);
   test_stages_register ();
   g_test_add_func (
@@ -379,5 +492,8 @@ main (int argc, char **argv)
   g_test_add_func ("/supervision/commit-log", test_commit_log);
   g_test_add_func (
       "/supervision/crash-resume-exactly-once", test_crash_resume_exactly_once);
+  g_test_add_func (
+      "/supervisor/restarts-workers", test_supervisor_restarts_workers);
+  g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
   return g_test_run ();
 }

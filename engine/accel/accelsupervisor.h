@@ -1,0 +1,18 @@
+/* accel: the process supervisor: a pipeline runs in a worker process that
+ * is started again when its CUDA context is poisoned or it dies */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* a worker's exit status for "my CUDA context is poisoned: start me again" */
+#define ACCEL_EXIT_POISONED 75
+
+gboolean accel_supervisor_is_worker (void);
+guint accel_supervisor_get_generation (void);
+int accel_supervisor_exit_status (const GError *error);
+gboolean accel_supervisor_run (const char *const *argv, guint max_restarts,
+    gint64 restart_window_ms, GError **error);
+
+G_END_DECLS

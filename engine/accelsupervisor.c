@@ -1,0 +1,145 @@
+/* accel: the process supervisor. After a sticky CUDA error nothing in the
+ * process works again (measured on an H100: cudaDeviceReset succeeds, every
+ * later call fails), so the pipeline runs in a worker process and a poisoned
+ * worker is replaced by a new one, one device generation later; with a state
+ * directory the new worker resumes where the sinks' commits end */
+#define G_LOG_DOMAIN "accel-supervisor"
+
+#include "accel-private.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+/**
+ * accel_supervisor_is_worker:
+ *
+ * Returns: %TRUE in a process started by accel_supervisor_run().
+ */
+gboolean
+accel_supervisor_is_worker (void)
+{
+  return g_getenv ("ACCEL_WORKER") != NULL;
+}
+
+/**
+ * accel_supervisor_get_generation:
+ *
+ * Returns: 1 for the first worker, one more for each restart; devices start
+ * at this generation.
+ */
+guint
+accel_supervisor_get_generation (void)
+{
+  const char *env = g_getenv ("ACCEL_GENERATION");
+  guint64 gen = 1;
+
+  if (env && !g_ascii_string_to_unsigned (env, 10, 1, G_MAXUINT, &gen, NULL))
+    gen = 1;
+  return (guint)gen;
+}
+
+/**
+ * accel_supervisor_exit_status:
+ * @error: (nullable): why a worker's run failed, or %NULL when it finished
+ *
+ * Returns: the status a worker exits with: 0 when done,
+ * %ACCEL_EXIT_POISONED for a poisoned context (the supervisor starts a new
+ * worker), 1 for any other failure (the supervisor gives up).
+ */
+int
+accel_supervisor_exit_status (const GError *error)
+{
+  if (!error)
+    return 0;
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED))
+    return ACCEL_EXIT_POISONED;
+  return 1;
+}
+
+static gchar **
+worker_env (guint generation)
+{
+  gchar **env = g_get_environ ();
+  g_autofree gchar *gen = g_strdup_printf ("%u", generation);
+
+  env = g_environ_setenv (env, "ACCEL_WORKER", "1", TRUE);
+  env = g_environ_setenv (env, "ACCEL_GENERATION", gen, TRUE);
+  return env;
+}
+
+/**
+ * accel_supervisor_run:
+ * @argv: (array zero-terminated=1): the worker's command line (typically the
+ *   program itself)
+ * @max_restarts: restarts allowed within @restart_window_ms
+ * @restart_window_ms: the window restarts are counted over
+ * @error: return location for a #GError, or %NULL
+ *
+ * Runs @argv as a worker (with `ACCEL_WORKER=1` and `ACCEL_GENERATION=n` in
+ * its environment) until it exits 0. A worker that exits with
+ * %ACCEL_EXIT_POISONED or is killed by a signal is started again, one
+ * generation later; past the restart intensity, or when a worker fails in any
+ * other way, the run fails. The worker's output goes where the caller's goes.
+ *
+ * Returns: %TRUE when a worker finished the job.
+ */
+gboolean
+accel_supervisor_run (const char *const *argv, guint max_restarts,
+    gint64 restart_window_ms, GError **error)
+{
+  g_autoptr (GArray) restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint generation = accel_supervisor_get_generation ();
+
+  for (;;)
+    {
+      g_auto (GStrv) env = worker_env (generation);
+      g_autoptr (GError) spawn_error = NULL;
+      g_autofree gchar *why = NULL;
+      gint status = 0;
+      gint64 now;
+      guint recent = 0;
+
+      if (!g_spawn_sync (NULL, (gchar **)argv, env,
+              G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
+                  | G_SPAWN_CHILD_INHERITS_STDOUT
+                  | G_SPAWN_CHILD_INHERITS_STDERR,
+              NULL, NULL, NULL, NULL, &status, &spawn_error))
+        {
+          g_propagate_prefixed_error (
+              error, g_steal_pointer (&spawn_error), "cannot start a worker: ");
+          return FALSE;
+        }
+
+      if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+        return TRUE;
+      if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
+        why = g_strdup ("its CUDA context was poisoned");
+      else if (WIFSIGNALED (status))
+        why = g_strdup_printf ("it was killed by signal %d (%s)",
+            WTERMSIG (status), g_strsignal (WTERMSIG (status)));
+      else
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "worker %u failed (exit status %d)", generation,
+              WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+          return FALSE;
+        }
+
+      now = g_get_monotonic_time ();
+      for (guint i = 0; i < restarts->len; i++)
+        recent += now - g_array_index (restarts, gint64, i)
+                  < restart_window_ms * 1000;
+      if (recent >= max_restarts)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+              "worker %u stopped because %s; already restarted %u times "
+              "within %" G_GINT64_FORMAT " ms, giving up",
+              generation, why, recent, restart_window_ms);
+          return FALSE;
+        }
+      g_array_append_val (restarts, now);
+      g_message ("worker %u stopped because %s; starting worker %u", generation,
+          why, generation + 1);
+      generation++;
+    }
+}
