@@ -704,7 +704,9 @@ cmp_gint64 (const void *a, const void *b)
  * @p99_ns: (out) (optional): 99th percentile, or -1
  *
  * Host time per frame over the last 1024 frames: from taking the inputs to
- * handing the outputs on (for sinks, to the end of the host part). MT safe.
+ * the end of the stage's own work, not counting the wait to hand the outputs
+ * on (for sinks, to the end of the host part, the GPU wait included).
+ * MT safe.
  */
 void
 accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
@@ -726,9 +728,9 @@ accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
 }
 
 static void
-record_frame (AccelStagePrivate *priv, gint64 t0)
+record_frame (AccelStagePrivate *priv, gint64 t0, gint64 t1)
 {
-  gint64 dt = (g_get_monotonic_time () - t0) * 1000;
+  gint64 dt = (t1 - t0) * 1000;
 
   g_mutex_lock (&priv->stats_lock);
   priv->latency_ns[priv->n_processed % LATENCY_RING] = dt;
@@ -1056,7 +1058,7 @@ finish_pending (AccelStage *self, const GError *wait_error)
       stage_fail (self, error);
       return;
     }
-  record_frame (priv, priv->pending_t0);
+  record_frame (priv, priv->pending_t0, g_get_monotonic_time ());
 }
 
 static void
@@ -1078,7 +1080,7 @@ typedef enum
  * @inputs stay the caller's */
 static FrameResult
 attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
-    gint64 t0, GError **error)
+    gint64 t0, gint64 *t_done, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
@@ -1129,6 +1131,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       goto failed;
     }
 
+  /* the stage's own time: handing on may wait for downstream */
+  *t_done = g_get_monotonic_time ();
   if (flow == ACCEL_FLOW_EOS)
     res = FRAME_EOS;
   else if (flow == ACCEL_FLOW_OK && klass->render)
@@ -1299,7 +1303,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   GError *error = NULL;
-  gint64 t0 = g_get_monotonic_time ();
+  gint64 t0 = g_get_monotonic_time (), t_done = t0;
   guint64 sequence;
   FrameResult res;
 
@@ -1321,7 +1325,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
       return TRUE;
     }
 
-  res = attempt_frame (self, inputs, sequence, t0, &error);
+  res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
   if (res == FRAME_FAILED
       && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY))
     {
@@ -1329,7 +1333,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
       for (guint o = 0; o < priv->n_out; o++)
         accel_pool_trim (priv->pools[o]);
       g_clear_error (&error);
-      res = attempt_frame (self, inputs, sequence, t0, &error);
+      res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
     }
   for (guint i = 0; i < priv->n_in; i++)
     accel_buffer_unref (inputs[i]);
@@ -1337,7 +1341,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   switch (res)
     {
     case FRAME_DONE:
-      record_frame (priv, t0);
+      record_frame (priv, t0, t_done);
       if (priv->commit_log && priv->n_out == 0
           && !accel_commit_log_commit (priv->commit_log, sequence, &error))
         return handle_fault (self, error, sequence);

@@ -13,6 +13,7 @@
 #include <accel/accelsupervisor.h>
 #include <accel/accelstage.h>
 #include <accel/accelgraph.h>
+#include <accel/accelyaml.h>
 #include <accel/accelregistry.h>
 #include <accel/accelbuiltins.h>
 #include <accel/acceldebug.h>

@@ -1,0 +1,13 @@
+/* accel: graphs declared in YAML */
+#pragma once
+
+#include <accel/accelgraph.h>
+
+G_BEGIN_DECLS
+
+AccelGraph *accel_graph_new_from_yaml_file (
+    const char *path, const char *const *overrides, GError **error);
+AccelGraph *accel_graph_new_from_yaml_string (const char *yaml,
+    const char *origin, const char *const *overrides, GError **error);
+
+G_END_DECLS
