@@ -404,6 +404,31 @@ sort_stages (AccelGraph *graph, GPtrArray *order, GError **error)
   if (order->len < n)
     {
       GString *names = g_string_new (NULL);
+      gboolean trimmed = TRUE;
+      /* what is left are cycles and what hangs below them: peel off the
+       * stages that feed nothing left, so the message names the cycle */
+      while (trimmed)
+        {
+          trimmed = FALSE;
+          for (guint i = 0; i < n; i++)
+            {
+              gboolean feeds = FALSE;
+              if (indeg[i] == 0)
+                continue;
+              for (guint l = 0; l < graph->links->len && !feeds; l++)
+                {
+                  GraphLink *link = &g_array_index (graph->links, GraphLink, l);
+                  guint d;
+                  g_ptr_array_find (graph->stages, link->dst, &d);
+                  feeds = link->src == graph->stages->pdata[i] && indeg[d] > 0;
+                }
+              if (!feeds)
+                {
+                  indeg[i] = 0;
+                  trimmed = TRUE;
+                }
+            }
+        }
       for (guint i = 0; i < n; i++)
         if (indeg[i] > 0)
           g_string_append_printf (names, "%s'%s'", names->len ? ", " : "",

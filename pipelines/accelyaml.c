@@ -17,6 +17,7 @@ typedef struct
   yaml_mark_t links_mark;
   AccelStreamPolicy policy;
   GHashTable *defaults; /* property name -> yaml_node_t* */
+  guint n_overrides;    /* --set settings seen, to report them in order */
   yaml_mark_t defaults_mark;
 } Loader;
 
@@ -52,8 +53,10 @@ static void G_GNUC_PRINTF (3, 4)
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  g_ptr_array_add (l->errors, g_strdup_printf ("%s:%zu:%zu: %s", l->origin,
-                                  mark.line + 1, mark.column + 1, msg));
+  /* the mark first, for sorting: "line:column\tmessage" */
+  g_ptr_array_add (l->errors,
+      g_strdup_printf ("%08zu:%08zu\t%s:%zu:%zu: %s", mark.line, mark.column,
+          l->origin, mark.line + 1, mark.column + 1, msg));
 }
 
 static guint
@@ -625,14 +628,16 @@ apply_override (Loader *l, const char *text)
   if (!eq || !parts[0] || !parts[1])
     {
       g_ptr_array_add (l->errors,
-          g_strdup_printf ("--set %s: expected stage.param=value", text));
+          g_strdup_printf ("~%08u\t--set %s: expected stage.param=value",
+              l->n_overrides, text));
       return;
     }
   stage = accel_graph_get_stage (l->graph, parts[0]);
   if (!stage)
     {
-      g_ptr_array_add (l->errors,
-          g_strdup_printf ("--set %s: no stage named '%s'", text, parts[0]));
+      g_ptr_array_add (
+          l->errors, g_strdup_printf ("~%08u\t--set %s: no stage named '%s'",
+                         l->n_overrides, text, parts[0]));
       return;
     }
   /* marks mean nothing here: report through a bare prefix */
@@ -643,10 +648,16 @@ apply_override (Loader *l, const char *text)
       {
         gchar *msg = l->errors->pdata[before];
         const char *tail = strstr (msg, "--set ");
-        l->errors->pdata[before] = g_strdup (tail ? tail : msg);
+        l->errors->pdata[before] = g_strdup_printf ("~\t%s", tail ? tail : msg);
         g_free (msg);
       }
   }
+}
+
+static gint
+compare_errors (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
 }
 
 /**
@@ -743,7 +754,7 @@ accel_graph_new_from_yaml_string (const char *yaml, const char *origin,
     }
   wire_links (&l);
 
-  for (guint i = 0; overrides && overrides[i]; i++)
+  for (guint i = 0; overrides && overrides[i]; i++, l.n_overrides++)
     apply_override (&l, overrides[i]);
 
   if (l.errors->len == 0 && !accel_graph_prepare (l.graph, &prep_error))
@@ -759,10 +770,17 @@ done:
     result = g_steal_pointer (&l.graph);
   else
     {
-      g_autofree gchar *all = NULL;
-      g_ptr_array_add (l.errors, NULL);
-      all = g_strjoinv ("\n", (gchar **)l.errors->pdata);
-      g_set_error_literal (error, ACCEL_ERROR, code, all);
+      /* in the order of the file, then drop the sort keys */
+      g_autoptr (GString) all = g_string_new (NULL);
+      g_ptr_array_sort (l.errors, compare_errors);
+      for (guint i = 0; i < l.errors->len; i++)
+        {
+          const char *e = l.errors->pdata[i];
+          const char *tab = strchr (e, '\t');
+          g_string_append_printf (
+              all, "%s%s", i ? "\n" : "", tab ? tab + 1 : e);
+        }
+      g_set_error_literal (error, ACCEL_ERROR, code, all->str);
     }
   g_clear_object (&l.graph);
   g_ptr_array_unref (l.errors);
