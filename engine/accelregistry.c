@@ -3,6 +3,7 @@
 
 #include "accel-private.h"
 
+#include <dlfcn.h>
 #include <gmodule.h>
 
 struct _AccelRegistry
@@ -51,6 +52,31 @@ load_plugins_from (AccelRegistry *self, const char *dir)
     }
 }
 
+/* a library in a build tree (build/engine/) finds the plugins built beside
+ * it (build/plugins/<name>/), so programs run uninstalled just work */
+static void
+load_build_tree_plugins (AccelRegistry *self)
+{
+  Dl_info info;
+  g_autofree gchar *libdir = NULL, *plugins = NULL;
+  g_autoptr (GDir) d = NULL;
+  const char *entry;
+
+  if (!dladdr ((void *)load_build_tree_plugins, &info) || !info.dli_fname)
+    return;
+  libdir = g_path_get_dirname (info.dli_fname);
+  plugins = g_build_filename (libdir, "..", "plugins", NULL);
+  if (!g_str_has_suffix (libdir, G_DIR_SEPARATOR_S "engine")
+      || !(d = g_dir_open (plugins, 0, NULL)))
+    return;
+  while ((entry = g_dir_read_name (d)))
+    {
+      g_autofree gchar *dir = g_build_filename (plugins, entry, NULL);
+      if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+        load_plugins_from (self, dir);
+    }
+}
+
 static gpointer
 registry_init (gpointer data)
 {
@@ -66,7 +92,10 @@ registry_init (gpointer data)
           load_plugins_from (self, dirs[i]);
     }
   if (!g_getenv ("ACCEL_PLUGIN_PATH_ONLY"))
-    load_plugins_from (self, ACCEL_PLUGIN_DIR);
+    {
+      load_build_tree_plugins (self);
+      load_plugins_from (self, ACCEL_PLUGIN_DIR);
+    }
   return self;
 }
 
@@ -74,8 +103,10 @@ registry_init (gpointer data)
  * accel_registry_get_default:
  *
  * The registry holds the built-in stage kinds and those of the plugin
- * modules in the directories of `ACCEL_PLUGIN_PATH` (separated by ':') and
- * the installed plugin directory, loaded on first use.
+ * modules in the directories of `ACCEL_PLUGIN_PATH` (separated by ':'),
+ * then (unless `ACCEL_PLUGIN_PATH_ONLY` is set) those built beside an
+ * uninstalled library and those of the installed plugin directory, loaded on
+ * first use.
  *
  * Returns: (transfer none): the process's registry. MT safe.
  */

@@ -369,6 +369,7 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) args = g_strdupv (argv);
   gint n_args = argc;
+  int status;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
@@ -441,5 +442,9 @@ main (int argc, char **argv)
         }
       return supervise (argc, argv);
     }
-  return run_pipeline (args[1]);
+  status = run_pipeline (args[1]);
+  /* only a supervisor knows what the poisoned status means */
+  if (status == ACCEL_EXIT_POISONED && !accel_supervisor_is_worker ())
+    status = EXIT_RUNTIME;
+  return status;
 }

@@ -125,7 +125,7 @@ test_dot_frames_stats_set (void)
   g_assert_nonnull (strstr (json, "\"frames\": 5,"));
   g_assert_nonnull (strstr (json, "\"completed\": true"));
   g_assert_nonnull (
-      strstr (json, "{\"name\": \"check\", \"kind\": \"core.checksum-sink\", "
+      strstr (json, "{\"name\": \"check\", \"kind\": \"core.null-sink\", "
                     "\"processed\": 5,"));
   g_unlink (dot);
   g_unlink (stats);
