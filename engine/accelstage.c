@@ -390,7 +390,7 @@ accel_stage_finalize (GObject *object)
   g_clear_object (&priv->device);
   g_clear_error (&priv->start_error);
   g_free (priv->thread_name);
-  g_queue_clear (&priv->restart_times);
+  g_queue_clear_full (&priv->restart_times, g_free);
   g_clear_pointer (&priv->snapshot, g_bytes_unref);
   g_mutex_clear (&priv->stats_lock);
   G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);

@@ -362,6 +362,48 @@ test_crash_resume_exactly_once (void)
   g_clear_pointer (&crash_dir, g_free);
 }
 
+/* 100 000 buffers with recoverable faults at random frames: every frame is
+ * either delivered or counted as skipped, none twice, none lost */
+static void
+test_soak (void)
+{
+  const guint64 n = g_test_slow () ? 100000 : 20000;
+  const char *kinds[] = { "invalid-input", "library", "oom" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) seqs = NULL;
+  GRand *rand = g_rand_new_with_seed (7);
+  guint n_faults = 0;
+  Chain c;
+
+  chain_init (&c, "core.scale", (gint64)n);
+  g_object_set (c.src, "shape", "64", NULL);
+  g_object_set (c.work, "max-restarts", G_MAXUINT16, NULL);
+  for (guint64 s = 1; s < n; s += g_rand_int_range (rand, 1, 400))
+    {
+      g_autofree gchar *spec = g_strdup_printf ("work:%s:%" G_GUINT64_FORMAT,
+          kinds[g_rand_int_range (rand, 0, 3)], s);
+      g_assert_true (accel_fault_inject_parse (spec, &error));
+      n_faults++;
+    }
+  g_rand_free (rand);
+
+  g_assert_true (accel_graph_run (c.graph, &error));
+  g_assert_no_error (error);
+  seqs = accel_checksum_sink_get_sequences (ACCEL_CHECKSUM_SINK (c.sink));
+  for (guint i = 1; i < seqs->len; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i - 1), <,
+        g_array_index (seqs, guint64, i));
+  /* an out-of-memory fault is retried and loses nothing; the rest skip one */
+  g_assert_cmpuint (seqs->len + accel_stage_get_n_skipped (c.work), ==, n);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), <=, n_faults);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), >, 0);
+  g_test_message ("%u faults, %" G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT
+                  " restarts",
+      n_faults, accel_stage_get_n_skipped (c.work),
+      accel_stage_get_n_restarts (c.work));
+  chain_clear (&c);
+}
+
 /* worker processes of the supervisor tests run this instead of the tests */
 static int
 worker_main (void)
@@ -495,5 +537,6 @@ main (int argc, char **argv)
   g_test_add_func (
       "/supervisor/restarts-workers", test_supervisor_restarts_workers);
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
+  g_test_add_func ("/supervision/soak", test_soak);
   return g_test_run ();
 }
