@@ -58,6 +58,8 @@ void accel_stage_set_frame_limit (AccelStage *stage, gint64 limit);
 void accel_stage_send_eos (AccelStage *stage);
 void accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log);
 void accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence);
+void accel_stage_set_checkpoint (
+    AccelStage *stage, const char *base, const char *restore_from);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 
 G_END_DECLS
@@ -68,6 +70,16 @@ G_BEGIN_DECLS
 gboolean accel_fault_fire (AccelStage *stage, AccelStream *stream,
     guint64 sequence, gint64 hang_us, GError **error);
 void accel_fault_init_from_env (void);
+
+/* checkpoint.c */
+gboolean accel_checkpoint_write (
+    const char *path, guint64 sequence, GBytes *state, GError **error);
+GBytes *accel_checkpoint_read (
+    const char *path, guint64 *sequence, GError **error);
+gboolean accel_checkpoint_save (
+    const char *base, guint64 sequence, GBytes *state, GError **error);
+gchar *accel_checkpoint_find (
+    const char *base, guint64 before, guint64 *sequence);
 
 /* event.c */
 typedef struct _AccelEvent AccelEvent;

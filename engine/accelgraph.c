@@ -892,6 +892,28 @@ open_commit_logs (AccelGraph *graph, GError **error)
       resume = MIN (resume, accel_commit_log_first_uncommitted (log));
       accel_stage_set_commit_log (stage, log);
     }
+  /* a stateful stage starts from its newest checkpoint before the first
+   * uncommitted frame (or from scratch); frames after it run again and the
+   * sinks skip what they committed */
+  {
+    guint64 committed = resume;
+    for (guint i = 0; i < graph->order->len; i++)
+      {
+        AccelStage *stage = graph->order->pdata[i];
+        g_autofree gchar *file = NULL, *base = NULL, *from = NULL;
+        guint64 seq = 0;
+
+        if (!ACCEL_STAGE_GET_CLASS (stage)->snapshot)
+          continue;
+        file = g_strdup_printf ("%s.checkpoint", accel_stage_get_name (stage));
+        base = g_build_filename (graph->state_dir, file, NULL);
+        from = committed == G_MAXUINT64
+                   ? NULL
+                   : accel_checkpoint_find (base, committed, &seq);
+        accel_stage_set_checkpoint (stage, base, from);
+        resume = MIN (resume, from ? seq + 1 : 0);
+      }
+  }
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];

@@ -77,6 +77,8 @@ typedef struct
   GQueue restart_times; /* monotonic µs of recent restarts */
   GBytes *snapshot;
   AccelCommitLog *commit_log; /* sinks, when the graph keeps state */
+  gchar *checkpoint;          /* stateful stages, when the graph keeps state */
+  gchar *restore_from;        /* the checkpoint to start from, or NULL */
   guint64 start_sequence;     /* sources: where to (re)start */
   guint64 n_restarts;
   guint64 n_skipped;
@@ -392,6 +394,8 @@ accel_stage_finalize (GObject *object)
   g_free (priv->thread_name);
   g_queue_clear_full (&priv->restart_times, g_free);
   g_clear_pointer (&priv->snapshot, g_bytes_unref);
+  g_free (priv->checkpoint);
+  g_free (priv->restore_from);
   g_mutex_clear (&priv->stats_lock);
   G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);
 }
@@ -1350,6 +1354,10 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
         {
           g_clear_pointer (&priv->snapshot, g_bytes_unref);
           priv->snapshot = klass->snapshot (self);
+          if (priv->checkpoint && priv->snapshot
+              && !accel_checkpoint_save (
+                  priv->checkpoint, sequence, priv->snapshot, &error))
+            return handle_fault (self, error, sequence);
         }
       return TRUE;
     case FRAME_PENDING:
@@ -1512,6 +1520,23 @@ start_on_thread (AccelStage *self, GError **error)
   if (klass->start && !klass->start (self, error))
     return FALSE;
   priv->started = TRUE;
+  if (priv->restore_from && klass->restore)
+    {
+      /* a new worker takes the state the last one saved */
+      guint64 seq;
+      g_autoptr (GError) read_error = NULL;
+      g_autoptr (GBytes) state
+          = accel_checkpoint_read (priv->restore_from, &seq, &read_error);
+      if (read_error)
+        {
+          g_propagate_error (error, g_steal_pointer (&read_error));
+          return FALSE;
+        }
+      if (state && !klass->restore (self, state, error))
+        return FALSE;
+      if (state)
+        priv->snapshot = g_bytes_ref (state);
+    }
   return TRUE;
 }
 
@@ -1785,4 +1810,18 @@ accel_stage_get_commit_log (AccelStage *stage)
   AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
 
   return priv->commit_log;
+}
+
+/* stateful stages: where their snapshots go on disk (@base.<sequence>), and
+ * the one to start from, or NULL */
+void
+accel_stage_set_checkpoint (
+    AccelStage *stage, const char *base, const char *restore_from)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_free (priv->checkpoint);
+  g_free (priv->restore_from);
+  priv->checkpoint = g_strdup (base);
+  priv->restore_from = g_strdup (restore_from);
 }

@@ -1,6 +1,9 @@
 /* stage kinds that exist only in the tests */
 #include "test-stages.h"
 
+#include <cuda_runtime_api.h>
+#include <string.h>
+
 /* test.image-sink: accepts RGBA8 images only */
 struct _TestImageSink
 {
@@ -173,6 +176,83 @@ test_failer_init (TestFailer *self)
 {
 }
 
+/* test.counter: stateful; copies its input and writes the number of frames
+ * it has seen (mod 256) into the first byte, so its output depends on its
+ * state and a restart without that state shows */
+struct _TestCounter
+{
+  AccelStage parent;
+  guint64 count;
+};
+G_DEFINE_FINAL_TYPE (TestCounter, test_counter, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+counter_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  TestCounter *self = TEST_COUNTER (stage);
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  guint8 mark = (guint8)(self->count++ & 0xff);
+
+  if (accel_stage_is_host (stage))
+    {
+      memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
+          accel_buffer_get_size (in));
+      *(guint8 *)accel_buffer_get_data (out) = mark;
+      return ACCEL_FLOW_OK;
+    }
+  if (!accel_cuda_check (
+          cudaMemcpyAsync (accel_buffer_get_data (out),
+              accel_buffer_get_data (in), accel_buffer_get_size (in),
+              cudaMemcpyDefault, accel_stream_get_handle (frame->stream)),
+          error)
+      || !accel_cuda_check (cudaMemsetAsync (accel_buffer_get_data (out), mark,
+                                1, accel_stream_get_handle (frame->stream)),
+          error))
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
+static GBytes *
+counter_snapshot (AccelStage *stage)
+{
+  return g_bytes_new (&TEST_COUNTER (stage)->count, sizeof (guint64));
+}
+
+static gboolean
+counter_restore (AccelStage *stage, GBytes *state, GError **error)
+{
+  gsize len;
+  const guint64 *count = g_bytes_get_data (state, &len);
+
+  if (len != sizeof (guint64))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "bad state");
+      return FALSE;
+    }
+  TEST_COUNTER (stage)->count = *count;
+  return TRUE;
+}
+
+static void
+test_counter_class_init (TestCounterClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  sc->process = counter_process;
+  sc->snapshot = counter_snapshot;
+  sc->restore = counter_restore;
+  accel_stage_class_set_metadata (sc, "test.counter", "Counts frames");
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &any, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &any, NULL);
+}
+
+static void
+test_counter_init (TestCounter *self)
+{
+}
+
 void
 test_stages_register (void)
 {
@@ -182,4 +262,5 @@ test_stages_register (void)
   accel_registry_register (registry, TEST_TYPE_PAIR_SINK);
   accel_registry_register (registry, TEST_TYPE_SLOW_SINK);
   accel_registry_register (registry, TEST_TYPE_FAILER);
+  accel_registry_register (registry, TEST_TYPE_COUNTER);
 }

@@ -17,6 +17,9 @@ G_DECLARE_FINAL_TYPE (TestSlowSink, test_slow_sink, TEST, SLOW_SINK, AccelStage)
 #define TEST_TYPE_FAILER (test_failer_get_type ())
 G_DECLARE_FINAL_TYPE (TestFailer, test_failer, TEST, FAILER, AccelStage)
 
+#define TEST_TYPE_COUNTER (test_counter_get_type ())
+G_DECLARE_FINAL_TYPE (TestCounter, test_counter, TEST, COUNTER, AccelStage)
+
 void test_stages_register (void);
 
 /* pairs of (sequence on input 0, sequence on input 1) a pair sink saw */

@@ -416,11 +416,18 @@ worker_main (void)
 
   if (g_getenv ("ACCEL_TEST_WORKER_FAILS"))
     return atoi (g_getenv ("ACCEL_TEST_WORKER_FAILS"));
+  test_stages_register ();
   src = accel_stage_new ("core.test-source", "src", NULL);
-  scale = accel_stage_new ("core.scale", "scale", NULL);
+  /* a stateful stage in place of the scale: its checkpoint must come back */
+  scale = accel_stage_new (
+      g_getenv ("ACCEL_TEST_STATEFUL") ? "test.counter" : "core.scale", "scale",
+      NULL);
+  if (g_getenv ("ACCEL_TEST_STATEFUL"))
+    g_object_set (scale, "snapshot-interval", 10, NULL);
   sink = accel_stage_new ("core.checksum-sink", "sink", NULL);
   g_object_set (src, "num-buffers", (gint64)60, "shape", "512", NULL);
-  g_object_set (scale, "scale", 2.0f, NULL);
+  if (!g_getenv ("ACCEL_TEST_STATEFUL"))
+    g_object_set (scale, "scale", 2.0f, NULL);
   g_object_set (sink, "location", out, NULL);
   accel_graph_add (g, src, NULL);
   accel_graph_add (g, scale, NULL);
@@ -432,6 +439,15 @@ worker_main (void)
   accel_graph_link (g, "scale", "sink", NULL);
   accel_graph_set_state_dir (g, dir, 0);
   accel_graph_run (g, &error);
+  {
+    /* how far back this worker started: the tests read it */
+    g_autofree gchar *name
+        = g_strdup_printf ("produced.%u", accel_supervisor_get_generation ());
+    g_autofree gchar *path = g_build_filename (dir, name, NULL);
+    g_autofree gchar *text = g_strdup_printf (
+        "%" G_GUINT64_FORMAT, accel_stage_get_n_processed (src));
+    g_file_set_contents (path, text, -1, NULL);
+  }
   if (error)
     g_printerr (
         "worker %u: %s\n", accel_supervisor_get_generation (), error->message);
@@ -489,6 +505,39 @@ test_supervisor_restarts_workers (void)
   remove_dir (clean_dir);
 }
 
+/* a stateful stage: a new worker restores its checkpoint, replays the frames
+ * after it (the sink skips those it committed) and the output equals a run
+ * without faults; without the checkpoint it would not */
+static void
+test_supervisor_restores_checkpoints (void)
+{
+  g_autofree gchar *clean_dir = g_dir_make_tmp ("accel-clean-XXXXXX", NULL);
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-ckpt-XXXXXX", NULL);
+  g_autofree gchar *expected = NULL, *got = NULL, *ckpt = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_setenv ("ACCEL_TEST_STATEFUL", "1", TRUE);
+  g_assert_true (supervise (clean_dir, NULL, 0, &error));
+  expected = read_output (clean_dir);
+  g_assert_true (supervise (dir, "sink:crash:37,src:crash:52:2", 3, &error));
+  g_assert_no_error (error);
+  g_unsetenv ("ACCEL_TEST_STATEFUL");
+  got = read_output (dir);
+  g_assert_cmpstr (got, ==, expected);
+  ckpt = g_build_filename (dir, "scale.checkpoint.50", NULL);
+  g_assert_true (g_file_test (ckpt, G_FILE_TEST_EXISTS));
+  {
+    /* the last worker started from a checkpoint, not from frame 0 */
+    g_autofree gchar *p = g_build_filename (dir, "produced.3", NULL);
+    g_autofree gchar *text = NULL;
+    g_assert_true (g_file_get_contents (p, &text, NULL, NULL));
+    g_assert_cmpuint (g_ascii_strtoull (text, NULL, 10), <, 60 - 40);
+    g_assert_cmpuint (g_ascii_strtoull (text, NULL, 10), >, 0);
+  }
+  remove_dir (dir);
+  remove_dir (clean_dir);
+}
+
 static void
 test_supervisor_gives_up (void)
 {
@@ -537,6 +586,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/supervisor/restarts-workers", test_supervisor_restarts_workers);
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
+  g_test_add_func (
+      "/supervisor/restores-checkpoints", test_supervisor_restores_checkpoints);
   g_test_add_func ("/supervision/soak", test_soak);
   return g_test_run ();
 }

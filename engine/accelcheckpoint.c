@@ -1,0 +1,150 @@
+/* accel: checkpoints of stateful stages on disk, so a new worker restores
+ * the state a killed one had reached instead of replaying from the start.
+ * A stage runs ahead of the sinks' commits, so several are kept
+ * ("<stage>.checkpoint.<sequence>"): a restart takes the newest one before
+ * the first uncommitted frame */
+#define G_LOG_DOMAIN "accel-checkpoint"
+
+#include "accel-private.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define MAGIC "ACCELCK1"
+
+/* header: magic, the last sequence number the state includes, its size */
+typedef struct
+{
+  char magic[8];
+  guint64 sequence;
+  guint64 size;
+} Header;
+
+/* written to a temporary file and renamed over the old one: a reader sees
+ * the previous checkpoint or this one, never half of one */
+gboolean
+accel_checkpoint_write (
+    const char *path, guint64 sequence, GBytes *state, GError **error)
+{
+  gsize size;
+  const guint8 *data = g_bytes_get_data (state, &size);
+  g_autofree guint8 *buf = g_malloc (sizeof (Header) + size);
+  Header h = { { 0 }, sequence, size };
+
+  memcpy (h.magic, MAGIC, sizeof (h.magic));
+  memcpy (buf, &h, sizeof (h));
+  if (size)
+    memcpy (buf + sizeof (h), data, size);
+  return g_file_set_contents_full (path, (const gchar *)buf,
+      (gssize)(sizeof (h) + size), G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+/* Returns: the state, with @sequence set, or NULL (no file: not an error) */
+GBytes *
+accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
+{
+  g_autofree gchar *data = NULL;
+  gsize len;
+  Header h;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return NULL;
+  if (!g_file_get_contents (path, &data, &len, error))
+    return NULL;
+  if (len < sizeof (h))
+    goto invalid;
+  memcpy (&h, data, sizeof (h));
+  if (memcmp (h.magic, MAGIC, sizeof (h.magic)) != 0
+      || h.size != len - sizeof (h))
+    goto invalid;
+  *sequence = h.sequence;
+  return g_bytes_new (data + sizeof (h), h.size);
+
+  /* ERRORS */
+invalid:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "checkpoint %s is damaged; remove it to start the stage's state over",
+        path);
+    return NULL;
+  }
+}
+
+/* how many checkpoints of a stage are kept */
+#define KEEP 8
+
+static gboolean
+parse_name (const char *name, const char *prefix, guint64 *sequence)
+{
+  gsize n = strlen (prefix);
+
+  return strncmp (name, prefix, n) == 0 && name[n] == '.'
+         && g_ascii_string_to_unsigned (
+             name + n + 1, 10, 0, G_MAXUINT64, sequence, NULL);
+}
+
+static gint
+cmp_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* the sequence numbers of @base's checkpoints ("dir/stage.checkpoint"), in
+ * increasing order */
+static GArray *
+list (const char *base)
+{
+  g_autofree gchar *dir = g_path_get_dirname (base);
+  g_autofree gchar *prefix = g_path_get_basename (base);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  GArray *seqs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  const char *name;
+  guint64 seq;
+
+  while (d && (name = g_dir_read_name (d)))
+    if (parse_name (name, prefix, &seq))
+      g_array_append_val (seqs, seq);
+  g_array_sort (seqs, cmp_u64);
+  return seqs;
+}
+
+/* writes the checkpoint of @sequence and drops all but the newest few */
+gboolean
+accel_checkpoint_save (
+    const char *base, guint64 sequence, GBytes *state, GError **error)
+{
+  g_autofree gchar *path
+      = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, base, sequence);
+  g_autoptr (GArray) seqs = NULL;
+
+  if (!accel_checkpoint_write (path, sequence, state, error))
+    return FALSE;
+  seqs = list (base);
+  for (guint i = 0; i + KEEP < seqs->len; i++)
+    {
+      g_autofree gchar *old = g_strdup_printf (
+          "%s.%" G_GUINT64_FORMAT, base, g_array_index (seqs, guint64, i));
+      g_unlink (old);
+    }
+  return TRUE;
+}
+
+/* the newest checkpoint of @base before @before, or NULL (start over) */
+gchar *
+accel_checkpoint_find (const char *base, guint64 before, guint64 *sequence)
+{
+  g_autoptr (GArray) seqs = list (base);
+
+  for (guint i = seqs->len; i > 0; i--)
+    {
+      guint64 seq = g_array_index (seqs, guint64, i - 1);
+      if (seq < before)
+        {
+          *sequence = seq;
+          return g_strdup_printf ("%s.%" G_GUINT64_FORMAT, base, seq);
+        }
+    }
+  return NULL;
+}
