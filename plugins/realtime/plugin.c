@@ -5,6 +5,7 @@
 
 #include "accelboxblur.h"
 #include "accelconvert.h"
+#include "accelfluid.h"
 #include "accelgaussianblur.h"
 #include "accelmedian.h"
 #include "accelresize.h"
@@ -37,5 +38,6 @@ accel_plugin_register (AccelRegistry *registry, GError **error)
   accel_registry_register (registry, ACCEL_TYPE_THRESHOLD);
   accel_registry_register (registry, ACCEL_TYPE_RESIZE);
   accel_registry_register (registry, ACCEL_TYPE_CONVERT);
+  accel_registry_register (registry, ACCEL_TYPE_FLUID);
   return TRUE;
 }

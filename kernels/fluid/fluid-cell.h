@@ -1,0 +1,135 @@
+/* per-cell arithmetic of the fluid solver, shared by the kernels and the
+ * host reference */
+#pragma once
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define FLUID_FN __host__ __device__ static inline
+#else
+#define FLUID_FN static inline
+#endif
+
+FLUID_FN int
+fluid_clampi (int v, int lo, int hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+FLUID_FN float
+fluid_at (const float *f, int n, int x, int y)
+{
+  return f[fluid_clampi (y, 0, n - 1) * n + fluid_clampi (x, 0, n - 1)];
+}
+
+/* bilinear sample at (x, y) in cells, clamped to the grid */
+FLUID_FN float
+fluid_sample (const float *f, int n, float x, float y)
+{
+  float fx, fy, a, b;
+  int x0, y0;
+
+  x = fminf (fmaxf (x, 0.0f), (float)(n - 1));
+  y = fminf (fmaxf (y, 0.0f), (float)(n - 1));
+  x0 = (int)x;
+  y0 = (int)y;
+  fx = x - (float)x0;
+  fy = y - (float)y0;
+  a = fmaf (fx, fluid_at (f, n, x0 + 1, y0) - fluid_at (f, n, x0, y0),
+      fluid_at (f, n, x0, y0));
+  b = fmaf (fx, fluid_at (f, n, x0 + 1, y0 + 1) - fluid_at (f, n, x0, y0 + 1),
+      fluid_at (f, n, x0, y0 + 1));
+  return fmaf (fy, b - a, a);
+}
+
+/* semi-Lagrangian advection of @src by (u, v) */
+FLUID_FN float
+fluid_advect_cell (const float *src, const float *u, const float *v, int n,
+    float dt, int x, int y)
+{
+  int i = y * n + x;
+  float px = (float)x - dt * u[i];
+  float py = (float)y - dt * v[i];
+
+  return fluid_sample (src, n, px, py);
+}
+
+/* one Jacobi iteration of (1 + 4a) x - a (neighbours) = b */
+FLUID_FN float
+fluid_jacobi_cell (
+    const float *x, const float *b, int n, float a, int cx, int cy)
+{
+  float s = fluid_at (x, n, cx - 1, cy) + fluid_at (x, n, cx + 1, cy);
+  s = s + fluid_at (x, n, cx, cy - 1);
+  s = s + fluid_at (x, n, cx, cy + 1);
+  return fmaf (a, s, b[cy * n + cx]) / fmaf (4.0f, a, 1.0f);
+}
+
+/* one Jacobi iteration of the pressure equation, in the operators the
+ * projection uses: the divergence of the central-difference gradient is the
+ * Laplacian over neighbours two cells away, 0.25 (sum - 4 p) = div */
+FLUID_FN float
+fluid_pressure_cell (const float *p, const float *div, int n, int x, int y)
+{
+  float s = fluid_at (p, n, x - 2, y) + fluid_at (p, n, x + 2, y);
+  s = s + fluid_at (p, n, x, y - 2);
+  s = s + fluid_at (p, n, x, y + 2);
+  return fmaf (-4.0f, div[y * n + x], s) * 0.25f;
+}
+
+FLUID_FN float
+fluid_divergence_cell (const float *u, const float *v, int n, int x, int y)
+{
+  float du = fluid_at (u, n, x + 1, y) - fluid_at (u, n, x - 1, y);
+  float dv = fluid_at (v, n, x, y + 1) - fluid_at (v, n, x, y - 1);
+  return 0.5f * (du + dv);
+}
+
+FLUID_FN float
+fluid_curl_cell (const float *u, const float *v, int n, int x, int y)
+{
+  float dvdx = fluid_at (v, n, x + 1, y) - fluid_at (v, n, x - 1, y);
+  float dudy = fluid_at (u, n, x, y + 1) - fluid_at (u, n, x, y - 1);
+  return 0.5f * (dvdx - dudy);
+}
+
+/* confinement force towards stronger vorticity, scaled by @eps * dt */
+FLUID_FN void
+fluid_vorticity_force (const float *curl, int n, float eps, float dt, int x,
+    int y, float *fx, float *fy)
+{
+  float gx = 0.5f
+             * (fabsf (fluid_at (curl, n, x + 1, y))
+                 - fabsf (fluid_at (curl, n, x - 1, y)));
+  float gy = 0.5f
+             * (fabsf (fluid_at (curl, n, x, y + 1))
+                 - fabsf (fluid_at (curl, n, x, y - 1)));
+  float len = sqrtf (fmaf (gx, gx, gy * gy)) + 1e-5f;
+  float w = curl[y * n + x];
+
+  *fx = eps * dt * (gy / len) * w;
+  *fy = -eps * dt * (gx / len) * w;
+}
+
+/* weight of the injection at cell (x, y): a Gaussian of the radius */
+FLUID_FN float
+fluid_splat_weight (float cx, float cy, float r, int x, int y)
+{
+  float dx = (float)x - cx, dy = (float)y - cy;
+  float d2 = fmaf (dx, dx, dy * dy);
+  return d2 > 9.0f * r * r ? 0.0f : 1.0f - d2 / (9.0f * r * r);
+}
+
+/* the colour of an amount of dye: black, blue, cyan, white */
+FLUID_FN void
+fluid_colour (float d, unsigned char *rgba)
+{
+  float t = fminf (fmaxf (d, 0.0f), 1.0f);
+  float r = fminf (fmaxf (fmaf (3.0f, t, -2.0f), 0.0f), 1.0f);
+  float g = fminf (fmaxf (fmaf (3.0f, t, -1.0f), 0.0f), 1.0f);
+  float b = fminf (fmaxf (3.0f * t, 0.0f), 1.0f);
+  rgba[0] = (unsigned char)(fmaf (r, 255.0f, 0.5f));
+  rgba[1] = (unsigned char)(fmaf (g, 255.0f, 0.5f));
+  rgba[2] = (unsigned char)(fmaf (b, 255.0f, 0.5f));
+  rgba[3] = 255;
+}

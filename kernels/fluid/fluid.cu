@@ -1,0 +1,151 @@
+// 2D stable fluids on the GPU: one kernel per pass over the grid
+#include <cuda_runtime.h>
+
+#include "fluid-cell.h"
+#include "fluid.h"
+
+#define FOR_CELL                                                               \
+  int x = blockIdx.x * blockDim.x + threadIdx.x;                               \
+  int y = blockIdx.y * blockDim.y + threadIdx.y;                               \
+  if (x >= n || y >= n)                                                        \
+    return;                                                                    \
+  int i = y * n + x;
+
+__global__ static void
+k_inject (float *u, float *v, float *dye, int n, AccelFluidParams p)
+{
+  FOR_CELL
+  float w = fluid_splat_weight (p.inject_x, p.inject_y, p.inject_radius, x, y);
+  u[i] = fmaf (w, p.force_x, u[i]);
+  v[i] = fmaf (w, p.force_y, v[i]);
+  dye[i] = fmaf (w, p.dye_amount, dye[i]);
+}
+
+__global__ static void
+k_curl (const float *u, const float *v, float *curl, int n)
+{
+  FOR_CELL
+  curl[i] = fluid_curl_cell (u, v, n, x, y);
+}
+
+__global__ static void
+k_vorticity (float *u, float *v, const float *curl, int n, float eps, float dt)
+{
+  FOR_CELL
+  float fx, fy;
+  fluid_vorticity_force (curl, n, eps, dt, x, y, &fx, &fy);
+  u[i] = u[i] + fx;
+  v[i] = v[i] + fy;
+}
+
+__global__ static void
+k_advect2 (
+    const float *u, const float *v, float *du, float *dv, int n, float dt)
+{
+  FOR_CELL
+  du[i] = fluid_advect_cell (u, u, v, n, dt, x, y);
+  dv[i] = fluid_advect_cell (v, u, v, n, dt, x, y);
+}
+
+__global__ static void
+k_jacobi2 (const float *xu, const float *xv, const float *bu, const float *bv,
+    float *du, float *dv, int n, float a)
+{
+  FOR_CELL
+  du[i] = fluid_jacobi_cell (xu, bu, n, a, x, y);
+  dv[i] = fluid_jacobi_cell (xv, bv, n, a, x, y);
+}
+
+__global__ static void
+k_divergence (const float *u, const float *v, float *div, int n)
+{
+  FOR_CELL
+  div[i] = fluid_divergence_cell (u, v, n, x, y);
+}
+
+__global__ static void
+k_pressure (const float *src, const float *div, float *dst, int n)
+{
+  FOR_CELL
+  dst[i] = fluid_pressure_cell (src, div, n, x, y);
+}
+
+__global__ static void
+k_project (const float *wu, const float *wv, const float *pr, float *u,
+    float *v, int n)
+{
+  FOR_CELL
+  float gx = 0.5f * (fluid_at (pr, n, x + 1, y) - fluid_at (pr, n, x - 1, y));
+  float gy = 0.5f * (fluid_at (pr, n, x, y + 1) - fluid_at (pr, n, x, y - 1));
+  u[i] = (x == 0 || x == n - 1) ? 0.0f : wu[i] - gx;
+  v[i] = (y == 0 || y == n - 1) ? 0.0f : wv[i] - gy;
+}
+
+__global__ static void
+k_advect_dye (const float *dye, const float *u, const float *v, float *out,
+    int n, float dt, float decay)
+{
+  FOR_CELL
+  out[i] = fluid_advect_cell (dye, u, v, n, dt, x, y) * decay;
+}
+
+__global__ static void
+k_render (const float *dye, uint8_t *rgba, size_t pitch, int n)
+{
+  FOR_CELL
+  fluid_colour (dye[i], rgba + (size_t)y * pitch + (size_t)x * 4);
+}
+
+static dim3
+grid_for (int n)
+{
+  return dim3 ((n + 15) / 16, (n + 15) / 16);
+}
+
+extern "C" int
+accel_fluid_step (
+    void *stream, const AccelFluidParams *p, const AccelFluidFields *f)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  dim3 g = grid_for (p->n), b (16, 16);
+  int n = p->n;
+  const float *wu = f->u0, *wv = f->v0;
+  float a = p->viscosity * p->dt;
+  int iters = (p->pressure_iters + 1) & ~1; /* even: ends in p */
+
+  if (p->inject_radius > 0.0f)
+    k_inject<<<g, b, 0, s>>> (f->u, f->v, f->dye, n, *p);
+  if (p->vorticity > 0.0f)
+    {
+      k_curl<<<g, b, 0, s>>> (f->u, f->v, f->curl, n);
+      k_vorticity<<<g, b, 0, s>>> (f->u, f->v, f->curl, n, p->vorticity, p->dt);
+    }
+  k_advect2<<<g, b, 0, s>>> (f->u, f->v, f->u0, f->v0, n, p->dt);
+  if (p->viscosity > 0.0f)
+    for (int k = 0; k < p->diffuse_iters; k++)
+      {
+        float *du = k % 2 == 0 ? f->u1 : f->u, *dv = k % 2 == 0 ? f->v1 : f->v;
+        k_jacobi2<<<g, b, 0, s>>> (wu, wv, f->u0, f->v0, du, dv, n, a);
+        wu = du;
+        wv = dv;
+      }
+  k_divergence<<<g, b, 0, s>>> (wu, wv, f->div, n);
+  for (int k = 0; k < iters; k++)
+    k_pressure<<<g, b, 0, s>>> (
+        k % 2 ? f->p0 : f->p, f->div, k % 2 ? f->p : f->p0, n);
+  k_project<<<g, b, 0, s>>> (wu, wv, f->p, f->u, f->v, n);
+  k_advect_dye<<<g, b, 0, s>>> (
+      f->dye, f->u, f->v, f->dye0, n, p->dt, p->dye_decay);
+  cudaMemcpyAsync (f->dye, f->dye0, (size_t)n * n * sizeof (float),
+      cudaMemcpyDeviceToDevice, s);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+accel_fluid_render (void *stream, const AccelFluidParams *p,
+    const AccelFluidFields *f, uint8_t *rgba, size_t pitch)
+{
+  k_render<<<grid_for (p->n), dim3 (16, 16), 0, (cudaStream_t)stream>>> (
+      f->dye, rgba, pitch, p->n);
+  return cudaGetLastError ();
+}

@@ -1,0 +1,85 @@
+/* fluid steps per second at 512^2, 1024^2 and 2048^2, 40 pressure
+ * iterations, against the GPU's copy bandwidth measured in the same run */
+#include <cuda_runtime_api.h>
+
+#include "accel-test.h"
+#include "fluid/fluid.h"
+
+static float
+time_ms (
+    cudaStream_t s, int reps, void (*fn) (cudaStream_t, void *), void *data)
+{
+  cudaEvent_t a, b;
+  float ms;
+
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  fn (s, data);
+  cudaEventRecord (a, s);
+  for (int i = 0; i < reps; i++)
+    fn (s, data);
+  cudaEventRecord (b, s);
+  cudaEventSynchronize (b);
+  cudaEventElapsedTime (&ms, a, b);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return ms / reps;
+}
+
+typedef struct
+{
+  AccelFluidParams p;
+  AccelFluidFields f;
+  void *src, *dst;
+  size_t bytes;
+} Case;
+
+static void
+step (cudaStream_t s, void *data)
+{
+  Case *c = data;
+  accel_fluid_step (s, &c->p, &c->f);
+}
+
+static void
+copy (cudaStream_t s, void *data)
+{
+  Case *c = data;
+  cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s);
+}
+
+int
+main (int argc, char **argv)
+{
+  int sizes[] = { 512, 1024, 2048 };
+  cudaStream_t s;
+
+  accel_test_require_gpu ();
+  cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+  g_print ("%6s %10s %12s %14s\n", "grid", "steps/s", "ms/step", "copy-equiv");
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      int n = sizes[i];
+      AccelFluidParams p = { n, 1.0f, 0.0f, 0.3f, 40, 20, 0.995f, n / 2.0f,
+        n * 0.8f, n / 32.0f, 0.0f, -0.5f, 0.1f };
+      Case c = { p };
+      void *block;
+      float ms, copy_ms;
+
+      cudaMalloc (&block, accel_fluid_state_size (n));
+      cudaMemset (block, 0, accel_fluid_state_size (n));
+      accel_fluid_fields_init (&c.f, block, n);
+      ms = time_ms (s, 20, step, &c);
+      /* one step moves at least ~60 field passes of n^2 floats */
+      c.bytes = (size_t)n * n * sizeof (float) * 30;
+      cudaMalloc (&c.src, c.bytes);
+      cudaMalloc (&c.dst, c.bytes);
+      copy_ms = time_ms (s, 20, copy, &c);
+      g_print ("%4d^2 %10.1f %12.3f %13.0f%%\n", n, 1000.0f / ms, ms,
+          100.0f * copy_ms / ms);
+      cudaFree (c.src);
+      cudaFree (c.dst);
+      cudaFree (block);
+    }
+  return 0;
+}
