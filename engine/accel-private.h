@@ -10,6 +10,7 @@ G_BEGIN_DECLS
 AccelStage *accel_stage_get_current (void);
 
 gboolean accel_debug_has (AccelDebugFlags flag);
+guint accel_edit_distance (const char *a, const char *b);
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);

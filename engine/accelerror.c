@@ -3,6 +3,8 @@
 
 #include "accel-private.h"
 
+#include <string.h>
+
 G_DEFINE_QUARK (accel - error - quark, accel_error)
 
 /**
@@ -78,4 +80,28 @@ accel_cuda_check_full (
       cudaGetErrorString ((cudaError_t)status),
       cudaGetErrorName ((cudaError_t)status), file, line);
   return FALSE;
+}
+
+/* Levenshtein distance, for "did you mean" suggestions */
+guint
+accel_edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint)j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint)i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          row[j] = MIN (
+              MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
 }

@@ -192,29 +192,6 @@ accel_registry_list_kinds (AccelRegistry *registry)
   return names;
 }
 
-static guint
-edit_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint)i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 /**
  * accel_registry_suggest:
  * @registry: a registry
@@ -237,7 +214,7 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
       {
         const char *name = all->pdata[i];
         const char *ntail = strchr (name, '.');
-        guint dist = edit_distance (kind_name, name);
+        guint dist = accel_edit_distance (kind_name, name);
         if (tail && ntail && g_str_equal (tail, ntail))
           dist = MIN (dist, 1);
         if (dist == d)

@@ -305,7 +305,8 @@ run_pipeline (const char *path)
   accel_graph_stop (graph);
   g_thread_join (waiter);
   g_source_remove (tick);
-  if (!run.interrupted || g_main_context_find_source_by_id (NULL, sig))
+  /* a second Ctrl-C removed it already */
+  if (g_main_context_find_source_by_id (NULL, sig))
     g_source_remove (sig);
 
   if (!opt_quiet)

@@ -3,7 +3,8 @@
  * is none */
 #define G_LOG_DOMAIN "accel-yaml"
 
-#include <accel/accel.h>
+#include "accel-private.h"
+
 #include <yaml.h>
 
 typedef struct
@@ -59,29 +60,6 @@ static void G_GNUC_PRINTF (3, 4)
           l->origin, mark.line + 1, mark.column + 1, msg));
 }
 
-static guint
-distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint)i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          row[j] = MIN (
-              MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
 /* " (did you mean 'x'?)" for the nearest of @names, or "" */
 static gchar *
 did_you_mean (const char *word, const char *const *names, guint n)
@@ -91,7 +69,7 @@ did_you_mean (const char *word, const char *const *names, guint n)
 
   for (guint i = 0; i < n && names[i]; i++)
     {
-      guint d = distance (word, names[i]);
+      guint d = accel_edit_distance (word, names[i]);
       if (d < best_d)
         {
           best_d = d;
