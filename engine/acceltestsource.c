@@ -31,35 +31,6 @@ enum
 };
 
 static gboolean
-parse_shape (const char *text, AccelType *type, GError **error)
-{
-  g_auto (GStrv) parts = g_strsplit (text, "x", -1);
-  guint n = g_strv_length (parts);
-
-  if (n == 0 || n > ACCEL_TYPE_MAX_DIMS)
-    goto invalid;
-  type->n_dims = (gint)n;
-  for (guint i = 0; i < n; i++)
-    {
-      guint64 v;
-      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
-        goto invalid;
-      type->dims[i] = (gint64)v;
-    }
-  return TRUE;
-
-  /* ERRORS */
-invalid:
-  {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "shape '%s' is not a list of 1 to %d positive sizes such as "
-        "'1024' or '480x640'",
-        text, ACCEL_TYPE_MAX_DIMS);
-    return FALSE;
-  }
-}
-
-static gboolean
 accel_test_source_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
 {
@@ -92,7 +63,7 @@ accel_test_source_negotiate (AccelStage *stage, const AccelType *in_types,
       return FALSE;
     }
   accel_type_init_tensor (&out_types[0], dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
-  return parse_shape (self->shape, &out_types[0], error);
+  return accel_type_parse_dims (&out_types[0], self->shape, error);
 }
 
 static AccelFlow

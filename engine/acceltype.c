@@ -3,6 +3,8 @@
 
 #include "accel-private.h"
 
+#include <string.h>
+
 G_DEFINE_BOXED_TYPE (AccelType, accel_type, accel_type_copy, accel_type_free)
 
 static const char *const dtype_names[] = {
@@ -511,4 +513,47 @@ accel_memory_get_type (void)
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("AccelMemory", values));
   return (GType)type;
+}
+
+/**
+ * accel_type_parse_dims:
+ * @type: the type whose dimensions to set
+ * @text: sizes outermost first, separated by 'x', such as "1024" or
+ *   "480x640"
+ * @error: return location for a #GError, or %NULL
+ *
+ * The one way stage parameters give a tensor's shape.
+ *
+ * Returns: %FALSE, leaving @type alone, with %ACCEL_ERROR_INVALID_PIPELINE
+ * when @text is not 1 to %ACCEL_TYPE_MAX_DIMS positive sizes.
+ */
+gboolean
+accel_type_parse_dims (AccelType *type, const char *text, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text ? text : "", "x", -1);
+  guint n = g_strv_length (parts);
+  gint64 dims[ACCEL_TYPE_MAX_DIMS];
+
+  if (n == 0 || n > ACCEL_TYPE_MAX_DIMS)
+    goto invalid;
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 v;
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
+        goto invalid;
+      dims[i] = (gint64)v;
+    }
+  type->n_dims = (gint)n;
+  memcpy (type->dims, dims, n * sizeof (gint64));
+  return TRUE;
+
+  /* ERRORS */
+invalid:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "shape '%s' is not a list of 1 to %d positive sizes such as "
+        "'1024' or '480x640'",
+        text ? text : "", ACCEL_TYPE_MAX_DIMS);
+    return FALSE;
+  }
 }

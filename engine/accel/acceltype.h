@@ -124,6 +124,8 @@ gboolean accel_type_memory_compatible (
     AccelMemory have, AccelMemory want, gboolean host_backend);
 
 gchar *accel_type_to_string (const AccelType *type);
+gboolean accel_type_parse_dims (
+    AccelType *type, const char *text, GError **error);
 
 gsize accel_dtype_get_size (AccelDType dtype);
 const char *accel_dtype_to_string (AccelDType dtype);
