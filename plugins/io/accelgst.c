@@ -1,0 +1,407 @@
+/* accel io plugin: the GStreamer bridge's shared parts: building a
+ * description, watching its bus, caps and images */
+#define G_LOG_DOMAIN "accel-gst"
+
+#include "accelgst-private.h"
+
+#include <string.h>
+
+void
+accel_gst_watch_init (AccelGstWatch *watch)
+{
+  g_mutex_init (&watch->lock);
+  g_cond_init (&watch->cond);
+  watch->error = NULL;
+  watch->eos = FALSE;
+}
+
+void
+accel_gst_watch_clear (AccelGstWatch *watch)
+{
+  g_clear_error (&watch->error);
+  g_mutex_clear (&watch->lock);
+  g_cond_clear (&watch->cond);
+}
+
+/* forgets what a previous run of the pipeline said */
+void
+accel_gst_watch_reset (AccelGstWatch *watch)
+{
+  g_mutex_lock (&watch->lock);
+  g_clear_error (&watch->error);
+  watch->eos = FALSE;
+  g_mutex_unlock (&watch->lock);
+}
+
+/**
+ * accel_gst_watch_get_error:
+ * @watch: a watch
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE, with a copy of it in @error, when an element posted an
+ * error. MT safe.
+ */
+gboolean
+accel_gst_watch_get_error (AccelGstWatch *watch, GError **error)
+{
+  gboolean failed;
+
+  g_mutex_lock (&watch->lock);
+  failed = watch->error != NULL;
+  if (failed)
+    g_propagate_error (error, g_error_copy (watch->error));
+  g_mutex_unlock (&watch->lock);
+  return failed;
+}
+
+/**
+ * accel_gst_watch_wait_error:
+ * @watch: a watch
+ * @timeout_us: the longest wait
+ * @error: return location for a #GError, or %NULL
+ *
+ * After a failed state change: the element that failed may post its error
+ * a moment after the change returns.
+ *
+ * Returns: %TRUE, with a copy of the error in @error, when an element
+ * posted one in time. MT safe.
+ */
+gboolean
+accel_gst_watch_wait_error (
+    AccelGstWatch *watch, gint64 timeout_us, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_us;
+
+  g_mutex_lock (&watch->lock);
+  while (
+      !watch->error && g_cond_wait_until (&watch->cond, &watch->lock, deadline))
+    ;
+  g_mutex_unlock (&watch->lock);
+  return accel_gst_watch_get_error (watch, error);
+}
+
+/**
+ * accel_gst_watch_wait_eos:
+ * @watch: a watch
+ * @timeout_us: the longest wait
+ * @error: return location for a #GError, or %NULL
+ *
+ * Waits for the pipeline's end of stream: every sink has had it, so files
+ * are complete.
+ *
+ * Returns: %FALSE with the element's error or %ACCEL_ERROR_TIMEOUT.
+ */
+gboolean
+accel_gst_watch_wait_eos (
+    AccelGstWatch *watch, gint64 timeout_us, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_us;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&watch->lock);
+  while (!watch->eos && !watch->error && ok)
+    ok = g_cond_wait_until (&watch->cond, &watch->lock, deadline);
+  if (watch->error)
+    {
+      g_propagate_error (error, g_error_copy (watch->error));
+      ok = FALSE;
+    }
+  else if (!ok)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "the GStreamer pipeline did not finish within %" G_GINT64_FORMAT
+          " ms of its end of stream",
+          timeout_us / 1000);
+    }
+  g_mutex_unlock (&watch->lock);
+  return ok;
+}
+
+/* the last line of an element's debug text says why; the rest is where */
+static const char *
+debug_reason (const char *debug)
+{
+  const char *nl = debug ? strrchr (debug, '\n') : NULL;
+
+  return nl ? nl + 1 : debug;
+}
+
+static GError *
+error_from_message (GstMessage *msg)
+{
+  g_autoptr (GError) gerr = NULL;
+  g_autofree gchar *debug = NULL;
+  const char *reason, *hint = "";
+
+  gst_message_parse_error (msg, &gerr, &debug);
+  reason = debug_reason (debug);
+  if (debug && strstr (debug, "not-negotiated"))
+    hint = "; the data must be video/x-raw in RGBA, BGRA, GRAY8, NV12 or "
+           "I420 system memory (a videoconvert may help)";
+  return g_error_new (ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "GStreamer element '%s' failed: %s%s%s%s%s", GST_MESSAGE_SRC_NAME (msg),
+      gerr->message, reason ? " (" : "", reason ? reason : "",
+      reason ? ")" : "", hint);
+}
+
+static GstBusSyncReply
+on_bus_message (GstBus *bus, GstMessage *msg, gpointer user_data)
+{
+  AccelGstWatch *watch = user_data;
+
+  switch (GST_MESSAGE_TYPE (msg))
+    {
+    case GST_MESSAGE_ERROR:
+      {
+        GError *error = error_from_message (msg);
+        g_debug ("%s", error->message);
+        g_mutex_lock (&watch->lock);
+        if (!watch->error)
+          watch->error = g_steal_pointer (&error);
+        g_cond_broadcast (&watch->cond);
+        g_mutex_unlock (&watch->lock);
+        g_clear_error (&error);
+        break;
+      }
+    case GST_MESSAGE_EOS:
+      g_mutex_lock (&watch->lock);
+      watch->eos = TRUE;
+      g_cond_broadcast (&watch->cond);
+      g_mutex_unlock (&watch->lock);
+      break;
+    case GST_MESSAGE_WARNING:
+      {
+        g_autoptr (GError) gerr = NULL;
+        g_autofree gchar *debug = NULL;
+        gst_message_parse_warning (msg, &gerr, &debug);
+        g_message ("GStreamer element '%s' warns: %s",
+            GST_MESSAGE_SRC_NAME (msg), gerr->message);
+        break;
+      }
+    default:
+      break;
+    }
+  /* nobody runs a main loop for this bus: keep nothing on it (a handler
+   * that drops a message owns it) */
+  gst_message_unref (msg);
+  return GST_BUS_DROP;
+}
+
+/**
+ * accel_gst_pipeline_new:
+ * @stage: the stage it is for, for error messages
+ * @description: the stage's gst-launch description, for error messages
+ * @full: @description with the stage's appsrc or appsink added
+ * @watch: gets what the pipeline's bus says
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full): the pipeline, in the NULL state, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE naming the stage and GStreamer's reason.
+ */
+GstElement *
+accel_gst_pipeline_new (AccelStage *stage, const char *description,
+    const char *full, AccelGstWatch *watch, GError **error)
+{
+  g_autoptr (GError) parse_error = NULL;
+  GstElement *pipeline;
+  GstBus *bus;
+
+  pipeline = gst_parse_launch_full (
+      full, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &parse_error);
+  if (!pipeline)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s): cannot build the GStreamer description '%s': %s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          description, parse_error ? parse_error->message : "no reason given");
+      return NULL;
+    }
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, on_bus_message, watch, NULL);
+  gst_object_unref (bus);
+  accel_gst_watch_reset (watch);
+  return pipeline;
+}
+
+/**
+ * accel_gst_pipeline_free:
+ * @pipeline: (transfer full) (nullable): a pipeline from
+ *   accel_gst_pipeline_new()
+ *
+ * Stops the pipeline (its threads end) and lets it go.
+ */
+void
+accel_gst_pipeline_free (GstElement *pipeline)
+{
+  GstBus *bus;
+
+  if (!pipeline)
+    return;
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+static const struct
+{
+  GstVideoFormat video;
+  AccelFormat accel;
+} formats[] = {
+  { GST_VIDEO_FORMAT_RGBA, ACCEL_FORMAT_RGBA8 },
+  { GST_VIDEO_FORMAT_BGRA, ACCEL_FORMAT_BGRA8 },
+  { GST_VIDEO_FORMAT_GRAY8, ACCEL_FORMAT_GRAY8 },
+  { GST_VIDEO_FORMAT_NV12, ACCEL_FORMAT_NV12 },
+  { GST_VIDEO_FORMAT_I420, ACCEL_FORMAT_I420 },
+};
+
+/**
+ * accel_gst_caps_to_type:
+ * @stage: the stage, for error messages
+ * @caps: fixed video/x-raw caps
+ * @type: (out caller-allocates): the image type, in device memory
+ * @info: (out caller-allocates): the caps' layout
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_TYPE_MISMATCH for caps that are no
+ * system memory video in RGBA, BGRA, GRAY8, NV12 or I420.
+ */
+gboolean
+accel_gst_caps_to_type (AccelStage *stage, GstCaps *caps, AccelType *type,
+    GstVideoInfo *info, GError **error)
+{
+  if (gst_video_info_from_caps (info, caps))
+    for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+      if (formats[i].video == GST_VIDEO_INFO_FORMAT (info))
+        {
+          accel_type_init_image (type, formats[i].accel, ACCEL_MEMORY_DEVICE,
+              GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+          return TRUE;
+        }
+  {
+    g_autofree gchar *text = gst_caps_to_string (caps);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+        "stage '%s' (%s): the GStreamer caps %s are not video/x-raw in "
+        "RGBA, BGRA, GRAY8, NV12 or I420 system memory",
+        accel_stage_get_name (stage), accel_stage_get_kind_name (stage), text);
+    return FALSE;
+  }
+}
+
+/**
+ * accel_gst_caps_from_type:
+ * @type: an image of a format the bridge maps
+ * @fps_n: frame rate numerator (0 for a variable rate)
+ * @fps_d: frame rate denominator
+ *
+ * Returns: (transfer full): fixed video/x-raw caps.
+ */
+GstCaps *
+accel_gst_caps_from_type (const AccelType *type, gint fps_n, gint fps_d)
+{
+  GstVideoInfo info;
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (formats[i].accel == type->format)
+      {
+        gst_video_info_set_format (&info, formats[i].video,
+            (guint)type->dims[1], (guint)type->dims[0]);
+        GST_VIDEO_INFO_FPS_N (&info) = fps_n;
+        GST_VIDEO_INFO_FPS_D (&info) = fps_d;
+        return gst_video_info_to_caps (&info);
+      }
+  g_return_val_if_reached (NULL);
+}
+
+/* bytes per row and rows of each plane of a tightly packed image */
+static guint
+packed_planes (AccelFormat format, gint w, gint h, gsize row[3], gint rows[3])
+{
+  gint cw = (w + 1) / 2, ch = (h + 1) / 2;
+
+  switch (format)
+    {
+    case ACCEL_FORMAT_RGBA8:
+    case ACCEL_FORMAT_BGRA8:
+      row[0] = (gsize)w * 4;
+      rows[0] = h;
+      return 1;
+    case ACCEL_FORMAT_GRAY8:
+      row[0] = (gsize)w;
+      rows[0] = h;
+      return 1;
+    case ACCEL_FORMAT_NV12:
+      row[0] = (gsize)w;
+      rows[0] = h;
+      row[1] = (gsize)cw * 2;
+      rows[1] = ch;
+      return 2;
+    case ACCEL_FORMAT_I420:
+      row[0] = (gsize)w;
+      rows[0] = h;
+      row[1] = row[2] = (gsize)cw;
+      rows[1] = rows[2] = ch;
+      return 3;
+    default:
+      g_return_val_if_reached (0);
+    }
+}
+
+/**
+ * accel_gst_frame_to_packed:
+ * @frame: a mapped frame
+ * @format: its format
+ * @dst: a tightly packed image of the frame's size
+ *
+ * Copies @frame's planes, whatever their strides, into @dst.
+ */
+void
+accel_gst_frame_to_packed (
+    const GstVideoFrame *frame, AccelFormat format, guint8 *dst)
+{
+  gsize row[3];
+  gint rows[3];
+  guint n = packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
+      GST_VIDEO_FRAME_HEIGHT (frame), row, rows);
+
+  for (guint p = 0; p < n; p++)
+    {
+      const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+      gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+      for (gint r = 0; r < rows[p]; r++)
+        {
+          memcpy (dst, src + (gsize)r * stride, row[p]);
+          dst += row[p];
+        }
+    }
+}
+
+/**
+ * accel_gst_packed_to_frame:
+ * @src: a tightly packed image
+ * @format: its format
+ * @frame: a frame of the same size, mapped for writing
+ *
+ * Copies @src into @frame's planes at the frame's strides.
+ */
+void
+accel_gst_packed_to_frame (
+    const guint8 *src, AccelFormat format, GstVideoFrame *frame)
+{
+  gsize row[3];
+  gint rows[3];
+  guint n = packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
+      GST_VIDEO_FRAME_HEIGHT (frame), row, rows);
+
+  for (guint p = 0; p < n; p++)
+    {
+      guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+      gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+      for (gint r = 0; r < rows[p]; r++)
+        {
+          memcpy (dst + (gsize)r * stride, src, row[p]);
+          src += row[p];
+        }
+    }
+}

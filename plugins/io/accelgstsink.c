@@ -1,0 +1,384 @@
+/* accel io plugin: io.gst-sink, images into any GStreamer description
+ * through an appsrc */
+#define G_LOG_DOMAIN "accel-gst-sink"
+
+#include "accelgstsink.h"
+#include "accelgst-private.h"
+#include "accelio-private.h"
+
+#include <gst/app/gstappsrc.h>
+
+/* buffers queued in the appsrc before the stage waits for GStreamer */
+#define APPSRC_QUEUE 4
+
+struct _AccelGstSink
+{
+  AccelStage parent;
+
+  gchar *description;
+  gchar *framerate;
+  gint64 eos_timeout_ms;
+
+  gint fps_n, fps_d;
+  AccelGstWatch watch;
+  GstElement *pipeline;
+  GstAppSrc *appsrc;
+  GstVideoInfo info;
+  gboolean playing;
+  AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
+};
+
+G_DEFINE_FINAL_TYPE (AccelGstSink, accel_gst_sink, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_DESCRIPTION,
+  PROP_FRAMERATE,
+  PROP_EOS_TIMEOUT,
+};
+
+static const AccelFormat gst_formats[] = {
+  ACCEL_FORMAT_RGBA8,
+  ACCEL_FORMAT_BGRA8,
+  ACCEL_FORMAT_GRAY8,
+  ACCEL_FORMAT_NV12,
+  ACCEL_FORMAT_I420,
+};
+
+static void
+on_need_data (GstAppSrc *appsrc, guint length, gpointer user_data)
+{
+  AccelGstWatch *watch = user_data;
+
+  g_mutex_lock (&watch->lock);
+  g_cond_broadcast (&watch->cond);
+  g_mutex_unlock (&watch->lock);
+}
+
+static void
+teardown (AccelGstSink *self)
+{
+  g_clear_pointer (&self->appsrc, gst_object_unref);
+  g_clear_pointer (&self->pipeline, accel_gst_pipeline_free);
+  self->playing = FALSE;
+}
+
+static gboolean
+build (AccelGstSink *self, const AccelType *type, GError **error)
+{
+  AccelStage *stage = ACCEL_STAGE (self);
+  GstAppSrcCallbacks callbacks = { .need_data = on_need_data };
+  g_autofree gchar *description = NULL;
+  g_autoptr (GstCaps) caps = NULL;
+
+  if (!self->description || !*self->description)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.gst-sink): no GStreamer description",
+          accel_stage_get_name (stage));
+      return FALSE;
+    }
+  description
+      = g_strdup_printf ("appsrc name=accelsrc ! %s", self->description);
+  self->pipeline = accel_gst_pipeline_new (
+      stage, self->description, description, &self->watch, error);
+  if (!self->pipeline)
+    return FALSE;
+  self->appsrc = GST_APP_SRC (
+      gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsrc"));
+  caps = accel_gst_caps_from_type (type, self->fps_n, self->fps_d);
+  gst_video_info_from_caps (&self->info, caps);
+  gst_app_src_set_caps (self->appsrc, caps);
+  gst_app_src_set_stream_type (self->appsrc, GST_APP_STREAM_TYPE_STREAM);
+  g_object_set (self->appsrc, "format", GST_FORMAT_TIME, "block", FALSE, NULL);
+  gst_app_src_set_callbacks (self->appsrc, &callbacks, &self->watch, NULL);
+  return TRUE;
+}
+
+/* the description is built here already, so a wrong one fails the
+ * graph's preparation */
+static gboolean
+accel_gst_sink_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (stage);
+
+  if (!accel_io_check_format (
+          stage, &in_types[0], gst_formats, G_N_ELEMENTS (gst_formats), error))
+    return FALSE;
+  if (!accel_io_parse_framerate (
+          self->framerate, &self->fps_n, &self->fps_d, error))
+    {
+      g_prefix_error (
+          error, "stage '%s' (io.gst-sink): ", accel_stage_get_name (stage));
+      return FALSE;
+    }
+  teardown (self);
+  return build (self, &in_types[0], error);
+}
+
+static gboolean
+accel_gst_sink_start (AccelStage *stage, GError **error)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (stage);
+  const AccelType *type = accel_stage_get_input_type (stage, 0);
+  AccelType pinned;
+
+  if (!self->pipeline && !build (self, type, error))
+    return FALSE;
+  if (gst_element_set_state (self->pipeline, GST_STATE_PLAYING)
+      == GST_STATE_CHANGE_FAILURE)
+    {
+      if (!accel_gst_watch_wait_error (
+              &self->watch, ACCEL_GST_ERROR_WAIT_US, error))
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+            "the GStreamer pipeline could not start playing");
+      teardown (self);
+      return FALSE;
+    }
+  self->playing = TRUE;
+  if (accel_stage_is_host (stage))
+    return TRUE;
+  pinned = *type;
+  pinned.memory = ACCEL_MEMORY_PINNED;
+  self->staging
+      = accel_buffer_new (accel_stage_get_device (stage), &pinned, error);
+  return self->staging != NULL;
+}
+
+/* end of stream into the appsrc, then the wait for the pipeline's own: only
+ * then are its files complete */
+static void
+finish (AccelGstSink *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!self->playing || accel_gst_watch_get_error (&self->watch, NULL))
+    return;
+  if (gst_app_src_end_of_stream (self->appsrc) != GST_FLOW_OK
+      || !accel_gst_watch_wait_eos (
+          &self->watch, self->eos_timeout_ms * 1000, &error))
+    g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
+               "finish: %s",
+        accel_stage_get_name (ACCEL_STAGE (self)),
+        error ? error->message : "end of stream refused");
+}
+
+static void
+accel_gst_sink_stop (AccelStage *stage)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (stage);
+
+  finish (self);
+  teardown (self);
+  g_clear_pointer (&self->staging, accel_buffer_unref);
+}
+
+/* the GPU part: copy the image out; render() pushes it once that is done */
+static AccelFlow
+accel_gst_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (stage);
+  AccelBuffer *in = frame->inputs[0];
+
+  if (!self->staging)
+    return ACCEL_FLOW_OK;
+  return accel_io_copy_async (frame->stream,
+             accel_buffer_get_data (self->staging), accel_buffer_get_data (in),
+             accel_buffer_get_size (in), error)
+             ? ACCEL_FLOW_OK
+             : ACCEL_FLOW_ERROR;
+}
+
+/* waits while GStreamer has a full queue: that is the backpressure */
+static gboolean
+wait_for_room (AccelGstSink *self, GError **error)
+{
+  AccelGstWatch *watch = &self->watch;
+
+  for (;;)
+    {
+      gint64 until = g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US;
+      if (accel_gst_watch_get_error (watch, error))
+        return FALSE;
+      if (gst_app_src_get_current_level_buffers (self->appsrc) < APPSRC_QUEUE)
+        return TRUE;
+      g_mutex_lock (&watch->lock);
+      g_cond_wait_until (&watch->cond, &watch->lock, until);
+      g_mutex_unlock (&watch->lock);
+      if (accel_io_stage_should_yield (ACCEL_STAGE (self), TRUE))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+              "stopped while the GStreamer pipeline took no data");
+          return FALSE;
+        }
+    }
+}
+
+static AccelFlow
+accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (stage);
+  AccelBuffer *in = frame->inputs[0];
+  AccelBuffer *data = self->staging ? self->staging : in;
+  gint64 pts = accel_buffer_get_pts (in);
+  gint64 duration = accel_buffer_get_duration (in);
+  gint64 frame_duration = accel_io_frame_duration (self->fps_n, self->fps_d);
+  GstVideoFrame vframe;
+  GstBuffer *buffer;
+  GstFlowReturn ret;
+
+  if (!wait_for_room (self, error))
+    return ACCEL_FLOW_ERROR;
+
+  buffer
+      = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->info), NULL);
+  if (!gst_video_frame_map (&vframe, &self->info, buffer, GST_MAP_WRITE))
+    {
+      gst_buffer_unref (buffer);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot map a GStreamer buffer for writing");
+      return ACCEL_FLOW_ERROR;
+    }
+  accel_gst_packed_to_frame (accel_buffer_get_data (data),
+      accel_buffer_peek_type (in)->format, &vframe);
+  gst_video_frame_unmap (&vframe);
+
+  /* frames without timestamps get them from the frame rate */
+  if (pts < 0 && frame_duration > 0)
+    pts = (gint64)frame->sequence * frame_duration;
+  if (duration < 0)
+    duration = frame_duration;
+  GST_BUFFER_PTS (buffer) = pts >= 0 ? (GstClockTime)pts : GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buffer)
+      = duration >= 0 ? (GstClockTime)duration : GST_CLOCK_TIME_NONE;
+  GST_BUFFER_OFFSET (buffer) = frame->sequence;
+
+  ret = gst_app_src_push_buffer (self->appsrc, buffer);
+  if (ret != GST_FLOW_OK)
+    {
+      if (!accel_gst_watch_get_error (&self->watch, error))
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+            "the GStreamer pipeline refused an image: %s",
+            gst_flow_get_name (ret));
+      return ACCEL_FLOW_ERROR;
+    }
+  return ACCEL_FLOW_OK;
+}
+
+static void
+accel_gst_sink_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_DESCRIPTION:
+      g_free (self->description);
+      self->description = g_value_dup_string (value);
+      break;
+    case PROP_FRAMERATE:
+      g_free (self->framerate);
+      self->framerate = g_value_dup_string (value);
+      break;
+    case PROP_EOS_TIMEOUT:
+      self->eos_timeout_ms = g_value_get_int64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_gst_sink_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_FRAMERATE:
+      g_value_set_string (value, self->framerate);
+      break;
+    case PROP_EOS_TIMEOUT:
+      g_value_set_int64 (value, self->eos_timeout_ms);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_gst_sink_dispose (GObject *object)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (object);
+
+  teardown (self);
+  G_OBJECT_CLASS (accel_gst_sink_parent_class)->dispose (object);
+}
+
+static void
+accel_gst_sink_finalize (GObject *object)
+{
+  AccelGstSink *self = ACCEL_GST_SINK (object);
+
+  g_free (self->description);
+  g_free (self->framerate);
+  accel_gst_watch_clear (&self->watch);
+  G_OBJECT_CLASS (accel_gst_sink_parent_class)->finalize (object);
+}
+
+static void
+accel_gst_sink_class_init (AccelGstSinkClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+  GParamFlags flags
+      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
+  AccelType in;
+
+  gobject_class->set_property = accel_gst_sink_set_property;
+  gobject_class->get_property = accel_gst_sink_get_property;
+  gobject_class->dispose = accel_gst_sink_dispose;
+  gobject_class->finalize = accel_gst_sink_finalize;
+  stage_class->negotiate = accel_gst_sink_negotiate;
+  stage_class->start = accel_gst_sink_start;
+  stage_class->stop = accel_gst_sink_stop;
+  stage_class->process = accel_gst_sink_process;
+  stage_class->render = accel_gst_sink_render;
+
+  g_object_class_install_property (gobject_class, PROP_DESCRIPTION,
+      g_param_spec_string ("description", "Description",
+          "A gst-launch description that takes video/x-raw; \"appsrc ! \" "
+          "is put in front",
+          NULL, flags));
+  g_object_class_install_property (gobject_class, PROP_FRAMERATE,
+      g_param_spec_string ("framerate", "Frame rate",
+          "Frames per second as N/D, for the caps and for images without "
+          "timestamps (0/1: variable)",
+          "30/1", flags));
+  g_object_class_install_property (gobject_class, PROP_EOS_TIMEOUT,
+      g_param_spec_int64 ("eos-timeout", "End of stream timeout",
+          "Milliseconds the description may take to finish (flush encoders, "
+          "close files) once the stage stops",
+          0, G_MAXINT64 / 1000, 30000, flags));
+
+  accel_stage_class_set_metadata (stage_class, "io.gst-sink",
+      "Images into a GStreamer description (encoders, files, displays, "
+      "network streams), through an appsrc");
+  accel_type_init_image (
+      &in, ACCEL_FORMAT_ANY, ACCEL_MEMORY_ANY, ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_stage_class_add_port (stage_class, ACCEL_PORT_INPUT, "in", &in,
+      "RGBA8, BGRA8, GRAY8, NV12 or I420 images");
+}
+
+static void
+accel_gst_sink_init (AccelGstSink *self)
+{
+  accel_gst_watch_init (&self->watch);
+}

@@ -1,0 +1,433 @@
+/* accel io plugin: io.gst-source, images from any GStreamer description
+ * through an appsink */
+#define G_LOG_DOMAIN "accel-gst-source"
+
+#include "accelgstsource.h"
+#include "accelgst-private.h"
+#include "accelio-private.h"
+
+#include <gst/app/gstappsink.h>
+
+/* frames read ahead of the GPU's copies */
+#define STAGING_SLOTS 3
+/* samples the appsink holds before GStreamer's threads wait for the graph */
+#define APPSINK_QUEUE 4
+/* how often a preroll looks at the bus for errors */
+#define PREROLL_POLL_NS (10 * GST_MSECOND)
+
+struct _AccelGstSource
+{
+  AccelStage parent;
+
+  gchar *description;
+  gboolean sync;
+  gint64 preroll_timeout_ms;
+
+  AccelGstWatch watch;
+  GstElement *pipeline;
+  GstAppSink *appsink;
+  GstSample *first; /* a live description's first sample, taken to learn its
+                       caps */
+  AccelType type;   /* what negotiate() found */
+  GstVideoInfo info;
+  guint64 next_sequence;
+  gboolean have_sequence;
+  AccelIoRing *ring; /* GPU: pinned staging for the frames */
+};
+
+G_DEFINE_FINAL_TYPE (AccelGstSource, accel_gst_source, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_DESCRIPTION,
+  PROP_SYNC,
+  PROP_PREROLL_TIMEOUT,
+};
+
+static void
+teardown (AccelGstSource *self)
+{
+  g_clear_pointer (&self->first, gst_sample_unref);
+  g_clear_pointer (&self->appsink, gst_object_unref);
+  g_clear_pointer (&self->pipeline, accel_gst_pipeline_free);
+}
+
+/* the stage's error for a pipeline that failed: the element's own, if it
+ * posted one */
+static void
+set_pipeline_error (AccelGstSource *self, const char *what, GError **error)
+{
+  if (!accel_gst_watch_wait_error (
+          &self->watch, ACCEL_GST_ERROR_WAIT_US, error))
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "the GStreamer pipeline %s", what);
+  g_prefix_error (error, "stage '%s' (io.gst-source): ",
+      accel_stage_get_name (ACCEL_STAGE (self)));
+}
+
+/* PAUSED: GStreamer negotiates and prerolls, so the appsink knows its caps
+ * before the graph starts; a live description (no preroll) goes to PLAYING
+ * and gives its first sample */
+static gboolean
+preroll (AccelGstSource *self, GstCaps **caps, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + self->preroll_timeout_ms * 1000;
+  GstStateChangeReturn ret;
+  GstPad *pad;
+
+  ret = gst_element_set_state (self->pipeline, GST_STATE_PAUSED);
+  while (ret == GST_STATE_CHANGE_ASYNC
+         && !accel_gst_watch_get_error (&self->watch, NULL)
+         && g_get_monotonic_time () < deadline)
+    ret = gst_element_get_state (self->pipeline, NULL, NULL, PREROLL_POLL_NS);
+
+  if (accel_gst_watch_get_error (&self->watch, NULL)
+      || ret == GST_STATE_CHANGE_FAILURE)
+    {
+      set_pipeline_error (self, "could not start", error);
+      return FALSE;
+    }
+  if (ret == GST_STATE_CHANGE_ASYNC)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "stage '%s' (io.gst-source): the GStreamer pipeline gave no image "
+          "within %" G_GINT64_FORMAT " ms (preroll-timeout)",
+          accel_stage_get_name (ACCEL_STAGE (self)), self->preroll_timeout_ms);
+      return FALSE;
+    }
+  if (ret == GST_STATE_CHANGE_NO_PREROLL)
+    {
+      if (gst_element_set_state (self->pipeline, GST_STATE_PLAYING)
+          == GST_STATE_CHANGE_FAILURE)
+        {
+          set_pipeline_error (self, "could not start", error);
+          return FALSE;
+        }
+      self->first = gst_app_sink_try_pull_sample (
+          self->appsink, (GstClockTime)self->preroll_timeout_ms * GST_MSECOND);
+      if (!self->first || !gst_sample_get_caps (self->first))
+        {
+          set_pipeline_error (
+              self, "gave no image to learn its type from", error);
+          return FALSE;
+        }
+      *caps = gst_caps_ref (gst_sample_get_caps (self->first));
+      return TRUE;
+    }
+  pad = gst_element_get_static_pad (GST_ELEMENT (self->appsink), "sink");
+  *caps = gst_pad_get_current_caps (pad);
+  gst_object_unref (pad);
+  if (!*caps)
+    {
+      set_pipeline_error (
+          self, "ended before its first image: its type is unknown", error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+build (AccelGstSource *self, GError **error)
+{
+  AccelStage *stage = ACCEL_STAGE (self);
+  g_autofree gchar *description = NULL;
+  g_autoptr (GstCaps) want = NULL;
+  g_autoptr (GstCaps) caps = NULL;
+
+  if (!self->description || !*self->description)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.gst-source): no GStreamer description",
+          accel_stage_get_name (stage));
+      return FALSE;
+    }
+  description
+      = g_strdup_printf ("%s ! appsink name=accelsink", self->description);
+  self->pipeline = accel_gst_pipeline_new (
+      stage, self->description, description, &self->watch, error);
+  if (!self->pipeline)
+    return FALSE;
+  self->appsink = GST_APP_SINK (
+      gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsink"));
+  want = gst_caps_from_string (ACCEL_GST_VIDEO_CAPS);
+  gst_app_sink_set_caps (self->appsink, want);
+  gst_app_sink_set_max_buffers (self->appsink, APPSINK_QUEUE);
+  gst_app_sink_set_drop (self->appsink, FALSE);
+  gst_base_sink_set_sync (GST_BASE_SINK (self->appsink), self->sync);
+
+  if (!preroll (self, &caps, error)
+      || !accel_gst_caps_to_type (stage, caps, &self->type, &self->info, error))
+    {
+      teardown (self);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+accel_gst_source_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (stage);
+
+  teardown (self);
+  if (!build (self, error))
+    return FALSE;
+  out_types[0] = self->type;
+  return TRUE;
+}
+
+static gboolean
+accel_gst_source_start (AccelStage *stage, GError **error)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (stage);
+  const AccelType *want = accel_stage_get_output_type (stage, 0);
+
+  /* a second run builds the description again: it must give the same */
+  if (!self->pipeline && !build (self, error))
+    return FALSE;
+  if (!accel_io_types_match (&self->type, want))
+    {
+      g_autofree gchar *have = accel_type_to_string (&self->type);
+      g_autofree gchar *negotiated = accel_type_to_string (want);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+          "stage '%s' (io.gst-source): the description now gives %s, not "
+          "%s as when the graph was prepared",
+          accel_stage_get_name (stage), have, negotiated);
+      return FALSE;
+    }
+  if (gst_element_set_state (self->pipeline, GST_STATE_PLAYING)
+      == GST_STATE_CHANGE_FAILURE)
+    {
+      set_pipeline_error (self, "could not start playing", error);
+      return FALSE;
+    }
+  self->have_sequence = FALSE;
+  if (accel_stage_is_host (stage))
+    return TRUE;
+  self->ring = accel_io_ring_new (accel_stage_get_device (stage), STAGING_SLOTS,
+      accel_type_get_size (want), error);
+  return self->ring != NULL;
+}
+
+static void
+accel_gst_source_stop (AccelStage *stage)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (stage);
+
+  g_clear_pointer (&self->ring, accel_io_ring_free);
+  teardown (self);
+}
+
+/* the next sample; NULL at end of stream, on an error (set) or when the
+ * thread is wanted elsewhere (@yield set) */
+static GstSample *
+next_sample (AccelGstSource *self, gboolean *yield, GError **error)
+{
+  *yield = FALSE;
+  if (self->first)
+    return g_steal_pointer (&self->first);
+  for (;;)
+    {
+      GstSample *sample = gst_app_sink_try_pull_sample (
+          self->appsink, ACCEL_IO_WAIT_SLICE_US * GST_USECOND);
+      if (sample)
+        return sample;
+      if (accel_gst_watch_get_error (&self->watch, error)
+          || gst_app_sink_is_eos (self->appsink))
+        return NULL;
+      if (accel_io_stage_should_yield (ACCEL_STAGE (self), FALSE))
+        {
+          *yield = TRUE;
+          return NULL;
+        }
+    }
+}
+
+static AccelFlow
+copy_sample (
+    AccelGstSource *self, AccelFrame *frame, GstSample *sample, GError **error)
+{
+  AccelStage *stage = ACCEL_STAGE (self);
+  AccelBuffer *out = frame->outputs[0];
+  GstBuffer *buffer = gst_sample_get_buffer (sample);
+  GstCaps *caps = gst_sample_get_caps (sample);
+  AccelType type;
+  GstVideoInfo info;
+  GstVideoFrame vframe;
+  gpointer dst = accel_buffer_get_data (out);
+
+  if (!caps || !accel_gst_caps_to_type (stage, caps, &type, &info, error))
+    return ACCEL_FLOW_ERROR;
+  if (!accel_io_types_match (&type, accel_buffer_peek_type (out)))
+    {
+      g_autofree gchar *have = accel_type_to_string (&type);
+      g_autofree gchar *want
+          = accel_type_to_string (accel_buffer_peek_type (out));
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "the description's images changed to %s; the output stays %s", have,
+          want);
+      return ACCEL_FLOW_ERROR;
+    }
+  if (!accel_stage_is_host (stage)
+      && !accel_io_ring_acquire (self->ring, &dst, error))
+    return ACCEL_FLOW_ERROR;
+  if (!gst_video_frame_map (&vframe, &info, buffer, GST_MAP_READ))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot map a GStreamer buffer for reading");
+      return ACCEL_FLOW_ERROR;
+    }
+  accel_gst_frame_to_packed (&vframe, type.format, dst);
+  gst_video_frame_unmap (&vframe);
+
+  if (GST_BUFFER_PTS_IS_VALID (buffer))
+    accel_buffer_set_pts (out, (gint64)GST_BUFFER_PTS (buffer));
+  if (GST_BUFFER_DURATION_IS_VALID (buffer))
+    accel_buffer_set_duration (out, (gint64)GST_BUFFER_DURATION (buffer));
+  if (accel_stage_is_host (stage))
+    return ACCEL_FLOW_OK;
+  if (!accel_io_copy_async (frame->stream, accel_buffer_get_data (out), dst,
+          accel_buffer_get_size (out), error)
+      || !accel_io_ring_commit (self->ring, frame->stream, NULL, error))
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
+static AccelFlow
+accel_gst_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (stage);
+  g_autoptr (GstSample) sample = NULL;
+  gboolean yield;
+
+  if (!(sample = next_sample (self, &yield, error)))
+    {
+      if (error && *error)
+        return ACCEL_FLOW_ERROR;
+      return yield ? ACCEL_FLOW_SKIP : ACCEL_FLOW_EOS;
+    }
+  /* a frame given up for the stage's messages takes no sequence number */
+  if (!self->have_sequence)
+    {
+      self->next_sequence = frame->sequence;
+      self->have_sequence = TRUE;
+    }
+  accel_buffer_set_sequence (frame->outputs[0], self->next_sequence++);
+  return copy_sample (self, frame, sample, error);
+}
+
+static void
+accel_gst_source_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_DESCRIPTION:
+      g_free (self->description);
+      self->description = g_value_dup_string (value);
+      break;
+    case PROP_SYNC:
+      self->sync = g_value_get_boolean (value);
+      break;
+    case PROP_PREROLL_TIMEOUT:
+      self->preroll_timeout_ms = g_value_get_int64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_gst_source_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_SYNC:
+      g_value_set_boolean (value, self->sync);
+      break;
+    case PROP_PREROLL_TIMEOUT:
+      g_value_set_int64 (value, self->preroll_timeout_ms);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_gst_source_dispose (GObject *object)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (object);
+
+  /* a graph prepared and never run keeps its prerolled pipeline */
+  teardown (self);
+  G_OBJECT_CLASS (accel_gst_source_parent_class)->dispose (object);
+}
+
+static void
+accel_gst_source_finalize (GObject *object)
+{
+  AccelGstSource *self = ACCEL_GST_SOURCE (object);
+
+  g_free (self->description);
+  accel_gst_watch_clear (&self->watch);
+  G_OBJECT_CLASS (accel_gst_source_parent_class)->finalize (object);
+}
+
+static void
+accel_gst_source_class_init (AccelGstSourceClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+  GParamFlags flags
+      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
+  AccelType out;
+
+  gobject_class->set_property = accel_gst_source_set_property;
+  gobject_class->get_property = accel_gst_source_get_property;
+  gobject_class->dispose = accel_gst_source_dispose;
+  gobject_class->finalize = accel_gst_source_finalize;
+  stage_class->negotiate = accel_gst_source_negotiate;
+  stage_class->start = accel_gst_source_start;
+  stage_class->stop = accel_gst_source_stop;
+  stage_class->process = accel_gst_source_process;
+
+  g_object_class_install_property (gobject_class, PROP_DESCRIPTION,
+      g_param_spec_string ("description", "Description",
+          "A gst-launch description whose last element gives video/x-raw "
+          "(RGBA, BGRA, GRAY8, NV12 or I420); \"! appsink\" is added",
+          NULL, flags));
+  g_object_class_install_property (gobject_class, PROP_SYNC,
+      g_param_spec_boolean ("sync", "Sync",
+          "Hand images on at their timestamps on GStreamer's clock, instead "
+          "of as fast as the graph takes them",
+          FALSE, flags));
+  g_object_class_install_property (gobject_class, PROP_PREROLL_TIMEOUT,
+      g_param_spec_int64 ("preroll-timeout", "Preroll timeout",
+          "Milliseconds the description may take to give its first image "
+          "when the graph is prepared",
+          1, G_MAXINT64 / 1000000, 10000, flags));
+
+  accel_stage_class_set_metadata (stage_class, "io.gst-source",
+      "Images from a GStreamer description (files, cameras, network "
+      "streams), through an appsink");
+  accel_type_init_image (&out, ACCEL_FORMAT_ANY, ACCEL_MEMORY_DEVICE,
+      ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_OUTPUT, "out", &out, "the description's images");
+}
+
+static void
+accel_gst_source_init (AccelGstSource *self)
+{
+  accel_gst_watch_init (&self->watch);
+}

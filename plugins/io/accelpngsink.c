@@ -1,0 +1,302 @@
+/* accel io plugin: io.png-sink, one PNG file per image, through libpng */
+#define G_LOG_DOMAIN "accel-png-sink"
+
+#include "accelpngsink.h"
+#include "accelio-private.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <png.h>
+#include <stdio.h>
+
+struct _AccelPngSink
+{
+  AccelStage parent;
+
+  gchar *location;
+
+  /* the location, around its one number */
+  GString *prefix;
+  GString *suffix;
+  gint pad;
+  gboolean zero_pad;
+  AccelBuffer *staging; /* GPU: pinned copy of the image being written */
+};
+
+G_DEFINE_FINAL_TYPE (AccelPngSink, accel_png_sink, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+};
+
+static const AccelFormat png_formats[] = {
+  ACCEL_FORMAT_RGBA8,
+  ACCEL_FORMAT_BGRA8,
+  ACCEL_FORMAT_GRAY8,
+};
+
+/* splits "dir/frame-%05d.png" around its one number; "%%" is a '%' */
+static gboolean
+parse_location (AccelPngSink *self, GError **error)
+{
+  const char *p = self->location;
+  gboolean have_number = FALSE;
+  GString *part;
+
+  if (!p || !*p)
+    goto invalid;
+  g_string_truncate (self->prefix, 0);
+  g_string_truncate (self->suffix, 0);
+  self->pad = 0;
+  self->zero_pad = FALSE;
+  part = self->prefix;
+  while (*p)
+    {
+      if (*p != '%')
+        {
+          g_string_append_c (part, *p++);
+          continue;
+        }
+      p++;
+      if (*p == '%')
+        {
+          g_string_append_c (part, *p++);
+          continue;
+        }
+      if (have_number)
+        goto invalid;
+      if (*p == '0')
+        {
+          self->zero_pad = TRUE;
+          p++;
+        }
+      while (g_ascii_isdigit (*p) && self->pad < 100)
+        self->pad = self->pad * 10 + (*p++ - '0');
+      if (*p != 'd' && *p != 'u')
+        goto invalid;
+      p++;
+      have_number = TRUE;
+      part = self->suffix;
+    }
+  if (!have_number)
+    goto invalid;
+  return TRUE;
+
+  /* ERRORS */
+invalid:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "stage '%s' (io.png-sink): location '%s' must hold exactly one "
+        "number such as %%05d, for the image's sequence number (%%%% for a "
+        "'%%')",
+        accel_stage_get_name (ACCEL_STAGE (self)),
+        self->location ? self->location : "");
+    return FALSE;
+  }
+}
+
+static gchar *
+path_for (AccelPngSink *self, guint64 sequence)
+{
+  if (self->zero_pad)
+    return g_strdup_printf ("%s%0*" G_GUINT64_FORMAT "%s", self->prefix->str,
+        self->pad, sequence, self->suffix->str);
+  return g_strdup_printf ("%s%*" G_GUINT64_FORMAT "%s", self->prefix->str,
+      self->pad, sequence, self->suffix->str);
+}
+
+static gboolean
+accel_png_sink_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (stage);
+
+  return accel_io_check_format (stage, &in_types[0], png_formats,
+             G_N_ELEMENTS (png_formats), error)
+         && parse_location (self, error);
+}
+
+static gboolean
+accel_png_sink_start (AccelStage *stage, GError **error)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (stage);
+  AccelType pinned;
+
+  if (accel_stage_is_host (stage))
+    return TRUE;
+  pinned = *accel_stage_get_input_type (stage, 0);
+  pinned.memory = ACCEL_MEMORY_PINNED;
+  self->staging
+      = accel_buffer_new (accel_stage_get_device (stage), &pinned, error);
+  return self->staging != NULL;
+}
+
+static void
+accel_png_sink_stop (AccelStage *stage)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (stage);
+
+  g_clear_pointer (&self->staging, accel_buffer_unref);
+}
+
+/* the GPU part: copy the image out; render() writes it once that is done */
+static AccelFlow
+accel_png_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (stage);
+  AccelBuffer *in = frame->inputs[0];
+
+  if (!self->staging)
+    return ACCEL_FLOW_OK;
+  return accel_io_copy_async (frame->stream,
+             accel_buffer_get_data (self->staging), accel_buffer_get_data (in),
+             accel_buffer_get_size (in), error)
+             ? ACCEL_FLOW_OK
+             : ACCEL_FLOW_ERROR;
+}
+
+/* written to a temporary name and renamed: a file of the pattern is always
+ * a whole image */
+static gboolean
+write_png (
+    const char *path, const AccelType *type, gconstpointer data, GError **error)
+{
+  g_autofree gchar *tmp = g_strconcat (path, ".tmp", NULL);
+  png_image image = { 0 };
+  FILE *file;
+  gboolean ok;
+
+  image.version = PNG_IMAGE_VERSION;
+  image.height = (png_uint_32)type->dims[0];
+  image.width = (png_uint_32)type->dims[1];
+  image.format = type->format == ACCEL_FORMAT_GRAY8   ? PNG_FORMAT_GRAY
+                 : type->format == ACCEL_FORMAT_BGRA8 ? PNG_FORMAT_BGRA
+                                                      : PNG_FORMAT_RGBA;
+  if (!(file = g_fopen (tmp, "wb")))
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
+          tmp, g_strerror (saved));
+      return FALSE;
+    }
+  ok = png_image_write_to_stdio (&image, file, 0, data, 0, NULL) != 0;
+  if (!ok)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "libpng cannot write %s: %s", tmp, image.message);
+  png_image_free (&image);
+  if (fclose (file) != 0 && ok)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot write %s: %s", tmp, g_strerror (saved));
+      ok = FALSE;
+    }
+  if (ok && g_rename (tmp, path) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot rename %s to %s: %s", tmp, path, g_strerror (saved));
+      ok = FALSE;
+    }
+  if (!ok)
+    g_unlink (tmp);
+  return ok;
+}
+
+static AccelFlow
+accel_png_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (stage);
+  AccelBuffer *in = frame->inputs[0];
+  AccelBuffer *data = self->staging ? self->staging : in;
+  g_autofree gchar *path = path_for (self, frame->sequence);
+
+  if (!write_png (path, accel_buffer_peek_type (in),
+          accel_buffer_get_data (data), error))
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
+static void
+accel_png_sink_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_png_sink_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_png_sink_finalize (GObject *object)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (object);
+
+  g_free (self->location);
+  g_string_free (self->prefix, TRUE);
+  g_string_free (self->suffix, TRUE);
+  G_OBJECT_CLASS (accel_png_sink_parent_class)->finalize (object);
+}
+
+static void
+accel_png_sink_class_init (AccelPngSinkClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+  AccelType in;
+
+  gobject_class->set_property = accel_png_sink_set_property;
+  gobject_class->get_property = accel_png_sink_get_property;
+  gobject_class->finalize = accel_png_sink_finalize;
+  stage_class->negotiate = accel_png_sink_negotiate;
+  stage_class->start = accel_png_sink_start;
+  stage_class->stop = accel_png_sink_stop;
+  stage_class->process = accel_png_sink_process;
+  stage_class->render = accel_png_sink_render;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "File name pattern with one number (such as %05d) that becomes "
+          "the image's sequence number",
+          "frame-%05d.png",
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+
+  accel_stage_class_set_metadata (
+      stage_class, "io.png-sink", "Write every image to a PNG file of its own");
+  accel_type_init_image (
+      &in, ACCEL_FORMAT_ANY, ACCEL_MEMORY_ANY, ACCEL_DIM_ANY, ACCEL_DIM_ANY);
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_INPUT, "in", &in, "RGBA8, BGRA8 or GRAY8 images");
+}
+
+static void
+accel_png_sink_init (AccelPngSink *self)
+{
+  self->prefix = g_string_new (NULL);
+  self->suffix = g_string_new (NULL);
+}

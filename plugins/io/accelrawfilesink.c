@@ -1,0 +1,220 @@
+/* accel io plugin: io.raw-file-sink, every buffer's bytes appended to a
+ * file */
+#define G_LOG_DOMAIN "accel-raw-file-sink"
+
+#include "accelrawfilesink.h"
+#include "accelio-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct _AccelRawFileSink
+{
+  AccelStage parent;
+
+  gchar *location;
+
+  int fd;
+  AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
+};
+
+G_DEFINE_FINAL_TYPE (AccelRawFileSink, accel_raw_file_sink, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+};
+
+static gboolean
+accel_raw_file_sink_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
+
+  if (!self->location || !*self->location)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.raw-file-sink): no location to write to",
+          accel_stage_get_name (stage));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* with a commit log, the file keeps the frames committed in order and the
+ * run goes on from there; else it starts empty */
+static gboolean
+open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
+{
+  AccelCommitLog *log = accel_stage_get_commit_log (ACCEL_STAGE (self));
+  struct stat st;
+  goffset keep;
+
+  self->fd = g_open (self->location,
+      O_WRONLY | O_CREAT | O_CLOEXEC | (log ? 0 : O_TRUNC), 0644);
+  if (self->fd < 0)
+    goto failed;
+  if (!log)
+    return TRUE;
+  keep = (goffset)(accel_commit_log_first_uncommitted (log) * frame_size);
+  if (fstat (self->fd, &st) != 0
+      || (st.st_size > keep && ftruncate (self->fd, keep) != 0)
+      || lseek (self->fd, 0, SEEK_END) < 0)
+    goto failed;
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    int saved = errno;
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
+        self->location, g_strerror (saved));
+    return FALSE;
+  }
+}
+
+static gboolean
+accel_raw_file_sink_start (AccelStage *stage, GError **error)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
+  gsize size = accel_type_get_size (accel_stage_get_input_type (stage, 0));
+  AccelType bytes;
+
+  if (!open_file (self, size, error))
+    return FALSE;
+  if (accel_stage_is_host (stage))
+    return TRUE;
+  accel_type_init_bytes (&bytes, ACCEL_MEMORY_PINNED, (gint64)size);
+  self->staging
+      = accel_buffer_new (accel_stage_get_device (stage), &bytes, error);
+  return self->staging != NULL;
+}
+
+static void
+accel_raw_file_sink_stop (AccelStage *stage)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
+
+  g_clear_pointer (&self->staging, accel_buffer_unref);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+}
+
+/* the GPU part: copy the frame out; render() writes it once that is done */
+static AccelFlow
+accel_raw_file_sink_process (
+    AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
+  AccelBuffer *in = frame->inputs[0];
+
+  if (!self->staging)
+    return ACCEL_FLOW_OK;
+  return accel_io_copy_async (frame->stream,
+             accel_buffer_get_data (self->staging), accel_buffer_get_data (in),
+             accel_buffer_get_size (in), error)
+             ? ACCEL_FLOW_OK
+             : ACCEL_FLOW_ERROR;
+}
+
+static AccelFlow
+accel_raw_file_sink_render (
+    AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
+  AccelBuffer *in = frame->inputs[0];
+  AccelBuffer *data = self->staging ? self->staging : in;
+
+  if (!accel_io_write_all (self->fd, accel_buffer_get_data (data),
+          accel_buffer_get_size (in), error))
+    {
+      g_prefix_error (error,
+          "cannot write frame %" G_GUINT64_FORMAT " to %s: ", frame->sequence,
+          self->location);
+      return ACCEL_FLOW_ERROR;
+    }
+  return ACCEL_FLOW_OK;
+}
+
+static void
+accel_raw_file_sink_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_raw_file_sink_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_raw_file_sink_finalize (GObject *object)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (object);
+
+  g_free (self->location);
+  G_OBJECT_CLASS (accel_raw_file_sink_parent_class)->finalize (object);
+}
+
+static void
+accel_raw_file_sink_class_init (AccelRawFileSinkClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+  AccelType in;
+
+  gobject_class->set_property = accel_raw_file_sink_set_property;
+  gobject_class->get_property = accel_raw_file_sink_get_property;
+  gobject_class->finalize = accel_raw_file_sink_finalize;
+  stage_class->negotiate = accel_raw_file_sink_negotiate;
+  stage_class->start = accel_raw_file_sink_start;
+  stage_class->stop = accel_raw_file_sink_stop;
+  stage_class->process = accel_raw_file_sink_process;
+  stage_class->render = accel_raw_file_sink_render;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "File that gets every buffer's bytes, in order (emptied at start, "
+          "or cut back to the committed frames when the graph keeps state)",
+          NULL,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+
+  accel_stage_class_set_metadata (stage_class, "io.raw-file-sink",
+      "Append the bytes of every buffer to a file");
+  accel_type_init_any (&in);
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_INPUT, "in", &in, "any data");
+}
+
+static void
+accel_raw_file_sink_init (AccelRawFileSink *self)
+{
+  self->fd = -1;
+}

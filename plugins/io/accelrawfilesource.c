@@ -1,0 +1,307 @@
+/* accel io plugin: io.raw-file-source, frames of a fixed type read from a
+ * file */
+#define G_LOG_DOMAIN "accel-raw-file-source"
+
+#include "accelrawfilesource.h"
+#include "accelio-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* frames read ahead of the GPU's copies */
+#define STAGING_SLOTS 3
+
+struct _AccelRawFileSource
+{
+  AccelStage parent;
+
+  gchar *location;
+  AccelIoTypeProps type_props;
+  gboolean loop;
+  gint64 num_buffers;
+
+  int fd;
+  gboolean seekable; /* a regular file: frame s is at s times the size */
+  guint64 n_frames;  /* whole frames in a regular file */
+  gsize frame_size;
+  AccelIoRing *ring; /* GPU: pinned staging for the frames */
+};
+
+G_DEFINE_FINAL_TYPE (
+    AccelRawFileSource, accel_raw_file_source, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_LOOP,
+  PROP_NUM_BUFFERS,
+  PROP_TYPE_FIRST,
+};
+
+static gboolean
+accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+
+  if (!self->location || !*self->location)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.raw-file-source): no location to read from",
+          accel_stage_get_name (stage));
+      return FALSE;
+    }
+  return accel_io_type_props_to_type (
+      &self->type_props, stage, &out_types[0], error);
+}
+
+static gboolean
+accel_raw_file_source_start (AccelStage *stage, GError **error)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+  struct stat st;
+
+  self->frame_size
+      = accel_type_get_size (accel_stage_get_output_type (stage, 0));
+  self->fd = g_open (self->location, O_RDONLY | O_CLOEXEC, 0);
+  if (self->fd < 0 || fstat (self->fd, &st) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
+          self->location, g_strerror (saved));
+      return FALSE;
+    }
+  self->seekable = S_ISREG (st.st_mode);
+  self->n_frames = self->seekable ? (guint64)st.st_size / self->frame_size : 0;
+  if (self->loop && !self->seekable)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "cannot loop over %s: it is not a regular file", self->location);
+      return FALSE;
+    }
+  if (self->loop && self->n_frames == 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "cannot loop over %s: it holds no whole frame of %" G_GSIZE_FORMAT
+          " bytes",
+          self->location, self->frame_size);
+      return FALSE;
+    }
+  if (self->seekable && (guint64)st.st_size % self->frame_size != 0)
+    g_message ("%s: the last %" G_GUINT64_FORMAT " bytes are no whole frame "
+               "and are left out",
+        self->location, (guint64)st.st_size % self->frame_size);
+  if (accel_stage_is_host (stage))
+    return TRUE;
+  self->ring = accel_io_ring_new (
+      accel_stage_get_device (stage), STAGING_SLOTS, self->frame_size, error);
+  return self->ring != NULL;
+}
+
+static void
+accel_raw_file_source_stop (AccelStage *stage)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+
+  g_clear_pointer (&self->ring, accel_io_ring_free);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+}
+
+static gboolean
+pread_all (int fd, gpointer data, gsize size, goffset offset, GError **error)
+{
+  guint8 *p = data;
+
+  while (size > 0)
+    {
+      gssize n = pread (fd, p, size, offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "%s",
+              n == 0 ? "the file got shorter" : g_strerror (saved));
+          return FALSE;
+        }
+      p += n;
+      size -= (gsize)n;
+      offset += n;
+    }
+  return TRUE;
+}
+
+/* frame @seq into @dst; FALSE with @error unset at the end of the data */
+static gboolean
+read_frame (AccelRawFileSource *self, guint64 seq, gpointer dst, GError **error)
+{
+  gssize n;
+
+  if (self->seekable)
+    {
+      guint64 index = self->loop ? seq % self->n_frames : seq;
+      if (index >= self->n_frames)
+        return FALSE;
+      /* by position, so a restarted source reads frame s again */
+      return pread_all (self->fd, dst, self->frame_size,
+          (goffset)(index * self->frame_size), error);
+    }
+  n = accel_io_read_all (self->fd, dst, self->frame_size, error);
+  if (n > 0 && (gsize)n < self->frame_size)
+    g_message ("%s: the last %" G_GSSIZE_FORMAT " bytes are no whole frame "
+               "and are left out",
+        self->location, n);
+  return n == (gssize)self->frame_size;
+}
+
+static AccelFlow
+accel_raw_file_source_process (
+    AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+  AccelBuffer *out = frame->outputs[0];
+  GError *read_error = NULL;
+  gpointer staging;
+
+  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
+    return ACCEL_FLOW_EOS;
+
+  if (accel_stage_is_host (stage))
+    {
+      if (read_frame (
+              self, frame->sequence, accel_buffer_get_data (out), &read_error))
+        return ACCEL_FLOW_OK;
+      goto end;
+    }
+  if (!accel_io_ring_acquire (self->ring, &staging, error))
+    return ACCEL_FLOW_ERROR;
+  if (!read_frame (self, frame->sequence, staging, &read_error))
+    goto end;
+  if (!accel_io_copy_async (frame->stream, accel_buffer_get_data (out), staging,
+          self->frame_size, error)
+      || !accel_io_ring_commit (self->ring, frame->stream, NULL, error))
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+
+end:
+  if (!read_error)
+    return ACCEL_FLOW_EOS;
+  g_propagate_prefixed_error (error, read_error,
+      "cannot read frame %" G_GUINT64_FORMAT " of %s: ", frame->sequence,
+      self->location);
+  return ACCEL_FLOW_ERROR;
+}
+
+static void
+accel_raw_file_source_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_LOOP:
+      self->loop = g_value_get_boolean (value);
+      break;
+    case PROP_NUM_BUFFERS:
+      self->num_buffers = g_value_get_int64 (value);
+      break;
+    default:
+      if (prop_id < PROP_TYPE_FIRST
+          || !accel_io_type_props_set (
+              &self->type_props, prop_id - PROP_TYPE_FIRST, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_raw_file_source_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_LOOP:
+      g_value_set_boolean (value, self->loop);
+      break;
+    case PROP_NUM_BUFFERS:
+      g_value_set_int64 (value, self->num_buffers);
+      break;
+    default:
+      if (prop_id < PROP_TYPE_FIRST
+          || !accel_io_type_props_get (
+              &self->type_props, prop_id - PROP_TYPE_FIRST, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_raw_file_source_finalize (GObject *object)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (object);
+
+  g_free (self->location);
+  accel_io_type_props_clear (&self->type_props);
+  G_OBJECT_CLASS (accel_raw_file_source_parent_class)->finalize (object);
+}
+
+static void
+accel_raw_file_source_class_init (AccelRawFileSourceClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+  GParamFlags flags
+      = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
+  AccelType out;
+
+  gobject_class->set_property = accel_raw_file_source_set_property;
+  gobject_class->get_property = accel_raw_file_source_get_property;
+  gobject_class->finalize = accel_raw_file_source_finalize;
+  stage_class->negotiate = accel_raw_file_source_negotiate;
+  stage_class->start = accel_raw_file_source_start;
+  stage_class->stop = accel_raw_file_source_stop;
+  stage_class->process = accel_raw_file_source_process;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "File of frames, each the size of the type, back to back", NULL,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_LOOP,
+      g_param_spec_boolean ("loop", "Loop",
+          "Start over at the end of the file instead of ending the stream",
+          FALSE, flags));
+  g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
+      g_param_spec_int64 ("num-buffers", "Number of buffers",
+          "Frames to produce before end of stream (-1: to the end of the "
+          "file, or forever with loop)",
+          -1, G_MAXINT64, -1, flags));
+  accel_io_type_props_install (gobject_class, PROP_TYPE_FIRST);
+
+  accel_stage_class_set_metadata (stage_class, "io.raw-file-source",
+      "Read frames of a fixed type (shape and dtype, or format, width and "
+      "height) from a file");
+  accel_type_init_any (&out);
+  out.memory = ACCEL_MEMORY_DEVICE;
+  accel_stage_class_add_port (
+      stage_class, ACCEL_PORT_OUTPUT, "out", &out, "the frames");
+}
+
+static void
+accel_raw_file_source_init (AccelRawFileSource *self)
+{
+  self->fd = -1;
+}

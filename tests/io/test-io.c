@@ -1,0 +1,957 @@
+/* the io plugin's stages on the host backend: patterns written to PNG and
+ * read back, raw files through a transform, push and pull from the
+ * application, the GStreamer bridge both ways, and their errors */
+#include "test-io.h"
+#include "core/pattern.h"
+
+#include <string.h>
+#ifdef ACCEL_IO_HAVE_GST
+#include <gst/gst.h>
+#endif
+
+static void
+set_enum (gpointer object, const char *property, const char *nick)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (object), property);
+  GEnumValue *value;
+
+  g_assert_nonnull (pspec);
+  value
+      = g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM (pspec)->enum_class, nick);
+  g_assert_nonnull (value);
+  g_object_set (object, property, value->value, NULL);
+}
+
+static void
+test_registered (void)
+{
+  static const char *const kinds[] = {
+    "io.pattern-source",
+    "io.raw-file-source",
+    "io.raw-file-sink",
+    "io.app-source",
+    "io.app-sink",
+#ifdef ACCEL_IO_HAVE_PNG
+    "io.png-sink",
+#endif
+#ifdef ACCEL_IO_HAVE_GST
+    "io.gst-source",
+    "io.gst-sink",
+#endif
+  };
+  AccelRegistry *registry = accel_registry_get_default ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *text
+          = accel_registry_describe (registry, kinds[i], &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (strstr (text, kinds[i]));
+    }
+}
+
+/* pattern-source: noise is the same for a seed and frame, and only then */
+
+static gchar *
+noise_digest (guint seed, guint64 *n_frames)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("noise");
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_auto (GStrv) sums = NULL;
+
+  set_enum (src, "pattern", "noise");
+  g_object_set (src, "width", 33, "height", 17, "num-buffers", (gint64)3,
+      "seed", seed, NULL);
+  test_link (g, "src", "sink");
+  test_run (g);
+  sums = accel_checksum_sink_dup_checksums (ACCEL_CHECKSUM_SINK (sink));
+  g_assert_cmpuint (g_strv_length (sums), ==, 3);
+  g_assert_cmpstr (sums[0], !=, sums[1]);
+  g_assert_cmpstr (sums[1], !=, sums[2]);
+  *n_frames = accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink));
+  return test_digest (sink);
+}
+
+static void
+test_noise_reproducible (void)
+{
+  guint64 n;
+  g_autofree gchar *a = noise_digest (7, &n);
+  g_autofree gchar *b = noise_digest (7, &n);
+  g_autofree gchar *c = noise_digest (8, &n);
+
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpstr (a, ==, b);
+  g_assert_cmpstr (a, !=, c);
+}
+
+static void
+test_pattern_timestamps (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("pts");
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+
+  g_object_set (src, "width", 8, "height", 2, "num-buffers", (gint64)3,
+      "framerate", "25/1", NULL);
+  g_object_set (sink, "max-buffers", 3, NULL);
+  test_link (g, "src", "sink");
+  test_run (g);
+  for (gint64 i = 0; i < 3; i++)
+    {
+      AccelBuffer *buf = NULL;
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+      g_assert_nonnull (buf);
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, i);
+      g_assert_cmpint (accel_buffer_get_pts (buf), ==, i * 40000000);
+      g_assert_cmpint (accel_buffer_get_duration (buf), ==, 40000000);
+      accel_buffer_unref (buf);
+    }
+}
+
+static void
+test_pattern_bad_format (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("bad");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "bars");
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "format", "NV12", NULL);
+  test_link (g, "bars", "sink");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'bars' (io.pattern-source): format 'NV12' is not one of "
+      "RGBA8, BGRA8, GRAY8, RGBAF32");
+}
+
+#ifdef ACCEL_IO_HAVE_PNG
+
+typedef struct
+{
+  guint8 r, g, b;
+} Rgb;
+
+/* SMPTE bars of a 70x48 image, as docs/io.md gives them: 7 bars of 10
+ * pixels; rows 0-31 the bars, 32-35 the reversed bars, 36-47 -I, white, +Q
+ * and black under the first five bars, the PLUGE under the sixth, black */
+static const Rgb top_bars[7] = {
+  { 191, 191, 191 },
+  { 191, 191, 0 },
+  { 0, 191, 191 },
+  { 0, 191, 0 },
+  { 191, 0, 191 },
+  { 191, 0, 0 },
+  { 0, 0, 191 },
+};
+static const Rgb middle_bars[7] = {
+  { 0, 0, 191 },
+  { 0, 0, 0 },
+  { 191, 0, 191 },
+  { 0, 0, 0 },
+  { 0, 191, 191 },
+  { 0, 0, 0 },
+  { 191, 191, 191 },
+};
+static const struct
+{
+  guint x;
+  Rgb c;
+} bottom_row[] = {
+  { 6, { 0, 33, 76 } },
+  { 18, { 255, 255, 255 } },
+  { 31, { 50, 0, 106 } },
+  { 43, { 0, 0, 0 } },
+  { 51, { 0, 0, 0 } },
+  { 55, { 10, 10, 10 } },
+  { 58, { 20, 20, 20 } },
+  { 65, { 0, 0, 0 } },
+};
+
+static void
+assert_rgba (const guint8 *pixels, guint width, guint x, guint y, Rgb c)
+{
+  const guint8 *p = pixels + ((gsize)y * width + x) * 4;
+
+  g_assert_cmpuint (p[0], ==, c.r);
+  g_assert_cmpuint (p[1], ==, c.g);
+  g_assert_cmpuint (p[2], ==, c.b);
+  g_assert_cmpuint (p[3], ==, 255);
+}
+
+/* a pattern into PNG files in a new directory, which it returns */
+static gchar *
+write_pngs (const char *pattern, const char *format, gint width, gint height,
+    gint64 n, const char *name)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("png");
+  gchar *dir = test_dir_new ();
+  g_autofree gchar *location = g_build_filename (dir, name, NULL);
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.png-sink", "png");
+
+  set_enum (src, "pattern", pattern);
+  g_object_set (src, "format", format, "width", width, "height", height,
+      "num-buffers", n, "square-size", 4, NULL);
+  g_object_set (sink, "location", location, NULL);
+  test_link (g, "src", "png");
+  test_run (g);
+  return dir;
+}
+
+static guint8 *
+read_png (const char *dir, const char *name, guint want_format,
+    guint want_width, guint want_height)
+{
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  guint width, height, format;
+  guint8 *pixels = test_png_read (path, &width, &height, &format);
+
+  g_assert_cmpuint (width, ==, want_width);
+  g_assert_cmpuint (height, ==, want_height);
+  g_assert_cmpuint (format, ==, want_format);
+  return pixels;
+}
+
+static void
+test_smpte_png (void)
+{
+  g_autofree gchar *dir
+      = write_pngs ("smpte", "RGBA8", 70, 48, 3, "frame-%05d.png");
+
+  g_assert_cmpuint (test_dir_count (dir), ==, 3);
+  for (guint f = 0; f < 3; f++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("frame-%05u.png", f);
+      g_autofree guint8 *px = read_png (dir, name, PNG_FORMAT_RGBA, 70, 48);
+      for (guint i = 0; i < 7; i++)
+        {
+          assert_rgba (px, 70, 10 * i + 5, 0, top_bars[i]);
+          assert_rgba (px, 70, 10 * i + 5, 16, top_bars[i]);
+          assert_rgba (px, 70, 10 * i, 31, top_bars[i]);
+          assert_rgba (px, 70, 10 * i + 9, 31, top_bars[i]);
+          assert_rgba (px, 70, 10 * i + 5, 32, middle_bars[i]);
+          assert_rgba (px, 70, 10 * i + 5, 35, middle_bars[i]);
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (bottom_row); i++)
+        {
+          assert_rgba (px, 70, bottom_row[i].x, 36, bottom_row[i].c);
+          assert_rgba (px, 70, bottom_row[i].x, 47, bottom_row[i].c);
+        }
+    }
+  test_dir_remove (dir);
+}
+
+static void
+test_gradient_gray_png (void)
+{
+  g_autofree gchar *dir
+      = write_pngs ("gradient", "GRAY8", 21, 11, 2, "g%d.png");
+  g_autofree guint8 *px = read_png (dir, "g1.png", PNG_FORMAT_GRAY, 21, 11);
+
+  g_assert_cmpuint (test_dir_count (dir), ==, 2);
+  for (guint y = 0; y < 11; y++)
+    for (guint x = 0; x < 21; x++)
+      {
+        guint r = x * 255 / 20, g = y * 255 / 10, b = 128;
+        guint luma = (77 * r + 150 * g + 29 * b + 128) >> 8;
+        g_assert_cmpuint (px[y * 21 + x], ==, luma);
+      }
+  test_dir_remove (dir);
+}
+
+static void
+test_checkerboard_bgra_png (void)
+{
+  g_autofree gchar *dir
+      = write_pngs ("checkerboard", "BGRA8", 16, 12, 1, "c-%03u.png");
+  g_autofree guint8 *px = read_png (dir, "c-000.png", PNG_FORMAT_RGBA, 16, 12);
+
+  for (guint y = 0; y < 12; y++)
+    for (guint x = 0; x < 16; x++)
+      {
+        guint8 v = ((x / 4 + y / 4) & 1) ? 0 : 255;
+        Rgb c = { v, v, v };
+        assert_rgba (px, 16, x, y, c);
+      }
+  test_dir_remove (dir);
+}
+
+static void
+test_png_bad_location (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("png");
+  g_autoptr (GError) error = NULL;
+  AccelStage *sink;
+
+  accel_test_stage (g, "io.pattern-source", "src");
+  sink = accel_test_stage (g, "io.png-sink", "shots");
+  g_object_set (sink, "location", "shot.png", NULL);
+  test_link (g, "src", "shots");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_true (
+      g_str_has_prefix (error->message, "stage 'shots' (io.png-sink): "
+                                        "location 'shot.png' must hold"));
+}
+
+static void
+test_png_bad_format (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("png");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+
+  accel_test_stage (g, "io.png-sink", "shots");
+  g_object_set (src, "format", "RGBAF32", NULL);
+  test_link (g, "src", "shots");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'shots' (io.png-sink) takes RGBA8, BGRA8 or GRAY8 images, not "
+      "image<RGBAF32>[240x320]@device");
+}
+
+#endif /* ACCEL_IO_HAVE_PNG */
+
+/* raw files */
+
+#define RAW_FRAMES 5
+#define RAW_ROWS 16
+#define RAW_COLS 24
+
+static void
+write_file (const char *path, gconstpointer data, gsize size)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (
+      g_file_set_contents (path, (const gchar *)data, (gssize)size, &error));
+  g_assert_no_error (error);
+}
+
+/* @size random bytes, or random small integers as floats with @as_f32 (exact
+ * through a scale), written to @path */
+static GBytes *
+write_random_file (const char *path, gsize size, gboolean as_f32)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (42);
+  guint8 *data = g_malloc (size);
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8)g_rand_int_range (rand, 0, 256);
+  if (as_f32)
+    for (gsize i = 0; i < size / 4; i++)
+      ((gfloat *)data)[i] = (gfloat)data[i * 4];
+  write_file (path, data, size);
+  return g_bytes_new_take (data, size);
+}
+
+static GBytes *
+read_file (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  gchar *data;
+  gsize size;
+
+  g_assert_true (g_file_get_contents (path, &data, &size, &error));
+  g_assert_no_error (error);
+  return g_bytes_new_take (data, size);
+}
+
+/* raw-file-source -> core.scale -> raw-file-sink against the host
+ * reference, for u8 and f32 tensors */
+static void
+test_raw_round_trip (gconstpointer data)
+{
+  const char *dtype = data;
+  gboolean is_f32 = g_str_equal (dtype, "f32");
+  gsize elem = is_f32 ? 4 : 1;
+  gsize frame = RAW_ROWS * RAW_COLS * elem;
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *in_path = g_build_filename (dir, "in.raw", NULL);
+  g_autofree gchar *out_path = g_build_filename (dir, "out.raw", NULL);
+  g_autoptr (GBytes) in = NULL, out = NULL;
+  g_autofree guint8 *expected = g_malloc (frame * RAW_FRAMES);
+  g_autoptr (AccelGraph) g = accel_graph_new ("raw");
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *scale = accel_test_stage (g, "core.scale", "scale");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  g_autofree gchar *shape = g_strdup_printf ("%dx%d", RAW_ROWS, RAW_COLS);
+
+  in = write_random_file (in_path, frame * RAW_FRAMES, is_f32);
+  g_object_set (src, "location", in_path, "shape", shape, "dtype", dtype, NULL);
+  g_object_set (scale, "scale", 2.0f, "offset", 1.0f, NULL);
+  g_object_set (sink, "location", out_path, NULL);
+  test_link (g, "src", "scale");
+  test_link (g, "scale", "sink");
+  test_run (g);
+
+  if (is_f32)
+    accel_scale_f32_host (g_bytes_get_data (in, NULL), (gfloat *)expected,
+        RAW_ROWS * RAW_COLS * RAW_FRAMES, 2.0f, 1.0f);
+  else
+    accel_scale_u8_host (g_bytes_get_data (in, NULL), expected,
+        RAW_ROWS * RAW_COLS * RAW_FRAMES, 2.0f, 1.0f);
+  out = read_file (out_path);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out),
+      expected, frame * RAW_FRAMES);
+  test_dir_remove (dir);
+}
+
+/* a looping source starts over; a trailing part frame is left out */
+static void
+test_raw_loop (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *in_path = g_build_filename (dir, "in.raw", NULL);
+  g_autofree gchar *out_path = g_build_filename (dir, "out.raw", NULL);
+  g_autoptr (GBytes) in = write_random_file (in_path, 3 * 10 + 4, FALSE);
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("loop");
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  const guint8 *want = g_bytes_get_data (in, NULL);
+  const guint8 *have;
+
+  g_object_set (src, "location", in_path, "shape", "10", "loop", TRUE,
+      "num-buffers", (gint64)7, NULL);
+  g_object_set (sink, "location", out_path, NULL);
+  test_link (g, "src", "sink");
+  test_run (g);
+  out = read_file (out_path);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, 70);
+  have = g_bytes_get_data (out, NULL);
+  for (guint f = 0; f < 7; f++)
+    g_assert_cmpmem (have + f * 10, 10, want + (f % 3) * 10, 10);
+  test_dir_remove (dir);
+}
+
+static void
+test_raw_missing_file (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("missing");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "reader");
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "location", "/nonexistent/accel/in.raw", NULL);
+  test_link (g, "reader", "sink");
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "stage 'reader'"));
+  g_assert_nonnull (
+      strstr (error->message, "cannot open /nonexistent/accel/in.raw"));
+}
+
+/* app-source and app-sink */
+
+#define APP_FRAMES 10
+#define APP_N (4 * 8)
+
+static gpointer
+push_thread (gpointer data)
+{
+  AccelStage *src = data;
+  AccelType type;
+  gint64 dims[2] = { 4, 8 };
+  gboolean ended = FALSE;
+
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+  for (guint i = 0; i < APP_FRAMES; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelBuffer) buf
+          = accel_buffer_new (accel_device_get_host (), &type, &error);
+      gfloat *f = accel_buffer_get_data (buf);
+      gboolean ok = FALSE;
+
+      g_assert_no_error (error);
+      for (guint j = 0; j < APP_N; j++)
+        f[j] = (gfloat)(i * 100 + j);
+      accel_buffer_set_pts (buf, (gint64)i * 1000);
+      g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+      g_assert_no_error (error);
+      g_assert_true (ok);
+    }
+  g_signal_emit_by_name (src, "end-of-stream", &ended);
+  g_assert_true (ended);
+  return NULL;
+}
+
+static void
+on_new_buffer (AccelStage *sink, gpointer user_data)
+{
+  g_atomic_int_inc ((gint *)user_data);
+}
+
+static void
+test_app_push_pull (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  AccelStage *scale = accel_test_stage (g, "core.scale", "scale");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  GThread *pusher;
+  gint n_new = 0;
+  AccelBuffer *buf = NULL;
+  gboolean eos;
+
+  g_object_set (src, "shape", "4x8", "dtype", "f32", NULL);
+  g_object_set (scale, "scale", 3.0f, "offset", 0.5f, NULL);
+  g_signal_connect (sink, "new-buffer", G_CALLBACK (on_new_buffer), &n_new);
+  test_link (g, "src", "scale");
+  test_link (g, "scale", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  pusher = g_thread_new ("pusher", push_thread, src);
+
+  for (guint i = 0; i < APP_FRAMES; i++)
+    {
+      const AccelType *type;
+      const gfloat *f;
+
+      g_signal_emit_by_name (
+          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      g_assert_nonnull (buf);
+      type = accel_buffer_peek_type (buf);
+      g_assert_cmpint (type->kind, ==, ACCEL_KIND_TENSOR);
+      g_assert_cmpint (type->dtype, ==, ACCEL_DTYPE_F32);
+      g_assert_cmpint (type->memory, ==, ACCEL_MEMORY_HOST);
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, i);
+      g_assert_cmpint (accel_buffer_get_pts (buf), ==, (gint64)i * 1000);
+      f = accel_buffer_get_data (buf);
+      for (guint j = 0; j < APP_N; j++)
+        g_assert_cmpfloat (f[j], ==, (gfloat)(i * 100 + j) * 3.0f + 0.5f);
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+  g_thread_join (pusher);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  accel_graph_stop (g);
+
+  g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+  g_assert_null (buf);
+  g_object_get (sink, "eos", &eos, NULL);
+  g_assert_true (eos);
+  g_assert_cmpint (g_atomic_int_get (&n_new), ==, APP_FRAMES);
+}
+
+static void
+test_app_wrong_type (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStage) src
+      = accel_stage_new ("io.app-source", "feed", &error);
+  g_autoptr (AccelBuffer) buf = NULL;
+  gint64 dims[1] = { 16 };
+  AccelType type;
+  gboolean ok = TRUE;
+
+  g_assert_no_error (error);
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 1, dims);
+  buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+  g_assert_no_error (error);
+  g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+  g_assert_false (ok);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'feed' (io.app-source): a pushed buffer of type "
+      "tensor<f32>[16]@host does not fit the output type "
+      "image<RGBA8>[240x320]@device; set shape and dtype, or format, width "
+      "and height, to what the application pushes");
+  g_clear_error (&error);
+
+  /* nothing is taken after the end of the stream */
+  g_object_set (src, "shape", "16", "dtype", "f32", NULL);
+  g_signal_emit_by_name (src, "end-of-stream", &ok);
+  g_assert_true (ok);
+  g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+  g_assert_false (ok);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+}
+
+/* a source waiting for the application lets the graph stop or end */
+static void
+test_app_source_idle_stop (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("idle");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  gint64 t0;
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "shape", "4", NULL);
+  test_link (g, "src", "sink");
+
+  g_assert_true (accel_graph_start (g, &error));
+  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  t0 = g_get_monotonic_time ();
+  accel_graph_send_eos (g);
+  g_assert_true (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  accel_graph_stop (g);
+
+  g_assert_true (accel_graph_start (g, &error));
+  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  accel_graph_stop (g);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+}
+
+/* a sink whose application does not pull lets the graph stop; with drop it
+ * keeps the newest */
+static void
+test_app_sink_not_pulled (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("full");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  gint64 t0;
+  guint64 dropped;
+  AccelBuffer *buf = NULL;
+
+  g_object_set (src, "shape", "16", NULL);
+  g_object_set (sink, "max-buffers", 2, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  t0 = g_get_monotonic_time ();
+  accel_graph_stop (g);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 2);
+
+  g_object_set (src, "num-buffers", (gint64)20, NULL);
+  g_object_set (sink, "drop", TRUE, NULL);
+  test_run (g);
+  g_object_get (sink, "n-dropped", &dropped, NULL);
+  g_assert_cmpuint (dropped, ==, 18);
+  g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+  g_assert_nonnull (buf);
+  g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, 18);
+  accel_buffer_unref (buf);
+}
+
+/* the GStreamer bridge */
+
+#ifdef ACCEL_IO_HAVE_GST
+
+static gboolean
+have_elements (const char *const *names)
+{
+  for (guint i = 0; names[i]; i++)
+    {
+      GstElementFactory *f = gst_element_factory_find (names[i]);
+      if (!f)
+        {
+          g_autofree gchar *msg
+              = g_strdup_printf ("GStreamer element %s is missing", names[i]);
+          g_test_skip (msg);
+          return FALSE;
+        }
+      gst_object_unref (f);
+    }
+  return TRUE;
+}
+
+static void
+test_gst_source_count (void)
+{
+  static const char *const need[] = { "videotestsrc", "videoconvert", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  AccelStage *src, *sink;
+  const AccelType *type;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "io.gst-source", "src");
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (src, "description",
+      "videotestsrc num-buffers=5 pattern=ball ! videoconvert ! "
+      "video/x-raw,format=RGBA,width=64,height=48",
+      NULL);
+  test_link (g, "src", "sink");
+  test_run (g);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==, 5);
+  type = accel_stage_get_output_type (src, 0);
+  g_assert_cmpint (type->kind, ==, ACCEL_KIND_IMAGE);
+  g_assert_cmpint (type->format, ==, ACCEL_FORMAT_RGBA8);
+  g_assert_cmpint (type->dims[0], ==, 48);
+  g_assert_cmpint (type->dims[1], ==, 64);
+}
+
+/* pulls @n buffers of a description through an app-sink */
+static GPtrArray *
+pull_description (const char *description, guint n, AccelType *type)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  AccelStage *src = accel_test_stage (g, "io.gst-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  GPtrArray *bufs
+      = g_ptr_array_new_with_free_func ((GDestroyNotify)accel_buffer_unref);
+
+  g_object_set (src, "description", description, NULL);
+  g_object_set (sink, "max-buffers", n, NULL);
+  test_link (g, "src", "sink");
+  test_run (g);
+  *type = *accel_stage_get_output_type (src, 0);
+  for (;;)
+    {
+      AccelBuffer *buf = NULL;
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+      if (!buf)
+        break;
+      g_ptr_array_add (bufs, buf);
+    }
+  g_assert_cmpuint (bufs->len, ==, n);
+  return bufs;
+}
+
+static void
+test_gst_source_pixels (void)
+{
+  static const char *const need[] = { "videotestsrc", NULL };
+  g_autoptr (GPtrArray) bufs = NULL;
+  AccelType type;
+
+  if (!have_elements (need))
+    return;
+  /* ARGB 0xff204060 */
+  bufs = pull_description ("videotestsrc num-buffers=3 pattern=solid-color "
+                           "foreground-color=4280303712 ! "
+                           "video/x-raw,format=RGBA,width=16,height=8",
+      3, &type);
+  g_assert_cmpint (type.format, ==, ACCEL_FORMAT_RGBA8);
+  for (guint b = 0; b < bufs->len; b++)
+    {
+      const guint8 *p = accel_buffer_get_data (bufs->pdata[b]);
+      g_assert_cmpuint (accel_buffer_get_size (bufs->pdata[b]), ==, 16 * 8 * 4);
+      g_assert_cmpuint (accel_buffer_get_sequence (bufs->pdata[b]), ==, b);
+      for (guint i = 0; i < 16 * 8; i++)
+        {
+          g_assert_cmpuint (p[i * 4 + 0], ==, 0x20);
+          g_assert_cmpuint (p[i * 4 + 1], ==, 0x40);
+          g_assert_cmpuint (p[i * 4 + 2], ==, 0x60);
+          g_assert_cmpuint (p[i * 4 + 3], ==, 0xff);
+        }
+    }
+}
+
+/* I420 of an odd size: GStreamer pads the rows, the image is packed */
+static void
+test_gst_source_planar (void)
+{
+  static const char *const need[] = { "videotestsrc", NULL };
+  g_autoptr (GPtrArray) bufs = NULL;
+  AccelType type;
+  const guint8 *p;
+
+  if (!have_elements (need))
+    return;
+  bufs = pull_description ("videotestsrc num-buffers=2 pattern=white ! "
+                           "video/x-raw,format=I420,width=15,height=9",
+      2, &type);
+  g_assert_cmpint (type.format, ==, ACCEL_FORMAT_I420);
+  g_assert_cmpuint (
+      accel_buffer_get_size (bufs->pdata[1]), ==, 15 * 9 + 2 * 8 * 5);
+  p = accel_buffer_get_data (bufs->pdata[1]);
+  for (guint i = 0; i < 15 * 9; i++)
+    g_assert_cmpuint (p[i], ==, 235);
+  for (guint i = 15 * 9; i < 15 * 9 + 2 * 8 * 5; i++)
+    g_assert_cmpuint (p[i], ==, 128);
+}
+
+/* a live description does not preroll: its first image gives the type and
+ * is not lost; a live source waiting for GStreamer lets the graph end */
+static void
+test_gst_source_live (void)
+{
+  static const char *const need[] = { "videotestsrc", NULL };
+  g_autoptr (GPtrArray) bufs = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("live");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+  AccelType type;
+
+  if (!have_elements (need))
+    return;
+  bufs = pull_description ("videotestsrc is-live=true num-buffers=3 ! "
+                           "video/x-raw,format=GRAY8,width=8,height=4",
+      3, &type);
+  g_assert_cmpint (type.format, ==, ACCEL_FORMAT_GRAY8);
+
+  src = accel_test_stage (g, "io.gst-source", "src");
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (src, "description",
+      "videotestsrc is-live=true ! video/x-raw,format=RGBA,width=8,height=4,"
+      "framerate=10/1",
+      NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_usleep (250 * G_TIME_SPAN_MILLISECOND);
+  accel_graph_send_eos (g);
+  g_assert_true (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  accel_graph_stop (g);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), >=, 1);
+}
+
+#ifdef ACCEL_IO_HAVE_PNG
+/* core.test-source -> gst-sink (pngenc): lossless, so the files hold the
+ * test pattern exactly, and they are complete when the run returns */
+static void
+test_gst_sink_png (void)
+{
+  static const char *const need[]
+      = { "videoconvert", "pngenc", "multifilesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autofree gchar *dir = NULL, *description = NULL;
+  AccelStage *src, *sink;
+
+  if (!have_elements (need))
+    return;
+  dir = test_dir_new ();
+  description = g_strdup_printf (
+      "videoconvert ! pngenc ! multifilesink location=%s/f%%05d.png", dir);
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "RGBA8", "width", 32, "height", 24,
+      "num-buffers", (gint64)4, NULL);
+  g_object_set (sink, "description", description, NULL);
+  test_link (g, "src", "out");
+  test_run (g);
+
+  g_assert_cmpuint (test_dir_count (dir), ==, 4);
+  for (guint s = 0; s < 4; s++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("f%05u.png", s);
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+      guint w, h, format;
+      g_autofree guint8 *px = test_png_read (path, &w, &h, &format);
+      g_assert_cmpuint (w, ==, 32);
+      g_assert_cmpuint (h, ==, 24);
+      g_assert_cmpuint (format, ==, PNG_FORMAT_RGBA);
+      for (guint i = 0; i < 32 * 24 * 4; i++)
+        g_assert_cmpuint (px[i], ==, ACCEL_PATTERN_U8 (s, i));
+    }
+  test_dir_remove (dir);
+}
+#endif
+
+static void
+assert_prepare_fails (AccelGraph *g, const char *stage, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *prefix = g_strdup_printf ("stage '%s' ", stage);
+
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, prefix));
+  g_assert_nonnull (strstr (error->message, text));
+}
+
+static void
+test_gst_bad_descriptions (void)
+{
+  g_autofree gchar *missing = NULL;
+
+  {
+    g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+    AccelStage *src = accel_test_stage (g, "io.gst-source", "camera");
+    accel_test_stage (g, "core.null-sink", "sink");
+    g_object_set (src, "description", "nosuchelement ! videoconvert", NULL);
+    test_link (g, "camera", "sink");
+    assert_prepare_fails (g, "camera", "nosuchelement");
+  }
+  {
+    g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+    AccelStage *sink;
+    accel_test_stage (g, "io.pattern-source", "src");
+    sink = accel_test_stage (g, "io.gst-sink", "screen");
+    g_object_set (sink, "description", "videoconvert ! nosuchsink", NULL);
+    test_link (g, "src", "screen");
+    assert_prepare_fails (g, "screen", "nosuchsink");
+  }
+  {
+    g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+    AccelStage *src = accel_test_stage (g, "io.gst-source", "camera");
+    accel_test_stage (g, "core.null-sink", "sink");
+    missing = g_strdup_printf (
+        "filesrc name=reader location=%s/accel-missing-file ! decodebin ! "
+        "videoconvert",
+        g_get_tmp_dir ());
+    g_object_set (src, "description", missing, NULL);
+    test_link (g, "camera", "sink");
+    assert_prepare_fails (g, "camera", "GStreamer element 'reader' failed");
+  }
+  {
+    static const char *const need[] = { "videotestsrc", NULL };
+    g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+    AccelStage *src;
+    if (!have_elements (need))
+      return;
+    src = accel_test_stage (g, "io.gst-source", "camera");
+    accel_test_stage (g, "core.null-sink", "sink");
+    g_object_set (src, "description",
+        "videotestsrc name=bars ! video/x-raw,format=YUY2", NULL);
+    test_link (g, "camera", "sink");
+    assert_prepare_fails (g, "camera", "a videoconvert may help");
+  }
+}
+
+#endif /* ACCEL_IO_HAVE_GST */
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  accel_backend_set_default (ACCEL_BACKEND_HOST, NULL);
+#ifdef ACCEL_IO_HAVE_GST
+  /* the plugin initialises GStreamer too; the tests look for elements */
+  gst_init (NULL, NULL);
+#endif
+
+  g_test_add_func ("/io/registered", test_registered);
+  g_test_add_func (
+      "/io/pattern-source/noise-reproducible", test_noise_reproducible);
+  g_test_add_func ("/io/pattern-source/timestamps", test_pattern_timestamps);
+  g_test_add_func ("/io/pattern-source/bad-format", test_pattern_bad_format);
+#ifdef ACCEL_IO_HAVE_PNG
+  g_test_add_func ("/io/png-sink/smpte-bars", test_smpte_png);
+  g_test_add_func ("/io/png-sink/gradient-gray", test_gradient_gray_png);
+  g_test_add_func (
+      "/io/png-sink/checkerboard-bgra", test_checkerboard_bgra_png);
+  g_test_add_func ("/io/png-sink/bad-location", test_png_bad_location);
+  g_test_add_func ("/io/png-sink/bad-format", test_png_bad_format);
+#endif
+  g_test_add_data_func (
+      "/io/raw-file/round-trip/u8", "u8", test_raw_round_trip);
+  g_test_add_data_func (
+      "/io/raw-file/round-trip/f32", "f32", test_raw_round_trip);
+  g_test_add_func ("/io/raw-file/loop", test_raw_loop);
+  g_test_add_func ("/io/raw-file/missing-file", test_raw_missing_file);
+  g_test_add_func ("/io/app/push-pull", test_app_push_pull);
+  g_test_add_func ("/io/app/wrong-type", test_app_wrong_type);
+  g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
+  g_test_add_func ("/io/app/sink-not-pulled", test_app_sink_not_pulled);
+#ifdef ACCEL_IO_HAVE_GST
+  g_test_add_func ("/io/gst-source/count", test_gst_source_count);
+  g_test_add_func ("/io/gst-source/pixels", test_gst_source_pixels);
+  g_test_add_func ("/io/gst-source/planar", test_gst_source_planar);
+  g_test_add_func ("/io/gst-source/live", test_gst_source_live);
+#ifdef ACCEL_IO_HAVE_PNG
+  g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
+#endif
+  g_test_add_func ("/io/gst/bad-descriptions", test_gst_bad_descriptions);
+#endif
+  return g_test_run ();
+}
