@@ -147,6 +147,7 @@ void accel_mailbox_push_eos (AccelMailbox *mb, guint port);
 void accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg);
 AccelMessage *accel_mailbox_pop_control (AccelMailbox *mb);
 gboolean accel_mailbox_has_control (AccelMailbox *mb);
+gboolean accel_mailbox_is_closed (AccelMailbox *mb);
 gboolean accel_mailbox_pop_frame (
     AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos);
 void accel_mailbox_set_blocked (AccelMailbox *mb, gboolean blocked);

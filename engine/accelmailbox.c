@@ -464,3 +464,14 @@ accel_mailbox_source_new (AccelMailbox *mb)
   ms->mb = mb;
   return &ms->source;
 }
+
+gboolean
+accel_mailbox_is_closed (AccelMailbox *mb)
+{
+  gboolean closed;
+
+  g_mutex_lock (&mb->lock);
+  closed = mb->closed;
+  g_mutex_unlock (&mb->lock);
+  return closed;
+}

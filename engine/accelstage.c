@@ -943,10 +943,16 @@ static void
 handle_eos (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   GError *error = NULL;
 
   priv->done = TRUE;
   g_clear_pointer (&priv->produce_source, g_source_destroy);
+  if (klass->eos && !klass->eos (self, &error))
+    {
+      stage_fail (self, error);
+      return;
+    }
   if (priv->n_out > 0)
     {
       send_eos (self);
@@ -1824,4 +1830,26 @@ accel_stage_set_checkpoint (
   g_free (priv->restore_from);
   priv->checkpoint = g_strdup (base);
   priv->restore_from = g_strdup (restore_from);
+}
+
+/**
+ * accel_stage_should_yield:
+ * @stage: a running stage
+ *
+ * A stage that waits inside process() or render() (for a device, a file,
+ * another framework) asks this now and then: when it says %TRUE the stage
+ * should return (with %ACCEL_FLOW_SKIP or an error) so the engine can run
+ * what is waiting: a stop, an end of stream, a parameter change.
+ *
+ * Returns: %TRUE when a control message waits or the stage is stopping.
+ * MT safe.
+ */
+gboolean
+accel_stage_should_yield (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  return !priv->mailbox || accel_mailbox_has_control (priv->mailbox)
+         || accel_mailbox_is_closed (priv->mailbox);
 }

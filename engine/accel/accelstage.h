@@ -106,6 +106,8 @@ typedef struct
  * @snapshot: stateful stages: the state carried between frames, to restore
  *   after a restart. Stage thread.
  * @restore: stateful stages: take back a snapshot. Stage thread.
+ * @eos: the stream ended: finish the output (a sink closes its files) before
+ *   the stage reports end of stream. Stage thread.
  */
 struct _AccelStageClass
 {
@@ -120,9 +122,10 @@ struct _AccelStageClass
   void (*flush) (AccelStage *stage);
   GBytes *(*snapshot) (AccelStage *stage);
   gboolean (*restore) (AccelStage *stage, GBytes *state, GError **error);
+  gboolean (*eos) (AccelStage *stage, GError **error);
 
   /*< private >*/
-  gpointer _accel_reserved[6];
+  gpointer _accel_reserved[5];
 };
 
 void accel_stage_class_set_metadata (
@@ -151,6 +154,7 @@ guint64 accel_stage_get_n_dropped (AccelStage *stage);
 guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
+gboolean accel_stage_should_yield (AccelStage *stage);
 void accel_stage_get_latency (
     AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns);
 gboolean accel_stage_set_param_async (

@@ -108,7 +108,7 @@ acquire_host_buffer (AccelAppSink *self, GError **error)
           accel_buffer_unref (oldest);
           continue;
         }
-      if (accel_io_stage_should_yield (ACCEL_STAGE (self), TRUE))
+      if (accel_stage_should_yield (ACCEL_STAGE (self)))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
               "stopped while the application held all %u buffers",

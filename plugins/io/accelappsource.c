@@ -174,7 +174,7 @@ take_buffer (AccelAppSource *self, gboolean *yield)
       if (g_cond_wait_until (&self->cond, &self->lock, until))
         continue;
       g_mutex_unlock (&self->lock);
-      *yield = accel_io_stage_should_yield (ACCEL_STAGE (self), FALSE);
+      *yield = accel_stage_should_yield (ACCEL_STAGE (self));
       g_mutex_lock (&self->lock);
       if (*yield)
         break;

@@ -149,28 +149,40 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
 
 /* end of stream into the appsrc, then the wait for the pipeline's own: only
  * then are its files complete */
-static void
-finish (AccelGstSink *self)
+static gboolean
+finish (AccelGstSink *self, GError **error)
 {
-  g_autoptr (GError) error = NULL;
-
   if (!self->playing || accel_gst_watch_get_error (&self->watch, NULL))
-    return;
-  if (gst_app_src_end_of_stream (self->appsrc) != GST_FLOW_OK
-      || !accel_gst_watch_wait_eos (
-          &self->watch, self->eos_timeout_ms * 1000, &error))
-    g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
-               "finish: %s",
-        accel_stage_get_name (ACCEL_STAGE (self)),
-        error ? error->message : "end of stream refused");
+    return TRUE;
+  self->playing = FALSE;
+  if (gst_app_src_end_of_stream (self->appsrc) != GST_FLOW_OK)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the GStreamer pipeline refused end of stream");
+      return FALSE;
+    }
+  return accel_gst_watch_wait_eos (
+      &self->watch, self->eos_timeout_ms * 1000, error);
+}
+
+/* the stream ended: the graph's end of stream waits for the files */
+static gboolean
+accel_gst_sink_eos (AccelStage *stage, GError **error)
+{
+  return finish (ACCEL_GST_SINK (stage), error);
 }
 
 static void
 accel_gst_sink_stop (AccelStage *stage)
 {
   AccelGstSink *self = ACCEL_GST_SINK (stage);
+  g_autoptr (GError) error = NULL;
 
-  finish (self);
+  /* stopped before the end of the stream: still close the files */
+  if (!finish (self, &error))
+    g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
+               "finish: %s",
+        accel_stage_get_name (stage), error->message);
   teardown (self);
   g_clear_pointer (&self->staging, accel_buffer_unref);
 }
@@ -207,7 +219,7 @@ wait_for_room (AccelGstSink *self, GError **error)
       g_mutex_lock (&watch->lock);
       g_cond_wait_until (&watch->cond, &watch->lock, until);
       g_mutex_unlock (&watch->lock);
-      if (accel_io_stage_should_yield (ACCEL_STAGE (self), TRUE))
+      if (accel_stage_should_yield (ACCEL_STAGE (self)))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
               "stopped while the GStreamer pipeline took no data");
@@ -349,6 +361,7 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
   stage_class->negotiate = accel_gst_sink_negotiate;
   stage_class->start = accel_gst_sink_start;
   stage_class->stop = accel_gst_sink_stop;
+  stage_class->eos = accel_gst_sink_eos;
   stage_class->process = accel_gst_sink_process;
   stage_class->render = accel_gst_sink_render;
 

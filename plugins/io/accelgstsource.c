@@ -237,7 +237,7 @@ next_sample (AccelGstSource *self, gboolean *yield, GError **error)
       if (accel_gst_watch_get_error (&self->watch, error)
           || gst_app_sink_is_eos (self->appsink))
         return NULL;
-      if (accel_io_stage_should_yield (ACCEL_STAGE (self), FALSE))
+      if (accel_stage_should_yield (ACCEL_STAGE (self)))
         {
           *yield = TRUE;
           return NULL;

@@ -58,8 +58,6 @@ gint64 accel_io_frame_duration (gint num, gint den);
 gboolean accel_io_check_format (AccelStage *stage, const AccelType *type,
     const AccelFormat *formats, guint n_formats, GError **error);
 
-gboolean accel_io_stage_should_yield (AccelStage *stage, gboolean urgent_only);
-
 gboolean accel_io_copy_async (AccelStream *stream, gpointer dst,
     gconstpointer src, gsize size, GError **error);
 

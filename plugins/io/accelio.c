@@ -298,36 +298,6 @@ accel_io_check_format (AccelStage *stage, const AccelType *type,
 }
 
 /**
- * accel_io_stage_should_yield:
- * @stage: a running stage, on its own thread
- * @urgent_only: only count what the engine runs ahead of frames
- *
- * Whether a stage waiting inside process() or render() should give its
- * thread back: there is no call that tells a stage that the graph stops, so
- * it looks whether something is ready to run on its main context. A source
- * yields for anything (a control message such as end of stream or stop, a
- * co-located stage's work); a sink, whose own input makes its context ready
- * all the time, only for sources above the default priority, which is how
- * the engine runs its calls on a stage's thread, stopping it included.
- *
- * Returns: %TRUE when the stage should return from its wait.
- * Called from the stage's thread only.
- */
-gboolean
-accel_io_stage_should_yield (AccelStage *stage, gboolean urgent_only)
-{
-  GMainContext *context = accel_stage_get_context (stage);
-  gint priority = G_MAXINT;
-  gboolean ready;
-
-  if (!context || !g_main_context_acquire (context))
-    return FALSE;
-  ready = g_main_context_prepare (context, &priority);
-  g_main_context_release (context);
-  return ready && (!urgent_only || priority < G_PRIORITY_DEFAULT);
-}
-
-/**
  * accel_io_copy_async:
  * @stream: a stream with a CUDA handle
  * @dst: where to
