@@ -19,11 +19,13 @@ result_clear (Result *r)
   g_free (r->err);
 }
 
-/* runs accel-run with @args (NULL-terminated), on the host backend */
+/* runs accel-run with @args (NULL-terminated), on the host backend, in
+ * @cwd (NULL: here) */
 static void
-run (Result *r, const char *first, ...)
+run_in (Result *r, const char *cwd, const char *first, ...)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) p = NULL;
   g_autoptr (GError) error = NULL;
   va_list ap;
@@ -36,8 +38,12 @@ run (Result *r, const char *first, ...)
   va_end (ap);
   g_ptr_array_add (argv, NULL);
 
-  p = g_subprocess_newv ((const char *const *)argv->pdata,
-      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  launcher = g_subprocess_launcher_new (
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  if (cwd)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  p = g_subprocess_launcher_spawnv (
+      launcher, (const char *const *)argv->pdata, &error);
   g_assert_no_error (error);
   g_assert_true (
       g_subprocess_communicate_utf8 (p, NULL, NULL, &r->out, &r->err, &error));
@@ -45,6 +51,8 @@ run (Result *r, const char *first, ...)
   r->status
       = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
 }
+
+#define run(r, ...) run_in (r, NULL, __VA_ARGS__)
 
 static gchar *
 example (const char *name)
@@ -176,6 +184,84 @@ test_runtime_error (void)
   result_clear (&r);
 }
 
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+/* every example runs on the host backend, a few frames each */
+static void
+test_examples_run (void)
+{
+  g_autofree gchar *dir = example ("");
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree gchar *cwd = g_dir_make_tmp ("accel-examples-XXXXXX", NULL);
+  const char *name;
+  guint n = 0;
+
+  while ((name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+      Result r = { 0 };
+      if (!g_str_has_suffix (name, ".yaml"))
+        continue;
+      run_in (&r, cwd, "--quiet", "--frames=3", path, NULL);
+      if (r.status != 0)
+        g_printerr ("%s: %s", name, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      n++;
+    }
+  g_assert_cmpuint (n, >=, 5);
+  remove_dir (cwd);
+}
+
+/* Ctrl-C while encoding: the file is finished and plays back */
+static void
+test_sigint_video_playable (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless-video.yaml", NULL);
+  g_autofree gchar *readback
+      = g_test_build_filename (G_TEST_DIST, "readback.yaml", NULL);
+  g_autofree gchar *cwd = g_dir_make_tmp ("accel-sigint-XXXXXX", NULL);
+  const char *argv[]
+      = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet", endless, NULL };
+  g_autoptr (GSubprocessLauncher) launcher
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *stats = g_build_filename (cwd, "s.json", NULL);
+  g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
+  g_autofree gchar *json = NULL;
+  Result r = { 0 };
+
+  g_subprocess_launcher_set_cwd (launcher, cwd);
+  p = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_usleep (1500000);
+  g_subprocess_send_signal (p, SIGINT);
+  g_assert_true (g_subprocess_wait (p, NULL, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+
+  run_in (&r, cwd, "--quiet", stats_arg, readback, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (stats, &json, NULL, NULL));
+  g_assert_nonnull (strstr (json, "\"completed\": true"));
+  g_assert_null (strstr (json, "\"frames\": 0,"));
+  result_clear (&r);
+  remove_dir (cwd);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -186,5 +272,8 @@ main (int argc, char **argv)
       "/accel-run/dot-frames-stats-set", test_dot_frames_stats_set);
   g_test_add_func ("/accel-run/sigint", test_sigint);
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
+  g_test_add_func ("/accel-run/examples-run", test_examples_run);
+  g_test_add_func (
+      "/accel-run/sigint-video-playable", test_sigint_video_playable);
   return g_test_run ();
 }
