@@ -1,0 +1,60 @@
+/* sparse.spmv and sparse.spmm on a GPU (cuSPARSE): against the product
+ * through the dense matrix and against the host backend, on the same fresh
+ * random CSR matrices. Skips without a GPU. */
+#include "accel-test.h"
+#include "sparse-check.h"
+#include "tensor-io.h"
+
+static void
+test_case (gconstpointer data)
+{
+  const SparseCase *c = data;
+  g_autoptr (SparseData) d = sparse_data_new (c, 3);
+  g_autoptr (GPtrArray) gpu = sparse_case_run (c, d, FALSE);
+  g_autoptr (GPtrArray) host = sparse_case_run (c, d, TRUE);
+  double err = sparse_case_check (c, d, gpu);
+  double diff = sparse_compare_runs (c, gpu, host);
+
+  g_test_message (
+      "%s: relative error %.3g, GPU against host %.3g", c->path, err, diff);
+  g_assert_cmpfloat (diff, <=, 2 * sparse_tolerance (c->dtype));
+}
+
+/* sizes where cuSPARSE picks its own algorithms: GPU against host */
+static const SparseCase large[] = {
+  { "/sparse-gpu/large/spmv/f32", "sparse.spmv", ACCEL_DTYPE_F32, 2000, 1500, 0,
+      60000, 1.0 },
+  { "/sparse-gpu/large/spmm/f64", "sparse.spmm", ACCEL_DTYPE_F64, 800, 600, 32,
+      20000, -1.0 },
+};
+
+static void
+test_large (gconstpointer data)
+{
+  const SparseCase *c = data;
+  g_autoptr (SparseData) d = sparse_data_new (c, 2);
+  g_autoptr (GPtrArray) gpu = sparse_case_run (c, d, FALSE);
+  g_autoptr (GPtrArray) host = sparse_case_run (c, d, TRUE);
+  double diff = sparse_compare_runs (c, gpu, host);
+
+  g_test_message ("%s: GPU against host %.3g", c->path, diff);
+  g_assert_cmpfloat (diff, <=, sparse_tolerance (c->dtype));
+}
+
+int
+main (int argc, char **argv)
+{
+  accel_test_require_gpu ();
+  g_test_init (&argc, &argv, NULL);
+  test_tensor_stages_register ();
+
+  for (guint i = 0; i < sparse_n_cases; i++)
+    {
+      g_autofree gchar *path
+          = g_strconcat ("/sparse-gpu", sparse_cases[i].path + 7, NULL);
+      g_test_add_data_func (path, &sparse_cases[i], test_case);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (large); i++)
+    g_test_add_data_func (large[i].path, &large[i], test_large);
+  return g_test_run ();
+}

@@ -1,0 +1,40 @@
+/* stage kinds of the plugin tests: a source of given host tensors and a
+ * sink that keeps what it receives, on either backend */
+#pragma once
+
+#include <accel/accel.h>
+
+#define TEST_TYPE_TENSOR_SOURCE (test_tensor_source_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestTensorSource, test_tensor_source, TEST, TENSOR_SOURCE, AccelStage)
+
+#define TEST_TYPE_TENSOR_SINK (test_tensor_sink_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestTensorSink, test_tensor_sink, TEST, TENSOR_SINK, AccelStage)
+
+void test_tensor_stages_register (void);
+
+/* the type of every frame (memory is made device memory) */
+void test_tensor_source_set_type (
+    TestTensorSource *source, const AccelType *type);
+/* frame n is the n-th pushed; then end of stream */
+void test_tensor_source_push (TestTensorSource *source, GBytes *data);
+
+/* (element-type GBytes) the frames received, by arrival */
+GPtrArray *test_tensor_sink_get_frames (TestTensorSink *sink);
+/* (element-type guint64) their sequence numbers */
+GArray *test_tensor_sink_get_sequences (TestTensorSink *sink);
+
+/* sets the enum property @property of @stage by its value's nick */
+void test_stage_set_enum (
+    AccelStage *stage, const char *property, const char *nick);
+
+/* runs @graph whose sink stage is @sink_name and returns its frames */
+GPtrArray *test_tensor_run (AccelGraph *graph, const char *sink_name);
+
+/* src (test.tensor-source of @type and @frames) -> @kind -> sink; on the
+ * host device when @host, on the default device otherwise; the stage's
+ * properties from the NULL-terminated @first_property list */
+GPtrArray *test_tensor_transform (const char *kind, gboolean host,
+    const AccelType *type, GPtrArray *frames, const char *first_property,
+    ...) G_GNUC_NULL_TERMINATED;
