@@ -15,6 +15,11 @@ G_BEGIN_DECLS
       | ACCEL_REALTIME_FORMAT_BIT (ACCEL_FORMAT_GRAY8)                         \
       | ACCEL_REALTIME_FORMAT_BIT (ACCEL_FORMAT_RGBAF32))
 
+/* the four-channel 8-bit formats the effects, blend and analysis take */
+#define ACCEL_REALTIME_RGBA_FORMATS                                            \
+  (ACCEL_REALTIME_FORMAT_BIT (ACCEL_FORMAT_RGBA8)                              \
+      | ACCEL_REALTIME_FORMAT_BIT (ACCEL_FORMAT_BGRA8))
+
 /**
  * AccelRealtimeImage:
  * @format: pixel format, an #AccelFormat (the kernels' format numbers)

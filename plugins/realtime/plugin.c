@@ -3,8 +3,11 @@
 
 #include <gmodule.h>
 
+#include "accelanalysis.h"
+#include "accelblend.h"
 #include "accelboxblur.h"
 #include "accelconvert.h"
+#include "acceleffects.h"
 #include "accelfluid.h"
 #include "accelgaussianblur.h"
 #include "accelmedian.h"
@@ -39,5 +42,8 @@ accel_plugin_register (AccelRegistry *registry, GError **error)
   accel_registry_register (registry, ACCEL_TYPE_RESIZE);
   accel_registry_register (registry, ACCEL_TYPE_CONVERT);
   accel_registry_register (registry, ACCEL_TYPE_FLUID);
+  accel_registry_register (registry, ACCEL_TYPE_EFFECTS);
+  accel_registry_register (registry, ACCEL_TYPE_BLEND);
+  accel_registry_register (registry, ACCEL_TYPE_ANALYSIS);
   return TRUE;
 }

@@ -1,0 +1,39 @@
+/* two-input blends: the host reference */
+#include "effects-pixel.h"
+
+int
+accel_blend_host (int format, const void *a, size_t a_pitch, const void *b,
+    size_t b_pitch, void *dst, size_t dst_pitch, int width, int height,
+    int mode, float opacity)
+{
+  float scale = accel_fx_blend_scale (opacity);
+
+  if ((format != ACCEL_IMAGE_RGBA8 && format != ACCEL_IMAGE_BGRA8)
+      || !accel_image_args_valid (format, a, a_pitch, width, height)
+      || !accel_image_args_valid (format, b, b_pitch, width, height)
+      || !accel_image_args_valid (format, dst, dst_pitch, width, height)
+      || !(opacity >= 0.0f && opacity <= 1.0f) || mode < ACCEL_BLEND_OVER
+      || mode > ACCEL_BLEND_SCREEN)
+    return ACCEL_IMAGE_INVALID_VALUE;
+
+  for (int y = 0; y < height; y++)
+    {
+      const uint8_t *ra = (const uint8_t *)a + (size_t)y * a_pitch;
+      const uint8_t *rb = (const uint8_t *)b + (size_t)y * b_pitch;
+      uint8_t *ro = (uint8_t *)dst + (size_t)y * dst_pitch;
+
+      for (int x = 0; x < width; x++)
+        {
+          float va[4], vb[4], out[4];
+          for (int c = 0; c < 4; c++)
+            {
+              va[c] = (float)ra[4 * x + c];
+              vb[c] = (float)rb[4 * x + c];
+            }
+          accel_fx_blend (mode, scale, va, vb, out);
+          for (int c = 0; c < 4; c++)
+            ro[4 * x + c] = accel_px_to_u8 (out[c]);
+        }
+    }
+  return ACCEL_IMAGE_OK;
+}
