@@ -1457,6 +1457,10 @@ mailbox_dispatch (gpointer user_data)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
   AccelMessage *msg;
 
+  /* mid-frame, in a nested iteration of a shared thread (waiting for room
+   * downstream): an end of stream handled now would overtake the frame */
+  if (priv->busy)
+    return G_SOURCE_CONTINUE;
   while (!priv->stopped && (msg = accel_mailbox_pop_control (priv->mailbox)))
     {
       AccelStage *previous = enter_stage (self);
