@@ -4,20 +4,26 @@
 #include <accel/accel.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* exit statuses */
 #define EXIT_DONE 0
 #define EXIT_RUNTIME 1
 #define EXIT_INVALID 2
+/* a second Ctrl-C: stopped at once, as shells report a SIGINT */
+#define EXIT_STOPPED 130
+
+#define NO_FRAME_LIMIT G_MININT64
 
 static gboolean opt_validate, opt_list, opt_quiet, opt_no_supervise;
 static gchar *opt_dot, *opt_describe, *opt_device, *opt_backend, *opt_stats;
 static gchar *opt_state_dir;
 static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
-static gint64 opt_frames = -1;
+static gint64 opt_frames = NO_FRAME_LIMIT;
 
 static GOptionEntry entries[] = {
   { "validate", 0, 0, G_OPTION_ARG_NONE, &opt_validate,
@@ -51,8 +57,9 @@ typedef struct
   AccelGraph *graph;
   GMainLoop *loop;
   GError *error;
-  gboolean done;
+  gboolean done; /* the graph ended: on_poll is gone */
   gboolean interrupted;
+  gboolean stopped; /* at once, by a second signal */
   gint64 t0;
   gint64 last_line;
   gboolean tty;
@@ -96,7 +103,14 @@ print_progress (Run *run, gboolean final)
         line, " | GPU %.0f MiB", (total_b - free_b) / 1048576.0);
 
   if (run->tty && !final)
-    g_print ("\r\033[K%s", line->str);
+    {
+      /* a wrapped line would not be replaced by the next one */
+      struct winsize ws;
+      if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+          && line->len >= ws.ws_col)
+        g_string_truncate (line, ws.ws_col - 1);
+      g_print ("\r\033[K%s", line->str);
+    }
   else
     g_print ("%s%s\n", run->tty ? "\r\033[K" : "", line->str);
 }
@@ -126,35 +140,77 @@ on_sigint (gpointer data)
       /* graceful: end of stream through the graph, files finalised */
       run->interrupted = TRUE;
       if (!opt_quiet)
-        g_printerr ("\ninterrupted: finishing the frames in flight "
-                    "(Ctrl-C again to stop at once)\n");
+        g_printerr ("%sinterrupted: finishing the frames in flight "
+                    "(Ctrl-C again to stop at once)\n",
+            run->tty ? "\n" : "");
       accel_graph_send_eos (run->graph);
       return G_SOURCE_CONTINUE;
     }
-  accel_graph_stop (run->graph);
-  run->done = TRUE;
+  run->stopped = TRUE;
   g_main_loop_quit (run->loop);
-  return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
 }
 
+/* whether the graph has ended, asked without blocking: a thread blocked in
+ * accel_graph_wait() would not wake up if the graph were stopped */
 static gboolean
-on_done (gpointer data)
+on_poll (gpointer data)
 {
   Run *run = data;
+  g_autoptr (GError) error = NULL;
 
+  if (!accel_graph_wait (run->graph, 0, &error)
+      && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+    return G_SOURCE_CONTINUE;
+  run->error = g_steal_pointer (&error);
   run->done = TRUE;
   g_main_loop_quit (run->loop);
   return G_SOURCE_REMOVE;
 }
 
-static gpointer
-wait_thread (gpointer data)
+/* "-" is stdout; a link, a device or a pipe is written in place (replacing
+ * it with a file, as g_file_set_contents() does, would be wrong), a file
+ * atomically */
+static gboolean
+write_output (const char *path, const char *text, GError **error)
 {
-  Run *run = data;
+  FILE *f;
+  gboolean ok;
 
-  accel_graph_wait (run->graph, -1, &run->error);
-  g_idle_add (on_done, run);
-  return NULL;
+  if (!g_str_equal (path, "-") && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)
+      && (!g_file_test (path, G_FILE_TEST_EXISTS)
+          || g_file_test (path, G_FILE_TEST_IS_REGULAR)))
+    return g_file_set_contents (path, text, -1, error);
+  f = g_str_equal (path, "-") ? stdout : g_fopen (path, "w");
+  if (!f)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+          "cannot open %s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  ok = fputs (text, f) >= 0;
+  ok = (f == stdout ? fflush (f) : fclose (f)) == 0 && ok;
+  if (!ok)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
+  return ok;
+}
+
+/* @text as a JSON string, quotes included */
+static gchar *
+json_string (const char *text)
+{
+  GString *s = g_string_new ("\"");
+
+  for (const guchar *c = (const guchar *)text; *c; c++)
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (s, "\\%c", *c);
+    else if (*c < 0x20)
+      g_string_append_printf (s, "\\u%04x", *c);
+    else
+      g_string_append_c (s, (gchar)*c);
+  g_string_append_c (s, '"');
+  return g_string_free (s, FALSE);
 }
 
 static gboolean
@@ -164,35 +220,38 @@ write_stats (Run *run, const char *path, GError **error)
   g_autoptr (GString) s = g_string_new (NULL);
   double secs = (g_get_monotonic_time () - run->t0) / 1e6;
   guint64 frames = frames_done (run->graph);
-  g_autofree gchar *name
-      = g_strescape (accel_graph_get_name (run->graph), NULL);
+  g_autofree gchar *name = json_string (accel_graph_get_name (run->graph));
+  g_autofree gchar *device = json_string (
+      accel_device_get_name (accel_graph_get_device (run->graph)));
 
   g_string_append_printf (s,
-      "{\n  \"pipeline\": \"%s\",\n  \"device\": \"%s\",\n"
+      "{\n  \"pipeline\": %s,\n  \"device\": %s,\n"
       "  \"frames\": %" G_GUINT64_FORMAT ",\n  \"seconds\": %.6f,\n"
       "  \"frames_per_second\": %.3f,\n  \"completed\": %s,\n"
-      "  \"stages\": [\n",
-      name, accel_device_get_name (accel_graph_get_device (run->graph)), frames,
-      secs, secs > 0 ? frames / secs : 0.0, run->error ? "false" : "true");
+      "  \"interrupted\": %s,\n  \"stages\": [\n",
+      name, device, frames, secs, secs > 0 ? frames / secs : 0.0,
+      run->error || run->stopped ? "false" : "true",
+      run->interrupted ? "true" : "false");
   for (guint i = 0; i < stages->len; i++)
     {
       AccelStage *st = stages->pdata[i];
+      g_autofree gchar *st_name = json_string (accel_stage_get_name (st));
+      g_autofree gchar *st_kind = json_string (accel_stage_get_kind_name (st));
       gint64 p50, p99;
       accel_stage_get_latency (st, &p50, &p99);
       g_string_append_printf (s,
-          "    {\"name\": \"%s\", \"kind\": \"%s\", \"processed\": "
+          "    {\"name\": %s, \"kind\": %s, \"processed\": "
           "%" G_GUINT64_FORMAT ", \"latency_p50_ns\": %" G_GINT64_FORMAT
           ", \"latency_p99_ns\": %" G_GINT64_FORMAT
           ", \"dropped\": %" G_GUINT64_FORMAT
           ", \"restarts\": %" G_GUINT64_FORMAT
           ", \"skipped\": %" G_GUINT64_FORMAT "}%s\n",
-          accel_stage_get_name (st), accel_stage_get_kind_name (st),
-          accel_stage_get_n_processed (st), p50, p99,
+          st_name, st_kind, accel_stage_get_n_processed (st), p50, p99,
           accel_stage_get_n_dropped (st), accel_stage_get_n_restarts (st),
           accel_stage_get_n_skipped (st), i + 1 < stages->len ? "," : "");
     }
   g_string_append (s, "  ]\n}\n");
-  return g_file_set_contents (path, s->str, (gssize)s->len, error);
+  return write_output (path, s->str, error);
 }
 
 static gboolean
@@ -208,7 +267,7 @@ write_dot (AccelGraph *graph, const char *path, GError **error)
   gboolean ok;
 
   if (!fmt)
-    return g_file_set_contents (path, dot, -1, error);
+    return write_output (path, dot, error);
   dot_exe = g_find_program_in_path ("dot");
   if (!dot_exe)
     {
@@ -258,10 +317,10 @@ run_pipeline (const char *path)
   const char *state_dir
       = opt_state_dir ? opt_state_dir : g_getenv ("ACCEL_STATE_DIR");
   Run run = { 0 };
-  GThread *waiter;
-  guint tick, sig;
+  guint tick, poll, sig_int, sig_term;
+  int status = EXIT_DONE;
 
-  graph = accel_graph_new_from_yaml_file (
+  graph = accel_graph_new_from_yaml_file_full (
       path, (const char *const *)overrides->pdata, &error);
   if (!graph)
     {
@@ -284,7 +343,8 @@ run_pipeline (const char *path)
       return EXIT_DONE;
     }
 
-  accel_graph_set_frame_limit (graph, opt_frames);
+  if (opt_frames != NO_FRAME_LIMIT)
+    accel_graph_set_frame_limit (graph, opt_frames);
   if (state_dir)
     accel_graph_set_state_dir (graph, state_dir, 100 * 1000);
 
@@ -298,31 +358,39 @@ run_pipeline (const char *path)
       g_printerr ("accel-run: %s\n", error->message);
       return accel_supervisor_exit_status (error);
     }
-  sig = g_unix_signal_add (SIGINT, on_sigint, &run);
+  /* SIGTERM as Ctrl-C: a service manager gets finished files too */
+  sig_int = g_unix_signal_add (SIGINT, on_sigint, &run);
+  sig_term = g_unix_signal_add (SIGTERM, on_sigint, &run);
   tick = g_timeout_add (250, on_tick, &run);
-  waiter = g_thread_new ("accel-run-wait", wait_thread, &run);
+  poll = g_timeout_add (10, on_poll, &run);
   g_main_loop_run (loop);
   accel_graph_stop (graph);
-  g_thread_join (waiter);
   g_source_remove (tick);
-  /* a second Ctrl-C removed it already */
-  if (g_main_context_find_source_by_id (NULL, sig))
-    g_source_remove (sig);
+  g_source_remove (sig_int);
+  g_source_remove (sig_term);
+  if (!run.done)
+    g_source_remove (poll);
 
   if (!opt_quiet)
     print_progress (&run, TRUE);
   if (opt_stats && !write_stats (&run, opt_stats, &error))
-    g_printerr ("accel-run: %s\n", error->message);
-  if (run.error)
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      status = EXIT_RUNTIME;
+    }
+  if (run.stopped)
+    {
+      g_printerr ("accel-run: stopped at once; the frames in flight were "
+                  "dropped and outputs may be incomplete\n");
+      status = EXIT_STOPPED;
+    }
+  else if (run.error)
     {
       g_printerr ("accel-run: %s\n", run.error->message);
-      {
-        int status = accel_supervisor_exit_status (run.error);
-        g_clear_error (&run.error);
-        return status;
-      }
+      status = accel_supervisor_exit_status (run.error);
     }
-  return EXIT_DONE;
+  g_clear_error (&run.error);
+  return status;
 }
 
 /* with a GPU the pipeline runs in supervised worker processes, so a poisoned
@@ -402,6 +470,22 @@ main (int argc, char **argv)
       /* workers inherit the choice */
       g_setenv ("ACCEL_BACKEND", opt_backend, TRUE);
     }
+  if (opt_frames != NO_FRAME_LIMIT && opt_frames < 1)
+    {
+      g_printerr ("accel-run: --frames must be 1 or more, not %" G_GINT64_FORMAT
+                  "\n",
+          opt_frames);
+      return EXIT_INVALID;
+    }
+  if (opt_device && !g_str_equal (opt_device, "auto")
+      && !g_str_equal (opt_device, "host")
+      && !g_ascii_string_to_unsigned (opt_device, 10, 0, 63, NULL, NULL))
+    {
+      g_printerr ("accel-run: --device must be auto, host or a GPU number, "
+                  "not '%s'\n",
+          opt_device);
+      return EXIT_INVALID;
+    }
   /* --device is the file's device key, overridden */
   overrides = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; opt_set && opt_set[i]; i++)
@@ -434,7 +518,7 @@ main (int argc, char **argv)
       && accel_backend_get_default () == ACCEL_BACKEND_CUDA)
     {
       /* check the file here, so a bad one is reported once, with status 2 */
-      g_autoptr (AccelGraph) check = accel_graph_new_from_yaml_file (
+      g_autoptr (AccelGraph) check = accel_graph_new_from_yaml_file_full (
           args[1], (const char *const *)overrides->pdata, &error);
       if (!check)
         {

@@ -1,38 +1,71 @@
 /* accel: the YAML loader. Every problem in a file is reported, each with
- * file:line:column and what was expected; the graph is only built when there
+ * file:line:column and what was expected; a graph comes back only when there
  * is none */
 #define G_LOG_DOMAIN "accel-yaml"
 
 #include "accel-private.h"
 
+#include <math.h>
 #include <yaml.h>
+
+typedef struct
+{
+  gsize line, column; /* zero-based; G_MAXSIZE for --set settings */
+  guint seq;
+  gchar *text; /* the whole line, location first */
+} Problem;
+
+typedef struct
+{
+  gchar *name;
+  yaml_mark_t mark;  /* of the name */
+  AccelStage *stage; /* NULL when it could not be made */
+  gboolean link_failed;
+} Decl;
+
+/* one end of a link: "stage" or "stage.port" */
+typedef struct
+{
+  gchar *stage, *port;
+  yaml_mark_t mark;
+} End;
+
+typedef struct
+{
+  End src, dst;
+} Link;
+
+typedef struct
+{
+  const char *key;  /* as the file writes it */
+  const char *name; /* the stage parameter it sets */
+  GValue value;
+} Default;
 
 typedef struct
 {
   const char *origin;
   yaml_document_t *doc;
-  GPtrArray *errors; /* gchar*, "origin:line:column: message" */
+  GArray *problems;    /* Problem */
+  gboolean incomplete; /* the graph is not what the file says: no prepare */
   AccelGraph *graph;
-  GHashTable *declared; /* stage names seen, valid or not */
-  GArray *links;        /* Link */
-  yaml_mark_t links_mark;
+  GPtrArray *decls;    /* Decl*, in file order */
+  GHashTable *by_name; /* stage name -> Decl* */
+  GArray *links;       /* Link */
+  GHashTable *linked;  /* "stage.port" of each linked input -> Link* */
+  yaml_node_t *stages; /* the stages list, for problems of the whole */
+  GArray *defaults;    /* Default */
   AccelStreamPolicy policy;
-  GHashTable *defaults; /* property name -> yaml_node_t* */
-  guint n_overrides;    /* --set settings seen, to report them in order */
-  yaml_mark_t defaults_mark;
 } Loader;
-
-typedef struct
-{
-  gchar *src, *dst; /* "stage[.port]" */
-  yaml_mark_t mark;
-} Link;
 
 static const char *const top_keys[]
     = { "pipeline", "device", "defaults", "stages", "links", NULL };
 static const char *const stage_keys[]
     = { "name", "kind", "params", "device", NULL };
-/* defaults that are stage parameters, and the parameter each one sets */
+static const char *const default_keys[]
+    = { "completion", "streams", "mailbox", "thread", NULL };
+
+/* defaults that are stage parameters */
 static const struct
 {
   const char *key, *param;
@@ -42,22 +75,76 @@ static const struct
   { "thread", "thread" },
 };
 
-static const char *const default_keys[]
-    = { "completion", "streams", "mailbox", "thread", NULL };
+static const yaml_mark_t no_mark = { 0, 0, 0 };
 
+static void G_GNUC_PRINTF (4, 0) report_valist (Loader *l, gboolean blocking,
+    yaml_mark_t mark, const char *format, va_list args)
+{
+  g_autofree gchar *msg = g_strdup_vprintf (format, args);
+  Problem p;
+
+  p.line = mark.line;
+  p.column = mark.column;
+  p.seq = l->problems->len;
+  p.text = g_strdup_printf (
+      "%s:%zu:%zu: %s", l->origin, mark.line + 1, mark.column + 1, msg);
+  g_array_append_val (l->problems, p);
+  if (blocking)
+    l->incomplete = TRUE;
+}
+
+/* a problem that leaves the graph unlike what the file means */
 static void G_GNUC_PRINTF (3, 4)
     report (Loader *l, yaml_mark_t mark, const char *format, ...)
 {
   va_list args;
-  g_autofree gchar *msg = NULL;
 
   va_start (args, format);
-  msg = g_strdup_vprintf (format, args);
+  report_valist (l, TRUE, mark, format, args);
   va_end (args);
-  /* the mark first, for sorting: "line:column\tmessage" */
-  g_ptr_array_add (l->errors,
-      g_strdup_printf ("%08zu:%08zu\t%s:%zu:%zu: %s", mark.line, mark.column,
-          l->origin, mark.line + 1, mark.column + 1, msg));
+}
+
+/* a problem the graph does not depend on (an unknown top-level key): the
+ * graph is still checked, so its own problems are reported too */
+static void G_GNUC_PRINTF (3, 4)
+    report_aside (Loader *l, yaml_mark_t mark, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  report_valist (l, FALSE, mark, format, args);
+  va_end (args);
+}
+
+static void
+report_override (Loader *l, const char *setting, const char *problem)
+{
+  Problem p;
+
+  p.line = G_MAXSIZE;
+  p.column = 0;
+  p.seq = l->problems->len;
+  p.text = g_strdup_printf ("--set %s: %s", setting, problem);
+  g_array_append_val (l->problems, p);
+  l->incomplete = TRUE;
+}
+
+static gint
+compare_problems (gconstpointer a, gconstpointer b)
+{
+  const Problem *pa = a, *pb = b;
+
+  if (pa->line != pb->line)
+    return pa->line < pb->line ? -1 : 1;
+  if (pa->column != pb->column)
+    return pa->column < pb->column ? -1 : 1;
+  return pa->seq < pb->seq ? -1 : pa->seq > pb->seq;
+}
+
+static void
+problem_clear (gpointer data)
+{
+  g_free (((Problem *)data)->text);
 }
 
 /* " (did you mean 'x'?)" for the nearest of @names, or "" */
@@ -81,12 +168,6 @@ did_you_mean (const char *word, const char *const *names, guint n)
   return g_strdup ("");
 }
 
-static gchar *
-join_keys (const char *const *keys)
-{
-  return g_strjoinv (", ", (gchar **)keys);
-}
-
 static yaml_node_t *
 node (Loader *l, int index)
 {
@@ -100,13 +181,24 @@ scalar (yaml_node_t *n)
                                           : NULL;
 }
 
+/* an empty value, "~" or "null", written without quotes */
+static gboolean
+is_null (yaml_node_t *n)
+{
+  const char *s = scalar (n);
+
+  return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+         && (!*s || g_str_equal (s, "~") || g_str_equal (s, "null")
+             || g_str_equal (s, "Null") || g_str_equal (s, "NULL"));
+}
+
 static const char *
 node_kind (yaml_node_t *n)
 {
-  switch (n->type)
+  switch (n ? n->type : YAML_NO_NODE)
     {
     case YAML_SCALAR_NODE:
-      return "a scalar";
+      return is_null (n) ? "empty" : "a scalar";
     case YAML_SEQUENCE_NODE:
       return "a list";
     case YAML_MAPPING_NODE:
@@ -121,7 +213,7 @@ expect (Loader *l, yaml_node_t *n, yaml_node_type_t type, const char *what)
 {
   if (n && n->type == type)
     return TRUE;
-  report (l, n->start_mark, "%s must be %s, not %s", what,
+  report (l, n ? n->start_mark : no_mark, "%s must be %s, not %s", what,
       type == YAML_MAPPING_NODE    ? "a mapping"
       : type == YAML_SEQUENCE_NODE ? "a list"
                                    : "a scalar",
@@ -129,256 +221,78 @@ expect (Loader *l, yaml_node_t *n, yaml_node_type_t type, const char *what)
   return FALSE;
 }
 
-/* a scalar into a GValue of @pspec's type, checked against its range */
-static gboolean
-convert (const char *text, GParamSpec *pspec, GValue *value, gchar **problem)
+/* the mark of byte @offset of a scalar's value, where the text between the
+ * marks is the value itself (plain or quoted, one line, no escapes) */
+static yaml_mark_t
+mark_in (yaml_node_t *n, gsize offset)
 {
-  GType t = G_PARAM_SPEC_VALUE_TYPE (pspec);
-  GType fundamental = G_TYPE_FUNDAMENTAL (t);
-  g_autoptr (GError) error = NULL;
-  gboolean ok = TRUE;
+  yaml_mark_t m = n->start_mark;
+  gsize quotes;
 
-  g_value_init (value, t);
-  switch (fundamental)
+  switch (n->data.scalar.style)
     {
-    case G_TYPE_STRING:
-      g_value_set_string (value, text);
+    case YAML_PLAIN_SCALAR_STYLE:
+      quotes = 0;
       break;
-    case G_TYPE_BOOLEAN:
-      if (g_ascii_strcasecmp (text, "true") == 0
-          || g_ascii_strcasecmp (text, "yes") == 0
-          || g_ascii_strcasecmp (text, "on") == 0)
-        g_value_set_boolean (value, TRUE);
-      else if (g_ascii_strcasecmp (text, "false") == 0
-               || g_ascii_strcasecmp (text, "no") == 0
-               || g_ascii_strcasecmp (text, "off") == 0)
-        g_value_set_boolean (value, FALSE);
-      else
-        {
-          *problem = g_strdup ("must be true or false");
-          ok = FALSE;
-        }
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+      quotes = 1;
       break;
-    case G_TYPE_INT:
-    case G_TYPE_INT64:
-    case G_TYPE_LONG:
-      {
-        gint64 v;
-        if (!g_ascii_string_to_signed (
-                text, 10, G_MININT64, G_MAXINT64, &v, &error))
-          {
-            *problem = g_strdup ("must be an integer");
-            ok = FALSE;
-          }
-        else if (fundamental == G_TYPE_INT)
-          g_value_set_int (value, (gint)CLAMP (v, G_MININT, G_MAXINT));
-        else if (fundamental == G_TYPE_LONG)
-          g_value_set_long (value, (glong)v);
-        else
-          g_value_set_int64 (value, v);
-        break;
-      }
-    case G_TYPE_UINT:
-    case G_TYPE_UINT64:
-    case G_TYPE_ULONG:
-      {
-        guint64 v;
-        if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &v, &error))
-          {
-            *problem = g_strdup ("must be a non-negative integer");
-            ok = FALSE;
-          }
-        else if (fundamental == G_TYPE_UINT)
-          g_value_set_uint (value, (guint)MIN (v, G_MAXUINT));
-        else if (fundamental == G_TYPE_ULONG)
-          g_value_set_ulong (value, (gulong)v);
-        else
-          g_value_set_uint64 (value, v);
-        break;
-      }
-    case G_TYPE_FLOAT:
-    case G_TYPE_DOUBLE:
-      {
-        gchar *end = NULL;
-        gdouble v = g_ascii_strtod (text, &end);
-        if (!*text || *end)
-          {
-            *problem = g_strdup ("must be a number");
-            ok = FALSE;
-          }
-        else if (fundamental == G_TYPE_FLOAT)
-          g_value_set_float (value, (gfloat)v);
-        else
-          g_value_set_double (value, v);
-        break;
-      }
-    case G_TYPE_ENUM:
-      {
-        GEnumClass *ec = G_PARAM_SPEC_ENUM (pspec)->enum_class;
-        GEnumValue *ev = g_enum_get_value_by_nick (ec, text);
-        if (!ev)
-          {
-            g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-            g_auto (GStrv) nicks = NULL;
-            g_autofree gchar *list = NULL;
-            for (guint i = 0; i < ec->n_values; i++)
-              g_strv_builder_add (b, ec->values[i].value_nick);
-            nicks = g_strv_builder_end (b);
-            list = g_strjoinv (", ", nicks);
-            *problem = g_strdup_printf ("must be one of %s", list);
-            ok = FALSE;
-          }
-        else
-          g_value_set_enum (value, ev->value);
-        break;
-      }
     default:
-      *problem
-          = g_strdup_printf ("cannot be set from YAML (a %s)", g_type_name (t));
-      ok = FALSE;
+      return m;
     }
-
-  /* out of range: validation would change the value */
-  if (ok && g_param_value_validate (pspec, value))
-    {
-      GValue def = G_VALUE_INIT;
-      g_autofree gchar *range = NULL;
-      if (G_IS_PARAM_SPEC_INT (pspec))
-        range = g_strdup_printf ("%d .. %d", G_PARAM_SPEC_INT (pspec)->minimum,
-            G_PARAM_SPEC_INT (pspec)->maximum);
-      else if (G_IS_PARAM_SPEC_UINT (pspec))
-        range = g_strdup_printf ("%u .. %u", G_PARAM_SPEC_UINT (pspec)->minimum,
-            G_PARAM_SPEC_UINT (pspec)->maximum);
-      else if (G_IS_PARAM_SPEC_INT64 (pspec))
-        range = g_strdup_printf ("%" G_GINT64_FORMAT " .. %" G_GINT64_FORMAT,
-            G_PARAM_SPEC_INT64 (pspec)->minimum,
-            G_PARAM_SPEC_INT64 (pspec)->maximum);
-      else if (G_IS_PARAM_SPEC_UINT64 (pspec))
-        range = g_strdup_printf ("%" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT,
-            G_PARAM_SPEC_UINT64 (pspec)->minimum,
-            G_PARAM_SPEC_UINT64 (pspec)->maximum);
-      else if (G_IS_PARAM_SPEC_FLOAT (pspec))
-        range
-            = g_strdup_printf ("%g .. %g", G_PARAM_SPEC_FLOAT (pspec)->minimum,
-                G_PARAM_SPEC_FLOAT (pspec)->maximum);
-      else if (G_IS_PARAM_SPEC_DOUBLE (pspec))
-        range
-            = g_strdup_printf ("%g .. %g", G_PARAM_SPEC_DOUBLE (pspec)->minimum,
-                G_PARAM_SPEC_DOUBLE (pspec)->maximum);
-      *problem = g_strdup_printf (
-          "is out of range: %s is not in %s", text, range ? range : "range");
-      ok = FALSE;
-      (void)def;
-    }
-  if (!ok)
-    g_value_unset (value);
-  return ok;
+  if (n->end_mark.line != m.line
+      || n->end_mark.index - m.index != n->data.scalar.length + 2 * quotes)
+    return m;
+  m.column += quotes + offset;
+  m.index += quotes + offset;
+  return m;
 }
 
+/* unknown and repeated keys of a mapping */
 static void
-set_param (Loader *l, AccelStage *stage, const char *name, const char *text,
-    yaml_mark_t mark, const char *where)
+check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
+    const char *what, gboolean blocking)
 {
-  GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
-  GParamSpec *pspec = g_object_class_find_property (klass, name);
-  g_autofree gchar *problem = NULL;
-  GValue value = G_VALUE_INIT;
-
-  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE) || g_str_equal (name, "name")
-      || g_str_equal (name, "device"))
-    {
-      guint n;
-      g_autofree GParamSpec **all = g_object_class_list_properties (klass, &n);
-      g_autofree const char **names = g_new0 (const char *, n + 1);
-      g_autofree gchar *hint = NULL;
-      for (guint i = 0; i < n; i++)
-        names[i] = all[i]->name;
-      hint = did_you_mean (name, names, n);
-      report (l, mark, "%sstage '%s' (%s) has no parameter '%s'%s", where,
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage), name,
-          hint);
-      return;
-    }
-  if (!text)
-    {
-      report (l, mark, "%sparameter '%s' of stage '%s' must be a scalar", where,
-          name, accel_stage_get_name (stage));
-      return;
-    }
-  if (!convert (text, pspec, &value, &problem))
-    {
-      report (l, mark, "%sparameter '%s' of stage '%s' (%s) %s", where, name,
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-          problem);
-      return;
-    }
-  g_object_set_property (G_OBJECT (stage), name, &value);
-  g_value_unset (&value);
-}
-
-static gboolean
-parse_device (Loader *l, yaml_node_t *n, AccelDevice **device)
-{
-  const char *text = scalar (n);
-  guint64 index;
-  g_autoptr (GError) error = NULL;
-
-  *device = NULL;
-  if (!expect (l, n, YAML_SCALAR_NODE, "device"))
-    return FALSE;
-  if (g_str_equal (text, "auto"))
-    return TRUE;
-  if (g_str_equal (text, "host"))
-    {
-      *device = accel_device_get_host ();
-      return TRUE;
-    }
-  if (!g_ascii_string_to_unsigned (text, 10, 0, 63, &index, NULL))
-    {
-      report (l, n->start_mark,
-          "device must be auto, host or a GPU number, not '%s'", text);
-      return FALSE;
-    }
-  if (accel_backend_get_default () == ACCEL_BACKEND_HOST)
-    {
-      /* the host backend runs everything on the host */
-      *device = accel_device_get_host ();
-      return TRUE;
-    }
-  *device = accel_device_get_cuda ((gint)index, &error);
-  if (!*device)
-    {
-      report (l, n->start_mark, "%s", error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-check_keys (
-    Loader *l, yaml_node_t *map, const char *const *keys, const char *what)
-{
-  gboolean ok = TRUE;
-
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
        p < map->data.mapping.pairs.top; p++)
     {
       yaml_node_t *k = node (l, p->key);
       const char *key = scalar (k);
-      if (!key || !g_strv_contains (keys, key))
+
+      if (!key)
         {
-          g_autofree gchar *hint = did_you_mean (
-              key ? key : "", keys, g_strv_length ((gchar **)keys));
-          g_autofree gchar *list = join_keys (keys);
-          report (l, k->start_mark,
-              "unknown key '%s' in %s%s; expected one of %s", key ? key : "?",
-              what, hint, list);
-          ok = FALSE;
+          report (l, k->start_mark, "a key in %s must be a scalar, not %s",
+              what, node_kind (k));
+          continue;
         }
+      if (keys && !g_strv_contains (keys, key))
+        {
+          g_autofree gchar *hint
+              = did_you_mean (key, keys, g_strv_length ((gchar **)keys));
+          g_autofree gchar *list = g_strjoinv (", ", (gchar **)keys);
+          if (blocking)
+            report (l, k->start_mark,
+                "unknown key '%s' in %s%s; expected one of %s", key, what, hint,
+                list);
+          else
+            report_aside (l, k->start_mark,
+                "unknown key '%s' in %s%s; expected one of %s", key, what, hint,
+                list);
+          continue;
+        }
+      for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+        if (g_strcmp0 (scalar (node (l, q->key)), key) == 0)
+          {
+            report (l, k->start_mark,
+                "key '%s' appears twice in %s (first at line %zu)", key, what,
+                node (l, q->key)->start_mark.line + 1);
+            break;
+          }
     }
-  return ok;
 }
 
+/* the value of @key; the first one where a key repeats (reported) */
 static yaml_node_t *
 lookup (Loader *l, yaml_node_t *map, const char *key)
 {
@@ -389,17 +303,399 @@ lookup (Loader *l, yaml_node_t *map, const char *key)
   return NULL;
 }
 
+static gchar *
+range_of (GParamSpec *pspec)
+{
+  if (G_IS_PARAM_SPEC_INT (pspec))
+    return g_strdup_printf ("%d .. %d", G_PARAM_SPEC_INT (pspec)->minimum,
+        G_PARAM_SPEC_INT (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_UINT (pspec))
+    return g_strdup_printf ("%u .. %u", G_PARAM_SPEC_UINT (pspec)->minimum,
+        G_PARAM_SPEC_UINT (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_LONG (pspec))
+    return g_strdup_printf ("%ld .. %ld", G_PARAM_SPEC_LONG (pspec)->minimum,
+        G_PARAM_SPEC_LONG (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_ULONG (pspec))
+    return g_strdup_printf ("%lu .. %lu", G_PARAM_SPEC_ULONG (pspec)->minimum,
+        G_PARAM_SPEC_ULONG (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_INT64 (pspec))
+    return g_strdup_printf ("%" G_GINT64_FORMAT " .. %" G_GINT64_FORMAT,
+        G_PARAM_SPEC_INT64 (pspec)->minimum,
+        G_PARAM_SPEC_INT64 (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_UINT64 (pspec))
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT,
+        G_PARAM_SPEC_UINT64 (pspec)->minimum,
+        G_PARAM_SPEC_UINT64 (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_FLOAT (pspec))
+    return g_strdup_printf ("%g .. %g", G_PARAM_SPEC_FLOAT (pspec)->minimum,
+        G_PARAM_SPEC_FLOAT (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_DOUBLE (pspec))
+    return g_strdup_printf ("%g .. %g", G_PARAM_SPEC_DOUBLE (pspec)->minimum,
+        G_PARAM_SPEC_DOUBLE (pspec)->maximum);
+  return NULL;
+}
+
+static gchar *
+out_of_range (const char *text, GParamSpec *pspec)
+{
+  g_autofree gchar *range = range_of (pspec);
+
+  if (!range)
+    return g_strdup_printf ("is not a valid value: '%s'", text);
+  return g_strdup_printf ("is out of range: %s is not in %s", text, range);
+}
+
+/* @text without the "_" that group digits, as in 2_000_000 */
+static GString *
+ungroup (const char *text)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *c = text; *c; c++)
+    if (!(*c == '_' && c > text && g_ascii_isdigit (c[-1])
+            && g_ascii_isdigit (c[1])))
+      g_string_append_c (s, *c);
+  return s;
+}
+
+/* an integer as YAML writes it: 1920, -1, 2_000_000 or 1e6, as a sign and
+ * a magnitude; @overflow when it is beyond 64 bits */
+static gboolean
+parse_integer (const char *text, gboolean *negative, guint64 *magnitude,
+    gboolean *overflow)
+{
+  g_autoptr (GString) digits = NULL;
+  const char *c = text;
+  gboolean plain = TRUE;
+
+  *negative = *c == '-';
+  *overflow = FALSE;
+  if (*c == '-' || *c == '+')
+    c++;
+  digits = ungroup (c);
+  for (gsize i = 0; i < digits->len; i++)
+    plain = plain && g_ascii_isdigit (digits->str[i]);
+  if (!digits->len)
+    return FALSE;
+  if (plain)
+    {
+      /* all digits: only too many of them can fail */
+      *overflow = !g_ascii_string_to_unsigned (
+          digits->str, 10, 0, G_MAXUINT64, magnitude, NULL);
+      return TRUE;
+    }
+  else
+    {
+      gchar *end = NULL;
+      gdouble v;
+
+      if (!g_ascii_isdigit (digits->str[0]) && digits->str[0] != '.')
+        return FALSE;
+      v = g_ascii_strtod (digits->str, &end);
+      if (*end || !isfinite (v) || v != floor (v))
+        return FALSE;
+      *overflow = v >= 18446744073709551616.0;
+      *magnitude = *overflow ? 0 : (guint64)v;
+      return TRUE;
+    }
+}
+
+/* a scalar into a GValue of @pspec's type, checked against its range; on
+ * failure @problem says what was expected, as the end of a sentence whose
+ * subject is the parameter */
+static gboolean
+convert (const char *text, GParamSpec *pspec, GValue *value, gchar **problem)
+{
+  GType t = G_PARAM_SPEC_VALUE_TYPE (pspec);
+  GType fundamental = G_TYPE_FUNDAMENTAL (t);
+
+  g_value_init (value, t);
+  switch (fundamental)
+    {
+    case G_TYPE_STRING:
+      g_value_set_string (value, text);
+      break;
+    case G_TYPE_BOOLEAN:
+      {
+        static const char *const yes[] = { "true", "yes", "on", "y", NULL };
+        static const char *const no[] = { "false", "no", "off", "n", NULL };
+        g_autofree gchar *lower = g_ascii_strdown (text, -1);
+        if (g_strv_contains (yes, lower))
+          g_value_set_boolean (value, TRUE);
+        else if (g_strv_contains (no, lower))
+          g_value_set_boolean (value, FALSE);
+        else
+          {
+            *problem
+                = g_strdup_printf ("must be true or false, not '%s'", text);
+            goto failed;
+          }
+        break;
+      }
+    case G_TYPE_INT:
+    case G_TYPE_UINT:
+    case G_TYPE_LONG:
+    case G_TYPE_ULONG:
+    case G_TYPE_INT64:
+    case G_TYPE_UINT64:
+      {
+        gboolean neg, overflow;
+        guint64 mag;
+        gint64 sv;
+
+        if (!parse_integer (text, &neg, &mag, &overflow))
+          {
+            *problem = g_strdup_printf ("must be an integer, not '%s'", text);
+            goto failed;
+          }
+        if (overflow || (neg && mag > (guint64)G_MAXINT64 + 1))
+          goto range;
+        sv = !neg                             ? (gint64)MIN (mag, G_MAXINT64)
+             : mag == (guint64)G_MAXINT64 + 1 ? G_MININT64
+                                              : -(gint64)mag;
+        switch (fundamental)
+          {
+          case G_TYPE_INT:
+            if ((!neg && mag > G_MAXINT) || (neg && sv < G_MININT))
+              goto range;
+            g_value_set_int (value, (gint)sv);
+            break;
+          case G_TYPE_LONG:
+            if ((!neg && mag > G_MAXLONG) || (neg && sv < G_MINLONG))
+              goto range;
+            g_value_set_long (value, (glong)sv);
+            break;
+          case G_TYPE_INT64:
+            if (!neg && mag > G_MAXINT64)
+              goto range;
+            g_value_set_int64 (value, sv);
+            break;
+          case G_TYPE_UINT:
+            if ((neg && mag) || mag > G_MAXUINT)
+              goto range;
+            g_value_set_uint (value, (guint)mag);
+            break;
+          case G_TYPE_ULONG:
+            if ((neg && mag) || mag > G_MAXULONG)
+              goto range;
+            g_value_set_ulong (value, (gulong)mag);
+            break;
+          default:
+            if (neg && mag)
+              goto range;
+            g_value_set_uint64 (value, mag);
+            break;
+          }
+        break;
+      }
+    case G_TYPE_FLOAT:
+    case G_TYPE_DOUBLE:
+      {
+        g_autoptr (GString) number = ungroup (text);
+        gchar *end = NULL;
+        gdouble v = g_ascii_strtod (number->str, &end);
+        if (!number->len || g_ascii_isspace (number->str[0]) || *end)
+          {
+            *problem = g_strdup_printf ("must be a number, not '%s'", text);
+            goto failed;
+          }
+        if (!isfinite (v))
+          {
+            *problem
+                = g_strdup_printf ("must be a finite number, not '%s'", text);
+            goto failed;
+          }
+        if (fundamental == G_TYPE_FLOAT)
+          {
+            if (fabs (v) > G_MAXFLOAT)
+              goto range;
+            g_value_set_float (value, (gfloat)v);
+          }
+        else
+          g_value_set_double (value, v);
+        break;
+      }
+    case G_TYPE_ENUM:
+      {
+        GEnumClass *ec = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+        GEnumValue *ev = g_enum_get_value_by_nick (ec, text);
+        if (!ev)
+          {
+            g_autofree const char **nicks
+                = g_new0 (const char *, ec->n_values + 1);
+            g_autofree gchar *list = NULL, *hint = NULL;
+            for (guint i = 0; i < ec->n_values; i++)
+              nicks[i] = ec->values[i].value_nick;
+            list = g_strjoinv (", ", (gchar **)nicks);
+            hint = did_you_mean (text, nicks, ec->n_values);
+            *problem = g_strdup_printf (
+                "must be one of %s, not '%s'%s", list, text, hint);
+            goto failed;
+          }
+        g_value_set_enum (value, ev->value);
+        break;
+      }
+    case G_TYPE_FLAGS:
+      {
+        GFlagsClass *fc = G_PARAM_SPEC_FLAGS (pspec)->flags_class;
+        g_auto (GStrv) parts = g_strsplit_set (text, "+|,", -1);
+        guint flags = 0;
+        for (guint i = 0; parts[i]; i++)
+          {
+            const char *nick = g_strstrip (parts[i]);
+            GFlagsValue *fv;
+            if (!*nick && !parts[1])
+              break;
+            fv = g_flags_get_value_by_nick (fc, nick);
+            if (!fv)
+              {
+                g_autoptr (GString) list = g_string_new (NULL);
+                for (guint j = 0; j < fc->n_values; j++)
+                  g_string_append_printf (
+                      list, "%s%s", j ? ", " : "", fc->values[j].value_nick);
+                *problem = g_strdup_printf (
+                    "takes flags among %s joined with '+', not '%s'", list->str,
+                    nick);
+                goto failed;
+              }
+            flags |= fv->value;
+          }
+        g_value_set_flags (value, flags);
+        break;
+      }
+    default:
+      *problem
+          = g_strdup_printf ("cannot be set from YAML (a %s)", g_type_name (t));
+      goto failed;
+    }
+
+  /* validation changes a value that is out of the parameter's range */
+  if (g_param_value_validate (pspec, value))
+    goto range;
+  return TRUE;
+
+  /* ERRORS */
+range:
+  {
+    *problem = out_of_range (text, pspec);
+    goto failed;
+  }
+failed:
+  {
+    if (G_IS_VALUE (value))
+      g_value_unset (value);
+    return FALSE;
+  }
+}
+
+/* sets parameter @name of @stage from @text; returns what is wrong, or NULL,
+ * and whether that is the value (else the name) */
+static gchar *
+set_param (
+    AccelStage *stage, const char *name, const char *text, gboolean *at_value)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
+  GParamSpec *pspec = g_object_class_find_property (klass, name);
+  g_autofree gchar *problem = NULL;
+  GValue value = G_VALUE_INIT;
+
+  *at_value = FALSE;
+  if (g_str_equal (name, "name") || g_str_equal (name, "device"))
+    return g_strdup_printf ("'%s' is a key of the stage itself, beside kind "
+                            "and params, not one of its parameters",
+        name);
+  if (!pspec)
+    {
+      guint n, m = 0;
+      g_autofree GParamSpec **all = g_object_class_list_properties (klass, &n);
+      g_autofree const char **names = g_new0 (const char *, n + 1);
+      g_autofree gchar *hint = NULL;
+      for (guint i = 0; i < n; i++)
+        if ((all[i]->flags & G_PARAM_WRITABLE)
+            && !g_str_equal (all[i]->name, "name")
+            && !g_str_equal (all[i]->name, "device"))
+          names[m++] = all[i]->name;
+      hint = did_you_mean (name, names, m);
+      return g_strdup_printf ("stage '%s' (%s) has no parameter '%s'%s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage), name,
+          hint);
+    }
+  if (!(pspec->flags & G_PARAM_WRITABLE)
+      || (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
+    return g_strdup_printf ("parameter '%s' of stage '%s' (%s) cannot be set",
+        name, accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+  *at_value = TRUE;
+  if (!text)
+    return g_strdup_printf ("parameter '%s' of stage '%s' (%s) must be a "
+                            "scalar",
+        name, accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+  if (!convert (text, pspec, &value, &problem))
+    return g_strdup_printf ("parameter '%s' of stage '%s' (%s) %s", name,
+        accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+        problem);
+  g_object_set_property (G_OBJECT (stage), name, &value);
+  g_value_unset (&value);
+  return NULL;
+}
+
+/* "auto" (NULL), "host" or a GPU number; returns what is wrong, or NULL */
+static gchar *
+parse_device (const char *text, AccelDevice **device)
+{
+  g_autoptr (GError) error = NULL;
+  guint64 index;
+
+  *device = NULL;
+  if (g_str_equal (text, "auto"))
+    return NULL;
+  if (g_str_equal (text, "host"))
+    {
+      *device = accel_device_get_host ();
+      return NULL;
+    }
+  if (!g_ascii_string_to_unsigned (text, 10, 0, 63, &index, NULL))
+    return g_strdup_printf (
+        "device must be auto, host or a GPU number, not '%s'", text);
+  if (accel_backend_get_default () == ACCEL_BACKEND_HOST)
+    {
+      /* the host backend runs everything on the host */
+      *device = accel_device_get_host ();
+      return NULL;
+    }
+  *device = accel_device_get_cuda ((gint)index, &error);
+  if (!*device)
+    return g_strdup (error->message);
+  return NULL;
+}
+
+static gboolean
+load_device (Loader *l, yaml_node_t *n, AccelDevice **device)
+{
+  g_autofree gchar *problem = NULL;
+
+  *device = NULL;
+  if (!expect (l, n, YAML_SCALAR_NODE, "device"))
+    return FALSE;
+  problem = parse_device (scalar (n), device);
+  if (problem)
+    {
+      report (l, n->start_mark, "%s", problem);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 load_defaults (Loader *l, yaml_node_t *map)
 {
   yaml_node_t *streams;
+  GObjectClass *stage_class;
 
-  if (!expect (l, map, YAML_MAPPING_NODE, "defaults"))
+  if (is_null (map) || !expect (l, map, YAML_MAPPING_NODE, "defaults"))
     return;
-  check_keys (l, map, default_keys, "defaults");
-  l->defaults_mark = map->start_mark;
+  check_keys (l, map, default_keys, "defaults", TRUE);
   streams = lookup (l, map, "streams");
-  if (streams && expect (l, streams, YAML_SCALAR_NODE, "streams"))
+  if (streams && expect (l, streams, YAML_SCALAR_NODE, "defaults: streams"))
     {
       const char *s = scalar (streams);
       if (g_str_equal (s, "per-stage"))
@@ -410,125 +706,373 @@ load_defaults (Loader *l, yaml_node_t *map)
         l->policy = ACCEL_STREAM_POLICY_POOLED;
       else
         report (l, streams->start_mark,
-            "streams must be one of per-stage, single, pooled, not '%s'", s);
+            "default 'streams' must be one of per-stage, single, pooled, not "
+            "'%s'",
+            s);
     }
-  /* the others are stage parameters every stage gets unless it sets them */
+
+  /* the others are stage parameters: checked once here, set on every stage
+   * before its own params */
+  stage_class = g_type_class_ref (ACCEL_TYPE_STAGE);
   for (guint i = 0; i < G_N_ELEMENTS (default_params); i++)
     {
       yaml_node_t *v = lookup (l, map, default_params[i].key);
-      if (v)
-        g_hash_table_insert (l->defaults, (gpointer)default_params[i].param, v);
+      GParamSpec *pspec
+          = g_object_class_find_property (stage_class, default_params[i].param);
+      g_autofree gchar *problem = NULL;
+      Default d
+          = { default_params[i].key, default_params[i].param, G_VALUE_INIT };
+
+      if (!v)
+        continue;
+      if (!scalar (v))
+        {
+          report (l, v->start_mark, "default '%s' must be a scalar, not %s",
+              d.key, node_kind (v));
+          continue;
+        }
+      if (!convert (scalar (v), pspec, &d.value, &problem))
+        {
+          report (l, v->start_mark, "default '%s' %s", d.key, problem);
+          continue;
+        }
+      g_array_append_val (l->defaults, d);
     }
+  g_type_class_unref (stage_class);
+}
+
+static void
+default_clear (gpointer data)
+{
+  g_value_unset (&((Default *)data)->value);
+}
+
+/* names are used in links as "stage.port" */
+static gboolean
+valid_stage_name (const char *name)
+{
+  for (const char *c = name; *c; c++)
+    if (*c == '.' || g_ascii_isspace (*c) || (c[0] == '-' && c[1] == '>'))
+      return FALSE;
+  return *name != '\0';
+}
+
+static AccelStage *
+make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
+{
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (GError) error = NULL;
+  AccelStage *stage;
+
+  if (!accel_registry_lookup (reg, kind))
+    {
+      g_autoptr (GPtrArray) near = accel_registry_suggest (reg, kind);
+      g_autoptr (GPtrArray) all = accel_registry_list_kinds (reg);
+      g_autofree gchar *tail = g_strconcat (".", kind, NULL);
+      const char *dot = strchr (kind, '.');
+      gboolean prefix_known = FALSE;
+
+      for (guint i = 0; i < all->len; i++)
+        {
+          const char *known = all->pdata[i];
+          /* "scale" for "core.scale": the plugin's part left out */
+          if (!dot && near->len < 3 && g_str_has_suffix (known, tail)
+              && !g_ptr_array_find_with_equal_func (
+                  near, known, g_str_equal, NULL))
+            g_ptr_array_add (near, g_strdup (known));
+          if (dot && strncmp (known, kind, (gsize)(dot - kind) + 1) == 0)
+            prefix_known = TRUE;
+        }
+      if (near->len > 0)
+        {
+          g_autofree gchar *list = NULL;
+          g_ptr_array_add (near, NULL);
+          list = g_strjoinv ("', '", (gchar **)near->pdata);
+          report (l, mark, "unknown stage kind '%s' (did you mean '%s'?)", kind,
+              list);
+        }
+      else if (dot && !prefix_known)
+        report (l, mark,
+            "unknown stage kind '%s': no plugin here provides '%.*s.' kinds",
+            kind, (int)(dot - kind), kind);
+      else
+        report (l, mark, "unknown stage kind '%s'", kind);
+      return NULL;
+    }
+  stage = accel_stage_new (kind, name, &error);
+  if (!stage)
+    report (l, mark, "%s", error->message);
+  return stage;
 }
 
 static void
 load_stage (Loader *l, yaml_node_t *map)
 {
   yaml_node_t *name_n, *kind_n, *params, *dev_n;
-  const char *name, *kind;
-  g_autoptr (AccelStage) stage = NULL;
+  const char *name;
+  Decl *decl, *first;
   g_autoptr (GError) error = NULL;
-  GHashTableIter it;
-  gpointer key, value;
 
   if (!expect (l, map, YAML_MAPPING_NODE, "a stage"))
     return;
-  check_keys (l, map, stage_keys, "a stage");
+  check_keys (l, map, stage_keys, "a stage", TRUE);
   name_n = lookup (l, map, "name");
   kind_n = lookup (l, map, "kind");
-  if (!name_n || !scalar (name_n))
+  if (!name_n || is_null (name_n))
     {
-      report (l, map->start_mark, "a stage needs a name (name: ...)");
+      report (l, name_n ? name_n->start_mark : map->start_mark,
+          "a stage needs a name (name: ...)");
       return;
     }
+  if (!expect (l, name_n, YAML_SCALAR_NODE, "a stage's name"))
+    return;
   name = scalar (name_n);
-  if (g_hash_table_contains (l->declared, name))
+  if (!valid_stage_name (name))
     {
-      report (l, name_n->start_mark, "a stage named '%s' is already declared",
+      report (l, name_n->start_mark,
+          "stage name '%s' cannot contain '.', '->' or spaces, which links "
+          "use",
           name);
       return;
     }
-  g_hash_table_add (l->declared, g_strdup (name));
-  if (!kind_n || !scalar (kind_n))
+  first = g_hash_table_lookup (l->by_name, name);
+  if (first)
     {
-      report (l, map->start_mark, "stage '%s' needs a kind (kind: ...)", name);
+      report (l, name_n->start_mark,
+          "a stage named '%s' is already declared at line %zu", name,
+          first->mark.line + 1);
       return;
     }
-  kind = scalar (kind_n);
-  stage = accel_stage_new (kind, name, &error);
-  if (!stage)
+  decl = g_new0 (Decl, 1);
+  decl->name = g_strdup (name);
+  decl->mark = name_n->start_mark;
+  g_ptr_array_add (l->decls, decl);
+  g_hash_table_insert (l->by_name, decl->name, decl);
+
+  if (!kind_n || is_null (kind_n))
     {
-      report (l, kind_n->start_mark, "%s", error->message);
+      report (l, kind_n ? kind_n->start_mark : name_n->start_mark,
+          "stage '%s' needs a kind (kind: ...)", name);
       return;
     }
+  if (!expect (l, kind_n, YAML_SCALAR_NODE, "a stage's kind"))
+    return;
+  decl->stage = make_stage (l, scalar (kind_n), name, kind_n->start_mark);
+  if (!decl->stage)
+    return;
 
   dev_n = lookup (l, map, "device");
   if (dev_n)
     {
       AccelDevice *dev;
-      if (parse_device (l, dev_n, &dev) && dev)
-        g_object_set (stage, "device", dev, NULL);
+      if (load_device (l, dev_n, &dev) && dev)
+        g_object_set (decl->stage, "device", dev, NULL);
     }
 
-  g_hash_table_iter_init (&it, l->defaults);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    set_param (l, stage, key, scalar (value),
-        ((yaml_node_t *)value)->start_mark, "defaults: ");
+  for (guint i = 0; i < l->defaults->len; i++)
+    {
+      Default *d = &g_array_index (l->defaults, Default, i);
+      g_object_set_property (G_OBJECT (decl->stage), d->name, &d->value);
+    }
 
   params = lookup (l, map, "params");
-  if (params && expect (l, params, YAML_MAPPING_NODE, "params"))
-    for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
-         p < params->data.mapping.pairs.top; p++)
-      {
-        yaml_node_t *k = node (l, p->key), *v = node (l, p->value);
-        set_param (l, stage, scalar (k) ? scalar (k) : "?", scalar (v),
-            scalar (v) ? v->start_mark : k->start_mark, "");
-      }
+  if (params && !is_null (params)
+      && expect (l, params, YAML_MAPPING_NODE, "params"))
+    {
+      check_keys (l, params, NULL, "params", TRUE);
+      for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
+           p < params->data.mapping.pairs.top; p++)
+        {
+          yaml_node_t *k = node (l, p->key), *v = node (l, p->value);
+          g_autofree gchar *problem = NULL;
+          gboolean repeated = FALSE, at_value;
 
-  if (!accel_graph_add (l->graph, stage, &error))
+          if (!scalar (k))
+            continue;
+          for (yaml_node_pair_t *q = params->data.mapping.pairs.start;
+               q < p && !repeated; q++)
+            repeated = g_strcmp0 (scalar (node (l, q->key)), scalar (k)) == 0;
+          if (repeated)
+            continue;
+          problem = set_param (decl->stage, scalar (k), scalar (v), &at_value);
+          if (problem)
+            report (l, at_value ? v->start_mark : k->start_mark, "%s", problem);
+        }
+    }
+
+  if (!accel_graph_add (l->graph, decl->stage, &error))
     report (l, name_n->start_mark, "%s", error->message);
 }
 
-/* "a -> b", "a.out -> b.in" */
+static void
+decl_free (gpointer data)
+{
+  Decl *decl = data;
+
+  g_free (decl->name);
+  g_clear_object (&decl->stage);
+  g_free (decl);
+}
+
+static void
+end_clear (End *e)
+{
+  g_free (e->stage);
+  g_free (e->port);
+}
+
+static void
+link_clear (gpointer data)
+{
+  Link *link = data;
+
+  end_clear (&link->src);
+  end_clear (&link->dst);
+}
+
+/* "a -> b", "a.out -> b.in", or a chain "a -> b -> c" */
 static void
 load_link (Loader *l, yaml_node_t *n)
 {
   const char *text = scalar (n);
-  g_auto (GStrv) ends = NULL;
-  Link link;
+  g_autoptr (GArray) ends = NULL;
+  const char *p;
 
   if (!expect (l, n, YAML_SCALAR_NODE, "a link"))
     return;
-  ends = g_strsplit (text, "->", -1);
-  if (g_strv_length (ends) != 2 || !*g_strstrip (ends[0])
-      || !*g_strstrip (ends[1]))
+  ends = g_array_new (FALSE, TRUE, sizeof (End));
+  for (p = text;;)
     {
-      report (l, n->start_mark,
-          "a link must read 'stage -> stage' or 'stage.port -> stage.port', "
-          "not '%s'",
-          text);
-      return;
+      const char *arrow = strstr (p, "->");
+      const char *a = p, *b = arrow ? arrow : p + strlen (p), *dot;
+      End e = { NULL, NULL, no_mark };
+
+      while (a < b && g_ascii_isspace (*a))
+        a++;
+      while (b > a && g_ascii_isspace (b[-1]))
+        b--;
+      if (a == b)
+        goto malformed;
+      for (const char *c = a; c < b; c++)
+        if (g_ascii_isspace (*c))
+          goto malformed; /* "src sink" */
+      dot = memchr (a, '.', (gsize)(b - a));
+      e.stage = g_strndup (a, (gsize)((dot ? dot : b) - a));
+      e.port = dot ? g_strndup (dot + 1, (gsize)(b - dot - 1)) : NULL;
+      e.mark = mark_in (n, (gsize)(a - text));
+      g_array_append_val (ends, e);
+      if (!*e.stage || (e.port && (!*e.port || strchr (e.port, '.'))))
+        goto malformed;
+      if (!arrow)
+        break;
+      p = arrow + 2;
     }
-  link.src = g_strdup (ends[0]);
-  link.dst = g_strdup (ends[1]);
-  link.mark = n->start_mark;
-  g_array_append_val (l->links, link);
+  if (ends->len < 2)
+    goto malformed;
+  for (guint i = 1; i + 1 < ends->len; i++)
+    if (g_array_index (ends, End, i).port)
+      {
+        End *e = &g_array_index (ends, End, i);
+        report (l, e->mark,
+            "'%s.%s' is in the middle of a chain, which takes the stage's "
+            "only input and output; name ports in links of their own",
+            e->stage, e->port);
+        goto done;
+      }
+
+  for (guint i = 0; i + 1 < ends->len; i++)
+    {
+      End *s = &g_array_index (ends, End, i);
+      End *d = &g_array_index (ends, End, i + 1);
+      Link link = { { g_strdup (s->stage), g_strdup (s->port), s->mark },
+        { g_strdup (d->stage), g_strdup (d->port), d->mark } };
+      g_array_append_val (l->links, link);
+    }
+  goto done;
+
+malformed:
+  report (l, n->start_mark,
+      "a link must read 'stage -> stage' or 'stage.port -> stage.port', "
+      "not '%s'",
+      text);
+done:
+  for (guint i = 0; i < ends->len; i++)
+    end_clear (&g_array_index (ends, End, i));
 }
 
-static gboolean
-stage_part_declared (Loader *l, const char *spec, yaml_mark_t mark)
+static gchar *
+port_list (AccelStage *stage, AccelPortDirection dir)
 {
-  g_auto (GStrv) parts = g_strsplit (spec, ".", 2);
-  guint n;
-  g_autofree gpointer *names = NULL;
-  g_autofree gchar *hint = NULL;
+  guint n = dir == ACCEL_PORT_INPUT ? accel_stage_get_n_inputs (stage)
+                                    : accel_stage_get_n_outputs (stage);
+  g_autoptr (GString) s = g_string_new (NULL);
 
-  if (g_hash_table_contains (l->declared, parts[0]))
-    return TRUE;
-  names = g_hash_table_get_keys_as_array (l->declared, &n);
-  hint = did_you_mean (parts[0], (const char *const *)names, n);
-  report (l, mark, "link to unknown stage '%s'%s", parts[0], hint);
-  return FALSE;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (
+        s, "%s%s", i ? ", " : "", accel_stage_get_port (stage, dir, i)->name);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* the stage and port a link's end names; reports what is wrong */
+static Decl *
+resolve (Loader *l, End *e, AccelPortDirection dir, guint *port)
+{
+  Decl *decl = g_hash_table_lookup (l->by_name, e->stage);
+  const char *what = dir == ACCEL_PORT_INPUT ? "input" : "output";
+  guint n;
+  gint idx;
+
+  if (!decl)
+    {
+      g_autofree const char **names = g_new0 (const char *, l->decls->len + 1);
+      g_autofree gchar *hint = NULL;
+      for (guint i = 0; i < l->decls->len; i++)
+        names[i] = ((Decl *)l->decls->pdata[i])->name;
+      hint = did_you_mean (e->stage, names, l->decls->len);
+      report (l, e->mark, "link to unknown stage '%s'%s", e->stage, hint);
+      return NULL;
+    }
+  if (!decl->stage)
+    return NULL; /* reported where it is declared */
+
+  n = dir == ACCEL_PORT_INPUT ? accel_stage_get_n_inputs (decl->stage)
+                              : accel_stage_get_n_outputs (decl->stage);
+  if (n == 0)
+    {
+      report (l, e->mark, "stage '%s' (%s) has no %s ports", e->stage,
+          accel_stage_get_kind_name (decl->stage), what);
+      goto failed;
+    }
+  idx = accel_stage_find_port (decl->stage, dir, e->port);
+  if (idx < 0 && !e->port)
+    {
+      g_autofree gchar *list = port_list (decl->stage, dir);
+      report (l, e->mark,
+          "stage '%s' (%s) has %u %s ports (%s): name one, as '%s.%s'",
+          e->stage, accel_stage_get_kind_name (decl->stage), n, what, list,
+          e->stage, accel_stage_get_port (decl->stage, dir, 0)->name);
+      goto failed;
+    }
+  if (idx < 0)
+    {
+      g_autofree gchar *list = port_list (decl->stage, dir);
+      g_auto (GStrv) names = g_strsplit (list, ", ", -1);
+      g_autofree gchar *hint = did_you_mean (
+          e->port, (const char *const *)names, g_strv_length (names));
+      report (l, e->mark, "stage '%s' (%s) has no %s port '%s'%s; its %s %s %s",
+          e->stage, accel_stage_get_kind_name (decl->stage), what, e->port,
+          hint, what, n == 1 ? "port is" : "ports are", list);
+      goto failed;
+    }
+  *port = (guint)idx;
+  return decl;
+
+  /* ERRORS */
+failed:
+  {
+    decl->link_failed = TRUE;
+    return NULL;
+  }
 }
 
 static void
@@ -538,141 +1082,330 @@ wire_links (Loader *l)
     {
       Link *link = &g_array_index (l->links, Link, i);
       g_autoptr (GError) error = NULL;
-      g_auto (GStrv) s = g_strsplit (link->src, ".", 2);
-      g_auto (GStrv) d = g_strsplit (link->dst, ".", 2);
+      g_autofree gchar *key = NULL;
+      guint sp = 0, dp = 0;
+      Decl *s, *d;
+      Link *before;
 
-      if (!stage_part_declared (l, link->src, link->mark)
-          | !stage_part_declared (l, link->dst, link->mark))
-        continue;
-      /* a stage that failed to load has been reported already */
-      if (!accel_graph_get_stage (l->graph, s[0])
-          || !accel_graph_get_stage (l->graph, d[0]))
-        continue;
-      if (!accel_graph_link (l->graph, link->src, link->dst, &error))
-        report (l, link->mark, "%s", error->message);
+      s = resolve (l, &link->src, ACCEL_PORT_OUTPUT, &sp);
+      d = resolve (l, &link->dst, ACCEL_PORT_INPUT, &dp);
+      if (!s || !d)
+        {
+          /* the stages' other problems follow from this one */
+          Decl *sd = g_hash_table_lookup (l->by_name, link->src.stage);
+          Decl *dd = g_hash_table_lookup (l->by_name, link->dst.stage);
+          if (sd)
+            sd->link_failed = TRUE;
+          if (dd)
+            dd->link_failed = TRUE;
+          l->incomplete = TRUE;
+          continue;
+        }
+      key = g_strdup_printf ("%s.%s", d->name,
+          accel_stage_get_port (d->stage, ACCEL_PORT_INPUT, dp)->name);
+      before = g_hash_table_lookup (l->linked, key);
+      if (before)
+        {
+          report (l, link->dst.mark,
+              "input '%s' is already linked, from '%s' at line %zu; an input "
+              "takes one link",
+              key, before->src.stage, before->src.mark.line + 1);
+          d->link_failed = TRUE;
+          continue;
+        }
+      if (!accel_graph_link_ports (l->graph, s->stage, link->src.port, d->stage,
+              link->dst.port, &error))
+        {
+          report (l, link->src.mark, "%s", error->message);
+          d->link_failed = TRUE;
+          continue;
+        }
+      g_hash_table_insert (l->linked, g_steal_pointer (&key), link);
     }
 }
 
-/* an error from prepare() at the link or stage it names */
+/* every input needs a link: all of them reported, not only prepare()'s first
+ */
+static void
+check_inputs (Loader *l)
+{
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+      guint n;
+
+      if (!decl->stage || decl->link_failed)
+        continue;
+      n = accel_stage_get_n_inputs (decl->stage);
+      for (guint p = 0; p < n; p++)
+        {
+          const char *port
+              = accel_stage_get_port (decl->stage, ACCEL_PORT_INPUT, p)->name;
+          g_autofree gchar *key = g_strdup_printf ("%s.%s", decl->name, port);
+          if (!g_hash_table_contains (l->linked, key))
+            report (l, decl->mark, "input '%s' (%s) is not linked", key,
+                accel_stage_get_kind_name (decl->stage));
+        }
+    }
+}
+
+/* whether @message quotes stage @name, as 'name' or 'name.port' */
+static gboolean
+names_stage (const char *message, const char *name)
+{
+  g_autofree gchar *whole = g_strdup_printf ("'%s'", name);
+  g_autofree gchar *port = g_strdup_printf ("'%s.", name);
+
+  return strstr (message, whole) || strstr (message, port);
+}
+
+/* an error of prepare() at the link or the stage it names */
 static void
 report_prepare (Loader *l, const GError *error)
 {
   for (guint i = 0; i < l->links->len; i++)
     {
       Link *link = &g_array_index (l->links, Link, i);
-      g_auto (GStrv) s = g_strsplit (link->src, ".", 2);
-      g_auto (GStrv) d = g_strsplit (link->dst, ".", 2);
-      g_autofree gchar *qs = g_strdup_printf ("'%s", s[0]);
-      g_autofree gchar *qd = g_strdup_printf ("'%s", d[0]);
-      if (strstr (error->message, qs) && strstr (error->message, qd))
+      if (names_stage (error->message, link->src.stage)
+          && names_stage (error->message, link->dst.stage))
         {
-          report (l, link->mark, "%s", error->message);
+          report (l, link->src.mark, "%s", error->message);
           return;
         }
     }
-  report (l, l->links_mark, "%s", error->message);
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+      if (names_stage (error->message, decl->name))
+        {
+          report (l, decl->mark, "%s", error->message);
+          return;
+        }
+    }
+  report (l, l->stages ? l->stages->start_mark : no_mark, "%s", error->message);
 }
 
 static void
-link_clear (gpointer data)
+apply_override (Loader *l, const char *setting)
 {
-  Link *link = data;
+  const char *eq = strchr (setting, '=');
+  g_autofree gchar *lhs
+      = eq ? g_strndup (setting, (gsize)(eq - setting)) : NULL;
+  g_autofree gchar *problem = NULL;
+  const char *value = eq ? eq + 1 : NULL;
+  char *dot = lhs ? strchr (lhs, '.') : NULL;
+  AccelDevice *dev;
+  Decl *decl;
 
-  g_free (link->src);
-  g_free (link->dst);
-}
-
-static void
-apply_override (Loader *l, const char *text)
-{
-  const char *eq = strchr (text, '=');
-  g_autofree gchar *lhs = eq ? g_strndup (text, eq - text) : NULL;
-  g_auto (GStrv) parts = lhs ? g_strsplit (lhs, ".", 2) : NULL;
-  g_autofree gchar *where = g_strdup_printf ("--set %s: ", text);
-  yaml_mark_t none = { 0, 0, 0 };
-  AccelStage *stage;
-
-  if (eq && parts[0] && !parts[1] && g_str_equal (parts[0], "device"))
+  if (lhs && g_str_equal (lhs, "device"))
     {
       /* the pipeline's own device key */
-      AccelDevice *dev = NULL;
-      yaml_node_t fake = { 0 };
-      fake.type = YAML_SCALAR_NODE;
-      fake.data.scalar.value = (yaml_char_t *)(eq + 1);
-      if (parse_device (l, &fake, &dev))
+      problem = parse_device (value, &dev);
+      if (problem)
+        report_override (l, setting, problem);
+      else if (dev)
         accel_graph_set_device (l->graph, dev);
       return;
     }
-  if (!eq || !parts[0] || !parts[1])
+  if (!dot || dot == lhs || !dot[1])
     {
-      g_ptr_array_add (l->errors,
-          g_strdup_printf ("~%08u\t--set %s: expected stage.param=value",
-              l->n_overrides, text));
+      report_override (l, setting, "expected stage.param=value");
       return;
     }
-  stage = accel_graph_get_stage (l->graph, parts[0]);
-  if (!stage)
+  *dot = '\0';
+  decl = g_hash_table_lookup (l->by_name, lhs);
+  if (!decl)
     {
-      g_ptr_array_add (
-          l->errors, g_strdup_printf ("~%08u\t--set %s: no stage named '%s'",
-                         l->n_overrides, text, parts[0]));
+      g_autofree const char **names = g_new0 (const char *, l->decls->len + 1);
+      g_autofree gchar *hint = NULL;
+      for (guint i = 0; i < l->decls->len; i++)
+        names[i] = ((Decl *)l->decls->pdata[i])->name;
+      hint = did_you_mean (lhs, names, l->decls->len);
+      problem = g_strdup_printf ("no stage named '%s'%s", lhs, hint);
+      report_override (l, setting, problem);
       return;
     }
-  /* marks mean nothing here: report through a bare prefix */
-  {
-    guint before = l->errors->len;
-    set_param (l, stage, parts[1], eq + 1, none, where);
-    if (l->errors->len > before)
-      {
-        gchar *msg = l->errors->pdata[before];
-        const char *tail = strstr (msg, "--set ");
-        l->errors->pdata[before] = g_strdup_printf ("~\t%s", tail ? tail : msg);
-        g_free (msg);
-      }
-  }
+  if (!decl->stage)
+    return; /* reported where it is declared */
+  if (g_str_equal (dot + 1, "device"))
+    {
+      problem = parse_device (value, &dev);
+      if (!problem && dev)
+        g_object_set (decl->stage, "device", dev, NULL);
+    }
+  else
+    {
+      gboolean at_value;
+      problem = set_param (decl->stage, dot + 1, value, &at_value);
+    }
+  if (problem)
+    report_override (l, setting, problem);
 }
 
-static gint
-compare_errors (gconstpointer a, gconstpointer b)
+static void
+load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
 {
-  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
+  yaml_node_t *n;
+
+  if (!expect (l, root, YAML_MAPPING_NODE, "the pipeline"))
+    return;
+  check_keys (l, root, top_keys, "the pipeline", FALSE);
+
+  n = lookup (l, root, "pipeline");
+  if (n && !scalar (n))
+    report_aside (l, n->start_mark,
+        "pipeline (the name) must be a scalar, not "
+        "%s",
+        node_kind (n));
+  l->graph = accel_graph_new (
+      n && scalar (n) && !is_null (n) ? scalar (n) : l->origin);
+  n = lookup (l, root, "device");
+  if (n)
+    {
+      AccelDevice *dev;
+      if (load_device (l, n, &dev) && dev)
+        accel_graph_set_device (l->graph, dev);
+    }
+  n = lookup (l, root, "defaults");
+  if (n)
+    load_defaults (l, n);
+  accel_graph_set_stream_policy (l->graph, l->policy, 4);
+
+  n = lookup (l, root, "stages");
+  l->stages = n;
+  if (!n || is_null (n))
+    report (l, n ? n->start_mark : root->start_mark,
+        "the pipeline needs stages (stages: - {name: ..., kind: ...})");
+  else if (expect (l, n, YAML_SEQUENCE_NODE, "stages"))
+    {
+      if (n->data.sequence.items.start == n->data.sequence.items.top)
+        report (l, n->start_mark,
+            "the pipeline needs stages, and this list is empty");
+      for (yaml_node_item_t *i = n->data.sequence.items.start;
+           i < n->data.sequence.items.top; i++)
+        load_stage (l, node (l, *i));
+    }
+
+  n = lookup (l, root, "links");
+  if (n && !is_null (n) && expect (l, n, YAML_SEQUENCE_NODE, "links"))
+    for (yaml_node_item_t *i = n->data.sequence.items.start;
+         i < n->data.sequence.items.top; i++)
+      load_link (l, node (l, *i));
+  wire_links (l);
+
+  for (guint i = 0; overrides && overrides[i]; i++)
+    apply_override (l, overrides[i]);
+  check_inputs (l);
+}
+
+/* the byte @chars characters into @text, never past its end */
+static const char *
+char_at (const char *text, gsize chars)
+{
+  const char *p = text;
+
+  for (gsize i = 0; i < chars && *p; i++)
+    {
+      p++;
+      while ((*p & 0xc0) == 0x80)
+        p++;
+    }
+  return p;
+}
+
+/* libyaml's own problem, with where the construct it was in starts */
+static void
+report_syntax (Loader *l, yaml_parser_t *parser, const char *yaml)
+{
+  g_autoptr (GString) msg = g_string_new (parser->problem);
+  yaml_mark_t mark = parser->problem_mark;
+
+  if (parser->error == YAML_READER_ERROR)
+    {
+      /* the reader has no mark, only a byte offset: start of the character
+       * that is wrong, counted as the marks count, in characters */
+      gsize offset = MIN (parser->problem_offset, strlen (yaml));
+      guchar byte;
+
+      if (g_str_has_prefix (parser->problem, "invalid trailing")
+          || g_str_has_prefix (parser->problem, "incomplete"))
+        for (gsize back = 1; back <= 3 && back <= offset; back++)
+          if ((guchar)yaml[offset - back] >= 0xc0)
+            {
+              offset -= back;
+              break;
+            }
+      mark = no_mark;
+      for (gsize i = 0; i < offset; i++)
+        if (yaml[i] == '\n')
+          {
+            mark.line++;
+            mark.column = 0;
+          }
+        else if (((guchar)yaml[i] & 0xc0) != 0x80)
+          mark.column++;
+      byte = (guchar)yaml[offset];
+      g_string_truncate (msg, 0);
+      if (strstr (parser->problem, "UTF-8") && byte)
+        g_string_append_printf (msg,
+            "not UTF-8 text (byte 0x%02x); a pipeline is UTF-8 text", byte);
+      else if (byte)
+        g_string_append_printf (msg, "%s (byte 0x%02x)", parser->problem, byte);
+      else
+        g_string_append (msg, parser->problem);
+    }
+  else if (parser->context)
+    g_string_append_printf (msg, " (%s that starts at %zu:%zu)",
+        parser->context, parser->context_mark.line + 1,
+        parser->context_mark.column + 1);
+  if (parser->error != YAML_READER_ERROR
+      && *char_at (yaml, parser->problem_mark.index) == '\t')
+    g_string_append (msg, "; YAML indents with spaces, never tabs");
+  report (l, mark, "%s", msg->str);
 }
 
 /**
- * accel_graph_new_from_yaml_string:
- * @yaml: the pipeline
+ * accel_graph_new_from_yaml_string_full:
+ * @yaml: the pipeline, UTF-8
  * @origin: (nullable): a name for messages, such as the file name
- * @overrides: (nullable) (array zero-terminated=1): "stage.param=value"
- *   settings applied after the file's own
+ * @overrides: (nullable) (array zero-terminated=1): settings applied after
+ *   the file's own, each `stage.param=value`, `stage.device=DEVICE` or
+ *   `device=DEVICE`
  * @error: return location for a #GError, or %NULL
  *
- * Builds and prepares the graph @yaml declares (see docs/yaml.md). Every
- * problem in the text is reported, one per line, each starting with
- * `origin:line:column:`.
+ * Builds and prepares the graph @yaml declares (the format is in
+ * docs/yaml.md). Every problem is reported, not only the first: the error's
+ * message has one line per problem, in the order of the text, each starting
+ * with `origin:line:column:` (problems of @overrides come last, each
+ * starting with `--set SETTING:`). Called from any thread.
  *
  * Returns: (transfer full): the prepared graph, or %NULL with
- * %ACCEL_ERROR_INVALID_PIPELINE (or %ACCEL_ERROR_TYPE_MISMATCH).
+ * %ACCEL_ERROR_INVALID_PIPELINE.
  */
 AccelGraph *
-accel_graph_new_from_yaml_string (const char *yaml, const char *origin,
+accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
     const char *const *overrides, GError **error)
 {
   yaml_parser_t parser;
-  yaml_document_t doc;
+  yaml_document_t doc, extra;
   g_autoptr (GError) prep_error = NULL;
   Loader l = { 0 };
-  yaml_node_t *root, *n;
+  yaml_node_t *root;
   AccelGraph *result = NULL;
-  gint code = ACCEL_ERROR_INVALID_PIPELINE;
 
   g_return_val_if_fail (yaml != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   l.origin = origin ? origin : "<string>";
-  l.errors = g_ptr_array_new_with_free_func (g_free);
-  l.declared = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  l.problems = g_array_new (FALSE, FALSE, sizeof (Problem));
+  g_array_set_clear_func (l.problems, problem_clear);
+  l.decls = g_ptr_array_new_with_free_func (decl_free);
+  l.by_name = g_hash_table_new (g_str_hash, g_str_equal);
   l.links = g_array_new (FALSE, FALSE, sizeof (Link));
   g_array_set_clear_func (l.links, link_clear);
-  l.defaults = g_hash_table_new (g_str_hash, g_str_equal);
+  l.linked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  l.defaults = g_array_new (FALSE, FALSE, sizeof (Default));
+  g_array_set_clear_func (l.defaults, default_clear);
   l.doc = &doc;
 
   yaml_parser_initialize (&parser);
@@ -680,117 +1413,140 @@ accel_graph_new_from_yaml_string (const char *yaml, const char *origin,
       &parser, (const unsigned char *)yaml, strlen (yaml));
   if (!yaml_parser_load (&parser, &doc))
     {
-      report (&l, parser.problem_mark, "%s%s%s", parser.problem,
-          parser.context ? " " : "", parser.context ? parser.context : "");
+      report_syntax (&l, &parser, yaml);
       yaml_parser_delete (&parser);
       goto done;
     }
-  yaml_parser_delete (&parser);
 
   root = yaml_document_get_root_node (&doc);
   if (!root)
     {
-      yaml_mark_t start = { 0, 0, 0 };
-      report (&l, start,
-          "the file is empty; expected a mapping with "
-          "pipeline, stages and links");
+      report (&l, no_mark,
+          "the file is empty; expected a mapping with pipeline, stages and "
+          "links");
+      yaml_parser_delete (&parser);
       goto free_doc;
     }
-  if (!expect (&l, root, YAML_MAPPING_NODE, "the pipeline"))
-    goto free_doc;
-  check_keys (&l, root, top_keys, "the pipeline");
-
-  n = lookup (&l, root, "pipeline");
-  l.graph = accel_graph_new (n && scalar (n) ? scalar (n) : l.origin);
-  n = lookup (&l, root, "device");
-  if (n)
+  /* one pipeline per file: a second document would be ignored */
+  if (!yaml_parser_load (&parser, &extra))
+    report_syntax (&l, &parser, yaml);
+  else
     {
-      AccelDevice *dev;
-      if (parse_device (&l, n, &dev) && dev)
-        accel_graph_set_device (l.graph, dev);
+      if (yaml_document_get_root_node (&extra))
+        report (&l, extra.start_mark,
+            "a second document; a file declares one pipeline");
+      yaml_document_delete (&extra);
     }
-  n = lookup (&l, root, "defaults");
-  if (n)
-    load_defaults (&l, n);
-  accel_graph_set_stream_policy (l.graph, l.policy, 4);
+  yaml_parser_delete (&parser);
 
-  n = lookup (&l, root, "stages");
-  if (!n)
-    report (&l, root->start_mark, "the pipeline needs stages (stages: ...)");
-  else if (expect (&l, n, YAML_SEQUENCE_NODE, "stages"))
-    for (yaml_node_item_t *i = n->data.sequence.items.start;
-         i < n->data.sequence.items.top; i++)
-      load_stage (&l, node (&l, *i));
-
-  n = lookup (&l, root, "links");
-  if (n && expect (&l, n, YAML_SEQUENCE_NODE, "links"))
-    {
-      l.links_mark = n->start_mark;
-      for (yaml_node_item_t *i = n->data.sequence.items.start;
-           i < n->data.sequence.items.top; i++)
-        load_link (&l, node (&l, *i));
-    }
-  wire_links (&l);
-
-  for (guint i = 0; overrides && overrides[i]; i++, l.n_overrides++)
-    apply_override (&l, overrides[i]);
-
-  if (l.errors->len == 0 && !accel_graph_prepare (l.graph, &prep_error))
-    {
-      code = prep_error->code;
-      report_prepare (&l, prep_error);
-    }
+  load_root (&l, root, overrides);
+  if (l.graph && !l.incomplete && !accel_graph_prepare (l.graph, &prep_error))
+    report_prepare (&l, prep_error);
 
 free_doc:
   yaml_document_delete (&doc);
 done:
-  if (l.errors->len == 0)
+  if (l.problems->len == 0)
     result = g_steal_pointer (&l.graph);
   else
     {
-      /* in the order of the file, then drop the sort keys */
       g_autoptr (GString) all = g_string_new (NULL);
-      g_ptr_array_sort (l.errors, compare_errors);
-      for (guint i = 0; i < l.errors->len; i++)
-        {
-          const char *e = l.errors->pdata[i];
-          const char *tab = strchr (e, '\t');
-          g_string_append_printf (
-              all, "%s%s", i ? "\n" : "", tab ? tab + 1 : e);
-        }
-      g_set_error_literal (error, ACCEL_ERROR, code, all->str);
+      g_array_sort (l.problems, compare_problems);
+      for (guint i = 0; i < l.problems->len; i++)
+        g_string_append_printf (all, "%s%s", i ? "\n" : "",
+            g_array_index (l.problems, Problem, i).text);
+      g_set_error_literal (
+          error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, all->str);
     }
   g_clear_object (&l.graph);
-  g_ptr_array_unref (l.errors);
-  g_hash_table_unref (l.declared);
+  g_array_unref (l.problems);
+  g_hash_table_unref (l.by_name);
+  g_ptr_array_unref (l.decls);
   g_array_unref (l.links);
-  g_hash_table_unref (l.defaults);
+  g_hash_table_unref (l.linked);
+  g_array_unref (l.defaults);
   return result;
 }
 
 /**
- * accel_graph_new_from_yaml_file:
- * @path: a YAML pipeline file
- * @overrides: (nullable) (array zero-terminated=1): "stage.param=value"
+ * accel_graph_new_from_yaml_string:
+ * @yaml: the pipeline, UTF-8
+ * @origin: (nullable): a name for messages, such as the file name
  * @error: return location for a #GError, or %NULL
  *
- * accel_graph_new_from_yaml_string() on the file's contents; messages start
- * with @path.
+ * accel_graph_new_from_yaml_string_full() without overrides. Called from any
+ * thread.
  *
- * Returns: (transfer full): the prepared graph, or %NULL.
+ * Returns: (transfer full): the prepared graph, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE.
  */
 AccelGraph *
-accel_graph_new_from_yaml_file (
+accel_graph_new_from_yaml_string (
+    const char *yaml, const char *origin, GError **error)
+{
+  return accel_graph_new_from_yaml_string_full (yaml, origin, NULL, error);
+}
+
+/**
+ * accel_graph_new_from_yaml_file_full:
+ * @path: a YAML pipeline file
+ * @overrides: (nullable) (array zero-terminated=1): settings applied after
+ *   the file's own, as for accel_graph_new_from_yaml_string_full()
+ * @error: return location for a #GError, or %NULL
+ *
+ * accel_graph_new_from_yaml_string_full() on the file's contents; messages
+ * start with @path. Called from any thread.
+ *
+ * Returns: (transfer full): the prepared graph, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE.
+ */
+AccelGraph *
+accel_graph_new_from_yaml_file_full (
     const char *path, const char *const *overrides, GError **error)
 {
   g_autofree gchar *text = NULL;
   g_autoptr (GError) read_error = NULL;
+  gsize length;
 
-  if (!g_file_get_contents (path, &text, NULL, &read_error))
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!g_file_get_contents (path, &text, &length, &read_error))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s",
           read_error->message);
       return NULL;
     }
-  return accel_graph_new_from_yaml_string (text, path, overrides, error);
+  if (strlen (text) != length)
+    {
+      gsize line = 1;
+      const char *bol = text;
+      for (const char *c = text; *c; c++)
+        if (*c == '\n')
+          {
+            line++;
+            bol = c + 1;
+          }
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "%s:%zu:%zu: a NUL byte; a pipeline is UTF-8 text", path, line,
+          strlen (bol) + 1);
+      return NULL;
+    }
+  return accel_graph_new_from_yaml_string_full (text, path, overrides, error);
+}
+
+/**
+ * accel_graph_new_from_yaml_file:
+ * @path: a YAML pipeline file
+ * @error: return location for a #GError, or %NULL
+ *
+ * accel_graph_new_from_yaml_file_full() without overrides. Called from any
+ * thread.
+ *
+ * Returns: (transfer full): the prepared graph, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE.
+ */
+AccelGraph *
+accel_graph_new_from_yaml_file (const char *path, GError **error)
+{
+  return accel_graph_new_from_yaml_file_full (path, NULL, error);
 }

@@ -5,9 +5,12 @@
 
 G_BEGIN_DECLS
 
-AccelGraph *accel_graph_new_from_yaml_file (
+AccelGraph *accel_graph_new_from_yaml_file (const char *path, GError **error);
+AccelGraph *accel_graph_new_from_yaml_string (
+    const char *yaml, const char *origin, GError **error);
+AccelGraph *accel_graph_new_from_yaml_file_full (
     const char *path, const char *const *overrides, GError **error);
-AccelGraph *accel_graph_new_from_yaml_string (const char *yaml,
+AccelGraph *accel_graph_new_from_yaml_string_full (const char *yaml,
     const char *origin, const char *const *overrides, GError **error);
 
 G_END_DECLS

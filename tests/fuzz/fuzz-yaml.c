@@ -16,7 +16,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) graph = NULL;
 
-  graph = accel_graph_new_from_yaml_string (text, "fuzz", NULL, &error);
+  graph = accel_graph_new_from_yaml_string (text, "fuzz", &error);
   g_assert_true ((graph != NULL) != (error != NULL));
   if (error)
     g_assert_true (g_str_has_prefix (error->message, "fuzz:")

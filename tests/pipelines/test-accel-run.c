@@ -54,6 +54,274 @@ run_in (Result *r, const char *cwd, const char *first, ...)
 
 #define run(r, ...) run_in (r, NULL, __VA_ARGS__)
 
+/* a small strict JSON reader, enough to read --stats back */
+typedef enum
+{
+  JSON_NULL,
+  JSON_BOOL,
+  JSON_NUMBER,
+  JSON_STRING,
+  JSON_ARRAY,
+  JSON_OBJECT,
+} JsonType;
+
+typedef struct
+{
+  JsonType type;
+  gboolean boolean;
+  gdouble number;
+  gchar *string;
+  GPtrArray *items;    /* Json*, arrays */
+  GHashTable *members; /* name -> Json*, objects */
+} Json;
+
+static void
+json_free (gpointer data)
+{
+  Json *j = data;
+
+  if (!j)
+    return;
+  g_free (j->string);
+  g_clear_pointer (&j->items, g_ptr_array_unref);
+  g_clear_pointer (&j->members, g_hash_table_unref);
+  g_free (j);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Json, json_free)
+
+static Json *json_value (const char **p);
+
+static void
+json_space (const char **p)
+{
+  while (**p == ' ' || **p == '\n' || **p == '\r' || **p == '\t')
+    (*p)++;
+}
+
+static gchar *
+json_string_body (const char **p)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  if (**p != '"')
+    return NULL;
+  for ((*p)++; **p != '"'; (*p)++)
+    {
+      if ((guchar) * *p < 0x20)
+        return NULL;
+      if (**p != '\\')
+        {
+          g_string_append_c (s, **p);
+          continue;
+        }
+      (*p)++;
+      switch (**p)
+        {
+        case '"':
+        case '\\':
+        case '/':
+          g_string_append_c (s, **p);
+          break;
+        case 'n':
+          g_string_append_c (s, '\n');
+          break;
+        case 't':
+          g_string_append_c (s, '\t');
+          break;
+        case 'r':
+          g_string_append_c (s, '\r');
+          break;
+        case 'b':
+          g_string_append_c (s, '\b');
+          break;
+        case 'f':
+          g_string_append_c (s, '\f');
+          break;
+        case 'u':
+          {
+            gchar hex[5] = { 0 };
+            guint64 code;
+            for (guint i = 0; i < 4; i++)
+              if (!g_ascii_isxdigit ((hex[i] = (*p)[i + 1])))
+                return NULL;
+            g_ascii_string_to_unsigned (hex, 16, 0, 0xffff, &code, NULL);
+            g_string_append_unichar (s, (gunichar)code);
+            *p += 4;
+            break;
+          }
+        default:
+          return NULL;
+        }
+    }
+  (*p)++;
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static Json *
+json_value (const char **p)
+{
+  g_autoptr (Json) j = g_new0 (Json, 1);
+
+  json_space (p);
+  if (**p == '{')
+    {
+      j->type = JSON_OBJECT;
+      j->members
+          = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, json_free);
+      (*p)++;
+      json_space (p);
+      if (**p == '}')
+        {
+          (*p)++;
+          return g_steal_pointer (&j);
+        }
+      for (;;)
+        {
+          g_autofree gchar *name = NULL;
+          Json *v;
+          json_space (p);
+          if (!(name = json_string_body (p)))
+            return NULL;
+          json_space (p);
+          if (**p != ':')
+            return NULL;
+          (*p)++;
+          if (!(v = json_value (p)))
+            return NULL;
+          if (g_hash_table_contains (j->members, name))
+            {
+              json_free (v);
+              return NULL;
+            }
+          g_hash_table_insert (j->members, g_steal_pointer (&name), v);
+          json_space (p);
+          if (**p == '}')
+            break;
+          if (**p != ',')
+            return NULL;
+          (*p)++;
+        }
+      (*p)++;
+    }
+  else if (**p == '[')
+    {
+      j->type = JSON_ARRAY;
+      j->items = g_ptr_array_new_with_free_func (json_free);
+      (*p)++;
+      json_space (p);
+      if (**p == ']')
+        {
+          (*p)++;
+          return g_steal_pointer (&j);
+        }
+      for (;;)
+        {
+          Json *v = json_value (p);
+          if (!v)
+            return NULL;
+          g_ptr_array_add (j->items, v);
+          json_space (p);
+          if (**p == ']')
+            break;
+          if (**p != ',')
+            return NULL;
+          (*p)++;
+        }
+      (*p)++;
+    }
+  else if (**p == '"')
+    {
+      j->type = JSON_STRING;
+      if (!(j->string = json_string_body (p)))
+        return NULL;
+    }
+  else if (g_str_has_prefix (*p, "true") || g_str_has_prefix (*p, "false"))
+    {
+      j->type = JSON_BOOL;
+      j->boolean = **p == 't';
+      *p += j->boolean ? 4 : 5;
+    }
+  else if (g_str_has_prefix (*p, "null"))
+    {
+      j->type = JSON_NULL;
+      *p += 4;
+    }
+  else if (**p == '-' || g_ascii_isdigit (**p))
+    {
+      gchar *end;
+      j->type = JSON_NUMBER;
+      j->number = g_ascii_strtod (*p, &end);
+      if (end == *p)
+        return NULL;
+      *p = end;
+    }
+  else
+    return NULL;
+  return g_steal_pointer (&j);
+}
+
+/* the whole of @text as one value, or NULL */
+static Json *
+json_parse (const char *text)
+{
+  const char *p = text;
+  g_autoptr (Json) j = json_value (&p);
+
+  if (!j)
+    return NULL;
+  json_space (&p);
+  return *p ? NULL : g_steal_pointer (&j);
+}
+
+static Json *
+json_member (Json *object, const char *name, JsonType type)
+{
+  Json *m;
+
+  g_assert_nonnull (object);
+  g_assert_cmpint (object->type, ==, JSON_OBJECT);
+  m = g_hash_table_lookup (object->members, name);
+  if (!m)
+    g_test_message ("no member '%s'", name);
+  g_assert_nonnull (m);
+  g_assert_cmpint (m->type, ==, type);
+  return m;
+}
+
+/* the stage called @name in the stats' "stages" */
+static Json *
+json_stage (Json *stats, const char *name)
+{
+  GPtrArray *stages = json_member (stats, "stages", JSON_ARRAY)->items;
+
+  for (guint i = 0; i < stages->len; i++)
+    if (g_str_equal (
+            json_member (stages->pdata[i], "name", JSON_STRING)->string, name))
+      return stages->pdata[i];
+  g_test_message ("no stage '%s' in the stats", name);
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_json_reader (void)
+{
+  g_autoptr (Json) j = json_parse (
+      " {\"a\": [1, -2.5e3, true, null], \"b\": \"q\\\"\\u0041\"} ");
+
+  g_assert_nonnull (j);
+  g_assert_cmpuint (json_member (j, "a", JSON_ARRAY)->items->len, ==, 4);
+  g_assert_cmpfloat (
+      ((Json *)json_member (j, "a", JSON_ARRAY)->items->pdata[1])->number, ==,
+      -2500.0);
+  g_assert_cmpstr (json_member (j, "b", JSON_STRING)->string, ==, "q\"A");
+  g_assert_null (json_parse ("{\"a\": 1,}"));
+  g_assert_null (json_parse ("{\"a\": 1} x"));
+  g_assert_null (json_parse ("{\"a\": \"\\q\"}"));
+  g_assert_null (json_parse ("{\"a\": 1, \"a\": 2}"));
+}
+
 static gchar *
 example (const char *name)
 {
@@ -116,6 +384,7 @@ test_dot_frames_stats_set (void)
   g_autofree gchar *dot_text = NULL, *json = NULL;
   g_autofree gchar *dot_arg = g_strdup_printf ("--dot=%s", dot);
   g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
+  g_autoptr (Json) parsed = NULL;
   Result r = { 0 };
 
   run (&r, dot_arg, stats_arg, "--frames=5", "--set", "blur.sigma=1.5", "--set",
@@ -130,20 +399,45 @@ test_dot_frames_stats_set (void)
   g_assert_nonnull (strstr (dot_text, "image<RGBA8>[48x64]@device"));
 
   g_assert_true (g_file_get_contents (stats, &json, NULL, NULL));
-  g_assert_nonnull (strstr (json, "\"frames\": 5,"));
-  g_assert_nonnull (strstr (json, "\"completed\": true"));
-  g_assert_nonnull (
-      strstr (json, "{\"name\": \"check\", \"kind\": \"core.null-sink\", "
-                    "\"processed\": 5,"));
+  parsed = json_parse (json);
+  g_assert_nonnull (parsed);
+  g_assert_cmpstr (
+      json_member (parsed, "pipeline", JSON_STRING)->string, ==, "demo");
+  g_assert_cmpfloat (
+      json_member (parsed, "frames", JSON_NUMBER)->number, ==, 5);
+  g_assert_cmpfloat (
+      json_member (parsed, "seconds", JSON_NUMBER)->number, >, 0);
+  g_assert_cmpfloat (
+      json_member (parsed, "frames_per_second", JSON_NUMBER)->number, >, 0);
+  g_assert_true (json_member (parsed, "completed", JSON_BOOL)->boolean);
+  g_assert_false (json_member (parsed, "interrupted", JSON_BOOL)->boolean);
+  g_assert_cmpuint (
+      json_member (parsed, "stages", JSON_ARRAY)->items->len, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      const char *names[] = { "camera", "blur", "edges", "check" };
+      Json *st = json_stage (parsed, names[i]);
+      gdouble p50 = json_member (st, "latency_p50_ns", JSON_NUMBER)->number;
+      gdouble p99 = json_member (st, "latency_p99_ns", JSON_NUMBER)->number;
+      g_assert_cmpfloat (
+          json_member (st, "processed", JSON_NUMBER)->number, ==, 5);
+      g_assert_cmpfloat (
+          json_member (st, "dropped", JSON_NUMBER)->number, ==, 0);
+      g_assert_cmpfloat (p50, >=, 0);
+      g_assert_cmpfloat (p50, <=, p99);
+    }
+  g_assert_cmpstr (
+      json_member (json_stage (parsed, "check"), "kind", JSON_STRING)->string,
+      ==, "core.null-sink");
   g_unlink (dot);
   g_unlink (stats);
   g_rmdir (dir);
   result_clear (&r);
 }
 
-/* Ctrl-C: end of stream through the graph, a clean exit */
+/* Ctrl-C and SIGTERM: end of stream through the graph, a clean exit */
 static void
-test_sigint (void)
+check_signal_ends_run (gint signum)
 {
   g_autofree gchar *endless
       = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
@@ -157,12 +451,18 @@ test_sigint (void)
   g_assert_no_error (error);
   g_usleep (500000);
   g_assert_true (g_subprocess_get_identifier (p) != NULL);
-  g_subprocess_send_signal (p, SIGINT);
+  g_subprocess_send_signal (p, signum);
   t0 = g_get_monotonic_time ();
   g_assert_true (g_subprocess_wait (p, NULL, &error));
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
   g_assert_true (g_subprocess_get_if_exited (p));
   g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+}
+
+static void
+test_sigint (void)
+{
+  check_signal_ends_run (SIGINT);
 }
 
 static void
@@ -182,6 +482,145 @@ test_runtime_error (void)
   g_assert_nonnull (strstr (r.err, "stage 'edges' (realtime.sobel): "
                                    "restarted 2 times"));
   result_clear (&r);
+}
+
+/* usage mistakes exit with 2 and say what is wrong */
+static void
+test_usage (void)
+{
+  g_autofree gchar *demo = example ("demo.yaml");
+  struct
+  {
+    const char *args[3];
+    const char *says;
+  } cases[] = {
+    { { NULL }, "usage: accel-run" },
+    { { demo, demo, NULL }, "usage: accel-run" },
+    { { "--frames=0", demo, NULL }, "--frames must be 1 or more, not 0" },
+    { { "--device=gpu", demo, NULL },
+        "--device must be auto, host or a GPU number, not 'gpu'" },
+    { { "--backend=tpu", demo, NULL }, "--backend must be host or cuda" },
+    { { "--set=blur=2", demo, NULL },
+        "--set blur=2: expected stage.param=value" },
+    { { "--set=blur.sigma=-1", demo, NULL },
+        "--set blur.sigma=-1: parameter 'sigma' of stage 'blur' "
+        "(realtime.gaussian-blur) is out of range" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Result r = { 0 };
+      run (&r, cases[i].args[0], cases[i].args[1], cases[i].args[2], NULL);
+      g_test_message ("case %u: %s", i, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      result_clear (&r);
+    }
+}
+
+/* --stats - writes to stdout; names are escaped as JSON wants them */
+static void
+test_stats_stdout_escaped (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "q.yaml", NULL);
+  const char *yaml = "pipeline: 'say \"hi\" \\ there'\n"
+                     "stages:\n"
+                     "  - {name: 'src\"1', kind: core.test-source,\n"
+                     "     params: {shape: 8, num-buffers: 3}}\n"
+                     "  - {name: sink, kind: core.null-sink}\n"
+                     "links: ['src\"1 -> sink']\n";
+  g_autoptr (Json) parsed = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (path, yaml, -1, NULL));
+  run (&r, "--quiet", "--stats=-", path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  parsed = json_parse (r.out);
+  g_assert_nonnull (parsed);
+  g_assert_cmpstr (json_member (parsed, "pipeline", JSON_STRING)->string, ==,
+      "say \"hi\" \\ there");
+  g_assert_cmpfloat (
+      json_member (json_stage (parsed, "src\"1"), "processed", JSON_NUMBER)
+          ->number,
+      ==, 3);
+  g_unlink (path);
+  g_rmdir (dir);
+  result_clear (&r);
+}
+
+/* .svg and .png go through graphviz's dot where it is installed, and fail
+ * clearly where it is not */
+static void
+test_dot_image (void)
+{
+  g_autofree gchar *demo = example ("demo.yaml");
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *svg = g_build_filename (dir, "g.svg", NULL);
+  g_autofree gchar *arg = g_strdup_printf ("--dot=%s", svg);
+  g_autofree gchar *dot = g_find_program_in_path ("dot");
+  g_autofree gchar *text = NULL;
+  Result r = { 0 };
+
+  run (&r, "--validate", arg, demo, NULL);
+  if (dot)
+    {
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "<svg"));
+      g_unlink (svg);
+    }
+  else
+    {
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, "needs graphviz's 'dot'"));
+      g_assert_false (g_file_test (svg, G_FILE_TEST_EXISTS));
+    }
+  g_rmdir (dir);
+  result_clear (&r);
+}
+
+/* SIGTERM ends a run as gracefully as Ctrl-C */
+static void
+test_sigterm (void)
+{
+  check_signal_ends_run (SIGTERM);
+}
+
+/* a second Ctrl-C does not wait for the frames in flight: here the sink
+ * takes a second for each of frames 20 to 29, so a graceful end would take
+ * about ten */
+static void
+test_second_sigint (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  const char *argv[]
+      = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet", endless, NULL };
+  g_autoptr (GSubprocessLauncher) launcher
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) faults = g_string_new (NULL);
+  g_autofree gchar *err = NULL;
+  gint64 t0;
+
+  for (guint seq = 20; seq < 30; seq++)
+    g_string_append_printf (faults, "%sout:hang:%u", seq > 20 ? "," : "", seq);
+  g_subprocess_launcher_setenv (launcher, "ACCEL_FAULT", faults->str, TRUE);
+  p = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_usleep (500000);
+  t0 = g_get_monotonic_time ();
+  g_subprocess_send_signal (p, SIGINT);
+  g_usleep (200000);
+  g_subprocess_send_signal (p, SIGINT);
+  g_assert_true (
+      g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err, &error));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 4 * G_USEC_PER_SEC);
+  g_assert_true (g_subprocess_get_if_exited (p));
+  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 130);
+  g_assert_nonnull (strstr (err, "stopped at once"));
 }
 
 static void
@@ -266,7 +705,14 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/accel-run/json-reader", test_json_reader);
   g_test_add_func ("/accel-run/validate", test_validate);
+  g_test_add_func ("/accel-run/usage", test_usage);
+  g_test_add_func (
+      "/accel-run/stats-stdout-escaped", test_stats_stdout_escaped);
+  g_test_add_func ("/accel-run/dot-image", test_dot_image);
+  g_test_add_func ("/accel-run/sigterm", test_sigterm);
+  g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
   g_test_add_func ("/accel-run/list-and-describe", test_list_and_describe);
   g_test_add_func (
       "/accel-run/dot-frames-stats-set", test_dot_frames_stats_set);

@@ -1,161 +1,658 @@
-/* the YAML loader: golden error messages for every class of mistake, and
- * what a good file builds */
+/* the YAML loader: golden messages for every class of mistake (file, line,
+ * column and text), every problem of a file reported together, parameters
+ * converted with their types, --set overrides, and loading from a string */
 #include "accel-test.h"
+#include "test-stages.h"
 
+#include <glib/gstdio.h>
+#include <math.h>
+
+/* test.params: a sink with a parameter of every type the loader converts */
+typedef enum
+{
+  TEST_MODE_FAST,
+  TEST_MODE_ACCURATE,
+} TestMode;
+
+typedef enum
+{
+  TEST_CHANNEL_RED = 1 << 0,
+  TEST_CHANNEL_GREEN = 1 << 1,
+  TEST_CHANNEL_BLUE = 1 << 2,
+} TestChannels;
+
+#define TEST_TYPE_PARAMS (test_params_get_type ())
+G_DECLARE_FINAL_TYPE (TestParams, test_params, TEST, PARAMS, AccelStage)
+
+struct _TestParams
+{
+  AccelStage parent;
+  gint count;
+  guint size;
+  gint64 big;
+  guint64 huge;
+  gfloat gain;
+  gdouble rate;
+  gboolean enabled;
+  TestMode mode;
+  guint channels;
+  gchar *label;
+};
+G_DEFINE_FINAL_TYPE (TestParams, test_params, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_COUNT,
+  PROP_SIZE,
+  PROP_BIG,
+  PROP_HUGE,
+  PROP_GAIN,
+  PROP_RATE,
+  PROP_ENABLED,
+  PROP_MODE,
+  PROP_CHANNELS,
+  PROP_LABEL,
+};
+
+static GType
+test_mode_get_type (void)
+{
+  static gsize type;
+  static const GEnumValue values[] = {
+    { TEST_MODE_FAST, "TEST_MODE_FAST", "fast" },
+    { TEST_MODE_ACCURATE, "TEST_MODE_ACCURATE", "accurate" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("TestMode", values));
+  return (GType)type;
+}
+
+static GType
+test_channels_get_type (void)
+{
+  static gsize type;
+  static const GFlagsValue values[] = {
+    { TEST_CHANNEL_RED, "TEST_CHANNEL_RED", "red" },
+    { TEST_CHANNEL_GREEN, "TEST_CHANNEL_GREEN", "green" },
+    { TEST_CHANNEL_BLUE, "TEST_CHANNEL_BLUE", "blue" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_flags_register_static ("TestChannels", values));
+  return (GType)type;
+}
+
+static void
+params_set_property (
+    GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  TestParams *self = TEST_PARAMS (object);
+
+  switch (id)
+    {
+    case PROP_COUNT:
+      self->count = g_value_get_int (value);
+      break;
+    case PROP_SIZE:
+      self->size = g_value_get_uint (value);
+      break;
+    case PROP_BIG:
+      self->big = g_value_get_int64 (value);
+      break;
+    case PROP_HUGE:
+      self->huge = g_value_get_uint64 (value);
+      break;
+    case PROP_GAIN:
+      self->gain = g_value_get_float (value);
+      break;
+    case PROP_RATE:
+      self->rate = g_value_get_double (value);
+      break;
+    case PROP_ENABLED:
+      self->enabled = g_value_get_boolean (value);
+      break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_CHANNELS:
+      self->channels = g_value_get_flags (value);
+      break;
+    case PROP_LABEL:
+      g_free (self->label);
+      self->label = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+    }
+}
+
+static void
+params_get_property (
+    GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+}
+
+static void
+params_finalize (GObject *object)
+{
+  g_free (TEST_PARAMS (object)->label);
+  G_OBJECT_CLASS (test_params_parent_class)->finalize (object);
+}
+
+static void
+test_params_class_init (TestParamsClass *klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  GParamFlags rw = G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS;
+  AccelType in;
+
+  oc->set_property = params_set_property;
+  oc->get_property = params_get_property;
+  oc->finalize = params_finalize;
+  accel_stage_class_set_metadata (sc, "test.params", "A parameter per type");
+  accel_type_init_any (&in);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &in, NULL);
+
+  g_object_class_install_property (
+      oc, PROP_COUNT, g_param_spec_int ("count", NULL, NULL, 0, 100, 0, rw));
+  g_object_class_install_property (
+      oc, PROP_SIZE, g_param_spec_uint ("size", NULL, NULL, 1, 64, 1, rw));
+  g_object_class_install_property (oc, PROP_BIG,
+      g_param_spec_int64 ("big", NULL, NULL, G_MININT64, G_MAXINT64, 0, rw));
+  g_object_class_install_property (oc, PROP_HUGE,
+      g_param_spec_uint64 ("huge", NULL, NULL, 0, G_MAXUINT64, 0, rw));
+  g_object_class_install_property (
+      oc, PROP_GAIN, g_param_spec_float ("gain", NULL, NULL, -1, 1, 0, rw));
+  g_object_class_install_property (
+      oc, PROP_RATE, g_param_spec_double ("rate", NULL, NULL, 0, 1e9, 0, rw));
+  g_object_class_install_property (oc, PROP_ENABLED,
+      g_param_spec_boolean ("enabled", NULL, NULL, FALSE, rw));
+  g_object_class_install_property (oc, PROP_MODE,
+      g_param_spec_enum (
+          "mode", NULL, NULL, test_mode_get_type (), TEST_MODE_FAST, rw));
+  g_object_class_install_property (oc, PROP_CHANNELS,
+      g_param_spec_flags (
+          "channels", NULL, NULL, test_channels_get_type (), 0, rw));
+  g_object_class_install_property (
+      oc, PROP_LABEL, g_param_spec_string ("label", NULL, NULL, NULL, rw));
+}
+
+static void
+test_params_init (TestParams *self)
+{
+}
+
+/* the problems a file in bad/ is reported with, its folder left out so
+ * they read the same anywhere */
 static gchar *
 load_error (const char *name)
 {
   g_autofree gchar *path
       = g_test_build_filename (G_TEST_DIST, "bad", name, NULL);
+  g_autofree gchar *prefix
+      = g_strdup_printf ("%s/", g_test_get_dir (G_TEST_DIST));
   g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g
-      = accel_graph_new_from_yaml_file (path, NULL, &error);
-  const char *dist = g_test_get_dir (G_TEST_DIST);
+  g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_file (path, &error);
+  g_autoptr (GString) s = NULL;
 
   g_assert_null (g);
-  g_assert_nonnull (error);
-  /* messages relative to the test folder, so they read the same anywhere */
-  if (g_str_has_prefix (error->message, dist))
-    {
-      g_autoptr (GString) s = g_string_new (error->message);
-      g_autofree gchar *prefix = g_strdup_printf ("%s/", dist);
-      g_string_replace (s, prefix, "", 0);
-      return g_string_free (g_steal_pointer (&s), FALSE);
-    }
-  return g_strdup (error->message);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  s = g_string_new (error->message);
+  g_string_replace (s, prefix, "", 0);
+  return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
-static void
-test_unknown_key (void)
+typedef struct
 {
-  g_autofree gchar *msg = load_error ("unknown-key.yaml");
+  const char *file;
+  const char *expected;
+} Golden;
 
-  g_assert_cmpstr (msg, ==,
-      "bad/unknown-key.yaml:1:1: the pipeline needs stages (stages: ...)\n"
-      "bad/unknown-key.yaml:2:1: unknown key 'stagse' in the pipeline (did "
-      "you mean 'stages'?); expected one of pipeline, device, defaults, "
-      "stages, links");
-}
-
-static void
-test_unknown_kind (void)
-{
-  g_autofree gchar *msg = load_error ("unknown-kind.yaml");
-
-  g_assert_cmpstr (msg, ==,
+/* one file per class of mistake, and the exact problems it is reported with
+ */
+static const Golden goldens[] = {
+  { "malformed.yaml", "bad/malformed.yaml:4:6: did not find expected ',' or "
+                      "'}' (while parsing a flow mapping that starts at 3:5)" },
+  { "tab.yaml", "bad/tab.yaml:3:1: found character that cannot start any token "
+                "(while scanning for the next token that starts at 3:1); YAML "
+                "indents with spaces, never tabs" },
+  { "latin1.yaml", "bad/latin1.yaml:1:14: not UTF-8 text (byte 0xe9); a "
+                   "pipeline is UTF-8 text" },
+  { "control.yaml",
+      "bad/control.yaml:3:1: control characters are not allowed (byte 0x01)" },
+  { "empty.yaml", "bad/empty.yaml:1:1: the file is empty; expected a mapping "
+                  "with pipeline, stages and links" },
+  { "not-a-mapping.yaml", "bad/not-a-mapping.yaml:1:1: the pipeline must be a "
+                          "mapping, not a list" },
+  { "two-documents.yaml", "bad/two-documents.yaml:2:9: the pipeline needs "
+                          "stages, and this list is empty\n"
+                          "bad/two-documents.yaml:3:1: a second document; a "
+                          "file declares one pipeline" },
+  { "unknown-key.yaml", "bad/unknown-key.yaml:1:1: the pipeline needs stages "
+                        "(stages: - {name: ..., kind: ...})\n"
+                        "bad/unknown-key.yaml:2:1: unknown key 'stagse' in the "
+                        "pipeline (did you mean 'stages'?); expected one of "
+                        "pipeline, device, defaults, stages, links" },
+  { "duplicates.yaml", "bad/duplicates.yaml:2:1: key 'pipeline' appears twice "
+                       "in the pipeline (first at line 1)\n"
+                       "bad/duplicates.yaml:4:41: key 'kind' appears twice in "
+                       "a stage (first at line 4)\n"
+                       "bad/duplicates.yaml:5:66: key 'mailbox-size' appears "
+                       "twice in params (first at line 5)\n"
+                       "bad/duplicates.yaml:6:12: a stage named 'src' is "
+                       "already declared at line 4" },
+  { "shapes.yaml",
+      "bad/shapes.yaml:3:9: device must be auto, host or a GPU number, not "
+      "'gpu'\n"
+      "bad/shapes.yaml:4:11: defaults must be a mapping, not a list\n"
+      "bad/shapes.yaml:6:5: a stage must be a mapping, not a scalar\n"
+      "bad/shapes.yaml:7:5: a stage needs a name (name: ...)\n"
+      "bad/shapes.yaml:8:12: stage 'nokind' needs a kind (kind: ...)\n"
+      "bad/shapes.yaml:9:49: params must be a mapping, not a list\n"
+      "bad/shapes.yaml:10:12: input 'k.in' (core.scale) is not linked\n"
+      "bad/shapes.yaml:10:49: parameter 'scale' of stage 'k' (core.scale) must "
+      "be a scalar\n"
+      "bad/shapes.yaml:11:12: a stage's name must be a scalar, not a mapping\n"
+      "bad/shapes.yaml:13:5: a link must be a scalar, not a list" },
+  { "names.yaml", "bad/names.yaml:3:12: stage name 'cam.0' cannot contain '.', "
+                  "'->' or spaces, which links use\n"
+                  "bad/names.yaml:4:12: stage name 'my sink' cannot contain "
+                  "'.', '->' or spaces, which links use\n"
+                  "bad/names.yaml:5:12: stage name 'a->b' cannot contain '.', "
+                  "'->' or spaces, which links use" },
+  { "unknown-kind.yaml",
       "bad/unknown-kind.yaml:3:23: unknown stage kind 'core.test-sourc' (did "
-      "you mean 'core.test-source'?)");
-}
-
-/* all the problems of a file, in its order */
-static void
-test_bad_params (void)
-{
-  g_autofree gchar *msg = load_error ("bad-param.yaml");
-
-  g_assert_cmpstr (msg, ==,
+      "you mean 'core.test-source'?)\n"
+      "bad/unknown-kind.yaml:4:25: unknown stage kind 'nosuch.stage': no "
+      "plugin here provides 'nosuch.' kinds\n"
+      "bad/unknown-kind.yaml:5:25: unknown stage kind 'scale' (did you mean "
+      "'core.scale'?)" },
+  { "defaults.yaml",
+      "bad/defaults.yaml:2:24: default 'completion' must be one of poll, "
+      "hostfn, sync, not 'pol' (did you mean 'poll'?)\n"
+      "bad/defaults.yaml:2:38: default 'mailbox' is out of range: 0 is not in "
+      "1 .. 1024\n"
+      "bad/defaults.yaml:2:50: default 'streams' must be one of per-stage, "
+      "single, pooled, not 'many'\n"
+      "bad/defaults.yaml:2:56: unknown key 'mailbxo' in defaults (did you mean "
+      "'mailbox'?); expected one of completion, streams, mailbox, thread" },
+  { "bad-param.yaml",
       "bad/bad-param.yaml:6:20: parameter 'num-buffers' of stage 'src' "
-      "(core.test-source) must be an integer\n"
+      "(core.test-source) must be an integer, not 'lots'\n"
       "bad/bad-param.yaml:7:14: parameter 'width' of stage 'src' "
       "(core.test-source) is out of range: 0 is not in 1 .. 32767\n"
-      "bad/bad-param.yaml:8:13: stage 'src' (core.test-source) has no "
-      "parameter 'shpe' (did you mean 'shape'?)\n"
+      "bad/bad-param.yaml:8:7: stage 'src' (core.test-source) has no parameter "
+      "'shpe' (did you mean 'shape'?)\n"
       "bad/bad-param.yaml:9:61: parameter 'completion' of stage 'sink' "
-      "(core.null-sink) must be one of poll, hostfn, sync");
-}
-
-static void
-test_bad_links (void)
-{
-  g_autofree gchar *msg = load_error ("bad-links.yaml");
-
-  g_assert_cmpstr (msg, ==,
-      "bad/bad-links.yaml:4:12: a stage named 'src' is already declared\n"
-      "bad/bad-links.yaml:7:5: link to unknown stage 'snik' (did you mean "
+      "(core.null-sink) must be one of poll, hostfn, sync, not 'eventually'" },
+  { "values.yaml",
+      "bad/values.yaml:8:14: parameter 'count' of stage 'p' (test.params) must "
+      "be an integer, not '1.5'\n"
+      "bad/values.yaml:9:13: parameter 'size' of stage 'p' (test.params) is "
+      "out of range: -1 is not in 1 .. 64\n"
+      "bad/values.yaml:10:12: parameter 'big' of stage 'p' (test.params) is "
+      "out of range: 99999999999999999999 is not in -9223372036854775808 .. "
+      "9223372036854775807\n"
+      "bad/values.yaml:12:13: parameter 'gain' of stage 'p' (test.params) is "
+      "out of range: 2 is not in -1 .. 1\n"
+      "bad/values.yaml:13:13: parameter 'rate' of stage 'p' (test.params) must "
+      "be a number, not '.nan'\n"
+      "bad/values.yaml:14:16: parameter 'enabled' of stage 'p' (test.params) "
+      "must be true or false, not 'maybe'\n"
+      "bad/values.yaml:15:13: parameter 'mode' of stage 'p' (test.params) must "
+      "be one of fast, accurate, not 'fsat' (did you mean 'fast'?)\n"
+      "bad/values.yaml:16:17: parameter 'channels' of stage 'p' (test.params) "
+      "takes flags among red, green, blue joined with '+', not 'purple'\n"
+      "bad/values.yaml:18:7: stage 'p' (test.params) has no parameter 'cuont' "
+      "(did you mean 'count'?)\n"
+      "bad/values.yaml:21:21: parameter 'count' of stage 'q' (test.params) is "
+      "out of range: 1e3 is not in 0 .. 100\n"
+      "bad/values.yaml:21:32: parameter 'rate' of stage 'q' (test.params) must "
+      "be a finite number, not '1e400'\n"
+      "bad/values.yaml:21:57: parameter 'gain' of stage 'q' (test.params) must "
+      "be a finite number, not 'nan'" },
+  { "bad-links.yaml", "bad/bad-links.yaml:4:12: a stage named 'src' is already "
+                      "declared at line 3\n"
+                      "bad/bad-links.yaml:7:12: link to unknown stage 'snik' "
+                      "(did you mean 'sink'?)\n"
+                      "bad/bad-links.yaml:8:5: stage 'src' (core.test-source) "
+                      "has no output port 'bogus'; its output port is out\n"
+                      "bad/bad-links.yaml:9:5: a link must read 'stage -> "
+                      "stage' or 'stage.port -> stage.port', not 'src sink'" },
+  { "ports.yaml",
+      "bad/ports.yaml:11:12: stage 'pair' (test.pair-sink) has 2 input ports "
+      "(a, b): name one, as 'pair.a'\n"
+      "bad/ports.yaml:12:14: stage 'pair' (test.pair-sink) has no input port "
+      "'bb' (did you mean 'b'?); its input ports are a, b\n"
+      "bad/ports.yaml:14:14: input 'sink.in' is already linked, from 'src' at "
+      "line 13; an input takes one link\n"
+      "bad/ports.yaml:15:5: stage 'sink' (core.null-sink) has no output ports\n"
+      "bad/ports.yaml:16:12: 'k.in' is in the middle of a chain, which takes "
+      "the stage's only input and output; name ports in links of their own" },
+  { "unlinked.yaml",
+      "bad/unlinked.yaml:5:12: input 'pair.b' (test.pair-sink) is not linked\n"
+      "bad/unlinked.yaml:6:12: input 'k.in' (core.scale) is not linked\n"
+      "bad/unlinked.yaml:7:12: input 'sink.in' (core.null-sink) is not "
+      "linked" },
+  { "mismatch.yaml",
+      "bad/mismatch.yaml:7:5: cannot link 'numbers.out' (core.test-source) to "
+      "'blur.in' (realtime.gaussian-blur): output type tensor<f32>[64]@device "
+      "does not fit input type image<?>[?x?]@device: kind tensor is not "
+      "image" },
+  { "cycle.yaml",
+      "bad/cycle.yaml:7:5: graph 't' has a cycle through 'a', 'b'" },
+  { "aside.yaml",
+      "bad/aside.yaml:4:1: unknown key 'stgaes' in the pipeline (did you mean "
+      "'stages'?); expected one of pipeline, device, defaults, stages, links\n"
+      "bad/aside.yaml:10:5: cannot link 'numbers.out' (core.test-source) to "
+      "'blur.in' (realtime.gaussian-blur): output type tensor<f32>[64]@device "
+      "does not fit input type image<?>[?x?]@device: kind tensor is not "
+      "image" },
+  { "many.yaml",
+      "bad/many.yaml:3:9: device must be auto, host or a GPU number, not "
+      "'gpu0'\n"
+      "bad/many.yaml:4:21: default 'mailbox' is out of range: 0 is not in 1 .. "
+      "1024\n"
+      "bad/many.yaml:6:41: unknown key 'parms' in a stage (did you mean "
+      "'params'?); expected one of name, kind, params, device\n"
+      "bad/many.yaml:7:21: unknown stage kind 'core.sacle' (did you mean "
+      "'core.scale'?)\n"
+      "bad/many.yaml:8:50: parameter 'scale' of stage 'k2' (core.scale) must "
+      "be a number, not 'twice'\n"
+      "bad/many.yaml:8:57: stage 'k2' (core.scale) has no parameter 'ofset' "
+      "(did you mean 'offset'?)\n"
+      "bad/many.yaml:9:12: a stage named 'k2' is already declared at line 8\n"
+      "bad/many.yaml:10:12: input 'sink.in' (core.null-sink) is not linked\n"
+      "bad/many.yaml:13:11: link to unknown stage 'snik' (did you mean "
       "'sink'?)\n"
-      "bad/bad-links.yaml:8:5: stage 'src' (core.test-source) has no output "
-      "port 'bogus'\n"
-      "bad/bad-links.yaml:9:5: a link must read 'stage -> stage' or "
-      "'stage.port -> stage.port', not 'src sink'");
-}
+      "bad/many.yaml:14:5: a link must read 'stage -> stage' or 'stage.port -> "
+      "stage.port', not 'k2 => sink'" },
+};
 
 static void
-test_type_mismatch (void)
+test_golden (gconstpointer data)
 {
-  g_autofree gchar *path
-      = g_test_build_filename (G_TEST_DIST, "bad", "mismatch.yaml", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g
-      = accel_graph_new_from_yaml_file (path, NULL, &error);
-  g_autofree gchar *msg = load_error ("mismatch.yaml");
+  const Golden *golden = data;
+  g_autofree gchar *msg = load_error (golden->file);
 
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
-  g_assert_cmpstr (msg, ==,
-      "bad/mismatch.yaml:7:5: cannot link 'numbers.out' (core.test-source) "
-      "to 'blur.in' (realtime.gaussian-blur): output type "
-      "tensor<f32>[64]@device does not fit input type image<?>[?x?]@device: "
-      "kind tensor is not image");
+  g_assert_cmpstr (msg, ==, golden->expected);
 }
 
+/* every file in bad/ has its golden message */
 static void
-test_cycle (void)
+test_golden_complete (void)
 {
-  g_autofree gchar *msg = load_error ("cycle.yaml");
+  g_autofree gchar *dir = g_test_build_filename (G_TEST_DIST, "bad", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
 
-  g_assert_cmpstr (
-      msg, ==, "bad/cycle.yaml:7:5: graph 't' has a cycle through 'a', 'b'");
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)))
+    {
+      gboolean found = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (goldens) && !found; i++)
+        found = g_str_equal (goldens[i].file, name);
+      if (!found)
+        g_test_message ("%s has no golden message", name);
+      g_assert_true (found);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (goldens));
 }
 
-static void
-test_malformed (void)
-{
-  g_autofree gchar *msg = load_error ("malformed.yaml");
+static const char *const good_yaml
+    = "pipeline: mem\n"
+      "defaults: {mailbox: 2, streams: single}\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: 8x8, num-buffers: 3}}\n"
+      "  - {name: k, kind: core.scale, params: {scale: 2}}\n"
+      "  - {name: sink, kind: core.checksum-sink, params: {mailbox-size: 3}}\n"
+      "links: [src -> k, k.out -> sink.in]\n";
 
-  g_assert_cmpstr (msg, ==,
-      "bad/malformed.yaml:4:6: did not find expected ',' or '}' while "
-      "parsing a flow mapping");
-}
-
+/* a string builds a prepared graph that runs; defaults reach every stage
+ * unless it sets its own */
 static void
-test_string_and_overrides (void)
+test_string (void)
 {
-  const char *yaml = "pipeline: mem\n"
-                     "defaults: {mailbox: 2, streams: single}\n"
-                     "stages:\n"
-                     "  - {name: src, kind: core.test-source,\n"
-                     "     params: {shape: 8x8, num-buffers: 3}}\n"
-                     "  - {name: k, kind: core.scale, params: {scale: 2}}\n"
-                     "  - {name: sink, kind: core.checksum-sink}\n"
-                     "links: [src -> k, k.out -> sink.in]\n";
-  const char *overrides[] = { "k.scale=0.5", "k.offset=-1", NULL };
-  const char *bad[] = { "k.scael=1", "nope.scale=1", "k=1", NULL };
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = NULL;
-  g_autoptr (AccelGraph) none = NULL;
+  AccelChecksumSink *sink;
+  gfloat scale;
+  guint k_mailbox, sink_mailbox;
+
+  g = accel_graph_new_from_yaml_string (good_yaml, "inline", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (accel_graph_get_name (g), ==, "mem");
+  g_object_get (accel_graph_get_stage (g, "k"), "scale", &scale, "mailbox-size",
+      &k_mailbox, NULL);
+  g_object_get (
+      accel_graph_get_stage (g, "sink"), "mailbox-size", &sink_mailbox, NULL);
+  g_assert_cmpfloat (scale, ==, 2.0f);
+  g_assert_cmpuint (k_mailbox, ==, 2);
+  g_assert_cmpuint (sink_mailbox, ==, 3);
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  sink = ACCEL_CHECKSUM_SINK (accel_graph_get_stage (g, "sink"));
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 3);
+}
+
+/* without an origin, messages still say where */
+static void
+test_string_origin (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string (
+      "pipeline: x\nstages:\n  - {name: a, kind: core.nope}\n", NULL, &error);
+
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_true (g_str_has_prefix (
+      error->message, "<string>:3:21: unknown stage kind 'core.nope'"));
+}
+
+/* overrides are applied before the graph is checked: one can repair it */
+static void
+test_overrides (void)
+{
+  const char *overrides[]
+      = { "k.scale=0.5", "k.offset=-1", "sink.mailbox-size=7",
+          "src.num-buffers=4", "device=host", "k.device=host", NULL };
+  const char *repair[] = { "numbers.format=RGBA8", NULL };
+  g_autofree gchar *mismatch
+      = g_test_build_filename (G_TEST_DIST, "bad", "mismatch.yaml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = NULL, repaired = NULL;
   gfloat scale, offset;
   guint mailbox;
 
-  g = accel_graph_new_from_yaml_string (yaml, "inline", overrides, &error);
+  g = accel_graph_new_from_yaml_string_full (
+      good_yaml, "inline", overrides, &error);
   g_assert_no_error (error);
-  g_object_get (accel_graph_get_stage (g, "k"), "scale", &scale, "offset",
-      &offset, "mailbox-size", &mailbox, NULL);
+  g_object_get (
+      accel_graph_get_stage (g, "k"), "scale", &scale, "offset", &offset, NULL);
+  g_object_get (
+      accel_graph_get_stage (g, "sink"), "mailbox-size", &mailbox, NULL);
   g_assert_cmpfloat (scale, ==, 0.5f);
   g_assert_cmpfloat (offset, ==, -1.0f);
-  g_assert_cmpuint (mailbox, ==, 2);
+  g_assert_cmpuint (mailbox, ==, 7);
+  g_assert_true (accel_device_is_host (accel_graph_get_device (g)));
   g_assert_true (accel_graph_run (g, &error));
   g_assert_cmpuint (accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (
                         accel_graph_get_stage (g, "sink"))),
-      ==, 3);
+      ==, 4);
 
-  none = accel_graph_new_from_yaml_string (yaml, "inline", bad, &error);
+  repaired = accel_graph_new_from_yaml_file_full (mismatch, repair, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (repaired);
+}
+
+/* problems of overrides come after the file's, in the order given */
+static void
+test_override_errors (void)
+{
+  const char *bad[] = { "k.scael=1", "nope.scale=1", "k=1", "k.scale=x", "=1",
+    "device=gpu", "sink.device=-1", NULL };
+  const char *file_bad = "pipeline: t\n"
+                         "stages:\n"
+                         "  - {name: src, kind: core.test-source}\n"
+                         "  - {name: k, kind: core.scale, params: {x: 1}}\n"
+                         "  - {name: sink, kind: core.null-sink}\n"
+                         "links: [src -> k -> sink]\n";
+  g_autoptr (GError) error = NULL, error2 = NULL;
+  g_autoptr (AccelGraph) none = NULL, none2 = NULL;
+
+  none = accel_graph_new_from_yaml_string_full (
+      good_yaml, "inline", bad, &error);
   g_assert_null (none);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_cmpstr (error->message, ==,
       "--set k.scael=1: stage 'k' (core.scale) has no parameter 'scael' (did "
       "you mean 'scale'?)\n"
       "--set nope.scale=1: no stage named 'nope'\n"
-      "--set k=1: expected stage.param=value");
+      "--set k=1: expected stage.param=value\n"
+      "--set k.scale=x: parameter 'scale' of stage 'k' (core.scale) must be "
+      "a number, not 'x'\n"
+      "--set =1: expected stage.param=value\n"
+      "--set device=gpu: device must be auto, host or a GPU number, not "
+      "'gpu'\n"
+      "--set sink.device=-1: device must be auto, host or a GPU number, not "
+      "'-1'");
+
+  none2 = accel_graph_new_from_yaml_string_full (file_bad, "f.yaml",
+      (const char *[]){ "sinc.mailbox-size=2", NULL }, &error2);
+  g_assert_null (none2);
+  g_assert_cmpstr (error2->message, ==,
+      "f.yaml:4:42: stage 'k' (core.scale) has no parameter 'x'\n"
+      "--set sinc.mailbox-size=2: no stage named 'sinc' (did you mean "
+      "'sink'?)");
 }
 
+/* every type of parameter converted from its YAML text */
+static void
+test_values (void)
+{
+  const char *yaml
+      = "pipeline: values\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source}\n"
+        "  - name: p\n"
+        "    kind: test.params\n"
+        "    params: {count: 1e2, size: 0x10, big: -9223372036854775808,\n"
+        "             huge: 18_446_744_073_709_551_615, gain: -0.25,\n"
+        "             rate: 2.5e8, enabled: yes, mode: accurate,\n"
+        "             channels: red+blue, label: \"12 monkeys\"}\n"
+        "links: [src -> p]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "values", &error);
+  TestParams *p;
+
+  g_assert_no_error (error);
+  p = TEST_PARAMS (accel_graph_get_stage (g, "p"));
+  g_assert_cmpint (p->count, ==, 100);
+  g_assert_cmpuint (p->size, ==, 16);
+  g_assert_cmpint (p->big, ==, G_MININT64);
+  g_assert_cmpuint (p->huge, ==, G_MAXUINT64);
+  g_assert_cmpfloat (p->gain, ==, -0.25f);
+  g_assert_cmpfloat (p->rate, ==, 2.5e8);
+  g_assert_true (p->enabled);
+  g_assert_cmpint (p->mode, ==, TEST_MODE_ACCURATE);
+  g_assert_cmpuint (p->channels, ==, TEST_CHANNEL_RED | TEST_CHANNEL_BLUE);
+  g_assert_cmpstr (p->label, ==, "12 monkeys");
+}
+
+/* "a -> b -> c" links like "a -> b" and "b -> c"; an output may feed
+ * several inputs */
+static void
+test_chain_and_fan_out (void)
+{
+  const char *yaml = "pipeline: fan\n"
+                     "stages:\n"
+                     "  - {name: src, kind: core.test-source,\n"
+                     "     params: {shape: 16, num-buffers: 5}}\n"
+                     "  - {name: a, kind: core.scale}\n"
+                     "  - {name: b, kind: core.scale, params: {scale: -1}}\n"
+                     "  - {name: left, kind: core.checksum-sink}\n"
+                     "  - {name: right, kind: core.checksum-sink}\n"
+                     "links:\n"
+                     "  - src -> a -> left\n"
+                     "  - src.out -> b.in\n"
+                     "  - b -> right\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "fan", &error);
+  g_autofree gchar *dot = NULL;
+
+  g_assert_no_error (error);
+  dot = accel_graph_to_dot (g);
+  g_assert_nonnull (strstr (dot, "\"src\" -> \"a\""));
+  g_assert_nonnull (strstr (dot, "\"a\" -> \"left\""));
+  g_assert_nonnull (strstr (dot, "\"src\" -> \"b\""));
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (
+                        accel_graph_get_stage (g, "left"))),
+      ==, 5);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (
+                        accel_graph_get_stage (g, "right"))),
+      ==, 5);
+}
+
+/* null values read as absent where that makes sense */
+static void
+test_nulls (void)
+{
+  const char *yaml = "pipeline: nulls\n"
+                     "defaults:\n"
+                     "stages:\n"
+                     "  - {name: src, kind: core.test-source, params: ~}\n"
+                     "  - name: sink\n"
+                     "    kind: core.null-sink\n"
+                     "    params:\n"
+                     "links: [src -> sink]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "nulls", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (g);
+}
+
+static void
+test_file_errors (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-yaml-XXXXXX", NULL);
+  g_autofree gchar *missing = g_build_filename (dir, "missing.yaml", NULL);
+  g_autofree gchar *nul = g_build_filename (dir, "nul.yaml", NULL);
+  g_autofree gchar *expected = NULL;
+  g_autoptr (GError) error = NULL, error2 = NULL;
+  g_autoptr (AccelGraph) g = NULL, g2 = NULL;
+
+  g = accel_graph_new_from_yaml_file (missing, &error);
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (error->message, missing));
+
+  g_assert_true (
+      g_file_set_contents (nul, "pipeline: t\nsta\0ges: []\n", 25, NULL));
+  g2 = accel_graph_new_from_yaml_file (nul, &error2);
+  g_assert_null (g2);
+  expected
+      = g_strdup_printf ("%s:2:4: a NUL byte; a pipeline is UTF-8 text", nul);
+  g_assert_cmpstr (error2->message, ==, expected);
+  g_unlink (nul);
+  g_rmdir (dir);
+}
+
+/* the examples are valid as they are */
 static void
 test_examples_load (void)
 {
@@ -173,7 +670,7 @@ test_examples_load (void)
       g_autoptr (AccelGraph) g = NULL;
       if (!g_str_has_suffix (name, ".yaml"))
         continue;
-      g = accel_graph_new_from_yaml_file (path, NULL, &error);
+      g = accel_graph_new_from_yaml_file (path, &error);
       g_assert_no_error (error);
       n++;
     }
@@ -184,14 +681,26 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/yaml/unknown-key", test_unknown_key);
-  g_test_add_func ("/yaml/unknown-kind", test_unknown_kind);
-  g_test_add_func ("/yaml/bad-params-all-reported", test_bad_params);
-  g_test_add_func ("/yaml/bad-links", test_bad_links);
-  g_test_add_func ("/yaml/type-mismatch", test_type_mismatch);
-  g_test_add_func ("/yaml/cycle", test_cycle);
-  g_test_add_func ("/yaml/malformed", test_malformed);
-  g_test_add_func ("/yaml/string-and-overrides", test_string_and_overrides);
+  accel_backend_set_default (ACCEL_BACKEND_HOST, NULL);
+  test_stages_register ();
+  accel_registry_register (accel_registry_get_default (), TEST_TYPE_PARAMS);
+
+  for (guint i = 0; i < G_N_ELEMENTS (goldens); i++)
+    {
+      g_autofree gchar *base = g_strndup (
+          goldens[i].file, strlen (goldens[i].file) - strlen (".yaml"));
+      g_autofree gchar *path = g_strdup_printf ("/yaml/error/%s", base);
+      g_test_add_data_func (path, &goldens[i], test_golden);
+    }
+  g_test_add_func ("/yaml/error/every-file-has-a-golden", test_golden_complete);
+  g_test_add_func ("/yaml/string", test_string);
+  g_test_add_func ("/yaml/string-without-origin", test_string_origin);
+  g_test_add_func ("/yaml/overrides", test_overrides);
+  g_test_add_func ("/yaml/override-errors", test_override_errors);
+  g_test_add_func ("/yaml/values", test_values);
+  g_test_add_func ("/yaml/chain-and-fan-out", test_chain_and_fan_out);
+  g_test_add_func ("/yaml/nulls", test_nulls);
+  g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/examples-load", test_examples_load);
   return g_test_run ();
 }
