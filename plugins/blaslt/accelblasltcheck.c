@@ -1,0 +1,32 @@
+/* accel blaslt plugin: the one checked path for cuBLASLt statuses */
+#define G_LOG_DOMAIN "accel-blaslt"
+
+#include <cublasLt.h>
+
+#include "accellibrarycheck.h"
+#include "accelblaslt-private.h"
+
+/**
+ * accel_cublaslt_check_full:
+ * @stage: the stage making the call
+ * @status: the `cublasStatus_t` the call returned
+ * @call: the call's source text
+ * @file: source file of the call
+ * @line: source line of the call
+ * @error: return location for a #GError, or %NULL
+ *
+ * The implementation of accel_cublaslt_check(); use the macro.
+ *
+ * Returns: %TRUE when @status is `CUBLAS_STATUS_SUCCESS`. MT safe.
+ */
+gboolean
+accel_cublaslt_check_full (AccelStage *stage, int status, const char *call,
+    const char *file, int line, GError **error)
+{
+  if (G_LIKELY (status == CUBLAS_STATUS_SUCCESS))
+    return TRUE;
+  return accel_library_check_failed (stage, G_LOG_DOMAIN, "cuBLASLt", status,
+      cublasLtGetStatusName ((cublasStatus_t)status),
+      cublasLtGetStatusString ((cublasStatus_t)status), call, file, line,
+      error);
+}

@@ -1,0 +1,59 @@
+/* the factorization cases of the solver tests, host and GPU: fresh random
+ * matrices, the stage's outputs, checked by reconstruction */
+#pragma once
+
+#include <accel/accel.h>
+
+typedef struct
+{
+  const char *path;
+  const char *kind;
+  AccelDType dtype;
+  gint64 batch; /* 0: a single matrix, no batch dimension */
+  gint64 m, n;  /* of each matrix a (square for lu, cholesky, eigh) */
+  gint64 nrhs;  /* lu and cholesky: columns of b; 0: b is a vector */
+} SolverCase;
+
+/* what a reconstruction may miss by: f32: 1e-4, f64: 1e-11 */
+double solver_tolerance (AccelDType dtype);
+
+typedef struct
+{
+  guint n_inputs;
+  AccelType types[2];
+  GPtrArray *inputs[2]; /* GBytes, one per frame: a, b */
+  GPtrArray *values[2]; /* the same as doubles */
+  guint n_outputs;
+  const char *outputs[3];
+} SolverData;
+
+/* @n_frames of fresh matrices fit for @c's kind: shifted for lu,
+ * symmetric positive definite for cholesky, symmetric for eigh */
+SolverData *solver_data_new (const SolverCase *c, guint n_frames);
+void solver_data_free (SolverData *data);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SolverData, solver_data_free)
+
+/* source "a" (and "b") -> @c's stage "stage" -> a sink per output, named
+ * after the output; not run */
+AccelGraph *solver_graph_new (
+    const SolverCase *c, const SolverData *data, gboolean host);
+/* (element-type GPtrArray) per output, its frames */
+GPtrArray *solver_case_run (
+    const SolverCase *c, const SolverData *data, gboolean host);
+/* asserts the outputs reconstruct the inputs within solver_tolerance();
+ * returns the largest error */
+double solver_case_check (
+    const SolverCase *c, const SolverData *data, GPtrArray *outputs);
+/* the largest relative difference of the unique parts of two runs: x of
+ * lu and cholesky, s of svd, w of eigh (0 for qr) */
+double solver_compare_runs (const SolverCase *c, GPtrArray *a, GPtrArray *b);
+
+/* frame 0's matrix @index gets a zero row @row (singular) or, for
+ * cholesky, a large negative diagonal element there (indefinite) */
+void solver_data_spoil (
+    const SolverCase *c, SolverData *data, gint64 index, gint64 row);
+/* a graph of @c with that matrix, its stage escalating, fails with
+ * ACCEL_ERROR_INVALID_INPUT naming the stage, frame 0 and the matrix, and
+ * holding @part */
+void solver_expect_bad_input (const SolverCase *c, gint64 index, gint64 row,
+    gboolean host, const char *part);
