@@ -134,6 +134,7 @@ typedef enum
   ACCEL_MAILBOX_PUSHED,
   ACCEL_MAILBOX_FULL,   /* the buffer is still the caller's */
   ACCEL_MAILBOX_CLOSED, /* the buffer was dropped */
+  ACCEL_MAILBOX_ENDED,  /* dropped: the consumer takes no more */
 } AccelMailboxPush;
 
 AccelMailboxPush accel_mailbox_try_push_buffer (
@@ -141,7 +142,7 @@ AccelMailboxPush accel_mailbox_try_push_buffer (
 AccelMailbox *accel_mailbox_new (
     guint n_ports, guint capacity, GMainContext *context);
 void accel_mailbox_free (AccelMailbox *mb);
-gboolean accel_mailbox_push_buffer (
+AccelMailboxPush accel_mailbox_push_buffer (
     AccelMailbox *mb, guint port, AccelBuffer *buffer);
 void accel_mailbox_push_eos (AccelMailbox *mb, guint port);
 void accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg);
@@ -152,6 +153,7 @@ gboolean accel_mailbox_pop_frame (
     AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos);
 void accel_mailbox_set_blocked (AccelMailbox *mb, gboolean blocked);
 void accel_mailbox_close (AccelMailbox *mb);
+void accel_mailbox_end (AccelMailbox *mb);
 guint accel_mailbox_drain (AccelMailbox *mb);
 guint accel_mailbox_get_n_dropped (AccelMailbox *mb);
 guint accel_mailbox_get_max_queued (AccelMailbox *mb);

@@ -24,6 +24,7 @@ struct _AccelMailbox
   Port ports[ACCEL_MAX_PORTS];
   GQueue control; /* AccelMessage* */
   gboolean closed;
+  gboolean ended; /* the consumer's stream is over: buffers are dropped */
   gboolean blocked;
   gboolean sleeping; /* the consumer may be in poll() */
   guint n_dropped;   /* buffers that found no partner */
@@ -104,26 +105,30 @@ take_sleeping_unlocked (AccelMailbox *mb)
  * @buffer: (transfer full): the buffer
  *
  * Blocks while the port's queue is full: that is the backpressure.
- * Returns: %FALSE, dropping @buffer, once the mailbox is closed.
+ * Returns: %ACCEL_MAILBOX_PUSHED; %ACCEL_MAILBOX_CLOSED or
+ *   %ACCEL_MAILBOX_ENDED, dropping @buffer, once the mailbox is closed or its
+ *   consumer has ended its stream.
  */
-gboolean
+AccelMailboxPush
 accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
 {
   Port *p = &mb->ports[port];
+  AccelMailboxPush res;
   gboolean wake;
 
   g_mutex_lock (&mb->lock);
-  while (p->items.length >= mb->capacity && !mb->closed)
+  while (p->items.length >= mb->capacity && !mb->closed && !mb->ended)
     {
       p->n_waiting++;
       g_cond_wait (&p->room, &mb->lock);
       p->n_waiting--;
     }
-  if (mb->closed)
+  if (mb->closed || mb->ended)
     {
+      res = mb->closed ? ACCEL_MAILBOX_CLOSED : ACCEL_MAILBOX_ENDED;
       g_mutex_unlock (&mb->lock);
       accel_buffer_unref (buffer);
-      return FALSE;
+      return res;
     }
   g_queue_push_tail (&p->items, buffer);
   mb->max_queued = MAX (mb->max_queued, p->items.length);
@@ -133,7 +138,7 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   /* a wakeup is a syscall: only when the consumer may be asleep */
   if (wake)
     g_main_context_wakeup (mb->context);
-  return TRUE;
+  return ACCEL_MAILBOX_PUSHED;
 }
 
 /* never blocks: for a consumer on the producer's own thread */
@@ -147,6 +152,8 @@ accel_mailbox_try_push_buffer (
   g_mutex_lock (&mb->lock);
   if (mb->closed)
     res = ACCEL_MAILBOX_CLOSED;
+  else if (mb->ended)
+    res = ACCEL_MAILBOX_ENDED;
   else if (p->items.length >= mb->capacity)
     res = ACCEL_MAILBOX_FULL;
   else
@@ -155,7 +162,7 @@ accel_mailbox_try_push_buffer (
       mb->max_queued = MAX (mb->max_queued, p->items.length);
     }
   g_mutex_unlock (&mb->lock);
-  if (res == ACCEL_MAILBOX_CLOSED)
+  if (res == ACCEL_MAILBOX_CLOSED || res == ACCEL_MAILBOX_ENDED)
     accel_buffer_unref (buffer);
   return res;
 }
@@ -167,6 +174,11 @@ accel_mailbox_push_eos (AccelMailbox *mb, guint port)
   gboolean wake;
 
   g_mutex_lock (&mb->lock);
+  if (mb->ended)
+    {
+      g_mutex_unlock (&mb->lock);
+      return;
+    }
   g_queue_push_tail (&mb->ports[port].items, EOS_ITEM);
   wake = take_sleeping_unlocked (mb);
   g_mutex_unlock (&mb->lock);
@@ -246,6 +258,27 @@ frame_ready_unlocked (AccelMailbox *mb)
   return any;
 }
 
+/* the consumer takes no more: queued buffers are dropped (counted), waiting
+ * producers wake and later pushes are refused, so that they learn of it */
+static void
+end_unlocked (AccelMailbox *mb)
+{
+  mb->ended = TRUE;
+  for (guint i = 0; i < mb->n_ports; i++)
+    {
+      gpointer item;
+
+      while ((item = g_queue_pop_head (&mb->ports[i].items)))
+        if (item != EOS_ITEM)
+          {
+            accel_buffer_unref (item);
+            mb->n_dropped++;
+          }
+      mb->ports[i].done = TRUE;
+      g_cond_broadcast (&mb->ports[i].room);
+    }
+}
+
 /**
  * accel_mailbox_pop_frame:
  * @buffers: (out caller-allocates): one buffer per port, all of one sequence
@@ -287,24 +320,17 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
       if (n_buffers == 0)
         {
           /* every port ended */
-          for (guint i = 0; i < mb->n_ports; i++)
-            if (!mb->ports[i].done)
-              pop_port_unlocked (mb, i);
+          end_unlocked (mb);
           *eos = TRUE;
           found = TRUE;
         }
       else if (n_done + n_eos_head > 0)
         {
-          /* some port ended: the others' buffers can never be matched */
-          for (guint i = 0; i < mb->n_ports; i++)
-            {
-              gpointer head = g_queue_peek_head (&mb->ports[i].items);
-              if (head && head != EOS_ITEM)
-                {
-                  pop_port_unlocked (mb, i);
-                  mb->n_dropped++;
-                }
-            }
+          /* some port ended: the others' buffers can never be matched, so
+           * the stream is over here; end_unlocked() drops what is queued */
+          end_unlocked (mb);
+          *eos = TRUE;
+          found = TRUE;
         }
       else
         {
@@ -352,6 +378,16 @@ accel_mailbox_close (AccelMailbox *mb)
     g_cond_broadcast (&mb->ports[i].room);
   g_mutex_unlock (&mb->lock);
   g_main_context_wakeup (mb->context);
+}
+
+/* the consumer's stream is over (it ended, or has no one left to hand its
+ * output to) */
+void
+accel_mailbox_end (AccelMailbox *mb)
+{
+  g_mutex_lock (&mb->lock);
+  end_unlocked (mb);
+  g_mutex_unlock (&mb->lock);
 }
 
 /* drops every queued buffer (flush); returns how many */

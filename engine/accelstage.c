@@ -16,6 +16,7 @@ typedef struct
 {
   AccelStage *target; /* owned by the graph */
   guint port;
+  gboolean ended; /* the target's stream is over: nothing more goes there */
 } Link;
 
 #define LATENCY_RING 1024
@@ -908,6 +909,9 @@ stage_fail (AccelStage *self, GError *error)
   g_debug ("stage '%s' failed: %s", priv->name, error->message);
   priv->done = TRUE;
   g_clear_pointer (&priv->produce_source, g_source_destroy);
+  /* upstream learns at its next push that nothing more is taken here */
+  if (priv->mailbox)
+    accel_mailbox_end (priv->mailbox);
   if (priv->observer.error)
     priv->observer.error (self, error, priv->observer_data);
   g_error_free (error);
@@ -948,6 +952,9 @@ handle_eos (AccelStage *self)
 
   priv->done = TRUE;
   g_clear_pointer (&priv->produce_source, g_source_destroy);
+  /* upstream learns at its next push that nothing more is taken here */
+  if (priv->mailbox)
+    accel_mailbox_end (priv->mailbox);
   if (klass->eos && !klass->eos (self, &error))
     {
       stage_fail (self, error);
@@ -971,7 +978,7 @@ handle_eos (AccelStage *self)
 /* a consumer on this thread: hand the buffer on by a call; while its queue
  * is full (a sink waiting for its GPU work) let this thread's other sources
  * run, since blocking would wait for ourselves */
-static gboolean
+static AccelMailboxPush
 push_local (AccelStage *self, Link *link, AccelBuffer *buffer)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
@@ -981,31 +988,51 @@ push_local (AccelStage *self, Link *link, AccelBuffer *buffer)
   while ((res = accel_mailbox_try_push_buffer (mb, link->port, buffer))
          == ACCEL_MAILBOX_FULL)
     g_main_context_iteration (priv->context, TRUE);
-  if (res == ACCEL_MAILBOX_CLOSED)
-    return FALSE;
-  stage_drain (link->target);
-  return TRUE;
+  if (res == ACCEL_MAILBOX_PUSHED)
+    stage_drain (link->target);
+  return res;
 }
 
-/* hands each output to every linked input; FALSE once downstream closed */
-static gboolean
+typedef enum
+{
+  PUSH_OK,
+  PUSH_CLOSED,   /* the graph stops */
+  PUSH_UNWANTED, /* every consumer has ended its stream */
+} PushResult;
+
+/* hands each output to every linked input whose stream goes on */
+static PushResult
 push_outputs (AccelStage *self, AccelFrame *frame)
 {
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
+  gboolean wanted = FALSE;
 
   for (guint o = 0; o < frame->n_outputs; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)
       {
         Link *link = &g_array_index (priv->links[o], Link, l);
-        AccelBuffer *ref = accel_buffer_ref (frame->outputs[o]);
-        gboolean ok = same_worker (self, link->target)
-                          ? push_local (self, link, ref)
-                          : accel_mailbox_push_buffer (
-                              stage_mailbox (link->target), link->port, ref);
-        if (!ok)
-          return FALSE;
+        AccelBuffer *ref;
+        AccelMailboxPush res;
+
+        if (link->ended)
+          continue;
+        ref = accel_buffer_ref (frame->outputs[o]);
+        res = same_worker (self, link->target)
+                  ? push_local (self, link, ref)
+                  : accel_mailbox_push_buffer (
+                      stage_mailbox (link->target), link->port, ref);
+        if (res == ACCEL_MAILBOX_CLOSED)
+          return PUSH_CLOSED;
+        if (res == ACCEL_MAILBOX_ENDED)
+          {
+            g_debug ("stage '%s': '%s' takes no more", priv->name,
+                accel_stage_get_name (link->target));
+            link->ended = TRUE;
+          }
+        else
+          wanted = TRUE;
       }
-  return TRUE;
+  return wanted || frame->n_outputs == 0 ? PUSH_OK : PUSH_UNWANTED;
 }
 
 static void
@@ -1166,8 +1193,19 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
         }
       res = FRAME_PENDING;
     }
-  else if (flow == ACCEL_FLOW_OK && !push_outputs (self, &frame))
-    res = FRAME_CLOSED;
+  else if (flow == ACCEL_FLOW_OK)
+    switch (push_outputs (self, &frame))
+      {
+      case PUSH_CLOSED:
+        res = FRAME_CLOSED;
+        break;
+      case PUSH_UNWANTED:
+        /* as GStreamer's upstream EOS: no one downstream takes more */
+        res = FRAME_EOS;
+        break;
+      default:
+        break;
+      }
 
   for (guint o = 0; o < priv->n_out; o++)
     g_clear_pointer (&outputs[o], accel_buffer_unref);
@@ -1634,6 +1672,9 @@ accel_stage_start (AccelStage *stage, AccelWorker *worker,
   priv->stopped = FALSE;
   priv->busy = FALSE;
   priv->next_sequence = priv->start_sequence;
+  for (guint o = 0; o < priv->n_out; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      g_array_index (priv->links[o], Link, l).ended = FALSE;
   g_clear_error (&priv->start_error);
 
   priv->mailbox_source = accel_mailbox_source_new (priv->mailbox);

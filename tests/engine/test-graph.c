@@ -195,6 +195,45 @@ test_fan_out_fan_in_eos (void)
   g_assert_cmpstr (digest, ==, expected);
 }
 
+/* a fan-in ends with its shortest input: an endless source there learns
+ * that nothing more is taken and ends too, and a source that also feeds
+ * another branch goes on with that one alone (as GStreamer's EOS returned
+ * upstream) */
+static void
+test_fan_in_ends_with_shortest (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("shortest");
+  g_autoptr (GArray) pairs = NULL;
+  AccelStage *pair, *sum, *endless;
+  const guint64 n = 40;
+
+  source (g, "few", 5, "100");
+  endless = source (g, "endless", -1, "100");
+  source (g, "many", (gint64)n, "100");
+  add (g, "core.scale", "mid");
+  pair = add (g, "test.pair-sink", "pair");
+  add (g, "test.pair-sink", "pair2");
+  sum = add (g, "core.checksum-sink", "sum");
+  link_ok (g, "few", "pair.a");
+  link_ok (g, "endless", "mid");
+  link_ok (g, "mid", "pair.b");
+  /* many feeds pair2 (ended by few) and sum, which wants all of it */
+  link_ok (g, "few", "pair2.a");
+  link_ok (g, "many", "pair2.b");
+  link_ok (g, "many", "sum");
+
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+
+  pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
+  g_assert_cmpuint (pairs->len, ==, 2 * 5);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sum)), ==, n);
+  /* the endless source stopped within a few frames of the end */
+  g_assert_cmpuint (accel_stage_get_n_processed (endless), <, 5 + 64);
+}
+
 static void
 test_stop_mid_stream (void)
 {
@@ -373,6 +412,8 @@ main (int argc, char **argv)
   g_test_add_func ("/graph/invalid", test_invalid_graphs);
   g_test_add_func ("/graph/unlinked-and-cycle", test_unlinked_and_cycle);
   g_test_add_func ("/graph/fan-out-fan-in-eos", test_fan_out_fan_in_eos);
+  g_test_add_func (
+      "/graph/fan-in-ends-with-shortest", test_fan_in_ends_with_shortest);
   g_test_add_func ("/graph/stop-mid-stream", test_stop_mid_stream);
   g_test_add_func ("/graph/backpressure", test_backpressure);
   g_test_add_func ("/graph/stage-error-names-stage", test_stage_error);
@@ -382,6 +423,8 @@ main (int argc, char **argv)
   g_test_add_func ("/graph/dot", test_dot);
   g_test_add_data_func ("/graph/one-thread/fan-out-fan-in-eos",
       test_fan_out_fan_in_eos, on_one_thread);
+  g_test_add_data_func ("/graph/one-thread/fan-in-ends-with-shortest",
+      test_fan_in_ends_with_shortest, on_one_thread);
   g_test_add_data_func (
       "/graph/one-thread/stop-mid-stream", test_stop_mid_stream, on_one_thread);
   g_test_add_data_func (
