@@ -58,21 +58,35 @@ typedef struct
   AccelStreamPolicy policy;
 } Loader;
 
-static const char *const top_keys[]
-    = { "pipeline", "device", "defaults", "stages", "links", NULL };
+static const char *const top_keys[] = { "pipeline", "device", "defaults",
+  "supervision", "stages", "links", NULL };
 static const char *const stage_keys[]
-    = { "name", "kind", "params", "device", NULL };
+    = { "name", "kind", "params", "device", "supervision", NULL };
+static const char *const supervision_keys[] = { "on-fault", "max-restarts",
+  "within", "deadline", "snapshot-interval", NULL };
 static const char *const default_keys[]
     = { "completion", "streams", "mailbox", "thread", NULL };
 
-/* defaults that are stage parameters */
-static const struct
+/* settings that are stage parameters; a duration is written 10s, 500ms,
+ * 2min or as plain milliseconds */
+typedef struct
 {
   const char *key, *param;
-} default_params[] = {
+  gboolean duration;
+} ParamSetting;
+
+static const ParamSetting default_params[] = {
   { "completion", "completion" },
   { "mailbox", "mailbox-size" },
   { "thread", "thread" },
+};
+
+static const ParamSetting supervision_params[] = {
+  { "on-fault", "on-fault" },
+  { "max-restarts", "max-restarts" },
+  { "within", "restart-window", TRUE },
+  { "deadline", "deadline", TRUE },
+  { "snapshot-interval", "snapshot-interval" },
 };
 
 static const yaml_mark_t no_mark = { 0, 0, 0 };
@@ -685,11 +699,87 @@ load_device (Loader *l, yaml_node_t *n, AccelDevice **device)
   return TRUE;
 }
 
+/* "10s", "500ms", "2min" or plain milliseconds, as a count of
+ * milliseconds; NULL when @text is none of these */
+static gchar *
+duration_to_ms (const char *text)
+{
+  static const struct
+  {
+    const char *unit;
+    double ms;
+  } units[] = { { "ms", 1 }, { "min", 60000 }, { "s", 1000 }, { "", 1 } };
+  gchar *end;
+  double v = g_ascii_strtod (text, &end);
+
+  if (end == text || !(v >= 0) || v > 1e15)
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_equal (end, units[i].unit))
+      return g_strdup_printf ("%.0f", v * units[i].ms);
+  return NULL;
+}
+
+/* checks the stage parameters that @table names in @map and appends their
+ * values to @into (Default), for every stage; @what names the setting in
+ * problems ("default", "supervision") */
+static void
+load_param_settings (Loader *l, yaml_node_t *map, const ParamSetting *table,
+    guint n, const char *what, GArray *into)
+{
+  GObjectClass *stage_class = g_type_class_ref (ACCEL_TYPE_STAGE);
+
+  for (guint i = 0; i < n; i++)
+    {
+      yaml_node_t *v = lookup (l, map, table[i].key);
+      GParamSpec *pspec
+          = g_object_class_find_property (stage_class, table[i].param);
+      g_autofree gchar *problem = NULL, *ms = NULL;
+      Default d = { table[i].key, table[i].param, G_VALUE_INIT };
+      const char *text;
+
+      if (!v)
+        continue;
+      if (!(text = scalar (v)))
+        {
+          report (l, v->start_mark, "%s '%s' must be a scalar, not %s", what,
+              d.key, node_kind (v));
+          continue;
+        }
+      if (table[i].duration && !(text = ms = duration_to_ms (scalar (v))))
+        {
+          report (l, v->start_mark,
+              "%s '%s' must be a duration such as 10s, 500ms or 2min, not "
+              "'%s'",
+              what, d.key, scalar (v));
+          continue;
+        }
+      if (!convert (text, pspec, &d.value, &problem))
+        {
+          report (l, v->start_mark, "%s '%s' %s", what, d.key, problem);
+          continue;
+        }
+      g_array_append_val (into, d);
+    }
+  g_type_class_unref (stage_class);
+}
+
+/* supervision: {on-fault, max-restarts, within, deadline,
+ * snapshot-interval}, for the whole pipeline or one stage */
+static void
+load_supervision (Loader *l, yaml_node_t *map, GArray *into)
+{
+  if (is_null (map) || !expect (l, map, YAML_MAPPING_NODE, "supervision"))
+    return;
+  check_keys (l, map, supervision_keys, "supervision", TRUE);
+  load_param_settings (l, map, supervision_params,
+      G_N_ELEMENTS (supervision_params), "supervision", into);
+}
+
 static void
 load_defaults (Loader *l, yaml_node_t *map)
 {
   yaml_node_t *streams;
-  GObjectClass *stage_class;
 
   if (is_null (map) || !expect (l, map, YAML_MAPPING_NODE, "defaults"))
     return;
@@ -713,38 +803,24 @@ load_defaults (Loader *l, yaml_node_t *map)
 
   /* the others are stage parameters: checked once here, set on every stage
    * before its own params */
-  stage_class = g_type_class_ref (ACCEL_TYPE_STAGE);
-  for (guint i = 0; i < G_N_ELEMENTS (default_params); i++)
-    {
-      yaml_node_t *v = lookup (l, map, default_params[i].key);
-      GParamSpec *pspec
-          = g_object_class_find_property (stage_class, default_params[i].param);
-      g_autofree gchar *problem = NULL;
-      Default d
-          = { default_params[i].key, default_params[i].param, G_VALUE_INIT };
-
-      if (!v)
-        continue;
-      if (!scalar (v))
-        {
-          report (l, v->start_mark, "default '%s' must be a scalar, not %s",
-              d.key, node_kind (v));
-          continue;
-        }
-      if (!convert (scalar (v), pspec, &d.value, &problem))
-        {
-          report (l, v->start_mark, "default '%s' %s", d.key, problem);
-          continue;
-        }
-      g_array_append_val (l->defaults, d);
-    }
-  g_type_class_unref (stage_class);
+  load_param_settings (l, map, default_params, G_N_ELEMENTS (default_params),
+      "default", l->defaults);
 }
 
 static void
 default_clear (gpointer data)
 {
   g_value_unset (&((Default *)data)->value);
+}
+
+static void
+apply_settings (AccelStage *stage, GArray *settings)
+{
+  for (guint i = 0; i < settings->len; i++)
+    {
+      Default *d = &g_array_index (settings, Default, i);
+      g_object_set_property (G_OBJECT (stage), d->name, &d->value);
+    }
 }
 
 /* names are used in links as "stage.port" */
@@ -808,7 +884,7 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
 static void
 load_stage (Loader *l, yaml_node_t *map)
 {
-  yaml_node_t *name_n, *kind_n, *params, *dev_n;
+  yaml_node_t *name_n, *kind_n, *params, *dev_n, *sup_n;
   const char *name;
   Decl *decl, *first;
   g_autoptr (GError) error = NULL;
@@ -869,10 +945,15 @@ load_stage (Loader *l, yaml_node_t *map)
         g_object_set (decl->stage, "device", dev, NULL);
     }
 
-  for (guint i = 0; i < l->defaults->len; i++)
+  /* the pipeline's defaults, then the stage's supervision, then params */
+  apply_settings (decl->stage, l->defaults);
+  sup_n = lookup (l, map, "supervision");
+  if (sup_n)
     {
-      Default *d = &g_array_index (l->defaults, Default, i);
-      g_object_set_property (G_OBJECT (decl->stage), d->name, &d->value);
+      g_autoptr (GArray) own = g_array_new (FALSE, FALSE, sizeof (Default));
+      g_array_set_clear_func (own, default_clear);
+      load_supervision (l, sup_n, own);
+      apply_settings (decl->stage, own);
     }
 
   params = lookup (l, map, "params");
@@ -1269,6 +1350,10 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
   n = lookup (l, root, "defaults");
   if (n)
     load_defaults (l, n);
+  /* the pipeline's supervision is a default of every stage */
+  n = lookup (l, root, "supervision");
+  if (n)
+    load_supervision (l, n, l->defaults);
   accel_graph_set_stream_policy (l->graph, l->policy, 4);
 
   n = lookup (l, root, "stages");

@@ -234,11 +234,24 @@ static const Golden goldens[] = {
                           "stages, and this list is empty\n"
                           "bad/two-documents.yaml:3:1: a second document; a "
                           "file declares one pipeline" },
-  { "unknown-key.yaml", "bad/unknown-key.yaml:1:1: the pipeline needs stages "
-                        "(stages: - {name: ..., kind: ...})\n"
-                        "bad/unknown-key.yaml:2:1: unknown key 'stagse' in the "
-                        "pipeline (did you mean 'stages'?); expected one of "
-                        "pipeline, device, defaults, stages, links" },
+  { "unknown-key.yaml",
+      "bad/unknown-key.yaml:1:1: the pipeline needs stages "
+      "(stages: - {name: ..., kind: ...})\n"
+      "bad/unknown-key.yaml:2:1: unknown key 'stagse' in the "
+      "pipeline (did you mean 'stages'?); expected one of "
+      "pipeline, device, defaults, supervision, stages, links" },
+  { "supervision.yaml",
+      "bad/supervision.yaml:2:25: supervision 'on-fault' must be one of "
+      "auto, restart, resume, stop, escalate, not 'sometimes'\n"
+      "bad/supervision.yaml:2:44: supervision 'within' must be a duration "
+      "such as 10s, 500ms or 2min, not 'soon'\n"
+      "bad/supervision.yaml:2:64: supervision 'max-restarts' is out of range: "
+      "-1 is not in 0 .. 65535\n"
+      "bad/supervision.yaml:5:54: unknown key 'deadlin' in supervision (did "
+      "you mean 'deadline'?); expected one of on-fault, max-restarts, within, "
+      "deadline, snapshot-interval\n"
+      "bad/supervision.yaml:5:77: supervision 'deadline' must be a scalar, "
+      "not a list" },
   { "duplicates.yaml", "bad/duplicates.yaml:2:1: key 'pipeline' appears twice "
                        "in the pipeline (first at line 1)\n"
                        "bad/duplicates.yaml:4:41: key 'kind' appears twice in "
@@ -349,7 +362,8 @@ static const Golden goldens[] = {
       "bad/cycle.yaml:7:5: graph 't' has a cycle through 'a', 'b'" },
   { "aside.yaml",
       "bad/aside.yaml:4:1: unknown key 'stgaes' in the pipeline (did you mean "
-      "'stages'?); expected one of pipeline, device, defaults, stages, links\n"
+      "'stages'?); expected one of pipeline, device, defaults, supervision, "
+      "stages, links\n"
       "bad/aside.yaml:10:5: cannot link 'numbers.out' (core.test-source) to "
       "'blur.in' (realtime.gaussian-blur): output type tensor<f32>[64]@device "
       "does not fit input type image<?>[?x?]@device: kind tensor is not "
@@ -360,7 +374,7 @@ static const Golden goldens[] = {
       "bad/many.yaml:4:21: default 'mailbox' is out of range: 0 is not in 1 .. "
       "1024\n"
       "bad/many.yaml:6:41: unknown key 'parms' in a stage (did you mean "
-      "'params'?); expected one of name, kind, params, device\n"
+      "'params'?); expected one of name, kind, params, device, supervision\n"
       "bad/many.yaml:7:21: unknown stage kind 'core.sacle' (did you mean "
       "'core.scale'?)\n"
       "bad/many.yaml:8:50: parameter 'scale' of stage 'k2' (core.scale) must "
@@ -569,6 +583,49 @@ test_values (void)
   g_assert_cmpstr (p->label, ==, "12 monkeys");
 }
 
+/* supervision for the whole pipeline, a stage's own over it, params over
+ * both */
+static void
+test_supervision (void)
+{
+  const char *yaml
+      = "pipeline: sup\n"
+        "supervision: {on-fault: restart, max-restarts: 5, within: 30s,\n"
+        "              deadline: 250ms}\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source}\n"
+        "  - name: k\n"
+        "    kind: core.scale\n"
+        "    supervision: {on-fault: resume, within: 2min,\n"
+        "                  snapshot-interval: 10, deadline: 1.5s}\n"
+        "    params: {max-restarts: 1}\n"
+        "  - {name: sink, kind: core.null-sink}\n"
+        "links: [src -> k -> sink]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "sup", &error);
+  gint on_fault;
+  guint max_restarts, interval;
+  gint64 window, deadline;
+
+  g_assert_no_error (error);
+  g_object_get (accel_graph_get_stage (g, "sink"), "on-fault", &on_fault,
+      "max-restarts", &max_restarts, "restart-window", &window, "deadline",
+      &deadline, NULL);
+  g_assert_cmpint (on_fault, ==, ACCEL_SUPERVISION_RESTART);
+  g_assert_cmpuint (max_restarts, ==, 5);
+  g_assert_cmpint (window, ==, 30000);
+  g_assert_cmpint (deadline, ==, 250);
+  g_object_get (accel_graph_get_stage (g, "k"), "on-fault", &on_fault,
+      "max-restarts", &max_restarts, "restart-window", &window, "deadline",
+      &deadline, "snapshot-interval", &interval, NULL);
+  g_assert_cmpint (on_fault, ==, ACCEL_SUPERVISION_RESUME);
+  g_assert_cmpuint (max_restarts, ==, 1);
+  g_assert_cmpint (window, ==, 120000);
+  g_assert_cmpint (deadline, ==, 1500);
+  g_assert_cmpuint (interval, ==, 10);
+}
+
 /* "a -> b -> c" links like "a -> b" and "b -> c"; an output may feed
  * several inputs */
 static void
@@ -698,6 +755,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/overrides", test_overrides);
   g_test_add_func ("/yaml/override-errors", test_override_errors);
   g_test_add_func ("/yaml/values", test_values);
+  g_test_add_func ("/yaml/supervision", test_supervision);
   g_test_add_func ("/yaml/chain-and-fan-out", test_chain_and_fan_out);
   g_test_add_func ("/yaml/nulls", test_nulls);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
