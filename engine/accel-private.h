@@ -59,6 +59,7 @@ void accel_stage_set_frame_limit (AccelStage *stage, gint64 limit);
 void accel_stage_send_eos (AccelStage *stage);
 void accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log);
 void accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence);
+void accel_stage_set_produced_file (AccelStage *stage, int fd, guint64 n_lost);
 void accel_stage_set_checkpoint (
     AccelStage *stage, const char *base, const char *restore_from);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);

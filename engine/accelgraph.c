@@ -4,6 +4,7 @@
 #include "accel-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 
 typedef struct
@@ -861,6 +862,46 @@ accel_graph_set_state_dir (
   graph->commit_interval_us = commit_interval_us;
 }
 
+/* a live source keeps its last sequence in <stage>.produced: what it had
+ * produced from @resume on was never committed, and it cannot produce it
+ * again, so it is lost; counted, and said in a note */
+static gboolean
+open_produced_file (
+    AccelGraph *graph, AccelStage *stage, guint64 resume, GError **error)
+{
+  g_autofree gchar *file
+      = g_strdup_printf ("%s.produced", accel_stage_get_name (stage));
+  g_autofree gchar *path = g_build_filename (graph->state_dir, file, NULL);
+  g_autofree gchar *text = NULL;
+  guint64 last, n_lost = 0;
+  int fd;
+
+  if (resume != G_MAXUINT64 && g_file_get_contents (path, &text, NULL, NULL)
+      && g_ascii_string_to_unsigned (
+          g_strstrip (text), 10, 0, G_MAXUINT64 - 1, &last, NULL)
+      && last >= resume)
+    {
+      n_lost = last - resume + 1;
+      g_ptr_array_add (graph->notes,
+          g_strdup_printf ("stage '%s' (%s) is live and cannot produce "
+                           "frames again: %" G_GUINT64_FORMAT
+                           " frames (sequences %" G_GUINT64_FORMAT
+                           " to %" G_GUINT64_FORMAT
+                           ") were lost in the restart",
+              accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+              n_lost, resume, last));
+    }
+  fd = g_open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
+          path, g_strerror (errno));
+      return FALSE;
+    }
+  accel_stage_set_produced_file (stage, fd, n_lost);
+  return TRUE;
+}
+
 /* opens the sinks' commit logs and tells the sources where to resume */
 static gboolean
 open_commit_logs (AccelGraph *graph, GError **error)
@@ -920,6 +961,9 @@ open_commit_logs (AccelGraph *graph, GError **error)
       if (accel_stage_get_n_inputs (stage) == 0)
         accel_stage_set_start_sequence (
             stage, resume == G_MAXUINT64 ? 0 : resume);
+      if (accel_stage_is_live (stage)
+          && !open_produced_file (graph, stage, resume, error))
+        return FALSE;
     }
   if (resume > 0 && resume != G_MAXUINT64)
     g_ptr_array_add (

@@ -3,13 +3,16 @@
 
 #include "accel-private.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef struct
 {
   gchar *kind_name;
   gchar *description;
   GPtrArray *ports[2]; /* AccelPortTemplate*, by direction */
+  gboolean live;       /* a source that cannot produce a frame again */
 } ClassInfo;
 
 typedef struct
@@ -83,6 +86,8 @@ typedef struct
   guint64 start_sequence;     /* sources: where to (re)start */
   guint64 n_restarts;
   guint64 n_skipped;
+  guint64 n_lost;  /* live sources: frames a restart could not replay */
+  int produced_fd; /* live sources: where the last sequence is kept, or -1 */
 
   /* statistics, read from any thread */
   GMutex stats_lock;
@@ -156,6 +161,7 @@ class_info_ensure (GType type)
     {
       info->kind_name = g_strdup (parent->kind_name);
       info->description = g_strdup (parent->description);
+      info->live = parent->live;
     }
   g_type_set_qdata (type, class_info_quark, info);
   return info;
@@ -179,6 +185,37 @@ accel_stage_class_set_metadata (
   g_free (info->description);
   info->kind_name = g_strdup (kind_name);
   info->description = g_strdup (description);
+}
+
+/**
+ * accel_stage_class_set_live:
+ * @klass: a source's class
+ * @live: %TRUE when the source cannot produce a frame again (a camera, an
+ *   application pushing buffers), as a live GStreamer source
+ *
+ * Called from class_init. After a worker restart a live source cannot replay
+ * the frames that the sinks had not committed: the graph counts them as
+ * lost (accel_stage_get_n_lost()) and says so in its notes, where a
+ * replayable source produces them again.
+ */
+void
+accel_stage_class_set_live (AccelStageClass *klass, gboolean live)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->live = live;
+}
+
+/**
+ * accel_stage_is_live:
+ * @stage: a stage
+ *
+ * Returns: whether @stage is a live source. MT safe.
+ */
+gboolean
+accel_stage_is_live (AccelStage *stage)
+{
+  ClassInfo *info = class_info_lookup (G_OBJECT_TYPE (stage));
+
+  return info && info->live;
 }
 
 /**
@@ -397,6 +434,8 @@ accel_stage_finalize (GObject *object)
   g_clear_pointer (&priv->snapshot, g_bytes_unref);
   g_free (priv->checkpoint);
   g_free (priv->restore_from);
+  if (priv->produced_fd >= 0)
+    close (priv->produced_fd);
   g_mutex_clear (&priv->stats_lock);
   G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);
 }
@@ -478,6 +517,7 @@ accel_stage_init (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_instance_private (self);
 
   priv->frame_limit = -1;
+  priv->produced_fd = -1;
   g_mutex_init (&priv->stats_lock);
 }
 
@@ -690,6 +730,26 @@ accel_stage_get_n_skipped (AccelStage *stage)
 
   g_mutex_lock (&priv->stats_lock);
   n = priv->n_skipped;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_lost:
+ * @stage: a stage
+ *
+ * Returns: for a live source, the frames it had produced before a worker
+ *   restart that no sink committed and that it cannot produce again. MT
+ *   safe.
+ */
+guint64
+accel_stage_get_n_lost (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_lost;
   g_mutex_unlock (&priv->stats_lock);
   return n;
 }
@@ -1344,6 +1404,20 @@ handle_fault (AccelStage *self, GError *error, guint64 sequence)
     }
 }
 
+/* overwritten in place, without fsync: it has to outlive the process, not
+ * the machine */
+static void
+record_produced (AccelStagePrivate *priv, guint64 sequence)
+{
+  char line[32];
+  int n = g_snprintf (
+      line, sizeof (line), "%020" G_GUINT64_FORMAT "\n", sequence);
+
+  if (pwrite (priv->produced_fd, line, n, 0) != n)
+    g_warning ("stage '%s': cannot record its last sequence: %s", priv->name,
+        g_strerror (errno));
+}
+
 /* runs a frame under supervision; takes @inputs. FALSE: no more frames */
 static gboolean
 run_frame (AccelStage *self, AccelBuffer **inputs)
@@ -1390,6 +1464,8 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     {
     case FRAME_DONE:
       record_frame (priv, t0, t_done);
+      if (priv->produced_fd >= 0)
+        record_produced (priv, sequence);
       if (priv->commit_log && priv->n_out == 0
           && !accel_commit_log_commit (priv->commit_log, sequence, &error))
         return handle_fault (self, error, sequence);
@@ -1833,6 +1909,21 @@ accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log)
 
   g_clear_pointer (&priv->commit_log, accel_commit_log_close);
   priv->commit_log = log;
+}
+
+/* live sources: @fd (taken) keeps the last sequence produced, for the next
+ * worker to count what it lost; @n_lost is what this one lost */
+void
+accel_stage_set_produced_file (AccelStage *stage, int fd, guint64 n_lost)
+{
+  AccelStagePrivate *priv = accel_stage_get_instance_private (stage);
+
+  if (priv->produced_fd >= 0)
+    close (priv->produced_fd);
+  priv->produced_fd = fd;
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_lost = n_lost;
+  g_mutex_unlock (&priv->stats_lock);
 }
 
 /* sources: the first sequence number of the next start */

@@ -245,10 +245,12 @@ write_stats (Run *run, const char *path, GError **error)
           ", \"latency_p99_ns\": %" G_GINT64_FORMAT
           ", \"dropped\": %" G_GUINT64_FORMAT
           ", \"restarts\": %" G_GUINT64_FORMAT
-          ", \"skipped\": %" G_GUINT64_FORMAT "}%s\n",
+          ", \"skipped\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
+          "}%s\n",
           st_name, st_kind, accel_stage_get_n_processed (st), p50, p99,
           accel_stage_get_n_dropped (st), accel_stage_get_n_restarts (st),
-          accel_stage_get_n_skipped (st), i + 1 < stages->len ? "," : "");
+          accel_stage_get_n_skipped (st), accel_stage_get_n_lost (st),
+          i + 1 < stages->len ? "," : "");
     }
   g_string_append (s, "  ]\n}\n");
   return write_output (path, s->str, error);

@@ -253,6 +253,65 @@ test_counter_init (TestCounter *self)
 {
 }
 
+/* test.live-source: f32 [512] frames whose bytes are the number of frames
+ * this process has produced (mod 256), not a function of the sequence: as a
+ * camera, it cannot produce a frame again */
+struct _TestLiveSource
+{
+  AccelStage parent;
+  guint64 count;
+  guint64 num_buffers;
+};
+G_DEFINE_FINAL_TYPE (TestLiveSource, test_live_source, ACCEL_TYPE_STAGE)
+
+void
+test_live_source_set_num_buffers (TestLiveSource *self, guint64 n)
+{
+  self->num_buffers = n;
+}
+
+static AccelFlow
+live_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  TestLiveSource *self = TEST_LIVE_SOURCE (stage);
+  AccelBuffer *out = frame->outputs[0];
+  int mark = (int)(self->count++ & 0xff);
+
+  if (frame->sequence >= self->num_buffers)
+    return ACCEL_FLOW_EOS;
+  if (accel_stage_is_host (stage))
+    {
+      memset (accel_buffer_get_data (out), mark, accel_buffer_get_size (out));
+      return ACCEL_FLOW_OK;
+    }
+  if (!accel_cuda_check (cudaMemsetAsync (accel_buffer_get_data (out), mark,
+                             accel_buffer_get_size (out),
+                             accel_stream_get_handle (frame->stream)),
+          error))
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
+static void
+test_live_source_class_init (TestLiveSourceClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType out;
+  gint64 n = 512;
+
+  sc->process = live_source_process;
+  accel_stage_class_set_metadata (sc, "test.live-source", "A live source");
+  accel_stage_class_set_live (sc, TRUE);
+  accel_type_init_tensor (&out, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 1, &n);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &out, NULL);
+}
+
+static void
+test_live_source_init (TestLiveSource *self)
+{
+  self->num_buffers = G_MAXUINT64;
+}
+
 void
 test_stages_register (void)
 {
@@ -263,4 +322,5 @@ test_stages_register (void)
   accel_registry_register (registry, TEST_TYPE_SLOW_SINK);
   accel_registry_register (registry, TEST_TYPE_FAILER);
   accel_registry_register (registry, TEST_TYPE_COUNTER);
+  accel_registry_register (registry, TEST_TYPE_LIVE_SOURCE);
 }

@@ -20,6 +20,11 @@ G_DECLARE_FINAL_TYPE (TestFailer, test_failer, TEST, FAILER, AccelStage)
 #define TEST_TYPE_COUNTER (test_counter_get_type ())
 G_DECLARE_FINAL_TYPE (TestCounter, test_counter, TEST, COUNTER, AccelStage)
 
+#define TEST_TYPE_LIVE_SOURCE (test_live_source_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestLiveSource, test_live_source, TEST, LIVE_SOURCE, AccelStage)
+void test_live_source_set_num_buffers (TestLiveSource *self, guint64 n);
+
 void test_stages_register (void);
 
 /* pairs of (sequence on input 0, sequence on input 1) a pair sink saw */

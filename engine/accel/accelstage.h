@@ -128,6 +128,8 @@ struct _AccelStageClass
   gpointer _accel_reserved[5];
 };
 
+void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
+gboolean accel_stage_is_live (AccelStage *stage);
 void accel_stage_class_set_metadata (
     AccelStageClass *klass, const char *kind_name, const char *description);
 void accel_stage_class_add_port (AccelStageClass *klass,
@@ -153,6 +155,7 @@ guint64 accel_stage_get_n_processed (AccelStage *stage);
 guint64 accel_stage_get_n_dropped (AccelStage *stage);
 guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
+guint64 accel_stage_get_n_lost (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 gboolean accel_stage_should_yield (AccelStage *stage);
 void accel_stage_get_latency (

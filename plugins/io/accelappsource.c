@@ -357,6 +357,9 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
       G_CALLBACK (accel_app_source_end_of_stream), NULL, NULL, NULL,
       G_TYPE_BOOLEAN, 0);
 
+  /* neither a GStreamer description nor an application can be asked for
+   * a frame again */
+  accel_stage_class_set_live (stage_class, TRUE);
   accel_stage_class_set_metadata (stage_class, "io.app-source",
       "Buffers the application pushes (\"push-buffer\" and "
       "\"end-of-stream\" action signals)");

@@ -417,6 +417,9 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
           "when the graph is prepared",
           1, G_MAXINT64 / 1000000, 10000, flags));
 
+  /* neither a GStreamer description nor an application can be asked for
+   * a frame again */
+  accel_stage_class_set_live (stage_class, TRUE);
   accel_stage_class_set_metadata (stage_class, "io.gst-source",
       "Images from a GStreamer description (files, cameras, network "
       "streams), through an appsink");
