@@ -654,6 +654,16 @@ test_examples_run (void)
       if (!g_str_has_suffix (name, ".yaml"))
         continue;
       run_in (&r, cwd, "--quiet", "--frames=3", path, NULL);
+      /* a GPU-only stage (nvrtc.kernel) refuses the host backend, and
+       * says why */
+      if (r.status == 2 && accel_backend_get_default () == ACCEL_BACKEND_HOST
+          && strstr (r.err, "needs a GPU; this graph runs on the host backend"))
+        {
+          g_test_message ("%s: %s", name, r.err);
+          result_clear (&r);
+          n++;
+          continue;
+        }
       if (r.status != 0)
         g_printerr ("%s: %s", name, r.err);
       g_assert_cmpint (r.status, ==, 0);

@@ -728,6 +728,15 @@ test_examples_load (void)
       if (!g_str_has_suffix (name, ".yaml"))
         continue;
       g = accel_graph_new_from_yaml_file (path, &error);
+      /* a GPU-only stage (nvrtc.kernel) refuses the host backend, with a
+       * mark and a reason; the rest of the file was read by then */
+      if (error && error->domain == ACCEL_ERROR
+          && strstr (error->message, "needs a GPU; this graph runs on the "
+                                     "host backend"))
+        {
+          g_test_message ("%s", error->message);
+          g_clear_error (&error);
+        }
       g_assert_no_error (error);
       n++;
     }

@@ -1,0 +1,308 @@
+/* accel nvrtc plugin: compiling CUDA C++ to a CUBIN through NVRTC, with an
+ * on-disk cache keyed by what decides the code */
+#define G_LOG_DOMAIN "accel-nvrtc"
+
+#include <accel/accel.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <nvrtc.h>
+#include <string.h>
+
+#include "accelnvrtccache.h"
+
+/**
+ * accel_nvrtc_cache_get_dir:
+ *
+ * The cache lives in `$XDG_CACHE_HOME/accel/nvrtc` (g_get_user_cache_dir()),
+ * unless the environment variable `ACCEL_NVRTC_CACHE` is `0`. MT safe.
+ *
+ * Returns: (transfer full) (nullable): the cache directory, or %NULL when
+ *   the cache is disabled.
+ */
+gchar *
+accel_nvrtc_cache_get_dir (void)
+{
+  const char *env = g_getenv ("ACCEL_NVRTC_CACHE");
+
+  if (env && g_strcmp0 (env, "0") == 0)
+    return NULL;
+  return g_build_filename (g_get_user_cache_dir (), "accel", "nvrtc", NULL);
+}
+
+/**
+ * accel_nvrtc_cache_key:
+ * @source: the CUDA C++ source
+ * @options: (nullable): the extra NVRTC options, as given
+ * @arch: the target, such as "sm_90"
+ *
+ * The name of a cache entry: the SHA-256 of @source, @options, @arch and
+ * NVRTC's version, each followed by a NUL, so that nothing but these
+ * decides the code and a newer NVRTC never reuses an older one's output.
+ * MT safe.
+ *
+ * Returns: (transfer full): 64 hexadecimal digits.
+ */
+gchar *
+accel_nvrtc_cache_key (
+    const char *source, const char *options, const char *arch)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree gchar *version = NULL;
+  int major = 0, minor = 0;
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (arch != NULL, NULL);
+
+  nvrtcVersion (&major, &minor);
+  version = g_strdup_printf ("%d.%d", major, minor);
+  g_checksum_update (sum, (const guchar *)source, strlen (source) + 1);
+  g_checksum_update (sum, (const guchar *)(options ? options : ""),
+      strlen (options ? options : "") + 1);
+  g_checksum_update (sum, (const guchar *)arch, strlen (arch) + 1);
+  g_checksum_update (sum, (const guchar *)version, strlen (version) + 1);
+  return g_strdup (g_checksum_get_string (sum));
+}
+
+/**
+ * accel_nvrtc_quote_log:
+ * @log: NVRTC's compile log
+ * @name: the program's name, as given to NVRTC
+ * @source: the program's source
+ *
+ * Picks the errors out of @log ("name(LINE): error: what") and quotes the
+ * source line of each, as
+ * |[
+ * kernel.cu:4: error: expected an expression
+ *     4 | out[i] = in[i] * ;
+ * ]|
+ * MT safe.
+ *
+ * Returns: (transfer full): the errors with their lines, one or more lines
+ *   each ending in a newline; empty when @log names no error.
+ */
+gchar *
+accel_nvrtc_quote_log (const char *log, const char *name, const char *source)
+{
+  g_autoptr (GRegex) re = NULL;
+  g_autoptr (GMatchInfo) match = NULL;
+  g_auto (GStrv) lines = NULL;
+  GString *out = g_string_new (NULL);
+
+  g_return_val_if_fail (log != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (source != NULL, NULL);
+
+  re = g_regex_new ("^(.+)\\(([0-9]+)\\): ((?:catastrophic )?error): (.*)$",
+      G_REGEX_MULTILINE, 0, NULL);
+  lines = g_strsplit (source, "\n", -1);
+  g_regex_match (re, log, 0, &match);
+  while (g_match_info_matches (match))
+    {
+      g_autofree gchar *file = g_match_info_fetch (match, 1);
+      g_autofree gchar *number = g_match_info_fetch (match, 2);
+      g_autofree gchar *kind = g_match_info_fetch (match, 3);
+      g_autofree gchar *what = g_match_info_fetch (match, 4);
+      guint64 line = g_ascii_strtoull (number, NULL, 10);
+
+      g_string_append_printf (out, "%s:%s: %s: %s\n", file, number, kind, what);
+      /* the line is only at hand for the program itself, not its headers */
+      if (g_strcmp0 (file, name) == 0 && line >= 1
+          && line <= g_strv_length (lines))
+        {
+          g_autofree gchar *text = g_strdup (lines[line - 1]);
+          g_string_append_printf (
+              out, "  %4" G_GUINT64_FORMAT " | %s\n", line, g_strstrip (text));
+        }
+      g_match_info_next (match, NULL);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+nvrtc_check_full (nvrtcResult status, const char *call, GError **error)
+{
+  if (G_LIKELY (status == NVRTC_SUCCESS))
+    return TRUE;
+  g_debug ("%s failed: %s (%d)", call, nvrtcGetErrorString (status), status);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
+      "%s failed: NVRTC status %s (%d)", call, nvrtcGetErrorString (status),
+      status);
+  return FALSE;
+}
+
+/* checks an NVRTC call: a GError naming the call and NVRTC's status */
+#define nvrtc_check(call, error) nvrtc_check_full ((call), #call, (error))
+
+static GBytes *
+compile (const char *source, const char *name, const char *options,
+    const char *arch, gchar **log, GError **error)
+{
+  g_auto (GStrv) user = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree gchar *text = NULL;
+  g_autoptr (GError) shell_error = NULL;
+  nvrtcProgram prog = NULL;
+  nvrtcResult status;
+  gsize size = 0;
+  gpointer cubin = NULL;
+  gint n_user = 0;
+
+  g_ptr_array_add (argv, g_strdup_printf ("--gpu-architecture=%s", arch));
+  if (options && !g_shell_parse_argv (options, &n_user, &user, &shell_error)
+      && !g_error_matches (
+          shell_error, G_SHELL_ERROR, G_SHELL_ERROR_EMPTY_STRING))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "cannot read the NVRTC options \"%s\": %s", options,
+          shell_error->message);
+      return NULL;
+    }
+  for (gint i = 0; i < n_user; i++)
+    g_ptr_array_add (argv, g_strdup (user[i]));
+
+  status = nvrtcCreateProgram (&prog, source, name, 0, NULL, NULL);
+  if (status != NVRTC_SUCCESS)
+    {
+      nvrtc_check_full (status, "nvrtcCreateProgram", error);
+      return NULL;
+    }
+  status = nvrtcCompileProgram (
+      prog, (int)argv->len, (const char *const *)argv->pdata);
+  if (nvrtcGetProgramLogSize (prog, &size) == NVRTC_SUCCESS && size > 1)
+    {
+      text = g_malloc0 (size);
+      if (nvrtcGetProgramLog (prog, text) != NVRTC_SUCCESS)
+        g_clear_pointer (&text, g_free);
+    }
+  if (status != NVRTC_SUCCESS)
+    goto compile_failed;
+  if (!nvrtc_check (nvrtcGetCUBINSize (prog, &size), error))
+    goto failed;
+  cubin = g_malloc (size);
+  if (!nvrtc_check (nvrtcGetCUBIN (prog, cubin), error))
+    goto failed;
+  nvrtcDestroyProgram (&prog);
+  if (log)
+    *log = g_steal_pointer (&text);
+  return g_bytes_new_take (cubin, size);
+
+  /* ERRORS */
+compile_failed:
+  {
+    g_autofree gchar *quoted
+        = accel_nvrtc_quote_log (text ? text : "", name, source);
+    g_autoptr (GString) cmd = g_string_new (NULL);
+
+    for (guint i = 0; i < argv->len; i++)
+      g_string_append_printf (
+          cmd, "%s%s", i ? " " : "", (const char *)argv->pdata[i]);
+
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
+        "NVRTC could not compile %s for %s (%s, options: %s):\n%s"
+        "NVRTC's log:\n%s",
+        name, arch, nvrtcGetErrorString (status), cmd->str, quoted,
+        text ? text : "(empty)\n");
+    goto failed;
+  }
+failed:
+  g_free (cubin);
+  nvrtcDestroyProgram (&prog);
+  if (log)
+    *log = g_steal_pointer (&text);
+  return NULL;
+}
+
+/**
+ * accel_nvrtc_compile_full:
+ * @source: the CUDA C++ source
+ * @name: the program's name: what NVRTC's messages call the source
+ * @options: (nullable): extra NVRTC options, separated by spaces (quoted as
+ *   a shell would)
+ * @arch: the real architecture to compile for, such as "sm_90"
+ * @cache_dir: (nullable): the cache directory, or %NULL for no cache
+ * @cache_hit: (out) (optional): whether the CUBIN came from the cache
+ * @log: (out) (optional) (transfer full) (nullable): NVRTC's log (warnings,
+ *   or the errors), %NULL when empty or on a cache hit
+ * @error: return location for a #GError, or %NULL
+ *
+ * Compiles @source with NVRTC to a CUBIN for @arch, or takes it from
+ * @cache_dir, where the CUBIN of each (source, options, arch, NVRTC version)
+ * is kept under accel_nvrtc_cache_key(). A cache hit does not touch NVRTC;
+ * a new CUBIN is written atomically, and a cache that cannot be written is
+ * only logged. No GPU is needed. MT safe.
+ *
+ * Returns: (transfer full): the CUBIN, or %NULL with %ACCEL_ERROR_LIBRARY
+ *   holding NVRTC's log, each error's source line quoted, on a compile
+ *   error (%ACCEL_ERROR_INVALID_INPUT for unreadable @options).
+ */
+GBytes *
+accel_nvrtc_compile_full (const char *source, const char *name,
+    const char *options, const char *arch, const char *cache_dir,
+    gboolean *cache_hit, gchar **log, GError **error)
+{
+  g_autofree gchar *key = NULL;
+  g_autofree gchar *path = NULL;
+  g_autoptr (GError) io_error = NULL;
+  GBytes *cubin;
+  gchar *contents = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (arch != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (cache_hit)
+    *cache_hit = FALSE;
+  if (log)
+    *log = NULL;
+  if (cache_dir)
+    {
+      key = accel_nvrtc_cache_key (source, options, arch);
+      path = g_build_filename (cache_dir, key, NULL);
+      if (g_file_get_contents (path, &contents, &length, NULL) && length > 0)
+        {
+          g_debug ("%s for %s: cache hit %s", name, arch, path);
+          if (cache_hit)
+            *cache_hit = TRUE;
+          return g_bytes_new_take (contents, length);
+        }
+      g_free (contents);
+    }
+
+  cubin = compile (source, name, options, arch, log, error);
+  if (!cubin || !cache_dir)
+    return cubin;
+  if (g_mkdir_with_parents (cache_dir, 0700) != 0
+      || !g_file_set_contents (path, g_bytes_get_data (cubin, NULL),
+          g_bytes_get_size (cubin), &io_error))
+    g_message ("cannot keep the CUBIN of %s in the cache %s: %s", name,
+        cache_dir, io_error ? io_error->message : g_strerror (errno));
+  else
+    g_debug ("%s for %s: cached as %s", name, arch, path);
+  return cubin;
+}
+
+/**
+ * accel_nvrtc_compile:
+ * @source: the CUDA C++ source
+ * @name: the program's name: what NVRTC's messages call the source
+ * @options: (nullable): extra NVRTC options, separated by spaces
+ * @arch: the real architecture to compile for, such as "sm_90"
+ * @log: (out) (optional) (transfer full) (nullable): NVRTC's log
+ * @error: return location for a #GError, or %NULL
+ *
+ * accel_nvrtc_compile_full() with the cache of accel_nvrtc_cache_get_dir().
+ * MT safe.
+ *
+ * Returns: (transfer full): the CUBIN, or %NULL with @error set.
+ */
+GBytes *
+accel_nvrtc_compile (const char *source, const char *name, const char *options,
+    const char *arch, gchar **log, GError **error)
+{
+  g_autofree gchar *dir = accel_nvrtc_cache_get_dir ();
+
+  return accel_nvrtc_compile_full (
+      source, name, options, arch, dir, NULL, log, error);
+}
