@@ -363,18 +363,8 @@ blas_graph_new (const BlasCase *c, const BlasData *data, gboolean host)
   if (c->epilogue)
     test_stage_set_enum (stage, "epilogue", c->epilogue);
 
-  for (guint p = 0; p < data->n_inputs; p++)
-    {
-      AccelStage *src
-          = accel_test_stage (g, "test.tensor-source", data->ports[p]);
-      test_tensor_source_set_type (TEST_TENSOR_SOURCE (src), &data->types[p]);
-      for (guint f = 0; f < data->inputs[p]->len; f++)
-        test_tensor_source_push (
-            TEST_TENSOR_SOURCE (src), data->inputs[p]->pdata[f]);
-      g_assert_true (accel_graph_link_ports (
-          g, src, "out", stage, data->ports[p], &error));
-      g_assert_no_error (error);
-    }
+  test_tensor_link_sources (
+      g, stage, data->n_inputs, data->ports, data->types, data->inputs);
   g_assert_true (accel_graph_link (g, "stage", "sink", &error));
   g_assert_no_error (error);
   return g;
@@ -391,38 +381,12 @@ blas_case_run (const BlasCase *c, const BlasData *data, gboolean host)
 double
 blas_case_check (const BlasCase *c, const BlasData *data, GPtrArray *out)
 {
-  double worst = 0.0;
-
-  g_assert_cmpuint (out->len, ==, data->expected->len);
-  for (guint f = 0; f < out->len; f++)
-    {
-      gsize n;
-      g_autofree double *y
-          = blas_tensor_to_double (c->dtype, out->pdata[f], &n);
-      double err;
-
-      g_assert_cmpuint (n, ==, data->n_expected);
-      err = test_rel_error (y, data->expected->pdata[f], n);
-      g_assert_cmpfloat (err, <=, blas_tolerance (c->dtype));
-      worst = MAX (worst, err);
-    }
-  return worst;
+  return test_check_frames (blas_tensor_to_double, c->dtype, out,
+      data->expected, data->n_expected, blas_tolerance (c->dtype));
 }
 
 double
 blas_compare_runs (const BlasCase *c, GPtrArray *a, GPtrArray *b)
 {
-  double worst = 0.0;
-
-  g_assert_cmpuint (a->len, ==, b->len);
-  for (guint f = 0; f < a->len; f++)
-    {
-      gsize na, nb;
-      g_autofree double *x = blas_tensor_to_double (c->dtype, a->pdata[f], &na);
-      g_autofree double *y = blas_tensor_to_double (c->dtype, b->pdata[f], &nb);
-
-      g_assert_cmpuint (na, ==, nb);
-      worst = MAX (worst, test_rel_error (x, y, na));
-    }
-  return worst;
+  return test_compare_frames (blas_tensor_to_double, c->dtype, a, b);
 }

@@ -54,6 +54,46 @@ test_rel_error (const double *out, const double *ref, gsize n)
   return norm > 0.0 ? sqrt (diff / norm) : sqrt (diff);
 }
 
+double
+test_check_frames (TestToDouble to_double, AccelDType dtype, GPtrArray *out,
+    GPtrArray *expected, gsize n_expected, double tolerance)
+{
+  double worst = 0.0;
+
+  g_assert_cmpuint (out->len, ==, expected->len);
+  for (guint f = 0; f < out->len; f++)
+    {
+      gsize n;
+      g_autofree double *y = to_double (dtype, out->pdata[f], &n);
+      double err;
+
+      g_assert_cmpuint (n, ==, n_expected);
+      err = test_rel_error (y, expected->pdata[f], n);
+      g_assert_cmpfloat (err, <=, tolerance);
+      worst = MAX (worst, err);
+    }
+  return worst;
+}
+
+double
+test_compare_frames (
+    TestToDouble to_double, AccelDType dtype, GPtrArray *a, GPtrArray *b)
+{
+  double worst = 0.0;
+
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint f = 0; f < a->len; f++)
+    {
+      gsize na, nb;
+      g_autofree double *x = to_double (dtype, a->pdata[f], &na);
+      g_autofree double *y = to_double (dtype, b->pdata[f], &nb);
+
+      g_assert_cmpuint (na, ==, nb);
+      worst = MAX (worst, test_rel_error (x, y, na));
+    }
+  return worst;
+}
+
 double *
 test_random_values (gsize n)
 {

@@ -11,6 +11,19 @@ GBytes *test_from_double (AccelDType dtype, const double *values, gsize n);
 /* ||out - ref|| / ||ref|| over @n values */
 double test_rel_error (const double *out, const double *ref, gsize n);
 
+/* a tensor's values as doubles: test_to_double() or a converter of its own
+ * for the dtypes it knows */
+typedef double *(*TestToDouble) (AccelDType dtype, GBytes *data, gsize *n);
+
+/* asserts that each frame of @out (GBytes) has @n_expected values within
+ * @tolerance of the matching @expected (double arrays); returns the
+ * largest relative error */
+double test_check_frames (TestToDouble to_double, AccelDType dtype,
+    GPtrArray *out, GPtrArray *expected, gsize n_expected, double tolerance);
+/* the largest relative error of frames @a against frames @b */
+double test_compare_frames (
+    TestToDouble to_double, AccelDType dtype, GPtrArray *a, GPtrArray *b);
+
 /* @n values uniform in [-1, 1) from g_test_rand_*: a fresh input per run */
 double *test_random_values (gsize n);
 

@@ -104,17 +104,7 @@ sparse_graph_new (const SparseCase *c, const SparseData *data, gboolean host)
   stage = accel_test_stage (g, c->kind, "stage");
   accel_test_stage (g, "test.tensor-sink", "sink");
   g_object_set (stage, "alpha", c->alpha, NULL);
-  for (guint p = 0; p < 4; p++)
-    {
-      AccelStage *src = accel_test_stage (g, "test.tensor-source", ports[p]);
-      test_tensor_source_set_type (TEST_TENSOR_SOURCE (src), &data->types[p]);
-      for (guint f = 0; f < data->inputs[p]->len; f++)
-        test_tensor_source_push (
-            TEST_TENSOR_SOURCE (src), data->inputs[p]->pdata[f]);
-      g_assert_true (
-          accel_graph_link_ports (g, src, "out", stage, ports[p], &error));
-      g_assert_no_error (error);
-    }
+  test_tensor_link_sources (g, stage, 4, ports, data->types, data->inputs);
   g_assert_true (accel_graph_link (g, "stage", "sink", &error));
   g_assert_no_error (error);
   return g;
@@ -131,36 +121,12 @@ sparse_case_run (const SparseCase *c, const SparseData *data, gboolean host)
 double
 sparse_case_check (const SparseCase *c, const SparseData *data, GPtrArray *out)
 {
-  double worst = 0.0;
-
-  g_assert_cmpuint (out->len, ==, data->expected->len);
-  for (guint f = 0; f < out->len; f++)
-    {
-      gsize n;
-      g_autofree double *y = test_to_double (c->dtype, out->pdata[f], &n);
-      double err;
-
-      g_assert_cmpuint (n, ==, data->n_expected);
-      err = test_rel_error (y, data->expected->pdata[f], n);
-      g_assert_cmpfloat (err, <=, sparse_tolerance (c->dtype));
-      worst = MAX (worst, err);
-    }
-  return worst;
+  return test_check_frames (test_to_double, c->dtype, out, data->expected,
+      data->n_expected, sparse_tolerance (c->dtype));
 }
 
 double
 sparse_compare_runs (const SparseCase *c, GPtrArray *a, GPtrArray *b)
 {
-  double worst = 0.0;
-
-  g_assert_cmpuint (a->len, ==, b->len);
-  for (guint f = 0; f < a->len; f++)
-    {
-      gsize na, nb;
-      g_autofree double *x = test_to_double (c->dtype, a->pdata[f], &na);
-      g_autofree double *y = test_to_double (c->dtype, b->pdata[f], &nb);
-      g_assert_cmpuint (na, ==, nb);
-      worst = MAX (worst, test_rel_error (x, y, na));
-    }
-  return worst;
+  return test_compare_frames (test_to_double, c->dtype, a, b);
 }

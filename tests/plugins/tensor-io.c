@@ -272,3 +272,33 @@ test_tensor_transform (const char *kind, gboolean host, const AccelType *type,
   g_assert_no_error (error);
   return test_tensor_run (g, "sink");
 }
+
+void
+test_tensor_link_sources (AccelGraph *graph, AccelStage *stage, guint n_inputs,
+    const char *const *ports, const AccelType *types, GPtrArray *const *inputs)
+{
+  for (guint p = 0; p < n_inputs; p++)
+    {
+      g_autoptr (GError) error = NULL;
+      AccelStage *src
+          = accel_test_stage (graph, "test.tensor-source", ports[p]);
+
+      test_tensor_source_set_type (TEST_TENSOR_SOURCE (src), &types[p]);
+      for (guint f = 0; f < inputs[p]->len; f++)
+        test_tensor_source_push (TEST_TENSOR_SOURCE (src), inputs[p]->pdata[f]);
+      g_assert_true (
+          accel_graph_link_ports (graph, src, "out", stage, ports[p], &error));
+      g_assert_no_error (error);
+    }
+}
+
+void
+test_expect_prepare_error (AccelGraph *graph, gint code, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (accel_graph_prepare (graph, &error));
+  g_assert_error (error, ACCEL_ERROR, code);
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (error->message, ==, message);
+}

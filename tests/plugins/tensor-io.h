@@ -29,6 +29,18 @@ GArray *test_tensor_sink_get_sequences (TestTensorSink *sink);
 void test_stage_set_enum (
     AccelStage *stage, const char *property, const char *nick);
 
+/* a test.tensor-source per input of @stage, named after its port
+ * @ports[i], of type @types[i], pushing the frames @inputs[i] (GBytes), and
+ * linked to that port */
+void test_tensor_link_sources (AccelGraph *graph, AccelStage *stage,
+    guint n_inputs, const char *const *ports, const AccelType *types,
+    GPtrArray *const *inputs);
+
+/* asserts that preparing @graph fails with ACCEL_ERROR @code and exactly
+ * @message */
+void test_expect_prepare_error (
+    AccelGraph *graph, gint code, const char *message);
+
 /* runs @graph whose sink stage is @sink_name and returns its frames */
 GPtrArray *test_tensor_run (AccelGraph *graph, const char *sink_name);
 

@@ -51,17 +51,13 @@ static void
 expect_prepare_error (const BlasCase *c, gint port, const AccelType *type,
     gint code, const char *message)
 {
-  g_autoptr (GError) error = NULL;
   g_autoptr (BlasData) d = blas_data_new (c, 0, FALSE);
   g_autoptr (AccelGraph) g = NULL;
 
   if (port >= 0)
     d->types[port] = *type;
   g = blas_graph_new (c, d, TRUE);
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_error (error, ACCEL_ERROR, code);
-  g_test_message ("%s", error->message);
-  g_assert_cmpstr (error->message, ==, message);
+  test_expect_prepare_error (g, code, message);
 }
 
 static void

@@ -104,10 +104,7 @@ expect_mismatch (
 
   d->types[port] = *type;
   g = solver_graph_new (c, d, TRUE);
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
-  g_test_message ("%s", error->message);
-  g_assert_cmpstr (error->message, ==, message);
+  test_expect_prepare_error (g, ACCEL_ERROR_TYPE_MISMATCH, message);
 }
 
 static void
