@@ -1,20 +1,58 @@
-/* accel: base class of the accel image filter elements */
+/* accel: base class of the accel image filter elements: caps in CUDA or
+ * system memory, the shared CUDA context, and where each frame runs */
 #include "gstaccelfilter.h"
 
+#include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstaccelcuda.h"
+#include "gstaccelsyncmeta.h"
 #include "image/image.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_filter_debug);
 #define GST_CAT_DEFAULT gst_accel_filter_debug
 
-#define ACCEL_FILTER_CAPS GST_VIDEO_CAPS_MAKE ("{ RGBA, BGRA, GRAY8 }")
+#define ACCEL_FILTER_FORMATS "{ RGBA, BGRA, GRAY8 }"
+#define ACCEL_FILTER_CAPS                                                      \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, ACCEL_FILTER_FORMATS)               \
+  ";" GST_VIDEO_CAPS_MAKE (ACCEL_FILTER_FORMATS)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (ACCEL_FILTER_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (ACCEL_FILTER_CAPS));
 
-G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstAccelFilter, gst_accel_filter,
-    GST_TYPE_VIDEO_FILTER,
+#define DEFAULT_SYNC_META TRUE
+
+enum
+{
+  PROP_0,
+  PROP_SYNC_META,
+};
+
+typedef struct
+{
+  GstCudaContext *context; /* NULL: the host implementation */
+  cudaStream_t stream;
+  gboolean cuda_memory; /* the negotiated caps are in CUDA memory */
+  gpointer staging[2];  /* system memory on a GPU: in and out on the GPU */
+  size_t staging_pitch[2];
+  size_t staging_row; /* bytes per row and rows they were made for */
+  int staging_rows;
+
+  gboolean sync_meta;        /* property */
+  gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
+
+  /* the subclass's parameters by property id, under the object lock */
+  GValue *params;
+  guint n_params;
+} GstAccelFilterPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (
+    GstAccelFilter, gst_accel_filter, GST_TYPE_VIDEO_FILTER,
+    G_ADD_PRIVATE (GstAccelFilter);
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_filter_debug, "accelfilter", 0, "accel filter base class"));
 
@@ -38,6 +76,274 @@ gst_accel_filter_format_from_video (GstVideoFormat format)
     }
 }
 
+static void
+gst_accel_filter_set_context (GstElement *element, GstContext *context)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (element));
+
+  if (gst_accel_cuda_usable ())
+    gst_cuda_handle_set_context (element, context, -1, &priv->context);
+  GST_ELEMENT_CLASS (gst_accel_filter_parent_class)
+      ->set_context (element, context);
+}
+
+static gboolean
+gst_accel_filter_query (
+    GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && priv->context
+      && gst_cuda_handle_context_query (
+          GST_ELEMENT (trans), query, priv->context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+      ->query (trans, direction, query);
+}
+
+static void
+release_gpu (GstAccelFilterPrivate *priv)
+{
+  if (!priv->context)
+    return;
+  gst_accel_cuda_scope_enter (priv->context);
+  for (int i = 0; i < 2; i++)
+    g_clear_pointer (&priv->staging[i], cudaFree);
+  priv->staging_row = 0;
+  priv->staging_rows = 0;
+  if (priv->stream)
+    cudaStreamDestroy (priv->stream);
+  priv->stream = NULL;
+  gst_accel_cuda_scope_leave ();
+}
+
+static gboolean
+gst_accel_filter_start (GstBaseTransform *trans)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
+
+  /* without a GPU the host implementation runs: no error */
+  if (gst_accel_cuda_usable ()
+      && !gst_accel_cuda_ensure_context (GST_ELEMENT (trans), &priv->context))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_accel_filter_stop (GstBaseTransform *trans)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
+
+  release_gpu (priv);
+  gst_clear_object (&priv->context);
+  return TRUE;
+}
+
+static gboolean
+gst_accel_filter_set_info (GstVideoFilter *filter, GstCaps *incaps,
+    GstVideoInfo *in_info, GstCaps *outcaps, GstVideoInfo *out_info)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (filter));
+  cudaError_t err;
+
+  priv->cuda_memory = gst_accel_cuda_caps_are_cuda (incaps)
+                      || gst_accel_cuda_caps_are_cuda (outcaps);
+  if (priv->cuda_memory && !priv->context)
+    goto no_gpu;
+  release_gpu (priv);
+  if (!priv->context)
+    return TRUE;
+
+  gst_accel_cuda_scope_enter (priv->context);
+  err = cudaStreamCreateWithFlags (&priv->stream, cudaStreamNonBlocking);
+  gst_accel_cuda_scope_leave ();
+  if (err != cudaSuccess)
+    goto failed;
+  return TRUE;
+
+  /* ERRORS */
+no_gpu:
+  {
+    GST_ELEMENT_ERROR (filter, CORE, NEGOTIATION, (NULL),
+        ("CUDA memory was negotiated but no GPU is usable here"));
+    return FALSE;
+  }
+failed:
+  {
+    GST_ELEMENT_ERROR (filter, RESOURCE, FAILED, (NULL),
+        ("cudaStreamCreateWithFlags failed: %s", cudaGetErrorString (err)));
+    return FALSE;
+  }
+}
+
+/* upstream asks what we would like: CUDA memory from our context */
+static gboolean
+gst_accel_filter_propose_allocation (
+    GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_accel_cuda_caps_are_cuda (caps) && priv->context)
+    return gst_accel_cuda_propose_allocation (
+        priv->context, query, priv->sync_meta);
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+      ->propose_allocation (trans, decide_query, query);
+}
+
+/* our output: a CUDA pool of our context unless downstream offers one */
+static gboolean
+gst_accel_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
+  GstCaps *caps;
+
+  priv->downstream_waits = FALSE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_accel_cuda_caps_are_cuda (caps))
+    {
+      if (!gst_accel_cuda_decide_allocation (priv->context, query))
+        return FALSE;
+      priv->downstream_waits = priv->sync_meta
+                               && gst_query_find_allocation_meta (
+                                   query, GST_ACCEL_SYNC_META_API_TYPE, NULL);
+      GST_DEBUG_OBJECT (trans, "downstream %s the sync meta",
+          priv->downstream_waits ? "takes" : "does not take");
+    }
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+      ->decide_allocation (trans, query);
+}
+
+/* CUDA memory: the kernel reads and writes GstCudaMemory directly */
+static int
+run_cuda_memory (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (self);
+
+  return klass->filter (self, priv->stream,
+      gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (in)),
+      GST_VIDEO_FRAME_PLANE_DATA (in, 0), GST_VIDEO_FRAME_PLANE_STRIDE (in, 0),
+      GST_VIDEO_FRAME_PLANE_DATA (out, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), GST_VIDEO_FRAME_WIDTH (in),
+      GST_VIDEO_FRAME_HEIGHT (in));
+}
+
+/* system memory on a GPU: through the staging images */
+static int
+run_staged (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (self);
+  int w = GST_VIDEO_FRAME_WIDTH (in), h = GST_VIDEO_FRAME_HEIGHT (in);
+  size_t row = (size_t)GST_VIDEO_FRAME_COMP_PSTRIDE (in, 0) * w;
+  int ret;
+
+  /* made for the first frame, kept while the size holds */
+  if (priv->staging_row != row || priv->staging_rows != h)
+    {
+      g_clear_pointer (&priv->staging[0], cudaFree);
+      g_clear_pointer (&priv->staging[1], cudaFree);
+      priv->staging_row = priv->staging_rows = 0;
+      for (int i = 0; i < 2; i++)
+        if ((ret = cudaMallocPitch (
+                 &priv->staging[i], &priv->staging_pitch[i], row, h)))
+          return ret;
+      priv->staging_row = row;
+      priv->staging_rows = h;
+    }
+
+  /* the image codes are the CUDA runtime's */
+  ret = cudaMemcpy2DAsync (priv->staging[0], priv->staging_pitch[0],
+      GST_VIDEO_FRAME_PLANE_DATA (in, 0), GST_VIDEO_FRAME_PLANE_STRIDE (in, 0),
+      row, h, cudaMemcpyHostToDevice, priv->stream);
+  if (ret != ACCEL_IMAGE_OK)
+    return ret;
+  ret = klass->filter (self, priv->stream,
+      gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (in)),
+      priv->staging[0], priv->staging_pitch[0], priv->staging[1],
+      priv->staging_pitch[1], w, h);
+  if (ret != ACCEL_IMAGE_OK)
+    return ret;
+  return cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), priv->staging[1],
+      priv->staging_pitch[1], row, h, cudaMemcpyDeviceToHost, priv->stream);
+}
+
+static GstFlowReturn
+gst_accel_filter_transform (
+    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstAccelFilter *self = GST_ACCEL_FILTER (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+  GstMapFlags cuda = priv->cuda_memory ? GST_MAP_CUDA : 0;
+  GstVideoFrame in, out;
+  cudaError_t err;
+  int ret;
+
+  if (!priv->context)
+    return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+        ->transform (trans, inbuf, outbuf);
+
+  if (!gst_video_frame_map (&in, &filter->in_info, inbuf,
+          GST_MAP_READ | cuda | GST_ACCEL_MAP_NO_REF))
+    goto map_failed;
+  if (!gst_video_frame_map (&out, &filter->out_info, outbuf,
+          GST_MAP_WRITE | cuda | GST_ACCEL_MAP_NO_REF))
+    {
+      gst_video_frame_unmap (&in);
+      goto map_failed;
+    }
+  gst_accel_cuda_scope_enter (priv->context);
+  if (priv->cuda_memory)
+    {
+      GstAccelFrameSync sync;
+
+      ret = gst_accel_frame_sync_begin (
+          &sync, inbuf, outbuf, priv->downstream_waits, priv->stream);
+      if (ret == ACCEL_IMAGE_OK)
+        ret = run_cuda_memory (self, &in, &out);
+      err = gst_accel_frame_sync_end (&sync, priv->stream);
+    }
+  else
+    {
+      ret = run_staged (self, &in, &out);
+      err = cudaStreamSynchronize (priv->stream);
+    }
+  gst_accel_cuda_scope_leave ();
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  if (ret != ACCEL_IMAGE_OK || err != cudaSuccess)
+    goto failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("cannot map the frames%s", cuda ? " as CUDA memory" : ""));
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("GPU kernel failed: %s",
+            cudaGetErrorString (
+                ret != ACCEL_IMAGE_OK ? (cudaError_t)ret : err)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* host implementation, for system memory without a GPU */
 static GstFlowReturn
 gst_accel_filter_transform_frame (
     GstVideoFilter *filter, GstVideoFrame *in_frame, GstVideoFrame *out_frame)
@@ -48,7 +354,7 @@ gst_accel_filter_transform_frame (
       = gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (in_frame));
   int ret;
 
-  ret = klass->filter_host (self, format,
+  ret = klass->filter (self, NULL, format,
       GST_VIDEO_FRAME_PLANE_DATA (in_frame, 0),
       GST_VIDEO_FRAME_PLANE_STRIDE (in_frame, 0),
       GST_VIDEO_FRAME_PLANE_DATA (out_frame, 0),
@@ -68,15 +374,252 @@ failed:
   }
 }
 
+/* the subclass's properties are parameters the base class keeps */
+static gboolean
+is_param (GParamSpec *pspec)
+{
+  return pspec->owner_type != GST_TYPE_ACCEL_FILTER;
+}
+
+static void
+gst_accel_filter_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (object));
+
+  if (is_param (pspec))
+    {
+      GST_OBJECT_LOCK (object);
+      g_value_copy (value, &priv->params[prop_id]);
+      GST_OBJECT_UNLOCK (object);
+      return;
+    }
+  switch (prop_id)
+    {
+    case PROP_SYNC_META:
+      priv->sync_meta = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+    }
+}
+
+static void
+gst_accel_filter_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (object));
+
+  if (is_param (pspec))
+    {
+      GST_OBJECT_LOCK (object);
+      g_value_copy (&priv->params[prop_id], value);
+      GST_OBJECT_UNLOCK (object);
+      return;
+    }
+  switch (prop_id)
+    {
+    case PROP_SYNC_META:
+      g_value_set_boolean (value, priv->sync_meta);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+    }
+}
+
+/* here, not in init: during the base class's instance init the instance
+ * still has the base class, not the subclass whose parameters these are */
+static void
+gst_accel_filter_constructed (GObject *object)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (object));
+  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (object);
+
+  /* every parameter starts at its default */
+  priv->n_params = klass->n_params;
+  priv->params = g_new0 (GValue, MAX (priv->n_params, 1));
+  for (guint i = 0; i < priv->n_params; i++)
+    if (klass->params[i])
+      {
+        g_value_init (&priv->params[i], klass->params[i]->value_type);
+        g_param_value_set_default (klass->params[i], &priv->params[i]);
+      }
+  G_OBJECT_CLASS (gst_accel_filter_parent_class)->constructed (object);
+}
+
+static void
+gst_accel_filter_finalize (GObject *object)
+{
+  GstAccelFilterPrivate *priv
+      = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (object));
+
+  for (guint i = 0; i < priv->n_params; i++)
+    if (G_IS_VALUE (&priv->params[i]))
+      g_value_unset (&priv->params[i]);
+  g_free (priv->params);
+  G_OBJECT_CLASS (gst_accel_filter_parent_class)->finalize (object);
+}
+
+/**
+ * gst_accel_filter_class_install_param:
+ * @klass: a subclass, from its class_init
+ * @prop_id: the property's id in the subclass, from 1
+ * @pspec: (transfer floating): a boolean, int, float, double or enum
+ *   property, readable and writable
+ *
+ * Installs @pspec as a property whose value the base class keeps under the
+ * object lock; the subclass reads it with gst_accel_filter_get_param()
+ * while it filters, so a change in PLAYING takes effect at the next frame.
+ */
+void
+gst_accel_filter_class_install_param (
+    GstAccelFilterClass *klass, guint prop_id, GParamSpec *pspec)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  /* a class that installs properties needs its own accessors */
+  gobject_class->set_property = gst_accel_filter_set_property;
+  gobject_class->get_property = gst_accel_filter_get_property;
+  g_object_class_install_property (gobject_class, prop_id, pspec);
+  if (prop_id >= klass->n_params)
+    {
+      klass->params = g_renew (GParamSpec *, klass->params, prop_id + 1);
+      for (guint i = klass->n_params; i <= prop_id; i++)
+        klass->params[i] = NULL;
+      klass->n_params = prop_id + 1;
+    }
+  klass->params[prop_id] = pspec;
+}
+
+/**
+ * gst_accel_filter_get_param:
+ * @self: an accel element
+ * @prop_id: the subclass's property id
+ * @value: (out caller-allocates): an uninitialized value
+ *
+ * Copies the parameter's current value into @value. MT safe.
+ */
+void
+gst_accel_filter_get_param (GstAccelFilter *self, guint prop_id, GValue *value)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  g_return_if_fail (prop_id < priv->n_params);
+  GST_OBJECT_LOCK (self);
+  g_value_init (value, G_VALUE_TYPE (&priv->params[prop_id]));
+  g_value_copy (&priv->params[prop_id], value);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/**
+ * gst_accel_filter_get_float:
+ * @self: an accel element
+ * @prop_id: the subclass's property id of a float or int parameter
+ *
+ * Returns: the parameter's current value as a float (an enum's value for an
+ *   enum). MT safe.
+ */
+gfloat
+gst_accel_filter_get_float (GstAccelFilter *self, guint prop_id)
+{
+  GValue value = G_VALUE_INIT, as_float = G_VALUE_INIT;
+  gfloat f;
+
+  gst_accel_filter_get_param (self, prop_id, &value);
+  if (G_VALUE_HOLDS_ENUM (&value))
+    f = g_value_get_enum (&value);
+  else
+    {
+      g_value_init (&as_float, G_TYPE_FLOAT);
+      g_value_transform (&value, &as_float);
+      f = g_value_get_float (&as_float);
+    }
+  g_value_unset (&value);
+  return f;
+}
+
+/**
+ * gst_accel_filter_get_stream:
+ * @self: an accel element
+ *
+ * Returns: its CUDA stream (a cudaStream_t) once caps are set on a GPU,
+ *   %NULL on the host implementation.
+ */
+gpointer
+gst_accel_filter_get_stream (GstAccelFilter *self)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  return priv->stream;
+}
+
+/**
+ * gst_accel_filter_get_context:
+ * @self: an accel element
+ *
+ * Returns: (transfer none) (nullable): the CUDA context it shares with the
+ *   pipeline, %NULL on the host implementation.
+ */
+GstCudaContext *
+gst_accel_filter_get_context (GstAccelFilter *self)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  return priv->context;
+}
+
+/**
+ * gst_accel_filter_get_downstream_waits:
+ * @self: an accel element
+ *
+ * Returns: whether downstream takes GstAccelSyncMeta, so that a frame in
+ *   CUDA memory may be pushed before the GPU has written it.
+ */
+gboolean
+gst_accel_filter_get_downstream_waits (GstAccelFilter *self)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  return priv->downstream_waits;
+}
+
 static void
 gst_accel_filter_class_init (GstAccelFilterClass *klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_accel_filter_set_property;
+  gobject_class->get_property = gst_accel_filter_get_property;
+  gobject_class->constructed = gst_accel_filter_constructed;
+  gobject_class->finalize = gst_accel_filter_finalize;
+  g_object_class_install_property (gobject_class, PROP_SYNC_META,
+      g_param_spec_boolean ("sync-meta", "Sync meta",
+          "Order GPU work between accel elements with CUDA events "
+          "(GstAccelSyncMeta) instead of waiting for the GPU before each "
+          "push; off, every frame is complete on the host when pushed",
+          DEFAULT_SYNC_META,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  element_class->set_context = gst_accel_filter_set_context;
+  trans_class->start = gst_accel_filter_start;
+  trans_class->stop = gst_accel_filter_stop;
+  trans_class->query = gst_accel_filter_query;
+  trans_class->propose_allocation = gst_accel_filter_propose_allocation;
+  trans_class->decide_allocation = gst_accel_filter_decide_allocation;
+  trans_class->transform = gst_accel_filter_transform;
+  vfilter_class->set_info = gst_accel_filter_set_info;
   vfilter_class->transform_frame = gst_accel_filter_transform_frame;
   gst_type_mark_as_plugin_api (GST_TYPE_ACCEL_FILTER, 0);
 }
@@ -84,4 +627,7 @@ gst_accel_filter_class_init (GstAccelFilterClass *klass)
 static void
 gst_accel_filter_init (GstAccelFilter *self)
 {
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  priv->sync_meta = DEFAULT_SYNC_META;
 }

@@ -1,6 +1,7 @@
 /* accel: base class of the accel image filter elements */
 #pragma once
 
+#include <gst/cuda/gstcudacontext.h>
 #include <gst/video/gstvideofilter.h>
 
 G_BEGIN_DECLS
@@ -11,17 +12,37 @@ G_DECLARE_DERIVABLE_TYPE (
 
 /**
  * GstAccelFilterClass:
- * @filter_host: runs the host reference from @in to @out; returns an
- *   ACCEL_IMAGE_* code. Called from the streaming thread.
+ * @filter: filters @src into @dst; returns an ACCEL_IMAGE_* code. With a
+ *   @stream, enqueues the GPU kernel on it (@src and @dst in device memory,
+ *   the element's CUDA context current); with %NULL runs the host
+ *   implementation. Called from the streaming thread.
+ *
+ * Frames in CUDA memory (video/x-raw(memory:CUDAMemory)) are filtered in
+ * place on the GPU; frames in system memory go through device copies on a
+ * GPU host and through the host implementation without one.
  */
 struct _GstAccelFilterClass
 {
   GstVideoFilterClass parent_class;
 
-  int (*filter_host) (GstAccelFilter *self, int format, const void *src,
-      size_t src_pitch, void *dst, size_t dst_pitch, int width, int height);
+  int (*filter) (GstAccelFilter *self, void *stream, int format,
+      const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
+      int height);
+
+  /*< private >*/
+  GParamSpec **params; /* by property id, from install_param() */
+  guint n_params;
 };
 
 int gst_accel_filter_format_from_video (GstVideoFormat format);
+gpointer gst_accel_filter_get_stream (GstAccelFilter *self);
+GstCudaContext *gst_accel_filter_get_context (GstAccelFilter *self);
+gboolean gst_accel_filter_get_downstream_waits (GstAccelFilter *self);
+
+void gst_accel_filter_class_install_param (
+    GstAccelFilterClass *klass, guint prop_id, GParamSpec *pspec);
+void gst_accel_filter_get_param (
+    GstAccelFilter *self, guint prop_id, GValue *value);
+gfloat gst_accel_filter_get_float (GstAccelFilter *self, guint prop_id);
 
 G_END_DECLS

@@ -1,12 +1,10 @@
-/* accel: Sobel edge magnitude element */
+/* accel: Sobel edge magnitude element; its parameters live in the base class */
 #include "gstaccelsobel.h"
 
 #include "image/sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_sobel_debug);
 #define GST_CAT_DEFAULT gst_accel_sobel_debug
-
-#define DEFAULT_SCALE 1.0f
 
 enum
 {
@@ -17,8 +15,6 @@ enum
 struct _GstAccelSobel
 {
   GstAccelFilter parent;
-
-  gfloat scale;
 };
 
 G_DEFINE_TYPE (GstAccelSobel, gst_accel_sobel, GST_TYPE_ACCEL_FILTER);
@@ -28,73 +24,27 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelsobel, "accelsobel", GST_RANK_NONE,
         gst_accel_sobel_debug, "accelsobel", 0, "accel Sobel"));
 
 static int
-gst_accel_sobel_filter_host (GstAccelFilter *filter, int format,
+gst_accel_sobel_filter (GstAccelFilter *filter, void *stream, int format,
     const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
     int height)
 {
-  GstAccelSobel *self = GST_ACCEL_SOBEL (filter);
-  gfloat scale;
-
-  GST_OBJECT_LOCK (self);
-  scale = self->scale;
-  GST_OBJECT_UNLOCK (self);
-
-  return accel_sobel_host (
-      format, src, src_pitch, dst, dst_pitch, NULL, 0, width, height, scale);
-}
-
-static void
-gst_accel_sobel_set_property (
-    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstAccelSobel *self = GST_ACCEL_SOBEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_SCALE:
-      GST_OBJECT_LOCK (self);
-      self->scale = g_value_get_float (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-    }
-}
-
-static void
-gst_accel_sobel_get_property (
-    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstAccelSobel *self = GST_ACCEL_SOBEL (object);
-
-  switch (prop_id)
-    {
-    case PROP_SCALE:
-      GST_OBJECT_LOCK (self);
-      g_value_set_float (value, self->scale);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-    }
+  if (stream)
+    return accel_sobel (stream, format, src, src_pitch, dst, dst_pitch, NULL, 0,
+        width, height, gst_accel_filter_get_float (filter, PROP_SCALE));
+  return accel_sobel_host (format, src, src_pitch, dst, dst_pitch, NULL, 0,
+      width, height, gst_accel_filter_get_float (filter, PROP_SCALE));
 }
 
 static void
 gst_accel_sobel_class_init (GstAccelSobelClass *klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAccelFilterClass *filter_class = GST_ACCEL_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_accel_sobel_set_property;
-  gobject_class->get_property = gst_accel_sobel_get_property;
-
-  g_object_class_install_property (gobject_class, PROP_SCALE,
+  gst_accel_filter_class_install_param (filter_class, PROP_SCALE,
       g_param_spec_float ("scale", "Scale",
           "Factor applied to the gradient magnitude before clamping", 0.0f,
-          16.0f, DEFAULT_SCALE,
+          16.0f, 1.0f,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
               | GST_PARAM_MUTABLE_PLAYING));
 
@@ -103,11 +53,10 @@ gst_accel_sobel_class_init (GstAccelSobelClass *klass)
       "Sobel gradient magnitude of the luma of RGBA, BGRA or GRAY8 frames",
       "accel");
 
-  filter_class->filter_host = gst_accel_sobel_filter_host;
+  filter_class->filter = gst_accel_sobel_filter;
 }
 
 static void
 gst_accel_sobel_init (GstAccelSobel *self)
 {
-  self->scale = DEFAULT_SCALE;
 }

@@ -1,21 +1,31 @@
 /* accel: the GStreamer plugin */
 
 #include "gstaccelboxblur.h"
+#include "gstacceldownload.h"
 #include "gstaccelgaussianblur.h"
+#include "gstaccelmedian.h"
 #include "gstaccelsobel.h"
+#include "gstaccelthreshold.h"
+#include "gstaccelunsharp.h"
+#include "gstaccelupload.h"
 
 static gboolean
 plugin_init (GstPlugin *plugin)
 {
   gboolean ret = FALSE;
 
+  ret |= GST_ELEMENT_REGISTER (accelupload, plugin);
+  ret |= GST_ELEMENT_REGISTER (acceldownload, plugin);
   ret |= GST_ELEMENT_REGISTER (accelgaussianblur, plugin);
   ret |= GST_ELEMENT_REGISTER (accelsobel, plugin);
   ret |= GST_ELEMENT_REGISTER (accelboxblur, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelmedian, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelunsharp, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelthreshold, plugin);
 
   return ret;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, accel,
-    "realtime image kernels of the accel engine as video filters", plugin_init,
+    "realtime image kernels of the accel engine on CUDA memory", plugin_init,
     ACCEL_VERSION, "LGPL", "accel", "accel")

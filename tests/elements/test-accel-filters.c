@@ -5,6 +5,8 @@
 
 #include "image/blur.h"
 #include "image/image.h"
+#include "image/median.h"
+#include "image/threshold.h"
 #include "image/sobel.h"
 
 #define WIDTH 16
@@ -133,6 +135,92 @@ test_sobel_step (void)
   check_against_reference ("accelsobel", step_pixel, sobel_scale1);
 }
 
+static guint8
+noise_pixel (int x, int y, int c)
+{
+  return c == 3 ? 255 : (guint8)((x * 73 + y * 151 + c * 29) % 256);
+}
+
+static int
+median_5x5 (const void *src, size_t src_pitch, void *dst, size_t dst_pitch)
+{
+  return accel_median_host (
+      ACCEL_IMAGE_RGBA8, src, src_pitch, dst, dst_pitch, WIDTH, HEIGHT, 5);
+}
+
+static int
+unsharp_2_1 (const void *src, size_t src_pitch, void *dst, size_t dst_pitch)
+{
+  return accel_unsharp_mask_host (ACCEL_IMAGE_RGBA8, src, src_pitch, dst,
+      dst_pitch, WIDTH, HEIGHT, 2.0f, 1.0f);
+}
+
+static int
+threshold_100 (const void *src, size_t src_pitch, void *dst, size_t dst_pitch)
+{
+  return accel_threshold_host (
+      ACCEL_IMAGE_RGBA8, src, src_pitch, dst, dst_pitch, WIDTH, HEIGHT, 100.0f);
+}
+
+static void
+test_median (void)
+{
+  check_against_reference ("accelmedian size=5x5", noise_pixel, median_5x5);
+}
+
+static void
+test_unsharp (void)
+{
+  check_against_reference (
+      "accelunsharp amount=2 sigma=1", noise_pixel, unsharp_2_1);
+}
+
+static void
+test_threshold (void)
+{
+  check_against_reference (
+      "accelthreshold value=100", noise_pixel, threshold_100);
+}
+
+/* without a GPU, upload and download hand system memory on untouched,
+ * every format they list (NV12 too) */
+static void
+test_transfer_passthrough (gconstpointer data)
+{
+  const char *name = data;
+  GstHarness *h = gst_harness_new (name);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstCaps *caps;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, WIDTH, HEIGHT);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 0x5a, info.size);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  g_assert_true (out == in);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  g_assert_false (gst_caps_features_contains (
+      gst_caps_get_features (caps, 0), "memory:CUDAMemory"));
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+static void
+test_sync_meta_property (void)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("accelsobel", NULL);
+  gboolean on = FALSE;
+
+  g_object_get (e, "sync-meta", &on, NULL);
+  g_assert_true (on);
+  g_object_set (e, "sync-meta", FALSE, NULL);
+  g_object_get (e, "sync-meta", &on, NULL);
+  g_assert_false (on);
+}
+
 static void
 test_gaussian_blur_properties (void)
 {
@@ -178,6 +266,17 @@ main (int argc, char **argv)
   g_test_add_func ("/elements/sobel/refuses-nv12", test_caps_refuse_nv12);
   g_test_add_func (
       "/elements/boxblur/step-matches-host-reference", test_box_blur_step);
+
+  g_test_add_func ("/elements/median/5x5-matches-host-reference", test_median);
+  g_test_add_func ("/elements/unsharp/matches-host-reference", test_unsharp);
+  g_test_add_func (
+      "/elements/threshold/matches-host-reference", test_threshold);
+  g_test_add_data_func ("/elements/upload/passes-system-memory-through",
+      "accelupload", test_transfer_passthrough);
+  g_test_add_data_func ("/elements/download/passes-system-memory-through",
+      "acceldownload", test_transfer_passthrough);
+  g_test_add_func (
+      "/elements/filter/sync-meta-property", test_sync_meta_property);
 
   return g_test_run ();
 }

@@ -1,0 +1,51 @@
+/* accel: the copies between system memory and CUDA memory that accelupload
+ * and acceldownload make, through pinned staging memory */
+#pragma once
+
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define GST_ACCEL_TRANSFER_FORMATS "{ RGBA, BGRA, GRAY8, NV12, I420 }"
+#define GST_ACCEL_TRANSFER_SLOTS 2
+
+/* the pads' memories; each pad lists its own memory first, as caps are
+ * picked in template order */
+#define GST_ACCEL_TRANSFER_CUDA_CAPS                                           \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_ACCEL_TRANSFER_FORMATS)
+#define GST_ACCEL_TRANSFER_SYSTEM_CAPS                                         \
+  GST_VIDEO_CAPS_MAKE (GST_ACCEL_TRANSFER_FORMATS)
+
+/**
+ * GstAccelPinned:
+ *
+ * A ring of page-locked host buffers, each with the event recorded after
+ * the copy that used it last, so that a copy can run while the host fills
+ * the next slot.
+ */
+typedef struct
+{
+  gpointer host[GST_ACCEL_TRANSFER_SLOTS];
+  gpointer done[GST_ACCEL_TRANSFER_SLOTS]; /* cudaEvent_t */
+  gsize size;
+  guint next;
+} GstAccelPinned;
+
+void gst_accel_pinned_clear (GstAccelPinned *pinned);
+void gst_accel_pinned_release (GstAccelPinned *pinned, GstCudaContext *context);
+
+int gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
+    GstVideoFrame *out, gpointer stream);
+int gst_accel_transfer_download_start (GstAccelPinned *pinned,
+    GstVideoFrame *in, gpointer stream, gpointer *staged);
+void gst_accel_transfer_download_finish (
+    gconstpointer staged, GstVideoFrame *out);
+
+GstCaps *gst_accel_caps_set_memory (GstCaps *caps, gboolean cuda);
+GstCaps *gst_accel_transfer_caps (
+    GstCaps *caps, GstPadDirection direction, gboolean upload, GstCaps *filter);
+
+G_END_DECLS

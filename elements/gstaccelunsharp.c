@@ -1,0 +1,72 @@
+/* accel: unsharp mask element; its parameters live in the base class */
+#include "gstaccelunsharp.h"
+
+#include "image/blur.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_accel_unsharp_debug);
+#define GST_CAT_DEFAULT gst_accel_unsharp_debug
+
+enum
+{
+  PROP_0,
+  PROP_AMOUNT,
+  PROP_SIGMA,
+};
+
+struct _GstAccelUnsharp
+{
+  GstAccelFilter parent;
+};
+
+G_DEFINE_TYPE (GstAccelUnsharp, gst_accel_unsharp, GST_TYPE_ACCEL_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelunsharp, "accelunsharp",
+    GST_RANK_NONE, GST_TYPE_ACCEL_UNSHARP,
+    GST_DEBUG_CATEGORY_INIT (
+        gst_accel_unsharp_debug, "accelunsharp", 0, "accel unsharp mask"));
+
+static int
+gst_accel_unsharp_filter (GstAccelFilter *filter, void *stream, int format,
+    const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
+    int height)
+{
+  if (stream)
+    return accel_unsharp_mask (stream, format, src, src_pitch, dst, dst_pitch,
+        width, height, gst_accel_filter_get_float (filter, PROP_AMOUNT),
+        gst_accel_filter_get_float (filter, PROP_SIGMA));
+  return accel_unsharp_mask_host (format, src, src_pitch, dst, dst_pitch, width,
+      height, gst_accel_filter_get_float (filter, PROP_AMOUNT),
+      gst_accel_filter_get_float (filter, PROP_SIGMA));
+}
+
+static void
+gst_accel_unsharp_class_init (GstAccelUnsharpClass *klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAccelFilterClass *filter_class = GST_ACCEL_FILTER_CLASS (klass);
+
+  gst_accel_filter_class_install_param (filter_class, PROP_AMOUNT,
+      g_param_spec_float ("amount", "Amount",
+          "Strength: out = in + amount * (in - blurred)", 0.0f, 10.0f, 1.0f,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_PLAYING));
+  gst_accel_filter_class_install_param (filter_class, PROP_SIGMA,
+      g_param_spec_float ("sigma", "Sigma",
+          "Standard deviation in pixels of the Gaussian the detail is "
+          "measured against",
+          0.1f, 10.0f, 1.0f,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_set_static_metadata (element_class, "accel unsharp mask",
+      "Filter/Effect/Video",
+      "Sharpens RGBA, BGRA or GRAY8 frames by adding back their difference "
+      "from a Gaussian blur (alpha is kept)",
+      "accel");
+
+  filter_class->filter = gst_accel_unsharp_filter;
+}
+
+static void
+gst_accel_unsharp_init (GstAccelUnsharp *self)
+{
+}

@@ -1,0 +1,127 @@
+/* accel: the upload element, system memory to CUDA memory through pinned
+ * staging; passes CUDA memory through, and system memory where no GPU is
+ * usable */
+#include "gstaccelupload.h"
+
+#include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "gstaccelcuda.h"
+#include "gstaccelsyncmeta.h"
+#include "gstacceltransfer.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_accel_upload_debug);
+#define GST_CAT_DEFAULT gst_accel_upload_debug
+
+static GstStaticPadTemplate sink_template
+    = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (
+            GST_ACCEL_TRANSFER_SYSTEM_CAPS ";" GST_ACCEL_TRANSFER_CUDA_CAPS));
+static GstStaticPadTemplate src_template
+    = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (
+            GST_ACCEL_TRANSFER_CUDA_CAPS ";" GST_ACCEL_TRANSFER_SYSTEM_CAPS));
+
+struct _GstAccelUpload
+{
+  GstAccelFilter parent;
+
+  GstAccelPinned pinned;
+};
+
+G_DEFINE_TYPE (GstAccelUpload, gst_accel_upload, GST_TYPE_ACCEL_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelupload, "accelupload",
+    GST_RANK_NONE, GST_TYPE_ACCEL_UPLOAD,
+    GST_DEBUG_CATEGORY_INIT (
+        gst_accel_upload_debug, "accelupload", 0, "accel upload"));
+
+static GstCaps *
+gst_accel_upload_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
+{
+  return gst_accel_transfer_caps (caps, direction, TRUE, filter);
+}
+
+static GstFlowReturn
+gst_accel_upload_transform (
+    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstAccelUpload *self = GST_ACCEL_UPLOAD (trans);
+  GstAccelFilter *base = GST_ACCEL_FILTER (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  gpointer stream = gst_accel_filter_get_stream (base);
+  GstAccelFrameSync sync;
+  GstVideoFrame in, out;
+  int err, end;
+
+  if (!gst_video_frame_map (
+          &in, &filter->in_info, inbuf, GST_MAP_READ | GST_ACCEL_MAP_NO_REF))
+    goto map_failed;
+  if (!gst_video_frame_map (&out, &filter->out_info, outbuf,
+          GST_MAP_WRITE | GST_MAP_CUDA | GST_ACCEL_MAP_NO_REF))
+    {
+      gst_video_frame_unmap (&in);
+      goto map_failed;
+    }
+  gst_accel_cuda_scope_enter (gst_accel_filter_get_context (base));
+  err = gst_accel_frame_sync_begin (&sync, NULL, outbuf,
+      gst_accel_filter_get_downstream_waits (base), stream);
+  if (!err)
+    err = gst_accel_transfer_upload (&self->pinned, &in, &out, stream);
+  end = gst_accel_frame_sync_end (&sync, stream);
+  gst_accel_cuda_scope_leave ();
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  if (err || end)
+    goto failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (
+        self, STREAM, FAILED, (NULL), ("cannot map the frames to upload"));
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("upload to the GPU failed: %s",
+            cudaGetErrorString ((cudaError_t)(err ? err : end))));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static gboolean
+gst_accel_upload_stop (GstBaseTransform *trans)
+{
+  gst_accel_pinned_release (&GST_ACCEL_UPLOAD (trans)->pinned,
+      gst_accel_filter_get_context (GST_ACCEL_FILTER (trans)));
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_upload_parent_class)->stop (trans);
+}
+
+static void
+gst_accel_upload_class_init (GstAccelUploadClass *klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  /* the same names replace the filter base class's templates */
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "accel upload",
+      "Filter/Video/Hardware",
+      "Copies video frames from system memory into CUDA memory through "
+      "pinned staging, in the CUDA context the pipeline shares",
+      "accel");
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_caps = gst_accel_upload_transform_caps;
+  trans_class->transform = gst_accel_upload_transform;
+  trans_class->stop = gst_accel_upload_stop;
+}
+
+static void
+gst_accel_upload_init (GstAccelUpload *self)
+{
+}

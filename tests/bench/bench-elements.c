@@ -1,0 +1,221 @@
+/* accel elements: frames/s of a chain of four (Gaussian blur, Sobel, box
+ * blur, median) on 1080p and 4K RGBA frames in CUDA memory from appsrc into
+ * fakesink sync=false, against the sum of the four kernels' own times on
+ * one stream, and against the same chain with sync-meta=false (every
+ * element waits for the GPU before it pushes, GStreamer's way); with the
+ * elements on one streaming thread and with a queue between each. A
+ * chain's time per frame is the difference of runs of N and 2N frames, so
+ * that start-up, negotiation and pool allocation cancel out. */
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/video/video.h>
+
+#include "image/blur.h"
+#include "image/median.h"
+#include "image/sobel.h"
+
+#define SOURCE_BUFFERS 4
+
+static void
+check_cuda (cudaError_t err, const char *what)
+{
+  if (err != cudaSuccess)
+    g_error ("%s: %s", what, cudaGetErrorString (err));
+}
+
+/* microseconds per frame of the four kernels back to back on one stream */
+static double
+kernels_alone (int w, int h, guint frames)
+{
+  gpointer a, b;
+  size_t pitch_a, pitch_b;
+  cudaStream_t s;
+  cudaEvent_t start, stop;
+  float ms;
+
+  check_cuda (cudaMallocPitch (&a, &pitch_a, (size_t)w * 4, h), "malloc");
+  check_cuda (cudaMallocPitch (&b, &pitch_b, (size_t)w * 4, h), "malloc");
+  check_cuda (cudaMemset2D (a, pitch_a, 0x3c, (size_t)w * 4, h), "memset");
+  check_cuda (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), "stream");
+  check_cuda (cudaEventCreate (&start), "event");
+  check_cuda (cudaEventCreate (&stop), "event");
+  for (guint f = 0; f < frames + 10; f++)
+    {
+      if (f == 10)
+        check_cuda (cudaEventRecord (start, s), "record");
+      check_cuda (accel_gaussian_blur (
+                      s, ACCEL_IMAGE_RGBA8, a, pitch_a, b, pitch_b, w, h, 2.0f),
+          "blur");
+      check_cuda (accel_sobel (s, ACCEL_IMAGE_RGBA8, b, pitch_b, a, pitch_a,
+                      NULL, 0, w, h, 1.0f),
+          "sobel");
+      check_cuda (accel_box_blur (
+                      s, ACCEL_IMAGE_RGBA8, a, pitch_a, b, pitch_b, w, h, 1),
+          "box");
+      check_cuda (
+          accel_median (s, ACCEL_IMAGE_RGBA8, b, pitch_b, a, pitch_a, w, h, 3),
+          "median");
+    }
+  check_cuda (cudaEventRecord (stop, s), "record");
+  check_cuda (cudaEventSynchronize (stop), "sync");
+  check_cuda (cudaEventElapsedTime (&ms, start, stop), "elapsed");
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  cudaStreamDestroy (s);
+  cudaFree (a);
+  cudaFree (b);
+  return ms * 1e3 / frames;
+}
+
+/* SOURCE_BUFFERS frames in CUDA memory of the context the elements made */
+static void
+make_source_buffers (GstElement *pipeline, GstCaps *caps, GstBuffer **bufs)
+{
+  GstContext *ctx = gst_element_get_context (pipeline, GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *cuda = NULL;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+
+  g_assert_nonnull (ctx);
+  g_assert_true (
+      gst_cuda_handle_set_context (pipeline, ctx, -1, &cuda) && cuda);
+  gst_context_unref (ctx);
+  gst_video_info_from_caps (&info, caps);
+  pool = gst_cuda_buffer_pool_new (cuda);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (
+      config, caps, info.size, SOURCE_BUFFERS, SOURCE_BUFFERS);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  g_assert_true (gst_buffer_pool_set_config (pool, config));
+  g_assert_true (gst_buffer_pool_set_active (pool, TRUE));
+  for (guint i = 0; i < SOURCE_BUFFERS; i++)
+    {
+      GstMapInfo map;
+
+      g_assert_cmpint (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL),
+          ==, GST_FLOW_OK);
+      g_assert_true (
+          gst_buffer_map (bufs[i], &map, GST_MAP_WRITE | GST_MAP_CUDA));
+      gst_cuda_context_push (cuda);
+      check_cuda (cudaMemset (map.data, 0x3c + i, info.size), "fill");
+      check_cuda (cudaDeviceSynchronize (), "fill");
+      gst_cuda_context_pop (NULL);
+      gst_buffer_unmap (bufs[i], &map);
+    }
+  /* the buffers keep the pool alive */
+  gst_object_unref (pool);
+  gst_object_unref (cuda);
+}
+
+/* seconds for @frames frames through the chain */
+static double
+run_chain (int w, int h, guint frames, gboolean meta, gboolean queues)
+{
+  const char *link = queues ? " ! queue max-size-buffers=3 max-size-bytes=0 "
+                              "max-size-time=0 ! "
+                            : " ! ";
+  const char *m = meta ? "" : " sync-meta=false";
+  g_autofree gchar *launch = g_strdup_printf (
+      "appsrc name=src format=time caps=\"video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=%d,height=%d,framerate=0/1\" ! "
+      "accelgaussianblur sigma=2%s%saccelsobel%s%saccelboxblur radius=1%s%s"
+      "accelmedian%s ! fakesink sync=false",
+      w, h, m, link, m, link, m, link, m);
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstCaps *caps = NULL;
+  GstBuffer *bufs[SOURCE_BUFFERS];
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  gint64 t0;
+  double wall;
+
+  g_assert_no_error (error);
+  g_object_get (src, "caps", &caps, NULL);
+  /* the accel elements make (or find) the shared context as they start */
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  make_source_buffers (pipeline, caps, bufs);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+
+  t0 = g_get_monotonic_time ();
+  for (guint f = 0; f < frames; f++)
+    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (src),
+                         gst_buffer_ref (bufs[f % SOURCE_BUFFERS])),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  msg = gst_bus_timed_pop_filtered (
+      bus, GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  wall = (g_get_monotonic_time () - t0) * 1e-6;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    {
+      GError *err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_error ("%s", err->message);
+    }
+
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (guint i = 0; i < SOURCE_BUFFERS; i++)
+    gst_buffer_unref (bufs[i]);
+  gst_caps_unref (caps);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  return wall;
+}
+
+/* microseconds per frame in the steady state */
+static double
+chain (int w, int h, guint frames, gboolean meta, gboolean queues)
+{
+  double once = run_chain (w, h, frames, meta, queues);
+  double twice = run_chain (w, h, 2 * frames, meta, queues);
+
+  return (twice - once) * 1e6 / frames;
+}
+
+int
+main (int argc, char **argv)
+{
+  const struct
+  {
+    const char *name;
+    int w, h;
+    guint frames;
+  } sizes[] = {
+    { "1080p", 1920, 1080, 2000 },
+    { "4K", 3840, 2160, 800 },
+  };
+  double scale = argc > 1 ? g_ascii_strtod (argv[1], NULL) : 1.0;
+  int n = 0;
+
+  gst_init (&argc, &argv);
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0)
+    {
+      g_printerr ("no GPU: skipped\n");
+      return 77;
+    }
+  g_print ("4-element accel chain (blur, sobel, box, median), RGBA, CUDA "
+           "memory from appsrc to fakesink sync=false; us per frame\n");
+  g_print ("%-6s %-7s %9s %9s %9s %8s %8s %8s\n", "size", "threads", "kernels",
+      "meta on", "meta off", "k/on", "k/off", "off/on");
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (int queues = 0; queues < 2; queues++)
+      {
+        guint frames = MAX (20, (guint)(sizes[i].frames * scale));
+        double k = kernels_alone (sizes[i].w, sizes[i].h, frames);
+        double on = chain (sizes[i].w, sizes[i].h, frames, TRUE, queues);
+        double off = chain (sizes[i].w, sizes[i].h, frames, FALSE, queues);
+
+        g_print ("%-6s %-7s %9.1f %9.1f %9.1f %8.3f %8.3f %8.3f\n",
+            sizes[i].name, queues ? "queues" : "one", k, on, off, k / on,
+            k / off, off / on);
+      }
+  return 0;
+}

@@ -1,0 +1,395 @@
+/* accel: real pipelines of accel elements, parsed with gst_parse_launch and
+ * fed fresh random frames through appsrc, each output frame compared with
+ * the host references applied in the same order (exact: the kernels match
+ * their references bit for bit). On a GPU host (suite gpu) the chains run
+ * on CUDA memory, with and without the sync meta, through a tee, and
+ * between GStreamer's own cudaupload and cudadownload; without one (suite
+ * elements, ACCEL_BACKEND=host) the same pipelines run the host
+ * implementations. */
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#include "image/blur.h"
+#include "image/image.h"
+#include "image/median.h"
+#include "image/sobel.h"
+#include "image/threshold.h"
+
+/* odd sizes: rows are not a multiple of any alignment */
+#define WIDTH 333
+#define HEIGHT 187
+#define FRAMES 12
+
+static gboolean gpu;
+
+typedef int (*Step) (const guint8 *src, guint8 *dst);
+
+static int
+blur2 (const guint8 *src, guint8 *dst)
+{
+  return accel_gaussian_blur_host (
+      ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst, WIDTH * 4, WIDTH, HEIGHT, 2.0f);
+}
+
+static int
+sobel (const guint8 *src, guint8 *dst)
+{
+  return accel_sobel_host (ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst, WIDTH * 4,
+      NULL, 0, WIDTH, HEIGHT, 1.0f);
+}
+
+static int
+median5 (const guint8 *src, guint8 *dst)
+{
+  return accel_median_host (
+      ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst, WIDTH * 4, WIDTH, HEIGHT, 5);
+}
+
+static int
+box3 (const guint8 *src, guint8 *dst)
+{
+  return accel_box_blur_host (
+      ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst, WIDTH * 4, WIDTH, HEIGHT, 3);
+}
+
+static int
+unsharp (const guint8 *src, guint8 *dst)
+{
+  return accel_unsharp_mask_host (ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst,
+      WIDTH * 4, WIDTH, HEIGHT, 1.5f, 2.0f);
+}
+
+static int
+threshold (const guint8 *src, guint8 *dst)
+{
+  return accel_threshold_host (
+      ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst, WIDTH * 4, WIDTH, HEIGHT, 90.0f);
+}
+
+/* fresh random frames, packed rows */
+static GPtrArray *
+random_frames (void)
+{
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint f = 0; f < FRAMES; f++)
+    {
+      guint8 *p = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+
+      for (gsize i = 0; i < (gsize)WIDTH * HEIGHT * 4; i++)
+        p[i] = g_test_rand_int_range (0, 256);
+      g_ptr_array_add (frames, p);
+    }
+  return frames;
+}
+
+/* the frame after @steps, NULL-terminated */
+static guint8 *
+reference (const guint8 *frame, const Step *steps)
+{
+  gsize size = (gsize)WIDTH * HEIGHT * 4;
+  guint8 *a = g_memdup2 (frame, size), *b = g_malloc (size);
+
+  for (const Step *s = steps; *s; s++)
+    {
+      guint8 *t;
+
+      g_assert_cmpint ((*s) (a, b), ==, ACCEL_IMAGE_OK);
+      t = a;
+      a = b;
+      b = t;
+    }
+  g_free (b);
+  return a;
+}
+
+static GstBuffer *
+wrap (const guint8 *frame, guint f)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (frame, (gsize)WIDTH * HEIGHT * 4);
+
+  GST_BUFFER_PTS (buf) = f * GST_SECOND / 30;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* the packed rows of a sample's frame */
+static guint8 *
+unwrap (GstSample *sample)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *out = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+
+  g_assert_true (
+      gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+  g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, WIDTH);
+  g_assert_true (gst_video_frame_map (
+      &frame, &info, gst_sample_get_buffer (sample), GST_MAP_READ));
+  for (int y = 0; y < HEIGHT; y++)
+    memcpy (out + (gsize)y * WIDTH * 4,
+        (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        WIDTH * 4);
+  gst_video_frame_unmap (&frame);
+  return out;
+}
+
+static void
+assert_frames_equal (const guint8 *got, const guint8 *want, guint f)
+{
+  gsize size = (gsize)WIDTH * HEIGHT * 4;
+
+  for (gsize i = 0; i < size; i++)
+    if (got[i] != want[i])
+      g_error ("frame %u: byte %" G_GSIZE_FORMAT " (x %" G_GSIZE_FORMAT
+               ", y %" G_GSIZE_FORMAT ") is %u, the reference %u",
+          f, i, (i / 4) % WIDTH, i / 4 / WIDTH, got[i], want[i]);
+}
+
+/* on a GPU, the frames that leave the element named "up" (accelupload)
+ * must be CUDA memory; without one, system memory */
+static void
+assert_upload_made_cuda_memory (GstElement *pipeline)
+{
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstPad *pad;
+  GstCaps *caps;
+
+  if (!up)
+    return;
+  pad = gst_element_get_static_pad (up, "src");
+  caps = gst_pad_get_current_caps (pad);
+  g_assert_nonnull (caps);
+  g_assert_cmpint (gst_caps_features_contains (
+                       gst_caps_get_features (caps, 0), "memory:CUDAMemory"),
+      ==, gpu);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (up);
+}
+
+/* runs @description ("src" is the appsrc; every appsink is "sinkN") on
+ * @frames and checks sink N's frames against @chains[N] */
+static void
+run_and_check (const char *description, const Step *const *chains,
+    guint n_sinks, GPtrArray *frames)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *launch = g_strdup_printf (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,"
+      "height=%d,framerate=30/1 ! %s",
+      WIDTH, HEIGHT, description);
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstElement *src;
+  GstBus *bus;
+  GstMessage *msg;
+
+  g_assert_no_error (error);
+  g_test_message ("%s", launch);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  for (guint f = 0; f < frames->len; f++)
+    g_assert_cmpint (
+        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[f], f)),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+
+  for (guint n = 0; n < n_sinks; n++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("sink%u", n);
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), name);
+      guint f = 0;
+      GstSample *sample;
+
+      g_assert_nonnull (sink);
+      while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
+        {
+          g_autofree guint8 *got = unwrap (sample);
+          g_autofree guint8 *want = reference (frames->pdata[f], chains[n]);
+
+          assert_frames_equal (got, want, f);
+          gst_sample_unref (sample);
+          f++;
+        }
+      g_assert_cmpuint (f, ==, frames->len);
+      gst_object_unref (sink);
+    }
+
+  assert_upload_made_cuda_memory (pipeline);
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (msg)
+    {
+      GError *err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_error ("pipeline error: %s", err->message);
+    }
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+static const Step chain4[] = { blur2, sobel, median5, unsharp, NULL };
+
+static void
+test_chain (gconstpointer data)
+{
+  const char *sync_meta = data;
+  g_autoptr (GPtrArray) frames = random_frames ();
+  g_autofree gchar *d = g_strdup_printf (
+      "accelupload name=up ! accelgaussianblur sigma=2 %s ! accelsobel %s ! "
+      "accelmedian size=5x5 %s ! accelunsharp amount=1.5 sigma=2 %s ! "
+      "acceldownload ! appsink name=sink0 sync=false",
+      sync_meta, sync_meta, sync_meta, sync_meta);
+  const Step *chains[] = { chain4 };
+
+  run_and_check (d, chains, 1, frames);
+}
+
+/* system memory caps on both sides: on a GPU each element copies in and
+ * out itself */
+static void
+test_system_memory (void)
+{
+  static const Step steps[] = { box3, threshold, NULL };
+  const Step *chains[] = { steps };
+  g_autoptr (GPtrArray) frames = random_frames ();
+
+  run_and_check ("accelboxblur radius=3 ! video/x-raw ! "
+                 "accelthreshold value=90 ! appsink name=sink0 sync=false",
+      chains, 1, frames);
+}
+
+/* two readers of every blurred frame, on two threads: the writer must not
+ * reuse a buffer either of them still reads */
+static void
+test_tee (void)
+{
+  static const Step a[] = { blur2, sobel, NULL };
+  static const Step b[] = { blur2, box3, threshold, NULL };
+  const Step *chains[] = { a, b };
+  g_autoptr (GPtrArray) frames = random_frames ();
+
+  run_and_check (
+      "accelupload name=up ! accelgaussianblur sigma=2 ! tee name=t "
+      "t. ! queue ! accelsobel ! acceldownload ! appsink name=sink0 sync=false "
+      "t. ! queue ! accelboxblur radius=3 ! accelthreshold value=90 ! "
+      "acceldownload ! appsink name=sink1 sync=false",
+      chains, 2, frames);
+}
+
+/* GStreamer's own CUDA elements on either side share the CUDA context and
+ * pass CUDA memory without copies */
+static void
+test_nvcodec (void)
+{
+  static const Step steps[] = { blur2, NULL };
+  const Step *chains[] = { steps };
+  g_autoptr (GPtrArray) frames = NULL;
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+
+  if (!f)
+    {
+      g_test_skip ("no cudaupload: GStreamer's nvcodec plugin is not here");
+      return;
+    }
+  gst_object_unref (f);
+  frames = random_frames ();
+  run_and_check ("cudaupload ! accelgaussianblur sigma=2 ! cudadownload ! "
+                 "appsink name=sink0 sync=false",
+      chains, 1, frames);
+}
+
+static GstPadProbeReturn
+count_meta (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  guint *counts = data;
+  GType api = g_type_from_name ("GstAccelSyncMetaAPI");
+
+  counts[0]++;
+  if (api && gst_buffer_get_meta (GST_PAD_PROBE_INFO_BUFFER (info), api))
+    counts[1]++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* between two accel elements frames are CUDA memory with the sync meta;
+ * with sync-meta=false, without it; into acceldownload always with it */
+static void
+test_meta_on_the_wire (void)
+{
+  const char *settings[] = { "true", "false" };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *launch = g_strdup_printf (
+          "videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,"
+          "height=48 ! accelupload ! accelgaussianblur name=a ! "
+          "accelsobel sync-meta=%s ! acceldownload ! fakesink",
+          settings[i]);
+      GstElement *pipeline = gst_parse_launch (launch, &error);
+      GstElement *a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+      GstPad *pad = gst_element_get_static_pad (a, "src");
+      guint counts[2] = { 0, 0 };
+      GstBus *bus = gst_element_get_bus (pipeline);
+      GstMessage *msg;
+      GstCaps *caps;
+
+      g_assert_no_error (error);
+      gst_pad_add_probe (
+          pad, GST_PAD_PROBE_TYPE_BUFFER, count_meta, counts, NULL);
+      gst_element_set_state (pipeline, GST_STATE_PLAYING);
+      msg = gst_bus_timed_pop_filtered (
+          bus, 30 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      g_assert_nonnull (msg);
+      g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+      caps = gst_pad_get_current_caps (pad);
+      g_assert_true (gst_caps_features_contains (
+          gst_caps_get_features (caps, 0), "memory:CUDAMemory"));
+      g_assert_cmpuint (counts[0], ==, 5);
+      g_assert_cmpuint (counts[1], ==, (i == 0 ? 5 : 0));
+
+      gst_caps_unref (caps);
+      gst_message_unref (msg);
+      gst_object_unref (bus);
+      gst_element_set_state (pipeline, GST_STATE_NULL);
+      gst_object_unref (pad);
+      gst_object_unref (a);
+      gst_object_unref (pipeline);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean want_gpu = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0;
+  int n = 0;
+
+  g_test_init (&argc, &argv, NULL);
+  gst_init (&argc, &argv);
+  gpu = want_gpu && cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+  if (want_gpu && !gpu)
+    {
+      g_printerr ("no GPU: skipped\n");
+      return 77;
+    }
+
+  g_test_add_data_func ("/pipelines/chain-of-four", "", test_chain);
+  g_test_add_data_func (
+      "/pipelines/chain-of-four/sync-meta-off", "sync-meta=false", test_chain);
+  g_test_add_func ("/pipelines/system-memory", test_system_memory);
+  g_test_add_func ("/pipelines/tee", test_tee);
+  if (gpu)
+    {
+      g_test_add_func ("/pipelines/meta-on-the-wire", test_meta_on_the_wire);
+      g_test_add_func (
+          "/pipelines/cudaupload-accel-cudadownload", test_nvcodec);
+    }
+  return g_test_run ();
+}
