@@ -2,6 +2,7 @@
 
 #include "gstaccelboxblur.h"
 #include "gstacceldownload.h"
+#include "gstacceleffects.h"
 #include "gstaccelgaussianblur.h"
 #include "gstaccelmedian.h"
 #include "gstaccelsobel.h"
@@ -22,6 +23,7 @@ plugin_init (GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER (accelmedian, plugin);
   ret |= GST_ELEMENT_REGISTER (accelunsharp, plugin);
   ret |= GST_ELEMENT_REGISTER (accelthreshold, plugin);
+  ret |= GST_ELEMENT_REGISTER (acceleffects, plugin);
 
   return ret;
 }

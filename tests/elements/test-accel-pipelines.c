@@ -12,6 +12,7 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+#include "effects/effects.h"
 #include "image/blur.h"
 #include "image/image.h"
 #include "image/median.h"
@@ -67,6 +68,39 @@ threshold (const guint8 *src, guint8 *dst)
 {
   return accel_threshold_host (
       ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst, WIDTH * 4, WIDTH, HEIGHT, 90.0f);
+}
+
+/* the effects of test_effects, with the history the element keeps: frames
+ * must come in order, from a reset */
+#define EFFECTS                                                                \
+  "contrast=1.2 saturation=0.8 sepia=0.3 vignette=0.4 difference echo=0.8"
+static AccelEffectsParams effects_params;
+static float *effects_history;
+static int effects_history_valid;
+
+static void
+effects_reset (void)
+{
+  char message[128];
+
+  g_assert_cmpint (
+      accel_effects_parse (EFFECTS, &effects_params, message, sizeof message),
+      ==, 0);
+  g_free (effects_history);
+  effects_history
+      = g_malloc (accel_effects_history_size (&effects_params, WIDTH, HEIGHT));
+  effects_history_valid = 0;
+}
+
+static int
+effects (const guint8 *src, guint8 *dst)
+{
+  int ret = accel_effects_apply_host (ACCEL_IMAGE_RGBA8, src, WIDTH * 4, dst,
+      WIDTH * 4, WIDTH, HEIGHT, &effects_params, effects_history,
+      effects_history_valid);
+
+  effects_history_valid = 1;
+  return ret;
 }
 
 /* fresh random frames, packed rows */
@@ -284,6 +318,22 @@ test_tee (void)
       chains, 2, frames);
 }
 
+/* the fused pass with temporal effects: every frame depends on all before
+ * it, so a frame handled out of order or a lost history shows */
+static void
+test_effects (void)
+{
+  static const Step steps[] = { effects, NULL };
+  const Step *chains[] = { steps };
+  g_autoptr (GPtrArray) frames = random_frames ();
+
+  effects_reset ();
+  run_and_check ("accelupload name=up ! acceleffects effects=\"" EFFECTS
+                 "\" ! acceldownload ! appsink name=sink0 sync=false",
+      chains, 1, frames);
+  g_clear_pointer (&effects_history, g_free);
+}
+
 /* GStreamer's own CUDA elements on either side share the CUDA context and
  * pass CUDA memory without copies */
 static void
@@ -385,6 +435,7 @@ main (int argc, char **argv)
       "/pipelines/chain-of-four/sync-meta-off", "sync-meta=false", test_chain);
   g_test_add_func ("/pipelines/system-memory", test_system_memory);
   g_test_add_func ("/pipelines/tee", test_tee);
+  g_test_add_func ("/pipelines/effects-temporal", test_effects);
   if (gpu)
     {
       g_test_add_func ("/pipelines/meta-on-the-wire", test_meta_on_the_wire);
