@@ -48,22 +48,15 @@ gst_accel_download_transform (
 {
   GstAccelDownload *self = GST_ACCEL_DOWNLOAD (trans);
   GstAccelFilter *base = GST_ACCEL_FILTER (trans);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   gpointer stream = gst_accel_filter_get_stream (base);
   gpointer staged = NULL;
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int err, end;
 
-  if (!gst_video_frame_map (&in, &filter->in_info, inbuf,
-          GST_MAP_READ | GST_MAP_CUDA | GST_ACCEL_MAP_NO_REF))
-    goto map_failed;
-  if (!gst_video_frame_map (&out, &filter->out_info, outbuf,
-          GST_MAP_WRITE | GST_ACCEL_MAP_NO_REF))
-    {
-      gst_video_frame_unmap (&in);
-      goto map_failed;
-    }
+  if (!gst_accel_filter_map_frames (
+          base, inbuf, GST_MAP_CUDA, outbuf, 0, &in, &out))
+    return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (gst_accel_filter_get_context (base));
   /* no output in CUDA memory: the copy is waited for */
   err = gst_accel_frame_sync_begin (&sync, inbuf, NULL, FALSE, stream);
@@ -81,12 +74,6 @@ gst_accel_download_transform (
   return GST_FLOW_OK;
 
   /* ERRORS */
-map_failed:
-  {
-    GST_ELEMENT_ERROR (
-        self, STREAM, FAILED, (NULL), ("cannot map the frames to download"));
-    return GST_FLOW_ERROR;
-  }
 failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),

@@ -222,6 +222,48 @@ gst_accel_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
       ->decide_allocation (trans, query);
 }
 
+/**
+ * gst_accel_filter_map_frames:
+ * @self: an accel element
+ * @inbuf: its input
+ * @in_flags: GST_MAP_CUDA for CUDA memory, 0 for system memory
+ * @outbuf: its output
+ * @out_flags: the same for the output
+ * @in: (out caller-allocates): the mapped input
+ * @out: (out caller-allocates): the mapped output
+ *
+ * Maps both frames, without taking a reference, so that @outbuf stays
+ * writable and can take the sync meta; on failure posts the error, leaves
+ * nothing mapped and returns %FALSE.
+ */
+gboolean
+gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,
+    GstMapFlags in_flags, GstBuffer *outbuf, GstMapFlags out_flags,
+    GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+
+  if (!gst_video_frame_map (in, &filter->in_info, inbuf,
+          GST_MAP_READ | in_flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
+    goto failed;
+  if (!gst_video_frame_map (out, &filter->out_info, outbuf,
+          GST_MAP_WRITE | out_flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
+    {
+      gst_video_frame_unmap (in);
+      goto failed;
+    }
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("cannot map the frames (input in %s memory, output in %s memory)",
+            in_flags ? "CUDA" : "system", out_flags ? "CUDA" : "system"));
+    return FALSE;
+  }
+}
+
 /* CUDA memory: the kernel reads and writes GstCudaMemory directly */
 static int
 run_cuda_memory (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
@@ -283,7 +325,6 @@ gst_accel_filter_transform (
     GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstAccelFilter *self = GST_ACCEL_FILTER (trans);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
   GstMapFlags cuda = priv->cuda_memory ? GST_MAP_CUDA : 0;
   GstVideoFrame in, out;
@@ -294,15 +335,8 @@ gst_accel_filter_transform (
     return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
         ->transform (trans, inbuf, outbuf);
 
-  if (!gst_video_frame_map (&in, &filter->in_info, inbuf,
-          GST_MAP_READ | cuda | GST_ACCEL_MAP_NO_REF))
-    goto map_failed;
-  if (!gst_video_frame_map (&out, &filter->out_info, outbuf,
-          GST_MAP_WRITE | cuda | GST_ACCEL_MAP_NO_REF))
-    {
-      gst_video_frame_unmap (&in);
-      goto map_failed;
-    }
+  if (!gst_accel_filter_map_frames (self, inbuf, cuda, outbuf, cuda, &in, &out))
+    return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (priv->context);
   if (priv->cuda_memory)
     {
@@ -327,12 +361,6 @@ gst_accel_filter_transform (
   return GST_FLOW_OK;
 
   /* ERRORS */
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("cannot map the frames%s", cuda ? " as CUDA memory" : ""));
-    return GST_FLOW_ERROR;
-  }
 failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),

@@ -38,6 +38,9 @@ int gst_accel_filter_format_from_video (GstVideoFormat format);
 gpointer gst_accel_filter_get_stream (GstAccelFilter *self);
 GstCudaContext *gst_accel_filter_get_context (GstAccelFilter *self);
 gboolean gst_accel_filter_get_downstream_waits (GstAccelFilter *self);
+gboolean gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,
+    GstMapFlags in_flags, GstBuffer *outbuf, GstMapFlags out_flags,
+    GstVideoFrame *in, GstVideoFrame *out);
 
 void gst_accel_filter_class_install_param (
     GstAccelFilterClass *klass, guint prop_id, GParamSpec *pspec);

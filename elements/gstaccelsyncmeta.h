@@ -2,7 +2,7 @@
  * accel elements on a frame without blocking the host */
 #pragma once
 
-#include <gst/video/video.h>
+#include <gst/gst.h>
 
 G_BEGIN_DECLS
 
@@ -36,10 +36,6 @@ struct _GstAccelSyncMeta
   GPtrArray *reads;  /* cudaEvent_t recorded by readers since the write */
   GPtrArray *spares; /* cudaEvent_t to record the next reads with */
 };
-
-/* frames are mapped without a reference, so that the output buffer stays
- * writable and takes the meta */
-#define GST_ACCEL_MAP_NO_REF GST_VIDEO_FRAME_MAP_FLAG_NO_REF
 
 GType gst_accel_sync_meta_api_get_type (void);
 const GstMetaInfo *gst_accel_sync_meta_get_info (void);

@@ -48,21 +48,14 @@ gst_accel_upload_transform (
 {
   GstAccelUpload *self = GST_ACCEL_UPLOAD (trans);
   GstAccelFilter *base = GST_ACCEL_FILTER (trans);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   gpointer stream = gst_accel_filter_get_stream (base);
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int err, end;
 
-  if (!gst_video_frame_map (
-          &in, &filter->in_info, inbuf, GST_MAP_READ | GST_ACCEL_MAP_NO_REF))
-    goto map_failed;
-  if (!gst_video_frame_map (&out, &filter->out_info, outbuf,
-          GST_MAP_WRITE | GST_MAP_CUDA | GST_ACCEL_MAP_NO_REF))
-    {
-      gst_video_frame_unmap (&in);
-      goto map_failed;
-    }
+  if (!gst_accel_filter_map_frames (
+          base, inbuf, 0, outbuf, GST_MAP_CUDA, &in, &out))
+    return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (gst_accel_filter_get_context (base));
   err = gst_accel_frame_sync_begin (&sync, NULL, outbuf,
       gst_accel_filter_get_downstream_waits (base), stream);
@@ -77,12 +70,6 @@ gst_accel_upload_transform (
   return GST_FLOW_OK;
 
   /* ERRORS */
-map_failed:
-  {
-    GST_ELEMENT_ERROR (
-        self, STREAM, FAILED, (NULL), ("cannot map the frames to upload"));
-    return GST_FLOW_ERROR;
-  }
 failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
