@@ -629,13 +629,7 @@ gst_accel_filter_class_init (GstAccelFilterClass *klass)
   gobject_class->constructed = gst_accel_filter_constructed;
   gobject_class->finalize = gst_accel_filter_finalize;
   g_object_class_install_property (gobject_class, PROP_SYNC_META,
-      g_param_spec_boolean ("sync-meta", "Sync meta",
-          "Order GPU work between accel elements with CUDA events "
-          "(GstAccelSyncMeta) instead of waiting for the GPU before each "
-          "push; off, every frame is complete on the host when pushed",
-          DEFAULT_SYNC_META,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-              | GST_PARAM_MUTABLE_READY));
+      gst_accel_sync_meta_param_spec_new (DEFAULT_SYNC_META));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

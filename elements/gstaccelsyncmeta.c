@@ -248,3 +248,21 @@ gst_accel_frame_sync_end (GstAccelFrameSync *sync, gpointer stream)
     err = err ? err : e;
   return err;
 }
+
+/**
+ * gst_accel_sync_meta_param_spec_new:
+ * @default_value: the element's default
+ *
+ * Returns: (transfer floating): the "sync-meta" property of the elements
+ *   that write CUDA memory.
+ */
+GParamSpec *
+gst_accel_sync_meta_param_spec_new (gboolean default_value)
+{
+  return g_param_spec_boolean ("sync-meta", "Sync meta",
+      "Order GPU work between accel elements with CUDA events "
+      "(GstAccelSyncMeta) instead of waiting for the GPU before each "
+      "push; off, every frame is complete on the host when pushed",
+      default_value,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+}

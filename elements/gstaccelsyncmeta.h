@@ -68,4 +68,6 @@ int gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer *in,
     GstBuffer *out, gboolean downstream_waits, gpointer stream);
 int gst_accel_frame_sync_end (GstAccelFrameSync *sync, gpointer stream);
 
+GParamSpec *gst_accel_sync_meta_param_spec_new (gboolean default_value);
+
 G_END_DECLS

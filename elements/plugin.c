@@ -3,6 +3,7 @@
 #include "gstaccelboxblur.h"
 #include "gstacceldownload.h"
 #include "gstacceleffects.h"
+#include "gstaccelfluid.h"
 #include "gstaccelgaussianblur.h"
 #include "gstaccelmedian.h"
 #include "gstaccelsobel.h"
@@ -24,6 +25,7 @@ plugin_init (GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER (accelunsharp, plugin);
   ret |= GST_ELEMENT_REGISTER (accelthreshold, plugin);
   ret |= GST_ELEMENT_REGISTER (acceleffects, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelfluid, plugin);
 
   return ret;
 }

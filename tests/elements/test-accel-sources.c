@@ -1,0 +1,251 @@
+/* accel: the simulation sources in real pipelines: their frames against
+ * the host references stepped the same way (exact), and the pointer: a
+ * drag sent upstream as navigation events from the sink's pad, at a known
+ * frame, changes the frames that follow exactly as the reference says. On
+ * a GPU host (suite gpu) the sources render into CUDA memory and through
+ * system memory; without one (suite elements, ACCEL_BACKEND=host) they run
+ * the host implementations. */
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#include "fluid/fluid.h"
+#include "image/resize.h"
+
+#define WIDTH 96
+#define HEIGHT 80
+#define FRAMES 24
+#define GRID 64
+
+/* the drag: pressed at PRESS_X, moved to DRAG_X on frame PRESS_AT's way
+ * out, released on frame RELEASE_AT's */
+#define PRESS_AT 10
+#define RELEASE_AT 14
+#define PRESS_X 48.0
+#define DRAG_X 56.0
+#define DRAG_Y 40.0
+
+static gboolean gpu;
+
+/* the pointer the source sees while stepping frame @k of a run with the
+ * drag: down from PRESS_AT + 1 to RELEASE_AT, moved on the first of them */
+typedef struct
+{
+  gboolean down;
+  gboolean moved;
+} PointerAt;
+
+static PointerAt
+pointer_at (guint k, gboolean drag)
+{
+  PointerAt p
+      = { drag && k > PRESS_AT && k <= RELEASE_AT, drag && k == PRESS_AT + 1 };
+  return p;
+}
+
+/* sends the drag upstream from the sink's pad, in the streaming thread,
+ * after frames PRESS_AT and RELEASE_AT */
+static GstPadProbeReturn
+drag_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  guint *count = data;
+
+  if (*count == PRESS_AT)
+    {
+      gst_pad_push_event (
+          pad, gst_navigation_event_new_mouse_button_press (
+                   1, PRESS_X, DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
+      gst_pad_push_event (pad, gst_navigation_event_new_mouse_move (DRAG_X,
+                                   DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
+    }
+  else if (*count == RELEASE_AT)
+    gst_pad_push_event (pad, gst_navigation_event_new_mouse_button_release (1,
+                                 DRAG_X, DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
+  (*count)++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* the packed rows of a sample's frame */
+static guint8 *
+unwrap (GstSample *sample, gboolean *cuda)
+{
+  GstCaps *caps = gst_sample_get_caps (sample);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *out = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+
+  g_assert_true (gst_video_info_from_caps (&info, caps));
+  g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, WIDTH);
+  g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, HEIGHT);
+  *cuda = gst_caps_features_contains (
+      gst_caps_get_features (caps, 0), "memory:CUDAMemory");
+  g_assert_true (gst_video_frame_map (
+      &frame, &info, gst_sample_get_buffer (sample), GST_MAP_READ));
+  for (int y = 0; y < HEIGHT; y++)
+    memcpy (out + (gsize)y * WIDTH * 4,
+        (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        WIDTH * 4);
+  gst_video_frame_unmap (&frame);
+  return out;
+}
+
+/* runs "SOURCE ! CAPS ! appsink", dragging when asked; returns FRAMES
+ * frames; checks the memory the frames came in */
+static GPtrArray *
+run_source (const char *source, const char *memory, gboolean drag)
+{
+  g_autofree char *description = g_strdup_printf (
+      "%s num-buffers=%d ! video/x-raw%s,width=%d,height=%d,framerate=30/1 ! "
+      "appsink name=sink sync=false",
+      source, FRAMES, memory, WIDTH, HEIGHT);
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstElement *sink;
+  GstPad *pad;
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+  GstSample *sample;
+  guint count = 0;
+
+  g_assert_no_error (error);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  if (drag)
+    gst_pad_add_probe (
+        pad, GST_PAD_PROBE_TYPE_BUFFER, drag_probe, &count, NULL);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
+    {
+      gboolean cuda;
+
+      g_ptr_array_add (frames, unwrap (sample, &cuda));
+      g_assert_cmpint (cuda, ==, *memory != '\0');
+      gst_sample_unref (sample);
+    }
+  g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  g_assert_cmpuint (frames->len, ==, FRAMES);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return frames;
+}
+
+static void
+assert_frames_equal (const guint8 *got, const guint8 *want, guint f)
+{
+  for (gsize i = 0; i < (gsize)WIDTH * HEIGHT * 4; i++)
+    if (got[i] != want[i])
+      g_error ("frame %u: byte %" G_GSIZE_FORMAT " (x %" G_GSIZE_FORMAT
+               ", y %" G_GSIZE_FORMAT ") is %u, the reference %u",
+          f, i, (i / 4) % WIDTH, i / 4 / WIDTH, got[i], want[i]);
+}
+
+/* the fluid as accelfluid steps it: its defaults, the jet off, the drag
+ * pushing at the pointer (grid cells = pixels * GRID / size) */
+static GPtrArray *
+fluid_reference (gboolean drag)
+{
+  float sx = (float)GRID / WIDTH, sy = (float)GRID / HEIGHT;
+  g_autofree guint8 *block = g_malloc0 (accel_fluid_state_size (GRID));
+  g_autofree guint8 *grid = g_malloc ((gsize)GRID * GRID * 4);
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+  AccelFluidFields f;
+
+  accel_fluid_fields_init (&f, block, GRID);
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      PointerAt at = pointer_at (k, drag);
+      AccelFluidParams p = { .n = GRID,
+        .dt = 1.0f,
+        .vorticity = 0.3f,
+        .pressure_iters = 40,
+        .diffuse_iters = 20,
+        .dye_decay = 0.995f };
+      guint8 *out = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+
+      if (at.down)
+        {
+          p.inject_x = (float)DRAG_X * sx;
+          p.inject_y = (float)DRAG_Y * sy;
+          p.inject_radius = GRID / 24.0f + 1.0f;
+          p.force_x = at.moved ? (float)(DRAG_X - PRESS_X) * sx * 0.5f : 0.0f;
+          p.dye_amount = 0.5f;
+        }
+      g_assert_cmpint (accel_fluid_step_host (&p, &f), ==, 0);
+      g_assert_cmpint (
+          accel_fluid_render_host (&p, &f, grid, (size_t)GRID * 4), ==, 0);
+      g_assert_cmpint (
+          accel_resize_host (ACCEL_IMAGE_RGBA8, grid, (size_t)GRID * 4, GRID,
+              GRID, out, (size_t)WIDTH * 4, WIDTH, HEIGHT),
+          ==, 0);
+      g_ptr_array_add (frames, out);
+    }
+  return frames;
+}
+
+static gboolean
+frame_is_dark (const guint8 *frame)
+{
+  for (gsize i = 0; i < (gsize)WIDTH * HEIGHT; i++)
+    if (frame[i * 4] || frame[i * 4 + 1] || frame[i * 4 + 2])
+      return FALSE;
+  return TRUE;
+}
+
+/* @data: the caps feature of the frames: "" or "(memory:CUDAMemory)" */
+static void
+test_fluid_drag (gconstpointer data)
+{
+  const char *memory = data;
+  const char *fluid = "accelfluid jet=false grid-size=" G_STRINGIFY (GRID);
+  g_autoptr (GPtrArray) still = run_source (fluid, memory, FALSE);
+  g_autoptr (GPtrArray) dragged = run_source (fluid, memory, TRUE);
+  g_autoptr (GPtrArray) want = fluid_reference (TRUE);
+
+  /* without the pointer and the jet nothing stirs the water */
+  for (guint k = 0; k < FRAMES; k++)
+    g_assert_true (frame_is_dark (still->pdata[k]));
+  /* the drag pours dye from the frame after the press on */
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      assert_frames_equal (dragged->pdata[k], want->pdata[k], k);
+      g_assert_cmpint (frame_is_dark (dragged->pdata[k]), ==, k <= PRESS_AT);
+    }
+}
+
+/* the jet alone, at the default grid size scaled down to the frame */
+static void
+test_fluid_jet (gconstpointer data)
+{
+  const char *memory = data;
+  g_autoptr (GPtrArray) got
+      = run_source ("accelfluid grid-size=" G_STRINGIFY (GRID), memory, FALSE);
+
+  g_assert_false (frame_is_dark (got->pdata[FRAMES - 1]));
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean want_gpu = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0;
+  int n = 0;
+
+  g_test_init (&argc, &argv, NULL);
+  gst_init (&argc, &argv);
+  gpu = want_gpu && cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+  if (want_gpu && !gpu)
+    {
+      g_printerr ("no GPU: skipped\n");
+      return 77;
+    }
+
+  g_test_add_data_func ("/sources/fluid/drag", "", test_fluid_drag);
+  g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
+  if (gpu)
+    g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
+        "(memory:CUDAMemory)", test_fluid_drag);
+  return g_test_run ();
+}
