@@ -7,6 +7,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "gstaccelcuda.h"
+#include "gstaccelimage.h"
 #include "gstaccelsyncmeta.h"
 #include "image/image.h"
 
@@ -37,10 +38,9 @@ typedef struct
   GstCudaContext *context; /* NULL: the host implementation */
   cudaStream_t stream;
   gboolean cuda_memory; /* the negotiated caps are in CUDA memory */
-  gpointer staging[2];  /* system memory on a GPU: in and out on the GPU */
-  size_t staging_pitch[2];
-  size_t staging_row; /* bytes per row and rows they were made for */
-  int staging_rows;
+  /* frames the kernels cannot take where they are (system memory on a
+   * GPU, planes laid out otherwise): input and output in their layout */
+  GstAccelStaging staging[2];
 
   gboolean sync_meta;        /* property */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
@@ -59,21 +59,7 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (
 int
 gst_accel_filter_format_from_video (GstVideoFormat format)
 {
-  switch (format)
-    {
-    case GST_VIDEO_FORMAT_RGBA:
-      return ACCEL_IMAGE_RGBA8;
-    case GST_VIDEO_FORMAT_BGRA:
-      return ACCEL_IMAGE_BGRA8;
-    case GST_VIDEO_FORMAT_GRAY8:
-      return ACCEL_IMAGE_GRAY8;
-    case GST_VIDEO_FORMAT_NV12:
-      return ACCEL_IMAGE_NV12;
-    case GST_VIDEO_FORMAT_I420:
-      return ACCEL_IMAGE_I420;
-    default:
-      return 0;
-    }
+  return gst_accel_image_format_from_video (format);
 }
 
 static void
@@ -110,9 +96,7 @@ release_gpu (GstAccelFilterPrivate *priv)
     return;
   gst_accel_cuda_scope_enter (priv->context);
   for (int i = 0; i < 2; i++)
-    g_clear_pointer (&priv->staging[i], cudaFree);
-  priv->staging_row = 0;
-  priv->staging_rows = 0;
+    gst_accel_staging_clear (&priv->staging[i]);
   if (priv->stream)
     cudaStreamDestroy (priv->stream);
   priv->stream = NULL;
@@ -264,60 +248,52 @@ failed:
   }
 }
 
-/* CUDA memory: the kernel reads and writes GstCudaMemory directly */
+/* @frame as an image the kernels can reach: in place when it is in their
+ * layout (and in CUDA memory on a GPU), otherwise staged */
 static int
-run_cuda_memory (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
+prepare_image (GstAccelFilter *self, GstVideoFrame *frame, int side,
+    gboolean copy_in, GstAccelImage *image, gboolean *staged)
 {
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
-  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (self);
+  gboolean device = priv->context != NULL;
 
-  return klass->filter (self, priv->stream,
-      gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (in)),
-      GST_VIDEO_FRAME_PLANE_DATA (in, 0), GST_VIDEO_FRAME_PLANE_STRIDE (in, 0),
-      GST_VIDEO_FRAME_PLANE_DATA (out, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), GST_VIDEO_FRAME_WIDTH (in),
-      GST_VIDEO_FRAME_HEIGHT (in));
+  *staged = (device && !priv->cuda_memory)
+            || !gst_accel_image_from_frame (image, frame);
+  if (!*staged)
+    return ACCEL_IMAGE_OK;
+  return gst_accel_image_stage (
+      image, &priv->staging[side], device, frame, copy_in, priv->stream);
 }
 
-/* system memory on a GPU: through the staging images */
 static int
-run_staged (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
+run_kernel (GstAccelFilter *self, gpointer stream, const GstAccelImage *in,
+    const GstAccelImage *out)
+{
+  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (self);
+
+  if (klass->filter_images)
+    return klass->filter_images (self, stream, in, out);
+  return klass->filter (self, stream, in->format, in->data, in->pitch,
+      out->data, out->pitch, in->width, in->height);
+}
+
+/* the input and output images, the kernel, the output back in place */
+static int
+filter_frames (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
-  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (self);
-  int w = GST_VIDEO_FRAME_WIDTH (in), h = GST_VIDEO_FRAME_HEIGHT (in);
-  size_t row = (size_t)GST_VIDEO_FRAME_COMP_PSTRIDE (in, 0) * w;
+  GstAccelImage in_image, out_image;
+  gboolean in_staged, out_staged;
   int ret;
 
-  /* made for the first frame, kept while the size holds */
-  if (priv->staging_row != row || priv->staging_rows != h)
-    {
-      g_clear_pointer (&priv->staging[0], cudaFree);
-      g_clear_pointer (&priv->staging[1], cudaFree);
-      priv->staging_row = priv->staging_rows = 0;
-      for (int i = 0; i < 2; i++)
-        if ((ret = cudaMallocPitch (
-                 &priv->staging[i], &priv->staging_pitch[i], row, h)))
-          return ret;
-      priv->staging_row = row;
-      priv->staging_rows = h;
-    }
-
-  /* the image codes are the CUDA runtime's */
-  ret = cudaMemcpy2DAsync (priv->staging[0], priv->staging_pitch[0],
-      GST_VIDEO_FRAME_PLANE_DATA (in, 0), GST_VIDEO_FRAME_PLANE_STRIDE (in, 0),
-      row, h, cudaMemcpyHostToDevice, priv->stream);
-  if (ret != ACCEL_IMAGE_OK)
+  if ((ret = prepare_image (self, in, 0, TRUE, &in_image, &in_staged))
+      || (ret = prepare_image (self, out, 1, FALSE, &out_image, &out_staged))
+      || (ret = run_kernel (self, priv->stream, &in_image, &out_image)))
     return ret;
-  ret = klass->filter (self, priv->stream,
-      gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (in)),
-      priv->staging[0], priv->staging_pitch[0], priv->staging[1],
-      priv->staging_pitch[1], w, h);
-  if (ret != ACCEL_IMAGE_OK)
-    return ret;
-  return cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), priv->staging[1],
-      priv->staging_pitch[1], row, h, cudaMemcpyDeviceToHost, priv->stream);
+  if (out_staged)
+    return gst_accel_image_unstage (
+        &out_image, &priv->staging[1], out, priv->stream);
+  return ACCEL_IMAGE_OK;
 }
 
 static GstFlowReturn
@@ -327,10 +303,11 @@ gst_accel_filter_transform (
   GstAccelFilter *self = GST_ACCEL_FILTER (trans);
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
   GstMapFlags cuda = priv->cuda_memory ? GST_MAP_CUDA : 0;
+  GstAccelFrameSync sync;
   GstVideoFrame in, out;
-  cudaError_t err;
-  int ret;
+  int ret = ACCEL_IMAGE_OK, err = cudaSuccess;
 
+  /* the host implementation: GstVideoFilter maps, transform_frame() */
   if (!priv->context)
     return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
         ->transform (trans, inbuf, outbuf);
@@ -339,20 +316,14 @@ gst_accel_filter_transform (
     return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (priv->context);
   if (priv->cuda_memory)
-    {
-      GstAccelFrameSync sync;
-
-      ret = gst_accel_frame_sync_begin (
-          &sync, inbuf, outbuf, priv->downstream_waits, priv->stream);
-      if (ret == ACCEL_IMAGE_OK)
-        ret = run_cuda_memory (self, &in, &out);
-      err = gst_accel_frame_sync_end (&sync, priv->stream);
-    }
+    ret = gst_accel_frame_sync_begin (
+        &sync, inbuf, outbuf, priv->downstream_waits, priv->stream);
+  if (ret == ACCEL_IMAGE_OK)
+    ret = filter_frames (self, &in, &out);
+  if (priv->cuda_memory)
+    err = gst_accel_frame_sync_end (&sync, priv->stream);
   else
-    {
-      ret = run_staged (self, &in, &out);
-      err = cudaStreamSynchronize (priv->stream);
-    }
+    err = cudaStreamSynchronize (priv->stream);
   gst_accel_cuda_scope_leave ();
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
@@ -366,40 +337,26 @@ failed:
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("GPU kernel failed: %s",
             cudaGetErrorString (
-                ret != ACCEL_IMAGE_OK ? (cudaError_t)ret : err)));
+                (cudaError_t)(ret != ACCEL_IMAGE_OK ? ret : err))));
     return GST_FLOW_ERROR;
   }
 }
 
-/* host implementation, for system memory without a GPU */
+/* the host implementation, for system memory without a GPU (also keeps
+ * GstVideoFilter from making the element work in place) */
 static GstFlowReturn
 gst_accel_filter_transform_frame (
     GstVideoFilter *filter, GstVideoFrame *in_frame, GstVideoFrame *out_frame)
 {
-  GstAccelFilter *self = GST_ACCEL_FILTER (filter);
-  GstAccelFilterClass *klass = GST_ACCEL_FILTER_GET_CLASS (self);
-  int format
-      = gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (in_frame));
-  int ret;
+  int ret = filter_frames (GST_ACCEL_FILTER (filter), in_frame, out_frame);
 
-  ret = klass->filter (self, NULL, format,
-      GST_VIDEO_FRAME_PLANE_DATA (in_frame, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (in_frame, 0),
-      GST_VIDEO_FRAME_PLANE_DATA (out_frame, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, 0),
-      GST_VIDEO_FRAME_WIDTH (in_frame), GST_VIDEO_FRAME_HEIGHT (in_frame));
   if (ret != ACCEL_IMAGE_OK)
-    goto failed;
-
+    {
+      GST_ELEMENT_ERROR (filter, STREAM, FAILED, (NULL),
+          ("image kernel failed with code %d", ret));
+      return GST_FLOW_ERROR;
+    }
   return GST_FLOW_OK;
-
-  /* ERRORS */
-failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("image kernel failed with code %d", ret));
-    return GST_FLOW_ERROR;
-  }
 }
 
 /* the subclass's properties are parameters the base class keeps */

@@ -4,6 +4,8 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/gstvideofilter.h>
 
+#include "gstaccelimage.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_ACCEL_FILTER (gst_accel_filter_get_type ())
@@ -16,6 +18,9 @@ G_DECLARE_DERIVABLE_TYPE (
  *   @stream, enqueues the GPU kernel on it (@src and @dst in device memory,
  *   the element's CUDA context current); with %NULL runs the host
  *   implementation. Called from the streaming thread.
+ * @filter_images: instead of @filter, for elements whose output differs
+ *   from their input in format or size: the same, with both images in the
+ *   kernels' layout (kernels/image/image.h)
  *
  * Frames in CUDA memory (video/x-raw(memory:CUDAMemory)) are filtered in
  * place on the GPU; frames in system memory go through device copies on a
@@ -28,6 +33,8 @@ struct _GstAccelFilterClass
   int (*filter) (GstAccelFilter *self, void *stream, int format,
       const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
       int height);
+  int (*filter_images) (GstAccelFilter *self, void *stream,
+      const GstAccelImage *in, const GstAccelImage *out);
 
   /*< private >*/
   GParamSpec **params; /* by property id, from install_param() */

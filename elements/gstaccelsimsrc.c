@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gstaccelcuda.h"
+#include "gstaccelimage.h"
 #include "gstaccelsyncmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_sim_src_debug);
@@ -40,8 +41,7 @@ typedef struct
   gboolean cuda_memory;      /* the negotiated caps are in CUDA memory */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
   gboolean sync_meta;        /* property */
-  gpointer staging;          /* system memory on a GPU: the frame there */
-  size_t staging_pitch;
+  GstAccelStaging staging;   /* system memory on a GPU: the frame there */
 
   GstVideoInfo info;
   gboolean running; /* start_sim() succeeded */
@@ -130,7 +130,7 @@ stop_sim (GstAccelSimSrc *self)
 static void
 release_gpu (GstAccelSimSrcPrivate *priv)
 {
-  g_clear_pointer (&priv->staging, cudaFree);
+  gst_accel_staging_clear (&priv->staging);
   if (priv->stream)
     cudaStreamDestroy (priv->stream);
   priv->stream = NULL;
@@ -198,7 +198,6 @@ gst_accel_sim_src_set_caps (GstBaseSrc *src, GstCaps *caps)
   if (priv->context)
     gst_accel_cuda_scope_enter (priv->context);
   stop_sim (self);
-  g_clear_pointer (&priv->staging, cudaFree);
   ok = GST_ACCEL_SIM_SRC_GET_CLASS (self)->start_sim (self, priv->stream,
       GST_VIDEO_INFO_WIDTH (&priv->info), GST_VIDEO_INFO_HEIGHT (&priv->info));
   if (priv->context)
@@ -275,6 +274,7 @@ render_gpu (GstAccelSimSrc *self, const GstAccelPointer *pointer,
   GstAccelSimSrcClass *klass = GST_ACCEL_SIM_SRC_GET_CLASS (self);
   int w = GST_VIDEO_FRAME_WIDTH (frame), h = GST_VIDEO_FRAME_HEIGHT (frame);
   GstAccelFrameSync sync;
+  GstAccelImage image;
   int err, end;
 
   if (priv->cuda_memory)
@@ -289,18 +289,13 @@ render_gpu (GstAccelSimSrc *self, const GstAccelPointer *pointer,
       return err ? err : end;
     }
 
-  /* made for the first frame, kept while the caps hold */
-  if (!priv->staging
-      && (err = cudaMallocPitch (
-              &priv->staging, &priv->staging_pitch, (size_t)w * 4, h)))
-    return err;
-  err = klass->step (
-      self, priv->stream, pointer, priv->staging, priv->staging_pitch, w, h);
+  err = gst_accel_image_stage (
+      &image, &priv->staging, TRUE, frame, FALSE, priv->stream);
   if (!err)
-    err = cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
-        GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), priv->staging,
-        priv->staging_pitch, (size_t)w * 4, h, cudaMemcpyDeviceToHost,
-        priv->stream);
+    err = klass->step (
+        self, priv->stream, pointer, image.data, image.pitch, w, h);
+  if (!err)
+    err = gst_accel_image_unstage (&image, &priv->staging, frame, priv->stream);
   end = cudaStreamSynchronize (priv->stream);
   return err ? err : end;
 }

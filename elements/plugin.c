@@ -1,6 +1,7 @@
 /* accel: the GStreamer plugin */
 
 #include "gstaccelboxblur.h"
+#include "gstaccelconvert.h"
 #include "gstacceldownload.h"
 #include "gstacceleffects.h"
 #include "gstaccelfluid.h"
@@ -26,6 +27,7 @@ plugin_init (GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER (accelthreshold, plugin);
   ret |= GST_ELEMENT_REGISTER (acceleffects, plugin);
   ret |= GST_ELEMENT_REGISTER (accelfluid, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelconvert, plugin);
 
   return ret;
 }

@@ -1,0 +1,249 @@
+/* accel: accelconvert, colour conversion between RGBA, BGRA, GRAY8, NV12
+ * and I420 and bilinear scaling, in one element, on CUDA or system memory;
+ * formats and sizes are negotiated like videoconvertscale's */
+#include "gstaccelconvert.h"
+
+#include "gstaccelcuda.h"
+#include <gst/cuda/gstcudamemory.h>
+
+#include "image/convert.h"
+#include "image/resize.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_accel_convert_debug);
+#define GST_CAT_DEFAULT gst_accel_convert_debug
+
+#define CONVERT_FORMATS "{ RGBA, BGRA, GRAY8, NV12, I420 }"
+#define CONVERT_CAPS                                                           \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, CONVERT_FORMATS)                    \
+  ";" GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CONVERT_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CONVERT_CAPS));
+
+struct _GstAccelConvert
+{
+  GstAccelFilter parent;
+
+  /* the steps' intermediate images, streaming thread only */
+  GstAccelStaging scratch[2];
+};
+
+G_DEFINE_TYPE (GstAccelConvert, gst_accel_convert, GST_TYPE_ACCEL_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelconvert, "accelconvert",
+    GST_RANK_NONE, GST_TYPE_ACCEL_CONVERT,
+    GST_DEBUG_CATEGORY_INIT (gst_accel_convert_debug, "accelconvert", 0,
+        "accel colour conversion and scaling"));
+
+/* any size and format, the same memory */
+static GstCaps *
+gst_accel_convert_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
+{
+  GstCaps *res = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    {
+      GstStructure *s = gst_caps_get_structure (caps, i);
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+      if (i > 0 && gst_caps_is_subset_structure_full (res, s, f))
+        continue;
+      s = gst_structure_copy (s);
+      gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height",
+          GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+      if (gst_structure_has_field (s, "pixel-aspect-ratio"))
+        gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE, 1,
+            G_MAXINT, G_MAXINT, 1, NULL);
+      gst_structure_remove_fields (
+          s, "format", "colorimetry", "chroma-site", NULL);
+      gst_caps_append_structure_full (res, s, gst_caps_features_copy (f));
+    }
+  if (filter)
+    {
+      GstCaps *tmp
+          = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
+
+      gst_caps_unref (res);
+      res = tmp;
+    }
+  GST_DEBUG_OBJECT (
+      trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, res);
+  return res;
+}
+
+/* the input's format and size where the other side allows them; a side
+ * given by the other side keeps the input's display aspect ratio */
+static GstCaps *
+gst_accel_convert_fixate_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
+{
+  GstStructure *ins = gst_caps_get_structure (caps, 0), *outs;
+  const gchar *format = gst_structure_get_string (ins, "format");
+  gint in_w = 0, in_h = 0, out_w, out_h, par_n = 1, par_d = 1;
+
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  outs = gst_caps_get_structure (othercaps, 0);
+  gst_structure_get_int (ins, "width", &in_w);
+  gst_structure_get_int (ins, "height", &in_h);
+  gst_structure_get_fraction (ins, "pixel-aspect-ratio", &par_n, &par_d);
+  if (format)
+    gst_structure_fixate_field_string (outs, "format", format);
+
+  if (in_w > 0 && in_h > 0)
+    {
+      gboolean w_fixed = gst_structure_get_int (outs, "width", &out_w);
+      gboolean h_fixed = gst_structure_get_int (outs, "height", &out_h);
+
+      if (w_fixed && !h_fixed)
+        gst_structure_fixate_field_nearest_int (outs, "height",
+            (gint)gst_util_uint64_scale_round (in_h, out_w, in_w));
+      else if (h_fixed && !w_fixed)
+        gst_structure_fixate_field_nearest_int (outs, "width",
+            (gint)gst_util_uint64_scale_round (in_w, out_h, in_h));
+      gst_structure_fixate_field_nearest_int (outs, "width", in_w);
+      gst_structure_fixate_field_nearest_int (outs, "height", in_h);
+      gst_structure_get_int (outs, "width", &out_w);
+      gst_structure_get_int (outs, "height", &out_h);
+      /* pixels stretched where the frame's shape changed */
+      if (gst_structure_has_field (outs, "pixel-aspect-ratio"))
+        gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
+            par_n * in_w * out_h, par_d * in_h * out_w);
+    }
+  return gst_caps_fixate (othercaps);
+}
+
+/* pointer positions from downstream's frame into upstream's */
+static gboolean
+gst_accel_convert_src_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  gdouble x, y;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION
+      && GST_VIDEO_INFO_WIDTH (&filter->out_info) > 0
+      && GST_VIDEO_INFO_HEIGHT (&filter->out_info) > 0
+      && gst_navigation_event_get_coordinates (event, &x, &y))
+    {
+      event = gst_event_make_writable (event);
+      gst_navigation_event_set_coordinates (event,
+          x * GST_VIDEO_INFO_WIDTH (&filter->in_info)
+              / GST_VIDEO_INFO_WIDTH (&filter->out_info),
+          y * GST_VIDEO_INFO_HEIGHT (&filter->in_info)
+              / GST_VIDEO_INFO_HEIGHT (&filter->out_info));
+    }
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_convert_parent_class)
+      ->src_event (trans, event);
+}
+
+static int
+convert (gpointer stream, const GstAccelImage *in, const GstAccelImage *out)
+{
+  if (stream)
+    return accel_convert (stream, in->format, in->data, in->pitch, out->format,
+        out->data, out->pitch, in->width, in->height);
+  return accel_convert_host (in->format, in->data, in->pitch, out->format,
+      out->data, out->pitch, in->width, in->height);
+}
+
+static int
+resize (gpointer stream, const GstAccelImage *in, const GstAccelImage *out)
+{
+  if (stream)
+    return accel_resize (stream, in->format, in->data, in->pitch, in->width,
+        in->height, out->data, out->pitch, out->width, out->height);
+  return accel_resize_host (in->format, in->data, in->pitch, in->width,
+      in->height, out->data, out->pitch, out->width, out->height);
+}
+
+static gboolean
+resizable (int format)
+{
+  return format == ACCEL_IMAGE_RGBA8 || format == ACCEL_IMAGE_BGRA8
+         || format == ACCEL_IMAGE_GRAY8;
+}
+
+/* one conversion at the same size; otherwise the resize runs in a packed
+ * format (the input's, or GRAY8 or RGBA8), with conversions around it */
+static int
+gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
+    const GstAccelImage *in, const GstAccelImage *out)
+{
+  GstAccelConvert *self = GST_ACCEL_CONVERT (filter);
+  gboolean device = stream != NULL;
+  const GstAccelImage *src = in, *dst = out;
+  GstAccelImage a, b;
+  int mid, ret;
+
+  if (in->width == out->width && in->height == out->height)
+    return convert (stream, in, out);
+
+  mid = resizable (in->format)             ? in->format
+        : out->format == ACCEL_IMAGE_GRAY8 ? ACCEL_IMAGE_GRAY8
+                                           : ACCEL_IMAGE_RGBA8;
+  if (in->format != mid)
+    {
+      if ((ret = gst_accel_image_alloc (
+               &a, &self->scratch[0], device, mid, in->width, in->height))
+          || (ret = convert (stream, in, &a)))
+        return ret;
+      src = &a;
+    }
+  if (out->format != mid
+      && (ret = gst_accel_image_alloc (
+              &b, &self->scratch[1], device, mid, out->width, out->height)))
+    return ret;
+  if (out->format != mid)
+    dst = &b;
+  if ((ret = resize (stream, src, dst)) || dst == out)
+    return ret;
+  return convert (stream, dst, out);
+}
+
+static gboolean
+gst_accel_convert_stop (GstBaseTransform *trans)
+{
+  GstAccelConvert *self = GST_ACCEL_CONVERT (trans);
+  GstCudaContext *context
+      = gst_accel_filter_get_context (GST_ACCEL_FILTER (trans));
+
+  if (context)
+    gst_accel_cuda_scope_enter (context);
+  for (int i = 0; i < 2; i++)
+    gst_accel_staging_clear (&self->scratch[i]);
+  if (context)
+    gst_accel_cuda_scope_leave ();
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_convert_parent_class)
+      ->stop (trans);
+}
+
+static void
+gst_accel_convert_class_init (GstAccelConvertClass *klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAccelFilterClass *filter_class = GST_ACCEL_FILTER_CLASS (klass);
+
+  /* the same names replace the filter base class's templates */
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "accel colour conversion and scaling", "Filter/Converter/Video/Scaler",
+      "Converts between RGBA, BGRA, GRAY8, NV12 and I420 (BT.601 full range) "
+      "and scales (bilinear), on the GPU in CUDA memory",
+      "accel");
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_caps = gst_accel_convert_transform_caps;
+  trans_class->fixate_caps = gst_accel_convert_fixate_caps;
+  trans_class->src_event = gst_accel_convert_src_event;
+  trans_class->stop = gst_accel_convert_stop;
+  filter_class->filter_images = gst_accel_convert_filter_images;
+}
+
+static void
+gst_accel_convert_init (GstAccelConvert *self)
+{
+}

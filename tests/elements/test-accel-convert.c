@@ -1,0 +1,320 @@
+/* accel: accelconvert in real pipelines: random frames in each format and
+ * size through appsrc, converted and scaled, against the host kernels
+ * applied as the element documents it (one conversion at the same size; a
+ * resize in a packed format with conversions around it), exact; caps
+ * negotiation (passthrough, a side fixed by downstream keeps the aspect
+ * ratio) and pointer positions scaled on their way upstream. On a GPU host
+ * (suite gpu) the element runs on CUDA memory between accelupload and
+ * acceldownload; without one (ACCEL_BACKEND=host) on system memory. */
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#include "gstaccelimage.h"
+#include "image/convert.h"
+#include "image/resize.h"
+
+static gboolean gpu;
+
+typedef struct
+{
+  GstVideoFormat in_format;
+  int in_w, in_h;
+  GstVideoFormat out_format;
+  int out_w, out_h;
+} Case;
+
+/* a frame of random bytes (valid for every format here) */
+static GstBuffer *
+random_frame (GstVideoInfo *info)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = g_random_int_range (0, 256);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* @buf's frame in the kernels' layout, in @staging */
+static GstAccelImage
+to_image (GstVideoInfo *info, GstBuffer *buf, GstAccelStaging *staging)
+{
+  GstVideoFrame frame;
+  GstAccelImage image;
+
+  g_assert_true (gst_video_frame_map (&frame, info, buf, GST_MAP_READ));
+  g_assert_cmpint (
+      gst_accel_image_stage (&image, staging, FALSE, &frame, TRUE, NULL), ==,
+      0);
+  gst_video_frame_unmap (&frame);
+  return image;
+}
+
+static gboolean
+resizable (int format)
+{
+  return format == ACCEL_IMAGE_RGBA8 || format == ACCEL_IMAGE_BGRA8
+         || format == ACCEL_IMAGE_GRAY8;
+}
+
+/* what accelconvert documents, with the host kernels */
+static void
+reference (const GstAccelImage *in, GstAccelImage *out)
+{
+  GstAccelStaging s1 = { 0 }, s2 = { 0 };
+  GstAccelImage a = *in, b;
+  int mid;
+
+  if (in->width == out->width && in->height == out->height)
+    {
+      g_assert_cmpint (
+          accel_convert_host (in->format, in->data, in->pitch, out->format,
+              out->data, out->pitch, in->width, in->height),
+          ==, 0);
+      return;
+    }
+  mid = resizable (in->format)             ? in->format
+        : out->format == ACCEL_IMAGE_GRAY8 ? ACCEL_IMAGE_GRAY8
+                                           : ACCEL_IMAGE_RGBA8;
+  if (in->format != mid)
+    {
+      g_assert_cmpint (
+          gst_accel_image_alloc (&a, &s1, FALSE, mid, in->width, in->height),
+          ==, 0);
+      g_assert_cmpint (accel_convert_host (in->format, in->data, in->pitch, mid,
+                           a.data, a.pitch, in->width, in->height),
+          ==, 0);
+    }
+  b = *out;
+  if (out->format != mid)
+    g_assert_cmpint (
+        gst_accel_image_alloc (&b, &s2, FALSE, mid, out->width, out->height),
+        ==, 0);
+  g_assert_cmpint (accel_resize_host (mid, a.data, a.pitch, a.width, a.height,
+                       b.data, b.pitch, b.width, b.height),
+      ==, 0);
+  if (out->format != mid)
+    g_assert_cmpint (accel_convert_host (mid, b.data, b.pitch, out->format,
+                         out->data, out->pitch, out->width, out->height),
+        ==, 0);
+  gst_accel_staging_clear (&s1);
+  gst_accel_staging_clear (&s2);
+}
+
+static GstElement *
+launch (const char *convert, GstVideoFormat out_format, int out_w, int out_h,
+    GstElement **src, GstElement **sink)
+{
+  g_autofree char *description = g_strdup_printf (
+      "appsrc name=src format=time ! %s%s ! "
+      "video/x-raw%s,format=%s,width=%d,height=%d ! %s"
+      "appsink name=sink sync=false",
+      gpu ? "accelupload ! " : "", convert, gpu ? "(memory:CUDAMemory)" : "",
+      gst_video_format_to_string (out_format), out_w, out_h,
+      gpu ? "acceldownload ! " : "");
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+
+  g_assert_no_error (error);
+  *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  return pipeline;
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const Case *c = data;
+  GstVideoInfo in_info, out_info;
+  GstElement *src, *sink, *pipeline;
+  GstAccelStaging in_staging = { 0 }, want_staging = { 0 }, got_staging = { 0 };
+  GstAccelImage in_image, want, got;
+  GstBuffer *buf;
+  GstSample *sample;
+  GstCaps *caps;
+
+  gst_video_info_set_format (&in_info, c->in_format, c->in_w, c->in_h);
+  gst_video_info_set_format (&out_info, c->out_format, c->out_w, c->out_h);
+  buf = random_frame (&in_info);
+  in_image = to_image (&in_info, buf, &in_staging);
+  g_assert_cmpint (gst_accel_image_alloc (&want, &want_staging, FALSE,
+                       gst_accel_image_format_from_video (c->out_format),
+                       c->out_w, c->out_h),
+      ==, 0);
+  reference (&in_image, &want);
+
+  pipeline
+      = launch ("accelconvert", c->out_format, c->out_w, c->out_h, &src, &sink);
+  caps = gst_video_info_to_caps (&in_info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_app_src_set_caps (GST_APP_SRC (src), caps);
+  gst_caps_unref (caps);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (
+      gst_app_src_push_buffer (GST_APP_SRC (src), buf), ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  g_assert_nonnull (sample);
+  got = to_image (&out_info, gst_sample_get_buffer (sample), &got_staging);
+  g_assert_cmpint (got.pitch, ==, want.pitch);
+  for (int y = 0; y < c->out_h; y++)
+    g_assert_cmpmem ((guint8 *)got.data + y * got.pitch, want.pitch,
+        (guint8 *)want.data + y * want.pitch, want.pitch);
+  /* the chroma planes follow the luma rows */
+  g_assert_cmpmem ((guint8 *)got.data + c->out_h * got.pitch,
+      want_staging.size - c->out_h * want.pitch,
+      (guint8 *)want.data + c->out_h * want.pitch,
+      want_staging.size - c->out_h * want.pitch);
+
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  gst_accel_staging_clear (&in_staging);
+  gst_accel_staging_clear (&want_staging);
+  gst_accel_staging_clear (&got_staging);
+}
+
+/* downstream sets the width only: the height follows the aspect ratio;
+ * the same caps on both sides: the buffer passes through */
+static void
+test_negotiation (void)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=333,"
+      "height=187 ! accelconvert name=a ! video/x-raw,width=166 ! "
+      "accelconvert name=b ! fakesink",
+      &error);
+  GstElement *a, *b;
+  GstPad *pad;
+  GstCaps *caps;
+  GstStructure *s;
+  gint h = 0;
+  GstMessage *msg;
+
+  g_assert_no_error (error);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+  b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  pad = gst_element_get_static_pad (a, "src");
+  caps = gst_pad_get_current_caps (pad);
+  s = gst_caps_get_structure (caps, 0);
+  g_assert_true (gst_structure_get_int (s, "height", &h));
+  g_assert_cmpint (h, ==, 93);
+  g_assert_cmpstr (gst_structure_get_string (s, "format"), ==, "RGBA");
+  g_assert_true (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (b)));
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (pipeline);
+}
+
+static GstPadProbeReturn
+catch_pointer (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GstEvent *event = gst_pad_probe_info_get_event (info);
+  gdouble *xy = data;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION)
+    gst_navigation_event_get_coordinates (event, &xy[0], &xy[1]);
+  return GST_PAD_PROBE_OK;
+}
+
+/* a pointer at (300, 90) over a 400x120 frame scaled from 100x60 is at
+ * (75, 45) upstream */
+static void
+test_navigation (void)
+{
+  GstVideoInfo info;
+  GstElement *src, *sink;
+  GstElement *pipeline
+      = launch ("accelconvert", GST_VIDEO_FORMAT_RGBA, 400, 120, &src, &sink);
+  GstPad *src_pad = gst_element_get_static_pad (src, "src");
+  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+  gdouble xy[2] = { -1, -1 };
+  GstCaps *caps;
+  GstSample *sample;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 100, 60);
+  caps = gst_video_info_to_caps (&info);
+  gst_app_src_set_caps (GST_APP_SRC (src), caps);
+  gst_caps_unref (caps);
+  gst_pad_add_probe (
+      src_pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, catch_pointer, xy, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_app_src_push_buffer (GST_APP_SRC (src), random_frame (&info));
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  g_assert_nonnull (sample);
+  gst_sample_unref (sample);
+  gst_pad_push_event (sink_pad, gst_navigation_event_new_mouse_move (
+                                    300.0, 90.0, GST_NAVIGATION_MODIFIER_NONE));
+  g_assert_cmpfloat_with_epsilon (xy[0], 75.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (xy[1], 45.0, 1e-9);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src_pad);
+  gst_object_unref (sink_pad);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+static const Case cases[] = {
+  /* odd sizes: GStreamer's planes are not where the kernels put them */
+  { GST_VIDEO_FORMAT_NV12, 333, 187, GST_VIDEO_FORMAT_RGBA, 333, 187 },
+  { GST_VIDEO_FORMAT_RGBA, 333, 187, GST_VIDEO_FORMAT_I420, 333, 187 },
+  { GST_VIDEO_FORMAT_I420, 320, 240, GST_VIDEO_FORMAT_NV12, 320, 240 },
+  { GST_VIDEO_FORMAT_BGRA, 64, 48, GST_VIDEO_FORMAT_GRAY8, 64, 48 },
+  /* scaling, through a packed format */
+  { GST_VIDEO_FORMAT_I420, 320, 240, GST_VIDEO_FORMAT_BGRA, 160, 120 },
+  { GST_VIDEO_FORMAT_RGBA, 333, 187, GST_VIDEO_FORMAT_GRAY8, 500, 301 },
+  { GST_VIDEO_FORMAT_GRAY8, 97, 55, GST_VIDEO_FORMAT_NV12, 1920, 1080 },
+  { GST_VIDEO_FORMAT_RGBA, 1921, 1079, GST_VIDEO_FORMAT_RGBA, 640, 360 },
+};
+
+int
+main (int argc, char **argv)
+{
+  gboolean want_gpu = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0;
+  int n = 0;
+
+  g_test_init (&argc, &argv, NULL);
+  gst_init (&argc, &argv);
+  gpu = want_gpu && cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+  if (want_gpu && !gpu)
+    {
+      g_printerr ("no GPU: skipped\n");
+      return 77;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const Case *c = &cases[i];
+      g_autofree char *path = g_strdup_printf ("/convert/%s-%dx%d/%s-%dx%d",
+          gst_video_format_to_string (c->in_format), c->in_w, c->in_h,
+          gst_video_format_to_string (c->out_format), c->out_w, c->out_h);
+
+      g_test_add_data_func (path, c, test_case);
+    }
+  g_test_add_func ("/convert/negotiation", test_negotiation);
+  g_test_add_func ("/convert/navigation", test_navigation);
+  return g_test_run ();
+}
