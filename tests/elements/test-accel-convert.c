@@ -6,12 +6,13 @@
  * ratio) and pointer positions scaled on their way upstream. On a GPU host
  * (suite gpu) the element runs on CUDA memory between accelupload and
  * acceldownload; without one (ACCEL_BACKEND=host) on system memory. */
-#include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <string.h>
+
+#include "elements-test.h"
 
 #include "gstaccelimage.h"
 #include "image/convert.h"
@@ -293,17 +294,7 @@ static const Case cases[] = {
 int
 main (int argc, char **argv)
 {
-  gboolean want_gpu = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0;
-  int n = 0;
-
-  g_test_init (&argc, &argv, NULL);
-  gst_init (&argc, &argv);
-  gpu = want_gpu && cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
-  if (want_gpu && !gpu)
-    {
-      g_printerr ("no GPU: skipped\n");
-      return 77;
-    }
+  gpu = elements_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

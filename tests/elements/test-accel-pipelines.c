@@ -6,11 +6,12 @@
  * between GStreamer's own cudaupload and cudadownload; without one (suite
  * elements, ACCEL_BACKEND=host) the same pipelines run the host
  * implementations. */
-#include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <string.h>
+
+#include "elements-test.h"
 
 #include "effects/effects.h"
 #include "image/blur.h"
@@ -418,17 +419,7 @@ test_meta_on_the_wire (void)
 int
 main (int argc, char **argv)
 {
-  gboolean want_gpu = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0;
-  int n = 0;
-
-  g_test_init (&argc, &argv, NULL);
-  gst_init (&argc, &argv);
-  gpu = want_gpu && cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
-  if (want_gpu && !gpu)
-    {
-      g_printerr ("no GPU: skipped\n");
-      return 77;
-    }
+  gpu = elements_test_init (&argc, &argv);
 
   g_test_add_data_func ("/pipelines/chain-of-four", "", test_chain);
   g_test_add_data_func (

@@ -5,10 +5,11 @@
  * a GPU host (suite gpu) the sources render into CUDA memory and through
  * system memory; without one (suite elements, ACCEL_BACKEND=host) they run
  * the host implementations. */
-#include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <string.h>
+
+#include "elements-test.h"
 
 #include "fluid/fluid.h"
 #include "image/resize.h"
@@ -230,17 +231,7 @@ test_fluid_jet (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  gboolean want_gpu = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0;
-  int n = 0;
-
-  g_test_init (&argc, &argv, NULL);
-  gst_init (&argc, &argv);
-  gpu = want_gpu && cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
-  if (want_gpu && !gpu)
-    {
-      g_printerr ("no GPU: skipped\n");
-      return 77;
-    }
+  gpu = elements_test_init (&argc, &argv);
 
   g_test_add_data_func ("/sources/fluid/drag", "", test_fluid_drag);
   g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
