@@ -4,7 +4,7 @@
 #include "gstaccelconvert.h"
 
 #include "gstaccelcuda.h"
-#include <gst/cuda/gstcudamemory.h>
+#include "gstacceltransfer.h"
 
 #include "image/convert.h"
 #include "image/resize.h"
@@ -12,11 +12,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_accel_convert_debug);
 #define GST_CAT_DEFAULT gst_accel_convert_debug
 
-#define CONVERT_FORMATS "{ RGBA, BGRA, GRAY8, NV12, I420 }"
+/* the formats of accelupload and acceldownload */
 #define CONVERT_CAPS                                                           \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, CONVERT_FORMATS)                    \
-  ";" GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS)
+  GST_ACCEL_TRANSFER_CUDA_CAPS ";" GST_ACCEL_TRANSFER_SYSTEM_CAPS
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CONVERT_CAPS));

@@ -14,10 +14,12 @@
 GST_DEBUG_CATEGORY_STATIC (gst_accel_filter_debug);
 #define GST_CAT_DEFAULT gst_accel_filter_debug
 
+/* GRAY8 in system memory only: see gstacceltransfer.h */
 #define ACCEL_FILTER_FORMATS "{ RGBA, BGRA, GRAY8 }"
+#define ACCEL_FILTER_CUDA_FORMATS "{ RGBA, BGRA }"
 #define ACCEL_FILTER_CAPS                                                      \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, ACCEL_FILTER_FORMATS)               \
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, ACCEL_FILTER_CUDA_FORMATS)          \
   ";" GST_VIDEO_CAPS_MAKE (ACCEL_FILTER_FORMATS)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (

@@ -239,8 +239,9 @@ gst_accel_caps_set_memory (GstCaps *caps, gboolean cuda)
  *
  * The caps of the other pad. Forward (sink to source) a transfer element
  * only makes its own output memory: were the input's memory offered too,
- * GstBaseTransform would prefer passing it through. Backward it takes
- * either memory. Without a usable GPU both pads are system memory, passed
+ * GstBaseTransform would prefer passing it through; formats CUDA memory
+ * cannot hold pass through in system memory. Backward it takes either
+ * memory. Without a usable GPU both pads are system memory, passed
  * through.
  *
  * Returns: (transfer full): the caps.
@@ -258,7 +259,14 @@ gst_accel_transfer_caps (
   if (!gst_accel_cuda_usable ())
     result = gst_accel_caps_set_memory (caps, FALSE);
   else if (forward)
-    result = gst_accel_caps_set_memory (caps, upload);
+    {
+      GstCaps *system_only
+          = gst_caps_from_string (GST_ACCEL_TRANSFER_SYSTEM_ONLY_CAPS);
+
+      result = gst_caps_merge (gst_accel_caps_set_memory (caps, upload),
+          gst_caps_intersect (caps, system_only));
+      gst_caps_unref (system_only);
+    }
   else
     result = gst_caps_merge (
         gst_accel_caps_set_memory (caps, !upload), gst_caps_ref (caps));

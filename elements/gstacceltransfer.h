@@ -8,14 +8,18 @@
 
 G_BEGIN_DECLS
 
+/* GStreamer 1.22's CUDA allocator has no GRAY8 (it aborts on one): GRAY8
+ * frames stay in system memory */
 #define GST_ACCEL_TRANSFER_FORMATS "{ RGBA, BGRA, GRAY8, NV12, I420 }"
+#define GST_ACCEL_TRANSFER_CUDA_FORMATS "{ RGBA, BGRA, NV12, I420 }"
+#define GST_ACCEL_TRANSFER_SYSTEM_ONLY_CAPS "video/x-raw, format = GRAY8"
 #define GST_ACCEL_TRANSFER_SLOTS 2
 
 /* the pads' memories; each pad lists its own memory first, as caps are
  * picked in template order */
 #define GST_ACCEL_TRANSFER_CUDA_CAPS                                           \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_ACCEL_TRANSFER_FORMATS)
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_ACCEL_TRANSFER_CUDA_FORMATS)
 #define GST_ACCEL_TRANSFER_SYSTEM_CAPS                                         \
   GST_VIDEO_CAPS_MAKE (GST_ACCEL_TRANSFER_FORMATS)
 

@@ -110,9 +110,12 @@ reference (const GstAccelImage *in, GstAccelImage *out)
   gst_accel_staging_clear (&s2);
 }
 
+/* on a GPU, CUDA memory between accelupload and acceldownload when @cuda
+ * (GStreamer's CUDA memory has no GRAY8); system memory otherwise, which
+ * the element stages to the GPU itself */
 static GstElement *
-launch (const char *convert, GstVideoFormat out_format, int out_w, int out_h,
-    GstElement **src, GstElement **sink)
+launch (const char *convert, gboolean cuda, GstVideoFormat out_format,
+    int out_w, int out_h, GstElement **src, GstElement **sink)
 {
   g_autofree char *description = g_strdup_printf (
       "appsrc name=src format=time ! %s%s ! "
@@ -152,8 +155,10 @@ test_case (gconstpointer data)
       ==, 0);
   reference (&in_image, &want);
 
-  pipeline
-      = launch ("accelconvert", c->out_format, c->out_w, c->out_h, &src, &sink);
+  pipeline = launch ("accelconvert",
+      gpu && c->in_format != GST_VIDEO_FORMAT_GRAY8
+          && c->out_format != GST_VIDEO_FORMAT_GRAY8,
+      c->out_format, c->out_w, c->out_h, &src, &sink);
   caps = gst_video_info_to_caps (&in_info);
   gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
   gst_app_src_set_caps (GST_APP_SRC (src), caps);
@@ -228,6 +233,30 @@ test_negotiation (void)
   gst_object_unref (pipeline);
 }
 
+/* GStreamer's CUDA memory has no GRAY8: upload passes it through in system
+ * memory and the filters stage it themselves */
+static void
+test_gray8_stays_in_system_memory (void)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=65,"
+      "height=33 ! accelupload ! accelsobel ! accelconvert ! "
+      "video/x-raw,format=RGBA ! acceldownload ! fakesink",
+      &error);
+  GstMessage *msg;
+
+  g_assert_no_error (error);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
 static GstPadProbeReturn
 catch_pointer (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
@@ -246,8 +275,8 @@ test_navigation (void)
 {
   GstVideoInfo info;
   GstElement *src, *sink;
-  GstElement *pipeline
-      = launch ("accelconvert", GST_VIDEO_FORMAT_RGBA, 400, 120, &src, &sink);
+  GstElement *pipeline = launch (
+      "accelconvert", gpu, GST_VIDEO_FORMAT_RGBA, 400, 120, &src, &sink);
   GstPad *src_pad = gst_element_get_static_pad (src, "src");
   GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
   gdouble xy[2] = { -1, -1 };
@@ -307,5 +336,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/convert/negotiation", test_negotiation);
   g_test_add_func ("/convert/navigation", test_navigation);
+  g_test_add_func (
+      "/convert/gray8-in-system-memory", test_gray8_stays_in_system_memory);
   return g_test_run ();
 }
