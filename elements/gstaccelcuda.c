@@ -7,8 +7,6 @@
 
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_cuda_debug);
@@ -35,29 +33,11 @@ gst_accel_cuda_usable (void)
           gst_accel_cuda_debug, "accelcuda", 0, "accel CUDA context");
       usable = g_strcmp0 (g_getenv ("ACCEL_BACKEND"), "host") != 0
                && cudaGetDeviceCount (&n) == cudaSuccess && n > 0
-               && gst_cuda_load_library ();
-      if (usable)
-        gst_cuda_memory_init_once ();
+               && gst_accel_cuda_load ();
       GST_INFO ("GPU path %s", usable ? "on" : "off: host implementations");
       g_once_init_leave (&once, 1);
     }
   return usable;
-}
-
-/* GPU 0's primary context, the one the CUDA runtime (and so the accel
- * engine) uses, wrapped: libgstcuda has no call for it, but the runtime
- * makes it current and popping it yields its handle */
-static GstCudaContext *
-wrap_primary_context (void)
-{
-  CUcontext primary = NULL;
-  CUdevice device;
-
-  if (cudaSetDevice (0) != cudaSuccess || cudaFree (NULL) != cudaSuccess
-      || CuCtxPopCurrent (&primary) != CUDA_SUCCESS || !primary
-      || CuDeviceGet (&device, 0) != CUDA_SUCCESS)
-    return NULL;
-  return gst_cuda_context_new_wrapped (primary, device);
 }
 
 /* asks the peers of every pad, then the application (need-context) */
@@ -108,7 +88,7 @@ gst_accel_cuda_ensure_context (GstElement *element, GstCudaContext **context)
   if (*context)
     return TRUE;
 
-  *context = wrap_primary_context ();
+  *context = gst_accel_cuda_context_new_primary (0);
   if (!*context)
     {
       GST_ELEMENT_ERROR (element, RESOURCE, FAILED, (NULL),
@@ -120,48 +100,6 @@ gst_accel_cuda_ensure_context (GstElement *element, GstCudaContext **context)
       element, gst_message_new_have_context (GST_OBJECT (element),
                    gst_context_new_cuda_context (*context)));
   return TRUE;
-}
-
-/**
- * gst_accel_cuda_caps_are_cuda:
- * @caps: fixed caps
- *
- * Returns: whether @caps carry the memory:CUDAMemory feature.
- */
-gboolean
-gst_accel_cuda_caps_are_cuda (GstCaps *caps)
-{
-  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
-
-  return f
-         && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-}
-
-/**
- * gst_accel_cuda_pool_new:
- * @context: the context its memory lives in
- * @caps: the frames' caps
- * @size: bytes per frame
- * @min: buffers to keep at least
- *
- * Returns: (transfer full): a configured pool of CUDA memory with video
- *   metas, or %NULL.
- */
-GstBufferPool *
-gst_accel_cuda_pool_new (
-    GstCudaContext *context, GstCaps *caps, guint size, guint min)
-{
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (context);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config))
-    {
-      gst_object_unref (pool);
-      return NULL;
-    }
-  return pool;
 }
 
 gboolean

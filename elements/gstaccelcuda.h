@@ -2,17 +2,13 @@
  * GStreamer's own CUDA elements (a GstCudaContext, "gst.cuda.context") */
 #pragma once
 
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/video/video.h>
+#include "gstaccelcudacontext.h"
 
 G_BEGIN_DECLS
 
 gboolean gst_accel_cuda_usable (void);
 gboolean gst_accel_cuda_ensure_context (
     GstElement *element, GstCudaContext **context);
-gboolean gst_accel_cuda_caps_are_cuda (GstCaps *caps);
-GstBufferPool *gst_accel_cuda_pool_new (
-    GstCudaContext *context, GstCaps *caps, guint size, guint min);
 gboolean gst_accel_cuda_propose_allocation (
     GstCudaContext *context, GstQuery *query, gboolean sync_meta);
 gboolean gst_accel_cuda_decide_allocation (

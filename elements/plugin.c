@@ -7,6 +7,7 @@
 #include "gstaccelfluid.h"
 #include "gstaccelgaussianblur.h"
 #include "gstaccelmedian.h"
+#include "gstaccelparticles.h"
 #include "gstaccelsobel.h"
 #include "gstaccelthreshold.h"
 #include "gstaccelunsharp.h"
@@ -28,6 +29,7 @@ plugin_init (GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER (acceleffects, plugin);
   ret |= GST_ELEMENT_REGISTER (accelfluid, plugin);
   ret |= GST_ELEMENT_REGISTER (accelconvert, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelparticles, plugin);
 
   return ret;
 }

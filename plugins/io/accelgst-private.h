@@ -8,10 +8,10 @@
 
 G_BEGIN_DECLS
 
-/* the system memory video formats the bridge maps to images */
 /* how long a failed state change waits for the failing element's error */
 #define ACCEL_GST_ERROR_WAIT_US (500 * G_TIME_SPAN_MILLISECOND)
 
+/* the system memory video formats the bridge maps to images */
 #define ACCEL_GST_VIDEO_CAPS                                                   \
   "video/x-raw, format = (string) { RGBA, BGRA, GRAY8, NV12, I420 }"
 
@@ -21,6 +21,8 @@ G_BEGIN_DECLS
  * @cond: signalled on every change, and when an appsrc wants data
  * @error: the first error a GStreamer element posted, naming it
  * @eos: the pipeline posted end of stream
+ * @context: (nullable): given to every element that asks for its type
+ *   (need-context)
  *
  * What a GStreamer pipeline's bus says, as it is said: a synchronous
  * handler on the posting thread records it, so the stage reads it from
@@ -32,6 +34,7 @@ typedef struct
   GCond cond;
   GError *error;
   gboolean eos;
+  GstContext *context;
 } AccelGstWatch;
 
 void accel_gst_watch_init (AccelGstWatch *watch);
@@ -46,12 +49,16 @@ gboolean accel_gst_watch_wait_eos (
 GstElement *accel_gst_pipeline_new (AccelStage *stage, const char *description,
     const char *full, AccelGstWatch *watch, GError **error);
 void accel_gst_pipeline_free (GstElement *pipeline);
+void accel_gst_pipeline_share_context (
+    GstElement *pipeline, AccelGstWatch *watch, GstContext *context);
 
 gboolean accel_gst_caps_to_type (AccelStage *stage, GstCaps *caps,
     AccelType *type, GstVideoInfo *info, GError **error);
 GstCaps *accel_gst_caps_from_type (
     const AccelType *type, gint fps_n, gint fps_d);
 
+guint accel_gst_packed_planes (
+    AccelFormat format, gint width, gint height, gsize row[3], gint rows[3]);
 void accel_gst_frame_to_packed (
     const GstVideoFrame *frame, AccelFormat format, guint8 *dst);
 void accel_gst_packed_to_frame (

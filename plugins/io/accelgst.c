@@ -13,12 +13,14 @@ accel_gst_watch_init (AccelGstWatch *watch)
   g_cond_init (&watch->cond);
   watch->error = NULL;
   watch->eos = FALSE;
+  watch->context = NULL;
 }
 
 void
 accel_gst_watch_clear (AccelGstWatch *watch)
 {
   g_clear_error (&watch->error);
+  g_clear_pointer (&watch->context, gst_context_unref);
   g_mutex_clear (&watch->lock);
   g_cond_clear (&watch->cond);
 }
@@ -137,7 +139,8 @@ error_from_message (GstMessage *msg)
   reason = debug_reason (debug);
   if (debug && strstr (debug, "not-negotiated"))
     hint = "; the data must be video/x-raw in RGBA, BGRA, GRAY8, NV12 or "
-           "I420 system memory (a videoconvert may help)";
+           "I420 system memory, or on a GPU in CUDA memory (a videoconvert "
+           "may help)";
   return g_error_new (ACCEL_ERROR, ACCEL_ERROR_FAILED,
       "GStreamer element '%s' failed: %s%s%s%s%s", GST_MESSAGE_SRC_NAME (msg),
       gerr->message, reason ? " (" : "", reason ? reason : "",
@@ -169,6 +172,27 @@ on_bus_message (GstBus *bus, GstMessage *msg, gpointer user_data)
       g_cond_broadcast (&watch->cond);
       g_mutex_unlock (&watch->lock);
       break;
+    case GST_MESSAGE_NEED_CONTEXT:
+      {
+        const gchar *type = NULL;
+        GstContext *context = NULL;
+        /* elements made after the pipeline was given the context (inside
+         * decodebin, say) ask for it here, on their own thread */
+        gst_message_parse_context_type (msg, &type);
+        g_mutex_lock (&watch->lock);
+        if (watch->context
+            && g_strcmp0 (type, gst_context_get_context_type (watch->context))
+                   == 0)
+          context = gst_context_ref (watch->context);
+        g_mutex_unlock (&watch->lock);
+        if (context)
+          {
+            gst_element_set_context (
+                GST_ELEMENT (GST_MESSAGE_SRC (msg)), context);
+            gst_context_unref (context);
+          }
+        break;
+      }
     case GST_MESSAGE_WARNING:
       {
         g_autoptr (GError) gerr = NULL;
@@ -244,6 +268,25 @@ accel_gst_pipeline_free (GstElement *pipeline)
   gst_object_unref (pipeline);
 }
 
+/**
+ * accel_gst_pipeline_share_context:
+ * @pipeline: a pipeline from accel_gst_pipeline_new(), not started
+ * @watch: the pipeline's watch
+ * @context: (transfer none): a context, such as the stage's CUDA context
+ *
+ * Gives @context to every element of @pipeline now and to every element
+ * that asks for it later, so no element makes one of its own.
+ */
+void
+accel_gst_pipeline_share_context (
+    GstElement *pipeline, AccelGstWatch *watch, GstContext *context)
+{
+  g_mutex_lock (&watch->lock);
+  gst_context_replace (&watch->context, context);
+  g_mutex_unlock (&watch->lock);
+  gst_element_set_context (pipeline, context);
+}
+
 static const struct
 {
   GstVideoFormat video;
@@ -265,7 +308,7 @@ static const struct
  * @error: return location for a #GError, or %NULL
  *
  * Returns: %FALSE with %ACCEL_ERROR_TYPE_MISMATCH for caps that are no
- * system memory video in RGBA, BGRA, GRAY8, NV12 or I420.
+ * video in RGBA, BGRA, GRAY8, NV12 or I420 (in system or CUDA memory).
  */
 gboolean
 accel_gst_caps_to_type (AccelStage *stage, GstCaps *caps, AccelType *type,
@@ -283,7 +326,7 @@ accel_gst_caps_to_type (AccelStage *stage, GstCaps *caps, AccelType *type,
     g_autofree gchar *text = gst_caps_to_string (caps);
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
         "stage '%s' (%s): the GStreamer caps %s are not video/x-raw in "
-        "RGBA, BGRA, GRAY8, NV12 or I420 system memory",
+        "RGBA, BGRA, GRAY8, NV12 or I420 (system or CUDA memory)",
         accel_stage_get_name (stage), accel_stage_get_kind_name (stage), text);
     return FALSE;
   }
@@ -314,9 +357,19 @@ accel_gst_caps_from_type (const AccelType *type, gint fps_n, gint fps_d)
   g_return_val_if_reached (NULL);
 }
 
-/* bytes per row and rows of each plane of a tightly packed image */
-static guint
-packed_planes (AccelFormat format, gint w, gint h, gsize row[3], gint rows[3])
+/**
+ * accel_gst_packed_planes:
+ * @format: an image format the bridge maps
+ * @w: width
+ * @h: height
+ * @row: (out): bytes per row of each plane
+ * @rows: (out): rows of each plane
+ *
+ * Returns: the planes of a tightly packed image, one after the other.
+ */
+guint
+accel_gst_packed_planes (
+    AccelFormat format, gint w, gint h, gsize row[3], gint rows[3])
 {
   gint cw = (w + 1) / 2, ch = (h + 1) / 2;
 
@@ -362,7 +415,7 @@ accel_gst_frame_to_packed (
 {
   gsize row[3];
   gint rows[3];
-  guint n = packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
+  guint n = accel_gst_packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
       GST_VIDEO_FRAME_HEIGHT (frame), row, rows);
 
   for (guint p = 0; p < n; p++)
@@ -391,7 +444,7 @@ accel_gst_packed_to_frame (
 {
   gsize row[3];
   gint rows[3];
-  guint n = packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
+  guint n = accel_gst_packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
       GST_VIDEO_FRAME_HEIGHT (frame), row, rows);
 
   for (guint p = 0; p < n; p++)

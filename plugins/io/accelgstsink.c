@@ -3,7 +3,7 @@
 #define G_LOG_DOMAIN "accel-gst-sink"
 
 #include "accelgstsink.h"
-#include "accelgst-private.h"
+#include "accelgstcuda-private.h"
 #include "accelio-private.h"
 
 #include <gst/app/gstappsrc.h>
@@ -26,6 +26,10 @@ struct _AccelGstSink
   GstVideoInfo info;
   gboolean playing;
   AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
+  GstCudaContext *cuda; /* GPU: the context the description shares */
+  gboolean cuda_memory; /* the appsrc hands GStreamer CUDA memory */
+  GstBufferPool *pool;  /* of that memory, while started */
+  GstBuffer *pending;   /* the frame process() copies and render() pushes */
 };
 
 G_DEFINE_FINAL_TYPE (AccelGstSink, accel_gst_sink, ACCEL_TYPE_STAGE)
@@ -36,6 +40,7 @@ enum
   PROP_DESCRIPTION,
   PROP_FRAMERATE,
   PROP_EOS_TIMEOUT,
+  PROP_MEMORY,
 };
 
 static const AccelFormat gst_formats[] = {
@@ -54,6 +59,16 @@ on_need_data (GstAppSrc *appsrc, guint length, gpointer user_data)
   g_mutex_lock (&watch->lock);
   g_cond_broadcast (&watch->cond);
   g_mutex_unlock (&watch->lock);
+}
+
+/* after teardown(): the pipeline gave back what it held */
+static void
+release_pool (AccelGstSink *self)
+{
+  gst_clear_buffer (&self->pending);
+  if (self->pool)
+    gst_buffer_pool_set_active (self->pool, FALSE);
+  gst_clear_object (&self->pool);
 }
 
 static void
@@ -89,6 +104,29 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
       gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsrc"));
   caps = accel_gst_caps_from_type (type, self->fps_n, self->fps_d);
   gst_video_info_from_caps (&self->info, caps);
+
+  /* CUDA memory where the images are on the device and the description
+   * takes it: no trip through host memory */
+  self->cuda_memory = FALSE;
+  /* made again with the pipeline: the stage's device may have changed */
+  gst_clear_object (&self->cuda);
+  self->cuda = accel_gst_cuda_context_new (stage);
+  if (self->cuda)
+    {
+      accel_gst_cuda_share (self->pipeline, &self->watch, self->cuda);
+      if (type->memory == ACCEL_MEMORY_DEVICE)
+        {
+          g_autoptr (GstCaps) cuda = accel_gst_cuda_caps_from_system (caps);
+          if (cuda
+              && accel_gst_cuda_downstream_takes (
+                  GST_ELEMENT (self->appsrc), cuda))
+            {
+              gst_caps_replace (&caps, cuda);
+              self->cuda_memory = TRUE;
+            }
+        }
+    }
+
   gst_app_src_set_caps (self->appsrc, caps);
   gst_app_src_set_stream_type (self->appsrc, GST_APP_STREAM_TYPE_STREAM);
   g_object_set (self->appsrc, "format", GST_FORMAT_TIME, "block", FALSE, NULL);
@@ -127,6 +165,16 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
 
   if (!self->pipeline && !build (self, type, error))
     return FALSE;
+  if (self->cuda_memory)
+    {
+      g_autoptr (GstCaps) caps = gst_app_src_get_caps (self->appsrc);
+      self->pool = accel_gst_cuda_pool_new (self->cuda, caps, error);
+      if (!self->pool)
+        {
+          teardown (self);
+          return FALSE;
+        }
+    }
   if (gst_element_set_state (self->pipeline, GST_STATE_PLAYING)
       == GST_STATE_CHANGE_FAILURE)
     {
@@ -135,10 +183,11 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
         g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
             "the GStreamer pipeline could not start playing");
       teardown (self);
+      release_pool (self);
       return FALSE;
     }
   self->playing = TRUE;
-  if (accel_stage_is_host (stage))
+  if (accel_stage_is_host (stage) || self->pool)
     return TRUE;
   pinned = *type;
   pinned.memory = ACCEL_MEMORY_PINNED;
@@ -185,6 +234,38 @@ accel_gst_sink_stop (AccelStage *stage)
         accel_stage_get_name (stage), error->message);
   teardown (self);
   g_clear_pointer (&self->staging, accel_buffer_unref);
+  release_pool (self);
+}
+
+/* GStreamer's CUDA memory from the pool, filled on the device. 1.22 cannot
+ * wrap the engine's buffer, so this is a device to device copy; and its
+ * memory has no stream or event that readers wait on, so GStreamer must
+ * get the buffer with the copy already done. Rather than block this
+ * thread on the stream (cudaStreamSynchronize), render() pushes it: the
+ * engine runs it once the stream's work is done, through the stage's
+ * completion strategy, as for the host path's download. */
+static AccelFlow
+copy_to_cuda_memory (AccelGstSink *self, AccelFrame *frame, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0];
+  GstBuffer *buffer = NULL;
+
+  /* a frame whose wait failed was never rendered */
+  gst_clear_buffer (&self->pending);
+  if (gst_buffer_pool_acquire_buffer (self->pool, &buffer, NULL) != GST_FLOW_OK)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
+          "cannot get a GStreamer CUDA memory buffer");
+      return ACCEL_FLOW_ERROR;
+    }
+  if (!accel_gst_cuda_copy_to_buffer (frame->stream, accel_buffer_get_data (in),
+          accel_buffer_peek_type (in)->format, &self->info, buffer, error))
+    {
+      gst_buffer_unref (buffer);
+      return ACCEL_FLOW_ERROR;
+    }
+  self->pending = buffer;
+  return ACCEL_FLOW_OK;
 }
 
 /* the GPU part: copy the image out; render() pushes it once that is done */
@@ -194,6 +275,8 @@ accel_gst_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
   AccelGstSink *self = ACCEL_GST_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
 
+  if (self->pool)
+    return copy_to_cuda_memory (self, frame, error);
   if (!self->staging)
     return ACCEL_FLOW_OK;
   return accel_io_copy_async (frame->stream,
@@ -244,18 +327,26 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
   if (!wait_for_room (self, error))
     return ACCEL_FLOW_ERROR;
 
-  buffer
-      = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->info), NULL);
-  if (!gst_video_frame_map (&vframe, &self->info, buffer, GST_MAP_WRITE))
+  if (self->pool)
     {
-      gst_buffer_unref (buffer);
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot map a GStreamer buffer for writing");
-      return ACCEL_FLOW_ERROR;
+      buffer = g_steal_pointer (&self->pending);
+      g_return_val_if_fail (buffer != NULL, ACCEL_FLOW_ERROR);
     }
-  accel_gst_packed_to_frame (accel_buffer_get_data (data),
-      accel_buffer_peek_type (in)->format, &vframe);
-  gst_video_frame_unmap (&vframe);
+  else
+    {
+      buffer = gst_buffer_new_allocate (
+          NULL, GST_VIDEO_INFO_SIZE (&self->info), NULL);
+      if (!gst_video_frame_map (&vframe, &self->info, buffer, GST_MAP_WRITE))
+        {
+          gst_buffer_unref (buffer);
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot map a GStreamer buffer for writing");
+          return ACCEL_FLOW_ERROR;
+        }
+      accel_gst_packed_to_frame (accel_buffer_get_data (data),
+          accel_buffer_peek_type (in)->format, &vframe);
+      gst_video_frame_unmap (&vframe);
+    }
 
   /* frames without timestamps get them from the frame rate */
   if (pts < 0 && frame_duration > 0)
@@ -320,6 +411,9 @@ accel_gst_sink_get_property (
     case PROP_EOS_TIMEOUT:
       g_value_set_int64 (value, self->eos_timeout_ms);
       break;
+    case PROP_MEMORY:
+      g_value_set_string (value, self->cuda_memory ? "cuda" : "system");
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -331,6 +425,8 @@ accel_gst_sink_dispose (GObject *object)
   AccelGstSink *self = ACCEL_GST_SINK (object);
 
   teardown (self);
+  release_pool (self);
+  gst_clear_object (&self->cuda);
   G_OBJECT_CLASS (accel_gst_sink_parent_class)->dispose (object);
 }
 
@@ -367,8 +463,8 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
 
   g_object_class_install_property (gobject_class, PROP_DESCRIPTION,
       g_param_spec_string ("description", "Description",
-          "A gst-launch description that takes video/x-raw; \"appsrc ! \" "
-          "is put in front",
+          "A gst-launch description that takes video/x-raw, in system or "
+          "CUDA memory; \"appsrc ! \" is put in front",
           NULL, flags));
   g_object_class_install_property (gobject_class, PROP_FRAMERATE,
       g_param_spec_string ("framerate", "Frame rate",
@@ -380,6 +476,12 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
           "Milliseconds the description may take to finish (flush encoders, "
           "close files) once the stage stops",
           0, G_MAXINT64 / 1000, 30000, flags));
+  g_object_class_install_property (gobject_class, PROP_MEMORY,
+      g_param_spec_string ("memory", "Memory",
+          "What the appsrc hands GStreamer, chosen when the graph is "
+          "prepared: \"cuda\" (GStreamer's CUDA memory, on a GPU when the "
+          "description takes it) or \"system\"",
+          "system", G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   accel_stage_class_set_metadata (stage_class, "io.gst-sink",
       "Images into a GStreamer description (encoders, files, displays, "

@@ -3,7 +3,7 @@
 #define G_LOG_DOMAIN "accel-gst-source"
 
 #include "accelgstsource.h"
-#include "accelgst-private.h"
+#include "accelgstcuda-private.h"
 #include "accelio-private.h"
 
 #include <gst/app/gstappsink.h>
@@ -32,7 +32,9 @@ struct _AccelGstSource
   GstVideoInfo info;
   guint64 next_sequence;
   gboolean have_sequence;
-  AccelIoRing *ring; /* GPU: pinned staging for the frames */
+  AccelIoRing *ring;    /* GPU: pinned staging for the frames */
+  GstCudaContext *cuda; /* GPU: the context the description shares */
+  gboolean cuda_memory; /* the appsink gets CUDA memory */
 };
 
 G_DEFINE_FINAL_TYPE (AccelGstSource, accel_gst_source, ACCEL_TYPE_STAGE)
@@ -43,6 +45,7 @@ enum
   PROP_DESCRIPTION,
   PROP_SYNC,
   PROP_PREROLL_TIMEOUT,
+  PROP_MEMORY,
 };
 
 static void
@@ -150,7 +153,21 @@ build (AccelGstSource *self, GError **error)
     return FALSE;
   self->appsink = GST_APP_SINK (
       gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsink"));
-  want = gst_caps_from_string (ACCEL_GST_VIDEO_CAPS);
+  /* on a GPU CUDA memory comes first: a decoder or cudaupload then hands
+   * its frames over on the device */
+  /* made again with the pipeline: the stage's device may have changed */
+  gst_clear_object (&self->cuda);
+  self->cuda = accel_gst_cuda_context_new (stage);
+  if (self->cuda)
+    {
+      accel_gst_cuda_share (self->pipeline, &self->watch, self->cuda);
+      want = gst_caps_from_string (
+          ACCEL_GST_CUDA_VIDEO_CAPS "; " ACCEL_GST_VIDEO_CAPS);
+    }
+  else
+    {
+      want = gst_caps_from_string (ACCEL_GST_VIDEO_CAPS);
+    }
   gst_app_sink_set_caps (self->appsink, want);
   gst_app_sink_set_max_buffers (self->appsink, APPSINK_QUEUE);
   gst_app_sink_set_drop (self->appsink, FALSE);
@@ -162,6 +179,7 @@ build (AccelGstSource *self, GError **error)
       teardown (self);
       return FALSE;
     }
+  self->cuda_memory = accel_gst_cuda_caps_are_cuda (caps);
   return TRUE;
 }
 
@@ -245,6 +263,30 @@ next_sample (AccelGstSource *self, gboolean *yield, GError **error)
     }
 }
 
+/* CUDA memory of the stage's context: copied on the device, on the frame's
+ * stream; the ring holds the sample, so GStreamer does not reuse its
+ * memory, until the copy is done */
+static AccelFlow
+copy_on_device (AccelGstSource *self, AccelFrame *frame, GstSample *sample,
+    const GstVideoInfo *info, AccelFormat format, GError **error)
+{
+  gboolean copied;
+
+  if (!accel_io_ring_acquire (self->ring, NULL, error))
+    return ACCEL_FLOW_ERROR;
+  accel_io_ring_hold (
+      self->ring, gst_sample_ref (sample), (GDestroyNotify)gst_sample_unref);
+  copied = accel_gst_cuda_copy_from_buffer (frame->stream,
+      gst_sample_get_buffer (sample), info, format,
+      accel_buffer_get_data (frame->outputs[0]), error);
+  /* committed even when a copy failed: part of it may be queued */
+  if (!accel_io_ring_commit (
+          self->ring, frame->stream, NULL, copied ? error : NULL)
+      || !copied)
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
 static AccelFlow
 copy_sample (
     AccelGstSource *self, AccelFrame *frame, GstSample *sample, GError **error)
@@ -270,6 +312,16 @@ copy_sample (
           want);
       return ACCEL_FLOW_ERROR;
     }
+  if (GST_BUFFER_PTS_IS_VALID (buffer))
+    accel_buffer_set_pts (out, (gint64)GST_BUFFER_PTS (buffer));
+  if (GST_BUFFER_DURATION_IS_VALID (buffer))
+    accel_buffer_set_duration (out, (gint64)GST_BUFFER_DURATION (buffer));
+  if (!accel_stage_is_host (stage)
+      && accel_gst_cuda_buffer_is_ours (buffer, self->cuda))
+    return copy_on_device (self, frame, sample, &info, type.format, error);
+
+  /* system memory, or CUDA memory of another context, which the map
+   * downloads */
   if (!accel_stage_is_host (stage)
       && !accel_io_ring_acquire (self->ring, &dst, error))
     return ACCEL_FLOW_ERROR;
@@ -282,10 +334,6 @@ copy_sample (
   accel_gst_frame_to_packed (&vframe, type.format, dst);
   gst_video_frame_unmap (&vframe);
 
-  if (GST_BUFFER_PTS_IS_VALID (buffer))
-    accel_buffer_set_pts (out, (gint64)GST_BUFFER_PTS (buffer));
-  if (GST_BUFFER_DURATION_IS_VALID (buffer))
-    accel_buffer_set_duration (out, (gint64)GST_BUFFER_DURATION (buffer));
   if (accel_stage_is_host (stage))
     return ACCEL_FLOW_OK;
   if (!accel_io_copy_async (frame->stream, accel_buffer_get_data (out), dst,
@@ -358,6 +406,9 @@ accel_gst_source_get_property (
     case PROP_PREROLL_TIMEOUT:
       g_value_set_int64 (value, self->preroll_timeout_ms);
       break;
+    case PROP_MEMORY:
+      g_value_set_string (value, self->cuda_memory ? "cuda" : "system");
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -370,6 +421,7 @@ accel_gst_source_dispose (GObject *object)
 
   /* a graph prepared and never run keeps its prerolled pipeline */
   teardown (self);
+  gst_clear_object (&self->cuda);
   G_OBJECT_CLASS (accel_gst_source_parent_class)->dispose (object);
 }
 
@@ -404,7 +456,8 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
   g_object_class_install_property (gobject_class, PROP_DESCRIPTION,
       g_param_spec_string ("description", "Description",
           "A gst-launch description whose last element gives video/x-raw "
-          "(RGBA, BGRA, GRAY8, NV12 or I420); \"! appsink\" is added",
+          "(RGBA, BGRA, GRAY8, NV12 or I420; in system memory, or on a GPU "
+          "in CUDA memory); \"! appsink\" is added",
           NULL, flags));
   g_object_class_install_property (gobject_class, PROP_SYNC,
       g_param_spec_boolean ("sync", "Sync",
@@ -416,6 +469,12 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
           "Milliseconds the description may take to give its first image "
           "when the graph is prepared",
           1, G_MAXINT64 / 1000000, 10000, flags));
+  g_object_class_install_property (gobject_class, PROP_MEMORY,
+      g_param_spec_string ("memory", "Memory",
+          "What the appsink gets from the description, known once the graph "
+          "is prepared: \"cuda\" (GStreamer's CUDA memory, taken on a GPU) "
+          "or \"system\"",
+          "system", G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   /* neither a GStreamer description nor an application can be asked for
    * a frame again */

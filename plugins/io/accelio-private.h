@@ -81,6 +81,8 @@ gboolean accel_io_ring_acquire (
     AccelIoRing *ring, gpointer *staging, GError **error);
 gboolean accel_io_ring_commit (
     AccelIoRing *ring, AccelStream *stream, AccelBuffer *hold, GError **error);
+void accel_io_ring_hold (
+    AccelIoRing *ring, gpointer data, GDestroyNotify notify);
 void accel_io_ring_free (AccelIoRing *ring);
 
 G_END_DECLS

@@ -374,6 +374,8 @@ typedef struct
 {
   AccelBuffer *staging; /* owned, pinned; NULL without staging */
   AccelBuffer *held;    /* a buffer the recorded work reads */
+  gpointer data;        /* anything else it reads, freed with notify */
+  GDestroyNotify notify;
   cudaEvent_t event;
   gboolean busy; /* the event is recorded and may be pending */
 } RingSlot;
@@ -385,6 +387,20 @@ struct _AccelIoRing
   guint next;
   RingSlot slots[];
 };
+
+/* the recorded work is done: let go of what it read */
+static void
+slot_release (RingSlot *slot)
+{
+  GDestroyNotify notify = slot->notify;
+  gpointer data = slot->data;
+
+  g_clear_pointer (&slot->held, accel_buffer_unref);
+  slot->data = NULL;
+  slot->notify = NULL;
+  if (notify)
+    notify (data);
+}
 
 /**
  * accel_io_ring_new:
@@ -457,7 +473,7 @@ accel_io_ring_acquire (AccelIoRing *ring, gpointer *staging, GError **error)
         return FALSE;
       slot->busy = FALSE;
     }
-  g_clear_pointer (&slot->held, accel_buffer_unref);
+  slot_release (slot);
   if (staging)
     *staging = slot->staging ? accel_buffer_get_data (slot->staging) : NULL;
   return TRUE;
@@ -490,12 +506,33 @@ accel_io_ring_commit (
       accel_cuda_check (cudaStreamSynchronize (
                             (cudaStream_t)accel_stream_get_handle (stream)),
           NULL);
-      g_clear_pointer (&slot->held, accel_buffer_unref);
+      slot_release (slot);
       return FALSE;
     }
   slot->busy = TRUE;
   ring->next = (ring->next + 1) % ring->n_slots;
   return TRUE;
+}
+
+/**
+ * accel_io_ring_hold:
+ * @ring: a ring whose current slot was acquired
+ * @data: (transfer full): what the slot's work reads, such as a
+ *   GStreamer sample
+ * @notify: frees @data
+ *
+ * Keeps @data until the work committed in the current slot is done, like
+ * accel_io_ring_commit()'s @hold for anything that is not a buffer. Call
+ * it before accel_io_ring_commit(). Called from the stage's thread.
+ */
+void
+accel_io_ring_hold (AccelIoRing *ring, gpointer data, GDestroyNotify notify)
+{
+  RingSlot *slot = &ring->slots[ring->next];
+
+  g_return_if_fail (slot->notify == NULL);
+  slot->data = data;
+  slot->notify = notify;
 }
 
 /**
@@ -516,7 +553,7 @@ accel_io_ring_free (AccelIoRing *ring)
       RingSlot *slot = &ring->slots[i];
       if (slot->busy)
         accel_cuda_check (cudaEventSynchronize (slot->event), NULL);
-      g_clear_pointer (&slot->held, accel_buffer_unref);
+      slot_release (slot);
       g_clear_pointer (&slot->staging, accel_buffer_unref);
       if (slot->event)
         accel_cuda_check (cudaEventDestroy (slot->event), NULL);

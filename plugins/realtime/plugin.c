@@ -11,8 +11,10 @@
 #include "accelfluid.h"
 #include "accelgaussianblur.h"
 #include "accelmedian.h"
+#include "accelparticles.h"
 #include "accelresize.h"
 #include "accelsobel.h"
+#include "accelsplat.h"
 #include "accelthreshold.h"
 #include "accelunsharp.h"
 
@@ -45,5 +47,7 @@ accel_plugin_register (AccelRegistry *registry, GError **error)
   accel_registry_register (registry, ACCEL_TYPE_EFFECTS);
   accel_registry_register (registry, ACCEL_TYPE_BLEND);
   accel_registry_register (registry, ACCEL_TYPE_ANALYSIS);
+  accel_registry_register (registry, ACCEL_TYPE_PARTICLES);
+  accel_registry_register (registry, ACCEL_TYPE_SPLAT);
   return TRUE;
 }

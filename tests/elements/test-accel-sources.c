@@ -12,6 +12,7 @@
 #include "elements-test.h"
 
 #include "fluid/fluid.h"
+#include "particles/particles.h"
 #include "image/resize.h"
 
 #define WIDTH 96
@@ -228,6 +229,87 @@ test_fluid_jet (gconstpointer data)
   g_assert_false (frame_is_dark (got->pdata[FRAMES - 1]));
 }
 
+/* the particles as accelparticles steps them: its defaults for a small
+ * capacity, the pointer an attractor while the button is held */
+#define PARTICLES 4096
+static GPtrArray *
+particles_reference (gboolean drag)
+{
+  AccelParticlesParams p;
+  AccelSplatParams sp = { .width = WIDTH,
+    .height = HEIGHT,
+    .scale = MIN (WIDTH, HEIGHT) / 2.2f,
+    .point_size = 1,
+    .end_colour = 0x00ff2020u,
+    .gain = 1.0f };
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+  AccelParticleState state[2];
+  AccelParticlesScratch scratch;
+  g_autofree guint8 *blocks[2] = { NULL, NULL };
+  g_autofree guint8 *scratch_block = NULL;
+  g_autofree guint32 *accum = NULL;
+
+  accel_particles_params_init (&p, PARTICLES);
+  for (int i = 0; i < 2; i++)
+    {
+      blocks[i] = g_malloc0 (accel_particle_state_size (PARTICLES));
+      accel_particle_state_init (&state[i], blocks[i], PARTICLES);
+    }
+  scratch_block = g_malloc0 (accel_particles_scratch_size (&p));
+  accel_particles_scratch_init (&scratch, scratch_block, &p);
+  accum = g_malloc0 (accel_particles_splat_accum_size (&sp) * sizeof (guint32));
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      guint8 *out = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+
+      p.n_attractors = 0;
+      if (pointer_at (k, drag).down)
+        {
+          AccelParticleAttractor a = { ((float)DRAG_X - WIDTH * 0.5f)
+                                           / sp.scale,
+            (HEIGHT * 0.5f - (float)DRAG_Y) / sp.scale, 0.0f, 6.0f, 0.8f };
+
+          p.attractors[p.n_attractors++] = a;
+        }
+      g_assert_cmpint (accel_particles_step_host (
+                           &p, k, &state[k % 2], &state[(k + 1) % 2], &scratch),
+          ==, 0);
+      g_assert_cmpint (accel_particles_splat_host (&sp, &state[(k + 1) % 2],
+                           PARTICLES, accum, out, (size_t)WIDTH * 4),
+          ==, 0);
+      g_ptr_array_add (frames, out);
+    }
+  return frames;
+}
+
+static gboolean
+frames_equal (const guint8 *a, const guint8 *b)
+{
+  return memcmp (a, b, (gsize)WIDTH * HEIGHT * 4) == 0;
+}
+
+/* the fountain as the reference draws it; the pull changes the frames
+ * from the one after the press on */
+static void
+test_particles_drag (gconstpointer data)
+{
+  const char *memory = data;
+  const char *particles = "accelparticles capacity=" G_STRINGIFY (PARTICLES);
+  g_autoptr (GPtrArray) still = run_source (particles, memory, FALSE);
+  g_autoptr (GPtrArray) dragged = run_source (particles, memory, TRUE);
+  g_autoptr (GPtrArray) want_still = particles_reference (FALSE);
+  g_autoptr (GPtrArray) want = particles_reference (TRUE);
+
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      assert_frames_equal (still->pdata[k], want_still->pdata[k], k);
+      assert_frames_equal (dragged->pdata[k], want->pdata[k], k);
+      g_assert_cmpint (
+          frames_equal (still->pdata[k], dragged->pdata[k]), ==, k <= PRESS_AT);
+    }
+  g_assert_false (frame_is_dark (still->pdata[FRAMES - 1]));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -235,8 +317,13 @@ main (int argc, char **argv)
 
   g_test_add_data_func ("/sources/fluid/drag", "", test_fluid_drag);
   g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
+  g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
   if (gpu)
-    g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
-        "(memory:CUDAMemory)", test_fluid_drag);
+    {
+      g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
+          "(memory:CUDAMemory)", test_fluid_drag);
+      g_test_add_data_func ("/sources/particles/drag/cuda-memory",
+          "(memory:CUDAMemory)", test_particles_drag);
+    }
   return g_test_run ();
 }

@@ -1,9 +1,13 @@
 /* the io plugin's GPU paths against its host paths: pattern-source frames,
- * png-sink files, raw files and application push/pull give the same bytes
- * on a GPU as on the host */
+ * png-sink files, raw files, application push/pull and the GStreamer
+ * bridge (in GStreamer's CUDA memory where the description takes it) give
+ * the same bytes on a GPU as on the host */
 #include "test-io.h"
 
 #include <string.h>
+#ifdef ACCEL_IO_HAVE_GST
+#include <gst/gst.h>
+#endif
 
 typedef struct
 {
@@ -214,6 +218,168 @@ test_app (void)
   accel_graph_stop (g);
 }
 
+#ifdef ACCEL_IO_HAVE_GST
+static gboolean
+have_elements (const char *const *names)
+{
+  for (guint i = 0; names[i]; i++)
+    {
+      GstElementFactory *f = gst_element_factory_find (names[i]);
+      if (!f)
+        {
+          g_autofree gchar *msg
+              = g_strdup_printf ("GStreamer element %s is missing", names[i]);
+          g_test_skip (msg);
+          return FALSE;
+        }
+      gst_object_unref (f);
+    }
+  return TRUE;
+}
+
+static gchar *
+get_memory (AccelStage *stage)
+{
+  gchar *memory = NULL;
+
+  g_object_get (stage, "memory", &memory, NULL);
+  return memory;
+}
+
+#define SINK_FRAMES 6
+#define SINK_W 67
+#define SINK_H 41
+
+/* noise (every frame different) of @format into io.gst-sink, whose
+ * description is @before and a filesink that appends every frame's bytes to
+ * a file; @memory gets what the appsrc handed GStreamer */
+static GBytes *
+gst_sink_bytes (
+    AccelDevice *device, const char *format, const char *before, gchar **memory)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst-sink");
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *path = g_build_filename (dir, "frames.raw", NULL);
+  g_autofree gchar *full = NULL;
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.gst-sink", "out");
+  gchar *data;
+  gsize size;
+
+  accel_graph_set_device (g, device);
+  set_enum (src, "pattern", "noise");
+  g_object_set (src, "format", format, "width", SINK_W, "height", SINK_H,
+      "num-buffers", (gint64)SINK_FRAMES, "seed", 9u, NULL);
+  full = g_strdup_printf ("%sfilesink location=%s", before, path);
+  g_object_set (sink, "description", full, NULL);
+  test_link (g, "src", "out");
+  test_run (g);
+  g_assert_cmpuint (
+      accel_stage_is_host (sink), ==, accel_device_is_host (device));
+  *memory = get_memory (sink);
+  g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+  test_dir_remove (dir);
+  return g_bytes_new_take (data, size);
+}
+
+/* device images into a description that takes CUDA memory (cudadownload):
+ * the appsrc negotiates CUDA memory and the pixels arrive exactly; RGBA and
+ * BGRA rows are tightly packed in system memory, so the file holds the
+ * frames as the host run writes them */
+static void
+test_gst_sink_cuda (gconstpointer data)
+{
+  static const char *const need[] = { "cudadownload", "filesink", NULL };
+  const char *format = data;
+  g_autoptr (GError) error = NULL;
+  AccelDevice *gpu = accel_device_get_cuda (0, &error);
+  g_autoptr (GBytes) host = NULL, cuda = NULL;
+  g_autofree gchar *host_memory = NULL, *cuda_memory = NULL;
+
+  g_assert_no_error (error);
+  if (!have_elements (need))
+    return;
+  host = gst_sink_bytes (accel_device_get_host (), format, "", &host_memory);
+  cuda = gst_sink_bytes (
+      gpu, format, "cudadownload ! video/x-raw ! ", &cuda_memory);
+  g_assert_cmpstr (host_memory, ==, "system");
+  g_assert_cmpstr (cuda_memory, ==, "cuda");
+  g_assert_cmpuint (
+      g_bytes_get_size (host), ==, SINK_W * SINK_H * 4 * SINK_FRAMES);
+  g_assert_true (g_bytes_equal (host, cuda));
+}
+
+/* a description that takes anything (filesink) or a format GStreamer's
+ * CUDA memory does not hold (GRAY8) gets system memory, on a GPU too */
+static void
+test_gst_sink_system (gconstpointer data)
+{
+  static const char *const need[] = { "filesink", NULL };
+  const char *format = data;
+  g_autoptr (GError) error = NULL;
+  AccelDevice *gpu = accel_device_get_cuda (0, &error);
+  g_autoptr (GBytes) host = NULL, cuda = NULL;
+  g_autofree gchar *host_memory = NULL, *cuda_memory = NULL;
+
+  g_assert_no_error (error);
+  if (!have_elements (need))
+    return;
+  host = gst_sink_bytes (accel_device_get_host (), format, "", &host_memory);
+  cuda = gst_sink_bytes (gpu, format, "", &cuda_memory);
+  g_assert_cmpstr (host_memory, ==, "system");
+  g_assert_cmpstr (cuda_memory, ==, "system");
+  g_assert_true (g_bytes_equal (host, cuda));
+}
+
+#define SOURCE_FRAMES 7
+
+/* io.gst-source on the GPU -> checksum; @memory gets what the appsink got */
+static gchar *
+gst_source_digest (const char *description, gchar **memory)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst-source");
+  AccelStage *src = accel_test_stage (g, "io.gst-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+
+  accel_graph_set_device (g, accel_device_get_cuda (0, &error));
+  g_assert_no_error (error);
+  g_object_set (src, "description", description, NULL);
+  test_link (g, "src", "sink");
+  test_run (g);
+  g_assert_false (accel_stage_is_host (src));
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
+      SOURCE_FRAMES);
+  *memory = get_memory (src);
+  return test_digest (sink);
+}
+
+/* cudaupload hands the appsink CUDA memory, copied on the device into the
+ * engine's buffers: exactly the frames the same description gives through
+ * system memory */
+static void
+test_gst_source_cuda (gconstpointer data)
+{
+  static const char *const need[] = { "videotestsrc", "cudaupload", NULL };
+  const char *caps = data;
+  g_autofree gchar *system = NULL, *uploaded = NULL;
+  g_autofree gchar *system_memory = NULL, *cuda_memory = NULL;
+  g_autofree gchar *a = NULL, *b = NULL;
+
+  if (!have_elements (need))
+    return;
+  system = g_strdup_printf (
+      "videotestsrc num-buffers=%d pattern=ball ! %s", SOURCE_FRAMES, caps);
+  uploaded = g_strdup_printf ("%s ! cudaupload", system);
+  a = gst_source_digest (system, &system_memory);
+  b = gst_source_digest (uploaded, &cuda_memory);
+  g_assert_cmpstr (system_memory, ==, "system");
+  g_assert_cmpstr (cuda_memory, ==, "cuda");
+  g_assert_cmpstr (b, ==, a);
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -230,6 +396,10 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
+#ifdef ACCEL_IO_HAVE_GST
+  /* the plugin initialises GStreamer too; the tests look for elements */
+  gst_init (NULL, NULL);
+#endif
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -243,5 +413,19 @@ main (int argc, char **argv)
 #endif
   g_test_add_func ("/io-gpu/raw-file/round-trip", test_raw);
   g_test_add_func ("/io-gpu/app/push-pull", test_app);
+#ifdef ACCEL_IO_HAVE_GST
+  g_test_add_data_func (
+      "/io-gpu/gst-sink/cuda-memory/RGBA8", "RGBA8", test_gst_sink_cuda);
+  g_test_add_data_func (
+      "/io-gpu/gst-sink/cuda-memory/BGRA8", "BGRA8", test_gst_sink_cuda);
+  g_test_add_data_func (
+      "/io-gpu/gst-sink/system-memory/RGBA8", "RGBA8", test_gst_sink_system);
+  g_test_add_data_func (
+      "/io-gpu/gst-sink/system-memory/GRAY8", "GRAY8", test_gst_sink_system);
+  g_test_add_data_func ("/io-gpu/gst-source/cuda-memory/RGBA",
+      "video/x-raw,format=RGBA,width=67,height=41", test_gst_source_cuda);
+  g_test_add_data_func ("/io-gpu/gst-source/cuda-memory/NV12",
+      "video/x-raw,format=NV12,width=66,height=42", test_gst_source_cuda);
+#endif
   return g_test_run ();
 }

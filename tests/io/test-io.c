@@ -804,6 +804,45 @@ test_gst_source_live (void)
       accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), >=, 1);
 }
 
+static gchar *
+get_memory (AccelStage *stage)
+{
+  gchar *memory = NULL;
+
+  g_object_get (stage, "memory", &memory, NULL);
+  return memory;
+}
+
+/* the host backend never hands GStreamer CUDA memory: both bridges report
+ * system memory, before and after a run */
+static void
+test_gst_memory_host (void)
+{
+  static const char *const need[] = { "videotestsrc", "fakesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autofree gchar *before = NULL, *source = NULL, *sink = NULL;
+  AccelStage *src, *out;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "io.gst-source", "src");
+  out = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "description",
+      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=16,"
+      "height=8",
+      NULL);
+  g_object_set (out, "description", "fakesink", NULL);
+  test_link (g, "src", "out");
+  before = get_memory (out);
+  g_assert_cmpstr (before, ==, "system");
+  test_run (g);
+  g_assert_true (accel_stage_is_host (out));
+  source = get_memory (src);
+  sink = get_memory (out);
+  g_assert_cmpstr (source, ==, "system");
+  g_assert_cmpstr (sink, ==, "system");
+}
+
 #ifdef ACCEL_IO_HAVE_PNG
 /* core.test-source -> gst-sink (pngenc): lossless, so the files hold the
  * test pattern exactly, and they are complete when the run returns */
@@ -948,6 +987,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-source/pixels", test_gst_source_pixels);
   g_test_add_func ("/io/gst-source/planar", test_gst_source_planar);
   g_test_add_func ("/io/gst-source/live", test_gst_source_live);
+  g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
 #endif

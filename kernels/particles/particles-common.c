@@ -1,0 +1,131 @@
+/* particles: the layout of the state and the working memory, and default
+ * parameters */
+#include <string.h>
+
+#include "particles.h"
+
+enum
+{
+  ROW_HEADER,
+  ROW_PX,
+  ROW_PY,
+  ROW_PZ,
+  ROW_VX,
+  ROW_VY,
+  ROW_VZ,
+  ROW_COLOUR,
+  ROW_AGE,
+  ROW_LIFE,
+};
+
+size_t
+accel_particle_state_size (uint32_t capacity)
+{
+  return (size_t)ACCEL_PARTICLES_ROWS * capacity * sizeof (uint32_t);
+}
+
+void
+accel_particle_state_init (
+    AccelParticleState *s, void *block, uint32_t capacity)
+{
+  uint32_t *b = block;
+  float *f = block;
+
+  s->count = b + (size_t)ROW_HEADER * capacity;
+  s->px = f + (size_t)ROW_PX * capacity;
+  s->py = f + (size_t)ROW_PY * capacity;
+  s->pz = f + (size_t)ROW_PZ * capacity;
+  s->vx = f + (size_t)ROW_VX * capacity;
+  s->vy = f + (size_t)ROW_VY * capacity;
+  s->vz = f + (size_t)ROW_VZ * capacity;
+  s->colour = b + (size_t)ROW_COLOUR * capacity;
+  s->age = f + (size_t)ROW_AGE * capacity;
+  s->life = f + (size_t)ROW_LIFE * capacity;
+}
+
+/* whole 256-byte runs, so every array starts aligned */
+static size_t
+round_words (size_t w)
+{
+  return (w + 63) & ~(size_t)63;
+}
+
+size_t
+accel_particles_scratch_size (const AccelParticlesParams *p)
+{
+  size_t n = (size_t)p->capacity + 1;
+  size_t words = 2 * round_words (n)
+                 + round_words (accel_spatial_scan_tmp_words (n))
+                 + 3 * round_words (p->capacity);
+  size_t bytes = words * sizeof (uint32_t);
+
+  if (p->collide_radius > 0.0f)
+    bytes += accel_spatial_index_size (&p->grid, p->capacity);
+  return bytes;
+}
+
+void
+accel_particles_scratch_init (
+    AccelParticlesScratch *scratch, void *block, const AccelParticlesParams *p)
+{
+  uint32_t *b = block;
+  size_t n = (size_t)p->capacity + 1;
+
+  scratch->flags = b;
+  b += round_words (n);
+  scratch->offsets = b;
+  b += round_words (n);
+  scratch->scan_tmp = b;
+  b += round_words (accel_spatial_scan_tmp_words (n));
+  scratch->qx = (float *)b;
+  b += round_words (p->capacity);
+  scratch->qy = (float *)b;
+  b += round_words (p->capacity);
+  scratch->qz = (float *)b;
+  b += round_words (p->capacity);
+  if (p->collide_radius > 0.0f)
+    accel_spatial_index_init (&scratch->index, b, &p->grid, p->capacity);
+  else
+    memset (&scratch->index, 0, sizeof scratch->index);
+}
+
+void
+accel_particles_params_init (AccelParticlesParams *p, uint32_t capacity)
+{
+  static const AccelParticleBox container
+      = { { -1.0f, -1.0f, -1.0f }, { 1.0f, 1.0f, 1.0f }, 1 };
+  static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
+
+  memset (p, 0, sizeof *p);
+  p->capacity = capacity;
+  p->dt = 1.0f / 60.0f;
+  p->seed = 1;
+  p->emitter.pos[1] = -0.8f;
+  p->emitter.radius = 0.05f;
+  p->emitter.dir[1] = 1.0f;
+  p->emitter.spread = 0.3f;
+  p->emitter.speed = 1.6f;
+  p->emitter.lifetime = 2.5f;
+  p->emitter.lifetime_jitter = 0.5f;
+  p->emitter.colour = 0xff40a0ffu; /* orange, opaque */
+  /* about the capacity over a lifetime */
+  p->emitter.rate = capacity / 150 > 0 ? capacity / 150 : 1;
+  p->gravity[1] = -1.0f;
+  p->drag = 0.1f;
+  p->curl_scale = 2.0f;
+  p->restitution = 0.5f;
+  p->friction = 0.1f;
+  p->n_boxes = 1;
+  p->boxes[0] = container;
+  accel_particles_params_set_grid (p, lo, hi);
+}
+
+void
+accel_particles_params_set_grid (
+    AccelParticlesParams *p, const float lo[3], const float hi[3])
+{
+  /* cells of two radii: a push looks at most one cell away */
+  float cell = p->collide_radius > 0.0f ? 2.0f * p->collide_radius : 0.1f;
+
+  accel_spatial_grid_init (&p->grid, lo, hi, cell);
+}

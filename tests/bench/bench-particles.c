@@ -1,0 +1,147 @@
+/* particle updates per second at 1M, 10M and 50M particles, without and
+ * with particle-particle collisions, and the plain update's achieved
+ * bandwidth against a device-to-device copy measured in the same run */
+#include <cuda_runtime_api.h>
+#include <math.h>
+
+#include "accel-test.h"
+#include "particles/particles.h"
+
+/* what a step without collisions reads and writes per particle: the
+ * flags pass (age, life in; flag out), the scan (flag in, offset out) and
+ * the update (flag, offset and nine words in; nine words out) */
+#define STEP_BYTES_PER_PARTICLE (12 + 8 + 80)
+
+typedef struct
+{
+  AccelParticlesParams p;
+  AccelParticleState s[2];
+  AccelParticlesScratch scratch;
+  int cur;
+  guint64 step;
+  void *src, *dst;
+  size_t bytes;
+} Case;
+
+static float
+time_ms (
+    cudaStream_t s, int reps, void (*fn) (cudaStream_t, void *), void *data)
+{
+  cudaEvent_t a, b;
+  float ms;
+
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  fn (s, data);
+  cudaEventRecord (a, s);
+  for (int i = 0; i < reps; i++)
+    fn (s, data);
+  cudaEventRecord (b, s);
+  cudaEventSynchronize (b);
+  cudaEventElapsedTime (&ms, a, b);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return ms / reps;
+}
+
+static void
+step (cudaStream_t s, void *data)
+{
+  Case *c = data;
+
+  accel_particles_step (
+      s, &c->p, c->step++, &c->s[c->cur], &c->s[!c->cur], &c->scratch);
+  c->cur = !c->cur;
+}
+
+static void
+copy (cudaStream_t s, void *data)
+{
+  Case *c = data;
+
+  cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s);
+}
+
+/* @n particles in the box, all alive for the whole run, then timed */
+static float
+run (cudaStream_t s, guint32 n, gboolean collide, guint32 *alive)
+{
+  static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
+  Case c = { 0 };
+  void *blocks[3];
+  float ms;
+
+  accel_particles_params_init (&c.p, n);
+  c.p.emitter.rate = n;
+  c.p.emitter.pos[1] = 0.0f;
+  c.p.emitter.radius = 1.0f;
+  c.p.emitter.spread = 1.0f;
+  c.p.emitter.speed = 0.2f;
+  c.p.emitter.lifetime = 1e9f;
+  c.p.emitter.lifetime_jitter = 0.0f;
+  c.p.gravity[1] = -0.1f;
+  /* about one particle per cell */
+  c.p.collide_radius = collide ? 0.5f * cbrtf (8.0f / (float)n) : 0.0f;
+  accel_particles_params_set_grid (&c.p, lo, hi);
+  cudaMalloc (&blocks[0], accel_particle_state_size (n));
+  cudaMalloc (&blocks[1], accel_particle_state_size (n));
+  cudaMalloc (&blocks[2], accel_particles_scratch_size (&c.p));
+  cudaMemset (blocks[0], 0, sizeof (guint32));
+  accel_particle_state_init (&c.s[0], blocks[0], n);
+  accel_particle_state_init (&c.s[1], blocks[1], n);
+  accel_particles_scratch_init (&c.scratch, blocks[2], &c.p);
+  step (s, &c); /* fills the capacity */
+  c.p.emitter.rate = 0;
+  ms = time_ms (s, 10, step, &c);
+  cudaMemcpy (
+      alive, c.s[c.cur].count, sizeof (guint32), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 3; i++)
+    cudaFree (blocks[i]);
+  return ms;
+}
+
+static float
+copy_ms (cudaStream_t s, size_t bytes)
+{
+  Case c = { 0 };
+  float ms;
+
+  c.bytes = bytes;
+  cudaMalloc (&c.src, bytes);
+  cudaMalloc (&c.dst, bytes);
+  ms = time_ms (s, 10, copy, &c);
+  cudaFree (c.src);
+  cudaFree (c.dst);
+  return ms;
+}
+
+int
+main (int argc, char **argv)
+{
+  guint32 sizes[] = { 1000000, 10000000, 50000000 };
+  cudaStream_t s;
+
+  accel_test_require_gpu ();
+  cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+  g_print ("%10s %9s %14s %9s %10s %14s\n", "particles", "collide", "updates/s",
+      "ms/step", "GB/s", "copy-fraction");
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      guint32 n = sizes[i], alive = 0;
+      float plain = run (s, n, FALSE, &alive);
+      /* a copy of the state: read once, written once */
+      size_t state = accel_particle_state_size (n);
+      float cms = copy_ms (s, state);
+      float gbs = (float)STEP_BYTES_PER_PARTICLE * n / plain / 1e6f;
+      float copy_gbs = 2.0f * (float)state / cms / 1e6f;
+      float collide;
+
+      g_print ("%10u %9s %14.3e %9.3f %10.0f %13.0f%%\n", alive, "no",
+          1000.0f * n / plain, plain, gbs, 100.0f * gbs / copy_gbs);
+      collide = run (s, n, TRUE, &alive);
+      g_print ("%10u %9s %14.3e %9.3f %10s %14s\n", alive, "yes",
+          1000.0f * n / collide, collide, "-", "-");
+    }
+  cudaStreamDestroy (s);
+  return 0;
+}

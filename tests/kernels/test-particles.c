@@ -1,0 +1,379 @@
+/* the particle system's and the spatial index's host references: counts
+ * after spawn and kill, finite state, colliders, neighbour counts against
+ * brute force, the splat, and the stages in a graph */
+#include <math.h>
+
+#include "accel-test.h"
+#include "particles/particles.h"
+#include "spatial/spatial-grid.h"
+
+typedef struct
+{
+  AccelParticlesParams p;
+  gpointer a, b, work;
+  AccelParticleState s[2];
+  AccelParticlesScratch scratch;
+  int cur;
+} Sim;
+
+static void
+sim_init (Sim *sim, const AccelParticlesParams *p)
+{
+  sim->p = *p;
+  sim->a = g_malloc0 (accel_particle_state_size (p->capacity));
+  sim->b = g_malloc0 (accel_particle_state_size (p->capacity));
+  sim->work = g_malloc0 (accel_particles_scratch_size (p));
+  accel_particle_state_init (&sim->s[0], sim->a, p->capacity);
+  accel_particle_state_init (&sim->s[1], sim->b, p->capacity);
+  accel_particles_scratch_init (&sim->scratch, sim->work, p);
+  sim->cur = 0;
+}
+
+static AccelParticleState *
+sim_step (Sim *sim, uint64_t step)
+{
+  accel_particles_step_host (
+      &sim->p, step, &sim->s[sim->cur], &sim->s[!sim->cur], &sim->scratch);
+  sim->cur = !sim->cur;
+  return &sim->s[sim->cur];
+}
+
+static void
+sim_clear (Sim *sim)
+{
+  g_free (sim->a);
+  g_free (sim->b);
+  g_free (sim->work);
+}
+
+static void
+assert_finite (const AccelParticleState *s)
+{
+  for (uint32_t i = 0; i < s->count[0]; i++)
+    {
+      g_assert_true (
+          isfinite (s->px[i]) && isfinite (s->py[i]) && isfinite (s->pz[i]));
+      g_assert_true (
+          isfinite (s->vx[i]) && isfinite (s->vy[i]) && isfinite (s->vz[i]));
+      g_assert_cmpfloat (s->age[i], <, s->life[i]);
+    }
+}
+
+/* lives of exactly 10 steps (dt and the lifetime are exact in binary), so
+ * the count is a cohort sum, limited by the free slots when emitting */
+static void
+test_count_spawn_kill (void)
+{
+  AccelParticlesParams p;
+  guint cohort[64] = { 0 };
+  Sim sim;
+
+  accel_particles_params_init (&p, 50);
+  p.dt = 0.0625f;
+  p.emitter.lifetime = 10.5f * 0.0625f;
+  p.emitter.lifetime_jitter = 0.0f;
+  p.emitter.rate = 8;
+  sim_init (&sim, &p);
+  for (guint k = 0; k < 40; k++)
+    {
+      AccelParticleState *s;
+      guint n_in = 0, expected = 0;
+      for (guint b = 0; b < k; b++)
+        n_in += cohort[b];
+      cohort[k] = MIN (p.emitter.rate, p.capacity - n_in);
+      /* a cohort born at step b lives through steps b .. b + 9 */
+      for (guint b = 0; b <= k; b++)
+        if (k - b > 9)
+          cohort[b] = 0;
+      for (guint b = 0; b <= k; b++)
+        expected += cohort[b];
+      s = sim_step (&sim, k);
+      g_assert_cmpuint (s->count[0], ==, expected);
+      assert_finite (s);
+    }
+  /* the emitter stopped: everything dies within a life */
+  sim.p.emitter.rate = 0;
+  for (guint k = 40; k < 51; k++)
+    sim_step (&sim, k);
+  g_assert_cmpuint (sim.s[sim.cur].count[0], ==, 0);
+  sim_clear (&sim);
+}
+
+/* the same seed gives the same particles, another seed others */
+static void
+test_deterministic (void)
+{
+  AccelParticlesParams p;
+  Sim a, b, c;
+  gsize size;
+
+  accel_particles_params_init (&p, 4096);
+  p.emitter.rate = 100;
+  p.curl_strength = 2.0f;
+  sim_init (&a, &p);
+  sim_init (&b, &p);
+  p.seed = 2;
+  sim_init (&c, &p);
+  for (guint k = 0; k < 20; k++)
+    {
+      sim_step (&a, k);
+      sim_step (&b, k);
+      sim_step (&c, k);
+    }
+  size = accel_particle_state_size (p.capacity);
+  g_assert_cmpmem (a.s[a.cur].count, size, b.s[b.cur].count, size);
+  g_assert_cmpuint (a.s[a.cur].count[0], ==, c.s[c.cur].count[0]);
+  g_assert_cmpfloat (a.s[a.cur].px[5], !=, c.s[c.cur].px[5]);
+  sim_clear (&a);
+  sim_clear (&b);
+  sim_clear (&c);
+}
+
+/* every force at once, particle-particle collisions too: the container box
+ * holds every particle, none is left in the obstacle, none is NaN */
+static void
+test_box_keeps_inside (void)
+{
+  AccelParticlesParams p;
+  AccelParticleBox obstacle
+      = { { -0.3f, -0.2f, -2.0f }, { 0.3f, 0.0f, 2.0f }, 0 };
+  static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
+  AccelParticleState *s = NULL;
+  Sim sim;
+
+  accel_particles_params_init (&p, 3000);
+  p.emitter.rate = 60;
+  p.emitter.speed = 6.0f;
+  p.emitter.spread = 1.0f;
+  p.gravity[1] = -9.0f;
+  p.curl_strength = 4.0f;
+  p.n_attractors = 2;
+  p.attractors[0] = (AccelParticleAttractor){ 0.5f, 0.5f, 0.0f, 20.0f, 0.8f };
+  p.attractors[1] = (AccelParticleAttractor){ -0.5f, 0.5f, 0.0f, -20.0f, 0.8f };
+  p.boxes[p.n_boxes++] = obstacle;
+  p.n_planes = 1;
+  p.planes[0] = (AccelParticlePlane){ 0.0f, 0.70710678f, 0.70710678f, -1.2f };
+  p.collide_radius = 0.02f;
+  accel_particles_params_set_grid (&p, lo, hi);
+  sim_init (&sim, &p);
+  for (guint k = 0; k < 150; k++)
+    s = sim_step (&sim, k);
+  g_assert_cmpuint (s->count[0], >, 1000);
+  assert_finite (s);
+  for (uint32_t i = 0; i < s->count[0]; i++)
+    {
+      float x[3] = { s->px[i], s->py[i], s->pz[i] };
+      for (int a = 0; a < 3; a++)
+        {
+          g_assert_cmpfloat (x[a], >=, -1.0f);
+          g_assert_cmpfloat (x[a], <=, 1.0f);
+        }
+      g_assert_false (
+          x[0] > -0.3f && x[0] < 0.3f && x[1] > -0.2f && x[1] < 0.0f);
+    }
+  sim_clear (&sim);
+}
+
+/* two overlapping particles at rest are pushed to two radii apart */
+static void
+test_push_apart (void)
+{
+  AccelParticlesParams p;
+  static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
+  AccelParticleState *s;
+  Sim sim;
+  float d;
+
+  accel_particles_params_init (&p, 16);
+  p.emitter.rate = 0;
+  p.gravity[1] = 0.0f;
+  p.collide_radius = 0.05f;
+  accel_particles_params_set_grid (&p, lo, hi);
+  sim_init (&sim, &p);
+  s = &sim.s[0];
+  s->count[0] = 2;
+  s->px[0] = 0.0f;
+  s->px[1] = 0.04f;
+  for (int i = 0; i < 2; i++)
+    {
+      s->py[i] = s->pz[i] = s->vx[i] = s->vy[i] = s->vz[i] = s->age[i] = 0;
+      s->life[i] = 10.0f;
+    }
+  s = sim_step (&sim, 0);
+  g_assert_cmpuint (s->count[0], ==, 2);
+  d = s->px[1] - s->px[0];
+  g_assert_cmpfloat_with_epsilon (d, 0.1f, 1e-6f);
+  sim_clear (&sim);
+}
+
+/* random points, some outside the grid's box: each query's count equals a
+ * brute-force count, the index is a permutation, ordered by cell then
+ * index */
+static void
+test_neighbours_brute_force (void)
+{
+  const guint n = 3000, nq = 500;
+  static const float lo[3] = { 0.0f, 0.0f, 0.0f }, hi[3] = { 1, 1, 0.5f };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  g_autofree float *xyz = g_new (float, 3 * (n + nq));
+  g_autofree guint32 *counts = g_new (guint32, nq);
+  g_autofree guint8 *seen = g_new0 (guint8, n);
+  g_autofree gpointer block = NULL;
+  float *x = xyz, *y = x + n, *z = y + n, *q = z + n;
+  AccelSpatialGrid g;
+  AccelSpatialIndex ix;
+  guint32 count = n - 17; /* the last points are not indexed */
+  float r = 0.07f;
+
+  for (guint i = 0; i < 3 * (n + nq); i++)
+    xyz[i] = (float)g_rand_double_range (rand, -0.1, 1.1);
+  accel_spatial_grid_init (&g, lo, hi, 0.05f);
+  block = g_malloc (accel_spatial_index_size (&g, n));
+  accel_spatial_index_init (&ix, block, &g, n);
+  accel_spatial_build_host (&g, x, y, z, n, &count, &ix);
+
+  g_assert_cmpuint (ix.cell_start[accel_spatial_grid_n_cells (&g)], ==, count);
+  for (guint k = 0; k < count; k++)
+    {
+      guint32 i = ix.sorted[k];
+      g_assert_cmpuint (i, <, count);
+      g_assert_false (seen[i]);
+      seen[i] = 1;
+      if (k > 0)
+        {
+          guint32 prev = ix.sorted[k - 1];
+          g_assert_true (ix.cell_of[prev] < ix.cell_of[i]
+                         || (ix.cell_of[prev] == ix.cell_of[i] && prev < i));
+        }
+    }
+
+  accel_spatial_count_neighbours_host (
+      &g, &ix, x, y, z, q, q + nq, q + 2 * nq, nq, r, counts);
+  for (guint k = 0; k < nq; k++)
+    {
+      guint32 brute = 0;
+      for (guint i = 0; i < count; i++)
+        brute += spatial_dist2 (
+                     x[i] - q[k], y[i] - q[nq + k], z[i] - q[2 * nq + k])
+                 <= r * r;
+      g_assert_cmpuint (counts[k], ==, brute);
+    }
+  /* an indexed point counts itself */
+  accel_spatial_count_neighbours_host (&g, &ix, x, y, z, x, y, z, 1, r, counts);
+  g_assert_cmpuint (counts[0], >=, 1);
+}
+
+/* three particles: the pixels of their discs are lit, and only those */
+static void
+test_splat_lights_particles (void)
+{
+  AccelSplatParams sp = { 37, 29, 0.0f, 0.0f, 10.0f, 1, 0x00000000u, 1.0f };
+  float pos[3][2] = { { 0.0f, 0.0f }, { -1.5f, 1.0f }, { 1.55f, -1.2f } };
+  AccelParticleState s;
+  g_autofree gpointer block = g_malloc0 (accel_particle_state_size (16));
+  g_autofree guint32 *accum
+      = g_new (guint32, accel_particles_splat_accum_size (&sp));
+  g_autofree guint8 *rgba = g_malloc (37 * 4 * 29);
+  guint lit = 0;
+
+  accel_particle_state_init (&s, block, 16);
+  s.count[0] = 3;
+  for (int i = 0; i < 3; i++)
+    {
+      s.px[i] = pos[i][0];
+      s.py[i] = pos[i][1];
+      s.colour[i] = 0xff2080ffu;
+      s.life[i] = 1.0f;
+      s.age[i] = 0.25f * i;
+    }
+  /* a fourth past the count is not drawn */
+  s.px[3] = 1.0f;
+  s.life[3] = 1.0f;
+  s.colour[3] = 0xffffffffu;
+  accel_particles_splat_host (&sp, &s, 16, accum, rgba, 37 * 4);
+  for (int y = 0; y < 29; y++)
+    for (int x = 0; x < 37; x++)
+      {
+        const guint8 *px = rgba + (y * 37 + x) * 4;
+        gboolean near = FALSE;
+        for (int i = 0; i < 3; i++)
+          {
+            int cx = (int)floorf (pos[i][0] * 10.0f + 18.5f);
+            int cy = (int)floorf (-pos[i][1] * 10.0f + 14.5f);
+            near = near || (x - cx) * (x - cx) + (y - cy) * (y - cy) <= 1;
+          }
+        if (near)
+          {
+            g_assert_cmpuint (px[0], >, 0);
+            g_assert_cmpuint (px[3], >, 0);
+            lit++;
+          }
+        else
+          {
+            g_assert_cmpuint (px[0] | px[1] | px[2] | px[3], ==, 0);
+          }
+      }
+  g_assert_cmpuint (lit, ==, 15);
+  /* the youngest is brightest: colour fades towards black with age */
+  g_assert_cmpuint (rgba[(14 * 37 + 18) * 4], ==, 255);
+  g_assert_cmpuint (rgba[(26 * 37 + 34) * 4], <, 255);
+}
+
+static void
+test_stages (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("particles");
+  AccelStage *sim, *render, *sink;
+  g_auto (GStrv) sums = NULL;
+
+  sim = accel_test_stage (g, "realtime.particles", "sim");
+  render = accel_test_stage (g, "realtime.splat", "render");
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (sim, "capacity", 4096u, "emit-rate", 64u, "num-buffers",
+      (gint64)10, "collisions", TRUE, "attractor-strength", 3.0f,
+      "repeller-strength", 3.0f, "curl", 1.0f, NULL);
+  g_object_set (render, "width", 64, "height", 48, "scale", 24.0f, NULL);
+  g_assert_true (accel_graph_link (g, "sim", "render", &error));
+  g_assert_true (accel_graph_link (g, "render", "sink", &error));
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  sums = accel_checksum_sink_dup_checksums (ACCEL_CHECKSUM_SINK (sink));
+  g_assert_cmpuint (g_strv_length (sums), ==, 10);
+  g_assert_cmpstr (sums[8], !=, sums[9]);
+}
+
+/* a splat takes particles, nothing else */
+static void
+test_splat_refuses_images (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("wrong");
+
+  accel_test_stage (g, "realtime.fluid", "fluid");
+  accel_test_stage (g, "realtime.splat", "render");
+  accel_test_stage (g, "core.null-sink", "sink");
+  if (accel_graph_link (g, "fluid", "render", &error)
+      && accel_graph_link (g, "render", "sink", &error))
+    accel_graph_run (g, &error);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  accel_backend_set_default (ACCEL_BACKEND_HOST, NULL);
+  g_test_add_func ("/particles/count-spawn-kill", test_count_spawn_kill);
+  g_test_add_func ("/particles/deterministic", test_deterministic);
+  g_test_add_func ("/particles/box-keeps-inside", test_box_keeps_inside);
+  g_test_add_func ("/particles/push-apart", test_push_apart);
+  g_test_add_func (
+      "/spatial/neighbours-brute-force", test_neighbours_brute_force);
+  g_test_add_func (
+      "/particles/splat-lights-particles", test_splat_lights_particles);
+  g_test_add_func ("/particles/stages", test_stages);
+  g_test_add_func (
+      "/particles/splat-refuses-images", test_splat_refuses_images);
+  return g_test_run ();
+}
