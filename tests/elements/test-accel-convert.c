@@ -121,9 +121,9 @@ launch (const char *convert, gboolean cuda, GstVideoFormat out_format,
       "appsrc name=src format=time ! %s%s ! "
       "video/x-raw%s,format=%s,width=%d,height=%d ! %s"
       "appsink name=sink sync=false",
-      gpu ? "accelupload ! " : "", convert, gpu ? "(memory:CUDAMemory)" : "",
+      cuda ? "accelupload ! " : "", convert, cuda ? "(memory:CUDAMemory)" : "",
       gst_video_format_to_string (out_format), out_w, out_h,
-      gpu ? "acceldownload ! " : "");
+      cuda ? "acceldownload ! " : "");
   g_autoptr (GError) error = NULL;
   GstElement *pipeline = gst_parse_launch (description, &error);
 
