@@ -176,8 +176,11 @@ gst_accel_filter_propose_allocation (
       = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
   GstCaps *caps;
 
+  /* passing buffers through, downstream answers (the base class forwards
+   * the query): only the element that reads them may ask for the meta */
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps && gst_accel_cuda_caps_are_cuda (caps) && priv->context)
+  if (!gst_base_transform_is_passthrough (trans) && caps
+      && gst_accel_cuda_caps_are_cuda (caps) && priv->context)
     return gst_accel_cuda_propose_allocation (
         priv->context, query, priv->sync_meta);
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)

@@ -1,11 +1,14 @@
 /* accel: the GStreamer plugin */
 
+#include "gstaccelanalysis.h"
+#include "gstaccelblend.h"
 #include "gstaccelboxblur.h"
 #include "gstaccelconvert.h"
 #include "gstacceldownload.h"
 #include "gstacceleffects.h"
 #include "gstaccelfluid.h"
 #include "gstaccelgaussianblur.h"
+#include "gstaccelhistogram.h"
 #include "gstaccelmedian.h"
 #include "gstaccelparticles.h"
 #include "gstaccelsobel.h"
@@ -27,6 +30,9 @@ plugin_init (GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER (accelunsharp, plugin);
   ret |= GST_ELEMENT_REGISTER (accelthreshold, plugin);
   ret |= GST_ELEMENT_REGISTER (acceleffects, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelblend, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelanalysis, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelhistogram, plugin);
   ret |= GST_ELEMENT_REGISTER (accelfluid, plugin);
   ret |= GST_ELEMENT_REGISTER (accelconvert, plugin);
   ret |= GST_ELEMENT_REGISTER (accelparticles, plugin);

@@ -1,0 +1,725 @@
+/* accel: the blend element: a layer blended over a base by the kernels of
+ * kernels/effects/blend.h, on GstVideoAggregator (two request pads; the
+ * one of lower zorder, by default the one requested first, is the base) */
+#include "gstaccelblend.h"
+
+#include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <string.h>
+
+#include "effects/blend.h"
+#include "gstaccelcuda.h"
+#include "gstaccelimage.h"
+#include "gstaccelsyncmeta.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_accel_blend_debug);
+#define GST_CAT_DEFAULT gst_accel_blend_debug
+
+#define BLEND_FORMATS "{ RGBA, BGRA }"
+#define BLEND_CAPS                                                             \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, BLEND_FORMATS)                      \
+  ";" GST_VIDEO_CAPS_MAKE (BLEND_FORMATS)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
+    "sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS (BLEND_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (BLEND_CAPS));
+
+#define DEFAULT_MODE ACCEL_BLEND_OVER
+#define DEFAULT_OPACITY 1.0f
+#define DEFAULT_SYNC_META TRUE
+
+enum
+{
+  PROP_0,
+  PROP_MODE,
+  PROP_OPACITY,
+  PROP_SYNC_META,
+};
+
+/* frames: the base, the layer, the output */
+enum
+{
+  BASE,
+  LAYER,
+  OUTPUT,
+  N_FRAMES
+};
+
+struct _GstAccelBlendPad
+{
+  GstVideoAggregatorPad parent;
+};
+
+struct _GstAccelBlend
+{
+  GstVideoAggregator parent;
+
+  /* properties, under the object lock */
+  AccelBlendMode mode;
+  gfloat opacity;
+  gboolean sync_meta;
+
+  /* streaming thread */
+  GstCudaContext *context; /* NULL: the host implementation */
+  cudaStream_t stream;
+  gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
+  GstAccelStaging staging[N_FRAMES];
+};
+
+GType
+gst_accel_blend_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { ACCEL_BLEND_OVER, "The layer over the base", "over" },
+    { ACCEL_BLEND_ADD, "Sum, clamped", "add" },
+    { ACCEL_BLEND_MULTIPLY, "Product (darkens)", "multiply" },
+    { ACCEL_BLEND_SCREEN, "Inverted product of the inverses (lightens)",
+        "screen" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    {
+      GType t = g_enum_register_static ("GstAccelBlendMode", values);
+      g_once_init_leave (&type, t);
+    }
+  return type;
+}
+
+G_DEFINE_TYPE (
+    GstAccelBlendPad, gst_accel_blend_pad, GST_TYPE_VIDEO_AGGREGATOR_PAD);
+G_DEFINE_TYPE (GstAccelBlend, gst_accel_blend, GST_TYPE_VIDEO_AGGREGATOR);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelblend, "accelblend", GST_RANK_NONE,
+    GST_TYPE_ACCEL_BLEND,
+    GST_DEBUG_CATEGORY_INIT (
+        gst_accel_blend_debug, "accelblend", 0, "accel blend"));
+
+/* whether a kernel on @context can reach @buffer where it is */
+static gboolean
+is_cuda_memory_of (GstBuffer *buffer, GstCudaContext *context)
+{
+  GstMemory *mem;
+
+  if (!context || gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_is_cuda_memory (mem)
+         && GST_CUDA_MEMORY_CAST (mem)->context == context;
+}
+
+static gboolean
+is_mapped_cuda (GstVideoFrame *frame)
+{
+  return (frame->map[0].flags & GST_MAP_CUDA) != 0;
+}
+
+/* GstVideoAggregatorPad maps frames for the host; CUDA memory of the
+ * element's context is mapped for the GPU instead, so that it is read in
+ * place (the default clean_frame() unmaps either) */
+static gboolean
+gst_accel_blend_pad_prepare_frame (GstVideoAggregatorPad *pad,
+    GstVideoAggregator *vagg, GstBuffer *buffer, GstVideoFrame *prepared_frame)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (vagg);
+  GstMapFlags cuda
+      = is_cuda_memory_of (buffer, self->context) ? GST_MAP_CUDA : 0;
+
+  if (!gst_video_frame_map (
+          prepared_frame, &pad->info, buffer, GST_MAP_READ | cuda))
+    {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+          ("cannot map a frame of %s (in %s memory)", GST_PAD_NAME (pad),
+              cuda ? "CUDA" : "system"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+gst_accel_blend_pad_class_init (GstAccelBlendPadClass *klass)
+{
+  GstVideoAggregatorPadClass *vpad_class
+      = GST_VIDEO_AGGREGATOR_PAD_CLASS (klass);
+
+  vpad_class->prepare_frame = gst_accel_blend_pad_prepare_frame;
+}
+
+static void
+gst_accel_blend_pad_init (GstAccelBlendPad *pad)
+{
+}
+
+/* a base and a layer: a third input has no place */
+static GstPad *
+gst_accel_blend_request_new_pad (GstElement *element, GstPadTemplate *templ,
+    const gchar *name, const GstCaps *caps)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (element);
+  n = element->numsinkpads;
+  GST_OBJECT_UNLOCK (element);
+  if (n >= 2)
+    {
+      GST_WARNING_OBJECT (
+          element, "blends two inputs, a base and a layer: no third sink pad");
+      return NULL;
+    }
+  return GST_ELEMENT_CLASS (gst_accel_blend_parent_class)
+      ->request_new_pad (element, templ, name, caps);
+}
+
+static void
+gst_accel_blend_set_context (GstElement *element, GstContext *context)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (element);
+
+  if (gst_accel_cuda_usable ())
+    gst_cuda_handle_set_context (element, context, -1, &self->context);
+  GST_ELEMENT_CLASS (gst_accel_blend_parent_class)
+      ->set_context (element, context);
+}
+
+static gboolean
+answer_context (GstAccelBlend *self, GstQuery *query)
+{
+  return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->context
+         && gst_cuda_handle_context_query (
+             GST_ELEMENT (self), query, self->context);
+}
+
+static gboolean
+gst_accel_blend_src_query (GstAggregator *agg, GstQuery *query)
+{
+  if (answer_context (GST_ACCEL_BLEND (agg), query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+      ->src_query (agg, query);
+}
+
+static gboolean
+gst_accel_blend_sink_query (
+    GstAggregator *agg, GstAggregatorPad *pad, GstQuery *query)
+{
+  if (answer_context (GST_ACCEL_BLEND (agg), query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+      ->sink_query (agg, pad, query);
+}
+
+static void
+release_gpu (GstAccelBlend *self)
+{
+  if (!self->context)
+    return;
+  gst_accel_cuda_scope_enter (self->context);
+  for (int i = 0; i < N_FRAMES; i++)
+    gst_accel_staging_clear (&self->staging[i]);
+  if (self->stream)
+    cudaStreamDestroy (self->stream);
+  self->stream = NULL;
+  gst_accel_cuda_scope_leave ();
+}
+
+static gboolean
+gst_accel_blend_start (GstAggregator *agg)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (agg);
+  cudaError_t err;
+
+  /* without a GPU the host implementation runs: no error */
+  if (!gst_accel_cuda_usable ())
+    return TRUE;
+  if (!gst_accel_cuda_ensure_context (GST_ELEMENT (agg), &self->context))
+    return FALSE;
+  gst_accel_cuda_scope_enter (self->context);
+  err = cudaStreamCreateWithFlags (&self->stream, cudaStreamNonBlocking);
+  gst_accel_cuda_scope_leave ();
+  if (err != cudaSuccess)
+    goto failed;
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("cudaStreamCreateWithFlags failed: %s", cudaGetErrorString (err)));
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_accel_blend_stop (GstAggregator *agg)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (agg);
+
+  release_gpu (self);
+  gst_clear_object (&self->context);
+  return TRUE;
+}
+
+static gboolean
+any_input_in_cuda_memory (GstVideoAggregator *vagg)
+{
+  gboolean cuda = FALSE;
+
+  GST_OBJECT_LOCK (vagg);
+  for (GList *l = GST_ELEMENT (vagg)->sinkpads; l && !cuda; l = l->next)
+    {
+      GstCaps *caps = gst_pad_get_current_caps (l->data);
+
+      cuda = caps && gst_accel_cuda_caps_are_cuda (caps);
+      gst_clear_caps (&caps);
+    }
+  GST_OBJECT_UNLOCK (vagg);
+  return cuda;
+}
+
+/* the output in the inputs' memory, as a filter's output is in its
+ * input's: CUDA memory when an input is, otherwise system memory (always
+ * without a GPU); the other only where downstream takes nothing else */
+static GstCaps *
+gst_accel_blend_update_caps (GstVideoAggregator *vagg, GstCaps *caps)
+{
+  GstCaps *all = GST_VIDEO_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+                     ->update_caps (vagg, caps);
+  gboolean usable = gst_accel_cuda_usable ();
+  gboolean cuda = usable && any_input_in_cuda_memory (vagg);
+  GstCaps *kept;
+
+  if (!all || gst_caps_is_any (all))
+    return all;
+  kept = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (all); i++)
+    {
+      GstCapsFeatures *f = gst_caps_get_features (all, i);
+      gboolean in_cuda = f
+                         && gst_caps_features_contains (
+                             f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+
+      if (in_cuda == cuda)
+        gst_caps_append_structure_full (kept,
+            gst_structure_copy (gst_caps_get_structure (all, i)),
+            f ? gst_caps_features_copy (f) : NULL);
+    }
+  if (gst_caps_is_empty (kept) && usable)
+    {
+      gst_caps_unref (kept);
+      return all;
+    }
+  gst_caps_unref (all);
+  return kept;
+}
+
+/* upstream asks what we would like: CUDA memory from our context */
+static gboolean
+gst_accel_blend_propose_allocation (GstAggregator *agg, GstAggregatorPad *pad,
+    GstQuery *decide_query, GstQuery *query)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (agg);
+  GstCaps *caps;
+  gboolean sync_meta;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_accel_cuda_caps_are_cuda (caps) && self->context)
+    {
+      GST_OBJECT_LOCK (self);
+      sync_meta = self->sync_meta;
+      GST_OBJECT_UNLOCK (self);
+      return gst_accel_cuda_propose_allocation (
+          self->context, query, sync_meta);
+    }
+  return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+      ->propose_allocation (agg, pad, decide_query, query);
+}
+
+/* our output: a CUDA pool of our context unless downstream offers one */
+static gboolean
+gst_accel_blend_decide_allocation (GstAggregator *agg, GstQuery *query)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (agg);
+  GstCaps *caps;
+  gboolean sync_meta;
+
+  self->downstream_waits = FALSE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_accel_cuda_caps_are_cuda (caps))
+    {
+      if (!self->context
+          || !gst_accel_cuda_decide_allocation (self->context, query))
+        return FALSE;
+      GST_OBJECT_LOCK (self);
+      sync_meta = self->sync_meta;
+      GST_OBJECT_UNLOCK (self);
+      self->downstream_waits = sync_meta
+                               && gst_query_find_allocation_meta (
+                                   query, GST_ACCEL_SYNC_META_API_TYPE, NULL);
+      GST_DEBUG_OBJECT (self, "downstream %s the sync meta",
+          self->downstream_waits ? "takes" : "does not take");
+    }
+  return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+      ->decide_allocation (agg, query);
+}
+
+/* @frame as an image the kernels reach from where they run (the GPU with
+ * @device): in place where it is there already, otherwise staged */
+static int
+prepare_image (GstAccelBlend *self, gboolean device, GstVideoFrame *frame,
+    int slot, GstAccelImage *image, gboolean *staged)
+{
+  *staged = device != is_mapped_cuda (frame)
+            || !gst_accel_image_from_frame (image, frame);
+  if (!*staged)
+    return ACCEL_IMAGE_OK;
+  return gst_accel_image_stage (
+      image, &self->staging[slot], device, frame, slot != OUTPUT, self->stream);
+}
+
+/* the output while an input has no frame (not there yet, or ended): the
+ * other input unchanged, or transparent black when neither has one */
+static int
+copy_or_clear (
+    gpointer stream, const GstAccelImage *src, const GstAccelImage *dst)
+{
+  gsize row = (gsize)dst->width * 4;
+
+  if (stream)
+    return src ? cudaMemcpy2DAsync (dst->data, dst->pitch, src->data,
+               src->pitch, row, dst->height, cudaMemcpyDeviceToDevice, stream)
+               : cudaMemset2DAsync (
+                   dst->data, dst->pitch, 0, row, dst->height, stream);
+  for (int y = 0; y < dst->height; y++)
+    {
+      guint8 *d = (guint8 *)dst->data + (gsize)y * dst->pitch;
+
+      if (src)
+        memcpy (d, (guint8 *)src->data + (gsize)y * src->pitch, row);
+      else
+        memset (d, 0, row);
+    }
+  return ACCEL_IMAGE_OK;
+}
+
+/* the kernel on @frames (NULL where an input has none); on the GPU with
+ * @stream. Returns an ACCEL_IMAGE_* code or a cudaError_t */
+static int
+blend_frames (GstAccelBlend *self, gpointer stream, GstVideoFrame **frames,
+    AccelBlendMode mode, gfloat opacity, gboolean *staged_any)
+{
+  GstAccelImage images[N_FRAMES];
+  gboolean staged[N_FRAMES] = { FALSE, FALSE, FALSE };
+  GstAccelImage *a = &images[BASE], *b = &images[LAYER], *o = &images[OUTPUT];
+  int ret = ACCEL_IMAGE_OK;
+
+  for (int i = 0; i < N_FRAMES && ret == ACCEL_IMAGE_OK; i++)
+    if (frames[i])
+      ret = prepare_image (
+          self, stream != NULL, frames[i], i, &images[i], &staged[i]);
+  *staged_any = staged[BASE] || staged[LAYER] || staged[OUTPUT];
+  if (ret != ACCEL_IMAGE_OK)
+    return ret;
+
+  if (frames[BASE] && frames[LAYER] && stream)
+    ret = accel_blend (stream, o->format, a->data, a->pitch, b->data, b->pitch,
+        o->data, o->pitch, o->width, o->height, mode, opacity);
+  else if (frames[BASE] && frames[LAYER])
+    ret = accel_blend_host (o->format, a->data, a->pitch, b->data, b->pitch,
+        o->data, o->pitch, o->width, o->height, mode, opacity);
+  else
+    ret = copy_or_clear (stream,
+        frames[BASE]    ? a
+        : frames[LAYER] ? b
+                        : NULL,
+        o);
+  if (ret == ACCEL_IMAGE_OK && staged[OUTPUT])
+    ret = gst_accel_image_unstage (
+        o, &self->staging[OUTPUT], frames[OUTPUT], stream);
+  return ret;
+}
+
+/* makes @stream wait for the inputs' writers; an input in CUDA memory
+ * without the meta goes back to its writer when released, so the frame is
+ * finished on the host (as gst_accel_frame_sync_begin() does for one) */
+static int
+inputs_begin (GstVideoFrame **frames, GstAccelFrameSync *sync, gpointer stream)
+{
+  for (int i = BASE; i <= LAYER; i++)
+    if (frames[i] && is_mapped_cuda (frames[i]))
+      {
+        GstAccelSyncMeta *meta
+            = gst_buffer_get_accel_sync_meta (frames[i]->buffer);
+        int err;
+
+        if (!meta)
+          sync->host_wait = TRUE;
+        else if ((err = gst_accel_sync_meta_wait_written (meta, stream)))
+          return err;
+      }
+  return cudaSuccess;
+}
+
+static int
+inputs_end (GstVideoFrame **frames, gpointer stream)
+{
+  int err = cudaSuccess;
+
+  for (int i = BASE; i <= LAYER && err == cudaSuccess; i++)
+    if (frames[i] && is_mapped_cuda (frames[i]))
+      {
+        GstAccelSyncMeta *meta
+            = gst_buffer_get_accel_sync_meta (frames[i]->buffer);
+
+        if (meta)
+          err = gst_accel_sync_meta_end_read (meta, stream);
+      }
+  return err;
+}
+
+/* the GPU pass: the output's sync through GstAccelFrameSync, the inputs'
+ * beside it; staged frames were copied from or to host memory that is
+ * released after this, so the host waits for them */
+static int
+blend_on_gpu (GstAccelBlend *self, GstVideoFrame **frames, AccelBlendMode mode,
+    gfloat opacity)
+{
+  GstBuffer *out
+      = is_mapped_cuda (frames[OUTPUT]) ? frames[OUTPUT]->buffer : NULL;
+  GstAccelFrameSync sync;
+  gboolean staged = FALSE;
+  int ret, err;
+
+  gst_accel_cuda_scope_enter (self->context);
+  ret = gst_accel_frame_sync_begin (
+      &sync, NULL, out, self->downstream_waits, self->stream);
+  if (ret == cudaSuccess)
+    ret = inputs_begin (frames, &sync, self->stream);
+  if (ret == cudaSuccess)
+    ret = blend_frames (self, self->stream, frames, mode, opacity, &staged);
+  if ((err = inputs_end (frames, self->stream)) && ret == cudaSuccess)
+    ret = err;
+  if (staged)
+    sync.host_wait = TRUE;
+  if ((err = gst_accel_frame_sync_end (&sync, self->stream))
+      && ret == cudaSuccess)
+    ret = err;
+  gst_accel_cuda_scope_leave ();
+  return ret;
+}
+
+/* the inputs must be what the output is: a mismatch is named */
+static gboolean
+check_input (
+    GstAccelBlend *self, GstVideoAggregatorPad *pad, GstVideoFrame *frame)
+{
+  GstVideoInfo *out = &GST_VIDEO_AGGREGATOR (self)->info;
+
+  if (GST_VIDEO_FRAME_WIDTH (frame) == GST_VIDEO_INFO_WIDTH (out)
+      && GST_VIDEO_FRAME_HEIGHT (frame) == GST_VIDEO_INFO_HEIGHT (out)
+      && GST_VIDEO_FRAME_FORMAT (frame) == GST_VIDEO_INFO_FORMAT (out))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("accelblend blends inputs of one size and format"),
+      ("%s is %dx%d %s, the output %dx%d %s", GST_PAD_NAME (pad),
+          GST_VIDEO_FRAME_WIDTH (frame), GST_VIDEO_FRAME_HEIGHT (frame),
+          gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)),
+          GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out),
+          GST_VIDEO_INFO_NAME (out)));
+  return FALSE;
+}
+
+/* a frame that prepare_frame() could not map (it posted the error), not
+ * one that is missing: GstVideoAggregator goes on without it */
+static gboolean
+is_unprepared (GstVideoAggregatorPad *pad)
+{
+  GstBuffer *buffer = gst_video_aggregator_pad_get_current_buffer (pad);
+
+  return buffer
+         && !(gst_buffer_get_size (buffer) == 0
+              && GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_GAP));
+}
+
+static GstFlowReturn
+gst_accel_blend_aggregate_frames (GstVideoAggregator *vagg, GstBuffer *outbuf)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (vagg);
+  GstVideoFrame *frames[N_FRAMES] = { NULL, NULL, NULL };
+  GstVideoAggregatorPad *pads[2] = { NULL, NULL };
+  GstVideoFrame out;
+  GstMapFlags cuda;
+  AccelBlendMode mode;
+  gfloat opacity;
+  gboolean ok = TRUE;
+  guint n = 0;
+  int ret;
+
+  /* sink pads are kept in zorder: the base first */
+  GST_OBJECT_LOCK (vagg);
+  for (GList *l = GST_ELEMENT (vagg)->sinkpads; l && n < 2; l = l->next)
+    {
+      pads[n] = l->data;
+      frames[n++] = gst_video_aggregator_pad_get_prepared_frame (l->data);
+    }
+  mode = self->mode;
+  opacity = self->opacity;
+  GST_OBJECT_UNLOCK (vagg);
+  for (int i = BASE; i <= LAYER && ok; i++)
+    if (frames[i])
+      ok = check_input (self, pads[i], frames[i]);
+    else if (pads[i] && is_unprepared (pads[i]))
+      return GST_FLOW_ERROR;
+  if (!ok)
+    return GST_FLOW_NOT_NEGOTIATED;
+
+  /* without a reference, so that @outbuf stays writable for the meta */
+  cuda = is_cuda_memory_of (outbuf, self->context) ? GST_MAP_CUDA : 0;
+  if (!gst_video_frame_map (&out, &vagg->info, outbuf,
+          GST_MAP_WRITE | cuda | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
+    goto map_failed;
+  frames[OUTPUT] = &out;
+
+  /* frames all in system memory are blended on the host even with a GPU:
+   * the pass reads each byte once, so copies to the GPU and back would
+   * cost more than the pass itself */
+  if (cuda || (frames[BASE] && is_mapped_cuda (frames[BASE]))
+      || (frames[LAYER] && is_mapped_cuda (frames[LAYER])))
+    ret = blend_on_gpu (self, frames, mode, opacity);
+  else
+    {
+      gboolean staged;
+
+      ret = blend_frames (self, NULL, frames, mode, opacity, &staged);
+    }
+  gst_video_frame_unmap (&out);
+  if (ret != ACCEL_IMAGE_OK)
+    goto failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("cannot map the output frame (in %s memory)",
+            cuda ? "CUDA" : "system"));
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("blend failed: %s", cudaGetErrorString ((cudaError_t)ret)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+gst_accel_blend_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id)
+    {
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_OPACITY:
+      self->opacity = g_value_get_float (value);
+      break;
+    case PROP_SYNC_META:
+      self->sync_meta = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+    }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_accel_blend_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id)
+    {
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_OPACITY:
+      g_value_set_float (value, self->opacity);
+      break;
+    case PROP_SYNC_META:
+      g_value_set_boolean (value, self->sync_meta);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+    }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_accel_blend_class_init (GstAccelBlendClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  GstVideoAggregatorClass *vagg_class = GST_VIDEO_AGGREGATOR_CLASS (klass);
+
+  gobject_class->set_property = gst_accel_blend_set_property;
+  gobject_class->get_property = gst_accel_blend_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "How the layer's colour combines with the base's before it is "
+          "mixed in by the layer's alpha and the opacity",
+          GST_TYPE_ACCEL_BLEND_MODE, DEFAULT_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_OPACITY,
+      g_param_spec_float ("opacity", "Opacity",
+          "The layer's opacity, times its alpha", 0.0f, 1.0f, DEFAULT_OPACITY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_SYNC_META,
+      gst_accel_sync_meta_param_spec_new (DEFAULT_SYNC_META));
+
+  gst_element_class_add_static_pad_template_with_gtype (
+      element_class, &sink_template, GST_TYPE_ACCEL_BLEND_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (
+      element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_set_static_metadata (element_class, "accel blend",
+      "Filter/Editor/Video/Compositor",
+      "Blends a layer over a base (over, add, multiply, screen) with an "
+      "opacity; RGBA or BGRA frames of one size, on the GPU or the host",
+      "accel");
+
+  element_class->request_new_pad = gst_accel_blend_request_new_pad;
+  element_class->set_context = gst_accel_blend_set_context;
+  agg_class->start = gst_accel_blend_start;
+  agg_class->stop = gst_accel_blend_stop;
+  agg_class->src_query = gst_accel_blend_src_query;
+  agg_class->sink_query = gst_accel_blend_sink_query;
+  agg_class->propose_allocation = gst_accel_blend_propose_allocation;
+  agg_class->decide_allocation = gst_accel_blend_decide_allocation;
+  vagg_class->update_caps = gst_accel_blend_update_caps;
+  vagg_class->aggregate_frames = gst_accel_blend_aggregate_frames;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_ACCEL_BLEND_PAD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ACCEL_BLEND_MODE, 0);
+}
+
+static void
+gst_accel_blend_init (GstAccelBlend *self)
+{
+  self->mode = DEFAULT_MODE;
+  self->opacity = DEFAULT_OPACITY;
+  self->sync_meta = DEFAULT_SYNC_META;
+}

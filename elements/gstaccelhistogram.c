@@ -1,0 +1,41 @@
+/* accel: accelhistogram: accelanalysis whose messages carry the histograms
+ * unless told otherwise; everything else is accelanalysis's */
+#include "gstaccelhistogram.h"
+
+struct _GstAccelHistogram
+{
+  GstAccelAnalysis parent;
+};
+
+G_DEFINE_TYPE (GstAccelHistogram, gst_accel_histogram, GST_TYPE_ACCEL_ANALYSIS);
+GST_ELEMENT_REGISTER_DEFINE (
+    accelhistogram, "accelhistogram", GST_RANK_NONE, GST_TYPE_ACCEL_HISTOGRAM);
+
+/* here, not in init: a property set in g_object_new() comes after this
+ * and wins */
+static void
+gst_accel_histogram_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (gst_accel_histogram_parent_class)->constructed (object);
+  g_object_set (object, "histogram", TRUE, NULL);
+}
+
+static void
+gst_accel_histogram_class_init (GstAccelHistogramClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->constructed = gst_accel_histogram_constructed;
+  gst_element_class_set_static_metadata (element_class, "accel histogram",
+      "Filter/Analyzer/Video",
+      "Posts the 256-bin histograms of RGBA or BGRA frames (and their "
+      "statistics and motion energy) as element messages; accelanalysis "
+      "with histogram=true by default",
+      "accel");
+}
+
+static void
+gst_accel_histogram_init (GstAccelHistogram *self)
+{
+}

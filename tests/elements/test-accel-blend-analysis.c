@@ -1,0 +1,611 @@
+/* accel: accelblend, accelanalysis and accelhistogram in real pipelines
+ * (gst_parse_launch, appsrc, appsink) on fresh random frames, every output
+ * frame and every message compared with the host references of
+ * kernels/effects (exact: GPU and host agree to the bit). On a GPU host
+ * (suite gpu) accelupload and acceldownload around the elements make them
+ * negotiate CUDA memory (the system-memory cases leave them out); without
+ * one (suite elements, ACCEL_BACKEND=host) the same pipelines run the host
+ * implementations. */
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#include "elements-test.h"
+
+#include "effects/analysis.h"
+#include "effects/blend.h"
+#include "image/image.h"
+
+/* odd sizes: rows are not a multiple of any alignment */
+#define WIDTH 333
+#define HEIGHT 187
+#define FRAMES 12
+#define FRAME_SIZE ((gsize)WIDTH * HEIGHT * 4)
+#define PULL_TIMEOUT (30 * GST_SECOND)
+
+static gboolean gpu;
+/* frames go through accelupload and acceldownload (on a GPU: CUDA memory) */
+static gboolean upload;
+
+/* random frames, packed rows, levels in [lo, hi) */
+static GPtrArray *
+random_frames (guint n, int lo, int hi)
+{
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint f = 0; f < n; f++)
+    {
+      guint8 *p = g_malloc (FRAME_SIZE);
+
+      for (gsize i = 0; i < FRAME_SIZE; i++)
+        p[i] = g_test_rand_int_range (lo, hi);
+      g_ptr_array_add (frames, p);
+    }
+  return frames;
+}
+
+static GstBuffer *
+wrap (const guint8 *frame, gsize size, guint f)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (frame, size);
+
+  GST_BUFFER_PTS (buf) = f * GST_SECOND / 30;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static GstClockTime
+pts_of (guint f)
+{
+  return f * GST_SECOND / 30;
+}
+
+/* the packed rows of a sample's frame */
+static guint8 *
+unwrap (GstSample *sample)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *out = g_malloc (FRAME_SIZE);
+
+  g_assert_true (
+      gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+  g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, WIDTH);
+  g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, HEIGHT);
+  g_assert_true (gst_video_frame_map (
+      &frame, &info, gst_sample_get_buffer (sample), GST_MAP_READ));
+  for (int y = 0; y < HEIGHT; y++)
+    memcpy (out + (gsize)y * WIDTH * 4,
+        (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        WIDTH * 4);
+  gst_video_frame_unmap (&frame);
+  return out;
+}
+
+static void
+assert_frames_equal (const guint8 *got, const guint8 *want, guint f)
+{
+  for (gsize i = 0; i < FRAME_SIZE; i++)
+    if (got[i] != want[i])
+      g_error ("frame %u: byte %" G_GSIZE_FORMAT " (x %" G_GSIZE_FORMAT
+               ", y %" G_GSIZE_FORMAT ") is %u, the reference %u",
+          f, i, (i / 4) % WIDTH, i / 4 / WIDTH, got[i], want[i]);
+}
+
+static int
+accel_format_of (const char *format)
+{
+  return g_str_equal (format, "BGRA") ? ACCEL_IMAGE_BGRA8 : ACCEL_IMAGE_RGBA8;
+}
+
+static gchar *
+appsrc_launch (const char *name, const char *format, int width, int height)
+{
+  return g_strdup_printf ("appsrc name=%s format=time caps=video/x-raw,"
+                          "format=%s,width=%d,height=%d,framerate=30/1 ! %s",
+      name, format, width, height, upload ? "accelupload ! " : "");
+}
+
+/* between accelupload and acceldownload on a GPU the element's output must
+ * be CUDA memory; otherwise system memory */
+static void
+assert_memory (GstElement *pipeline, const char *name)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *pad = gst_element_get_static_pad (element, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+
+  g_assert_nonnull (caps);
+  g_assert_cmpint (gst_caps_features_contains (
+                       gst_caps_get_features (caps, 0), "memory:CUDAMemory"),
+      ==, gpu && upload);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (element);
+}
+
+static void
+assert_no_error (GstElement *pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+  if (msg)
+    {
+      g_autoptr (GError) err = NULL;
+      g_autofree gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &err, &debug);
+      g_error ("pipeline error: %s (%s)", err->message, debug);
+    }
+  gst_object_unref (bus);
+}
+
+static void
+stop (GstElement *pipeline)
+{
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+}
+
+/* accelblend ------------------------------------------------------------ */
+
+typedef struct
+{
+  GstElement *pipeline;
+  GstElement *blend;
+  GstAppSrc *base;
+  GstAppSrc *layer;
+  GstAppSink *sink;
+} Blend;
+
+/* the base into sink_0, the layer into sink_1: zorders 0 and 1, the
+ * order the element documents (and the default for pads requested in
+ * this order) */
+static void
+blend_start (Blend *b, const char *format, const char *props, int layer_width,
+    int layer_height)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *base = appsrc_launch ("base", format, WIDTH, HEIGHT);
+  g_autofree gchar *layer
+      = appsrc_launch ("layer", format, layer_width, layer_height);
+  g_autofree gchar *launch = g_strdup_printf (
+      "accelblend name=blend %s ! %sappsink name=sink sync=false "
+      "%s blend.sink_0 %s blend.sink_1",
+      props, upload ? "acceldownload ! " : "", base, layer);
+  GstPad *pad;
+
+  g_test_message ("%s", launch);
+  b->pipeline = gst_parse_launch (launch, &error);
+  g_assert_no_error (error);
+  b->blend = gst_bin_get_by_name (GST_BIN (b->pipeline), "blend");
+  b->base = GST_APP_SRC (gst_bin_get_by_name (GST_BIN (b->pipeline), "base"));
+  b->layer = GST_APP_SRC (gst_bin_get_by_name (GST_BIN (b->pipeline), "layer"));
+  b->sink = GST_APP_SINK (gst_bin_get_by_name (GST_BIN (b->pipeline), "sink"));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("sink_%u", i);
+
+      pad = gst_element_get_static_pad (b->blend, name);
+      g_assert_nonnull (pad);
+      g_object_set (pad, "zorder", i, NULL);
+      gst_object_unref (pad);
+    }
+  g_assert_cmpint (gst_element_set_state (b->pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+blend_finish (Blend *b)
+{
+  gst_object_unref (b->blend);
+  gst_object_unref (b->base);
+  gst_object_unref (b->layer);
+  gst_object_unref (b->sink);
+  stop (b->pipeline);
+}
+
+static guint8 *
+blend_reference (int format, const guint8 *base, const guint8 *layer,
+    AccelBlendMode mode, float opacity)
+{
+  guint8 *out = g_malloc (FRAME_SIZE);
+
+  g_assert_cmpint (accel_blend_host (format, base, WIDTH * 4, layer, WIDTH * 4,
+                       out, WIDTH * 4, WIDTH, HEIGHT, mode, opacity),
+      ==, ACCEL_IMAGE_OK);
+  return out;
+}
+
+/* one frame at a time, so that a property set before a frame is pushed
+ * holds for that frame: @opacities per frame (NULL: the element's);
+ * after @layer_frames the layer ends and the base must pass unchanged */
+static void
+run_blend (const char *format, AccelBlendMode mode, const float *opacities,
+    float opacity, guint layer_frames)
+{
+  static const char *modes[] = { "over", "add", "multiply", "screen" };
+  g_autoptr (GPtrArray) bases = random_frames (FRAMES, 0, 256);
+  g_autoptr (GPtrArray) layers = random_frames (FRAMES, 0, 256);
+  g_autofree gchar *props
+      = g_strdup_printf ("mode=%s opacity=%g", modes[mode], opacity);
+  Blend b;
+
+  blend_start (&b, format, props, WIDTH, HEIGHT);
+  for (guint f = 0; f < FRAMES; f++)
+    {
+      g_autofree guint8 *got = NULL, *want = NULL;
+      GstSample *sample;
+
+      if (opacities)
+        {
+          opacity = opacities[f];
+          g_object_set (b.blend, "opacity", opacity, NULL);
+        }
+      g_assert_cmpint (gst_app_src_push_buffer (
+                           b.base, wrap (bases->pdata[f], FRAME_SIZE, f)),
+          ==, GST_FLOW_OK);
+      if (f < layer_frames)
+        g_assert_cmpint (gst_app_src_push_buffer (
+                             b.layer, wrap (layers->pdata[f], FRAME_SIZE, f)),
+            ==, GST_FLOW_OK);
+      if (f + 1 == layer_frames)
+        gst_app_src_end_of_stream (b.layer);
+
+      sample = gst_app_sink_try_pull_sample (b.sink, PULL_TIMEOUT);
+      if (!sample)
+        assert_no_error (b.pipeline);
+      g_assert_nonnull (sample);
+      g_assert_cmpuint (
+          GST_BUFFER_PTS (gst_sample_get_buffer (sample)), ==, pts_of (f));
+      got = unwrap (sample);
+      want = f < layer_frames ? blend_reference (accel_format_of (format),
+                 bases->pdata[f], layers->pdata[f], mode, opacity)
+                              : g_memdup2 (bases->pdata[f], FRAME_SIZE);
+      assert_frames_equal (got, want, f);
+      gst_sample_unref (sample);
+    }
+  gst_app_src_end_of_stream (b.base);
+  if (layer_frames >= FRAMES)
+    gst_app_src_end_of_stream (b.layer);
+  g_assert_null (gst_app_sink_try_pull_sample (b.sink, PULL_TIMEOUT));
+  g_assert_true (gst_app_sink_is_eos (b.sink));
+  assert_memory (b.pipeline, "blend");
+  assert_no_error (b.pipeline);
+  blend_finish (&b);
+}
+
+static void
+test_blend_mode (gconstpointer data)
+{
+  run_blend ("RGBA", GPOINTER_TO_INT (data), NULL, 0.75f, FRAMES);
+}
+
+static void
+test_blend_bgra (void)
+{
+  run_blend ("BGRA", ACCEL_BLEND_SCREEN, NULL, 0.6f, FRAMES);
+}
+
+/* opacity is mutable in PLAYING: each frame blended with the value set
+ * before it came (0 and 1 included) */
+static void
+test_blend_opacity (void)
+{
+  static const float opacities[FRAMES] = { 1.0f, 0.5f, 0.0f, 0.25f, 0.9f, 0.1f,
+    1.0f, 0.33f, 0.66f, 0.0f, 0.8f, 0.45f };
+
+  run_blend ("RGBA", ACCEL_BLEND_OVER, opacities, 1.0f, FRAMES);
+}
+
+static void
+test_blend_layer_ends (void)
+{
+  run_blend ("RGBA", ACCEL_BLEND_MULTIPLY, NULL, 0.5f, FRAMES / 2);
+}
+
+/* inputs of two sizes: an error that names both */
+/* system memory on every side: on a GPU the blend runs on the host */
+static void
+test_blend_system_memory (void)
+{
+  upload = FALSE;
+  run_blend ("RGBA", ACCEL_BLEND_ADD, NULL, 0.5f, FRAMES);
+  upload = gpu;
+}
+
+static void
+test_blend_sizes_differ (void)
+{
+  g_autoptr (GPtrArray) frames = random_frames (1, 0, 256);
+  g_autoptr (GError) err = NULL;
+  g_autofree gchar *debug = NULL, *layer_size = NULL, *base_size = NULL;
+  GstBus *bus;
+  GstMessage *msg;
+  Blend b;
+
+  blend_start (&b, "RGBA", "", WIDTH / 2, HEIGHT / 2);
+  g_assert_cmpint (
+      gst_app_src_push_buffer (b.base, wrap (frames->pdata[0], FRAME_SIZE, 0)),
+      ==, GST_FLOW_OK);
+  g_assert_cmpint (gst_app_src_push_buffer (
+                       b.layer, wrap (frames->pdata[0], FRAME_SIZE / 4, 0)),
+      ==, GST_FLOW_OK);
+  bus = gst_element_get_bus (b.pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, PULL_TIMEOUT, GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &err, &debug);
+  g_test_message ("%s: %s", err->message, debug);
+  g_assert_cmpstr (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), ==, "blend");
+  base_size = g_strdup_printf ("%dx%d", WIDTH, HEIGHT);
+  layer_size = g_strdup_printf ("sink_1 is %dx%d", WIDTH / 2, HEIGHT / 2);
+  g_assert_nonnull (strstr (debug, base_size));
+  g_assert_nonnull (strstr (debug, layer_size));
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  blend_finish (&b);
+}
+
+/* accelanalysis --------------------------------------------------------- */
+
+typedef struct
+{
+  const char *element;
+  const char *format;
+  const char *props;
+  guint interval;
+  gboolean histogram;
+  gboolean luma;
+  AccelEqualizeMode equalize;
+} AnalysisCase;
+
+typedef struct
+{
+  uint32_t histogram[ACCEL_ANALYSIS_CHANNELS * ACCEL_ANALYSIS_BINS];
+  uint64_t motion[ACCEL_ANALYSIS_CHANNELS];
+  float stats[ACCEL_ANALYSIS_CHANNELS * ACCEL_ANALYSIS_STATS];
+} Sums;
+
+/* the sums of every frame in order, each with the motion to the one
+ * before it */
+static Sums *
+analysis_reference (const AnalysisCase *c, GPtrArray *frames)
+{
+  Sums *sums = g_new0 (Sums, frames->len);
+  g_autofree guint8 *previous = g_malloc (FRAME_SIZE);
+  int format = accel_format_of (c->format);
+
+  for (guint f = 0; f < frames->len; f++)
+    {
+      int flags = ACCEL_ANALYSIS_LUMA | ACCEL_ANALYSIS_KEEP
+                  | (f > 0 ? ACCEL_ANALYSIS_MOTION : 0);
+
+      g_assert_cmpint (accel_analysis_accumulate_host (format, frames->pdata[f],
+                           WIDTH * 4, WIDTH, HEIGHT, flags, previous, WIDTH * 4,
+                           sums[f].histogram, sums[f].motion),
+          ==, ACCEL_IMAGE_OK);
+      g_assert_cmpint (accel_analysis_stats_host (
+                           sums[f].histogram, sums[f].motion, sums[f].stats),
+          ==, ACCEL_IMAGE_OK);
+    }
+  return sums;
+}
+
+static const GValue *
+array_field (const GstStructure *s, const char *field, guint n)
+{
+  const GValue *v = gst_structure_get_value (s, field);
+
+  g_assert_nonnull (v);
+  g_assert_true (GST_VALUE_HOLDS_ARRAY (v));
+  g_assert_cmpuint (gst_value_array_get_size (v), ==, n);
+  return v;
+}
+
+/* one message against the reference sums of its frame */
+static void
+check_message (const AnalysisCase *c, const GstStructure *s, const Sums *want)
+{
+  static const char *names[] = { "red", "green", "blue", "alpha", "luma" };
+  static const char *stats[] = { "min", "max", "mean", "stddev", "motion" };
+  guint n = c->luma ? ACCEL_ANALYSIS_CHANNELS : 4;
+  const GValue *channels = array_field (s, "channels", n);
+
+  for (guint ch = 0; ch < n; ch++)
+    g_assert_cmpstr (
+        g_value_get_string (gst_value_array_get_value (channels, ch)), ==,
+        names[ch]);
+  for (guint k = 0; k < ACCEL_ANALYSIS_STATS; k++)
+    {
+      const GValue *values = array_field (s, stats[k], n);
+
+      for (guint ch = 0; ch < n; ch++)
+        g_assert_cmpfloat (
+            g_value_get_double (gst_value_array_get_value (values, ch)), ==,
+            (double)want->stats[ch * ACCEL_ANALYSIS_STATS + k]);
+    }
+  if (!c->histogram)
+    {
+      g_assert_false (gst_structure_has_field (s, "histograms"));
+      return;
+    }
+  for (guint ch = 0; ch < n; ch++)
+    {
+      const GValue *bins
+          = gst_value_array_get_value (array_field (s, "histograms", n), ch);
+
+      g_assert_cmpuint (
+          gst_value_array_get_size (bins), ==, ACCEL_ANALYSIS_BINS);
+      for (guint v = 0; v < ACCEL_ANALYSIS_BINS; v++)
+        g_assert_cmpuint (
+            g_value_get_uint (gst_value_array_get_value (bins, v)), ==,
+            want->histogram[ch * ACCEL_ANALYSIS_BINS + v]);
+    }
+}
+
+/* every message of the run, in order: one per `interval` frames from the
+ * first, each as the reference says; and no error */
+static void
+check_messages (const AnalysisCase *c, GstElement *pipeline, const Sums *sums)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  guint count = 0, f = 0;
+  GstMessage *msg;
+
+  /* popping discards what is not asked for: errors are asked for too */
+  while ((msg = gst_bus_pop_filtered (
+              bus, GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR)))
+    {
+      const GstStructure *s = gst_message_get_structure (msg);
+      guint64 frame;
+      GstClockTime timestamp;
+
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+        {
+          g_autoptr (GError) err = NULL;
+          g_autofree gchar *debug = NULL;
+
+          gst_message_parse_error (msg, &err, &debug);
+          g_error ("pipeline error: %s (%s)", err->message, debug);
+        }
+      if (!gst_structure_has_name (s, "accel-analysis"))
+        {
+          gst_message_unref (msg);
+          continue;
+        }
+      g_assert_cmpstr (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), ==, "an");
+      g_assert_true (gst_structure_get_uint64 (s, "frame", &frame));
+      g_assert_true (gst_structure_get_uint64 (s, "timestamp", &timestamp));
+      g_assert_cmpuint (frame, ==, f);
+      g_assert_cmpuint (timestamp, ==, pts_of (f));
+      check_message (c, s, &sums[f]);
+      gst_message_unref (msg);
+      count++;
+      f += c->interval;
+    }
+  g_assert_cmpuint (
+      count, ==, c->interval ? (FRAMES + c->interval - 1) / c->interval : 0);
+  gst_object_unref (bus);
+}
+
+static void
+test_analysis (gconstpointer data)
+{
+  const AnalysisCase *c = data;
+  /* low contrast, so that equalisation moves every level */
+  g_autoptr (GPtrArray) frames = random_frames (FRAMES, 40, 140);
+  g_autofree Sums *sums = analysis_reference (c, frames);
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *src = appsrc_launch ("src", c->format, WIDTH, HEIGHT);
+  g_autofree gchar *launch
+      = g_strdup_printf ("%s %s name=an %s ! %sappsink name=sink sync=false",
+          src, c->element, c->props, upload ? "acceldownload ! " : "");
+  GstElement *pipeline;
+  GstAppSrc *appsrc;
+  GstAppSink *sink;
+  GstSample *sample;
+  guint f = 0;
+
+  g_test_message ("%s", launch);
+  pipeline = gst_parse_launch (launch, &error);
+  g_assert_no_error (error);
+  appsrc = GST_APP_SRC (gst_bin_get_by_name (GST_BIN (pipeline), "src"));
+  sink = GST_APP_SINK (gst_bin_get_by_name (GST_BIN (pipeline), "sink"));
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  for (guint i = 0; i < FRAMES; i++)
+    g_assert_cmpint (gst_app_src_push_buffer (
+                         appsrc, wrap (frames->pdata[i], FRAME_SIZE, i)),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (appsrc);
+
+  while ((sample = gst_app_sink_try_pull_sample (sink, PULL_TIMEOUT)))
+    {
+      g_autofree guint8 *got = unwrap (sample);
+      g_autofree guint8 *want = g_malloc (FRAME_SIZE);
+
+      g_assert_cmpuint (f, <, FRAMES);
+      if (c->equalize == ACCEL_EQUALIZE_NONE)
+        memcpy (want, frames->pdata[f], FRAME_SIZE);
+      else
+        g_assert_cmpint (accel_equalize_host (accel_format_of (c->format),
+                             frames->pdata[f], WIDTH * 4, want, WIDTH * 4,
+                             WIDTH, HEIGHT, sums[f].histogram, c->equalize),
+            ==, ACCEL_IMAGE_OK);
+      assert_frames_equal (got, want, f);
+      gst_sample_unref (sample);
+      f++;
+    }
+  check_messages (c, pipeline, sums);
+  g_assert_cmpuint (f, ==, FRAMES);
+  g_assert_true (gst_app_sink_is_eos (sink));
+  assert_memory (pipeline, "an");
+
+  gst_object_unref (appsrc);
+  gst_object_unref (sink);
+  stop (pipeline);
+}
+
+/* system memory on every side: on a GPU analysis alone runs on the host,
+ * equalisation through device copies */
+static void
+test_analysis_system_memory (gconstpointer data)
+{
+  upload = FALSE;
+  test_analysis (data);
+  upload = gpu;
+}
+
+static const AnalysisCase stats_case = { "accelanalysis", "RGBA", "luma=true",
+  1, FALSE, TRUE, ACCEL_EQUALIZE_NONE };
+static const AnalysisCase interval_case = { "accelanalysis", "BGRA",
+  "interval=5 histogram=true", 5, TRUE, FALSE, ACCEL_EQUALIZE_NONE };
+static const AnalysisCase silent_case = { "accelanalysis", "RGBA", "interval=0",
+  0, FALSE, FALSE, ACCEL_EQUALIZE_NONE };
+static const AnalysisCase luma_case = { "accelanalysis", "RGBA",
+  "equalize=luma interval=3 histogram=true luma=true", 3, TRUE, TRUE,
+  ACCEL_EQUALIZE_LUMA };
+static const AnalysisCase channels_case = { "accelanalysis", "BGRA",
+  "equalize=channels", 1, FALSE, FALSE, ACCEL_EQUALIZE_CHANNELS };
+/* accelhistogram: accelanalysis with the histograms on by default */
+static const AnalysisCase histogram_case = { "accelhistogram", "RGBA",
+  "interval=2", 2, TRUE, FALSE, ACCEL_EQUALIZE_NONE };
+
+int
+main (int argc, char **argv)
+{
+  gpu = upload = elements_test_init (&argc, &argv);
+
+  g_test_add_data_func (
+      "/blend/over", GINT_TO_POINTER (ACCEL_BLEND_OVER), test_blend_mode);
+  g_test_add_data_func (
+      "/blend/add", GINT_TO_POINTER (ACCEL_BLEND_ADD), test_blend_mode);
+  g_test_add_data_func ("/blend/multiply",
+      GINT_TO_POINTER (ACCEL_BLEND_MULTIPLY), test_blend_mode);
+  g_test_add_data_func (
+      "/blend/screen", GINT_TO_POINTER (ACCEL_BLEND_SCREEN), test_blend_mode);
+  g_test_add_func ("/blend/bgra", test_blend_bgra);
+  g_test_add_func ("/blend/opacity-while-playing", test_blend_opacity);
+  g_test_add_func ("/blend/layer-ends", test_blend_layer_ends);
+  g_test_add_func ("/blend/system-memory", test_blend_system_memory);
+  g_test_add_func ("/blend/sizes-differ", test_blend_sizes_differ);
+  g_test_add_data_func (
+      "/analysis/stats-and-motion", &stats_case, test_analysis);
+  g_test_add_data_func (
+      "/analysis/interval-histograms", &interval_case, test_analysis);
+  g_test_add_data_func ("/analysis/no-messages", &silent_case, test_analysis);
+  g_test_add_data_func ("/analysis/equalize-luma", &luma_case, test_analysis);
+  g_test_add_data_func (
+      "/analysis/equalize-channels", &channels_case, test_analysis);
+  g_test_add_data_func (
+      "/analysis/accelhistogram", &histogram_case, test_analysis);
+  g_test_add_data_func (
+      "/analysis/system-memory", &stats_case, test_analysis_system_memory);
+  g_test_add_data_func ("/analysis/equalize-system-memory", &luma_case,
+      test_analysis_system_memory);
+  return g_test_run ();
+}
