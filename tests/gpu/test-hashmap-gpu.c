@@ -40,6 +40,8 @@ pair_init (Pair *p, guint64 capacity, int key_bytes, cudaStream_t stream)
   check (cudaMalloc (&p->dev_block, size));
   /* poison: clear must reach every slot */
   check (cudaMemset (p->dev_block, 0xcd, size));
+  /* done before the map's non-blocking stream starts on it */
+  check (cudaDeviceSynchronize ());
   p->host_block = g_malloc (size);
   p->back_block = g_malloc (size);
   accel_hashmap_init (&p->dev, p->dev_block, capacity, key_bytes);
@@ -78,6 +80,8 @@ upload (const guint64 *a, gsize n, int key_bytes)
   check (cudaMalloc (&dev, (n + 1) * key_bytes));
   check (cudaMemcpy (dev, key_bytes == 4 ? (gpointer)narrow : (gpointer)a,
       n * key_bytes, cudaMemcpyHostToDevice));
+  /* a copy from pageable memory may still be in flight when it returns */
+  check (cudaDeviceSynchronize ());
   return dev;
 }
 
@@ -140,6 +144,7 @@ lookup (Pair *p, const guint64 *keys, gsize n, guint64 *gpu, guint64 *host)
 
   check (cudaMalloc (&dv, (n + 1) * p->key_bytes));
   check (cudaMemset (dv, 0xcd, (n + 1) * p->key_bytes));
+  check (cudaDeviceSynchronize ());
   if (p->key_bytes == 8)
     {
       check (accel_hashmap_lookup64 (

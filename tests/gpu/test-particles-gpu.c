@@ -189,6 +189,8 @@ test_particles (gconstpointer data)
   daccum = dev_alloc (accel_particles_splat_accum_size (&sp) * 4);
   d_rgba = dev_alloc (frame);
   check (cudaMemset (d0, 0, 4)); /* no particles */
+  /* the legacy stream's work done before the non-blocking stream's */
+  check (cudaDeviceSynchronize ());
   check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   accel_particle_state_init (&hs[0], h0, p.capacity);
   accel_particle_state_init (&hs[1], h1, p.capacity);

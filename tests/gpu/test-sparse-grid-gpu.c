@@ -63,6 +63,9 @@ compare (gconstpointer data)
     field[i] = (float)g_test_rand_double_range (-1.0, 1.0);
   check (
       cudaMemcpy (d_field, field, n * sizeof (float), cudaMemcpyHostToDevice));
+  /* the legacy stream's copies and fills done before the grid's stream
+   * (non-blocking) starts */
+  check (cudaDeviceSynchronize ());
   check (accel_sparse_grid_clear (s, &dg));
   accel_sparse_grid_clear_host (&hg);
 
@@ -80,6 +83,7 @@ compare (gconstpointer data)
           }
       check (cudaMemcpy (
           d_coords, coords, 2 * k * sizeof (gint32), cudaMemcpyHostToDevice));
+      check (cudaDeviceSynchronize ());
       check (accel_sparse_grid_set_blocks (s, &dg, d_coords, k, on));
       check (accel_sparse_grid_rebuild (s, &dg));
       accel_sparse_grid_set_blocks_host (&hg, coords, k, on);
@@ -112,20 +116,24 @@ compare (gconstpointer data)
 
       /* scatter over the field leaves the other blocks' cells */
       memcpy (h_dense, field, n * sizeof (float));
-      check (cudaMemcpy (
-          d_dense, field, n * sizeof (float), cudaMemcpyHostToDevice));
+      /* everything on the grid's stream: it does not wait for the
+       * legacy default stream, nor that stream for it */
+      check (cudaMemcpyAsync (
+          d_dense, field, n * sizeof (float), cudaMemcpyHostToDevice, s));
       check (accel_sparse_grid_scatter (s, &dg, d_next, d_dense, FALSE));
       accel_sparse_grid_scatter_host (&hg, h_next, h_dense, FALSE);
-      check (cudaMemcpy (
-          g_dense, d_dense, n * sizeof (float), cudaMemcpyDeviceToHost));
+      check (cudaMemcpyAsync (
+          g_dense, d_dense, n * sizeof (float), cudaMemcpyDeviceToHost, s));
+      check (cudaStreamSynchronize (s));
       g_assert_cmpmem (g_dense, n * 4, h_dense, n * 4);
       /* or zeroes them */
-      check (cudaMemset (d_dense, POISON, n * sizeof (float)));
+      check (cudaMemsetAsync (d_dense, POISON, n * sizeof (float), s));
       memset (h_dense, POISON, n * sizeof (float));
       check (accel_sparse_grid_scatter (s, &dg, d_next, d_dense, TRUE));
       accel_sparse_grid_scatter_host (&hg, h_next, h_dense, TRUE);
-      check (cudaMemcpy (
-          g_dense, d_dense, n * sizeof (float), cudaMemcpyDeviceToHost));
+      check (cudaMemcpyAsync (
+          g_dense, d_dense, n * sizeof (float), cudaMemcpyDeviceToHost, s));
+      check (cudaStreamSynchronize (s));
       g_assert_cmpmem (g_dense, n * 4, h_dense, n * 4);
     }
 
