@@ -13,7 +13,8 @@
 #define FRAMES 40
 
 /* a simulation (stateful: it is checkpointed and restored), effects on
- * its frames, and a sink that records "sequence sha256" per frame */
+ * its frames (echo is stateful too), and a sink that records "sequence
+ * sha256" per frame */
 static const char *pipelines[] = {
   "pipeline: fault-recovery-fluid\n"
   "stages:\n"
@@ -24,6 +25,19 @@ static const char *pipelines[] = {
   "  - {name: check, kind: core.checksum-sink,\n"
   "     params: {location: sums.txt}}\n"
   "links: [sim -> fx, fx -> check]\n",
+  "pipeline: fault-recovery-particles\n"
+  "stages:\n"
+  "  - {name: sim, kind: realtime.particles,\n"
+  "     params: {capacity: 200000, emit-rate: 3000, curl: 0.5,\n"
+  "              attractor-strength: 4, collisions: true,\n"
+  "              num-buffers: 40, snapshot-interval: 8}}\n"
+  "  - {name: draw, kind: realtime.splat,\n"
+  "     params: {width: 320, height: 240, scale: 110}}\n"
+  "  - {name: fx, kind: realtime.effects,\n"
+  "     params: {effects: 'contrast=1.2 vignette=0.4 echo=0.8'}}\n"
+  "  - {name: check, kind: core.checksum-sink,\n"
+  "     params: {location: sums.txt}}\n"
+  "links: [sim -> draw, draw -> fx, fx -> check]\n",
 };
 
 typedef struct
