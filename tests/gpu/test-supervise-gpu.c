@@ -185,5 +185,7 @@ main (int argc, char **argv)
   accel_test_require_gpu ();
   g_test_add_data_func (
       "/supervise/fluid-effects", pipelines[0], test_recovers);
+  g_test_add_data_func (
+      "/supervise/particles-effects", pipelines[1], test_recovers);
   return g_test_run ();
 }
