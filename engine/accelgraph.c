@@ -902,6 +902,78 @@ open_produced_file (
   return TRUE;
 }
 
+/* "dir/stage.checkpoint", or NULL for a stage that keeps no state */
+static gchar *
+checkpoint_base (AccelGraph *graph, AccelStage *stage)
+{
+  g_autofree gchar *file = NULL;
+
+  if (!ACCEL_STAGE_GET_CLASS (stage)->snapshot)
+    return NULL;
+  file = g_strdup_printf ("%s.checkpoint", accel_stage_get_name (stage));
+  return g_build_filename (graph->state_dir, file, NULL);
+}
+
+/* whether @stage's state must be restored for the graph to resume: it
+ * saved some, or it never saves any (snapshot-interval 0). A stage that
+ * saved none though its first snapshot came at frame 0, before anything
+ * could be committed, holds no state (effects without temporal ones) */
+static gboolean
+holds_state (AccelStage *stage, const char *base)
+{
+  g_autofree gchar *newest = NULL;
+  guint64 seq;
+  guint interval = 0;
+
+  g_object_get (stage, "snapshot-interval", &interval, NULL);
+  newest = accel_checkpoint_find (base, G_MAXUINT64, &seq);
+  return newest != NULL || interval == 0;
+}
+
+/* Every stateful stage must start from its state after one same frame, the
+ * one before the sources resume: the newest frame before @resume (the
+ * first uncommitted one) at which each of them saved its state, or none,
+ * and everything starts over. Frames after it run again and the sinks skip
+ * what they committed. Returns where the sources resume. */
+static guint64
+common_checkpoint (AccelGraph *graph, guint64 resume)
+{
+  guint64 r = resume == G_MAXUINT64 ? 0 : resume, before;
+
+  do
+    {
+      before = r;
+      for (guint i = 0; i < graph->order->len && r > 0; i++)
+        {
+          AccelStage *stage = graph->order->pdata[i];
+          g_autofree gchar *base = checkpoint_base (graph, stage);
+          g_autofree gchar *from = NULL;
+          guint64 seq;
+
+          if (!base || !holds_state (stage, base))
+            continue;
+          from = accel_checkpoint_find (base, r, &seq);
+          r = from ? MIN (r, seq + 1) : 0;
+        }
+    }
+  while (r != before && r > 0);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      g_autofree gchar *base = checkpoint_base (graph, stage);
+      g_autofree gchar *from = NULL;
+      guint64 seq;
+
+      if (!base)
+        continue;
+      if (r > 0 && holds_state (stage, base))
+        from = accel_checkpoint_find (base, r, &seq);
+      accel_stage_set_checkpoint (stage, base, from);
+    }
+  return resume == G_MAXUINT64 ? resume : r;
+}
+
 /* opens the sinks' commit logs and tells the sources where to resume */
 static gboolean
 open_commit_logs (AccelGraph *graph, GError **error)
@@ -933,28 +1005,7 @@ open_commit_logs (AccelGraph *graph, GError **error)
       resume = MIN (resume, accel_commit_log_first_uncommitted (log));
       accel_stage_set_commit_log (stage, log);
     }
-  /* a stateful stage starts from its newest checkpoint before the first
-   * uncommitted frame (or from scratch); frames after it run again and the
-   * sinks skip what they committed */
-  {
-    guint64 committed = resume;
-    for (guint i = 0; i < graph->order->len; i++)
-      {
-        AccelStage *stage = graph->order->pdata[i];
-        g_autofree gchar *file = NULL, *base = NULL, *from = NULL;
-        guint64 seq = 0;
-
-        if (!ACCEL_STAGE_GET_CLASS (stage)->snapshot)
-          continue;
-        file = g_strdup_printf ("%s.checkpoint", accel_stage_get_name (stage));
-        base = g_build_filename (graph->state_dir, file, NULL);
-        from = committed == G_MAXUINT64
-                   ? NULL
-                   : accel_checkpoint_find (base, committed, &seq);
-        accel_stage_set_checkpoint (stage, base, from);
-        resume = MIN (resume, from ? seq + 1 : 0);
-      }
-  }
+  resume = common_checkpoint (graph, resume);
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];

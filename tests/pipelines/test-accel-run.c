@@ -637,6 +637,64 @@ remove_dir (const char *dir)
   g_rmdir (dir);
 }
 
+/* a run killed mid-stream and started again with the same state directory
+ * resumes where its sink stopped: a simulation restored from its
+ * checkpoint, next to a stage that keeps no state (effects without
+ * temporal ones), gives exactly the frames of a run without the crash */
+static void
+test_resume_after_crash (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-resume-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "p.yaml", NULL);
+  g_autofree gchar *sums = g_build_filename (dir, "sums.txt", NULL);
+  g_autofree gchar *expected = NULL;
+  const guint crashes[] = { 9, 17, 30 };
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: resume\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles,\n"
+      "     params: {capacity: 20000, emit-rate: 400, curl: 0.5,\n"
+      "              num-buffers: 40, snapshot-interval: 8}}\n"
+      "  - {name: draw, kind: realtime.splat,\n"
+      "     params: {width: 64, height: 48, scale: 20}}\n"
+      "  - {name: fx, kind: realtime.effects,\n"
+      "     params: {effects: 'contrast=1.2 vignette=0.4'}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [sim -> draw, draw -> fx, fx -> check]\n",
+      -1, NULL));
+  run_in (&r, dir, "--quiet", yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
+  g_unlink (sums);
+
+  for (guint i = 0; i < G_N_ELEMENTS (crashes); i++)
+    {
+      g_autofree gchar *state = g_strdup_printf ("%s/state-%u", dir, i);
+      g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
+      g_autofree gchar *fault = g_strdup_printf ("sim:crash:%u", crashes[i]);
+      g_autofree gchar *got = NULL;
+
+      g_setenv ("ACCEL_FAULT", fault, TRUE);
+      run_in (&r, dir, "--quiet", state_arg, yaml, NULL);
+      g_unsetenv ("ACCEL_FAULT");
+      g_assert_cmpint (r.status, ==, -1); /* killed */
+      result_clear (&r);
+      run_in (&r, dir, "--quiet", state_arg, yaml, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+      g_assert_cmpstr (got, ==, expected);
+      g_unlink (sums);
+      remove_dir (state);
+    }
+  g_unlink (yaml);
+  g_rmdir (dir);
+}
+
 /* every example runs on the host backend, a few frames each */
 static void
 test_examples_run (void)
@@ -729,6 +787,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/sigint", test_sigint);
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
   g_test_add_func ("/accel-run/examples-run", test_examples_run);
+  g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
   g_test_add_func (
       "/accel-run/sigint-video-playable", test_sigint_video_playable);
   return g_test_run ();
