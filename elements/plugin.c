@@ -3,6 +3,7 @@
 #include "gstaccelanalysis.h"
 #include "gstaccelblend.h"
 #include "gstaccelboxblur.h"
+#include "gstaccelcloth.h"
 #include "gstaccelconvert.h"
 #include "gstacceldownload.h"
 #include "gstacceleffects.h"
@@ -36,6 +37,7 @@ plugin_init (GstPlugin *plugin)
   ret |= GST_ELEMENT_REGISTER (accelfluid, plugin);
   ret |= GST_ELEMENT_REGISTER (accelconvert, plugin);
   ret |= GST_ELEMENT_REGISTER (accelparticles, plugin);
+  ret |= GST_ELEMENT_REGISTER (accelcloth, plugin);
 
   return ret;
 }

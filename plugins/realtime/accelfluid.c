@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "accel-fluid"
 
 #include "accelfluid.h"
+#include "accelrealtime-private.h"
 #include "fluid/fluid.h"
 
 #include <cuda_runtime_api.h>
@@ -119,50 +120,18 @@ static GBytes *
 accel_fluid_snapshot (AccelStage *stage)
 {
   AccelFluid *self = ACCEL_FLUID (stage);
-  gsize size = accel_fluid_persistent_size (self->params.n);
-  gpointer copy = g_malloc (size);
 
-  if (accel_stage_is_host (stage))
-    memcpy (copy, accel_buffer_get_data (self->state), size);
-  else if (!accel_cuda_check (
-               cudaMemcpyAsync (copy, accel_buffer_get_data (self->state), size,
-                   cudaMemcpyDeviceToHost,
-                   accel_stream_get_handle (accel_stage_get_stream (stage))),
-               NULL)
-           || !accel_stream_synchronize (accel_stage_get_stream (stage), NULL))
-    {
-      g_free (copy);
-      return NULL;
-    }
-  return g_bytes_new_take (copy, size);
+  return accel_realtime_snapshot_block (
+      stage, self->state, accel_fluid_persistent_size (self->params.n));
 }
 
 static gboolean
 accel_fluid_restore (AccelStage *stage, GBytes *state, GError **error)
 {
   AccelFluid *self = ACCEL_FLUID (stage);
-  gsize size;
-  gconstpointer data = g_bytes_get_data (state, &size);
 
-  if (size != accel_fluid_persistent_size (self->params.n))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
-          "stage '%s': the saved state is of another grid size",
-          accel_stage_get_name (stage));
-      return FALSE;
-    }
-  if (accel_stage_is_host (stage))
-    {
-      memcpy (accel_buffer_get_data (self->state), data, size);
-      return TRUE;
-    }
-  /* synchronous on purpose: @state is the caller's memory */
-  return accel_cuda_check (
-             cudaMemcpyAsync (accel_buffer_get_data (self->state), data, size,
-                 cudaMemcpyHostToDevice,
-                 accel_stream_get_handle (accel_stage_get_stream (stage))),
-             error)
-         && accel_stream_synchronize (accel_stage_get_stream (stage), error);
+  return accel_realtime_restore_block (stage, self->state,
+      accel_fluid_persistent_size (self->params.n), state, "grid size", error);
 }
 
 static void

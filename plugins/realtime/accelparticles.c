@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "accel-particles"
 
 #include "accelparticles.h"
+#include "accelrealtime-private.h"
 #include "particles/particles.h"
 
 #include <cuda_runtime_api.h>
@@ -234,50 +235,18 @@ static GBytes *
 accel_particles_snapshot (AccelStage *stage)
 {
   AccelParticles *self = ACCEL_PARTICLES (stage);
-  gsize size = accel_buffer_get_size (self->state);
-  gpointer copy = g_malloc (size);
 
-  if (accel_stage_is_host (stage))
-    memcpy (copy, accel_buffer_get_data (self->state), size);
-  else if (!accel_cuda_check (
-               cudaMemcpyAsync (copy, accel_buffer_get_data (self->state), size,
-                   cudaMemcpyDeviceToHost,
-                   accel_stream_get_handle (accel_stage_get_stream (stage))),
-               NULL)
-           || !accel_stream_synchronize (accel_stage_get_stream (stage), NULL))
-    {
-      g_free (copy);
-      return NULL;
-    }
-  return g_bytes_new_take (copy, size);
+  return accel_realtime_snapshot_block (
+      stage, self->state, accel_buffer_get_size (self->state));
 }
 
 static gboolean
 accel_particles_restore (AccelStage *stage, GBytes *state, GError **error)
 {
   AccelParticles *self = ACCEL_PARTICLES (stage);
-  gsize size;
-  gconstpointer data = g_bytes_get_data (state, &size);
 
-  if (size != accel_buffer_get_size (self->state))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
-          "stage '%s': the saved state is of another capacity",
-          accel_stage_get_name (stage));
-      return FALSE;
-    }
-  if (accel_stage_is_host (stage))
-    {
-      memcpy (accel_buffer_get_data (self->state), data, size);
-      return TRUE;
-    }
-  /* synchronous on purpose: @state is the caller's memory */
-  return accel_cuda_check (
-             cudaMemcpyAsync (accel_buffer_get_data (self->state), data, size,
-                 cudaMemcpyHostToDevice,
-                 accel_stream_get_handle (accel_stage_get_stream (stage))),
-             error)
-         && accel_stream_synchronize (accel_stage_get_stream (stage), error);
+  return accel_realtime_restore_block (stage, self->state,
+      accel_buffer_get_size (self->state), state, "capacity", error);
 }
 
 /* every float property, in the struct */

@@ -50,4 +50,9 @@ gboolean accel_realtime_host_check (
 void accel_realtime_class_add_image_ports (AccelStageClass *klass,
     const char *in_description, const char *out_description);
 
+GBytes *accel_realtime_snapshot_block (
+    AccelStage *stage, AccelBuffer *block, gsize size);
+gboolean accel_realtime_restore_block (AccelStage *stage, AccelBuffer *block,
+    gsize size, GBytes *state, const char *what, GError **error);
+
 G_END_DECLS

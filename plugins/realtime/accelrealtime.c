@@ -2,6 +2,10 @@
 #define G_LOG_DOMAIN "accel-realtime"
 
 #include "accelrealtime-private.h"
+
+#include <cuda_runtime_api.h>
+#include <string.h>
+
 #include "image/image.h"
 
 /* stages hand their AccelFormat to the kernels as it is */
@@ -132,4 +136,75 @@ accel_realtime_class_add_image_ports (AccelStageClass *klass,
       klass, ACCEL_PORT_INPUT, "in", &image, in_description);
   accel_stage_class_add_port (
       klass, ACCEL_PORT_OUTPUT, "out", &image, out_description);
+}
+
+/**
+ * accel_realtime_snapshot_block:
+ * @stage: a stateful stage, from its snapshot()
+ * @block: its state: device memory, or host memory on the host backend
+ * @size: the bytes of it to keep, from its start
+ *
+ * Copies the state to the host; on a GPU the copy runs on the stage's
+ * stream, after the work enqueued on it, and is waited for.
+ *
+ * Returns: (transfer full) (nullable): the copy, %NULL when it failed.
+ */
+GBytes *
+accel_realtime_snapshot_block (
+    AccelStage *stage, AccelBuffer *block, gsize size)
+{
+  gpointer copy = g_malloc (size);
+
+  if (accel_stage_is_host (stage))
+    memcpy (copy, accel_buffer_get_data (block), size);
+  else if (!accel_cuda_check (
+               cudaMemcpyAsync (copy, accel_buffer_get_data (block), size,
+                   cudaMemcpyDeviceToHost,
+                   accel_stream_get_handle (accel_stage_get_stream (stage))),
+               NULL)
+           || !accel_stream_synchronize (accel_stage_get_stream (stage), NULL))
+    {
+      g_free (copy);
+      return NULL;
+    }
+  return g_bytes_new_take (copy, size);
+}
+
+/**
+ * accel_realtime_restore_block:
+ * @stage: a stateful stage, from its restore()
+ * @block: its state
+ * @size: the bytes a snapshot keeps
+ * @state: a snapshot
+ * @what: what differs when the sizes do ("grid size", "capacity")
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when @state was of @size bytes and is copied into @block
+ *   (synchronously: @state is the caller's memory).
+ */
+gboolean
+accel_realtime_restore_block (AccelStage *stage, AccelBuffer *block, gsize size,
+    GBytes *state, const char *what, GError **error)
+{
+  gsize got;
+  gconstpointer data = g_bytes_get_data (state, &got);
+
+  if (got != size)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "stage '%s': the saved state is of another %s",
+          accel_stage_get_name (stage), what);
+      return FALSE;
+    }
+  if (accel_stage_is_host (stage))
+    {
+      memcpy (accel_buffer_get_data (block), data, size);
+      return TRUE;
+    }
+  return accel_cuda_check (
+             cudaMemcpyAsync (accel_buffer_get_data (block), data, size,
+                 cudaMemcpyHostToDevice,
+                 accel_stream_get_handle (accel_stage_get_stream (stage))),
+             error)
+         && accel_stream_synchronize (accel_stage_get_stream (stage), error);
 }

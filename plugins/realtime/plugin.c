@@ -5,6 +5,7 @@
 
 #include "accelanalysis.h"
 #include "accelblend.h"
+#include "accelcloth.h"
 #include "accelboxblur.h"
 #include "accelconvert.h"
 #include "acceleffects.h"
@@ -49,5 +50,6 @@ accel_plugin_register (AccelRegistry *registry, GError **error)
   accel_registry_register (registry, ACCEL_TYPE_ANALYSIS);
   accel_registry_register (registry, ACCEL_TYPE_PARTICLES);
   accel_registry_register (registry, ACCEL_TYPE_SPLAT);
+  accel_registry_register (registry, ACCEL_TYPE_CLOTH);
   return TRUE;
 }

@@ -3,28 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include "accel-test.h"
+#include "bench-timing.h"
 #include "fluid/fluid.h"
-
-static float
-time_ms (
-    cudaStream_t s, int reps, void (*fn) (cudaStream_t, void *), void *data)
-{
-  cudaEvent_t a, b;
-  float ms;
-
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  fn (s, data);
-  cudaEventRecord (a, s);
-  for (int i = 0; i < reps; i++)
-    fn (s, data);
-  cudaEventRecord (b, s);
-  cudaEventSynchronize (b);
-  cudaEventElapsedTime (&ms, a, b);
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  return ms / reps;
-}
 
 typedef struct
 {
@@ -69,12 +49,12 @@ main (int argc, char **argv)
       cudaMalloc (&block, accel_fluid_state_size (n));
       cudaMemset (block, 0, accel_fluid_state_size (n));
       accel_fluid_fields_init (&c.f, block, n);
-      ms = time_ms (s, 20, step, &c);
+      ms = bench_time_ms (s, 20, step, &c);
       /* one step moves at least ~60 field passes of n^2 floats */
       c.bytes = (size_t)n * n * sizeof (float) * 30;
       cudaMalloc (&c.src, c.bytes);
       cudaMalloc (&c.dst, c.bytes);
-      copy_ms = time_ms (s, 20, copy, &c);
+      copy_ms = bench_time_ms (s, 20, copy, &c);
       g_print ("%4d^2 %10.1f %12.3f %13.0f%%\n", n, 1000.0f / ms, ms,
           100.0f * copy_ms / ms);
       cudaFree (c.src);

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "accel-test.h"
+#include "bench-timing.h"
 #include "particles/particles.h"
 
 /* what a step without collisions reads and writes per particle: the
@@ -22,27 +23,6 @@ typedef struct
   void *src, *dst;
   size_t bytes;
 } Case;
-
-static float
-time_ms (
-    cudaStream_t s, int reps, void (*fn) (cudaStream_t, void *), void *data)
-{
-  cudaEvent_t a, b;
-  float ms;
-
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  fn (s, data);
-  cudaEventRecord (a, s);
-  for (int i = 0; i < reps; i++)
-    fn (s, data);
-  cudaEventRecord (b, s);
-  cudaEventSynchronize (b);
-  cudaEventElapsedTime (&ms, a, b);
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  return ms / reps;
-}
 
 static void
 step (cudaStream_t s, void *data)
@@ -92,7 +72,7 @@ run (cudaStream_t s, guint32 n, gboolean collide, guint32 *alive)
   accel_particles_scratch_init (&c.scratch, blocks[2], &c.p);
   step (s, &c); /* fills the capacity */
   c.p.emitter.rate = 0;
-  ms = time_ms (s, 10, step, &c);
+  ms = bench_time_ms (s, 10, step, &c);
   cudaMemcpy (
       alive, c.s[c.cur].count, sizeof (guint32), cudaMemcpyDeviceToHost);
   for (int i = 0; i < 3; i++)
@@ -109,7 +89,7 @@ copy_ms (cudaStream_t s, size_t bytes)
   c.bytes = bytes;
   cudaMalloc (&c.src, bytes);
   cudaMalloc (&c.dst, bytes);
-  ms = time_ms (s, 10, copy, &c);
+  ms = bench_time_ms (s, 10, copy, &c);
   cudaFree (c.src);
   cudaFree (c.dst);
   return ms;

@@ -7,10 +7,12 @@
  * the host implementations. */
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
+#include <math.h>
 #include <string.h>
 
 #include "elements-test.h"
 
+#include "cloth/cloth.h"
 #include "fluid/fluid.h"
 #include "particles/particles.h"
 #include "image/resize.h"
@@ -310,6 +312,77 @@ test_particles_drag (gconstpointer data)
   g_assert_false (frame_is_dark (still->pdata[FRAMES - 1]));
 }
 
+/* the cloth as accelcloth steps it: its defaults, the vertex that was
+ * under the pointer at rest held where the pointer is while the button is */
+#define CLOTH 24
+static GPtrArray *
+cloth_reference (gboolean drag)
+{
+  AccelClothParams p;
+  AccelClothView v;
+  AccelClothState s;
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+  g_autofree guint8 *block = g_malloc (accel_cloth_state_size (CLOTH, CLOTH));
+  g_autofree guint64 *depth = NULL;
+
+  accel_cloth_params_init (&p, CLOTH, CLOTH);
+  p.sphere[1] = -0.9f;
+  p.sphere[2] = 0.3f;
+  p.sphere[3] = 0.5f;
+  p.gravity[1] = -9.8f;
+  accel_cloth_view_init (&v, &p, WIDTH, HEIGHT);
+  depth = g_new (guint64, accel_cloth_depth_size (&v));
+  accel_cloth_state_init (&s, block, CLOTH, CLOTH);
+  g_assert_cmpint (accel_cloth_reset_host (&p, &s), ==, 0);
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      guint8 *out = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+
+      accel_cloth_params_set_wind (&p, 6.0f, k);
+      p.grab = -1;
+      if (pointer_at (k, drag).down)
+        {
+          float ty
+              = ((float)HEIGHT * 0.5f - (float)DRAG_Y) / v.scale + v.center_y;
+          int i, j;
+
+          p.grab_pos[0] = ((float)DRAG_X - (float)WIDTH * 0.5f) / v.scale;
+          p.grab_pos[1] = ty * v.cos_tilt;
+          p.grab_pos[2] = -ty * v.sin_tilt;
+          i = (int)lroundf (p.grab_pos[0] / p.spacing + (CLOTH - 1) * 0.5f);
+          j = (int)lroundf ((CLOTH - 1) * 0.5f - p.grab_pos[1] / p.spacing);
+          p.grab = CLAMP (j, 0, CLOTH - 1) * CLOTH + CLAMP (i, 0, CLOTH - 1);
+        }
+      g_assert_cmpint (accel_cloth_step_host (&p, &s), ==, 0);
+      g_assert_cmpint (
+          accel_cloth_render_host (&p, &s, &v, depth, out, (size_t)WIDTH * 4),
+          ==, 0);
+      g_ptr_array_add (frames, out);
+    }
+  return frames;
+}
+
+/* the cloth as the reference draws it; the grab changes the frames from
+ * the one after the press on */
+static void
+test_cloth_drag (gconstpointer data)
+{
+  const char *memory = data;
+  const char *cloth = "accelcloth grid-size=" G_STRINGIFY (CLOTH);
+  g_autoptr (GPtrArray) still = run_source (cloth, memory, FALSE);
+  g_autoptr (GPtrArray) dragged = run_source (cloth, memory, TRUE);
+  g_autoptr (GPtrArray) want_still = cloth_reference (FALSE);
+  g_autoptr (GPtrArray) want = cloth_reference (TRUE);
+
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      assert_frames_equal (still->pdata[k], want_still->pdata[k], k);
+      assert_frames_equal (dragged->pdata[k], want->pdata[k], k);
+      g_assert_cmpint (
+          frames_equal (still->pdata[k], dragged->pdata[k]), ==, k <= PRESS_AT);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -318,12 +391,15 @@ main (int argc, char **argv)
   g_test_add_data_func ("/sources/fluid/drag", "", test_fluid_drag);
   g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
   g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
+  g_test_add_data_func ("/sources/cloth/drag", "", test_cloth_drag);
   if (gpu)
     {
       g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
           "(memory:CUDAMemory)", test_fluid_drag);
       g_test_add_data_func ("/sources/particles/drag/cuda-memory",
           "(memory:CUDAMemory)", test_particles_drag);
+      g_test_add_data_func ("/sources/cloth/drag/cuda-memory",
+          "(memory:CUDAMemory)", test_cloth_drag);
     }
   return g_test_run ();
 }

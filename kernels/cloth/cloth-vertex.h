@@ -1,0 +1,352 @@
+/* per-vertex and per-triangle arithmetic of the cloth, shared by the
+ * kernels and the host reference; every product and sum is its own
+ * operation (no contraction on either side) */
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+
+#include "cloth.h"
+
+#ifdef __CUDACC__
+#define CLOTH_FN __host__ __device__ static inline
+#else
+#define CLOTH_FN static inline
+#endif
+
+#define CLOTH_EMPTY 0xffffffffffffffffull
+#define CLOTH_SQRT2 1.41421356f
+
+CLOTH_FN int
+cloth_pinned (const AccelClothParams *p, int i, int j)
+{
+  if (j * p->w + i == p->grab)
+    return 1;
+  switch (p->pin)
+    {
+    case ACCEL_CLOTH_PIN_TOP_ROW:
+      return j == 0;
+    case ACCEL_CLOTH_PIN_CORNERS:
+      return j == 0 && (i == 0 || i == p->w - 1);
+    default:
+      return 0;
+    }
+}
+
+CLOTH_FN void
+cloth_rest (
+    const AccelClothParams *p, int i, int j, float *x, float *y, float *z)
+{
+  *x = ((float)i - (float)(p->w - 1) * 0.5f) * p->spacing;
+  *y = ((float)(p->h - 1) * 0.5f - (float)j) * p->spacing;
+  *z = 0.0f;
+}
+
+/* Verlet: the velocity the last step left, damped, plus gravity and the
+ * wind along the normal (as much as the face is square to it); a pinned
+ * vertex stays (a grabbed one goes where it is held) */
+CLOTH_FN void
+cloth_integrate (
+    const AccelClothParams *p, const AccelClothState *s, int i, int j)
+{
+  int k = j * p->w + i;
+  float x = s->x[k], y = s->y[k], z = s->z[k];
+  float dt2 = p->dt * p->dt, d = p->damping, wn;
+
+  if (cloth_pinned (p, i, j))
+    {
+      if (k == p->grab)
+        {
+          x = p->grab_pos[0];
+          y = p->grab_pos[1];
+          z = p->grab_pos[2];
+        }
+      s->x[k] = s->px[k] = x;
+      s->y[k] = s->py[k] = y;
+      s->z[k] = s->pz[k] = z;
+      return;
+    }
+  wn = s->nx[k] * p->wind[0] + s->ny[k] * p->wind[1] + s->nz[k] * p->wind[2];
+  s->x[k] = x + (x - s->px[k]) * d + (p->gravity[0] + wn * s->nx[k]) * dt2;
+  s->y[k] = y + (y - s->py[k]) * d + (p->gravity[1] + wn * s->ny[k]) * dt2;
+  s->z[k] = z + (z - s->pz[k]) * d + (p->gravity[2] + wn * s->nz[k]) * dt2;
+  s->px[k] = x;
+  s->py[k] = y;
+  s->pz[k] = z;
+}
+
+/* constraint @c of 12 (4 structural, 4 shear, 4 bend): its offset and rest
+ * length in spacings */
+CLOTH_FN void
+cloth_neighbour (int c, int *di, int *dj, float *rest)
+{
+  switch (c)
+    {
+    case 0:
+      *di = 1;
+      *dj = 0;
+      *rest = 1.0f;
+      break;
+    case 1:
+      *di = -1;
+      *dj = 0;
+      *rest = 1.0f;
+      break;
+    case 2:
+      *di = 0;
+      *dj = 1;
+      *rest = 1.0f;
+      break;
+    case 3:
+      *di = 0;
+      *dj = -1;
+      *rest = 1.0f;
+      break;
+    case 4:
+      *di = 1;
+      *dj = 1;
+      *rest = CLOTH_SQRT2;
+      break;
+    case 5:
+      *di = -1;
+      *dj = -1;
+      *rest = CLOTH_SQRT2;
+      break;
+    case 6:
+      *di = 1;
+      *dj = -1;
+      *rest = CLOTH_SQRT2;
+      break;
+    case 7:
+      *di = -1;
+      *dj = 1;
+      *rest = CLOTH_SQRT2;
+      break;
+    case 8:
+      *di = 2;
+      *dj = 0;
+      *rest = 2.0f;
+      break;
+    case 9:
+      *di = -2;
+      *dj = 0;
+      *rest = 2.0f;
+      break;
+    case 10:
+      *di = 0;
+      *dj = 2;
+      *rest = 2.0f;
+      break;
+    default:
+      *di = 0;
+      *dj = -2;
+      *rest = 2.0f;
+      break;
+    }
+}
+
+/* out of the sphere, onto a shell just outside it */
+CLOTH_FN void
+cloth_collide (const AccelClothParams *p, float *x, float *y, float *z)
+{
+  float r = p->sphere[3], dx, dy, dz, d2, k;
+
+  if (r <= 0.0f)
+    return;
+  dx = *x - p->sphere[0];
+  dy = *y - p->sphere[1];
+  dz = *z - p->sphere[2];
+  d2 = dx * dx + dy * dy + dz * dz;
+  if (d2 >= r * r)
+    return;
+  if (d2 <= 0.0f)
+    {
+      *y = p->sphere[1] + r * 1.001f;
+      return;
+    }
+  k = r * 1.001f / sqrtf (d2);
+  *x = p->sphere[0] + dx * k;
+  *y = p->sphere[1] + dy * k;
+  *z = p->sphere[2] + dz * k;
+}
+
+/* one Jacobi sweep at vertex (i, j): from positions @ix.. into @ox..; the
+ * vertex moves by the mean of its constraints' corrections, each shared
+ * equally with the other end (taken whole against a pinned end) */
+CLOTH_FN void
+cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
+    const float *iz, float *ox, float *oy, float *oz, int i, int j)
+{
+  int w = p->w, k = j * w + i, n = 0;
+  float x = ix[k], y = iy[k], z = iz[k], sx = 0.0f, sy = 0.0f, sz = 0.0f;
+
+  if (!cloth_pinned (p, i, j))
+    {
+      for (int c = 0; c < 12; c++)
+        {
+          int di, dj, u, v, m;
+          float rest, dx, dy, dz, len, share, f;
+
+          cloth_neighbour (c, &di, &dj, &rest);
+          u = i + di;
+          v = j + dj;
+          if (u < 0 || u >= w || v < 0 || v >= p->h)
+            continue;
+          m = v * w + u;
+          dx = x - ix[m];
+          dy = y - iy[m];
+          dz = z - iz[m];
+          len = sqrtf (dx * dx + dy * dy + dz * dz);
+          n++;
+          if (len <= 0.0f)
+            continue;
+          share = cloth_pinned (p, u, v) ? 1.0f : 0.5f;
+          f = (len - rest * p->spacing) / len * share;
+          sx = sx - dx * f;
+          sy = sy - dy * f;
+          sz = sz - dz * f;
+        }
+      if (n > 0)
+        {
+          float k2 = p->relax / (float)n;
+          x = x + sx * k2;
+          y = y + sy * k2;
+          z = z + sz * k2;
+        }
+      cloth_collide (p, &x, &y, &z);
+    }
+  ox[k] = x;
+  oy[k] = y;
+  oz[k] = z;
+}
+
+/* the normal at (i, j): the cross product of the tangents along rows and
+ * columns (one-sided at the edges), of unit length */
+CLOTH_FN void
+cloth_normal (const AccelClothParams *p, const AccelClothState *s, int i, int j)
+{
+  int w = p->w, k = j * w + i;
+  int l = j * w + (i > 0 ? i - 1 : i), r = j * w + (i < w - 1 ? i + 1 : i);
+  int u = (j > 0 ? j - 1 : j) * w + i, d = (j < p->h - 1 ? j + 1 : j) * w + i;
+  float ax = s->x[r] - s->x[l], ay = s->y[r] - s->y[l], az = s->z[r] - s->z[l];
+  float bx = s->x[u] - s->x[d], by = s->y[u] - s->y[d], bz = s->z[u] - s->z[d];
+  float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+  float len = sqrtf (nx * nx + ny * ny + nz * nz);
+
+  if (len > 0.0f)
+    {
+      s->nx[k] = nx / len;
+      s->ny[k] = ny / len;
+      s->nz[k] = nz / len;
+    }
+  else
+    {
+      s->nx[k] = 0.0f;
+      s->ny[k] = 0.0f;
+      s->nz[k] = 1.0f;
+    }
+}
+
+/* a float's bits, ordered as the floats are */
+CLOTH_FN uint32_t
+cloth_ordered (float f)
+{
+  union
+  {
+    float f;
+    uint32_t u;
+  } b;
+
+  b.f = f;
+  return (b.u & 0x80000000u) ? ~b.u : b.u | 0x80000000u;
+}
+
+/* vertex @k on the frame: pixel position and depth (larger: nearer) */
+CLOTH_FN void
+cloth_project (const AccelClothView *v, const AccelClothState *s, int k,
+    float *px, float *py, float *depth)
+{
+  float y = s->y[k] * v->cos_tilt - s->z[k] * v->sin_tilt;
+
+  *depth = s->y[k] * v->sin_tilt + s->z[k] * v->cos_tilt;
+  *px = (s->x[k] - v->center_x) * v->scale + (float)v->width * 0.5f;
+  *py = (float)v->height * 0.5f - (y - v->center_y) * v->scale;
+}
+
+CLOTH_FN uint8_t
+cloth_channel (uint32_t colour, int c, float shade)
+{
+  float v = (float)((colour >> (8 * c)) & 0xffu) * shade + 0.5f;
+
+  return (uint8_t)(v > 255.0f ? 255.0f : v);
+}
+
+/* triangle @t of the 2 (w - 1) (h - 1): its corners, and its colour lit
+ * from both sides by its corners' mean normal */
+CLOTH_FN uint32_t
+cloth_triangle (const AccelClothParams *p, const AccelClothState *s,
+    const AccelClothView *v, int t, int *k)
+{
+  int cell = t / 2, i = cell % (p->w - 1), j = cell / (p->w - 1);
+  int k00 = j * p->w + i;
+  float nx, ny, nz, len, lit, shade;
+
+  k[0] = k00;
+  k[1] = t % 2 ? k00 + p->w + 1 : k00 + 1;
+  k[2] = t % 2 ? k00 + p->w : k00 + p->w + 1;
+  nx = s->nx[k[0]] + s->nx[k[1]] + s->nx[k[2]];
+  ny = s->ny[k[0]] + s->ny[k[1]] + s->ny[k[2]];
+  nz = s->nz[k[0]] + s->nz[k[1]] + s->nz[k[2]];
+  len = sqrtf (nx * nx + ny * ny + nz * nz);
+  lit = len > 0.0f
+            ? (nx * v->light[0] + ny * v->light[1] + nz * v->light[2]) / len
+            : 0.0f;
+  shade = 0.25f + 0.75f * fabsf (lit);
+  return (uint32_t)cloth_channel (v->colour, 0, shade)
+         | (uint32_t)cloth_channel (v->colour, 1, shade) << 8
+         | (uint32_t)cloth_channel (v->colour, 2, shade) << 16
+         | (v->colour & 0xff000000u);
+}
+
+/* the pixels triangle @t covers, their keys passed to @emit */
+#define CLOTH_RASTER(p, s, v, t, EMIT)                                         \
+  do                                                                           \
+    {                                                                          \
+      int k_[3];                                                               \
+      uint32_t colour_ = cloth_triangle (p, s, v, t, k_);                      \
+      float x_[3], y_[3], d_[3], area_;                                        \
+      int x0_, x1_, y0_, y1_;                                                  \
+      for (int c_ = 0; c_ < 3; c_++)                                           \
+        cloth_project (v, s, k_[c_], &x_[c_], &y_[c_], &d_[c_]);               \
+      area_ = (x_[1] - x_[0]) * (y_[2] - y_[0])                                \
+              - (y_[1] - y_[0]) * (x_[2] - x_[0]);                             \
+      if (!(area_ != 0.0f))                                                    \
+        break;                                                                 \
+      x0_ = (int)floorf (fminf (x_[0], fminf (x_[1], x_[2])));                 \
+      x1_ = (int)ceilf (fmaxf (x_[0], fmaxf (x_[1], x_[2])));                  \
+      y0_ = (int)floorf (fminf (y_[0], fminf (y_[1], y_[2])));                 \
+      y1_ = (int)ceilf (fmaxf (y_[0], fmaxf (y_[1], y_[2])));                  \
+      x0_ = x0_ < 0 ? 0 : x0_;                                                 \
+      y0_ = y0_ < 0 ? 0 : y0_;                                                 \
+      x1_ = x1_ > (v)->width - 1 ? (v)->width - 1 : x1_;                       \
+      y1_ = y1_ > (v)->height - 1 ? (v)->height - 1 : y1_;                     \
+      for (int py_ = y0_; py_ <= y1_; py_++)                                   \
+        for (int px_ = x0_; px_ <= x1_; px_++)                                 \
+          {                                                                    \
+            float cx_ = (float)px_ + 0.5f, cy_ = (float)py_ + 0.5f;            \
+            float e0_ = (x_[2] - x_[1]) * (cy_ - y_[1])                        \
+                        - (y_[2] - y_[1]) * (cx_ - x_[1]);                     \
+            float e1_ = (x_[0] - x_[2]) * (cy_ - y_[2])                        \
+                        - (y_[0] - y_[2]) * (cx_ - x_[2]);                     \
+            float e2_ = (x_[1] - x_[0]) * (cy_ - y_[0])                        \
+                        - (y_[1] - y_[0]) * (cx_ - x_[0]);                     \
+            float z_;                                                          \
+            if (!((e0_ >= 0.0f && e1_ >= 0.0f && e2_ >= 0.0f)                  \
+                    || (e0_ <= 0.0f && e1_ <= 0.0f && e2_ <= 0.0f)))           \
+              continue;                                                        \
+            z_ = (e0_ * d_[0] + e1_ * d_[1] + e2_ * d_[2]) / area_;            \
+            EMIT ((size_t)py_ *(size_t)(v)->width + (size_t)px_,               \
+                (uint64_t)cloth_ordered (-z_) << 32 | colour_);                \
+          }                                                                    \
+    }                                                                          \
+  while (0)

@@ -1,0 +1,124 @@
+/* the cloth on the GPU against the host reference, step for step and frame
+ * for frame, equal to the bit */
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#include "accel-test.h"
+#include "cloth/cloth.h"
+
+static void
+check (int status)
+{
+  g_assert_cmpstr (
+      cudaGetErrorString (status), ==, cudaGetErrorString (cudaSuccess));
+}
+
+typedef struct
+{
+  int w, h, frame_w, frame_h;
+} Size;
+
+static void
+compare (gconstpointer data)
+{
+  const Size *z = data;
+  AccelClothParams p;
+  AccelClothView v;
+  size_t size = accel_cloth_state_size (z->w, z->h);
+  size_t frame = (size_t)z->frame_w * z->frame_h * 4;
+  size_t pitch = (size_t)z->frame_w * 4 + 64; /* wider than the frame */
+  g_autofree guint8 *host = g_malloc0 (size), *back = g_malloc (size);
+  g_autofree guint8 *host_rgba = g_malloc (pitch * z->frame_h);
+  g_autofree guint8 *gpu_rgba = g_malloc (pitch * z->frame_h);
+  g_autofree guint64 *host_depth = NULL;
+  AccelClothState hs, ds;
+  cudaStream_t stream;
+  void *dev, *dev_rgba, *dev_depth;
+
+  accel_cloth_params_init (&p, z->w, z->h);
+  p.wind[0] = 1.5f;
+  p.wind[2] = 6.0f;
+  p.sphere[1] = -0.5f;
+  p.sphere[2] = 0.2f;
+  p.sphere[3] = 0.4f;
+  accel_cloth_view_init (&v, &p, z->frame_w, z->frame_h);
+  host_depth = g_new (guint64, accel_cloth_depth_size (&v));
+  check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  check (cudaMalloc (&dev, size));
+  check (cudaMalloc (&dev_rgba, pitch * z->frame_h));
+  check (cudaMalloc (&dev_depth, accel_cloth_depth_size (&v) * 8));
+  /* poison: a value not written shows */
+  check (cudaMemsetAsync (dev, 0xcd, size, stream));
+  accel_cloth_state_init (&hs, host, z->w, z->h);
+  accel_cloth_state_init (&ds, dev, z->w, z->h);
+  check (accel_cloth_reset (stream, &p, &ds));
+  g_assert_cmpint (accel_cloth_reset_host (&p, &hs), ==, 0);
+
+  for (int k = 1; k <= 30; k++)
+    {
+      /* a grab in the middle steps: a vertex held off the plane */
+      p.grab = k >= 10 && k < 20 ? (z->h / 2) * z->w + z->w / 2 : -1;
+      p.grab_pos[2] = 0.3f;
+      check (accel_cloth_step (stream, &p, &ds));
+      g_assert_cmpint (accel_cloth_step_host (&p, &hs), ==, 0);
+      if (k % 5 != 0)
+        continue;
+      check (cudaMemcpyAsync (back, dev, size, cudaMemcpyDeviceToHost, stream));
+      check (cudaStreamSynchronize (stream));
+      /* every array, scratch included */
+      g_assert_cmpmem (back, size, host, size);
+
+      check (cudaMemsetAsync (dev_rgba, 0xcd, pitch * z->frame_h, stream));
+      memset (host_rgba, 0xcd, pitch * z->frame_h);
+      check (
+          accel_cloth_render (stream, &p, &ds, &v, dev_depth, dev_rgba, pitch));
+      g_assert_cmpint (
+          accel_cloth_render_host (&p, &hs, &v, host_depth, host_rgba, pitch),
+          ==, 0);
+      check (cudaMemcpyAsync (gpu_rgba, dev_rgba, pitch * z->frame_h,
+          cudaMemcpyDeviceToHost, stream));
+      check (cudaStreamSynchronize (stream));
+      /* the padding past each row is never written */
+      g_assert_cmpmem (
+          gpu_rgba, pitch * z->frame_h, host_rgba, pitch * z->frame_h);
+      g_assert_cmpuint (gpu_rgba[frame / z->frame_h], ==, 0xcd);
+    }
+  check (cudaFree (dev));
+  check (cudaFree (dev_rgba));
+  check (cudaFree (dev_depth));
+  check (cudaStreamDestroy (stream));
+}
+
+static void
+test_invalid (void)
+{
+  AccelClothParams p;
+  AccelClothState s = { 0 };
+
+  accel_cloth_params_init (&p, 1, 5);
+  g_assert_cmpint (accel_cloth_step (NULL, &p, &s), ==, cudaErrorInvalidValue);
+  g_assert_cmpint (accel_cloth_step_host (&p, &s), !=, 0);
+}
+
+static const Size sizes[] = {
+  { 2, 2, 16, 16 },
+  { 7, 3, 33, 17 },
+  { 48, 48, 173, 97 },
+  { 129, 65, 640, 480 },
+};
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  accel_test_require_gpu ();
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autofree gchar *path = g_strdup_printf ("/gpu/cloth/%dx%d/%dx%d",
+          sizes[i].w, sizes[i].h, sizes[i].frame_w, sizes[i].frame_h);
+
+      g_test_add_data_func (path, &sizes[i], compare);
+    }
+  g_test_add_func ("/gpu/cloth/invalid", test_invalid);
+  return g_test_run ();
+}

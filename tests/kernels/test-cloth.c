@@ -1,0 +1,178 @@
+/* the cloth's host reference: constraints converge with sweeps, pins hold,
+ * nothing enters the sphere or turns NaN, the frame shows the cloth, the
+ * stage runs in a graph */
+#include <math.h>
+#include <string.h>
+
+#include "accel-test.h"
+#include "cloth/cloth.h"
+
+typedef struct
+{
+  AccelClothParams p;
+  gpointer block;
+  AccelClothState s;
+} Cloth;
+
+static void
+cloth_init (Cloth *c, int w, int h, int iterations)
+{
+  accel_cloth_params_init (&c->p, w, h);
+  c->p.iterations = iterations;
+  c->block = g_malloc0 (accel_cloth_state_size (w, h));
+  accel_cloth_state_init (&c->s, c->block, w, h);
+  g_assert_cmpint (accel_cloth_reset_host (&c->p, &c->s), ==, 0);
+}
+
+static void
+run (Cloth *c, int steps)
+{
+  for (int k = 0; k < steps; k++)
+    g_assert_cmpint (accel_cloth_step_host (&c->p, &c->s), ==, 0);
+}
+
+/* more sweeps, less stretch: the structural strain after the cloth has
+ * fallen, with 2 and with 40 sweeps per step */
+static void
+test_strain_shrinks (void)
+{
+  Cloth loose, tight;
+  float e_loose, e_tight;
+
+  cloth_init (&loose, 32, 32, 2);
+  cloth_init (&tight, 32, 32, 40);
+  run (&loose, 60);
+  run (&tight, 60);
+  e_loose = accel_cloth_max_strain_host (&loose.p, &loose.s);
+  e_tight = accel_cloth_max_strain_host (&tight.p, &tight.s);
+  g_test_message ("max strain: %g with 2 sweeps, %g with 40", e_loose, e_tight);
+  g_assert_cmpfloat (e_loose, >, 0.05f);
+  g_assert_cmpfloat (e_tight, <, e_loose / 4.0f);
+  g_free (loose.block);
+  g_free (tight.block);
+}
+
+/* pinned corners stay where they were put; the rest falls, stays finite
+ * and out of the sphere, in wind and with the whole top row pinned too */
+static void
+test_pins_sphere_finite (gconstpointer data)
+{
+  int pin = GPOINTER_TO_INT (data);
+  Cloth c;
+  int w = 25, h = 19;
+  double fallen = 0.0, blown = 0.0;
+
+  cloth_init (&c, w, h, 20);
+  c.p.pin = pin;
+  c.p.wind[2] = 6.0f;
+  c.p.wind[0] = 2.0f;
+  c.p.sphere[1] = -0.6f;
+  c.p.sphere[2] = 0.2f;
+  c.p.sphere[3] = 0.45f;
+  g_assert_cmpint (accel_cloth_reset_host (&c.p, &c.s), ==, 0);
+  run (&c, 150);
+  for (int j = 0; j < h; j++)
+    for (int i = 0; i < w; i++)
+      {
+        int k = j * w + i;
+        float rx = ((float)i - (w - 1) * 0.5f) * c.p.spacing;
+        float ry = ((h - 1) * 0.5f - (float)j) * c.p.spacing;
+        float dx = c.s.x[k] - c.p.sphere[0], dy = c.s.y[k] - c.p.sphere[1];
+        float dz = c.s.z[k] - c.p.sphere[2];
+        gboolean pinned
+            = j == 0
+              && (pin == ACCEL_CLOTH_PIN_TOP_ROW || i == 0 || i == w - 1);
+
+        g_assert_true (
+            isfinite (c.s.x[k]) && isfinite (c.s.y[k]) && isfinite (c.s.z[k]));
+        g_assert_true (isfinite (c.s.nx[k]));
+        if (pinned)
+          {
+            g_assert_cmpfloat (c.s.x[k], ==, rx);
+            g_assert_cmpfloat (c.s.y[k], ==, ry);
+            g_assert_cmpfloat (c.s.z[k], ==, 0.0f);
+          }
+        fallen += ry - c.s.y[k];
+        blown += fabsf (c.s.z[k]);
+        g_assert_cmpfloat (
+            sqrtf (dx * dx + dy * dy + dz * dz), >=, c.p.sphere[3]);
+      }
+  /* hung from its corners it sags; from its top row it cannot, and the
+   * wind blows it out of its plane */
+  if (pin == ACCEL_CLOTH_PIN_CORNERS)
+    g_assert_cmpfloat (fallen / (w * h), >, 0.2);
+  g_assert_cmpfloat (blown / (w * h), >, 0.05);
+  g_free (c.block);
+}
+
+/* the flat sheet seen head on: its middle lit, the frame's corner not */
+static void
+test_render (void)
+{
+  Cloth c;
+  AccelClothView v;
+  g_autofree guint64 *depth = NULL;
+  g_autofree guint8 *rgba = NULL;
+  guint32 centre, corner;
+  float px, py;
+
+  cloth_init (&c, 9, 7, 0);
+  accel_cloth_view_init (&v, &c.p, 64, 48);
+  v.cos_tilt = 1.0f;
+  v.sin_tilt = 0.0f;
+  v.center_y = 0.0f;
+  depth = g_new (guint64, accel_cloth_depth_size (&v));
+  rgba = g_malloc (64 * 48 * 4);
+  g_assert_cmpint (
+      accel_cloth_render_host (&c.p, &c.s, &v, depth, rgba, 64 * 4), ==, 0);
+  memcpy (&centre, rgba + (24 * 64 + 32) * 4, 4);
+  memcpy (&corner, rgba, 4);
+  g_assert_cmphex (corner, ==, v.background);
+  g_assert_cmphex (centre, !=, v.background);
+  /* the normal faces the light at 0.64: shade 0.25 + 0.75 * 0.64 */
+  g_assert_cmpuint (centre & 0xff, ==,
+      (guint)((v.colour & 0xff) * (0.25f + 0.75f * 0.64f) + 0.5f));
+  /* the cloth's projected extent: lit inside, background outside */
+  px = (float)(c.p.w - 1) * c.p.spacing * 0.5f * v.scale;
+  py = (float)(c.p.h - 1) * c.p.spacing * 0.5f * v.scale;
+  memcpy (&corner, rgba + (24 * 64 + (int)(32 + px + 2)) * 4, 4);
+  g_assert_cmphex (corner, ==, v.background);
+  memcpy (&corner, rgba + ((int)(24 - py + 2) * 64 + 32) * 4, 4);
+  g_assert_cmphex (corner, !=, v.background);
+  g_free (c.block);
+}
+
+/* realtime.cloth in a graph on the host backend */
+static void
+test_stage (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string (
+      "pipeline: cloth\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.cloth,\n"
+      "     params: {grid-width: 16, grid-height: 12, width: 96,\n"
+      "              height: 64, num-buffers: 12}}\n"
+      "  - {name: sink, kind: core.checksum-sink}\n"
+      "links: [sim -> sink]\n",
+      "cloth.yaml", &error);
+
+  g_assert_no_error (error);
+  accel_graph_set_device (g, accel_device_get_host ());
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cloth/strain-shrinks", test_strain_shrinks);
+  g_test_add_data_func ("/cloth/corners",
+      GINT_TO_POINTER (ACCEL_CLOTH_PIN_CORNERS), test_pins_sphere_finite);
+  g_test_add_data_func ("/cloth/top-row",
+      GINT_TO_POINTER (ACCEL_CLOTH_PIN_TOP_ROW), test_pins_sphere_finite);
+  g_test_add_func ("/cloth/render", test_render);
+  g_test_add_func ("/cloth/stage", test_stage);
+  return g_test_run ();
+}
