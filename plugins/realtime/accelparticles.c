@@ -31,7 +31,8 @@ struct _AccelParticles
 
   /* stage thread only, between start() and stop() */
   AccelSpatialGrid grid; /* fixed at start: the index's layout */
-  AccelBuffer *state;    /* the particles after the last step */
+  AccelBuffer *state;    /* the particles at start, or restored */
+  AccelBuffer *last;     /* the last step's output: the particles now */
   AccelBuffer *scratch;  /* a step's working memory */
   AccelParticlesScratch work;
 };
@@ -187,19 +188,27 @@ accel_particles_stop (AccelStage *stage)
   AccelParticles *self = ACCEL_PARTICLES (stage);
 
   g_clear_pointer (&self->state, accel_buffer_unref);
+  g_clear_pointer (&self->last, accel_buffer_unref);
   g_clear_pointer (&self->scratch, accel_buffer_unref);
 }
 
-/* a step from the kept state into the output, then the output kept: the
- * step cannot work in place (it compacts), and the output is the next
- * stage's to hold */
+/* the particles the next step starts from */
+static AccelBuffer *
+current (AccelParticles *self)
+{
+  return self->last ? self->last : self->state;
+}
+
+/* a step from the particles now into the output, which then holds them:
+ * the step cannot work in place (it compacts), and keeping a reference to
+ * the output (read by the next stage and by the next step, written by
+ * neither) saves copying it back */
 static AccelFlow
 accel_particles_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelParticles *self = ACCEL_PARTICLES (stage);
   AccelBuffer *out = frame->outputs[0];
   gpointer stream = accel_stream_get_handle (frame->stream);
-  gsize size = accel_buffer_get_size (self->state);
   AccelParticlesParams p;
   AccelParticleState in_s, out_s;
 
@@ -207,25 +216,19 @@ accel_particles_process (AccelStage *stage, AccelFrame *frame, GError **error)
     return ACCEL_FLOW_EOS;
   accel_particles_params (self, &p);
   accel_particle_state_init (
-      &in_s, accel_buffer_get_data (self->state), p.capacity);
+      &in_s, accel_buffer_get_data (current (self)), p.capacity);
   accel_particle_state_init (&out_s, accel_buffer_get_data (out), p.capacity);
   if (accel_stage_is_host (stage))
-    {
-      accel_particles_step_host (
-          &p, frame->sequence, &in_s, &out_s, &self->work);
-      memcpy (accel_buffer_get_data (self->state), accel_buffer_get_data (out),
-          size);
-      return ACCEL_FLOW_OK;
-    }
-  if (!accel_cuda_check (accel_particles_step (stream, &p, frame->sequence,
-                             &in_s, &out_s, &self->work),
-          error)
-      || !accel_cuda_check (
-          cudaMemcpyAsync (accel_buffer_get_data (self->state),
-              accel_buffer_get_data (out), size, cudaMemcpyDeviceToDevice,
-              stream),
-          error))
+    accel_particles_step_host (&p, frame->sequence, &in_s, &out_s, &self->work);
+  else if (!accel_cuda_check (accel_particles_step (stream, &p, frame->sequence,
+                                  &in_s, &out_s, &self->work),
+               error))
     return ACCEL_FLOW_ERROR;
+  /* the previous output goes back to its pool once downstream is done: a
+   * later output of ours that reuses it is written on our stream, after
+   * this step's reads */
+  g_clear_pointer (&self->last, accel_buffer_unref);
+  self->last = accel_buffer_ref (out);
   return ACCEL_FLOW_OK;
 }
 
@@ -237,7 +240,7 @@ accel_particles_snapshot (AccelStage *stage)
   AccelParticles *self = ACCEL_PARTICLES (stage);
 
   return accel_realtime_snapshot_block (
-      stage, self->state, accel_buffer_get_size (self->state));
+      stage, current (self), accel_buffer_get_size (self->state));
 }
 
 static gboolean
@@ -245,6 +248,7 @@ accel_particles_restore (AccelStage *stage, GBytes *state, GError **error)
 {
   AccelParticles *self = ACCEL_PARTICLES (stage);
 
+  g_clear_pointer (&self->last, accel_buffer_unref);
   return accel_realtime_restore_block (stage, self->state,
       accel_buffer_get_size (self->state), state, "capacity", error);
 }
