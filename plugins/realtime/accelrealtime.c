@@ -138,6 +138,78 @@ accel_realtime_class_add_image_ports (AccelStageClass *klass,
       klass, ACCEL_PORT_OUTPUT, "out", &image, out_description);
 }
 
+/* page-locked host memory a GPU stage's snapshots reuse: a copy into it
+ * runs at the link's speed, where a fresh malloc'd block costs page faults
+ * and a bounce through the driver's staging (measured on an H100: 28 ms
+ * for a 40 MB state). The engine drops a stage's previous snapshot before
+ * it takes the next, so one block is enough; while it is held, the copy
+ * goes to ordinary memory. */
+typedef struct
+{
+  gpointer data;
+  gsize size;
+  gint held; /* atomic: a GBytes points into it */
+} PinnedSnapshot;
+
+#define PINNED_SNAPSHOT_KEY "accel-realtime-pinned-snapshot"
+
+/* the block lives while the stage or a snapshot in it does */
+static void
+pinned_snapshot_clear (gpointer data)
+{
+  PinnedSnapshot *pinned = data;
+
+  if (pinned->data)
+    cudaFreeHost (pinned->data);
+}
+
+static void
+pinned_snapshot_unref (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, pinned_snapshot_clear);
+}
+
+static void
+pinned_snapshot_release (gpointer data)
+{
+  PinnedSnapshot *pinned = data;
+
+  g_atomic_int_set (&pinned->held, 0);
+  pinned_snapshot_unref (pinned);
+}
+
+/* @stage's pinned block of at least @size bytes, marked held, with a
+ * reference for the snapshot; NULL when it is held already or cannot be
+ * made */
+static PinnedSnapshot *
+pinned_snapshot_take (AccelStage *stage, gsize size)
+{
+  PinnedSnapshot *pinned
+      = g_object_get_data (G_OBJECT (stage), PINNED_SNAPSHOT_KEY);
+
+  if (!pinned)
+    {
+      pinned = g_atomic_rc_box_new0 (PinnedSnapshot);
+      g_object_set_data_full (
+          G_OBJECT (stage), PINNED_SNAPSHOT_KEY, pinned, pinned_snapshot_unref);
+    }
+  if (!g_atomic_int_compare_and_exchange (&pinned->held, 0, 1))
+    return NULL;
+  if (pinned->size < size)
+    {
+      g_clear_pointer (&pinned->data, cudaFreeHost);
+      pinned->size = 0;
+      if (cudaMallocHost (&pinned->data, size) != cudaSuccess)
+        {
+          pinned->data = NULL;
+          g_atomic_int_set (&pinned->held, 0);
+          return NULL;
+        }
+      pinned->size = size;
+    }
+  return g_atomic_rc_box_acquire (pinned);
+}
+
 /**
  * accel_realtime_snapshot_block:
  * @stage: a stateful stage, from its snapshot()
@@ -145,7 +217,8 @@ accel_realtime_class_add_image_ports (AccelStageClass *klass,
  * @size: the bytes of it to keep, from its start
  *
  * Copies the state to the host; on a GPU the copy runs on the stage's
- * stream, after the work enqueued on it, and is waited for.
+ * stream, after the work enqueued on it, into page-locked memory the stage
+ * keeps for its snapshots, and is waited for.
  *
  * Returns: (transfer full) (nullable): the copy, %NULL when it failed.
  */
@@ -153,20 +226,29 @@ GBytes *
 accel_realtime_snapshot_block (
     AccelStage *stage, AccelBuffer *block, gsize size)
 {
-  gpointer copy = g_malloc (size);
+  AccelStream *stream = accel_stage_get_stream (stage);
+  PinnedSnapshot *pinned;
+  gpointer copy;
 
   if (accel_stage_is_host (stage))
-    memcpy (copy, accel_buffer_get_data (block), size);
-  else if (!accel_cuda_check (
-               cudaMemcpyAsync (copy, accel_buffer_get_data (block), size,
-                   cudaMemcpyDeviceToHost,
-                   accel_stream_get_handle (accel_stage_get_stream (stage))),
-               NULL)
-           || !accel_stream_synchronize (accel_stage_get_stream (stage), NULL))
+    return g_bytes_new (accel_buffer_get_data (block), size);
+  pinned = pinned_snapshot_take (stage, size);
+  copy = pinned ? pinned->data : g_malloc (size);
+  if (!accel_cuda_check (
+          cudaMemcpyAsync (copy, accel_buffer_get_data (block), size,
+              cudaMemcpyDeviceToHost, accel_stream_get_handle (stream)),
+          NULL)
+      || !accel_stream_synchronize (stream, NULL))
     {
-      g_free (copy);
+      if (pinned)
+        pinned_snapshot_release (pinned);
+      else
+        g_free (copy);
       return NULL;
     }
+  if (pinned)
+    return g_bytes_new_with_free_func (
+        copy, size, pinned_snapshot_release, pinned);
   return g_bytes_new_take (copy, size);
 }
 
