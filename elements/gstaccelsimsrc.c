@@ -82,14 +82,14 @@ gst_accel_sim_src_query (GstBaseSrc *src, GstQuery *query)
       ->query (src, query);
 }
 
+static GstStaticCaps system_caps = GST_STATIC_CAPS (SIM_SYSTEM_CAPS);
+
 /* without a GPU only system memory can be offered */
 static GstCaps *
 gst_accel_sim_src_get_caps (GstBaseSrc *src, GstCaps *filter)
 {
   GstCaps *caps = gst_static_caps_get (
-      gst_accel_cuda_usable ()
-          ? &src_template.static_caps
-          : &(GstStaticCaps)GST_STATIC_CAPS (SIM_SYSTEM_CAPS));
+      gst_accel_cuda_usable () ? &src_template.static_caps : &system_caps);
 
   if (filter)
     {
