@@ -308,6 +308,17 @@ cloth_triangle (const AccelClothParams *p, const AccelClothState *s,
          | (v->colour & 0xff000000u);
 }
 
+/* a bound of a triangle's box in pixels, in [0, @size - 1], or just
+ * outside it (then the box is empty); clamped while still a float, since a
+ * float out of int's range (a cloth blown far off the frame, or NaN)
+ * converts differently on the host and the GPU */
+CLOTH_FN int
+cloth_pixel (float f, int size, int up)
+{
+  f = fminf (fmaxf (f, -1.0f), (float)size);
+  return (int)(up ? ceilf (f) : floorf (f));
+}
+
 /* the pixels triangle @t covers, their keys passed to @emit */
 #define CLOTH_RASTER(p, s, v, t, EMIT)                                         \
   do                                                                           \
@@ -322,10 +333,10 @@ cloth_triangle (const AccelClothParams *p, const AccelClothState *s,
               - (y_[1] - y_[0]) * (x_[2] - x_[0]);                             \
       if (!(area_ != 0.0f))                                                    \
         break;                                                                 \
-      x0_ = (int)floorf (fminf (x_[0], fminf (x_[1], x_[2])));                 \
-      x1_ = (int)ceilf (fmaxf (x_[0], fmaxf (x_[1], x_[2])));                  \
-      y0_ = (int)floorf (fminf (y_[0], fminf (y_[1], y_[2])));                 \
-      y1_ = (int)ceilf (fmaxf (y_[0], fmaxf (y_[1], y_[2])));                  \
+      x0_ = cloth_pixel (fminf (x_[0], fminf (x_[1], x_[2])), (v)->width, 0);  \
+      x1_ = cloth_pixel (fmaxf (x_[0], fmaxf (x_[1], x_[2])), (v)->width, 1);  \
+      y0_ = cloth_pixel (fminf (y_[0], fminf (y_[1], y_[2])), (v)->height, 0); \
+      y1_ = cloth_pixel (fmaxf (y_[0], fmaxf (y_[1], y_[2])), (v)->height, 1); \
       x0_ = x0_ < 0 ? 0 : x0_;                                                 \
       y0_ = y0_ < 0 ? 0 : y0_;                                                 \
       x1_ = x1_ > (v)->width - 1 ? (v)->width - 1 : x1_;                       \

@@ -1,5 +1,7 @@
 /* cloth steps per second at 64^2, 256^2 and 1024^2 vertices, 20 sweeps,
- * against the GPU's copy bandwidth measured in the same run */
+ * against the GPU's copy bandwidth measured in the same run: the bytes a
+ * step must read and write over its time, and what a device-to-device copy
+ * of as many bytes takes */
 #include <cuda_runtime_api.h>
 
 #include "accel-test.h"
@@ -17,13 +19,17 @@ typedef struct
   AccelClothState st;
   void *src, *dst;
   size_t bytes;
+  int status; /* the first launch error */
 } Case;
 
 static void
 step (cudaStream_t s, void *data)
 {
   Case *c = data;
-  accel_cloth_step (s, &c->p, &c->st);
+  int status = accel_cloth_step (s, &c->p, &c->st);
+
+  if (c->status == cudaSuccess)
+    c->status = status;
 }
 
 static void
@@ -41,11 +47,12 @@ main (int argc, char **argv)
 
   accel_test_require_gpu ();
   cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-  g_print ("%7s %10s %10s %12s\n", "grid", "steps/s", "ms/step", "copy-equiv");
+  g_print ("%7s %10s %10s %10s %10s %12s\n", "grid", "steps/s", "ms/step",
+      "GB/s", "copy GB/s", "copy-equiv");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       int n = sizes[i];
-      Case c;
+      Case c = { 0 };
       void *block;
       float ms, copy_ms;
 
@@ -57,12 +64,16 @@ main (int argc, char **argv)
       accel_cloth_state_init (&c.st, block, n, n);
       accel_cloth_reset (s, &c.p, &c.st);
       ms = bench_time_ms (s, 20, step, &c);
+      if (c.status != cudaSuccess)
+        g_error ("cloth step: %s", cudaGetErrorString (c.status));
       /* half the bytes read, half written: a copy of half of them */
       c.bytes = (size_t)n * n * STEP_BYTES (c.p.iterations) / 2;
       cudaMalloc (&c.src, c.bytes);
       cudaMalloc (&c.dst, c.bytes);
       copy_ms = bench_time_ms (s, 20, copy, &c);
-      g_print ("%5d^2 %10.1f %10.3f %11.0f%%\n", n, 1000.0f / ms, ms,
+      /* bytes read and written, per second */
+      g_print ("%5d^2 %10.1f %10.3f %10.0f %10.0f %11.0f%%\n", n, 1000.0f / ms,
+          ms, 2.0 * c.bytes / (ms * 1e6), 2.0 * c.bytes / (copy_ms * 1e6),
           100.0f * copy_ms / ms);
       cudaFree (c.src);
       cudaFree (c.dst);

@@ -1,6 +1,7 @@
 /* the cloth on the GPU against the host reference, step for step and frame
  * for frame, equal to the bit */
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <string.h>
 
 #include "accel-test.h"
@@ -16,6 +17,7 @@ check (int status)
 typedef struct
 {
   int w, h, frame_w, frame_h;
+  int pin, iterations;
 } Size;
 
 static void
@@ -36,6 +38,8 @@ compare (gconstpointer data)
   void *dev, *dev_rgba, *dev_depth;
 
   accel_cloth_params_init (&p, z->w, z->h);
+  p.pin = z->pin;
+  p.iterations = z->iterations;
   p.wind[0] = 1.5f;
   p.wind[2] = 6.0f;
   p.sphere[1] = -0.5f;
@@ -69,7 +73,10 @@ compare (gconstpointer data)
       g_assert_cmpmem (back, size, host, size);
 
       check (cudaMemsetAsync (dev_rgba, 0xcd, pitch * z->frame_h, stream));
+      check (cudaMemsetAsync (
+          dev_depth, 0x5a, accel_cloth_depth_size (&v) * 8, stream));
       memset (host_rgba, 0xcd, pitch * z->frame_h);
+      memset (host_depth, 0x5a, accel_cloth_depth_size (&v) * 8);
       check (
           accel_cloth_render (stream, &p, &ds, &v, dev_depth, dev_rgba, pitch));
       g_assert_cmpint (
@@ -89,6 +96,57 @@ compare (gconstpointer data)
   check (cudaStreamDestroy (stream));
 }
 
+/* vertices far off the frame, and a NaN one, draw the same on both sides
+ * (a float out of int's range converts differently on each, so the raster
+ * clamps its box first) */
+static void
+test_render_off_frame (void)
+{
+  AccelClothParams p;
+  AccelClothView v;
+  size_t size, pitch = 64 * 4;
+  g_autofree guint8 *host = NULL, *host_rgba = g_malloc (pitch * 48);
+  g_autofree guint8 *gpu_rgba = g_malloc (pitch * 48);
+  g_autofree guint64 *host_depth = NULL;
+  AccelClothState hs, ds;
+  cudaStream_t stream;
+  void *dev, *dev_rgba, *dev_depth;
+
+  accel_cloth_params_init (&p, 9, 7);
+  accel_cloth_view_init (&v, &p, 64, 48);
+  size = accel_cloth_state_size (p.w, p.h);
+  host = g_malloc0 (size);
+  host_depth = g_new (guint64, accel_cloth_depth_size (&v));
+  accel_cloth_state_init (&hs, host, p.w, p.h);
+  g_assert_cmpint (accel_cloth_reset_host (&p, &hs), ==, 0);
+  /* past int's range in pixels, yet with no product overflowing: an
+   * infinite one could make a NaN depth, whose bits differ between the two */
+  hs.x[10] = 3e8f;
+  hs.y[11] = -3e8f;
+  hs.x[30] = NAN;
+  hs.z[40] = 1e9f;
+  hs.y[50] = 4e8f;
+
+  check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  check (cudaMalloc (&dev, size));
+  check (cudaMalloc (&dev_rgba, pitch * 48));
+  check (cudaMalloc (&dev_depth, accel_cloth_depth_size (&v) * 8));
+  check (cudaMemcpyAsync (dev, host, size, cudaMemcpyHostToDevice, stream));
+  accel_cloth_state_init (&ds, dev, p.w, p.h);
+  check (accel_cloth_render (stream, &p, &ds, &v, dev_depth, dev_rgba, pitch));
+  g_assert_cmpint (
+      accel_cloth_render_host (&p, &hs, &v, host_depth, host_rgba, pitch), ==,
+      0);
+  check (cudaMemcpyAsync (
+      gpu_rgba, dev_rgba, pitch * 48, cudaMemcpyDeviceToHost, stream));
+  check (cudaStreamSynchronize (stream));
+  g_assert_cmpmem (gpu_rgba, pitch * 48, host_rgba, pitch * 48);
+  check (cudaFree (dev));
+  check (cudaFree (dev_rgba));
+  check (cudaFree (dev_depth));
+  check (cudaStreamDestroy (stream));
+}
+
 static void
 test_invalid (void)
 {
@@ -100,11 +158,12 @@ test_invalid (void)
   g_assert_cmpint (accel_cloth_step_host (&p, &s), !=, 0);
 }
 
+/* odd sizes, each pin mode, an odd number of sweeps (rounded up) */
 static const Size sizes[] = {
-  { 2, 2, 16, 16 },
-  { 7, 3, 33, 17 },
-  { 48, 48, 173, 97 },
-  { 129, 65, 640, 480 },
+  { 2, 2, 16, 16, ACCEL_CLOTH_PIN_CORNERS, 20 },
+  { 7, 3, 33, 17, ACCEL_CLOTH_PIN_TOP_ROW, 3 },
+  { 48, 48, 173, 97, ACCEL_CLOTH_PIN_NONE, 20 },
+  { 129, 65, 640, 480, ACCEL_CLOTH_PIN_CORNERS, 11 },
 };
 
 int
@@ -119,6 +178,7 @@ main (int argc, char **argv)
 
       g_test_add_data_func (path, &sizes[i], compare);
     }
+  g_test_add_func ("/gpu/cloth/render-off-frame", test_render_off_frame);
   g_test_add_func ("/gpu/cloth/invalid", test_invalid);
   return g_test_run ();
 }

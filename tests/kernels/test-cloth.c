@@ -1,6 +1,7 @@
 /* the cloth's host reference: constraints converge with sweeps, pins hold,
- * nothing enters the sphere or turns NaN, the frame shows the cloth, the
- * stage runs in a graph */
+ * nothing enters the sphere or turns NaN, the frame shows the cloth; the
+ * stage in a graph gives the reference's frames and, restarted after a
+ * fault, goes on from its snapshot */
 #include <math.h>
 #include <string.h>
 
@@ -142,23 +143,156 @@ test_render (void)
   g_free (c.block);
 }
 
-/* realtime.cloth in a graph on the host backend */
+#define STAGE_W 16
+#define STAGE_H 12
+#define FRAME_W 96
+#define FRAME_H 64
+#define STAGE_FRAMES 12
+
+/* realtime.cloth with non-default forces, pins and sphere, feeding a
+ * checksum sink */
+static AccelGraph *
+stage_graph (AccelStage **sim, AccelStage **sink)
+{
+  g_autoptr (GError) error = NULL;
+  AccelGraph *g = accel_graph_new ("cloth");
+
+  *sim = accel_test_stage (g, "realtime.cloth", "sim");
+  *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (*sim, "grid-width", STAGE_W, "grid-height", STAGE_H, "width",
+      FRAME_W, "height", FRAME_H, "iterations", 7, "gravity", 6.0f, "wind",
+      9.0f, "sphere-x", 0.1f, "sphere-y", -0.7f, "sphere-z", 0.25f,
+      "sphere-radius", 0.4f, "pin", ACCEL_CLOTH_PIN_TOP_ROW, "num-buffers",
+      (gint64)STAGE_FRAMES, NULL);
+  g_assert_true (accel_graph_link (g, "sim", "sink", &error));
+  g_assert_no_error (error);
+  return g;
+}
+
+/* one frame's line of a checksum sink's digest */
+static void
+digest_add (GChecksum *all, guint64 seq, const void *data, gsize size)
+{
+  g_autofree gchar *sum
+      = g_compute_checksum_for_data (G_CHECKSUM_SHA256, data, size);
+  g_autofree gchar *line
+      = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", seq, sum);
+
+  g_checksum_update (all, (const guchar *)line, -1);
+}
+
+/* what the stage's sink reports, from the host reference: the same
+ * parameters, the wind of each frame's sequence; @skip is a frame the stage
+ * never ran (G_MAXUINT64: none), after which the cloth goes on from where
+ * it was (@restored) or starts over */
+static gchar *
+stage_expected (guint64 skip, gboolean restored)
+{
+  g_autoptr (GChecksum) all = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree guint64 *depth = NULL;
+  g_autofree guint8 *rgba = g_malloc (FRAME_W * FRAME_H * 4);
+  AccelClothView v;
+  Cloth c;
+
+  cloth_init (&c, STAGE_W, STAGE_H, 7);
+  /* as the stage sets it: 2 units across */
+  c.p.spacing = 2.0f / (float)(STAGE_W - 1);
+  c.p.pin = ACCEL_CLOTH_PIN_TOP_ROW;
+  c.p.sphere[0] = 0.1f;
+  c.p.sphere[1] = -0.7f;
+  c.p.sphere[2] = 0.25f;
+  c.p.sphere[3] = 0.4f;
+  g_assert_cmpint (accel_cloth_reset_host (&c.p, &c.s), ==, 0);
+  accel_cloth_view_init (&v, &c.p, FRAME_W, FRAME_H);
+  depth = g_new (guint64, accel_cloth_depth_size (&v));
+  for (guint64 seq = 0; seq < STAGE_FRAMES; seq++)
+    {
+      AccelClothParams p = c.p;
+
+      if (seq == skip)
+        {
+          if (!restored)
+            g_assert_cmpint (accel_cloth_reset_host (&c.p, &c.s), ==, 0);
+          continue;
+        }
+      p.gravity[1] = -6.0f;
+      accel_cloth_params_set_wind (&p, 9.0f, seq);
+      g_assert_cmpint (accel_cloth_step_host (&p, &c.s), ==, 0);
+      g_assert_cmpint (
+          accel_cloth_render_host (&p, &c.s, &v, depth, rgba, FRAME_W * 4), ==,
+          0);
+      digest_add (all, seq, rgba, FRAME_W * FRAME_H * 4);
+    }
+  g_free (c.block);
+  return g_strdup (g_checksum_get_string (all));
+}
+
+static gchar *
+run_to_digest (AccelGraph *g, AccelStage *sink, guint64 n_expected)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
+      n_expected);
+  return accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+}
+
+/* realtime.cloth in a graph on the host backend gives the host reference's
+ * frames, one per tick */
 static void
 test_stage (void)
+{
+  AccelStage *sim, *sink;
+  g_autoptr (AccelGraph) g = stage_graph (&sim, &sink);
+  g_autofree gchar *digest = run_to_digest (g, sink, STAGE_FRAMES);
+  g_autofree gchar *expected = stage_expected (G_MAXUINT64, FALSE);
+
+  g_assert_true (accel_stage_is_host (sim));
+  g_assert_cmpstr (digest, ==, expected);
+}
+
+/* a fault at frame 5 restarts the stage; with a snapshot after every frame
+ * the cloth goes on from where it was instead of starting flat again */
+static void
+test_stage_restores (void)
+{
+  g_autoptr (GError) error = NULL;
+  AccelStage *sim, *sink;
+  g_autoptr (AccelGraph) g = stage_graph (&sim, &sink);
+  g_autofree gchar *digest = NULL, *expected = NULL, *lost = NULL;
+
+  g_object_set (sim, "snapshot-interval", 1, NULL);
+  g_assert_true (accel_fault_inject_parse ("sim:library:5", &error));
+  g_assert_no_error (error);
+  digest = run_to_digest (g, sink, STAGE_FRAMES - 1);
+  accel_fault_clear ();
+  g_assert_cmpuint (accel_stage_get_n_restarts (sim), ==, 1);
+
+  expected = stage_expected (5, TRUE);
+  lost = stage_expected (5, FALSE);
+  g_assert_cmpstr (expected, !=, lost);
+  g_assert_cmpstr (digest, ==, expected);
+}
+
+/* the YAML names of the properties, the pin by its nick */
+static void
+test_stage_yaml (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string (
       "pipeline: cloth\n"
       "stages:\n"
       "  - {name: sim, kind: realtime.cloth,\n"
-      "     params: {grid-width: 16, grid-height: 12, width: 96,\n"
-      "              height: 64, num-buffers: 12}}\n"
+      "     params: {grid-width: 9, grid-height: 5, width: 40, height: 30,\n"
+      "              pin: none, sphere-radius: 0, num-buffers: 3}}\n"
       "  - {name: sink, kind: core.checksum-sink}\n"
       "links: [sim -> sink]\n",
       "cloth.yaml", &error);
 
   g_assert_no_error (error);
-  accel_graph_set_device (g, accel_device_get_host ());
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
 }
@@ -167,6 +301,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  accel_backend_set_default (ACCEL_BACKEND_HOST, NULL);
   g_test_add_func ("/cloth/strain-shrinks", test_strain_shrinks);
   g_test_add_data_func ("/cloth/corners",
       GINT_TO_POINTER (ACCEL_CLOTH_PIN_CORNERS), test_pins_sphere_finite);
@@ -174,5 +309,7 @@ main (int argc, char **argv)
       GINT_TO_POINTER (ACCEL_CLOTH_PIN_TOP_ROW), test_pins_sphere_finite);
   g_test_add_func ("/cloth/render", test_render);
   g_test_add_func ("/cloth/stage", test_stage);
+  g_test_add_func ("/cloth/stage/restores", test_stage_restores);
+  g_test_add_func ("/cloth/stage/yaml", test_stage_yaml);
   return g_test_run ();
 }
