@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the analysis element: the passes of kernels/effects/analysis.h
  * over each frame, their statistics (and histograms) posted as element
  * messages every `interval` frames, and the frame passed through or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the analysis element: per-frame statistics, histograms and motion
  * energy as element messages, and histogram equalisation */
 #pragma once

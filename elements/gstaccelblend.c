@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the blend element: a layer blended over a base by the kernels of
  * kernels/effects/blend.h, on GstVideoAggregator (two request pads; the
  * one of lower zorder, by default the one requested first, is the base) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelcloth, a live cloth pinned at its top corners, in a gusting
  * wind, over a sphere; pressing a button grabs the vertex whose place at
  * rest is under the pointer and drags it along */

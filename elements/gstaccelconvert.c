@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelconvert, colour conversion between RGBA, BGRA, GRAY8, NV12
  * and I420 and bilinear scaling, in one element, on CUDA or system memory;
  * formats and sizes are negotiated like videoconvertscale's */

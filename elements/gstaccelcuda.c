@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the CUDA context the elements share, through GstContext
  * ("gst.cuda.context") as GStreamer's nvcodec elements do, so that memory
  * passes between them without copies */

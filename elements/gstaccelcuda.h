@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the CUDA context the elements share with each other and with
  * GStreamer's own CUDA elements (a GstCudaContext, "gst.cuda.context") */
 #pragma once

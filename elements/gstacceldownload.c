@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the download element, CUDA memory to system memory through pinned
  * staging; passes system memory through, and CUDA memory when downstream
  * takes it */

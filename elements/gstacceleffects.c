@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the fused video effects element: an effects description becomes
  * one per-pixel pass over each frame; the temporal effects (difference,
  * echo) keep their history on the GPU, or on the host without one */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: base class of the accel image filter elements: caps in CUDA or
  * system memory, the shared CUDA context, and where each frame runs */
 #include "gstaccelfilter.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelfluid, a live 2D stable-fluids simulation: the dye is
  * rendered on a square grid and scaled to the negotiated frame; a jet
  * stirs it, and dragging the pointer pushes the fluid and pours dye */

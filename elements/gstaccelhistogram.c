@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelhistogram: accelanalysis whose messages carry the histograms
  * unless told otherwise; everything else is accelanalysis's */
 #include "gstaccelhistogram.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelhistogram, accelanalysis with the histograms in its
  * messages by default */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: video frames in the image kernels' layout: the planes' places,
  * whether a frame already is in it, and staging copies where it is not */
 #include "gstaccelimage.h"

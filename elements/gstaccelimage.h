@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: video frames as the image kernels take them (kernels/image/image.h:
  * planes one after another, chroma pitches from the luma pitch), directly
  * where a frame is laid out that way, through staging where it is not */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: median filter element; its parameters live in the base class */
 #include "gstaccelmedian.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelparticles, a live particle system: a fountain in a box,
  * drawn as additive discs coloured by age; a held button makes the pointer
  * an attractor */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: base class of the simulation sources: caps in CUDA or system
  * memory, the shared CUDA context, where each frame is rendered, frame
  * timing, and the pointer from navigation events */

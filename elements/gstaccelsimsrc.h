@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: base class of the simulation sources: a live simulation rendered
  * to RGBA frames at the negotiated size and framerate, stirred by the
  * pointer (GstNavigation events from the video sink) */

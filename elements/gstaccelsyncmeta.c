@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: GstAccelSyncMeta, the CUDA events that order the GPU work of two
  * accel elements on a frame without blocking the host */
 #include "gstaccelsyncmeta.h"

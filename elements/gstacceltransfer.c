@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the copies between system memory and CUDA memory that accelupload
  * and acceldownload make, through pinned staging memory */
 #include "gstacceltransfer.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: unsharp mask element; its parameters live in the base class */
 #include "gstaccelunsharp.h"
 

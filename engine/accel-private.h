@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: internals shared by the engine's modules; not installed */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: buffers, and the only place that inserts stream waits */
 #define G_LOG_DOMAIN "accel-buffer"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: registration of the built-in "core.*" stages */
 #define G_LOG_DOMAIN "accel-registry"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: checkpoints of stateful stages on disk, so a new worker restores
  * the state a killed one had reached instead of replaying from the start.
  * A stage runs ahead of the sinks' commits, so several are kept

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: core.checksum-sink, a SHA-256 of every buffer that arrives */
 #define G_LOG_DOMAIN "accel-checksum-sink"
 

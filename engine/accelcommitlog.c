@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: commit logs. A file of fixed-size records, one per finished
  * sequence number, each with its own check, so a torn tail (a crash in the
  * middle of a write) is cut off and any other damage is reported, never

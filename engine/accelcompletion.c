@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: completion strategies, telling a host context that GPU work is done */
 #define G_LOG_DOMAIN "accel-completion"
 

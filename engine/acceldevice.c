@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: CUDA devices, the host pseudo-device and the backend choice */
 #define G_LOG_DOMAIN "accel-device"
 

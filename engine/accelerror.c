@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the ACCEL_ERROR domain and the one checked path for CUDA calls */
 #define G_LOG_DOMAIN "accel-cuda"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: refcounted CUDA events, shared by the buffers one frame touched */
 #define G_LOG_DOMAIN "accel-event"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: injected faults, for the engine's own tests and chaos testing */
 #define G_LOG_DOMAIN "accel-fault"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the graph: links, validation and type negotiation, run and stop */
 #define G_LOG_DOMAIN "accel-graph"
 

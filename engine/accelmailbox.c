@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: a stage's mailbox: bounded per-port input queues matched by
  * sequence, an unbounded control queue, and the GSource that drives them */
 #define G_LOG_DOMAIN "accel-mailbox"

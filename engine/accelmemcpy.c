@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: core.memcpy, moves data between memory kinds and devices */
 #define G_LOG_DOMAIN "accel-memcpy"
 

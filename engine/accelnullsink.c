@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: core.null-sink, takes buffers and drops them */
 #define G_LOG_DOMAIN "accel-null-sink"
 

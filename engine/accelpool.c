@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: bounded buffer pools; a buffer comes back when its last ref goes */
 #define G_LOG_DOMAIN "accel-pool"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the registry of stage kinds and the plugin modules that add them */
 #define G_LOG_DOMAIN "accel-registry"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: core.scale, out = in * scale + offset (f32 or u8, saturating) */
 #define G_LOG_DOMAIN "accel-scale"
 

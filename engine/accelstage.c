@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: AccelStage, an actor: own thread, own GMainContext, bounded mailbox */
 #define G_LOG_DOMAIN "accel-stage"
 

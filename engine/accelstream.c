@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: CUDA streams and the allocator policies that hand them out */
 #define G_LOG_DOMAIN "accel-stream"
 

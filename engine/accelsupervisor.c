@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the process supervisor. After a sticky CUDA error nothing in the
  * process works again (measured on an H100: cudaDeviceReset succeeds, every
  * later call fails), so the pipeline runs in a worker process and a poisoned

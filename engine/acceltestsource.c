@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: core.test-source, deterministic tensors or images */
 #define G_LOG_DOMAIN "accel-test-source"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: port and buffer types, and the rules for linking them */
 #define G_LOG_DOMAIN "accel-type"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: a worker thread running one GMainContext, for one or more stages */
 #define G_LOG_DOMAIN "accel-stage"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel-run: run a pipeline declared in YAML, with live statistics */
 #define G_LOG_DOMAIN "accel-run"
 

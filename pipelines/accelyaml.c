@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the YAML loader. Every problem in a file is reported, each with
  * file:line:column and what was expected; a graph comes back only when there
  * is none */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # fails when a C, header or CUDA file differs from what clang-format makes of
 # it with the repository's .clang-format; fix with the command it prints
 cd "$(dirname "$0")/.." || exit 1

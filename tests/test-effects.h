@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the effects stages' expected outputs, as the tests compute them with the
  * host references: what a core.checksum-sink reports after a graph from
  * core.test-source through realtime.effects */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* image kernels as the tests and the benchmark drive them: frames with a
  * chosen pitch, poisoned before a run, and one call that runs a kernel case
  * on the host reference or on the GPU */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage kinds that exist only in the tests */
 #include "test-stages.h"
 

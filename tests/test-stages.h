@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage kinds that exist only in the tests: a typed consumer, a two-input
  * sink, a slow sink and a stage that fails on purpose */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: one CUDA context for the engine and GStreamer. The engine
  * allocates through the CUDA runtime, which works in each device's primary
  * context; GStreamer's CUDA memory lives in the GstCudaContext it is given.

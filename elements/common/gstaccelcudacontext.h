@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: one CUDA context for the engine and GStreamer: the CUDA runtime's
  * primary context wrapped as a GstCudaContext, shared by the GStreamer
  * plugin accel and the io plugin's GStreamer bridge (not installed) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: refcounted buffers that carry their own stream synchronization */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the engine's built-in stages (kind names "core.*") */
 #pragma once
 

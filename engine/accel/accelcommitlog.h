@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the sequence numbers a sink has finished, kept on disk */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: how a host thread learns that GPU work on a stream has finished */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: switches for tests that prove the engine's own guarantees */
 #pragma once
 

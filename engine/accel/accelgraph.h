@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: a graph of stages: build, link, validate, run, stop */
 #pragma once
 

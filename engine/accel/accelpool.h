@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: bounded pools of buffers of one type */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: stage kinds by name, from the engine and from plugin modules */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: streams and the policies that hand them to stages */
 #pragma once
 

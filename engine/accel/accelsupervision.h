@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: what a stage does when a frame fails, and fault injection */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the process supervisor: a pipeline runs in a worker process that
  * is started again when its CUDA context is poisoned or it dies */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cloth: defaults, the layout of the arrays in one block, a strain measure */
 #include <math.h>
 #include <string.h>

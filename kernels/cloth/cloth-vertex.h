@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* per-vertex and per-triangle arithmetic of the cloth, shared by the
  * kernels and the host reference; every product and sum is its own
  * operation (no contraction on either side) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // cloth on the GPU: one thread per vertex per pass, one per triangle to
 // draw
 #include <cuda_runtime.h>

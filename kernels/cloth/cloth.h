@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* a grid cloth solved with position-based dynamics
  *
  * w x h vertices, row-major, 3D positions. A step integrates (Verlet, with

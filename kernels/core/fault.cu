@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // a kernel that faults on purpose, for fault injection
 #include <cuda_runtime.h>
 

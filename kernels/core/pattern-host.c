@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test patterns and scale/offset: the host references */
 #include <math.h>
 

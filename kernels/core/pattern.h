@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test patterns and a scale/offset transform: the core stages' kernels */
 #pragma once
 

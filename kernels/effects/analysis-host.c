@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* frame analysis: the host references */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // frame analysis on the GPU: one pass of per-block (per warp pair)
 // privatised shared-memory histograms and motion sums, merged with integer
 // atomics; a one-block pass for the statistics; equalisation with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* frame analysis of RGBA8 and BGRA8 frames, in passes:
  *
  * 1. accumulate: one pass over the frame gives a 256-bin histogram of

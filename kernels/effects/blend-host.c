@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* two-input blends: the host reference */
 #include "effects-pixel.h"
 

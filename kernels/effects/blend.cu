@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // two-input blends on the GPU: both inputs and the output 16 bytes per
 // thread where the rows allow it
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* two-input blends of RGBA8 or BGRA8 frames: a layer over a base
  *
  * Each colour channel of the result is f (a, b), the mode's blend of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // device side helpers of the effects, blend and analysis kernels: rows of
 // RGBA8 or BGRA8 pixels read and written four pixels (16 bytes) at a time
 // (included by .cu files only)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the fused effects pass: the host reference */
 #include <string.h>
 

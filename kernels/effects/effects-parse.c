@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* video effects: the description parser, the colour matrix it composes and
  * the per-frame preparation both sides of the fused pass use */
 #include <math.h>

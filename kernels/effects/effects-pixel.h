@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* per-pixel arithmetic of the effects, blend and analysis kernels, shared by
  * the GPU kernels and their host references: both sides compile these same
  * lines with no contraction, so they agree to the bit (gamma aside, see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // the fused effects pass on the GPU: one read and one write of each pixel
 // (plus its history, with temporal effects), 16 bytes per thread where the
 // rows allow it; specialised at compile time on the effects that cost the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* video effects: one fused per-pixel pass over an RGBA8 or BGRA8 frame
  *
  * An effects description is a list of effects separated by spaces or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fluid: the layout of the fields in one block */
 #include "fluid.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // 2D stable fluids on the GPU: one kernel per pass over the grid
 #include <cuda_runtime.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* 2D stable fluids: advection, diffusion, pressure projection, vorticity
  * confinement, force and dye injection at a point, dye rendered to RGBA8
  *

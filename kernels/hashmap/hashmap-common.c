@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hash map: the layout of a map's block */
 #include "hashmap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the hash of a key, shared by the kernels and the host reference so both
  * probe the same slots */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hash map: the host reference, one key at a time in input order, probing
  * as the kernels do (so the last of a key's values in a batch is kept) */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // hash map on the GPU: one thread per key, grid-stride; slots are claimed
 // with a compare-and-swap on the key, and the counters are summed per block
 // before one atomic each, so a batch of millions of keys does not queue on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* open-addressing hash map in one block of memory: linear probing, lock-free
  * batch insert, lookup and erase of 32-bit keys with 32-bit values or 64-bit
  * keys with 64-bit values

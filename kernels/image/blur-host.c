@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* separable blurs: the host references and the Gaussian taps both sides
  * use */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // separable blurs on the GPU: one kernel per frame tile, horizontal pass
 // into a shared-memory tile, vertical pass out of it
 #include <cuda_runtime.h>

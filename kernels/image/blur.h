@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* separable blurs: Gaussian, box and the unsharp mask built on the Gaussian
  *
  * Formats RGBA8, BGRA8, GRAY8 and RGBAF32; borders clamp to the edge. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* colour conversion: the host reference */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // colour conversion on the GPU: packed formats pixel by pixel (RGBA8 <->
 // BGRA8 16 bytes at a time), 4:2:0 formats one 2x2 block per thread
 #include <cuda_runtime.h>

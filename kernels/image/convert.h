@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* colour conversion between RGBA8, BGRA8, GRAY8, NV12, I420 and RGBAF32
  *
  * Conventions:

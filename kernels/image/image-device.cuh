@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // device side helpers of the image kernels: how a kernel reads and writes
 // the pixels of a packed format at any alignment (included by .cu files only)
 #pragma once

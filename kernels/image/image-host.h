@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helpers of the image host references: channel access of packed formats
  * at any alignment (not installed, C only) */
 #pragma once

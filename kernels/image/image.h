@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* image kernels: pixel formats, frame layout and the conventions every
  * image kernel and host reference of this folder shares
  *

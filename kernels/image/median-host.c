@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* median filter: the host reference, by sorting each window */
 #include "median.h"
 #include "image-host.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // median filter on the GPU: the window's values come out of a shared tile
 // and a forgetful selection finds the median with min/max steps only, so
 // RGBA8 runs all four channels at once in 16-bit SIMD lanes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* median filter over a 3x3 or 5x5 window
  *
  * Formats RGBA8, BGRA8, GRAY8 and RGBAF32; every channel, alpha included,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* per-pixel arithmetic shared by the image kernels and their host
  * references: both sides compile these same lines, so integer results
  * agree to the bit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bilinear resize: the host reference */
 #include "resize.h"
 #include "image-host.h"

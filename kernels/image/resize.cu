@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // bilinear resize on the GPU: one output pixel per thread, the four taps
 // through the read-only cache
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bilinear resize to any size
  *
  * Formats RGBA8, BGRA8, GRAY8 and RGBAF32, every channel alike. Pixel

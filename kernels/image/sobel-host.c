@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Sobel edge magnitude: the host reference */
 #include <math.h>
 #include <stdlib.h>

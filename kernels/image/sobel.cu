@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Sobel edge magnitude on the GPU: a luma tile with a one pixel halo in
 // shared memory, then the 3x3 stencil out of it
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Sobel edge magnitude
  *
  * Formats RGBA8, BGRA8, GRAY8 and RGBAF32; borders clamp to the edge. The

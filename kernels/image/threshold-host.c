@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* binary threshold: the host reference */
 #include "threshold.h"
 #include "image-host.h"

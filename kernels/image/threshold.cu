@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // binary threshold on the GPU: 16 bytes per thread where rows allow it
 #include <cuda_runtime.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* binary threshold, channel by channel
  *
  * Formats RGBA8, BGRA8, GRAY8 and RGBAF32. Each colour channel (or the

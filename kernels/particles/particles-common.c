@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* particles: the layout of the state and the working memory, and default
  * parameters */
 #include <string.h>

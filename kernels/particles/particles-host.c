@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* particles: the host reference, pass for pass as on the GPU */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* per-particle arithmetic of the particle system, shared by the kernels and
  * the host reference: hashing, emission, forces, integration, colliders,
  * the push-apart and the splat's colour */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // particles on the GPU: survival flags, scan, a fused spawn / move /
 // collide / compact pass, then the optional push-apart over the spatial
 // index. Every launch covers the capacity and reads the alive count from

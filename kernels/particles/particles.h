@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* particle system: emission, forces (gravity, drag, attractors, curl
  * noise), semi-implicit Euler, collisions with planes, boxes and (through
  * the spatial index) each other, death by age with stream compaction, and an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* per-cell arithmetic of the sparse grid, shared by the kernels and the
  * host reference */
 #pragma once

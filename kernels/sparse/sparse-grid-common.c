@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparse grid: the layout of the topology in one block */
 #include "sparse-grid.h"
 

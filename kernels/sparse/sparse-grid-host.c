@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparse grid: the host reference, slot for slot as on the GPU */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // sparse grid on the GPU: the rebuild is a three-pass stream compaction of
 // the mask (tile counts, their scan, placement), so the list comes out in
 // ascending block index as on the host; the cell kernels run one thread per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* a block-sparse 2D grid of float cells: the domain is cut into square
  * blocks of b x b cells, and only the active blocks have storage
  *

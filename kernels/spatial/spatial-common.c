@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spatial index: grid sizes, the layout of an index in one block, and the
  * host scan */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* per-point functions of the spatial index, shared by the kernels and the
  * host reference: a point's cell, and iteration over its neighbours */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spatial index: the host reference, a stable counting sort */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // exclusive prefix sum of 32-bit words: tiles of 1024 scanned in shared
 // memory, the tile totals scanned recursively, then added back; integer
 // sums, so the result does not depend on scheduling

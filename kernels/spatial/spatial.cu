@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // spatial index on the GPU: cell per point and histogram, scan, scatter,
 // then each cell's entries sorted by index so the order is the host's
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* spatial index: a uniform grid over a box, built by a counting sort of
  * each point's cell, and neighbour queries within a radius
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: shape checks, the cuBLAS handle and the general matrix
  * product that the blas.* stages share */
 #define G_LOG_DOMAIN "accel-blas"

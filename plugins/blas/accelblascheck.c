@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: the one checked path for cuBLAS statuses */
 #define G_LOG_DOMAIN "accel-blas"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: blas.dot, out[0] = x . y */
 #define G_LOG_DOMAIN "accel-blas"
 

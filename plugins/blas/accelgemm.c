@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: blas.gemm, out = alpha op(A) op(B), one product or a
  * strided batch of them */
 #define G_LOG_DOMAIN "accel-blas"

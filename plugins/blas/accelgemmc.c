@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: blas.gemm-c, out = alpha op(A) op(B) + beta C */
 #define G_LOG_DOMAIN "accel-blas"
 

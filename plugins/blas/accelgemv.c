@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: blas.gemv, y = alpha op(A) x */
 #define G_LOG_DOMAIN "accel-blas"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: blas.gemv */
 #pragma once
 

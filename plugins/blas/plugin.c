@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blas plugin: dense linear algebra through cuBLAS on a GPU and
  * OpenBLAS on the host */
 #define G_LOG_DOMAIN "accel-blas"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blaslt plugin: the matrix product with a fused epilogue that
  * blaslt.matmul and blaslt.matmul-bias share (not installed) */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blaslt plugin: AccelLtMatmul, the matrix product with a fused
  * epilogue that blaslt.matmul and blaslt.matmul-bias share: cuBLASLt on a
  * GPU, OpenBLAS and a plain C epilogue on the host */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blaslt plugin: the one checked path for cuBLASLt statuses */
 #define G_LOG_DOMAIN "accel-blaslt"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blaslt plugin: blaslt.matmul, out = epilogue (alpha op(A) op(B)) */
 #define G_LOG_DOMAIN "accel-blaslt"
 

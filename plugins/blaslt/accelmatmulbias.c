@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel blaslt plugin: blaslt.matmul-bias, out = epilogue (alpha op(A)
  * op(B) + bias) */
 #define G_LOG_DOMAIN "accel-blaslt"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel plugins: dense matrix products, shared by the blas and blaslt
  * plugins: their shape checks and their host implementation (OpenBLAS,
  * f16 and bf16 through f32) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel plugins: f16 and bf16 values on the host */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel plugins: f16 and bf16 values on the host, as the blas and blaslt
  * host implementations compute them: widened to f32 and rounded back to the
  * nearest (ties to even), like the GPU's conversions (not installed) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel plugins: the one checked path for CUDA library statuses */
 #define G_LOG_DOMAIN "accel-library"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel dnn plugin: the host implementation of the convolution: a direct
  * convolution in plain C, accumulated in double */
 #define G_LOG_DOMAIN "accel-dnn"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel dnn plugin: the host implementation of the convolution, plain C
  * (not installed) */
 #pragma once

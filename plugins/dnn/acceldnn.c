@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel dnn plugin: AccelDnnConv, the 2D convolution with bias and
  * activation that dnn.conv2d and dnn.conv2d-bias share: cuDNN on a GPU, a
  * direct convolution in plain C on the host */

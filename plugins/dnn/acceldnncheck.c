@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel dnn plugin: the one checked path for cuDNN statuses */
 #define G_LOG_DOMAIN "accel-dnn"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel dnn plugin: convolutions through cuDNN on a GPU and a direct
  * convolution in plain C on the host */
 #define G_LOG_DOMAIN "accel-dnn"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel fft plugin: the transform base class and what its stages share
  * (not installed) */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel fft plugin: AccelFft, the discrete Fourier transform that
  * fft.forward and fft.inverse share: cuFFT on a GPU, FFTW on the host */
 #define G_LOG_DOMAIN "accel-fft"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel fft plugin: fft.forward, the forward transform */
 #define G_LOG_DOMAIN "accel-fft"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel fft plugin: fft.inverse, the inverse transform */
 #define G_LOG_DOMAIN "accel-fft"
 

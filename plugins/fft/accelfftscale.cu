@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // accel fft plugin: in-place scaling on the GPU
 #include <cuda_runtime.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel fft plugin: scaling of transform results (the normalize property) */
 #pragma once
 

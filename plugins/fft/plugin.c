@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel fft plugin: discrete Fourier transforms, cuFFT on a GPU and FFTW on
  * the host */
 #define G_LOG_DOMAIN "accel-fft"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: io.app-sink, buffers the application pulls, in host
  * memory */
 #define G_LOG_DOMAIN "accel-app-sink"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: io.app-source, buffers pushed by the application */
 #define G_LOG_DOMAIN "accel-app-source"
 

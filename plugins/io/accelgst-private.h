@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: what io.gst-source and io.gst-sink share (not
  * installed) */
 #pragma once

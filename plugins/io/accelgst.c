@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: the GStreamer bridge's shared parts: building a
  * description, watching its bus, caps and images */
 #define G_LOG_DOMAIN "accel-gst"

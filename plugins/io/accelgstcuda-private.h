@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: the GStreamer bridge's CUDA memory (not installed) */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: the GStreamer bridge's CUDA memory. On a GPU the
  * bridge's pipeline gets one GstCudaContext, the one that wraps the CUDA
  * runtime's primary context of the stage's device, so GStreamer's CUDA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: io.gst-sink, images into any GStreamer description
  * through an appsrc */
 #define G_LOG_DOMAIN "accel-gst-sink"

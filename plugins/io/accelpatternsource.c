@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: io.pattern-source, test images (SMPTE bars, gradient,
  * checkerboard, noise) */
 #define G_LOG_DOMAIN "accel-pattern-source"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: io.png-sink, one PNG file per image, through libpng */
 #define G_LOG_DOMAIN "accel-png-sink"
 

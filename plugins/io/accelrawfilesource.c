@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: io.raw-file-source, frames of a fixed type read from a
  * file */
 #define G_LOG_DOMAIN "accel-raw-file-source"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel io plugin: sources and sinks (test patterns, raw files, PNG,
  * application push and pull, the GStreamer bridge) */
 #define G_LOG_DOMAIN "accel-io"

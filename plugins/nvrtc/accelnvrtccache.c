@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel nvrtc plugin: compiling CUDA C++ to a CUBIN through NVRTC, with an
  * on-disk cache keyed by what decides the code */
 #define G_LOG_DOMAIN "accel-nvrtc"

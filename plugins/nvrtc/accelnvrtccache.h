@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel nvrtc plugin: compiling CUDA C++ to a CUBIN through NVRTC, with an
  * on-disk cache (not installed; the tests use it on the host) */
 #pragma once

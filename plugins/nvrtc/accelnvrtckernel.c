@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel nvrtc plugin: nvrtc.kernel, a user's CUDA kernel compiled by NVRTC
  * when the stage starts and launched once per frame on its stream */
 #define G_LOG_DOMAIN "accel-nvrtc"

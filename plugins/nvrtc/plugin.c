@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel nvrtc plugin: user CUDA kernels compiled at run time by NVRTC */
 #define G_LOG_DOMAIN "accel-nvrtc"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: the random source base class and what its stages
  * share (not installed) */
 #pragma once

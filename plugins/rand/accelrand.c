@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: AccelRand, a source of random tensors that
  * rand.uniform, rand.normal and rand.log-normal share: cuRAND's host API on
  * a GPU, plain C on the host */

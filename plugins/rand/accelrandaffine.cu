@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // accel rand plugin: uniform values moved from (0, 1] to (low, high]
 #include <cuda_runtime.h>
 

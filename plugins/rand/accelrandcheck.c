@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: the one checked path for cuRAND statuses */
 #define G_LOG_DOMAIN "accel-rand"
 

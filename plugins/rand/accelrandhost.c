@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: Philox4x32-10 and xorwow, and the uniform, normal and
  * log-normal distributions, in plain C */
 #include <math.h>

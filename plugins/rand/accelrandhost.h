@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: the random number generators and distributions in
  * plain C (the host implementation), and the GPU helper kernel */
 #pragma once

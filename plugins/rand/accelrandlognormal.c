@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: rand.log-normal, Random tensors of log-normal values
  * exp(N(mean, stddev)), a frame s reproducible from (generator, seed, s) */
 #define G_LOG_DOMAIN "accel-rand"

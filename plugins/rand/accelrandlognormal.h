@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: rand.log-normal */
 #pragma once
 

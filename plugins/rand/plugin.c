@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel rand plugin: random tensor sources, cuRAND on a GPU and plain C on
  * the host */
 #define G_LOG_DOMAIN "accel-rand"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.analysis, per-channel statistics,
  * histograms and motion energy of each frame, and the frame itself, as it
  * is or histogram-equalised

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.blend, a layer (input b) blended over a
  * base (input a) */
 #define G_LOG_DOMAIN "accel-blend"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.box-blur, the mean over a square window */
 #define G_LOG_DOMAIN "accel-box-blur"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.cloth, a grid cloth solved with
  * position-based dynamics, pinned, under gravity and a gusting wind, over a
  * sphere; a source that renders a shaded frame each tick */

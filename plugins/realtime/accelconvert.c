@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.convert, colour conversion between the
  * image formats */
 #define G_LOG_DOMAIN "accel-convert"

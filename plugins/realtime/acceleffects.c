@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.effects, a chain of video effects from a
  * description, run as one fused pass over each frame */
 #define G_LOG_DOMAIN "accel-effects"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.fluid, a 2D stable-fluids simulation that
  * renders its dye each tick; a source, with injection at a point (where a
  * pointer would stir it) set through its parameters */

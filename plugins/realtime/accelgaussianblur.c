@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.gaussian-blur, a separable Gaussian blur */
 #define G_LOG_DOMAIN "accel-gaussian-blur"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.median, a 3x3 or 5x5 median filter */
 #define G_LOG_DOMAIN "accel-median"
 

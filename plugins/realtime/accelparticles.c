@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.particles, a particle system stepped
  * once per tick; a source whose output is the particle state (for
  * realtime.splat, or anything that takes particles)

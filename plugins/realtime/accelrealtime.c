@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: what its stages share */
 #define G_LOG_DOMAIN "accel-realtime"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.resize, bilinear resampling to any size */
 #define G_LOG_DOMAIN "accel-resize"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.sobel, edge magnitude on luma */
 #define G_LOG_DOMAIN "accel-sobel"
 

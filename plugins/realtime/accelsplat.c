@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel realtime plugin: realtime.splat, a particle state drawn into an
  * RGBA8 frame: an orthographic view along z, each particle an additive disc
  * whose colour fades from its own towards an end colour with age. The sums

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: solver.cholesky, x = A^-1 b for a symmetric positive
  * definite A through its Cholesky factorization (potrf + potrs) */
 #define G_LOG_DOMAIN "accel-solver"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: solver.eigh, A = V diag (w) V^T for a symmetric A
  * (syevd) */
 #define G_LOG_DOMAIN "accel-solver"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: solver.eigh */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: solver.lu, x = A^-1 b through the LU factorization
  * with partial pivoting (getrf + getrs) */
 #define G_LOG_DOMAIN "accel-solver"

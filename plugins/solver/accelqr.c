@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: solver.qr, A = Q R through Householder reflections
  * (geqrf + orgqr) */
 #define G_LOG_DOMAIN "accel-solver"

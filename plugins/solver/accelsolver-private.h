@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: what the solver.* stages share (not installed) */
 #pragma once
 

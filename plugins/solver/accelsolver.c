@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: shape checks, the cuSOLVER handle, scratch and info
  * that the solver.* stages share */
 #define G_LOG_DOMAIN "accel-solver"

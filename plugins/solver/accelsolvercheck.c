@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: the one checked path for cuSOLVER statuses */
 #define G_LOG_DOMAIN "accel-solver"
 

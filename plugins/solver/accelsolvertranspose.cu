@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // accel solver plugin: transposes on the GPU, through a shared tile so that
 // both the reads and the writes are coalesced
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: transposes between the row-major tensors and the
  * column-major matrices cuSOLVER works on */
 #pragma once

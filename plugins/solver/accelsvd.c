@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: solver.svd, A = U S V^T (gesvd) */
 #define G_LOG_DOMAIN "accel-solver"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel solver plugin: dense factorizations and solvers through cuSOLVER
  * on a GPU and LAPACKE on the host */
 #define G_LOG_DOMAIN "accel-solver"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel sparse plugin: what sparse.spmv and sparse.spmm share (not
  * installed) */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel sparse plugin: the CSR ports, their checks and the cuSPARSE state
  * that sparse.spmv and sparse.spmm share */
 #define G_LOG_DOMAIN "accel-sparse"

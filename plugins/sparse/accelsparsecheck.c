@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel sparse plugin: the one checked path for cuSPARSE statuses */
 #define G_LOG_DOMAIN "accel-sparse"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel sparse plugin: sparse.spmm, Y = alpha A X for a CSR matrix A and a
  * dense row-major X */
 #define G_LOG_DOMAIN "accel-sparse"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel sparse plugin: sparse.spmv, y = alpha A x for a CSR matrix A */
 #define G_LOG_DOMAIN "accel-sparse"
 

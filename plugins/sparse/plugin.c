@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel sparse plugin: CSR sparse products, cuSPARSE's generic API on a GPU
  * and plain C on the host */
 #define G_LOG_DOMAIN "accel-sparse"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* blas.gemm against cublasSgemm: f32 products of 8192^3 and 256^3, each
  * frame's two operands filled by source stages and multiplied by the stage,
  * against a loop that fills and multiplies the same buffers by hand on one

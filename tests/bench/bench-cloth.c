@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cloth steps per second at 64^2, 256^2 and 1024^2 vertices, 20 sweeps,
  * against the GPU's copy bandwidth measured in the same run: the bytes a
  * step must read and write over its time, and what a device-to-device copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dnn.conv2d against cudnnConvolutionForward: f32 convolutions of a
  * ResNet-sized layer and of a small one, each frame's input and weights
  * filled by source stages and convolved by the stage, against a loop that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bandwidth of the fused effects pass, the blends and the analysis passes,
  * as a fraction of what a device-to-device cudaMemcpyAsync reaches in the
  * same run, at 1080p and 4K (RGBA8).

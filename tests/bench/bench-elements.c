@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel elements: frames/s of a chain of four (Gaussian blur, Sobel, box
  * blur, median) on 1080p and 4K RGBA frames in CUDA memory from appsrc into
  * fakesink sync=false, against the sum of the four kernels' own times on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fft.forward against cufftExecC2C: single-precision complex transforms of
  * 2^24 and 4096 points, each frame filled by a source stage and transformed
  * by the stage, against a loop that fills and transforms the same buffers

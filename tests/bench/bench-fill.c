@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* benchmarks: bench.fill-source, and what every benchmark's pipeline run
  * does */
 #include <cuda_runtime_api.h>

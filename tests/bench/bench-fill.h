@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* benchmarks: a source of device tensors filled with a constant byte, and
  * the timing of one graph run */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fluid steps per second at 512^2, 1024^2 and 2048^2, 40 pressure
  * iterations, against the GPU's copy bandwidth measured in the same run */
 #include <cuda_runtime_api.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hash map insert and lookup throughput at 2^20 and 2^26 distinct keys, load
  * factor 0.5, 32- and 64-bit keys, against the GPU's copy bandwidth measured
  * in the same run. Traffic counts each key's bytes once: an insert reads a

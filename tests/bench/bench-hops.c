@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hop overhead: a chain of K pass-through GPU stages against a raw CUDA
  * loop launching the same kernels on one stream, in the same run */
 #include <cuda_runtime_api.h>

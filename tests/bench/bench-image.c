@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bandwidth of the memory-bound image kernels, as a fraction of what a
  * device-to-device cudaMemcpyAsync reaches in the same run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* particle updates per second at 1M, 10M and 50M particles, without and
  * with particle-particle collisions, and the plain update's achieved
  * bandwidth against a device-to-device copy measured in the same run */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* benchmarks: the GPU time of enqueued work, by CUDA events */
 #include "bench-timing.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: what the element tests share: the backend they run on */
 #pragma once
 

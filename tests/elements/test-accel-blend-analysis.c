@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelblend, accelanalysis and accelhistogram in real pipelines
  * (gst_parse_launch, appsrc, appsink) on fresh random frames, every output
  * frame and every message compared with the host references of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: accelconvert in real pipelines: random frames in each format and
  * size through appsrc, converted and scaled, against the host kernels
  * applied as the element documents it (one conversion at the same size; a

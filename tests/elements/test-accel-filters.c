@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: GstHarness tests of the accel filter elements on the host backend */
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: real pipelines of accel elements, parsed with gst_parse_launch and
  * fed fresh random frames through appsrc, each output frame compared with
  * the host references applied in the same order (exact: the kernels match

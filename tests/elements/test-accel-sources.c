@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the simulation sources in real pipelines: their frames against
  * the host references stepped the same way (exact), and the pointer: a
  * drag sent upstream as navigation events from the sink's pad, at a known

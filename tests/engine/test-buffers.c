@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* buffers and pools: refcounts, reuse, bounds and stale generations */
 #include "accel-test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* graphs: validation errors, end of stream through fan-out and fan-in,
  * stopping mid-stream, backpressure, stage errors */
 #include "accel-test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* a plugin module for the registry tests: one stage kind, testplugin.echo */
 #include <gmodule.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the registry: kinds by name, suggestions, descriptions, plugin loading */
 #include "accel-test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* supervision: what a stage does when a frame fails, with injected faults */
 #include "accel-test.h"
 #include "test-stages.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* types: formatting, sizes and the link rules */
 #include "accel-test.h"
 

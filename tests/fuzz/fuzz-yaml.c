@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzzing the YAML loader: LLVMFuzzerTestOneInput for libFuzzer, and a small
  * driver of its own (corpus replay plus seeded mutations, bounded) so the
  * same harness runs as an ordinary test */

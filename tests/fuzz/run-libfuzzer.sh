@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # builds the YAML loader's fuzz harness with clang's libFuzzer and
 # AddressSanitizer (the loader itself compiled in, for coverage) against an
 # existing build, and fuzzes for SECONDS:

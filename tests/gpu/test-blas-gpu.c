@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* blas.* on a GPU (cuBLAS): against the host backend (OpenBLAS) on the same
  * fresh random inputs, and against the double precision reference where it
  * is cheap, with the host tests' bounds; sizes 1, 17, 256 and 1000, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* blaslt.matmul and blaslt.matmul-bias on a GPU (cuBLASLt): against the
  * host backend (OpenBLAS and a plain C epilogue) on the same fresh random
  * inputs, and against the double precision reference where it is cheap,

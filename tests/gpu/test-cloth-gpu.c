@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the cloth on the GPU against the host reference, step for step and frame
  * for frame, equal to the bit */
 #include <cuda_runtime_api.h>

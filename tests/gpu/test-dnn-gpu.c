@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dnn.conv2d and dnn.conv2d-bias on a GPU (cuDNN): against the host
  * backend (a direct convolution in plain C) on the same fresh random
  * inputs, and against the double precision reference where it is cheap,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the effects, blend and analysis kernels on the GPU against their host
  * references: fresh random frames (and flat ones, for the histogram's
  * one-atomic-per-warp path), odd and large sizes, tight, unaligned and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the engine on a GPU: cross-stream correctness that can fail, GPU results
  * equal host results, stream policies, completion strategies, inserted
  * copies. Skips without a GPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fft.forward and fft.inverse on a GPU (cuFFT): against the DFT from its
  * definition and against the host backend (FFTW) on the same fresh inputs,
  * with the same relative error bounds. Skips without a GPU. */

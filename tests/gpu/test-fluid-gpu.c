@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the fluid solver on the GPU against the host reference, step for step */
 #include <cuda_runtime_api.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the hash map on the GPU against the host reference: the same keys after
  * inserts, erases and rehashes, the same counts, lookups that agree, and
  * values that agree where a batch held a key once (else one of its values) */

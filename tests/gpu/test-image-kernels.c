@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the image kernels on the GPU against their host references: every kernel
  * and format, odd and large sizes, tight and padded rows, fresh random
  * input each time and an output poisoned before the run, so a pixel the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvrtc.kernel on a GPU: user kernels compiled at run time, from inline
  * source and from a file, with derived and explicit launch shapes and with
  * options, compared exactly to the same arithmetic on the host. Skips

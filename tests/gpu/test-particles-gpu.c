@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the spatial index and the particle system on the GPU against the host
  * references: the index, the neighbour counts, the trajectories with every
  * force and collider on, and the splat, all equal to the bit */

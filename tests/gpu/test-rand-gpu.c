@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rand.uniform, rand.normal and rand.log-normal on a GPU (cuRAND): the
  * distributions by moments and a Kolmogorov-Smirnov test, odd counts, and
  * frames that depend on (generator, seed, sequence) only, across runs and

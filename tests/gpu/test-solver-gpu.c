@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* solver.* on a GPU (cuSOLVER): factorizations of fresh random matrices
  * checked by reconstruction with the host tests' bounds, their unique parts
  * (x, singular values, eigenvalues) against the host backend (LAPACKE) on

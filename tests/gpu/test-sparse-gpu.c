@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparse.spmv and sparse.spmm on a GPU (cuSPARSE): against the product
  * through the dense matrix and against the host backend, on the same fresh
  * random CSR matrices. Skips without a GPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the sparse grid on the GPU against the host reference, exactly: the list
  * and table after switching blocks on and off, gather, both scatters and
  * the stencil, at sizes from one cell up, odd ones among them */

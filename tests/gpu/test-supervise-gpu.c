@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel-run's worker supervision on a GPU with real sticky faults: a
  * kernel's illegal address at frame N of M poisons the worker's context;
  * the supervisor starts a new worker, which resumes from the commit log and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the io plugin's GPU paths against its host paths: pattern-source frames,
  * png-sink files, raw files, application push/pull and the GStreamer
  * bridge (in GStreamer's CUDA memory where the description takes it) give

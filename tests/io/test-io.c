@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the io plugin's stages on the host backend: patterns written to PNG and
  * read back, raw files through a transform, push and pull from the
  * application, the GStreamer bridge both ways, and their errors */

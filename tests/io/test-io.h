@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* what the io plugin's tests share: scratch directories, graphs, PNG files */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the cloth's host reference: constraints converge with sweeps, pins hold,
  * nothing enters the sphere or turns NaN, the frame shows the cloth; the
  * stage in a graph gives the reference's frames and, restarted after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* realtime.effects, realtime.blend and realtime.analysis on the host
  * backend: graphs from core.test-source to core.checksum-sink give what the
  * host references give on the same frames; their parameter and type errors;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the effects, blend and analysis host references: the description parser
  * and its messages, each effect on known pixels, the temporal effects over
  * frames, the blend modes, histograms, statistics, equalisation and motion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the fluid solver's host reference: the projection removes divergence, the
  * simulation stays finite, the stage runs in a graph */
 #include <math.h>

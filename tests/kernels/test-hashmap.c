@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the hash map's host reference against a GHashTable: random keys with
  * repeats, erase and re-insert, a full table, the reserved keys, rehash */
 #include "accel-test.h"

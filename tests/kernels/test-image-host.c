@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the image kernels' host references: what each filter must do to simple
  * images, odd sizes and padded rows, and colour round trips */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the particle system's and the spatial index's host references: counts
  * after spawn and kill, finite state, colliders, neighbour counts against
  * brute force, the splat, and the stages in a graph */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the realtime plugin's stages on the host backend: found through
  * ACCEL_PLUGIN_PATH, run in graphs from core.test-source to
  * core.checksum-sink with the host references' results, and their type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the sparse grid's host reference against a dense brute force: the list,
  * gather and scatter, the stencil within active blocks, overflow */
 #include "accel-test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel-run end to end: the real binary on real files */
 #include <gio/gio.h>
 #include <glib/gstdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the YAML loader: golden messages for every class of mistake (file, line,
  * column and text), every problem of a file reported together, parameters
  * converted with their types, --set overrides, and loading from a string */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the dense product cases of the blas and blaslt tests */
 #include <math.h>
 #include <string.h>

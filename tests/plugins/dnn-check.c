@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the convolution cases of the dnn tests */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the convolution cases of the dnn tests, host and GPU: fresh random
  * inputs, the stage's outputs and a plain C double precision reference */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the FFT cases of the host and GPU tests: fresh inputs, the stage's output
  * and the naive DFT's, compared with a relative error bound per dtype */
 #pragma once

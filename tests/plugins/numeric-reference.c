@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reference computations of the plugin tests, in double precision */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the random source cases of the host and GPU tests: runs and checks of
  * the distribution by its moments and a Kolmogorov-Smirnov test */
 #pragma once

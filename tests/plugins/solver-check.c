@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the factorization cases of the solver tests */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the factorization cases of the solver tests, host and GPU: fresh random
  * matrices, the stage's outputs, checked by reconstruction */
 #pragma once

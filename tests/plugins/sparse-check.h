@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the sparse product cases of the host and GPU tests: random CSR matrices,
  * the stage's products and the dense reference's */
 #pragma once

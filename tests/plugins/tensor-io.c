@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage kinds of the plugin tests: a source of given host tensors and a
  * sink that keeps what it receives */
 #include <cuda_runtime_api.h>

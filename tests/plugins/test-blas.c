@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* blas.* on the host backend (OpenBLAS): against a plain C double precision
  * reference on fresh random inputs, shape mismatches at link time, and the
  * f16/bf16 rounding the host path shares with blaslt */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* blaslt.matmul and blaslt.matmul-bias on the host backend (OpenBLAS and a
  * plain C epilogue): against a plain C double precision reference on fresh
  * random inputs, and what negotiation refuses */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dnn.conv2d and dnn.conv2d-bias on the host backend (a direct
  * convolution in plain C): against an independent plain C double precision
  * reference on fresh random inputs, and what negotiation refuses */

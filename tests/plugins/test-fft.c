@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fft.forward and fft.inverse on the host backend (FFTW): against the DFT
  * from its definition on fresh random inputs, round trips, normalisation
  * and the type errors at link time */

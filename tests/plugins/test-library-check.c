@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the checked path of the library plugins: what a failed library call
  * reports */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvrtc on a machine without a GPU: NVRTC compiles for sm_90 without one,
  * so the compiler, its cache and its error messages are checked here; the
  * stage itself refuses the host backend with an error that says why */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rand.uniform, rand.normal and rand.log-normal on the host backend: the
  * distributions by moments and a Kolmogorov-Smirnov test, frames that
  * depend on (generator, seed, sequence) only, Philox's known answers */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* solver.* on the host backend (LAPACKE): factorizations of fresh random
  * matrices checked by reconstruction, singular and indefinite matrices at
  * run time, shape mismatches at link time */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparse.spmv and sparse.spmm on the host backend: against the product
  * through the dense matrix on fresh random CSR matrices, shape mismatches
  * at link time and malformed matrices at run time */
