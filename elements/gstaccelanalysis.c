@@ -17,6 +17,8 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_analysis_debug);
 #define GST_CAT_DEFAULT gst_accel_analysis_debug
+/* logs go to the element's category: accelhistogram has its own */
+#define CAT(obj) GST_ACCEL_FILTER_CAT (obj)
 
 #define ANALYSIS_CAPS                                                          \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (                                          \
@@ -83,10 +85,8 @@ typedef struct
 
 G_DEFINE_TYPE_WITH_PRIVATE (
     GstAccelAnalysis, gst_accel_analysis, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelanalysis, "accelanalysis",
-    GST_RANK_NONE, GST_TYPE_ACCEL_ANALYSIS,
-    GST_DEBUG_CATEGORY_INIT (
-        gst_accel_analysis_debug, "accelanalysis", 0, "accel analysis"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelanalysis, "accelanalysis", GST_RANK_NONE, GST_TYPE_ACCEL_ANALYSIS);
 
 GType
 gst_accel_equalize_mode_get_type (void)
@@ -168,6 +168,9 @@ ensure_state (
   if (prev->data && prev->format == format && prev->width == width
       && prev->height == height)
     return cudaSuccess;
+  GST_CAT_DEBUG_OBJECT (CAT (self), self,
+      "sums and the previous %dx%d frame kept on the %s", width, height,
+      gpu ? "GPU" : "host");
   priv->previous_valid = FALSE;
   return gst_accel_image_alloc (
       prev, &priv->previous_staging, gpu, format, width, height);
@@ -306,6 +309,7 @@ post_results (GstAccelAnalysis *self, GstBuffer *buffer)
         }
       take_array (s, "histograms", &array);
     }
+  GST_CAT_LOG_OBJECT (CAT (self), self, "posting %" GST_PTR_FORMAT, s);
   gst_element_post_message (
       GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -321,6 +325,8 @@ begin_frame (GstAccelAnalysis *self)
   GST_OBJECT_UNLOCK (self);
   priv->post
       = priv->frame.interval > 0 && priv->frames % priv->frame.interval == 0;
+  GST_CAT_LOG_OBJECT (CAT (self), self, "frame %" G_GUINT64_FORMAT "%s",
+      priv->frames, priv->post ? ", posted" : "");
 }
 
 /* posts the results once they are on the host: on the GPU the host waits
@@ -333,6 +339,8 @@ finish_frame (GstAccelAnalysis *self, GstBuffer *buffer, GstFlowReturn ret)
 
   if (ret == GST_FLOW_OK && priv->post && priv->on_gpu)
     {
+      GST_CAT_LOG_OBJECT (
+          CAT (self), self, "the host waits for the copy of the sums");
       gst_accel_cuda_scope_enter (
           gst_accel_filter_get_context (GST_ACCEL_FILTER (self)));
       err = cudaEventSynchronize (priv->copied);
@@ -408,16 +416,23 @@ analyse_cuda_frame (GstAccelAnalysis *self, GstBuffer *buffer)
 {
   GstAccelFilter *filter = GST_ACCEL_FILTER (self);
   gpointer stream = gst_accel_filter_get_stream (filter);
-  GstAccelSyncMeta *meta = gst_buffer_get_accel_sync_meta (buffer);
+  AccelStream *sync_stream = gst_accel_filter_get_sync_stream (filter);
+  GstAccelFrameSync sync;
   GstVideoFrame frame;
-  int ret = cudaSuccess, err;
+  int ret, err;
 
   if (!gst_video_frame_map (&frame, &GST_VIDEO_FILTER (self)->in_info, buffer,
           GST_MAP_READ | GST_MAP_CUDA | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
     goto map_failed;
   gst_accel_cuda_scope_enter (gst_accel_filter_get_context (filter));
-  if (meta)
-    ret = gst_accel_sync_meta_wait_written (meta, stream);
+  ret = gst_accel_frame_sync_begin (
+      &sync, &buffer, 1, NULL, FALSE, sync_stream);
+  /* the frame goes on as it is: the host waits only where no meta records
+   * the read for the next writer */
+  sync.host_wait = sync.in[0] == NULL;
+  GST_CAT_LOG_OBJECT (CAT (self), self, "read in place on the GPU, %s",
+      sync.host_wait ? "no sync meta: the host waits for the reads"
+                     : "after its writer's event (sync meta)");
   if (ret == cudaSuccess)
     ret = analyse (self, stream,
         gst_accel_filter_format_from_video (GST_VIDEO_FRAME_FORMAT (&frame)),
@@ -425,10 +440,7 @@ analyse_cuda_frame (GstAccelAnalysis *self, GstBuffer *buffer)
         GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
         GST_VIDEO_FRAME_WIDTH (&frame), GST_VIDEO_FRAME_HEIGHT (&frame), NULL,
         0);
-  if (meta)
-    err = gst_accel_sync_meta_end_read (meta, stream);
-  else
-    err = cudaStreamSynchronize (stream);
+  err = gst_accel_frame_sync_end (&sync, sync_stream);
   gst_accel_cuda_scope_leave ();
   gst_video_frame_unmap (&frame);
   if (ret == cudaSuccess)
@@ -498,6 +510,11 @@ gst_accel_analysis_set_info (GstVideoFilter *filter, GstCaps *incaps,
   GST_OBJECT_UNLOCK (self);
   gst_base_transform_set_passthrough (
       GST_BASE_TRANSFORM (filter), equalize == ACCEL_EQUALIZE_NONE);
+  GST_CAT_INFO_OBJECT (CAT (self), self, "%s",
+      equalize != ACCEL_EQUALIZE_NONE ? "equalising: an output frame of its own"
+      : priv->cuda_memory
+          ? "frames pass through, analysed in place on the GPU"
+          : "frames pass through, analysed in place on the host");
   return TRUE;
 }
 
@@ -509,6 +526,8 @@ gst_accel_analysis_sink_event (GstBaseTransform *trans, GstEvent *event)
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     {
+      GST_CAT_DEBUG_OBJECT (CAT (trans), trans,
+          "flushed: the frame count and the motion start over");
       priv->frames = 0;
       priv->previous_valid = FALSE;
     }
@@ -541,7 +560,9 @@ gst_accel_analysis_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstAccelAnalysisPrivate *priv = PRIV (GST_ACCEL_ANALYSIS (object));
+  g_autofree gchar *contents = g_strdup_value_contents (value);
 
+  GST_CAT_DEBUG_OBJECT (CAT (object), object, "%s = %s", pspec->name, contents);
   GST_OBJECT_LOCK (object);
   switch (prop_id)
     {
@@ -650,6 +671,9 @@ gst_accel_analysis_class_init (GstAccelAnalysisClass *klass)
   vfilter_class->set_info = gst_accel_analysis_set_info;
   vfilter_class->transform_frame_ip = gst_accel_analysis_transform_frame_ip;
   filter_class->filter = gst_accel_analysis_filter;
+  GST_DEBUG_CATEGORY_INIT (
+      gst_accel_analysis_debug, "accelanalysis", 0, "accel analysis");
+  filter_class->debug_category = gst_accel_analysis_debug;
   gst_type_mark_as_plugin_api (GST_TYPE_ACCEL_EQUALIZE_MODE, 0);
 }
 

@@ -64,8 +64,9 @@ struct _GstAccelBlend
   gboolean sync_meta;
 
   /* streaming thread */
-  GstCudaContext *context; /* NULL: the host implementation */
-  cudaStream_t stream;
+  GstCudaContext *context;   /* NULL: the host implementation */
+  AccelStream *sync_stream;  /* libaccel's: the fences hold it */
+  cudaStream_t stream;       /* its handle */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
   GstAccelStaging staging[N_FRAMES];
 };
@@ -93,11 +94,12 @@ gst_accel_blend_mode_get_type (void)
 
 G_DEFINE_TYPE (
     GstAccelBlendPad, gst_accel_blend_pad, GST_TYPE_VIDEO_AGGREGATOR_PAD);
-G_DEFINE_TYPE (GstAccelBlend, gst_accel_blend, GST_TYPE_VIDEO_AGGREGATOR);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelblend, "accelblend", GST_RANK_NONE,
-    GST_TYPE_ACCEL_BLEND,
+G_DEFINE_TYPE_WITH_CODE (GstAccelBlend, gst_accel_blend,
+    GST_TYPE_VIDEO_AGGREGATOR,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_blend_debug, "accelblend", 0, "accel blend"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelblend, "accelblend", GST_RANK_NONE, GST_TYPE_ACCEL_BLEND);
 
 /* whether a kernel on @context can reach @buffer where it is */
 static gboolean
@@ -212,43 +214,48 @@ gst_accel_blend_sink_query (
       ->sink_query (agg, pad, query);
 }
 
+/* the stream and the staging blocks: device memory (with the context
+ * current) on a GPU, host memory without one */
 static void
-release_gpu (GstAccelBlend *self)
+release_frames (GstAccelBlend *self)
 {
-  if (!self->context)
-    return;
-  gst_accel_cuda_scope_enter (self->context);
+  if (self->context)
+    gst_accel_cuda_scope_enter (self->context);
   for (int i = 0; i < N_FRAMES; i++)
     gst_accel_staging_clear (&self->staging[i]);
-  if (self->stream)
-    cudaStreamDestroy (self->stream);
+  g_clear_pointer (&self->sync_stream, accel_stream_unref);
   self->stream = NULL;
-  gst_accel_cuda_scope_leave ();
+  if (self->context)
+    gst_accel_cuda_scope_leave ();
 }
 
 static gboolean
 gst_accel_blend_start (GstAggregator *agg)
 {
   GstAccelBlend *self = GST_ACCEL_BLEND (agg);
-  cudaError_t err;
 
   /* without a GPU the host implementation runs: no error */
   if (!gst_accel_cuda_usable ())
-    return TRUE;
+    {
+      GST_INFO_OBJECT (self, "no usable GPU: the host implementation runs");
+      return TRUE;
+    }
   if (!gst_accel_cuda_ensure_context (GST_ELEMENT (agg), &self->context))
     return FALSE;
+  GST_INFO_OBJECT (self, "on the GPU, in %" GST_PTR_FORMAT, self->context);
   gst_accel_cuda_scope_enter (self->context);
-  err = cudaStreamCreateWithFlags (&self->stream, cudaStreamNonBlocking);
+  self->sync_stream = gst_accel_sync_stream_new (self->context);
   gst_accel_cuda_scope_leave ();
-  if (err != cudaSuccess)
+  if (!self->sync_stream)
     goto failed;
+  self->stream = accel_stream_get_handle (self->sync_stream);
   return TRUE;
 
   /* ERRORS */
 failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
-        ("cudaStreamCreateWithFlags failed: %s", cudaGetErrorString (err)));
+        ("cannot create a CUDA stream (see the accelsyncmeta log)"));
     return FALSE;
   }
 }
@@ -258,8 +265,9 @@ gst_accel_blend_stop (GstAggregator *agg)
 {
   GstAccelBlend *self = GST_ACCEL_BLEND (agg);
 
-  release_gpu (self);
+  release_frames (self);
   gst_clear_object (&self->context);
+  GST_DEBUG_OBJECT (self, "stopped, stream and staging freed");
   return TRUE;
 }
 
@@ -286,6 +294,7 @@ any_input_in_cuda_memory (GstVideoAggregator *vagg)
 static GstCaps *
 gst_accel_blend_update_caps (GstVideoAggregator *vagg, GstCaps *caps)
 {
+  GstAccelBlend *self = GST_ACCEL_BLEND (vagg);
   GstCaps *all = GST_VIDEO_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
                      ->update_caps (vagg, caps);
   gboolean usable = gst_accel_cuda_usable ();
@@ -309,9 +318,13 @@ gst_accel_blend_update_caps (GstVideoAggregator *vagg, GstCaps *caps)
     }
   if (gst_caps_is_empty (kept) && usable)
     {
+      GST_DEBUG_OBJECT (
+          self, "downstream takes only %s memory", cuda ? "system" : "CUDA");
       gst_caps_unref (kept);
       return all;
     }
+  GST_DEBUG_OBJECT (
+      self, "output in %s memory, as the inputs", cuda ? "CUDA" : "system");
   gst_caps_unref (all);
   return kept;
 }
@@ -331,6 +344,8 @@ gst_accel_blend_propose_allocation (GstAggregator *agg, GstAggregatorPad *pad,
       GST_OBJECT_LOCK (self);
       sync_meta = self->sync_meta;
       GST_OBJECT_UNLOCK (self);
+      GST_DEBUG_OBJECT (self, "offering %s a CUDA pool%s", GST_PAD_NAME (pad),
+          sync_meta ? "; it waits on its inputs' sync meta" : "");
       return gst_accel_cuda_propose_allocation (
           self->context, query, sync_meta);
     }
@@ -359,9 +374,17 @@ gst_accel_blend_decide_allocation (GstAggregator *agg, GstQuery *query)
       self->downstream_waits = sync_meta
                                && gst_query_find_allocation_meta (
                                    query, GST_ACCEL_SYNC_META_API_TYPE, NULL);
-      GST_DEBUG_OBJECT (self, "downstream %s the sync meta",
-          self->downstream_waits ? "takes" : "does not take");
+      GST_DEBUG_OBJECT (self, "%s",
+          self->downstream_waits
+              ? "downstream takes the sync meta: frames are pushed with "
+                "their GPU work in flight"
+          : sync_meta
+              ? "downstream does not take the sync meta: the host waits "
+                "for the GPU before each push"
+              : "sync-meta=false: the host waits for the GPU before each "
+                "push");
     }
+  GST_INFO_OBJECT (self, "output %" GST_PTR_FORMAT, caps);
   return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
       ->decide_allocation (agg, query);
 }
@@ -442,69 +465,37 @@ blend_frames (GstAccelBlend *self, gpointer stream, GstVideoFrame **frames,
   return ret;
 }
 
-/* makes @stream wait for the inputs' writers; an input in CUDA memory
- * without the meta goes back to its writer when released, so the frame is
- * finished on the host (as gst_accel_frame_sync_begin() does for one) */
-static int
-inputs_begin (GstVideoFrame **frames, GstAccelFrameSync *sync, gpointer stream)
-{
-  for (int i = BASE; i <= LAYER; i++)
-    if (frames[i] && is_mapped_cuda (frames[i]))
-      {
-        GstAccelSyncMeta *meta
-            = gst_buffer_get_accel_sync_meta (frames[i]->buffer);
-        int err;
-
-        if (!meta)
-          sync->host_wait = TRUE;
-        else if ((err = gst_accel_sync_meta_wait_written (meta, stream)))
-          return err;
-      }
-  return cudaSuccess;
-}
-
-static int
-inputs_end (GstVideoFrame **frames, gpointer stream)
-{
-  int err = cudaSuccess;
-
-  for (int i = BASE; i <= LAYER && err == cudaSuccess; i++)
-    if (frames[i] && is_mapped_cuda (frames[i]))
-      {
-        GstAccelSyncMeta *meta
-            = gst_buffer_get_accel_sync_meta (frames[i]->buffer);
-
-        if (meta)
-          err = gst_accel_sync_meta_end_read (meta, stream);
-      }
-  return err;
-}
-
-/* the GPU pass: the output's sync through GstAccelFrameSync, the inputs'
- * beside it; staged frames were copied from or to host memory that is
- * released after this, so the host waits for them */
+/* the GPU pass: the inputs in CUDA memory and the output ordered through
+ * GstAccelFrameSync; staged frames were copied from or to host memory that
+ * is released after this, so the host waits for them */
 static int
 blend_on_gpu (GstAccelBlend *self, GstVideoFrame **frames, AccelBlendMode mode,
     gfloat opacity)
 {
   GstBuffer *out
       = is_mapped_cuda (frames[OUTPUT]) ? frames[OUTPUT]->buffer : NULL;
+  GstBuffer *in[LAYER - BASE + 1];
+  guint n_in = 0;
   GstAccelFrameSync sync;
   gboolean staged = FALSE;
   int ret, err;
 
+  for (int i = BASE; i <= LAYER; i++)
+    if (frames[i] && is_mapped_cuda (frames[i]))
+      in[n_in++] = frames[i]->buffer;
   gst_accel_cuda_scope_enter (self->context);
   ret = gst_accel_frame_sync_begin (
-      &sync, NULL, out, self->downstream_waits, self->stream);
-  if (ret == cudaSuccess)
-    ret = inputs_begin (frames, &sync, self->stream);
+      &sync, in, n_in, out, self->downstream_waits, self->sync_stream);
   if (ret == cudaSuccess)
     ret = blend_frames (self, self->stream, frames, mode, opacity, &staged);
-  if ((err = inputs_end (frames, self->stream)) && ret == cudaSuccess)
-    ret = err;
   if (staged)
     sync.host_wait = TRUE;
-  if ((err = gst_accel_frame_sync_end (&sync, self->stream))
+  GST_LOG_OBJECT (self, "%s",
+      staged           ? "frames staged: the host waits for the GPU"
+      : sync.host_wait ? "the host waits for the GPU before the push"
+                       : "pushed with its GPU work in flight, downstream "
+                         "waits on the sync meta");
+  if ((err = gst_accel_frame_sync_end (&sync, self->sync_stream))
       && ret == cudaSuccess)
     ret = err;
   gst_accel_cuda_scope_leave ();
@@ -554,7 +545,7 @@ gst_accel_blend_aggregate_frames (GstVideoAggregator *vagg, GstBuffer *outbuf)
   GstMapFlags cuda;
   AccelBlendMode mode;
   gfloat opacity;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, on_gpu;
   guint n = 0;
   int ret;
 
@@ -586,8 +577,20 @@ gst_accel_blend_aggregate_frames (GstVideoAggregator *vagg, GstBuffer *outbuf)
   /* frames all in system memory are blended on the host even with a GPU:
    * the pass reads each byte once, so copies to the GPU and back would
    * cost more than the pass itself */
-  if (cuda || (frames[BASE] && is_mapped_cuda (frames[BASE]))
-      || (frames[LAYER] && is_mapped_cuda (frames[LAYER])))
+  on_gpu = cuda || (frames[BASE] && is_mapped_cuda (frames[BASE]))
+           || (frames[LAYER] && is_mapped_cuda (frames[LAYER]));
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": %s%s%s, on the %s",
+      GST_TIME_ARGS (GST_BUFFER_PTS (outbuf)),
+      frames[BASE] && frames[LAYER] ? "layer over base"
+      : frames[BASE]                ? "base only"
+      : frames[LAYER]               ? "layer only"
+                                    : "no input: transparent",
+      frames[BASE] && is_mapped_cuda (frames[BASE]) ? ", base in CUDA memory"
+                                                    : "",
+      frames[LAYER] && is_mapped_cuda (frames[LAYER]) ? ", layer in CUDA memory"
+                                                      : "",
+      on_gpu ? "GPU" : "host");
+  if (on_gpu)
     ret = blend_on_gpu (self, frames, mode, opacity);
   else
     {
@@ -621,7 +624,9 @@ gst_accel_blend_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstAccelBlend *self = GST_ACCEL_BLEND (object);
+  g_autofree gchar *contents = g_strdup_value_contents (value);
 
+  GST_DEBUG_OBJECT (self, "%s = %s", pspec->name, contents);
   GST_OBJECT_LOCK (self);
   switch (prop_id)
     {

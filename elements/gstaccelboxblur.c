@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: box blur element; its parameters live in the base class */
+/* accel: box blur element; its parameters, its caps, memory and per-frame
+ * story (logged in this element's category) live in the base class */
 #include "gstaccelboxblur.h"
 
 #include "image/blur.h"
@@ -18,22 +19,26 @@ struct _GstAccelBoxBlur
   GstAccelFilter parent;
 };
 
-G_DEFINE_TYPE (GstAccelBoxBlur, gst_accel_box_blur, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelboxblur, "accelboxblur",
-    GST_RANK_NONE, GST_TYPE_ACCEL_BOX_BLUR,
+G_DEFINE_TYPE_WITH_CODE (GstAccelBoxBlur, gst_accel_box_blur,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_box_blur_debug, "accelboxblur", 0, "accel box blur"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelboxblur, "accelboxblur", GST_RANK_NONE, GST_TYPE_ACCEL_BOX_BLUR);
 
 static int
 gst_accel_box_blur_filter (GstAccelFilter *filter, void *stream, int format,
     const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
     int height)
 {
+  int radius = (int)gst_accel_filter_get_float (filter, PROP_RADIUS);
+
+  GST_LOG_OBJECT (filter, "radius %d over %dx%d", radius, width, height);
   if (stream)
-    return accel_box_blur (stream, format, src, src_pitch, dst, dst_pitch,
-        width, height, (int)gst_accel_filter_get_float (filter, PROP_RADIUS));
-  return accel_box_blur_host (format, src, src_pitch, dst, dst_pitch, width,
-      height, (int)gst_accel_filter_get_float (filter, PROP_RADIUS));
+    return accel_box_blur (
+        stream, format, src, src_pitch, dst, dst_pitch, width, height, radius);
+  return accel_box_blur_host (
+      format, src, src_pitch, dst, dst_pitch, width, height, radius);
 }
 
 static void
@@ -54,6 +59,7 @@ gst_accel_box_blur_class_init (GstAccelBoxBlurClass *klass)
       "Mean over a square window of RGBA, BGRA or GRAY8 frames", "accel");
 
   filter_class->filter = gst_accel_box_blur_filter;
+  filter_class->debug_category = gst_accel_box_blur_debug;
 }
 
 static void

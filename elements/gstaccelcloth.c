@@ -45,11 +45,11 @@ struct _GstAccelCloth
   guint64 frame;
 };
 
-G_DEFINE_TYPE (GstAccelCloth, gst_accel_cloth, GST_TYPE_ACCEL_SIM_SRC);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelcloth, "accelcloth", GST_RANK_NONE,
-    GST_TYPE_ACCEL_CLOTH,
+G_DEFINE_TYPE_WITH_CODE (GstAccelCloth, gst_accel_cloth, GST_TYPE_ACCEL_SIM_SRC,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_cloth_debug, "accelcloth", 0, "accel cloth source"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelcloth, "accelcloth", GST_RANK_NONE, GST_TYPE_ACCEL_CLOTH);
 
 static void
 free_block (gboolean device, gpointer p)
@@ -105,6 +105,8 @@ gst_accel_cloth_start_sim (
       return FALSE;
     }
   accel_cloth_state_init (&self->arrays, self->state, p->w, p->h);
+  GST_DEBUG_OBJECT (self, "%dx%d vertices for %dx%d frames, on the %s", p->w,
+      p->h, width, height, self->device ? "GPU" : "host");
   if (self->device)
     return accel_cloth_reset (stream, p, &self->arrays) == cudaSuccess;
   return accel_cloth_reset_host (p, &self->arrays) == 0;
@@ -168,6 +170,11 @@ gst_accel_cloth_step (GstAccelSimSrc *src, gpointer stream,
 
   update_params (self, pointer);
   self->frame++;
+  if (self->params.grab >= 0)
+    GST_LOG_OBJECT (self, "step %" G_GUINT64_FORMAT ", vertex %d grabbed",
+        self->frame, self->params.grab);
+  else
+    GST_LOG_OBJECT (self, "step %" G_GUINT64_FORMAT, self->frame);
   if (!stream)
     return accel_cloth_step_host (&self->params, &self->arrays)
            || accel_cloth_render_host (&self->params, &self->arrays,
@@ -200,6 +207,7 @@ gst_accel_cloth_set_property (
 {
   GstAccelCloth *self = GST_ACCEL_CLOTH (object);
   gfloat *f = float_field (self, prop_id);
+  g_autofree gchar *contents = g_strdup_value_contents (value);
 
   GST_OBJECT_LOCK (self);
   if (f)
@@ -211,6 +219,7 @@ gst_accel_cloth_set_property (
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s = %s", pspec->name, contents);
 }
 
 static void
@@ -277,6 +286,7 @@ gst_accel_cloth_class_init (GstAccelClothClass *klass)
   sim_class->start_sim = gst_accel_cloth_start_sim;
   sim_class->stop_sim = gst_accel_cloth_stop_sim;
   sim_class->step = gst_accel_cloth_step;
+  sim_class->debug_category = gst_accel_cloth_debug;
 }
 
 static void

@@ -30,11 +30,12 @@ struct _GstAccelConvert
   GstAccelStaging scratch[2];
 };
 
-G_DEFINE_TYPE (GstAccelConvert, gst_accel_convert, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelconvert, "accelconvert",
-    GST_RANK_NONE, GST_TYPE_ACCEL_CONVERT,
+G_DEFINE_TYPE_WITH_CODE (GstAccelConvert, gst_accel_convert,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (gst_accel_convert_debug, "accelconvert", 0,
         "accel colour conversion and scaling"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelconvert, "accelconvert", GST_RANK_NONE, GST_TYPE_ACCEL_CONVERT);
 
 /* any size and format, the same memory */
 static GstCaps *
@@ -111,7 +112,9 @@ gst_accel_convert_fixate_caps (GstBaseTransform *trans,
         gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
             par_n * in_w * out_h, par_d * in_h * out_w);
     }
-  return gst_caps_fixate (othercaps);
+  othercaps = gst_caps_fixate (othercaps);
+  GST_DEBUG_OBJECT (trans, "fixated %" GST_PTR_FORMAT, othercaps);
+  return othercaps;
 }
 
 /* pointer positions from downstream's frame into upstream's */
@@ -177,11 +180,22 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
   int mid, ret;
 
   if (in->width == out->width && in->height == out->height)
-    return convert (stream, in, out);
+    {
+      GST_LOG_OBJECT (self, "%s -> %s at %dx%d",
+          gst_accel_image_format_name (in->format),
+          gst_accel_image_format_name (out->format), in->width, in->height);
+      return convert (stream, in, out);
+    }
 
   mid = resizable (in->format)             ? in->format
         : out->format == ACCEL_IMAGE_GRAY8 ? ACCEL_IMAGE_GRAY8
                                            : ACCEL_IMAGE_RGBA8;
+  GST_LOG_OBJECT (self, "%s %dx%d -> %s %dx%d, resized in %s%s%s",
+      gst_accel_image_format_name (in->format), in->width, in->height,
+      gst_accel_image_format_name (out->format), out->width, out->height,
+      gst_accel_image_format_name (mid),
+      in->format != mid ? ", converted before" : "",
+      out->format != mid ? ", converted after" : "");
   if (in->format != mid)
     {
       if ((ret = gst_accel_image_alloc (
@@ -240,6 +254,7 @@ gst_accel_convert_class_init (GstAccelConvertClass *klass)
   trans_class->src_event = gst_accel_convert_src_event;
   trans_class->stop = gst_accel_convert_stop;
   filter_class->filter_images = gst_accel_convert_filter_images;
+  filter_class->debug_category = gst_accel_convert_debug;
 }
 
 static void

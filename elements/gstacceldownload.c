@@ -30,11 +30,12 @@ struct _GstAccelDownload
   GstAccelPinned pinned;
 };
 
-G_DEFINE_TYPE (GstAccelDownload, gst_accel_download, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (acceldownload, "acceldownload",
-    GST_RANK_NONE, GST_TYPE_ACCEL_DOWNLOAD,
+G_DEFINE_TYPE_WITH_CODE (GstAccelDownload, gst_accel_download,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_download_debug, "acceldownload", 0, "accel download"));
+GST_ELEMENT_REGISTER_DEFINE (
+    acceldownload, "acceldownload", GST_RANK_NONE, GST_TYPE_ACCEL_DOWNLOAD);
 
 static GstCaps *
 gst_accel_download_transform_caps (GstBaseTransform *trans,
@@ -51,6 +52,7 @@ gst_accel_download_transform (
   GstAccelFilter *base = GST_ACCEL_FILTER (trans);
   gpointer stream = gst_accel_filter_get_stream (base);
   gpointer staged = NULL;
+  gsize slot_size = self->pinned.size;
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int err, end;
@@ -60,11 +62,20 @@ gst_accel_download_transform (
     return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (gst_accel_filter_get_context (base));
   /* no output in CUDA memory: the copy is waited for */
-  err = gst_accel_frame_sync_begin (&sync, inbuf, NULL, FALSE, stream);
+  err = gst_accel_frame_sync_begin (
+      &sync, &inbuf, 1, NULL, FALSE, gst_accel_filter_get_sync_stream (base));
   if (!err)
     err = gst_accel_transfer_download_start (
         &self->pinned, &in, stream, &staged);
-  end = gst_accel_frame_sync_end (&sync, stream);
+  if (self->pinned.size != slot_size)
+    GST_DEBUG_OBJECT (self,
+        "staging through %d page-locked slots of %" G_GSIZE_FORMAT " bytes",
+        GST_ACCEL_TRANSFER_SLOTS, self->pinned.size);
+  GST_LOG_OBJECT (self,
+      "frame %" GST_TIME_FORMAT ": copied out, the host waits for the copy",
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
+  end = gst_accel_frame_sync_end (
+      &sync, gst_accel_filter_get_sync_stream (base));
   gst_accel_cuda_scope_leave ();
   if (!err && !end)
     gst_accel_transfer_download_finish (staged, &out);
@@ -89,6 +100,7 @@ gst_accel_download_stop (GstBaseTransform *trans)
 {
   gst_accel_pinned_release (&GST_ACCEL_DOWNLOAD (trans)->pinned,
       gst_accel_filter_get_context (GST_ACCEL_FILTER (trans)));
+  GST_DEBUG_OBJECT (trans, "page-locked staging freed");
   return GST_BASE_TRANSFORM_CLASS (gst_accel_download_parent_class)
       ->stop (trans);
 }
@@ -112,6 +124,7 @@ gst_accel_download_class_init (GstAccelDownloadClass *klass)
   trans_class->transform_caps = gst_accel_download_transform_caps;
   trans_class->transform = gst_accel_download_transform;
   trans_class->stop = gst_accel_download_stop;
+  GST_ACCEL_FILTER_CLASS (klass)->debug_category = gst_accel_download_debug;
 }
 
 static void

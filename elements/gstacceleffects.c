@@ -45,11 +45,12 @@ struct _GstAccelEffects
   gboolean history_valid;
 };
 
-G_DEFINE_TYPE (GstAccelEffects, gst_accel_effects, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (acceleffects, "acceleffects",
-    GST_RANK_NONE, GST_TYPE_ACCEL_EFFECTS,
+G_DEFINE_TYPE_WITH_CODE (GstAccelEffects, gst_accel_effects,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_effects_debug, "acceleffects", 0, "accel effects"));
+GST_ELEMENT_REGISTER_DEFINE (
+    acceleffects, "acceleffects", GST_RANK_NONE, GST_TYPE_ACCEL_EFFECTS);
 
 static void
 free_history (GstAccelEffects *self)
@@ -90,7 +91,14 @@ gst_accel_effects_filter (GstAccelFilter *filter, void *stream, int format,
       if (size > 0 && !stream)
         self->history = g_malloc (size);
       self->history_size = size;
+      GST_DEBUG_OBJECT (self,
+          "history of %" G_GSIZE_FORMAT " bytes on the %s, started afresh",
+          size, stream ? "GPU" : "host");
     }
+  GST_LOG_OBJECT (self, "one pass over %dx%d%s", width, height,
+      size == 0             ? ""
+      : self->history_valid ? ", with the previous frames' history"
+                            : ", the history starts with this frame");
 
   if (stream)
     ret = accel_effects_apply (stream, format, src, src_pitch, dst, dst_pitch,
@@ -107,7 +115,10 @@ static gboolean
 gst_accel_effects_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    GST_ACCEL_EFFECTS (trans)->history_valid = FALSE;
+    {
+      GST_DEBUG_OBJECT (trans, "flushed: the temporal effects start afresh");
+      GST_ACCEL_EFFECTS (trans)->history_valid = FALSE;
+    }
   return GST_BASE_TRANSFORM_CLASS (gst_accel_effects_parent_class)
       ->sink_event (trans, event);
 }
@@ -157,6 +168,7 @@ gst_accel_effects_set_property (
       self->description = g_strdup (description ? description : "");
       self->params = params;
       GST_OBJECT_UNLOCK (self);
+      GST_DEBUG_OBJECT (self, "effects \"%s\"", description ? description : "");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -224,6 +236,7 @@ gst_accel_effects_class_init (GstAccelEffectsClass *klass)
   trans_class->sink_event = gst_accel_effects_sink_event;
   trans_class->stop = gst_accel_effects_stop;
   filter_class->filter = gst_accel_effects_filter;
+  filter_class->debug_category = gst_accel_effects_debug;
 }
 
 static void

@@ -14,6 +14,8 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_filter_debug);
 #define GST_CAT_DEFAULT gst_accel_filter_debug
+/* what the base class logs goes to the element's category */
+#define CAT(obj) GST_ACCEL_FILTER_CAT (obj)
 
 /* GRAY8 in system memory only: see gstacceltransfer.h */
 #define ACCEL_FILTER_FORMATS "{ RGBA, BGRA, GRAY8 }"
@@ -38,12 +40,14 @@ enum
 
 typedef struct
 {
-  GstCudaContext *context; /* NULL: the host implementation */
-  cudaStream_t stream;
-  gboolean cuda_memory; /* the negotiated caps are in CUDA memory */
+  GstCudaContext *context;  /* NULL: the host implementation */
+  AccelStream *sync_stream; /* libaccel's: the fences hold it */
+  cudaStream_t stream;      /* its handle */
+  gboolean cuda_memory;     /* the negotiated caps are in CUDA memory */
   /* frames the kernels cannot take where they are (system memory on a
    * GPU, planes laid out otherwise): input and output in their layout */
   GstAccelStaging staging[2];
+  int layout; /* staged in the last frame: bit 0 input, bit 1 output */
 
   gboolean sync_meta;        /* property */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
@@ -92,18 +96,19 @@ gst_accel_filter_query (
       ->query (trans, direction, query);
 }
 
+/* the stream and the staging blocks: device memory (with the context
+ * current) on a GPU, host memory without one */
 static void
-release_gpu (GstAccelFilterPrivate *priv)
+release_frames (GstAccelFilterPrivate *priv)
 {
-  if (!priv->context)
-    return;
-  gst_accel_cuda_scope_enter (priv->context);
+  if (priv->context)
+    gst_accel_cuda_scope_enter (priv->context);
   for (int i = 0; i < 2; i++)
     gst_accel_staging_clear (&priv->staging[i]);
-  if (priv->stream)
-    cudaStreamDestroy (priv->stream);
+  g_clear_pointer (&priv->sync_stream, accel_stream_unref);
   priv->stream = NULL;
-  gst_accel_cuda_scope_leave ();
+  if (priv->context)
+    gst_accel_cuda_scope_leave ();
 }
 
 static gboolean
@@ -113,9 +118,16 @@ gst_accel_filter_start (GstBaseTransform *trans)
       = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
 
   /* without a GPU the host implementation runs: no error */
-  if (gst_accel_cuda_usable ()
-      && !gst_accel_cuda_ensure_context (GST_ELEMENT (trans), &priv->context))
+  if (!gst_accel_cuda_usable ())
+    {
+      GST_CAT_INFO_OBJECT (
+          CAT (trans), trans, "no usable GPU: the host implementation runs");
+      return TRUE;
+    }
+  if (!gst_accel_cuda_ensure_context (GST_ELEMENT (trans), &priv->context))
     return FALSE;
+  GST_CAT_INFO_OBJECT (
+      CAT (trans), trans, "on the GPU, in %" GST_PTR_FORMAT, priv->context);
   return TRUE;
 }
 
@@ -125,8 +137,10 @@ gst_accel_filter_stop (GstBaseTransform *trans)
   GstAccelFilterPrivate *priv
       = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
 
-  release_gpu (priv);
+  release_frames (priv);
   gst_clear_object (&priv->context);
+  GST_CAT_DEBUG_OBJECT (
+      CAT (trans), trans, "stopped, stream and staging freed");
   return TRUE;
 }
 
@@ -136,21 +150,33 @@ gst_accel_filter_set_info (GstVideoFilter *filter, GstCaps *incaps,
 {
   GstAccelFilterPrivate *priv
       = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (filter));
-  cudaError_t err;
+  gboolean in_cuda = gst_accel_cuda_caps_are_cuda (incaps);
+  gboolean out_cuda = gst_accel_cuda_caps_are_cuda (outcaps);
 
-  priv->cuda_memory = gst_accel_cuda_caps_are_cuda (incaps)
-                      || gst_accel_cuda_caps_are_cuda (outcaps);
+  priv->cuda_memory = in_cuda || out_cuda;
   if (priv->cuda_memory && !priv->context)
     goto no_gpu;
-  release_gpu (priv);
+  /* the blocks of the previous caps go, the next frame sizes them anew */
+  release_frames (priv);
+  priv->layout = -1;
+  GST_CAT_DEBUG_OBJECT (CAT (filter), filter,
+      "caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+  GST_CAT_INFO_OBJECT (CAT (filter), filter,
+      "%s memory in, %s memory out, %s%s", in_cuda ? "CUDA" : "system",
+      out_cuda ? "CUDA" : "system",
+      priv->context ? "on the GPU" : "host implementation",
+      gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (filter))
+          ? ": frames pass through untouched"
+          : "");
   if (!priv->context)
     return TRUE;
 
   gst_accel_cuda_scope_enter (priv->context);
-  err = cudaStreamCreateWithFlags (&priv->stream, cudaStreamNonBlocking);
+  priv->sync_stream = gst_accel_sync_stream_new (priv->context);
   gst_accel_cuda_scope_leave ();
-  if (err != cudaSuccess)
+  if (!priv->sync_stream)
     goto failed;
+  priv->stream = accel_stream_get_handle (priv->sync_stream);
   return TRUE;
 
   /* ERRORS */
@@ -163,7 +189,7 @@ no_gpu:
 failed:
   {
     GST_ELEMENT_ERROR (filter, RESOURCE, FAILED, (NULL),
-        ("cudaStreamCreateWithFlags failed: %s", cudaGetErrorString (err)));
+        ("cannot create a CUDA stream (see the accelsyncmeta log)"));
     return FALSE;
   }
 }
@@ -182,8 +208,13 @@ gst_accel_filter_propose_allocation (
   gst_query_parse_allocation (query, &caps, NULL);
   if (!gst_base_transform_is_passthrough (trans) && caps
       && gst_accel_cuda_caps_are_cuda (caps) && priv->context)
-    return gst_accel_cuda_propose_allocation (
-        priv->context, query, priv->sync_meta);
+    {
+      GST_CAT_DEBUG_OBJECT (CAT (trans), trans,
+          "offering upstream a CUDA pool%s",
+          priv->sync_meta ? "; it waits on its input's sync meta" : "");
+      return gst_accel_cuda_propose_allocation (
+          priv->context, query, priv->sync_meta);
+    }
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
       ->propose_allocation (trans, decide_query, query);
 }
@@ -205,8 +236,15 @@ gst_accel_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
       priv->downstream_waits = priv->sync_meta
                                && gst_query_find_allocation_meta (
                                    query, GST_ACCEL_SYNC_META_API_TYPE, NULL);
-      GST_DEBUG_OBJECT (trans, "downstream %s the sync meta",
-          priv->downstream_waits ? "takes" : "does not take");
+      GST_CAT_DEBUG_OBJECT (CAT (trans), trans, "%s",
+          priv->downstream_waits
+              ? "downstream takes the sync meta: frames are pushed with "
+                "their GPU work in flight"
+          : priv->sync_meta
+              ? "downstream does not take the sync meta: the host waits "
+                "for the GPU before each push"
+              : "sync-meta=false: the host waits for the GPU before each "
+                "push");
     }
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
       ->decide_allocation (trans, query);
@@ -283,6 +321,32 @@ run_kernel (GstAccelFilter *self, gpointer stream, const GstAccelImage *in,
       out->data, out->pitch, in->width, in->height);
 }
 
+/* whether the kernel reaches the frames where they are or through
+ * staging copies: at DEBUG when that changes, at LOG for every frame */
+static void
+log_layout (GstAccelFilter *self, GstVideoFrame *in, gboolean in_staged,
+    gboolean out_staged)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+  int layout = (in_staged ? 1 : 0) | (out_staged ? 2 : 0);
+  const gchar *where = priv->context ? "GPU" : "host";
+
+  if (layout != priv->layout)
+    GST_CAT_DEBUG_OBJECT (CAT (self), self, "on the %s: input %s, output %s%s",
+        where, in_staged ? "staged" : "read in place",
+        out_staged ? "staged" : "written in place",
+        !layout                               ? ""
+        : priv->context && !priv->cuda_memory ? " (system memory: copies to "
+                                                "the GPU and back)"
+                                              : " (planes not in the "
+                                                "kernels' layout)");
+  priv->layout = layout;
+  GST_CAT_LOG_OBJECT (CAT (self), self,
+      "frame %" GST_TIME_FORMAT " on the %s, input %s, output %s",
+      GST_TIME_ARGS (GST_BUFFER_PTS (in->buffer)), where,
+      in_staged ? "staged" : "in place", out_staged ? "staged" : "in place");
+}
+
 /* the input and output images, the kernel, the output back in place */
 static int
 filter_frames (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
@@ -293,8 +357,10 @@ filter_frames (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   int ret;
 
   if ((ret = prepare_image (self, in, 0, TRUE, &in_image, &in_staged))
-      || (ret = prepare_image (self, out, 1, FALSE, &out_image, &out_staged))
-      || (ret = run_kernel (self, priv->stream, &in_image, &out_image)))
+      || (ret = prepare_image (self, out, 1, FALSE, &out_image, &out_staged)))
+    return ret;
+  log_layout (self, in, in_staged, out_staged);
+  if ((ret = run_kernel (self, priv->stream, &in_image, &out_image)))
     return ret;
   if (out_staged)
     return gst_accel_image_unstage (
@@ -323,11 +389,17 @@ gst_accel_filter_transform (
   gst_accel_cuda_scope_enter (priv->context);
   if (priv->cuda_memory)
     ret = gst_accel_frame_sync_begin (
-        &sync, inbuf, outbuf, priv->downstream_waits, priv->stream);
+        &sync, &inbuf, 1, outbuf, priv->downstream_waits, priv->sync_stream);
+  GST_CAT_LOG_OBJECT (CAT (self), self, "frame %" GST_TIME_FORMAT ": %s",
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)),
+      !priv->cuda_memory ? "system memory, the host waits for the GPU"
+      : sync.host_wait   ? "the host waits for the GPU before the push"
+                         : "pushed with its GPU work in flight, "
+                           "downstream waits on the sync meta");
   if (ret == ACCEL_IMAGE_OK)
     ret = filter_frames (self, &in, &out);
   if (priv->cuda_memory)
-    err = gst_accel_frame_sync_end (&sync, priv->stream);
+    err = gst_accel_frame_sync_end (&sync, priv->sync_stream);
   else
     err = cudaStreamSynchronize (priv->stream);
   gst_accel_cuda_scope_leave ();
@@ -381,15 +453,21 @@ gst_accel_filter_set_property (
 
   if (is_param (pspec))
     {
+      g_autofree gchar *contents = g_strdup_value_contents (value);
+
       GST_OBJECT_LOCK (object);
       g_value_copy (value, &priv->params[prop_id]);
       GST_OBJECT_UNLOCK (object);
+      GST_CAT_DEBUG_OBJECT (
+          CAT (object), object, "%s = %s", pspec->name, contents);
       return;
     }
   switch (prop_id)
     {
     case PROP_SYNC_META:
       priv->sync_meta = g_value_get_boolean (value);
+      GST_CAT_DEBUG_OBJECT (CAT (object), object, "sync-meta = %s",
+          priv->sync_meta ? "true" : "false");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -550,6 +628,22 @@ gst_accel_filter_get_stream (GstAccelFilter *self)
 }
 
 /**
+ * gst_accel_filter_get_sync_stream:
+ * @self: an accel element
+ *
+ * Returns: (transfer none) (nullable): the same stream as libaccel's
+ *   AccelStream, for the sync meta's fences; %NULL on the host
+ *   implementation.
+ */
+AccelStream *
+gst_accel_filter_get_sync_stream (GstAccelFilter *self)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  return priv->sync_stream;
+}
+
+/**
  * gst_accel_filter_get_context:
  * @self: an accel element
  *
@@ -591,6 +685,8 @@ gst_accel_filter_class_init (GstAccelFilterClass *klass)
   gobject_class->get_property = gst_accel_filter_get_property;
   gobject_class->constructed = gst_accel_filter_constructed;
   gobject_class->finalize = gst_accel_filter_finalize;
+  /* each element sets its own */
+  klass->debug_category = gst_accel_filter_debug;
   g_object_class_install_property (gobject_class, PROP_SYNC_META,
       gst_accel_sync_meta_param_spec_new (DEFAULT_SYNC_META));
 
@@ -615,4 +711,5 @@ gst_accel_filter_init (GstAccelFilter *self)
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
 
   priv->sync_meta = DEFAULT_SYNC_META;
+  priv->layout = -1;
 }

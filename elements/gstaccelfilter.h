@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gst/cuda/gstcudacontext.h>
+#include <accel/accel.h>
 #include <gst/video/gstvideofilter.h>
 
 #include "gstaccelimage.h"
@@ -22,6 +23,9 @@ G_DECLARE_DERIVABLE_TYPE (
  * @filter_images: instead of @filter, for elements whose output differs
  *   from their input in format or size: the same, with both images in the
  *   kernels' layout (kernels/image/image.h)
+ * @debug_category: the element's own debug category, set in its class_init:
+ *   the base class tells its part of each frame's story there too, so that
+ *   `GST_DEBUG=accelgaussianblur:6` shows all of it
  *
  * Frames in CUDA memory (video/x-raw(memory:CUDAMemory)) are filtered in
  * place on the GPU; frames in system memory go through device copies on a
@@ -36,14 +40,20 @@ struct _GstAccelFilterClass
       int height);
   int (*filter_images) (GstAccelFilter *self, void *stream,
       const GstAccelImage *in, const GstAccelImage *out);
+  GstDebugCategory *debug_category;
 
   /*< private >*/
   GParamSpec **params; /* by property id, from install_param() */
   guint n_params;
 };
 
+/* the debug category of @obj's element (GstAccelFilterClass) */
+#define GST_ACCEL_FILTER_CAT(obj)                                              \
+  (GST_ACCEL_FILTER_GET_CLASS (obj)->debug_category)
+
 int gst_accel_filter_format_from_video (GstVideoFormat format);
 gpointer gst_accel_filter_get_stream (GstAccelFilter *self);
+AccelStream *gst_accel_filter_get_sync_stream (GstAccelFilter *self);
 GstCudaContext *gst_accel_filter_get_context (GstAccelFilter *self);
 gboolean gst_accel_filter_get_downstream_waits (GstAccelFilter *self);
 gboolean gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,

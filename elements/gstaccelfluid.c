@@ -49,11 +49,11 @@ struct _GstAccelFluid
   guint8 *grid_rgba; /* the dye at grid size, when the frame is not */
 };
 
-G_DEFINE_TYPE (GstAccelFluid, gst_accel_fluid, GST_TYPE_ACCEL_SIM_SRC);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelfluid, "accelfluid", GST_RANK_NONE,
-    GST_TYPE_ACCEL_FLUID,
+G_DEFINE_TYPE_WITH_CODE (GstAccelFluid, gst_accel_fluid, GST_TYPE_ACCEL_SIM_SRC,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_fluid_debug, "accelfluid", 0, "accel fluid source"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelfluid, "accelfluid", GST_RANK_NONE, GST_TYPE_ACCEL_FLUID);
 
 static gpointer
 alloc_zeroed (gboolean device, gpointer stream, size_t size)
@@ -163,6 +163,11 @@ gst_accel_fluid_step (GstAccelSimSrc *src, gpointer stream,
   int err;
 
   make_params (self, pointer, width, height, &p);
+  GST_LOG_OBJECT (self, "step of the %dx%d grid%s", p.n, p.n,
+      pointer->inside && (pointer->down || pointer->clicks > 0)
+          ? ", the pointer pushes and pours dye"
+      : p.dye_amount > 0.0f ? ", the jet pours dye"
+                            : "");
   if (!stream)
     {
       accel_fluid_step_host (&p, &self->fields);
@@ -188,6 +193,7 @@ gst_accel_fluid_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstAccelFluid *self = GST_ACCEL_FLUID (object);
+  g_autofree gchar *contents = g_strdup_value_contents (value);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id)
@@ -215,6 +221,7 @@ gst_accel_fluid_set_property (
       break;
     }
   GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s = %s", pspec->name, contents);
 }
 
 static void
@@ -301,6 +308,7 @@ gst_accel_fluid_class_init (GstAccelFluidClass *klass)
   sim_class->start_sim = gst_accel_fluid_start_sim;
   sim_class->stop_sim = gst_accel_fluid_stop_sim;
   sim_class->step = gst_accel_fluid_step;
+  sim_class->debug_category = gst_accel_fluid_debug;
 }
 
 static void

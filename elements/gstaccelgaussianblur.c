@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: Gaussian blur element; its parameters live in the base class */
+/* accel: Gaussian blur element; its parameters, its caps, memory and
+ * per-frame story (logged in this element's category) live in the base
+ * class */
 #include "gstaccelgaussianblur.h"
 
 #include "image/blur.h"
@@ -18,23 +20,26 @@ struct _GstAccelGaussianBlur
   GstAccelFilter parent;
 };
 
-G_DEFINE_TYPE (
-    GstAccelGaussianBlur, gst_accel_gaussian_blur, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelgaussianblur, "accelgaussianblur",
-    GST_RANK_NONE, GST_TYPE_ACCEL_GAUSSIAN_BLUR,
+G_DEFINE_TYPE_WITH_CODE (GstAccelGaussianBlur, gst_accel_gaussian_blur,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (gst_accel_gaussian_blur_debug, "accelgaussianblur",
         0, "accel Gaussian blur"));
+GST_ELEMENT_REGISTER_DEFINE (accelgaussianblur, "accelgaussianblur",
+    GST_RANK_NONE, GST_TYPE_ACCEL_GAUSSIAN_BLUR);
 
 static int
 gst_accel_gaussian_blur_filter (GstAccelFilter *filter, void *stream,
     int format, const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
     int width, int height)
 {
+  gfloat sigma = gst_accel_filter_get_float (filter, PROP_SIGMA);
+
+  GST_LOG_OBJECT (filter, "sigma %g over %dx%d", sigma, width, height);
   if (stream)
-    return accel_gaussian_blur (stream, format, src, src_pitch, dst, dst_pitch,
-        width, height, gst_accel_filter_get_float (filter, PROP_SIGMA));
-  return accel_gaussian_blur_host (format, src, src_pitch, dst, dst_pitch,
-      width, height, gst_accel_filter_get_float (filter, PROP_SIGMA));
+    return accel_gaussian_blur (
+        stream, format, src, src_pitch, dst, dst_pitch, width, height, sigma);
+  return accel_gaussian_blur_host (
+      format, src, src_pitch, dst, dst_pitch, width, height, sigma);
 }
 
 static void
@@ -56,6 +61,7 @@ gst_accel_gaussian_blur_class_init (GstAccelGaussianBlurClass *klass)
       "Separable Gaussian blur of RGBA, BGRA or GRAY8 frames", "accel");
 
   filter_class->filter = gst_accel_gaussian_blur_filter;
+  filter_class->debug_category = gst_accel_gaussian_blur_debug;
 }
 
 static void

@@ -34,6 +34,22 @@ gst_accel_image_format_from_video (GstVideoFormat format)
     }
 }
 
+/**
+ * gst_accel_image_format_name:
+ * @format: an ACCEL_IMAGE_* format
+ *
+ * Returns: its name as the video formats spell it, for logs.
+ */
+const gchar *
+gst_accel_image_format_name (int format)
+{
+  static const gchar *names[]
+      = { "unknown", "RGBA", "BGRA", "GRAY8", "NV12", "I420", "RGBAF32" };
+
+  return format > 0 && format < (int)G_N_ELEMENTS (names) ? names[format]
+                                                          : names[0];
+}
+
 static int
 n_planes (int format)
 {

@@ -42,6 +42,7 @@ typedef struct
 } GstAccelStaging;
 
 int gst_accel_image_format_from_video (GstVideoFormat format);
+const gchar *gst_accel_image_format_name (int format);
 gboolean gst_accel_image_from_frame (
     GstAccelImage *image, GstVideoFrame *frame);
 int gst_accel_image_stage (GstAccelImage *image, GstAccelStaging *staging,

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: median filter element; its parameters live in the base class */
+/* accel: median filter element; its parameters, its caps, memory and
+ * per-frame story (logged in this element's category) live in the base
+ * class */
 #include "gstaccelmedian.h"
 
 #include "image/median.h"
@@ -30,22 +32,26 @@ struct _GstAccelMedian
   GstAccelFilter parent;
 };
 
-G_DEFINE_TYPE (GstAccelMedian, gst_accel_median, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelmedian, "accelmedian",
-    GST_RANK_NONE, GST_TYPE_ACCEL_MEDIAN,
+G_DEFINE_TYPE_WITH_CODE (GstAccelMedian, gst_accel_median,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_median_debug, "accelmedian", 0, "accel median"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelmedian, "accelmedian", GST_RANK_NONE, GST_TYPE_ACCEL_MEDIAN);
 
 static int
 gst_accel_median_filter (GstAccelFilter *filter, void *stream, int format,
     const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
     int height)
 {
+  int size = (int)gst_accel_filter_get_float (filter, PROP_SIZE);
+
+  GST_LOG_OBJECT (filter, "%dx%d window over %dx%d", size, size, width, height);
   if (stream)
-    return accel_median (stream, format, src, src_pitch, dst, dst_pitch, width,
-        height, (int)gst_accel_filter_get_float (filter, PROP_SIZE));
-  return accel_median_host (format, src, src_pitch, dst, dst_pitch, width,
-      height, (int)gst_accel_filter_get_float (filter, PROP_SIZE));
+    return accel_median (
+        stream, format, src, src_pitch, dst, dst_pitch, width, height, size);
+  return accel_median_host (
+      format, src, src_pitch, dst, dst_pitch, width, height, size);
 }
 
 static void
@@ -68,6 +74,7 @@ gst_accel_median_class_init (GstAccelMedianClass *klass)
       "accel");
 
   filter_class->filter = gst_accel_median_filter;
+  filter_class->debug_category = gst_accel_median_debug;
 }
 
 static void

@@ -60,11 +60,12 @@ struct _GstAccelParticles
   guint64 step;
 };
 
-G_DEFINE_TYPE (GstAccelParticles, gst_accel_particles, GST_TYPE_ACCEL_SIM_SRC);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelparticles, "accelparticles",
-    GST_RANK_NONE, GST_TYPE_ACCEL_PARTICLES,
+G_DEFINE_TYPE_WITH_CODE (GstAccelParticles, gst_accel_particles,
+    GST_TYPE_ACCEL_SIM_SRC,
     GST_DEBUG_CATEGORY_INIT (gst_accel_particles_debug, "accelparticles", 0,
         "accel particle system source"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelparticles, "accelparticles", GST_RANK_NONE, GST_TYPE_ACCEL_PARTICLES);
 
 static void
 gst_accel_particles_stop_sim (GstAccelSimSrc *src)
@@ -184,6 +185,8 @@ gst_accel_particles_step (GstAccelSimSrc *src, gpointer stream,
 
   splat_params (self, width, height, &sp);
   update_params (self, pointer, &sp);
+  GST_LOG_OBJECT (self, "step %" G_GUINT64_FORMAT "%s", self->step,
+      self->params.n_attractors > 0 ? ", the pointer attracts" : "");
   if (stream)
     err = accel_particles_step (
         stream, &self->params, self->step, in, out, &self->scratch);
@@ -206,6 +209,7 @@ gst_accel_particles_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstAccelParticles *self = GST_ACCEL_PARTICLES (object);
+  g_autofree gchar *contents = g_strdup_value_contents (value);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id)
@@ -242,6 +246,7 @@ gst_accel_particles_set_property (
       break;
     }
   GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s = %s", pspec->name, contents);
 }
 
 static void
@@ -355,6 +360,7 @@ gst_accel_particles_class_init (GstAccelParticlesClass *klass)
   sim_class->start_sim = gst_accel_particles_start_sim;
   sim_class->stop_sim = gst_accel_particles_stop_sim;
   sim_class->step = gst_accel_particles_step;
+  sim_class->debug_category = gst_accel_particles_debug;
 }
 
 static void

@@ -15,6 +15,8 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_sim_src_debug);
 #define GST_CAT_DEFAULT gst_accel_sim_src_debug
+/* what the base class logs goes to the element's category */
+#define CAT(obj) GST_ACCEL_SIM_SRC_CAT (obj)
 
 #define SIM_CAPS_FIELDS                                                        \
   "format = (string) RGBA, width = " GST_VIDEO_SIZE_RANGE                      \
@@ -37,8 +39,9 @@ enum
 
 typedef struct
 {
-  GstCudaContext *context; /* NULL: the host implementation */
-  cudaStream_t stream;
+  GstCudaContext *context;   /* NULL: the host implementation */
+  AccelStream *sync_stream;  /* libaccel's: the fences hold it */
+  cudaStream_t stream;       /* its handle */
   gboolean cuda_memory;      /* the negotiated caps are in CUDA memory */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
   gboolean sync_meta;        /* property */
@@ -132,8 +135,7 @@ static void
 release_gpu (GstAccelSimSrcPrivate *priv)
 {
   gst_accel_staging_clear (&priv->staging);
-  if (priv->stream)
-    cudaStreamDestroy (priv->stream);
+  g_clear_pointer (&priv->sync_stream, accel_stream_unref);
   priv->stream = NULL;
 }
 
@@ -142,24 +144,30 @@ gst_accel_sim_src_start (GstBaseSrc *src)
 {
   GstAccelSimSrcPrivate *priv
       = gst_accel_sim_src_get_instance_private (GST_ACCEL_SIM_SRC (src));
-  cudaError_t err;
 
   priv->frames = 0;
   memset (&priv->pointer, 0, sizeof priv->pointer);
   /* without a GPU the host implementation runs: no error */
   if (!gst_accel_cuda_usable ())
-    return TRUE;
+    {
+      GST_CAT_INFO_OBJECT (
+          CAT (src), src, "no usable GPU: the host implementation runs");
+      return TRUE;
+    }
   if (!gst_accel_cuda_ensure_context (GST_ELEMENT (src), &priv->context))
     return FALSE;
+  GST_CAT_INFO_OBJECT (
+      CAT (src), src, "on the GPU, in %" GST_PTR_FORMAT, priv->context);
   gst_accel_cuda_scope_enter (priv->context);
-  err = cudaStreamCreateWithFlags (&priv->stream, cudaStreamNonBlocking);
+  priv->sync_stream = gst_accel_sync_stream_new (priv->context);
   gst_accel_cuda_scope_leave ();
-  if (err != cudaSuccess)
+  if (!priv->sync_stream)
     {
       GST_ELEMENT_ERROR (src, RESOURCE, FAILED, (NULL),
-          ("cudaStreamCreateWithFlags failed: %s", cudaGetErrorString (err)));
+          ("cannot create a CUDA stream (see the accelsyncmeta log)"));
       return FALSE;
     }
+  priv->stream = accel_stream_get_handle (priv->sync_stream);
   return TRUE;
 }
 
@@ -176,6 +184,7 @@ gst_accel_sim_src_stop (GstBaseSrc *src)
   if (priv->context)
     gst_accel_cuda_scope_leave ();
   gst_clear_object (&priv->context);
+  GST_CAT_DEBUG_OBJECT (CAT (src), src, "stopped, simulation state freed");
   return TRUE;
 }
 
@@ -212,6 +221,14 @@ gst_accel_sim_src_set_caps (GstBaseSrc *src, GstCaps *caps)
       return FALSE;
     }
   priv->running = TRUE;
+  GST_CAT_DEBUG_OBJECT (CAT (src), src, "caps %" GST_PTR_FORMAT, caps);
+  GST_CAT_INFO_OBJECT (CAT (src), src, "%dx%d frames in %s memory, %s",
+      GST_VIDEO_INFO_WIDTH (&priv->info), GST_VIDEO_INFO_HEIGHT (&priv->info),
+      priv->cuda_memory ? "CUDA" : "system",
+      priv->cuda_memory ? "rendered in place on the GPU"
+      : priv->context   ? "rendered on the GPU into staging and copied out, "
+                          "the host waits for the GPU"
+                        : "rendered by the host implementation");
   return TRUE;
 }
 
@@ -236,6 +253,15 @@ gst_accel_sim_src_decide_allocation (GstBaseSrc *src, GstQuery *query)
       priv->downstream_waits = priv->sync_meta
                                && gst_query_find_allocation_meta (
                                    query, GST_ACCEL_SYNC_META_API_TYPE, NULL);
+      GST_CAT_DEBUG_OBJECT (CAT (src), src, "%s",
+          priv->downstream_waits
+              ? "downstream takes the sync meta: frames are pushed with "
+                "their GPU work in flight"
+          : priv->sync_meta
+              ? "downstream does not take the sync meta: the host waits "
+                "for the GPU before each push"
+              : "sync-meta=false: the host waits for the GPU before each "
+                "push");
     }
   else if (gst_query_get_n_allocation_pools (query) == 0)
     {
@@ -281,12 +307,16 @@ render_gpu (GstAccelSimSrc *self, const GstAccelPointer *pointer,
   if (priv->cuda_memory)
     {
       err = gst_accel_frame_sync_begin (
-          &sync, NULL, buf, priv->downstream_waits, priv->stream);
+          &sync, NULL, 0, buf, priv->downstream_waits, priv->sync_stream);
+      GST_CAT_LOG_OBJECT (CAT (self), self, "%s",
+          sync.host_wait ? "the host waits for the GPU before the push"
+                         : "pushed with its GPU work in flight, downstream "
+                           "waits on the sync meta");
       if (!err)
         err = klass->step (self, priv->stream, pointer,
             GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
             GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), w, h);
-      end = gst_accel_frame_sync_end (&sync, priv->stream);
+      end = gst_accel_frame_sync_end (&sync, priv->sync_stream);
       return err ? err : end;
     }
 
@@ -357,6 +387,10 @@ gst_accel_sim_src_fill (
     }
   GST_BUFFER_OFFSET (buf) = priv->frames;
   GST_BUFFER_OFFSET_END (buf) = ++priv->frames;
+  GST_CAT_LOG_OBJECT (CAT (self), self,
+      "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT " rendered on the %s",
+      priv->frames - 1, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+      priv->context ? "GPU" : "host");
   return GST_FLOW_OK;
 }
 
@@ -403,7 +437,8 @@ handle_navigation (GstAccelSimSrc *self, GstEvent *event)
   else if (type == GST_NAVIGATION_EVENT_MOUSE_BUTTON_RELEASE)
     p->down = FALSE;
   GST_OBJECT_UNLOCK (self);
-  GST_LOG_OBJECT (self, "pointer at %g,%g%s", x, y, p->down ? ", down" : "");
+  GST_CAT_LOG_OBJECT (
+      CAT (self), self, "pointer at %g,%g%s", x, y, p->down ? ", down" : "");
   return TRUE;
 }
 
@@ -427,6 +462,8 @@ gst_accel_sim_src_set_property (
     {
     case PROP_SYNC_META:
       priv->sync_meta = g_value_get_boolean (value);
+      GST_CAT_DEBUG_OBJECT (CAT (object), object, "sync-meta = %s",
+          priv->sync_meta ? "true" : "false");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -461,6 +498,8 @@ gst_accel_sim_src_class_init (GstAccelSimSrcClass *klass)
 
   gobject_class->set_property = gst_accel_sim_src_set_property;
   gobject_class->get_property = gst_accel_sim_src_get_property;
+  /* each element sets its own */
+  klass->debug_category = gst_accel_sim_src_debug;
 
   g_object_class_install_property (gobject_class, PROP_SYNC_META,
       gst_accel_sync_meta_param_spec_new (DEFAULT_SYNC_META));

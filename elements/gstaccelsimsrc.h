@@ -44,6 +44,9 @@ typedef struct
  * @step: advances the simulation one frame and renders it as RGBA8 into
  *   @rgba (device memory, enqueued on @stream; or host memory, with %NULL);
  *   returns a cudaError_t (0 on success)
+ * @debug_category: the element's own debug category, set in its class_init:
+ *   the base class tells its part of each frame's story there too, so that
+ *   `GST_DEBUG=accelfluid:6` shows all of it
  */
 struct _GstAccelSimSrcClass
 {
@@ -55,6 +58,11 @@ struct _GstAccelSimSrcClass
   int (*step) (GstAccelSimSrc *self, gpointer stream,
       const GstAccelPointer *pointer, guint8 *rgba, size_t pitch, int width,
       int height);
+  GstDebugCategory *debug_category;
 };
+
+/* the debug category of @obj's element (GstAccelSimSrcClass) */
+#define GST_ACCEL_SIM_SRC_CAT(obj)                                             \
+  (GST_ACCEL_SIM_SRC_GET_CLASS (obj)->debug_category)
 
 G_END_DECLS

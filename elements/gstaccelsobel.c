@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: Sobel edge magnitude element; its parameters live in the base class */
+/* accel: Sobel edge magnitude element; its parameters, its caps, memory
+ * and per-frame story (logged in this element's category) live in the base
+ * class */
 #include "gstaccelsobel.h"
 
 #include "image/sobel.h"
@@ -18,22 +20,25 @@ struct _GstAccelSobel
   GstAccelFilter parent;
 };
 
-G_DEFINE_TYPE (GstAccelSobel, gst_accel_sobel, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelsobel, "accelsobel", GST_RANK_NONE,
-    GST_TYPE_ACCEL_SOBEL,
+G_DEFINE_TYPE_WITH_CODE (GstAccelSobel, gst_accel_sobel, GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_sobel_debug, "accelsobel", 0, "accel Sobel"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelsobel, "accelsobel", GST_RANK_NONE, GST_TYPE_ACCEL_SOBEL);
 
 static int
 gst_accel_sobel_filter (GstAccelFilter *filter, void *stream, int format,
     const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
     int height)
 {
+  gfloat scale = gst_accel_filter_get_float (filter, PROP_SCALE);
+
+  GST_LOG_OBJECT (filter, "scale %g over %dx%d", scale, width, height);
   if (stream)
     return accel_sobel (stream, format, src, src_pitch, dst, dst_pitch, NULL, 0,
-        width, height, gst_accel_filter_get_float (filter, PROP_SCALE));
-  return accel_sobel_host (format, src, src_pitch, dst, dst_pitch, NULL, 0,
-      width, height, gst_accel_filter_get_float (filter, PROP_SCALE));
+        width, height, scale);
+  return accel_sobel_host (
+      format, src, src_pitch, dst, dst_pitch, NULL, 0, width, height, scale);
 }
 
 static void
@@ -55,6 +60,7 @@ gst_accel_sobel_class_init (GstAccelSobelClass *klass)
       "accel");
 
   filter_class->filter = gst_accel_sobel_filter;
+  filter_class->debug_category = gst_accel_sobel_debug;
 }
 
 static void

@@ -1,9 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: GstAccelSyncMeta, the CUDA events that order the GPU work of two
- * accel elements on a frame without blocking the host */
+/* accel: GstAccelSyncMeta, the engine's fence on a GstBuffer of CUDA memory;
+ * the waits and records themselves are libaccel's (accelfence.c) */
 #include "gstaccelsyncmeta.h"
 
 #include <cuda_runtime_api.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_accel_sync_meta_debug);
+#define GST_CAT_DEFAULT gst_accel_sync_meta_debug
+
+/* the fence's error said on the log, its CUDA status returned */
+static int
+cuda_status (GError *error)
+{
+  int status = cudaGetLastError ();
+
+  GST_WARNING ("%s", error->message);
+  g_error_free (error);
+  return status != cudaSuccess ? status : cudaErrorUnknown;
+}
 
 GType
 gst_accel_sync_meta_api_get_type (void)
@@ -16,6 +30,8 @@ gst_accel_sync_meta_api_get_type (void)
   if (g_once_init_enter (&type))
     {
       GType t = gst_meta_api_type_register ("GstAccelSyncMetaAPI", tags);
+      GST_DEBUG_CATEGORY_INIT (gst_accel_sync_meta_debug, "accelsyncmeta", 0,
+          "accel sync meta: the engine's fences on GStreamer buffers");
       g_once_init_leave (&type, t);
     }
   return type;
@@ -24,21 +40,8 @@ gst_accel_sync_meta_api_get_type (void)
 static gboolean
 gst_accel_sync_meta_init (GstMeta *meta, gpointer params, GstBuffer *buffer)
 {
-  GstAccelSyncMeta *self = (GstAccelSyncMeta *)meta;
-
-  g_mutex_init (&self->lock);
-  self->written = NULL;
-  self->reads = g_ptr_array_new ();
-  self->spares = g_ptr_array_new ();
+  ((GstAccelSyncMeta *)meta)->fence = NULL;
   return TRUE;
-}
-
-static void
-destroy_events (GPtrArray *events)
-{
-  for (guint i = 0; i < events->len; i++)
-    cudaEventDestroy (events->pdata[i]);
-  g_ptr_array_unref (events);
 }
 
 static void
@@ -46,11 +49,7 @@ gst_accel_sync_meta_free (GstMeta *meta, GstBuffer *buffer)
 {
   GstAccelSyncMeta *self = (GstAccelSyncMeta *)meta;
 
-  if (self->written)
-    cudaEventDestroy (self->written);
-  destroy_events (self->reads);
-  destroy_events (self->spares);
-  g_mutex_clear (&self->lock);
+  g_clear_pointer (&self->fence, accel_fence_free);
 }
 
 const GstMetaInfo *
@@ -89,142 +88,71 @@ gst_buffer_ensure_accel_sync_meta (GstBuffer *buffer)
   return meta;
 }
 
-static cudaError_t
-wait_all (cudaStream_t stream, GPtrArray *events, GPtrArray *spares)
+/* the meta's fence, made on @stream's device by whoever comes first */
+static AccelFence *
+meta_fence (GstAccelSyncMeta *meta, AccelStream *stream)
 {
-  cudaError_t err = cudaSuccess;
+  AccelFence *fence = g_atomic_pointer_get (&meta->fence);
 
-  for (guint i = 0; i < events->len && err == cudaSuccess; i++)
-    err = cudaStreamWaitEvent (stream, events->pdata[i], 0);
-  for (guint i = 0; i < events->len; i++)
-    g_ptr_array_add (spares, events->pdata[i]);
-  g_ptr_array_set_size (events, 0);
-  return err;
-}
-
-/**
- * gst_accel_sync_meta_begin_write:
- * @meta: the meta of the buffer about to be written
- * @stream: the writer's stream
- *
- * Makes @stream wait, on the GPU, until the buffer's last readers and its
- * last writer are done with it.
- */
-int
-gst_accel_sync_meta_begin_write (GstAccelSyncMeta *meta, gpointer stream)
-{
-  cudaError_t err = cudaSuccess;
-
-  g_mutex_lock (&meta->lock);
-  if (meta->written)
-    err = cudaStreamWaitEvent (stream, meta->written, 0);
-  if (err == cudaSuccess)
-    err = wait_all (stream, meta->reads, meta->spares);
-  g_mutex_unlock (&meta->lock);
-  return err;
-}
-
-/**
- * gst_accel_sync_meta_end_write:
- * @meta: the meta of the buffer just written
- * @stream: the writer's stream, with the writes enqueued
- *
- * Records that the writes end here.
- */
-int
-gst_accel_sync_meta_end_write (GstAccelSyncMeta *meta, gpointer stream)
-{
-  cudaError_t err = cudaSuccess;
-
-  g_mutex_lock (&meta->lock);
-  if (!meta->written)
-    err = cudaEventCreateWithFlags (
-        (cudaEvent_t *)&meta->written, cudaEventDisableTiming);
-  if (err == cudaSuccess)
-    err = cudaEventRecord (meta->written, stream);
-  g_mutex_unlock (&meta->lock);
-  return err;
-}
-
-/**
- * gst_accel_sync_meta_wait_written:
- * @meta: the meta of a buffer about to be read
- * @stream: the reader's stream
- *
- * Makes @stream wait, on the GPU, until the buffer's writes are done.
- */
-int
-gst_accel_sync_meta_wait_written (GstAccelSyncMeta *meta, gpointer stream)
-{
-  cudaError_t err = cudaSuccess;
-
-  g_mutex_lock (&meta->lock);
-  if (meta->written)
-    err = cudaStreamWaitEvent (stream, meta->written, 0);
-  g_mutex_unlock (&meta->lock);
-  return err;
-}
-
-/**
- * gst_accel_sync_meta_end_read:
- * @meta: the meta of a buffer just read
- * @stream: the reader's stream, with the reads enqueued
- *
- * Records that this reader's reads end here, for the next writer.
- */
-int
-gst_accel_sync_meta_end_read (GstAccelSyncMeta *meta, gpointer stream)
-{
-  cudaEvent_t event = NULL;
-  cudaError_t err = cudaSuccess;
-
-  g_mutex_lock (&meta->lock);
-  if (meta->spares->len > 0)
-    event = g_ptr_array_steal_index_fast (meta->spares, meta->spares->len - 1);
-  else
-    err = cudaEventCreateWithFlags (&event, cudaEventDisableTiming);
-  if (err == cudaSuccess)
-    err = cudaEventRecord (event, stream);
-  if (event)
-    g_ptr_array_add (meta->reads, event);
-  g_mutex_unlock (&meta->lock);
-  return err;
+  if (G_LIKELY (fence))
+    return fence;
+  fence = accel_fence_new (accel_stream_get_device (stream));
+  if (!g_atomic_pointer_compare_and_exchange (&meta->fence, NULL, fence))
+    {
+      accel_fence_free (fence);
+      fence = g_atomic_pointer_get (&meta->fence);
+    }
+  return fence;
 }
 
 /**
  * gst_accel_frame_sync_begin:
  * @sync: (out caller-allocates): what to finish with
- * @in: (nullable): the input frame in CUDA memory, %NULL for system memory
+ * @in: (array length=n_in) (nullable): the input frames in CUDA memory
+ * @n_in: their number, at most %GST_ACCEL_FRAME_SYNC_MAX_INPUTS
  * @out: (nullable): the output frame in CUDA memory, %NULL for system
  *   memory
  * @downstream_waits: downstream takes the meta (the allocation query said
  *   so)
  * @stream: the element's stream
  *
- * Makes @stream wait for @in's writer and for @out's last readers, and
- * works out whether the element must wait for its own work before it
- * pushes: when downstream does not take the meta, and when @in came from
- * an element that does not (GStreamer's own): such a buffer goes back to
- * its writer when released, with no event to wait for.
+ * Makes @stream wait for the inputs' writers and for @out's last readers
+ * (AccelFence's acquire), and works out whether the element must wait for
+ * its own work before it pushes: when downstream does not take the meta,
+ * and when an input came from an element that does not (GStreamer's own):
+ * such a buffer goes back to its writer when released, with no event to
+ * wait for. Called from the element's streaming thread.
+ *
+ * Returns: a cudaError_t.
  */
 int
-gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer *in,
-    GstBuffer *out, gboolean downstream_waits, gpointer stream)
+gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer **in, guint n_in,
+    GstBuffer *out, gboolean downstream_waits, AccelStream *stream)
 {
-  int err = cudaSuccess;
+  GError *error = NULL;
 
-  sync->in = in ? gst_buffer_get_accel_sync_meta (in) : NULL;
+  g_return_val_if_fail (n_in <= GST_ACCEL_FRAME_SYNC_MAX_INPUTS, -1);
+
+  sync->n_in = n_in;
   sync->out = out ? gst_buffer_get_accel_sync_meta (out) : NULL;
   if (out && !sync->out && downstream_waits && gst_buffer_is_writable (out))
     sync->out = gst_buffer_ensure_accel_sync_meta (out);
-  sync->host_wait
-      = !out || !downstream_waits || !sync->out || (in && !sync->in);
+  sync->host_wait = !out || !downstream_waits || !sync->out;
 
-  if (sync->in)
-    err = gst_accel_sync_meta_wait_written (sync->in, stream);
-  if (sync->out && err == cudaSuccess)
-    err = gst_accel_sync_meta_begin_write (sync->out, stream);
-  return err;
+  for (guint i = 0; i < n_in; i++)
+    {
+      sync->in[i] = gst_buffer_get_accel_sync_meta (in[i]);
+      if (!sync->in[i])
+        sync->host_wait = TRUE;
+      else if (!accel_fence_acquire_read (
+                   meta_fence (sync->in[i], stream), stream, &error))
+        return cuda_status (error);
+    }
+  if (sync->out
+      && !accel_fence_acquire_write (
+          meta_fence (sync->out, stream), stream, &error))
+    return cuda_status (error);
+  return cudaSuccess;
 }
 
 /**
@@ -232,22 +160,57 @@ gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer *in,
  * @sync: from gst_accel_frame_sync_begin()
  * @stream: the element's stream, with its work on the frame enqueued
  *
- * Records the end of the reads of the input and of the writes of the
- * output, then waits for @stream when the frame must be complete on the
- * host.
+ * Records the end of the reads of the inputs and of the writes of the
+ * output (AccelFence's release), then waits for @stream when the frame
+ * must be complete on the host. Called from the element's streaming
+ * thread.
+ *
+ * Returns: a cudaError_t.
  */
 int
-gst_accel_frame_sync_end (GstAccelFrameSync *sync, gpointer stream)
+gst_accel_frame_sync_end (GstAccelFrameSync *sync, AccelStream *stream)
 {
-  int err = cudaSuccess, e;
+  GError *error = NULL;
+  gboolean ok = TRUE;
 
-  if (sync->in)
-    err = gst_accel_sync_meta_end_read (sync->in, stream);
-  if (sync->out && (e = gst_accel_sync_meta_end_write (sync->out, stream)))
-    err = err ? err : e;
-  if (sync->host_wait && (e = cudaStreamSynchronize (stream)))
-    err = err ? err : e;
-  return err;
+  for (guint i = 0; i < sync->n_in && ok; i++)
+    if (sync->in[i])
+      ok = accel_fence_release_read (
+          meta_fence (sync->in[i], stream), stream, &error);
+  if (ok && sync->out)
+    ok = accel_fence_release_write (
+        meta_fence (sync->out, stream), stream, &error);
+  if (sync->host_wait)
+    ok = accel_stream_synchronize (stream, ok ? &error : NULL) && ok;
+  return ok ? cudaSuccess : cuda_status (error);
+}
+
+/**
+ * gst_accel_sync_stream_new:
+ * @context: the element's CUDA context
+ *
+ * An element's stream is libaccel's, so the fences it records hold it
+ * (its handle is not reused while a buffer's fence still names it). Call
+ * with @context current.
+ *
+ * Returns: (transfer full) (nullable): a non-blocking stream on
+ * @context's device, or %NULL (said on the log).
+ */
+AccelStream *
+gst_accel_sync_stream_new (GstCudaContext *context)
+{
+  g_autoptr (GError) error = NULL;
+  AccelStream *stream = NULL;
+  AccelDevice *device;
+  gint id = -1;
+
+  g_object_get (context, "cuda-device-id", &id, NULL);
+  device = accel_device_get_cuda (id, &error);
+  if (device)
+    stream = accel_stream_new (device, &error);
+  if (!stream)
+    GST_WARNING ("%s", error->message);
+  return stream;
 }
 
 /**

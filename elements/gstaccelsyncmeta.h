@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: GstAccelSyncMeta, the CUDA events that order the GPU work of two
- * accel elements on a frame without blocking the host */
+/* accel: GstAccelSyncMeta, the engine's fence (AccelFence) on a GstBuffer of
+ * CUDA memory: it orders the GPU work of accel elements on a frame without
+ * blocking the host */
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <accel/accel.h>
 
 G_BEGIN_DECLS
 
@@ -17,11 +20,11 @@ typedef struct _GstAccelSyncMeta GstAccelSyncMeta;
  * @meta: the parent
  *
  * Rides on a buffer of CUDA memory that an accel element wrote on its own
- * stream and pushed without waiting for the GPU. It holds the event
- * recorded after that write, which a reader waits for on its stream before
- * it reads, and the events its readers recorded after their reads, which
- * the next writer of the (pooled) buffer waits for before it writes. The
- * meta stays on the buffer through its pool, so its events are made once.
+ * stream and pushed without waiting for the GPU. It holds the engine's
+ * fence for that memory (libaccel's AccelFence: the writer's event, the
+ * readers' events), so elements and engine stages follow one contract,
+ * written once. The meta stays on the buffer through its pool, so its
+ * events are made once.
  *
  * An element adds it only when the allocation query told it that
  * downstream understands it; otherwise the frame is complete on the host
@@ -32,10 +35,7 @@ struct _GstAccelSyncMeta
   GstMeta meta;
 
   /*< private >*/
-  GMutex lock;
-  gpointer written;  /* cudaEvent_t */
-  GPtrArray *reads;  /* cudaEvent_t recorded by readers since the write */
-  GPtrArray *spares; /* cudaEvent_t to record the next reads with */
+  AccelFence *fence; /* made at the first use, on the user's device */
 };
 
 GType gst_accel_sync_meta_api_get_type (void);
@@ -45,11 +45,8 @@ const GstMetaInfo *gst_accel_sync_meta_get_info (void);
   ((GstAccelSyncMeta *)gst_buffer_get_meta ((b), GST_ACCEL_SYNC_META_API_TYPE))
 GstAccelSyncMeta *gst_buffer_ensure_accel_sync_meta (GstBuffer *buffer);
 
-/* each returns a cudaError_t; @stream is a cudaStream_t */
-int gst_accel_sync_meta_begin_write (GstAccelSyncMeta *meta, gpointer stream);
-int gst_accel_sync_meta_end_write (GstAccelSyncMeta *meta, gpointer stream);
-int gst_accel_sync_meta_wait_written (GstAccelSyncMeta *meta, gpointer stream);
-int gst_accel_sync_meta_end_read (GstAccelSyncMeta *meta, gpointer stream);
+/* at most this many inputs per pass */
+#define GST_ACCEL_FRAME_SYNC_MAX_INPUTS 8
 
 /**
  * GstAccelFrameSync:
@@ -60,14 +57,18 @@ int gst_accel_sync_meta_end_read (GstAccelSyncMeta *meta, gpointer stream);
  */
 typedef struct
 {
-  GstAccelSyncMeta *in;  /* the input's: written by an accel element */
-  GstAccelSyncMeta *out; /* the output's */
-  gboolean host_wait;    /* the work must be done when end() returns */
+  guint n_in;
+  GstAccelSyncMeta *in[GST_ACCEL_FRAME_SYNC_MAX_INPUTS]; /* inputs' metas */
+  GstAccelSyncMeta *out;                                 /* the output's */
+  gboolean host_wait; /* the work must be done when end() returns */
 } GstAccelFrameSync;
 
-int gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer *in,
-    GstBuffer *out, gboolean downstream_waits, gpointer stream);
-int gst_accel_frame_sync_end (GstAccelFrameSync *sync, gpointer stream);
+/* each returns a cudaError_t */
+int gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer **in,
+    guint n_in, GstBuffer *out, gboolean downstream_waits, AccelStream *stream);
+int gst_accel_frame_sync_end (GstAccelFrameSync *sync, AccelStream *stream);
+
+AccelStream *gst_accel_sync_stream_new (GstCudaContext *context);
 
 GParamSpec *gst_accel_sync_meta_param_spec_new (gboolean default_value);
 

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: binary threshold element; its parameters live in the base class */
+/* accel: binary threshold element; its parameters, its caps, memory and
+ * per-frame story (logged in this element's category) live in the base
+ * class */
 #include "gstaccelthreshold.h"
 
 #include "image/threshold.h"
@@ -18,22 +20,26 @@ struct _GstAccelThreshold
   GstAccelFilter parent;
 };
 
-G_DEFINE_TYPE (GstAccelThreshold, gst_accel_threshold, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelthreshold, "accelthreshold",
-    GST_RANK_NONE, GST_TYPE_ACCEL_THRESHOLD,
+G_DEFINE_TYPE_WITH_CODE (GstAccelThreshold, gst_accel_threshold,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_threshold_debug, "accelthreshold", 0, "accel threshold"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelthreshold, "accelthreshold", GST_RANK_NONE, GST_TYPE_ACCEL_THRESHOLD);
 
 static int
 gst_accel_threshold_filter (GstAccelFilter *filter, void *stream, int format,
     const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
     int height)
 {
+  gfloat value = gst_accel_filter_get_float (filter, PROP_VALUE);
+
+  GST_LOG_OBJECT (filter, "value %g over %dx%d", value, width, height);
   if (stream)
-    return accel_threshold (stream, format, src, src_pitch, dst, dst_pitch,
-        width, height, gst_accel_filter_get_float (filter, PROP_VALUE));
-  return accel_threshold_host (format, src, src_pitch, dst, dst_pitch, width,
-      height, gst_accel_filter_get_float (filter, PROP_VALUE));
+    return accel_threshold (
+        stream, format, src, src_pitch, dst, dst_pitch, width, height, value);
+  return accel_threshold_host (
+      format, src, src_pitch, dst, dst_pitch, width, height, value);
 }
 
 static void
@@ -55,6 +61,7 @@ gst_accel_threshold_class_init (GstAccelThresholdClass *klass)
       "accel");
 
   filter_class->filter = gst_accel_threshold_filter;
+  filter_class->debug_category = gst_accel_threshold_debug;
 }
 
 static void

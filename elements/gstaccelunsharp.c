@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: unsharp mask element; its parameters live in the base class */
+/* accel: unsharp mask element; its parameters, its caps, memory and
+ * per-frame story (logged in this element's category) live in the base
+ * class */
 #include "gstaccelunsharp.h"
 
 #include "image/blur.h"
@@ -19,24 +21,28 @@ struct _GstAccelUnsharp
   GstAccelFilter parent;
 };
 
-G_DEFINE_TYPE (GstAccelUnsharp, gst_accel_unsharp, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelunsharp, "accelunsharp",
-    GST_RANK_NONE, GST_TYPE_ACCEL_UNSHARP,
+G_DEFINE_TYPE_WITH_CODE (GstAccelUnsharp, gst_accel_unsharp,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_unsharp_debug, "accelunsharp", 0, "accel unsharp mask"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelunsharp, "accelunsharp", GST_RANK_NONE, GST_TYPE_ACCEL_UNSHARP);
 
 static int
 gst_accel_unsharp_filter (GstAccelFilter *filter, void *stream, int format,
     const void *src, size_t src_pitch, void *dst, size_t dst_pitch, int width,
     int height)
 {
+  gfloat amount = gst_accel_filter_get_float (filter, PROP_AMOUNT);
+  gfloat sigma = gst_accel_filter_get_float (filter, PROP_SIGMA);
+
+  GST_LOG_OBJECT (
+      filter, "amount %g, sigma %g over %dx%d", amount, sigma, width, height);
   if (stream)
     return accel_unsharp_mask (stream, format, src, src_pitch, dst, dst_pitch,
-        width, height, gst_accel_filter_get_float (filter, PROP_AMOUNT),
-        gst_accel_filter_get_float (filter, PROP_SIGMA));
-  return accel_unsharp_mask_host (format, src, src_pitch, dst, dst_pitch, width,
-      height, gst_accel_filter_get_float (filter, PROP_AMOUNT),
-      gst_accel_filter_get_float (filter, PROP_SIGMA));
+        width, height, amount, sigma);
+  return accel_unsharp_mask_host (
+      format, src, src_pitch, dst, dst_pitch, width, height, amount, sigma);
 }
 
 static void
@@ -65,6 +71,7 @@ gst_accel_unsharp_class_init (GstAccelUnsharpClass *klass)
       "accel");
 
   filter_class->filter = gst_accel_unsharp_filter;
+  filter_class->debug_category = gst_accel_unsharp_debug;
 }
 
 static void

@@ -30,11 +30,12 @@ struct _GstAccelUpload
   GstAccelPinned pinned;
 };
 
-G_DEFINE_TYPE (GstAccelUpload, gst_accel_upload, GST_TYPE_ACCEL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (accelupload, "accelupload",
-    GST_RANK_NONE, GST_TYPE_ACCEL_UPLOAD,
+G_DEFINE_TYPE_WITH_CODE (GstAccelUpload, gst_accel_upload,
+    GST_TYPE_ACCEL_FILTER,
     GST_DEBUG_CATEGORY_INIT (
         gst_accel_upload_debug, "accelupload", 0, "accel upload"));
+GST_ELEMENT_REGISTER_DEFINE (
+    accelupload, "accelupload", GST_RANK_NONE, GST_TYPE_ACCEL_UPLOAD);
 
 static GstCaps *
 gst_accel_upload_transform_caps (GstBaseTransform *trans,
@@ -50,6 +51,7 @@ gst_accel_upload_transform (
   GstAccelUpload *self = GST_ACCEL_UPLOAD (trans);
   GstAccelFilter *base = GST_ACCEL_FILTER (trans);
   gpointer stream = gst_accel_filter_get_stream (base);
+  gsize slot_size = self->pinned.size;
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int err, end;
@@ -58,11 +60,22 @@ gst_accel_upload_transform (
           base, inbuf, 0, outbuf, GST_MAP_CUDA, &in, &out))
     return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (gst_accel_filter_get_context (base));
-  err = gst_accel_frame_sync_begin (&sync, NULL, outbuf,
-      gst_accel_filter_get_downstream_waits (base), stream);
+  err = gst_accel_frame_sync_begin (&sync, NULL, 0, outbuf,
+      gst_accel_filter_get_downstream_waits (base),
+      gst_accel_filter_get_sync_stream (base));
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": %s",
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)),
+      sync.host_wait ? "the host waits for the copy before the push"
+                     : "pushed with the copy in flight, downstream waits on "
+                       "the sync meta");
   if (!err)
     err = gst_accel_transfer_upload (&self->pinned, &in, &out, stream);
-  end = gst_accel_frame_sync_end (&sync, stream);
+  if (self->pinned.size != slot_size)
+    GST_DEBUG_OBJECT (self,
+        "staging through %d page-locked slots of %" G_GSIZE_FORMAT " bytes",
+        GST_ACCEL_TRANSFER_SLOTS, self->pinned.size);
+  end = gst_accel_frame_sync_end (
+      &sync, gst_accel_filter_get_sync_stream (base));
   gst_accel_cuda_scope_leave ();
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
@@ -85,6 +98,7 @@ gst_accel_upload_stop (GstBaseTransform *trans)
 {
   gst_accel_pinned_release (&GST_ACCEL_UPLOAD (trans)->pinned,
       gst_accel_filter_get_context (GST_ACCEL_FILTER (trans)));
+  GST_DEBUG_OBJECT (trans, "page-locked staging freed");
   return GST_BASE_TRANSFORM_CLASS (gst_accel_upload_parent_class)->stop (trans);
 }
 
@@ -107,6 +121,7 @@ gst_accel_upload_class_init (GstAccelUploadClass *klass)
   trans_class->transform_caps = gst_accel_upload_transform_caps;
   trans_class->transform = gst_accel_upload_transform;
   trans_class->stop = gst_accel_upload_stop;
+  GST_ACCEL_FILTER_CLASS (klass)->debug_category = gst_accel_upload_debug;
 }
 
 static void

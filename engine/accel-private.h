@@ -7,17 +7,29 @@
 
 G_BEGIN_DECLS
 
-/* the stage whose actor thread this is, for error messages */
-AccelStage *accel_stage_get_current (void);
+/* error.c: the stage this thread works for now, named in CUDA errors; the
+ * stage loop sets it around each stage's work. Returns the previous name */
+const char *accel_error_set_stage_name (const char *name);
+const char *accel_error_get_stage_name (void);
 
 gboolean accel_debug_has (AccelDebugFlags flag);
-guint accel_edit_distance (const char *a, const char *b);
+
+/* g_debug for hot paths: whether the domain is asked for is read once, so
+ * a message nobody reads costs a branch, not a formatted string */
+#define ACCEL_TRACE(...)                                                       \
+  G_STMT_START                                                                 \
+  {                                                                            \
+    static gint trace_on_ = -1;                                                \
+    if (G_UNLIKELY (trace_on_ < 0))                                            \
+      trace_on_ = !g_log_writer_default_would_drop (                           \
+          G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);                                    \
+    if (G_UNLIKELY (trace_on_))                                                \
+      g_debug (__VA_ARGS__);                                                   \
+  }                                                                            \
+  G_STMT_END
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);
-
-/* registry.c */
-void accel_registry_register_builtins (AccelRegistry *registry);
 
 /* worker.c: a thread with a main context, shared by co-located stages */
 typedef struct _AccelWorker AccelWorker;
@@ -39,12 +51,6 @@ typedef struct
 
 void accel_stage_set_observer (
     AccelStage *stage, const AccelStageObserver *observer, gpointer user_data);
-guint accel_stage_get_n_inputs (AccelStage *stage);
-guint accel_stage_get_n_outputs (AccelStage *stage);
-gint accel_stage_find_port (
-    AccelStage *stage, AccelPortDirection direction, const char *name);
-const AccelPortTemplate *accel_stage_get_port (
-    AccelStage *stage, AccelPortDirection direction, guint index);
 gboolean accel_stage_negotiate (
     AccelStage *stage, const AccelType *in_types, GError **error);
 void accel_stage_add_link (
@@ -70,9 +76,28 @@ G_END_DECLS
 G_BEGIN_DECLS
 
 /* fault.c */
-gboolean accel_fault_fire (AccelStage *stage, AccelStream *stream,
+#ifdef ACCEL_FAULT_INJECTION
+gboolean accel_fault_fire (const char *stage_name, AccelStream *stream,
     guint64 sequence, gint64 hang_us, GError **error);
 void accel_fault_init_from_env (void);
+#else
+/* built without fault injection: no frame ever fails on purpose */
+static inline gboolean
+accel_fault_fire (const char *stage_name, AccelStream *stream, guint64 sequence,
+    gint64 hang_us, GError **error)
+{
+  return TRUE;
+}
+
+static inline void
+accel_fault_init_from_env (void)
+{
+}
+#endif
+
+/* statedir.c */
+gboolean accel_state_dir_open (const char *dir, gint64 commit_interval_us,
+    GPtrArray *order, GPtrArray *notes, GError **error);
 
 /* checkpoint.c */
 gboolean accel_checkpoint_write (
@@ -84,20 +109,21 @@ gboolean accel_checkpoint_save (
 gchar *accel_checkpoint_find (
     const char *base, guint64 before, guint64 *sequence);
 
-/* event.c */
+/* fence.c: events, and a frame's release */
 typedef struct _AccelEvent AccelEvent;
 AccelEvent *accel_event_new (AccelDevice *device, GError **error);
 AccelEvent *accel_event_ref (AccelEvent *ev);
 void accel_event_unref (AccelEvent *ev);
 gboolean accel_event_record (
     AccelEvent *ev, AccelStream *stream, GError **error);
-cudaEvent_t accel_event_get_cuda (AccelEvent *ev);
+gboolean accel_fence_release_frame (AccelFence **reads, guint n_reads,
+    AccelFence **writes, guint n_writes, AccelStream *stream, AccelEvent *event,
+    GError **error);
 
 /* buffer.c and pool.c */
-void accel_buffer_mark_read (
-    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event);
-void accel_buffer_mark_written (
-    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event);
+gboolean accel_buffer_release_frame (AccelBuffer **inputs, guint n_inputs,
+    AccelBuffer **outputs, guint n_outputs, AccelStream *stream,
+    AccelEvent *event, GError **error);
 AccelBuffer *accel_buffer_alloc (
     AccelDevice *device, const AccelType *type, GError **error);
 void accel_buffer_free (AccelBuffer *buffer);

@@ -1,19 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: buffers, and the only place that inserts stream waits */
+/* accel: buffers: memory, metadata, and the fence that orders its readers
+ * and writers (accelfence.c) */
 #define G_LOG_DOMAIN "accel-buffer"
 
 #include "accel-private.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* one reader stream's fence: recorded when that reader releases the buffer */
-typedef struct
-{
-  AccelStream *stream;
-  AccelEvent *event;
-  gboolean active;
-} ReadFence;
 
 struct _AccelBuffer
 {
@@ -31,10 +24,7 @@ struct _AccelBuffer
   GDestroyNotify notify; /* wrapped memory */
   gpointer notify_data;
 
-  GMutex lock; /* guards the synchronization state */
-  AccelEvent *write_event;
-  AccelStream *last_write_stream;
-  GArray *fences; /* ReadFence */
+  AccelFence *fence; /* kept through the pool, with its events */
 };
 
 G_DEFINE_BOXED_TYPE (
@@ -51,8 +41,7 @@ buffer_new_empty (AccelDevice *device, const AccelType *type)
   buf->generation = accel_device_get_generation (device);
   buf->pts = -1;
   buf->duration = -1;
-  g_mutex_init (&buf->lock);
-  buf->fences = g_array_new (FALSE, TRUE, sizeof (ReadFence));
+  buf->fence = accel_fence_new (device);
   return buf;
 }
 
@@ -189,22 +178,13 @@ accel_buffer_free (AccelBuffer *buf)
 
   if (on_gpu)
     accel_device_make_current (buf->device, NULL);
-  for (guint i = 0; i < buf->fences->len; i++)
-    {
-      ReadFence *f = &g_array_index (buf->fences, ReadFence, i);
-      g_clear_pointer (&f->event, accel_event_unref);
-      g_clear_pointer (&f->stream, accel_stream_unref);
-    }
-  g_array_unref (buf->fences);
-  g_clear_pointer (&buf->write_event, accel_event_unref);
-  g_clear_pointer (&buf->last_write_stream, accel_stream_unref);
+  accel_fence_free (buf->fence);
 
   if (buf->notify)
     buf->notify (buf->notify_data);
   else
     memory_free (buf->device, buf->type.memory, buf->data);
 
-  g_mutex_clear (&buf->lock);
   g_object_unref (buf->device);
   g_free (buf);
 }
@@ -367,37 +347,27 @@ accel_buffer_set_duration (AccelBuffer *buffer, gint64 duration)
  * accel_buffer_get_last_write_stream:
  * @buffer: a buffer
  *
- * Returns: (transfer none) (nullable): the stream of the last writer.
+ * Returns: (transfer none) (nullable): the stream of the last writer. MT
+ * safe.
  */
 AccelStream *
 accel_buffer_get_last_write_stream (AccelBuffer *buffer)
 {
-  AccelStream *stream;
-
   g_return_val_if_fail (buffer != NULL, NULL);
-  g_mutex_lock (&buffer->lock);
-  stream = buffer->last_write_stream;
-  g_mutex_unlock (&buffer->lock);
-  return stream;
+  return accel_fence_get_last_write_stream (buffer->fence);
 }
 
 /**
  * accel_buffer_get_n_read_fences:
  * @buffer: a buffer
  *
- * Returns: how many reader fences a writer would wait for now.
+ * Returns: how many reader fences a writer would wait for now. MT safe.
  */
 guint
 accel_buffer_get_n_read_fences (AccelBuffer *buffer)
 {
-  guint n = 0;
-
   g_return_val_if_fail (buffer != NULL, 0);
-  g_mutex_lock (&buffer->lock);
-  for (guint i = 0; i < buffer->fences->len; i++)
-    n += g_array_index (buffer->fences, ReadFence, i).active;
-  g_mutex_unlock (&buffer->lock);
-  return n;
+  return accel_fence_get_n_read_fences (buffer->fence);
 }
 
 static gboolean
@@ -415,40 +385,11 @@ check_generation (AccelBuffer *buf, GError **error)
   return FALSE;
 }
 
-static gboolean
-same_stream (AccelStream *a, AccelStream *b)
-{
-  return a == b
-         || (a && b && accel_stream_get_cuda (a) == accel_stream_get_cuda (b));
-}
-
-static gboolean
-stream_wait (AccelStream *stream, AccelEvent *event, AccelDebugFlags skip,
-    GError **error)
-{
-  if (G_UNLIKELY (accel_debug_has (skip)))
-    return TRUE;
-  return accel_cuda_check (cudaStreamWaitEvent (accel_stream_get_cuda (stream),
-                               accel_event_get_cuda (event), 0),
-      error);
-}
-
-static AccelEvent *
-record_new (AccelBuffer *buf, AccelStream *stream, GError **error)
-{
-  AccelEvent *ev = accel_event_new (buf->device, error);
-
-  if (ev && !accel_event_record (ev, stream, error))
-    g_clear_pointer (&ev, accel_event_unref);
-  return ev;
-}
-
-/* nothing to order on the host, or for a stream with no handle */
+/* nothing to order in host memory of the host backend */
 static inline gboolean
-needs_events (AccelBuffer *buf, AccelStream *stream)
+needs_events (AccelBuffer *buf)
 {
-  return stream && accel_stream_get_cuda (stream)
-         && !accel_device_is_host (buf->device);
+  return !accel_device_is_host (buf->device);
 }
 
 /**
@@ -458,7 +399,8 @@ needs_events (AccelBuffer *buf, AccelStream *stream)
  * @error: return location for a #GError, or %NULL
  *
  * Makes @stream wait, on the GPU, for the last write when that was on
- * another stream (read after write). The host does not block.
+ * another stream (read after write). The host does not block. Stages never
+ * call this: the engine acquires a frame's inputs before process().
  *
  * Returns: %FALSE with %ACCEL_ERROR_STALE_BUFFER for a buffer of an older
  * device generation, or a CUDA error. MT safe.
@@ -467,22 +409,12 @@ gboolean
 accel_buffer_acquire_read (
     AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
-  gboolean ok = TRUE;
-
   g_return_val_if_fail (buffer != NULL, FALSE);
 
   if (!check_generation (buffer, error))
     return FALSE;
-  if (!needs_events (buffer, stream))
-    return TRUE;
-
-  g_mutex_lock (&buffer->lock);
-  if (buffer->last_write_stream
-      && !same_stream (buffer->last_write_stream, stream))
-    ok = stream_wait (
-        stream, buffer->write_event, ACCEL_DEBUG_SKIP_READ_WAIT, error);
-  g_mutex_unlock (&buffer->lock);
-  return ok;
+  return !needs_events (buffer)
+         || accel_fence_acquire_read (buffer->fence, stream, error);
 }
 
 /**
@@ -499,46 +431,9 @@ gboolean
 accel_buffer_release_read (
     AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
-  AccelEvent *ev;
-
   g_return_val_if_fail (buffer != NULL, FALSE);
-  if (!needs_events (buffer, stream))
-    return TRUE;
-  if (!(ev = record_new (buffer, stream, error)))
-    return FALSE;
-  accel_buffer_mark_read (buffer, stream, ev);
-  accel_event_unref (ev);
-  return TRUE;
-}
-
-/* @stream's read of @buffer completes at @event (already recorded) */
-void
-accel_buffer_mark_read (
-    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event)
-{
-  ReadFence *fence = NULL;
-
-  g_mutex_lock (&buffer->lock);
-  for (guint i = 0; i < buffer->fences->len && !fence; i++)
-    {
-      ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
-      if (same_stream (f->stream, stream))
-        fence = f;
-    }
-  if (!fence)
-    {
-      ReadFence blank = { accel_stream_ref (stream), NULL, FALSE };
-      g_array_append_val (buffer->fences, blank);
-      fence
-          = &g_array_index (buffer->fences, ReadFence, buffer->fences->len - 1);
-    }
-  if (fence->event != event)
-    {
-      g_clear_pointer (&fence->event, accel_event_unref);
-      fence->event = accel_event_ref (event);
-    }
-  fence->active = TRUE;
-  g_mutex_unlock (&buffer->lock);
+  return !needs_events (buffer)
+         || accel_fence_release_read (buffer->fence, stream, error);
 }
 
 /**
@@ -556,29 +451,12 @@ gboolean
 accel_buffer_acquire_write (
     AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
-  gboolean ok = TRUE;
-
   g_return_val_if_fail (buffer != NULL, FALSE);
 
   if (!check_generation (buffer, error))
     return FALSE;
-  if (!needs_events (buffer, stream))
-    return TRUE;
-
-  g_mutex_lock (&buffer->lock);
-  for (guint i = 0; i < buffer->fences->len && ok; i++)
-    {
-      ReadFence *f = &g_array_index (buffer->fences, ReadFence, i);
-      if (f->active && !same_stream (f->stream, stream))
-        ok = stream_wait (stream, f->event, ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
-      f->active = FALSE;
-    }
-  if (ok && buffer->last_write_stream
-      && !same_stream (buffer->last_write_stream, stream))
-    ok = stream_wait (
-        stream, buffer->write_event, ACCEL_DEBUG_SKIP_WRITE_WAIT, error);
-  g_mutex_unlock (&buffer->lock);
-  return ok;
+  return !needs_events (buffer)
+         || accel_fence_acquire_write (buffer->fence, stream, error);
 }
 
 /**
@@ -596,33 +474,29 @@ gboolean
 accel_buffer_release_write (
     AccelBuffer *buffer, AccelStream *stream, GError **error)
 {
-  AccelEvent *ev;
-
   g_return_val_if_fail (buffer != NULL, FALSE);
-  if (!needs_events (buffer, stream))
-    return TRUE;
-  if (!(ev = record_new (buffer, stream, error)))
-    return FALSE;
-  accel_buffer_mark_written (buffer, stream, ev);
-  accel_event_unref (ev);
-  return TRUE;
+  return !needs_events (buffer)
+         || accel_fence_release_write (buffer->fence, stream, error);
 }
 
-/* @stream's write of @buffer completes at @event (already recorded) */
-void
-accel_buffer_mark_written (
-    AccelBuffer *buffer, AccelStream *stream, AccelEvent *event)
+/* one event recorded after a frame's work is the read fence of each input
+ * and the write event of each output */
+gboolean
+accel_buffer_release_frame (AccelBuffer **inputs, guint n_inputs,
+    AccelBuffer **outputs, guint n_outputs, AccelStream *stream,
+    AccelEvent *event, GError **error)
 {
-  g_mutex_lock (&buffer->lock);
-  if (buffer->write_event != event)
-    {
-      g_clear_pointer (&buffer->write_event, accel_event_unref);
-      buffer->write_event = accel_event_ref (event);
-    }
-  if (buffer->last_write_stream != stream)
-    {
-      g_clear_pointer (&buffer->last_write_stream, accel_stream_unref);
-      buffer->last_write_stream = accel_stream_ref (stream);
-    }
-  g_mutex_unlock (&buffer->lock);
+  AccelFence *reads[ACCEL_MAX_PORTS], *writes[ACCEL_MAX_PORTS];
+  guint n_reads = 0, n_writes = 0;
+
+  for (guint i = 0; i < n_inputs; i++)
+    if (needs_events (inputs[i]))
+      reads[n_reads++] = inputs[i]->fence;
+  for (guint o = 0; o < n_outputs; o++)
+    if (needs_events (outputs[o]))
+      writes[n_writes++] = outputs[o]->fence;
+  if (n_reads + n_writes == 0)
+    return TRUE;
+  return accel_fence_release_frame (
+      reads, n_reads, writes, n_writes, stream, event, error);
 }

@@ -122,11 +122,15 @@ accel_checkpoint_save (
 
   if (!accel_checkpoint_write (path, sequence, state, error))
     return FALSE;
+  g_debug ("%s: state up to frame %" G_GUINT64_FORMAT ", %" G_GSIZE_FORMAT
+           " bytes",
+      path, sequence, g_bytes_get_size (state));
   seqs = list (base);
   for (guint i = 0; i + KEEP < seqs->len; i++)
     {
       g_autofree gchar *old = g_strdup_printf (
           "%s.%" G_GUINT64_FORMAT, base, g_array_index (seqs, guint64, i));
+      g_debug ("%s removed: %d newer ones are kept", old, KEEP);
       g_unlink (old);
     }
   return TRUE;
@@ -144,8 +148,14 @@ accel_checkpoint_find (const char *base, guint64 before, guint64 *sequence)
       if (seq < before)
         {
           *sequence = seq;
+          g_debug ("%s: resuming from the checkpoint of frame "
+                   "%" G_GUINT64_FORMAT,
+              base, seq);
           return g_strdup_printf ("%s.%" G_GUINT64_FORMAT, base, seq);
         }
     }
+  g_debug ("%s: no checkpoint before frame %" G_GUINT64_FORMAT
+           " (%u in all): the state starts over",
+      base, before, seqs->len);
   return NULL;
 }

@@ -2,7 +2,10 @@
 /* accel: commit logs. A file of fixed-size records, one per finished
  * sequence number, each with its own check, so a torn tail (a crash in the
  * middle of a write) is cut off and any other damage is reported, never
- * silently taken as "not committed" (which would write output twice) */
+ * silently taken as "not committed" (which would write output twice).
+ * A log has no lock: one thread uses it at a time (the graph's while it
+ * prepares, then the sink's). G_MESSAGES_DEBUG=accel-commit-log tells what a
+ * log held when opened, each commit and each sync */
 #define G_LOG_DOMAIN "accel-commit-log"
 
 #include "accel-private.h"
@@ -128,6 +131,7 @@ load (AccelCommitLog *log, GError **error)
  *
  * Returns: (transfer full): the log, or %NULL. Close with
  * accel_commit_log_close().
+ * MT safe; the log it returns is for one thread at a time.
  */
 AccelCommitLog *
 accel_commit_log_open (const char *path, GError **error)
@@ -146,6 +150,9 @@ accel_commit_log_open (const char *path, GError **error)
   if (!load (log, error))
     goto failed;
   log->last_sync = g_get_monotonic_time ();
+  g_debug ("%s: %u sequences committed; the first not committed is "
+           "%" G_GUINT64_FORMAT,
+      path, g_hash_table_size (log->committed), log->first_uncommitted);
   return log;
 
   /* ERRORS */
@@ -160,7 +167,9 @@ failed:
  * accel_commit_log_close:
  * @log: (transfer full): a log
  *
- * Syncs what is not on disk yet and closes the log.
+ * Syncs what is not on disk yet and closes the log. %NULL is ignored.
+ *
+ * Called from the thread that uses @log (the sink stage's, while running).
  */
 void
 accel_commit_log_close (AccelCommitLog *log)
@@ -178,6 +187,14 @@ accel_commit_log_close (AccelCommitLog *log)
   g_free (log);
 }
 
+/**
+ * accel_commit_log_contains:
+ * @log: a log
+ * @sequence: a sequence number
+ *
+ * Returns: whether @sequence was committed.
+ * Called from the thread that uses @log (the sink stage's, while running).
+ */
 gboolean
 accel_commit_log_contains (AccelCommitLog *log, guint64 sequence)
 {
@@ -190,6 +207,7 @@ accel_commit_log_contains (AccelCommitLog *log, guint64 sequence)
  *
  * Returns: the smallest sequence number not committed: where a source
  * resumes.
+ * Called from the thread that uses @log (the graph's, before it starts).
  */
 guint64
 accel_commit_log_first_uncommitted (AccelCommitLog *log)
@@ -197,6 +215,13 @@ accel_commit_log_first_uncommitted (AccelCommitLog *log)
   return log->first_uncommitted;
 }
 
+/**
+ * accel_commit_log_get_n_committed:
+ * @log: a log
+ *
+ * Returns: how many distinct sequence numbers were committed.
+ * Called from the thread that uses @log.
+ */
 guint
 accel_commit_log_get_n_committed (AccelCommitLog *log)
 {
@@ -207,6 +232,8 @@ accel_commit_log_get_n_committed (AccelCommitLog *log)
  * accel_commit_log_set_sync_interval:
  * @log: a log
  * @interval_us: fsync at most this often (0: after every commit)
+ *
+ * Called from the thread that uses @log (the graph's, before it starts).
  */
 void
 accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
@@ -214,11 +241,24 @@ accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
   log->sync_interval_us = interval_us;
 }
 
+/**
+ * accel_commit_log_sync:
+ * @log: a log
+ * @error: return location for a #GError, or %NULL
+ *
+ * Puts every commit so far on disk (fsync), whatever the sync interval.
+ *
+ * Returns: %TRUE on success.
+ * Called from the thread that uses @log (the sink stage's, while running).
+ */
 gboolean
 accel_commit_log_sync (AccelCommitLog *log, GError **error)
 {
   if (log->dirty && fsync (log->fd) != 0)
     return io_error (error, "cannot sync", log->path);
+  if (log->dirty)
+    ACCEL_TRACE ("%s: synced, %u committed", log->path,
+        g_hash_table_size (log->committed));
   log->dirty = FALSE;
   log->last_sync = g_get_monotonic_time ();
   return TRUE;
@@ -234,6 +274,7 @@ accel_commit_log_sync (AccelCommitLog *log, GError **error)
  * interval later). Committing twice is harmless.
  *
  * Returns: %TRUE on success.
+ * Called from the thread that uses @log (the sink stage's, while running).
  */
 gboolean
 accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
@@ -246,6 +287,7 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
     return io_error (error, "cannot append to", log->path);
   log->dirty = TRUE;
   add (log, sequence);
+  ACCEL_TRACE ("%s: committed %" G_GUINT64_FORMAT, log->path, sequence);
   if (g_get_monotonic_time () - log->last_sync >= log->sync_interval_us)
     return accel_commit_log_sync (log, error);
   return TRUE;

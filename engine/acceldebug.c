@@ -16,8 +16,16 @@ void
 accel_debug_set_flags (AccelDebugFlags flags)
 {
   g_atomic_int_set (&debug_flags, (gint)flags);
+  g_debug ("buffer waits: readers' %s, writers' %s",
+      flags & ACCEL_DEBUG_SKIP_READ_WAIT ? "skipped" : "kept",
+      flags & ACCEL_DEBUG_SKIP_WRITE_WAIT ? "skipped" : "kept");
 }
 
+/**
+ * accel_debug_get_flags:
+ *
+ * Returns: the switches that are on. MT safe.
+ */
 AccelDebugFlags
 accel_debug_get_flags (void)
 {

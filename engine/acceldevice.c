@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: CUDA devices, the host pseudo-device and the backend choice */
+/* accel: CUDA devices, the host pseudo-device and the backend choice. The
+ * devices are found once, on first use, and never change; only a device's
+ * generation moves (atomically). G_MESSAGES_DEBUG=accel-device tells what
+ * was found and when a generation goes stale */
 #define G_LOG_DOMAIN "accel-device"
 
 #include "accel-private.h"
@@ -92,7 +95,14 @@ devices_init (gpointer data)
   if (!accel_cuda_check (cudaGetDeviceCount (&n), NULL))
     n = 0;
   for (int i = 0; i < n; i++)
-    g_ptr_array_add (cuda_devices, device_new_cuda (i));
+    {
+      AccelDevice *dev = device_new_cuda (i);
+
+      g_debug ("CUDA device %d: %s, compute capability %d.%d, "
+               "%" G_GUINT64_FORMAT " MiB",
+          i, dev->name, dev->cc_major, dev->cc_minor, dev->total_memory >> 20);
+      g_ptr_array_add (cuda_devices, dev);
+    }
   for (int i = 0; i < n && i < 64; i++)
     {
       AccelDevice *dev = cuda_devices->pdata[i];
@@ -150,10 +160,12 @@ accel_backend_get_default (void)
  * @backend: the backend to use from now on
  * @error: return location for a #GError, or %NULL
  *
- * Call before building graphs (for example from a `--backend` option).
+ * For example from a `--backend` option.
  *
  * Returns: %FALSE with %ACCEL_ERROR_NO_DEVICE when @backend is CUDA and no
  * device is usable.
+ * Called from the thread that builds the graphs, before the first is built:
+ * the default is read without a lock.
  */
 gboolean
 accel_backend_set_default (AccelBackend backend, GError **error)
@@ -166,6 +178,8 @@ accel_backend_set_default (AccelBackend backend, GError **error)
       return FALSE;
     }
   default_backend = backend;
+  g_debug ("default backend set to %s",
+      backend == ACCEL_BACKEND_CUDA ? "cuda" : "host");
   return TRUE;
 }
 
@@ -247,6 +261,12 @@ accel_device_get_cuda (gint index, GError **error)
   return cuda_devices->pdata[index];
 }
 
+/**
+ * accel_device_is_host:
+ * @device: a device
+ *
+ * Returns: %TRUE for the host pseudo-device. MT safe.
+ */
 gboolean
 accel_device_is_host (AccelDevice *device)
 {
@@ -254,6 +274,12 @@ accel_device_is_host (AccelDevice *device)
   return device->index < 0;
 }
 
+/**
+ * accel_device_get_index:
+ * @device: a device
+ *
+ * Returns: the CUDA device ordinal, -1 for the host. MT safe.
+ */
 gint
 accel_device_get_index (AccelDevice *device)
 {
@@ -261,6 +287,13 @@ accel_device_get_index (AccelDevice *device)
   return device->index;
 }
 
+/**
+ * accel_device_get_name:
+ * @device: a device
+ *
+ * Returns: (transfer none): the product name, "host" for the host, as long
+ * as the process runs. MT safe.
+ */
 const char *
 accel_device_get_name (AccelDevice *device)
 {
@@ -268,6 +301,13 @@ accel_device_get_name (AccelDevice *device)
   return device->name;
 }
 
+/**
+ * accel_device_get_total_memory:
+ * @device: a device
+ *
+ * Returns: the device's memory in bytes (physical memory for the host).
+ * MT safe.
+ */
 guint64
 accel_device_get_total_memory (AccelDevice *device)
 {
@@ -280,6 +320,8 @@ accel_device_get_total_memory (AccelDevice *device)
  * @device: a device
  * @major: (out) (optional): major version, 0 for the host
  * @minor: (out) (optional): minor version, 0 for the host
+ *
+ * MT safe.
  */
 void
 accel_device_get_compute_capability (
@@ -298,6 +340,7 @@ accel_device_get_compute_capability (
  * @peer: another CUDA device
  *
  * Returns: %TRUE when kernels on @device can read @peer's memory directly.
+ * MT safe.
  */
 gboolean
 accel_device_can_access_peer (AccelDevice *device, AccelDevice *peer)
@@ -337,8 +380,13 @@ accel_device_get_generation (AccelDevice *device)
 guint
 accel_device_bump_generation (AccelDevice *device)
 {
+  guint generation;
+
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), 0);
-  return (guint)g_atomic_int_add (&device->generation, 1) + 1;
+  generation = (guint)g_atomic_int_add (&device->generation, 1) + 1;
+  g_debug ("%s: generation %u; buffers of older generations are stale",
+      device->name, generation);
+  return generation;
 }
 
 /**
@@ -348,7 +396,7 @@ accel_device_bump_generation (AccelDevice *device)
  *
  * Makes @device the calling thread's CUDA device (nothing for the host).
  *
- * Returns: %TRUE on success. Called from any thread; affects that thread.
+ * Returns: %TRUE on success. MT safe; affects the calling thread only.
  */
 gboolean
 accel_device_make_current (AccelDevice *device, GError **error)
@@ -366,7 +414,8 @@ accel_device_make_current (AccelDevice *device, GError **error)
  * @total_bytes: (out) (optional): total memory
  * @error: return location for a #GError, or %NULL
  *
- * Returns: %TRUE on success. Makes @device current on the calling thread.
+ * Returns: %TRUE on success. MT safe; makes @device current on the calling
+ * thread.
  */
 gboolean
 accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,

@@ -4,9 +4,29 @@
 
 #include "accel-private.h"
 
-#include <string.h>
+/* written out: the formatter would split the quark's name */
+GQuark
+accel_error_quark (void)
+{
+  return g_quark_from_static_string ("accel-error-quark");
+}
 
-G_DEFINE_QUARK (accel - error - quark, accel_error)
+static GPrivate stage_name;
+
+const char *
+accel_error_set_stage_name (const char *name)
+{
+  const char *previous = g_private_get (&stage_name);
+
+  g_private_set (&stage_name, (gpointer)name);
+  return previous;
+}
+
+const char *
+accel_error_get_stage_name (void)
+{
+  return g_private_get (&stage_name);
+}
 
 /**
  * accel_error_from_cuda:
@@ -62,47 +82,21 @@ gboolean
 accel_cuda_check_full (
     int status, const char *call, const char *file, int line, GError **error)
 {
-  AccelStage *stage;
-  const char *stage_name;
+  const char *stage;
 
   if (G_LIKELY (status == cudaSuccess))
     return TRUE;
 
-  stage = accel_stage_get_current ();
-  stage_name = stage ? accel_stage_get_name (stage) : NULL;
+  stage = g_private_get (&stage_name);
 
   g_debug ("%s:%d: %s failed%s%s: %s (%s)", file, line, call,
-      stage_name ? " in stage " : "", stage_name ? stage_name : "",
+      stage ? " in stage " : "", stage ? stage : "",
       cudaGetErrorString ((cudaError_t)status),
       cudaGetErrorName ((cudaError_t)status));
   g_set_error (error, ACCEL_ERROR, accel_error_from_cuda (status),
-      "%s%s%s%s failed: %s (%s) at %s:%d", stage_name ? "stage '" : "",
-      stage_name ? stage_name : "", stage_name ? "': " : "", call,
+      "%s%s%s%s failed: %s (%s) at %s:%d", stage ? "stage '" : "",
+      stage ? stage : "", stage ? "': " : "", call,
       cudaGetErrorString ((cudaError_t)status),
       cudaGetErrorName ((cudaError_t)status), file, line);
   return FALSE;
-}
-
-/* Levenshtein distance, for "did you mean" suggestions */
-guint
-accel_edit_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (gsize i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = (guint)i;
-      for (gsize j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          row[j] = MIN (
-              MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
-          diag = up;
-        }
-    }
-  return row[lb];
 }

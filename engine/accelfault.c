@@ -28,25 +28,6 @@ static const char *const kind_names[] = {
   [ACCEL_FAULT_CRASH] = "crash",
 };
 
-GType
-accel_supervision_get_type (void)
-{
-  static gsize type;
-  static const GEnumValue values[] = {
-    { ACCEL_SUPERVISION_AUTO, "ACCEL_SUPERVISION_AUTO", "auto" },
-    { ACCEL_SUPERVISION_RESTART, "ACCEL_SUPERVISION_RESTART", "restart" },
-    { ACCEL_SUPERVISION_RESUME, "ACCEL_SUPERVISION_RESUME", "resume" },
-    { ACCEL_SUPERVISION_STOP, "ACCEL_SUPERVISION_STOP", "stop" },
-    { ACCEL_SUPERVISION_ESCALATE, "ACCEL_SUPERVISION_ESCALATE", "escalate" },
-    { 0, NULL, NULL },
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (
-        &type, g_enum_register_static ("AccelSupervision", values));
-  return (GType)type;
-}
-
 /**
  * accel_fault_inject:
  * @stage_name: the stage that faults
@@ -179,10 +160,9 @@ take (const char *stage, guint64 sequence, AccelFaultKind *kind)
 /* called for every frame: fires the fault scheduled for it, if any; a hang
  * only delays, the others set @error. Returns FALSE when @error is set */
 gboolean
-accel_fault_fire (AccelStage *stage, AccelStream *stream, guint64 sequence,
+accel_fault_fire (const char *name, AccelStream *stream, guint64 sequence,
     gint64 hang_us, GError **error)
 {
-  const char *name = accel_stage_get_name (stage);
   AccelFaultKind kind;
 
   if (G_LIKELY (g_atomic_int_get (&n_pending) == 0)

@@ -1,60 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: the graph: links, validation and type negotiation, run and stop */
+/* accel: the graph: stages and links, run and stop; preparing it is
+ * accelgraphprepare.c, its state directory accelstatedir.c */
 #define G_LOG_DOMAIN "accel-graph"
 
-#include "accel-private.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
-
-typedef struct
-{
-  AccelStage *src;
-  guint src_port;
-  AccelStage *dst;
-  guint dst_port;
-} GraphLink;
-
-typedef enum
-{
-  GRAPH_NEW,
-  GRAPH_PREPARED,
-  GRAPH_RUNNING,
-  GRAPH_STOPPED,
-} GraphState;
-
-struct _AccelGraph
-{
-  GObject parent;
-
-  gchar *name;
-  AccelDevice *device;
-  AccelStreamPolicy stream_policy;
-  guint n_streams;
-  GPtrArray *stages; /* AccelStage*, owned */
-  GArray *links;     /* GraphLink, as the user made them */
-  GArray *wiring;    /* GraphLink, with inserted copies */
-  GPtrArray *order;  /* AccelStage*, topological */
-  GPtrArray *notes;  /* gchar*, what prepare() decided */
-  GraphState state;
-  gint64 frame_limit;
-  gchar *state_dir;
-  gint64 commit_interval_us;
-
-  GPtrArray *workers; /* AccelWorker*, while running */
-
-  GMutex lock;
-  GCond cond;
-  guint n_sinks;
-  guint n_sinks_done;
-  GError *error;
-  gboolean stopping;
-};
+#include "accelgraph-private.h"
 
 G_DEFINE_FINAL_TYPE (AccelGraph, accel_graph, G_TYPE_OBJECT)
-
-static gboolean open_commit_logs (AccelGraph *graph, GError **error);
 
 static void
 accel_graph_dispose (GObject *object)
@@ -242,8 +193,8 @@ accel_graph_get_notes (AccelGraph *graph)
   return graph->notes;
 }
 
-static const char *
-port_name (AccelStage *stage, AccelPortDirection dir, guint port)
+const char *
+accel_graph_port_name (AccelStage *stage, AccelPortDirection dir, guint port)
 {
   return accel_stage_get_port (stage, dir, port)->name;
 }
@@ -270,7 +221,8 @@ find_port (AccelGraph *graph, AccelStage *stage, AccelPortDirection dir,
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
         "stage '%s' (%s) has %u %s ports: name one, as '%s.%s'",
         accel_stage_get_name (stage), accel_stage_get_kind_name (stage), n,
-        what, accel_stage_get_name (stage), port_name (stage, dir, 0));
+        what, accel_stage_get_name (stage),
+        accel_graph_port_name (stage, dir, 0));
   else
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
         "stage '%s' (%s) has no %s port '%s'", accel_stage_get_name (stage),
@@ -316,9 +268,9 @@ accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
               "input '%s.%s' is already linked to '%s.%s'",
               accel_stage_get_name (dst),
-              port_name (dst, ACCEL_PORT_INPUT, link.dst_port),
+              accel_graph_port_name (dst, ACCEL_PORT_INPUT, link.dst_port),
               accel_stage_get_name (l->src),
-              port_name (l->src, ACCEL_PORT_OUTPUT, l->src_port));
+              accel_graph_port_name (l->src, ACCEL_PORT_OUTPUT, l->src_port));
           return FALSE;
         }
     }
@@ -368,289 +320,6 @@ accel_graph_link (
   return accel_graph_link_ports (graph, s, sp, d, dp, error);
 }
 
-/* topological order of the user's stages; FALSE names a cycle */
-static gboolean
-sort_stages (AccelGraph *graph, GPtrArray *order, GError **error)
-{
-  guint n = graph->stages->len;
-  g_autofree guint *indeg = g_new0 (guint, n);
-  GQueue ready = G_QUEUE_INIT;
-
-  for (guint l = 0; l < graph->links->len; l++)
-    {
-      GraphLink *link = &g_array_index (graph->links, GraphLink, l);
-      guint d;
-      g_ptr_array_find (graph->stages, link->dst, &d);
-      indeg[d]++;
-    }
-  for (guint i = 0; i < n; i++)
-    if (indeg[i] == 0)
-      g_queue_push_tail (&ready, graph->stages->pdata[i]);
-
-  while (!g_queue_is_empty (&ready))
-    {
-      AccelStage *s = g_queue_pop_head (&ready);
-      g_ptr_array_add (order, s);
-      for (guint l = 0; l < graph->links->len; l++)
-        {
-          GraphLink *link = &g_array_index (graph->links, GraphLink, l);
-          guint d;
-          if (link->src != s)
-            continue;
-          g_ptr_array_find (graph->stages, link->dst, &d);
-          if (--indeg[d] == 0)
-            g_queue_push_tail (&ready, link->dst);
-        }
-    }
-
-  if (order->len < n)
-    {
-      GString *names = g_string_new (NULL);
-      gboolean trimmed = TRUE;
-      /* what is left are cycles and what hangs below them: peel off the
-       * stages that feed nothing left, so the message names the cycle */
-      while (trimmed)
-        {
-          trimmed = FALSE;
-          for (guint i = 0; i < n; i++)
-            {
-              gboolean feeds = FALSE;
-              if (indeg[i] == 0)
-                continue;
-              for (guint l = 0; l < graph->links->len && !feeds; l++)
-                {
-                  GraphLink *link = &g_array_index (graph->links, GraphLink, l);
-                  guint d;
-                  g_ptr_array_find (graph->stages, link->dst, &d);
-                  feeds = link->src == graph->stages->pdata[i] && indeg[d] > 0;
-                }
-              if (!feeds)
-                {
-                  indeg[i] = 0;
-                  trimmed = TRUE;
-                }
-            }
-        }
-      for (guint i = 0; i < n; i++)
-        if (indeg[i] > 0)
-          g_string_append_printf (names, "%s'%s'", names->len ? ", " : "",
-              accel_stage_get_name (graph->stages->pdata[i]));
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "graph '%s' has a cycle through %s", graph->name, names->str);
-      g_string_free (names, TRUE);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* where data of @memory produced on @device can be read without a copy:
- * -1 for the host, else the GPU index; -2 for anywhere */
-static gint
-location_of (AccelDevice *device, AccelMemory memory)
-{
-  if (memory == ACCEL_MEMORY_MANAGED || memory == ACCEL_MEMORY_ANY)
-    return -2;
-  if (accel_device_is_host (device) || memory != ACCEL_MEMORY_DEVICE)
-    return -1;
-  return accel_device_get_index (device);
-}
-
-static AccelStage *
-insert_copy (AccelGraph *graph, GraphLink *link, AccelDevice *device,
-    AccelMemory memory, GError **error)
-{
-  g_autofree gchar *name
-      = g_strdup_printf ("%s.%s->%s.%s", accel_stage_get_name (link->src),
-          port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-          accel_stage_get_name (link->dst),
-          port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port));
-  AccelStage *copy = accel_stage_new ("core.memcpy", name, error);
-
-  if (!copy)
-    return NULL;
-  g_object_set (copy, "device", device, "memory", memory, NULL);
-  return copy;
-}
-
-static gboolean
-check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
-{
-  guint n_in = accel_stage_get_n_inputs (stage);
-  AccelType in_types[ACCEL_MAX_PORTS];
-
-  for (guint p = 0; p < n_in; p++)
-    {
-      const AccelPortTemplate *templ
-          = accel_stage_get_port (stage, ACCEL_PORT_INPUT, p);
-      GraphLink *link = NULL;
-      const AccelType *have;
-      g_autofree gchar *reason = NULL;
-      gint have_loc, want_loc;
-
-      for (guint l = 0; l < graph->links->len && !link; l++)
-        {
-          GraphLink *c = &g_array_index (graph->links, GraphLink, l);
-          if (c->dst == stage && c->dst_port == p)
-            link = c;
-        }
-      if (!link)
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-              "input '%s.%s' (%s) is not linked", accel_stage_get_name (stage),
-              templ->name, accel_stage_get_kind_name (stage));
-          return FALSE;
-        }
-
-      have = accel_stage_get_output_type (link->src, link->src_port);
-      if (!accel_type_accepts (&templ->type, have, &reason))
-        {
-          g_autofree gchar *ht = accel_type_to_string (have);
-          g_autofree gchar *wt = accel_type_to_string (&templ->type);
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
-              "cannot link '%s.%s' (%s) to '%s.%s' (%s): output type %s does "
-              "not "
-              "fit input type %s: %s",
-              accel_stage_get_name (link->src),
-              port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-              accel_stage_get_kind_name (link->src),
-              accel_stage_get_name (stage), templ->name,
-              accel_stage_get_kind_name (stage), ht, wt, reason);
-          return FALSE;
-        }
-      in_types[p] = *have;
-
-      have_loc = location_of (accel_stage_get_device (link->src), have->memory);
-      want_loc = location_of (accel_stage_get_device (stage),
-          templ->type.memory == ACCEL_MEMORY_ANY ? have->memory
-                                                 : templ->type.memory);
-      if (templ->type.memory == ACCEL_MEMORY_ANY
-          && accel_stage_get_device (stage)
-                 == accel_stage_get_device (link->src))
-        want_loc = have_loc;
-
-      if (have_loc != want_loc && have_loc != -2 && want_loc != -2)
-        {
-          AccelMemory want = templ->type.memory == ACCEL_MEMORY_ANY
-                                 ? ACCEL_MEMORY_DEVICE
-                                 : templ->type.memory;
-          AccelDevice *dev
-              = accel_stage_get_device (want_loc >= 0 ? stage : link->src);
-          AccelStage *copy = insert_copy (graph, link, dev, want, error);
-          GraphLink a = { link->src, link->src_port, NULL, 0 };
-          GraphLink b = { NULL, 0, stage, p };
-          AccelType copied;
-          g_autofree gchar *ht = accel_type_to_string (have);
-
-          if (!copy)
-            return FALSE;
-          if (!accel_stage_negotiate (copy, have, error))
-            {
-              g_object_unref (copy);
-              return FALSE;
-            }
-          copied = *accel_stage_get_output_type (copy, 0);
-          a.dst = copy;
-          b.src = copy;
-          g_array_append_val (graph->wiring, a);
-          g_array_append_val (graph->wiring, b);
-          g_ptr_array_add (graph->order, copy); /* takes the reference */
-          in_types[p] = copied;
-          g_ptr_array_add (graph->notes,
-              g_strdup_printf ("inserted a copy %s "
-                               "from %s memory on %s to %s memory on %s",
-                  accel_stage_get_name (copy),
-                  accel_memory_to_string (have->memory),
-                  accel_device_get_name (accel_stage_get_device (link->src)),
-                  accel_memory_to_string (want),
-                  accel_device_get_name (accel_stage_get_device (stage))));
-        }
-      else
-        {
-          g_array_append_val (graph->wiring, *link);
-        }
-    }
-
-  if (!accel_stage_negotiate (stage, in_types, error))
-    return FALSE;
-  if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SINK)
-    graph->n_sinks++;
-  return TRUE;
-}
-
-/**
- * accel_graph_prepare:
- * @graph: a graph
- * @error: return location for a #GError, or %NULL
- *
- * Checks the graph (every input linked, no cycle), negotiates types from the
- * sources down, checks every link's types and inserts a copy where data must
- * move between host and device or between GPUs (listed in
- * accel_graph_get_notes()). Done by accel_graph_start() if not called.
- *
- * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE or
- * %ACCEL_ERROR_TYPE_MISMATCH (naming both stages, both ports and both
- * types).
- */
-gboolean
-accel_graph_prepare (AccelGraph *graph, GError **error)
-{
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
-
-  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
-  if (graph->state == GRAPH_PREPARED)
-    return TRUE;
-  g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
-
-  if (graph->stages->len == 0)
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "graph '%s' has no stages", graph->name);
-      return FALSE;
-    }
-  if (!sort_stages (graph, sorted, error))
-    return FALSE;
-
-  g_clear_pointer (&graph->order, g_ptr_array_unref);
-  graph->order = g_ptr_array_new_with_free_func (g_object_unref);
-  g_array_set_size (graph->wiring, 0);
-  g_ptr_array_set_size (graph->notes, 0);
-  graph->n_sinks = 0;
-
-  for (guint i = 0; i < sorted->len; i++)
-    {
-      AccelStage *stage = sorted->pdata[i];
-      AccelDevice *dev = NULL;
-
-      g_object_get (stage, "device", &dev, NULL);
-      if (!dev)
-        g_object_set (stage, "device", accel_graph_get_device (graph), NULL);
-      g_clear_object (&dev);
-
-      if (!check_and_wire (graph, stage, error))
-        goto failed;
-      g_ptr_array_add (graph->order, g_object_ref (stage));
-    }
-
-  for (guint i = 0; i < graph->order->len; i++)
-    accel_stage_clear_links (graph->order->pdata[i]);
-  for (guint l = 0; l < graph->wiring->len; l++)
-    {
-      GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
-      accel_stage_add_link (
-          link->src, link->src_port, link->dst, link->dst_port);
-    }
-  graph->state = GRAPH_PREPARED;
-  return TRUE;
-
-  /* ERRORS */
-failed:
-  {
-    g_clear_pointer (&graph->order, g_ptr_array_unref);
-    g_array_set_size (graph->wiring, 0);
-    return FALSE;
-  }
-}
-
 static void
 on_stage_eos (AccelStage *stage, gpointer user_data)
 {
@@ -684,6 +353,11 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
   g_mutex_unlock (&graph->lock);
 }
 
+static const AccelStageObserver graph_observer = {
+  .eos = on_stage_eos,
+  .error = on_stage_error,
+};
+
 /* a thread of its own, or the one shared under the stage's thread name */
 static AccelWorker *
 worker_for (AccelGraph *graph, GHashTable *by_name, AccelStage *stage)
@@ -700,11 +374,6 @@ worker_for (AccelGraph *graph, GHashTable *by_name, AccelStage *stage)
     }
   return worker;
 }
-
-static const AccelStageObserver graph_observer = {
-  .eos = on_stage_eos,
-  .error = on_stage_error,
-};
 
 /**
  * accel_graph_start:
@@ -729,7 +398,10 @@ accel_graph_start (AccelGraph *graph, GError **error)
   accel_fault_init_from_env ();
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
-  if (!accel_graph_prepare (graph, error) || !open_commit_logs (graph, error))
+  if (!accel_graph_prepare (graph, error)
+      || !(!graph->state_dir
+           || accel_state_dir_open (graph->state_dir, graph->commit_interval_us,
+               graph->order, graph->notes, error)))
     return FALSE;
 
   g_mutex_lock (&graph->lock);
@@ -863,168 +535,6 @@ accel_graph_set_state_dir (
   graph->commit_interval_us = commit_interval_us;
 }
 
-/* a live source keeps its last sequence in <stage>.produced: what it had
- * produced from @resume on was never committed, and it cannot produce it
- * again, so it is lost; counted, and said in a note */
-static gboolean
-open_produced_file (
-    AccelGraph *graph, AccelStage *stage, guint64 resume, GError **error)
-{
-  g_autofree gchar *file
-      = g_strdup_printf ("%s.produced", accel_stage_get_name (stage));
-  g_autofree gchar *path = g_build_filename (graph->state_dir, file, NULL);
-  g_autofree gchar *text = NULL;
-  guint64 last, n_lost = 0;
-  int fd;
-
-  if (resume != G_MAXUINT64 && g_file_get_contents (path, &text, NULL, NULL)
-      && g_ascii_string_to_unsigned (
-          g_strstrip (text), 10, 0, G_MAXUINT64 - 1, &last, NULL)
-      && last >= resume)
-    {
-      n_lost = last - resume + 1;
-      g_ptr_array_add (graph->notes,
-          g_strdup_printf ("stage '%s' (%s) is live and cannot produce "
-                           "frames again: %" G_GUINT64_FORMAT
-                           " frames (sequences %" G_GUINT64_FORMAT
-                           " to %" G_GUINT64_FORMAT
-                           ") were lost in the restart",
-              accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-              n_lost, resume, last));
-    }
-  fd = g_open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
-          path, g_strerror (errno));
-      return FALSE;
-    }
-  accel_stage_set_produced_file (stage, fd, n_lost);
-  return TRUE;
-}
-
-/* "dir/stage.checkpoint", or NULL for a stage that keeps no state */
-static gchar *
-checkpoint_base (AccelGraph *graph, AccelStage *stage)
-{
-  g_autofree gchar *file = NULL;
-
-  if (!ACCEL_STAGE_GET_CLASS (stage)->snapshot)
-    return NULL;
-  file = g_strdup_printf ("%s.checkpoint", accel_stage_get_name (stage));
-  return g_build_filename (graph->state_dir, file, NULL);
-}
-
-/* whether @stage's state must be restored for the graph to resume: it
- * saved some, or it never saves any (snapshot-interval 0). A stage that
- * saved none though its first snapshot came at frame 0, before anything
- * could be committed, holds no state (effects without temporal ones) */
-static gboolean
-holds_state (AccelStage *stage, const char *base)
-{
-  g_autofree gchar *newest = NULL;
-  guint64 seq;
-  guint interval = 0;
-
-  g_object_get (stage, "snapshot-interval", &interval, NULL);
-  newest = accel_checkpoint_find (base, G_MAXUINT64, &seq);
-  return newest != NULL || interval == 0;
-}
-
-/* Every stateful stage must start from its state after one same frame, the
- * one before the sources resume: the newest frame before @resume (the
- * first uncommitted one) at which each of them saved its state, or none,
- * and everything starts over. Frames after it run again and the sinks skip
- * what they committed. Returns where the sources resume. */
-static guint64
-common_checkpoint (AccelGraph *graph, guint64 resume)
-{
-  guint64 r = resume == G_MAXUINT64 ? 0 : resume, before;
-
-  do
-    {
-      before = r;
-      for (guint i = 0; i < graph->order->len && r > 0; i++)
-        {
-          AccelStage *stage = graph->order->pdata[i];
-          g_autofree gchar *base = checkpoint_base (graph, stage);
-          g_autofree gchar *from = NULL;
-          guint64 seq;
-
-          if (!base || !holds_state (stage, base))
-            continue;
-          from = accel_checkpoint_find (base, r, &seq);
-          r = from ? MIN (r, seq + 1) : 0;
-        }
-    }
-  while (r != before && r > 0);
-
-  for (guint i = 0; i < graph->order->len; i++)
-    {
-      AccelStage *stage = graph->order->pdata[i];
-      g_autofree gchar *base = checkpoint_base (graph, stage);
-      g_autofree gchar *from = NULL;
-      guint64 seq;
-
-      if (!base)
-        continue;
-      if (r > 0 && holds_state (stage, base))
-        from = accel_checkpoint_find (base, r, &seq);
-      accel_stage_set_checkpoint (stage, base, from);
-    }
-  return resume == G_MAXUINT64 ? resume : r;
-}
-
-/* opens the sinks' commit logs and tells the sources where to resume */
-static gboolean
-open_commit_logs (AccelGraph *graph, GError **error)
-{
-  guint64 resume = G_MAXUINT64;
-
-  if (!graph->state_dir)
-    return TRUE;
-  if (g_mkdir_with_parents (graph->state_dir, 0755) != 0)
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot create the state directory %s: %s", graph->state_dir,
-          g_strerror (errno));
-      return FALSE;
-    }
-  for (guint i = 0; i < graph->order->len; i++)
-    {
-      AccelStage *stage = graph->order->pdata[i];
-      g_autofree gchar *file = NULL, *path = NULL;
-      AccelCommitLog *log;
-
-      if (accel_stage_get_stage_kind (stage) != ACCEL_STAGE_SINK)
-        continue;
-      file = g_strdup_printf ("%s.commits", accel_stage_get_name (stage));
-      path = g_build_filename (graph->state_dir, file, NULL);
-      if (!(log = accel_commit_log_open (path, error)))
-        return FALSE;
-      accel_commit_log_set_sync_interval (log, graph->commit_interval_us);
-      resume = MIN (resume, accel_commit_log_first_uncommitted (log));
-      accel_stage_set_commit_log (stage, log);
-    }
-  resume = common_checkpoint (graph, resume);
-  for (guint i = 0; i < graph->order->len; i++)
-    {
-      AccelStage *stage = graph->order->pdata[i];
-      if (accel_stage_get_n_inputs (stage) == 0)
-        accel_stage_set_start_sequence (
-            stage, resume == G_MAXUINT64 ? 0 : resume);
-      if (accel_stage_is_live (stage)
-          && !open_produced_file (graph, stage, resume, error))
-        return FALSE;
-    }
-  if (resume > 0 && resume != G_MAXUINT64)
-    g_ptr_array_add (
-        graph->notes, g_strdup_printf ("resuming at sequence %" G_GUINT64_FORMAT
-                                       " from the commit logs in %s",
-                          resume, graph->state_dir));
-  return TRUE;
-}
-
 /**
  * accel_graph_send_eos:
  * @graph: a running graph
@@ -1079,55 +589,4 @@ accel_graph_run (AccelGraph *graph, GError **error)
   ok = accel_graph_wait (graph, -1, error);
   accel_graph_stop (graph);
   return ok;
-}
-
-/**
- * accel_graph_to_dot:
- * @graph: a graph (prepared, for types and inserted copies)
- *
- * Returns: (transfer full): the graph in graphviz's dot language: stages with
- * kind and device, links labelled with their types, inserted copies dashed.
- */
-gchar *
-accel_graph_to_dot (AccelGraph *graph)
-{
-  GString *s = g_string_new (NULL);
-  GPtrArray *stages = accel_graph_get_stages (graph);
-  GArray *links = graph->order ? graph->wiring : graph->links;
-  const char *policy
-      = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE   ? "single"
-        : graph->stream_policy == ACCEL_STREAM_POLICY_POOLED ? "pooled"
-                                                             : "per-stage";
-
-  g_string_append_printf (s,
-      "digraph \"%s\" {\n  rankdir=LR;\n"
-      "  label=\"%s (streams: %s)\";\n  node [shape=box, "
-      "fontname=monospace];\n",
-      graph->name, graph->name, policy);
-  for (guint i = 0; i < stages->len; i++)
-    {
-      AccelStage *st = stages->pdata[i];
-      gboolean inserted = g_ptr_array_find (graph->stages, st, NULL) == FALSE;
-      g_string_append_printf (s, "  \"%s\" [label=\"%s\\n%s\\non %s\"%s];\n",
-          accel_stage_get_name (st), accel_stage_get_name (st),
-          accel_stage_get_kind_name (st),
-          accel_device_get_name (accel_stage_get_device (st)),
-          inserted ? ", style=dashed" : "");
-    }
-  for (guint l = 0; l < links->len; l++)
-    {
-      GraphLink *link = &g_array_index (links, GraphLink, l);
-      g_autofree gchar *type
-          = graph->order ? accel_type_to_string (
-                accel_stage_get_output_type (link->src, link->src_port))
-                         : NULL;
-      g_string_append_printf (s,
-          "  \"%s\" -> \"%s\" [label=\"%s -> %s%s%s\"];\n",
-          accel_stage_get_name (link->src), accel_stage_get_name (link->dst),
-          port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-          port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port),
-          type ? "\\n" : "", type ? type : "");
-    }
-  g_string_append (s, "}\n");
-  return g_string_free (s, FALSE);
 }

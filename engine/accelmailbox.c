@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: a stage's mailbox: bounded per-port input queues matched by
- * sequence, an unbounded control queue, and the GSource that drives them */
+ * sequence, an unbounded control queue, and the GSource that drives them.
+ * G_MESSAGES_DEBUG=accel-mailbox tells when producers wait for room, when a
+ * consumer sleeps on an empty mailbox, which frames find no partner, and how
+ * a stream ends */
 #define G_LOG_DOMAIN "accel-mailbox"
 
 #include "accel-private.h"
@@ -11,10 +14,11 @@ static const int eos_marker;
 
 typedef struct
 {
-  GQueue items;    /* AccelBuffer* or EOS_ITEM */
-  GCond room;      /* signalled when an item is taken */
-  guint n_waiting; /* producers waiting for room */
-  gboolean done;   /* EOS taken: nothing more will come */
+  GQueue items;       /* AccelBuffer* or EOS_ITEM */
+  GCond room;         /* signalled when an item is taken */
+  guint n_waiting;    /* producers waiting for room */
+  gboolean done;      /* EOS taken: nothing more will come */
+  gboolean full_told; /* a refused try-push was logged; reset by a push */
 } Port;
 
 struct _AccelMailbox
@@ -31,8 +35,78 @@ struct _AccelMailbox
   guint n_dropped;   /* buffers that found no partner */
   guint max_queued;
   GMainContext *context;
+  /* "'name'" of the stage that takes from here, learned on its thread; for
+   * messages */
+  gchar *consumer; /* atomic */
 };
 
+static const char *
+message_name (AccelMessageType type)
+{
+  switch (type)
+    {
+    case ACCEL_MESSAGE_FLUSH:
+      return "flush";
+    case ACCEL_MESSAGE_PARAM:
+      return "param";
+    case ACCEL_MESSAGE_EOS:
+      return "eos";
+    case ACCEL_MESSAGE_STOP:
+      return "stop";
+    default:
+      return "control";
+    }
+}
+
+/* the stage this thread works for (a producer, in the push functions), as
+ * the stage loop tells the error module; NULL outside the stages */
+static const char *
+current_stage (void)
+{
+  return accel_error_get_stage_name ();
+}
+
+static const char *
+current_name (void)
+{
+  const char *name = current_stage ();
+
+  return name ? name : "?";
+}
+
+/* on the consumer's thread, the only one that sets it, where the stage loop
+ * has told whose work it is: when a frame or a flush is taken */
+static inline void
+learn_consumer (AccelMailbox *mb)
+{
+  const char *name;
+
+  if (G_LIKELY (g_atomic_pointer_get (&mb->consumer)))
+    return;
+  name = current_stage ();
+  if (name)
+    g_atomic_pointer_set (&mb->consumer, g_strdup_printf ("'%s'", name));
+}
+
+/* for messages from any thread; sources take no frames, so it stays unknown
+ * for them */
+static const char *
+consumer_name (AccelMailbox *mb)
+{
+  const char *name = g_atomic_pointer_get (&mb->consumer);
+
+  if (name)
+    return name;
+  return mb->n_ports == 0 ? "a source" : "a stage";
+}
+
+/**
+ * accel_message_new:
+ * @type: what the message asks for
+ *
+ * Returns: (transfer full): a control message, for accel_mailbox_post().
+ * MT safe.
+ */
 AccelMessage *
 accel_message_new (AccelMessageType type)
 {
@@ -42,6 +116,12 @@ accel_message_new (AccelMessageType type)
   return msg;
 }
 
+/**
+ * accel_message_free:
+ * @msg: (transfer full): a control message
+ *
+ * MT safe.
+ */
 void
 accel_message_free (AccelMessage *msg)
 {
@@ -51,12 +131,22 @@ accel_message_free (AccelMessage *msg)
   g_free (msg);
 }
 
+/**
+ * accel_mailbox_new:
+ * @n_ports: the consumer's inputs, at most %ACCEL_MAX_PORTS
+ * @capacity: buffers each input queues before producers wait (at least 1)
+ * @context: the consumer's context, woken when work arrives
+ *
+ * Returns: (transfer full): a mailbox; free it with accel_mailbox_free().
+ * Called from the thread that starts the stage.
+ */
 AccelMailbox *
 accel_mailbox_new (guint n_ports, guint capacity, GMainContext *context)
 {
-  AccelMailbox *mb = g_new0 (AccelMailbox, 1);
+  AccelMailbox *mb;
 
   g_return_val_if_fail (n_ports <= ACCEL_MAX_PORTS, NULL);
+  mb = g_new0 (AccelMailbox, 1);
   g_mutex_init (&mb->lock);
   mb->n_ports = n_ports;
   mb->capacity = MAX (capacity, 1);
@@ -77,9 +167,19 @@ drop_item (gpointer item)
     accel_buffer_unref (item);
 }
 
+/**
+ * accel_mailbox_free:
+ * @mb: (transfer full): a mailbox
+ *
+ * Drops whatever is still queued. Called from the thread that stops the
+ * stage, once no producer pushes and the consumer's thread has let go.
+ */
 void
 accel_mailbox_free (AccelMailbox *mb)
 {
+  g_debug ("mailbox of %s freed: at most %u buffers were queued on an "
+           "input, %u found no partner",
+      consumer_name (mb), mb->max_queued, mb->n_dropped);
   for (guint i = 0; i < mb->n_ports; i++)
     {
       g_queue_clear_full (&mb->ports[i].items, drop_item);
@@ -88,6 +188,7 @@ accel_mailbox_free (AccelMailbox *mb)
   g_queue_clear_full (&mb->control, (GDestroyNotify)accel_message_free);
   g_main_context_unref (mb->context);
   g_mutex_clear (&mb->lock);
+  g_free (mb->consumer);
   g_free (mb);
 }
 
@@ -103,12 +204,18 @@ take_sleeping_unlocked (AccelMailbox *mb)
 
 /**
  * accel_mailbox_push_buffer:
+ * @mb: the consumer's mailbox
+ * @port: the consumer's input
  * @buffer: (transfer full): the buffer
  *
- * Blocks while the port's queue is full: that is the backpressure.
+ * Blocks while the port's queue is full: that is the backpressure. Never
+ * call it on the consumer's own thread (it would wait for itself): see
+ * accel_mailbox_try_push_buffer().
+ *
  * Returns: %ACCEL_MAILBOX_PUSHED; %ACCEL_MAILBOX_CLOSED or
  *   %ACCEL_MAILBOX_ENDED, dropping @buffer, once the mailbox is closed or its
  *   consumer has ended its stream.
+ * MT safe: called from a producer stage's thread.
  */
 AccelMailboxPush
 accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
@@ -116,10 +223,13 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   Port *p = &mb->ports[port];
   AccelMailboxPush res;
   gboolean wake;
+  gint64 t_wait = 0;
 
   g_mutex_lock (&mb->lock);
   while (p->items.length >= mb->capacity && !mb->closed && !mb->ended)
     {
+      if (t_wait == 0)
+        t_wait = g_get_monotonic_time ();
       p->n_waiting++;
       g_cond_wait (&p->room, &mb->lock);
       p->n_waiting--;
@@ -128,6 +238,12 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
     {
       res = mb->closed ? ACCEL_MAILBOX_CLOSED : ACCEL_MAILBOX_ENDED;
       g_mutex_unlock (&mb->lock);
+      g_debug (
+          "'%s' pushes to input %u of %s, which %s: buffer %" G_GUINT64_FORMAT
+          " dropped",
+          current_name (), port, consumer_name (mb),
+          res == ACCEL_MAILBOX_CLOSED ? "is closed" : "has ended its stream",
+          accel_buffer_get_sequence (buffer));
       accel_buffer_unref (buffer);
       return res;
     }
@@ -136,19 +252,39 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   wake = take_sleeping_unlocked (mb);
   g_mutex_unlock (&mb->lock);
 
+  /* backpressure: in a steady state, once a frame */
+  if (t_wait != 0)
+    ACCEL_TRACE ("input %u of %s was full (%u queued): '%s' waited "
+                 "%" G_GINT64_FORMAT " us for room",
+        port, consumer_name (mb), mb->capacity, current_name (),
+        g_get_monotonic_time () - t_wait);
   /* a wakeup is a syscall: only when the consumer may be asleep */
   if (wake)
     g_main_context_wakeup (mb->context);
   return ACCEL_MAILBOX_PUSHED;
 }
 
-/* never blocks: for a consumer on the producer's own thread */
+/**
+ * accel_mailbox_try_push_buffer:
+ * @mb: the consumer's mailbox
+ * @port: the consumer's input
+ * @buffer: (transfer full): the buffer, unless the result is
+ *   %ACCEL_MAILBOX_FULL
+ *
+ * Never blocks: for a consumer on the producer's own thread, which must run
+ * other work until there is room instead of waiting for itself.
+ *
+ * Returns: %ACCEL_MAILBOX_FULL, leaving @buffer the caller's, while the
+ *   port's queue is full; else as accel_mailbox_push_buffer().
+ * MT safe: called from a producer stage's thread.
+ */
 AccelMailboxPush
 accel_mailbox_try_push_buffer (
     AccelMailbox *mb, guint port, AccelBuffer *buffer)
 {
   Port *p = &mb->ports[port];
   AccelMailboxPush res = ACCEL_MAILBOX_PUSHED;
+  gboolean tell_full = FALSE;
 
   g_mutex_lock (&mb->lock);
   if (mb->closed)
@@ -156,19 +292,48 @@ accel_mailbox_try_push_buffer (
   else if (mb->ended)
     res = ACCEL_MAILBOX_ENDED;
   else if (p->items.length >= mb->capacity)
-    res = ACCEL_MAILBOX_FULL;
+    {
+      res = ACCEL_MAILBOX_FULL;
+      /* the caller retries in a loop: once per full spell */
+      tell_full = !p->full_told;
+      p->full_told = TRUE;
+    }
   else
     {
       g_queue_push_tail (&p->items, buffer);
       mb->max_queued = MAX (mb->max_queued, p->items.length);
+      p->full_told = FALSE;
     }
   g_mutex_unlock (&mb->lock);
+
+  if (tell_full)
+    ACCEL_TRACE ("input %u of %s is full (%u queued): '%s', on the same "
+                 "thread, runs other work until there is room",
+        port, consumer_name (mb), mb->capacity, current_name ());
   if (res == ACCEL_MAILBOX_CLOSED || res == ACCEL_MAILBOX_ENDED)
-    accel_buffer_unref (buffer);
+    {
+      g_debug (
+          "'%s' pushes to input %u of %s, which %s: buffer %" G_GUINT64_FORMAT
+          " dropped",
+          current_name (), port, consumer_name (mb),
+          res == ACCEL_MAILBOX_CLOSED ? "is closed" : "has ended its stream",
+          accel_buffer_get_sequence (buffer));
+      accel_buffer_unref (buffer);
+    }
   return res;
 }
 
-/* end of stream is always delivered, even past the bound */
+/**
+ * accel_mailbox_push_eos:
+ * @mb: the consumer's mailbox
+ * @port: the consumer's input
+ *
+ * Queues the end of @port's stream. End of stream is always delivered, even
+ * past the bound, so it never waits; once the consumer's stream has ended it
+ * is dropped.
+ *
+ * MT safe: called from a producer stage's thread.
+ */
 void
 accel_mailbox_push_eos (AccelMailbox *mb, guint port)
 {
@@ -178,20 +343,36 @@ accel_mailbox_push_eos (AccelMailbox *mb, guint port)
   if (mb->ended)
     {
       g_mutex_unlock (&mb->lock);
+      g_debug ("end of stream for input %u of %s dropped: its stream has "
+               "ended already",
+          port, consumer_name (mb));
       return;
     }
   g_queue_push_tail (&mb->ports[port].items, EOS_ITEM);
   wake = take_sleeping_unlocked (mb);
   g_mutex_unlock (&mb->lock);
+  g_debug ("'%s' ends the stream on input %u of %s", current_name (), port,
+      consumer_name (mb));
   if (wake)
     g_main_context_wakeup (mb->context);
 }
 
-/* control messages never block: they must reach a stage whose queues are full
+/**
+ * accel_mailbox_post:
+ * @mb: a mailbox
+ * @msg: (transfer full): a control message
+ *
+ * Control messages never block: they must reach a stage whose queues are
+ * full. They overtake queued buffers.
+ *
+ * MT safe.
  */
 void
 accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg)
 {
+  g_debug ("%s is sent a %s message%s%s", consumer_name (mb),
+      message_name (msg->type), msg->name ? " for " : "",
+      msg->name ? msg->name : "");
   g_mutex_lock (&mb->lock);
   g_queue_push_tail (&mb->control, msg);
   mb->sleeping = FALSE;
@@ -199,6 +380,13 @@ accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg)
   g_main_context_wakeup (mb->context);
 }
 
+/**
+ * accel_mailbox_pop_control:
+ * @mb: a mailbox
+ *
+ * Returns: (transfer full) (nullable): the oldest control message, or %NULL.
+ * Called from the consumer stage's thread only.
+ */
 AccelMessage *
 accel_mailbox_pop_control (AccelMailbox *mb)
 {
@@ -210,6 +398,12 @@ accel_mailbox_pop_control (AccelMailbox *mb)
   return msg;
 }
 
+/**
+ * accel_mailbox_has_control:
+ * @mb: a mailbox
+ *
+ * Returns: whether a control message waits. MT safe.
+ */
 gboolean
 accel_mailbox_has_control (AccelMailbox *mb)
 {
@@ -260,10 +454,14 @@ frame_ready_unlocked (AccelMailbox *mb)
 }
 
 /* the consumer takes no more: queued buffers are dropped (counted), waiting
- * producers wake and later pushes are refused, so that they learn of it */
-static void
-end_unlocked (AccelMailbox *mb)
+ * producers wake and later pushes are refused, so that they learn of it.
+ * Returns: how many buffers were dropped */
+static guint
+end_unlocked (AccelMailbox *mb, guint *n_woken)
 {
+  guint n = 0;
+
+  *n_woken = 0;
   mb->ended = TRUE;
   for (guint i = 0; i < mb->n_ports; i++)
     {
@@ -273,23 +471,30 @@ end_unlocked (AccelMailbox *mb)
         if (item != EOS_ITEM)
           {
             accel_buffer_unref (item);
-            mb->n_dropped++;
+            n++;
           }
       mb->ports[i].done = TRUE;
+      *n_woken += mb->ports[i].n_waiting;
       g_cond_broadcast (&mb->ports[i].room);
     }
+  mb->n_dropped += n;
+  return n;
 }
 
 /**
  * accel_mailbox_pop_frame:
- * @buffers: (out caller-allocates): one buffer per port, all of one sequence
- * @eos: (out): set when every port has reached end of stream
+ * @mb: a mailbox
+ * @buffers: (out caller-allocates) (transfer full): one buffer per port, all
+ *   of one sequence
+ * @eos: (out): set when the stream is over: every port reached end of stream,
+ *   or one did and the others' buffers can never be matched
  *
  * Fan-in: takes one buffer from each port once all heads carry the same
  * sequence number. A head older than the others has no partner left and is
  * dropped (counted); so are buffers left on a port whose peer has ended.
  *
  * Returns: %TRUE when @buffers or @eos were filled.
+ * Called from the consumer stage's thread only.
  */
 gboolean
 accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
@@ -298,18 +503,25 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
 
   *eos = FALSE;
   g_mutex_lock (&mb->lock);
+  learn_consumer (mb);
   while (!found && frame_ready_unlocked (mb))
     {
       guint64 max_seq = 0;
-      guint n_done = 0, n_eos_head = 0, n_buffers = 0;
+      guint n_done = 0, n_eos_head = 0, n_buffers = 0, ended_port = 0;
 
       for (guint i = 0; i < mb->n_ports; i++)
         {
           gpointer head = g_queue_peek_head (&mb->ports[i].items);
           if (mb->ports[i].done && !head)
-            n_done++;
+            {
+              n_done++;
+              ended_port = i;
+            }
           else if (head == EOS_ITEM)
-            n_eos_head++;
+            {
+              n_eos_head++;
+              ended_port = i;
+            }
           else if (head)
             {
               max_seq = MAX (
@@ -320,8 +532,11 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
 
       if (n_buffers == 0)
         {
-          /* every port ended */
-          end_unlocked (mb);
+          guint n_woken;
+
+          end_unlocked (mb, &n_woken);
+          g_debug (
+              "every input of %s has ended: end of stream", consumer_name (mb));
           *eos = TRUE;
           found = TRUE;
         }
@@ -329,7 +544,12 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
         {
           /* some port ended: the others' buffers can never be matched, so
            * the stream is over here; end_unlocked() drops what is queued */
-          end_unlocked (mb);
+          guint n_woken, n = end_unlocked (mb, &n_woken);
+
+          g_debug ("input %u of %s has ended, so the other inputs' frames "
+                   "can never be matched: end of stream, %u queued buffers "
+                   "dropped",
+              ended_port, consumer_name (mb), n);
           *eos = TRUE;
           found = TRUE;
         }
@@ -339,8 +559,15 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
           for (guint i = 0; i < mb->n_ports; i++)
             {
               AccelBuffer *head = g_queue_peek_head (&mb->ports[i].items);
-              if (accel_buffer_get_sequence (head) < max_seq)
+              guint64 seq = accel_buffer_get_sequence (head);
+
+              if (seq < max_seq)
                 {
+                  g_debug ("%s drops frame %" G_GUINT64_FORMAT
+                           " on input %u: another input is at frame "
+                           "%" G_GUINT64_FORMAT " already, so it has no "
+                           "partner",
+                      consumer_name (mb), seq, i, max_seq);
                   pop_port_unlocked (mb, i);
                   mb->n_dropped++;
                   matched = FALSE;
@@ -353,6 +580,9 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
                   buffers[i] = g_queue_pop_head (&mb->ports[i].items);
                   signal_room_unlocked (mb, i);
                 }
+              ACCEL_TRACE ("%s takes frame %" G_GUINT64_FORMAT
+                           " (%u more queued on input 0)",
+                  consumer_name (mb), max_seq, mb->ports[0].items.length);
               found = TRUE;
             }
         }
@@ -361,43 +591,103 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
   return found;
 }
 
+/**
+ * accel_mailbox_set_blocked:
+ * @mb: a mailbox
+ * @blocked: whether the consumer takes no frames for now
+ *
+ * A sink blocks its mailbox while it waits for a frame's GPU work, so the
+ * source does not dispatch frames it could not take; control messages still
+ * come through.
+ *
+ * Called from the consumer stage's thread only.
+ */
 void
 accel_mailbox_set_blocked (AccelMailbox *mb, gboolean blocked)
 {
+  gboolean changed;
+
   g_mutex_lock (&mb->lock);
+  changed = mb->blocked != blocked;
   mb->blocked = blocked;
   g_mutex_unlock (&mb->lock);
+  if (changed)
+    ACCEL_TRACE ("%s %s", consumer_name (mb),
+        blocked ? "takes no frames until its GPU work is done"
+                : "takes frames again");
 }
 
-/* wakes every blocked producer; pushes fail from now on */
+/**
+ * accel_mailbox_close:
+ * @mb: a mailbox
+ *
+ * Wakes every blocked producer; pushes fail with %ACCEL_MAILBOX_CLOSED from
+ * now on and the mailbox's source becomes ready, so the consumer sees it.
+ *
+ * MT safe: called from the thread that stops the graph.
+ */
 void
 accel_mailbox_close (AccelMailbox *mb)
 {
+  guint n_woken = 0;
+
   g_mutex_lock (&mb->lock);
   mb->closed = TRUE;
   for (guint i = 0; i < mb->n_ports; i++)
-    g_cond_broadcast (&mb->ports[i].room);
+    {
+      n_woken += mb->ports[i].n_waiting;
+      g_cond_broadcast (&mb->ports[i].room);
+    }
   g_mutex_unlock (&mb->lock);
+  g_debug ("mailbox of %s closed: pushes fail from now on (%u waiting "
+           "producers woken)",
+      consumer_name (mb), n_woken);
   g_main_context_wakeup (mb->context);
 }
 
-/* the consumer's stream is over (it ended, or has no one left to hand its
- * output to) */
+/**
+ * accel_mailbox_end:
+ * @mb: a mailbox
+ *
+ * The consumer's stream is over (it ended, failed, or has no one left to
+ * hand its output to): queued buffers are dropped and later pushes fail with
+ * %ACCEL_MAILBOX_ENDED, so that producers learn of it.
+ *
+ * MT safe: called from the consumer stage's thread.
+ */
 void
 accel_mailbox_end (AccelMailbox *mb)
 {
+  guint n, n_woken;
+  gboolean was_ended;
+
   g_mutex_lock (&mb->lock);
-  end_unlocked (mb);
+  was_ended = mb->ended;
+  n = end_unlocked (mb, &n_woken);
   g_mutex_unlock (&mb->lock);
+  /* a source's mailbox takes control messages only */
+  if (!was_ended && mb->n_ports > 0)
+    g_debug ("%s takes no more: %u queued buffers dropped, %u waiting "
+             "producers woken",
+        consumer_name (mb), n, n_woken);
 }
 
-/* drops every queued buffer (flush); returns how many */
+/**
+ * accel_mailbox_drain:
+ * @mb: a mailbox
+ *
+ * Drops every queued buffer, for a flush; end of stream survives it.
+ *
+ * Returns: how many buffers were dropped.
+ * Called from the consumer stage's thread only.
+ */
 guint
 accel_mailbox_drain (AccelMailbox *mb)
 {
   guint n = 0;
 
   g_mutex_lock (&mb->lock);
+  learn_consumer (mb);
   for (guint i = 0; i < mb->n_ports; i++)
     {
       GQueue keep = G_QUEUE_INIT;
@@ -419,9 +709,17 @@ accel_mailbox_drain (AccelMailbox *mb)
       g_cond_broadcast (&mb->ports[i].room);
     }
   g_mutex_unlock (&mb->lock);
+  g_debug ("flush: %s dropped %u queued buffers", consumer_name (mb), n);
   return n;
 }
 
+/**
+ * accel_mailbox_get_n_dropped:
+ * @mb: a mailbox
+ *
+ * Returns: the buffers dropped so far: without a partner of their sequence
+ * on the other inputs, or queued when the stream ended. MT safe.
+ */
 guint
 accel_mailbox_get_n_dropped (AccelMailbox *mb)
 {
@@ -433,6 +731,13 @@ accel_mailbox_get_n_dropped (AccelMailbox *mb)
   return n;
 }
 
+/**
+ * accel_mailbox_get_max_queued:
+ * @mb: a mailbox
+ *
+ * Returns: the most buffers that were queued on one input at a time.
+ * MT safe.
+ */
 guint
 accel_mailbox_get_max_queued (AccelMailbox *mb)
 {
@@ -455,13 +760,19 @@ typedef struct
 static gboolean
 mailbox_source_ready (AccelMailbox *mb, gboolean may_sleep)
 {
-  gboolean ready;
+  gboolean ready, falls_asleep = FALSE;
 
   g_mutex_lock (&mb->lock);
   ready = mb->control.length > 0 || mb->closed || frame_ready_unlocked (mb);
   if (!ready && may_sleep)
-    mb->sleeping = TRUE;
+    {
+      falls_asleep = !mb->sleeping && mb->n_ports > 0;
+      mb->sleeping = TRUE;
+    }
   g_mutex_unlock (&mb->lock);
+  if (falls_asleep)
+    ACCEL_TRACE ("%s has no frame to take: sleeps until a push wakes it",
+        consumer_name (mb));
   return ready;
 }
 
@@ -491,6 +802,16 @@ static GSourceFuncs mailbox_source_funcs = {
   .dispatch = mailbox_source_dispatch,
 };
 
+/**
+ * accel_mailbox_source_new:
+ * @mb: a mailbox, which must outlive the source
+ *
+ * A source that is ready while a control message or a whole frame waits, or
+ * once the mailbox is closed; attach it to the consumer's context.
+ *
+ * Returns: (transfer full): the source. Called from the thread that starts
+ * the stage.
+ */
 GSource *
 accel_mailbox_source_new (AccelMailbox *mb)
 {
@@ -502,6 +823,12 @@ accel_mailbox_source_new (AccelMailbox *mb)
   return &ms->source;
 }
 
+/**
+ * accel_mailbox_is_closed:
+ * @mb: a mailbox
+ *
+ * Returns: whether accel_mailbox_close() was called. MT safe.
+ */
 gboolean
 accel_mailbox_is_closed (AccelMailbox *mb)
 {

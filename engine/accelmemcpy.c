@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: core.memcpy, moves data between memory kinds and devices */
+/* accel: core.memcpy, moves data between memory kinds and devices.
+ * G_MESSAGES_DEBUG=accel-memcpy tells what each copy stage moves where */
 #define G_LOG_DOMAIN "accel-memcpy"
 
 #include "accel-private.h"
@@ -27,6 +28,9 @@ accel_memcpy_negotiate (AccelStage *stage, const AccelType *in_types,
 {
   out_types[0] = in_types[0];
   out_types[0].memory = ACCEL_MEMCPY (stage)->memory;
+  g_debug ("'%s' copies %s memory to %s memory", accel_stage_get_name (stage),
+      accel_memory_to_string (in_types[0].memory),
+      accel_memory_to_string (out_types[0].memory));
   return TRUE;
 }
 
@@ -35,6 +39,10 @@ accel_memcpy_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
 
+  ACCEL_TRACE ("'%s' copies frame %" G_GUINT64_FORMAT ", %" G_GSIZE_FORMAT
+               " bytes",
+      accel_stage_get_name (stage), frame->sequence,
+      accel_buffer_get_size (in));
   if (accel_stage_is_host (stage))
     {
       memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),

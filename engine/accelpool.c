@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: bounded buffer pools; a buffer comes back when its last ref goes */
+/* accel: bounded buffer pools; a buffer comes back when its last ref goes.
+ * G_MESSAGES_DEBUG=accel-pool tells when a pool allocates, when a stage
+ * waits for a free buffer and for how long, timeouts, flushes and trims */
 #define G_LOG_DOMAIN "accel-pool"
 
 #include "accel-private.h"
@@ -25,6 +27,16 @@ struct _AccelPool
 
 G_DEFINE_FINAL_TYPE (AccelPool, accel_pool, G_TYPE_OBJECT)
 
+/* who acquires, for messages: the stage this thread works for, as the stage
+ * loop tells the error module */
+static const char *
+current_name (void)
+{
+  const char *name = accel_error_get_stage_name ();
+
+  return name ? name : "?";
+}
+
 /* a pool waits this long for a free buffer unless told otherwise */
 #define DEFAULT_TIMEOUT_US (10 * G_USEC_PER_SEC)
 
@@ -34,6 +46,8 @@ accel_pool_finalize (GObject *object)
   AccelPool *self = ACCEL_POOL (object);
   AccelBuffer *buf;
 
+  g_debug ("pool %p: freeing %u buffers; at most %u of %u were handed out",
+      self, self->free.length, self->peak_outstanding, self->max_buffers);
   /* outstanding buffers hold a ref, so every buffer is free by now */
   while ((buf = g_queue_pop_head (&self->free)))
     accel_buffer_free (buf);
@@ -67,7 +81,7 @@ accel_pool_init (AccelPool *self)
  * Buffers are allocated on demand up to @max_buffers; after that
  * accel_pool_acquire() waits for one to come back.
  *
- * Returns: (transfer full): a new pool.
+ * Returns: (transfer full): a new pool. MT safe.
  */
 AccelPool *
 accel_pool_new (AccelDevice *device, const AccelType *type, guint max_buffers)
@@ -82,6 +96,13 @@ accel_pool_new (AccelDevice *device, const AccelType *type, guint max_buffers)
   self->device = g_object_ref (device);
   self->type = *type;
   self->max_buffers = max_buffers;
+  /* the type's text is built only when someone reads it */
+  if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    {
+      g_autofree gchar *text = accel_type_to_string (type);
+      g_debug ("pool %p: up to %u buffers of %s on %s", self, max_buffers, text,
+          accel_device_get_name (device));
+    }
   return self;
 }
 
@@ -89,7 +110,8 @@ accel_pool_new (AccelDevice *device, const AccelType *type, guint max_buffers)
  * accel_pool_peek_type:
  * @pool: a pool
  *
- * Returns: (transfer none): the type of the pool's buffers.
+ * Returns: (transfer none): the type of the pool's buffers, as long as the
+ * pool lives. MT safe.
  */
 const AccelType *
 accel_pool_peek_type (AccelPool *pool)
@@ -102,7 +124,7 @@ accel_pool_peek_type (AccelPool *pool)
  * accel_pool_get_device:
  * @pool: a pool
  *
- * Returns: (transfer none): the device of the pool's buffers.
+ * Returns: (transfer none): the device of the pool's buffers. MT safe.
  */
 AccelDevice *
 accel_pool_get_device (AccelPool *pool)
@@ -117,7 +139,7 @@ accel_pool_get_device (AccelPool *pool)
  * @timeout_us: how long accel_pool_acquire() waits for a free buffer:
  *   0 fails at once, %ACCEL_POOL_WAIT_FOREVER never gives up
  *
- * MT safe.
+ * Takes effect at the next acquire. MT safe.
  */
 void
 accel_pool_set_timeout (AccelPool *pool, gint64 timeout_us)
@@ -128,11 +150,23 @@ accel_pool_set_timeout (AccelPool *pool, gint64 timeout_us)
   g_mutex_unlock (&pool->lock);
 }
 
+/**
+ * accel_pool_get_timeout:
+ * @pool: a pool
+ *
+ * Returns: how long accel_pool_acquire() waits for a free buffer, in
+ * microseconds, or %ACCEL_POOL_WAIT_FOREVER. MT safe.
+ */
 gint64
 accel_pool_get_timeout (AccelPool *pool)
 {
+  gint64 timeout_us;
+
   g_return_val_if_fail (ACCEL_IS_POOL (pool), 0);
-  return pool->timeout_us;
+  g_mutex_lock (&pool->lock);
+  timeout_us = pool->timeout_us;
+  g_mutex_unlock (&pool->lock);
+  return timeout_us;
 }
 
 /**
@@ -147,13 +181,14 @@ accel_pool_get_timeout (AccelPool *pool)
  *
  * Returns: (transfer full): a buffer, or %NULL with %ACCEL_ERROR_TIMEOUT
  * (exhausted), %ACCEL_ERROR_STOPPED (flushing) or an allocation error.
- * MT safe.
+ * MT safe; may block the calling thread (a stage's, typically).
  */
 AccelBuffer *
 accel_pool_acquire (AccelPool *pool, GError **error)
 {
   AccelBuffer *buf = NULL;
-  gint64 deadline;
+  GError *alloc_error = NULL;
+  gint64 deadline, t_wait = 0;
 
   g_return_val_if_fail (ACCEL_IS_POOL (pool), NULL);
 
@@ -172,19 +207,16 @@ accel_pool_acquire (AccelPool *pool, GError **error)
           /* reserve the slot, allocate unlocked: allocations are slow */
           pool->n_allocated++;
           g_mutex_unlock (&pool->lock);
-          buf = accel_buffer_alloc (pool->device, &pool->type, error);
+          buf = accel_buffer_alloc (pool->device, &pool->type, &alloc_error);
           g_mutex_lock (&pool->lock);
           if (!buf)
-            {
-              pool->n_allocated--;
-              g_cond_signal (&pool->cond);
-              g_mutex_unlock (&pool->lock);
-              return NULL;
-            }
+            goto alloc_failed;
           g_debug ("pool %p: allocated buffer %u of %u", pool,
               pool->n_allocated, pool->max_buffers);
           break;
         }
+      if (t_wait == 0)
+        t_wait = g_get_monotonic_time ();
       pool->n_waiting++;
       if (deadline < 0)
         {
@@ -201,13 +233,31 @@ accel_pool_acquire (AccelPool *pool, GError **error)
   pool->peak_outstanding = MAX (pool->peak_outstanding, pool->n_outstanding);
   g_mutex_unlock (&pool->lock);
 
+  /* a pool that sets the pace: in a steady state, once a frame */
+  if (t_wait != 0)
+    ACCEL_TRACE ("pool %p: all %u buffers were in use: '%s' waited "
+                 "%" G_GINT64_FORMAT " us for one",
+        pool, pool->max_buffers, current_name (),
+        g_get_monotonic_time () - t_wait);
   accel_buffer_reset_for_pool (buf, g_object_ref (pool));
   return buf;
 
   /* ERRORS */
+alloc_failed:
+  {
+    pool->n_allocated--;
+    g_cond_signal (&pool->cond);
+    g_mutex_unlock (&pool->lock);
+    g_debug (
+        "pool %p: allocating a buffer failed: %s", pool, alloc_error->message);
+    g_propagate_error (error, alloc_error);
+    return NULL;
+  }
 flushing:
   {
     g_mutex_unlock (&pool->lock);
+    g_debug ("pool %p: '%s' is refused a buffer: the pool is flushing", pool,
+        current_name ());
     g_set_error_literal (
         error, ACCEL_ERROR, ACCEL_ERROR_STOPPED, "the buffer pool is flushing");
     return NULL;
@@ -217,6 +267,9 @@ timeout:
     guint max = pool->max_buffers;
     gint64 ms = pool->timeout_us / 1000;
     g_mutex_unlock (&pool->lock);
+    g_debug ("pool %p: '%s' timed out: all %u buffers stayed in use for "
+             "%" G_GINT64_FORMAT " ms",
+        pool, current_name (), max, ms);
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
         "all %u buffers of the pool stayed in use for %" G_GINT64_FORMAT " ms",
         max, ms);
@@ -224,7 +277,8 @@ timeout:
   }
 }
 
-/* the last reference of a handed-out buffer is gone */
+/* the last reference of a handed-out buffer is gone; MT safe: called from
+ * whichever thread dropped it */
 void
 accel_pool_return (AccelPool *pool, AccelBuffer *buffer)
 {
@@ -250,13 +304,24 @@ accel_pool_return (AccelPool *pool, AccelBuffer *buffer)
 void
 accel_pool_set_flushing (AccelPool *pool, gboolean flushing)
 {
+  guint n_woken;
+
   g_return_if_fail (ACCEL_IS_POOL (pool));
   g_mutex_lock (&pool->lock);
   pool->flushing = flushing;
+  n_woken = pool->n_waiting;
   g_cond_broadcast (&pool->cond);
   g_mutex_unlock (&pool->lock);
+  g_debug ("pool %p: %s (%u waiting stages woken)", pool,
+      flushing ? "flushing, acquires fail" : "no longer flushing", n_woken);
 }
 
+/**
+ * accel_pool_get_max_buffers:
+ * @pool: a pool
+ *
+ * Returns: the most buffers the pool ever holds. MT safe.
+ */
 guint
 accel_pool_get_max_buffers (AccelPool *pool)
 {
@@ -264,6 +329,13 @@ accel_pool_get_max_buffers (AccelPool *pool)
   return pool->max_buffers;
 }
 
+/**
+ * accel_pool_get_n_allocated:
+ * @pool: a pool
+ *
+ * Returns: how many buffers the pool holds now, free or handed out.
+ * MT safe.
+ */
 guint
 accel_pool_get_n_allocated (AccelPool *pool)
 {
@@ -326,7 +398,7 @@ accel_pool_trim (AccelPool *pool)
 {
   GQueue slack = G_QUEUE_INIT;
   AccelBuffer *buf;
-  guint n;
+  guint n, n_left, n_out;
 
   g_return_val_if_fail (ACCEL_IS_POOL (pool), 0);
   g_mutex_lock (&pool->lock);
@@ -334,8 +406,13 @@ accel_pool_trim (AccelPool *pool)
   g_queue_init (&pool->free);
   n = slack.length;
   pool->n_allocated -= n;
+  n_left = pool->n_allocated;
+  n_out = pool->n_outstanding;
   g_cond_broadcast (&pool->cond);
   g_mutex_unlock (&pool->lock);
+
+  g_debug ("pool %p: trimmed %u free buffers; %u left, %u of them handed out",
+      pool, n, n_left, n_out);
 
   while ((buf = g_queue_pop_head (&slack)))
     accel_buffer_free (buf);

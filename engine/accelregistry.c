@@ -84,7 +84,7 @@ registry_init (gpointer data)
   AccelRegistry *self = g_object_new (ACCEL_TYPE_REGISTRY, NULL);
   const char *path = g_getenv ("ACCEL_PLUGIN_PATH");
 
-  accel_registry_register_builtins (self);
+  accel_registry_register (self, ACCEL_TYPE_MEMCPY);
   if (path)
     {
       g_auto (GStrv) dirs = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
@@ -103,11 +103,11 @@ registry_init (gpointer data)
 /**
  * accel_registry_get_default:
  *
- * The registry holds the built-in stage kinds and those of the plugin
- * modules in the directories of `ACCEL_PLUGIN_PATH` (separated by ':'),
- * then (unless `ACCEL_PLUGIN_PATH_ONLY` is set) those built beside an
- * uninstalled library and those of the installed plugin directory, loaded on
- * first use.
+ * The registry holds the built-in stage kind (core.memcpy, which the graph
+ * inserts) and those of the plugin modules in the directories of
+ * `ACCEL_PLUGIN_PATH` (separated by ':'), then (unless
+ * `ACCEL_PLUGIN_PATH_ONLY` is set) those built beside an uninstalled library
+ * and those of the installed plugin directory, loaded on first use.
  *
  * Returns: (transfer none): the process's registry. MT safe.
  */
@@ -215,7 +215,7 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
       {
         const char *name = all->pdata[i];
         const char *ntail = strchr (name, '.');
-        guint dist = accel_edit_distance (kind_name, name);
+        guint dist = accel_str_edit_distance (kind_name, name);
         if (tail && ntail && g_str_equal (tail, ntail))
           dist = MIN (dist, 1);
         if (dist == d)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: CUDA streams and the allocator policies that hand them out */
+/* accel: CUDA streams and the allocator policies that hand them out.
+ * G_MESSAGES_DEBUG=accel-stream tells when streams are made and destroyed
+ * and which stage gets which */
 #define G_LOG_DOMAIN "accel-stream"
 
 #include "accel-private.h"
@@ -12,6 +14,11 @@ struct _AccelStream
   guint id;
 };
 
+/**
+ * accel_stream_get_type:
+ *
+ * Returns: the boxed #GType of #AccelStream. MT safe.
+ */
 G_DEFINE_BOXED_TYPE (
     AccelStream, accel_stream, accel_stream_ref, accel_stream_unref)
 
@@ -26,8 +33,8 @@ static guint next_stream_id = 1;
  * default stream. On the host pseudo-device the stream is an ordering token
  * with no handle.
  *
- * Returns: (transfer full): a new stream, or %NULL. Makes @device current
- * on the calling thread.
+ * Returns: (transfer full): a new stream, or %NULL. MT safe; makes @device
+ * current on the calling thread.
  */
 AccelStream *
 accel_stream_new (AccelDevice *device, GError **error)
@@ -55,6 +62,12 @@ accel_stream_new (AccelDevice *device, GError **error)
   return stream;
 }
 
+/**
+ * accel_stream_ref:
+ * @stream: a stream
+ *
+ * Returns: (transfer full): @stream, with one more reference. MT safe.
+ */
 AccelStream *
 accel_stream_ref (AccelStream *stream)
 {
@@ -63,6 +76,13 @@ accel_stream_ref (AccelStream *stream)
   return stream;
 }
 
+/**
+ * accel_stream_unref:
+ * @stream: (transfer full): a stream
+ *
+ * Drops a reference; the last one destroys the stream, whose queued work
+ * still completes. MT safe.
+ */
 void
 accel_stream_unref (AccelStream *stream)
 {
@@ -74,6 +94,7 @@ accel_stream_unref (AccelStream *stream)
       accel_device_make_current (stream->device, NULL);
       accel_cuda_check (cudaStreamDestroy (stream->handle), NULL);
     }
+  g_debug ("stream %u destroyed", stream->id);
   g_object_unref (stream->device);
   g_free (stream);
 }
@@ -83,6 +104,8 @@ accel_stream_unref (AccelStream *stream)
  * @stream: a stream
  *
  * Returns: (transfer none): the `cudaStream_t`, or %NULL on the host.
+ * MT safe; work queued on it is ordered only when one thread (the stage's)
+ * queues it.
  */
 gpointer
 accel_stream_get_handle (AccelStream *stream)
@@ -101,7 +124,7 @@ accel_stream_get_cuda (AccelStream *stream)
  * accel_stream_get_device:
  * @stream: a stream
  *
- * Returns: (transfer none): the device @stream runs on.
+ * Returns: (transfer none): the device @stream runs on. MT safe.
  */
 AccelDevice *
 accel_stream_get_device (AccelStream *stream)
@@ -110,6 +133,13 @@ accel_stream_get_device (AccelStream *stream)
   return stream->device;
 }
 
+/**
+ * accel_stream_get_id:
+ * @stream: a stream
+ *
+ * Returns: a number unique to @stream in this process, for messages.
+ * MT safe.
+ */
 guint
 accel_stream_get_id (AccelStream *stream)
 {
@@ -125,7 +155,7 @@ accel_stream_get_id (AccelStream *stream)
  * Blocks until all work on @stream is done. Not for the steady state: only
  * for shutdown, tests and the `sync` completion strategy.
  *
- * Returns: %TRUE on success.
+ * Returns: %TRUE on success. MT safe; blocks the calling thread.
  */
 gboolean
 accel_stream_synchronize (AccelStream *stream, GError **error)
@@ -152,6 +182,11 @@ struct _AccelStreamAllocator
 G_DEFINE_FINAL_TYPE (
     AccelStreamAllocator, accel_stream_allocator, G_TYPE_OBJECT)
 
+/**
+ * accel_stream_policy_get_type:
+ *
+ * Returns: the enum #GType of #AccelStreamPolicy. MT safe.
+ */
 GType
 accel_stream_policy_get_type (void)
 {
@@ -199,7 +234,7 @@ accel_stream_allocator_init (AccelStreamAllocator *self)
  * @policy: how stages get streams
  * @n_pooled: streams per device for %ACCEL_STREAM_POLICY_POOLED
  *
- * Returns: (transfer full): a new allocator.
+ * Returns: (transfer full): a new allocator. MT safe.
  */
 AccelStreamAllocator *
 accel_stream_allocator_new (AccelStreamPolicy policy, guint n_pooled)
@@ -211,6 +246,12 @@ accel_stream_allocator_new (AccelStreamPolicy policy, guint n_pooled)
   return self;
 }
 
+/**
+ * accel_stream_allocator_get_policy:
+ * @self: an allocator
+ *
+ * Returns: the policy @self was made with. MT safe.
+ */
 AccelStreamPolicy
 accel_stream_allocator_get_policy (AccelStreamAllocator *self)
 {
@@ -256,6 +297,10 @@ accel_stream_allocator_get (
   else
     {
       stream = accel_stream_ref (streams->pdata[self->next++ % streams->len]);
+      g_debug ("stream %u on %s shared by one more stage (%u streams, "
+               "policy %s)",
+          stream->id, accel_device_get_name (device), streams->len,
+          self->policy == ACCEL_STREAM_POLICY_SINGLE ? "single" : "pooled");
     }
   g_mutex_unlock (&self->lock);
   return stream;

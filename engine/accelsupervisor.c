@@ -3,7 +3,9 @@
  * process works again (measured on an H100: cudaDeviceReset succeeds, every
  * later call fails), so the pipeline runs in a worker process and a poisoned
  * worker is replaced by a new one, one device generation later; with a state
- * directory the new worker resumes where the sinks' commits end */
+ * directory the new worker resumes where the sinks' commits end.
+ * G_MESSAGES_DEBUG=accel-supervisor tells when workers start and how they
+ * end; restarts are told as messages */
 #define G_LOG_DOMAIN "accel-supervisor"
 
 #include "accel-private.h"
@@ -14,7 +16,7 @@
 /**
  * accel_supervisor_is_worker:
  *
- * Returns: %TRUE in a process started by accel_supervisor_run().
+ * Returns: %TRUE in a process started by accel_supervisor_run(). MT safe.
  */
 gboolean
 accel_supervisor_is_worker (void)
@@ -26,7 +28,7 @@ accel_supervisor_is_worker (void)
  * accel_supervisor_get_generation:
  *
  * Returns: 1 for the first worker, one more for each restart; devices start
- * at this generation.
+ * at this generation. MT safe.
  */
 guint
 accel_supervisor_get_generation (void)
@@ -45,7 +47,7 @@ accel_supervisor_get_generation (void)
  *
  * Returns: the status a worker exits with: 0 when done,
  * %ACCEL_EXIT_POISONED for a poisoned context (the supervisor starts a new
- * worker), 1 for any other failure (the supervisor gives up).
+ * worker), 1 for any other failure (the supervisor gives up). MT safe.
  */
 int
 accel_supervisor_exit_status (const GError *error)
@@ -83,6 +85,8 @@ worker_env (guint generation)
  * other way, the run fails. The worker's output goes where the caller's goes.
  *
  * Returns: %TRUE when a worker finished the job.
+ * Called from the supervising process's main thread, which it blocks while
+ * a worker runs; the environment it changes is the workers'.
  */
 gboolean
 accel_supervisor_run (const char *const *argv, guint max_restarts,
@@ -100,6 +104,7 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
       gint64 now;
       guint recent = 0;
 
+      g_debug ("starting worker %u: %s", generation, argv[0]);
       if (!g_spawn_sync (NULL, (gchar **)argv, env,
               G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
                   | G_SPAWN_CHILD_INHERITS_STDOUT
@@ -112,7 +117,10 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
         }
 
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-        return TRUE;
+        {
+          g_debug ("worker %u finished the job", generation);
+          return TRUE;
+        }
       if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
         why = g_strdup ("its CUDA context was poisoned");
       else if (WIFSIGNALED (status))

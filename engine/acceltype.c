@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: port and buffer types, and the rules for linking them */
+/* accel: port and buffer types, and the rules for linking them. Types are
+ * plain values: every function here works on what the caller passes and
+ * touches no shared state, so all are MT safe */
 #define G_LOG_DOMAIN "accel-type"
 
 #include "accel-private.h"
 
 #include <string.h>
 
+/**
+ * accel_type_get_type:
+ *
+ * Returns: the boxed #GType of #AccelType. MT safe.
+ */
 G_DEFINE_BOXED_TYPE (AccelType, accel_type, accel_type_copy, accel_type_free)
 
 static const char *const dtype_names[] = {
@@ -74,7 +81,8 @@ static const char *const kind_names[] = {
  * accel_type_copy:
  * @type: a type
  *
- * Returns: (transfer full): a newly allocated copy of @type. MT safe.
+ * Returns: (transfer full): a newly allocated copy of @type; free it with
+ * accel_type_free(). MT safe.
  */
 AccelType *
 accel_type_copy (const AccelType *type)
@@ -85,6 +93,8 @@ accel_type_copy (const AccelType *type)
 /**
  * accel_type_free:
  * @type: (transfer full): a type from accel_type_copy()
+ *
+ * MT safe.
  */
 void
 accel_type_free (AccelType *type)
@@ -96,7 +106,7 @@ accel_type_free (AccelType *type)
  * accel_type_init_any:
  * @type: (out caller-allocates): the type to fill
  *
- * Makes @type a template that accepts every type.
+ * Makes @type a template that accepts every type. MT safe.
  */
 void
 accel_type_init_any (AccelType *type)
@@ -111,7 +121,10 @@ accel_type_init_any (AccelType *type)
  * @dtype: element type
  * @memory: where the data lives
  * @n_dims: rank, or %ACCEL_RANK_ANY
- * @dims: (array length=n_dims) (nullable): dimensions, outermost first
+ * @dims: (array length=n_dims) (nullable): dimensions, outermost first;
+ *   %NULL leaves every dimension %ACCEL_DIM_ANY
+ *
+ * MT safe.
  */
 void
 accel_type_init_tensor (AccelType *type, AccelDType dtype, AccelMemory memory,
@@ -135,6 +148,8 @@ accel_type_init_tensor (AccelType *type, AccelDType dtype, AccelMemory memory,
  * @memory: where the data lives
  * @width: width in pixels, or %ACCEL_DIM_ANY
  * @height: height in pixels, or %ACCEL_DIM_ANY
+ *
+ * MT safe.
  */
 void
 accel_type_init_image (AccelType *type, AccelFormat format, AccelMemory memory,
@@ -155,6 +170,8 @@ accel_type_init_image (AccelType *type, AccelFormat format, AccelMemory memory,
  * @type: (out caller-allocates): the type to fill
  * @memory: where the data lives
  * @size: size in bytes, or %ACCEL_DIM_ANY
+ *
+ * MT safe.
  */
 void
 accel_type_init_bytes (AccelType *type, AccelMemory memory, gint64 size)
@@ -172,7 +189,7 @@ accel_type_init_bytes (AccelType *type, AccelMemory memory, gint64 size)
  * @type: a type
  *
  * Returns: %TRUE when no field of @type is a wildcard, so buffers of it can
- * be allocated.
+ * be allocated. MT safe.
  */
 gboolean
 accel_type_is_fixed (const AccelType *type)
@@ -192,7 +209,7 @@ accel_type_is_fixed (const AccelType *type)
  * accel_type_get_n_elements:
  * @type: a fixed type
  *
- * Returns: the product of the dimensions (pixels, for an image).
+ * Returns: the product of the dimensions (pixels, for an image). MT safe.
  */
 gsize
 accel_type_get_n_elements (const AccelType *type)
@@ -210,6 +227,7 @@ accel_type_get_n_elements (const AccelType *type)
  * @type: a fixed type
  *
  * Returns: the bytes a buffer of @type holds (images: tightly packed).
+ * MT safe.
  */
 gsize
 accel_type_get_size (const AccelType *type)
@@ -227,7 +245,7 @@ accel_type_get_size (const AccelType *type)
  * @a: a type
  * @b: another type
  *
- * Returns: %TRUE when @a and @b are the same type.
+ * Returns: %TRUE when @a and @b are the same type. MT safe.
  */
 gboolean
 accel_type_equal (const AccelType *a, const AccelType *b)
@@ -249,7 +267,7 @@ accel_type_equal (const AccelType *a, const AccelType *b)
  *   memory is host memory
  *
  * Returns: %TRUE when data in @have can be read where @want is asked for
- * without a copy.
+ * without a copy. MT safe.
  */
 gboolean
 accel_type_memory_compatible (
@@ -275,7 +293,8 @@ accel_type_memory_compatible (
  * Memory is not compared here: the graph inserts a copy where the memory
  * kinds differ and a copy is possible.
  *
- * Returns: %TRUE when a buffer of @type fits @templ.
+ * Returns: %TRUE when a buffer of @type fits @templ; else %FALSE, with
+ * @reason set when given. MT safe.
  */
 gboolean
 accel_type_accepts (
@@ -335,7 +354,7 @@ accel_type_accepts (
  * Formats @type as, for example, `tensor<f32>[1024x64]@device` or
  * `image<RGBA8>[1080x1920]@device`; `?` marks a wildcard.
  *
- * Returns: (transfer full): the text.
+ * Returns: (transfer full): the text. MT safe.
  */
 gchar *
 accel_type_to_string (const AccelType *type)
@@ -378,7 +397,7 @@ accel_type_to_string (const AccelType *type)
  * accel_dtype_get_size:
  * @dtype: an element type
  *
- * Returns: bytes per element, 0 for %ACCEL_DTYPE_ANY.
+ * Returns: bytes per element, 0 for %ACCEL_DTYPE_ANY. MT safe.
  */
 gsize
 accel_dtype_get_size (AccelDType dtype)
@@ -387,6 +406,13 @@ accel_dtype_get_size (AccelDType dtype)
   return dtype_sizes[dtype];
 }
 
+/**
+ * accel_dtype_to_string:
+ * @dtype: an element type
+ *
+ * Returns: (transfer none): its name, such as "f32" ("any" for
+ * %ACCEL_DTYPE_ANY). MT safe.
+ */
 const char *
 accel_dtype_to_string (AccelDType dtype)
 {
@@ -398,7 +424,7 @@ accel_dtype_to_string (AccelDType dtype)
  * accel_dtype_from_string:
  * @str: a name such as "f32"
  *
- * Returns: the dtype, or %ACCEL_DTYPE_ANY when @str names none.
+ * Returns: the dtype, or %ACCEL_DTYPE_ANY when @str names none. MT safe.
  */
 AccelDType
 accel_dtype_from_string (const char *str)
@@ -409,6 +435,13 @@ accel_dtype_from_string (const char *str)
   return ACCEL_DTYPE_ANY;
 }
 
+/**
+ * accel_format_to_string:
+ * @format: a pixel format
+ *
+ * Returns: (transfer none): its name, such as "RGBA8" ("any" for
+ * %ACCEL_FORMAT_ANY). MT safe.
+ */
 const char *
 accel_format_to_string (AccelFormat format)
 {
@@ -421,6 +454,7 @@ accel_format_to_string (AccelFormat format)
  * @str: a name such as "RGBA8" (case does not matter)
  *
  * Returns: the format, or %ACCEL_FORMAT_ANY when @str names none.
+ * MT safe.
  */
 AccelFormat
 accel_format_from_string (const char *str)
@@ -435,7 +469,7 @@ accel_format_from_string (const char *str)
  * accel_format_get_dtype:
  * @format: a pixel format
  *
- * Returns: the element type of a channel of @format.
+ * Returns: the element type of a channel of @format. MT safe.
  */
 AccelDType
 accel_format_get_dtype (AccelFormat format)
@@ -458,7 +492,7 @@ accel_format_get_dtype (AccelFormat format)
  * @height: height in pixels
  *
  * Returns: bytes of a tightly packed frame; planar 4:2:0 formats round the
- * chroma planes up for odd sizes.
+ * chroma planes up for odd sizes. MT safe.
  */
 gsize
 accel_format_get_frame_size (AccelFormat format, gint64 width, gint64 height)
@@ -484,6 +518,12 @@ accel_format_get_frame_size (AccelFormat format, gint64 width, gint64 height)
     }
 }
 
+/**
+ * accel_memory_to_string:
+ * @memory: a memory kind
+ *
+ * Returns: (transfer none): its name, such as "device". MT safe.
+ */
 const char *
 accel_memory_to_string (AccelMemory memory)
 {
@@ -491,6 +531,12 @@ accel_memory_to_string (AccelMemory memory)
   return memory_names[memory];
 }
 
+/**
+ * accel_kind_to_string:
+ * @kind: a data kind
+ *
+ * Returns: (transfer none): its name, such as "tensor". MT safe.
+ */
 const char *
 accel_kind_to_string (AccelKind kind)
 {
@@ -498,6 +544,12 @@ accel_kind_to_string (AccelKind kind)
   return kind_names[kind];
 }
 
+/**
+ * accel_memory_get_type:
+ *
+ * Returns: the enum #GType of #AccelMemory, whose nicks are the names of
+ * accel_memory_to_string(). MT safe.
+ */
 GType
 accel_memory_get_type (void)
 {
@@ -526,7 +578,7 @@ accel_memory_get_type (void)
  * The one way stage parameters give a tensor's shape.
  *
  * Returns: %FALSE, leaving @type alone, with %ACCEL_ERROR_INVALID_PIPELINE
- * when @text is not 1 to %ACCEL_TYPE_MAX_DIMS positive sizes.
+ * when @text is not 1 to %ACCEL_TYPE_MAX_DIMS positive sizes. MT safe.
  */
 gboolean
 accel_type_parse_dims (AccelType *type, const char *text, GError **error)

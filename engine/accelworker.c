@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: a worker thread running one GMainContext, for one or more stages */
-#define G_LOG_DOMAIN "accel-stage"
+/* accel: a worker thread running one GMainContext, for one or more stages.
+ * G_MESSAGES_DEBUG=accel-worker tells when threads start and stop and when
+ * another thread waits for a call on one */
+#define G_LOG_DOMAIN "accel-worker"
 
 #include "accel-private.h"
 
@@ -18,12 +20,23 @@ worker_thread (gpointer data)
 {
   AccelWorker *worker = data;
 
+  g_debug ("worker '%s' runs", worker->name);
   g_main_context_push_thread_default (worker->context);
   g_main_loop_run (worker->loop);
   g_main_context_pop_thread_default (worker->context);
+  g_debug ("worker '%s' leaves its loop", worker->name);
   return NULL;
 }
 
+/**
+ * accel_worker_new:
+ * @name: the thread's name
+ *
+ * Starts a thread that runs a new main context until accel_worker_stop().
+ *
+ * Returns: (transfer full): the worker. Called from the thread that starts
+ * the graph.
+ */
 AccelWorker *
 accel_worker_new (const char *name)
 {
@@ -37,6 +50,12 @@ accel_worker_new (const char *name)
   return worker;
 }
 
+/**
+ * accel_worker_ref:
+ * @worker: a worker
+ *
+ * Returns: (transfer full): @worker, with one more reference. MT safe.
+ */
 AccelWorker *
 accel_worker_ref (AccelWorker *worker)
 {
@@ -44,6 +63,13 @@ accel_worker_ref (AccelWorker *worker)
   return worker;
 }
 
+/**
+ * accel_worker_unref:
+ * @worker: (transfer full): a worker
+ *
+ * The last reference stops the thread (see accel_worker_stop()). MT safe,
+ * but the last reference must not be dropped on the worker's own thread.
+ */
 void
 accel_worker_unref (AccelWorker *worker)
 {
@@ -56,12 +82,24 @@ accel_worker_unref (AccelWorker *worker)
   g_free (worker);
 }
 
+/**
+ * accel_worker_get_context:
+ * @worker: a worker
+ *
+ * Returns: (transfer none): the context the worker's thread runs. MT safe.
+ */
 GMainContext *
 accel_worker_get_context (AccelWorker *worker)
 {
   return worker->context;
 }
 
+/**
+ * accel_worker_is_current:
+ * @worker: a worker
+ *
+ * Returns: whether the calling thread is @worker's. MT safe.
+ */
 gboolean
 accel_worker_is_current (AccelWorker *worker)
 {
@@ -90,18 +128,30 @@ run_call (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* runs @func on the worker's thread, ahead of buffers, and waits for it */
+/**
+ * accel_worker_call:
+ * @worker: a worker
+ * @func: (scope call): what to run; its return value is ignored
+ * @data: (closure func): data for @func
+ *
+ * Runs @func on the worker's thread, ahead of buffers, and waits for it; on
+ * the worker's own thread it runs at once.
+ *
+ * MT safe; blocks the calling thread until @func has run.
+ */
 void
 accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data)
 {
   Call call = { func, data };
   GSource *source;
+  gint64 t0;
 
   if (accel_worker_is_current (worker))
     {
       func (data);
       return;
     }
+  t0 = g_get_monotonic_time ();
   g_mutex_init (&call.lock);
   g_cond_init (&call.cond);
   source = g_idle_source_new ();
@@ -116,9 +166,21 @@ accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data)
   g_mutex_unlock (&call.lock);
   g_mutex_clear (&call.lock);
   g_cond_clear (&call.cond);
+  g_debug ("a call on worker '%s' took %" G_GINT64_FORMAT " us, waiting "
+           "included",
+      worker->name, g_get_monotonic_time () - t0);
 }
 
-/* ends the loop and joins the thread; what runs there must be unblocked */
+/**
+ * accel_worker_stop:
+ * @worker: a worker
+ *
+ * Ends the loop and joins the thread; what runs there must be unblocked
+ * first. Stopping twice is harmless.
+ *
+ * Called from a thread other than the worker's (the one that stops the
+ * graph).
+ */
 void
 accel_worker_stop (AccelWorker *worker)
 {
@@ -127,4 +189,5 @@ accel_worker_stop (AccelWorker *worker)
   g_main_loop_quit (worker->loop);
   g_thread_join (worker->thread);
   worker->thread = NULL;
+  g_debug ("worker '%s' stopped", worker->name);
 }

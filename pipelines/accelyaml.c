@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the YAML loader. Every problem in a file is reported, each with
  * file:line:column and what was expected; a graph comes back only when there
- * is none */
+ * is none. A library of its own (libaccel-yaml) on the engine's public API;
+ * G_MESSAGES_DEBUG=accel-yaml tells what it decides */
 #define G_LOG_DOMAIN "accel-yaml"
 
-#include "accel-private.h"
+#include <accel/accel.h>
 
 #include <math.h>
+#include <string.h>
 #include <yaml.h>
 
 typedef struct
@@ -171,7 +173,7 @@ did_you_mean (const char *word, const char *const *names, guint n)
 
   for (guint i = 0; i < n && names[i]; i++)
     {
-      guint d = accel_edit_distance (word, names[i]);
+      guint d = accel_str_edit_distance (word, names[i]);
       if (d < best_d)
         {
           best_d = d;
@@ -650,6 +652,7 @@ set_param (
         problem);
   g_object_set_property (G_OBJECT (stage), name, &value);
   g_value_unset (&value);
+  g_debug ("stage '%s': %s = %s", accel_stage_get_name (stage), name, text);
   return NULL;
 }
 
@@ -674,6 +677,8 @@ parse_device (const char *text, AccelDevice **device)
   if (accel_backend_get_default () == ACCEL_BACKEND_HOST)
     {
       /* the host backend runs everything on the host */
+      g_debug (
+          "device %s: the host, as the host backend runs everything", text);
       *device = accel_device_get_host ();
       return NULL;
     }
@@ -698,6 +703,20 @@ load_device (Loader *l, yaml_node_t *n, AccelDevice **device)
       return FALSE;
     }
   return TRUE;
+}
+
+/* a setting's value as the log shows it: an enum by its nick */
+static gchar *
+value_text (const GValue *value)
+{
+  if (G_VALUE_HOLDS_ENUM (value))
+    {
+      GEnumValue *ev = g_enum_get_value (
+          g_type_class_peek (G_VALUE_TYPE (value)), g_value_get_enum (value));
+      if (ev)
+        return g_strdup (ev->value_nick);
+    }
+  return g_strdup_value_contents (value);
 }
 
 /* "10s", "500ms", "2min" or plain milliseconds, as a count of
@@ -760,6 +779,11 @@ load_param_settings (Loader *l, yaml_node_t *map, const ParamSetting *table,
           report (l, v->start_mark, "%s '%s' %s", what, d.key, problem);
           continue;
         }
+      if (into == l->defaults)
+        {
+          g_autofree gchar *shown = value_text (&d.value);
+          g_debug ("%s %s = %s, for every stage", what, d.name, shown);
+        }
       g_array_append_val (into, d);
     }
   g_type_class_unref (stage_class);
@@ -796,10 +820,14 @@ load_defaults (Loader *l, yaml_node_t *map)
       else if (g_str_equal (s, "pooled"))
         l->policy = ACCEL_STREAM_POLICY_POOLED;
       else
+        s = NULL;
+      if (s)
+        g_debug ("streams: %s, for every stage", s);
+      else
         report (l, streams->start_mark,
             "default 'streams' must be one of per-stage, single, pooled, not "
             "'%s'",
-            s);
+            scalar (streams));
     }
 
   /* the others are stage parameters: checked once here, set on every stage
@@ -814,13 +842,21 @@ default_clear (gpointer data)
   g_value_unset (&((Default *)data)->value);
 }
 
+/* @log: whether to log each (the pipeline's defaults were, once) */
 static void
-apply_settings (AccelStage *stage, GArray *settings)
+apply_settings (AccelStage *stage, GArray *settings, gboolean log)
 {
   for (guint i = 0; i < settings->len; i++)
     {
       Default *d = &g_array_index (settings, Default, i);
+
       g_object_set_property (G_OBJECT (stage), d->name, &d->value);
+      if (log)
+        {
+          g_autofree gchar *shown = value_text (&d->value);
+          g_debug ("stage '%s': %s = %s", accel_stage_get_name (stage), d->name,
+              shown);
+        }
     }
 }
 
@@ -879,6 +915,8 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
   stage = accel_stage_new (kind, name, &error);
   if (!stage)
     report (l, mark, "%s", error->message);
+  else
+    g_debug ("stage '%s': %s", name, kind);
   return stage;
 }
 
@@ -942,19 +980,22 @@ load_stage (Loader *l, yaml_node_t *map)
   if (dev_n)
     {
       AccelDevice *dev;
-      if (load_device (l, dev_n, &dev) && dev)
+      if (load_device (l, dev_n, &dev))
+        g_debug ("stage '%s': device %s", name,
+            dev ? accel_device_get_name (dev) : "auto");
+      if (dev)
         g_object_set (decl->stage, "device", dev, NULL);
     }
 
   /* the pipeline's defaults, then the stage's supervision, then params */
-  apply_settings (decl->stage, l->defaults);
+  apply_settings (decl->stage, l->defaults, FALSE);
   sup_n = lookup (l, map, "supervision");
   if (sup_n)
     {
       g_autoptr (GArray) own = g_array_new (FALSE, FALSE, sizeof (Default));
       g_array_set_clear_func (own, default_clear);
       load_supervision (l, sup_n, own);
-      apply_settings (decl->stage, own);
+      apply_settings (decl->stage, own, TRUE);
     }
 
   params = lookup (l, map, "params");
@@ -1202,6 +1243,8 @@ wire_links (Loader *l)
           d->link_failed = TRUE;
           continue;
         }
+      g_debug ("link %s.%s -> %s", s->name,
+          accel_stage_get_port (s->stage, ACCEL_PORT_OUTPUT, sp)->name, key);
       g_hash_table_insert (l->linked, g_steal_pointer (&key), link);
     }
 }
@@ -1285,7 +1328,10 @@ apply_override (Loader *l, const char *setting)
       problem = parse_device (value, &dev);
       if (problem)
         report_override (l, setting, problem);
-      else if (dev)
+      else
+        g_debug (
+            "pipeline device %s", dev ? accel_device_get_name (dev) : "auto");
+      if (dev)
         accel_graph_set_device (l->graph, dev);
       return;
     }
@@ -1312,7 +1358,10 @@ apply_override (Loader *l, const char *setting)
   if (g_str_equal (dot + 1, "device"))
     {
       problem = parse_device (value, &dev);
-      if (!problem && dev)
+      if (!problem)
+        g_debug ("stage '%s': device %s", decl->name,
+            dev ? accel_device_get_name (dev) : "auto");
+      if (dev)
         g_object_set (decl->stage, "device", dev, NULL);
     }
   else
@@ -1345,7 +1394,10 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
   if (n)
     {
       AccelDevice *dev;
-      if (load_device (l, n, &dev) && dev)
+      if (load_device (l, n, &dev))
+        g_debug (
+            "pipeline device %s", dev ? accel_device_get_name (dev) : "auto");
+      if (dev)
         accel_graph_set_device (l->graph, dev);
     }
   n = lookup (l, root, "defaults");
@@ -1380,7 +1432,10 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
   wire_links (l);
 
   for (guint i = 0; overrides && overrides[i]; i++)
-    apply_override (l, overrides[i]);
+    {
+      g_debug ("--set %s", overrides[i]);
+      apply_override (l, overrides[i]);
+    }
   check_inputs (l);
 }
 
@@ -1528,12 +1583,23 @@ accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
   load_root (&l, root, overrides);
   if (l.graph && !l.incomplete && !accel_graph_prepare (l.graph, &prep_error))
     report_prepare (&l, prep_error);
+  else if (l.graph && !l.incomplete)
+    {
+      /* what preparing decided on the file's behalf: inserted copies */
+      GPtrArray *notes = accel_graph_get_notes (l.graph);
+      for (guint i = 0; i < notes->len; i++)
+        g_debug ("%s: %s", l.origin, (const char *)notes->pdata[i]);
+    }
 
 free_doc:
   yaml_document_delete (&doc);
 done:
   if (l.problems->len == 0)
-    result = g_steal_pointer (&l.graph);
+    {
+      g_debug ("%s: graph '%s' prepared, %u stages, %u links", l.origin,
+          accel_graph_get_name (l.graph), l.decls->len, l.links->len);
+      result = g_steal_pointer (&l.graph);
+    }
   else
     {
       g_autoptr (GString) all = g_string_new (NULL);
@@ -1541,6 +1607,7 @@ done:
       for (guint i = 0; i < l.problems->len; i++)
         g_string_append_printf (all, "%s%s", i ? "\n" : "",
             g_array_index (l.problems, Problem, i).text);
+      g_debug ("%s: %u problems, no graph", l.origin, l.problems->len);
       g_set_error_literal (
           error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, all->str);
     }
@@ -1617,6 +1684,7 @@ accel_graph_new_from_yaml_file_full (
           strlen (bol) + 1);
       return NULL;
     }
+  g_debug ("read %s: %" G_GSIZE_FORMAT " bytes", path, length);
   return accel_graph_new_from_yaml_string_full (text, path, overrides, error);
 }
 

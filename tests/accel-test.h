@@ -3,6 +3,8 @@
 #pragma once
 
 #include <accel/accel.h>
+/* a core.checksum-sink's results */
+#include "accelcore.h"
 
 /* exit status that meson reports as SKIP */
 #define ACCEL_TEST_SKIP 77

@@ -6,6 +6,7 @@
 #include <accel/acceltype.h>
 #include <accel/acceldevice.h>
 #include <accel/accelstream.h>
+#include <accel/accelfence.h>
 #include <accel/accelbuffer.h>
 #include <accel/accelpool.h>
 #include <accel/accelcompletion.h>
@@ -18,4 +19,5 @@
 #include <accel/accelregistry.h>
 #include <accel/accelbuiltins.h>
 #include <accel/acceldebug.h>
+#include <accel/accelutil.h>
 #include <accel/accelversion.h>

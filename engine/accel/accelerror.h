@@ -6,6 +6,11 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ACCEL_ERROR:
+ *
+ * The error domain of the engine and its stages; codes are #AccelError.
+ */
 #define ACCEL_ERROR (accel_error_quark ())
 
 /**
@@ -46,6 +51,11 @@ typedef enum
   ACCEL_ERROR_STOPPED,
 } AccelError;
 
+/**
+ * accel_error_quark:
+ *
+ * Returns: the quark of the %ACCEL_ERROR domain. MT safe.
+ */
 GQuark accel_error_quark (void);
 
 /**

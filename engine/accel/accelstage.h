@@ -143,6 +143,12 @@ GPtrArray *accel_stage_class_get_ports (
 AccelStageKind accel_stage_class_get_stage_kind (AccelStageClass *klass);
 
 const char *accel_stage_get_name (AccelStage *stage);
+guint accel_stage_get_n_inputs (AccelStage *stage);
+guint accel_stage_get_n_outputs (AccelStage *stage);
+gint accel_stage_find_port (
+    AccelStage *stage, AccelPortDirection direction, const char *name);
+const AccelPortTemplate *accel_stage_get_port (
+    AccelStage *stage, AccelPortDirection direction, guint index);
 const char *accel_stage_get_kind_name (AccelStage *stage);
 AccelStageKind accel_stage_get_stage_kind (AccelStage *stage);
 AccelDevice *accel_stage_get_device (AccelStage *stage);
@@ -159,6 +165,8 @@ guint64 accel_stage_get_n_skipped (AccelStage *stage);
 guint64 accel_stage_get_n_lost (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 gboolean accel_stage_should_yield (AccelStage *stage);
+gboolean accel_stage_adopt_input (
+    AccelStage *stage, AccelBuffer *buffer, GError **error);
 void accel_stage_get_latency (
     AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns);
 gboolean accel_stage_set_param_async (

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib-object.h>
+#include <accel/accelversion.h>
 
 G_BEGIN_DECLS
 
@@ -32,6 +33,12 @@ typedef enum
   ACCEL_SUPERVISION_ESCALATE,
 } AccelSupervision;
 
+/**
+ * accel_supervision_get_type:
+ *
+ * Returns: the enum #GType of #AccelSupervision, whose nicks are the
+ * `on-fault` values. MT safe.
+ */
 #define ACCEL_TYPE_SUPERVISION (accel_supervision_get_type ())
 GType accel_supervision_get_type (void);
 
@@ -55,9 +62,12 @@ typedef enum
   ACCEL_FAULT_CRASH,
 } AccelFaultKind;
 
+/* a libaccel built with -Dfault-injection=false has none of these */
+#if ACCEL_HAS_FAULT_INJECTION
 void accel_fault_inject (
     const char *stage_name, AccelFaultKind kind, guint64 sequence);
 gboolean accel_fault_inject_parse (const char *spec, GError **error);
 void accel_fault_clear (void);
+#endif
 
 G_END_DECLS

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: graphs declared in YAML */
+/* accel: graphs declared in YAML. The loader is a library of its own,
+ * libaccel-yaml-1.0 (pipelines/), on the engine's public API; pkg-config
+ * accel-1.0 links it */
 #pragma once
 
 #include <accel/accelgraph.h>

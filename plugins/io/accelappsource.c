@@ -224,7 +224,7 @@ accel_app_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
     }
   /* the application's buffer may still be written on a stream of its own;
    * the ring keeps it until the copy is done */
-  if (!accel_buffer_acquire_read (in, frame->stream, error)
+  if (!accel_stage_adopt_input (stage, in, error)
       || !accel_io_ring_acquire (self->ring, NULL, error)
       || !accel_io_copy_async (frame->stream, accel_buffer_get_data (out),
           accel_buffer_get_data (in), accel_buffer_get_size (out), error)

@@ -248,7 +248,8 @@ particles_reference (gboolean drag)
   GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
   AccelParticleState state[2];
   AccelParticlesScratch scratch;
-  g_autofree guint8 *blocks[2] = { NULL, NULL };
+  /* g_autofree would free only the first of an array */
+  guint8 *blocks[2];
   g_autofree guint8 *scratch_block = NULL;
   g_autofree guint32 *accum = NULL;
 
@@ -282,6 +283,8 @@ particles_reference (gboolean drag)
           ==, 0);
       g_ptr_array_add (frames, out);
     }
+  for (int i = 0; i < 2; i++)
+    g_free (blocks[i]);
   return frames;
 }
 

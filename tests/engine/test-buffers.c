@@ -108,6 +108,55 @@ test_pool_waits_bounded (void)
 }
 
 static void
+expect_pool_debug (const char *pattern)
+{
+  g_test_expect_message ("accel-pool", G_LOG_LEVEL_DEBUG, pattern);
+}
+
+/* G_MESSAGES_DEBUG=accel-pool tells what a pool decides, each step once */
+static void
+test_pool_tells_its_story (void)
+{
+  g_autoptr (GError) error = NULL;
+  AccelBuffer *held;
+  AccelPool *pool;
+  AccelType t;
+
+  init_bytes (&t, 64);
+  pool = accel_pool_new (accel_device_get_default (), &t, 1);
+  accel_pool_set_timeout (pool, 0);
+
+  expect_pool_debug ("pool *: allocated buffer 1 of 1");
+  held = accel_pool_acquire (pool, &error);
+  g_assert_no_error (error);
+  g_test_assert_expected_messages ();
+
+  expect_pool_debug ("pool *: '?' timed out: all 1 buffers stayed in use for "
+                     "0 ms");
+  g_assert_null (accel_pool_acquire (pool, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_clear_error (&error);
+  g_test_assert_expected_messages ();
+
+  expect_pool_debug ("pool *: flushing, acquires fail (0 waiting stages "
+                     "woken)");
+  expect_pool_debug ("pool *: '?' is refused a buffer: the pool is flushing");
+  accel_pool_set_flushing (pool, TRUE);
+  g_assert_null (accel_pool_acquire (pool, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_test_assert_expected_messages ();
+
+  expect_pool_debug ("pool *: trimmed 1 free buffers; 0 left, 0 of them "
+                     "handed out");
+  expect_pool_debug ("pool *: freeing 0 buffers; at most 1 of 1 were handed "
+                     "out");
+  accel_buffer_unref (held);
+  g_assert_cmpuint (accel_pool_trim (pool), ==, 1);
+  g_object_unref (pool);
+  g_test_assert_expected_messages ();
+}
+
+static void
 test_stale_generation (void)
 {
   AccelDevice *dev = accel_device_get_default ();
@@ -168,6 +217,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pool/reuse-and-refcount", test_pool_reuse);
   g_test_add_func ("/pool/waits-bounded", test_pool_waits_bounded);
+  g_test_add_func ("/pool/tells-its-story", test_pool_tells_its_story);
   g_test_add_func ("/buffer/stale-generation", test_stale_generation);
   g_test_add_func ("/buffer/wrapped", test_wrapped);
   return g_test_run ();

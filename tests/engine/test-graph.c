@@ -5,26 +5,84 @@
 #include "test-stages.h"
 #include "core/pattern.h"
 
-/* when set, every stage runs on this one shared thread */
-static const char *shared_thread;
+/* one test's graph, named by the test's data, and the stages it checks */
+typedef struct
+{
+  const char *name;
+  AccelGraph *graph;
+  AccelGraph *other;      /* a second graph, for the tests that need one */
+  AccelStage *src, *sink; /* the graph's, as the test names them */
+  const char *thread;     /* when set, every stage runs on this one thread */
+  GError *error;
+} GraphFixture;
+
+static void
+graph_set_up (GraphFixture *f, gconstpointer name)
+{
+  f->name = name;
+  f->graph = accel_graph_new (name);
+}
+
+/* the same test with every stage on one shared thread */
+static void
+graph_set_up_one_thread (GraphFixture *f, gconstpointer name)
+{
+  graph_set_up (f, name);
+  f->thread = "shared";
+}
+
+static void
+graph_tear_down (GraphFixture *f, gconstpointer name)
+{
+  /* stopping a graph that is not running is harmless */
+  accel_graph_stop (f->graph);
+  g_clear_object (&f->graph);
+  if (f->other)
+    accel_graph_stop (f->other);
+  g_clear_object (&f->other);
+  g_clear_error (&f->error);
+}
+
+/* a fresh graph of the same name in place of the fixture's */
+static void
+graph_renew (GraphFixture *f)
+{
+  accel_graph_stop (f->graph);
+  g_object_unref (f->graph);
+  f->graph = accel_graph_new (f->name);
+  f->src = f->sink = NULL;
+}
 
 static AccelStage *
-add (AccelGraph *g, const char *kind, const char *name)
+add_to (GraphFixture *f, AccelGraph *g, const char *kind, const char *name)
 {
   AccelStage *s = accel_test_stage (g, kind, name);
 
-  if (shared_thread)
-    g_object_set (s, "thread", shared_thread, NULL);
+  if (f->thread)
+    g_object_set (s, "thread", f->thread, NULL);
   return s;
 }
 
 static AccelStage *
-source (AccelGraph *g, const char *name, gint64 n, const char *shape)
+add (GraphFixture *f, const char *kind, const char *name)
 {
-  AccelStage *s = add (g, "core.test-source", name);
+  return add_to (f, f->graph, kind, name);
+}
+
+static AccelStage *
+source_to (GraphFixture *f, AccelGraph *g, const char *name, gint64 n,
+    const char *shape)
+{
+  AccelStage *s = add_to (f, g, "core.test-source", name);
 
   g_object_set (s, "num-buffers", n, "shape", shape, NULL);
   return s;
+}
+
+static AccelStage *
+source (GraphFixture *f, const char *name, gint64 n, const char *shape)
+{
+  return source_to (f, f->graph, name, n, shape);
 }
 
 static void
@@ -37,18 +95,15 @@ link_ok (AccelGraph *g, const char *a, const char *b)
 }
 
 static void
-test_type_mismatch (void)
+test_type_mismatch (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (AccelGraph) g = accel_graph_new ("mismatch");
-  g_autoptr (GError) error = NULL;
-
-  source (g, "numbers", 1, "16");
-  add (g, "test.image-sink", "screen");
-  link_ok (g, "numbers", "screen");
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
+  source (f, "numbers", 1, "16");
+  add (f, "test.image-sink", "screen");
+  link_ok (f->graph, "numbers", "screen");
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
   /* both stages, both ports, both types */
-  g_assert_cmpstr (error->message, ==,
+  g_assert_cmpstr (f->error->message, ==,
       "cannot link 'numbers.out' "
       "(core.test-source) to 'screen.frames' (test.image-sink): output type "
       "tensor<f32>[16]@device does not fit input type "
@@ -56,83 +111,78 @@ test_type_mismatch (void)
 }
 
 static void
-test_invalid_graphs (void)
+test_invalid_graphs (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("invalid");
-  g_autoptr (AccelGraph) empty = accel_graph_new ("empty");
   AccelStage *dup;
 
-  source (g, "src", 1, "4");
-  add (g, "core.scale", "a");
-  add (g, "core.scale", "b");
-  add (g, "core.null-sink", "sink");
+  f->other = accel_graph_new ("empty");
+  f->src = source (f, "src", 1, "4");
+  add (f, "core.scale", "a");
+  add (f, "core.scale", "b");
+  f->sink = add (f, "core.null-sink", "sink");
 
   dup = accel_stage_new ("core.scale", "a", NULL);
-  g_assert_false (accel_graph_add (g, dup, &error));
+  g_assert_false (accel_graph_add (f->graph, dup, &f->error));
   g_assert_cmpstr (
-      error->message, ==, "graph 'invalid' already has a stage named 'a'");
-  g_clear_error (&error);
+      f->error->message, ==, "graph 'invalid' already has a stage named 'a'");
+  g_clear_error (&f->error);
   g_object_unref (dup);
 
-  g_assert_false (accel_graph_link (g, "src", "nowhere", &error));
+  g_assert_false (accel_graph_link (f->graph, "src", "nowhere", &f->error));
   g_assert_cmpstr (
-      error->message, ==, "graph 'invalid' has no stage named 'nowhere'");
-  g_clear_error (&error);
-  g_assert_false (accel_graph_link (g, "src.bogus", "a", &error));
-  g_assert_cmpstr (error->message, ==,
+      f->error->message, ==, "graph 'invalid' has no stage named 'nowhere'");
+  g_clear_error (&f->error);
+  g_assert_false (accel_graph_link (f->graph, "src.bogus", "a", &f->error));
+  g_assert_cmpstr (f->error->message, ==,
       "stage 'src' (core.test-source) has no output port 'bogus'");
-  g_clear_error (&error);
-  g_assert_false (accel_graph_link (g, "sink", "a", &error));
-  g_assert_cmpstr (
-      error->message, ==, "stage 'sink' (core.null-sink) has no output ports");
-  g_clear_error (&error);
+  g_clear_error (&f->error);
+  g_assert_false (accel_graph_link (f->graph, "sink", "a", &f->error));
+  g_assert_cmpstr (f->error->message, ==,
+      "stage 'sink' (core.null-sink) has no output ports");
+  g_clear_error (&f->error);
 
   /* an input left unlinked */
-  link_ok (g, "src", "a");
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  link_ok (f->graph, "src", "a");
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_cmpstr (
-      error->message, ==, "input 'b.in' (core.scale) is not linked");
-  g_clear_error (&error);
+      f->error->message, ==, "input 'b.in' (core.scale) is not linked");
+  g_clear_error (&f->error);
 
-  g_assert_false (accel_graph_prepare (empty, &error));
-  g_assert_cmpstr (error->message, ==, "graph 'empty' has no stages");
+  g_assert_false (accel_graph_prepare (f->other, &f->error));
+  g_assert_cmpstr (f->error->message, ==, "graph 'empty' has no stages");
 }
 
 static void
-test_unlinked_and_cycle (void)
+test_unlinked_and_cycle (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("open");
-  g_autoptr (AccelGraph) c = accel_graph_new ("loop");
+  f->other = accel_graph_new ("loop");
+  f->src = source (f, "src", 1, "4");
+  f->sink = add (f, "core.null-sink", "sink");
+  add (f, "test.pair-sink", "pair");
+  link_ok (f->graph, "src", "sink");
+  link_ok (f->graph, "src", "pair.a");
+  g_assert_false (accel_graph_link (f->graph, "src", "pair.a", &f->error));
+  g_assert_cmpstr (
+      f->error->message, ==, "input 'pair.a' is already linked to 'src.out'");
+  g_clear_error (&f->error);
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_cmpstr (
+      f->error->message, ==, "input 'pair.b' (test.pair-sink) is not linked");
+  g_clear_error (&f->error);
 
-  source (g, "src", 1, "4");
-  add (g, "core.null-sink", "sink");
-  add (g, "test.pair-sink", "pair");
-  link_ok (g, "src", "sink");
-  link_ok (g, "src", "pair.a");
-  g_assert_false (accel_graph_link (g, "src", "pair.a", &error));
+  source_to (f, f->other, "src", 1, "4");
+  add_to (f, f->other, "test.pair-sink", "join");
+  add_to (f, f->other, "core.scale", "x");
+  add_to (f, f->other, "core.scale", "y");
+  link_ok (f->other, "src", "join.a");
+  link_ok (f->other, "x", "y");
+  link_ok (f->other, "y", "x");
+  link_ok (f->other, "y", "join.b");
+  g_assert_false (accel_graph_prepare (f->other, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_cmpstr (
-      error->message, ==, "input 'pair.a' is already linked to 'src.out'");
-  g_clear_error (&error);
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_cmpstr (
-      error->message, ==, "input 'pair.b' (test.pair-sink) is not linked");
-  g_clear_error (&error);
-
-  source (c, "src", 1, "4");
-  add (c, "test.pair-sink", "join");
-  add (c, "core.scale", "x");
-  add (c, "core.scale", "y");
-  link_ok (c, "src", "join.a");
-  link_ok (c, "x", "y");
-  link_ok (c, "y", "x");
-  link_ok (c, "y", "join.b");
-  g_assert_false (accel_graph_prepare (c, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
-  g_assert_cmpstr (
-      error->message, ==, "graph 'loop' has a cycle through 'x', 'y'");
+      f->error->message, ==, "graph 'loop' has a cycle through 'x', 'y'");
 }
 
 /* the digest a checksum sink computes, from the host references */
@@ -156,29 +206,27 @@ expected_digest (guint64 n, gsize len, gfloat scale, gfloat offset)
 }
 
 static void
-test_fan_out_fan_in_eos (void)
+test_fan_out_fan_in_eos (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("diamond");
   g_autoptr (GArray) pairs = NULL;
   g_autofree gchar *digest = NULL, *expected = NULL;
-  AccelStage *sum, *pair;
+  AccelStage *pair;
   const guint64 n = 50;
 
-  source (g, "src", (gint64)n, "1000");
+  f->src = source (f, "src", (gint64)n, "1000");
   g_object_set (
-      add (g, "core.scale", "twice"), "scale", 2.0f, "offset", 1.0f, NULL);
-  add (g, "core.scale", "same");
-  sum = add (g, "core.checksum-sink", "sum");
-  pair = add (g, "test.pair-sink", "pair");
-  link_ok (g, "src", "twice");
-  link_ok (g, "src", "same");
-  link_ok (g, "twice", "sum");
-  link_ok (g, "twice", "pair.a");
-  link_ok (g, "same", "pair.b");
+      add (f, "core.scale", "twice"), "scale", 2.0f, "offset", 1.0f, NULL);
+  add (f, "core.scale", "same");
+  f->sink = add (f, "core.checksum-sink", "sum");
+  pair = add (f, "test.pair-sink", "pair");
+  link_ok (f->graph, "src", "twice");
+  link_ok (f->graph, "src", "same");
+  link_ok (f->graph, "twice", "sum");
+  link_ok (f->graph, "twice", "pair.a");
+  link_ok (f->graph, "same", "pair.b");
 
-  g_assert_true (accel_graph_run (g, &error));
-  g_assert_no_error (error);
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
 
   pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
   g_assert_cmpuint (pairs->len, ==, 2 * n);
@@ -189,9 +237,8 @@ test_fan_out_fan_in_eos (void)
     }
   g_assert_cmpuint (accel_stage_get_n_dropped (pair), ==, 0);
 
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sum)), ==, n);
-  digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sum));
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (f->sink), ==, n);
+  digest = accel_checksum_sink_dup_digest (f->sink);
   expected = expected_digest (n, 1000, 2.0f, 1.0f);
   g_assert_cmpstr (digest, ==, expected);
 }
@@ -201,93 +248,88 @@ test_fan_out_fan_in_eos (void)
  * another branch goes on with that one alone (as GStreamer's EOS returned
  * upstream) */
 static void
-test_fan_in_ends_with_shortest (void)
+test_fan_in_ends_with_shortest (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("shortest");
   g_autoptr (GArray) pairs = NULL;
-  AccelStage *pair, *sum, *endless;
+  AccelStage *pair, *endless;
   const guint64 n = 40;
 
-  source (g, "few", 5, "100");
-  endless = source (g, "endless", -1, "100");
-  source (g, "many", (gint64)n, "100");
-  add (g, "core.scale", "mid");
-  pair = add (g, "test.pair-sink", "pair");
-  add (g, "test.pair-sink", "pair2");
-  sum = add (g, "core.checksum-sink", "sum");
-  link_ok (g, "few", "pair.a");
-  link_ok (g, "endless", "mid");
-  link_ok (g, "mid", "pair.b");
+  source (f, "few", 5, "100");
+  endless = source (f, "endless", -1, "100");
+  f->src = source (f, "many", (gint64)n, "100");
+  add (f, "core.scale", "mid");
+  pair = add (f, "test.pair-sink", "pair");
+  add (f, "test.pair-sink", "pair2");
+  f->sink = add (f, "core.checksum-sink", "sum");
+  link_ok (f->graph, "few", "pair.a");
+  link_ok (f->graph, "endless", "mid");
+  link_ok (f->graph, "mid", "pair.b");
   /* many feeds pair2 (ended by few) and sum, which wants all of it */
-  link_ok (g, "few", "pair2.a");
-  link_ok (g, "many", "pair2.b");
-  link_ok (g, "many", "sum");
+  link_ok (f->graph, "few", "pair2.a");
+  link_ok (f->graph, "many", "pair2.b");
+  link_ok (f->graph, "many", "sum");
 
-  g_assert_true (accel_graph_run (g, &error));
-  g_assert_no_error (error);
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
 
   pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
   g_assert_cmpuint (pairs->len, ==, 2 * 5);
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sum)), ==, n);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (f->sink), ==, n);
   /* the endless source stopped within a few frames of the end */
   g_assert_cmpuint (accel_stage_get_n_processed (endless), <, 5 + 64);
 }
 
 static void
-test_stop_mid_stream (void)
+test_stop_mid_stream (GraphFixture *f, gconstpointer data)
 {
   for (guint round = 0; round < 10; round++)
     {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (AccelGraph) g = accel_graph_new ("endless");
       gint64 t0;
 
-      source (g, "src", -1, "4096");
-      add (g, "core.scale", "a");
-      add (g, "core.scale", "b");
-      add (g, "test.slow-sink", "slow");
-      add (g, "core.null-sink", "fast");
-      link_ok (g, "src", "a");
-      link_ok (g, "a", "b");
-      link_ok (g, "b", "slow");
-      link_ok (g, "a", "fast");
-      g_assert_true (accel_graph_start (g, &error));
-      g_assert_no_error (error);
+      if (round > 0)
+        graph_renew (f);
+      f->src = source (f, "src", -1, "4096");
+      add (f, "core.scale", "a");
+      add (f, "core.scale", "b");
+      f->sink = add (f, "test.slow-sink", "slow");
+      add (f, "core.null-sink", "fast");
+      link_ok (f->graph, "src", "a");
+      link_ok (f->graph, "a", "b");
+      link_ok (f->graph, "b", "slow");
+      link_ok (f->graph, "a", "fast");
+      g_assert_true (accel_graph_start (f->graph, &f->error));
+      g_assert_no_error (f->error);
       g_usleep (5000 * (round + 1));
 
       t0 = g_get_monotonic_time ();
-      accel_graph_stop (g);
+      accel_graph_stop (f->graph);
       g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
       /* stopping twice is harmless */
-      accel_graph_stop (g);
+      accel_graph_stop (f->graph);
     }
 }
 
 static void
-test_backpressure (void)
+test_backpressure (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("pressure");
-  AccelStage *src, *mid, *slow;
+  AccelStage *mid;
   AccelPool *pool;
   guint64 produced, consumed;
 
-  src = source (g, "src", -1, "1024");
-  mid = add (g, "core.scale", "mid");
-  slow = add (g, "test.slow-sink", "slow");
-  g_object_set (src, "mailbox-size", 2, "pool-timeout", (gint64)-1, NULL);
+  f->src = source (f, "src", -1, "1024");
+  mid = add (f, "core.scale", "mid");
+  f->sink = add (f, "test.slow-sink", "slow");
+  g_object_set (f->src, "mailbox-size", 2, "pool-timeout", (gint64)-1, NULL);
   g_object_set (mid, "mailbox-size", 2, NULL);
-  g_object_set (slow, "mailbox-size", 2, NULL);
-  link_ok (g, "src", "mid");
-  link_ok (g, "mid", "slow");
+  g_object_set (f->sink, "mailbox-size", 2, NULL);
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "slow");
 
-  g_assert_true (accel_graph_start (g, &error));
+  g_assert_true (accel_graph_start (f->graph, &f->error));
   g_usleep (200000);
-  produced = accel_stage_get_n_processed (src);
-  consumed = accel_stage_get_n_processed (slow);
-  pool = accel_stage_get_output_pool (src, 0);
+  produced = accel_stage_get_n_processed (f->src);
+  consumed = accel_stage_get_n_processed (f->sink);
+  pool = accel_stage_get_output_pool (f->src, 0);
   /* the slow sink sets the pace: about 100 buffers in 200 ms, and the
    * source is never more than the buffers in flight ahead */
   g_assert_cmpuint (consumed, >, 20);
@@ -295,73 +337,64 @@ test_backpressure (void)
   g_assert_cmpuint (accel_pool_get_peak_outstanding (pool), <=,
       accel_pool_get_max_buffers (pool));
   g_assert_cmpuint (accel_pool_get_max_buffers (pool), ==, 2 + 3);
-  accel_graph_stop (g);
+  accel_graph_stop (f->graph);
 }
 
 static void
-test_stage_error (void)
+test_stage_error (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("failing");
-
-  source (g, "src", -1, "64");
-  g_object_set (add (g, "test.failer", "picky"), "on-fault",
+  f->src = source (f, "src", -1, "64");
+  g_object_set (add (f, "test.failer", "picky"), "on-fault",
       ACCEL_SUPERVISION_ESCALATE, NULL);
-  add (g, "core.null-sink", "sink");
-  link_ok (g, "src", "picky");
-  link_ok (g, "picky", "sink");
-  g_assert_false (accel_graph_run (g, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
-  g_assert_cmpstr (error->message, ==,
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "picky");
+  link_ok (f->graph, "picky", "sink");
+  g_assert_false (accel_graph_run (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+  g_assert_cmpstr (f->error->message, ==,
       "stage 'picky' (test.failer): sequence 3 is not welcome");
 }
 
 static void
-test_send_eos_and_frame_limit (void)
+test_send_eos_and_frame_limit (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("limited");
-  g_autoptr (AccelGraph) h = accel_graph_new ("interrupted");
-  AccelStage *sink, *sink2;
+  AccelStage *sink2;
 
-  source (g, "src", -1, "64");
-  sink = add (g, "core.checksum-sink", "sink");
-  link_ok (g, "src", "sink");
-  accel_graph_set_frame_limit (g, 7);
-  g_assert_true (accel_graph_run (g, &error));
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==, 7);
+  f->other = accel_graph_new ("interrupted");
+  f->src = source (f, "src", -1, "64");
+  f->sink = add (f, "core.checksum-sink", "sink");
+  link_ok (f->graph, "src", "sink");
+  accel_graph_set_frame_limit (f->graph, 7);
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (f->sink), ==, 7);
 
-  source (h, "src", -1, "64");
-  sink2 = add (h, "core.checksum-sink", "sink");
-  link_ok (h, "src", "sink");
-  g_assert_true (accel_graph_start (h, &error));
+  source_to (f, f->other, "src", -1, "64");
+  sink2 = add_to (f, f->other, "core.checksum-sink", "sink");
+  link_ok (f->other, "src", "sink");
+  g_assert_true (accel_graph_start (f->other, &f->error));
   g_usleep (10000);
-  accel_graph_send_eos (h);
-  g_assert_true (accel_graph_wait (h, 5 * G_USEC_PER_SEC, &error));
-  g_assert_no_error (error);
+  accel_graph_send_eos (f->other);
+  g_assert_true (accel_graph_wait (f->other, 5 * G_USEC_PER_SEC, &f->error));
+  g_assert_no_error (f->error);
   /* everything produced before the end arrived */
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink2)), ==,
-      accel_stage_get_n_processed (accel_graph_get_stage (h, "src")));
-  accel_graph_stop (h);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink2), ==,
+      accel_stage_get_n_processed (accel_graph_get_stage (f->other, "src")));
+  accel_graph_stop (f->other);
 }
 
 static void
-test_param_async (void)
+test_param_async (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("params");
   GValue v = G_VALUE_INIT;
   AccelStage *scale;
   gfloat got;
 
-  source (g, "src", -1, "64");
-  scale = add (g, "core.scale", "scale");
-  add (g, "core.null-sink", "sink");
-  link_ok (g, "src", "scale");
-  link_ok (g, "scale", "sink");
-  g_assert_true (accel_graph_start (g, &error));
+  f->src = source (f, "src", -1, "64");
+  scale = add (f, "core.scale", "scale");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "scale");
+  link_ok (f->graph, "scale", "sink");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
 
   g_value_init (&v, G_TYPE_FLOAT);
   g_value_set_float (&v, 3.5f);
@@ -375,33 +408,22 @@ test_param_async (void)
       g_usleep (1000);
     }
   g_assert_cmpfloat (got, ==, 3.5f);
-  accel_graph_stop (g);
+  accel_graph_stop (f->graph);
 }
 
 static void
-test_dot (void)
+test_dot (GraphFixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("dotted");
   g_autofree gchar *dot = NULL;
 
-  source (g, "src", 1, "8x8");
-  add (g, "core.null-sink", "sink");
-  link_ok (g, "src", "sink");
-  g_assert_true (accel_graph_prepare (g, &error));
-  dot = accel_graph_to_dot (g);
+  f->src = source (f, "src", 1, "8x8");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "sink");
+  g_assert_true (accel_graph_prepare (f->graph, &f->error));
+  dot = accel_graph_to_dot (f->graph);
   g_assert_true (g_str_has_prefix (dot, "digraph \"dotted\" {"));
   g_assert_nonnull (strstr (dot, "\"src\" -> \"sink\" [label=\"out -> in\\n"
                                  "tensor<f32>[8x8]@device\"]"));
-}
-
-/* the same test with every stage on one thread */
-static void
-on_one_thread (gconstpointer test)
-{
-  shared_thread = "shared";
-  ((GTestFunc)test) ();
-  shared_thread = NULL;
 }
 
 int
@@ -409,30 +431,41 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   test_stages_register ();
-  g_test_add_func ("/graph/type-mismatch-names-both", test_type_mismatch);
-  g_test_add_func ("/graph/invalid", test_invalid_graphs);
-  g_test_add_func ("/graph/unlinked-and-cycle", test_unlinked_and_cycle);
-  g_test_add_func ("/graph/fan-out-fan-in-eos", test_fan_out_fan_in_eos);
-  g_test_add_func (
-      "/graph/fan-in-ends-with-shortest", test_fan_in_ends_with_shortest);
-  g_test_add_func ("/graph/stop-mid-stream", test_stop_mid_stream);
-  g_test_add_func ("/graph/backpressure", test_backpressure);
-  g_test_add_func ("/graph/stage-error-names-stage", test_stage_error);
-  g_test_add_func (
-      "/graph/send-eos-and-frame-limit", test_send_eos_and_frame_limit);
-  g_test_add_func ("/graph/param-async", test_param_async);
-  g_test_add_func ("/graph/dot", test_dot);
-  g_test_add_data_func ("/graph/one-thread/fan-out-fan-in-eos",
-      test_fan_out_fan_in_eos, on_one_thread);
-  g_test_add_data_func ("/graph/one-thread/fan-in-ends-with-shortest",
-      test_fan_in_ends_with_shortest, on_one_thread);
-  g_test_add_data_func (
-      "/graph/one-thread/stop-mid-stream", test_stop_mid_stream, on_one_thread);
-  g_test_add_data_func (
-      "/graph/one-thread/backpressure", test_backpressure, on_one_thread);
-  g_test_add_data_func ("/graph/one-thread/stage-error-names-stage",
-      test_stage_error, on_one_thread);
-  g_test_add_data_func ("/graph/one-thread/send-eos-and-frame-limit",
-      test_send_eos_and_frame_limit, on_one_thread);
+  g_test_add ("/graph/type-mismatch-names-both", GraphFixture, "mismatch",
+      graph_set_up, test_type_mismatch, graph_tear_down);
+  g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
+      test_invalid_graphs, graph_tear_down);
+  g_test_add ("/graph/unlinked-and-cycle", GraphFixture, "open", graph_set_up,
+      test_unlinked_and_cycle, graph_tear_down);
+  g_test_add ("/graph/fan-out-fan-in-eos", GraphFixture, "diamond",
+      graph_set_up, test_fan_out_fan_in_eos, graph_tear_down);
+  g_test_add ("/graph/fan-in-ends-with-shortest", GraphFixture, "shortest",
+      graph_set_up, test_fan_in_ends_with_shortest, graph_tear_down);
+  g_test_add ("/graph/stop-mid-stream", GraphFixture, "endless", graph_set_up,
+      test_stop_mid_stream, graph_tear_down);
+  g_test_add ("/graph/backpressure", GraphFixture, "pressure", graph_set_up,
+      test_backpressure, graph_tear_down);
+  g_test_add ("/graph/stage-error-names-stage", GraphFixture, "failing",
+      graph_set_up, test_stage_error, graph_tear_down);
+  g_test_add ("/graph/send-eos-and-frame-limit", GraphFixture, "limited",
+      graph_set_up, test_send_eos_and_frame_limit, graph_tear_down);
+  g_test_add ("/graph/param-async", GraphFixture, "params", graph_set_up,
+      test_param_async, graph_tear_down);
+  g_test_add ("/graph/dot", GraphFixture, "dotted", graph_set_up, test_dot,
+      graph_tear_down);
+  g_test_add ("/graph/one-thread/fan-out-fan-in-eos", GraphFixture, "diamond",
+      graph_set_up_one_thread, test_fan_out_fan_in_eos, graph_tear_down);
+  g_test_add ("/graph/one-thread/fan-in-ends-with-shortest", GraphFixture,
+      "shortest", graph_set_up_one_thread, test_fan_in_ends_with_shortest,
+      graph_tear_down);
+  g_test_add ("/graph/one-thread/stop-mid-stream", GraphFixture, "endless",
+      graph_set_up_one_thread, test_stop_mid_stream, graph_tear_down);
+  g_test_add ("/graph/one-thread/backpressure", GraphFixture, "pressure",
+      graph_set_up_one_thread, test_backpressure, graph_tear_down);
+  g_test_add ("/graph/one-thread/stage-error-names-stage", GraphFixture,
+      "failing", graph_set_up_one_thread, test_stage_error, graph_tear_down);
+  g_test_add ("/graph/one-thread/send-eos-and-frame-limit", GraphFixture,
+      "limited", graph_set_up_one_thread, test_send_eos_and_frame_limit,
+      graph_tear_down);
   return g_test_run ();
 }

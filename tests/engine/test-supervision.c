@@ -7,47 +7,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* src -> work (a core.scale) -> checksum sink, with no fault scheduled */
 typedef struct
 {
   AccelGraph *graph;
-  AccelStage *src, *work, *sink;
+  AccelStage *src, *work, *sink; /* the graph's */
+  GError *error;
 } Chain;
 
-/* src (n frames) -> work (kind) -> checksum sink */
 static void
-chain_init (Chain *c, const char *kind, gint64 n)
+chain_set_up (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-
   accel_fault_clear ();
   c->graph = accel_graph_new ("supervised");
   c->src = accel_test_stage (c->graph, "core.test-source", "src");
-  c->work = accel_test_stage (c->graph, kind, "work");
+  c->work = accel_test_stage (c->graph, "core.scale", "work");
   c->sink = accel_test_stage (c->graph, "core.checksum-sink", "sink");
-  g_object_set (c->src, "num-buffers", n, "shape", "256", NULL);
-  g_assert_true (accel_graph_link (c->graph, "src", "work", &error));
-  g_assert_true (accel_graph_link (c->graph, "work", "sink", &error));
+  g_object_set (c->src, "shape", "256", NULL);
+  g_assert_true (accel_graph_link (c->graph, "src", "work", &c->error));
+  g_assert_true (accel_graph_link (c->graph, "work", "sink", &c->error));
+  g_assert_no_error (c->error);
 }
 
 static void
-chain_clear (Chain *c)
+chain_tear_down (Chain *c, gconstpointer data)
 {
-  g_object_unref (c->graph);
+  accel_graph_stop (c->graph);
+  g_clear_object (&c->graph);
+  g_clear_error (&c->error);
   accel_fault_clear ();
+}
+
+/* the source ends after @n frames (-1: never) */
+static void
+chain_set_frames (Chain *c, gint64 n)
+{
+  g_object_set (c->src, "num-buffers", n, NULL);
 }
 
 static guint64
 received (Chain *c)
 {
-  return accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (c->sink));
+  return accel_checksum_sink_get_n_received (c->sink);
 }
 
 /* the sequences the sink saw, as "0 1 2 ..." */
 static gchar *
 sequences (Chain *c)
 {
-  g_autoptr (GArray) seqs
-      = accel_checksum_sink_get_sequences (ACCEL_CHECKSUM_SINK (c->sink));
+  g_autoptr (GArray) seqs = accel_checksum_sink_get_sequences (c->sink);
   GString *s = g_string_new (NULL);
 
   for (guint i = 0; i < seqs->len; i++)
@@ -57,135 +65,112 @@ sequences (Chain *c)
 }
 
 static void
-test_resume_skips_bad_input (void)
+test_resume_skips_bad_input (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree gchar *seqs = NULL;
-  Chain c;
 
-  chain_init (&c, "core.scale", 8);
+  chain_set_frames (c, 8);
   accel_fault_inject ("work", ACCEL_FAULT_INVALID_INPUT, 3);
-  g_assert_true (accel_graph_run (c.graph, &error));
-  g_assert_no_error (error);
-  seqs = sequences (&c);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_no_error (c->error);
+  seqs = sequences (c);
   g_assert_cmpstr (seqs, ==, "0 1 2 4 5 6 7");
-  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), ==, 1);
-  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 0);
-  chain_clear (&c);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 0);
 }
 
 static void
-test_restart_after_library_error (void)
+test_restart_after_library_error (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree gchar *seqs = NULL;
-  Chain c;
 
-  chain_init (&c, "core.scale", 8);
+  chain_set_frames (c, 8);
   accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, 5);
-  g_assert_true (accel_graph_run (c.graph, &error));
-  seqs = sequences (&c);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  seqs = sequences (c);
   g_assert_cmpstr (seqs, ==, "0 1 2 3 4 6 7");
-  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 1);
-  chain_clear (&c);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 1);
 }
 
 static void
-test_restart_intensity (void)
+test_restart_intensity (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  Chain c;
-
-  chain_init (&c, "core.scale", 20);
-  g_object_set (c.work, "max-restarts", 2, NULL);
+  chain_set_frames (c, 20);
+  g_object_set (c->work, "max-restarts", 2, NULL);
   for (guint64 s = 2; s < 5; s++)
     accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, s);
-  g_assert_false (accel_graph_run (c.graph, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
-  g_assert_cmpstr (error->message, ==,
+  g_assert_false (accel_graph_run (c->graph, &c->error));
+  g_assert_error (c->error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
+  g_assert_cmpstr (c->error->message, ==,
       "stage 'work' (core.scale): restarted 2 times within 10000 ms, "
       "escalating: injected library error (STATUS_INTERNAL_ERROR)");
-  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 2);
-  chain_clear (&c);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 2);
 }
 
 static void
-test_oom_retries_once (void)
+test_oom_retries_once (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  Chain c, d;
-
   /* one failure: the retry after trimming the pools succeeds */
-  chain_init (&c, "core.scale", 8);
+  chain_set_frames (c, 8);
   accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
-  g_assert_true (accel_graph_run (c.graph, &error));
-  g_assert_cmpuint (received (&c), ==, 8);
-  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 0);
-  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), ==, 0);
-  chain_clear (&c);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_cmpuint (received (c), ==, 8);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), ==, 0);
 
-  /* two: the strategy applies (restart, the frame is lost) */
-  chain_init (&d, "core.scale", 8);
+  /* two, on a new chain: the strategy applies (restart, the frame is
+   * lost) */
+  chain_tear_down (c, data);
+  chain_set_up (c, data);
+  chain_set_frames (c, 8);
   accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
   accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
-  g_assert_true (accel_graph_run (d.graph, &error));
-  g_assert_cmpuint (received (&d), ==, 7);
-  g_assert_cmpuint (accel_stage_get_n_restarts (d.work), ==, 1);
-  chain_clear (&d);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_cmpuint (received (c), ==, 7);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 1);
 }
 
 static void
-test_stop_ends_stream (void)
+test_stop_ends_stream (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree gchar *seqs = NULL;
-  Chain c;
 
-  chain_init (&c, "core.scale", -1);
-  g_object_set (c.work, "on-fault", ACCEL_SUPERVISION_STOP, NULL);
+  chain_set_frames (c, -1);
+  g_object_set (c->work, "on-fault", ACCEL_SUPERVISION_STOP, NULL);
   accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, 5);
-  g_assert_true (accel_graph_start (c.graph, &error));
-  g_assert_true (accel_graph_wait (c.graph, 10 * G_USEC_PER_SEC, &error));
-  g_assert_no_error (error);
-  seqs = sequences (&c);
+  g_assert_true (accel_graph_start (c->graph, &c->error));
+  g_assert_true (accel_graph_wait (c->graph, 10 * G_USEC_PER_SEC, &c->error));
+  g_assert_no_error (c->error);
+  seqs = sequences (c);
   g_assert_cmpstr (seqs, ==, "0 1 2 3 4");
-  accel_graph_stop (c.graph);
-  chain_clear (&c);
+  accel_graph_stop (c->graph);
 }
 
 static void
-test_watchdog (void)
+test_watchdog (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  Chain c;
-
-  chain_init (&c, "core.scale", 6);
-  g_object_set (c.work, "deadline", (gint64)20, NULL);
+  chain_set_frames (c, 6);
+  g_object_set (c->work, "deadline", (gint64)20, NULL);
   accel_fault_inject ("work", ACCEL_FAULT_HANG, 2);
-  g_assert_true (accel_graph_run (c.graph, &error));
-  g_assert_no_error (error);
-  g_assert_cmpuint (received (&c), ==, 5);
-  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 1);
-  chain_clear (&c);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_no_error (c->error);
+  g_assert_cmpuint (received (c), ==, 5);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 1);
 }
 
 /* in a child: on a GPU the injected fault really poisons the context */
 static void
-test_poisoned_context_escalates (void)
+test_poisoned_context_escalates (Chain *c, gconstpointer data)
 {
   if (g_test_subprocess ())
     {
-      g_autoptr (GError) error = NULL;
-      Chain c;
-
-      chain_init (&c, "core.scale", 8);
+      chain_set_frames (c, 8);
       /* not even resume keeps a stage on a poisoned context */
-      g_object_set (c.work, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+      g_object_set (c->work, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
       accel_fault_inject ("work", ACCEL_FAULT_ILLEGAL_ADDRESS, 1);
-      g_assert_false (accel_graph_run (c.graph, &error));
-      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
-      g_assert_true (g_str_has_prefix (error->message, "stage 'work'"));
-      chain_clear (&c);
+      g_assert_false (accel_graph_run (c->graph, &c->error));
+      g_assert_error (c->error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
+      g_assert_true (g_str_has_prefix (c->error->message, "stage 'work'"));
       return;
     }
   g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, 0);
@@ -193,28 +178,24 @@ test_poisoned_context_escalates (void)
 }
 
 static void
-test_fault_spec (void)
+test_fault_spec (Chain *c, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  Chain c;
-
-  g_assert_false (accel_fault_inject_parse ("work:melt:3", &error));
-  g_assert_cmpstr (error->message, ==,
+  g_assert_false (accel_fault_inject_parse ("work:melt:3", &c->error));
+  g_assert_cmpstr (c->error->message, ==,
       "fault 'work:melt:3' is not stage:kind:sequence[:worker] with kind one "
       "of "
       "illegal-address, oom, library, invalid-input, hang, crash");
-  g_clear_error (&error);
-  g_assert_false (accel_fault_inject_parse ("work:oom", &error));
-  g_clear_error (&error);
+  g_clear_error (&c->error);
+  g_assert_false (accel_fault_inject_parse ("work:oom", &c->error));
+  g_clear_error (&c->error);
 
-  chain_init (&c, "core.scale", 6);
-  g_assert_true (
-      accel_fault_inject_parse ("work:invalid-input:1,work:library:3", &error));
-  g_assert_true (accel_graph_run (c.graph, &error));
-  g_assert_cmpuint (received (&c), ==, 4);
-  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), ==, 2);
-  g_assert_cmpuint (accel_stage_get_n_restarts (c.work), ==, 1);
-  chain_clear (&c);
+  chain_set_frames (c, 6);
+  g_assert_true (accel_fault_inject_parse (
+      "work:invalid-input:1,work:library:3", &c->error));
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_cmpuint (received (c), ==, 4);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), ==, 2);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 1);
 }
 
 static void
@@ -369,43 +350,40 @@ test_crash_resume_exactly_once (void)
 /* 100 000 buffers with recoverable faults at random frames: every frame is
  * either delivered or counted as skipped, none twice, none lost */
 static void
-test_soak (void)
+test_soak (Chain *c, gconstpointer data)
 {
   const guint64 n = g_test_slow () ? 100000 : 20000;
   const char *kinds[] = { "invalid-input", "library", "oom" };
-  g_autoptr (GError) error = NULL;
   g_autoptr (GArray) seqs = NULL;
   GRand *rand = g_rand_new_with_seed (7);
   guint n_faults = 0;
-  Chain c;
 
-  chain_init (&c, "core.scale", (gint64)n);
-  g_object_set (c.src, "shape", "64", NULL);
-  g_object_set (c.work, "max-restarts", G_MAXUINT16, NULL);
+  chain_set_frames (c, (gint64)n);
+  g_object_set (c->src, "shape", "64", NULL);
+  g_object_set (c->work, "max-restarts", G_MAXUINT16, NULL);
   for (guint64 s = 1; s < n; s += g_rand_int_range (rand, 1, 400))
     {
       g_autofree gchar *spec = g_strdup_printf ("work:%s:%" G_GUINT64_FORMAT,
           kinds[g_rand_int_range (rand, 0, 3)], s);
-      g_assert_true (accel_fault_inject_parse (spec, &error));
+      g_assert_true (accel_fault_inject_parse (spec, &c->error));
       n_faults++;
     }
   g_rand_free (rand);
 
-  g_assert_true (accel_graph_run (c.graph, &error));
-  g_assert_no_error (error);
-  seqs = accel_checksum_sink_get_sequences (ACCEL_CHECKSUM_SINK (c.sink));
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_no_error (c->error);
+  seqs = accel_checksum_sink_get_sequences (c->sink);
   for (guint i = 1; i < seqs->len; i++)
     g_assert_cmpuint (g_array_index (seqs, guint64, i - 1), <,
         g_array_index (seqs, guint64, i));
   /* an out-of-memory fault is retried and loses nothing; the rest skip one */
-  g_assert_cmpuint (seqs->len + accel_stage_get_n_skipped (c.work), ==, n);
-  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), <=, n_faults);
-  g_assert_cmpuint (accel_stage_get_n_skipped (c.work), >, 0);
+  g_assert_cmpuint (seqs->len + accel_stage_get_n_skipped (c->work), ==, n);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), <=, n_faults);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), >, 0);
   g_test_message ("%u faults, %" G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT
                   " restarts",
-      n_faults, accel_stage_get_n_skipped (c.work),
-      accel_stage_get_n_restarts (c.work));
-  chain_clear (&c);
+      n_faults, accel_stage_get_n_skipped (c->work),
+      accel_stage_get_n_restarts (c->work));
 }
 
 /* worker processes of the supervisor tests run this instead of the tests */
@@ -464,10 +442,25 @@ worker_main (void)
     text = g_strdup_printf ("%" G_GUINT64_FORMAT, accel_stage_get_n_lost (src));
     g_file_set_contents (path, text, -1, NULL);
   }
+  /* the supervisor tells of the restart; the cause, only when asked for */
   if (error)
-    g_printerr (
-        "worker %u: %s\n", accel_supervisor_get_generation (), error->message);
+    g_debug (
+        "worker %u: %s", accel_supervisor_get_generation (), error->message);
   return accel_supervisor_exit_status (error);
+}
+
+/* the supervisor's message for each worker it replaces */
+#define KILLED "it was killed by signal 9 (*)"
+#define POISONED "its CUDA context was poisoned"
+
+static void
+expect_restart (guint worker, const char *why)
+{
+  g_autofree gchar *pattern
+      = g_strdup_printf ("worker %u stopped because %s; starting worker %u",
+          worker, why, worker + 1);
+
+  g_test_expect_message ("accel-supervisor", G_LOG_LEVEL_MESSAGE, pattern);
 }
 
 /* runs this program as supervised workers on @dir with @fault */
@@ -493,11 +486,16 @@ supervise (
 static void
 test_supervisor_restarts_workers (void)
 {
-  const char *faults[] = {
-    "scale:crash:23",
-    "scale:illegal-address:17",
+  const struct
+  {
+    const char *spec;
+    const char *why[3]; /* worker 1, 2, ... stopped because */
+  } faults[] = {
+    { "scale:crash:23", { KILLED } },
+    { "scale:illegal-address:17", { POISONED } },
     /* two in a row, one at the first frame after the restart, then a crash */
-    "scale:illegal-address:17:1,scale:illegal-address:17:2,src:crash:40:3",
+    { "scale:illegal-address:17:1,scale:illegal-address:17:2,src:crash:40:3",
+        { POISONED, POISONED, KILLED } },
   };
   g_autofree gchar *clean_dir = g_dir_make_tmp ("accel-clean-XXXXXX", NULL);
   g_autofree gchar *expected = NULL;
@@ -512,8 +510,12 @@ test_supervisor_restarts_workers (void)
       g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
       g_autofree gchar *got = NULL;
 
-      g_assert_true (supervise (dir, faults[i], 3, &error));
+      for (guint w = 0; w < G_N_ELEMENTS (faults[i].why) && faults[i].why[w];
+           w++)
+        expect_restart (w + 1, faults[i].why[w]);
+      g_assert_true (supervise (dir, faults[i].spec, 3, &error));
       g_assert_no_error (error);
+      g_test_assert_expected_messages ();
       got = read_output (dir);
       g_assert_cmpstr (got, ==, expected);
       remove_dir (dir);
@@ -545,9 +547,11 @@ test_supervisor_counts_lost_frames (void)
   guint64 resume, lost;
 
   g_setenv ("ACCEL_TEST_LIVE", "1", TRUE);
+  expect_restart (1, KILLED);
   g_assert_true (supervise (dir, "scale:crash:23", 3, &error));
   g_unsetenv ("ACCEL_TEST_LIVE");
   g_assert_no_error (error);
+  g_test_assert_expected_messages ();
 
   got = read_output (dir);
   lines = g_strsplit (got, "\n", -1);
@@ -583,8 +587,11 @@ test_supervisor_restores_checkpoints (void)
   g_setenv ("ACCEL_TEST_STATEFUL", "1", TRUE);
   g_assert_true (supervise (clean_dir, NULL, 0, &error));
   expected = read_output (clean_dir);
+  expect_restart (1, KILLED);
+  expect_restart (2, KILLED);
   g_assert_true (supervise (dir, "sink:crash:37,src:crash:52:2", 3, &error));
   g_assert_no_error (error);
+  g_test_assert_expected_messages ();
   g_unsetenv ("ACCEL_TEST_STATEFUL");
   got = read_output (dir);
   g_assert_cmpstr (got, ==, expected);
@@ -610,7 +617,10 @@ test_supervisor_gives_up (void)
 
   /* poisoned every time: restart intensity */
   g_setenv ("ACCEL_TEST_WORKER_FAILS", "75", TRUE);
+  expect_restart (1, POISONED);
+  expect_restart (2, POISONED);
   g_assert_false (supervise (dir, NULL, 2, &error));
+  g_test_assert_expected_messages ();
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
   g_assert_cmpstr (error->message, ==,
       "worker 3 stopped because its CUDA context was poisoned; already "
@@ -633,17 +643,22 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   test_stages_register ();
-  g_test_add_func (
-      "/supervision/resume-skips-bad-input", test_resume_skips_bad_input);
-  g_test_add_func ("/supervision/restart-after-library-error",
-      test_restart_after_library_error);
-  g_test_add_func ("/supervision/restart-intensity", test_restart_intensity);
-  g_test_add_func ("/supervision/oom-retries-once", test_oom_retries_once);
-  g_test_add_func ("/supervision/stop-ends-stream", test_stop_ends_stream);
-  g_test_add_func ("/supervision/watchdog", test_watchdog);
-  g_test_add_func ("/supervision/poisoned-context-escalates",
-      test_poisoned_context_escalates);
-  g_test_add_func ("/supervision/fault-spec", test_fault_spec);
+  g_test_add ("/supervision/resume-skips-bad-input", Chain, NULL, chain_set_up,
+      test_resume_skips_bad_input, chain_tear_down);
+  g_test_add ("/supervision/restart-after-library-error", Chain, NULL,
+      chain_set_up, test_restart_after_library_error, chain_tear_down);
+  g_test_add ("/supervision/restart-intensity", Chain, NULL, chain_set_up,
+      test_restart_intensity, chain_tear_down);
+  g_test_add ("/supervision/oom-retries-once", Chain, NULL, chain_set_up,
+      test_oom_retries_once, chain_tear_down);
+  g_test_add ("/supervision/stop-ends-stream", Chain, NULL, chain_set_up,
+      test_stop_ends_stream, chain_tear_down);
+  g_test_add ("/supervision/watchdog", Chain, NULL, chain_set_up, test_watchdog,
+      chain_tear_down);
+  g_test_add ("/supervision/poisoned-context-escalates", Chain, NULL,
+      chain_set_up, test_poisoned_context_escalates, chain_tear_down);
+  g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,
+      test_fault_spec, chain_tear_down);
   g_test_add_func ("/supervision/commit-log", test_commit_log);
   g_test_add_func (
       "/supervision/crash-resume-exactly-once", test_crash_resume_exactly_once);
@@ -654,6 +669,7 @@ main (int argc, char **argv)
       "/supervisor/counts-lost-frames", test_supervisor_counts_lost_frames);
   g_test_add_func (
       "/supervisor/restores-checkpoints", test_supervisor_restores_checkpoints);
-  g_test_add_func ("/supervision/soak", test_soak);
+  g_test_add ("/supervision/soak", Chain, NULL, chain_set_up, test_soak,
+      chain_tear_down);
   return g_test_run ();
 }

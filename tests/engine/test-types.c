@@ -86,6 +86,13 @@ test_names_round_trip (void)
   g_assert_cmpint (accel_dtype_from_string ("f31"), ==, ACCEL_DTYPE_ANY);
 }
 
+/* the error domain's name, as GError users see it */
+static void
+test_error_quark (void)
+{
+  g_assert_cmpstr (g_quark_to_string (ACCEL_ERROR), ==, "accel-error-quark");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -94,5 +101,6 @@ main (int argc, char **argv)
   g_test_add_func ("/type/sizes", test_sizes);
   g_test_add_func ("/type/accepts", test_accepts);
   g_test_add_func ("/type/names-round-trip", test_names_round_trip);
+  g_test_add_func ("/error/quark-name", test_error_quark);
   return g_test_run ();
 }

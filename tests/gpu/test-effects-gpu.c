@@ -495,7 +495,7 @@ test_gpu_effects_stage (void)
         g_assert_true (accel_graph_run (g, &error));
         g_assert_no_error (error);
         g_assert_false (accel_stage_is_host (fx));
-        digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+        digest = accel_checksum_sink_dup_digest (sink);
         expected = test_effects_expected (descriptions[i], rgba_formats[f],
             STAGE_WIDTH, STAGE_HEIGHT, STAGE_FRAMES, G_MAXUINT64, FALSE);
         g_test_message ("%s %s", descriptions[i], format);
@@ -525,7 +525,7 @@ test_gpu_effects_restores_history (void)
   g_assert_no_error (error);
   accel_fault_clear ();
   g_assert_cmpuint (accel_stage_get_n_restarts (fx), ==, 1);
-  digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+  digest = accel_checksum_sink_dup_digest (sink);
   expected = test_effects_expected (description, ACCEL_IMAGE_BGRA8, STAGE_WIDTH,
       STAGE_HEIGHT, STAGE_FRAMES, 2, TRUE);
   g_assert_cmpstr (digest, ==, expected);
@@ -574,9 +574,9 @@ test_gpu_blend_analysis_stages (void)
   link_ok (g, "an.histogram", "hists");
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  d_frames = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (s_frames));
-  d_stats = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (s_stats));
-  d_hists = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (s_hists));
+  d_frames = accel_checksum_sink_dup_digest (s_frames);
+  d_stats = accel_checksum_sink_dup_digest (s_stats);
+  d_hists = accel_checksum_sink_dup_digest (s_hists);
 
   g_assert_cmpint (accel_effects_parse ("invert", &invert, NULL, 0), ==, 0);
   for (guint64 s = 0; s < STAGE_FRAMES; s++)

@@ -56,11 +56,10 @@ run_chain (const Run *r, GPtrArray **notes)
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
-      (guint64)r->frames);
+      accel_checksum_sink_get_n_received (sink), ==, (guint64)r->frames);
   if (notes)
     *notes = g_ptr_array_ref (accel_graph_get_notes (g));
-  digest = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+  digest = accel_checksum_sink_dup_digest (sink);
   return digest;
 }
 

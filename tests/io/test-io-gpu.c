@@ -44,8 +44,7 @@ pattern_digest (const PatternCase *pc, AccelDevice *device)
   test_run (g);
   g_assert_cmpuint (
       accel_stage_is_host (src), ==, accel_device_is_host (device));
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==, 8);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 8);
   return test_digest (sink);
 }
 
@@ -366,8 +365,7 @@ gst_source_digest (const char *description, gchar **memory)
   test_run (g);
   g_assert_false (accel_stage_is_host (src));
   g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
-      SOURCE_FRAMES);
+      accel_checksum_sink_get_n_received (sink), ==, SOURCE_FRAMES);
   *memory = get_memory (src);
   return test_digest (sink);
 }

@@ -68,11 +68,11 @@ noise_digest (guint seed, guint64 *n_frames)
       "seed", seed, NULL);
   test_link (g, "src", "sink");
   test_run (g);
-  sums = accel_checksum_sink_dup_checksums (ACCEL_CHECKSUM_SINK (sink));
+  sums = accel_checksum_sink_dup_checksums (sink);
   g_assert_cmpuint (g_strv_length (sums), ==, 3);
   g_assert_cmpstr (sums[0], !=, sums[1]);
   g_assert_cmpstr (sums[1], !=, sums[2]);
-  *n_frames = accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink));
+  *n_frames = accel_checksum_sink_get_n_received (sink);
   return test_digest (sink);
 }
 
@@ -678,8 +678,7 @@ test_gst_source_count (void)
       NULL);
   test_link (g, "src", "sink");
   test_run (g);
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==, 5);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 5);
   type = accel_stage_get_output_type (src, 0);
   g_assert_cmpint (type->kind, ==, ACCEL_KIND_IMAGE);
   g_assert_cmpint (type->format, ==, ACCEL_FORMAT_RGBA8);
@@ -801,8 +800,7 @@ test_gst_source_live (void)
   g_assert_true (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
   g_assert_no_error (error);
   accel_graph_stop (g);
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), >=, 1);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), >=, 1);
 }
 
 static gchar *

@@ -67,7 +67,7 @@ test_run (AccelGraph *g)
 static inline gchar *
 test_digest (AccelStage *checksum_sink)
 {
-  return accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (checksum_sink));
+  return accel_checksum_sink_dup_digest (checksum_sink);
 }
 
 #ifdef ACCEL_IO_HAVE_PNG

@@ -235,10 +235,8 @@ run_to_digest (AccelGraph *g, AccelStage *sink, guint64 n_expected)
 
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
-      n_expected);
-  return accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, n_expected);
+  return accel_checksum_sink_dup_digest (sink);
 }
 
 /* realtime.cloth in a graph on the host backend gives the host reference's

@@ -57,10 +57,8 @@ run_to_digest (AccelGraph *g, AccelStage *sink, guint n_expected)
 
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (sink)), ==,
-      n_expected);
-  return accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (sink));
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, n_expected);
+  return accel_checksum_sink_dup_digest (sink);
 }
 
 static void
@@ -341,11 +339,9 @@ test_analysis_runs (gconstpointer data)
   link_ok (g, "an.stats", "stats");
   link_ok (g, "an.histogram", "hist");
   d_out = run_to_digest (g, s_out, N_FRAMES);
-  d_stats = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (s_stats));
-  d_hist = accel_checksum_sink_dup_digest (ACCEL_CHECKSUM_SINK (s_hist));
-  g_assert_cmpuint (
-      accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (s_stats)), ==,
-      N_FRAMES);
+  d_stats = accel_checksum_sink_dup_digest (s_stats);
+  d_hist = accel_checksum_sink_dup_digest (s_hist);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (s_stats), ==, N_FRAMES);
   g_assert_cmpint (
       accel_stage_get_output_type (an, 1)->dtype, ==, ACCEL_DTYPE_F32);
   g_assert_cmpint (accel_stage_get_output_type (an, 2)->dims[1], ==, 256);

@@ -106,7 +106,7 @@ test_stage (void)
   g_assert_true (accel_graph_link (g, "sim", "sink", &error));
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  sums = accel_checksum_sink_dup_checksums (ACCEL_CHECKSUM_SINK (sink));
+  sums = accel_checksum_sink_dup_checksums (sink);
   g_assert_cmpuint (g_strv_length (sums), ==, 12);
   /* the picture changes from frame to frame */
   g_assert_cmpstr (sums[10], !=, sums[11]);

@@ -339,7 +339,7 @@ test_stages (void)
   g_assert_true (accel_graph_link (g, "render", "sink", &error));
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  sums = accel_checksum_sink_dup_checksums (ACCEL_CHECKSUM_SINK (sink));
+  sums = accel_checksum_sink_dup_checksums (sink);
   g_assert_cmpuint (g_strv_length (sums), ==, 10);
   g_assert_cmpstr (sums[8], !=, sums[9]);
 }

@@ -439,7 +439,7 @@ test_string (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = NULL;
-  AccelChecksumSink *sink;
+  AccelStage *sink;
   gfloat scale;
   guint k_mailbox, sink_mailbox;
 
@@ -455,7 +455,7 @@ test_string (void)
   g_assert_cmpuint (sink_mailbox, ==, 3);
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  sink = ACCEL_CHECKSUM_SINK (accel_graph_get_stage (g, "sink"));
+  sink = accel_graph_get_stage (g, "sink");
   g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 3);
 }
 
@@ -500,8 +500,8 @@ test_overrides (void)
   g_assert_cmpuint (mailbox, ==, 7);
   g_assert_true (accel_device_is_host (accel_graph_get_device (g)));
   g_assert_true (accel_graph_run (g, &error));
-  g_assert_cmpuint (accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (
-                        accel_graph_get_stage (g, "sink"))),
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (accel_graph_get_stage (g, "sink")),
       ==, 4);
 
   repaired = accel_graph_new_from_yaml_file_full (mismatch, repair, &error);
@@ -656,11 +656,11 @@ test_chain_and_fan_out (void)
   g_assert_nonnull (strstr (dot, "\"src\" -> \"b\""));
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (
-                        accel_graph_get_stage (g, "left"))),
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (accel_graph_get_stage (g, "left")),
       ==, 5);
-  g_assert_cmpuint (accel_checksum_sink_get_n_received (ACCEL_CHECKSUM_SINK (
-                        accel_graph_get_stage (g, "right"))),
+  g_assert_cmpuint (
+      accel_checksum_sink_get_n_received (accel_graph_get_stage (g, "right")),
       ==, 5);
 }
 

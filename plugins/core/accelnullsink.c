@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: core.null-sink, takes buffers and drops them */
+/* accel core plugin: core.null-sink, takes buffers and drops them */
 #define G_LOG_DOMAIN "accel-null-sink"
 
-#include "accel-private.h"
+#include "accelnullsink.h"
 
 struct _AccelNullSink
 {

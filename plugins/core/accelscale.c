@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: core.scale, out = in * scale + offset (f32 or u8, saturating) */
+/* accel core plugin: core.scale, out = in * scale + offset (f32 or u8,
+ * saturating) */
 #define G_LOG_DOMAIN "accel-scale"
 
-#include "accel-private.h"
+#include "accelscale.h"
 #include "core/pattern.h"
 
 struct _AccelScale

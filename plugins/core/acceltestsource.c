@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: core.test-source, deterministic tensors or images */
+/* accel core plugin: core.test-source, deterministic tensors or images */
 #define G_LOG_DOMAIN "accel-test-source"
 
-#include "accel-private.h"
+#include "acceltestsource.h"
 #include "core/pattern.h"
 
 struct _AccelTestSource

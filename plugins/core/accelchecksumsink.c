@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: core.checksum-sink, a SHA-256 of every buffer that arrives */
+/* accel core plugin: core.checksum-sink, a SHA-256 of every buffer that
+ * arrives; programs read the results as properties (accelcore.h) */
 #define G_LOG_DOMAIN "accel-checksum-sink"
 
-#include "accel-private.h"
+#include "accelchecksumsink.h"
 
+#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -28,6 +30,10 @@ enum
 {
   PROP_0,
   PROP_LOCATION,
+  PROP_N_RECEIVED,
+  PROP_SEQUENCES,
+  PROP_CHECKSUMS,
+  PROP_DIGEST,
 };
 
 /* keeps the lines of committed sequence numbers only: what a run cut short
@@ -107,7 +113,8 @@ accel_checksum_sink_process (
   if (!accel_cuda_check (
           cudaMemcpyAsync (accel_buffer_get_data (self->staging),
               accel_buffer_get_data (in), accel_buffer_get_size (in),
-              cudaMemcpyDefault, accel_stream_get_cuda (frame->stream)),
+              cudaMemcpyDefault,
+              (cudaStream_t)accel_stream_get_handle (frame->stream)),
           error))
     return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
@@ -144,86 +151,46 @@ accel_checksum_sink_render (
   return ACCEL_FLOW_OK;
 }
 
-/**
- * accel_checksum_sink_get_n_received:
- * @sink: a checksum sink
- *
- * Returns: buffers checksummed so far. MT safe.
- */
-guint64
-accel_checksum_sink_get_n_received (AccelChecksumSink *sink)
-{
-  guint64 n;
-
-  g_return_val_if_fail (ACCEL_IS_CHECKSUM_SINK (sink), 0);
-  g_mutex_lock (&sink->lock);
-  n = sink->sequences->len;
-  g_mutex_unlock (&sink->lock);
-  return n;
-}
-
-/**
- * accel_checksum_sink_get_sequences:
- * @sink: a checksum sink
- *
- * Returns: (transfer full) (element-type guint64): the sequence numbers, in
- * arrival order. MT safe.
- */
-GArray *
-accel_checksum_sink_get_sequences (AccelChecksumSink *sink)
+static GArray *
+dup_sequences (AccelChecksumSink *self)
 {
   GArray *copy;
 
-  g_return_val_if_fail (ACCEL_IS_CHECKSUM_SINK (sink), NULL);
-  g_mutex_lock (&sink->lock);
-  copy = g_array_copy (sink->sequences);
-  g_mutex_unlock (&sink->lock);
+  g_mutex_lock (&self->lock);
+  copy = g_array_copy (self->sequences);
+  g_mutex_unlock (&self->lock);
   return copy;
 }
 
-/**
- * accel_checksum_sink_dup_checksums:
- * @sink: a checksum sink
- *
- * Returns: (transfer full): the SHA-256 of each buffer, in arrival order.
- * MT safe.
- */
-GStrv
-accel_checksum_sink_dup_checksums (AccelChecksumSink *sink)
+static GStrv
+dup_checksums (AccelChecksumSink *self)
 {
   GStrv sums;
 
-  g_return_val_if_fail (ACCEL_IS_CHECKSUM_SINK (sink), NULL);
-  g_mutex_lock (&sink->lock);
-  sums = g_new0 (gchar *, sink->checksums->len + 1);
-  for (guint i = 0; i < sink->checksums->len; i++)
-    sums[i] = g_strdup (sink->checksums->pdata[i]);
-  g_mutex_unlock (&sink->lock);
+  g_mutex_lock (&self->lock);
+  sums = g_new0 (gchar *, self->checksums->len + 1);
+  for (guint i = 0; i < self->checksums->len; i++)
+    sums[i] = g_strdup (self->checksums->pdata[i]);
+  g_mutex_unlock (&self->lock);
   return sums;
 }
 
-/**
- * accel_checksum_sink_dup_digest:
- * @sink: a checksum sink
- *
- * Returns: (transfer full): one SHA-256 over every buffer's sequence number
- * and checksum, in arrival order: equal digests mean equal runs. MT safe.
- */
-gchar *
-accel_checksum_sink_dup_digest (AccelChecksumSink *sink)
+/* one SHA-256 over every buffer's sequence number and checksum, in arrival
+ * order: equal digests mean equal runs */
+static gchar *
+dup_digest (AccelChecksumSink *self)
 {
   g_autoptr (GChecksum) all = g_checksum_new (G_CHECKSUM_SHA256);
 
-  g_return_val_if_fail (ACCEL_IS_CHECKSUM_SINK (sink), NULL);
-  g_mutex_lock (&sink->lock);
-  for (guint i = 0; i < sink->checksums->len; i++)
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->checksums->len; i++)
     {
       g_autofree gchar *line = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n",
-          g_array_index (sink->sequences, guint64, i),
-          (gchar *)sink->checksums->pdata[i]);
+          g_array_index (self->sequences, guint64, i),
+          (gchar *)self->checksums->pdata[i]);
       g_checksum_update (all, (const guchar *)line, -1);
     }
-  g_mutex_unlock (&sink->lock);
+  g_mutex_unlock (&self->lock);
   return g_strdup (g_checksum_get_string (all));
 }
 
@@ -269,6 +236,20 @@ accel_checksum_sink_get_property (
     case PROP_LOCATION:
       g_value_set_string (value, self->location);
       break;
+    case PROP_N_RECEIVED:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->sequences->len);
+      g_mutex_unlock (&self->lock);
+      break;
+    case PROP_SEQUENCES:
+      g_value_take_boxed (value, dup_sequences (self));
+      break;
+    case PROP_CHECKSUMS:
+      g_value_take_boxed (value, dup_checksums (self));
+      break;
+    case PROP_DIGEST:
+      g_value_take_string (value, dup_digest (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -289,6 +270,24 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
           "none)",
           NULL,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+  /* the results, read from any thread while the graph runs */
+  g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_N_RECEIVED,
+      g_param_spec_uint64 ("n-received", "Received",
+          "Buffers checksummed so far", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_SEQUENCES,
+      g_param_spec_boxed ("sequences", "Sequences",
+          "The sequence numbers (a GArray of guint64), in arrival order",
+          G_TYPE_ARRAY, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_CHECKSUMS,
+      g_param_spec_boxed ("checksums", "Checksums",
+          "The SHA-256 of each buffer, in arrival order", G_TYPE_STRV,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_DIGEST,
+      g_param_spec_string ("digest", "Digest",
+          "One SHA-256 over every buffer's sequence number and checksum, in "
+          "arrival order: equal digests mean equal runs",
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   stage_class->start = accel_checksum_sink_start;
   stage_class->stop = accel_checksum_sink_stop;
   stage_class->process = accel_checksum_sink_process;

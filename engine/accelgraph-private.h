@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: the graph's parts shared by accelgraph.c (building, running) and
+ * accelgraphprepare.c (validation, wiring, type negotiation, DOT); not
+ * installed */
+#pragma once
+
+#include "accel-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  AccelStage *src;
+  guint src_port;
+  AccelStage *dst;
+  guint dst_port;
+} GraphLink;
+
+typedef enum
+{
+  GRAPH_NEW,
+  GRAPH_PREPARED,
+  GRAPH_RUNNING,
+  GRAPH_STOPPED,
+} GraphState;
+
+struct _AccelGraph
+{
+  GObject parent;
+
+  gchar *name;
+  AccelDevice *device;
+  AccelStreamPolicy stream_policy;
+  guint n_streams;
+  GPtrArray *stages; /* AccelStage*, owned */
+  GArray *links;     /* GraphLink, as the user made them */
+  GArray *wiring;    /* GraphLink, with inserted copies */
+  GPtrArray *order;  /* AccelStage*, topological */
+  GPtrArray *notes;  /* gchar*, what prepare() decided */
+  GraphState state;
+  gint64 frame_limit;
+  gchar *state_dir;
+  gint64 commit_interval_us;
+
+  GPtrArray *workers; /* AccelWorker*, while running */
+
+  GMutex lock;
+  GCond cond;
+  guint n_sinks;
+  guint n_sinks_done;
+  GError *error;
+  gboolean stopping;
+};
+
+const char *accel_graph_port_name (
+    AccelStage *stage, AccelPortDirection dir, guint port);
+
+G_END_DECLS

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: what only sinks do: a sink's host part (render) waits for its GPU
+ * work through the stage's completion strategy, off the hot path; finished
+ * frames go into the commit log when the graph keeps state, and a frame the
+ * log holds already is not written again */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+static void
+finish_pending (AccelStage *self, const GError *wait_error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelSinkState *sink = &priv->sink;
+  GError *error = NULL;
+  AccelFlow flow;
+
+  sink->have_pending = FALSE;
+  accel_mailbox_set_blocked (priv->mailbox, FALSE);
+
+  if (wait_error)
+    {
+      error = g_error_copy (wait_error);
+      flow = ACCEL_FLOW_ERROR;
+    }
+  else
+    {
+      flow = klass->render (self, &sink->pending, &error);
+    }
+  accel_stage_clear_frame (&sink->pending);
+  if (flow != ACCEL_FLOW_ERROR && sink->commit_log)
+    accel_commit_log_commit (sink->commit_log, sink->pending.sequence, &error);
+  if (error)
+    {
+      accel_stage_fail (self, error);
+      return;
+    }
+  accel_stage_record_frame (self, sink->pending_t0, g_get_monotonic_time ());
+}
+
+static void
+on_completion (const GError *error, gpointer user_data)
+{
+  AccelStage *self = user_data;
+  const char *previous = accel_stage_enter (self);
+
+  finish_pending (self, error);
+  accel_stage_leave (previous);
+}
+
+static AccelSequenceResult
+sink_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
+{
+  AccelSinkState *sink = &accel_stage_get_private (self)->sink;
+
+  *sequence = accel_buffer_get_sequence (inputs[0]);
+  /* finished before a restart: its output exists already */
+  if (sink->commit_log
+      && accel_commit_log_contains (sink->commit_log, *sequence))
+    return ACCEL_SEQUENCE_DONE;
+  return ACCEL_SEQUENCE_RUN;
+}
+
+/* a sink with a host part keeps the frame until its GPU work is done */
+static AccelFrameResult
+keep_for_render (AccelStage *self, AccelFrame *frame, gint64 t0, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelSinkState *sink = &priv->sink;
+
+  if (!ACCEL_STAGE_GET_CLASS (self)->render)
+    return ACCEL_FRAME_DONE;
+  sink->pending = *frame;
+  sink->pending.inputs = sink->pending_in;
+  sink->pending.n_outputs = 0;
+  for (guint i = 0; i < frame->n_inputs; i++)
+    sink->pending_in[i] = accel_buffer_ref (frame->inputs[i]);
+  sink->pending_t0 = t0;
+  sink->have_pending = TRUE;
+  accel_mailbox_set_blocked (priv->mailbox, TRUE);
+  if (!accel_completion_wait_async (sink->completion, priv->stream,
+          priv->context, on_completion, self, error))
+    {
+      sink->have_pending = FALSE;
+      accel_mailbox_set_blocked (priv->mailbox, FALSE);
+      accel_stage_clear_frame (&sink->pending);
+      return ACCEL_FRAME_FAILED;
+    }
+  return ACCEL_FRAME_PENDING;
+}
+
+static gboolean
+commit (AccelStage *self, guint64 sequence, GError **error)
+{
+  AccelSinkState *sink = &accel_stage_get_private (self)->sink;
+
+  return !sink->commit_log
+         || accel_commit_log_commit (sink->commit_log, sequence, error);
+}
+
+/* the run is over once the sink's GPU work is */
+static void
+sink_end (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  GError *error = NULL;
+
+  if (priv->stream && !accel_stream_synchronize (priv->stream, &error))
+    {
+      accel_stage_fail (self, error);
+      return;
+    }
+  if (priv->observer.eos)
+    priv->observer.eos (self, priv->observer_data);
+}
+
+static void
+sink_stop (AccelStage *self)
+{
+  AccelSinkState *sink = &accel_stage_get_private (self)->sink;
+
+  if (sink->have_pending)
+    {
+      sink->have_pending = FALSE;
+      accel_stage_clear_frame (&sink->pending);
+    }
+  g_clear_pointer (&sink->commit_log, accel_commit_log_close);
+}
+
+const AccelStageRole accel_sink_role = {
+  .next_sequence = sink_next_sequence,
+  .hand_on = keep_for_render,
+  .frame_done = commit,
+  .end = sink_end,
+  .stop = sink_stop,
+};
+
+void
+accel_sink_state_clear (AccelSinkState *sink)
+{
+  g_clear_pointer (&sink->commit_log, accel_commit_log_close);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: what only sources do (produce a frame whenever downstream has
+ * room, up to a frame limit, from a resume sequence; live sources record
+ * what they produced), and the transform's role, which is the source's
+ * without the producing */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+/* a few frames per dispatch: each main loop iteration costs a poll() */
+#define FRAMES_PER_DISPATCH 8
+
+static gboolean
+produce_dispatch (gpointer user_data)
+{
+  AccelStage *self = user_data;
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  const char *previous;
+  gboolean more;
+
+  if (priv->busy)
+    return G_SOURCE_CONTINUE;
+  priv->busy = TRUE;
+  previous = accel_stage_enter (self);
+  more = TRUE;
+  for (guint n = 0; n < FRAMES_PER_DISPATCH && more; n++)
+    {
+      more = !priv->done && accel_stage_run_frame (self, NULL);
+      if (accel_mailbox_has_control (priv->mailbox))
+        break;
+    }
+  accel_stage_leave (previous);
+  priv->busy = FALSE;
+  if (!more)
+    {
+      priv->source.produce = NULL;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+source_begin (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_static_name (source, "accel-produce");
+  g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
+  g_source_set_callback (source, produce_dispatch, self, NULL);
+  priv->source.produce = source;
+  g_source_attach (source, priv->context);
+  g_source_unref (source);
+}
+
+static AccelSequenceResult
+source_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
+{
+  AccelSourceState *source = &accel_stage_get_private (self)->source;
+
+  if (source->frame_limit >= 0
+      && source->next_sequence >= (guint64)source->frame_limit)
+    return ACCEL_SEQUENCE_END;
+  *sequence = source->next_sequence++;
+  return ACCEL_SEQUENCE_RUN;
+}
+
+static AccelFrameResult
+push_outputs (AccelStage *self, AccelFrame *frame, gint64 t0, GError **error)
+{
+  return accel_stage_push_outputs (self, frame);
+}
+
+/* overwritten in place, without fsync: it has to outlive the process, not
+ * the machine */
+static gboolean
+record_produced (AccelStage *self, guint64 sequence, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  char line[32];
+  int n;
+
+  if (priv->source.produced_fd < 0)
+    return TRUE;
+  n = g_snprintf (line, sizeof (line), "%020" G_GUINT64_FORMAT "\n", sequence);
+  if (pwrite (priv->source.produced_fd, line, n, 0) != n)
+    g_warning ("stage '%s': cannot record its last sequence: %s", priv->name,
+        g_strerror (errno));
+  return TRUE;
+}
+
+const AccelStageRole accel_source_role = {
+  .begin = source_begin,
+  .next_sequence = source_next_sequence,
+  .hand_on = push_outputs,
+  .frame_done = record_produced,
+  .end = accel_stage_send_eos_downstream,
+};
+
+void
+accel_source_state_clear (AccelSourceState *source)
+{
+  if (source->produced_fd >= 0)
+    close (source->produced_fd);
+  source->produced_fd = -1;
+}
+
+/* transforms: the frame is that of the inputs */
+
+static AccelSequenceResult
+input_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
+{
+  *sequence = accel_buffer_get_sequence (inputs[0]);
+  return ACCEL_SEQUENCE_RUN;
+}
+
+static gboolean
+nothing_to_record (AccelStage *self, guint64 sequence, GError **error)
+{
+  return TRUE;
+}
+
+const AccelStageRole accel_transform_role = {
+  .next_sequence = input_sequence,
+  .hand_on = push_outputs,
+  .frame_done = nothing_to_record,
+  .end = accel_stage_send_eos_downstream,
+};

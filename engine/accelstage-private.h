@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: the parts of a stage, shared by the files that make it up:
+ * accelstage.c (metadata, ports, properties, negotiation), accelstageloop.c
+ * (the actor), accelsource.c and accelsink.c (what only sources and sinks
+ * do), accelstagesupervisor.c (what a fault leads to); not installed */
+#pragma once
+
+#include "accel-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gchar *kind_name;
+  gchar *description;
+  GPtrArray *ports[2]; /* AccelPortTemplate*, by direction */
+  gboolean live;       /* a source that cannot produce a frame again */
+} AccelStageClassInfo;
+
+typedef struct
+{
+  AccelStage *target; /* owned by the graph */
+  guint port;
+  gboolean ended; /* the target's stream is over: nothing more goes there */
+} AccelLink;
+
+#define ACCEL_LATENCY_RING 1024
+/* events a stage cycles through, one per frame; reuse only makes a late
+ * reader wait for a later frame of the same stream */
+#define ACCEL_EVENT_RING 32
+
+typedef enum
+{
+  ACCEL_FRAME_DONE,    /* processed and handed on */
+  ACCEL_FRAME_PENDING, /* a sink waits for its GPU work */
+  ACCEL_FRAME_EOS,     /* no more frames: a source's end, or none wanted */
+  ACCEL_FRAME_CLOSED,  /* downstream is gone: the graph stops */
+  ACCEL_FRAME_FAILED,  /* the error is set */
+} AccelFrameResult;
+
+typedef enum
+{
+  ACCEL_SEQUENCE_RUN,  /* run the frame */
+  ACCEL_SEQUENCE_DONE, /* finished before a restart: its output exists */
+  ACCEL_SEQUENCE_END,  /* a source's last frame is behind it */
+} AccelSequenceResult;
+
+/**
+ * AccelStageRole:
+ * @begin: start producing (sources), once every stage has started
+ * @next_sequence: the sequence number of the frame about to run
+ * @hand_on: after process(): push the outputs, or keep the frame for the
+ *   host part (sinks)
+ * @frame_done: a frame is through: record it (a source's last sequence, a
+ *   sink's commit)
+ * @end: after the stage's own eos(): tell downstream, or (sinks) wait for
+ *   the GPU and tell the graph
+ * @stop: the stage stops: drop what the role holds (a sink's pending
+ *   frame, its commit log)
+ *
+ * What a source, a transform and a sink do differently; the actor loop
+ * calls these and never asks which kind of stage it runs. Chosen from the
+ * ports when the stage starts. Each runs on the stage's thread.
+ */
+typedef struct
+{
+  void (*begin) (AccelStage *self);
+  AccelSequenceResult (*next_sequence) (
+      AccelStage *self, AccelBuffer **inputs, guint64 *sequence);
+  AccelFrameResult (*hand_on) (
+      AccelStage *self, AccelFrame *frame, gint64 t0, GError **error);
+  gboolean (*frame_done) (AccelStage *self, guint64 sequence, GError **error);
+  void (*end) (AccelStage *self);
+  void (*stop) (AccelStage *self);
+} AccelStageRole;
+
+/* per-stage supervision: how a fault is answered, and the state to restart
+ * from */
+typedef struct
+{
+  AccelSupervision on_fault;
+  guint max_restarts;
+  gint64 restart_window_ms;
+  guint snapshot_interval;
+  GQueue restart_times; /* monotonic µs of recent restarts */
+  GBytes *snapshot;     /* the last state taken, restored on restart */
+  gchar *checkpoint;    /* where snapshots go on disk, or NULL */
+  gchar *restore_from;  /* the checkpoint to start from, or NULL */
+} AccelStageSupervisor;
+
+/* sources */
+typedef struct
+{
+  gint64 frame_limit; /* frames before EOS, -1 none */
+  guint64 start_sequence;
+  guint64 next_sequence;
+  GSource *produce;
+  int produced_fd; /* live sources: where the last sequence is kept, or -1 */
+} AccelSourceState;
+
+/* sinks */
+typedef struct
+{
+  AccelCompletion completion;
+  AccelCommitLog *commit_log; /* when the graph keeps state */
+  AccelFrame pending;         /* a frame awaiting completion */
+  AccelBuffer *pending_in[ACCEL_MAX_PORTS];
+  gint64 pending_t0;
+  gboolean have_pending;
+} AccelSinkState;
+
+typedef struct
+{
+  /* properties */
+  gchar *name;
+  AccelDevice *device;
+  guint mailbox_size;
+  guint pool_size;
+  gint64 pool_timeout_ms;
+  gint64 deadline_ms;
+  gchar *thread_name; /* stages naming the same thread share it */
+
+  /* the class's ports and the graph's wiring */
+  AccelStageClassInfo *info;
+  guint n_in, n_out;
+  AccelType in_types[ACCEL_MAX_PORTS];
+  AccelType out_types[ACCEL_MAX_PORTS];
+  GArray *links[ACCEL_MAX_PORTS]; /* AccelLink, per output port */
+  AccelStageObserver observer;
+  gpointer observer_data;
+
+  /* the actor */
+  const AccelStageRole *role;
+  AccelWorker *worker;
+  GMainContext *context;
+  AccelMailbox
+      *mailbox; /* freed by join; readers elsewhere take mailbox_lock */
+  GMutex mailbox_lock;
+  GSource *mailbox_source;
+  gboolean busy;    /* mid-frame: not to be re-entered */
+  gboolean stopped; /* stopped on its thread */
+  AccelStreamAllocator *streams;
+  AccelStream *stream;
+  AccelPool *pools[ACCEL_MAX_PORTS];
+  AccelEvent *events[ACCEL_EVENT_RING];
+  guint next_event;
+  gboolean one_stream; /* every stage shares this stream: no events */
+  AccelBuffer *adopted[ACCEL_MAX_PORTS]; /* read this frame, from outside */
+  guint n_adopted;
+  gboolean started; /* klass->start succeeded */
+  gboolean done;    /* EOS handled, or failed */
+  GError *start_error;
+
+  AccelSourceState source;
+  AccelSinkState sink;
+  AccelStageSupervisor supervisor;
+
+  /* statistics, read from any thread under stats_lock */
+  GMutex stats_lock;
+  guint64 n_processed;
+  guint64 n_restarts;
+  guint64 n_skipped;
+  guint64 n_lost; /* live sources: frames a restart could not replay */
+  gint64 latency_ns[ACCEL_LATENCY_RING];
+} AccelStagePrivate;
+
+/* accelstage.c */
+AccelStagePrivate *accel_stage_get_private (AccelStage *stage);
+void accel_stage_record_frame (AccelStage *stage, gint64 t0, gint64 t1);
+void accel_stage_count_fault (AccelStage *stage, gboolean restarted);
+
+/* accelstageloop.c */
+const char *accel_stage_enter (AccelStage *stage);
+void accel_stage_leave (const char *previous);
+gboolean accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs);
+void accel_stage_handle_eos (AccelStage *self);
+void accel_stage_fail (AccelStage *self, GError *error);
+AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);
+void accel_stage_send_eos_downstream (AccelStage *self);
+void accel_stage_clear_frame (AccelFrame *frame);
+
+/* accelsource.c, accelsink.c: the roles, and their stage's own parts */
+extern const AccelStageRole accel_source_role;
+extern const AccelStageRole accel_transform_role;
+extern const AccelStageRole accel_sink_role;
+void accel_source_state_clear (AccelSourceState *source);
+void accel_sink_state_clear (AccelSinkState *sink);
+
+/* accelstagesupervisor.c */
+void accel_stage_supervisor_init (AccelStageSupervisor *sup);
+void accel_stage_supervisor_clear (AccelStageSupervisor *sup);
+AccelSupervision accel_stage_supervisor_decide (
+    AccelStageSupervisor *sup, GError **error);
+gboolean accel_stage_supervisor_restore_checkpoint (
+    AccelStage *self, GError **error);
+gboolean accel_stage_supervisor_frame_done (
+    AccelStage *self, guint64 sequence, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,783 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: the actor that runs a stage on its thread's GMainContext: takes a
+ * frame from the mailbox (or, for a source, from nowhere), acquires its
+ * buffers, calls process(), releases the buffers' fences, hands the outputs
+ * on; end of stream, control messages, start and stop. What differs between
+ * sources, transforms and sinks is their role (accelsource.c, accelsink.c);
+ * what a fault leads to, the stage's supervisor (accelstagesupervisor.c) */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+#include <string.h>
+
+static void stage_drain (AccelStage *self);
+static void stop_on_thread (AccelStage *self);
+
+static AccelMailbox *
+stage_mailbox (AccelStage *stage)
+{
+  return accel_stage_get_private (stage)->mailbox;
+}
+
+/* the stage this thread works for now: CUDA errors name it. Returns the
+ * name to give back to accel_stage_leave() */
+const char *
+accel_stage_enter (AccelStage *self)
+{
+  return accel_error_set_stage_name (accel_stage_get_private (self)->name);
+}
+
+void
+accel_stage_leave (const char *previous)
+{
+  accel_error_set_stage_name (previous);
+}
+
+/* the stage takes no more frames; the graph hears of @error (taken) */
+void
+accel_stage_fail (AccelStage *self, GError *error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  g_debug ("stage '%s' failed: %s", priv->name, error->message);
+  priv->done = TRUE;
+  g_clear_pointer (&priv->source.produce, g_source_destroy);
+  /* upstream learns at its next push that nothing more is taken here */
+  if (priv->mailbox)
+    accel_mailbox_end (priv->mailbox);
+  if (priv->observer.error)
+    priv->observer.error (self, error, priv->observer_data);
+  g_error_free (error);
+}
+
+static gboolean
+same_worker (AccelStage *self, AccelStage *target)
+{
+  AccelStagePrivate *a = accel_stage_get_private (self);
+  AccelStagePrivate *b = accel_stage_get_private (target);
+
+  return a->worker == b->worker;
+}
+
+/* end of stream to every consumer */
+void
+accel_stage_send_eos_downstream (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  for (guint o = 0; o < priv->n_out; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      {
+        AccelLink *link = &g_array_index (priv->links[o], AccelLink, l);
+        accel_mailbox_push_eos (stage_mailbox (link->target), link->port);
+        if (same_worker (self, link->target))
+          stage_drain (link->target);
+      }
+}
+
+/* the stage's stream ends: its own eos(), then its role's end */
+void
+accel_stage_handle_eos (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  GError *error = NULL;
+
+  priv->done = TRUE;
+  g_clear_pointer (&priv->source.produce, g_source_destroy);
+  /* upstream learns at its next push that nothing more is taken here */
+  if (priv->mailbox)
+    accel_mailbox_end (priv->mailbox);
+  if (klass->eos && !klass->eos (self, &error))
+    {
+      accel_stage_fail (self, error);
+      return;
+    }
+  priv->role->end (self);
+}
+
+/* a consumer on this thread: hand the buffer on by a call; while its queue
+ * is full (a sink waiting for its GPU work) let this thread's other sources
+ * run, since blocking would wait for ourselves */
+static AccelMailboxPush
+push_local (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelMailbox *mb = stage_mailbox (link->target);
+  AccelMailboxPush res;
+
+  while ((res = accel_mailbox_try_push_buffer (mb, link->port, buffer))
+         == ACCEL_MAILBOX_FULL)
+    g_main_context_iteration (priv->context, TRUE);
+  if (res == ACCEL_MAILBOX_PUSHED)
+    stage_drain (link->target);
+  return res;
+}
+
+/* hands each output to every linked input whose stream goes on: DONE, or
+ * EOS when every consumer has ended its stream, or CLOSED when the graph
+ * stops */
+AccelFrameResult
+accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  gboolean wanted = FALSE;
+
+  for (guint o = 0; o < frame->n_outputs; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      {
+        AccelLink *link = &g_array_index (priv->links[o], AccelLink, l);
+        AccelBuffer *ref;
+        AccelMailboxPush res;
+
+        if (link->ended)
+          continue;
+        ref = accel_buffer_ref (frame->outputs[o]);
+        res = same_worker (self, link->target)
+                  ? push_local (self, link, ref)
+                  : accel_mailbox_push_buffer (
+                      stage_mailbox (link->target), link->port, ref);
+        if (res == ACCEL_MAILBOX_CLOSED)
+          return ACCEL_FRAME_CLOSED;
+        if (res == ACCEL_MAILBOX_ENDED)
+          {
+            g_debug ("stage '%s': '%s' takes no more", priv->name,
+                accel_stage_get_name (link->target));
+            link->ended = TRUE;
+          }
+        else
+          wanted = TRUE;
+      }
+  /* as GStreamer's upstream EOS: no one downstream takes more */
+  return wanted || frame->n_outputs == 0 ? ACCEL_FRAME_DONE : ACCEL_FRAME_EOS;
+}
+
+void
+accel_stage_clear_frame (AccelFrame *frame)
+{
+  for (guint i = 0; i < frame->n_inputs; i++)
+    g_clear_pointer (&frame->inputs[i], accel_buffer_unref);
+  for (guint o = 0; o < frame->n_outputs; o++)
+    g_clear_pointer (&frame->outputs[o], accel_buffer_unref);
+}
+
+/* the fences of the frame's buffers: one event from the stage's ring */
+static gboolean
+frame_release (AccelStage *self, AccelFrame *frame, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBuffer *reads[2 * ACCEL_MAX_PORTS];
+  guint n_reads = 0;
+  AccelEvent **slot;
+  gboolean ok = TRUE;
+
+  if (!priv->one_stream && accel_stream_get_handle (frame->stream))
+    {
+      for (guint i = 0; i < frame->n_inputs; i++)
+        reads[n_reads++] = frame->inputs[i];
+      for (guint i = 0; i < priv->n_adopted; i++)
+        reads[n_reads++] = priv->adopted[i];
+      slot = &priv->events[priv->next_event++ % ACCEL_EVENT_RING];
+      if (!*slot)
+        *slot = accel_event_new (accel_stage_get_device (self), error);
+      ok = *slot
+           && accel_buffer_release_frame (reads, n_reads, frame->outputs,
+               frame->n_outputs, frame->stream, *slot, error);
+    }
+  for (guint i = 0; i < priv->n_adopted; i++)
+    g_clear_pointer (&priv->adopted[i], accel_buffer_unref);
+  priv->n_adopted = 0;
+  return ok;
+}
+
+/* one attempt at a frame: acquire, process, release, hand on; the hot path.
+ * @inputs stay the caller's */
+static AccelFrameResult
+attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
+    gint64 t0, gint64 *t_done, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelBuffer *outputs[ACCEL_MAX_PORTS] = { NULL };
+  AccelFrame frame = { 0 };
+  AccelFlow flow = ACCEL_FLOW_ERROR;
+  AccelFrameResult res = ACCEL_FRAME_DONE;
+
+  frame.stream = priv->stream;
+  frame.sequence = sequence;
+  frame.pts = priv->n_in > 0 ? accel_buffer_get_pts (inputs[0]) : -1;
+  frame.n_inputs = priv->n_in;
+  frame.inputs = inputs;
+  frame.n_outputs = priv->n_out;
+  frame.outputs = outputs;
+
+  for (guint i = 0; i < priv->n_in; i++)
+    if (!accel_buffer_acquire_read (inputs[i], priv->stream, error))
+      goto failed;
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      outputs[o] = accel_pool_acquire (priv->pools[o], error);
+      if (!outputs[o])
+        goto failed;
+      accel_buffer_set_sequence (outputs[o], sequence);
+      accel_buffer_set_pts (outputs[o], frame.pts);
+      if (!accel_buffer_acquire_write (outputs[o], priv->stream, error))
+        goto failed;
+    }
+
+  if (!accel_fault_fire (priv->name, priv->stream, sequence,
+          MAX (priv->deadline_ms, 500) * 2000, error))
+    goto failed;
+  flow = klass->process (self, &frame, error);
+  /* fences even for a failed frame: its work may be queued */
+  if (!frame_release (self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
+      && flow != ACCEL_FLOW_ERROR)
+    goto failed;
+  if (flow == ACCEL_FLOW_ERROR)
+    goto failed;
+  if (priv->deadline_ms > 0
+      && g_get_monotonic_time () - t0 > priv->deadline_ms * 1000)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "frame %" G_GUINT64_FORMAT " took %" G_GINT64_FORMAT
+          " ms, past the %" G_GINT64_FORMAT " ms deadline",
+          sequence, (g_get_monotonic_time () - t0) / 1000, priv->deadline_ms);
+      goto failed;
+    }
+
+  /* the stage's own time: handing on may wait for downstream */
+  *t_done = g_get_monotonic_time ();
+  if (flow == ACCEL_FLOW_EOS)
+    res = ACCEL_FRAME_EOS;
+  else if (flow == ACCEL_FLOW_OK
+           && (res = priv->role->hand_on (self, &frame, t0, error))
+                  == ACCEL_FRAME_FAILED)
+    goto failed;
+
+  for (guint o = 0; o < priv->n_out; o++)
+    g_clear_pointer (&outputs[o], accel_buffer_unref);
+  return res;
+
+  /* ERRORS */
+failed:
+  {
+    if (error && !*error)
+      g_set_error (
+          error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "failed without saying why");
+    for (guint o = 0; o < priv->n_out; o++)
+      g_clear_pointer (&outputs[o], accel_buffer_unref);
+    return ACCEL_FRAME_FAILED;
+  }
+}
+
+/* new stream, handles and plans; state from the last snapshot */
+static gboolean
+restart (AccelStage *self, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelDevice *device = accel_stage_get_device (self);
+
+  if (priv->stream && !accel_stream_synchronize (priv->stream, error))
+    return FALSE;
+  if (priv->started && klass->stop)
+    klass->stop (self);
+  priv->started = FALSE;
+  g_clear_pointer (&priv->stream, accel_stream_unref);
+  for (guint o = 0; o < priv->n_out; o++)
+    accel_pool_trim (priv->pools[o]);
+
+  priv->stream = accel_stream_allocator_get (priv->streams, device, error);
+  if (!priv->stream)
+    return FALSE;
+  if (klass->start && !klass->start (self, error))
+    return FALSE;
+  priv->started = TRUE;
+  if (priv->supervisor.snapshot && klass->restore
+      && !klass->restore (self, priv->supervisor.snapshot, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* answers a fault as the stage's supervisor decides: TRUE when the stage
+ * goes on */
+static gboolean
+handle_fault (AccelStage *self, GError *error, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  GError *restart_error = NULL;
+
+  switch (accel_stage_supervisor_decide (&priv->supervisor, &error))
+    {
+    case ACCEL_SUPERVISION_RESUME:
+      g_debug ("stage '%s' skips frame %" G_GUINT64_FORMAT ": %s", priv->name,
+          sequence, error->message);
+      accel_stage_count_fault (self, FALSE);
+      g_error_free (error);
+      return TRUE;
+    case ACCEL_SUPERVISION_RESTART:
+      g_debug ("stage '%s' restarts after frame %" G_GUINT64_FORMAT ": %s",
+          priv->name, sequence, error->message);
+      if (!restart (self, &restart_error))
+        {
+          g_prefix_error (
+              &restart_error, "restart after '%s' failed: ", error->message);
+          g_error_free (error);
+          accel_stage_fail (self, restart_error);
+          return FALSE;
+        }
+      accel_stage_count_fault (self, TRUE);
+      g_error_free (error);
+      return TRUE;
+    case ACCEL_SUPERVISION_STOP:
+      g_debug ("stage '%s' stops after frame %" G_GUINT64_FORMAT ": %s",
+          priv->name, sequence, error->message);
+      g_error_free (error);
+      accel_stage_handle_eos (self);
+      return FALSE;
+    default:
+      accel_stage_fail (self, error);
+      return FALSE;
+    }
+}
+
+/* runs a frame under supervision; takes @inputs. FALSE: no more frames */
+gboolean
+accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  GError *error = NULL;
+  gint64 t0 = g_get_monotonic_time (), t_done = t0;
+  guint64 sequence = 0;
+  AccelFrameResult res;
+
+  switch (priv->role->next_sequence (self, inputs, &sequence))
+    {
+    case ACCEL_SEQUENCE_END:
+      accel_stage_handle_eos (self);
+      return FALSE;
+    case ACCEL_SEQUENCE_DONE:
+      for (guint i = 0; i < priv->n_in; i++)
+        accel_buffer_unref (inputs[i]);
+      return TRUE;
+    default:
+      break;
+    }
+
+  res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
+  if (res == ACCEL_FRAME_FAILED
+      && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY))
+    {
+      /* out of memory: give back the pools' slack and try once more */
+      for (guint o = 0; o < priv->n_out; o++)
+        accel_pool_trim (priv->pools[o]);
+      g_clear_error (&error);
+      res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
+    }
+  for (guint i = 0; i < priv->n_in; i++)
+    accel_buffer_unref (inputs[i]);
+
+  switch (res)
+    {
+    case ACCEL_FRAME_DONE:
+      accel_stage_record_frame (self, t0, t_done);
+      if (!priv->role->frame_done (self, sequence, &error)
+          || !accel_stage_supervisor_frame_done (self, sequence, &error))
+        return handle_fault (self, error, sequence);
+      return TRUE;
+    case ACCEL_FRAME_PENDING:
+      return TRUE;
+    case ACCEL_FRAME_EOS:
+      accel_stage_handle_eos (self);
+      return FALSE;
+    case ACCEL_FRAME_CLOSED:
+      return FALSE;
+    case ACCEL_FRAME_FAILED:
+    default:
+      return handle_fault (self, error, sequence);
+    }
+}
+
+static void
+handle_control (AccelStage *self, AccelMessage *msg)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+
+  switch (msg->type)
+    {
+    case ACCEL_MESSAGE_PARAM:
+      g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
+      break;
+    case ACCEL_MESSAGE_FLUSH:
+      accel_mailbox_drain (priv->mailbox);
+      if (klass->flush)
+        klass->flush (self);
+      for (guint o = 0; o < priv->n_out; o++)
+        for (guint l = 0; l < priv->links[o]->len; l++)
+          accel_stage_flush_async (
+              g_array_index (priv->links[o], AccelLink, l).target);
+      break;
+    case ACCEL_MESSAGE_EOS:
+      /* a source ends its stream early; others wait for theirs */
+      if (priv->n_in == 0 && !priv->done)
+        accel_stage_handle_eos (self);
+      break;
+    case ACCEL_MESSAGE_STOP:
+      stop_on_thread (self);
+      break;
+    }
+}
+
+/* runs the frames waiting in the mailbox; re-entry (a nested iteration while
+ * this stage is mid-frame) does nothing */
+static void
+stage_drain (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBuffer *inputs[ACCEL_MAX_PORTS];
+  const char *previous;
+  gboolean eos;
+
+  if (priv->busy || priv->stopped)
+    return;
+  priv->busy = TRUE;
+  previous = accel_stage_enter (self);
+  while (!priv->sink.have_pending
+         && accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
+    {
+      if (eos)
+        {
+          accel_stage_handle_eos (self);
+          break;
+        }
+      if (priv->done)
+        {
+          /* failed: drain so upstream is not stuck behind us */
+          for (guint i = 0; i < priv->n_in; i++)
+            accel_buffer_unref (inputs[i]);
+          continue;
+        }
+      if (!accel_stage_run_frame (self, inputs))
+        break;
+      if (accel_mailbox_has_control (priv->mailbox))
+        break;
+    }
+  accel_stage_leave (previous);
+  priv->busy = FALSE;
+}
+
+static gboolean
+mailbox_dispatch (gpointer user_data)
+{
+  AccelStage *self = user_data;
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelMessage *msg;
+
+  /* mid-frame, in a nested iteration of a shared thread (waiting for room
+   * downstream): an end of stream handled now would overtake the frame */
+  if (priv->busy)
+    return G_SOURCE_CONTINUE;
+  while (!priv->stopped && (msg = accel_mailbox_pop_control (priv->mailbox)))
+    {
+      const char *previous = accel_stage_enter (self);
+      handle_control (self, msg);
+      accel_message_free (msg);
+      accel_stage_leave (previous);
+    }
+  if (priv->stopped)
+    {
+      priv->mailbox_source = NULL;
+      return G_SOURCE_REMOVE;
+    }
+  stage_drain (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+start_on_thread (AccelStage *self, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelDevice *device = accel_stage_get_device (self);
+  guint pool_size = priv->pool_size ? priv->pool_size : priv->mailbox_size + 3;
+
+  if (!accel_device_make_current (device, error))
+    return FALSE;
+  priv->stream = accel_stream_allocator_get (priv->streams, device, error);
+  if (!priv->stream)
+    return FALSE;
+  for (guint o = 0; o < priv->n_out; o++)
+    {
+      priv->pools[o] = accel_pool_new (device, &priv->out_types[o], pool_size);
+      accel_pool_set_timeout (priv->pools[o],
+          priv->pool_timeout_ms < 0 ? ACCEL_POOL_WAIT_FOREVER
+                                    : priv->pool_timeout_ms * 1000);
+    }
+  if (klass->start && !klass->start (self, error))
+    return FALSE;
+  priv->started = TRUE;
+  return accel_stage_supervisor_restore_checkpoint (self, error);
+}
+
+static void
+stop_on_thread (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  const char *previous;
+
+  if (priv->stopped)
+    return;
+  priv->stopped = TRUE;
+  previous = accel_stage_enter (self);
+  g_clear_pointer (&priv->source.produce, g_source_destroy);
+  if (priv->mailbox_source)
+    g_source_destroy (priv->mailbox_source);
+  /* nothing may still run on the GPU when buffers go back */
+  if (priv->stream)
+    {
+      accel_device_make_current (accel_stage_get_device (self), NULL);
+      accel_stream_synchronize (priv->stream, NULL);
+    }
+  if (priv->role && priv->role->stop)
+    priv->role->stop (self);
+  if (priv->started && klass->stop)
+    klass->stop (self);
+  priv->started = FALSE;
+  for (guint o = 0; o < priv->n_out; o++)
+    g_clear_object (&priv->pools[o]);
+  for (guint e = 0; e < ACCEL_EVENT_RING; e++)
+    g_clear_pointer (&priv->events[e], accel_event_unref);
+  g_clear_pointer (&priv->stream, accel_stream_unref);
+  accel_stage_leave (previous);
+}
+
+static gboolean
+start_call (gpointer data)
+{
+  AccelStage *self = data;
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  const char *previous = accel_stage_enter (self);
+
+  if (!start_on_thread (self, &priv->start_error))
+    stop_on_thread (self);
+  accel_stage_leave (previous);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+stop_call (gpointer data)
+{
+  stop_on_thread (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* attaches the stage to @worker's context and runs its start() there */
+gboolean
+accel_stage_start (AccelStage *stage, AccelWorker *worker,
+    AccelStreamAllocator *streams, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_return_val_if_fail (priv->worker == NULL, FALSE);
+
+  priv->worker = accel_worker_ref (worker);
+  priv->context = accel_worker_get_context (worker);
+  priv->mailbox
+      = accel_mailbox_new (priv->n_in, priv->mailbox_size, priv->context);
+  priv->streams = g_object_ref (streams);
+  priv->role = priv->n_in == 0    ? &accel_source_role
+               : priv->n_out == 0 ? &accel_sink_role
+                                  : &accel_transform_role;
+  priv->done = FALSE;
+  priv->stopped = FALSE;
+  priv->busy = FALSE;
+  priv->source.next_sequence = priv->source.start_sequence;
+  for (guint o = 0; o < priv->n_out; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      g_array_index (priv->links[o], AccelLink, l).ended = FALSE;
+  g_clear_error (&priv->start_error);
+
+  priv->mailbox_source = accel_mailbox_source_new (priv->mailbox);
+  g_source_set_callback (priv->mailbox_source, mailbox_dispatch, stage, NULL);
+  g_source_attach (priv->mailbox_source, priv->context);
+  g_source_unref (priv->mailbox_source);
+
+  accel_worker_call (worker, start_call, stage);
+  if (priv->start_error)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&priv->start_error),
+          "stage '%s' could not start: ", priv->name);
+      accel_stage_join (stage);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* sources begin producing; called once every stage has started */
+void
+accel_stage_begin (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (priv->role->begin)
+    priv->role->begin (stage);
+}
+
+/* stops accepting buffers, wakes every waiter and asks the stage to stop */
+void
+accel_stage_close (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (!priv->mailbox)
+    return;
+  accel_mailbox_close (priv->mailbox);
+  for (guint o = 0; o < priv->n_out; o++)
+    if (priv->pools[o])
+      accel_pool_set_flushing (priv->pools[o], TRUE);
+  accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_STOP));
+}
+
+/* waits until the stage has stopped on its thread; then frees its parts */
+void
+accel_stage_join (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (!priv->worker)
+    return;
+  accel_worker_call (priv->worker, stop_call, stage);
+  g_mutex_lock (&priv->mailbox_lock);
+  g_clear_pointer (&priv->mailbox, accel_mailbox_free);
+  g_mutex_unlock (&priv->mailbox_lock);
+  priv->mailbox_source = NULL;
+  priv->context = NULL;
+  g_clear_pointer (&priv->worker, accel_worker_unref);
+  g_clear_object (&priv->streams);
+  g_clear_error (&priv->start_error);
+}
+
+/**
+ * accel_stage_adopt_input:
+ * @stage: a stage in its process()
+ * @buffer: a buffer from outside the graph (an application pushed it)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads @buffer in this frame as if it were one of its inputs: the stage's
+ * stream waits for @buffer's last writer now, and the frame's read fence
+ * is recorded on it after process(), so a later writer of @buffer waits for
+ * this read. A source that takes buffers from an application calls this
+ * instead of synchronizing by hand. Called from the stage's thread, in
+ * process(), for at most 16 buffers a frame.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_STALE_BUFFER for a buffer of an older
+ * device generation, or a CUDA error.
+ */
+gboolean
+accel_stage_adopt_input (AccelStage *stage, AccelBuffer *buffer, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  g_return_val_if_fail (buffer != NULL, FALSE);
+  g_return_val_if_fail (priv->n_adopted < ACCEL_MAX_PORTS, FALSE);
+
+  if (!accel_buffer_acquire_read (buffer, priv->stream, error))
+    return FALSE;
+  priv->adopted[priv->n_adopted++] = accel_buffer_ref (buffer);
+  return TRUE;
+}
+
+/**
+ * accel_stage_set_param_async:
+ * @stage: a stage
+ * @name: a property name
+ * @value: the new value
+ *
+ * Sets a property on the stage's own thread, between two frames, so a
+ * running stage never sees a parameter change in the middle of a frame.
+ * Before the stage starts the property is set at once.
+ *
+ * Returns: %FALSE when @stage has no such property. MT safe.
+ */
+gboolean
+accel_stage_set_param_async (
+    AccelStage *stage, const char *name, const GValue *value)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  GParamSpec *pspec;
+  AccelMessage *msg;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  if (!pspec)
+    return FALSE;
+  if (!priv->mailbox)
+    {
+      g_object_set_property (G_OBJECT (stage), name, value);
+      return TRUE;
+    }
+  msg = accel_message_new (ACCEL_MESSAGE_PARAM);
+  msg->name = g_strdup (name);
+  g_value_init (&msg->value, G_VALUE_TYPE (value));
+  g_value_copy (value, &msg->value);
+  accel_mailbox_post (priv->mailbox, msg);
+  return TRUE;
+}
+
+/**
+ * accel_stage_flush_async:
+ * @stage: a running stage
+ *
+ * Drops the buffers queued for @stage and the state it carries between
+ * frames, then does the same downstream. MT safe.
+ */
+void
+accel_stage_flush_async (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_FLUSH));
+}
+
+/* sources only: end the stream now, from any thread */
+void
+accel_stage_send_eos (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_EOS));
+}
+
+/**
+ * accel_stage_should_yield:
+ * @stage: a running stage
+ *
+ * A stage that waits inside process() or render() (for a device, a file,
+ * another framework) asks this now and then: when it says %TRUE the stage
+ * should return (with %ACCEL_FLOW_SKIP or an error) so the engine can run
+ * what is waiting: a stop, an end of stream, a parameter change.
+ *
+ * Returns: %TRUE when a control message waits or the stage is stopping.
+ * MT safe.
+ */
+gboolean
+accel_stage_should_yield (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gboolean yield;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  /* the mailbox goes when the stage is joined, on another thread */
+  g_mutex_lock (&priv->mailbox_lock);
+  yield = !priv->mailbox || accel_mailbox_has_control (priv->mailbox)
+          || accel_mailbox_is_closed (priv->mailbox);
+  g_mutex_unlock (&priv->mailbox_lock);
+  return yield;
+}

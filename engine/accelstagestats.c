@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a stage's statistics: frames processed, skipped, lost, restarts,
+ * dropped inputs, and host time per frame; written on the stage's thread,
+ * read from any */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/**
+ * accel_stage_get_n_processed:
+ * @stage: a stage
+ *
+ * Returns: frames processed so far. MT safe.
+ */
+guint64
+accel_stage_get_n_processed (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_processed;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_dropped:
+ * @stage: a stage
+ *
+ * Returns: input buffers dropped because no buffer of the same sequence
+ * arrived on the other input ports. MT safe.
+ */
+guint64
+accel_stage_get_n_dropped (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  guint64 n;
+
+  /* the mailbox goes when the stage is joined, on another thread */
+  g_mutex_lock (&priv->mailbox_lock);
+  n = priv->mailbox ? accel_mailbox_get_n_dropped (priv->mailbox) : 0;
+  g_mutex_unlock (&priv->mailbox_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_restarts:
+ * @stage: a stage
+ *
+ * Returns: how often the stage's supervisor restarted it. MT safe.
+ */
+guint64
+accel_stage_get_n_restarts (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_restarts;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_skipped:
+ * @stage: a stage
+ *
+ * Returns: frames the supervisor skipped after a fault (resume). MT safe.
+ */
+guint64
+accel_stage_get_n_skipped (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_skipped;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+/**
+ * accel_stage_get_n_lost:
+ * @stage: a stage
+ *
+ * Returns: for a live source, the frames it had produced before a worker
+ *   restart that no sink committed and that it cannot produce again. MT
+ *   safe.
+ */
+guint64
+accel_stage_get_n_lost (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = priv->n_lost;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
+static int
+cmp_gint64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+  return (x > y) - (x < y);
+}
+
+/**
+ * accel_stage_get_latency:
+ * @stage: a stage
+ * @p50_ns: (out) (optional): median host time per frame, or -1
+ * @p99_ns: (out) (optional): 99th percentile, or -1
+ *
+ * Host time per frame over the last 1024 frames: from taking the inputs to
+ * the end of the stage's own work, not counting the wait to hand the outputs
+ * on (for sinks, to the end of the host part, the GPU wait included).
+ * MT safe.
+ */
+void
+accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gint64 sorted[ACCEL_LATENCY_RING];
+  guint n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = (guint)MIN (priv->n_processed, ACCEL_LATENCY_RING);
+  memcpy (sorted, priv->latency_ns, n * sizeof (gint64));
+  g_mutex_unlock (&priv->stats_lock);
+
+  qsort (sorted, n, sizeof (gint64), cmp_gint64);
+  if (p50_ns)
+    *p50_ns = n ? sorted[n / 2] : -1;
+  if (p99_ns)
+    *p99_ns = n ? sorted[MIN (n - 1, n * 99 / 100)] : -1;
+}
+
+/* a frame is through: @t0 to @t1 in monotonic µs was the stage's own time */
+void
+accel_stage_record_frame (AccelStage *stage, gint64 t0, gint64 t1)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gint64 dt = (t1 - t0) * 1000;
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->latency_ns[priv->n_processed % ACCEL_LATENCY_RING] = dt;
+  priv->n_processed++;
+  g_mutex_unlock (&priv->stats_lock);
+}
+
+/* a frame failed and was skipped, after a restart when @restarted */
+void
+accel_stage_count_fault (AccelStage *stage, gboolean restarted)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_restarts += restarted;
+  priv->n_skipped++;
+  g_mutex_unlock (&priv->stats_lock);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a stage's supervisor: what a failed frame leads to (resume,
+ * restart, stop, escalate, within a restart intensity), and the state a
+ * restart starts from: snapshots every few frames, and checkpoints on disk
+ * when the graph keeps state. It decides; the actor loop acts */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+GType
+accel_supervision_get_type (void)
+{
+  static gsize type;
+  static const GEnumValue values[] = {
+    { ACCEL_SUPERVISION_AUTO, "ACCEL_SUPERVISION_AUTO", "auto" },
+    { ACCEL_SUPERVISION_RESTART, "ACCEL_SUPERVISION_RESTART", "restart" },
+    { ACCEL_SUPERVISION_RESUME, "ACCEL_SUPERVISION_RESUME", "resume" },
+    { ACCEL_SUPERVISION_STOP, "ACCEL_SUPERVISION_STOP", "stop" },
+    { ACCEL_SUPERVISION_ESCALATE, "ACCEL_SUPERVISION_ESCALATE", "escalate" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (
+        &type, g_enum_register_static ("AccelSupervision", values));
+  return (GType)type;
+}
+
+void
+accel_stage_supervisor_init (AccelStageSupervisor *sup)
+{
+  g_queue_init (&sup->restart_times);
+}
+
+void
+accel_stage_supervisor_clear (AccelStageSupervisor *sup)
+{
+  g_queue_clear_full (&sup->restart_times, g_free);
+  g_clear_pointer (&sup->snapshot, g_bytes_unref);
+  g_clear_pointer (&sup->checkpoint, g_free);
+  g_clear_pointer (&sup->restore_from, g_free);
+}
+
+static AccelSupervision
+strategy_for (AccelStageSupervisor *sup, const GError *error)
+{
+  if (error->code == ACCEL_ERROR_CONTEXT_POISONED)
+    return ACCEL_SUPERVISION_ESCALATE;
+  if (sup->on_fault != ACCEL_SUPERVISION_AUTO)
+    return sup->on_fault;
+  switch (error->code)
+    {
+    case ACCEL_ERROR_INVALID_INPUT:
+    case ACCEL_ERROR_STALE_BUFFER:
+      return ACCEL_SUPERVISION_RESUME;
+    case ACCEL_ERROR_OUT_OF_MEMORY:
+    case ACCEL_ERROR_LIBRARY:
+    case ACCEL_ERROR_TIMEOUT:
+      return ACCEL_SUPERVISION_RESTART;
+    default:
+      return ACCEL_SUPERVISION_ESCALATE;
+    }
+}
+
+/* FALSE past the restart intensity */
+static gboolean
+may_restart (AccelStageSupervisor *sup)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 since = now - sup->restart_window_ms * 1000;
+
+  while (!g_queue_is_empty (&sup->restart_times)
+         && *(gint64 *)g_queue_peek_head (&sup->restart_times) < since)
+    g_free (g_queue_pop_head (&sup->restart_times));
+  if (sup->restart_times.length >= sup->max_restarts)
+    return FALSE;
+  g_queue_push_tail (&sup->restart_times, g_memdup2 (&now, sizeof (now)));
+  return TRUE;
+}
+
+/* what to do about the fault in *@error: a restart past the restart
+ * intensity escalates, and *@error says so. Called from the stage's
+ * thread. */
+AccelSupervision
+accel_stage_supervisor_decide (AccelStageSupervisor *sup, GError **error)
+{
+  AccelSupervision strategy = strategy_for (sup, *error);
+
+  if (strategy == ACCEL_SUPERVISION_RESTART && !may_restart (sup))
+    {
+      g_prefix_error (error,
+          "restarted %u times within %" G_GINT64_FORMAT " ms, escalating: ",
+          sup->max_restarts, sup->restart_window_ms);
+      strategy = ACCEL_SUPERVISION_ESCALATE;
+    }
+  return strategy;
+}
+
+/* a frame is through: every snapshot-interval frames a stateful stage's
+ * state is taken, and saved as a checkpoint when the graph keeps state */
+gboolean
+accel_stage_supervisor_frame_done (
+    AccelStage *self, guint64 sequence, GError **error)
+{
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelStageSupervisor *sup = &accel_stage_get_private (self)->supervisor;
+
+  if (!klass->snapshot || sup->snapshot_interval == 0
+      || sequence % sup->snapshot_interval != 0)
+    return TRUE;
+  g_clear_pointer (&sup->snapshot, g_bytes_unref);
+  sup->snapshot = klass->snapshot (self);
+  return !sup->checkpoint || !sup->snapshot
+         || accel_checkpoint_save (
+             sup->checkpoint, sequence, sup->snapshot, error);
+}
+
+/* a new worker takes the state the last one saved */
+gboolean
+accel_stage_supervisor_restore_checkpoint (AccelStage *self, GError **error)
+{
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  AccelStageSupervisor *sup = &accel_stage_get_private (self)->supervisor;
+  g_autoptr (GError) read_error = NULL;
+  g_autoptr (GBytes) state = NULL;
+  guint64 sequence;
+
+  if (!sup->restore_from || !klass->restore)
+    return TRUE;
+  state = accel_checkpoint_read (sup->restore_from, &sequence, &read_error);
+  if (read_error)
+    {
+      g_propagate_error (error, g_steal_pointer (&read_error));
+      return FALSE;
+    }
+  if (state && !klass->restore (self, state, error))
+    return FALSE;
+  if (state)
+    sup->snapshot = g_bytes_ref (state);
+  return TRUE;
+}

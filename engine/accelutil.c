@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: small utilities shared by the engine and its front ends */
+#define G_LOG_DOMAIN "accel-util"
+
+#include "accel/accelutil.h"
+
+#include <string.h>
+
+/**
+ * accel_str_edit_distance:
+ * @a: a string
+ * @b: another string
+ *
+ * The Levenshtein distance of @a and @b, in bytes: how many insertions,
+ * deletions and substitutions turn one into the other. The "did you mean"
+ * suggestions for unknown kinds, keys and parameters pick the nearest name
+ * by it. MT safe.
+ *
+ * Returns: the edit distance.
+ */
+guint
+accel_str_edit_distance (const char *a, const char *b)
+{
+  gsize la, lb;
+  g_autofree guint *row = NULL;
+
+  g_return_val_if_fail (a != NULL, 0);
+  g_return_val_if_fail (b != NULL, 0);
+
+  la = strlen (a);
+  lb = strlen (b);
+  row = g_new (guint, lb + 1);
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint)j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint)i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          row[j] = MIN (
+              MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
