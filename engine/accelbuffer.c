@@ -151,7 +151,10 @@ accel_buffer_new (AccelDevice *device, const AccelType *type, GError **error)
  * @notify: (nullable): called with @user_data when the buffer is freed
  * @user_data: data for @notify
  *
- * Returns: (transfer full): a buffer around memory the caller owns.
+ * Wraps memory the caller allocated; the buffer frees nothing but calls
+ * @notify.
+ *
+ * Returns: (transfer full): a buffer around memory the caller owns. MT safe.
  */
 AccelBuffer *
 accel_buffer_new_wrapped (AccelDevice *device, const AccelType *type,
@@ -234,6 +237,14 @@ accel_buffer_unref (AccelBuffer *buffer)
     accel_buffer_free (buffer);
 }
 
+/**
+ * accel_buffer_get_data:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none): the memory of @buffer. MT safe (fixed at
+ * allocation); access to what it points to is ordered by the buffer's
+ * fence, not by this call.
+ */
 gpointer
 accel_buffer_get_data (AccelBuffer *buffer)
 {
@@ -241,6 +252,13 @@ accel_buffer_get_data (AccelBuffer *buffer)
   return buffer->data;
 }
 
+/**
+ * accel_buffer_get_size:
+ * @buffer: a buffer
+ *
+ * Returns: the size of @buffer's memory in bytes. MT safe (fixed at
+ * allocation).
+ */
 gsize
 accel_buffer_get_size (AccelBuffer *buffer)
 {
@@ -252,7 +270,8 @@ accel_buffer_get_size (AccelBuffer *buffer)
  * accel_buffer_peek_type:
  * @buffer: a buffer
  *
- * Returns: (transfer none): the type of @buffer.
+ * Returns: (transfer none): the type of @buffer. MT safe (fixed at
+ * allocation).
  */
 const AccelType *
 accel_buffer_peek_type (AccelBuffer *buffer)
@@ -265,7 +284,8 @@ accel_buffer_peek_type (AccelBuffer *buffer)
  * accel_buffer_get_device:
  * @buffer: a buffer
  *
- * Returns: (transfer none): the device whose memory holds @buffer.
+ * Returns: (transfer none): the device whose memory holds @buffer. MT safe
+ * (fixed at allocation).
  */
 AccelDevice *
 accel_buffer_get_device (AccelBuffer *buffer)
@@ -274,6 +294,13 @@ accel_buffer_get_device (AccelBuffer *buffer)
   return buffer->device;
 }
 
+/**
+ * accel_buffer_get_generation:
+ * @buffer: a buffer
+ *
+ * Returns: the generation of @buffer's device when the buffer was allocated;
+ * a buffer of an older generation is stale. MT safe (fixed at allocation).
+ */
 guint
 accel_buffer_get_generation (AccelBuffer *buffer)
 {
@@ -285,7 +312,9 @@ accel_buffer_get_generation (AccelBuffer *buffer)
  * accel_buffer_get_pool:
  * @buffer: a buffer
  *
- * Returns: (transfer none) (nullable): the pool @buffer returns to.
+ * Returns: (transfer none) (nullable): the pool @buffer returns to, or %NULL
+ * for a buffer outside any pool. MT safe for a holder of a reference (set
+ * when a pool hands the buffer out).
  */
 AccelPool *
 accel_buffer_get_pool (AccelBuffer *buffer)
@@ -294,6 +323,14 @@ accel_buffer_get_pool (AccelBuffer *buffer)
   return buffer->pool;
 }
 
+/**
+ * accel_buffer_get_refcount:
+ * @buffer: a buffer
+ *
+ * For tests and debugging: the count may change as soon as it is read.
+ *
+ * Returns: the current reference count. MT safe.
+ */
 guint
 accel_buffer_get_refcount (AccelBuffer *buffer)
 {
@@ -301,6 +338,13 @@ accel_buffer_get_refcount (AccelBuffer *buffer)
   return (guint)g_atomic_int_get (&buffer->refcount);
 }
 
+/**
+ * accel_buffer_get_sequence:
+ * @buffer: a buffer
+ *
+ * Returns: the sequence number of the frame @buffer belongs to. MT safe
+ * once the writer has handed the buffer on.
+ */
 guint64
 accel_buffer_get_sequence (AccelBuffer *buffer)
 {
@@ -308,6 +352,15 @@ accel_buffer_get_sequence (AccelBuffer *buffer)
   return buffer->sequence;
 }
 
+/**
+ * accel_buffer_set_sequence:
+ * @buffer: a buffer
+ * @sequence: the frame's sequence number
+ *
+ * Called from the thread of the buffer's current owner (the stage writing
+ * it), before it hands the buffer on. The engine sets it on every output
+ * before process(), which may change it.
+ */
 void
 accel_buffer_set_sequence (AccelBuffer *buffer, guint64 sequence)
 {
@@ -315,6 +368,13 @@ accel_buffer_set_sequence (AccelBuffer *buffer, guint64 sequence)
   buffer->sequence = sequence;
 }
 
+/**
+ * accel_buffer_get_pts:
+ * @buffer: a buffer
+ *
+ * Returns: the presentation time in ns, or -1 for none. MT safe once the
+ * writer has handed the buffer on.
+ */
 gint64
 accel_buffer_get_pts (AccelBuffer *buffer)
 {
@@ -322,6 +382,14 @@ accel_buffer_get_pts (AccelBuffer *buffer)
   return buffer->pts;
 }
 
+/**
+ * accel_buffer_set_pts:
+ * @buffer: a buffer
+ * @pts: the presentation time in ns, or -1 for none
+ *
+ * Called from the thread of the buffer's current owner (the stage writing
+ * it), before it hands the buffer on.
+ */
 void
 accel_buffer_set_pts (AccelBuffer *buffer, gint64 pts)
 {
@@ -329,6 +397,13 @@ accel_buffer_set_pts (AccelBuffer *buffer, gint64 pts)
   buffer->pts = pts;
 }
 
+/**
+ * accel_buffer_get_duration:
+ * @buffer: a buffer
+ *
+ * Returns: the duration in ns, or -1 for none. MT safe once the writer has
+ * handed the buffer on.
+ */
 gint64
 accel_buffer_get_duration (AccelBuffer *buffer)
 {
@@ -336,6 +411,14 @@ accel_buffer_get_duration (AccelBuffer *buffer)
   return buffer->duration;
 }
 
+/**
+ * accel_buffer_set_duration:
+ * @buffer: a buffer
+ * @duration: the duration in ns, or -1 for none
+ *
+ * Called from the thread of the buffer's current owner (the stage writing
+ * it), before it hands the buffer on.
+ */
 void
 accel_buffer_set_duration (AccelBuffer *buffer, gint64 duration)
 {
@@ -347,8 +430,8 @@ accel_buffer_set_duration (AccelBuffer *buffer, gint64 duration)
  * accel_buffer_get_last_write_stream:
  * @buffer: a buffer
  *
- * Returns: (transfer none) (nullable): the stream of the last writer. MT
- * safe.
+ * Returns: (transfer none) (nullable): the stream of the last writer.
+ * MT safe: read under the buffer's fence lock.
  */
 AccelStream *
 accel_buffer_get_last_write_stream (AccelBuffer *buffer)

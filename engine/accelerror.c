@@ -4,7 +4,14 @@
 
 #include "accel-private.h"
 
-/* written out: the formatter would split the quark's name */
+/**
+ * accel_error_quark:
+ *
+ * Written out rather than with G_DEFINE_QUARK: the formatter would split
+ * the quark's name.
+ *
+ * Returns: the quark of the %ACCEL_ERROR domain. MT safe.
+ */
 GQuark
 accel_error_quark (void)
 {

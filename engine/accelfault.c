@@ -61,7 +61,7 @@ accel_fault_inject (
  * The format of the `ACCEL_FAULT` environment variable, which graphs read
  * when they start.
  *
- * Returns: %FALSE, scheduling nothing, when @spec is malformed.
+ * Returns: %FALSE, scheduling nothing, when @spec is malformed. MT safe.
  */
 gboolean
 accel_fault_inject_parse (const char *spec, GError **error)

@@ -393,8 +393,8 @@ accel_fence_release_frame (AccelFence **reads, guint n_reads,
  * accel_fence_get_last_write_stream:
  * @fence: a fence
  *
- * Returns: (transfer none) (nullable): the stream of the last writer. MT
- * safe.
+ * Returns: (transfer none) (nullable): the stream of the last writer.
+ * MT safe.
  */
 AccelStream *
 accel_fence_get_last_write_stream (AccelFence *fence)

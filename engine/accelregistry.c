@@ -176,6 +176,7 @@ cmp_names (gconstpointer a, gconstpointer b)
  * @registry: a registry
  *
  * Returns: (transfer full) (element-type utf8): the kind names, sorted.
+ * MT safe.
  */
 GPtrArray *
 accel_registry_list_kinds (AccelRegistry *registry)
@@ -200,7 +201,7 @@ accel_registry_list_kinds (AccelRegistry *registry)
  *
  * Returns: (transfer full) (element-type utf8): up to three registered names
  * nearest to @kind_name (by edit distance, or sharing its part after the
- * dot), nearest first.
+ * dot), nearest first. MT safe.
  */
 GPtrArray *
 accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
@@ -232,9 +233,9 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
  *
  * Loads a module and calls its `accel_plugin_register`. A module file name
  * is loaded once; loading it again, or another file of the same name, does
- * nothing.
+ * nothing. The module's `accel_plugin_register` runs on the calling thread.
  *
- * Returns: %TRUE on success.
+ * Returns: %TRUE on success. MT safe.
  */
 gboolean
 accel_registry_load_plugin (
@@ -363,9 +364,9 @@ pspec_range (GParamSpec *p)
  * @kind_name: a registered kind
  * @error: return location for a #GError, or %NULL
  *
- * Returns: (transfer full): a text listing the kind's ports with their types
- * and its parameters with type, default, range and blurb, or %NULL when
- * @kind_name is not registered.
+ * Returns: (transfer full) (nullable): a text listing the kind's ports with
+ * their types and its parameters with type, default, range and blurb, or
+ * %NULL when @kind_name is not registered. MT safe.
  */
 gchar *
 accel_registry_describe (
@@ -425,8 +426,10 @@ accel_registry_describe (
  * @name: (nullable): the stage's name; %NULL: the kind name
  * @error: return location for a #GError, or %NULL
  *
- * Returns: (transfer full): a new stage, or %NULL with
- * %ACCEL_ERROR_INVALID_PIPELINE naming the nearest kinds.
+ * Creates a stage of a kind in the default registry.
+ *
+ * Returns: (transfer full) (nullable): a new stage, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE naming the nearest kinds. MT safe.
  */
 AccelStage *
 accel_stage_new (const char *kind_name, const char *name, GError **error)

@@ -89,8 +89,8 @@ accel_stage_get_n_skipped (AccelStage *stage)
  * @stage: a stage
  *
  * Returns: for a live source, the frames it had produced before a worker
- *   restart that no sink committed and that it cannot produce again. MT
- *   safe.
+ *   restart that no sink committed and that it cannot produce again.
+ *   MT safe.
  */
 guint64
 accel_stage_get_n_lost (AccelStage *stage)

@@ -7,6 +7,11 @@
 
 #include "accelstage-private.h"
 
+/**
+ * accel_supervision_get_type:
+ *
+ * Returns: the enum #GType of #AccelSupervision. MT safe.
+ */
 GType
 accel_supervision_get_type (void)
 {
