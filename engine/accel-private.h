@@ -70,6 +70,12 @@ void accel_stage_set_produced_file (AccelStage *stage, int fd, guint64 n_lost);
 void accel_stage_set_checkpoint (
     AccelStage *stage, const char *base, const char *restore_from);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
+const char *accel_stage_get_blocking_reason (AccelStage *stage);
+void accel_stage_set_segment (AccelStage *stage, AccelStage *leader);
+AccelStage *accel_stage_get_segment (AccelStage *stage);
+
+/* segment.c: which stages share a thread and a stream */
+void accel_graph_partition (AccelGraph *graph);
 
 G_END_DECLS
 

@@ -41,6 +41,7 @@ struct _AccelGraph
   gint64 frame_limit;
   gchar *state_dir;
   gint64 commit_interval_us;
+  gboolean segments; /* non-blocking GPU chains share a thread */
 
   GPtrArray *workers; /* AccelWorker*, while running */
 

@@ -55,6 +55,7 @@ accel_graph_init (AccelGraph *self)
   self->stream_policy = ACCEL_STREAM_POLICY_PER_STAGE;
   self->n_streams = 4;
   self->frame_limit = -1;
+  self->segments = TRUE;
   self->commit_interval_us = 100 * 1000;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
@@ -64,7 +65,7 @@ accel_graph_init (AccelGraph *self)
  * accel_graph_new:
  * @name: (nullable): a name for messages
  *
- * Returns: (transfer full): an empty graph on the default device.
+ * Returns: (transfer full): an empty graph on the default device. MT safe.
  */
 AccelGraph *
 accel_graph_new (const char *name)
@@ -75,6 +76,13 @@ accel_graph_new (const char *name)
   return self;
 }
 
+/**
+ * accel_graph_get_name:
+ * @graph: a graph
+ *
+ * Returns: (transfer none): the graph's name, for messages. MT safe (fixed
+ * at construction).
+ */
 const char *
 accel_graph_get_name (AccelGraph *graph)
 {
@@ -86,6 +94,8 @@ accel_graph_get_name (AccelGraph *graph)
  * accel_graph_set_device:
  * @graph: a graph that is not running
  * @device: (nullable): device for stages that name none; %NULL: the default
+ *
+ * Called from the thread that builds the graph, before accel_graph_start().
  */
 void
 accel_graph_set_device (AccelGraph *graph, AccelDevice *device)
@@ -99,6 +109,8 @@ accel_graph_set_device (AccelGraph *graph, AccelDevice *device)
  * @graph: a graph
  *
  * Returns: (transfer none): the device of stages that name none.
+ * Called from the thread that builds the graph, or from any thread once it
+ * has started.
  */
 AccelDevice *
 accel_graph_get_device (AccelGraph *graph)
@@ -112,6 +124,8 @@ accel_graph_get_device (AccelGraph *graph)
  * @graph: a graph that is not running
  * @policy: how stages get streams
  * @n_streams: pool size for %ACCEL_STREAM_POLICY_POOLED
+ *
+ * Called from the thread that builds the graph, before accel_graph_start().
  */
 void
 accel_graph_set_stream_policy (
@@ -128,7 +142,10 @@ accel_graph_set_stream_policy (
  * @stage: (transfer none): a stage; the graph takes a reference
  * @error: return location for a #GError, or %NULL
  *
+ * Adds @stage; it runs once the graph starts.
+ *
  * Returns: %FALSE when a stage of the same name is already there.
+ * Called from the thread that builds the graph, before accel_graph_start().
  */
 gboolean
 accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
@@ -154,6 +171,8 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
  * @name: a stage name
  *
  * Returns: (transfer none) (nullable): the stage called @name.
+ * Called from the thread that builds the graph, or from any thread once it
+ * has started.
  */
 AccelStage *
 accel_graph_get_stage (AccelGraph *graph, const char *name)
@@ -171,6 +190,8 @@ accel_graph_get_stage (AccelGraph *graph, const char *name)
  *
  * Returns: (transfer none) (element-type AccelStage): the stages, in the
  * order they run once prepared (inserted copies included), else as added.
+ * Called from the thread that builds the graph, or from any thread once it
+ * has started.
  */
 GPtrArray *
 accel_graph_get_stages (AccelGraph *graph)
@@ -183,8 +204,10 @@ accel_graph_get_stages (AccelGraph *graph)
  * accel_graph_get_notes:
  * @graph: a prepared graph
  *
- * Returns: (transfer none) (element-type utf8): what preparing decided on
- * the user's behalf, such as inserted copies.
+ * Returns: (transfer none) (element-type utf8): what preparing (and
+ * starting, with a state directory) decided on the user's behalf, such as
+ * inserted copies. Called from the thread that builds the graph, or from
+ * any thread once it has started.
  */
 GPtrArray *
 accel_graph_get_notes (AccelGraph *graph)
@@ -244,6 +267,7 @@ find_port (AccelGraph *graph, AccelStage *stage, AccelPortDirection dir,
  *
  * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE for a missing port or
  * an input that is already linked.
+ * Called from the thread that builds the graph, before accel_graph_start().
  */
 gboolean
 accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
@@ -304,7 +328,9 @@ split_spec (AccelGraph *graph, const char *spec, AccelStage **stage,
  *
  * accel_graph_link_ports() by names.
  *
- * Returns: %TRUE on success.
+ * Returns: %TRUE on success; %FALSE with %ACCEL_ERROR_INVALID_PIPELINE for
+ * an unknown stage or port. Called from the thread that builds the graph,
+ * before accel_graph_start().
  */
 gboolean
 accel_graph_link (
@@ -358,11 +384,14 @@ static const AccelStageObserver graph_observer = {
   .error = on_stage_error,
 };
 
-/* a thread of its own, or the one shared under the stage's thread name */
+/* the thread of the stage's segment, the one shared under its thread
+ * name, or a thread of its own */
 static AccelWorker *
 worker_for (AccelGraph *graph, GHashTable *by_name, AccelStage *stage)
 {
-  const char *name = accel_stage_get_thread_name (stage);
+  AccelStage *segment = accel_stage_get_segment (stage);
+  const char *name = segment ? accel_stage_get_name (segment)
+                             : accel_stage_get_thread_name (stage);
   AccelWorker *worker = name ? g_hash_table_lookup (by_name, name) : NULL;
 
   if (!worker)
@@ -384,6 +413,7 @@ worker_for (AccelGraph *graph, GHashTable *by_name, AccelStage *stage)
  * start() there), then lets the sources produce.
  *
  * Returns: %FALSE when a stage could not start; the graph is stopped again.
+ * Called from the thread that builds the graph.
  */
 gboolean
 accel_graph_start (AccelGraph *graph, GError **error)
@@ -404,6 +434,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
                graph->order, graph->notes, error)))
     return FALSE;
 
+  accel_graph_partition (graph);
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done = 0;
   graph->stopping = FALSE;
@@ -490,7 +521,9 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
  *
  * Stops every stage at once, wherever the data is: queued buffers are
  * dropped, blocked producers wake up, each thread waits for its stream and
- * ends. Safe to call in any state and more than once.
+ * ends. Safe to call in any state and more than once. Called from the
+ * thread that started the graph, never from a stage's thread (it waits for
+ * them all).
  */
 void
 accel_graph_stop (AccelGraph *graph)
@@ -524,6 +557,8 @@ accel_graph_stop (AccelGraph *graph)
  * first sequence number some sink has not committed, and sinks skip what
  * they committed: no input is lost and no output is written twice, as long
  * as the sources can replay.
+ *
+ * Called from the thread that builds the graph, before accel_graph_start().
  */
 void
 accel_graph_set_state_dir (
@@ -562,6 +597,8 @@ accel_graph_send_eos (AccelGraph *graph)
  * accel_graph_set_frame_limit:
  * @graph: a graph that is not running
  * @n_frames: frames each source produces before end of stream, or -1
+ *
+ * Called from the thread that builds the graph, before accel_graph_start().
  */
 void
 accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
@@ -577,7 +614,8 @@ accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
  *
  * Starts the graph, waits for end of stream or the first error, and stops.
  *
- * Returns: %TRUE when every sink reached end of stream.
+ * Returns: %TRUE when every sink reached end of stream. Called from the
+ * thread that builds the graph, which it blocks until the graph stops.
  */
 gboolean
 accel_graph_run (AccelGraph *graph, GError **error)

@@ -229,7 +229,8 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
  *
  * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE or
  * %ACCEL_ERROR_TYPE_MISMATCH (naming both stages, both ports and both
- * types).
+ * types). Called from the thread that builds the graph, before
+ * accel_graph_start().
  */
 gboolean
 accel_graph_prepare (AccelGraph *graph, GError **error)
@@ -297,6 +298,8 @@ failed:
  *
  * Returns: (transfer full): the graph in graphviz's dot language: stages with
  * kind and device, links labelled with their types, inserted copies dashed.
+ * Called from the thread that builds the graph, or from any thread once it
+ * has started.
  */
 gchar *
 accel_graph_to_dot (AccelGraph *graph)
@@ -314,15 +317,33 @@ accel_graph_to_dot (AccelGraph *graph)
       "  label=\"%s (streams: %s)\";\n  node [shape=box, "
       "fontname=monospace];\n",
       graph->name, graph->name, policy);
+  if (graph->order)
+    accel_graph_partition (graph);
   for (guint i = 0; i < stages->len; i++)
     {
       AccelStage *st = stages->pdata[i];
+      AccelStage *segment = graph->order ? accel_stage_get_segment (st) : NULL;
       gboolean inserted = g_ptr_array_find (graph->stages, st, NULL) == FALSE;
-      g_string_append_printf (s, "  \"%s\" [label=\"%s\\n%s\\non %s\"%s];\n",
+      const char *alone = !graph->order ? NULL
+                          : !graph->segments
+                              ? "segments are off"
+                              : accel_stage_get_blocking_reason (st);
+
+      /* a segment is a cluster: DOT merges the subgraphs of one name */
+      if (segment)
+        g_string_append_printf (s,
+            "  subgraph \"cluster_%s\" {\n    label=\"segment: one thread, one "
+            "stream\";\n    style=rounded;\n  ",
+            accel_stage_get_name (segment));
+      g_string_append_printf (s,
+          "  \"%s\" [label=\"%s\\n%s\\non %s%s%s\"%s];\n",
           accel_stage_get_name (st), accel_stage_get_name (st),
           accel_stage_get_kind_name (st),
           accel_device_get_name (accel_stage_get_device (st)),
+          alone ? "\\nown thread: " : "", alone ? alone : "",
           inserted ? ", style=dashed" : "");
+      if (segment)
+        g_string_append (s, "  }\n");
     }
   for (guint l = 0; l < links->len; l++)
     {

@@ -15,6 +15,7 @@ typedef struct
   gchar *description;
   GPtrArray *ports[2]; /* AccelPortTemplate*, by direction */
   gboolean live;       /* a source that cannot produce a frame again */
+  gboolean blocking;   /* process() may wait on the host */
 } AccelStageClassInfo;
 
 typedef struct
@@ -125,7 +126,8 @@ typedef struct
   guint n_in, n_out;
   AccelType in_types[ACCEL_MAX_PORTS];
   AccelType out_types[ACCEL_MAX_PORTS];
-  GArray *links[ACCEL_MAX_PORTS]; /* AccelLink, per output port */
+  GArray *links[ACCEL_MAX_PORTS];         /* AccelLink, per output port */
+  AccelStage *producers[ACCEL_MAX_PORTS]; /* per input port */
   AccelStageObserver observer;
   gpointer observer_data;
 
@@ -145,6 +147,7 @@ typedef struct
   AccelEvent *events[ACCEL_EVENT_RING];
   guint next_event;
   gboolean one_stream; /* every stage shares this stream: no events */
+  AccelStage *segment; /* its segment's first stage, or NULL (the graph's) */
   AccelBuffer *adopted[ACCEL_MAX_PORTS]; /* read this frame, from outside */
   guint n_adopted;
   gboolean started; /* klass->start succeeded */

@@ -82,6 +82,7 @@ class_info_ensure (GType type)
       info->kind_name = g_strdup (parent->kind_name);
       info->description = g_strdup (parent->description);
       info->live = parent->live;
+      info->blocking = parent->blocking;
     }
   g_type_set_qdata (type, class_info_quark, info);
   return info;
@@ -122,6 +123,56 @@ void
 accel_stage_class_set_live (AccelStageClass *klass, gboolean live)
 {
   class_info_ensure (G_TYPE_FROM_CLASS (klass))->live = live;
+}
+
+/**
+ * accel_stage_class_set_blocking:
+ * @klass: a stage class
+ * @blocking: %TRUE when process() may wait on the host (for a file, a
+ *   socket, an application, another framework)
+ *
+ * Called from class_init. A stage that blocks keeps a thread of its own;
+ * the others may share one with their neighbours in a segment (see
+ * docs/scheduling.md). Stages with a render() part and stages on the host
+ * backend keep a thread of their own without saying so.
+ */
+void
+accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->blocking = blocking;
+}
+
+/* why @stage needs a thread of its own, or NULL when it may join a
+ * segment */
+const char *
+accel_stage_get_blocking_reason (AccelStage *stage)
+{
+  AccelStageClassInfo *info = class_info_lookup (G_OBJECT_TYPE (stage));
+
+  if (accel_stage_get_thread_name (stage))
+    return "its thread is named";
+  if (accel_stage_is_host (stage))
+    return "runs on the host backend";
+  if (info && info->blocking)
+    return "blocks its thread (I/O, an application or another framework)";
+  if (ACCEL_STAGE_GET_CLASS (stage)->render)
+    return "hands frames to the host after waiting for the GPU";
+  return NULL;
+}
+
+/* the first stage of @stage's segment (@stage itself for the first), or
+ * NULL for a stage on a thread of its own; set when the graph is
+ * prepared */
+void
+accel_stage_set_segment (AccelStage *stage, AccelStage *leader)
+{
+  accel_stage_get_private (stage)->segment = leader;
+}
+
+AccelStage *
+accel_stage_get_segment (AccelStage *stage)
+{
+  return accel_stage_get_private (stage)->segment;
 }
 
 /**
@@ -166,6 +217,13 @@ accel_stage_class_add_port (AccelStageClass *klass,
   g_ptr_array_add (info->ports[direction], port);
 }
 
+/**
+ * accel_stage_class_get_kind_name:
+ * @klass: a stage class
+ *
+ * Returns: (transfer none) (nullable): the registry name given by
+ * accel_stage_class_set_metadata(), or %NULL for none. MT safe.
+ */
 const char *
 accel_stage_class_get_kind_name (AccelStageClass *klass)
 {
@@ -174,6 +232,13 @@ accel_stage_class_get_kind_name (AccelStageClass *klass)
   return info ? info->kind_name : NULL;
 }
 
+/**
+ * accel_stage_class_get_description:
+ * @klass: a stage class
+ *
+ * Returns: (transfer none) (nullable): the one-line description given by
+ * accel_stage_class_set_metadata(), or %NULL for none. MT safe.
+ */
 const char *
 accel_stage_class_get_description (AccelStageClass *klass)
 {
@@ -187,7 +252,8 @@ accel_stage_class_get_description (AccelStageClass *klass)
  * @klass: a stage class
  * @direction: which ports
  *
- * Returns: (transfer container) (element-type AccelPortTemplate): the ports.
+ * Returns: (transfer container) (element-type AccelPortTemplate): the ports,
+ * in index order; the templates belong to the class. MT safe.
  */
 GPtrArray *
 accel_stage_class_get_ports (
@@ -201,6 +267,14 @@ accel_stage_class_get_ports (
   return ports;
 }
 
+/**
+ * accel_stage_class_get_stage_kind:
+ * @klass: a stage class
+ *
+ * Returns: %ACCEL_STAGE_SOURCE for a class without input ports,
+ * %ACCEL_STAGE_SINK for one without output ports, else
+ * %ACCEL_STAGE_TRANSFORM. MT safe.
+ */
 AccelStageKind
 accel_stage_class_get_stage_kind (AccelStageClass *klass)
 {
@@ -443,6 +517,13 @@ accel_stage_init (AccelStage *self)
 
 /* accessors */
 
+/**
+ * accel_stage_get_name:
+ * @stage: a stage
+ *
+ * Returns: (transfer none): the stage's name, unique in its graph. MT safe
+ * while nobody sets the "name" property.
+ */
 const char *
 accel_stage_get_name (AccelStage *stage)
 {
@@ -452,6 +533,13 @@ accel_stage_get_name (AccelStage *stage)
   return priv->name;
 }
 
+/**
+ * accel_stage_get_kind_name:
+ * @stage: a stage
+ *
+ * Returns: (transfer none) (nullable): the registry name of @stage's class.
+ * MT safe.
+ */
 const char *
 accel_stage_get_kind_name (AccelStage *stage)
 {
@@ -459,6 +547,13 @@ accel_stage_get_kind_name (AccelStage *stage)
   return accel_stage_class_get_kind_name (ACCEL_STAGE_GET_CLASS (stage));
 }
 
+/**
+ * accel_stage_get_stage_kind:
+ * @stage: a stage
+ *
+ * Returns: whether @stage is a source, a transform or a sink, from its
+ * class's ports. MT safe.
+ */
 AccelStageKind
 accel_stage_get_stage_kind (AccelStage *stage)
 {
@@ -472,6 +567,8 @@ accel_stage_get_stage_kind (AccelStage *stage)
  *
  * Returns: (transfer none): the stage's device (the default device until the
  * graph assigns one).
+ * Called from the thread that builds the graph, or from any thread once it
+ * is prepared (which assigns the device).
  */
 AccelDevice *
 accel_stage_get_device (AccelStage *stage)
@@ -487,6 +584,8 @@ accel_stage_get_device (AccelStage *stage)
  * @stage: a stage
  *
  * Returns: %TRUE when the stage runs its host implementation.
+ * Called from the thread that builds the graph, or from any thread once it
+ * is prepared (which assigns the device).
  */
 gboolean
 accel_stage_is_host (AccelStage *stage)
@@ -514,7 +613,10 @@ accel_stage_get_stream (AccelStage *stage)
  * accel_stage_get_context:
  * @stage: a started stage
  *
- * Returns: (transfer none): the main context the stage's thread runs.
+ * Returns: (transfer none) (nullable): the main context the stage's thread
+ * runs, %NULL while the stage is not started. Called from the stage's
+ * thread, or from any thread between accel_graph_start() and
+ * accel_graph_stop().
  */
 GMainContext *
 accel_stage_get_context (AccelStage *stage)
@@ -530,7 +632,8 @@ accel_stage_get_context (AccelStage *stage)
  * @stage: a negotiated stage
  * @port: input port index
  *
- * Returns: (transfer none): the type arriving on @port.
+ * Returns: (transfer none): the type arriving on @port. Valid once
+ * accel_graph_prepare() has negotiated the stage; MT safe then.
  */
 const AccelType *
 accel_stage_get_input_type (AccelStage *stage, guint port)
@@ -546,7 +649,8 @@ accel_stage_get_input_type (AccelStage *stage, guint port)
  * @stage: a negotiated stage
  * @port: output port index
  *
- * Returns: (transfer none): the type leaving @port.
+ * Returns: (transfer none): the type leaving @port. Valid once
+ * accel_graph_prepare() has negotiated the stage; MT safe then.
  */
 const AccelType *
 accel_stage_get_output_type (AccelStage *stage, guint port)
@@ -562,7 +666,9 @@ accel_stage_get_output_type (AccelStage *stage, guint port)
  * @stage: a started stage
  * @port: output port index
  *
- * Returns: (transfer none) (nullable): the pool of @port's buffers.
+ * Returns: (transfer none) (nullable): the pool of @port's buffers, %NULL
+ * while the stage is not started. Called from the stage's thread, or from
+ * any thread between accel_graph_start() and accel_graph_stop().
  */
 AccelPool *
 accel_stage_get_output_pool (AccelStage *stage, guint port)
@@ -640,6 +746,12 @@ accel_stage_negotiate (
   return TRUE;
 }
 
+/**
+ * accel_stage_get_n_inputs:
+ * @stage: a stage
+ *
+ * Returns: the number of input ports. MT safe (fixed by the class).
+ */
 guint
 accel_stage_get_n_inputs (AccelStage *stage)
 {
@@ -648,6 +760,12 @@ accel_stage_get_n_inputs (AccelStage *stage)
   return priv->n_in;
 }
 
+/**
+ * accel_stage_get_n_outputs:
+ * @stage: a stage
+ *
+ * Returns: the number of output ports. MT safe (fixed by the class).
+ */
 guint
 accel_stage_get_n_outputs (AccelStage *stage)
 {
@@ -656,7 +774,15 @@ accel_stage_get_n_outputs (AccelStage *stage)
   return priv->n_out;
 }
 
-/* NULL @name means "the only port" */
+/**
+ * accel_stage_find_port:
+ * @stage: a stage
+ * @direction: input or output
+ * @name: (nullable): a port name; %NULL means "the only port"
+ *
+ * Returns: the port's index, or -1 when there is no port of that name (for
+ * %NULL, when there is not exactly one port). MT safe.
+ */
 gint
 accel_stage_find_port (
     AccelStage *stage, AccelPortDirection direction, const char *name)
@@ -672,6 +798,15 @@ accel_stage_find_port (
   return -1;
 }
 
+/**
+ * accel_stage_get_port:
+ * @stage: a stage
+ * @direction: input or output
+ * @index: the port's index
+ *
+ * Returns: (transfer none): the template of port @index, owned by the
+ * class. MT safe.
+ */
 const AccelPortTemplate *
 accel_stage_get_port (
     AccelStage *stage, AccelPortDirection direction, guint index)
@@ -690,6 +825,7 @@ accel_stage_add_link (
   AccelLink link = { target, in_port };
 
   g_array_append_val (priv->links[out_port], link);
+  accel_stage_get_private (target)->producers[in_port] = stage;
 }
 
 void
@@ -699,6 +835,7 @@ accel_stage_clear_links (AccelStage *stage)
 
   for (guint o = 0; o < priv->n_out; o++)
     g_array_set_size (priv->links[o], 0);
+  memset (priv->producers, 0, sizeof (priv->producers));
 }
 
 void

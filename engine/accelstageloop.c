@@ -162,28 +162,80 @@ accel_stage_clear_frame (AccelFrame *frame)
     g_clear_pointer (&frame->outputs[o], accel_buffer_unref);
 }
 
-/* the fences of the frame's buffers: one event from the stage's ring */
+/* a stage in a segment works on its segment's stream: stream order is
+ * what orders the segment's stages */
+static AccelStream *
+segment_stream (AccelStage *self)
+{
+  AccelStage *segment = accel_stage_get_private (self)->segment;
+  AccelStream *stream = segment && segment != self
+                            ? accel_stage_get_private (segment)->stream
+                            : NULL;
+
+  return stream ? accel_stream_ref (stream) : NULL;
+}
+
+/* whether the producer of input @port works on @stream, on this thread
+ * (the only stages whose stream may be read here) */
+static gboolean
+producer_on (AccelStage *self, guint port, AccelStream *stream)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStage *producer = priv->producers[port];
+  AccelStagePrivate *theirs
+      = producer ? accel_stage_get_private (producer) : NULL;
+
+  return theirs && theirs->worker == priv->worker && theirs->stream == stream;
+}
+
+/* whether every consumer of @port works on @stream, on this thread */
+static gboolean
+consumers_on (AccelStage *self, guint port, AccelStream *stream)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  for (guint l = 0; l < priv->links[port]->len; l++)
+    {
+      AccelLink *link = &g_array_index (priv->links[port], AccelLink, l);
+      AccelStagePrivate *target = accel_stage_get_private (link->target);
+
+      if (target->worker != priv->worker || target->stream != stream)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* the fences of the frame's buffers: one event from the stage's ring. A
+ * buffer that only ever meets this stream needs none: an input written on
+ * it, an output read only on it (inside a segment) */
 static gboolean
 frame_release (AccelStage *self, AccelFrame *frame, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
-  AccelBuffer *reads[2 * ACCEL_MAX_PORTS];
-  guint n_reads = 0;
+  AccelBuffer *reads[2 * ACCEL_MAX_PORTS], *writes[ACCEL_MAX_PORTS];
+  guint n_reads = 0, n_writes = 0;
   AccelEvent **slot;
   gboolean ok = TRUE;
 
   if (!priv->one_stream && accel_stream_get_handle (frame->stream))
     {
       for (guint i = 0; i < frame->n_inputs; i++)
-        reads[n_reads++] = frame->inputs[i];
+        if (!producer_on (self, i, frame->stream))
+          reads[n_reads++] = frame->inputs[i];
       for (guint i = 0; i < priv->n_adopted; i++)
         reads[n_reads++] = priv->adopted[i];
+      for (guint o = 0; o < frame->n_outputs; o++)
+        if (!consumers_on (self, o, frame->stream))
+          writes[n_writes++] = frame->outputs[o];
+    }
+  if (n_reads + n_writes > 0)
+    {
       slot = &priv->events[priv->next_event++ % ACCEL_EVENT_RING];
       if (!*slot)
         *slot = accel_event_new (accel_stage_get_device (self), error);
       ok = *slot
-           && accel_buffer_release_frame (reads, n_reads, frame->outputs,
-               frame->n_outputs, frame->stream, *slot, error);
+           && accel_buffer_release_frame (
+               reads, n_reads, writes, n_writes, frame->stream, *slot, error);
     }
   for (guint i = 0; i < priv->n_adopted; i++)
     g_clear_pointer (&priv->adopted[i], accel_buffer_unref);
@@ -288,7 +340,9 @@ restart (AccelStage *self, GError **error)
   for (guint o = 0; o < priv->n_out; o++)
     accel_pool_trim (priv->pools[o]);
 
-  priv->stream = accel_stream_allocator_get (priv->streams, device, error);
+  priv->stream = segment_stream (self);
+  if (!priv->stream)
+    priv->stream = accel_stream_allocator_get (priv->streams, device, error);
   if (!priv->stream)
     return FALSE;
   if (klass->start && !klass->start (self, error))
@@ -505,7 +559,9 @@ start_on_thread (AccelStage *self, GError **error)
 
   if (!accel_device_make_current (device, error))
     return FALSE;
-  priv->stream = accel_stream_allocator_get (priv->streams, device, error);
+  priv->stream = segment_stream (self);
+  if (!priv->stream)
+    priv->stream = accel_stream_allocator_get (priv->streams, device, error);
   if (!priv->stream)
     return FALSE;
   for (guint o = 0; o < priv->n_out; o++)

@@ -59,6 +59,7 @@ typedef struct
   yaml_node_t *stages; /* the stages list, for problems of the whole */
   GArray *defaults;    /* Default */
   AccelStreamPolicy policy;
+  gboolean no_segments; /* defaults: segments: off */
 } Loader;
 
 static const char *const top_keys[] = { "pipeline", "device", "defaults",
@@ -68,7 +69,7 @@ static const char *const stage_keys[]
 static const char *const supervision_keys[] = { "on-fault", "max-restarts",
   "within", "deadline", "snapshot-interval", NULL };
 static const char *const default_keys[]
-    = { "completion", "streams", "mailbox", "thread", NULL };
+    = { "completion", "streams", "segments", "mailbox", "thread", NULL };
 
 /* settings that are stage parameters; a duration is written 10s, 500ms,
  * 2min or as plain milliseconds */
@@ -804,11 +805,24 @@ load_supervision (Loader *l, yaml_node_t *map, GArray *into)
 static void
 load_defaults (Loader *l, yaml_node_t *map)
 {
-  yaml_node_t *streams;
+  yaml_node_t *streams, *segments;
 
   if (is_null (map) || !expect (l, map, YAML_MAPPING_NODE, "defaults"))
     return;
   check_keys (l, map, default_keys, "defaults", TRUE);
+  segments = lookup (l, map, "segments");
+  if (segments && expect (l, segments, YAML_SCALAR_NODE, "defaults: segments"))
+    {
+      const char *s = scalar (segments);
+      if (g_str_equal (s, "on") || g_str_equal (s, "off"))
+        {
+          l->no_segments = g_str_equal (s, "off");
+          g_debug ("segments: %s", s);
+        }
+      else
+        report (l, segments->start_mark,
+            "default 'segments' must be on or off, not '%s'", s);
+    }
   streams = lookup (l, map, "streams");
   if (streams && expect (l, streams, YAML_SCALAR_NODE, "defaults: streams"))
     {
@@ -1408,6 +1422,7 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
   if (n)
     load_supervision (l, n, l->defaults);
   accel_graph_set_stream_policy (l->graph, l->policy, 4);
+  accel_graph_set_segments (l->graph, !l->no_segments);
 
   n = lookup (l, root, "stages");
   l->stages = n;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <accel/accel.h>
+#include <glib/gstdio.h>
 /* a core.checksum-sink's results */
 #include "accelcore.h"
 
@@ -32,4 +33,19 @@ accel_test_stage (AccelGraph *graph, const char *kind, const char *name)
   g_assert_no_error (error);
   g_object_unref (stage);
   return stage;
+}
+
+/* removes @dir and the files in it (one level: what a test run wrote) */
+static inline void
+accel_test_remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+      g_assert_cmpint (g_remove (path), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }

@@ -130,6 +130,7 @@ struct _AccelStageClass
 };
 
 void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
+void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);
 gboolean accel_stage_is_live (AccelStage *stage);
 void accel_stage_class_set_metadata (
     AccelStageClass *klass, const char *kind_name, const char *description);

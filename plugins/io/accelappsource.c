@@ -361,6 +361,8 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
   /* neither a GStreamer description nor an application can be asked for
    * a frame again */
   accel_stage_class_set_live (stage_class, TRUE);
+  /* waits for the application or GStreamer */
+  accel_stage_class_set_blocking (stage_class, TRUE);
   accel_stage_class_set_metadata (stage_class, "io.app-source",
       "Buffers the application pushes (\"push-buffer\" and "
       "\"end-of-stream\" action signals)");

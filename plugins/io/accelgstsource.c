@@ -480,6 +480,8 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
   /* neither a GStreamer description nor an application can be asked for
    * a frame again */
   accel_stage_class_set_live (stage_class, TRUE);
+  /* waits for GStreamer */
+  accel_stage_class_set_blocking (stage_class, TRUE);
   accel_stage_class_set_metadata (stage_class, "io.gst-source",
       "Images from a GStreamer description (files, cameras, network "
       "streams), through an appsink");

@@ -299,6 +299,8 @@ accel_raw_file_source_class_init (AccelRawFileSourceClass *klass)
   out.memory = ACCEL_MEMORY_DEVICE;
   accel_stage_class_add_port (
       stage_class, ACCEL_PORT_OUTPUT, "out", &out, "the frames");
+  /* reads a file on its thread */
+  accel_stage_class_set_blocking (stage_class, TRUE);
 }
 
 static void

@@ -60,7 +60,7 @@ raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
 }
 
 static void
-pipeline (guint k, guint n_buffers, AccelStreamPolicy policy,
+pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, gboolean segments,
     const char *thread, double *wall, double *cpu)
 {
   g_autoptr (GError) error = NULL;
@@ -72,6 +72,7 @@ pipeline (guint k, guint n_buffers, AccelStreamPolicy policy,
   double c0;
 
   accel_graph_set_stream_policy (g, policy, 1);
+  accel_graph_set_segments (g, segments);
   src = accel_test_stage (g, "core.test-source", "src");
   g_object_set (src, "shape", shape, "num-buffers", (gint64)n_buffers, NULL);
   g_object_set (src, "thread", thread, NULL);
@@ -100,7 +101,8 @@ typedef struct
 {
   const char *name;
   AccelStreamPolicy policy;
-  const char *thread; /* NULL: a thread per stage */
+  gboolean segments;
+  const char *thread; /* NULL: a thread per stage, or per segment */
 } Config;
 
 int
@@ -108,9 +110,12 @@ main (int argc, char **argv)
 {
   guint ks[] = { 1, 4, 8 };
   const Config configs[] = {
-    { "threads, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, NULL },
-    { "one thread, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, "chain" },
-    { "one thread, one stream", ACCEL_STREAM_POLICY_SINGLE, "chain" },
+    { "segments (the default)", ACCEL_STREAM_POLICY_PER_STAGE, TRUE, NULL },
+    { "threads, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, FALSE,
+        NULL },
+    { "one thread, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, FALSE,
+        "chain" },
+    { "one thread, one stream", ACCEL_STREAM_POLICY_SINGLE, FALSE, "chain" },
   };
   guint n = argc > 1 ? (guint)atoi (argv[1]) : 20000;
 
@@ -124,7 +129,7 @@ main (int argc, char **argv)
   {
     double w, c;
     raw_loop (4, 200, &w, &c);
-    pipeline (4, 200, ACCEL_STREAM_POLICY_PER_STAGE, NULL, &w, &c);
+    pipeline (4, 200, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, NULL, &w, &c);
   }
 
   for (guint p = 0; p < G_N_ELEMENTS (configs); p++)
@@ -134,7 +139,8 @@ main (int argc, char **argv)
         /* ratio: time against the raw loop, measured just before; engine
          * host time per hop: CPU beyond the raw launches over K + 1 links */
         raw_loop (ks[i], n, &rw, &rc);
-        pipeline (ks[i], n, configs[p].policy, configs[p].thread, &pw, &pc);
+        pipeline (ks[i], n, configs[p].policy, configs[p].segments,
+            configs[p].thread, &pw, &pc);
         g_print ("%-30s %2u %10.0f %10.0f %6.3f %9.2fus %9.2fus %9.2fus\n",
             configs[p].name, ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
             pc / n * 1e6, (pc - rc) / n / (ks[i] + 1) * 1e6);

@@ -21,6 +21,8 @@ typedef struct
   gboolean host;           /* run on the host backend */
   gboolean source_on_host; /* source on the host device, rest on GPU */
   const char *thread;      /* every stage on this thread; NULL: own threads */
+  gboolean segments;       /* the default; off, every stage has a thread and a
+                              stream of its own, so the waits between them show */
 } Run;
 
 /* source -> scale -> checksum-sink; returns the sink's digest */
@@ -35,6 +37,7 @@ run_chain (const Run *r, GPtrArray **notes)
   if (r->host)
     accel_graph_set_device (g, accel_device_get_host ());
   accel_graph_set_stream_policy (g, r->policy, 3);
+  accel_graph_set_segments (g, r->segments);
   src = accel_test_stage (g, "core.test-source", "src");
   scale = accel_test_stage (g, "core.scale", "scale");
   sink = accel_test_stage (g, "core.checksum-sink", "sink");
@@ -126,6 +129,50 @@ test_write_after_read (void)
   raced = run_chain (&r, NULL);
   accel_debug_set_flags (ACCEL_DEBUG_NONE);
   g_assert_cmpstr (raced, !=, host);
+}
+
+/* with segments (the default) the source and the scale share a thread and
+ * a stream and need no event between them; the sink stands alone (it hands
+ * frames to the host), so the scale's output crosses to its stream: exact
+ * only because the sink waits for the segment's write event */
+static void
+test_segment_boundary (void)
+{
+  Run r = { "1048576", "f32", 16, SLOW_NS };
+  g_autofree gchar *host = host_digest (&r);
+  g_autofree gchar *synced = NULL, *raced = NULL;
+
+  r.segments = TRUE;
+  synced = run_chain (&r, NULL);
+  g_assert_cmpstr (synced, ==, host);
+
+  accel_debug_set_flags (ACCEL_DEBUG_SKIP_READ_WAIT);
+  raced = run_chain (&r, NULL);
+  accel_debug_set_flags (ACCEL_DEBUG_NONE);
+  g_assert_cmpstr (raced, !=, host);
+}
+
+/* the partition: source and scale in one segment, drawn as one cluster;
+ * the sink alone, with its reason */
+static void
+test_segment_partition (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("parts");
+  g_autofree gchar *dot = NULL;
+
+  accel_test_stage (g, "core.test-source", "src");
+  accel_test_stage (g, "core.scale", "scale");
+  accel_test_stage (g, "core.checksum-sink", "sink");
+  g_assert_true (accel_graph_link (g, "src", "scale", &error));
+  g_assert_true (accel_graph_link (g, "scale", "sink", &error));
+  g_assert_true (accel_graph_prepare (g, &error));
+  dot = accel_graph_to_dot (g);
+  g_test_message ("%s", dot);
+  g_assert_nonnull (strstr (dot, "subgraph \"cluster_src\""));
+  g_assert_nonnull (strstr (dot, "own thread: hands frames to the host"));
+  g_assert_null (strstr (dot, "cluster_sink"));
+  g_assert_null (strstr (dot, "cluster_scale"));
 }
 
 static void
@@ -266,6 +313,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/read-after-write", test_read_after_write);
   g_test_add_func ("/gpu/write-after-read", test_write_after_read);
   g_test_add_func ("/gpu/stream-policies", test_stream_policies);
+  g_test_add_func ("/gpu/segment-boundary", test_segment_boundary);
+  g_test_add_func ("/gpu/segment-partition", test_segment_partition);
   g_test_add_func ("/gpu/completion-modes", test_completion_modes);
   g_test_add_func ("/gpu/one-thread-races", test_one_thread_races);
   g_test_add_func (

@@ -19,17 +19,18 @@ typedef struct
   const char *domain;
   const char *backend;
   const char *words;
+  const char *example; /* a file of pipelines/examples */
 } Check;
 
 static gchar *
-demo_path (void)
+demo_path (const Check *check)
 {
   return g_test_build_filename (
-      G_TEST_DIST, "..", "..", "pipelines", "examples", "demo.yaml", NULL);
+      G_TEST_DIST, "..", "..", "pipelines", "examples", check->example, NULL);
 }
 
-/* runs the demo with only @check's domain asked for; Returns: its stdout
- * and stderr, together */
+/* runs the example with only @check's domain asked for, in a directory of
+ * its own for what it writes; Returns: its stdout and stderr, together */
 static gchar *
 run_demo (const Check *check)
 {
@@ -37,10 +38,13 @@ run_demo (const Check *check)
       G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE);
   g_autoptr (GSubprocess) p = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *demo = demo_path ();
+  g_autofree gchar *demo = demo_path (check);
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-log-XXXXXX", &error);
   g_autofree gchar *backend = g_strdup_printf ("--backend=%s", check->backend);
   gchar *out = NULL;
 
+  g_assert_no_error (error);
+  g_subprocess_launcher_set_cwd (launcher, dir);
   g_subprocess_launcher_setenv (
       launcher, "G_MESSAGES_DEBUG", check->domain, TRUE);
   p = g_subprocess_launcher_spawn (
@@ -53,6 +57,7 @@ run_demo (const Check *check)
     g_test_message ("accel-run's output:\n%s", out);
   g_assert_true (g_subprocess_get_if_exited (p));
   g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+  accel_test_remove_tree (dir);
   return out;
 }
 
@@ -96,14 +101,15 @@ main (int argc, char **argv)
   g_autofree gchar *path = NULL;
 
   g_test_init (&argc, &argv, NULL);
-  if (argc != 4)
+  if (argc != 4 && argc != 5)
     {
-      g_printerr ("usage: %s DOMAIN BACKEND WORDS\n", argv[0]);
+      g_printerr ("usage: %s DOMAIN BACKEND WORDS [EXAMPLE]\n", argv[0]);
       return 1;
     }
   check.domain = argv[1];
   check.backend = argv[2];
   check.words = argv[3];
+  check.example = argc == 5 ? argv[4] : "demo.yaml";
   path = g_strdup_printf ("/log-domains/%s/%s", check.domain, check.backend);
   g_test_add_data_func (path, &check, test_domain_tells_its_story);
   return g_test_run ();

@@ -295,7 +295,10 @@ static const Golden goldens[] = {
       "bad/defaults.yaml:2:50: default 'streams' must be one of per-stage, "
       "single, pooled, not 'many'\n"
       "bad/defaults.yaml:2:56: unknown key 'mailbxo' in defaults (did you mean "
-      "'mailbox'?); expected one of completion, streams, mailbox, thread" },
+      "'mailbox'?); expected one of completion, streams, segments, mailbox, "
+      "thread\n"
+      "bad/defaults.yaml:2:78: default 'segments' must be on or off, not "
+      "'sideways'" },
   { "bad-param.yaml",
       "bad/bad-param.yaml:6:20: parameter 'num-buffers' of stage 'src' "
       "(core.test-source) must be an integer, not 'lots'\n"
@@ -457,6 +460,37 @@ test_string (void)
   g_assert_no_error (error);
   sink = accel_graph_get_stage (g, "sink");
   g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 3);
+}
+
+/* defaults: segments: off gives every stage a thread of its own, and the
+ * graph drawn says why each stands alone */
+static void
+test_segments_off (void)
+{
+  const char *yaml = "pipeline: s\n"
+                     "defaults: {segments: %s}\n"
+                     "stages:\n"
+                     "  - {name: src, kind: core.test-source}\n"
+                     "  - {name: sink, kind: core.null-sink}\n"
+                     "links: [src -> sink]\n";
+  const char *values[] = { "off", "on" };
+  const char *reasons[] = { "own thread: segments are off",
+    "own thread: runs on the host backend" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *text = g_strdup_printf (yaml, values[i]);
+      g_autoptr (AccelGraph) g
+          = accel_graph_new_from_yaml_string (text, "inline", &error);
+      g_autofree gchar *dot = NULL;
+
+      g_assert_no_error (error);
+      g_assert_true (accel_graph_prepare (g, &error));
+      dot = accel_graph_to_dot (g);
+      g_assert_nonnull (strstr (dot, reasons[i]));
+      g_assert_null (strstr (dot, "cluster_"));
+    }
 }
 
 /* without an origin, messages still say where */
@@ -761,6 +795,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/yaml/error/every-file-has-a-golden", test_golden_complete);
   g_test_add_func ("/yaml/string", test_string);
+  g_test_add_func ("/yaml/segments-off", test_segments_off);
   g_test_add_func ("/yaml/string-without-origin", test_string_origin);
   g_test_add_func ("/yaml/overrides", test_overrides);
   g_test_add_func ("/yaml/override-errors", test_override_errors);
