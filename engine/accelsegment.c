@@ -7,6 +7,26 @@
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
+#include "accelstage-private.h"
+
+/* why @stage needs a thread of its own, or NULL when it may join a
+ * segment */
+const char *
+accel_stage_get_blocking_reason (AccelStage *stage)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+
+  if (accel_stage_get_thread_name (stage))
+    return "its thread is named";
+  if (accel_stage_is_host (stage))
+    return "runs on the host backend";
+  if (info && info->blocking)
+    return "blocks its thread (I/O, an application or another framework)";
+  if (ACCEL_STAGE_GET_CLASS (stage)->render)
+    return "hands frames to the host after waiting for the GPU";
+  return NULL;
+}
 
 /* the segment @stage joins: that of every producer of its inputs when they
  * share one and its device, else a new one it leads */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the parts of a stage, shared by the files that make it up:
- * accelstage.c (metadata, ports, properties, negotiation), accelstageloop.c
- * (the actor), accelsource.c and accelsink.c (what only sources and sinks
- * do), accelstagesupervisor.c (what a fault leads to); not installed */
+ * accelstageclass.c (class metadata and ports), accelstage.c (properties,
+ * accessors, negotiation), accelstageloop.c (the actor), accelsource.c and
+ * accelsink.c (what only sources and sinks do), accelstagesupervisor.c
+ * (what a fault leads to), accelstagestats.c; not installed */
 #pragma once
 
 #include "accel-private.h"
@@ -166,6 +167,9 @@ typedef struct
   guint64 n_lost; /* live sources: frames a restart could not replay */
   gint64 latency_ns[ACCEL_LATENCY_RING];
 } AccelStagePrivate;
+
+/* accelstageclass.c */
+AccelStageClassInfo *accel_stage_class_info_lookup (GType type);
 
 /* accelstage.c */
 AccelStagePrivate *accel_stage_get_private (AccelStage *stage);

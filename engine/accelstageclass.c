@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a stage class's metadata: its kind name and description, its
+ * ports, whether it is live or blocks its thread; kept per GType so
+ * subclasses inherit and extend it */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+static GQuark
+class_info_quark (void)
+{
+  static GQuark quark;
+
+  if (G_UNLIKELY (!quark))
+    quark = g_quark_from_static_string ("accel-stage-class-info");
+  return quark;
+}
+
+AccelStageClassInfo *
+accel_stage_class_info_lookup (GType type)
+{
+  for (; type && type != ACCEL_TYPE_STAGE; type = g_type_parent (type))
+    {
+      AccelStageClassInfo *info = g_type_get_qdata (type, class_info_quark ());
+      if (info)
+        return info;
+    }
+  return NULL;
+}
+
+static AccelStageClassInfo *
+class_info_ensure (GType type)
+{
+  AccelStageClassInfo *info = g_type_get_qdata (type, class_info_quark ());
+  AccelStageClassInfo *parent;
+
+  if (info)
+    return info;
+  info = g_new0 (AccelStageClassInfo, 1);
+  parent = accel_stage_class_info_lookup (g_type_parent (type));
+  for (int d = 0; d < 2; d++)
+    {
+      info->ports[d] = g_ptr_array_new ();
+      if (!parent)
+        continue;
+      for (guint i = 0; i < parent->ports[d]->len; i++)
+        {
+          AccelPortTemplate *p = parent->ports[d]->pdata[i];
+          AccelPortTemplate *copy = g_memdup2 (p, sizeof (*p));
+          copy->name = g_strdup (p->name);
+          copy->description = g_strdup (p->description);
+          g_ptr_array_add (info->ports[d], copy);
+        }
+    }
+  if (parent)
+    {
+      info->kind_name = g_strdup (parent->kind_name);
+      info->description = g_strdup (parent->description);
+      info->live = parent->live;
+      info->blocking = parent->blocking;
+    }
+  g_type_set_qdata (type, class_info_quark (), info);
+  return info;
+}
+
+/**
+ * accel_stage_class_set_metadata:
+ * @klass: a stage class
+ * @kind_name: the registry name, "plugin.kind", e.g. "core.scale"
+ * @description: one line saying what the stage does
+ *
+ * Called from class_init.
+ */
+void
+accel_stage_class_set_metadata (
+    AccelStageClass *klass, const char *kind_name, const char *description)
+{
+  AccelStageClassInfo *info = class_info_ensure (G_TYPE_FROM_CLASS (klass));
+
+  g_free (info->kind_name);
+  g_free (info->description);
+  info->kind_name = g_strdup (kind_name);
+  info->description = g_strdup (description);
+}
+
+/**
+ * accel_stage_class_set_live:
+ * @klass: a source's class
+ * @live: %TRUE when the source cannot produce a frame again (a camera, an
+ *   application pushing buffers), as a live GStreamer source
+ *
+ * Called from class_init. After a worker restart a live source cannot replay
+ * the frames that the sinks had not committed: the graph counts them as
+ * lost (accel_stage_get_n_lost()) and says so in its notes, where a
+ * replayable source produces them again.
+ */
+void
+accel_stage_class_set_live (AccelStageClass *klass, gboolean live)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->live = live;
+}
+
+/**
+ * accel_stage_class_set_blocking:
+ * @klass: a stage class
+ * @blocking: %TRUE when process() may wait on the host (for a file, a
+ *   socket, an application, another framework)
+ *
+ * Called from class_init. A stage that blocks keeps a thread of its own;
+ * the others may share one with their neighbours in a segment (see
+ * docs/scheduling.md). Stages with a render() part and stages on the host
+ * backend keep a thread of their own without saying so.
+ */
+void
+accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->blocking = blocking;
+}
+
+/**
+ * accel_stage_is_live:
+ * @stage: a stage
+ *
+ * Returns: whether @stage is a live source. MT safe.
+ */
+gboolean
+accel_stage_is_live (AccelStage *stage)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+
+  return info && info->live;
+}
+
+/**
+ * accel_stage_class_add_port:
+ * @klass: a stage class
+ * @direction: input or output
+ * @name: the port's name, unique per direction ("in", "out" by convention)
+ * @type: what the port accepts or produces (wildcards allowed)
+ * @description: (nullable): one line for tools
+ *
+ * Called from class_init. Ports are numbered in the order they are added.
+ */
+void
+accel_stage_class_add_port (AccelStageClass *klass,
+    AccelPortDirection direction, const char *name, const AccelType *type,
+    const char *description)
+{
+  AccelStageClassInfo *info = class_info_ensure (G_TYPE_FROM_CLASS (klass));
+  AccelPortTemplate *port;
+
+  g_return_if_fail (info->ports[direction]->len < ACCEL_MAX_PORTS);
+
+  port = g_new0 (AccelPortTemplate, 1);
+  port->name = g_strdup (name);
+  port->direction = direction;
+  port->type = *type;
+  port->description = g_strdup (description);
+  g_ptr_array_add (info->ports[direction], port);
+}
+
+/**
+ * accel_stage_class_get_kind_name:
+ * @klass: a stage class
+ *
+ * Returns: (transfer none) (nullable): the registry name given by
+ * accel_stage_class_set_metadata(), or %NULL for none. MT safe.
+ */
+const char *
+accel_stage_class_get_kind_name (AccelStageClass *klass)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+
+  return info ? info->kind_name : NULL;
+}
+
+/**
+ * accel_stage_class_get_description:
+ * @klass: a stage class
+ *
+ * Returns: (transfer none) (nullable): the one-line description given by
+ * accel_stage_class_set_metadata(), or %NULL for none. MT safe.
+ */
+const char *
+accel_stage_class_get_description (AccelStageClass *klass)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+
+  return info ? info->description : NULL;
+}
+
+/**
+ * accel_stage_class_get_ports:
+ * @klass: a stage class
+ * @direction: which ports
+ *
+ * Returns: (transfer container) (element-type AccelPortTemplate): the ports,
+ * in index order; the templates belong to the class. MT safe.
+ */
+GPtrArray *
+accel_stage_class_get_ports (
+    AccelStageClass *klass, AccelPortDirection direction)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  GPtrArray *ports = g_ptr_array_new ();
+
+  for (guint i = 0; info && i < info->ports[direction]->len; i++)
+    g_ptr_array_add (ports, info->ports[direction]->pdata[i]);
+  return ports;
+}
+
+/**
+ * accel_stage_class_get_stage_kind:
+ * @klass: a stage class
+ *
+ * Returns: %ACCEL_STAGE_SOURCE for a class without input ports,
+ * %ACCEL_STAGE_SINK for one without output ports, else
+ * %ACCEL_STAGE_TRANSFORM. MT safe.
+ */
+AccelStageKind
+accel_stage_class_get_stage_kind (AccelStageClass *klass)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+
+  if (!info || info->ports[ACCEL_PORT_INPUT]->len == 0)
+    return ACCEL_STAGE_SOURCE;
+  if (info->ports[ACCEL_PORT_OUTPUT]->len == 0)
+    return ACCEL_STAGE_SINK;
+  return ACCEL_STAGE_TRANSFORM;
+}
