@@ -7,9 +7,27 @@
 
 #include <accel/accel.h>
 
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
+
+/* limits that answer any input within seconds and bounded memory: a file's
+ * bytes, how deep collections nest, how many nodes the document reaches
+ * (aliases counted as often as they are used), how many problems are kept,
+ * and how long a name may be to be compared for a suggestion */
+#define MAX_FILE_BYTES (16 * 1024 * 1024)
+#define MAX_DEPTH 64
+#define MAX_NODES 1000000
+#define MAX_PROBLEMS 1000
+#define MAX_NAME_BYTES 128
+#define MAX_STAGES 1024
+#define MAX_LINKS 4096
+#define MAX_SUGGEST_WORK (50 * 1000 * 1000)
 
 typedef struct
 {
@@ -60,7 +78,12 @@ typedef struct
   GArray *defaults;    /* Default */
   AccelStreamPolicy policy;
   gboolean no_segments; /* defaults: segments: off */
+  guint n_dropped;      /* problems past MAX_PROBLEMS */
 } Loader;
+
+/* edit-distance cells computed for suggestions in this document: past
+ * MAX_SUGGEST_WORK there are no more suggestions */
+static _Thread_local guint64 suggest_work;
 
 static const char *const top_keys[] = { "pipeline", "device", "defaults",
   "supervision", "stages", "links", NULL };
@@ -98,17 +121,23 @@ static const yaml_mark_t no_mark = { 0, 0, 0 };
 static void G_GNUC_PRINTF (4, 0) report_valist (Loader *l, gboolean blocking,
     yaml_mark_t mark, const char *format, va_list args)
 {
-  g_autofree gchar *msg = g_strdup_vprintf (format, args);
+  g_autofree gchar *msg = NULL;
   Problem p;
 
+  if (blocking)
+    l->incomplete = TRUE;
+  if (l->problems->len >= MAX_PROBLEMS)
+    {
+      l->n_dropped++;
+      return;
+    }
+  msg = g_strdup_vprintf (format, args);
   p.line = mark.line;
   p.column = mark.column;
   p.seq = l->problems->len;
   p.text = g_strdup_printf (
       "%s:%zu:%zu: %s", l->origin, mark.line + 1, mark.column + 1, msg);
   g_array_append_val (l->problems, p);
-  if (blocking)
-    l->incomplete = TRUE;
 }
 
 /* a problem that leaves the graph unlike what the file means */
@@ -171,10 +200,22 @@ did_you_mean (const char *word, const char *const *names, guint n)
 {
   const char *best = NULL;
   guint best_d = G_MAXUINT;
+  gsize len = strlen (word), longest = 0;
 
+  /* the distance costs length times length: a name far longer than any
+   * candidate is no misspelling of one, and a document's suggestions share
+   * one budget */
+  for (guint i = 0; i < n && names[i]; i++)
+    longest = MAX (longest, strlen (names[i]));
+  if (len > MAX_NAME_BYTES || len > longest + 8
+      || suggest_work > MAX_SUGGEST_WORK)
+    return g_strdup ("");
   for (guint i = 0; i < n && names[i]; i++)
     {
-      guint d = accel_str_edit_distance (word, names[i]);
+      guint d;
+
+      suggest_work += (guint64)(len + 1) * (strlen (names[i]) + 1);
+      d = accel_str_edit_distance (word, names[i]);
       if (d < best_d)
         {
           best_d = d;
@@ -272,10 +313,13 @@ static void
 check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
     const char *what, gboolean blocking)
 {
+  /* key -> its first node: each key looked up once, however many */
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
        p < map->data.mapping.pairs.top; p++)
     {
-      yaml_node_t *k = node (l, p->key);
+      yaml_node_t *k = node (l, p->key), *first;
       const char *key = scalar (k);
 
       if (!key)
@@ -299,14 +343,13 @@ check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
                 list);
           continue;
         }
-      for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
-        if (g_strcmp0 (scalar (node (l, q->key)), key) == 0)
-          {
-            report (l, k->start_mark,
-                "key '%s' appears twice in %s (first at line %zu)", key, what,
-                node (l, q->key)->start_mark.line + 1);
-            break;
-          }
+      first = g_hash_table_lookup (seen, key);
+      if (first)
+        report (l, k->start_mark,
+            "key '%s' appears twice in %s (first at line %zu)", key, what,
+            first->start_mark.line + 1);
+      else
+        g_hash_table_insert (seen, (gpointer)key, k);
     }
 }
 
@@ -874,14 +917,47 @@ apply_settings (AccelStage *stage, GArray *settings, gboolean log)
     }
 }
 
-/* names are used in links as "stage.port" */
+/* a stage's name is written into links as "stage.port" and into the state
+ * dir's file names: letters, digits, '_', '-' and '"' (the DOT drawing and
+ * the statistics' JSON escape it) only, so never '.', "->", '/', a space or
+ * a control character. The pipeline's name is only ever shown, escaped: it
+ * may hold anything but control characters */
 static gboolean
-valid_stage_name (const char *name)
+valid_name (const char *name, gboolean stage)
 {
   for (const char *c = name; *c; c++)
-    if (*c == '.' || g_ascii_isspace (*c) || (c[0] == '-' && c[1] == '>'))
+    if (stage ? !g_ascii_isalnum (*c) && *c != '_' && *c != '-' && *c != '"'
+              : g_ascii_iscntrl (*c))
       return FALSE;
   return *name != '\0';
+}
+
+/* reports the stage's or the pipeline's name @n unless it is valid */
+static gboolean
+check_name (Loader *l, yaml_node_t *n, gboolean stage)
+{
+  const char *name = scalar (n);
+  const char *what = stage ? "stage" : "pipeline";
+  g_autofree gchar *shown = NULL;
+
+  if (strlen (name) > MAX_NAME_BYTES)
+    {
+      report (l, n->start_mark, "%s name '%.32s...' is longer than %d bytes",
+          what, name, MAX_NAME_BYTES);
+      return FALSE;
+    }
+  if (valid_name (name, stage))
+    return TRUE;
+  shown = g_strescape (name, NULL);
+  if (stage)
+    report (l, n->start_mark,
+        "stage name '%s' may hold only letters, digits, '_', '-' and '\"', "
+        "as links and state files are named after it",
+        shown);
+  else
+    report (l, n->start_mark,
+        "pipeline name '%s' may not hold control characters", shown);
+  return FALSE;
 }
 
 static AccelStage *
@@ -893,7 +969,10 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
 
   if (!accel_registry_lookup (reg, kind))
     {
-      g_autoptr (GPtrArray) near = accel_registry_suggest (reg, kind);
+      /* no kind is that long: no suggestion worth its cost */
+      g_autoptr (GPtrArray) near = strlen (kind) > MAX_NAME_BYTES
+                                       ? g_ptr_array_new_with_free_func (g_free)
+                                       : accel_registry_suggest (reg, kind);
       g_autoptr (GPtrArray) all = accel_registry_list_kinds (reg);
       g_autofree gchar *tail = g_strconcat (".", kind, NULL);
       const char *dot = strchr (kind, '.');
@@ -956,14 +1035,8 @@ load_stage (Loader *l, yaml_node_t *map)
   if (!expect (l, name_n, YAML_SCALAR_NODE, "a stage's name"))
     return;
   name = scalar (name_n);
-  if (!valid_stage_name (name))
-    {
-      report (l, name_n->start_mark,
-          "stage name '%s' cannot contain '.', '->' or spaces, which links "
-          "use",
-          name);
-      return;
-    }
+  if (!check_name (l, name_n, TRUE))
+    return;
   first = g_hash_table_lookup (l->by_name, name);
   if (first)
     {
@@ -1016,20 +1089,18 @@ load_stage (Loader *l, yaml_node_t *map)
   if (params && !is_null (params)
       && expect (l, params, YAML_MAPPING_NODE, "params"))
     {
+      g_autoptr (GHashTable) set = g_hash_table_new (g_str_hash, g_str_equal);
+
       check_keys (l, params, NULL, "params", TRUE);
       for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
            p < params->data.mapping.pairs.top; p++)
         {
           yaml_node_t *k = node (l, p->key), *v = node (l, p->value);
           g_autofree gchar *problem = NULL;
-          gboolean repeated = FALSE, at_value;
+          gboolean at_value;
 
-          if (!scalar (k))
-            continue;
-          for (yaml_node_pair_t *q = params->data.mapping.pairs.start;
-               q < p && !repeated; q++)
-            repeated = g_strcmp0 (scalar (node (l, q->key)), scalar (k)) == 0;
-          if (repeated)
+          /* a repeated key is reported by check_keys() */
+          if (!scalar (k) || !g_hash_table_add (set, (gpointer)scalar (k)))
             continue;
           problem = set_param (decl->stage, scalar (k), scalar (v), &at_value);
           if (problem)
@@ -1402,6 +1473,8 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
         "pipeline (the name) must be a scalar, not "
         "%s",
         node_kind (n));
+  else if (n && !is_null (n) && !check_name (l, n, FALSE))
+    n = NULL;
   l->graph = accel_graph_new (
       n && scalar (n) && !is_null (n) ? scalar (n) : l->origin);
   n = lookup (l, root, "device");
@@ -1431,7 +1504,17 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
         "the pipeline needs stages (stages: - {name: ..., kind: ...})");
   else if (expect (l, n, YAML_SEQUENCE_NODE, "stages"))
     {
-      if (n->data.sequence.items.start == n->data.sequence.items.top)
+      gsize count
+          = (gsize)(n->data.sequence.items.top - n->data.sequence.items.start);
+
+      /* the graph's checks are not all linear in its stages */
+      if (count > MAX_STAGES)
+        {
+          report (l, n->start_mark, "a pipeline has at most %d stages, not %zu",
+              MAX_STAGES, count);
+          return;
+        }
+      if (count == 0)
         report (l, n->start_mark,
             "the pipeline needs stages, and this list is empty");
       for (yaml_node_item_t *i = n->data.sequence.items.start;
@@ -1440,7 +1523,15 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
     }
 
   n = lookup (l, root, "links");
-  if (n && !is_null (n) && expect (l, n, YAML_SEQUENCE_NODE, "links"))
+  if (n && !is_null (n) && expect (l, n, YAML_SEQUENCE_NODE, "links")
+      && n->data.sequence.items.top - n->data.sequence.items.start > MAX_LINKS)
+    {
+      report (l, n->start_mark, "a pipeline has at most %d links, not %zu",
+          MAX_LINKS,
+          (gsize)(n->data.sequence.items.top - n->data.sequence.items.start));
+      return;
+    }
+  if (n && !is_null (n) && n->type == YAML_SEQUENCE_NODE)
     for (yaml_node_item_t *i = n->data.sequence.items.start;
          i < n->data.sequence.items.top; i++)
       load_link (l, node (l, *i));
@@ -1467,6 +1558,109 @@ char_at (const char *text, gsize chars)
         p++;
     }
   return p;
+}
+
+/* the document's shape checked on its events, before it is built: nesting
+ * deeper than MAX_DEPTH, or more than MAX_NODES nodes reached with every
+ * alias counted as the nodes it stands for ("billion laughs"). Reports the
+ * first and returns FALSE; a syntax error is left to the loader */
+static gboolean
+check_shape (Loader *l, const char *yaml)
+{
+  yaml_parser_t parser;
+  yaml_event_t event;
+  /* anchor -> nodes under it, for the document being read */
+  g_autoptr (GHashTable) sizes
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint64 count[MAX_DEPTH + 1]; /* nodes so far in each open collection */
+  gchar *anchor[MAX_DEPTH + 1];
+  guint depth = 0;
+  guint64 total = 0;
+  gboolean ok = TRUE, done = FALSE;
+
+  yaml_parser_initialize (&parser);
+  yaml_parser_set_input_string (
+      &parser, (const unsigned char *)yaml, strlen (yaml));
+  while (ok && !done && yaml_parser_parse (&parser, &event))
+    {
+      guint64 add = 0;
+      const char *name = NULL;
+
+      switch (event.type)
+        {
+        case YAML_STREAM_END_EVENT:
+          done = TRUE;
+          break;
+        case YAML_DOCUMENT_START_EVENT:
+          g_hash_table_remove_all (sizes);
+          break;
+        case YAML_SCALAR_EVENT:
+          add = 1;
+          name = (const char *)event.data.scalar.anchor;
+          break;
+        case YAML_ALIAS_EVENT:
+          add = GPOINTER_TO_SIZE (g_hash_table_lookup (
+              sizes, (const char *)event.data.alias.anchor));
+          add = MAX (add, 1);
+          break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+          if (depth == MAX_DEPTH)
+            {
+              report (l, event.start_mark,
+                  "collections nested more than %d deep; a pipeline needs a "
+                  "few levels",
+                  MAX_DEPTH);
+              ok = FALSE;
+              break;
+            }
+          name = event.type == YAML_SEQUENCE_START_EVENT
+                     ? (const char *)event.data.sequence_start.anchor
+                     : (const char *)event.data.mapping_start.anchor;
+          count[depth] = 1;
+          anchor[depth] = g_strdup (name);
+          depth++;
+          total++;
+          break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+          if (depth == 0)
+            break;
+          depth--;
+          add = count[depth];
+          name = anchor[depth];
+          /* its own nodes are in the total already */
+          total -= add;
+          break;
+        default:
+          break;
+        }
+      if (add)
+        {
+          total += add;
+          if (depth > 0)
+            count[depth - 1] += add;
+          if (name)
+            g_hash_table_insert (
+                sizes, g_strdup (name), GSIZE_TO_POINTER ((gsize)add));
+          if (total > MAX_NODES)
+            {
+              report (l, event.start_mark,
+                  "the aliases reach more than %d nodes; a pipeline is "
+                  "smaller, and alias expansion stops here",
+                  MAX_NODES);
+              ok = FALSE;
+            }
+        }
+      if (event.type == YAML_SEQUENCE_END_EVENT
+          || event.type == YAML_MAPPING_END_EVENT)
+        g_free ((gchar *)name);
+      yaml_event_delete (&event);
+    }
+  while (depth > 0)
+    g_free (anchor[--depth]);
+  yaml_parser_delete (&parser);
+  return ok;
 }
 
 /* libyaml's own problem, with where the construct it was in starts */
@@ -1563,7 +1757,10 @@ accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
   l.defaults = g_array_new (FALSE, FALSE, sizeof (Default));
   g_array_set_clear_func (l.defaults, default_clear);
   l.doc = &doc;
+  suggest_work = 0;
 
+  if (!check_shape (&l, yaml))
+    goto done;
   yaml_parser_initialize (&parser);
   yaml_parser_set_input_string (
       &parser, (const unsigned char *)yaml, strlen (yaml));
@@ -1622,7 +1819,11 @@ done:
       for (guint i = 0; i < l.problems->len; i++)
         g_string_append_printf (all, "%s%s", i ? "\n" : "",
             g_array_index (l.problems, Problem, i).text);
-      g_debug ("%s: %u problems, no graph", l.origin, l.problems->len);
+      if (l.n_dropped)
+        g_string_append_printf (
+            all, "\n%s: %u more problems not shown", l.origin, l.n_dropped);
+      g_debug (
+          "%s: %u problems, no graph", l.origin, l.problems->len + l.n_dropped);
       g_set_error_literal (
           error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, all->str);
     }
@@ -1655,6 +1856,63 @@ accel_graph_new_from_yaml_string (
   return accel_graph_new_from_yaml_string_full (yaml, origin, NULL, error);
 }
 
+/* the file's bytes, NUL-terminated, refusing more than MAX_FILE_BYTES; a
+ * pipe or a device has no size to stat, so the cap is on what is read */
+static gboolean
+read_capped (const char *path, gchar **text, gsize *length, GError **error)
+{
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  int saved;
+
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+          "Failed to open file \u201c%s\u201d: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  for (;;)
+    {
+      guint8 chunk[65536];
+      gssize n = read (fd, chunk, sizeof chunk);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+              "Failed to read from file \u201c%s\u201d: %s", path,
+              g_strerror (saved));
+          goto failed;
+        }
+      if (n == 0)
+        break;
+      if (buf->len + (gsize)n > MAX_FILE_BYTES)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+              "%s:0:0: the file is larger than %d bytes, the most a pipeline "
+              "may be",
+              path, MAX_FILE_BYTES);
+          goto failed;
+        }
+      g_byte_array_append (buf, chunk, (guint)n);
+    }
+  g_close (fd, NULL);
+  *length = buf->len;
+  g_byte_array_append (buf, (const guint8 *)"", 1);
+  *text = (gchar *)g_byte_array_free (g_steal_pointer (&buf), FALSE);
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    g_close (fd, NULL);
+    return FALSE;
+  }
+}
+
 /**
  * accel_graph_new_from_yaml_file_full:
  * @path: a YAML pipeline file
@@ -1678,7 +1936,7 @@ accel_graph_new_from_yaml_file_full (
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!g_file_get_contents (path, &text, &length, &read_error))
+  if (!read_capped (path, &text, &length, &read_error))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s",
           read_error->message);

@@ -274,12 +274,16 @@ static const Golden goldens[] = {
       "be a scalar\n"
       "bad/shapes.yaml:11:12: a stage's name must be a scalar, not a mapping\n"
       "bad/shapes.yaml:13:5: a link must be a scalar, not a list" },
-  { "names.yaml", "bad/names.yaml:3:12: stage name 'cam.0' cannot contain '.', "
-                  "'->' or spaces, which links use\n"
-                  "bad/names.yaml:4:12: stage name 'my sink' cannot contain "
-                  "'.', '->' or spaces, which links use\n"
-                  "bad/names.yaml:5:12: stage name 'a->b' cannot contain '.', "
-                  "'->' or spaces, which links use" },
+  { "names.yaml",
+      "bad/names.yaml:3:12: stage name 'cam.0' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it\n"
+      "bad/names.yaml:4:12: stage name 'my sink' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it\n"
+      "bad/names.yaml:5:12: stage name 'a->b' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it" },
   { "unknown-kind.yaml",
       "bad/unknown-kind.yaml:3:23: unknown stage kind 'core.test-sourc' (did "
       "you mean 'core.test-source'?)\n"
@@ -391,6 +395,21 @@ static const Golden goldens[] = {
       "'sink'?)\n"
       "bad/many.yaml:14:5: a link must read 'stage -> stage' or 'stage.port -> "
       "stage.port', not 'k2 => sink'" },
+  { "unsafe-names.yaml",
+      "bad/unsafe-names.yaml:1:11: pipeline name 'my\\tpipe' may not hold "
+      "control characters\n"
+      "bad/unsafe-names.yaml:3:12: stage name 'a\\tb' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it\n"
+      "bad/unsafe-names.yaml:4:12: stage name 'x;rm' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it\n"
+      "bad/unsafe-names.yaml:5:12: stage name '../etc' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it\n"
+      "bad/unsafe-names.yaml:6:12: stage name 'x}y' may hold only letters, "
+      "digits, '_', '-' and '\"', as links and state files are named after "
+      "it" },
 };
 
 static void
@@ -744,6 +763,213 @@ test_file_errors (void)
   g_rmdir (dir);
 }
 
+/* runs @test in a subprocess that must finish within @seconds: a loader
+ * that takes minutes fails here instead of hanging the suite */
+static void
+trap_within (const char *test, guint seconds)
+{
+  g_autofree gchar *path = g_strdup_printf ("/yaml/limits/%s", test);
+
+  g_test_trap_subprocess (
+      path, (guint64)seconds * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* the single problem @yaml is reported with */
+static gchar *
+string_error (const char *yaml)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "lim", &error);
+
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  return g_strdup (error->message);
+}
+
+/* a file larger than the cap is refused before it is all read */
+static void
+test_limit_size (void)
+{
+  g_autofree gchar *dir = NULL, *big = NULL, *expected = NULL;
+  g_autoptr (GString) text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("size", 20);
+      return;
+    }
+  dir = g_dir_make_tmp ("accel-yaml-XXXXXX", NULL);
+  big = g_build_filename (dir, "big.yaml", NULL);
+  text = g_string_new (good_yaml);
+  while (text->len <= 17 * 1024 * 1024)
+    g_string_append (text, "# padding, a comment line of the file ...\n");
+  g_assert_true (g_file_set_contents (big, text->str, text->len, NULL));
+  g = accel_graph_new_from_yaml_file (big, &error);
+  g_unlink (big);
+  g_rmdir (dir);
+  g_assert_null (g);
+  expected = g_strdup_printf (
+      "%s:0:0: the file is larger than 16777216 bytes, the most a pipeline "
+      "may be",
+      big);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+/* an endless input with no size to stat: read up to the cap, then refused */
+static void
+test_limit_endless (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = NULL;
+
+  if (!g_file_test ("/dev/zero", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/zero");
+      return;
+    }
+  if (!g_test_subprocess ())
+    {
+      trap_within ("endless", 20);
+      return;
+    }
+  g = accel_graph_new_from_yaml_file ("/dev/zero", &error);
+  g_assert_null (g);
+  g_assert_cmpstr (error->message, ==,
+      "/dev/zero:0:0: the file is larger than 16777216 bytes, the most a "
+      "pipeline may be");
+}
+
+/* anchors that refer to anchors: ten levels of ten aliases each */
+static void
+test_limit_aliases (void)
+{
+  g_autoptr (GString) s = NULL;
+  g_autofree gchar *msg = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("aliases", 10);
+      return;
+    }
+  s = g_string_new ("pipeline: t\nx0: &a0 [lol]\n");
+  for (guint i = 1; i < 10; i++)
+    g_string_append_printf (s,
+        "x%u: &a%u [*a%u, *a%u, *a%u, *a%u, *a%u, *a%u, *a%u, *a%u, *a%u, "
+        "*a%u]\n",
+        i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+        i - 1);
+  g_string_append (s, "stages: &s [*a9, *a9, *a9, *a9, *a9]\n"
+                      "links: [*s, *s, *s, *s, *s, *s, *s, *s]\n");
+  msg = string_error (s->str);
+  g_assert_cmpstr (msg, ==,
+      "lim:8:25: the aliases reach more than 1000000 nodes; a pipeline is "
+      "smaller, and alias expansion stops here");
+}
+
+/* flow collections nested ever deeper */
+static void
+test_limit_depth (void)
+{
+  g_autoptr (GString) s = NULL;
+  g_autofree gchar *msg = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("depth", 10);
+      return;
+    }
+  s = g_string_new ("pipeline: t\nstages: ");
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_c (s, i % 2 ? '{' : '[');
+  msg = string_error (s->str);
+  g_assert_cmpstr (msg, ==,
+      "lim:2:72: collections nested more than 64 deep; a pipeline needs a "
+      "few levels");
+}
+
+/* a name far longer than any it could be a misspelling of is not compared
+ * with them: no suggestion, and no time spent on one (each comparison costs
+ * the product of the lengths) */
+static void
+test_limit_long_names (void)
+{
+  g_autofree gchar *kind = NULL, *param = NULL, *msg = NULL;
+  g_autoptr (GString) s = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("long-names", 10);
+      return;
+    }
+  kind = g_strnfill (300000, 'k');
+  param = g_strnfill (300000, 'p');
+  s = g_string_new ("pipeline: t\nstages:\n");
+  g_string_append_printf (s, "  - {name: a, kind: %s}\n", kind);
+  g_string_append (s, "  - name: b\n    kind: core.test-source\n    params:\n");
+  /* a key of more than 1024 characters is written explicitly, with '?' */
+  for (guint i = 0; i < 30; i++)
+    g_string_append_printf (s, "      ? %s%u\n      : 1\n", param, i);
+  msg = string_error (s->str);
+  g_assert_null (strstr (msg, "did you mean"));
+  g_assert_true (g_str_has_prefix (msg, "lim:3:21: unknown stage kind 'kkkk"));
+  g_assert_nonnull (strstr (msg, "\nlim:7:9: stage 'b' (core.test-source) has "
+                                 "no parameter 'pppp"));
+}
+
+/* thousands of keys: each checked once, not against every other */
+static void
+test_limit_many_keys (void)
+{
+  g_autoptr (GString) s = NULL;
+  g_autofree gchar *msg = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("many-keys", 10);
+      return;
+    }
+  s = g_string_new ("pipeline: t\nstages:\n"
+                    "  - name: sink\n    kind: core.null-sink\n"
+                    "    params:\n");
+  for (guint i = 0; i < 60000; i++)
+    g_string_append_printf (s, "      parameter-number-%u: 1\n", i);
+  msg = string_error (s->str);
+  g_assert_nonnull (
+      strstr (msg, "lim:6:7: stage 'sink' (core.null-sink) has no parameter "
+                   "'parameter-number-0'\n"));
+  /* the first thousand problems, then how many more: the other keys and
+   * the input left unlinked */
+  g_assert_true (
+      g_str_has_suffix (msg, "\nlim: 59001 more problems not shown"));
+}
+
+/* more stages than any pipeline has: refused at once, not checked */
+static void
+test_limit_many_stages (void)
+{
+  g_autoptr (GString) s = NULL;
+  g_autofree gchar *msg = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("many-stages", 10);
+      return;
+    }
+  s = g_string_new ("pipeline: t\nstages:\n");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_printf (s, "  - {name: s%u, kind: core.null-sink}\n", i);
+  g_string_append (s, "links:\n");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_printf (s, "  - nosuch%u -> s%u\n", i, i);
+  msg = string_error (s->str);
+  g_assert_cmpstr (
+      msg, ==, "lim:3:3: a pipeline has at most 1024 stages, not 100000");
+}
+
 /* the examples are valid as they are */
 static void
 test_examples_load (void)
@@ -805,5 +1031,12 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/nulls", test_nulls);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/examples-load", test_examples_load);
+  g_test_add_func ("/yaml/limits/size", test_limit_size);
+  g_test_add_func ("/yaml/limits/endless", test_limit_endless);
+  g_test_add_func ("/yaml/limits/aliases", test_limit_aliases);
+  g_test_add_func ("/yaml/limits/depth", test_limit_depth);
+  g_test_add_func ("/yaml/limits/long-names", test_limit_long_names);
+  g_test_add_func ("/yaml/limits/many-keys", test_limit_many_keys);
+  g_test_add_func ("/yaml/limits/many-stages", test_limit_many_stages);
   return g_test_run ();
 }
