@@ -49,7 +49,7 @@ gst_accel_box_blur_class_init (GstAccelBoxBlurClass *klass)
 
   gst_accel_filter_class_install_param (filter_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",
-          "Half width of the square window in pixels (window 2 radius + 1)", 0,
+          "Half width of the square window in pixels (window 2 radius + 1)", 1,
           ACCEL_IMAGE_MAX_RADIUS, 1,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
               | GST_PARAM_MUTABLE_PLAYING));

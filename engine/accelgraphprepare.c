@@ -7,6 +7,8 @@
 
 #include "accelgraph-private.h"
 
+#include <stdarg.h>
+
 /* topological order of the user's stages; FALSE names a cycle */
 static gboolean
 sort_stages (AccelGraph *graph, GPtrArray *order, GError **error)
@@ -111,6 +113,42 @@ insert_copy (AccelGraph *graph, GraphLink *link, AccelDevice *device,
   return copy;
 }
 
+/* negotiates @stage and checks that every output type has a size; a
+ * failure names the stage, as the stage's own errors may not */
+static gboolean
+negotiate_stage (AccelStage *stage, const AccelType *in_types, GError **error)
+{
+  const char *name = accel_stage_get_name (stage);
+  GError *local = NULL;
+
+  if (!accel_stage_negotiate (stage, in_types, &local))
+    {
+      g_autofree gchar *prefix = g_strdup_printf ("stage '%s'", name);
+      if (!g_str_has_prefix (local->message, prefix))
+        g_prefix_error (&local, "stage '%s' (%s): ", name,
+            accel_stage_get_kind_name (stage));
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
+    {
+      const AccelType *type = accel_stage_get_output_type (stage, o);
+      gsize size;
+
+      if (!accel_type_get_size_checked (type, &size))
+        {
+          g_autofree gchar *t = accel_type_to_string (type);
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s' (%s): output '%s' of type %s is too large: its "
+              "size in bytes overflows",
+              name, accel_stage_get_kind_name (stage),
+              accel_graph_port_name (stage, ACCEL_PORT_OUTPUT, o), t);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
 {
@@ -183,7 +221,7 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
 
           if (!copy)
             return FALSE;
-          if (!accel_stage_negotiate (copy, have, error))
+          if (!negotiate_stage (copy, have, error))
             {
               g_object_unref (copy);
               return FALSE;
@@ -210,7 +248,7 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
         }
     }
 
-  if (!accel_stage_negotiate (stage, in_types, error))
+  if (!negotiate_stage (stage, in_types, error))
     return FALSE;
   if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SINK)
     graph->n_sinks++;
@@ -292,6 +330,54 @@ failed:
   }
 }
 
+/* appends @text as the inside of a DOT double-quoted string: quotes and
+ * backslashes escaped, line breaks as graphviz's \n, other control
+ * characters as spaces, so no name can end the string or the line */
+static void
+append_dot_escaped (GString *s, const char *text)
+{
+  for (const char *p = text ? text : ""; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        {
+          g_string_append_c (s, '\\');
+          g_string_append_c (s, *p);
+        }
+      else if (*p == '\n')
+        g_string_append (s, "\\n");
+      else if (g_ascii_iscntrl (*p))
+        g_string_append_c (s, ' ');
+      else
+        g_string_append_c (s, *p);
+    }
+}
+
+/* appends @format with each %s argument escaped by append_dot_escaped();
+ * only %s is understood, and %% */
+static void
+append_dot (GString *s, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  for (const char *p = format; *p; p++)
+    {
+      if (p[0] == '%' && p[1] == 's')
+        {
+          append_dot_escaped (s, va_arg (args, const char *));
+          p++;
+        }
+      else if (p[0] == '%' && p[1] == '%')
+        {
+          g_string_append_c (s, '%');
+          p++;
+        }
+      else
+        g_string_append_c (s, *p);
+    }
+  va_end (args);
+}
+
 /**
  * accel_graph_to_dot:
  * @graph: a graph (prepared, for types and inserted copies)
@@ -304,15 +390,21 @@ failed:
 gchar *
 accel_graph_to_dot (AccelGraph *graph)
 {
-  GString *s = g_string_new (NULL);
-  GPtrArray *stages = accel_graph_get_stages (graph);
-  GArray *links = graph->order ? graph->wiring : graph->links;
-  const char *policy
-      = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE   ? "single"
-        : graph->stream_policy == ACCEL_STREAM_POLICY_POOLED ? "pooled"
-                                                             : "per-stage";
+  GString *s;
+  GPtrArray *stages;
+  GArray *links;
+  const char *policy;
 
-  g_string_append_printf (s,
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), NULL);
+
+  s = g_string_new (NULL);
+  stages = accel_graph_get_stages (graph);
+  links = graph->order ? graph->wiring : graph->links;
+  policy = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE   ? "single"
+           : graph->stream_policy == ACCEL_STREAM_POLICY_POOLED ? "pooled"
+                                                                : "per-stage";
+
+  append_dot (s,
       "digraph \"%s\" {\n  rankdir=LR;\n"
       "  label=\"%s (streams: %s)\";\n  node [shape=box, "
       "fontname=monospace];\n",
@@ -331,17 +423,23 @@ accel_graph_to_dot (AccelGraph *graph)
 
       /* a segment is a cluster: DOT merges the subgraphs of one name */
       if (segment)
-        g_string_append_printf (s,
-            "  subgraph \"cluster_%s\" {\n    label=\"segment: one thread, one "
-            "stream\";\n    style=rounded;\n  ",
+        append_dot (s,
+            "  subgraph \"cluster_%s\" {\n    label=\"segment: one thread, "
+            "one stream\";\n    style=rounded;\n  ",
             accel_stage_get_name (segment));
-      g_string_append_printf (s,
-          "  \"%s\" [label=\"%s\\n%s\\non %s%s%s\"%s];\n",
-          accel_stage_get_name (st), accel_stage_get_name (st),
-          accel_stage_get_kind_name (st),
-          accel_device_get_name (accel_stage_get_device (st)),
-          alone ? "\\nown thread: " : "", alone ? alone : "",
-          inserted ? ", style=dashed" : "");
+      /* the label's line breaks are graphviz's, written unescaped */
+      append_dot (s, "  \"%s\" [label=\"%s", accel_stage_get_name (st),
+          accel_stage_get_name (st));
+      g_string_append (s, "\\n");
+      append_dot (s, "%s", accel_stage_get_kind_name (st));
+      g_string_append (s, "\\non ");
+      append_dot (s, "%s", accel_device_get_name (accel_stage_get_device (st)));
+      if (alone)
+        {
+          g_string_append (s, "\\nown thread: ");
+          append_dot (s, "%s", alone);
+        }
+      g_string_append_printf (s, "\"%s];\n", inserted ? ", style=dashed" : "");
       if (segment)
         g_string_append (s, "  }\n");
     }
@@ -352,12 +450,16 @@ accel_graph_to_dot (AccelGraph *graph)
           = graph->order ? accel_type_to_string (
                 accel_stage_get_output_type (link->src, link->src_port))
                          : NULL;
-      g_string_append_printf (s,
-          "  \"%s\" -> \"%s\" [label=\"%s -> %s%s%s\"];\n",
+      append_dot (s, "  \"%s\" -> \"%s\" [label=\"%s -> %s",
           accel_stage_get_name (link->src), accel_stage_get_name (link->dst),
           accel_graph_port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port),
-          accel_graph_port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port),
-          type ? "\\n" : "", type ? type : "");
+          accel_graph_port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port));
+      if (type)
+        {
+          g_string_append (s, "\\n");
+          append_dot (s, "%s", type);
+        }
+      g_string_append (s, "\"];\n");
     }
   g_string_append (s, "}\n");
   return g_string_free (s, FALSE);

@@ -159,6 +159,7 @@ accel_registry_lookup (AccelRegistry *registry, const char *kind_name)
   GType type;
 
   g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), G_TYPE_INVALID);
+  g_return_val_if_fail (kind_name != NULL, G_TYPE_INVALID);
   g_mutex_lock (&registry->lock);
   type = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, kind_name));
   g_mutex_unlock (&registry->lock);
@@ -185,6 +186,7 @@ accel_registry_list_kinds (AccelRegistry *registry)
   GHashTableIter it;
   gpointer key;
 
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), names);
   g_mutex_lock (&registry->lock);
   g_hash_table_iter_init (&it, registry->kinds);
   while (g_hash_table_iter_next (&it, &key, NULL))
@@ -206,10 +208,18 @@ accel_registry_list_kinds (AccelRegistry *registry)
 GPtrArray *
 accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
 {
-  g_autoptr (GPtrArray) all = accel_registry_list_kinds (registry);
-  GPtrArray *best = g_ptr_array_new_with_free_func (g_free);
-  const char *tail = strchr (kind_name, '.');
-  guint limit = MAX (2, (guint)strlen (kind_name) / 3);
+  g_autoptr (GPtrArray) all = NULL;
+  GPtrArray *best;
+  const char *tail;
+  guint limit;
+
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), NULL);
+  g_return_val_if_fail (kind_name != NULL, NULL);
+
+  all = accel_registry_list_kinds (registry);
+  best = g_ptr_array_new_with_free_func (g_free);
+  tail = strchr (kind_name, '.');
+  limit = MAX (2, (guint)strlen (kind_name) / 3);
 
   for (guint d = 0; d <= limit && best->len < 3; d++)
     for (guint i = 0; i < all->len && best->len < 3; i++)
@@ -246,6 +256,7 @@ accel_registry_load_plugin (
   AccelPluginRegisterFunc reg;
 
   g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
 
   /* by file name: a build-tree plugin in ACCEL_PLUGIN_PATH shadows the
    * installed one of the same name, which would register the same types */
@@ -372,12 +383,16 @@ gchar *
 accel_registry_describe (
     AccelRegistry *registry, const char *kind_name, GError **error)
 {
-  GType type = accel_registry_lookup (registry, kind_name);
+  GType type;
   AccelStageClass *klass;
   GString *s;
   g_autofree GParamSpec **pspecs = NULL;
   guint n_pspecs;
 
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), NULL);
+  g_return_val_if_fail (kind_name != NULL, NULL);
+
+  type = accel_registry_lookup (registry, kind_name);
   if (!type)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
@@ -434,9 +449,13 @@ accel_registry_describe (
 AccelStage *
 accel_stage_new (const char *kind_name, const char *name, GError **error)
 {
-  AccelRegistry *registry = accel_registry_get_default ();
-  GType type = accel_registry_lookup (registry, kind_name);
+  AccelRegistry *registry;
+  GType type;
 
+  g_return_val_if_fail (kind_name != NULL, NULL);
+
+  registry = accel_registry_get_default ();
+  type = accel_registry_lookup (registry, kind_name);
   if (!type)
     {
       g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);

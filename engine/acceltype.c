@@ -111,6 +111,8 @@ accel_type_free (AccelType *type)
 void
 accel_type_init_any (AccelType *type)
 {
+  g_return_if_fail (type != NULL);
+
   memset (type, 0, sizeof (*type));
   type->n_dims = ACCEL_RANK_ANY;
 }
@@ -130,6 +132,7 @@ void
 accel_type_init_tensor (AccelType *type, AccelDType dtype, AccelMemory memory,
     gint n_dims, const gint64 *dims)
 {
+  g_return_if_fail (type != NULL);
   g_return_if_fail (n_dims <= ACCEL_TYPE_MAX_DIMS);
 
   accel_type_init_any (type);
@@ -155,6 +158,8 @@ void
 accel_type_init_image (AccelType *type, AccelFormat format, AccelMemory memory,
     gint64 width, gint64 height)
 {
+  g_return_if_fail (type != NULL);
+
   accel_type_init_any (type);
   type->kind = ACCEL_KIND_IMAGE;
   type->format = format;
@@ -176,6 +181,8 @@ accel_type_init_image (AccelType *type, AccelFormat format, AccelMemory memory,
 void
 accel_type_init_bytes (AccelType *type, AccelMemory memory, gint64 size)
 {
+  g_return_if_fail (type != NULL);
+
   accel_type_init_any (type);
   type->kind = ACCEL_KIND_BYTES;
   type->dtype = ACCEL_DTYPE_U8;
@@ -194,6 +201,8 @@ accel_type_init_bytes (AccelType *type, AccelMemory memory, gint64 size)
 gboolean
 accel_type_is_fixed (const AccelType *type)
 {
+  g_return_val_if_fail (type != NULL, FALSE);
+
   if (type->kind == ACCEL_KIND_ANY || type->dtype == ACCEL_DTYPE_ANY
       || type->memory == ACCEL_MEMORY_ANY || type->n_dims < 0)
     return FALSE;
@@ -205,39 +214,119 @@ accel_type_is_fixed (const AccelType *type)
   return TRUE;
 }
 
+/* the product of @type's dimensions, FALSE when it overflows a gsize */
+static gboolean
+n_elements_checked (const AccelType *type, gsize *n)
+{
+  *n = 1;
+  for (gint i = 0; i < type->n_dims; i++)
+    if (!g_size_checked_mul (n, *n, (gsize)type->dims[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* bytes of a tightly packed frame, FALSE when they overflow a gsize */
+static gboolean
+frame_size_checked (
+    AccelFormat format, gint64 width, gint64 height, gsize *size)
+{
+  gsize w = (gsize)width, h = (gsize)height;
+  gsize cw = w / 2 + w % 2, ch = h / 2 + h % 2;
+  gsize luma, chroma;
+
+  if (width < 0 || height < 0 || !g_size_checked_mul (&luma, w, h))
+    return FALSE;
+  switch (format)
+    {
+    case ACCEL_FORMAT_RGBA8:
+    case ACCEL_FORMAT_BGRA8:
+      return g_size_checked_mul (size, luma, 4);
+    case ACCEL_FORMAT_GRAY8:
+      *size = luma;
+      return TRUE;
+    case ACCEL_FORMAT_NV12:
+    case ACCEL_FORMAT_I420:
+      return g_size_checked_mul (&chroma, cw, ch)
+             && g_size_checked_mul (&chroma, chroma, 2)
+             && g_size_checked_add (size, luma, chroma);
+    case ACCEL_FORMAT_RGBAF32:
+      return g_size_checked_mul (size, luma, 16);
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * accel_type_get_size_checked:
+ * @type: a fixed type
+ * @size: (out): the bytes a buffer of @type holds
+ *
+ * accel_type_get_size() for a type that may come from the user: graph
+ * preparation refuses every output type this fails for, so the types of
+ * buffers always have a size.
+ *
+ * Returns: %FALSE, leaving @size alone, when the number of elements or of
+ * bytes does not fit in a #gsize. MT safe.
+ */
+gboolean
+accel_type_get_size_checked (const AccelType *type, gsize *size)
+{
+  gsize n, bytes;
+
+  g_return_val_if_fail (type != NULL, FALSE);
+  g_return_val_if_fail (size != NULL, FALSE);
+  g_return_val_if_fail (accel_type_is_fixed (type), FALSE);
+
+  if (!n_elements_checked (type, &n))
+    return FALSE;
+  if (type->kind == ACCEL_KIND_IMAGE)
+    {
+      if (!frame_size_checked (
+              type->format, type->dims[1], type->dims[0], &bytes))
+        return FALSE;
+    }
+  else if (!g_size_checked_mul (&bytes, n, accel_dtype_get_size (type->dtype)))
+    return FALSE;
+  *size = bytes;
+  return TRUE;
+}
+
 /**
  * accel_type_get_n_elements:
- * @type: a fixed type
+ * @type: a fixed type whose size fits in a #gsize (see
+ *   accel_type_get_size_checked())
  *
- * Returns: the product of the dimensions (pixels, for an image). MT safe.
+ * Returns: the product of the dimensions (pixels, for an image), or 0 with a
+ * critical when it overflows. MT safe.
  */
 gsize
 accel_type_get_n_elements (const AccelType *type)
 {
-  gsize n = 1;
+  gsize n;
 
+  g_return_val_if_fail (type != NULL, 0);
   g_return_val_if_fail (accel_type_is_fixed (type), 0);
-  for (gint i = 0; i < type->n_dims; i++)
-    n *= (gsize)type->dims[i];
+  g_return_val_if_fail (n_elements_checked (type, &n), 0);
   return n;
 }
 
 /**
  * accel_type_get_size:
- * @type: a fixed type
+ * @type: a fixed type whose size fits in a #gsize (see
+ *   accel_type_get_size_checked())
  *
- * Returns: the bytes a buffer of @type holds (images: tightly packed).
- * MT safe.
+ * Returns: the bytes a buffer of @type holds (images: tightly packed), or 0
+ * with a critical when they overflow. MT safe.
  */
 gsize
 accel_type_get_size (const AccelType *type)
 {
-  g_return_val_if_fail (accel_type_is_fixed (type), 0);
+  gsize size = 0;
 
-  if (type->kind == ACCEL_KIND_IMAGE)
-    return accel_format_get_frame_size (
-        type->format, type->dims[1], type->dims[0]);
-  return accel_type_get_n_elements (type) * accel_dtype_get_size (type->dtype);
+  g_return_val_if_fail (type != NULL, 0);
+  g_return_val_if_fail (accel_type_is_fixed (type), 0);
+  g_return_val_if_fail (accel_type_get_size_checked (type, &size), 0);
+  return size;
 }
 
 /**
@@ -250,6 +339,9 @@ accel_type_get_size (const AccelType *type)
 gboolean
 accel_type_equal (const AccelType *a, const AccelType *b)
 {
+  g_return_val_if_fail (a != NULL, FALSE);
+  g_return_val_if_fail (b != NULL, FALSE);
+
   if (a->kind != b->kind || a->dtype != b->dtype || a->format != b->format
       || a->memory != b->memory || a->n_dims != b->n_dims)
     return FALSE;
@@ -300,6 +392,9 @@ gboolean
 accel_type_accepts (
     const AccelType *templ, const AccelType *type, gchar **reason)
 {
+  g_return_val_if_fail (templ != NULL, FALSE);
+  g_return_val_if_fail (type != NULL, FALSE);
+
   if (templ->kind != ACCEL_KIND_ANY && templ->kind != type->kind)
     {
       if (reason)
@@ -359,7 +454,10 @@ accel_type_accepts (
 gchar *
 accel_type_to_string (const AccelType *type)
 {
-  GString *s = g_string_new (accel_kind_to_string (type->kind));
+  GString *s;
+
+  g_return_val_if_fail (type != NULL, NULL);
+  s = g_string_new (accel_kind_to_string (type->kind));
 
   if (type->kind == ACCEL_KIND_IMAGE)
     g_string_append_printf (s, "<%s>",
@@ -429,6 +527,8 @@ accel_dtype_to_string (AccelDType dtype)
 AccelDType
 accel_dtype_from_string (const char *str)
 {
+  g_return_val_if_fail (str != NULL, ACCEL_DTYPE_ANY);
+
   for (guint i = 1; i < G_N_ELEMENTS (dtype_names); i++)
     if (g_ascii_strcasecmp (str, dtype_names[i]) == 0)
       return (AccelDType)i;
@@ -459,6 +559,8 @@ accel_format_to_string (AccelFormat format)
 AccelFormat
 accel_format_from_string (const char *str)
 {
+  g_return_val_if_fail (str != NULL, ACCEL_FORMAT_ANY);
+
   for (guint i = 1; i < G_N_ELEMENTS (format_names); i++)
     if (g_ascii_strcasecmp (str, format_names[i]) == 0)
       return (AccelFormat)i;
@@ -492,30 +594,19 @@ accel_format_get_dtype (AccelFormat format)
  * @height: height in pixels
  *
  * Returns: bytes of a tightly packed frame; planar 4:2:0 formats round the
- * chroma planes up for odd sizes. MT safe.
+ * chroma planes up for odd sizes. 0 with a critical when they overflow a
+ * #gsize. MT safe.
  */
 gsize
 accel_format_get_frame_size (AccelFormat format, gint64 width, gint64 height)
 {
-  gsize w = (gsize)width, h = (gsize)height;
-  gsize cw = (w + 1) / 2, ch = (h + 1) / 2;
+  gsize size = 0;
 
-  switch (format)
-    {
-    case ACCEL_FORMAT_RGBA8:
-    case ACCEL_FORMAT_BGRA8:
-      return w * h * 4;
-    case ACCEL_FORMAT_GRAY8:
-      return w * h;
-    case ACCEL_FORMAT_NV12:
-      return w * h + cw * 2 * ch;
-    case ACCEL_FORMAT_I420:
-      return w * h + 2 * cw * ch;
-    case ACCEL_FORMAT_RGBAF32:
-      return w * h * 16;
-    default:
-      g_return_val_if_reached (0);
-    }
+  g_return_val_if_fail (format > ACCEL_FORMAT_ANY, 0);
+  g_return_val_if_fail (format <= ACCEL_FORMAT_RGBAF32, 0);
+  g_return_val_if_fail (width >= 0 && height >= 0, 0);
+  g_return_val_if_fail (frame_size_checked (format, width, height, &size), 0);
+  return size;
 }
 
 /**
@@ -578,7 +669,8 @@ accel_memory_get_type (void)
  * The one way stage parameters give a tensor's shape.
  *
  * Returns: %FALSE, leaving @type alone, with %ACCEL_ERROR_INVALID_PIPELINE
- * when @text is not 1 to %ACCEL_TYPE_MAX_DIMS positive sizes. MT safe.
+ * when @text is not 1 to %ACCEL_TYPE_MAX_DIMS positive sizes, or when their
+ * product times the size of @type's dtype (if set) overflows. MT safe.
  */
 gboolean
 accel_type_parse_dims (AccelType *type, const char *text, GError **error)
@@ -586,6 +678,10 @@ accel_type_parse_dims (AccelType *type, const char *text, GError **error)
   g_auto (GStrv) parts = g_strsplit (text ? text : "", "x", -1);
   guint n = g_strv_length (parts);
   gint64 dims[ACCEL_TYPE_MAX_DIMS];
+  gsize bytes;
+
+  g_return_val_if_fail (type != NULL, FALSE);
+  bytes = MAX (accel_dtype_get_size (type->dtype), 1);
 
   if (n == 0 || n > ACCEL_TYPE_MAX_DIMS)
     goto invalid;
@@ -595,6 +691,8 @@ accel_type_parse_dims (AccelType *type, const char *text, GError **error)
       if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
         goto invalid;
       dims[i] = (gint64)v;
+      if (!g_size_checked_mul (&bytes, bytes, (gsize)v))
+        goto too_large;
     }
   type->n_dims = (gint)n;
   memcpy (type->dims, dims, n * sizeof (gint64));
@@ -607,6 +705,12 @@ invalid:
         "shape '%s' is not a list of 1 to %d positive sizes such as "
         "'1024' or '480x640'",
         text ? text : "", ACCEL_TYPE_MAX_DIMS);
+    return FALSE;
+  }
+too_large:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "shape '%s' is too large: its size in bytes overflows", text);
     return FALSE;
   }
 }

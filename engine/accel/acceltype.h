@@ -118,6 +118,7 @@ void accel_type_init_bytes (AccelType *type, AccelMemory memory, gint64 size);
 gboolean accel_type_is_fixed (const AccelType *type);
 gsize accel_type_get_n_elements (const AccelType *type);
 gsize accel_type_get_size (const AccelType *type);
+gboolean accel_type_get_size_checked (const AccelType *type, gsize *size);
 gboolean accel_type_equal (const AccelType *a, const AccelType *b);
 gboolean accel_type_accepts (
     const AccelType *templ, const AccelType *type, gchar **reason);

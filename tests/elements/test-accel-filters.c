@@ -133,6 +133,34 @@ test_box_blur_step (void)
   check_against_reference ("accelboxblur radius=2", step_pixel, box_radius2);
 }
 
+/* the kernels need a window of at least 3x3: radius 0 is refused where it
+ * is set, so a frame never fails on it */
+static void
+test_box_blur_radius_zero (void)
+{
+  GstHarness *h = gst_harness_new ("accelboxblur");
+  GParamSpecInt *pspec = G_PARAM_SPEC_INT (
+      g_object_class_find_property (G_OBJECT_GET_CLASS (h->element), "radius"));
+  GstVideoInfo info;
+  GstBuffer *out;
+  gint radius = -1;
+
+  g_assert_cmpint (pspec->minimum, ==, 1);
+  g_test_expect_message (
+      "GLib-GObject", G_LOG_LEVEL_WARNING, "*out of range*radius*");
+  g_object_set (h->element, "radius", 0, NULL);
+  g_test_assert_expected_messages ();
+  g_object_get (h->element, "radius", &radius, NULL);
+  g_assert_cmpint (radius, ==, 1);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, WIDTH, HEIGHT);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  out = gst_harness_push_and_pull (h, make_rgba_frame (&info, step_pixel));
+  g_assert_nonnull (out);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
 static void
 test_sobel_step (void)
 {
@@ -330,6 +358,8 @@ main (int argc, char **argv)
   g_test_add_func ("/elements/sobel/refuses-nv12", test_caps_refuse_nv12);
   g_test_add_func (
       "/elements/boxblur/step-matches-host-reference", test_box_blur_step);
+  g_test_add_func (
+      "/elements/boxblur/radius-zero-refused", test_box_blur_radius_zero);
 
   g_test_add_func ("/elements/median/5x5-matches-host-reference", test_median);
   g_test_add_func ("/elements/unsharp/matches-host-reference", test_unsharp);

@@ -93,12 +93,83 @@ test_error_quark (void)
   g_assert_cmpstr (g_quark_to_string (ACCEL_ERROR), ==, "accel-error-quark");
 }
 
+/* sizes that overflow a gsize: the checked call says so, the plain ones
+ * complain instead of wrapping to a small size */
+static void
+test_size_overflow (void)
+{
+  AccelType t;
+  gint64 wraps[4] = { 65536, 65536, 65536, 16384 };
+  gint64 fits[2] = { 65536, 16384 };
+  gsize size = 7;
+
+  accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 2, fits);
+  g_assert_true (accel_type_get_size_checked (&t, &size));
+  g_assert_cmpuint (size, ==, G_GUINT64_CONSTANT (4294967296));
+
+  size = 7;
+  accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 4, wraps);
+  g_assert_false (accel_type_get_size_checked (&t, &size));
+  g_assert_cmpuint (size, ==, 7);
+
+  accel_type_init_image (&t, ACCEL_FORMAT_RGBAF32, ACCEL_MEMORY_DEVICE,
+      G_GINT64_CONSTANT (1) << 31, G_GINT64_CONSTANT (1) << 31);
+  g_assert_false (accel_type_get_size_checked (&t, &size));
+  g_assert_cmpuint (size, ==, 7);
+
+  if (g_test_subprocess ())
+    {
+      accel_type_init_tensor (
+          &t, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 4, wraps);
+      accel_type_get_size (&t);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_type_get_size*");
+}
+
+static void
+test_parse_dims_overflow (void)
+{
+  AccelType t;
+  g_autoptr (GError) error = NULL;
+
+  accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 0, NULL);
+  g_assert_true (accel_type_parse_dims (&t, "65536x16384", &error));
+  g_assert_no_error (error);
+  g_assert_false (
+      accel_type_parse_dims (&t, "65536x65536x65536x16384", &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "shape '65536x65536x65536x16384' is too large: its size in bytes "
+      "overflows");
+  /* left alone */
+  g_assert_cmpint (t.n_dims, ==, 2);
+}
+
+static void
+test_null_type_is_a_critical (void)
+{
+  if (g_test_subprocess ())
+    {
+      accel_type_to_string (NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_type_to_string*type != NULL*");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/type/to-string", test_to_string);
   g_test_add_func ("/type/sizes", test_sizes);
+  g_test_add_func ("/type/size-overflow", test_size_overflow);
+  g_test_add_func ("/type/parse-dims-overflow", test_parse_dims_overflow);
+  g_test_add_func ("/type/null-is-a-critical", test_null_type_is_a_critical);
   g_test_add_func ("/type/accepts", test_accepts);
   g_test_add_func ("/type/names-round-trip", test_names_round_trip);
   g_test_add_func ("/error/quark-name", test_error_quark);

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bad input to the public API: a critical for misuse, a GError naming the
+ * stage for a bad pipeline, never a crash */
+#include "accel-test.h"
+
+#include <string.h>
+
+/* a shape whose f32 size is 2^64 bytes: wraps to 0 without a check */
+#define WRAPPING_SHAPE "65536x65536x65536x16384"
+
+static void
+test_stage_new_null_kind (void)
+{
+  if (g_test_subprocess ())
+    {
+      accel_stage_new (NULL, "x", NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_stage_new*kind_name != NULL*");
+}
+
+static void
+test_link_null_ends (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("g");
+      accel_test_stage (graph, "core.test-source", "src");
+      accel_graph_link (graph, NULL, "src", NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_graph_link*src != NULL*");
+}
+
+static void
+test_link_ports_null_stage (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("g");
+      AccelStage *sink = accel_test_stage (graph, "core.null-sink", "sink");
+      accel_graph_link_ports (graph, NULL, NULL, sink, NULL, NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr (
+      "*CRITICAL*accel_graph_link_ports*ACCEL_IS_STAGE (src)*");
+}
+
+static void
+test_add_null_stage (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("g");
+      accel_graph_add (graph, NULL, NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_graph_add*ACCEL_IS_STAGE*");
+}
+
+static void
+test_link_stage_not_added (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("g");
+  g_autoptr (AccelStage) stray
+      = accel_stage_new ("core.null-sink", "stray", NULL);
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+
+  g_assert_false (
+      accel_graph_link_ports (graph, src, NULL, stray, NULL, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'stray' (core.null-sink) is not in graph 'g': add it before "
+      "linking it");
+}
+
+static void
+test_stage_in_two_graphs (void)
+{
+  g_autoptr (AccelGraph) a = accel_graph_new ("a");
+  g_autoptr (AccelGraph) b = accel_graph_new ("b");
+  g_autoptr (AccelGraph) c = NULL;
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (a, "core.test-source", "src");
+
+  g_assert_false (accel_graph_add (b, src, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'src' (core.test-source) is already in graph 'a': a stage "
+      "belongs to one graph");
+  g_clear_error (&error);
+
+  /* once its graph is gone the stage may join another */
+  g_object_ref (src);
+  g_clear_object (&a);
+  c = accel_graph_new ("c");
+  g_assert_true (accel_graph_add (c, src, &error));
+  g_assert_no_error (error);
+  g_object_unref (src);
+}
+
+static void
+test_param_async_invalid (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("params");
+  g_autoptr (GError) error = NULL;
+  g_auto (GValue) v = G_VALUE_INIT;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+  AccelStage *scale = accel_test_stage (graph, "core.scale", "scale");
+  guint64 spin = 1;
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", "64", NULL);
+  g_assert_true (accel_graph_link (graph, "src", "scale", &error));
+  g_assert_true (accel_graph_link (graph, "scale", "sink", &error));
+  g_assert_true (accel_graph_start (graph, &error));
+  g_assert_no_error (error);
+
+  /* spin-ns goes to 1e10: out of range, refused before it is posted */
+  g_value_init (&v, G_TYPE_UINT64);
+  g_value_set_uint64 (&v, G_GUINT64_CONSTANT (20000000000));
+  g_assert_false (accel_stage_set_param_async (scale, "spin-ns", &v));
+  g_value_unset (&v);
+  /* a string does not convert to a float */
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, "fast");
+  g_assert_false (accel_stage_set_param_async (scale, "scale", &v));
+  g_value_unset (&v);
+  /* a value that converts is taken */
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, 0);
+  g_assert_true (accel_stage_set_param_async (scale, "spin-ns", &v));
+  /* applied between two frames: poll, with a bound far above a frame */
+  for (gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+       spin != 0 && g_get_monotonic_time () < until;)
+    {
+      g_object_get (scale, "spin-ns", &spin, NULL);
+      g_usleep (1000);
+    }
+  g_assert_cmpuint (spin, ==, 0);
+  accel_graph_stop (graph);
+}
+
+/* a source of @kind with @prop set to @value, into a null sink: preparing
+ * must fail naming the source */
+static void
+check_refused (const char *kind, const char *prop, const char *value,
+    const char *dtype, const char *expected)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("huge");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, kind, "src");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, prop, value, NULL);
+  if (dtype)
+    g_object_set (src, "dtype", dtype, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  g_assert_false (accel_graph_prepare (graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_test_source_shape_overflows (void)
+{
+  check_refused ("core.test-source", "shape", WRAPPING_SHAPE, "f32",
+      "stage 'src' (core.test-source): shape '" WRAPPING_SHAPE
+      "' is too large: its size in bytes overflows");
+}
+
+static void
+test_rand_shape_overflows (void)
+{
+  check_refused ("rand.uniform", "shape", WRAPPING_SHAPE, "f32",
+      "stage 'src' (rand.uniform): output 'out' of type "
+      "tensor<f32>[" WRAPPING_SHAPE
+      "]@device is too large: its size in bytes overflows");
+}
+
+static void
+test_raw_file_source_shape_overflows (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("huge");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "io.raw-file-source", "src");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "location", "/dev/null", "shape", WRAPPING_SHAPE, "dtype",
+      "f32", NULL);
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  g_assert_false (accel_graph_prepare (graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (error->message, "stage 'src'"));
+  g_assert_nonnull (strstr (error->message, "overflows"));
+}
+
+static void
+test_dot_escapes_names (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("odd \"graph\"");
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dot = NULL;
+  g_auto (GStrv) lines = NULL;
+  AccelStage *src
+      = accel_test_stage (graph, "core.test-source", "say \"hi\"\\\nnow\t!");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", "8", NULL);
+  g_assert_true (accel_graph_link_ports (
+      graph, src, NULL, accel_graph_get_stage (graph, "sink"), NULL, &error));
+  g_assert_true (accel_graph_prepare (graph, &error));
+  g_assert_no_error (error);
+
+  dot = accel_graph_to_dot (graph);
+  g_assert_true (g_str_has_prefix (dot, "digraph \"odd \\\"graph\\\"\" {\n"));
+  g_assert_nonnull (strstr (dot,
+      "\"say \\\"hi\\\"\\\\\\nnow !\" -> \"sink\" [label=\"out -> in\\n"
+      "tensor<f32>[8]@device\"];\n"));
+  /* every line a statement: no name broke one */
+  lines = g_strsplit (dot, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *l = lines[i];
+      guint quotes = 0;
+      if (!*l)
+        continue;
+      for (const char *p = l; *p; p++)
+        {
+          g_assert_false (g_ascii_iscntrl (*p));
+          if (*p == '\\')
+            p++;
+          else if (*p == '"')
+            quotes++;
+        }
+      g_assert_cmpuint (quotes % 2, ==, 0);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/misuse/stage-new-null-kind", test_stage_new_null_kind);
+  g_test_add_func ("/misuse/link-null-ends", test_link_null_ends);
+  g_test_add_func ("/misuse/link-ports-null-stage", test_link_ports_null_stage);
+  g_test_add_func ("/misuse/add-null-stage", test_add_null_stage);
+  g_test_add_func ("/misuse/link-stage-not-added", test_link_stage_not_added);
+  g_test_add_func ("/misuse/stage-in-two-graphs", test_stage_in_two_graphs);
+  g_test_add_func ("/misuse/param-async-invalid", test_param_async_invalid);
+  g_test_add_func (
+      "/overflow/test-source-shape", test_test_source_shape_overflows);
+  g_test_add_func ("/overflow/rand-shape", test_rand_shape_overflows);
+  g_test_add_func (
+      "/overflow/raw-file-source-shape", test_raw_file_source_shape_overflows);
+  g_test_add_func ("/dot/escapes-names", test_dot_escapes_names);
+  return g_test_run ();
+}
