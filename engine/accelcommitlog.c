@@ -33,6 +33,7 @@ struct _AccelCommitLog
 {
   gchar *path;
   int fd;
+  int lock_fd; /* holds the state directory's lock while open, or -1 */
   GHashTable *committed; /* guint64* set */
   guint64 first_uncommitted;
   gint64 sync_interval_us;
@@ -138,6 +139,8 @@ accel_commit_log_open (const char *path, GError **error)
 {
   AccelCommitLog *log = g_new0 (AccelCommitLog, 1);
 
+  log->lock_fd = -1;
+
   log->path = g_strdup (path);
   log->committed
       = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -182,6 +185,8 @@ accel_commit_log_close (AccelCommitLog *log)
         fsync (log->fd);
       close (log->fd);
     }
+  if (log->lock_fd >= 0)
+    close (log->lock_fd);
   g_hash_table_unref (log->committed);
   g_free (log->path);
   g_free (log);
@@ -291,4 +296,23 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
   if (g_get_monotonic_time () - log->last_sync >= log->sync_interval_us)
     return accel_commit_log_sync (log, error);
   return TRUE;
+}
+
+/**
+ * accel_commit_log_hold_lock:
+ * @log: a log
+ * @lock_fd: (transfer full): a descriptor of a file locked with flock()
+ *
+ * Keeps @lock_fd open as long as @log is, so that the lock lasts as long as
+ * the last log of the state directory. Called from the thread that starts
+ * the graph.
+ */
+void
+accel_commit_log_hold_lock (AccelCommitLog *log, int lock_fd)
+{
+  g_return_if_fail (log != NULL);
+
+  if (log->lock_fd >= 0)
+    close (log->lock_fd);
+  log->lock_fd = lock_fd;
 }

@@ -136,6 +136,21 @@ accel_graph_set_stream_policy (
   graph->n_streams = MAX (n_streams, 1);
 }
 
+/* the graph a stage was added to, held weakly on the stage: a stage's
+ * links and thread belong to one graph */
+static GQuark
+graph_owner_quark (void)
+{
+  return g_quark_from_static_string ("accel-graph-owner");
+}
+
+static void
+free_owner (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
 /**
  * accel_graph_add:
  * @graph: a graph that is not running
@@ -144,16 +159,31 @@ accel_graph_set_stream_policy (
  *
  * Adds @stage; it runs once the graph starts.
  *
- * Returns: %FALSE when a stage of the same name is already there.
+ * Returns: %FALSE when a stage of the same name is already there, or when
+ * @stage is in another graph that still exists.
  * Called from the thread that builds the graph, before accel_graph_start().
  */
 gboolean
 accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
 {
+  GWeakRef *owner;
+  g_autoptr (AccelGraph) other = NULL;
+
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
   g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
 
+  owner = g_object_get_qdata (G_OBJECT (stage), graph_owner_quark ());
+  other = owner ? g_weak_ref_get (owner) : NULL;
+  if (other && other != graph)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) is already in graph '%s': a stage belongs to one "
+          "graph",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          accel_graph_get_name (other));
+      return FALSE;
+    }
   if (accel_graph_get_stage (graph, accel_stage_get_name (stage)))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
@@ -161,6 +191,10 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
           accel_stage_get_name (stage));
       return FALSE;
     }
+  owner = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (owner, graph);
+  g_object_set_qdata_full (
+      G_OBJECT (stage), graph_owner_quark (), owner, free_owner);
   g_ptr_array_add (graph->stages, g_object_ref (stage));
   return TRUE;
 }
@@ -265,8 +299,8 @@ find_port (AccelGraph *graph, AccelStage *stage, AccelPortDirection dir,
  * An output may feed several inputs (fan-out); an input takes one link.
  * Types are checked by accel_graph_prepare().
  *
- * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE for a missing port or
- * an input that is already linked.
+ * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE for a stage not added
+ * to @graph, a missing port or an input that is already linked.
  * Called from the thread that builds the graph, before accel_graph_start().
  */
 gboolean
@@ -276,8 +310,21 @@ accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
   GraphLink link = { src, 0, dst, 0 };
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  g_return_val_if_fail (ACCEL_IS_STAGE (src), FALSE);
+  g_return_val_if_fail (ACCEL_IS_STAGE (dst), FALSE);
   g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
 
+  if (!g_ptr_array_find (graph->stages, src, NULL)
+      || !g_ptr_array_find (graph->stages, dst, NULL))
+    {
+      AccelStage *missing
+          = g_ptr_array_find (graph->stages, src, NULL) ? dst : src;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) is not in graph '%s': add it before linking it",
+          accel_stage_get_name (missing), accel_stage_get_kind_name (missing),
+          graph->name);
+      return FALSE;
+    }
   if (!find_port (
           graph, src, ACCEL_PORT_OUTPUT, src_port, &link.src_port, error)
       || !find_port (
@@ -340,6 +387,8 @@ accel_graph_link (
   g_autofree gchar *sp = NULL, *dp = NULL;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  g_return_val_if_fail (src != NULL, FALSE);
+  g_return_val_if_fail (dst != NULL, FALSE);
   if (!split_spec (graph, src, &s, &sp, error)
       || !split_spec (graph, dst, &d, &dp, error))
     return FALSE;
@@ -472,15 +521,24 @@ accel_graph_start (AccelGraph *graph, GError **error)
 
 /**
  * accel_graph_wait:
- * @graph: a running graph
+ * @graph: a graph that was started (running, or stopped since)
  * @timeout_us: how long to wait, or -1 for as long as it takes
  * @error: return location for a #GError, or %NULL
  *
- * Waits until every sink has seen end of stream (and its GPU work is done)
- * or a stage fails.
+ * Waits until every sink has seen end of stream (and its GPU work is done),
+ * a stage fails or the graph is stopped (accel_graph_stop() from another
+ * thread wakes it up at once). Waiting on a graph that was never started is
+ * a programming error (a critical, %FALSE): nothing would ever end it.
  *
- * Returns: %TRUE at end of stream; %FALSE with the first stage error (its
- * message names the stage), or %ACCEL_ERROR_TIMEOUT. MT safe.
+ * A stage's own faults keep their codes (a missed deadline is
+ * %ACCEL_ERROR_DEADLINE, a pool that timed out %ACCEL_ERROR_TIMEOUT) and
+ * their messages name the stage. To tell a stage's %ACCEL_ERROR_TIMEOUT from
+ * this wait's own, wait with -1 on a thread of its own, as accel-run does:
+ * accel_graph_stop() ends that wait too.
+ *
+ * Returns: %TRUE at end of stream; %FALSE with the first stage error, with
+ * %ACCEL_ERROR_STOPPED when the graph was stopped before its end, or with
+ * %ACCEL_ERROR_TIMEOUT when @timeout_us ran out. MT safe.
  */
 gboolean
 accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
@@ -489,9 +547,12 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
   gboolean ok = TRUE;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  g_return_val_if_fail (
+      graph->state == GRAPH_RUNNING || graph->state == GRAPH_STOPPED, FALSE);
 
   g_mutex_lock (&graph->lock);
-  while (!graph->error && graph->n_sinks_done < graph->n_sinks)
+  while (
+      !graph->error && graph->n_sinks_done < graph->n_sinks && !graph->stopping)
     {
       if (deadline < 0)
         {
@@ -511,8 +572,24 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
       g_propagate_error (error, g_error_copy (graph->error));
       ok = FALSE;
     }
+  else if (ok && graph->n_sinks_done < graph->n_sinks)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+          "graph '%s' was stopped before its end", graph->name);
+      ok = FALSE;
+    }
   g_mutex_unlock (&graph->lock);
   return ok;
+}
+
+/* whether the calling thread runs one of @graph's stages */
+static gboolean
+on_stage_thread (AccelGraph *graph)
+{
+  for (guint i = 0; i < graph->workers->len; i++)
+    if (accel_worker_is_current (graph->workers->pdata[i]))
+      return TRUE;
+  return FALSE;
 }
 
 /**
@@ -521,9 +598,10 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
  *
  * Stops every stage at once, wherever the data is: queued buffers are
  * dropped, blocked producers wake up, each thread waits for its stream and
- * ends. Safe to call in any state and more than once. Called from the
- * thread that started the graph, never from a stage's thread (it waits for
- * them all).
+ * ends; a thread blocked in accel_graph_wait() returns. Safe to call in any
+ * state and more than once. Called from the thread that started the graph,
+ * never from a stage's thread: it waits for them all, so there it is a
+ * programming error (a critical, and nothing is stopped).
  */
 void
 accel_graph_stop (AccelGraph *graph)
@@ -531,9 +609,11 @@ accel_graph_stop (AccelGraph *graph)
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
   if (graph->state != GRAPH_RUNNING)
     return;
+  g_return_if_fail (!on_stage_thread (graph));
 
   g_mutex_lock (&graph->lock);
   graph->stopping = TRUE;
+  g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 
   for (guint i = 0; i < graph->order->len; i++)

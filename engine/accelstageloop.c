@@ -291,7 +291,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   if (priv->deadline_ms > 0
       && g_get_monotonic_time () - t0 > priv->deadline_ms * 1000)
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_DEADLINE,
           "frame %" G_GUINT64_FORMAT " took %" G_GINT64_FORMAT
           " ms, past the %" G_GINT64_FORMAT " ms deadline",
           sequence, (g_get_monotonic_time () - t0) / 1000, priv->deadline_ms);
@@ -757,29 +757,47 @@ accel_stage_adopt_input (AccelStage *stage, AccelBuffer *buffer, GError **error)
  * running stage never sees a parameter change in the middle of a frame.
  * Before the stage starts the property is set at once.
  *
- * Returns: %FALSE when @stage has no such property. MT safe.
+ * Returns: %FALSE when @stage has no such writable property, or when @value
+ * does not convert to the property's type or is out of its range; nothing is
+ * set then. MT safe.
  */
 gboolean
 accel_stage_set_param_async (
     AccelStage *stage, const char *name, const GValue *value)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelStagePrivate *priv;
   GParamSpec *pspec;
   AccelMessage *msg;
+  g_auto (GValue) checked = G_VALUE_INIT;
 
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (G_IS_VALUE (value), FALSE);
+
+  priv = accel_stage_get_private (stage);
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
-  if (!pspec)
+  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)
+      || (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
     return FALSE;
+  /* checked here, on the caller's thread: the stage's thread would only
+   * warn and drop a value of the wrong type or out of range */
+  g_value_init (&checked, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  if (!g_value_transform (value, &checked)
+      || g_param_value_validate (pspec, &checked))
+    {
+      g_debug ("stage '%s': refused a value of type %s for '%s'",
+          accel_stage_get_name (stage), G_VALUE_TYPE_NAME (value), name);
+      return FALSE;
+    }
   if (!priv->mailbox)
     {
-      g_object_set_property (G_OBJECT (stage), name, value);
+      g_object_set_property (G_OBJECT (stage), name, &checked);
       return TRUE;
     }
   msg = accel_message_new (ACCEL_MESSAGE_PARAM);
   msg->name = g_strdup (name);
-  g_value_init (&msg->value, G_VALUE_TYPE (value));
-  g_value_copy (value, &msg->value);
+  g_value_init (&msg->value, G_VALUE_TYPE (&checked));
+  g_value_copy (&checked, &msg->value);
   accel_mailbox_post (priv->mailbox, msg);
   return TRUE;
 }

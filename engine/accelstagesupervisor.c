@@ -61,6 +61,7 @@ strategy_for (AccelStageSupervisor *sup, const GError *error)
     case ACCEL_ERROR_OUT_OF_MEMORY:
     case ACCEL_ERROR_LIBRARY:
     case ACCEL_ERROR_TIMEOUT:
+    case ACCEL_ERROR_DEADLINE:
       return ACCEL_SUPERVISION_RESTART;
     default:
       return ACCEL_SUPERVISION_ESCALATE;

@@ -10,6 +10,62 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* <dir>/lock, locked (flock) while a graph uses @dir and holding its
+ * process id; the caller hands a copy of the descriptor to each commit
+ * log, so the lock ends with the last of them. Returns the descriptor, or
+ * -1 */
+static int
+lock_state_dir (const char *dir, GError **error)
+{
+  g_autofree gchar *path = g_build_filename (dir, "lock", NULL);
+  g_autofree gchar *pid = NULL;
+  int fd, saved;
+
+  fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    goto failed;
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      g_autofree gchar *holder = NULL;
+      saved = errno;
+      close (fd);
+      if (saved != EWOULDBLOCK)
+        {
+          errno = saved;
+          goto failed;
+        }
+      if (g_file_get_contents (path, &holder, NULL, NULL))
+        g_strstrip (holder);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the state directory %s is in use by another run (process %s); "
+          "two runs writing one state would mix their frames",
+          dir, holder && *holder ? holder : "unknown");
+      return -1;
+    }
+  pid = g_strdup_printf ("%ld\n", (long)getpid ());
+  if (ftruncate (fd, 0) != 0
+      || pwrite (fd, pid, strlen (pid), 0) != (ssize_t)strlen (pid))
+    {
+      saved = errno;
+      close (fd);
+      errno = saved;
+      goto failed;
+    }
+  return fd;
+
+  /* ERRORS */
+failed:
+  {
+    saved = errno;
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot lock %s: %s",
+        path, g_strerror (saved));
+    return -1;
+  }
+}
 
 /* a live source keeps its last sequence in <stage>.produced: what it had
  * produced from @resume on was never committed, and it cannot produce it
@@ -144,13 +200,17 @@ accel_state_dir_open (const char *dir, gint64 commit_interval_us,
     GPtrArray *order, GPtrArray *notes, GError **error)
 {
   guint64 resume = G_MAXUINT64;
+  int lock_fd;
 
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
+      int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot create the state directory %s: %s", dir, g_strerror (errno));
+          "cannot create the state directory %s: %s", dir, g_strerror (saved));
       return FALSE;
     }
+  if ((lock_fd = lock_state_dir (dir, error)) < 0)
+    return FALSE;
   for (guint i = 0; i < order->len; i++)
     {
       AccelStage *stage = order->pdata[i];
@@ -162,11 +222,16 @@ accel_state_dir_open (const char *dir, gint64 commit_interval_us,
       file = g_strdup_printf ("%s.commits", accel_stage_get_name (stage));
       path = g_build_filename (dir, file, NULL);
       if (!(log = accel_commit_log_open (path, error)))
-        return FALSE;
+        {
+          close (lock_fd);
+          return FALSE;
+        }
+      accel_commit_log_hold_lock (log, fcntl (lock_fd, F_DUPFD_CLOEXEC, 0));
       accel_commit_log_set_sync_interval (log, commit_interval_us);
       resume = MIN (resume, accel_commit_log_first_uncommitted (log));
       accel_stage_set_commit_log (stage, log);
     }
+  close (lock_fd);
   resume = common_checkpoint (dir, order, resume);
   for (guint i = 0; i < order->len; i++)
     {
@@ -180,7 +245,7 @@ accel_state_dir_open (const char *dir, gint64 commit_interval_us,
     }
   if (resume > 0 && resume != G_MAXUINT64)
     g_ptr_array_add (
-        notes, g_strdup_printf ("resuming at sequence %" G_GUINT64_FORMAT
+        notes, g_strdup_printf ("resuming at frame %" G_GUINT64_FORMAT
                                 " from the commit logs in %s",
                    resume, dir));
   return TRUE;

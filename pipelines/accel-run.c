@@ -19,6 +19,10 @@
 
 #define NO_FRAME_LIMIT G_MININT64
 
+/* after Ctrl-C or SIGTERM, how long the frames in flight may take before
+ * the run stops at once */
+#define GRACE_S 5
+
 static gboolean opt_validate, opt_list, opt_quiet, opt_no_supervise;
 static gchar *opt_dot, *opt_describe, *opt_device, *opt_backend, *opt_stats;
 static gchar *opt_state_dir;
@@ -58,9 +62,13 @@ typedef struct
   AccelGraph *graph;
   GMainLoop *loop;
   GError *error;
-  gboolean done; /* the graph ended: on_poll is gone */
+  GThread *waiter; /* blocks in accel_graph_wait() */
+  GError *wait_error;
+  gboolean done; /* the graph ended on its own */
   gboolean interrupted;
-  gboolean stopped; /* at once, by a second signal */
+  gboolean stopped; /* at once, by a second signal or past the grace */
+  gboolean grace_expired;
+  gboolean early_signal; /* came before the graph ran */
   gint64 t0;
   gint64 last_line;
   gboolean tty;
@@ -131,42 +139,114 @@ on_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* the one run of this process: the signal handlers, installed before
+ * anything else, find it here */
+static Run the_run;
+
+static void
+stop_at_once (Run *run)
+{
+  run->stopped = TRUE;
+  if (run->loop)
+    g_main_loop_quit (run->loop);
+}
+
+static gboolean
+on_grace_expired (gpointer data)
+{
+  Run *run = data;
+
+  run->grace_expired = TRUE;
+  stop_at_once (run);
+  return G_SOURCE_REMOVE;
+}
+
+/* the main loop dispatches these, so a signal that came during start-up
+ * is handled once the graph runs */
 static gboolean
 on_sigint (gpointer data)
 {
   Run *run = data;
 
+  if (!run->graph)
+    {
+      run->early_signal = TRUE;
+      return G_SOURCE_CONTINUE;
+    }
   if (!run->interrupted)
     {
-      /* graceful: end of stream through the graph, files finalised */
+      /* graceful: end of stream through the graph, files finalised, but
+       * never longer than the grace */
       run->interrupted = TRUE;
       if (!opt_quiet)
         g_printerr ("%sinterrupted: finishing the frames in flight "
                     "(Ctrl-C again to stop at once)\n",
             run->tty ? "\n" : "");
       accel_graph_send_eos (run->graph);
+      g_timeout_add_seconds (GRACE_S, on_grace_expired, run);
       return G_SOURCE_CONTINUE;
     }
-  run->stopped = TRUE;
-  g_main_loop_quit (run->loop);
+  stop_at_once (run);
   return G_SOURCE_CONTINUE;
 }
 
-/* whether the graph has ended, asked without blocking: a thread blocked in
- * accel_graph_wait() would not wake up if the graph were stopped */
 static gboolean
-on_poll (gpointer data)
+on_graph_done (gpointer data)
 {
   Run *run = data;
-  g_autoptr (GError) error = NULL;
 
-  if (!accel_graph_wait (run->graph, 0, &error)
-      && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
-    return G_SOURCE_CONTINUE;
-  run->error = g_steal_pointer (&error);
   run->done = TRUE;
   g_main_loop_quit (run->loop);
   return G_SOURCE_REMOVE;
+}
+
+/* stopping waits for every stage's thread; one stuck in its work would
+ * hold it, so a run stopped at once gives it the grace and no more */
+static GMutex stop_lock;
+static GCond stop_cond;
+static gboolean stop_done;
+
+static gpointer
+stop_graph (gpointer data)
+{
+  accel_graph_stop (data);
+  g_mutex_lock (&stop_lock);
+  stop_done = TRUE;
+  g_cond_signal (&stop_cond);
+  g_mutex_unlock (&stop_lock);
+  return NULL;
+}
+
+static gboolean
+stop_within_grace (AccelGraph *graph)
+{
+  gint64 end = g_get_monotonic_time () + GRACE_S * G_USEC_PER_SEC;
+  GThread *stopper = g_thread_new ("accel-run-stop", stop_graph, graph);
+  gboolean done;
+
+  g_mutex_lock (&stop_lock);
+  while (!stop_done && g_cond_wait_until (&stop_cond, &stop_lock, end))
+    ;
+  done = stop_done;
+  g_mutex_unlock (&stop_lock);
+  if (done)
+    g_thread_join (stopper);
+  else
+    g_thread_unref (stopper);
+  return done;
+}
+
+/* a blocking wait on a thread of its own: a stage's fault, whatever its
+ * code, cannot be taken for a wait's timeout, and accel_graph_stop() ends
+ * the wait when the run stops at once */
+static gpointer
+wait_graph (gpointer data)
+{
+  Run *run = data;
+
+  accel_graph_wait (run->graph, -1, &run->wait_error);
+  g_idle_add (on_graph_done, run);
+  return NULL;
 }
 
 /* "-" is stdout; a link, a device or a pipe is written in place (replacing
@@ -224,15 +304,17 @@ write_stats (Run *run, const char *path, GError **error)
   g_autofree gchar *name = json_string (accel_graph_get_name (run->graph));
   g_autofree gchar *device = json_string (
       accel_device_get_name (accel_graph_get_device (run->graph)));
+  g_autofree gchar *error_text
+      = run->error ? json_string (run->error->message) : g_strdup ("null");
 
   g_string_append_printf (s,
       "{\n  \"pipeline\": %s,\n  \"device\": %s,\n"
       "  \"frames\": %" G_GUINT64_FORMAT ",\n  \"seconds\": %.6f,\n"
       "  \"frames_per_second\": %.3f,\n  \"completed\": %s,\n"
-      "  \"interrupted\": %s,\n  \"stages\": [\n",
+      "  \"interrupted\": %s,\n  \"error\": %s,\n  \"stages\": [\n",
       name, device, frames, secs, secs > 0 ? frames / secs : 0.0,
       run->error || run->stopped ? "false" : "true",
-      run->interrupted ? "true" : "false");
+      run->interrupted ? "true" : "false", error_text);
   for (guint i = 0; i < stages->len; i++)
     {
       AccelStage *st = stages->pdata[i];
@@ -310,6 +392,26 @@ list_kinds (void)
   return EXIT_DONE;
 }
 
+/* starts @graph and says what its state directory made of the run (where
+ * it resumes, what a live source lost): the notes starting adds */
+static gboolean
+start_saying_resume (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GHashTable) before
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *notes = accel_graph_get_notes (graph);
+
+  for (guint i = 0; i < notes->len; i++)
+    g_hash_table_add (before, g_strdup (notes->pdata[i]));
+  if (!accel_graph_start (graph, error))
+    return FALSE;
+  notes = accel_graph_get_notes (graph);
+  for (guint i = 0; i < notes->len && !opt_quiet; i++)
+    if (!g_hash_table_contains (before, notes->pdata[i]))
+      g_printerr ("accel-run: %s\n", (char *)notes->pdata[i]);
+  return TRUE;
+}
+
 /* the run in this process: a worker's, or an unsupervised one */
 static int
 run_pipeline (const char *path)
@@ -319,8 +421,8 @@ run_pipeline (const char *path)
   g_autoptr (GMainLoop) loop = NULL;
   const char *state_dir
       = opt_state_dir ? opt_state_dir : g_getenv ("ACCEL_STATE_DIR");
-  Run run = { 0 };
-  guint tick, poll, sig_int, sig_term;
+  Run *run = &the_run;
+  guint tick;
   int status = EXIT_DONE;
 
   graph = accel_graph_new_from_yaml_file_full (
@@ -352,47 +454,71 @@ run_pipeline (const char *path)
     accel_graph_set_state_dir (graph, state_dir, 100 * 1000);
 
   loop = g_main_loop_new (NULL, FALSE);
-  run.graph = graph;
-  run.loop = loop;
-  run.tty = isatty (STDOUT_FILENO);
-  run.t0 = run.last_line = g_get_monotonic_time ();
-  if (!accel_graph_start (graph, &error))
+  run->tty = isatty (STDOUT_FILENO);
+  run->t0 = run->last_line = g_get_monotonic_time ();
+  if (!start_saying_resume (graph, &run->error))
     {
-      g_printerr ("accel-run: %s\n", error->message);
-      return accel_supervisor_exit_status (error);
+      g_printerr ("accel-run: %s\n", run->error->message);
+      status = accel_supervisor_exit_status (run->error);
+      run->graph = graph;
+      if (opt_stats && !write_stats (run, opt_stats, &error))
+        g_printerr ("accel-run: %s\n", error->message);
+      run->graph = NULL;
+      g_clear_error (&run->error);
+      return status;
     }
-  /* SIGTERM as Ctrl-C: a service manager gets finished files too */
-  sig_int = g_unix_signal_add (SIGINT, on_sigint, &run);
-  sig_term = g_unix_signal_add (SIGTERM, on_sigint, &run);
-  tick = g_timeout_add (250, on_tick, &run);
-  poll = g_timeout_add (10, on_poll, &run);
+  run->graph = graph;
+  run->loop = loop;
+  /* the sign that the run is under way (tests wait for it) */
+  if (!opt_quiet)
+    g_printerr ("accel-run: running '%s' (Ctrl-C or SIGTERM to stop)\n",
+        accel_graph_get_name (graph));
+  run->waiter = g_thread_new ("accel-run-wait", wait_graph, run);
+  tick = g_timeout_add (250, on_tick, run);
+  if (run->early_signal)
+    on_sigint (run);
   g_main_loop_run (loop);
+  if (run->grace_expired)
+    g_printerr ("accel-run: the frames in flight did not finish within %d s\n",
+        GRACE_S);
+  if (run->stopped && !stop_within_grace (graph))
+    {
+      /* a stage's thread is stuck in its work: only leaving ends it */
+      g_printerr ("accel-run: a stage did not return within %d s of being "
+                  "stopped; exiting without it, outputs may be incomplete\n",
+          GRACE_S);
+      fflush (stdout);
+      _exit (EXIT_STOPPED);
+    }
+  /* wakes the waiter when the run stopped at once */
   accel_graph_stop (graph);
+  g_thread_join (g_steal_pointer (&run->waiter));
   g_source_remove (tick);
-  g_source_remove (sig_int);
-  g_source_remove (sig_term);
-  if (!run.done)
-    g_source_remove (poll);
+  run->loop = NULL;
+  if (!run->stopped)
+    run->error = g_steal_pointer (&run->wait_error);
+  g_clear_error (&run->wait_error);
 
   if (!opt_quiet)
-    print_progress (&run, TRUE);
-  if (opt_stats && !write_stats (&run, opt_stats, &error))
+    print_progress (run, TRUE);
+  if (opt_stats && !write_stats (run, opt_stats, &error))
     {
       g_printerr ("accel-run: %s\n", error->message);
       status = EXIT_RUNTIME;
     }
-  if (run.stopped)
+  if (run->stopped)
     {
       g_printerr ("accel-run: stopped at once; the frames in flight were "
                   "dropped and outputs may be incomplete\n");
       status = EXIT_STOPPED;
     }
-  else if (run.error)
+  else if (run->error)
     {
-      g_printerr ("accel-run: %s\n", run.error->message);
-      status = accel_supervisor_exit_status (run.error);
+      g_printerr ("accel-run: %s\n", run->error->message);
+      status = accel_supervisor_exit_status (run->error);
     }
-  g_clear_error (&run.error);
+  g_clear_error (&run->error);
+  run->graph = NULL;
   return status;
 }
 
@@ -442,6 +568,13 @@ main (int argc, char **argv)
   g_auto (GStrv) args = g_strdupv (argv);
   gint n_args = argc;
   int status;
+  guint sig_int, sig_term;
+
+  /* first thing: a signal during start-up ends the run as one while it
+   * runs, never the process outright. SIGTERM as Ctrl-C: a service
+   * manager gets finished files too */
+  sig_int = g_unix_signal_add (SIGINT, on_sigint, &the_run);
+  sig_term = g_unix_signal_add (SIGTERM, on_sigint, &the_run);
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
@@ -528,6 +661,10 @@ main (int argc, char **argv)
           g_printerr ("%s\n", error->message);
           return EXIT_INVALID;
         }
+      /* the supervisor passes no main loop: signals take their default
+       * course, and end the workers with it */
+      g_source_remove (sig_int);
+      g_source_remove (sig_term);
       return supervise (argc, argv);
     }
   status = run_pipeline (args[1]);

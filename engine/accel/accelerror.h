@@ -32,6 +32,8 @@ G_BEGIN_DECLS
  * @ACCEL_ERROR_NOT_SUPPORTED: the request cannot be served on this backend
  * @ACCEL_ERROR_STOPPED: the operation was interrupted because the graph is
  * stopping
+ * @ACCEL_ERROR_DEADLINE: a frame took longer than its stage's deadline; a
+ * stage fault, never the timeout of accel_graph_wait()
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -49,6 +51,7 @@ typedef enum
   ACCEL_ERROR_INVALID_INPUT,
   ACCEL_ERROR_NOT_SUPPORTED,
   ACCEL_ERROR_STOPPED,
+  ACCEL_ERROR_DEADLINE,
 } AccelError;
 
 /**

@@ -19,6 +19,7 @@ struct _AccelChecksumSink
   AccelBuffer *staging; /* pinned copy of a device buffer */
   gchar *location;
   int fd;
+  gboolean opened; /* a later start is a restart: it goes on with the file */
   GMutex lock;
   GArray *sequences;    /* guint64 */
   GPtrArray *checksums; /* gchar* */
@@ -69,16 +70,23 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
 
   if (self->location)
     {
-      if (log && !keep_committed_lines (self->location, log, error))
+      /* a restart by the stage's supervisor goes on with the lines written
+       * so far: each was written whole before its frame was done */
+      gboolean restart = self->opened;
+      if (log && !restart && !keep_committed_lines (self->location, log, error))
         return FALSE;
       self->fd = g_open (self->location,
-          O_WRONLY | O_CREAT | O_CLOEXEC | (log ? O_APPEND : O_TRUNC), 0644);
+          O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND
+              | (log || restart ? 0 : O_TRUNC),
+          0644);
       if (self->fd < 0)
         {
+          int saved = errno;
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "cannot open %s: %s", self->location, g_strerror (errno));
+              "cannot open %s: %s", self->location, g_strerror (saved));
           return FALSE;
         }
+      self->opened = TRUE;
     }
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -120,6 +128,43 @@ accel_checksum_sink_process (
   return ACCEL_FLOW_OK;
 }
 
+/* unbuffered, before the engine commits the sequence number. A write cut
+ * short (a full disk) is cut back to the line's start, so that a restart
+ * or a rerun writes the line once, whole; errno is the failed call's own */
+static gboolean
+write_line (
+    AccelChecksumSink *self, guint64 sequence, const char *sum, GError **error)
+{
+  g_autofree gchar *line
+      = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", sequence, sum);
+  gsize len = strlen (line), done = 0;
+  off_t start = lseek (self->fd, 0, SEEK_END);
+  int saved;
+
+  while (done < len)
+    {
+      gssize n = write (self->fd, line + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        goto failed;
+      done += (gsize)n;
+    }
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    saved = errno;
+    if (start >= 0 && done > 0 && ftruncate (self->fd, start) != 0)
+      g_warning ("cannot cut %s back to its last whole line", self->location);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "cannot write frame %" G_GUINT64_FORMAT " to %s: %s", sequence,
+        self->location, g_strerror (saved));
+    return FALSE;
+  }
+}
+
 static AccelFlow
 accel_checksum_sink_render (
     AccelStage *stage, AccelFrame *frame, GError **error)
@@ -130,19 +175,10 @@ accel_checksum_sink_render (
   gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
       accel_buffer_get_data (data), accel_buffer_get_size (in));
 
-  if (self->fd >= 0)
+  if (self->fd >= 0 && !write_line (self, frame->sequence, sum, error))
     {
-      /* unbuffered, before the engine commits the sequence number */
-      g_autofree gchar *line = g_strdup_printf (
-          "%" G_GUINT64_FORMAT " %s\n", frame->sequence, sum);
-      gssize len = (gssize)strlen (line);
-      if (write (self->fd, line, (size_t)len) != len)
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "cannot write to %s: %s", self->location, g_strerror (errno));
-          g_free (sum);
-          return ACCEL_FLOW_ERROR;
-        }
+      g_free (sum);
+      return ACCEL_FLOW_ERROR;
     }
   g_mutex_lock (&self->lock);
   g_array_append_val (self->sequences, frame->sequence);

@@ -26,6 +26,7 @@ struct _AccelGstSink
   GstAppSrc *appsrc;
   GstVideoInfo info;
   gboolean playing;
+  gboolean started;     /* a later start is a restart */
   AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsrc hands GStreamer CUDA memory */
@@ -157,15 +158,50 @@ accel_gst_sink_negotiate (AccelStage *stage, const AccelType *in_types,
   return build (self, &in_types[0], error);
 }
 
+/* an element of the description that writes files: a new pipeline would
+ * open them again from the start */
+static gboolean
+find_file_writer (const GValue *item, GValue *ret, gpointer user_data)
+{
+  GstElement *element = g_value_get_object (item);
+
+  if (!GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SINK)
+      || !g_object_class_find_property (
+          G_OBJECT_GET_CLASS (element), "location"))
+    return TRUE;
+  g_value_set_string (ret, GST_OBJECT_NAME (element));
+  return FALSE;
+}
+
 static gboolean
 accel_gst_sink_start (AccelStage *stage, GError **error)
 {
   AccelGstSink *self = ACCEL_GST_SINK (stage);
   const AccelType *type = accel_stage_get_input_type (stage, 0);
+  gboolean restart = self->started;
   AccelType pinned;
 
   if (!self->pipeline && !build (self, type, error))
     return FALSE;
+  self->started = TRUE;
+  if (restart && GST_IS_BIN (self->pipeline))
+    {
+      g_auto (GValue) writer = G_VALUE_INIT;
+      g_autoptr (GstIterator) it
+          = gst_bin_iterate_recurse (GST_BIN (self->pipeline));
+
+      g_value_init (&writer, G_TYPE_STRING);
+      gst_iterator_fold (it, find_file_writer, &writer, NULL);
+      if (g_value_get_string (&writer))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot restart: its element '%s' would write its files "
+              "again from the start",
+              g_value_get_string (&writer));
+          teardown (self);
+          return FALSE;
+        }
+    }
   if (self->cuda_memory)
     {
       g_autoptr (GstCaps) caps = gst_app_src_get_caps (self->appsrc);

@@ -19,6 +19,7 @@ struct _AccelRawFileSink
   gchar *location;
 
   int fd;
+  gboolean opened; /* a later start is a restart: it goes on with the file */
   AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
 };
 
@@ -47,20 +48,29 @@ accel_raw_file_sink_negotiate (AccelStage *stage, const AccelType *in_types,
 }
 
 /* with a commit log, the file keeps the frames committed in order and the
- * run goes on from there; else it starts empty */
+ * run goes on from there; else it starts empty. A restart by the stage's
+ * supervisor goes on after the last frame written: every frame rendered
+ * before the fault is complete, and cutting back to the commit log's first
+ * gap would drop frames written after a frame skipped earlier */
 static gboolean
 open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
 {
   AccelCommitLog *log = accel_stage_get_commit_log (ACCEL_STAGE (self));
+  gboolean restart = self->opened;
   struct stat st;
   goffset keep;
 
   self->fd = g_open (self->location,
-      O_WRONLY | O_CREAT | O_CLOEXEC | (log ? 0 : O_TRUNC), 0644);
+      O_WRONLY | O_CREAT | O_CLOEXEC | (log || restart ? 0 : O_TRUNC), 0644);
   if (self->fd < 0)
     goto failed;
-  if (!log)
-    return TRUE;
+  self->opened = TRUE;
+  if (restart || !log)
+    {
+      if (lseek (self->fd, 0, SEEK_END) < 0)
+        goto failed;
+      return TRUE;
+    }
   keep = (goffset)(accel_commit_log_first_uncommitted (log) * frame_size);
   if (fstat (self->fd, &st) != 0
       || (st.st_size > keep && ftruncate (self->fd, keep) != 0)
@@ -130,10 +140,18 @@ accel_raw_file_sink_render (
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
   AccelBuffer *data = self->staging ? self->staging : in;
+  off_t start = lseek (self->fd, 0, SEEK_CUR);
 
   if (!accel_io_write_all (self->fd, accel_buffer_get_data (data),
           accel_buffer_get_size (in), error))
     {
+      /* no part of the frame stays: a restart or a rerun writes it whole,
+       * once */
+      if (start >= 0 && lseek (self->fd, 0, SEEK_CUR) > start
+          && (ftruncate (self->fd, start) != 0
+              || lseek (self->fd, start, SEEK_SET) < 0))
+        g_warning (
+            "cannot cut %s back to its last whole frame", self->location);
       g_prefix_error (error,
           "cannot write frame %" G_GUINT64_FORMAT " to %s: ", frame->sequence,
           self->location);
@@ -203,7 +221,8 @@ accel_raw_file_sink_class_init (AccelRawFileSinkClass *klass)
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location",
           "File that gets every buffer's bytes, in order (emptied at start, "
-          "or cut back to the committed frames when the graph keeps state)",
+          "or cut back to the committed frames when the graph keeps state; "
+          "a restart of the stage goes on with it)",
           NULL,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
 

@@ -326,12 +326,16 @@ test_backpressure (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "mid", "slow");
 
   g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_usleep (200000);
+  /* waited for, not slept: a loaded machine may take long to get there */
+  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+       accel_stage_get_n_processed (f->sink) <= 20
+       && g_get_monotonic_time () < end;)
+    g_usleep (1000);
   produced = accel_stage_get_n_processed (f->src);
   consumed = accel_stage_get_n_processed (f->sink);
   pool = accel_stage_get_output_pool (f->src, 0);
-  /* the slow sink sets the pace: about 100 buffers in 200 ms, and the
-   * source is never more than the buffers in flight ahead */
+  /* the slow sink sets the pace, and the source is never more than the
+   * buffers in flight ahead */
   g_assert_cmpuint (consumed, >, 20);
   g_assert_cmpuint (produced, <=, consumed + 2 * (2 + 3) + 2);
   g_assert_cmpuint (accel_pool_get_peak_outstanding (pool), <=,
@@ -400,7 +404,8 @@ test_param_async (GraphFixture *f, gconstpointer data)
   g_value_set_float (&v, 3.5f);
   g_assert_true (accel_stage_set_param_async (scale, "scale", &v));
   g_assert_false (accel_stage_set_param_async (scale, "no-such", &v));
-  for (guint i = 0; i < 200; i++)
+  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+       g_get_monotonic_time () < end;)
     {
       g_object_get (scale, "scale", &got, NULL);
       if (got == 3.5f)
@@ -409,6 +414,109 @@ test_param_async (GraphFixture *f, gconstpointer data)
     }
   g_assert_cmpfloat (got, ==, 3.5f);
   accel_graph_stop (f->graph);
+}
+
+typedef struct
+{
+  AccelGraph *graph;
+  gboolean ok;
+  GError *error;
+  gint64 t;
+} Waiter;
+
+static gpointer
+wait_long (gpointer data)
+{
+  Waiter *w = data;
+
+  w->ok = accel_graph_wait (w->graph, 20 * G_USEC_PER_SEC, &w->error);
+  w->t = g_get_monotonic_time ();
+  return NULL;
+}
+
+/* a wait with a timeout returns as soon as another thread stops the graph,
+ * with STOPPED: it does not sit out its timeout */
+static void
+test_stop_wakes_wait (GraphFixture *f, gconstpointer data)
+{
+  Waiter w = { f->graph };
+  GThread *thread;
+  gint64 t0;
+
+  f->src = source (f, "src", -1, "64");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "sink");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  thread = g_thread_new ("waiter", wait_long, &w);
+  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+       accel_stage_get_n_processed (f->sink) == 0
+       && g_get_monotonic_time () < end;)
+    g_usleep (1000);
+  t0 = g_get_monotonic_time ();
+  accel_graph_stop (f->graph);
+  g_thread_join (thread);
+  g_assert_cmpint (w.t - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_false (w.ok);
+  g_assert_error (w.error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&w.error);
+  /* and a wait after the stop does not block either */
+  g_assert_false (accel_graph_wait (f->graph, -1, &w.error));
+  g_assert_error (w.error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&w.error);
+}
+
+/* waiting on a graph that never started is a programming error: nothing
+ * would end the wait */
+static void
+test_wait_before_start (GraphFixture *f, gconstpointer data)
+{
+  if (g_test_subprocess ())
+    {
+      f->src = source (f, "src", 3, "64");
+      f->sink = add (f, "core.null-sink", "sink");
+      link_ok (f->graph, "src", "sink");
+      accel_graph_wait (f->graph, -1, NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 10 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_graph_wait*");
+}
+
+static void
+stop_from_here (GObject *stage, GParamSpec *pspec, gpointer graph)
+{
+  accel_graph_stop (graph);
+}
+
+/* stopping a graph from one of its stages' threads would wait for that
+ * very thread: a critical, not an abort or a hang */
+static void
+test_stop_from_stage_thread (GraphFixture *f, gconstpointer data)
+{
+  if (g_test_subprocess ())
+    {
+      GValue v = G_VALUE_INIT;
+      AccelStage *scale;
+
+      f->src = source (f, "src", -1, "64");
+      scale = add (f, "core.scale", "scale");
+      f->sink = add (f, "core.null-sink", "sink");
+      link_ok (f->graph, "src", "scale");
+      link_ok (f->graph, "scale", "sink");
+      g_assert_true (accel_graph_start (f->graph, &f->error));
+      g_signal_connect (
+          scale, "notify::scale", G_CALLBACK (stop_from_here), f->graph);
+      g_value_init (&v, G_TYPE_FLOAT);
+      g_value_set_float (&v, 3.5f);
+      g_assert_true (accel_stage_set_param_async (scale, "scale", &v));
+      /* the critical ends this process; the stage's thread raises it */
+      accel_graph_wait (f->graph, 10 * G_USEC_PER_SEC, NULL);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 10 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*accel_graph_stop*on_stage_thread*");
 }
 
 static void
@@ -453,6 +561,12 @@ main (int argc, char **argv)
       test_param_async, graph_tear_down);
   g_test_add ("/graph/dot", GraphFixture, "dotted", graph_set_up, test_dot,
       graph_tear_down);
+  g_test_add ("/graph/stop-wakes-wait", GraphFixture, "woken", graph_set_up,
+      test_stop_wakes_wait, graph_tear_down);
+  g_test_add ("/graph/wait-before-start", GraphFixture, "unstarted",
+      graph_set_up, test_wait_before_start, graph_tear_down);
+  g_test_add ("/graph/stop-from-stage-thread", GraphFixture, "self-stop",
+      graph_set_up, test_stop_from_stage_thread, graph_tear_down);
   g_test_add ("/graph/one-thread/fan-out-fan-in-eos", GraphFixture, "diamond",
       graph_set_up_one_thread, test_fan_out_fan_in_eos, graph_tear_down);
   g_test_add ("/graph/one-thread/fan-in-ends-with-shortest", GraphFixture,

@@ -130,6 +130,43 @@ test_oom_retries_once (Chain *c, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 1);
 }
 
+/* a restarted sink goes on with its file: a run with a fault in the sink
+ * writes the lines of a fault-free run, less the failed frame's */
+static void
+test_restarted_sink_keeps_file (Chain *c, gconstpointer data)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-restart-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "sums", NULL);
+  g_autofree gchar *clean = NULL, *faulty = NULL;
+  g_auto (GStrv) lines = NULL;
+  GString *want = g_string_new (NULL);
+
+  chain_set_frames (c, 8);
+  g_object_set (c->sink, "location", path, NULL);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_true (g_file_get_contents (path, &clean, NULL, &c->error));
+
+  chain_tear_down (c, data);
+  chain_set_up (c, data);
+  chain_set_frames (c, 8);
+  g_object_set (
+      c->sink, "location", path, "on-fault", ACCEL_SUPERVISION_RESTART, NULL);
+  accel_fault_inject ("sink", ACCEL_FAULT_LIBRARY, 5);
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_no_error (c->error);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->sink), ==, 1);
+  g_assert_true (g_file_get_contents (path, &faulty, NULL, &c->error));
+
+  lines = g_strsplit (clean, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++)
+    if (!g_str_has_prefix (lines[i], "5 "))
+      g_string_append_printf (want, "%s\n", lines[i]);
+  g_assert_cmpstr (faulty, ==, want->str);
+  g_string_free (want, TRUE);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_stop_ends_stream (Chain *c, gconstpointer data)
 {
@@ -651,6 +688,8 @@ main (int argc, char **argv)
       test_restart_intensity, chain_tear_down);
   g_test_add ("/supervision/oom-retries-once", Chain, NULL, chain_set_up,
       test_oom_retries_once, chain_tear_down);
+  g_test_add ("/supervision/restarted-sink-keeps-file", Chain, NULL,
+      chain_set_up, test_restarted_sink_keeps_file, chain_tear_down);
   g_test_add ("/supervision/stop-ends-stream", Chain, NULL, chain_set_up,
       test_stop_ends_stream, chain_tear_down);
   g_test_add ("/supervision/watchdog", Chain, NULL, chain_set_up, test_watchdog,

@@ -432,6 +432,64 @@ test_raw_loop (void)
   test_dir_remove (dir);
 }
 
+/* a sink restarted by its supervisor goes on with its file: only the
+ * failed frame is missing, every frame before it is still there */
+static void
+test_raw_sink_restart_keeps_output (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *in_path = g_build_filename (dir, "in.raw", NULL);
+  g_autofree gchar *out_path = g_build_filename (dir, "out.raw", NULL);
+  g_autoptr (GBytes) in = write_random_file (in_path, 3 * 10, FALSE);
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("restart");
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  const guint8 *want = g_bytes_get_data (in, NULL);
+  static const guint frames[] = { 0, 1, 2, 3, 4, 6, 7 };
+  const guint8 *have;
+
+  accel_fault_clear ();
+  g_object_set (src, "location", in_path, "shape", "10", "loop", TRUE,
+      "num-buffers", (gint64)8, NULL);
+  g_object_set (
+      sink, "location", out_path, "on-fault", ACCEL_SUPERVISION_RESTART, NULL);
+  test_link (g, "src", "sink");
+  accel_fault_inject ("sink", ACCEL_FAULT_LIBRARY, 5);
+  test_run (g);
+  g_assert_cmpuint (accel_stage_get_n_restarts (sink), ==, 1);
+  out = read_file (out_path);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, G_N_ELEMENTS (frames) * 10);
+  have = g_bytes_get_data (out, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    g_assert_cmpmem (have + i * 10, 10, want + (frames[i] % 3) * 10, 10);
+  accel_fault_clear ();
+  test_dir_remove (dir);
+}
+
+/* a full disk is named as such, with the frame that could not be written */
+static void
+test_raw_sink_disk_full (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("full");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      return;
+    }
+  g_object_set (src, "num-buffers", (gint64)3, NULL);
+  g_object_set (sink, "location", "/dev/full", NULL);
+  test_link (g, "src", "sink");
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message,
+      "cannot write frame 0 to /dev/full: No space left on device"));
+}
+
 static void
 test_raw_missing_file (void)
 {
@@ -882,6 +940,42 @@ test_gst_sink_png (void)
     }
   test_dir_remove (dir);
 }
+
+/* a restart would open the description's files again from the start: it
+ * fails the graph rather than lose the frames already written */
+static void
+test_gst_sink_restart_refused (void)
+{
+  static const char *const need[]
+      = { "videoconvert", "pngenc", "multifilesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dir = NULL, *description = NULL;
+  AccelStage *src, *sink;
+
+  if (!have_elements (need))
+    return;
+  accel_fault_clear ();
+  dir = test_dir_new ();
+  description = g_strdup_printf (
+      "videoconvert ! pngenc ! multifilesink location=%s/f%%05d.png", dir);
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "RGBA8", "width", 32, "height", 24,
+      "num-buffers", (gint64)6, NULL);
+  g_object_set (sink, "description", description, "on-fault",
+      ACCEL_SUPERVISION_RESTART, NULL);
+  test_link (g, "src", "out");
+  accel_fault_inject ("out", ACCEL_FAULT_LIBRARY, 3);
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message,
+      "stage 'out' (io.gst-sink): restart after 'injected library error "
+      "(STATUS_INTERNAL_ERROR)' failed: cannot restart: its element "
+      "'multifilesink"));
+  accel_fault_clear ();
+  test_dir_remove (dir);
+}
 #endif
 
 static void
@@ -977,6 +1071,9 @@ main (int argc, char **argv)
       "/io/raw-file/round-trip/f32", "f32", test_raw_round_trip);
   g_test_add_func ("/io/raw-file/loop", test_raw_loop);
   g_test_add_func ("/io/raw-file/missing-file", test_raw_missing_file);
+  g_test_add_func (
+      "/io/raw-file/restart-keeps-output", test_raw_sink_restart_keeps_output);
+  g_test_add_func ("/io/raw-file/disk-full", test_raw_sink_disk_full);
   g_test_add_func ("/io/app/push-pull", test_app_push_pull);
   g_test_add_func ("/io/app/wrong-type", test_app_wrong_type);
   g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
@@ -989,6 +1086,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
+  g_test_add_func (
+      "/io/gst-sink/restart-refused", test_gst_sink_restart_refused);
 #endif
   g_test_add_func ("/io/gst/bad-descriptions", test_gst_bad_descriptions);
 #endif

@@ -436,28 +436,149 @@ test_dot_frames_stats_set (void)
   result_clear (&r);
 }
 
-/* Ctrl-C and SIGTERM: end of stream through the graph, a clean exit */
+/* a run of accel-run that a test signals: its stderr is read line by line,
+ * and a watchdog kills it past a limit, so a hung run fails the test
+ * instead of hanging it */
+typedef struct
+{
+  GSubprocess *p;
+  GDataInputStream *err;
+  GString *said; /* stderr so far */
+  GThread *watchdog;
+  GMutex lock;
+  GCond cond;
+  gboolean ended;
+  gboolean killed;
+  gint64 limit_us;
+  const char *cwd;      /* set before live_start(), or NULL: here */
+  gboolean read_stdout; /* read stdout instead of stderr */
+} Live;
+
+static gpointer
+watchdog (gpointer data)
+{
+  Live *l = data;
+  gint64 end = g_get_monotonic_time () + l->limit_us;
+
+  g_mutex_lock (&l->lock);
+  while (!l->ended && g_cond_wait_until (&l->cond, &l->lock, end))
+    ;
+  if (!l->ended)
+    {
+      l->killed = TRUE;
+      g_subprocess_force_exit (l->p);
+    }
+  g_mutex_unlock (&l->lock);
+  return NULL;
+}
+
+/* starts accel-run with @argv (its first element is replaced by the
+ * binary), @fault as ACCEL_FAULT (or NULL), killed after @limit_s */
+static void
+live_start (Live *l, const char **argv, const char *fault, guint limit_s)
+{
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+      l->read_stdout
+          ? G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE
+          : G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GError) error = NULL;
+
+  argv[0] = g_getenv ("ACCEL_RUN");
+  if (l->cwd)
+    g_subprocess_launcher_set_cwd (launcher, l->cwd);
+  if (fault)
+    g_subprocess_launcher_setenv (launcher, "ACCEL_FAULT", fault, TRUE);
+  l->p = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  l->err = g_data_input_stream_new (l->read_stdout
+                                        ? g_subprocess_get_stdout_pipe (l->p)
+                                        : g_subprocess_get_stderr_pipe (l->p));
+  l->said = g_string_new (NULL);
+  g_mutex_init (&l->lock);
+  g_cond_init (&l->cond);
+  l->limit_us = limit_s * G_USEC_PER_SEC;
+  l->watchdog = g_thread_new ("watchdog", watchdog, l);
+}
+
+/* reads stderr until a line with @text (TRUE) or its end (FALSE); with
+ * @text NULL, to its end */
+static gboolean
+live_wait_for (Live *l, const char *text)
+{
+  gchar *line;
+
+  while ((line = g_data_input_stream_read_line_utf8 (l->err, NULL, NULL, NULL)))
+    {
+      gboolean found = text && strstr (line, text) != NULL;
+      g_string_append_printf (l->said, "%s\n", line);
+      g_free (line);
+      if (found)
+        return TRUE;
+    }
+  if (text)
+    g_test_message ("no '%s' in: %s", text, l->said->str);
+  return FALSE;
+}
+
+/* the last line read */
+static const char *
+live_last_line (Live *l)
+{
+  const char *nl = g_strrstr_len (l->said->str, l->said->len - 1, "\n");
+
+  return nl ? nl + 1 : l->said->str;
+}
+
+/* reads stderr to its end and waits for the exit: its status, or -1 when
+ * killed (by a signal, or by the watchdog) */
+static gint
+live_finish (Live *l)
+{
+  g_autoptr (GError) error = NULL;
+  gint status;
+
+  live_wait_for (l, NULL);
+  g_assert_true (g_subprocess_wait (l->p, NULL, &error));
+  g_mutex_lock (&l->lock);
+  l->ended = TRUE;
+  g_cond_signal (&l->cond);
+  g_mutex_unlock (&l->lock);
+  g_thread_join (l->watchdog);
+  g_assert_false (l->killed);
+  status = g_subprocess_get_if_exited (l->p)
+               ? g_subprocess_get_exit_status (l->p)
+               : -1;
+  return status;
+}
+
+static void
+live_clear (Live *l)
+{
+  g_clear_object (&l->err);
+  g_clear_object (&l->p);
+  g_string_free (l->said, TRUE);
+  g_mutex_clear (&l->lock);
+  g_cond_clear (&l->cond);
+}
+
+/* Ctrl-C and SIGTERM: end of stream through the graph, a clean exit; the
+ * signal is sent once accel-run says it runs, never after a fixed time */
 static void
 check_signal_ends_run (gint signum)
 {
   g_autofree gchar *endless
       = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
-  const char *argv[]
-      = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet", endless, NULL };
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
+  const char *argv[] = { NULL, "--backend=host", endless, NULL };
+  Live l = { 0 };
   gint64 t0;
 
-  p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_NONE, &error);
-  g_assert_no_error (error);
-  g_usleep (500000);
-  g_assert_true (g_subprocess_get_identifier (p) != NULL);
-  g_subprocess_send_signal (p, signum);
+  live_start (&l, argv, NULL, 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running 'endless'"));
+  g_subprocess_send_signal (l.p, signum);
   t0 = g_get_monotonic_time ();
-  g_assert_true (g_subprocess_wait (p, NULL, &error));
+  g_assert_cmpint (live_finish (&l), ==, 0);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+  live_clear (&l);
 }
 
 static void
@@ -596,32 +717,119 @@ test_second_sigint (void)
 {
   g_autofree gchar *endless
       = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
-  const char *argv[]
-      = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet", endless, NULL };
-  g_autoptr (GSubprocessLauncher) launcher
-      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
+  const char *argv[] = { NULL, "--backend=host", endless, NULL };
   g_autoptr (GString) faults = g_string_new (NULL);
-  g_autofree gchar *err = NULL;
+  Live l = { 0 };
   gint64 t0;
 
   for (guint seq = 20; seq < 30; seq++)
     g_string_append_printf (faults, "%sout:hang:%u", seq > 20 ? "," : "", seq);
-  g_subprocess_launcher_setenv (launcher, "ACCEL_FAULT", faults->str, TRUE);
-  p = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_usleep (500000);
+  live_start (&l, argv, faults->str, 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running"));
   t0 = g_get_monotonic_time ();
-  g_subprocess_send_signal (p, SIGINT);
-  g_usleep (200000);
-  g_subprocess_send_signal (p, SIGINT);
-  g_assert_true (
-      g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err, &error));
+  g_subprocess_send_signal (l.p, SIGINT);
+  /* the second once the first is seen */
+  g_assert_true (live_wait_for (&l, "interrupted: finishing"));
+  g_subprocess_send_signal (l.p, SIGINT);
+  g_assert_cmpint (live_finish (&l), ==, 130);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 4 * G_USEC_PER_SEC);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 130);
-  g_assert_nonnull (strstr (err, "stopped at once"));
+  g_assert_nonnull (strstr (l.said->str, "stopped at once"));
+  live_clear (&l);
+}
+
+/* SIGTERM ends a run within a bound even when the frames in flight do not
+ * finish: here the sink takes 6 s for each of its first 10 frames (a
+ * 3 s deadline), so a graceful end would take a minute */
+static void
+test_sigterm_bounded (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  const char *argv[]
+      = { NULL, "--backend=host", "--set", "out.deadline=3000", endless, NULL };
+  g_autoptr (GString) faults = g_string_new (NULL);
+  Live l = { .read_stdout = TRUE };
+  gint64 t0;
+
+  for (guint seq = 0; seq < 10; seq++)
+    g_string_append_printf (faults, "%sout:hang:%u", seq ? "," : "", seq);
+  live_start (&l, argv, faults->str, 40);
+  /* the source has produced (its latency is known): frames are in flight */
+  g_assert_true (live_wait_for (&l, "| src "));
+  t0 = g_get_monotonic_time ();
+  g_subprocess_send_signal (l.p, SIGTERM);
+  g_assert_cmpint (live_finish (&l), ==, 130);
+  /* 5 s of grace for the frames in flight, 5 more for a stuck stage */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 15 * G_USEC_PER_SEC);
+  live_clear (&l);
+}
+
+/* a stage that escalates ends the run with status 1 and its message: a
+ * missed deadline (escalated at once, or past the restart intensity) is
+ * never taken for "still running" */
+static void
+test_escalation_ends_run (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  struct
+  {
+    const char *set;
+    const char *fault;
+    const char *says;
+  } cases[] = {
+    { "twice.on-fault=escalate", "twice:hang:3",
+        "stage 'twice' (core.scale): frame 3 took" },
+    { "twice.max-restarts=1", "twice:hang:3,twice:hang:5",
+        "stage 'twice' (core.scale): restarted 1 times" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *argv[] = { NULL, "--backend=host", "--quiet", "--set",
+        "twice.deadline=100", "--set", cases[i].set, endless, NULL };
+      Live l = { 0 };
+
+      live_start (&l, argv, cases[i].fault, 30);
+      g_assert_cmpint (live_finish (&l), ==, 1);
+      g_test_message ("case %u: %s", i, l.said->str);
+      g_assert_nonnull (strstr (l.said->str, cases[i].says));
+      g_assert_nonnull (strstr (l.said->str, "deadline"));
+      live_clear (&l);
+    }
+}
+
+/* --stats is written when the graph fails to start, saying why */
+static void
+test_stats_when_start_fails (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *stats = g_build_filename (dir, "s.json", NULL);
+  g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
+  g_autofree gchar *blocker = g_build_filename (dir, "file", NULL);
+  g_autofree gchar *state_arg
+      = g_strdup_printf ("--state-dir=%s/state", blocker);
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  g_autofree gchar *json = NULL;
+  g_autoptr (Json) parsed = NULL;
+  Result r = { 0 };
+
+  /* a state directory under a plain file cannot be made */
+  g_assert_true (g_file_set_contents (blocker, "", -1, NULL));
+  run (&r, "--quiet", stats_arg, state_arg, endless, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_file_get_contents (stats, &json, NULL, NULL));
+  parsed = json_parse (json);
+  g_assert_nonnull (parsed);
+  g_assert_false (json_member (parsed, "completed", JSON_BOOL)->boolean);
+  g_assert_nonnull (strstr (r.err, blocker));
+  g_assert_nonnull (
+      strstr (json_member (parsed, "error", JSON_STRING)->string, blocker));
+  result_clear (&r);
+  g_unlink (stats);
+  g_unlink (blocker);
+  g_rmdir (dir);
 }
 
 static void
@@ -696,6 +904,83 @@ test_resume_after_crash (void)
   g_rmdir (dir);
 }
 
+/* a run started again with the state of one cut short says where it
+ * resumes; a run with a fresh state directory says nothing of it */
+static void
+test_says_resume (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-resume-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "p.yaml", NULL);
+  g_autofree gchar *state = g_build_filename (dir, "state", NULL);
+  g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
+  g_autofree gchar *sums = g_build_filename (dir, "sums.txt", NULL);
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: says-resume\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '64', num-buffers: 40}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, dir, state_arg, yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  g_assert_null (strstr (r.err, "resuming"));
+  result_clear (&r);
+  run_in (&r, dir, state_arg, yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "accel-run: resuming at frame "));
+  g_assert_nonnull (strstr (r.err, state));
+  result_clear (&r);
+  g_unlink (sums);
+  remove_dir (state);
+  g_unlink (yaml);
+  g_rmdir (dir);
+}
+
+/* two runs cannot share a state directory: the second refuses, naming the
+ * process of the first, and leaves the first's state alone */
+static void
+test_state_dir_locked (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  g_autofree gchar *state = g_dir_make_tmp ("accel-locked-XXXXXX", NULL);
+  g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
+  g_autofree gchar *commits = g_build_filename (state, "out.commits", NULL);
+  const char *argv[] = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet",
+    state_arg, endless, NULL };
+  g_autoptr (GSubprocess) first = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *pid = NULL;
+  Result r = { 0 };
+
+  first = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+  g_assert_no_error (error);
+  pid = g_strdup (g_subprocess_get_identifier (first));
+  /* running: its sink has a commit log */
+  for (gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+       !g_file_test (commits, G_FILE_TEST_EXISTS)
+       && g_get_monotonic_time () < end;)
+    g_usleep (10000);
+  g_assert_true (g_file_test (commits, G_FILE_TEST_EXISTS));
+
+  run (&r, "--quiet", "--frames=5", state_arg, endless, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is in use by another run"));
+  g_assert_nonnull (strstr (r.err, pid));
+  result_clear (&r);
+
+  g_subprocess_send_signal (first, SIGINT);
+  g_assert_true (g_subprocess_wait (first, NULL, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (first), ==, 0);
+  remove_dir (state);
+}
+
 /* every example runs on the host backend, a few frames each */
 static void
 test_examples_run (void)
@@ -742,24 +1027,23 @@ test_sigint_video_playable (void)
   g_autofree gchar *readback
       = g_test_build_filename (G_TEST_DIST, "readback.yaml", NULL);
   g_autofree gchar *cwd = g_dir_make_tmp ("accel-sigint-XXXXXX", NULL);
-  const char *argv[]
-      = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet", endless, NULL };
-  g_autoptr (GSubprocessLauncher) launcher
-      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
+  const char *argv[] = { NULL, "--backend=host", endless, NULL };
   g_autofree gchar *stats = g_build_filename (cwd, "s.json", NULL);
   g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
   g_autofree gchar *json = NULL;
+  Live l = { .cwd = cwd, .read_stdout = TRUE };
   Result r = { 0 };
 
-  g_subprocess_launcher_set_cwd (launcher, cwd);
-  p = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_usleep (1500000);
-  g_subprocess_send_signal (p, SIGINT);
-  g_assert_true (g_subprocess_wait (p, NULL, &error));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+  live_start (&l, argv, NULL, 60);
+  /* frames have reached the sink: a progress line (one a second) counts
+   * them */
+  while (live_wait_for (&l, " frames, ")
+         && g_ascii_strtoull (live_last_line (&l), NULL, 10) == 0)
+    ;
+  g_assert_cmpuint (g_ascii_strtoull (live_last_line (&l), NULL, 10), >, 0);
+  g_subprocess_send_signal (l.p, SIGINT);
+  g_assert_cmpint (live_finish (&l), ==, 0);
+  live_clear (&l);
 
   run_in (&r, cwd, "--quiet", stats_arg, readback, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -782,6 +1066,10 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/dot-image", test_dot_image);
   g_test_add_func ("/accel-run/sigterm", test_sigterm);
   g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
+  g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
+  g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);
+  g_test_add_func (
+      "/accel-run/stats-when-start-fails", test_stats_when_start_fails);
   g_test_add_func ("/accel-run/list-and-describe", test_list_and_describe);
   g_test_add_func (
       "/accel-run/dot-frames-stats-set", test_dot_frames_stats_set);
@@ -789,6 +1077,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
   g_test_add_func ("/accel-run/examples-run", test_examples_run);
   g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
+  g_test_add_func ("/accel-run/says-resume", test_says_resume);
+  g_test_add_func ("/accel-run/state-dir-locked", test_state_dir_locked);
   g_test_add_func (
       "/accel-run/sigint-video-playable", test_sigint_video_playable);
   return g_test_run ();
