@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the parts of a stage, shared by the files that make it up:
  * accelstageclass.c (class metadata and ports), accelstage.c (properties,
- * accessors, negotiation), accelstageloop.c (the actor), accelsource.c and
+ * accessors, negotiation), accelstageloop.c (the actor),
+ * accelstagecontrol.c (what other threads ask of it), accelsource.c and
  * accelsink.c (what only sources and sinks do), accelstagesupervisor.c
  * (what a fault leads to), accelstagestats.c; not installed */
 #pragma once

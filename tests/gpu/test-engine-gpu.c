@@ -93,23 +93,30 @@ test_gpu_equals_host (void)
       }
 }
 
+/* @r gives the host's result, and goes wrong with the engine's @skip waits
+ * switched off: the waits are what makes it exact */
+static void
+assert_waits_matter (const Run *r, AccelDebugFlags skip)
+{
+  g_autofree gchar *host = host_digest (r);
+  g_autofree gchar *synced = run_chain (r, NULL);
+  g_autofree gchar *raced = NULL;
+
+  g_assert_cmpstr (synced, ==, host);
+  accel_debug_set_flags (skip);
+  raced = run_chain (r, NULL);
+  accel_debug_set_flags (ACCEL_DEBUG_NONE);
+  g_assert_cmpstr (raced, !=, host);
+}
+
 /* a slow writer on one stream, a reader on another: exact only because
  * the reader's stream waits for the write event */
 static void
 test_read_after_write (void)
 {
   Run r = { "1048576", "f32", 16, SLOW_NS };
-  g_autofree gchar *host = host_digest (&r);
-  g_autofree gchar *synced = run_chain (&r, NULL);
-  g_autofree gchar *raced = NULL;
 
-  g_assert_cmpstr (synced, ==, host);
-
-  /* the same run without the read waits must go wrong */
-  accel_debug_set_flags (ACCEL_DEBUG_SKIP_READ_WAIT);
-  raced = run_chain (&r, NULL);
-  accel_debug_set_flags (ACCEL_DEBUG_NONE);
-  g_assert_cmpstr (raced, !=, host);
+  assert_waits_matter (&r, ACCEL_DEBUG_SKIP_READ_WAIT);
 }
 
 /* a slow reader and a one-buffer source pool: the source reuses the buffer
@@ -119,16 +126,8 @@ static void
 test_write_after_read (void)
 {
   Run r = { "1048576", "f32", 16, 0, SLOW_NS, 1 };
-  g_autofree gchar *host = host_digest (&r);
-  g_autofree gchar *synced = run_chain (&r, NULL);
-  g_autofree gchar *raced = NULL;
 
-  g_assert_cmpstr (synced, ==, host);
-
-  accel_debug_set_flags (ACCEL_DEBUG_SKIP_WRITE_WAIT);
-  raced = run_chain (&r, NULL);
-  accel_debug_set_flags (ACCEL_DEBUG_NONE);
-  g_assert_cmpstr (raced, !=, host);
+  assert_waits_matter (&r, ACCEL_DEBUG_SKIP_WRITE_WAIT);
 }
 
 /* with segments (the default) the source and the scale share a thread and
@@ -139,17 +138,9 @@ static void
 test_segment_boundary (void)
 {
   Run r = { "1048576", "f32", 16, SLOW_NS };
-  g_autofree gchar *host = host_digest (&r);
-  g_autofree gchar *synced = NULL, *raced = NULL;
 
   r.segments = TRUE;
-  synced = run_chain (&r, NULL);
-  g_assert_cmpstr (synced, ==, host);
-
-  accel_debug_set_flags (ACCEL_DEBUG_SKIP_READ_WAIT);
-  raced = run_chain (&r, NULL);
-  accel_debug_set_flags (ACCEL_DEBUG_NONE);
-  g_assert_cmpstr (raced, !=, host);
+  assert_waits_matter (&r, ACCEL_DEBUG_SKIP_READ_WAIT);
 }
 
 /* the partition: source and scale in one segment, drawn as one cluster;

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: what other threads (and a stage in its process()) ask of a
+ * running stage: parameter changes between frames, flush, end of stream,
+ * whether to yield, buffers taken in from outside; each becomes a message
+ * in the stage's mailbox or a step of its current frame */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+/**
+ * accel_stage_adopt_input:
+ * @stage: a stage in its process()
+ * @buffer: a buffer from outside the graph (an application pushed it)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads @buffer in this frame as if it were one of its inputs: the stage's
+ * stream waits for @buffer's last writer now, and the frame's read fence
+ * is recorded on it after process(), so a later writer of @buffer waits for
+ * this read. A source that takes buffers from an application calls this
+ * instead of synchronizing by hand. Called from the stage's thread, in
+ * process(), for at most 16 buffers a frame.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_STALE_BUFFER for a buffer of an older
+ * device generation, or a CUDA error.
+ */
+gboolean
+accel_stage_adopt_input (AccelStage *stage, AccelBuffer *buffer, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  g_return_val_if_fail (buffer != NULL, FALSE);
+  g_return_val_if_fail (priv->n_adopted < ACCEL_MAX_PORTS, FALSE);
+
+  if (!accel_buffer_acquire_read (buffer, priv->stream, error))
+    return FALSE;
+  priv->adopted[priv->n_adopted++] = accel_buffer_ref (buffer);
+  return TRUE;
+}
+
+/**
+ * accel_stage_set_param_async:
+ * @stage: a stage
+ * @name: a property name
+ * @value: the new value
+ *
+ * Sets a property on the stage's own thread, between two frames, so a
+ * running stage never sees a parameter change in the middle of a frame.
+ * Before the stage starts the property is set at once.
+ *
+ * Returns: %FALSE when @stage has no such writable property, or when @value
+ * does not convert to the property's type or is out of its range; nothing is
+ * set then. MT safe.
+ */
+gboolean
+accel_stage_set_param_async (
+    AccelStage *stage, const char *name, const GValue *value)
+{
+  AccelStagePrivate *priv;
+  GParamSpec *pspec;
+  AccelMessage *msg;
+  g_auto (GValue) checked = G_VALUE_INIT;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (G_IS_VALUE (value), FALSE);
+
+  priv = accel_stage_get_private (stage);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)
+      || (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
+    return FALSE;
+  /* checked here, on the caller's thread: the stage's thread would only
+   * warn and drop a value of the wrong type or out of range */
+  g_value_init (&checked, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  if (!g_value_transform (value, &checked)
+      || g_param_value_validate (pspec, &checked))
+    {
+      g_debug ("stage '%s': refused a value of type %s for '%s'",
+          accel_stage_get_name (stage), G_VALUE_TYPE_NAME (value), name);
+      return FALSE;
+    }
+  if (!priv->mailbox)
+    {
+      g_object_set_property (G_OBJECT (stage), name, &checked);
+      return TRUE;
+    }
+  msg = accel_message_new (ACCEL_MESSAGE_PARAM);
+  msg->name = g_strdup (name);
+  g_value_init (&msg->value, G_VALUE_TYPE (&checked));
+  g_value_copy (&checked, &msg->value);
+  accel_mailbox_post (priv->mailbox, msg);
+  return TRUE;
+}
+
+/**
+ * accel_stage_flush_async:
+ * @stage: a running stage
+ *
+ * Drops the buffers queued for @stage and the state it carries between
+ * frames, then does the same downstream. MT safe.
+ */
+void
+accel_stage_flush_async (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_FLUSH));
+}
+
+/* sources only: end the stream now, from any thread */
+void
+accel_stage_send_eos (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_EOS));
+}
+
+/**
+ * accel_stage_should_yield:
+ * @stage: a running stage
+ *
+ * A stage that waits inside process() or render() (for a device, a file,
+ * another framework) asks this now and then: when it says %TRUE the stage
+ * should return (with %ACCEL_FLOW_SKIP or an error) so the engine can run
+ * what is waiting: a stop, an end of stream, a parameter change.
+ *
+ * Returns: %TRUE when a control message waits or the stage is stopping.
+ * MT safe.
+ */
+gboolean
+accel_stage_should_yield (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gboolean yield;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  /* the mailbox goes when the stage is joined, on another thread */
+  g_mutex_lock (&priv->mailbox_lock);
+  yield = !priv->mailbox || accel_mailbox_has_control (priv->mailbox)
+          || accel_mailbox_is_closed (priv->mailbox);
+  g_mutex_unlock (&priv->mailbox_lock);
+  return yield;
+}
