@@ -9,6 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a counter the stage's thread writes, read from any thread */
+static guint64
+read_counter (AccelStage *stage, const guint64 *counter)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  guint64 n;
+
+  g_mutex_lock (&priv->stats_lock);
+  n = *counter;
+  g_mutex_unlock (&priv->stats_lock);
+  return n;
+}
+
 /**
  * accel_stage_get_n_processed:
  * @stage: a stage
@@ -18,13 +31,7 @@
 guint64
 accel_stage_get_n_processed (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-  guint64 n;
-
-  g_mutex_lock (&priv->stats_lock);
-  n = priv->n_processed;
-  g_mutex_unlock (&priv->stats_lock);
-  return n;
+  return read_counter (stage, &accel_stage_get_private (stage)->n_processed);
 }
 
 /**
@@ -56,14 +63,7 @@ accel_stage_get_n_dropped (AccelStage *stage)
 guint64
 accel_stage_get_n_restarts (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-
-  guint64 n;
-
-  g_mutex_lock (&priv->stats_lock);
-  n = priv->n_restarts;
-  g_mutex_unlock (&priv->stats_lock);
-  return n;
+  return read_counter (stage, &accel_stage_get_private (stage)->n_restarts);
 }
 
 /**
@@ -75,13 +75,7 @@ accel_stage_get_n_restarts (AccelStage *stage)
 guint64
 accel_stage_get_n_skipped (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-  guint64 n;
-
-  g_mutex_lock (&priv->stats_lock);
-  n = priv->n_skipped;
-  g_mutex_unlock (&priv->stats_lock);
-  return n;
+  return read_counter (stage, &accel_stage_get_private (stage)->n_skipped);
 }
 
 /**
@@ -95,13 +89,7 @@ accel_stage_get_n_skipped (AccelStage *stage)
 guint64
 accel_stage_get_n_lost (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-  guint64 n;
-
-  g_mutex_lock (&priv->stats_lock);
-  n = priv->n_lost;
-  g_mutex_unlock (&priv->stats_lock);
-  return n;
+  return read_counter (stage, &accel_stage_get_private (stage)->n_lost);
 }
 
 static int
