@@ -101,10 +101,6 @@ accel_fault_init_from_env (void)
 }
 #endif
 
-/* statedir.c */
-gboolean accel_state_dir_open (const char *dir, gint64 commit_interval_us,
-    GPtrArray *order, GPtrArray *notes, GError **error);
-
 /* checkpoint.c */
 gboolean accel_checkpoint_write (
     const char *path, guint64 sequence, GBytes *state, GError **error);

@@ -298,6 +298,152 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
   return TRUE;
 }
 
+static gint
+compare_sequences (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* the sequences of @log in increasing order */
+static GArray *
+sorted_sequences (AccelCommitLog *log)
+{
+  GArray *seqs = g_array_sized_new (
+      FALSE, FALSE, sizeof (guint64), g_hash_table_size (log->committed));
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, log->committed);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_array_append_val (seqs, *(guint64 *)key);
+  g_array_sort (seqs, compare_sequences);
+  return seqs;
+}
+
+/**
+ * accel_commit_log_dup_sequences:
+ * @log: a log
+ *
+ * Returns: (transfer full) (element-type guint64): every committed sequence
+ * number, in increasing order.
+ * Called from the thread that uses @log.
+ */
+GArray *
+accel_commit_log_dup_sequences (AccelCommitLog *log)
+{
+  g_return_val_if_fail (log != NULL, NULL);
+
+  return sorted_sequences (log);
+}
+
+/* writes what @log holds now to a new file that replaces the old one
+ * (renamed over it, so a crash leaves one or the other, whole) */
+static gboolean
+rewrite (AccelCommitLog *log, GError **error)
+{
+  g_autoptr (GArray) seqs = sorted_sequences (log);
+  g_autoptr (GByteArray) data = g_byte_array_new ();
+  g_autofree gchar *tmp = g_strconcat (log->path, ".tmp", NULL);
+  int fd;
+
+  g_byte_array_append (data, (const guint8 *)HEADER, HEADER_SIZE);
+  for (guint i = 0; i < seqs->len; i++)
+    {
+      guint64 seq = g_array_index (seqs, guint64, i);
+      Record r = { RECORD_MAGIC, record_check (seq), seq };
+      g_byte_array_append (data, (const guint8 *)&r, sizeof (r));
+    }
+  if (!g_file_set_contents_full (tmp, (const char *)data->data, data->len,
+          G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
+          error))
+    return FALSE;
+  if (g_rename (tmp, log->path) != 0)
+    {
+      io_error (error, "cannot replace", log->path);
+      g_unlink (tmp);
+      return FALSE;
+    }
+  fd = g_open (log->path, O_RDWR | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return io_error (error, "cannot open commit log", log->path);
+  close (log->fd);
+  log->fd = fd;
+  log->dirty = FALSE;
+  return TRUE;
+}
+
+/* drops @sequence from what @log holds in memory */
+static void
+drop (AccelCommitLog *log, guint64 sequence)
+{
+  if (g_hash_table_remove (log->committed, &sequence))
+    log->first_uncommitted = MIN (log->first_uncommitted, sequence);
+}
+
+/**
+ * accel_commit_log_forget:
+ * @log: a log
+ * @sequences: (array length=n_sequences): sequence numbers
+ * @n_sequences: how many
+ * @error: return location for a #GError, or %NULL
+ *
+ * Takes @sequences out of the log, on disk too: their output is missing,
+ * so they are to be produced again. Sequence numbers the log does not hold
+ * are ignored.
+ *
+ * Returns: %TRUE on success.
+ * Called from the thread that uses @log (the graph's, before it starts).
+ */
+gboolean
+accel_commit_log_forget (AccelCommitLog *log, const guint64 *sequences,
+    guint n_sequences, GError **error)
+{
+  guint before;
+
+  g_return_val_if_fail (log != NULL, FALSE);
+  g_return_val_if_fail (sequences != NULL || n_sequences == 0, FALSE);
+
+  before = g_hash_table_size (log->committed);
+  for (guint i = 0; i < n_sequences; i++)
+    drop (log, sequences[i]);
+  if (g_hash_table_size (log->committed) == before)
+    return TRUE;
+  g_debug ("%s: forgot %u sequences", log->path,
+      before - g_hash_table_size (log->committed));
+  return rewrite (log, error);
+}
+
+/**
+ * accel_commit_log_forget_from:
+ * @log: a log
+ * @first: a sequence number
+ * @error: return location for a #GError, or %NULL
+ *
+ * Takes every sequence number from @first on out of the log, on disk too:
+ * for an output that holds its frames in order, such as a file they are
+ * appended to, and holds none from @first on.
+ *
+ * Returns: %TRUE on success.
+ * Called from the thread that uses @log (the graph's, before it starts).
+ */
+gboolean
+accel_commit_log_forget_from (
+    AccelCommitLog *log, guint64 first, GError **error)
+{
+  g_autoptr (GArray) seqs = NULL;
+  guint i = 0;
+
+  g_return_val_if_fail (log != NULL, FALSE);
+
+  seqs = sorted_sequences (log);
+  while (i < seqs->len && g_array_index (seqs, guint64, i) < first)
+    i++;
+  return accel_commit_log_forget (
+      log, (const guint64 *)seqs->data + i, seqs->len - i, error);
+}
+
 /**
  * accel_commit_log_hold_lock:
  * @log: a log

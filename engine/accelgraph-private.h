@@ -41,6 +41,8 @@ struct _AccelGraph
   gint64 frame_limit;
   gchar *state_dir;
   gint64 commit_interval_us;
+  /* the state directory's state is dropped when the graph starts */
+  gboolean discard_state;
   gboolean segments; /* non-blocking GPU chains share a thread */
 
   GPtrArray *workers; /* AccelWorker*, while running */
@@ -55,5 +57,16 @@ struct _AccelGraph
 
 const char *accel_graph_port_name (
     AccelStage *stage, AccelPortDirection dir, guint port);
+
+/* accelstatedir.c: opens the state directory before the stages start */
+gboolean accel_state_dir_open (AccelGraph *graph, GError **error);
+
+/* accelfdlimit.c */
+gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
+
+/* accelfingerprint.c */
+gchar *accel_graph_fingerprint (AccelGraph *graph);
+gboolean accel_fingerprint_compare (
+    const char *was, const char *now, const char *dir, GError **error);
 
 G_END_DECLS

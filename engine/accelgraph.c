@@ -478,9 +478,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
   if (!accel_graph_prepare (graph, error)
-      || !(!graph->state_dir
-           || accel_state_dir_open (graph->state_dir, graph->commit_interval_us,
-               graph->order, graph->notes, error)))
+      || !(!graph->state_dir || accel_state_dir_open (graph, error)))
     return FALSE;
 
   accel_graph_partition (graph);

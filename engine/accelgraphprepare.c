@@ -130,6 +130,11 @@ negotiate_stage (AccelStage *stage, const AccelType *in_types, GError **error)
       g_propagate_error (error, local);
       return FALSE;
     }
+  /* a sink that writes files: a location it cannot write is a mistake of
+   * the pipeline, better said now than after its first frame */
+  if (ACCEL_IS_FILE_OUTPUT (stage)
+      && !accel_file_output_check_path (ACCEL_FILE_OUTPUT (stage), error))
+    return FALSE;
   for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
     {
       const AccelType *type = accel_stage_get_output_type (stage, o);
@@ -310,6 +315,8 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
       g_ptr_array_add (graph->order, g_object_ref (stage));
     }
 
+  if (!accel_graph_check_descriptors (graph, error))
+    goto failed;
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_clear_links (graph->order->pdata[i]);
   for (guint l = 0; l < graph->wiring->len; l++)

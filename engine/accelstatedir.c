@@ -5,7 +5,7 @@
  * sequence (<source>.produced) */
 #define G_LOG_DOMAIN "accel-graph"
 
-#include "accel-private.h"
+#include "accelgraph-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -179,26 +179,136 @@ common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
   return resume == G_MAXUINT64 ? resume : r;
 }
 
+/* whether @name is a file of a state directory (but its lock) */
+static gboolean
+is_state_file (const char *name)
+{
+  return g_str_equal (name, "fingerprint") || g_str_has_suffix (name, ".tmp")
+         || g_str_has_suffix (name, ".commits")
+         || g_str_has_suffix (name, ".produced")
+         || strstr (name, ".checkpoint.") != NULL;
+}
+
+/* drops what @dir holds of an earlier run: the graph starts over */
+static gboolean
+discard_state (const char *dir, GPtrArray *notes, GError **error)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, error);
+  const char *name;
+  guint n = 0;
+
+  if (!d)
+    return FALSE;
+  while ((name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+
+      if (!is_state_file (name))
+        continue;
+      if (g_unlink (path) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot remove %s: %s", path, g_strerror (saved));
+          return FALSE;
+        }
+      n++;
+    }
+  if (n > 0)
+    g_ptr_array_add (notes,
+        g_strdup_printf ("discarded the state in %s: starting over", dir));
+  return TRUE;
+}
+
+/* <dir>/fingerprint: written by the first run, compared by the others */
+static gboolean
+check_fingerprint (AccelGraph *graph, GError **error)
+{
+  g_autofree gchar *path
+      = g_build_filename (graph->state_dir, "fingerprint", NULL);
+  g_autofree gchar *now = accel_graph_fingerprint (graph);
+  g_autofree gchar *was = NULL;
+  g_autoptr (GError) local = NULL;
+
+  if (g_file_get_contents (path, &was, NULL, &local))
+    return accel_fingerprint_compare (was, now, graph->state_dir, error);
+  if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  return g_file_set_contents (path, now, -1, error);
+}
+
+/* the first live stage of @order, or NULL */
+static AccelStage *
+find_live (GPtrArray *order)
+{
+  for (guint i = 0; i < order->len; i++)
+    if (accel_stage_is_live (order->pdata[i]))
+      return order->pdata[i];
+  return NULL;
+}
+
+/* what a sink that writes files holds, checked against its commit log:
+ * what it lacks is taken out of the log, so that the sources produce it
+ * again; with a live source they cannot, and the resume is refused */
+static gboolean
+verify_output (AccelStage *stage, AccelCommitLog *log, AccelStage *live,
+    GPtrArray *notes, GError **error)
+{
+  const char *name = accel_stage_get_name (stage);
+  const char *kind = accel_stage_get_kind_name (stage);
+  g_autofree gchar *what = NULL;
+
+  if (!ACCEL_IS_FILE_OUTPUT (stage)
+      || accel_commit_log_get_n_committed (log) == 0)
+    return TRUE;
+  if (!accel_file_output_verify (ACCEL_FILE_OUTPUT (stage), log, &what, error))
+    {
+      g_prefix_error (error, "stage '%s' (%s): ", name, kind);
+      return FALSE;
+    }
+  if (!what)
+    return TRUE;
+  if (live)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "stage '%s' (%s): %s; the frames it lacks cannot be produced "
+          "again, stage '%s' (%s) is live",
+          name, kind, what, accel_stage_get_name (live),
+          accel_stage_get_kind_name (live));
+      return FALSE;
+    }
+  g_ptr_array_add (notes, g_strdup_printf ("stage '%s' (%s): %s; writing "
+                                           "them again",
+                              name, kind, what));
+  return TRUE;
+}
+
 /**
  * accel_state_dir_open:
- * @dir: the state directory
- * @commit_interval_us: how often commit logs reach the disk
- * @order: (element-type AccelStage): the graph's stages, in topological
- *   order
- * @notes: (element-type utf8): where to say what was decided
+ * @graph: a prepared graph with a state directory
  * @error: return location for a #GError, or %NULL
  *
- * Opens the sinks' commit logs, finds the frame every stateful stage can
- * restart from, and tells the sources where to resume and the live ones
- * where to keep what they produced. Called from the thread that starts the
- * graph, before any stage starts.
+ * Locks the state directory, discards it when asked, checks the graph's
+ * fingerprint against the one kept there (or keeps it, the first time),
+ * opens the sinks' commit logs and checks the sinks' files against them,
+ * finds the frame every stateful stage can restart from, and tells the
+ * sources where to resume and the live ones where to keep what they
+ * produced. What was decided goes into the graph's notes. Called from the
+ * thread that starts the graph, before any stage starts.
  *
- * Returns: %FALSE when a file of @dir cannot be opened or made.
+ * Returns: %FALSE when a file of the directory cannot be opened or made,
+ * or with %ACCEL_ERROR_STATE_MISMATCH when the state is another graph's or
+ * an output lacks what its log says and cannot be repaired.
  */
 gboolean
-accel_state_dir_open (const char *dir, gint64 commit_interval_us,
-    GPtrArray *order, GPtrArray *notes, GError **error)
+accel_state_dir_open (AccelGraph *graph, GError **error)
 {
+  const char *dir = graph->state_dir;
+  GPtrArray *order = graph->order, *notes = graph->notes;
+  AccelStage *live = find_live (order);
   guint64 resume = G_MAXUINT64;
   int lock_fd;
 
@@ -209,8 +319,13 @@ accel_state_dir_open (const char *dir, gint64 commit_interval_us,
           "cannot create the state directory %s: %s", dir, g_strerror (saved));
       return FALSE;
     }
-  if ((lock_fd = lock_state_dir (dir, error)) < 0)
+  /* its commit logs are more to open than prepare counted */
+  if (!accel_graph_check_descriptors (graph, error)
+      || (lock_fd = lock_state_dir (dir, error)) < 0)
     return FALSE;
+  if ((graph->discard_state && !discard_state (dir, notes, error))
+      || !check_fingerprint (graph, error))
+    goto failed;
   for (guint i = 0; i < order->len; i++)
     {
       AccelStage *stage = order->pdata[i];
@@ -222,12 +337,14 @@ accel_state_dir_open (const char *dir, gint64 commit_interval_us,
       file = g_strdup_printf ("%s.commits", accel_stage_get_name (stage));
       path = g_build_filename (dir, file, NULL);
       if (!(log = accel_commit_log_open (path, error)))
+        goto failed;
+      if (!verify_output (stage, log, live, notes, error))
         {
-          close (lock_fd);
-          return FALSE;
+          accel_commit_log_close (log);
+          goto failed;
         }
       accel_commit_log_hold_lock (log, fcntl (lock_fd, F_DUPFD_CLOEXEC, 0));
-      accel_commit_log_set_sync_interval (log, commit_interval_us);
+      accel_commit_log_set_sync_interval (log, graph->commit_interval_us);
       resume = MIN (resume, accel_commit_log_first_uncommitted (log));
       accel_stage_set_commit_log (stage, log);
     }
@@ -249,4 +366,31 @@ accel_state_dir_open (const char *dir, gint64 commit_interval_us,
                                 " from the commit logs in %s",
                    resume, dir));
   return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    close (lock_fd);
+    return FALSE;
+  }
+}
+
+/**
+ * accel_graph_set_discard_state:
+ * @graph: a graph that is not running
+ * @discard: whether to discard what the state directory holds
+ *
+ * With @discard, the graph's next start drops what its state directory
+ * (accel_graph_set_state_dir()) holds of earlier runs (commit logs,
+ * checkpoints, fingerprint) and starts over, as with a new directory; for
+ * a state directory that holds another pipeline's state, or one whose
+ * outputs were changed since.
+ *
+ * Called from the thread that builds the graph, before accel_graph_start().
+ */
+void
+accel_graph_set_discard_state (AccelGraph *graph, gboolean discard)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  graph->discard_state = discard;
 }

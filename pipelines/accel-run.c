@@ -29,6 +29,7 @@ static gchar *opt_state_dir;
 static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
 static gint64 opt_frames = NO_FRAME_LIMIT;
+static gboolean opt_restart_state;
 
 static GOptionEntry entries[] = {
   { "validate", 0, 0, G_OPTION_ARG_NONE, &opt_validate,
@@ -50,6 +51,8 @@ static GOptionEntry entries[] = {
       "Write a JSON summary at the end", "FILE" },
   { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_state_dir,
       "Keep commit logs here; a run started again resumes", "DIR" },
+  { "restart-state", 0, 0, G_OPTION_ARG_NONE, &opt_restart_state,
+      "Discard what the state directory holds and start over", NULL },
   { "no-supervise", 0, 0, G_OPTION_ARG_NONE, &opt_no_supervise,
       "Run in this process, without a supervisor", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "No progress output",
@@ -412,6 +415,22 @@ start_saying_resume (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
+/* a state directory that does not fit the pipeline is a mistake of the
+ * command line, as an invalid pipeline is */
+static int
+start_failed_status (const GError *error)
+{
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH))
+    {
+      g_printerr ("accel-run: --restart-state discards the state and starts "
+                  "over\n");
+      return EXIT_INVALID;
+    }
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE))
+    return EXIT_INVALID;
+  return accel_supervisor_exit_status (error);
+}
+
 /* the run in this process: a worker's, or an unsupervised one */
 static int
 run_pipeline (const char *path)
@@ -452,6 +471,9 @@ run_pipeline (const char *path)
     accel_graph_set_frame_limit (graph, opt_frames);
   if (state_dir)
     accel_graph_set_state_dir (graph, state_dir, 100 * 1000);
+  /* a worker started again after a crash resumes: only the first discards */
+  if (opt_restart_state && accel_supervisor_get_generation () == 1)
+    accel_graph_set_discard_state (graph, TRUE);
 
   loop = g_main_loop_new (NULL, FALSE);
   run->tty = isatty (STDOUT_FILENO);
@@ -459,7 +481,7 @@ run_pipeline (const char *path)
   if (!start_saying_resume (graph, &run->error))
     {
       g_printerr ("accel-run: %s\n", run->error->message);
-      status = accel_supervisor_exit_status (run->error);
+      status = start_failed_status (run->error);
       run->graph = graph;
       if (opt_stats && !write_stats (run, opt_stats, &error))
         g_printerr ("accel-run: %s\n", error->message);
@@ -579,12 +601,19 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
       "Exit status: 0 done, 1 runtime error, 2 invalid pipeline or usage.\n"
-      "With a GPU the pipeline runs in a supervised worker process.\n");
-  if (!g_option_context_parse (ctx, &n_args, &args, &error))
+      "With a GPU the pipeline runs in a supervised worker process.\n"
+      "With --state-dir a run started again resumes where the last one's\n"
+      "outputs end; a state directory of another pipeline (other stages,\n"
+      "parameters, links or types) is refused with status 2, as is one\n"
+      "whose outputs lack what it committed and cannot be written again;\n"
+      "--restart-state discards it and starts over.\n");
+  /* the strv form frees what it takes out of args (the other leaked it) */
+  if (!g_option_context_parse_strv (ctx, &args, &error))
     {
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_INVALID;
     }
+  n_args = (gint)g_strv_length (args);
 
   if (opt_backend)
     {
@@ -643,6 +672,11 @@ main (int argc, char **argv)
         }
       g_print ("%s", text);
       return EXIT_DONE;
+    }
+  if (opt_restart_state && !opt_state_dir && !g_getenv ("ACCEL_STATE_DIR"))
+    {
+      g_printerr ("accel-run: --restart-state needs --state-dir\n");
+      return EXIT_INVALID;
     }
   if (n_args != 2)
     {

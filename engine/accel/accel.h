@@ -14,6 +14,7 @@
 #include <accel/accelcommitlog.h>
 #include <accel/accelsupervisor.h>
 #include <accel/accelstage.h>
+#include <accel/accelfileoutput.h>
 #include <accel/accelgraph.h>
 #include <accel/accelyaml.h>
 #include <accel/accelregistry.h>

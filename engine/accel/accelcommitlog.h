@@ -18,6 +18,11 @@ gboolean accel_commit_log_commit (
 void accel_commit_log_set_sync_interval (
     AccelCommitLog *log, gint64 interval_us);
 gboolean accel_commit_log_sync (AccelCommitLog *log, GError **error);
+GArray *accel_commit_log_dup_sequences (AccelCommitLog *log);
+gboolean accel_commit_log_forget (AccelCommitLog *log, const guint64 *sequences,
+    guint n_sequences, GError **error);
+gboolean accel_commit_log_forget_from (
+    AccelCommitLog *log, guint64 first, GError **error);
 void accel_commit_log_hold_lock (AccelCommitLog *log, int lock_fd);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AccelCommitLog, accel_commit_log_close)

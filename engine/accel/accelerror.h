@@ -34,6 +34,9 @@ G_BEGIN_DECLS
  * stopping
  * @ACCEL_ERROR_DEADLINE: a frame took longer than its stage's deadline; a
  * stage fault, never the timeout of accel_graph_wait()
+ * @ACCEL_ERROR_STATE_MISMATCH: a state directory does not fit the graph (it
+ * was another pipeline's) or its outputs (they changed since, and cannot
+ * be repaired)
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -52,6 +55,7 @@ typedef enum
   ACCEL_ERROR_NOT_SUPPORTED,
   ACCEL_ERROR_STOPPED,
   ACCEL_ERROR_DEADLINE,
+  ACCEL_ERROR_STATE_MISMATCH,
 } AccelError;
 
 /**

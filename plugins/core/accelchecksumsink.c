@@ -25,7 +25,13 @@ struct _AccelChecksumSink
   GPtrArray *checksums; /* gchar* */
 };
 
-G_DEFINE_FINAL_TYPE (AccelChecksumSink, accel_checksum_sink, ACCEL_TYPE_STAGE)
+static void accel_checksum_sink_file_output_init (
+    AccelFileOutputInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AccelChecksumSink, accel_checksum_sink,
+    ACCEL_TYPE_STAGE,
+    G_IMPLEMENT_INTERFACE (
+        ACCEL_TYPE_FILE_OUTPUT, accel_checksum_sink_file_output_init))
 
 enum
 {
@@ -58,6 +64,64 @@ keep_committed_lines (const char *path, AccelCommitLog *log, GError **error)
         g_string_append_printf (kept, "%s\n", lines[i]);
     }
   return g_file_set_contents (path, kept->str, (gssize)kept->len, error);
+}
+
+static gchar *
+accel_checksum_sink_get_path (AccelFileOutput *output)
+{
+  return g_strdup (ACCEL_CHECKSUM_SINK (output)->location);
+}
+
+/* whether @line is "<sequence> <sha256>" for @sequence */
+static gboolean
+is_line_of (const char *line, guint64 sequence)
+{
+  g_autofree gchar *prefix
+      = g_strdup_printf ("%" G_GUINT64_FORMAT " ", sequence);
+  const char *sum = line + strlen (prefix);
+
+  if (!g_str_has_prefix (line, prefix) || strlen (sum) != 64)
+    return FALSE;
+  for (const char *c = sum; *c; c++)
+    if (!g_ascii_isxdigit (*c))
+      return FALSE;
+  return TRUE;
+}
+
+/* the file holds a line per committed frame, in order from 0: it lacks
+ * what comes after its last such line, and a frame committed past a gap
+ * (one skipped in an earlier run) has its line where the gap's belongs */
+static gboolean
+accel_checksum_sink_verify (
+    AccelFileOutput *output, AccelCommitLog *log, gchar **what, GError **error)
+{
+  AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (output);
+  guint64 first = accel_commit_log_first_uncommitted (log);
+  g_autofree gchar *data = NULL;
+  g_autoptr (GError) local = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint64 whole = 0;
+
+  if (!self->location)
+    return TRUE;
+  if (!g_file_get_contents (self->location, &data, NULL, &local)
+      && !g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  lines = g_strsplit (data ? data : "", "\n", -1);
+  while (whole < first && lines[whole] && is_line_of (lines[whole], whole))
+    whole++;
+  return accel_file_output_keep_in_order (
+      log, self->location, whole, what, error);
+}
+
+static void
+accel_checksum_sink_file_output_init (AccelFileOutputInterface *iface)
+{
+  iface->get_path = accel_checksum_sink_get_path;
+  iface->verify = accel_checksum_sink_verify;
 }
 
 static gboolean

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <png.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 struct _AccelPngSink
 {
@@ -24,13 +25,20 @@ struct _AccelPngSink
   AccelBuffer *staging; /* GPU: pinned copy of the image being written */
 };
 
-G_DEFINE_FINAL_TYPE (AccelPngSink, accel_png_sink, ACCEL_TYPE_STAGE)
+static void accel_png_sink_file_output_init (AccelFileOutputInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AccelPngSink, accel_png_sink, ACCEL_TYPE_STAGE,
+    G_IMPLEMENT_INTERFACE (
+        ACCEL_TYPE_FILE_OUTPUT, accel_png_sink_file_output_init))
 
 enum
 {
   PROP_0,
   PROP_LOCATION,
 };
+
+/* the widest padding of the location's number */
+#define MAX_PAD 32
 
 static const AccelFormat png_formats[] = {
   ACCEL_FORMAT_RGBA8,
@@ -73,8 +81,10 @@ parse_location (AccelPngSink *self, GError **error)
           self->zero_pad = TRUE;
           p++;
         }
-      while (g_ascii_isdigit (*p) && self->pad < 100)
+      while (g_ascii_isdigit (*p) && self->pad <= MAX_PAD)
         self->pad = self->pad * 10 + (*p++ - '0');
+      if (self->pad > MAX_PAD)
+        goto too_wide;
       if (*p != 'd' && *p != 'u')
         goto invalid;
       p++;
@@ -86,6 +96,14 @@ parse_location (AccelPngSink *self, GError **error)
   return TRUE;
 
   /* ERRORS */
+too_wide:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "stage '%s' (io.png-sink): location '%s' pads its number to more "
+        "than %d digits; a sequence number has at most 20",
+        accel_stage_get_name (ACCEL_STAGE (self)), self->location, MAX_PAD);
+    return FALSE;
+  }
 invalid:
   {
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
@@ -182,8 +200,17 @@ write_png (
           tmp, g_strerror (saved));
       return FALSE;
     }
+  errno = 0;
   ok = png_image_write_to_stdio (&image, file, 0, data, 0, NULL) != 0;
-  if (!ok)
+  /* a write that failed (a full disk) names its errno, not libpng's
+   * "Write Error" */
+  if (!ok && ferror (file) && errno != 0)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot write %s: %s", tmp, g_strerror (saved));
+    }
+  else if (!ok)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
         "libpng cannot write %s: %s", tmp, image.message);
   png_image_free (&image);
@@ -218,6 +245,51 @@ accel_png_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
           accel_buffer_get_data (data), error))
     return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
+}
+
+static gchar *
+accel_png_sink_get_path (AccelFileOutput *output)
+{
+  return path_for (ACCEL_PNG_SINK (output), 0);
+}
+
+/* a file per committed frame, each written whole then renamed: one that is
+ * gone or empty was deleted or cut since, and is written again */
+static gboolean
+accel_png_sink_verify (
+    AccelFileOutput *output, AccelCommitLog *log, gchar **what, GError **error)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (output);
+  g_autoptr (GArray) committed = accel_commit_log_dup_sequences (log);
+  g_autoptr (GArray) gone = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autofree gchar *first_gone = NULL;
+
+  for (guint i = 0; i < committed->len; i++)
+    {
+      guint64 seq = g_array_index (committed, guint64, i);
+      g_autofree gchar *path = path_for (self, seq);
+      GStatBuf st;
+
+      if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
+        continue;
+      if (!first_gone)
+        first_gone = g_steal_pointer (&path);
+      g_array_append_val (gone, seq);
+    }
+  if (gone->len == 0)
+    return TRUE;
+  *what = g_strdup_printf ("%u of its %u committed files are missing or "
+                           "empty, %s the first",
+      gone->len, committed->len, first_gone);
+  return accel_commit_log_forget (
+      log, (const guint64 *)gone->data, gone->len, error);
+}
+
+static void
+accel_png_sink_file_output_init (AccelFileOutputInterface *iface)
+{
+  iface->get_path = accel_png_sink_get_path;
+  iface->verify = accel_png_sink_verify;
 }
 
 static void

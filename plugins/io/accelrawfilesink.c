@@ -23,7 +23,13 @@ struct _AccelRawFileSink
   AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
 };
 
-G_DEFINE_FINAL_TYPE (AccelRawFileSink, accel_raw_file_sink, ACCEL_TYPE_STAGE)
+static void accel_raw_file_sink_file_output_init (
+    AccelFileOutputInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AccelRawFileSink, accel_raw_file_sink,
+    ACCEL_TYPE_STAGE,
+    G_IMPLEMENT_INTERFACE (
+        ACCEL_TYPE_FILE_OUTPUT, accel_raw_file_sink_file_output_init))
 
 enum
 {
@@ -158,6 +164,50 @@ accel_raw_file_sink_render (
       return ACCEL_FLOW_ERROR;
     }
   return ACCEL_FLOW_OK;
+}
+
+static gchar *
+accel_raw_file_sink_get_path (AccelFileOutput *output)
+{
+  return g_strdup (ACCEL_RAW_FILE_SINK (output)->location);
+}
+
+/* the file holds the committed frames in order, from 0: it lacks what lies
+ * past its last whole frame, and a frame committed past a gap (one skipped
+ * in an earlier run) sits where the gap's frame belongs */
+static gboolean
+accel_raw_file_sink_verify (
+    AccelFileOutput *output, AccelCommitLog *log, gchar **what, GError **error)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (output);
+  gsize frame_size = accel_type_get_size (
+      accel_stage_get_input_type (ACCEL_STAGE (self), 0));
+  guint64 whole = 0;
+  struct stat st;
+
+  if (g_stat (self->location, &st) == 0)
+    {
+      /* a device or a pipe keeps nothing to compare */
+      if (!S_ISREG (st.st_mode) || frame_size == 0)
+        return TRUE;
+      whole = (guint64)st.st_size / frame_size;
+    }
+  else if (errno != ENOENT)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot check %s: %s", self->location, g_strerror (saved));
+      return FALSE;
+    }
+  return accel_file_output_keep_in_order (
+      log, self->location, whole, what, error);
+}
+
+static void
+accel_raw_file_sink_file_output_init (AccelFileOutputInterface *iface)
+{
+  iface->get_path = accel_raw_file_sink_get_path;
+  iface->verify = accel_raw_file_sink_verify;
 }
 
 static void

@@ -56,6 +56,15 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
           accel_stage_get_name (stage));
       return FALSE;
     }
+  /* said now, with the pipeline's line, rather than when the run starts */
+  if (g_access (self->location, R_OK) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.raw-file-source): cannot read %s: %s",
+          accel_stage_get_name (stage), self->location, g_strerror (saved));
+      return FALSE;
+    }
   return accel_io_type_props_to_type (
       &self->type_props, stage, &out_types[0], error);
 }

@@ -3,6 +3,8 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "accel-test.h"
 
@@ -20,29 +22,45 @@ result_clear (Result *r)
   g_free (r->err);
 }
 
-/* runs accel-run with @args (NULL-terminated), on the host backend, in
- * @cwd (NULL: here) */
+/* a resource limit a child runs under, and SIGXFSZ ignored so that a write
+ * past RLIMIT_FSIZE fails with EFBIG instead of killing it */
+typedef struct
+{
+  int resource;
+  struct rlimit limit;
+} Limit;
+
 static void
-run_in (Result *r, const char *cwd, const char *first, ...)
+apply_limit (gpointer data)
+{
+  Limit *l = data;
+
+  signal (SIGXFSZ, SIG_IGN);
+  setrlimit (l->resource, &l->limit);
+}
+
+/* runs accel-run with the arguments from @first (NULL-terminated), on the
+ * host backend, in @cwd (NULL: here), under @limit (NULL: none) */
+static void
+run_va (Result *r, const char *cwd, Limit *limit, const char *first, va_list ap)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) p = NULL;
   g_autoptr (GError) error = NULL;
-  va_list ap;
 
   g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
   g_ptr_array_add (argv, (gpointer) "--backend=host");
-  va_start (ap, first);
   for (const char *a = first; a; a = va_arg (ap, const char *))
     g_ptr_array_add (argv, (gpointer)a);
-  va_end (ap);
   g_ptr_array_add (argv, NULL);
 
   launcher = g_subprocess_launcher_new (
       G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   if (cwd)
     g_subprocess_launcher_set_cwd (launcher, cwd);
+  if (limit)
+    g_subprocess_launcher_set_child_setup (launcher, apply_limit, limit, NULL);
   p = g_subprocess_launcher_spawnv (
       launcher, (const char *const *)argv->pdata, &error);
   g_assert_no_error (error);
@@ -51,6 +69,27 @@ run_in (Result *r, const char *cwd, const char *first, ...)
   g_assert_no_error (error);
   r->status
       = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+}
+
+static void
+run_in (Result *r, const char *cwd, const char *first, ...)
+{
+  va_list ap;
+
+  va_start (ap, first);
+  run_va (r, cwd, NULL, first, ap);
+  va_end (ap);
+}
+
+/* as run_in(), under @limit */
+static void
+run_limited (Result *r, const char *cwd, Limit *limit, const char *first, ...)
+{
+  va_list ap;
+
+  va_start (ap, first);
+  run_va (r, cwd, limit, first, ap);
+  va_end (ap);
 }
 
 #define run(r, ...) run_in (r, NULL, __VA_ARGS__)
@@ -1054,6 +1093,458 @@ test_sigint_video_playable (void)
   remove_dir (cwd);
 }
 
+/* a directory for a test's files, a pipeline file name in it and a state
+ * directory under it; all of it is removed when it goes */
+typedef struct
+{
+  gchar *dir;
+  gchar *yaml;
+  gchar *state;
+  gchar *state_arg;
+} Scratch;
+
+static Scratch
+scratch_new (void)
+{
+  Scratch sc;
+
+  sc.dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_assert_nonnull (sc.dir);
+  sc.yaml = g_build_filename (sc.dir, "p.yaml", NULL);
+  sc.state = g_build_filename (sc.dir, "state", NULL);
+  sc.state_arg = g_strdup_printf ("--state-dir=%s", sc.state);
+  return sc;
+}
+
+static void
+scratch_clear (Scratch *sc)
+{
+  remove_dir (sc->state);
+  remove_dir (sc->dir);
+  g_free (sc->dir);
+  g_free (sc->yaml);
+  g_free (sc->state);
+  g_free (sc->state_arg);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scratch, scratch_clear)
+
+/* @path's bytes, none when it is missing */
+static GBytes *
+contents (const char *path)
+{
+  gchar *data = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &data, &len, NULL))
+    return g_bytes_new (NULL, 0);
+  return g_bytes_new_take (data, len);
+}
+
+static void
+assert_contents (const char *path, GBytes *expected)
+{
+  g_autoptr (GBytes) got = contents (path);
+
+  g_assert_cmpuint (g_bytes_get_size (got), ==, g_bytes_get_size (expected));
+  g_assert_true (g_bytes_equal (got, expected));
+}
+
+/* runs @yaml in @dir with @state_arg: status 0, and @output equals
+ * @expected; @said must be in what it says on stderr */
+static void
+assert_resumes_to (const char *dir, const char *state_arg, const char *yaml,
+    const char *output, GBytes *expected, const char *said)
+{
+  Result r = { 0 };
+
+  run_in (&r, dir, state_arg, yaml, NULL);
+  if (r.status != 0 || (said && !strstr (r.err, said)))
+    g_printerr ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  if (said)
+    g_assert_nonnull (strstr (r.err, said));
+  result_clear (&r);
+  assert_contents (output, expected);
+}
+
+/* a resume checks what each sink's output holds against its commit log:
+ * a file cut short, deleted, or missing a frame skipped in the first run
+ * (later frames committed past the gap) is written again from the sources,
+ * and the result equals a run without any of it */
+static void
+test_resume_verifies_output (void)
+{
+  static const char *const sinks[][2] = {
+    { "{name: out, kind: io.raw-file-sink, params: {location: out.bin}}",
+        "out.bin" },
+    { "{name: out, kind: core.checksum-sink, params: {location: out.txt}}",
+        "out.txt" },
+  };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sinks); s++)
+    {
+      g_auto (Scratch) sc = scratch_new ();
+      g_autofree gchar *out = g_build_filename (sc.dir, sinks[s][1], NULL);
+      g_autofree gchar *text
+          = g_strdup_printf ("pipeline: verify\n"
+                             "stages:\n"
+                             "  - {name: src, kind: core.test-source,\n"
+                             "     params: {shape: '100', num-buffers: 20}}\n"
+                             "  - %s\n"
+                             "links: [src -> out]\n",
+              sinks[s][0]);
+      g_autoptr (GBytes) expected = NULL;
+      Result r = { 0 };
+
+      g_assert_true (g_file_set_contents (sc.yaml, text, -1, NULL));
+      run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      expected = contents (out);
+
+      /* cut in the middle of a frame after a complete run */
+      assert_resumes_to (sc.dir, sc.state_arg, sc.yaml, out, expected, NULL);
+      g_assert_cmpint (
+          truncate (out, (off_t)(g_bytes_get_size (expected) / 3)), ==, 0);
+      assert_resumes_to (
+          sc.dir, sc.state_arg, sc.yaml, out, expected, "writing them again");
+      /* deleted */
+      g_unlink (out);
+      assert_resumes_to (
+          sc.dir, sc.state_arg, sc.yaml, out, expected, "writing them again");
+      remove_dir (sc.state);
+
+      /* frame 5 skipped (bad input, resumed): the file lacks it and the
+       * later frames were committed; the rerun writes 5 and what follows */
+      g_unlink (out);
+      g_setenv ("ACCEL_FAULT", "out:invalid-input:5", TRUE);
+      run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+      g_unsetenv ("ACCEL_FAULT");
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      assert_resumes_to (sc.dir, sc.state_arg, sc.yaml, out, expected,
+          "frame 5 is missing from");
+      /* and a run with nothing to repair says nothing of it */
+      run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_null (strstr (r.err, "writing them again"));
+      result_clear (&r);
+    }
+}
+
+/* the png sink's committed files are checked one by one: a deleted or an
+ * emptied one is written again, the others are not touched */
+static void
+test_resume_verifies_png (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *f2 = g_build_filename (sc.dir, "f-2.png", NULL);
+  g_autofree gchar *f4 = g_build_filename (sc.dir, "f-4.png", NULL);
+  g_autoptr (GBytes) expected2 = NULL, expected4 = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: verify-png\n"
+      "stages:\n"
+      "  - {name: src, kind: io.pattern-source,\n"
+      "     params: {width: 16, height: 8, num-buffers: 6}}\n"
+      "  - {name: out, kind: io.png-sink, params: {location: 'f-%d.png'}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  expected2 = contents (f2);
+  expected4 = contents (f4);
+  g_assert_cmpuint (g_bytes_get_size (expected2), >, 0);
+  g_unlink (f2);
+  g_assert_true (g_file_set_contents (f4, "", 0, NULL));
+  assert_resumes_to (sc.dir, sc.state_arg, sc.yaml, f2, expected2,
+      "2 of its 6 committed files are missing or empty");
+  assert_contents (f4, expected4);
+}
+
+/* a live source cannot produce again what an output lost: the resume is
+ * refused (status 2), saying so, rather than writing other frames */
+static void
+test_resume_refuses_live (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: verify-live\n"
+      "stages:\n"
+      "  - {name: cam, kind: io.gst-source,\n"
+      "     params: {description: 'videotestsrc num-buffers=8 ! "
+      "video/x-raw,format=RGBA,width=16,height=8'}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [cam -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_cmpint (truncate (out, 16 * 8 * 4 * 3), ==, 0);
+  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (
+      strstr (r.err, "holds 3 whole frames in order, its commit log 8"));
+  g_assert_nonnull (strstr (r.err, "stage 'cam' (io.gst-source) is live"));
+  result_clear (&r);
+}
+
+/* a state directory keeps the graph's fingerprint: a changed parameter, a
+ * changed link or a stage more is refused (status 2) saying what changed;
+ * --restart-state starts over */
+static void
+test_state_fingerprint (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *yaml2 = g_build_filename (sc.dir, "p2.yaml", NULL);
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.txt", NULL);
+  g_autoptr (GBytes) expected = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: print\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '64', num-buffers: 10}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: out.txt}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  g_assert_true (g_file_set_contents (yaml2,
+      "pipeline: print\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '64', num-buffers: 10}}\n"
+      "  - {name: work, kind: core.scale}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: out.txt}}\n"
+      "links: [src -> work, work -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", "--set", "src.shape=128", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  expected = contents (out);
+  g_unlink (out);
+
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  run_in (&r, sc.dir, sc.state_arg, "--set", "src.shape=128", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (
+      strstr (r.err, "stage 'src' parameter 'shape' was \"64\", now \"128\""));
+  g_assert_nonnull (strstr (r.err, "--restart-state"));
+  result_clear (&r);
+  run_in (&r, sc.dir, sc.state_arg, yaml2, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "stage 'work' (core.scale) was added"));
+  g_assert_nonnull (strstr (r.err, "link src.out -> out.in was removed"));
+  result_clear (&r);
+
+  /* starting over: the file is the new pipeline's alone */
+  run_in (&r, sc.dir, "--restart-state", sc.state_arg, "--set", "src.shape=128",
+      sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "discarded the state"));
+  result_clear (&r);
+  assert_contents (out, expected);
+  /* and the new fingerprint is kept */
+  run_in (&r, sc.dir, sc.state_arg, "--set", "src.shape=128", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  run_in (&r, sc.dir, "--restart-state", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--restart-state needs --state-dir"));
+  result_clear (&r);
+  run (&r, "--help", NULL);
+  g_assert_nonnull (strstr (r.out, "--restart-state"));
+  result_clear (&r);
+}
+
+/* locations are checked when the pipeline is: a sink's directory that does
+ * not exist, a source's file that does not, a PNG number padded absurdly;
+ * each with its line:column, status 2 */
+static void
+test_validate_locations (void)
+{
+  static const char *const cases[][3] = {
+    { "{name: src, kind: core.test-source, params: {shape: '4'}}",
+        "{name: out, kind: io.raw-file-sink, params: {location: no/out.bin}}",
+        "p.yaml:4:12: stage 'out' (io.raw-file-sink): cannot write no/out.bin: "
+        "its directory does not exist" },
+    { "{name: src, kind: core.test-source, params: {shape: '4'}}",
+        "{name: out, kind: core.checksum-sink, params: {location: no/s.txt}}",
+        "p.yaml:4:12: stage 'out' (core.checksum-sink): cannot write "
+        "no/s.txt: its directory does not exist" },
+    { "{name: src, kind: io.pattern-source, params: {width: 8, height: 8}}",
+        "{name: out, kind: io.png-sink, params: {location: 'no/f-%d.png'}}",
+        "p.yaml:4:12: stage 'out' (io.png-sink): cannot write no/f-0.png" },
+    { "{name: src, kind: io.pattern-source, params: {width: 8, height: 8}}",
+        "{name: out, kind: io.png-sink, params: {location: 'f-%0999999d.png'}}",
+        "p.yaml:4:12: stage 'out' (io.png-sink): location 'f-%0999999d.png' "
+        "pads its number to more than 32 digits" },
+    { "{name: src, kind: io.raw-file-source,\n"
+      "     params: {location: none.bin, shape: '4'}}",
+        "{name: out, kind: core.null-sink}",
+        "p.yaml:3:12: stage 'src' (io.raw-file-source): cannot read none.bin: "
+        "No such file or directory" },
+  };
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-where-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "p.yaml", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *text = g_strdup_printf ("pipeline: where\n"
+                                                "stages:\n"
+                                                "  - %s\n"
+                                                "  - %s\n"
+                                                "links: [src -> out]\n",
+          cases[i][0], cases[i][1]);
+      Result r = { 0 };
+
+      g_assert_true (g_file_set_contents (yaml, text, -1, NULL));
+      run_in (&r, dir, "--validate", "p.yaml", NULL);
+      if (!strstr (r.err, cases[i][2]))
+        g_printerr ("%s", r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i][2]));
+      result_clear (&r);
+    }
+  remove_dir (dir);
+}
+
+/* a graph of many stages needs a descriptor per stage's thread: under a
+ * low soft limit the run raises it toward the hard one; under a low hard
+ * limit it is refused naming the count and the limit, never killed by
+ * GLib running out of them */
+static void
+test_descriptor_limit (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-fds-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "many.yaml", NULL);
+  g_autoptr (GString) text
+      = g_string_new ("pipeline: many\nstages:\n"
+                      "  - {name: s0, kind: core.test-source,\n"
+                      "     params: {shape: '16', num-buffers: 5}}\n");
+  g_autoptr (GString) links = g_string_new ("links: [");
+  struct rlimit now;
+  Limit low = { RLIMIT_NOFILE, { 64, 64 } };
+  Limit soft = { RLIMIT_NOFILE, { 64, 0 } };
+  Result r = { 0 };
+
+  for (guint i = 1; i < 200; i++)
+    {
+      g_string_append_printf (text, "  - {name: s%u, kind: core.scale}\n", i);
+      g_string_append_printf (links, "s%u -> s%u, ", i - 1, i);
+    }
+  g_string_append (text, "  - {name: out, kind: core.null-sink}\n");
+  g_string_append (links, "s199 -> out]\n");
+  g_string_append (text, links->str);
+  g_assert_true (g_file_set_contents (yaml, text->str, -1, NULL));
+
+  run_limited (&r, dir, &low, "--quiet", yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "file descriptors"));
+  g_assert_nonnull (strstr (r.err, "for its 201 stages"));
+  g_assert_nonnull (strstr (r.err, "the limit is 64"));
+  result_clear (&r);
+
+  g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &now), ==, 0);
+  if (now.rlim_max != RLIM_INFINITY && now.rlim_max < 1024)
+    {
+      g_test_message ("hard limit %lu: not raising", (gulong)now.rlim_max);
+      remove_dir (dir);
+      return;
+    }
+  soft.limit.rlim_max = now.rlim_max;
+  run_limited (&r, dir, &soft, yaml, NULL);
+  if (r.status != 0)
+    g_printerr ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "raised the limit of open files from 64"));
+  result_clear (&r);
+  remove_dir (dir);
+}
+
+/* a write that fails names its errno: a full disk (/dev/full) as "No space
+ * left on device", a file past RLIMIT_FSIZE as "File too large" (libpng's
+ * "Write Error" said neither); the frame being written when it struck is
+ * cut off whole, so a rerun with the same state writes it once */
+static void
+test_write_errors (void)
+{
+  static const char *const full[][2] = {
+    { "io.raw-file-sink", "cannot write frame 0 to /dev/full: No space "
+                          "left on device" },
+    { "core.checksum-sink", "cannot write frame 0 to /dev/full: No space "
+                            "left on device" },
+  };
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  g_autoptr (GBytes) expected = NULL;
+  g_autoptr (GBytes) cut = NULL;
+  /* 7 frames of 400 bytes and part of the 8th */
+  Limit fsize = { RLIMIT_FSIZE, { 3000, 3000 } };
+  Result r = { 0 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (full); i++)
+    {
+      g_autofree gchar *text = g_strdup_printf (
+          "pipeline: full\n"
+          "stages:\n"
+          "  - {name: src, kind: core.test-source, params: {shape: '4'}}\n"
+          "  - {name: out, kind: %s, params: {location: /dev/full}}\n"
+          "links: [src -> out]\n",
+          full[i][0]);
+      g_assert_true (g_file_set_contents (sc.yaml, text, -1, NULL));
+      run_in (&r, sc.dir, "--frames=3", sc.yaml, NULL);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, full[i][1]));
+      result_clear (&r);
+    }
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: fsize\n"
+      "stages:\n"
+      "  - {name: src, kind: io.pattern-source,\n"
+      "     params: {width: 64, height: 64, pattern: noise, num-buffers: 2}}\n"
+      "  - {name: out, kind: io.png-sink, params: {location: 'f-%d.png'}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_limited (&r, sc.dir, &fsize, "--quiet", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "cannot write f-0.png.tmp: File too large"));
+  result_clear (&r);
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: fsize\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '100', num-buffers: 12}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  expected = contents (out);
+  g_unlink (out);
+  run_limited (&r, sc.dir, &fsize, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (
+      strstr (r.err, "cannot write frame 7 to out.bin: File too large"));
+  result_clear (&r);
+  cut = contents (out);
+  g_assert_cmpuint (g_bytes_get_size (cut), ==, 7 * 400);
+  assert_resumes_to (
+      sc.dir, sc.state_arg, sc.yaml, out, expected, "resuming at frame 7");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1081,5 +1572,13 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/state-dir-locked", test_state_dir_locked);
   g_test_add_func (
       "/accel-run/sigint-video-playable", test_sigint_video_playable);
+  g_test_add_func (
+      "/accel-run/resume-verifies-output", test_resume_verifies_output);
+  g_test_add_func ("/accel-run/resume-verifies-png", test_resume_verifies_png);
+  g_test_add_func ("/accel-run/resume-refuses-live", test_resume_refuses_live);
+  g_test_add_func ("/accel-run/state-fingerprint", test_state_fingerprint);
+  g_test_add_func ("/accel-run/validate-locations", test_validate_locations);
+  g_test_add_func ("/accel-run/descriptor-limit", test_descriptor_limit);
+  g_test_add_func ("/accel-run/write-errors", test_write_errors);
   return g_test_run ();
 }

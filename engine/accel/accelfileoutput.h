@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a sink whose output is files that outlive the process */
+#pragma once
+
+#include <accel/accelcommitlog.h>
+#include <accel/accelstage.h>
+
+G_BEGIN_DECLS
+
+#define ACCEL_TYPE_FILE_OUTPUT (accel_file_output_get_type ())
+G_DECLARE_INTERFACE (
+    AccelFileOutput, accel_file_output, ACCEL, FILE_OUTPUT, AccelStage)
+
+/**
+ * AccelFileOutputInterface:
+ * @get_path: the file the stage writes first (for a pattern, the one of
+ *   sequence 0), or %NULL when it writes none. Prepare checks that it can
+ *   be written. Called from the thread that builds the graph, after the
+ *   stage negotiated.
+ * @verify: compares what the output holds with @log, the commit log of an
+ *   earlier run, and takes out of @log (accel_commit_log_forget()) every
+ *   sequence whose output is missing, cut short or out of order, so that
+ *   it is produced again. Sets @what to a sentence saying what was found
+ *   when it took anything out. Returns %FALSE when the output cannot be
+ *   checked or repaired that way. Called from the thread that starts the
+ *   graph, before the stage starts.
+ *
+ * Implemented by sinks that write files, so that a graph checks their
+ * locations when it is prepared and, resuming from a state directory,
+ * what the files hold against the commit logs.
+ */
+struct _AccelFileOutputInterface
+{
+  GTypeInterface parent_iface;
+
+  gchar *(*get_path) (AccelFileOutput *output);
+  gboolean (*verify) (AccelFileOutput *output, AccelCommitLog *log,
+      gchar **what, GError **error);
+};
+
+gchar *accel_file_output_get_path (AccelFileOutput *output);
+gboolean accel_file_output_check_path (AccelFileOutput *output, GError **error);
+gboolean accel_file_output_verify (
+    AccelFileOutput *output, AccelCommitLog *log, gchar **what, GError **error);
+gboolean accel_file_output_keep_in_order (AccelCommitLog *log,
+    const char *location, guint64 n_whole, gchar **what, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: sinks that write files: where they write is checked when the graph
+ * is prepared, what they wrote against their commit log when it resumes */
+#define G_LOG_DOMAIN "accel-graph"
+
+#include "accel-private.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+G_DEFINE_INTERFACE (AccelFileOutput, accel_file_output, ACCEL_TYPE_STAGE)
+
+static void
+accel_file_output_default_init (AccelFileOutputInterface *iface)
+{
+}
+
+/**
+ * accel_file_output_get_path:
+ * @output: a stage that writes files
+ *
+ * Returns: (transfer full) (nullable): the file @output writes first, or
+ * %NULL when it writes none. Called from the thread that builds the graph.
+ */
+gchar *
+accel_file_output_get_path (AccelFileOutput *output)
+{
+  AccelFileOutputInterface *iface;
+
+  g_return_val_if_fail (ACCEL_IS_FILE_OUTPUT (output), NULL);
+
+  iface = ACCEL_FILE_OUTPUT_GET_IFACE (output);
+  return iface->get_path ? iface->get_path (output) : NULL;
+}
+
+/**
+ * accel_file_output_check_path:
+ * @output: a stage that writes files, negotiated
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks that the file @output writes can be written: it is writable if it
+ * exists, else its directory exists and is writable.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE naming the stage and
+ * the file when it cannot. Called from the thread that builds the graph.
+ */
+gboolean
+accel_file_output_check_path (AccelFileOutput *output, GError **error)
+{
+  AccelStage *stage = ACCEL_STAGE (output);
+  g_autofree gchar *path = accel_file_output_get_path (output);
+  g_autofree gchar *dir = NULL;
+  const char *problem = NULL;
+  int saved = 0;
+
+  if (!path)
+    return TRUE;
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    problem = "it is a directory";
+  else if (g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      if (g_access (path, W_OK) != 0)
+        saved = errno;
+    }
+  else
+    {
+      dir = g_path_get_dirname (path);
+      if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+        problem = "its directory does not exist";
+      else if (g_access (dir, W_OK) != 0)
+        saved = errno;
+    }
+  if (!problem && saved == 0)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s): cannot write %s: %s", accel_stage_get_name (stage),
+      accel_stage_get_kind_name (stage), path,
+      problem ? problem : g_strerror (saved));
+  return FALSE;
+}
+
+/**
+ * accel_file_output_verify:
+ * @output: a stage that writes files, negotiated and not started
+ * @log: its commit log, from an earlier run
+ * @what: (out) (transfer full) (optional): set to what was found when
+ *   anything was taken out of @log, else to %NULL
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks what @output's files hold against @log, and takes out of @log
+ * what they lack, so that it is produced again.
+ *
+ * Returns: %FALSE when the output cannot be checked or repaired.
+ * Called from the thread that starts the graph.
+ */
+gboolean
+accel_file_output_verify (
+    AccelFileOutput *output, AccelCommitLog *log, gchar **what, GError **error)
+{
+  AccelFileOutputInterface *iface;
+  gchar *found = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_FILE_OUTPUT (output), FALSE);
+  g_return_val_if_fail (log != NULL, FALSE);
+
+  iface = ACCEL_FILE_OUTPUT_GET_IFACE (output);
+  if (iface->verify && !iface->verify (output, log, &found, error))
+    return FALSE;
+  if (what)
+    *what = found;
+  else
+    g_free (found);
+  return TRUE;
+}
+
+/**
+ * accel_file_output_keep_in_order:
+ * @log: the commit log of a sink whose file holds its frames in order from
+ *   0 (appended one after the other)
+ * @location: the file, named in @what
+ * @n_whole: how many frames the file holds whole, in order from 0
+ * @what: (out) (transfer full): set to what was found when anything was
+ *   taken out of @log, else left alone
+ * @error: return location for a #GError, or %NULL
+ *
+ * For the verify() of such a sink: takes out of @log every frame from the
+ * first one the file lacks, and from the first gap of @log (a frame
+ * committed past a gap, one skipped in an earlier run, sits in the file
+ * where the gap's frame belongs), so that they are all written again, in
+ * order.
+ *
+ * Returns: %FALSE when @log cannot be rewritten.
+ * Called from the thread that starts the graph.
+ */
+gboolean
+accel_file_output_keep_in_order (AccelCommitLog *log, const char *location,
+    guint64 n_whole, gchar **what, GError **error)
+{
+  guint64 first = accel_commit_log_first_uncommitted (log);
+  guint64 n_committed = accel_commit_log_get_n_committed (log);
+
+  g_return_val_if_fail (log != NULL, FALSE);
+  g_return_val_if_fail (what != NULL, FALSE);
+
+  if (n_whole < first)
+    *what = g_strdup_printf (
+        "%s holds %" G_GUINT64_FORMAT
+        " whole frames in order, its commit log %" G_GUINT64_FORMAT
+        "; frames from %" G_GUINT64_FORMAT " on are lost",
+        location, n_whole, first, n_whole);
+  else if (n_committed > first)
+    *what = g_strdup_printf ("frame %" G_GUINT64_FORMAT
+                             " is missing from %s and %" G_GUINT64_FORMAT
+                             " frames after it were committed out of place",
+        first, location, n_committed - first);
+  else
+    return TRUE;
+  return accel_commit_log_forget_from (log, MIN (n_whole, first), error);
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a graph's fingerprint, kept in its state directory: stage names,
+ * kinds, parameters, negotiated output types and links, one per line, so
+ * that a state directory reused for another pipeline is refused, saying
+ * what changed, rather than mixing the two runs' frames */
+#define G_LOG_DOMAIN "accel-graph"
+
+#include "accelgraph-private.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define FINGERPRINT_HEADER "# accel graph fingerprint 1\n"
+
+/* a field of a line: tabs and line breaks escaped */
+static void
+append_field (GString *s, const char *text, gboolean last)
+{
+  g_autofree gchar *escaped = g_strescape (text ? text : "", NULL);
+
+  g_string_append (s, escaped);
+  g_string_append_c (s, last ? '\n' : '\t');
+}
+
+static void
+append_line (GString *s, const char *first, ...)
+{
+  va_list ap;
+  const char *field = first;
+
+  va_start (ap, first);
+  while (field)
+    {
+      const char *next = va_arg (ap, const char *);
+      append_field (s, field, next == NULL);
+      field = next;
+    }
+  va_end (ap);
+}
+
+/* a parameter's value as text, or NULL for one that is no plain value
+ * (an object, a pointer) and so no part of the fingerprint */
+static gchar *
+param_text (AccelStage *stage, GParamSpec *pspec)
+{
+  GType type = G_TYPE_FUNDAMENTAL (pspec->value_type);
+  g_auto (GValue) value = G_VALUE_INIT;
+
+  if (type == G_TYPE_OBJECT || type == G_TYPE_POINTER || type == G_TYPE_PARAM
+      || type == G_TYPE_VARIANT || type == G_TYPE_INTERFACE
+      || (type == G_TYPE_BOXED && pspec->value_type != G_TYPE_STRV))
+    return NULL;
+  g_value_init (&value, pspec->value_type);
+  g_object_get_property (G_OBJECT (stage), pspec->name, &value);
+  return g_strdup_value_contents (&value);
+}
+
+/* the parameters of the stage's kind: those of AccelStage itself
+ * (supervision, device, thread) change how a run goes, not what it makes;
+ * a source's num-buffers says how many frames, not what each holds, so a
+ * run resumed with more goes on where the last one ended */
+static void
+append_params (GString *s, AccelStage *stage)
+{
+  g_autofree GParamSpec **pspecs = NULL;
+  guint n;
+
+  pspecs = g_object_class_list_properties (G_OBJECT_GET_CLASS (stage), &n);
+  for (guint i = 0; i < n; i++)
+    {
+      GParamSpec *p = pspecs[i];
+      g_autofree gchar *text = NULL;
+
+      if (p->owner_type == ACCEL_TYPE_STAGE
+          || g_str_equal (p->name, "num-buffers")
+          || (p->flags & (G_PARAM_READWRITE | G_PARAM_DEPRECATED))
+                 != G_PARAM_READWRITE
+          || !(text = param_text (stage, p)))
+        continue;
+      append_line (
+          s, "param", accel_stage_get_name (stage), p->name, text, NULL);
+    }
+}
+
+/**
+ * accel_graph_fingerprint:
+ * @graph: a prepared graph
+ *
+ * Returns: (transfer full): the graph's fingerprint: a line per stage
+ * (name and kind), parameter, negotiated output type and link.
+ * Called from the thread that starts the graph.
+ */
+gchar *
+accel_graph_fingerprint (AccelGraph *graph)
+{
+  GString *s = g_string_new (FINGERPRINT_HEADER);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      const char *name = accel_stage_get_name (stage);
+
+      append_line (s, "kind", name, accel_stage_get_kind_name (stage), NULL);
+      append_params (s, stage);
+      for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
+        {
+          g_autofree gchar *type
+              = accel_type_to_string (accel_stage_get_output_type (stage, o));
+          append_line (s, "output", name,
+              accel_graph_port_name (stage, ACCEL_PORT_OUTPUT, o), type, NULL);
+        }
+    }
+  for (guint l = 0; l < graph->links->len; l++)
+    {
+      GraphLink *link = &g_array_index (graph->links, GraphLink, l);
+      g_autofree gchar *src = g_strdup_printf ("%s.%s",
+          accel_stage_get_name (link->src),
+          accel_graph_port_name (link->src, ACCEL_PORT_OUTPUT, link->src_port));
+      g_autofree gchar *dst = g_strdup_printf ("%s.%s",
+          accel_stage_get_name (link->dst),
+          accel_graph_port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port));
+      append_line (s, "link", src, dst, "linked", NULL);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* a fingerprint's lines: all fields but the last -> the last, and the
+ * keys in the order of the text */
+typedef struct
+{
+  GHashTable *values;
+  GPtrArray *keys;
+} Lines;
+
+static void
+lines_parse (Lines *lines, const char *text)
+{
+  g_auto (GStrv) split = g_strsplit (text, "\n", -1);
+
+  lines->values
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  lines->keys = g_ptr_array_new ();
+  for (guint i = 0; split[i]; i++)
+    {
+      char *tab = strrchr (split[i], '\t');
+      gchar *key;
+
+      if (!tab || split[i][0] == '#')
+        continue;
+      key = g_strndup (split[i], (gsize)(tab - split[i]));
+      if (g_hash_table_insert (lines->values, key, g_strcompress (tab + 1)))
+        g_ptr_array_add (lines->keys, key);
+    }
+}
+
+static void
+lines_clear (Lines *lines)
+{
+  g_ptr_array_unref (lines->keys);
+  g_hash_table_unref (lines->values);
+}
+
+/* "stage 'src' parameter 'width'" for a key "param\tsrc\twidth"; sets
+ * @kind_key to the key of the stage's kind line (none for a link) */
+static gchar *
+describe_key (const char *key, gchar **kind_key)
+{
+  g_auto (GStrv) f = g_strsplit (key, "\t", -1);
+  guint n = g_strv_length (f);
+
+  *kind_key = n >= 2 && !g_str_equal (f[0], "link")
+                  ? g_strconcat ("kind\t", f[1], NULL)
+                  : NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      gchar *plain = g_strcompress (f[i]);
+      g_free (f[i]);
+      f[i] = plain;
+    }
+  if (n == 2 && g_str_equal (f[0], "kind"))
+    return g_strdup_printf ("stage '%s'", f[1]);
+  if (n == 3 && g_str_equal (f[0], "param"))
+    return g_strdup_printf ("stage '%s' parameter '%s'", f[1], f[2]);
+  if (n == 3 && g_str_equal (f[0], "output"))
+    return g_strdup_printf ("stage '%s' output '%s' type", f[1], f[2]);
+  if (n == 3 && g_str_equal (f[0], "link"))
+    return g_strdup_printf ("link %s -> %s", f[1], f[2]);
+  return g_strdup (key);
+}
+
+/* whether the stage of @kind_key has one kind in both */
+static gboolean
+same_kind (Lines *was, Lines *now, const char *kind_key)
+{
+  return kind_key
+         && g_strcmp0 (g_hash_table_lookup (was->values, kind_key),
+                g_hash_table_lookup (now->values, kind_key))
+                == 0;
+}
+
+/* what differs from @was to @now, a phrase each, into @changes: a stage
+ * added, removed or of another kind is said once, without its
+ * parameters */
+static void
+diff (Lines *was, Lines *now, GPtrArray *changes)
+{
+  for (guint i = 0; i < now->keys->len; i++)
+    {
+      const char *key = now->keys->pdata[i];
+      const char *old = g_hash_table_lookup (was->values, key);
+      const char *new = g_hash_table_lookup (now->values, key);
+      g_autofree gchar *kind_key = NULL;
+      g_autofree gchar *what = describe_key (key, &kind_key);
+      gboolean is_kind = g_str_has_prefix (key, "kind\t");
+
+      if (old && g_str_equal (old, new))
+        continue;
+      if (is_kind && !old)
+        g_ptr_array_add (
+            changes, g_strdup_printf ("%s (%s) was added", what, new));
+      else if (is_kind)
+        g_ptr_array_add (changes,
+            g_strdup_printf ("%s was of kind %s, now %s", what, old, new));
+      else if (!kind_key && !old)
+        g_ptr_array_add (changes, g_strdup_printf ("%s was added", what));
+      else if (same_kind (was, now, kind_key))
+        g_ptr_array_add (changes, g_strdup_printf ("%s was %s, now %s", what,
+                                      old ? old : "not there", new));
+    }
+  for (guint i = 0; i < was->keys->len; i++)
+    {
+      const char *key = was->keys->pdata[i];
+      const char *old = g_hash_table_lookup (was->values, key);
+      g_autofree gchar *kind_key = NULL;
+      g_autofree gchar *what = NULL;
+
+      if (g_hash_table_contains (now->values, key))
+        continue;
+      what = describe_key (key, &kind_key);
+      if (!kind_key || g_str_has_prefix (key, "kind\t"))
+        g_ptr_array_add (changes, g_strdup_printf ("%s was removed", what));
+      else if (same_kind (was, now, kind_key))
+        g_ptr_array_add (
+            changes, g_strdup_printf ("%s was %s, now not there", what, old));
+    }
+}
+
+/**
+ * accel_fingerprint_compare:
+ * @was: the fingerprint kept in the state directory
+ * @now: the graph's
+ * @dir: the state directory, named in the error
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_STATE_MISMATCH saying every change
+ * when the fingerprints differ. Called from the thread that starts the
+ * graph.
+ */
+gboolean
+accel_fingerprint_compare (
+    const char *was, const char *now, const char *dir, GError **error)
+{
+  g_autoptr (GPtrArray) changes = g_ptr_array_new_with_free_func (g_free);
+  g_autofree gchar *list = NULL;
+  Lines a, b;
+
+  if (g_str_equal (was, now))
+    return TRUE;
+  lines_parse (&a, was);
+  lines_parse (&b, now);
+  diff (&a, &b, changes);
+  lines_clear (&a);
+  lines_clear (&b);
+  if (changes->len == 0)
+    g_ptr_array_add (changes, g_strdup ("its fingerprint differs"));
+  g_ptr_array_add (changes, NULL);
+  list = g_strjoinv ("; ", (gchar **)changes->pdata);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+      "the state directory %s holds the state of another pipeline: %s; "
+      "resuming would mix the two runs' frames (discard the state to start "
+      "over)",
+      dir, list);
+  return FALSE;
+}
