@@ -221,6 +221,21 @@ accel_commit_log_first_uncommitted (AccelCommitLog *log)
 }
 
 /**
+ * accel_commit_log_get_path:
+ * @log: a log
+ *
+ * Returns: the log's file; a sink may keep files of its own beside it.
+ * MT safe.
+ */
+const char *
+accel_commit_log_get_path (AccelCommitLog *log)
+{
+  g_return_val_if_fail (log != NULL, NULL);
+
+  return log->path;
+}
+
+/**
  * accel_commit_log_get_n_committed:
  * @log: a log
  *

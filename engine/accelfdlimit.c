@@ -2,9 +2,10 @@
 /* accel: the file descriptors a graph needs, counted before it runs: each
  * stage's thread has a main context (a wakeup descriptor), a source or a
  * sink may hold a file, a sink of a graph with a state directory its commit
- * log and a hold on the directory's lock. A process out of descriptors dies
- * on a trap in GLib, so the soft limit is raised toward the hard one where
- * it is too low, and a graph that cannot fit is refused */
+ * log, a file beside it and a hold on the directory's lock. A process out
+ * of descriptors dies on a trap in GLib, so the soft limit is raised toward
+ * the hard one where it is too low, and a graph that cannot fit is
+ * refused */
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
@@ -44,7 +45,7 @@ count_needed (AccelGraph *graph)
       if (kind == ACCEL_STAGE_SOURCE || kind == ACCEL_STAGE_SINK)
         n += 1; /* a file it reads or writes */
       if (graph->state_dir && kind == ACCEL_STAGE_SINK)
-        n += 2; /* its commit log, its hold on the lock */
+        n += 3; /* its commit log, its hold on the lock, a file beside */
       if (graph->state_dir && accel_stage_is_live (stage))
         n += 1; /* what it produced */
     }

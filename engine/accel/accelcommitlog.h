@@ -12,6 +12,7 @@ AccelCommitLog *accel_commit_log_open (const char *path, GError **error);
 void accel_commit_log_close (AccelCommitLog *log);
 gboolean accel_commit_log_contains (AccelCommitLog *log, guint64 sequence);
 guint64 accel_commit_log_first_uncommitted (AccelCommitLog *log);
+const char *accel_commit_log_get_path (AccelCommitLog *log);
 guint accel_commit_log_get_n_committed (AccelCommitLog *log);
 gboolean accel_commit_log_commit (
     AccelCommitLog *log, guint64 sequence, GError **error);

@@ -20,7 +20,8 @@ struct _AccelRawFileSink
 
   int fd;
   gboolean opened; /* a later start is a restart: it goes on with the file */
-  AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
+  AccelBuffer *staging;  /* GPU: pinned copy of the frame being written */
+  AccelIoTailMark *tail; /* with a commit log */
 };
 
 static void accel_raw_file_sink_file_output_init (
@@ -99,9 +100,11 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
 {
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
   gsize size = accel_type_get_size (accel_stage_get_input_type (stage, 0));
+  AccelCommitLog *log = accel_stage_get_commit_log (stage);
   AccelType bytes;
 
-  if (!open_file (self, size, error))
+  if (!open_file (self, size, error)
+      || (log && !(self->tail = accel_io_tail_mark_open (log, error))))
     return FALSE;
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -117,6 +120,7 @@ accel_raw_file_sink_stop (AccelStage *stage)
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
 
   g_clear_pointer (&self->staging, accel_buffer_unref);
+  g_clear_pointer (&self->tail, accel_io_tail_mark_close);
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;
@@ -163,6 +167,11 @@ accel_raw_file_sink_render (
           self->location);
       return ACCEL_FLOW_ERROR;
     }
+  if (self->tail
+      && !accel_io_tail_mark_write (self->tail, frame->sequence,
+          (guint64)lseek (self->fd, 0, SEEK_CUR), accel_buffer_get_data (data),
+          accel_buffer_get_size (in), error))
+    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 
@@ -199,8 +208,10 @@ accel_raw_file_sink_verify (
           "cannot check %s: %s", self->location, g_strerror (saved));
       return FALSE;
     }
-  return accel_file_output_keep_in_order (
-      log, self->location, whole, what, error);
+  return accel_io_tail_mark_check (
+             log, self->location, frame_size, whole, error)
+         && accel_file_output_keep_in_order (
+             log, self->location, whole, what, error);
 }
 
 static void

@@ -1295,6 +1295,48 @@ test_resume_refuses_live (void)
   result_clear (&r);
 }
 
+/* a file written over since its frames were committed, at the same size,
+ * is told by the digest of its last frame's end kept beside the commit log:
+ * the resume is refused rather than appending to another run's frames */
+static void
+test_resume_refuses_changed_file (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  g_autoptr (GBytes) expected = NULL;
+  g_autofree gchar *changed = NULL;
+  gsize len;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: changed\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '100', num-buffers: 20}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  expected = contents (out);
+
+  g_assert_true (g_file_get_contents (out, &changed, &len, NULL));
+  changed[len - 10] ^= 0x5a;
+  g_assert_true (g_file_set_contents (out, changed, (gssize)len, NULL));
+  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (
+      strstr (r.err, "out.bin was changed since frame 19 was committed"));
+  result_clear (&r);
+
+  run_in (
+      &r, sc.dir, "--quiet", "--restart-state", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  assert_contents (out, expected);
+}
+
 /* a state directory keeps the graph's fingerprint: a changed parameter, a
  * changed link or a stage more is refused (status 2) saying what changed;
  * --restart-state starts over */
@@ -1576,6 +1618,8 @@ main (int argc, char **argv)
       "/accel-run/resume-verifies-output", test_resume_verifies_output);
   g_test_add_func ("/accel-run/resume-verifies-png", test_resume_verifies_png);
   g_test_add_func ("/accel-run/resume-refuses-live", test_resume_refuses_live);
+  g_test_add_func ("/accel-run/resume-refuses-changed-file",
+      test_resume_refuses_changed_file);
   g_test_add_func ("/accel-run/state-fingerprint", test_state_fingerprint);
   g_test_add_func ("/accel-run/validate-locations", test_validate_locations);
   g_test_add_func ("/accel-run/descriptor-limit", test_descriptor_limit);
