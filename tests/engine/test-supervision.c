@@ -672,6 +672,97 @@ test_supervisor_gives_up (void)
   remove_dir (dir);
 }
 
+/* a resume forgets commits whose output is gone: the log drops them on
+ * disk too (rewritten whole), and takes new commits after that */
+static void
+test_commit_log_forget (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-commit-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "sink.commits", NULL);
+  const guint64 gone[] = { 7, 3, 40 };
+  g_autoptr (GArray) seqs = NULL;
+  AccelCommitLog *log;
+
+  log = accel_commit_log_open (path, &error);
+  g_assert_no_error (error);
+  for (guint64 s = 0; s < 10; s++)
+    g_assert_true (accel_commit_log_commit (log, s, &error));
+  g_assert_true (accel_commit_log_commit (log, 12, &error));
+  g_assert_true (
+      accel_commit_log_forget (log, gone, G_N_ELEMENTS (gone), &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 3);
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 9);
+  seqs = accel_commit_log_dup_sequences (log);
+  g_assert_cmpuint (seqs->len, ==, 9);
+  g_assert_cmpuint (g_array_index (seqs, guint64, 3), ==, 4);
+  g_assert_cmpuint (g_array_index (seqs, guint64, 8), ==, 12);
+  accel_commit_log_close (log);
+
+  log = accel_commit_log_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 9);
+  g_assert_false (accel_commit_log_contains (log, 7));
+  g_assert_true (accel_commit_log_forget_from (log, 5, &error));
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 4);
+  g_assert_false (accel_commit_log_contains (log, 12));
+  /* the log goes on after a rewrite */
+  g_assert_true (accel_commit_log_commit (log, 3, &error));
+  g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 5);
+  accel_commit_log_close (log);
+
+  log = accel_commit_log_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 5);
+  g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 5);
+  accel_commit_log_close (log);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* src (shape @shape, @n frames) -> checksum sink, with state in @dir */
+static gboolean
+run_shaped (const char *dir, const char *shape, gint64 n, gboolean discard,
+    GError **error)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("shaped");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+
+  accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (src, "num-buffers", n, "shape", shape, NULL);
+  g_assert_true (accel_graph_link (g, "src", "sink", NULL));
+  accel_graph_set_state_dir (g, dir, 0);
+  accel_graph_set_discard_state (g, discard);
+  return accel_graph_run (g, error);
+}
+
+/* a state directory is one graph's: another shape is refused saying what
+ * changed, more frames of the same graph are not; discarding starts over
+ * and keeps the new graph's fingerprint */
+static void
+test_state_fingerprint (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-print-XXXXXX", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (run_shaped (dir, "8", 4, FALSE, &error));
+  g_assert_no_error (error);
+  g_assert_true (run_shaped (dir, "8", 6, FALSE, &error));
+  g_assert_no_error (error);
+  g_assert_false (run_shaped (dir, "16", 6, FALSE, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
+  g_assert_nonnull (strstr (
+      error->message, "stage 'src' parameter 'shape' was \"8\", now \"16\""));
+  g_assert_nonnull (strstr (error->message, "output 'out' type was "));
+  g_clear_error (&error);
+  g_assert_true (run_shaped (dir, "16", 6, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (run_shaped (dir, "16", 6, FALSE, &error));
+  g_assert_no_error (error);
+  remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -699,6 +790,8 @@ main (int argc, char **argv)
   g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,
       test_fault_spec, chain_tear_down);
   g_test_add_func ("/supervision/commit-log", test_commit_log);
+  g_test_add_func ("/supervision/commit-log-forget", test_commit_log_forget);
+  g_test_add_func ("/supervision/state-fingerprint", test_state_fingerprint);
   g_test_add_func (
       "/supervision/crash-resume-exactly-once", test_crash_resume_exactly_once);
   g_test_add_func (
