@@ -73,6 +73,8 @@ void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 const char *accel_stage_get_blocking_reason (AccelStage *stage);
 void accel_stage_set_segment (AccelStage *stage, AccelStage *leader);
 AccelStage *accel_stage_get_segment (AccelStage *stage);
+void accel_stage_set_capture (AccelStage *stage, gboolean capture);
+AccelCaptureMode accel_stage_get_capture_mode (AccelStage *stage);
 
 /* segment.c: which stages share a thread and a stream */
 void accel_graph_partition (AccelGraph *graph);
@@ -85,6 +87,7 @@ G_BEGIN_DECLS
 #ifdef ACCEL_FAULT_INJECTION
 gboolean accel_fault_fire (const char *stage_name, AccelStream *stream,
     guint64 sequence, gint64 hang_us, GError **error);
+gboolean accel_fault_pending (void);
 void accel_fault_init_from_env (void);
 #else
 /* built without fault injection: no frame ever fails on purpose */
@@ -95,11 +98,33 @@ accel_fault_fire (const char *stage_name, AccelStream *stream, guint64 sequence,
   return TRUE;
 }
 
+static inline gboolean
+accel_fault_pending (void)
+{
+  return FALSE;
+}
+
 static inline void
 accel_fault_init_from_env (void)
 {
 }
 #endif
+
+/* device.c: captures against calls that wait on the whole device */
+void accel_device_capture_begin (void);
+void accel_device_capture_end (void);
+
+/* capture.c: CUDA graphs of captured stage work, replayed per key */
+typedef struct _AccelCaptureCache AccelCaptureCache;
+AccelCaptureCache *accel_capture_cache_new (guint capacity);
+void accel_capture_cache_free (AccelCaptureCache *cache);
+gboolean accel_capture_cache_replay (AccelCaptureCache *cache,
+    const guint64 *key, guint n_words, AccelStream *stream, gboolean *hit,
+    GError **error);
+gboolean accel_capture_begin (AccelStream *stream, GError **error);
+gboolean accel_capture_is_valid (AccelStream *stream);
+gboolean accel_capture_end (AccelCaptureCache *cache, AccelStream *stream,
+    const guint64 *key, guint n_words, GError **error);
 
 /* checkpoint.c */
 gboolean accel_checkpoint_write (
@@ -129,8 +154,13 @@ gboolean accel_buffer_release_frame (AccelBuffer **inputs, guint n_inputs,
 AccelBuffer *accel_buffer_alloc (
     AccelDevice *device, const AccelType *type, GError **error);
 void accel_buffer_free (AccelBuffer *buffer);
+void accel_debug_count_allocation (void);
 void accel_buffer_reset_for_pool (AccelBuffer *buffer, AccelPool *pool);
 void accel_pool_return (AccelPool *pool, AccelBuffer *buffer);
+AccelBuffer *accel_pool_acquire_in_step (
+    AccelPool *pool, guint64 sequence, GError **error);
+guint accel_buffer_get_pool_slot (AccelBuffer *buffer);
+void accel_buffer_set_pool_slot (AccelBuffer *buffer, guint slot);
 
 G_END_DECLS
 

@@ -25,6 +25,7 @@ struct _AccelBuffer
   gpointer notify_data;
 
   AccelFence *fence; /* kept through the pool, with its events */
+  guint pool_slot;   /* its place in its pool's cycle */
 };
 
 G_DEFINE_BOXED_TYPE (
@@ -57,20 +58,25 @@ memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
   if (on_gpu && !accel_device_make_current (device, error))
     return FALSE;
 
-  if (on_gpu && memory == ACCEL_MEMORY_DEVICE)
+  if (on_gpu && memory != ACCEL_MEMORY_HOST)
     {
-      status = cudaMalloc (data, size);
-      what = "cudaMalloc";
-    }
-  else if (on_gpu && memory == ACCEL_MEMORY_PINNED)
-    {
-      status = cudaHostAlloc (data, size, cudaHostAllocPortable);
-      what = "cudaHostAlloc";
-    }
-  else if (on_gpu && memory == ACCEL_MEMORY_MANAGED)
-    {
-      status = cudaMallocManaged (data, size, cudaMemAttachGlobal);
-      what = "cudaMallocManaged";
+      accel_device_global_call_begin ();
+      if (memory == ACCEL_MEMORY_DEVICE)
+        {
+          status = cudaMalloc (data, size);
+          what = "cudaMalloc";
+        }
+      else if (memory == ACCEL_MEMORY_PINNED)
+        {
+          status = cudaHostAlloc (data, size, cudaHostAllocPortable);
+          what = "cudaHostAlloc";
+        }
+      else
+        {
+          status = cudaMallocManaged (data, size, cudaMemAttachGlobal);
+          what = "cudaMallocManaged";
+        }
+      accel_device_global_call_end ();
     }
   else if (posix_memalign (data, 64, MAX (size, 1)) != 0)
     {
@@ -101,10 +107,24 @@ memory_free (AccelDevice *device, AccelMemory memory, gpointer data)
       return;
     }
   accel_device_make_current (device, NULL);
+  accel_device_global_call_begin ();
   if (memory == ACCEL_MEMORY_PINNED)
     accel_cuda_check (cudaFreeHost (data), NULL);
   else
     accel_cuda_check (cudaFree (data), NULL);
+  accel_device_global_call_end ();
+}
+
+guint
+accel_buffer_get_pool_slot (AccelBuffer *buffer)
+{
+  return buffer->pool_slot;
+}
+
+void
+accel_buffer_set_pool_slot (AccelBuffer *buffer, guint slot)
+{
+  buffer->pool_slot = slot;
 }
 
 /* allocates a buffer for @type on @device; used by pools and _new() */
@@ -117,6 +137,7 @@ accel_buffer_alloc (AccelDevice *device, const AccelType *type, GError **error)
 
   if (!memory_alloc (device, type->memory, size, &data, error))
     return NULL;
+  accel_debug_count_allocation ();
   buf = buffer_new_empty (device, type);
   buf->data = data;
   buf->size = size;

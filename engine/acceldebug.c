@@ -5,6 +5,7 @@
 #include "accel-private.h"
 
 static gint debug_flags;
+static gsize n_allocations;
 
 /**
  * accel_debug_set_flags:
@@ -36,4 +37,25 @@ gboolean
 accel_debug_has (AccelDebugFlags flag)
 {
   return (g_atomic_int_get (&debug_flags) & flag) != 0;
+}
+
+/* a buffer's memory was allocated (pools and accel_buffer_new()) */
+void
+accel_debug_count_allocation (void)
+{
+  g_atomic_pointer_add (&n_allocations, 1);
+}
+
+/**
+ * accel_debug_get_n_allocations:
+ *
+ * Buffers the engine has allocated memory for since the process began,
+ * pools' and accel_buffer_new()'s: a graph in its steady state adds none.
+ *
+ * Returns: the count. MT safe.
+ */
+guint64
+accel_debug_get_n_allocations (void)
+{
+  return GPOINTER_TO_SIZE (g_atomic_pointer_get (&n_allocations));
 }

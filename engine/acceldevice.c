@@ -440,3 +440,49 @@ accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
     *total_bytes = t;
   return TRUE;
 }
+
+/* graph mode's captures on one side, calls that wait on the whole device
+ * on the other: such a call made while another thread captures a stream
+ * breaks the capture and fails itself */
+static GRWLock global_call_lock;
+
+/**
+ * accel_device_global_call_begin:
+ *
+ * Brackets, with accel_device_global_call_end(), a call that waits on the
+ * whole device or its legacy default stream: cudaMalloc(), cudaFree(),
+ * cudaMallocHost(), cudaDeviceSynchronize(), library calls that do such
+ * things (cuRAND's host generators, plan creation). While a stage's work is
+ * being captured into a CUDA graph on another thread (graph mode), the call
+ * waits for the capture to end, which takes microseconds. Calls that only
+ * enqueue work on a stream need no bracket. MT safe; does not nest.
+ */
+void
+accel_device_global_call_begin (void)
+{
+  g_rw_lock_writer_lock (&global_call_lock);
+}
+
+/**
+ * accel_device_global_call_end:
+ *
+ * Ends what accel_device_global_call_begin() began. MT safe.
+ */
+void
+accel_device_global_call_end (void)
+{
+  g_rw_lock_writer_unlock (&global_call_lock);
+}
+
+/* a capture runs: global calls wait (captures may overlap each other) */
+void
+accel_device_capture_begin (void)
+{
+  g_rw_lock_reader_lock (&global_call_lock);
+}
+
+void
+accel_device_capture_end (void)
+{
+  g_rw_lock_reader_unlock (&global_call_lock);
+}

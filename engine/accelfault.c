@@ -159,6 +159,14 @@ take (const char *stage, guint64 sequence, AccelFaultKind *kind)
 
 /* called for every frame: fires the fault scheduled for it, if any; a hang
  * only delays, the others set @error. Returns FALSE when @error is set */
+/* whether a fault waits to be injected: a frame that may meet it runs
+ * with stream launches, where the fault can land */
+gboolean
+accel_fault_pending (void)
+{
+  return g_atomic_int_get (&n_pending) > 0;
+}
+
 gboolean
 accel_fault_fire (const char *name, AccelStream *stream, guint64 sequence,
     gint64 hang_us, GError **error)

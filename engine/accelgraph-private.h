@@ -44,6 +44,7 @@ struct _AccelGraph
   /* the state directory's state is dropped when the graph starts */
   gboolean discard_state;
   gboolean segments; /* non-blocking GPU chains share a thread */
+  AccelCaptureMode capture_mode;
 
   GPtrArray *workers; /* AccelWorker*, while running */
 
@@ -54,6 +55,10 @@ struct _AccelGraph
   GError *error;
   gboolean stopping;
 };
+
+/* accelsegment.c */
+gboolean accel_graph_check_capture (AccelStage *stage, GError **error);
+const char *accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage);
 
 const char *accel_graph_port_name (
     AccelStage *stage, AccelPortDirection dir, guint port);

@@ -310,7 +310,8 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
         g_object_set (stage, "device", accel_graph_get_device (graph), NULL);
       g_clear_object (&dev);
 
-      if (!check_and_wire (graph, stage, error))
+      if (!check_and_wire (graph, stage, error)
+          || !accel_graph_check_capture (stage, error))
         goto failed;
       g_ptr_array_add (graph->order, g_object_ref (stage));
     }

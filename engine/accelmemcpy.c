@@ -98,6 +98,7 @@ accel_memcpy_class_init (AccelMemcpyClass *klass)
   gobject_class->get_property = accel_memcpy_get_property;
   stage_class->negotiate = accel_memcpy_negotiate;
   stage_class->process = accel_memcpy_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_MEMORY,
       g_param_spec_enum ("memory", "Memory", "Memory kind of the copy",

@@ -23,6 +23,7 @@ struct _AccelPool
   guint peak_outstanding;
   guint n_waiting; /* threads in g_cond_wait */
   gboolean flushing;
+  guint8 *slot_taken; /* per slot: a buffer of the pool has it */
 };
 
 G_DEFINE_FINAL_TYPE (AccelPool, accel_pool, G_TYPE_OBJECT)
@@ -52,6 +53,7 @@ accel_pool_finalize (GObject *object)
   while ((buf = g_queue_pop_head (&self->free)))
     accel_buffer_free (buf);
   g_object_unref (self->device);
+  g_free (self->slot_taken);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (accel_pool_parent_class)->finalize (object);
@@ -96,6 +98,7 @@ accel_pool_new (AccelDevice *device, const AccelType *type, guint max_buffers)
   self->device = g_object_ref (device);
   self->type = *type;
   self->max_buffers = max_buffers;
+  self->slot_taken = g_new0 (guint8, max_buffers);
   /* the type's text is built only when someone reads it */
   if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
     {
@@ -169,48 +172,67 @@ accel_pool_get_timeout (AccelPool *pool)
   return timeout_us;
 }
 
-/**
- * accel_pool_acquire:
- * @pool: a pool
- * @error: return location for a #GError, or %NULL
- *
- * Hands out a free buffer, allocating one while the pool is below its
- * bound, else waiting up to the pool's timeout. The buffer returns to the
- * pool when its last reference is dropped. Its synchronization state comes
- * with it: acquire it for writing before writing.
- *
- * Returns: (transfer full): a buffer, or %NULL with %ACCEL_ERROR_TIMEOUT
- * (exhausted), %ACCEL_ERROR_STOPPED (flushing) or an allocation error.
- * MT safe; may block the calling thread (a stage's, typically).
- */
-AccelBuffer *
-accel_pool_acquire (AccelPool *pool, GError **error)
+/* the free buffer of @slot, or NULL */
+static AccelBuffer *
+take_slot_locked (AccelPool *pool, guint slot)
+{
+  for (GList *l = pool->free.head; l; l = l->next)
+    if (accel_buffer_get_pool_slot (l->data) == slot)
+      {
+        AccelBuffer *buf = l->data;
+        g_queue_delete_link (&pool->free, l);
+        return buf;
+      }
+  return NULL;
+}
+
+static guint
+first_untaken_locked (AccelPool *pool)
+{
+  guint slot = 0;
+
+  while (pool->slot_taken[slot])
+    slot++;
+  return slot;
+}
+
+/* @slot: the slot preferred, or -1 */
+static AccelBuffer *
+acquire (AccelPool *pool, gint slot, GError **error)
 {
   AccelBuffer *buf = NULL;
   GError *alloc_error = NULL;
   gint64 deadline, t_wait = 0;
-
-  g_return_val_if_fail (ACCEL_IS_POOL (pool), NULL);
+  guint new_slot = 0;
 
   g_mutex_lock (&pool->lock);
   deadline
       = pool->timeout_us < 0 ? -1 : g_get_monotonic_time () + pool->timeout_us;
   for (;;)
     {
+      gboolean slot_free;
+
       if (pool->flushing)
         goto flushing;
-      buf = g_queue_pop_head (&pool->free);
-      if (buf)
+      if (slot >= 0 && (buf = take_slot_locked (pool, slot)))
+        break;
+      /* the slot's buffer is yet to be made: make it rather than take
+       * another's */
+      slot_free = slot >= 0 && !pool->slot_taken[slot];
+      if (!slot_free && (buf = g_queue_pop_head (&pool->free)))
         break;
       if (pool->n_allocated < pool->max_buffers)
         {
+          new_slot = slot_free ? (guint)slot : first_untaken_locked (pool);
           /* reserve the slot, allocate unlocked: allocations are slow */
+          pool->slot_taken[new_slot] = TRUE;
           pool->n_allocated++;
           g_mutex_unlock (&pool->lock);
           buf = accel_buffer_alloc (pool->device, &pool->type, &alloc_error);
           g_mutex_lock (&pool->lock);
           if (!buf)
             goto alloc_failed;
+          accel_buffer_set_pool_slot (buf, new_slot);
           g_debug ("pool %p: allocated buffer %u of %u", pool,
               pool->n_allocated, pool->max_buffers);
           break;
@@ -245,6 +267,7 @@ accel_pool_acquire (AccelPool *pool, GError **error)
   /* ERRORS */
 alloc_failed:
   {
+    pool->slot_taken[new_slot] = FALSE;
     pool->n_allocated--;
     g_cond_signal (&pool->cond);
     g_mutex_unlock (&pool->lock);
@@ -275,6 +298,37 @@ timeout:
         max, ms);
     return NULL;
   }
+}
+
+/**
+ * accel_pool_acquire:
+ * @pool: a pool
+ * @error: return location for a #GError, or %NULL
+ *
+ * Hands out a free buffer, allocating one while the pool is below its
+ * bound, else waiting up to the pool's timeout. The buffer returns to the
+ * pool when its last reference is dropped. Its synchronization state comes
+ * with it: acquire it for writing before writing.
+ *
+ * Returns: (transfer full): a buffer, or %NULL with %ACCEL_ERROR_TIMEOUT
+ * (exhausted), %ACCEL_ERROR_STOPPED (flushing) or an allocation error.
+ * MT safe; may block the calling thread (a stage's, typically).
+ */
+AccelBuffer *
+accel_pool_acquire (AccelPool *pool, GError **error)
+{
+  g_return_val_if_fail (ACCEL_IS_POOL (pool), NULL);
+  return acquire (pool, -1, error);
+}
+
+/* as accel_pool_acquire(), preferring the buffer of slot @sequence modulo
+ * the pool's bound: in graph mode every pool of a segment then cycles
+ * through its buffers in step, and the same few sets of addresses come
+ * back (each a captured graph to replay) */
+AccelBuffer *
+accel_pool_acquire_in_step (AccelPool *pool, guint64 sequence, GError **error)
+{
+  return acquire (pool, (gint)(sequence % pool->max_buffers), error);
 }
 
 /* the last reference of a handed-out buffer is gone; MT safe: called from
@@ -415,6 +469,11 @@ accel_pool_trim (AccelPool *pool)
       pool, n, n_left, n_out);
 
   while ((buf = g_queue_pop_head (&slack)))
-    accel_buffer_free (buf);
+    {
+      g_mutex_lock (&pool->lock);
+      pool->slot_taken[accel_buffer_get_pool_slot (buf)] = FALSE;
+      g_mutex_unlock (&pool->lock);
+      accel_buffer_free (buf);
+    }
   return n;
 }

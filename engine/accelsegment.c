@@ -3,7 +3,8 @@
  * blocks the host runs on one thread and one stream, each buffer handed on
  * by a function call, frames still pipelined by their events where a
  * segment meets another thread. A thread per stage costs a wake-up per hop
- * (about 11 µs of host time on an H100 host); a segment costs a call */
+ * (about 11 µs of host time on an H100 host); a segment costs a call. And
+ * which stages' work is captured into CUDA graphs (accelstagebatch.c) */
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
@@ -74,7 +75,16 @@ accel_graph_partition (AccelGraph *graph)
                             ? accel_stage_get_blocking_reason (stage)
                             : "segments are off";
 
+      const char *no_capture = accel_graph_capture_reason (graph, stage);
+
       accel_stage_set_segment (stage, why ? NULL : segment_of (graph, stage));
+      accel_stage_set_capture (stage, no_capture == NULL);
+      if (no_capture && graph->capture_mode == ACCEL_CAPTURE_ON)
+        g_message ("stage '%s' runs with stream launches: %s",
+            accel_stage_get_name (stage), no_capture);
+      else if (no_capture)
+        g_debug ("stage '%s' runs with stream launches: %s",
+            accel_stage_get_name (stage), no_capture);
       if (why)
         g_debug ("stage '%s' has a thread of its own: %s",
             accel_stage_get_name (stage), why);
@@ -83,6 +93,72 @@ accel_graph_partition (AccelGraph *graph)
             accel_stage_get_name (stage),
             accel_stage_get_name (accel_stage_get_segment (stage)));
     }
+}
+
+/* why @stage's work is not captured into CUDA graphs, or NULL when it is */
+const char *
+accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage)
+{
+  if (graph->capture_mode == ACCEL_CAPTURE_OFF)
+    return "graph mode is off for the pipeline";
+  if (accel_stage_get_capture_mode (stage) == ACCEL_CAPTURE_OFF)
+    return "graph mode is off for the stage";
+  if (accel_stage_is_host (stage))
+    return "it runs on the host backend";
+  if (!ACCEL_STAGE_GET_CLASS (stage)->can_capture)
+    return "its kind cannot be captured";
+  if (ACCEL_STAGE_GET_CLASS (stage)->render)
+    return "it hands frames to the host";
+  return NULL;
+}
+
+/* a stage set to `graph: on` whose kind cannot be captured is refused */
+gboolean
+accel_graph_check_capture (AccelStage *stage, GError **error)
+{
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (stage);
+
+  if (accel_stage_get_capture_mode (stage) != ACCEL_CAPTURE_ON
+      || (klass->can_capture && !klass->render))
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s) has graph: on, but its kind cannot be captured into a "
+      "CUDA graph (it reads results back to the host or its work changes "
+      "every frame): use auto or off",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+  return FALSE;
+}
+
+/**
+ * accel_graph_set_capture_mode:
+ * @graph: a graph that is not running
+ * @mode: whether stages' work is captured into CUDA graphs and replayed:
+ *   %ACCEL_CAPTURE_AUTO (the default) where their kind can be,
+ *   %ACCEL_CAPTURE_ON the same but every stage left to stream launches is
+ *   reported, %ACCEL_CAPTURE_OFF never
+ *
+ * A stage's `graph` property set to off overrides. Called from the thread
+ * that builds the graph, before accel_graph_start().
+ */
+void
+accel_graph_set_capture_mode (AccelGraph *graph, AccelCaptureMode mode)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
+  graph->capture_mode = mode;
+}
+
+/**
+ * accel_graph_get_capture_mode:
+ * @graph: a graph
+ *
+ * Returns: the graph mode set by accel_graph_set_capture_mode().
+ */
+AccelCaptureMode
+accel_graph_get_capture_mode (AccelGraph *graph)
+{
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), ACCEL_CAPTURE_AUTO);
+  return graph->capture_mode;
 }
 
 /**

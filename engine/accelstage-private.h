@@ -112,6 +112,8 @@ typedef struct
   gboolean have_pending;
 } AccelSinkState;
 
+typedef struct _AccelStageBatch AccelStageBatch;
+
 typedef struct
 {
   /* properties */
@@ -122,6 +124,7 @@ typedef struct
   gint64 pool_timeout_ms;
   gint64 deadline_ms;
   gchar *thread_name; /* stages naming the same thread share it */
+  AccelCaptureMode capture_mode;
 
   /* the class's ports and the graph's wiring */
   AccelStageClassInfo *info;
@@ -152,8 +155,15 @@ typedef struct
   AccelStage *segment; /* its segment's first stage, or NULL (the graph's) */
   AccelBuffer *adopted[ACCEL_MAX_PORTS]; /* read this frame, from outside */
   guint n_adopted;
-  gboolean started; /* klass->start succeeded */
-  gboolean done;    /* EOS handled, or failed */
+  /* graph mode (accelstagebatch.c) */
+  gboolean capture; /* this stage's frames may be batched and captured */
+  guint64 capture_generation; /* changes whenever its work may change */
+  gboolean capture_warm;      /* a frame ran since the last change */
+  gboolean frame_deferred;    /* the current frame's process() is batched */
+  gboolean pools_in_step;     /* its pools cycle with the sequence */
+  AccelStageBatch *batch;     /* segments' first stages: the batch */
+  gboolean started;           /* klass->start succeeded */
+  gboolean done;              /* EOS handled, or failed */
   GError *start_error;
 
   AccelSourceState source;
@@ -165,7 +175,9 @@ typedef struct
   guint64 n_processed;
   guint64 n_restarts;
   guint64 n_skipped;
-  guint64 n_lost; /* live sources: frames a restart could not replay */
+  guint64 n_lost;     /* live sources: frames a restart could not replay */
+  guint64 n_replayed; /* frames whose work was a replayed CUDA graph */
+  guint64 n_captured; /* frames whose work was captured */
   gint64 latency_ns[ACCEL_LATENCY_RING];
 } AccelStagePrivate;
 
@@ -176,6 +188,8 @@ AccelStageClassInfo *accel_stage_class_info_lookup (GType type);
 AccelStagePrivate *accel_stage_get_private (AccelStage *stage);
 void accel_stage_record_frame (AccelStage *stage, gint64 t0, gint64 t1);
 void accel_stage_count_fault (AccelStage *stage, gboolean restarted);
+void accel_stage_count_batched (
+    AccelStage *stage, gboolean replayed, gboolean captured);
 
 /* accelstageloop.c */
 const char *accel_stage_enter (AccelStage *stage);
@@ -186,6 +200,22 @@ void accel_stage_fail (AccelStage *self, GError *error);
 AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);
 void accel_stage_send_eos_downstream (AccelStage *self);
 void accel_stage_clear_frame (AccelFrame *frame);
+gboolean accel_stage_release_frame (
+    AccelStage *self, AccelFrame *frame, GError **error);
+gboolean accel_stage_handle_fault (
+    AccelStage *self, GError *error, guint64 sequence);
+AccelMailboxPush accel_stage_push_link (
+    AccelStage *self, AccelLink *link, AccelBuffer *buffer);
+
+/* accelstagebatch.c: graph mode */
+gboolean accel_stage_batch_defer (AccelStage *self, AccelFrame *frame);
+gboolean accel_stage_batch_holds (AccelStage *self, AccelStage *target);
+void accel_stage_batch_push (
+    AccelStage *self, AccelLink *link, AccelBuffer *buffer, guint64 sequence);
+void accel_stage_batch_flush (AccelStage *self);
+AccelStageBatch *accel_stage_batch_enter (AccelStage *self);
+void accel_stage_batch_leave (AccelStage *self, AccelStageBatch *batch);
+void accel_stage_batch_free (AccelStage *self);
 
 /* accelsource.c, accelsink.c: the roles, and their stage's own parts */
 extern const AccelStageRole accel_source_role;

@@ -27,6 +27,7 @@ enum
   PROP_RESTART_WINDOW,
   PROP_DEADLINE,
   PROP_SNAPSHOT_INTERVAL,
+  PROP_GRAPH,
   N_PROPS
 };
 
@@ -88,6 +89,9 @@ accel_stage_set_property (
     case PROP_SNAPSHOT_INTERVAL:
       priv->supervisor.snapshot_interval = g_value_get_uint (value);
       break;
+    case PROP_GRAPH:
+      priv->capture_mode = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -137,6 +141,9 @@ accel_stage_get_property (
       break;
     case PROP_SNAPSHOT_INTERVAL:
       g_value_set_uint (value, priv->supervisor.snapshot_interval);
+      break;
+    case PROP_GRAPH:
+      g_value_set_enum (value, priv->capture_mode);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -250,6 +257,11 @@ accel_stage_class_init (AccelStageClass *klass)
           "state, restored after a restart (0: never)",
           0, G_MAXUINT, 100,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_GRAPH] = g_param_spec_enum ("graph", "Graph mode",
+      "Capture the stage's work into a CUDA graph and replay it: auto (where "
+      "its kind can be), on (an error where it cannot) or off",
+      ACCEL_TYPE_CAPTURE_MODE, ACCEL_CAPTURE_AUTO,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 }
 
@@ -707,4 +719,18 @@ AccelStage *
 accel_stage_get_segment (AccelStage *stage)
 {
   return accel_stage_get_private (stage)->segment;
+}
+
+/* whether the stage's frames may be batched and captured; decided when
+ * the graph starts (accelsegment.c) */
+void
+accel_stage_set_capture (AccelStage *stage, gboolean capture)
+{
+  accel_stage_get_private (stage)->capture = capture;
+}
+
+AccelCaptureMode
+accel_stage_get_capture_mode (AccelStage *stage)
+{
+  return accel_stage_get_private (stage)->capture_mode;
 }

@@ -118,6 +118,45 @@ accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking)
 }
 
 /**
+ * accel_capture_mode_get_type:
+ *
+ * Returns: the enum #GType of #AccelCaptureMode. MT safe.
+ */
+GType
+accel_capture_mode_get_type (void)
+{
+  static gsize type;
+  static const GEnumValue values[] = {
+    { ACCEL_CAPTURE_AUTO, "ACCEL_CAPTURE_AUTO", "auto" },
+    { ACCEL_CAPTURE_ON, "ACCEL_CAPTURE_ON", "on" },
+    { ACCEL_CAPTURE_OFF, "ACCEL_CAPTURE_OFF", "off" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (
+        &type, g_enum_register_static ("AccelCaptureMode", values));
+  return (GType)type;
+}
+
+/**
+ * accel_stage_can_capture_always:
+ * @stage: a stage
+ * @frame: the frame about to be processed
+ *
+ * A #AccelStageClass.can_capture for kinds whose every frame can be
+ * captured: their process() is a function of the frame's buffers and the
+ * stage's parameters alone.
+ *
+ * Returns: %TRUE
+ */
+gboolean
+accel_stage_can_capture_always (AccelStage *stage, const AccelFrame *frame)
+{
+  return TRUE;
+}
+
+/**
  * accel_stage_is_live:
  * @stage: a stage
  *

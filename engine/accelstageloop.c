@@ -66,6 +66,8 @@ accel_stage_send_eos_downstream (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
+  /* what is batched reaches the consumers before the end */
+  accel_stage_batch_flush (self);
   for (guint o = 0; o < priv->n_out; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)
       {
@@ -84,6 +86,7 @@ accel_stage_handle_eos (AccelStage *self)
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   GError *error = NULL;
 
+  accel_stage_batch_flush (self);
   priv->done = TRUE;
   g_clear_pointer (&priv->source.produce, g_source_destroy);
   /* upstream learns at its next push that nothing more is taken here */
@@ -115,9 +118,30 @@ push_local (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
   return res;
 }
 
+/* hands @buffer (taken) to @link's consumer: by a call on this thread,
+ * else through its mailbox; a consumer that takes no more is remembered */
+AccelMailboxPush
+accel_stage_push_link (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
+{
+  AccelMailboxPush res;
+
+  res = same_worker (self, link->target)
+            ? push_local (self, link, buffer)
+            : accel_mailbox_push_buffer (
+                stage_mailbox (link->target), link->port, buffer);
+  if (res == ACCEL_MAILBOX_ENDED)
+    {
+      g_debug ("stage '%s': '%s' takes no more", accel_stage_get_name (self),
+          accel_stage_get_name (link->target));
+      link->ended = TRUE;
+    }
+  return res;
+}
+
 /* hands each output to every linked input whose stream goes on: DONE, or
  * EOS when every consumer has ended its stream, or CLOSED when the graph
- * stops */
+ * stops. Outputs of batched work wait for the batch to run unless their
+ * consumer's work joins it */
 AccelFrameResult
 accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
 {
@@ -134,20 +158,17 @@ accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
         if (link->ended)
           continue;
         ref = accel_buffer_ref (frame->outputs[o]);
-        res = same_worker (self, link->target)
-                  ? push_local (self, link, ref)
-                  : accel_mailbox_push_buffer (
-                      stage_mailbox (link->target), link->port, ref);
+        if (priv->frame_deferred
+            && !accel_stage_batch_holds (self, link->target))
+          {
+            accel_stage_batch_push (self, link, ref, frame->sequence);
+            wanted = TRUE;
+            continue;
+          }
+        res = accel_stage_push_link (self, link, ref);
         if (res == ACCEL_MAILBOX_CLOSED)
           return ACCEL_FRAME_CLOSED;
-        if (res == ACCEL_MAILBOX_ENDED)
-          {
-            g_debug ("stage '%s': '%s' takes no more", priv->name,
-                accel_stage_get_name (link->target));
-            link->ended = TRUE;
-          }
-        else
-          wanted = TRUE;
+        wanted |= res != ACCEL_MAILBOX_ENDED;
       }
   /* as GStreamer's upstream EOS: no one downstream takes more */
   return wanted || frame->n_outputs == 0 ? ACCEL_FRAME_DONE : ACCEL_FRAME_EOS;
@@ -208,8 +229,8 @@ consumers_on (AccelStage *self, guint port, AccelStream *stream)
 /* the fences of the frame's buffers: one event from the stage's ring. A
  * buffer that only ever meets this stream needs none: an input written on
  * it, an output read only on it (inside a segment) */
-static gboolean
-frame_release (AccelStage *self, AccelFrame *frame, GError **error)
+gboolean
+accel_stage_release_frame (AccelStage *self, AccelFrame *frame, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelBuffer *reads[2 * ACCEL_MAX_PORTS], *writes[ACCEL_MAX_PORTS];
@@ -269,7 +290,10 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       goto failed;
   for (guint o = 0; o < priv->n_out; o++)
     {
-      outputs[o] = accel_pool_acquire (priv->pools[o], error);
+      outputs[o]
+          = priv->pools_in_step
+                ? accel_pool_acquire_in_step (priv->pools[o], sequence, error)
+                : accel_pool_acquire (priv->pools[o], error);
       if (!outputs[o])
         goto failed;
       accel_buffer_set_sequence (outputs[o], sequence);
@@ -278,14 +302,26 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
         goto failed;
     }
 
-  if (!accel_fault_fire (priv->name, priv->stream, sequence,
-          MAX (priv->deadline_ms, 500) * 2000, error))
-    goto failed;
-  flow = klass->process (self, &frame, error);
-  /* fences even for a failed frame: its work may be queued */
-  if (!frame_release (self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
-      && flow != ACCEL_FLOW_ERROR)
-    goto failed;
+  priv->frame_deferred = accel_stage_batch_defer (self, &frame);
+  if (priv->frame_deferred)
+    {
+      /* run, and released, with its batch */
+      flow = ACCEL_FLOW_OK;
+    }
+  else
+    {
+      /* work batched before this goes first */
+      accel_stage_batch_flush (self);
+      if (!accel_fault_fire (priv->name, priv->stream, sequence,
+              MAX (priv->deadline_ms, 500) * 2000, error))
+        goto failed;
+      flow = klass->process (self, &frame, error);
+      /* fences even for a failed frame: its work may be queued */
+      if (!accel_stage_release_frame (
+              self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
+          && flow != ACCEL_FLOW_ERROR)
+        goto failed;
+    }
   if (flow == ACCEL_FLOW_ERROR)
     goto failed;
   if (priv->deadline_ms > 0
@@ -306,6 +342,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
            && (res = priv->role->hand_on (self, &frame, t0, error))
                   == ACCEL_FRAME_FAILED)
     goto failed;
+  priv->frame_deferred = FALSE;
 
   for (guint o = 0; o < priv->n_out; o++)
     g_clear_pointer (&outputs[o], accel_buffer_unref);
@@ -314,6 +351,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   /* ERRORS */
 failed:
   {
+    priv->frame_deferred = FALSE;
     if (error && !*error)
       g_set_error (
           error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "failed without saying why");
@@ -348,6 +386,9 @@ restart (AccelStage *self, GError **error)
   if (klass->start && !klass->start (self, error))
     return FALSE;
   priv->started = TRUE;
+  /* new handles and plans: graphs captured before may not replay */
+  priv->capture_generation++;
+  priv->capture_warm = FALSE;
   if (priv->supervisor.snapshot && klass->restore
       && !klass->restore (self, priv->supervisor.snapshot, error))
     return FALSE;
@@ -355,13 +396,15 @@ restart (AccelStage *self, GError **error)
 }
 
 /* answers a fault as the stage's supervisor decides: TRUE when the stage
- * goes on */
-static gboolean
-handle_fault (AccelStage *self, GError *error, guint64 sequence)
+ * goes on. Takes @error */
+gboolean
+accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GError *restart_error = NULL;
 
+  /* what was batched before the fault runs (or fails) first */
+  accel_stage_batch_flush (self);
   switch (accel_stage_supervisor_decide (&priv->supervisor, &error))
     {
     case ACCEL_SUPERVISION_RESUME:
@@ -396,9 +439,22 @@ handle_fault (AccelStage *self, GError *error, guint64 sequence)
     }
 }
 
-/* runs a frame under supervision; takes @inputs. FALSE: no more frames */
+static gboolean run_frame (AccelStage *self, AccelBuffer **inputs);
+
+/* runs a frame under supervision; takes @inputs. FALSE: no more frames.
+ * The outermost frame on a thread runs the work batched meanwhile */
 gboolean
 accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs)
+{
+  AccelStageBatch *batch = accel_stage_batch_enter (self);
+  gboolean more = run_frame (self, inputs);
+
+  accel_stage_batch_leave (self, batch);
+  return more;
+}
+
+static gboolean
+run_frame (AccelStage *self, AccelBuffer **inputs)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GError *error = NULL;
@@ -438,7 +494,7 @@ accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs)
       accel_stage_record_frame (self, t0, t_done);
       if (!priv->role->frame_done (self, sequence, &error)
           || !accel_stage_supervisor_frame_done (self, sequence, &error))
-        return handle_fault (self, error, sequence);
+        return accel_stage_handle_fault (self, error, sequence);
       return TRUE;
     case ACCEL_FRAME_PENDING:
       return TRUE;
@@ -449,7 +505,7 @@ accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs)
       return FALSE;
     case ACCEL_FRAME_FAILED:
     default:
-      return handle_fault (self, error, sequence);
+      return accel_stage_handle_fault (self, error, sequence);
     }
 }
 
@@ -463,11 +519,16 @@ handle_control (AccelStage *self, AccelMessage *msg)
     {
     case ACCEL_MESSAGE_PARAM:
       g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
+      /* graphs captured with the old value are not replayed */
+      priv->capture_generation++;
+      priv->capture_warm = FALSE;
       break;
     case ACCEL_MESSAGE_FLUSH:
       accel_mailbox_drain (priv->mailbox);
       if (klass->flush)
         klass->flush (self);
+      priv->capture_generation++;
+      priv->capture_warm = FALSE;
       for (guint o = 0; o < priv->n_out; o++)
         for (guint l = 0; l < priv->links[o]->len; l++)
           accel_stage_flush_async (
@@ -533,6 +594,9 @@ mailbox_dispatch (gpointer user_data)
    * downstream): an end of stream handled now would overtake the frame */
   if (priv->busy)
     return G_SOURCE_CONTINUE;
+  /* a parameter or a flush applies after the frames batched before it */
+  if (!priv->stopped && accel_mailbox_has_control (priv->mailbox))
+    accel_stage_batch_flush (self);
   while (!priv->stopped && (msg = accel_mailbox_pop_control (priv->mailbox)))
     {
       const char *previous = accel_stage_enter (self);
@@ -547,6 +611,24 @@ mailbox_dispatch (gpointer user_data)
     }
   stage_drain (self);
   return G_SOURCE_CONTINUE;
+}
+
+/* whether the stage or a consumer of it has its work captured: its pools
+ * then cycle in step with the frames */
+static gboolean
+feeds_capture (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (priv->capture)
+    return TRUE;
+  for (guint o = 0; o < priv->n_out; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      if (accel_stage_get_private (
+              g_array_index (priv->links[o], AccelLink, l).target)
+              ->capture)
+        return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -564,6 +646,7 @@ start_on_thread (AccelStage *self, GError **error)
     priv->stream = accel_stream_allocator_get (priv->streams, device, error);
   if (!priv->stream)
     return FALSE;
+  priv->pools_in_step = feeds_capture (self);
   for (guint o = 0; o < priv->n_out; o++)
     {
       priv->pools[o] = accel_pool_new (device, &priv->out_types[o], pool_size);
@@ -602,6 +685,7 @@ stop_on_thread (AccelStage *self)
   if (priv->started && klass->stop)
     klass->stop (self);
   priv->started = FALSE;
+  accel_stage_batch_free (self);
   for (guint o = 0; o < priv->n_out; o++)
     g_clear_object (&priv->pools[o]);
   for (guint e = 0; e < ACCEL_EVENT_RING; e++)
@@ -650,6 +734,7 @@ accel_stage_start (AccelStage *stage, AccelWorker *worker,
   priv->done = FALSE;
   priv->stopped = FALSE;
   priv->busy = FALSE;
+  priv->capture_warm = FALSE;
   priv->source.next_sequence = priv->source.start_sequence;
   for (guint o = 0; o < priv->n_out; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)

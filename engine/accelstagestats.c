@@ -92,6 +92,32 @@ accel_stage_get_n_lost (AccelStage *stage)
   return read_counter (stage, &accel_stage_get_private (stage)->n_lost);
 }
 
+/**
+ * accel_stage_get_n_replayed:
+ * @stage: a stage
+ *
+ * Returns: frames whose work was a replayed CUDA graph (graph mode).
+ * MT safe.
+ */
+guint64
+accel_stage_get_n_replayed (AccelStage *stage)
+{
+  return read_counter (stage, &accel_stage_get_private (stage)->n_replayed);
+}
+
+/**
+ * accel_stage_get_n_captured:
+ * @stage: a stage
+ *
+ * Returns: frames whose work was captured into a new CUDA graph (graph
+ * mode); after the first frames, none unless a parameter changes. MT safe.
+ */
+guint64
+accel_stage_get_n_captured (AccelStage *stage)
+{
+  return read_counter (stage, &accel_stage_get_private (stage)->n_captured);
+}
+
 static int
 cmp_gint64 (const void *a, const void *b)
 {
@@ -152,5 +178,18 @@ accel_stage_count_fault (AccelStage *stage, gboolean restarted)
   g_mutex_lock (&priv->stats_lock);
   priv->n_restarts += restarted;
   priv->n_skipped++;
+  g_mutex_unlock (&priv->stats_lock);
+}
+
+/* a batched frame's work ran: replayed, captured, or (neither) launched */
+void
+accel_stage_count_batched (
+    AccelStage *stage, gboolean replayed, gboolean captured)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_replayed += replayed;
+  priv->n_captured += captured;
   g_mutex_unlock (&priv->stats_lock);
 }

@@ -25,7 +25,7 @@
 
 static gboolean opt_validate, opt_list, opt_quiet, opt_no_supervise;
 static gchar *opt_dot, *opt_describe, *opt_device, *opt_backend, *opt_stats;
-static gchar *opt_state_dir;
+static gchar *opt_state_dir, *opt_graph;
 static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
 static gint64 opt_frames = NO_FRAME_LIMIT;
@@ -49,6 +49,9 @@ static GOptionEntry entries[] = {
       "host or cuda (default: cuda when a GPU is usable)", "BACKEND" },
   { "stats", 0, 0, G_OPTION_ARG_FILENAME, &opt_stats,
       "Write a JSON summary at the end", "FILE" },
+  { "graph", 0, 0, G_OPTION_ARG_STRING, &opt_graph,
+      "CUDA graph mode: auto (default), on or off; overrides the YAML's",
+      "MODE" },
   { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_state_dir,
       "Keep commit logs here; a run started again resumes", "DIR" },
   { "restart-state", 0, 0, G_OPTION_ARG_NONE, &opt_restart_state,
@@ -332,10 +335,12 @@ write_stats (Run *run, const char *path, GError **error)
           ", \"dropped\": %" G_GUINT64_FORMAT
           ", \"restarts\": %" G_GUINT64_FORMAT
           ", \"skipped\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
-          "}%s\n",
+          ", \"graph_replayed\": %" G_GUINT64_FORMAT
+          ", \"graph_captured\": %" G_GUINT64_FORMAT "}%s\n",
           st_name, st_kind, accel_stage_get_n_processed (st), p50, p99,
           accel_stage_get_n_dropped (st), accel_stage_get_n_restarts (st),
           accel_stage_get_n_skipped (st), accel_stage_get_n_lost (st),
+          accel_stage_get_n_replayed (st), accel_stage_get_n_captured (st),
           i + 1 < stages->len ? "," : "");
     }
   g_string_append (s, "  ]\n}\n");
@@ -415,6 +420,18 @@ start_saying_resume (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
+/* --graph, checked in main() */
+static AccelCaptureMode
+capture_mode_from_option (void)
+{
+  GEnumClass *modes = g_type_class_ref (ACCEL_TYPE_CAPTURE_MODE);
+  GEnumValue *mode = g_enum_get_value_by_nick (modes, opt_graph);
+  AccelCaptureMode value = mode ? mode->value : ACCEL_CAPTURE_AUTO;
+
+  g_type_class_unref (modes);
+  return value;
+}
+
 /* a state directory that does not fit the pipeline is a mistake of the
  * command line, as an invalid pipeline is */
 static int
@@ -451,6 +468,8 @@ run_pipeline (const char *path)
       g_printerr ("%s\n", error->message);
       return EXIT_INVALID;
     }
+  if (opt_graph)
+    accel_graph_set_capture_mode (graph, capture_mode_from_option ());
   if (opt_dot && !write_dot (graph, opt_dot, &error))
     {
       g_printerr ("accel-run: %s\n", error->message);
@@ -649,6 +668,13 @@ main (int argc, char **argv)
       g_printerr ("accel-run: --device must be auto, host or a GPU number, "
                   "not '%s'\n",
           opt_device);
+      return EXIT_INVALID;
+    }
+  if (opt_graph && !g_str_equal (opt_graph, "auto")
+      && !g_str_equal (opt_graph, "on") && !g_str_equal (opt_graph, "off"))
+    {
+      g_printerr (
+          "accel-run: --graph must be auto, on or off, not '%s'\n", opt_graph);
       return EXIT_INVALID;
     }
   /* --device is the file's device key, overridden */

@@ -77,8 +77,9 @@ typedef struct
   yaml_node_t *stages; /* the stages list, for problems of the whole */
   GArray *defaults;    /* Default */
   AccelStreamPolicy policy;
-  gboolean no_segments; /* defaults: segments: off */
-  guint n_dropped;      /* problems past MAX_PROBLEMS */
+  gboolean no_segments;          /* defaults: segments: off */
+  AccelCaptureMode capture_mode; /* defaults: graph */
+  guint n_dropped;               /* problems past MAX_PROBLEMS */
 } Loader;
 
 /* edit-distance cells computed for suggestions in this document: past
@@ -91,8 +92,8 @@ static const char *const stage_keys[]
     = { "name", "kind", "params", "device", "supervision", NULL };
 static const char *const supervision_keys[] = { "on-fault", "max-restarts",
   "within", "deadline", "snapshot-interval", NULL };
-static const char *const default_keys[]
-    = { "completion", "streams", "segments", "mailbox", "thread", NULL };
+static const char *const default_keys[] = { "completion", "streams", "segments",
+  "graph", "mailbox", "thread", NULL };
 
 /* settings that are stage parameters; a duration is written 10s, 500ms,
  * 2min or as plain milliseconds */
@@ -848,7 +849,7 @@ load_supervision (Loader *l, yaml_node_t *map, GArray *into)
 static void
 load_defaults (Loader *l, yaml_node_t *map)
 {
-  yaml_node_t *streams, *segments;
+  yaml_node_t *streams, *segments, *graph;
 
   if (is_null (map) || !expect (l, map, YAML_MAPPING_NODE, "defaults"))
     return;
@@ -865,6 +866,20 @@ load_defaults (Loader *l, yaml_node_t *map)
       else
         report (l, segments->start_mark,
             "default 'segments' must be on or off, not '%s'", s);
+    }
+  graph = lookup (l, map, "graph");
+  if (graph && expect (l, graph, YAML_SCALAR_NODE, "defaults: graph"))
+    {
+      GEnumClass *modes = g_type_class_ref (ACCEL_TYPE_CAPTURE_MODE);
+      GEnumValue *mode = g_enum_get_value_by_nick (modes, scalar (graph));
+
+      if (mode)
+        l->capture_mode = mode->value;
+      else
+        report (l, graph->start_mark,
+            "default 'graph' must be auto, on or off, not '%s'",
+            scalar (graph));
+      g_type_class_unref (modes);
     }
   streams = lookup (l, map, "streams");
   if (streams && expect (l, streams, YAML_SCALAR_NODE, "defaults: streams"))
@@ -1496,6 +1511,7 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
     load_supervision (l, n, l->defaults);
   accel_graph_set_stream_policy (l->graph, l->policy, 4);
   accel_graph_set_segments (l->graph, !l->no_segments);
+  accel_graph_set_capture_mode (l->graph, l->capture_mode);
 
   n = lookup (l, root, "stages");
   l->stages = n;

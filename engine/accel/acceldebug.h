@@ -25,5 +25,6 @@ typedef enum
 
 void accel_debug_set_flags (AccelDebugFlags flags);
 AccelDebugFlags accel_debug_get_flags (void);
+guint64 accel_debug_get_n_allocations (void);
 
 G_END_DECLS

@@ -39,6 +39,8 @@ gboolean accel_device_can_access_peer (AccelDevice *device, AccelDevice *peer);
 guint accel_device_get_generation (AccelDevice *device);
 guint accel_device_bump_generation (AccelDevice *device);
 gboolean accel_device_make_current (AccelDevice *device, GError **error);
+void accel_device_global_call_begin (void);
+void accel_device_global_call_end (void);
 gboolean accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
     guint64 *total_bytes, GError **error);
 

@@ -52,6 +52,28 @@ typedef enum
 } AccelFlow;
 
 /**
+ * AccelCaptureMode:
+ * @ACCEL_CAPTURE_AUTO: a stage whose kind can be captured has its work
+ *   captured into a CUDA graph and replayed (the default)
+ * @ACCEL_CAPTURE_ON: the same, and (on a stage) a kind that cannot be
+ *   captured is an error when the graph is prepared; (on a graph) each
+ *   stage left to stream launches is reported on stderr
+ * @ACCEL_CAPTURE_OFF: stream launches every frame
+ *
+ * Graph mode: see accel_graph_set_capture_mode() and the `graph`
+ * property of a stage.
+ */
+typedef enum
+{
+  ACCEL_CAPTURE_AUTO,
+  ACCEL_CAPTURE_ON,
+  ACCEL_CAPTURE_OFF,
+} AccelCaptureMode;
+
+#define ACCEL_TYPE_CAPTURE_MODE (accel_capture_mode_get_type ())
+GType accel_capture_mode_get_type (void);
+
+/**
  * AccelPortTemplate:
  * @name: port name, unique per direction
  * @direction: input or output
@@ -109,6 +131,14 @@ typedef struct
  * @restore: stateful stages: take back a snapshot. Stage thread.
  * @eos: the stream ended: finish the output (a sink closes its files) before
  *   the stage reports end of stream. Stage thread.
+ * @can_capture: whether this frame's process() may be captured into a CUDA
+ *   graph and replayed for later frames instead of called: %TRUE promises
+ *   that process() enqueues work only on the frame's stream, with
+ *   arguments that depend on nothing but the frame's buffers, the stage's
+ *   parameters and state at fixed device addresses, reads nothing back to
+ *   the host, changes no host state and returns %ACCEL_FLOW_OK. %NULL (the
+ *   default): never. accel_stage_can_capture_always() says yes for every
+ *   frame. Stage thread, before process().
  */
 struct _AccelStageClass
 {
@@ -124,14 +154,17 @@ struct _AccelStageClass
   GBytes *(*snapshot) (AccelStage *stage);
   gboolean (*restore) (AccelStage *stage, GBytes *state, GError **error);
   gboolean (*eos) (AccelStage *stage, GError **error);
+  gboolean (*can_capture) (AccelStage *stage, const AccelFrame *frame);
 
   /*< private >*/
-  gpointer _accel_reserved[5];
+  gpointer _accel_reserved[4];
 };
 
 void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
 void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);
 gboolean accel_stage_is_live (AccelStage *stage);
+gboolean accel_stage_can_capture_always (
+    AccelStage *stage, const AccelFrame *frame);
 void accel_stage_class_set_metadata (
     AccelStageClass *klass, const char *kind_name, const char *description);
 void accel_stage_class_add_port (AccelStageClass *klass,
@@ -164,6 +197,8 @@ guint64 accel_stage_get_n_dropped (AccelStage *stage);
 guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
 guint64 accel_stage_get_n_lost (AccelStage *stage);
+guint64 accel_stage_get_n_replayed (AccelStage *stage);
+guint64 accel_stage_get_n_captured (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 gboolean accel_stage_should_yield (AccelStage *stage);
 gboolean accel_stage_adopt_input (

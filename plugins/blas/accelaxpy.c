@@ -187,6 +187,7 @@ accel_axpy_class_init (AccelAxpyClass *klass)
   stage_class->start = accel_axpy_start;
   stage_class->stop = accel_axpy_stop;
   stage_class->process = accel_axpy_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of x", -G_MAXDOUBLE,

@@ -133,6 +133,7 @@ accel_dot_class_init (AccelDotClass *klass)
   stage_class->start = accel_dot_start;
   stage_class->stop = accel_dot_stop;
   stage_class->process = accel_dot_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   accel_stage_class_set_metadata (stage_class, "blas.dot",
       "Dot product of two vectors, out[0] = sum x[i] y[i]; f32, f64, or f16 "

@@ -140,6 +140,7 @@ accel_gemm_class_init (AccelGemmClass *klass)
   stage_class->start = accel_gemm_start;
   stage_class->stop = accel_gemm_stop;
   stage_class->process = accel_gemm_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",

@@ -217,6 +217,7 @@ accel_gemv_class_init (AccelGemvClass *klass)
   stage_class->start = accel_gemv_start;
   stage_class->stop = accel_gemv_stop;
   stage_class->process = accel_gemv_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",

@@ -485,6 +485,7 @@ accel_lt_matmul_class_init (AccelLtMatmulClass *klass)
   stage_class->start = accel_lt_matmul_start;
   stage_class->stop = accel_lt_matmul_stop;
   stage_class->process = accel_lt_matmul_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",

@@ -25,6 +25,8 @@ accel_null_sink_class_init (AccelNullSinkClass *klass)
   AccelType in;
 
   stage_class->process = accel_null_sink_process;
+
+  stage_class->can_capture = accel_stage_can_capture_always;
   accel_stage_class_set_metadata (
       stage_class, "core.null-sink", "Drop every buffer (counts them)");
   accel_type_init_any (&in);

@@ -128,6 +128,7 @@ accel_scale_class_init (AccelScaleClass *klass)
   gobject_class->get_property = accel_scale_get_property;
   stage_class->negotiate = accel_scale_negotiate;
   stage_class->process = accel_scale_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_SCALE,
       g_param_spec_float ("scale", "Scale", "Factor for every element",

@@ -715,6 +715,7 @@ accel_dnn_conv_class_init (AccelDnnConvClass *klass)
   stage_class->start = accel_dnn_conv_start;
   stage_class->stop = accel_dnn_conv_stop;
   stage_class->process = accel_dnn_conv_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   install_int (gobject_class, PROP_PAD_H, "pad-h", "Pad H",
       "Zero rows added above and below the input (read at negotiation)", 0, 0);

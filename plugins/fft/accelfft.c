@@ -724,6 +724,7 @@ accel_fft_class_init (AccelFftClass *klass)
   stage_class->start = accel_fft_start;
   stage_class->stop = accel_fft_stop;
   stage_class->process = accel_fft_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_TYPE,
       g_param_spec_enum ("type", "Type",

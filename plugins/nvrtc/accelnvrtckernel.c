@@ -337,6 +337,7 @@ accel_nvrtc_kernel_class_init (AccelNvrtcKernelClass *klass)
   stage_class->start = accel_nvrtc_kernel_start;
   stage_class->stop = accel_nvrtc_kernel_stop;
   stage_class->process = accel_nvrtc_kernel_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_SOURCE,
       g_param_spec_string ("source", "Source",

@@ -184,6 +184,29 @@ accel_rand_stop (AccelStage *stage)
   priv->scratch = NULL;
 }
 
+/* the frame's draws of @dist into @target */
+static curandStatus_t
+generate (AccelRandPrivate *priv, AccelRandDistribution dist, gpointer target,
+    size_t n, double a, double b)
+{
+  switch (dist)
+    {
+    case ACCEL_RAND_DIST_NORMAL:
+      return priv->f64
+                 ? curandGenerateNormalDouble (priv->curand, target, n, a, b)
+                 : curandGenerateNormal (
+                     priv->curand, target, n, (float)a, (float)b);
+    case ACCEL_RAND_DIST_LOG_NORMAL:
+      return priv->f64
+                 ? curandGenerateLogNormalDouble (priv->curand, target, n, a, b)
+                 : curandGenerateLogNormal (
+                     priv->curand, target, n, (float)a, (float)b);
+    default:
+      return priv->f64 ? curandGenerateUniformDouble (priv->curand, target, n)
+                       : curandGenerateUniform (priv->curand, target, n);
+    }
+}
+
 static gboolean
 generate_gpu (AccelRand *self, AccelFrame *frame, GError **error)
 {
@@ -204,32 +227,15 @@ generate_gpu (AccelRand *self, AccelFrame *frame, GError **error)
         return FALSE;
       priv->bound_stream = stream;
     }
-  /* frame s starts at draw s x draws-per-frame, whatever ran before */
-  if (!accel_curand_check (stage,
-          curandSetGeneratorOffset (
-              priv->curand, frame->sequence * priv->draws),
-          error))
-    return FALSE;
-
-  switch (dist)
-    {
-    case ACCEL_RAND_DIST_NORMAL:
-      status = priv->f64
-                   ? curandGenerateNormalDouble (priv->curand, target, n, a, b)
-                   : curandGenerateNormal (
-                       priv->curand, target, n, (float)a, (float)b);
-      break;
-    case ACCEL_RAND_DIST_LOG_NORMAL:
-      status = priv->f64 ? curandGenerateLogNormalDouble (
-                   priv->curand, target, n, a, b)
-                         : curandGenerateLogNormal (
-                             priv->curand, target, n, (float)a, (float)b);
-      break;
-    default:
-      status = priv->f64 ? curandGenerateUniformDouble (priv->curand, target, n)
-                         : curandGenerateUniform (priv->curand, target, n);
-      break;
-    }
+  /* frame s starts at draw s x draws-per-frame, whatever ran before. The
+   * host generator API synchronizes beyond its stream: not while another
+   * thread captures a graph */
+  accel_device_global_call_begin ();
+  status
+      = curandSetGeneratorOffset (priv->curand, frame->sequence * priv->draws);
+  if (status == CURAND_STATUS_SUCCESS)
+    status = generate (priv, dist, target, n, a, b);
+  accel_device_global_call_end ();
   if (!accel_curand_check (stage, status, error))
     return FALSE;
 

@@ -130,6 +130,14 @@ accel_analysis_stop (AccelStage *stage)
 
 /* accumulate (histograms, motion against the previous frame, which it
  * then replaces), statistics, and the frame out */
+/* from the second frame on, motion against the previous frame is always
+ * measured */
+static gboolean
+accel_analysis_can_capture (AccelStage *stage, const AccelFrame *frame)
+{
+  return ACCEL_ANALYSIS (stage)->previous_valid;
+}
+
 static AccelFlow
 accel_analysis_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -313,6 +321,7 @@ accel_analysis_class_init (AccelAnalysisClass *klass)
   stage_class->start = accel_analysis_start;
   stage_class->stop = accel_analysis_stop;
   stage_class->process = accel_analysis_process;
+  stage_class->can_capture = accel_analysis_can_capture;
   stage_class->flush = accel_analysis_flush;
   stage_class->snapshot = accel_analysis_snapshot;
   stage_class->restore = accel_analysis_restore;

@@ -151,6 +151,7 @@ accel_blend_class_init (AccelBlendClass *klass)
   gobject_class->get_property = accel_blend_get_property;
   stage_class->negotiate = accel_blend_negotiate;
   stage_class->process = accel_blend_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",

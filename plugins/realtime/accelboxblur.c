@@ -103,6 +103,7 @@ accel_box_blur_class_init (AccelBoxBlurClass *klass)
   gobject_class->get_property = accel_box_blur_get_property;
   stage_class->negotiate = accel_box_blur_negotiate;
   stage_class->process = accel_box_blur_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",

@@ -135,6 +135,18 @@ frame_params (AccelCloth *self, guint64 sequence, AccelClothParams *p)
   accel_cloth_params_set_wind (p, self->wind, sequence);
 }
 
+/* the wind gusts with the frame number, an argument of the launches: only
+ * a still cloth's step is the same every frame */
+static gboolean
+accel_cloth_can_capture (AccelStage *stage, const AccelFrame *frame)
+{
+  AccelCloth *self = ACCEL_CLOTH (stage);
+
+  return self->wind == 0.0f
+         && (self->num_buffers < 0
+             || frame->sequence < (guint64)self->num_buffers);
+}
+
 static AccelFlow
 accel_cloth_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -325,6 +337,7 @@ accel_cloth_class_init (AccelClothClass *klass)
   stage_class->start = accel_cloth_start;
   stage_class->stop = accel_cloth_stop;
   stage_class->process = accel_cloth_process;
+  stage_class->can_capture = accel_cloth_can_capture;
   stage_class->snapshot = accel_cloth_snapshot;
   stage_class->restore = accel_cloth_restore;
 

@@ -131,6 +131,7 @@ accel_convert_class_init (AccelConvertClass *klass)
   gobject_class->finalize = accel_convert_finalize;
   stage_class->negotiate = accel_convert_negotiate;
   stage_class->process = accel_convert_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_string ("format", "Format",

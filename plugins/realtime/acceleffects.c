@@ -140,6 +140,20 @@ accel_effects_stop (AccelStage *stage)
   self->started = FALSE;
 }
 
+/* once the history of the temporal effects in use is there and valid, a
+ * frame changes nothing on the host */
+static gboolean
+accel_effects_can_capture (AccelStage *stage, const AccelFrame *frame)
+{
+  AccelEffects *self = ACCEL_EFFECTS (stage);
+  unsigned temporal = self->params.flags & ACCEL_EFFECTS_TEMPORAL;
+
+  if (temporal == 0)
+    return self->history == NULL;
+  return self->history && temporal == self->history_temporal
+         && self->history_valid;
+}
+
 static AccelFlow
 accel_effects_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -335,6 +349,7 @@ accel_effects_class_init (AccelEffectsClass *klass)
   stage_class->start = accel_effects_start;
   stage_class->stop = accel_effects_stop;
   stage_class->process = accel_effects_process;
+  stage_class->can_capture = accel_effects_can_capture;
   stage_class->flush = accel_effects_flush;
   stage_class->snapshot = accel_effects_snapshot;
   stage_class->restore = accel_effects_restore;

@@ -88,6 +88,16 @@ accel_fluid_stop (AccelStage *stage)
   g_clear_pointer (&ACCEL_FLUID (stage)->state, accel_buffer_unref);
 }
 
+/* every step is the same launches on the same fields; the last frame's
+ * end of stream is decided on the host */
+static gboolean
+accel_fluid_can_capture (AccelStage *stage, const AccelFrame *frame)
+{
+  AccelFluid *self = ACCEL_FLUID (stage);
+
+  return self->num_buffers < 0 || frame->sequence < (guint64)self->num_buffers;
+}
+
 static AccelFlow
 accel_fluid_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -271,6 +281,7 @@ accel_fluid_class_init (AccelFluidClass *klass)
   stage_class->start = accel_fluid_start;
   stage_class->stop = accel_fluid_stop;
   stage_class->process = accel_fluid_process;
+  stage_class->can_capture = accel_fluid_can_capture;
   stage_class->snapshot = accel_fluid_snapshot;
   stage_class->restore = accel_fluid_restore;
 

@@ -104,6 +104,7 @@ accel_gaussian_blur_class_init (AccelGaussianBlurClass *klass)
   gobject_class->get_property = accel_gaussian_blur_get_property;
   stage_class->negotiate = accel_gaussian_blur_negotiate;
   stage_class->process = accel_gaussian_blur_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   /* radius ceil (3 sigma) reaches the kernels' widest stencil at the top */
   g_object_class_install_property (gobject_class, PROP_SIGMA,

@@ -111,6 +111,7 @@ accel_median_class_init (AccelMedianClass *klass)
   gobject_class->get_property = accel_median_get_property;
   stage_class->negotiate = accel_median_negotiate;
   stage_class->process = accel_median_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_SIZE,
       g_param_spec_int (

@@ -161,7 +161,11 @@ pinned_snapshot_clear (gpointer data)
   PinnedSnapshot *pinned = data;
 
   if (pinned->data)
-    cudaFreeHost (pinned->data);
+    {
+      accel_device_global_call_begin ();
+      cudaFreeHost (pinned->data);
+      accel_device_global_call_end ();
+    }
 }
 
 static void
@@ -198,9 +202,14 @@ pinned_snapshot_take (AccelStage *stage, gsize size)
     return NULL;
   if (pinned->size < size)
     {
+      cudaError_t status;
+
+      accel_device_global_call_begin ();
       g_clear_pointer (&pinned->data, cudaFreeHost);
       pinned->size = 0;
-      if (cudaMallocHost (&pinned->data, size) != cudaSuccess)
+      status = cudaMallocHost (&pinned->data, size);
+      accel_device_global_call_end ();
+      if (status != cudaSuccess)
         {
           pinned->data = NULL;
           g_atomic_int_set (&pinned->held, 0);

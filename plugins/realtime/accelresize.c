@@ -115,6 +115,7 @@ accel_resize_class_init (AccelResizeClass *klass)
   gobject_class->get_property = accel_resize_get_property;
   stage_class->negotiate = accel_resize_negotiate;
   stage_class->process = accel_resize_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width",

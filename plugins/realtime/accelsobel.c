@@ -102,6 +102,7 @@ accel_sobel_class_init (AccelSobelClass *klass)
   gobject_class->get_property = accel_sobel_get_property;
   stage_class->negotiate = accel_sobel_negotiate;
   stage_class->process = accel_sobel_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_SCALE,
       g_param_spec_float ("scale", "Scale",

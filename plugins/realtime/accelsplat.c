@@ -202,6 +202,7 @@ accel_splat_class_init (AccelSplatClass *klass)
   stage_class->start = accel_splat_start;
   stage_class->stop = accel_splat_stop;
   stage_class->process = accel_splat_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int (

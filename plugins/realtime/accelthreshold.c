@@ -108,6 +108,7 @@ accel_threshold_class_init (AccelThresholdClass *klass)
   gobject_class->get_property = accel_threshold_get_property;
   stage_class->negotiate = accel_threshold_negotiate;
   stage_class->process = accel_threshold_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_VALUE,
       g_param_spec_float ("value", "Value",

@@ -111,6 +111,7 @@ accel_unsharp_class_init (AccelUnsharpClass *klass)
   gobject_class->get_property = accel_unsharp_get_property;
   stage_class->negotiate = accel_unsharp_negotiate;
   stage_class->process = accel_unsharp_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_AMOUNT,
       g_param_spec_float ("amount", "Amount",

@@ -181,6 +181,7 @@ accel_spmm_class_init (AccelSpmmClass *klass)
   stage_class->start = accel_spmm_start;
   stage_class->stop = accel_spmm_stop;
   stage_class->process = accel_spmm_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of the product",

@@ -172,6 +172,7 @@ accel_spmv_class_init (AccelSpmvClass *klass)
   stage_class->start = accel_spmv_start;
   stage_class->stop = accel_spmv_stop;
   stage_class->process = accel_spmv_process;
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of the product",

@@ -37,7 +37,8 @@ main (int argc, char **argv)
 
   accel_test_require_gpu ();
   cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-  g_print ("%6s %10s %12s %14s\n", "grid", "steps/s", "ms/step", "copy-equiv");
+  g_print ("%6s %10s %12s %14s %14s\n", "grid", "steps/s", "ms/step",
+      "copy-equiv", "graph steps/s");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       int n = sizes[i];
@@ -45,22 +46,37 @@ main (int argc, char **argv)
         n * 0.8f, n / 32.0f, 0.0f, -0.5f, 0.1f };
       Case c = { p };
       void *block;
-      float ms, copy_ms;
+      float ms, copy_ms, graph_ms;
 
       cudaMalloc (&block, accel_fluid_state_size (n));
       cudaMemset (block, 0, accel_fluid_state_size (n));
       accel_fluid_fields_init (&c.f, block, n);
       ms = bench_time_ms (s, 20, step, &c);
+      graph_ms = bench_graph_time_ms (s, 20, step, &c);
       /* one step moves at least ~60 field passes of n^2 floats */
       c.bytes = (size_t)n * n * sizeof (float) * 30;
       cudaMalloc (&c.src, c.bytes);
       cudaMalloc (&c.dst, c.bytes);
       copy_ms = bench_time_ms (s, 20, copy, &c);
-      g_print ("%4d^2 %10.1f %12.3f %13.0f%%\n", n, 1000.0f / ms, ms,
-          100.0f * copy_ms / ms);
+      g_print ("%4d^2 %10.1f %12.3f %13.0f%% %14.1f\n", n, 1000.0f / ms, ms,
+          100.0f * copy_ms / ms, 1000.0f / graph_ms);
       cudaFree (c.src);
       cudaFree (c.dst);
       cudaFree (block);
     }
+
+  /* the stage through the engine, 512^2, stream launches against graph
+   * mode (the default), in the same run */
+  {
+    const char *yaml
+        = "pipeline: fluid-bench\n"
+          "stages:\n"
+          "  - {name: sim, kind: realtime.fluid, params: {size: 512, "
+          "pressure-iterations: 40, diffuse-iterations: 20, viscosity: 0, "
+          "vorticity: 0.3, dt: 1, num-buffers: 3000}}\n"
+          "  - {name: view, kind: core.null-sink}\n"
+          "links: [sim -> view]\n";
+    bench_pipeline_report ("realtime.fluid 512^2", yaml, 3000);
+  }
   return 0;
 }

@@ -25,11 +25,24 @@ check (int status, const char *what)
     g_error ("%s: %s", what, cudaGetErrorString (status));
 }
 
-/* what the pipeline does, by hand: fill, then K scales, on one stream */
 static void
-raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
+enqueue_scales (cudaStream_t stream, float **bufs, guint k)
+{
+  for (guint i = 0; i < k; i++)
+    check (accel_scale_f32 (stream, bufs[i % 2], bufs[(i + 1) % 2], N_ELEMENTS,
+               1.0f, 0.0f, 0),
+        "scale");
+}
+
+/* what the pipeline does, by hand: fill, then K scales, on one stream;
+ * with @graph the K scales captured once into a CUDA graph and replayed
+ * per buffer after the fill, what graph mode aims at */
+static void
+raw_loop (guint k, guint n_buffers, gboolean graph, double *wall, double *cpu)
 {
   cudaStream_t stream;
+  cudaGraph_t captured = NULL;
+  cudaGraphExec_t exec = NULL;
   float *bufs[2];
   gint64 t0;
   double c0;
@@ -37,6 +50,14 @@ raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
   check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), "stream");
   check (cudaMalloc ((void **)&bufs[0], N_ELEMENTS * 4), "malloc");
   check (cudaMalloc ((void **)&bufs[1], N_ELEMENTS * 4), "malloc");
+  if (graph)
+    {
+      check (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal),
+          "capture");
+      enqueue_scales (stream, bufs, k);
+      check (cudaStreamEndCapture (stream, &captured), "end capture");
+      check (cudaGraphInstantiate (&exec, captured, 0), "instantiate");
+    }
   check (cudaDeviceSynchronize (), "sync");
 
   t0 = g_get_monotonic_time ();
@@ -45,15 +66,20 @@ raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
     {
       check (
           accel_pattern_fill_f32 (stream, bufs[0], N_ELEMENTS, b, 0), "fill");
-      for (guint i = 0; i < k; i++)
-        check (accel_scale_f32 (stream, bufs[i % 2], bufs[(i + 1) % 2],
-                   N_ELEMENTS, 1.0f, 0.0f, 0),
-            "scale");
+      if (graph)
+        check (cudaGraphLaunch (exec, stream), "launch");
+      else
+        enqueue_scales (stream, bufs, k);
     }
   check (cudaStreamSynchronize (stream), "sync");
   *wall = (g_get_monotonic_time () - t0) * 1e-6;
   *cpu = cpu_seconds () - c0;
 
+  if (graph)
+    {
+      cudaGraphExecDestroy (exec);
+      cudaGraphDestroy (captured);
+    }
   cudaFree (bufs[0]);
   cudaFree (bufs[1]);
   cudaStreamDestroy (stream);
@@ -61,7 +87,7 @@ raw_loop (guint k, guint n_buffers, double *wall, double *cpu)
 
 static void
 pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, gboolean segments,
-    const char *thread, double *wall, double *cpu)
+    AccelCaptureMode capture, const char *thread, double *wall, double *cpu)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = accel_graph_new ("hops");
@@ -73,6 +99,7 @@ pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, gboolean segments,
 
   accel_graph_set_stream_policy (g, policy, 1);
   accel_graph_set_segments (g, segments);
+  accel_graph_set_capture_mode (g, capture);
   src = accel_test_stage (g, "core.test-source", "src");
   g_object_set (src, "shape", shape, "num-buffers", (gint64)n_buffers, NULL);
   g_object_set (src, "thread", thread, NULL);
@@ -102,6 +129,7 @@ typedef struct
   const char *name;
   AccelStreamPolicy policy;
   gboolean segments;
+  AccelCaptureMode capture;
   const char *thread; /* NULL: a thread per stage, or per segment */
 } Config;
 
@@ -110,12 +138,16 @@ main (int argc, char **argv)
 {
   guint ks[] = { 1, 4, 8 };
   const Config configs[] = {
-    { "segments (the default)", ACCEL_STREAM_POLICY_PER_STAGE, TRUE, NULL },
+    { "segments, graphs (the default)", ACCEL_STREAM_POLICY_PER_STAGE, TRUE,
+        ACCEL_CAPTURE_AUTO, NULL },
+    { "segments, stream launches", ACCEL_STREAM_POLICY_PER_STAGE, TRUE,
+        ACCEL_CAPTURE_OFF, NULL },
     { "threads, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, FALSE,
-        NULL },
+        ACCEL_CAPTURE_OFF, NULL },
     { "one thread, streams per stage", ACCEL_STREAM_POLICY_PER_STAGE, FALSE,
-        "chain" },
-    { "one thread, one stream", ACCEL_STREAM_POLICY_SINGLE, FALSE, "chain" },
+        ACCEL_CAPTURE_OFF, "chain" },
+    { "one thread, one stream", ACCEL_STREAM_POLICY_SINGLE, FALSE,
+        ACCEL_CAPTURE_OFF, "chain" },
   };
   guint n = argc > 1 ? (guint)atoi (argv[1]) : 20000;
 
@@ -128,8 +160,10 @@ main (int argc, char **argv)
   /* warm up: module load, pools, streams */
   {
     double w, c;
-    raw_loop (4, 200, &w, &c);
-    pipeline (4, 200, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, NULL, &w, &c);
+    raw_loop (4, 200, FALSE, &w, &c);
+    pipeline (4, 200, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, ACCEL_CAPTURE_AUTO,
+        NULL, &w, &c);
+    raw_loop (4, 200, TRUE, &w, &c);
   }
 
   for (guint p = 0; p < G_N_ELEMENTS (configs); p++)
@@ -138,12 +172,26 @@ main (int argc, char **argv)
         double rw, rc, pw, pc;
         /* ratio: time against the raw loop, measured just before; engine
          * host time per hop: CPU beyond the raw launches over K + 1 links */
-        raw_loop (ks[i], n, &rw, &rc);
+        raw_loop (ks[i], n, FALSE, &rw, &rc);
         pipeline (ks[i], n, configs[p].policy, configs[p].segments,
-            configs[p].thread, &pw, &pc);
+            configs[p].capture, configs[p].thread, &pw, &pc);
         g_print ("%-30s %2u %10.0f %10.0f %6.3f %9.2fus %9.2fus %9.2fus\n",
             configs[p].name, ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
             pc / n * 1e6, (pc - rc) / n / (ks[i] + 1) * 1e6);
       }
+
+  /* graph mode against stream launches and against the hand-made graph,
+   * K = 8, measured back to back */
+  {
+    double gw, gc, sw, sc, hw, hc;
+    raw_loop (8, n, TRUE, &hw, &hc);
+    pipeline (8, n, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, ACCEL_CAPTURE_AUTO,
+        NULL, &gw, &gc);
+    pipeline (8, n, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, ACCEL_CAPTURE_OFF,
+        NULL, &sw, &sc);
+    g_print ("K=8 graph mode: %.0f buf/s, %.2fx stream launches (%.0f buf/s), "
+             "%.3f of a hand-captured graph's time (%.0f buf/s)\n",
+        n / gw, sw / gw, n / sw, gw / hw, n / hw);
+  }
   return 0;
 }

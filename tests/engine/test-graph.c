@@ -534,6 +534,93 @@ test_dot (GraphFixture *f, gconstpointer data)
                                  "tensor<f32>[8x8]@device\"]"));
 }
 
+/* graph: on is refused at prepare for a kind that cannot be captured,
+ * naming the stage; accepted for one that can */
+static void
+test_graph_on_refused (GraphFixture *f, gconstpointer data)
+{
+  f->src = source (f, "src", 1, "8");
+  g_object_set (f->src, "graph", ACCEL_CAPTURE_ON, NULL);
+  g_object_set (
+      add (f, "core.scale", "scale"), "graph", ACCEL_CAPTURE_ON, NULL);
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "scale");
+  link_ok (f->graph, "scale", "sink");
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_true (g_str_has_prefix (f->error->message,
+      "stage 'src' (core.test-source) has graph: on, but its kind cannot be "
+      "captured"));
+
+  g_clear_error (&f->error);
+  graph_renew (f);
+  f->src = source (f, "src", 3, "8");
+  g_object_set (
+      add (f, "core.scale", "scale"), "graph", ACCEL_CAPTURE_ON, NULL);
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "scale");
+  link_ok (f->graph, "scale", "sink");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+}
+
+/* waits until @stage has processed @n frames (a minute at most) */
+static void
+wait_processed (AccelStage *stage, guint64 n)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (accel_stage_get_n_processed (stage) < n)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_usleep (200);
+    }
+}
+
+/* buffers the graph's pools may still allocate before their bounds, and
+ * one each for an allocation under way while this counts */
+static guint64
+pool_headroom (AccelGraph *g)
+{
+  GPtrArray *stages = accel_graph_get_stages (g);
+  guint64 n = 0;
+
+  for (guint i = 0; i < stages->len; i++)
+    for (guint o = 0; o < accel_stage_get_n_outputs (stages->pdata[i]); o++)
+      {
+        AccelPool *pool = accel_stage_get_output_pool (stages->pdata[i], o);
+        n += accel_pool_get_max_buffers (pool)
+             - accel_pool_get_n_allocated (pool) + 1;
+      }
+  return n;
+}
+
+/* after warming up, 1 000 frames allocate nothing but what their pools
+ * may still grow by (threads on the host take their time to need every
+ * buffer of a pool) */
+static void
+test_steady_state_allocations (GraphFixture *f, gconstpointer data)
+{
+  guint64 allocations, headroom;
+
+  f->src = source (f, "src", 1400, "1024");
+  add (f, "core.scale", "a");
+  add (f, "core.scale", "b");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "a");
+  link_ok (f->graph, "a", "b");
+  link_ok (f->graph, "b", "sink");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  wait_processed (f->sink, 200);
+  allocations = accel_debug_get_n_allocations ();
+  headroom = pool_headroom (f->graph);
+  wait_processed (f->sink, 1200);
+  g_assert_cmpuint (
+      accel_debug_get_n_allocations (), <=, allocations + headroom);
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+  g_assert_no_error (f->error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -559,6 +646,13 @@ main (int argc, char **argv)
       graph_set_up, test_send_eos_and_frame_limit, graph_tear_down);
   g_test_add ("/graph/param-async", GraphFixture, "params", graph_set_up,
       test_param_async, graph_tear_down);
+  g_test_add ("/graph/graph-on-refused", GraphFixture, "captured", graph_set_up,
+      test_graph_on_refused, graph_tear_down);
+  g_test_add ("/graph/steady-state-allocations", GraphFixture, "steady",
+      graph_set_up, test_steady_state_allocations, graph_tear_down);
+  g_test_add ("/graph/one-thread/steady-state-allocations", GraphFixture,
+      "steady", graph_set_up_one_thread, test_steady_state_allocations,
+      graph_tear_down);
   g_test_add ("/graph/dot", GraphFixture, "dotted", graph_set_up, test_dot,
       graph_tear_down);
   g_test_add ("/graph/stop-wakes-wait", GraphFixture, "woken", graph_set_up,

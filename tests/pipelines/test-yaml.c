@@ -299,8 +299,8 @@ static const Golden goldens[] = {
       "bad/defaults.yaml:2:50: default 'streams' must be one of per-stage, "
       "single, pooled, not 'many'\n"
       "bad/defaults.yaml:2:56: unknown key 'mailbxo' in defaults (did you mean "
-      "'mailbox'?); expected one of completion, streams, segments, mailbox, "
-      "thread\n"
+      "'mailbox'?); expected one of completion, streams, segments, graph, "
+      "mailbox, thread\n"
       "bad/defaults.yaml:2:78: default 'segments' must be on or off, not "
       "'sideways'" },
   { "bad-param.yaml",
@@ -510,6 +510,43 @@ test_segments_off (void)
       g_assert_nonnull (strstr (dot, reasons[i]));
       g_assert_null (strstr (dot, "cluster_"));
     }
+}
+
+/* defaults: graph sets the graph mode; a stage's graph: its own; other
+ * values name the place */
+static void
+test_graph_mode (void)
+{
+  const char *yaml = "pipeline: s\n"
+                     "defaults: {graph: %s}\n"
+                     "stages:\n"
+                     "  - {name: src, kind: core.test-source}\n"
+                     "  - {name: k, kind: core.scale, params: {graph: off}}\n"
+                     "  - {name: sink, kind: core.null-sink}\n"
+                     "links: [src -> k, k -> sink]\n";
+  const char *values[] = { "auto", "on", "off" };
+  AccelCaptureMode modes[]
+      = { ACCEL_CAPTURE_AUTO, ACCEL_CAPTURE_ON, ACCEL_CAPTURE_OFF };
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *bad = g_strdup_printf (yaml, "sideways");
+  AccelGraph *none;
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree gchar *text = g_strdup_printf (yaml, values[i]);
+      g_autoptr (AccelGraph) g
+          = accel_graph_new_from_yaml_string (text, "inline", &error);
+      AccelCaptureMode stage_mode;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (accel_graph_get_capture_mode (g), ==, modes[i]);
+      g_object_get (accel_graph_get_stage (g, "k"), "graph", &stage_mode, NULL);
+      g_assert_cmpint (stage_mode, ==, ACCEL_CAPTURE_OFF);
+    }
+  none = accel_graph_new_from_yaml_string (bad, "inline", &error);
+  g_assert_null (none);
+  g_assert_nonnull (strstr (error->message,
+      "inline:2:19: default 'graph' must be auto, on or off, not 'sideways'"));
 }
 
 /* without an origin, messages still say where */
@@ -1022,6 +1059,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/error/every-file-has-a-golden", test_golden_complete);
   g_test_add_func ("/yaml/string", test_string);
   g_test_add_func ("/yaml/segments-off", test_segments_off);
+  g_test_add_func ("/yaml/graph-mode", test_graph_mode);
   g_test_add_func ("/yaml/string-without-origin", test_string_origin);
   g_test_add_func ("/yaml/overrides", test_overrides);
   g_test_add_func ("/yaml/override-errors", test_override_errors);
