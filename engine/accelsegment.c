@@ -105,6 +105,10 @@ accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage)
     return "graph mode is off for the stage";
   if (accel_stage_is_host (stage))
     return "it runs on the host backend";
+  /* a capture takes in whatever any thread enqueues on the stream */
+  if (graph->stream_policy != ACCEL_STREAM_POLICY_PER_STAGE)
+    return "stages on other threads may share its stream (stream policy "
+           "single or pooled)";
   if (!ACCEL_STAGE_GET_CLASS (stage)->can_capture)
     return "its kind cannot be captured";
   if (ACCEL_STAGE_GET_CLASS (stage)->render)

@@ -43,7 +43,13 @@ static void
 on_completion (const GError *error, gpointer user_data)
 {
   AccelStage *self = user_data;
-  const char *previous = accel_stage_enter (self);
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  const char *previous;
+
+  /* the stage stopped while its GPU work ran: the frame is gone */
+  if (priv->stopped || !priv->sink.have_pending)
+    return;
+  previous = accel_stage_enter (self);
 
   finish_pending (self, error);
   accel_stage_leave (previous);
