@@ -194,6 +194,89 @@ accel_buffer_new_wrapped (AccelDevice *device, const AccelType *type,
   return buf;
 }
 
+/**
+ * accel_buffer_new_from_bytes:
+ * @type: a fixed type describing @bytes; its memory field is ignored
+ * @bytes: the data, exactly accel_type_get_size() bytes of @type
+ * @error: return location for a #GError, or %NULL
+ *
+ * Wraps @bytes (a reference, no copy) as a buffer in host memory: the way
+ * bindings hand data to a graph, for instance to io.app-source's
+ * "push-buffer". The buffer's memory is @bytes' own, which is immutable:
+ * give it only to stages that read it (a source copies what is pushed).
+ *
+ * Returns: (transfer full): a buffer of @type in %ACCEL_MEMORY_HOST on the
+ * host device, or %NULL with %ACCEL_ERROR_INVALID_INPUT when @bytes is not
+ * the size of @type. MT safe.
+ */
+AccelBuffer *
+accel_buffer_new_from_bytes (
+    const AccelType *type, GBytes *bytes, GError **error)
+{
+  AccelType host_type;
+  gsize size, want;
+
+  g_return_val_if_fail (type != NULL && accel_type_is_fixed (type), NULL);
+  g_return_val_if_fail (bytes != NULL, NULL);
+
+  host_type = *type;
+  host_type.memory = ACCEL_MEMORY_HOST;
+  size = g_bytes_get_size (bytes);
+  if (!accel_type_get_size_checked (&host_type, &want) || size != want)
+    goto wrong_size;
+  return accel_buffer_new_wrapped (accel_device_get_host (), &host_type,
+      (gpointer)g_bytes_get_data (bytes, NULL), size,
+      (GDestroyNotify)g_bytes_unref, g_bytes_ref (bytes));
+
+  /* ERRORS */
+wrong_size:
+  {
+    g_autofree gchar *name = accel_type_to_string (&host_type);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "%" G_GSIZE_FORMAT " bytes are no buffer of type %s (%" G_GSIZE_FORMAT
+        " bytes)",
+        size, name, want);
+    return NULL;
+  }
+}
+
+/**
+ * accel_buffer_dup_bytes:
+ * @buffer: a buffer in memory the host can read: on the host device, or
+ *   in host or pinned host memory (what io.app-sink's "pull-buffer"
+ *   returns), written completely
+ * @error: return location for a #GError, or %NULL
+ *
+ * Copies the data of @buffer: the way bindings read a buffer (Python:
+ * `numpy.frombuffer (buffer.dup_bytes ().get_data (), dtype)`).
+ *
+ * Returns: (transfer full): a copy of @buffer's data, or %NULL with
+ * %ACCEL_ERROR_NOT_SUPPORTED for GPU memory (pull it through
+ * io.app-sink). MT safe.
+ */
+GBytes *
+accel_buffer_dup_bytes (AccelBuffer *buffer, GError **error)
+{
+  g_return_val_if_fail (buffer != NULL, NULL);
+
+  if (!accel_device_is_host (buffer->device)
+      && buffer->type.memory != ACCEL_MEMORY_HOST
+      && buffer->type.memory != ACCEL_MEMORY_PINNED)
+    goto not_host;
+  return g_bytes_new (buffer->data, buffer->size);
+
+  /* ERRORS */
+not_host:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+        "a buffer in %s memory of %s cannot be read by the host; pull it "
+        "through io.app-sink",
+        accel_memory_to_string (buffer->type.memory),
+        accel_device_get_name (buffer->device));
+    return NULL;
+  }
+}
+
 /* frees memory, events and the struct: the end of a buffer's life */
 void
 accel_buffer_free (AccelBuffer *buf)

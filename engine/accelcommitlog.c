@@ -128,9 +128,11 @@ load (AccelCommitLog *log, GError **error)
  * @error: return location for a #GError, or %NULL
  *
  * Opens a commit log and reads what it holds. A record cut short by a crash
- * is dropped (it was never committed); any other damage is an error.
+ * is dropped (it was never committed); any other damage is an error. Not
+ * for bindings: the log is a plain structure that only
+ * accel_commit_log_close() frees.
  *
- * Returns: (transfer full): the log, or %NULL. Close with
+ * Returns: (transfer full) (skip): the log, or %NULL. Close with
  * accel_commit_log_close().
  * MT safe; the log it returns is for one thread at a time.
  */
@@ -462,7 +464,8 @@ accel_commit_log_forget_from (
 /**
  * accel_commit_log_hold_lock:
  * @log: a log
- * @lock_fd: (transfer full): a descriptor of a file locked with flock()
+ * @lock_fd: a descriptor of a file locked with flock(); @log owns it from
+ *   now on
  *
  * Keeps @lock_fd open as long as @log is, so that the lock lasts as long as
  * the last log of the state directory. Called from the thread that starts

@@ -82,7 +82,7 @@ accel_event_record (AccelEvent *ev, AccelStream *stream, GError **error)
  * accel_fence_new:
  * @device: the device whose streams touch the memory
  *
- * Returns: (transfer full): a fence with no reader and no writer yet.
+ * Returns: (transfer full) (skip): a fence with no reader and no writer yet.
  * MT safe.
  */
 AccelFence *

@@ -10,7 +10,8 @@
 /**
  * accel_supervision_get_type:
  *
- * Returns: the enum #GType of #AccelSupervision. MT safe.
+ * Returns: the enum #GType of #AccelSupervision, whose nicks are the
+ * `on-fault` values. MT safe.
  */
 GType
 accel_supervision_get_type (void)

@@ -20,6 +20,9 @@ AccelBuffer *accel_buffer_new (
 AccelBuffer *accel_buffer_new_wrapped (AccelDevice *device,
     const AccelType *type, gpointer data, gsize size, GDestroyNotify notify,
     gpointer user_data);
+AccelBuffer *accel_buffer_new_from_bytes (
+    const AccelType *type, GBytes *bytes, GError **error);
+GBytes *accel_buffer_dup_bytes (AccelBuffer *buffer, GError **error);
 AccelBuffer *accel_buffer_ref (AccelBuffer *buffer);
 void accel_buffer_unref (AccelBuffer *buffer);
 

@@ -58,11 +58,6 @@ typedef enum
   ACCEL_ERROR_STATE_MISMATCH,
 } AccelError;
 
-/**
- * accel_error_quark:
- *
- * Returns: the quark of the %ACCEL_ERROR domain. MT safe.
- */
 GQuark accel_error_quark (void);
 
 /**

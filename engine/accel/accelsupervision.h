@@ -33,12 +33,6 @@ typedef enum
   ACCEL_SUPERVISION_ESCALATE,
 } AccelSupervision;
 
-/**
- * accel_supervision_get_type:
- *
- * Returns: the enum #GType of #AccelSupervision, whose nicks are the
- * `on-fault` values. MT safe.
- */
 #define ACCEL_TYPE_SUPERVISION (accel_supervision_get_type ())
 GType accel_supervision_get_type (void);
 

@@ -213,6 +213,36 @@ test_wrapped (void)
   g_assert_cmpint (freed, ==, 1);
 }
 
+/* bindings' way in and out: bytes wrapped without a copy, of the type's
+ * size only; read back as a copy */
+static void
+test_bytes (void)
+{
+  static const guint8 data[6] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr (GBytes) bytes = g_bytes_new_static (data, sizeof (data));
+  g_autoptr (GBytes) copy = NULL;
+  g_autoptr (GError) error = NULL;
+  AccelBuffer *buf;
+  AccelType t;
+
+  accel_type_init_bytes (&t, ACCEL_MEMORY_DEVICE, sizeof (data));
+  buf = accel_buffer_new_from_bytes (&t, bytes, &error);
+  g_assert_no_error (error);
+  g_assert_true (accel_buffer_get_data (buf) == (gpointer)data);
+  g_assert_true (accel_device_is_host (accel_buffer_get_device (buf)));
+  g_assert_cmpint (accel_buffer_peek_type (buf)->memory, ==, ACCEL_MEMORY_HOST);
+  copy = accel_buffer_dup_bytes (buf, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_get_data (copy, NULL) != (gconstpointer)data);
+  g_assert_cmpmem (g_bytes_get_data (copy, NULL), g_bytes_get_size (copy), data,
+      sizeof (data));
+  accel_buffer_unref (buf);
+
+  accel_type_init_bytes (&t, ACCEL_MEMORY_HOST, sizeof (data) + 1);
+  g_assert_null (accel_buffer_new_from_bytes (&t, bytes, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -222,5 +252,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pool/tells-its-story", test_pool_tells_its_story);
   g_test_add_func ("/buffer/stale-generation", test_stale_generation);
   g_test_add_func ("/buffer/wrapped", test_wrapped);
+  g_test_add_func ("/buffer/bytes", test_bytes);
   return g_test_run ();
 }
