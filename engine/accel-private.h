@@ -47,6 +47,7 @@ typedef struct
 {
   void (*eos) (AccelStage *stage, gpointer user_data);
   void (*error) (AccelStage *stage, const GError *error, gpointer user_data);
+  void (*frame) (AccelStage *stage, gpointer user_data); /* a sink's, done */
 } AccelStageObserver;
 
 void accel_stage_set_observer (
@@ -64,6 +65,8 @@ void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
 void accel_stage_set_frame_limit (AccelStage *stage, gint64 limit);
 void accel_stage_send_eos (AccelStage *stage);
+void accel_stage_set_stepped (AccelStage *stage, gboolean stepped);
+void accel_stage_step_async (AccelStage *stage);
 void accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log);
 void accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence);
 void accel_stage_set_produced_file (AccelStage *stage, int fd, guint64 n_lost);
@@ -173,6 +176,7 @@ typedef enum
   ACCEL_MESSAGE_PARAM,
   ACCEL_MESSAGE_EOS,
   ACCEL_MESSAGE_STOP,
+  ACCEL_MESSAGE_STEP, /* stepped sources: produce one frame */
 } AccelMessageType;
 
 typedef struct

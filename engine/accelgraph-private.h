@@ -54,7 +54,13 @@ struct _AccelGraph
   guint n_sinks_done;
   GError *error;
   gboolean stopping;
+  gboolean stepped;      /* sources produce a frame per step */
+  guint64 n_sink_frames; /* stepped: frames the sinks finished */
 };
+
+/* accelgraphstep.c */
+void accel_graph_observe_steps (
+    AccelGraph *graph, AccelStageObserver *observer);
 
 /* accelsegment.c */
 gboolean accel_graph_check_capture (AccelStage *stage, GError **error);

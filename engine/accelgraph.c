@@ -469,6 +469,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
 {
   g_autoptr (AccelStreamAllocator) streams = NULL;
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  AccelStageObserver observer;
   gboolean one_stream;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
@@ -488,6 +489,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_clear_error (&graph->error);
   g_mutex_unlock (&graph->lock);
 
+  observer = graph_observer;
+  accel_graph_observe_steps (graph, &observer);
   streams = accel_stream_allocator_new (graph->stream_policy, graph->n_streams);
   one_stream = graph->stream_policy == ACCEL_STREAM_POLICY_SINGLE;
   for (guint i = 1; i < graph->order->len; i++)
@@ -497,7 +500,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      accel_stage_set_observer (stage, &graph_observer, graph);
+      accel_stage_set_observer (stage, &observer, graph);
+      accel_stage_set_stepped (stage, graph->stepped);
       accel_stage_set_one_stream (stage, one_stream);
       accel_stage_set_frame_limit (stage, graph->frame_limit);
       if (!accel_stage_start (

@@ -53,6 +53,8 @@ message_name (AccelMessageType type)
       return "eos";
     case ACCEL_MESSAGE_STOP:
       return "stop";
+    case ACCEL_MESSAGE_STEP:
+      return "step";
     default:
       return "control";
     }

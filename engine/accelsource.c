@@ -46,8 +46,12 @@ static void
 source_begin (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
-  GSource *source = g_idle_source_new ();
+  GSource *source;
 
+  /* stepped: each frame waits for its step message */
+  if (priv->source.stepped)
+    return;
+  source = g_idle_source_new ();
   g_source_set_static_name (source, "accel-produce");
   g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
   g_source_set_callback (source, produce_dispatch, self, NULL);

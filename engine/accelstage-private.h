@@ -98,7 +98,8 @@ typedef struct
   guint64 start_sequence;
   guint64 next_sequence;
   GSource *produce;
-  int produced_fd; /* live sources: where the last sequence is kept, or -1 */
+  int produced_fd;  /* live sources: where the last sequence is kept, or -1 */
+  gboolean stepped; /* a frame only when the graph steps */
 } AccelSourceState;
 
 /* sinks */

@@ -721,6 +721,13 @@ accel_stage_get_segment (AccelStage *stage)
   return accel_stage_get_private (stage)->segment;
 }
 
+/* a stepped source produces a frame per step of its graph, never ahead */
+void
+accel_stage_set_stepped (AccelStage *stage, gboolean stepped)
+{
+  accel_stage_get_private (stage)->source.stepped = stepped;
+}
+
 /* whether the stage's frames may be batched and captured; decided when
  * the graph starts (accelsegment.c) */
 void

@@ -110,6 +110,16 @@ accel_stage_flush_async (AccelStage *stage)
     accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_FLUSH));
 }
 
+/* stepped sources: produce one frame, after the messages posted before */
+void
+accel_stage_step_async (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (priv->mailbox)
+    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_STEP));
+}
+
 /* sources only: end the stream now, from any thread */
 void
 accel_stage_send_eos (AccelStage *stage)

@@ -542,6 +542,14 @@ handle_control (AccelStage *self, AccelMessage *msg)
     case ACCEL_MESSAGE_STOP:
       stop_on_thread (self);
       break;
+    case ACCEL_MESSAGE_STEP:
+      if (priv->n_in == 0 && !priv->done)
+        {
+          priv->busy = TRUE;
+          accel_stage_run_frame (self, NULL);
+          priv->busy = FALSE;
+        }
+      break;
     }
 }
 
@@ -559,7 +567,9 @@ stage_drain (AccelStage *self)
     return;
   priv->busy = TRUE;
   previous = accel_stage_enter (self);
-  while (!priv->sink.have_pending
+  /* a message posted before a frame arrived goes first: the mailbox's
+   * dispatch handles it, then the frames */
+  while (!priv->sink.have_pending && !accel_mailbox_has_control (priv->mailbox)
          && accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
     {
       if (eos)
@@ -575,8 +585,6 @@ stage_drain (AccelStage *self)
           continue;
         }
       if (!accel_stage_run_frame (self, inputs))
-        break;
-      if (accel_mailbox_has_control (priv->mailbox))
         break;
     }
   accel_stage_leave (previous);

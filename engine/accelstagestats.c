@@ -167,6 +167,8 @@ accel_stage_record_frame (AccelStage *stage, gint64 t0, gint64 t1)
   priv->latency_ns[priv->n_processed % ACCEL_LATENCY_RING] = dt;
   priv->n_processed++;
   g_mutex_unlock (&priv->stats_lock);
+  if (priv->n_out == 0 && priv->observer.frame)
+    priv->observer.frame (stage, priv->observer_data);
 }
 
 /* a frame failed and was skipped, after a restart when @restarted */
@@ -179,6 +181,8 @@ accel_stage_count_fault (AccelStage *stage, gboolean restarted)
   priv->n_restarts += restarted;
   priv->n_skipped++;
   g_mutex_unlock (&priv->stats_lock);
+  if (priv->n_out == 0 && priv->observer.frame)
+    priv->observer.frame (stage, priv->observer_data);
 }
 
 /* a batched frame's work ran: replayed, captured, or (neither) launched */

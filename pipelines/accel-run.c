@@ -611,9 +611,12 @@ main (int argc, char **argv)
   int status;
   guint sig_int, sig_term;
 
-  /* first thing: a signal during start-up ends the run as one while it
-   * runs, never the process outright. SIGTERM as Ctrl-C: a service
-   * manager gets finished files too */
+  /* stdout may carry --stats: every log message goes to stderr (to be
+   * set before any thread starts) */
+  g_log_writer_default_set_use_stderr (TRUE);
+  /* then a signal during start-up ends the run as one while it runs,
+   * never the process outright. SIGTERM as Ctrl-C: a service manager gets
+   * finished files too */
   sig_int = g_unix_signal_add (SIGINT, on_sigint, &the_run);
   sig_term = g_unix_signal_add (SIGTERM, on_sigint, &the_run);
 

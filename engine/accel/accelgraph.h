@@ -40,6 +40,9 @@ void accel_graph_set_segments (AccelGraph *graph, gboolean segments);
 void accel_graph_set_capture_mode (AccelGraph *graph, AccelCaptureMode mode);
 AccelCaptureMode accel_graph_get_capture_mode (AccelGraph *graph);
 void accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames);
+void accel_graph_set_stepped (AccelGraph *graph, gboolean stepped);
+gboolean accel_graph_step (
+    AccelGraph *graph, gint64 timeout_us, GError **error);
 gboolean accel_graph_run (AccelGraph *graph, GError **error);
 
 gchar *accel_graph_to_dot (AccelGraph *graph);

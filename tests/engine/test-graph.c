@@ -5,6 +5,8 @@
 #include "test-stages.h"
 #include "core/pattern.h"
 
+#include <accelcore.h>
+
 /* one test's graph, named by the test's data, and the stages it checks */
 typedef struct
 {
@@ -621,6 +623,71 @@ test_steady_state_allocations (GraphFixture *f, gconstpointer data)
   g_assert_no_error (f->error);
 }
 
+/* source (10 frames) -> scale -> checksum sink; the sink's checksums */
+static GStrv
+scaled_checksums (GraphFixture *f, AccelGraph *g, float scale)
+{
+  g_object_set (source_to (f, g, "src", 10, "64"), NULL);
+  g_object_set (add_to (f, g, "core.scale", "k"), "scale", scale, NULL);
+  add_to (f, g, "core.checksum-sink", "sink");
+  link_ok (g, "src", "k");
+  link_ok (g, "k", "sink");
+  g_assert_true (accel_graph_run (g, &f->error));
+  g_assert_no_error (f->error);
+  return accel_checksum_sink_dup_checksums (accel_graph_get_stage (g, "sink"));
+}
+
+/* a stepped graph never runs ahead of its steps, and a parameter set
+ * between two steps applies exactly from the next frame: frames 0-4 are
+ * those of scale 1, frames 5-9 those of scale 2 */
+static void
+test_stepped (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (AccelGraph) one = accel_graph_new ("one");
+  g_autoptr (AccelGraph) two = accel_graph_new ("two");
+  g_auto (GStrv) by_one = scaled_checksums (f, one, 1.0f);
+  g_auto (GStrv) by_two = scaled_checksums (f, two, 2.0f);
+  g_auto (GStrv) stepped = NULL;
+  AccelStage *k;
+  GValue v = G_VALUE_INIT;
+
+  f->src = source (f, "src", 10, "64");
+  k = add (f, "core.scale", "k");
+  f->sink = add (f, "core.checksum-sink", "sink");
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "sink");
+  accel_graph_set_stepped (f->graph, TRUE);
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_usleep (20000);
+  g_assert_cmpuint (accel_stage_get_n_processed (f->src), ==, 0);
+
+  g_value_init (&v, G_TYPE_FLOAT);
+  g_value_set_float (&v, 2.0f);
+  for (guint i = 0; i < 10; i++)
+    {
+      if (i == 5)
+        g_assert_true (accel_stage_set_param_async (k, "scale", &v));
+      g_assert_true (
+          accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+      g_assert_no_error (f->error);
+      /* the source counts its frame once handed on: never ahead */
+      g_assert_cmpuint (accel_stage_get_n_processed (f->src), <=, i + 1);
+      g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, i + 1);
+    }
+  g_value_unset (&v);
+  /* the source's last frame is behind it */
+  g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&f->error);
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+
+  stepped = accel_checksum_sink_dup_checksums (f->sink);
+  g_assert_cmpuint (g_strv_length (stepped), ==, 10);
+  for (guint i = 0; i < 10; i++)
+    g_assert_cmpstr (stepped[i], ==, i < 5 ? by_one[i] : by_two[i]);
+  g_assert_cmpstr (by_one[7], !=, by_two[7]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -653,6 +720,10 @@ main (int argc, char **argv)
   g_test_add ("/graph/one-thread/steady-state-allocations", GraphFixture,
       "steady", graph_set_up_one_thread, test_steady_state_allocations,
       graph_tear_down);
+  g_test_add ("/graph/stepped", GraphFixture, "stepped", graph_set_up,
+      test_stepped, graph_tear_down);
+  g_test_add ("/graph/one-thread/stepped", GraphFixture, "stepped",
+      graph_set_up_one_thread, test_stepped, graph_tear_down);
   g_test_add ("/graph/dot", GraphFixture, "dotted", graph_set_up, test_dot,
       graph_tear_down);
   g_test_add ("/graph/stop-wakes-wait", GraphFixture, "woken", graph_set_up,

@@ -491,6 +491,7 @@ typedef struct
   gint64 limit_us;
   const char *cwd;      /* set before live_start(), or NULL: here */
   gboolean read_stdout; /* read stdout instead of stderr */
+  const char *debug;    /* G_MESSAGES_DEBUG for the run, or NULL */
 } Live;
 
 static gpointer
@@ -527,6 +528,8 @@ live_start (Live *l, const char **argv, const char *fault, guint limit_s)
     g_subprocess_launcher_set_cwd (launcher, l->cwd);
   if (fault)
     g_subprocess_launcher_setenv (launcher, "ACCEL_FAULT", fault, TRUE);
+  if (l->debug)
+    g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", l->debug, TRUE);
   l->p = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
   l->err = g_data_input_stream_new (l->read_stdout
@@ -763,8 +766,10 @@ test_second_sigint (void)
 
   for (guint seq = 20; seq < 30; seq++)
     g_string_append_printf (faults, "%sout:hang:%u", seq > 20 ? "," : "", seq);
+  /* the first signal once the sink hangs: frames 21 to 29 are in flight */
+  l.debug = "accel-fault";
   live_start (&l, argv, faults->str, 60);
-  g_assert_true (live_wait_for (&l, "accel-run: running"));
+  g_assert_true (live_wait_for (&l, "injecting hang at sequence 20"));
   t0 = g_get_monotonic_time ();
   g_subprocess_send_signal (l.p, SIGINT);
   /* the second once the first is seen */

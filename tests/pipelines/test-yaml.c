@@ -512,28 +512,30 @@ test_segments_off (void)
     }
 }
 
+#define GRAPH_MODE_YAML                                                        \
+  "pipeline: s\n"                                                              \
+  "defaults: {graph: %s}\n"                                                    \
+  "stages:\n"                                                                  \
+  "  - {name: src, kind: core.test-source}\n"                                  \
+  "  - {name: k, kind: core.scale, params: {graph: off}}\n"                    \
+  "  - {name: sink, kind: core.null-sink}\n"                                   \
+  "links: [src -> k, k -> sink]\n"
+
 /* defaults: graph sets the graph mode; a stage's graph: its own; other
  * values name the place */
 static void
 test_graph_mode (void)
 {
-  const char *yaml = "pipeline: s\n"
-                     "defaults: {graph: %s}\n"
-                     "stages:\n"
-                     "  - {name: src, kind: core.test-source}\n"
-                     "  - {name: k, kind: core.scale, params: {graph: off}}\n"
-                     "  - {name: sink, kind: core.null-sink}\n"
-                     "links: [src -> k, k -> sink]\n";
   const char *values[] = { "auto", "on", "off" };
   AccelCaptureMode modes[]
       = { ACCEL_CAPTURE_AUTO, ACCEL_CAPTURE_ON, ACCEL_CAPTURE_OFF };
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *bad = g_strdup_printf (yaml, "sideways");
+  g_autofree gchar *bad = g_strdup_printf (GRAPH_MODE_YAML, "sideways");
   AccelGraph *none;
 
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     {
-      g_autofree gchar *text = g_strdup_printf (yaml, values[i]);
+      g_autofree gchar *text = g_strdup_printf (GRAPH_MODE_YAML, values[i]);
       g_autoptr (AccelGraph) g
           = accel_graph_new_from_yaml_string (text, "inline", &error);
       AccelCaptureMode stage_mode;

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: stepped graphs, for an application that drives a simulation frame
+ * by frame: the sources produce a frame only when the graph steps, and a
+ * step returns once that frame has reached every sink, so a parameter set
+ * between two steps applies exactly at the next frame */
+#define G_LOG_DOMAIN "accel-graph"
+
+#include "accelgraph-private.h"
+
+/* a sink finished a frame (or skipped it): a step may be over */
+static void
+on_sink_frame (AccelStage *stage, gpointer user_data)
+{
+  AccelGraph *graph = user_data;
+
+  g_mutex_lock (&graph->lock);
+  graph->n_sink_frames++;
+  g_cond_broadcast (&graph->cond);
+  g_mutex_unlock (&graph->lock);
+}
+
+/* what the graph hears of its stages when it runs stepped */
+void
+accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
+{
+  if (graph->stepped)
+    observer->frame = on_sink_frame;
+}
+
+/**
+ * accel_graph_set_stepped:
+ * @graph: a graph that is not running
+ * @stepped: whether the sources produce a frame only for each
+ *   accel_graph_step()
+ *
+ * A stepped graph is driven by the application: it never runs ahead of
+ * it, and a parameter set with accel_stage_set_param_async() between two
+ * steps applies from the next frame on, exactly. Called from the thread
+ * that builds the graph, before accel_graph_start().
+ */
+void
+accel_graph_set_stepped (AccelGraph *graph, gboolean stepped)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
+  graph->stepped = stepped;
+}
+
+/* frames done (or skipped) by the sinks of @graph */
+static guint64
+sink_frames (AccelGraph *graph)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      if (accel_stage_get_n_outputs (stage) == 0)
+        n += accel_stage_get_n_processed (stage)
+             + accel_stage_get_n_skipped (stage);
+    }
+  return n;
+}
+
+/**
+ * accel_graph_step:
+ * @graph: a running stepped graph (accel_graph_set_stepped())
+ * @timeout_us: how long to wait for the frame, or -1 for as long as it
+ *   takes
+ * @error: return location for a #GError, or %NULL
+ *
+ * Has every source produce one frame and waits until each sink has taken
+ * it (finished it, or skipped it after a fault). Parameters set before
+ * the call apply to this frame; the sources produce nothing more until the
+ * next step. Called from the application's thread, never a stage's.
+ *
+ * Returns: %TRUE when the frame went through; %FALSE with
+ * %ACCEL_ERROR_TIMEOUT past @timeout_us, %ACCEL_ERROR_STOPPED when the
+ * graph has ended (its sources' last frame was the step before) or was
+ * stopped, or the error that stopped it.
+ */
+gboolean
+accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
+{
+  gint64 deadline = timeout_us < 0 ? -1 : g_get_monotonic_time () + timeout_us;
+  guint64 target;
+  gboolean ok;
+
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  g_return_val_if_fail (graph->stepped, FALSE);
+  g_return_val_if_fail (graph->state == GRAPH_RUNNING, FALSE);
+
+  /* each sink that is still running takes one frame */
+  g_mutex_lock (&graph->lock);
+  target = sink_frames (graph) + (graph->n_sinks - graph->n_sinks_done);
+  g_mutex_unlock (&graph->lock);
+  for (guint i = 0; i < graph->order->len; i++)
+    if (accel_stage_get_n_inputs (graph->order->pdata[i]) == 0)
+      accel_stage_step_async (graph->order->pdata[i]);
+
+  g_mutex_lock (&graph->lock);
+  while (!graph->error && !graph->stopping
+         && graph->n_sinks_done < graph->n_sinks
+         && sink_frames (graph) < target)
+    if (deadline < 0)
+      g_cond_wait (&graph->cond, &graph->lock);
+    else if (!g_cond_wait_until (&graph->cond, &graph->lock, deadline))
+      break;
+  ok = !graph->error && sink_frames (graph) >= target;
+  if (graph->error)
+    g_propagate_error (error, g_error_copy (graph->error));
+  else if (!ok && !graph->stopping && graph->n_sinks_done < graph->n_sinks)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+        "graph '%s': a step took more than %" G_GINT64_FORMAT " ms",
+        graph->name, timeout_us / 1000);
+  else if (!ok)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+        "graph '%s' has ended: no frame to step to", graph->name);
+  g_mutex_unlock (&graph->lock);
+  return ok;
+}
