@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel-run: run a pipeline declared in YAML, with live statistics */
+/* accel-run: run a pipeline declared in YAML, or in one line of
+ * gst-launch syntax (-e), with live statistics */
 #define G_LOG_DOMAIN "accel-run"
 
 #include <accel/accel.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -25,13 +27,21 @@
 
 static gboolean opt_validate, opt_list, opt_quiet, opt_no_supervise;
 static gchar *opt_dot, *opt_describe, *opt_device, *opt_backend, *opt_stats;
-static gchar *opt_state_dir, *opt_graph;
+static gchar *opt_state_dir, *opt_graph, *opt_description;
+static gboolean opt_print_yaml;
 static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
 static gint64 opt_frames = NO_FRAME_LIMIT;
 static gboolean opt_restart_state;
 
 static GOptionEntry entries[] = {
+  { "description", 'e', 0, G_OPTION_ARG_STRING, &opt_description,
+      "Run the graph of a gst-launch line instead of a file: "
+      "'io.pattern-source "
+      "! realtime.gaussian-blur sigma=3 ! io.png-sink location=f%05d.png'",
+      "DESCRIPTION" },
+  { "print-yaml", 0, 0, G_OPTION_ARG_NONE, &opt_print_yaml,
+      "Print the pipeline file of the -e line and exit", NULL },
   { "validate", 0, 0, G_OPTION_ARG_NONE, &opt_validate,
       "Check the pipeline and exit", NULL },
   { "dot", 0, 0, G_OPTION_ARG_FILENAME, &opt_dot,
@@ -62,6 +72,37 @@ static GOptionEntry entries[] = {
       NULL },
   { NULL },
 };
+
+/* the graph of the file @path, or of -e; a problem in -e is shown under
+ * the line */
+static AccelGraph *
+load_graph (const char *path, GError **error)
+{
+  const char *const *over = (const char *const *)overrides->pdata;
+  g_autoptr (GError) load_error = NULL;
+  AccelGraph *graph;
+  gint64 col;
+  const char *at;
+
+  if (!opt_description)
+    return accel_graph_new_from_yaml_file_full (path, over, error);
+  graph = accel_graph_new_from_description_full (
+      opt_description, "-e", over, &load_error);
+  if (graph)
+    return graph;
+  at = load_error->message;
+  if (g_str_has_prefix (at, "-e:1:")
+      && (col = g_ascii_strtoll (at + 5, NULL, 10)) > 0 && col < 4096
+      && !strchr (opt_description, '\n'))
+    {
+      g_autofree gchar *pad = g_strnfill (col - 1, ' ');
+      g_set_error (error, load_error->domain, load_error->code,
+          "%s\n  %s\n  %s^", load_error->message, opt_description, pad);
+      return NULL;
+    }
+  g_propagate_error (error, g_steal_pointer (&load_error));
+  return NULL;
+}
 
 typedef struct
 {
@@ -461,8 +502,7 @@ run_pipeline (const char *path)
   guint tick;
   int status = EXIT_DONE;
 
-  graph = accel_graph_new_from_yaml_file_full (
-      path, (const char *const *)overrides->pdata, &error);
+  graph = load_graph (path, &error);
   if (!graph)
     {
       g_printerr ("%s\n", error->message);
@@ -600,17 +640,42 @@ supervise (int argc, char **argv)
   return EXIT_DONE;
 }
 
+/* --print-yaml: the file -e stands for */
+static int
+print_yaml (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *yaml = NULL;
+
+  if (!opt_description)
+    {
+      g_printerr ("accel-run: --print-yaml needs -e DESCRIPTION\n");
+      return EXIT_INVALID;
+    }
+  if (!(yaml = accel_description_to_yaml (opt_description, "-e", &error)))
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_INVALID;
+    }
+  if (!strchr (opt_description, '\n'))
+    g_print ("# accel-run -e '%s'\n", opt_description);
+  g_print ("%s", yaml);
+  return EXIT_DONE;
+}
+
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx
-      = g_option_context_new ("FILE.yaml - run an accel pipeline");
+  g_autoptr (GOptionContext) ctx = g_option_context_new (
+      "FILE.yaml | -e DESCRIPTION - run an accel pipeline");
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) args = g_strdupv (argv);
   gint n_args = argc;
   int status;
   guint sig_int, sig_term;
 
+  /* the user's language and character set (--help, messages) */
+  setlocale (LC_ALL, "");
   /* stdout may carry --stats: every log message goes to stderr (to be
    * set before any thread starts) */
   g_log_writer_default_set_use_stderr (TRUE);
@@ -707,18 +772,21 @@ main (int argc, char **argv)
       g_printerr ("accel-run: --restart-state needs --state-dir\n");
       return EXIT_INVALID;
     }
-  if (n_args != 2)
+  if (n_args != (opt_description ? 1 : 2))
     {
-      g_printerr ("usage: accel-run [OPTION...] FILE.yaml (see --help)\n");
+      g_printerr ("usage: accel-run [OPTION...] FILE.yaml, or accel-run "
+                  "[OPTION...] -e DESCRIPTION (see --help)\n");
       return EXIT_INVALID;
     }
+  if (opt_print_yaml)
+    return print_yaml ();
 
   if (!opt_validate && !opt_no_supervise && !accel_supervisor_is_worker ()
       && accel_backend_get_default () == ACCEL_BACKEND_CUDA)
     {
       /* check the file here, so a bad one is reported once, with status 2 */
-      g_autoptr (AccelGraph) check = accel_graph_new_from_yaml_file_full (
-          args[1], (const char *const *)overrides->pdata, &error);
+      g_autoptr (AccelGraph) check
+          = load_graph (opt_description ? "-e" : args[1], &error);
       if (!check)
         {
           g_printerr ("%s\n", error->message);
@@ -730,7 +798,7 @@ main (int argc, char **argv)
       g_source_remove (sig_term);
       return supervise (argc, argv);
     }
-  status = run_pipeline (args[1]);
+  status = run_pipeline (opt_description ? "-e" : args[1]);
   /* only a supervisor knows what the poisoned status means */
   if (status == ACCEL_EXIT_POISONED && !accel_supervisor_is_worker ())
     status = EXIT_RUNTIME;

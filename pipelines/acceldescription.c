@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: one-line graph descriptions in gst-launch syntax, turned into the
+ * YAML the loader reads, so a line and its YAML build the same graph */
+#define G_LOG_DOMAIN "accel-yaml"
+
+#include <accel/accel.h>
+
+#include <string.h>
+
+/* the loader's own limits on what a description may declare */
+#define MAX_ITEMS 1024
+
+typedef struct
+{
+  gchar *key;
+  gchar *value;
+  gint key_col;
+  gint value_col;
+  gboolean verbatim; /* written as it came: columns inside carry over */
+} Prop;
+
+/* a stage kind with its properties, or a reference "name." / "name.port" */
+typedef struct
+{
+  gchar *kind; /* NULL for a reference */
+  gchar *name; /* the stage's name; a reference: the stage it names */
+  gchar *port; /* a reference's port, or NULL */
+  gint col;
+  gint name_col; /* of name=, or col */
+  gchar *device;
+  gint device_col;
+  GArray *props; /* Prop */
+} Item;
+
+typedef struct
+{
+  guint src, dst; /* items */
+  gint col;       /* of the '!' */
+} Link;
+
+/* where text of the YAML came from in the description */
+typedef struct
+{
+  gint line, col; /* in the YAML */
+  gint desc_col;
+  gboolean verbatim;
+} Anchor;
+
+typedef struct
+{
+  const char *text;
+  const char *origin;
+  GPtrArray *items; /* Item */
+  GArray *links;    /* Link */
+  GString *problems;
+  GString *yaml;
+  gint yaml_line;
+  GArray *anchors; /* Anchor */
+} Parser;
+
+static void
+prop_clear (gpointer p)
+{
+  Prop *prop = p;
+
+  g_free (prop->key);
+  g_free (prop->value);
+}
+
+static void
+item_free (gpointer p)
+{
+  Item *item = p;
+
+  g_free (item->kind);
+  g_free (item->name);
+  g_free (item->port);
+  g_free (item->device);
+  g_array_unref (item->props);
+  g_free (item);
+}
+
+static void G_GNUC_PRINTF (3, 4)
+    problem (Parser *p, gint col, const char *format, ...)
+{
+  va_list args;
+
+  g_string_append_printf (p->problems, "%s:1:%d: ", p->origin, col);
+  va_start (args, format);
+  g_string_append_vprintf (p->problems, format, args);
+  va_end (args);
+  g_string_append_c (p->problems, '\n');
+}
+
+/* the 1-based column of @at */
+static gint
+column_of (Parser *p, const char *at)
+{
+  return (gint)g_utf8_strlen (p->text, at - p->text) + 1;
+}
+
+/* reads a value at @at, bare or quoted ("..." with \-escapes, '...'), up to
+ * white space or '!'; NULL (reported) for an unterminated quote */
+static gchar *
+read_value (Parser *p, const char **at, gboolean *verbatim)
+{
+  GString *value = g_string_new (NULL);
+  const char *c = *at;
+
+  *verbatim = TRUE;
+  while (*c && !g_ascii_isspace (*c) && *c != '!')
+    {
+      char quote = *c;
+      const char *open = c;
+
+      if (quote != '"' && quote != '\'')
+        {
+          g_string_append_c (value, *c++);
+          continue;
+        }
+      *verbatim = FALSE;
+      for (c++; *c && *c != quote; c++)
+        {
+          if (quote == '"' && *c == '\\' && c[1])
+            c++;
+          g_string_append_c (value, *c);
+        }
+      if (!*c)
+        {
+          problem (p, column_of (p, open),
+              "this quote is never closed; close it with %c", quote);
+          *at = c;
+          g_string_free (value, TRUE);
+          return NULL;
+        }
+      c++;
+    }
+  *at = c;
+  return g_string_free (value, FALSE);
+}
+
+static Item *
+item_new (void)
+{
+  Item *item = g_new0 (Item, 1);
+
+  item->props = g_array_new (FALSE, FALSE, sizeof (Prop));
+  g_array_set_clear_func (item->props, prop_clear);
+  return item;
+}
+
+/* a property of the last item: name= names the stage, device= places it,
+ * anything else is a parameter */
+static void
+add_property (
+    Parser *p, Item *item, const char *word, const char *eq, const char **at)
+{
+  g_autofree gchar *key = g_strndup (word, eq - word);
+  gint key_col = column_of (p, word);
+  const char *value_at = eq + 1;
+  gint value_col = column_of (p, value_at);
+  gboolean verbatim;
+  gchar *value;
+
+  if (!(value = read_value (p, &value_at, &verbatim)))
+    {
+      *at = value_at;
+      return;
+    }
+  *at = value_at;
+  if (!item)
+    {
+      problem (p, key_col, "'%s=' comes before any stage kind", key);
+      g_free (value);
+      return;
+    }
+  if (!*key)
+    {
+      problem (p, key_col, "a property needs a name before '='");
+      g_free (value);
+      return;
+    }
+  if (g_str_equal (key, "name") || g_str_equal (key, "device"))
+    {
+      gboolean is_name = g_str_equal (key, "name");
+
+      if (is_name ? item->name != NULL : item->device != NULL)
+        {
+          problem (p, key_col, "'%s=' is given twice for this stage", key);
+          g_free (value);
+          return;
+        }
+      if (is_name)
+        {
+          item->name = value;
+          item->name_col = value_col;
+        }
+      else
+        {
+          item->device = value;
+          item->device_col = value_col;
+        }
+      return;
+    }
+  g_array_append_vals (item->props,
+      &(Prop){ .key = g_steal_pointer (&key),
+          .value = value,
+          .key_col = key_col,
+          .value_col = value_col,
+          .verbatim = verbatim },
+      1);
+}
+
+/* splits the description into items and '!' marks: @bangs holds the
+ * column of the '!' before each item (0: none) */
+static void
+tokenize (Parser *p, GArray *bangs)
+{
+  const char *at = p->text;
+  Item *last = NULL;
+  gint bang = 0;
+
+  for (;;)
+    {
+      const char *word;
+      const char *eq;
+
+      while (g_ascii_isspace (*at))
+        at++;
+      if (!*at)
+        break;
+      if (*at == '!')
+        {
+          if (bang)
+            problem (p, column_of (p, at),
+                "'!' follows another '!'; a stage kind or a reference "
+                "(name. or name.port) goes between them");
+          else if (p->items->len == 0)
+            problem (p, column_of (p, at),
+                "'!' links a stage to the next one, but comes first");
+          bang = column_of (p, at);
+          at++;
+          continue;
+        }
+      word = at;
+      while (*at && !g_ascii_isspace (*at) && *at != '!' && *at != '='
+             && *at != '"' && *at != '\'')
+        at++;
+      eq = at;
+      if (*eq == '=')
+        {
+          add_property (p, last, word, eq, &at);
+          continue;
+        }
+      if (*at == '"' || *at == '\'')
+        {
+          problem (p, column_of (p, at),
+              "a quote belongs in a value: property=\"value\"");
+          while (*at && !g_ascii_isspace (*at))
+            at++;
+          continue;
+        }
+      if (p->items->len == MAX_ITEMS)
+        {
+          problem (p, column_of (p, word), "more than %d stages and references",
+              MAX_ITEMS);
+          break;
+        }
+      last = item_new ();
+      last->kind = g_strndup (word, at - word); /* sorted out in resolve() */
+      last->col = last->name_col = column_of (p, word);
+      g_ptr_array_add (p->items, last);
+      g_array_append_val (bangs, bang);
+      bang = 0;
+    }
+  if (bang)
+    problem (p, bang, "'!' at the end links to nothing");
+}
+
+static Item *
+find_named (Parser *p, const char *name)
+{
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      if (item->kind && item->name && g_str_equal (item->name, name))
+        return item;
+    }
+  return NULL;
+}
+
+/* letters, digits, '_' and '-': what a name or port may be in a link */
+static gboolean
+valid_name (const char *name)
+{
+  for (const char *c = name; *c; c++)
+    if (!g_ascii_isalnum (*c) && *c != '_' && *c != '-')
+      return FALSE;
+  return *name != '\0';
+}
+
+/* a word with no '=' is a stage kind ("plugin.kind") or a reference to a
+ * named stage ("name." or "name.port"); once names are known, says which */
+static void
+resolve_word (Parser *p, Item *item)
+{
+  const char *dot = strchr (item->kind, '.');
+  g_autofree gchar *head = NULL;
+  const char *tail;
+
+  if (!dot || dot == item->kind)
+    {
+      problem (p, item->col,
+          "'%s' is neither a stage kind (plugin.kind, such as core.scale) "
+          "nor a reference to a named stage (name. or name.port)",
+          item->kind);
+      return;
+    }
+  head = g_strndup (item->kind, dot - item->kind);
+  tail = dot + 1;
+  if (!find_named (p, head))
+    {
+      if (!*tail)
+        problem (p, item->col, "no stage is named '%s' (name=%s)", head, head);
+      return;
+    }
+  if (*tail
+      && accel_registry_lookup (accel_registry_get_default (), item->kind)
+             != G_TYPE_INVALID)
+    problem (p, item->col,
+        "'%s' is a stage kind and port '%s' of the stage named '%s'; "
+        "rename the stage",
+        item->kind, tail, head);
+  else if (*tail && !valid_name (tail))
+    problem (p, item->col + (gint)(tail - item->kind),
+        "port '%s' may hold only letters, digits, '_' and '-'", tail);
+  if (item->props->len || item->device)
+    problem (p,
+        item->props->len ? g_array_index (item->props, Prop, 0).key_col
+                         : item->device_col,
+        "a reference to stage '%s' takes no properties; set them where the "
+        "stage is declared",
+        head);
+  item->port = *tail ? g_strdup (tail) : NULL;
+  item->name = g_steal_pointer (&head);
+  g_clear_pointer (&item->kind, g_free);
+}
+
+/* names the stages that have no name=, after their kind as gst-launch
+ * does: gaussian-blur0, gaussian-blur1, ... */
+static void
+name_stages (Parser *p)
+{
+  g_autoptr (GHashTable) counters
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      const char *base;
+      guint n;
+
+      if (!item->kind || item->name)
+        continue;
+      base = strrchr (item->kind, '.');
+      base = base ? base + 1 : item->kind;
+      n = GPOINTER_TO_UINT (g_hash_table_lookup (counters, base));
+      do
+        {
+          g_free (item->name);
+          item->name = g_strdup_printf ("%s%u", base, n++);
+        }
+      while (find_named (p, item->name) != item);
+      g_hash_table_insert (counters, g_strdup (base), GUINT_TO_POINTER (n));
+    }
+}
+
+static void
+resolve (Parser *p, GArray *bangs)
+{
+  gint prev = -1;
+
+  /* name= declares a stage, and a name once */
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      Item *first;
+
+      if (!item->name)
+        continue;
+      first = find_named (p, item->name);
+      if (!valid_name (item->name))
+        problem (p, item->name_col,
+            "stage name '%s' may hold only letters, digits, '_' and '-', as "
+            "links name it",
+            item->name);
+      else if (first != item)
+        problem (p, item->name_col,
+            "a stage named '%s' is already declared at column %d", item->name,
+            first->col);
+    }
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      gint bang = g_array_index (bangs, gint, i);
+
+      if (!item->name)
+        resolve_word (p, item);
+      if (bang && prev >= 0)
+        g_array_append_vals (
+            p->links, &(Link){ .src = prev, .dst = i, .col = bang }, 1);
+      prev = i;
+    }
+  name_stages (p);
+}
+
+static gint
+yaml_col (Parser *p)
+{
+  const char *line = strrchr (p->yaml->str, '\n');
+
+  return (gint)(p->yaml->len - (line ? line - p->yaml->str + 1 : 0)) + 1;
+}
+
+static void
+anchor (Parser *p, gint desc_col, gboolean verbatim)
+{
+  g_array_append_vals (p->anchors,
+      &(Anchor){ .line = p->yaml_line,
+          .col = yaml_col (p),
+          .desc_col = desc_col,
+          .verbatim = verbatim },
+      1);
+}
+
+/* a YAML scalar: plain where that reads back as the same text, else
+ * double-quoted */
+static gboolean
+write_scalar (GString *out, const char *value)
+{
+  gboolean plain
+      = *value && g_ascii_isalnum (*value) && !g_str_equal (value, "null")
+        && !g_str_equal (value, "Null") && !g_str_equal (value, "NULL");
+
+  for (const char *c = value; plain && *c; c++)
+    plain = g_ascii_isalnum (*c) || strchr ("_-.+/%", *c) != NULL;
+  if (plain)
+    {
+      g_string_append (out, value);
+      return TRUE;
+    }
+  g_string_append_c (out, '"');
+  for (const char *c = value; *c; c++)
+    {
+      if (*c == '"' || *c == '\\')
+        g_string_append_printf (out, "\\%c", *c);
+      else if ((guchar)*c < 0x20)
+        g_string_append_printf (out, "\\x%02x", (guchar)*c);
+      else
+        g_string_append_c (out, *c);
+    }
+  g_string_append_c (out, '"');
+  return FALSE;
+}
+
+static void
+newline (Parser *p)
+{
+  g_string_append_c (p->yaml, '\n');
+  p->yaml_line++;
+}
+
+static void
+write_stage (Parser *p, Item *item)
+{
+  GString *y = p->yaml;
+
+  g_string_append (y, "  - ");
+  anchor (p, item->col, FALSE);
+  g_string_append (y, "{name: ");
+  anchor (p, item->name_col, FALSE);
+  write_scalar (y, item->name);
+  g_string_append (y, ", kind: ");
+  anchor (p, item->col, FALSE);
+  write_scalar (y, item->kind);
+  if (item->device)
+    {
+      g_string_append (y, ", device: ");
+      anchor (p, item->device_col, FALSE);
+      write_scalar (y, item->device);
+    }
+  if (item->props->len)
+    {
+      g_string_append (y, ", params: {");
+      for (guint i = 0; i < item->props->len; i++)
+        {
+          Prop *prop = &g_array_index (item->props, Prop, i);
+          guint before = p->anchors->len;
+
+          if (i)
+            g_string_append (y, ", ");
+          anchor (p, prop->key_col, FALSE);
+          write_scalar (y, prop->key);
+          g_string_append (y, ": ");
+          anchor (p, prop->value_col, FALSE);
+          if (write_scalar (y, prop->value) && prop->verbatim)
+            g_array_index (p->anchors, Anchor, before + 1).verbatim = TRUE;
+        }
+      g_string_append_c (y, '}');
+    }
+  g_string_append_c (y, '}');
+  newline (p);
+}
+
+/* names and ports are checked: written as they are */
+static void
+write_end (Parser *p, Item *item)
+{
+  g_string_append (p->yaml, item->name);
+  if (item->port)
+    g_string_append_printf (p->yaml, ".%s", item->port);
+}
+
+static void
+write_yaml (Parser *p)
+{
+  GString *y = p->yaml;
+
+  g_string_append (y, "pipeline: description");
+  newline (p);
+  g_string_append (y, "stages:");
+  newline (p);
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      if (item->kind)
+        write_stage (p, item);
+    }
+  if (!p->links->len)
+    return;
+  g_string_append (y, "links:");
+  newline (p);
+  for (guint i = 0; i < p->links->len; i++)
+    {
+      Link *link = &g_array_index (p->links, Link, i);
+
+      g_string_append (y, "  - ");
+      anchor (p, link->col, FALSE);
+      write_end (p, p->items->pdata[link->src]);
+      g_string_append (y, " -> ");
+      anchor (p, ((Item *)p->items->pdata[link->dst])->col, FALSE);
+      write_end (p, p->items->pdata[link->dst]);
+      newline (p);
+    }
+}
+
+static void
+parser_init (Parser *p, const char *description, const char *origin)
+{
+  p->text = description;
+  p->origin = origin ? origin : "<description>";
+  p->items = g_ptr_array_new_with_free_func (item_free);
+  p->links = g_array_new (FALSE, FALSE, sizeof (Link));
+  p->problems = g_string_new (NULL);
+  p->yaml = g_string_new (NULL);
+  p->yaml_line = 1;
+  p->anchors = g_array_new (FALSE, FALSE, sizeof (Anchor));
+}
+
+static void
+parser_clear (Parser *p)
+{
+  g_ptr_array_unref (p->items);
+  g_array_unref (p->links);
+  g_string_free (p->problems, TRUE);
+  if (p->yaml)
+    g_string_free (p->yaml, TRUE);
+  g_array_unref (p->anchors);
+}
+
+/* parses and writes the YAML; FALSE with the problems in @error */
+static gboolean
+parse (Parser *p, GError **error)
+{
+  g_autoptr (GArray) bangs = g_array_new (FALSE, FALSE, sizeof (gint));
+
+  if (!g_utf8_validate (p->text, -1, NULL))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "%s: the description is not UTF-8 text", p->origin);
+      return FALSE;
+    }
+  tokenize (p, bangs);
+  if (p->items->len == 0 && p->problems->len == 0)
+    problem (p, 1,
+        "the description is empty; expected stages such as "
+        "'core.test-source ! core.null-sink'");
+  resolve (p, bangs);
+  if (p->problems->len)
+    {
+      g_string_truncate (p->problems, p->problems->len - 1);
+      g_set_error_literal (
+          error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, p->problems->str);
+      return FALSE;
+    }
+  write_yaml (p);
+  return TRUE;
+}
+
+/* the loader's "origin:line:column:" of the YAML, read back as the
+ * description's own column */
+static gchar *
+map_message (Parser *p, const char *message)
+{
+  g_auto (GStrv) lines = g_strsplit (message, "\n", -1);
+  g_autofree gchar *prefix = g_strconcat (p->origin, ":", NULL);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *rest = lines[i] + strlen (prefix);
+      gchar *end;
+      gint64 line, col;
+      const Anchor *best = NULL;
+
+      if (i)
+        g_string_append_c (out, '\n');
+      if (!g_str_has_prefix (lines[i], prefix)
+          || (line = g_ascii_strtoll (rest, &end, 10)) <= 0 || *end != ':'
+          || (col = g_ascii_strtoll (end + 1, &end, 10)) <= 0 || *end != ':')
+        {
+          g_string_append (out, lines[i]);
+          continue;
+        }
+      for (guint a = 0; a < p->anchors->len; a++)
+        {
+          const Anchor *an = &g_array_index (p->anchors, Anchor, a);
+          if (an->line == line && an->col <= col)
+            best = an;
+        }
+      g_string_append_printf (out, "%s:1:%d:%s", p->origin,
+          best ? best->desc_col + (best->verbatim ? (gint)(col - best->col) : 0)
+               : 1,
+          end + 1);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * accel_description_to_yaml:
+ * @description: a graph in gst-launch syntax, such as
+ *   `core.test-source num-buffers=10 ! core.scale scale=2 ! core.null-sink`
+ * @origin: (nullable): what to call @description in messages, such as "-e"
+ * @error: return location for a #GError, or %NULL
+ *
+ * Writes the pipeline file that declares the graph of @description: what
+ * accel_graph_new_from_description() loads, and `accel-run --print-yaml`
+ * prints. The syntax is gst-launch's (docs/yaml.md): stages are
+ * `plugin.kind property=value ...`, `!` links two stages, `name=NAME` names
+ * a stage (else it is called after its kind: `scale0`, `scale1`, ...),
+ * `device=D` places it, and `NAME.` or `NAME.PORT` refers back to a named
+ * stage to start a branch or to link a port. Values may be quoted ("..."
+ * with backslash escapes, or '...'). Only the syntax is checked here;
+ * kinds and parameters are checked when the YAML is loaded. Called from any
+ * thread.
+ *
+ * Returns: (transfer full): the YAML text, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE, one line per problem, each starting with
+ * `origin:1:column:`.
+ */
+gchar *
+accel_description_to_yaml (
+    const char *description, const char *origin, GError **error)
+{
+  Parser p = { 0 };
+  gchar *yaml = NULL;
+
+  g_return_val_if_fail (description != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  parser_init (&p, description, origin);
+  if (parse (&p, error))
+    yaml = g_string_free (g_steal_pointer (&p.yaml), FALSE);
+  parser_clear (&p);
+  return yaml;
+}
+
+/**
+ * accel_graph_new_from_description_full:
+ * @description: a graph in gst-launch syntax (see
+ *   accel_description_to_yaml())
+ * @origin: (nullable): what to call @description in messages, such as "-e"
+ * @overrides: (array zero-terminated=1) (nullable): `stage.param=value`
+ *   settings applied over the description's, as for
+ *   accel_graph_new_from_yaml_string_full()
+ * @error: return location for a #GError, or %NULL
+ *
+ * Builds and prepares the graph @description declares: the same graph as
+ * the YAML accel_description_to_yaml() writes for it. Every problem is
+ * reported, one line each, starting with `origin:1:column:` at the column
+ * of @description it is about (the stage kind, the parameter's name or
+ * value, the '!' of a link). Called from any thread.
+ *
+ * Returns: (transfer full): the prepared graph, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE.
+ */
+AccelGraph *
+accel_graph_new_from_description_full (const char *description,
+    const char *origin, const char *const *overrides, GError **error)
+{
+  Parser p = { 0 };
+  AccelGraph *graph = NULL;
+  g_autoptr (GError) load_error = NULL;
+
+  g_return_val_if_fail (description != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  parser_init (&p, description, origin);
+  if (!parse (&p, error))
+    goto done;
+  graph = accel_graph_new_from_yaml_string_full (
+      p.yaml->str, p.origin, overrides, &load_error);
+  if (!graph)
+    {
+      g_autofree gchar *message = map_message (&p, load_error->message);
+      g_set_error_literal (
+          error, load_error->domain, load_error->code, message);
+    }
+
+done:
+  parser_clear (&p);
+  return graph;
+}
+
+/**
+ * accel_graph_new_from_description:
+ * @description: a graph in gst-launch syntax (see
+ *   accel_description_to_yaml())
+ * @error: return location for a #GError, or %NULL
+ *
+ * accel_graph_new_from_description_full() without overrides, with
+ * messages about "description". Called from any thread.
+ *
+ * Returns: (transfer full): the prepared graph, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE.
+ */
+AccelGraph *
+accel_graph_new_from_description (const char *description, GError **error)
+{
+  return accel_graph_new_from_description_full (
+      description, "description", NULL, error);
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* one-line descriptions (gst-launch syntax): the YAML they stand for, the
+ * same graph as that YAML, errors at the description's columns, and
+ * accel-run -e / --print-yaml */
+#include "accel-test.h"
+
+/* the branch, port and quoting cases in one line */
+static const char branches[]
+    = "core.test-source num-buffers=4 shape=16x8 dtype=f32 name=src "
+      "! core.scale scale=2 offset=\"1.5\" "
+      "! core.checksum-sink name=scaled  "
+      "src.out ! core.checksum-sink name=raw";
+
+static const char branches_yaml[]
+    = "pipeline: description\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {num-buffers: 4, "
+      "shape: 16x8, dtype: f32}}\n"
+      "  - {name: scale0, kind: core.scale, params: {scale: 2, offset: "
+      "1.5}}\n"
+      "  - {name: scaled, kind: core.checksum-sink}\n"
+      "  - {name: raw, kind: core.checksum-sink}\n"
+      "links:\n"
+      "  - src -> scale0\n"
+      "  - scale0 -> scaled\n"
+      "  - src.out -> raw\n";
+
+static void
+test_to_yaml (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *yaml = accel_description_to_yaml (branches, "-e", &error);
+  g_autofree gchar *quoted = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (yaml, ==, branches_yaml);
+
+  /* unnamed stages are numbered per kind; values YAML would read otherwise
+   * are quoted; device= places the stage */
+  quoted = accel_description_to_yaml (
+      "core.test-source device=host ! core.scale ! core.scale "
+      "name=\"x\" ! core.checksum-sink location='a b: c.txt'",
+      NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (quoted, ==,
+      "pipeline: description\n"
+      "stages:\n"
+      "  - {name: test-source0, kind: core.test-source, device: host}\n"
+      "  - {name: scale0, kind: core.scale}\n"
+      "  - {name: x, kind: core.scale}\n"
+      "  - {name: checksum-sink0, kind: core.checksum-sink, params: "
+      "{location: \"a b: c.txt\"}}\n"
+      "links:\n"
+      "  - test-source0 -> scale0\n"
+      "  - scale0 -> x\n"
+      "  - x -> checksum-sink0\n");
+}
+
+static gchar *
+digest_of (AccelGraph *graph, const char *stage)
+{
+  gchar *digest = NULL;
+
+  g_object_get (accel_graph_get_stage (graph, stage), "digest", &digest, NULL);
+  return digest;
+}
+
+/* a line and the YAML written by hand build and run the same graph */
+static void
+test_same_graph (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) line = NULL;
+  g_autoptr (AccelGraph) file = NULL;
+  g_autofree gchar *line_dot = NULL, *file_dot = NULL;
+  g_autofree gchar *line_scaled = NULL, *file_scaled = NULL;
+  g_autofree gchar *line_raw = NULL, *file_raw = NULL;
+
+  line = accel_graph_new_from_description (branches, &error);
+  g_assert_no_error (error);
+  file
+      = accel_graph_new_from_yaml_string (branches_yaml, "description", &error);
+  g_assert_no_error (error);
+  line_dot = accel_graph_to_dot (line);
+  file_dot = accel_graph_to_dot (file);
+  g_assert_cmpstr (line_dot, ==, file_dot);
+
+  g_assert_true (accel_graph_run (line, &error));
+  g_assert_no_error (error);
+  g_assert_true (accel_graph_run (file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (
+      accel_stage_get_n_processed (accel_graph_get_stage (line, "raw")), ==, 4);
+  line_scaled = digest_of (line, "scaled");
+  file_scaled = digest_of (file, "scaled");
+  line_raw = digest_of (line, "raw");
+  file_raw = digest_of (file, "raw");
+  g_assert_cmpstr (line_scaled, ==, file_scaled);
+  g_assert_cmpstr (line_raw, ==, file_raw);
+  /* the branches carry different data */
+  g_assert_cmpstr (line_scaled, !=, line_raw);
+}
+
+typedef struct
+{
+  const char *description;
+  const char *message;
+} BadCase;
+
+/* every problem at once, each at its column of the line */
+static const BadCase bad_cases[] = {
+  /* the syntax */
+  { "! core.null-sink",
+      "-e:1:1: '!' links a stage to the next one, but comes first" },
+  { "core.test-source ! ! core.null-sink",
+      "-e:1:20: '!' follows another '!'; a stage kind or a reference (name. "
+      "or name.port) goes between them" },
+  { "core.test-source !", "-e:1:18: '!' at the end links to nothing" },
+  { "core.test-source shape=\"4x4 ! core.null-sink",
+      "-e:1:24: this quote is never closed; close it with \"" },
+  { "sigma=3 core.test-source ! core.null-sink",
+      "-e:1:1: 'sigma=' comes before any stage kind" },
+  { "core.test-source ! nullsink",
+      "-e:1:20: 'nullsink' is neither a stage kind (plugin.kind, such as "
+      "core.scale) nor a reference to a named stage (name. or name.port)" },
+  { "core.test-source ! t.", "-e:1:20: no stage is named 't' (name=t)" },
+  { "core.test-source name=a ! core.null-sink name=a",
+      "-e:1:47: a stage named 'a' is already declared at column 1" },
+  { "core.test-source name=a:b ! core.null-sink",
+      "-e:1:23: stage name 'a:b' may hold only letters, digits, '_' and '-', "
+      "as links name it" },
+  { "core.test-source name=s ! core.null-sink  s. sigma=2 ! core.null-sink",
+      "-e:1:46: a reference to stage 's' takes no properties; set them where "
+      "the stage is declared" },
+  /* what the loader finds, at the line's columns */
+  { "core.test-source ! core.scal scale=x ! core.null-sink",
+      "-e:1:20: unknown stage kind 'core.scal' (did you mean 'core.scale'?)" },
+  { "core.test-source ! core.scale scale=x ofset=2 ! core.null-sink",
+      "-e:1:37: parameter 'scale' of stage 'scale0' (core.scale) must be a "
+      "number, not 'x'\n"
+      "-e:1:39: stage 'scale0' (core.scale) has no parameter 'ofset' (did "
+      "you mean 'offset'?)" },
+  { "core.test-source ! core.scale", NULL }, /* an output may stay unlinked */
+  { "core.scale ! core.null-sink",
+      "-e:1:1: input 'scale0.in' (core.scale) is not linked" },
+};
+
+static void
+test_errors (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
+    {
+      const BadCase *c = &bad_cases[i];
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) graph = accel_graph_new_from_description_full (
+          c->description, "-e", NULL, &error);
+
+      g_test_message ("%s", c->description);
+      if (!c->message)
+        {
+          g_assert_no_error (error);
+          g_assert_nonnull (graph);
+          continue;
+        }
+      g_assert_null (graph);
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_cmpstr (error->message, ==, c->message);
+    }
+}
+
+static gchar *
+run_accel_run (const char *const *args, gint *status, gchar **err)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  gchar *out = NULL;
+
+  g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
+  g_ptr_array_add (argv, "--backend=host");
+  g_ptr_array_add (argv, "--quiet");
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer)args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (gchar **)argv->pdata, NULL,
+      G_SPAWN_DEFAULT, NULL, NULL, &out, err, status, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* accel-run -e runs the line, --print-yaml prints the file it stands for,
+ * and a problem is shown under the line */
+static void
+test_accel_run (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-description-XXXXXX", NULL);
+  g_autofree gchar *sums = g_build_filename (dir, "sums.txt", NULL);
+  g_autofree gchar *line = g_strdup_printf (
+      "core.test-source num-buffers=3 ! core.scale scale=3 ! "
+      "core.checksum-sink location=%s",
+      sums);
+  g_autofree gchar *yaml = accel_description_to_yaml (line, "-e", NULL);
+  g_autofree gchar *want
+      = g_strdup_printf ("# accel-run -e '%s'\n%s", line, yaml);
+  g_autofree gchar *out = NULL, *err = NULL, *written = NULL;
+  g_auto (GStrv) lines = NULL;
+  gint status;
+
+  out = run_accel_run (
+      (const char *[]){ "--print-yaml", "-e", line, NULL }, &status, &err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, want);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  out = run_accel_run ((const char *[]){ "-e", line, NULL }, &status, &err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_file_get_contents (sums, &written, NULL, NULL));
+  lines = g_strsplit (written, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4); /* three and "" */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  out = run_accel_run (
+      (const char *[]){ "-e", "core.test-source ! core.nul-sink", NULL },
+      &status, &err);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_nonnull (
+      strstr (err, "-e:1:20: unknown stage kind 'core.nul-sink' (did you mean "
+                   "'core.null-sink'?)\n"
+                   "  core.test-source ! core.nul-sink\n"
+                   "                     ^\n"));
+
+  g_assert_cmpint (g_remove (sums), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_setenv ("ACCEL_BACKEND", "host", TRUE);
+  g_test_add_func ("/description/to-yaml", test_to_yaml);
+  g_test_add_func ("/description/same-graph-as-yaml", test_same_graph);
+  g_test_add_func ("/description/errors-at-columns", test_errors);
+  g_test_add_func ("/description/accel-run", test_accel_run);
+  return g_test_run ();
+}
