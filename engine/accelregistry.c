@@ -369,6 +369,46 @@ pspec_range (GParamSpec *p)
   return NULL;
 }
 
+/* the error for a kind that is not registered, with the nearest ones */
+static void
+set_unknown_kind (
+    AccelRegistry *registry, const char *kind_name, GError **error)
+{
+  g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);
+  g_autofree gchar *list = NULL;
+
+  g_ptr_array_add (near, NULL);
+  list = g_strjoinv ("', '", (gchar **)near->pdata);
+  if (near->len > 1)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "unknown stage kind '%s' (did you mean '%s'?)", kind_name, list);
+  else
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "unknown stage kind '%s'", kind_name);
+}
+
+/* the writable parameters that @common says: the engine's own (declared by
+ * AccelStage), or the kind's */
+static void
+describe_params (GString *s, GParamSpec **pspecs, guint n, gboolean common)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      GParamSpec *p = pspecs[i];
+      g_autofree gchar *def = NULL;
+      g_autofree gchar *range = NULL;
+
+      if (!(p->flags & G_PARAM_WRITABLE)
+          || (p->owner_type == ACCEL_TYPE_STAGE) != common)
+        continue;
+      def = value_to_string (g_param_spec_get_default_value (p));
+      range = pspec_range (p);
+      g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
+          p->name, pspec_type_name (p), def, range ? ", range " : "",
+          range ? range : "", g_param_spec_get_blurb (p));
+    }
+}
+
 /**
  * accel_registry_describe:
  * @registry: a registry
@@ -376,8 +416,10 @@ pspec_range (GParamSpec *p)
  * @error: return location for a #GError, or %NULL
  *
  * Returns: (transfer full) (nullable): a text listing the kind's ports with
- * their types and its parameters with type, default, range and blurb, or
- * %NULL when @kind_name is not registered. MT safe.
+ * their types and its parameters with type, default, range and blurb (the
+ * kind's own first, then those every stage has), or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE naming the nearest kinds when @kind_name is
+ * not registered. MT safe.
  */
 gchar *
 accel_registry_describe (
@@ -395,8 +437,7 @@ accel_registry_describe (
   type = accel_registry_lookup (registry, kind_name);
   if (!type)
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "unknown stage kind '%s'", kind_name);
+      set_unknown_kind (registry, kind_name, error);
       return NULL;
     }
   klass = g_type_class_ref (type);
@@ -417,20 +458,12 @@ accel_registry_describe (
               p->description ? "  " : "", p->description ? p->description : "");
         }
     }
-  g_string_append (s, "\nparameters:\n");
+  /* the kind's own parameters first: the engine's are the same for all */
   pspecs = g_object_class_list_properties (G_OBJECT_CLASS (klass), &n_pspecs);
-  for (guint i = 0; i < n_pspecs; i++)
-    {
-      GParamSpec *p = pspecs[i];
-      g_autofree gchar *def
-          = value_to_string (g_param_spec_get_default_value (p));
-      g_autofree gchar *range = pspec_range (p);
-      if (!(p->flags & G_PARAM_WRITABLE))
-        continue;
-      g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
-          p->name, pspec_type_name (p), def, range ? ", range " : "",
-          range ? range : "", g_param_spec_get_blurb (p));
-    }
+  g_string_append (s, "\nparameters:\n");
+  describe_params (s, pspecs, n_pspecs, FALSE);
+  g_string_append (s, "\nparameters of every stage:\n");
+  describe_params (s, pspecs, n_pspecs, TRUE);
   g_type_class_unref (klass);
   return g_string_free (s, FALSE);
 }
@@ -458,16 +491,7 @@ accel_stage_new (const char *kind_name, const char *name, GError **error)
   type = accel_registry_lookup (registry, kind_name);
   if (!type)
     {
-      g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);
-      g_autofree gchar *list = NULL;
-      g_ptr_array_add (near, NULL);
-      list = g_strjoinv ("', '", (gchar **)near->pdata);
-      if (near->len > 1)
-        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-            "unknown stage kind '%s' (did you mean '%s'?)", kind_name, list);
-      else
-        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-            "unknown stage kind '%s'", kind_name);
+      set_unknown_kind (registry, kind_name, error);
       return NULL;
     }
   return g_object_new (type, "name", name ? name : kind_name, NULL);

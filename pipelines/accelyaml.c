@@ -701,6 +701,28 @@ set_param (
   return NULL;
 }
 
+/* an old name kept as an alias still works, with a warning that names the
+ * new one (its blurb says "Deprecated: use NEW") */
+static void
+warn_deprecated (Loader *l, yaml_node_t *key, AccelStage *stage)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), scalar (key));
+
+  const char *blurb;
+
+  if (!pspec || !(pspec->flags & G_PARAM_DEPRECATED))
+    return;
+  blurb = g_param_spec_get_blurb (pspec);
+  if (g_str_has_prefix (blurb, "Deprecated: "))
+    blurb += strlen ("Deprecated: ");
+  g_printerr ("%s:%zu:%zu: warning: parameter '%s' of stage '%s' (%s) is "
+              "deprecated: %s\n",
+      l->origin, key->start_mark.line + 1, key->start_mark.column + 1,
+      pspec->name, accel_stage_get_name (stage),
+      accel_stage_get_kind_name (stage), blurb);
+}
+
 /* "auto" (NULL), "host" or a GPU number; returns what is wrong, or NULL */
 static gchar *
 parse_device (const char *text, AccelDevice **device)
@@ -1120,6 +1142,8 @@ load_stage (Loader *l, yaml_node_t *map)
           problem = set_param (decl->stage, scalar (k), scalar (v), &at_value);
           if (problem)
             report (l, at_value ? v->start_mark : k->start_mark, "%s", problem);
+          else
+            warn_deprecated (l, k, decl->stage);
         }
     }
 

@@ -32,6 +32,7 @@ G_DEFINE_FINAL_TYPE (AccelCloth, accel_cloth, ACCEL_TYPE_STAGE)
 enum
 {
   PROP_0,
+  PROP_GRID_SIZE,
   PROP_GRID_WIDTH,
   PROP_GRID_HEIGHT,
   PROP_WIDTH,
@@ -236,6 +237,9 @@ accel_cloth_set_property (
     }
   switch (prop_id)
     {
+    case PROP_GRID_SIZE:
+      self->params.h = g_value_get_int (value);
+      /* fall through: a square grid */
     case PROP_GRID_WIDTH:
       self->params.w = g_value_get_int (value);
       /* the cloth spans 2 units across, whatever its resolution */
@@ -279,6 +283,7 @@ accel_cloth_get_property (
     }
   switch (prop_id)
     {
+    case PROP_GRID_SIZE:
     case PROP_GRID_WIDTH:
       g_value_set_int (value, self->params.w);
       break;
@@ -341,6 +346,13 @@ accel_cloth_class_init (AccelClothClass *klass)
   stage_class->snapshot = accel_cloth_snapshot;
   stage_class->restore = accel_cloth_restore;
 
+  /* grid-size, as the element accelcloth calls it: a square grid; not a
+   * construct property, so it never resets grid-width and grid-height */
+  g_object_class_install_property (gobject_class, PROP_GRID_SIZE,
+      g_param_spec_int ("grid-size", "Grid size",
+          "Vertices per side of a square cloth: sets grid-width and "
+          "grid-height (reads grid-width)",
+          2, 4096, 48, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   install_int (gobject_class, PROP_GRID_WIDTH, "grid-width",
       "Vertices per row of the cloth (which spans 2 units across)", 2, 4096,
       48);

@@ -26,7 +26,8 @@ G_DEFINE_FINAL_TYPE (AccelFluid, accel_fluid, ACCEL_TYPE_STAGE)
 enum
 {
   PROP_0,
-  PROP_SIZE,
+  PROP_GRID_SIZE,
+  PROP_SIZE_DEPRECATED,
   PROP_DT,
   PROP_VISCOSITY,
   PROP_VORTICITY,
@@ -154,7 +155,8 @@ accel_fluid_set_property (
 
   switch (prop_id)
     {
-    case PROP_SIZE:
+    case PROP_GRID_SIZE:
+    case PROP_SIZE_DEPRECATED:
       p->n = g_value_get_int (value);
       break;
     case PROP_DT:
@@ -210,7 +212,8 @@ accel_fluid_get_property (
 
   switch (prop_id)
     {
-    case PROP_SIZE:
+    case PROP_GRID_SIZE:
+    case PROP_SIZE_DEPRECATED:
       g_value_set_int (value, p->n);
       break;
     case PROP_DT:
@@ -285,10 +288,15 @@ accel_fluid_class_init (AccelFluidClass *klass)
   stage_class->snapshot = accel_fluid_snapshot;
   stage_class->restore = accel_fluid_restore;
 
-  g_object_class_install_property (gobject_class, PROP_SIZE,
-      g_param_spec_int ("size", "Size",
+  /* grid-size, as the element accelfluid calls it; size is the old name */
+  g_object_class_install_property (gobject_class, PROP_GRID_SIZE,
+      g_param_spec_int ("grid-size", "Grid size",
           "Cells per side of the grid (and pixels per side of the frame)", 8,
           8192, 256, flags));
+  g_object_class_install_property (gobject_class, PROP_SIZE_DEPRECATED,
+      g_param_spec_int ("size", "Size", "Deprecated: use grid-size", 8, 8192,
+          256,
+          G_PARAM_READWRITE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS));
   install_float (gobject_class, PROP_DT, "dt", "Time step, in cell units", 0.0f,
       100.0f, 1.0f);
   install_float (gobject_class, PROP_VISCOSITY, "viscosity",

@@ -71,7 +71,7 @@ main (int argc, char **argv)
     const char *yaml
         = "pipeline: fluid-bench\n"
           "stages:\n"
-          "  - {name: sim, kind: realtime.fluid, params: {size: 512, "
+          "  - {name: sim, kind: realtime.fluid, params: {grid-size: 512, "
           "pressure-iterations: 40, diffuse-iterations: 20, viscosity: 0, "
           "vorticity: 0.3, dt: 1, num-buffers: 3000}}\n"
           "  - {name: view, kind: core.null-sink}\n"

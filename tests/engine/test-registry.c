@@ -58,8 +58,19 @@ test_describe (void)
   g_assert_nonnull (strstr (text, "  completion     enum, default poll, range "
                                   "poll | hostfn | sync"));
 
+  /* the kind's own parameters before those of every stage */
+  g_assert_cmpint (strstr (text, "  scale ") - text, <,
+      strstr (text, "parameters of every stage:\n") - text);
+  g_assert_cmpint (strstr (text, "parameters of every stage:\n") - text, <,
+      strstr (text, "  completion ") - text);
+
   g_assert_null (accel_registry_describe (reg, "core.nope", &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_clear_error (&error);
+  /* a typo gets the nearest kind */
+  g_assert_null (accel_registry_describe (reg, "core.scael", &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (error->message, "(did you mean 'core.scale'"));
 }
 
 static void

@@ -20,7 +20,7 @@ static const char *pipelines[] = {
   "pipeline: fault-recovery-fluid\n"
   "stages:\n"
   "  - {name: sim, kind: realtime.fluid,\n"
-  "     params: {size: 96, num-buffers: 40, snapshot-interval: 8}}\n"
+  "     params: {grid-size: 96, num-buffers: 40, snapshot-interval: 8}}\n"
   "  - {name: fx, kind: realtime.effects,\n"
   "     params: {effects: 'contrast=1.2 saturation=0.8 vignette=0.4'}}\n"
   "  - {name: check, kind: core.checksum-sink,\n"

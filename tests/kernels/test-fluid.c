@@ -101,8 +101,8 @@ test_stage (void)
 
   sim = accel_test_stage (g, "realtime.fluid", "sim");
   sink = accel_test_stage (g, "core.checksum-sink", "sink");
-  g_object_set (sim, "size", 40, "num-buffers", (gint64)12, "inject-x", 20.0f,
-      "inject-y", 30.0f, "inject-radius", 3.0f, NULL);
+  g_object_set (sim, "grid-size", 40, "num-buffers", (gint64)12, "inject-x",
+      20.0f, "inject-y", 30.0f, "inject-radius", 3.0f, NULL);
   g_assert_true (accel_graph_link (g, "sim", "sink", &error));
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);

@@ -236,6 +236,41 @@ test_accel_run (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* one vocabulary with the elements: grid-size as accelfluid and accelcloth
+ * call it; the fluid's old name still works, with a warning naming the new */
+static void
+test_grid_size (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) cloth = NULL;
+  gint w = 0, h = 0;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) fluid = accel_graph_new_from_description (
+          "realtime.fluid size=16 num-buffers=1 ! core.null-sink", &error);
+      gint n = 0;
+
+      g_assert_no_error (error);
+      g_object_get (
+          accel_graph_get_stage (fluid, "fluid0"), "grid-size", &n, NULL);
+      g_assert_cmpint (n, ==, 16);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*warning: parameter 'size' of stage 'fluid0' "
+                             "(realtime.fluid) is deprecated: use grid-size*");
+
+  cloth = accel_graph_new_from_description (
+      "realtime.cloth grid-size=12 num-buffers=1 ! core.null-sink", &error);
+  g_assert_no_error (error);
+  g_object_get (accel_graph_get_stage (cloth, "cloth0"), "grid-width", &w,
+      "grid-height", &h, NULL);
+  g_assert_cmpint (w, ==, 12);
+  g_assert_cmpint (h, ==, 12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -245,5 +280,6 @@ main (int argc, char **argv)
   g_test_add_func ("/description/same-graph-as-yaml", test_same_graph);
   g_test_add_func ("/description/errors-at-columns", test_errors);
   g_test_add_func ("/description/accel-run", test_accel_run);
+  g_test_add_func ("/vocabulary/grid-size", test_grid_size);
   return g_test_run ();
 }
