@@ -35,8 +35,10 @@ accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
  *
  * A stepped graph is driven by the application: it never runs ahead of
  * it, and a parameter set with accel_stage_set_param_async() between two
- * steps applies from the next frame on, exactly. Called from the thread
- * that builds the graph, before accel_graph_start().
+ * steps applies from the next frame on, exactly. It ends when stepped past
+ * its sources' last frame; until then accel_graph_wait() waits for the
+ * application. Called from the thread that builds the graph, before
+ * accel_graph_start().
  */
 void
 accel_graph_set_stepped (AccelGraph *graph, gboolean stepped)

@@ -2,7 +2,8 @@
 /* graph mode on a GPU: every kind that can be captured gives, replayed from
  * its CUDA graph, the same bytes as with stream launches (a SHA-256 per
  * frame); its work really was replayed; the steady state allocates and
- * captures nothing; a parameter changed while running takes effect.
+ * captures nothing; a parameter changed while running takes effect, in a
+ * stepped graph exactly at the next frame.
  * Skips without a GPU. */
 #include "accel-test.h"
 
@@ -66,7 +67,7 @@ static const Case cases[] = {
       STAGES ("fx", "mix", "an") },
   { "fluid",
       "stages:\n"
-      "  - {name: sim, kind: realtime.fluid, params: {size: 128, "
+      "  - {name: sim, kind: realtime.fluid, params: {grid-size: 128, "
       "num-buffers: 12}}\n"
       "  - {name: sum, kind: core.checksum-sink}\n"
       "links: [sim -> sum]\n",
@@ -312,6 +313,54 @@ test_parameter_change (void)
   g_assert_cmpuint (accel_stage_get_n_replayed (cut), >, 50);
 }
 
+/* stepped, in graph mode: a parameter set between two steps applies
+ * exactly at the next frame, whose graph is captured anew; the frames
+ * around it are replays */
+static void
+test_stepped (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("stepped");
+  AccelStage *cut, *sink;
+  GValue v = G_VALUE_INIT;
+  g_auto (GStrv) sums = NULL;
+
+  g_object_set (accel_test_stage (g, "io.pattern-source", "src"), "width", 64,
+      "height", 48, "num-buffers", (gint64)40, NULL);
+  cut = accel_test_stage (g, "realtime.threshold", "cut");
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_assert_true (accel_graph_link (g, "src", "cut", &error));
+  g_assert_true (accel_graph_link (g, "cut", "sink", &error));
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &error));
+  g_value_init (&v, G_TYPE_FLOAT);
+  g_value_set_float (&v, 0.1f);
+  for (guint i = 0; i < 40; i++)
+    {
+      if (i == 25)
+        g_assert_true (accel_stage_set_param_async (cut, "value", &v));
+      g_assert_true (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+      g_assert_no_error (error);
+    }
+  g_value_unset (&v);
+  /* a stepped source ends only when stepped past its last frame */
+  g_assert_false (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&error);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  sums = accel_checksum_sink_dup_checksums (sink);
+  g_assert_cmpuint (g_strv_length (sums), ==, 40);
+  for (guint i = 1; i < 40; i++)
+    if (i == 25)
+      g_assert_cmpstr (sums[i], !=, sums[i - 1]);
+    else
+      g_assert_cmpstr (sums[i], ==, sums[i - 1]);
+  g_test_message ("threshold: %" G_GUINT64_FORMAT
+                  " replayed, %" G_GUINT64_FORMAT " captured",
+      accel_stage_get_n_replayed (cut), accel_stage_get_n_captured (cut));
+  g_assert_cmpuint (accel_stage_get_n_replayed (cut), >, 20);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -326,5 +375,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/graph-mode/steady-state", test_steady_state);
   g_test_add_func ("/graph-mode/parameter-change", test_parameter_change);
+  g_test_add_func ("/graph-mode/stepped", test_stepped);
   return g_test_run ();
 }
