@@ -3,6 +3,7 @@
  * whether a frame already is in it, and staging copies where it is not */
 #include "gstaccelimage.h"
 
+#include <accel/accel.h>
 #include <cuda_runtime_api.h>
 #include <string.h>
 
@@ -148,8 +149,16 @@ staging_reserve (GstAccelStaging *staging, gboolean device, gsize size)
   staging->device = device;
   if (!device)
     staging->data = g_try_malloc (size);
-  else if (cudaMalloc (&staging->data, size) != cudaSuccess)
-    staging->data = NULL;
+  else
+    {
+      cudaError_t status;
+
+      accel_device_global_call_begin ();
+      status = cudaMalloc (&staging->data, size);
+      accel_device_global_call_end ();
+      if (status != cudaSuccess)
+        staging->data = NULL;
+    }
   if (!staging->data)
     return cudaErrorMemoryAllocation;
   staging->size = size;
@@ -260,8 +269,13 @@ gst_accel_image_unstage (const GstAccelImage *image,
 void
 gst_accel_staging_clear (GstAccelStaging *staging)
 {
-  if (staging->device)
-    cudaFree (staging->data);
+  if (staging->device && staging->data)
+    {
+      /* not while a graph in this process captures a stream */
+      accel_device_global_call_begin ();
+      cudaFree (staging->data);
+      accel_device_global_call_end ();
+    }
   else
     g_free (staging->data);
   staging->data = NULL;
