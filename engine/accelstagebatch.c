@@ -19,6 +19,9 @@
 /* executable graphs a segment keeps: its pools cycle through their buffers,
  * and each combination of addresses is a key */
 #define ACCEL_CAPTURE_CACHE_SIZE 32
+/* captures in a row that fail with no stage to blame before the batch's
+ * stages give up graph mode */
+#define ACCEL_CAPTURE_MAX_FAILURES 3
 
 typedef struct
 {
@@ -46,6 +49,7 @@ struct _AccelStageBatch
   AccelStream *stream;           /* the batched frames', while any */
   guint depth;                   /* walks and flushes under way */
   gboolean orphaned; /* its stage stopped: freed once no longer in use */
+  guint failures;    /* captures that failed in a row, no stage to blame */
   AccelCaptureCache *cache;
 };
 
@@ -295,7 +299,10 @@ capture (AccelStageBatch *batch, GArray *frames)
   ok = capture_locked (batch, frames, &culprit, &error);
   accel_device_capture_end ();
   if (ok)
-    return TRUE;
+    {
+      batch->failures = 0;
+      return TRUE;
+    }
   if (culprit)
     {
       accel_stage_get_private (culprit)->capture = FALSE;
@@ -303,9 +310,22 @@ capture (AccelStageBatch *batch, GArray *frames)
                "captured: %s",
           accel_stage_get_name (culprit), error->message);
     }
-  else
+  else if (++batch->failures < ACCEL_CAPTURE_MAX_FAILURES)
     g_debug ("a batch of %u frames runs with stream launches: %s", frames->len,
         error->message);
+  else
+    {
+      /* no one stage to blame (the graph would not instantiate): the
+       * batch's stages stop trying rather than pay twice every frame */
+      for (guint i = 0; i < frames->len; i++)
+        {
+          BatchedFrame *f = &g_array_index (frames, BatchedFrame, i);
+          accel_stage_get_private (f->stage)->capture = FALSE;
+          g_debug ("stage '%s' goes back to stream launches: its batch "
+                   "failed %u times: %s",
+              accel_stage_get_name (f->stage), batch->failures, error->message);
+        }
+    }
   g_error_free (error);
   return FALSE;
 }
