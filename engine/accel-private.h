@@ -221,6 +221,7 @@ void accel_mailbox_end (AccelMailbox *mb);
 guint accel_mailbox_drain (AccelMailbox *mb);
 guint accel_mailbox_get_n_dropped (AccelMailbox *mb);
 guint accel_mailbox_get_max_queued (AccelMailbox *mb);
+guint accel_mailbox_get_n_queued (AccelMailbox *mb);
 GSource *accel_mailbox_source_new (AccelMailbox *mb);
 
 G_END_DECLS

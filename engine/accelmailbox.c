@@ -751,6 +751,24 @@ accel_mailbox_get_max_queued (AccelMailbox *mb)
   return n;
 }
 
+/**
+ * accel_mailbox_get_n_queued:
+ * @mb: a mailbox
+ *
+ * Returns: the buffers queued now on the fullest input. MT safe.
+ */
+guint
+accel_mailbox_get_n_queued (AccelMailbox *mb)
+{
+  guint n = 0;
+
+  g_mutex_lock (&mb->lock);
+  for (guint p = 0; p < mb->n_ports; p++)
+    n = MAX (n, mb->ports[p].items.length);
+  g_mutex_unlock (&mb->lock);
+  return n;
+}
+
 /* the source: ready while a control message or a frame waits */
 
 typedef struct

@@ -22,6 +22,7 @@ struct _AccelPool
   guint n_outstanding;
   guint peak_outstanding;
   guint n_waiting; /* threads in g_cond_wait */
+  guint64 n_waits; /* acquires that had to wait */
   gboolean flushing;
   guint8 *slot_taken; /* per slot: a buffer of the pool has it */
 };
@@ -238,7 +239,10 @@ acquire (AccelPool *pool, gint slot, GError **error)
           break;
         }
       if (t_wait == 0)
-        t_wait = g_get_monotonic_time ();
+        {
+          t_wait = g_get_monotonic_time ();
+          pool->n_waits++;
+        }
       pool->n_waiting++;
       if (deadline < 0)
         {
@@ -434,6 +438,25 @@ accel_pool_get_peak_outstanding (AccelPool *pool)
   g_return_val_if_fail (ACCEL_IS_POOL (pool), 0);
   g_mutex_lock (&pool->lock);
   n = pool->peak_outstanding;
+  g_mutex_unlock (&pool->lock);
+  return n;
+}
+
+/**
+ * accel_pool_get_n_waits:
+ * @pool: a pool
+ *
+ * Returns: how many acquires found every buffer in use and waited for one.
+ * MT safe.
+ */
+guint64
+accel_pool_get_n_waits (AccelPool *pool)
+{
+  guint64 n;
+
+  g_return_val_if_fail (ACCEL_IS_POOL (pool), 0);
+  g_mutex_lock (&pool->lock);
+  n = pool->n_waits;
   g_mutex_unlock (&pool->lock);
   return n;
 }

@@ -36,7 +36,8 @@ finish_pending (AccelStage *self, const GError *wait_error)
       accel_stage_fail (self, error);
       return;
     }
-  accel_stage_record_frame (self, sink->pending_t0, g_get_monotonic_time ());
+  accel_stage_record_frame (
+      self, sink->pending.sequence, sink->pending_t0, g_get_monotonic_time ());
 }
 
 static void

@@ -28,6 +28,12 @@ typedef struct
 } AccelLink;
 
 #define ACCEL_LATENCY_RING 1024
+/* sources: when each of their last frames began, by sequence modulo this,
+ * for the sinks' source-to-sink latency */
+#define ACCEL_ORIGIN_RING 256
+/* a sink's first frames (warm-up: allocations, first launches) are left out
+ * of its source-to-sink latency */
+#define ACCEL_E2E_WARMUP 8
 /* events a stage cycles through, one per frame; reuse only makes a late
  * reader wait for a later frame of the same stream */
 #define ACCEL_EVENT_RING 32
@@ -115,6 +121,18 @@ typedef struct
 
 typedef struct _AccelStageBatch AccelStageBatch;
 
+/* fixed log-spaced buckets (accelstagestats.c); counts are per bucket, not
+ * cumulative, the last one past every bound */
+#define ACCEL_HISTOGRAM_BUCKETS 18
+typedef struct
+{
+  guint64 counts[ACCEL_HISTOGRAM_BUCKETS + 1];
+  guint64 count;
+  gint64 sum_ns;
+} AccelHistogram;
+
+extern const gint64 accel_histogram_bounds_ns[ACCEL_HISTOGRAM_BUCKETS];
+
 typedef struct
 {
   /* properties */
@@ -180,6 +198,14 @@ typedef struct
   guint64 n_replayed; /* frames whose work was a replayed CUDA graph */
   guint64 n_captured; /* frames whose work was captured */
   gint64 latency_ns[ACCEL_LATENCY_RING];
+  AccelHistogram latency_hist; /* host time per frame */
+  AccelHistogram e2e_hist;     /* sinks: from the source's frame start */
+
+  /* sources: when frames began (written by the source, read by sinks) */
+  gint64 origin_us[ACCEL_ORIGIN_RING];
+  guint64 origin_seq[ACCEL_ORIGIN_RING];
+  AccelStage *origin; /* sinks: the source upstream of input 0 */
+  gint failed;        /* atomic: the stage failed for good */
 } AccelStagePrivate;
 
 /* accelstageclass.c */
@@ -187,10 +213,18 @@ AccelStageClassInfo *accel_stage_class_info_lookup (GType type);
 
 /* accelstage.c */
 AccelStagePrivate *accel_stage_get_private (AccelStage *stage);
-void accel_stage_record_frame (AccelStage *stage, gint64 t0, gint64 t1);
+void accel_stage_record_frame (
+    AccelStage *stage, guint64 sequence, gint64 t0, gint64 t1);
 void accel_stage_count_fault (AccelStage *stage, gboolean restarted);
 void accel_stage_count_batched (
     AccelStage *stage, gboolean replayed, gboolean captured);
+
+/* accelstagestats.c: what the graph's metrics read, MT safe */
+gboolean accel_stage_get_histograms (
+    AccelStage *stage, AccelHistogram *latency, AccelHistogram *e2e);
+void accel_stage_get_queue_depth (AccelStage *stage, guint *now, guint *max);
+const char *accel_stage_get_state_name (AccelStage *stage);
+AccelPool *accel_stage_dup_output_pool (AccelStage *stage, guint port);
 
 /* accelstageloop.c */
 const char *accel_stage_enter (AccelStage *stage);

@@ -42,6 +42,7 @@ accel_stage_fail (AccelStage *self, GError *error)
 
   g_debug ("stage '%s' failed: %s", priv->name, error->message);
   priv->done = TRUE;
+  g_atomic_int_set (&priv->failed, TRUE);
   g_clear_pointer (&priv->source.produce, g_source_destroy);
   /* upstream learns at its next push that nothing more is taken here */
   if (priv->mailbox)
@@ -491,7 +492,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
   switch (res)
     {
     case ACCEL_FRAME_DONE:
-      accel_stage_record_frame (self, t0, t_done);
+      accel_stage_record_frame (self, sequence, t0, t_done);
       if (!priv->role->frame_done (self, sequence, &error)
           || !accel_stage_supervisor_frame_done (self, sequence, &error))
         return accel_stage_handle_fault (self, error, sequence);
@@ -694,8 +695,11 @@ stop_on_thread (AccelStage *self)
     klass->stop (self);
   priv->started = FALSE;
   accel_stage_batch_free (self);
+  /* the graph's metrics read the pools from other threads */
+  g_mutex_lock (&priv->stats_lock);
   for (guint o = 0; o < priv->n_out; o++)
     g_clear_object (&priv->pools[o]);
+  g_mutex_unlock (&priv->stats_lock);
   for (guint e = 0; e < ACCEL_EVENT_RING; e++)
     g_clear_pointer (&priv->events[e], accel_event_unref);
   g_clear_pointer (&priv->stream, accel_stream_unref);

@@ -156,19 +156,169 @@ accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
     *p99_ns = n ? sorted[MIN (n - 1, n * 99 / 100)] : -1;
 }
 
+/* upper bounds of the latency buckets: 1, 2.5, 5 per decade, 10 µs to 5 s */
+const gint64 accel_histogram_bounds_ns[ACCEL_HISTOGRAM_BUCKETS] = {
+  10000,
+  25000,
+  50000,
+  100000,
+  250000,
+  500000,
+  1000000,
+  2500000,
+  5000000,
+  10000000,
+  25000000,
+  50000000,
+  100000000,
+  250000000,
+  500000000,
+  1000000000,
+  2500000000,
+  5000000000,
+};
+
+/* called with stats_lock held */
+static void
+histogram_add_unlocked (AccelHistogram *h, gint64 ns)
+{
+  guint b = 0;
+
+  while (b < ACCEL_HISTOGRAM_BUCKETS && ns > accel_histogram_bounds_ns[b])
+    b++;
+  h->counts[b]++;
+  h->count++;
+  h->sum_ns += ns;
+}
+
+/* the source that input 0 comes from, walking up first inputs */
+static AccelStage *
+find_origin (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  while (priv->n_in > 0 && priv->producers[0])
+    {
+      stage = priv->producers[0];
+      priv = accel_stage_get_private (stage);
+    }
+  return priv->n_in == 0 ? stage : NULL;
+}
+
+/* when the source began frame @sequence, or -1 when the ring has moved on;
+ * the source writes time then sequence, so a matching sequence read on
+ * both sides of the time means the time is that frame's */
+static gint64
+origin_time (AccelStage *source, guint64 sequence)
+{
+  AccelStagePrivate *src = accel_stage_get_private (source);
+  guint slot = sequence % ACCEL_ORIGIN_RING;
+  guint64 before, after;
+  gint64 t;
+
+  before = __atomic_load_n (&src->origin_seq[slot], __ATOMIC_ACQUIRE);
+  t = __atomic_load_n (&src->origin_us[slot], __ATOMIC_ACQUIRE);
+  after = __atomic_load_n (&src->origin_seq[slot], __ATOMIC_ACQUIRE);
+  return before == sequence + 1 && after == before ? t : -1;
+}
+
 /* a frame is through: @t0 to @t1 in monotonic µs was the stage's own time */
 void
-accel_stage_record_frame (AccelStage *stage, gint64 t0, gint64 t1)
+accel_stage_record_frame (
+    AccelStage *stage, guint64 sequence, gint64 t0, gint64 t1)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
   gint64 dt = (t1 - t0) * 1000;
+  gint64 e2e = -1;
+
+  if (priv->n_in == 0)
+    {
+      guint slot = sequence % ACCEL_ORIGIN_RING;
+
+      /* sequence + 1: a zeroed slot stands for no frame */
+      __atomic_store_n (&priv->origin_seq[slot], 0, __ATOMIC_RELEASE);
+      __atomic_store_n (&priv->origin_us[slot], t0, __ATOMIC_RELEASE);
+      __atomic_store_n (
+          &priv->origin_seq[slot], sequence + 1, __ATOMIC_RELEASE);
+    }
+  else if (priv->n_out == 0 && priv->n_processed >= ACCEL_E2E_WARMUP)
+    {
+      if (!priv->origin)
+        priv->origin = find_origin (stage);
+      if (priv->origin)
+        {
+          gint64 origin = origin_time (priv->origin, sequence);
+          if (origin >= 0)
+            e2e = (t1 - origin) * 1000;
+        }
+    }
 
   g_mutex_lock (&priv->stats_lock);
   priv->latency_ns[priv->n_processed % ACCEL_LATENCY_RING] = dt;
   priv->n_processed++;
+  histogram_add_unlocked (&priv->latency_hist, dt);
+  if (e2e >= 0)
+    histogram_add_unlocked (&priv->e2e_hist, e2e);
   g_mutex_unlock (&priv->stats_lock);
   if (priv->n_out == 0 && priv->observer.frame)
     priv->observer.frame (stage, priv->observer_data);
+}
+
+/* copies the stage's histograms; %TRUE when it is a sink (@e2e means
+ * something). MT safe */
+gboolean
+accel_stage_get_histograms (
+    AccelStage *stage, AccelHistogram *latency, AccelHistogram *e2e)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  *latency = priv->latency_hist;
+  *e2e = priv->e2e_hist;
+  g_mutex_unlock (&priv->stats_lock);
+  return priv->n_in > 0 && priv->n_out == 0;
+}
+
+/* buffers queued on the stage's inputs now (the fullest input), and the
+ * most ever. MT safe */
+void
+accel_stage_get_queue_depth (AccelStage *stage, guint *now, guint *max)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->mailbox_lock);
+  *now = priv->mailbox ? accel_mailbox_get_n_queued (priv->mailbox) : 0;
+  *max = priv->mailbox ? accel_mailbox_get_max_queued (priv->mailbox) : 0;
+  g_mutex_unlock (&priv->mailbox_lock);
+}
+
+/* idle (not started), running, done (its stream ended) or failed. MT safe */
+const char *
+accel_stage_get_state_name (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (g_atomic_int_get (&priv->failed))
+    return "failed";
+  if (g_atomic_int_get (&priv->done))
+    return "done";
+  if (g_atomic_int_get (&priv->started))
+    return "running";
+  return "idle";
+}
+
+/* a reference to the pool of @port, or %NULL while the stage is stopped;
+ * MT safe (the stage's thread drops its pools under stats_lock) */
+AccelPool *
+accel_stage_dup_output_pool (AccelStage *stage, guint port)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelPool *pool;
+
+  g_mutex_lock (&priv->stats_lock);
+  pool = priv->pools[port] ? g_object_ref (priv->pools[port]) : NULL;
+  g_mutex_unlock (&priv->stats_lock);
+  return pool;
 }
 
 /* a frame failed and was skipped, after a restart when @restarted */

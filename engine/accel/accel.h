@@ -16,6 +16,7 @@
 #include <accel/accelstage.h>
 #include <accel/accelfileoutput.h>
 #include <accel/accelgraph.h>
+#include <accel/accelmetrics.h>
 #include <accel/accelyaml.h>
 #include <accel/accelregistry.h>
 #include <accel/accelbuiltins.h>

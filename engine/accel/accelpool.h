@@ -25,6 +25,7 @@ guint accel_pool_get_max_buffers (AccelPool *pool);
 guint accel_pool_get_n_allocated (AccelPool *pool);
 guint accel_pool_get_n_outstanding (AccelPool *pool);
 guint accel_pool_get_peak_outstanding (AccelPool *pool);
+guint64 accel_pool_get_n_waits (AccelPool *pool);
 guint accel_pool_trim (AccelPool *pool);
 
 G_END_DECLS

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <accel/accelgraph.h>
+
+G_BEGIN_DECLS
+
+gchar *accel_graph_metrics_to_prometheus (AccelGraph *graph);
+gchar *accel_graph_metrics_to_json (AccelGraph *graph);
+
+G_END_DECLS

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a running graph's metrics, read from any thread and written out as
+ * Prometheus text or JSON: per stage counters, state, queue depth and latency
+ * histograms (the sinks' from their source too), per pool buffers and waits,
+ * per device memory, and the frames in flight. The stages count on their own
+ * threads (accelstagestats.c); this only reads. docs/metrics.md names every
+ * series. G_MESSAGES_DEBUG=accel-metrics tells when a device's memory cannot
+ * be read */
+#define G_LOG_DOMAIN "accel-metrics"
+
+#include "accelgraph-private.h"
+#include "accelstage-private.h"
+
+typedef struct
+{
+  AccelStage *stage;
+  const char *kind;
+  const char *state;
+  guint64 frames, dropped, restarts, skipped, lost;
+  guint queue_now, queue_max;
+  gint64 p50_ns, p99_ns;
+  AccelHistogram latency;
+  AccelHistogram e2e;
+  gboolean is_sink;
+} StageSnapshot;
+
+typedef struct
+{
+  const char *stage;
+  const char *port;
+  guint64 in_use, allocated, capacity, waits;
+} PoolSnapshot;
+
+typedef struct
+{
+  AccelDevice *device;
+  guint64 free_bytes, total_bytes;
+  gboolean have_memory;
+} DeviceSnapshot;
+
+typedef struct
+{
+  const char *graph;
+  GArray *stages;  /* StageSnapshot */
+  GArray *pools;   /* PoolSnapshot */
+  GArray *devices; /* DeviceSnapshot */
+  guint64 in_flight;
+} Snapshot;
+
+static const char *
+kind_name (AccelStageKind kind)
+{
+  switch (kind)
+    {
+    case ACCEL_STAGE_SOURCE:
+      return "source";
+    case ACCEL_STAGE_SINK:
+      return "sink";
+    default:
+      return "transform";
+    }
+}
+
+static void
+add_device (Snapshot *snap, AccelDevice *device)
+{
+  DeviceSnapshot d = { device, 0, 0, FALSE };
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < snap->devices->len; i++)
+    if (g_array_index (snap->devices, DeviceSnapshot, i).device == device)
+      return;
+  /* the host's memory is not the graph's to watch */
+  if (accel_device_get_index (device) >= 0)
+    {
+      d.have_memory = accel_device_get_memory_info (
+          device, &d.free_bytes, &d.total_bytes, &error);
+      if (!d.have_memory)
+        g_debug ("device %s: no memory figures: %s",
+            accel_device_get_name (device), error->message);
+    }
+  g_array_append_val (snap->devices, d);
+}
+
+static void
+take_snapshot (AccelGraph *graph, Snapshot *snap)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  guint64 produced = 0, finished = G_MAXUINT64;
+
+  snap->graph = accel_graph_get_name (graph);
+  snap->stages = g_array_new (FALSE, TRUE, sizeof (StageSnapshot));
+  snap->pools = g_array_new (FALSE, TRUE, sizeof (PoolSnapshot));
+  snap->devices = g_array_new (FALSE, TRUE, sizeof (DeviceSnapshot));
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *stage = stages->pdata[i];
+      AccelStageKind kind = accel_stage_get_stage_kind (stage);
+      StageSnapshot s = { 0 };
+
+      s.stage = stage;
+      s.kind = kind_name (kind);
+      s.state = accel_stage_get_state_name (stage);
+      s.frames = accel_stage_get_n_processed (stage);
+      s.dropped = accel_stage_get_n_dropped (stage);
+      s.restarts = accel_stage_get_n_restarts (stage);
+      s.skipped = accel_stage_get_n_skipped (stage);
+      s.lost = accel_stage_get_n_lost (stage);
+      accel_stage_get_queue_depth (stage, &s.queue_now, &s.queue_max);
+      accel_stage_get_latency (stage, &s.p50_ns, &s.p99_ns);
+      s.is_sink = accel_stage_get_histograms (stage, &s.latency, &s.e2e);
+      g_array_append_val (snap->stages, s);
+
+      if (kind == ACCEL_STAGE_SOURCE)
+        produced = MAX (produced, s.frames);
+      else if (kind == ACCEL_STAGE_SINK)
+        finished = MIN (finished, s.frames);
+
+      for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
+        {
+          g_autoptr (AccelPool) pool = accel_stage_dup_output_pool (stage, o);
+          PoolSnapshot p;
+
+          if (!pool)
+            continue;
+          p.stage = accel_stage_get_name (stage);
+          p.port = accel_graph_port_name (stage, ACCEL_PORT_OUTPUT, o);
+          p.in_use = accel_pool_get_n_outstanding (pool);
+          p.allocated = accel_pool_get_n_allocated (pool);
+          p.capacity = accel_pool_get_max_buffers (pool);
+          p.waits = accel_pool_get_n_waits (pool);
+          g_array_append_val (snap->pools, p);
+        }
+      add_device (snap, accel_stage_get_device (stage));
+    }
+  snap->in_flight = finished != G_MAXUINT64 && produced > finished
+                        ? produced - finished
+                        : 0;
+}
+
+static void
+snapshot_clear (Snapshot *snap)
+{
+  g_array_unref (snap->stages);
+  g_array_unref (snap->pools);
+  g_array_unref (snap->devices);
+}
+
+/* Prometheus */
+
+/* a label value: backslash, double quote and newline escaped */
+static void
+append_label (GString *s, const char *value)
+{
+  for (const char *p = value; *p; p++)
+    {
+      if (*p == '\\' || *p == '"')
+        g_string_append_c (s, '\\');
+      if (*p == '\n')
+        g_string_append (s, "\\n");
+      else
+        g_string_append_c (s, *p);
+    }
+}
+
+static void
+append_help (GString *s, const char *name, const char *type, const char *help)
+{
+  g_string_append_printf (
+      s, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* name{graph="..",stage=".."} */
+static void
+append_stage_series (
+    GString *s, const char *name, const char *graph, AccelStage *stage)
+{
+  g_string_append_printf (s, "%s{graph=\"", name);
+  append_label (s, graph);
+  g_string_append (s, "\",stage=\"");
+  append_label (s, accel_stage_get_name (stage));
+  g_string_append (s, "\"");
+}
+
+static void
+append_seconds (GString *s, gint64 ns)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (s, g_ascii_formatd (buf, sizeof (buf), "%.9g", ns / 1e9));
+}
+
+typedef enum
+{
+  COUNTER_FRAMES,
+  COUNTER_DROPPED,
+  COUNTER_RESTARTS,
+  COUNTER_SKIPPED,
+  COUNTER_LOST,
+  N_COUNTERS
+} Counter;
+
+static const struct
+{
+  const char *name;
+  const char *help;
+} counters[N_COUNTERS] = {
+  { "accel_stage_frames_total", "Frames the stage processed." },
+  { "accel_stage_dropped_total",
+      "Input buffers dropped without a partner of their sequence." },
+  { "accel_stage_restarts_total", "Restarts by the stage's supervisor." },
+  { "accel_stage_skipped_total", "Frames skipped after a fault." },
+  { "accel_stage_lost_total",
+      "Frames of a live source that a worker restart could not replay." },
+};
+
+static guint64
+counter_value (const StageSnapshot *s, Counter c)
+{
+  switch (c)
+    {
+    case COUNTER_FRAMES:
+      return s->frames;
+    case COUNTER_DROPPED:
+      return s->dropped;
+    case COUNTER_RESTARTS:
+      return s->restarts;
+    case COUNTER_SKIPPED:
+      return s->skipped;
+    default:
+      return s->lost;
+    }
+}
+
+static void
+append_histogram (GString *s, const char *name, const char *graph,
+    AccelStage *stage, const AccelHistogram *h)
+{
+  guint64 cumulative = 0;
+  g_autofree gchar *bucket = g_strconcat (name, "_bucket", NULL);
+  g_autofree gchar *sum = g_strconcat (name, "_sum", NULL);
+  g_autofree gchar *count = g_strconcat (name, "_count", NULL);
+
+  for (guint b = 0; b <= ACCEL_HISTOGRAM_BUCKETS; b++)
+    {
+      cumulative += h->counts[b];
+      append_stage_series (s, bucket, graph, stage);
+      g_string_append (s, ",le=\"");
+      if (b < ACCEL_HISTOGRAM_BUCKETS)
+        append_seconds (s, accel_histogram_bounds_ns[b]);
+      else
+        g_string_append (s, "+Inf");
+      g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", cumulative);
+    }
+  append_stage_series (s, sum, graph, stage);
+  g_string_append (s, "} ");
+  append_seconds (s, h->sum_ns);
+  g_string_append_c (s, '\n');
+  append_stage_series (s, count, graph, stage);
+  g_string_append_printf (s, "} %" G_GUINT64_FORMAT "\n", h->count);
+}
+
+static const struct
+{
+  const char *name;
+  const char *type;
+  const char *help;
+  gsize offset;
+} pool_series[] = {
+  { "accel_pool_buffers_in_use", "gauge", "Buffers of the pool handed out now.",
+      G_STRUCT_OFFSET (PoolSnapshot, in_use) },
+  { "accel_pool_buffers_allocated", "gauge", "Buffers the pool has allocated.",
+      G_STRUCT_OFFSET (PoolSnapshot, allocated) },
+  { "accel_pool_capacity_buffers", "gauge",
+      "The most buffers the pool may allocate.",
+      G_STRUCT_OFFSET (PoolSnapshot, capacity) },
+  { "accel_pool_waits_total", "counter",
+      "Acquires that found every buffer in use and waited.",
+      G_STRUCT_OFFSET (PoolSnapshot, waits) },
+};
+
+static void
+append_pool_series (GString *s, const char *name, const char *graph,
+    const PoolSnapshot *p, guint64 value)
+{
+  g_string_append_printf (s, "%s{graph=\"", name);
+  append_label (s, graph);
+  g_string_append (s, "\",stage=\"");
+  append_label (s, p->stage);
+  g_string_append (s, "\",port=\"");
+  append_label (s, p->port);
+  g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", value);
+}
+
+static void
+append_device_series (GString *s, const char *name, const char *graph,
+    AccelDevice *device, guint64 value)
+{
+  g_string_append_printf (s, "%s{graph=\"", name);
+  append_label (s, graph);
+  g_string_append (s, "\",device=\"");
+  append_label (s, accel_device_get_name (device));
+  g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", value);
+}
+
+/**
+ * accel_graph_metrics_to_prometheus:
+ * @graph: a graph
+ *
+ * The graph's metrics in the Prometheus text exposition format (version
+ * 0.0.4), every series labelled with `graph`; docs/metrics.md lists them.
+ * Reading them takes each stage's statistics lock briefly and never waits
+ * for a frame.
+ *
+ * Returns: (transfer full): the text. Called from the thread that builds the
+ * graph, or from any thread between accel_graph_start() and
+ * accel_graph_stop().
+ */
+gchar *
+accel_graph_metrics_to_prometheus (AccelGraph *graph)
+{
+  static const char *const states[] = { "idle", "running", "done", "failed" };
+  GString *s;
+  Snapshot snap;
+
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), NULL);
+  take_snapshot (graph, &snap);
+  s = g_string_new (NULL);
+
+  for (Counter c = 0; c < N_COUNTERS; c++)
+    {
+      append_help (s, counters[c].name, "counter", counters[c].help);
+      for (guint i = 0; i < snap.stages->len; i++)
+        {
+          StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+          append_stage_series (s, counters[c].name, snap.graph, st->stage);
+          g_string_append_printf (
+              s, "} %" G_GUINT64_FORMAT "\n", counter_value (st, c));
+        }
+    }
+
+  append_help (s, "accel_stage_state", "gauge",
+      "1 for the stage's state: idle, running, done or failed.");
+  for (guint i = 0; i < snap.stages->len; i++)
+    {
+      StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+      for (guint k = 0; k < G_N_ELEMENTS (states); k++)
+        {
+          append_stage_series (s, "accel_stage_state", snap.graph, st->stage);
+          g_string_append_printf (s, ",kind=\"%s\",state=\"%s\"} %d\n",
+              st->kind, states[k], g_str_equal (st->state, states[k]));
+        }
+    }
+
+  append_help (s, "accel_stage_queue_depth", "gauge",
+      "Buffers queued on the stage's fullest input.");
+  for (guint i = 0; i < snap.stages->len; i++)
+    {
+      StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+      append_stage_series (s, "accel_stage_queue_depth", snap.graph, st->stage);
+      g_string_append_printf (s, "} %u\n", st->queue_now);
+    }
+  append_help (s, "accel_stage_queue_depth_max", "gauge",
+      "The most buffers ever queued on one of the stage's inputs.");
+  for (guint i = 0; i < snap.stages->len; i++)
+    {
+      StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+      append_stage_series (
+          s, "accel_stage_queue_depth_max", snap.graph, st->stage);
+      g_string_append_printf (s, "} %u\n", st->queue_max);
+    }
+
+  append_help (s, "accel_stage_latency_seconds", "histogram",
+      "Host time per frame, from taking the inputs to the end of the "
+      "stage's own work.");
+  for (guint i = 0; i < snap.stages->len; i++)
+    {
+      StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+      append_histogram (s, "accel_stage_latency_seconds", snap.graph, st->stage,
+          &st->latency);
+    }
+
+  append_help (s, "accel_sink_end_to_end_latency_seconds", "histogram",
+      "From the start of a frame at its source to its end at this sink, "
+      "the first frames left out.");
+  for (guint i = 0; i < snap.stages->len; i++)
+    {
+      StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+      if (st->is_sink)
+        append_histogram (s, "accel_sink_end_to_end_latency_seconds",
+            snap.graph, st->stage, &st->e2e);
+    }
+
+  for (guint k = 0; k < G_N_ELEMENTS (pool_series); k++)
+    {
+      append_help (
+          s, pool_series[k].name, pool_series[k].type, pool_series[k].help);
+      for (guint i = 0; i < snap.pools->len; i++)
+        {
+          PoolSnapshot *p = &g_array_index (snap.pools, PoolSnapshot, i);
+          append_pool_series (s, pool_series[k].name, snap.graph, p,
+              G_STRUCT_MEMBER (guint64, p, pool_series[k].offset));
+        }
+    }
+
+  append_help (s, "accel_device_generation", "gauge",
+      "The device's generation: 1, plus one per worker restart.");
+  for (guint i = 0; i < snap.devices->len; i++)
+    {
+      DeviceSnapshot *d = &g_array_index (snap.devices, DeviceSnapshot, i);
+      append_device_series (s, "accel_device_generation", snap.graph, d->device,
+          accel_device_get_generation (d->device));
+    }
+  /* used, then free: the GPU devices only */
+  for (guint k = 0; k < 2; k++)
+    {
+      const char *name = k ? "accel_device_memory_free_bytes"
+                           : "accel_device_memory_used_bytes";
+      append_help (s, name, "gauge",
+          k ? "Device memory free (GPU devices only)."
+            : "Device memory in use (GPU devices only).");
+      for (guint i = 0; i < snap.devices->len; i++)
+        {
+          DeviceSnapshot *d = &g_array_index (snap.devices, DeviceSnapshot, i);
+          if (d->have_memory)
+            append_device_series (s, name, snap.graph, d->device,
+                k ? d->free_bytes : d->total_bytes - d->free_bytes);
+        }
+    }
+
+  append_help (s, "accel_graph_frames_in_flight", "gauge",
+      "Frames the sources produced that the slowest sink has not finished.");
+  g_string_append (s, "accel_graph_frames_in_flight{graph=\"");
+  append_label (s, snap.graph);
+  g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", snap.in_flight);
+
+  snapshot_clear (&snap);
+  return g_string_free (s, FALSE);
+}
+
+/* JSON */
+
+static void
+append_json_string (GString *s, const char *value)
+{
+  g_string_append_c (s, '"');
+  for (const char *p = value; *p; p++)
+    {
+      guchar c = (guchar)*p;
+      if (c == '"' || c == '\\')
+        g_string_append_printf (s, "\\%c", c);
+      else if (c < 0x20)
+        g_string_append_printf (s, "\\u%04x", c);
+      else
+        g_string_append_c (s, (gchar)c);
+    }
+  g_string_append_c (s, '"');
+}
+
+static void
+append_json_histogram (GString *s, const AccelHistogram *h)
+{
+  g_string_append (s, "{\"le_seconds\": [");
+  for (guint b = 0; b < ACCEL_HISTOGRAM_BUCKETS; b++)
+    {
+      if (b)
+        g_string_append (s, ", ");
+      append_seconds (s, accel_histogram_bounds_ns[b]);
+    }
+  g_string_append (s, "], \"counts\": [");
+  for (guint b = 0; b <= ACCEL_HISTOGRAM_BUCKETS; b++)
+    g_string_append_printf (
+        s, "%s%" G_GUINT64_FORMAT, b ? ", " : "", h->counts[b]);
+  g_string_append_printf (s, "], \"count\": %" G_GUINT64_FORMAT ", ", h->count);
+  g_string_append (s, "\"sum_seconds\": ");
+  append_seconds (s, h->sum_ns);
+  g_string_append (s, "}");
+}
+
+/**
+ * accel_graph_metrics_to_json:
+ * @graph: a graph
+ *
+ * The same metrics as accel_graph_metrics_to_prometheus() as one JSON
+ * object: `graph`, `time_us` (monotonic), `frames_in_flight`, and arrays
+ * `stages` (name, kind, state, counters, queue depth, latency p50/p99 and
+ * histograms), `pools` and `devices`; docs/metrics.md shows one.
+ *
+ * Returns: (transfer full): the JSON text. Called from the thread that
+ * builds the graph, or from any thread between accel_graph_start() and
+ * accel_graph_stop().
+ */
+gchar *
+accel_graph_metrics_to_json (AccelGraph *graph)
+{
+  GString *s;
+  Snapshot snap;
+
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), NULL);
+  take_snapshot (graph, &snap);
+  s = g_string_new ("{\"graph\": ");
+  append_json_string (s, snap.graph);
+  g_string_append_printf (s,
+      ", \"time_us\": %" G_GINT64_FORMAT
+      ", \"frames_in_flight\": %" G_GUINT64_FORMAT ",\n \"stages\": [",
+      g_get_monotonic_time (), snap.in_flight);
+  for (guint i = 0; i < snap.stages->len; i++)
+    {
+      StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
+
+      g_string_append (s, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+      append_json_string (s, accel_stage_get_name (st->stage));
+      g_string_append (s, ", \"kind\": ");
+      append_json_string (s, accel_stage_get_kind_name (st->stage));
+      g_string_append_printf (s,
+          ", \"role\": \"%s\", \"state\": \"%s\", \"frames\": "
+          "%" G_GUINT64_FORMAT ", \"dropped\": %" G_GUINT64_FORMAT
+          ", \"restarts\": %" G_GUINT64_FORMAT
+          ", \"skipped\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
+          ", \"queue_depth\": %u, \"queue_depth_max\": %u"
+          ", \"latency_p50_ns\": %" G_GINT64_FORMAT
+          ", \"latency_p99_ns\": %" G_GINT64_FORMAT ", \"latency\": ",
+          st->kind, st->state, st->frames, st->dropped, st->restarts,
+          st->skipped, st->lost, st->queue_now, st->queue_max, st->p50_ns,
+          st->p99_ns);
+      append_json_histogram (s, &st->latency);
+      if (st->is_sink)
+        {
+          g_string_append (s, ", \"end_to_end\": ");
+          append_json_histogram (s, &st->e2e);
+        }
+      g_string_append (s, "}");
+    }
+  g_string_append (s, "],\n \"pools\": [");
+  for (guint i = 0; i < snap.pools->len; i++)
+    {
+      PoolSnapshot *p = &g_array_index (snap.pools, PoolSnapshot, i);
+
+      g_string_append (s, i ? ",\n  {\"stage\": " : "\n  {\"stage\": ");
+      append_json_string (s, p->stage);
+      g_string_append (s, ", \"port\": ");
+      append_json_string (s, p->port);
+      g_string_append_printf (s,
+          ", \"in_use\": %" G_GUINT64_FORMAT
+          ", \"allocated\": %" G_GUINT64_FORMAT
+          ", \"capacity\": %" G_GUINT64_FORMAT ", \"waits\": %" G_GUINT64_FORMAT
+          "}",
+          p->in_use, p->allocated, p->capacity, p->waits);
+    }
+  g_string_append (s, "],\n \"devices\": [");
+  for (guint i = 0; i < snap.devices->len; i++)
+    {
+      DeviceSnapshot *d = &g_array_index (snap.devices, DeviceSnapshot, i);
+
+      g_string_append (s, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+      append_json_string (s, accel_device_get_name (d->device));
+      g_string_append_printf (s, ", \"generation\": %u",
+          (guint)accel_device_get_generation (d->device));
+      if (d->have_memory)
+        g_string_append_printf (s,
+            ", \"memory_free_bytes\": %" G_GUINT64_FORMAT
+            ", \"memory_total_bytes\": %" G_GUINT64_FORMAT,
+            d->free_bytes, d->total_bytes);
+      g_string_append (s, "}");
+    }
+  g_string_append (s, "]}\n");
+  snapshot_clear (&snap);
+  return g_string_free (s, FALSE);
+}
