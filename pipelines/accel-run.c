@@ -4,6 +4,9 @@
 #define G_LOG_DOMAIN "accel-run"
 
 #include <accel/accel.h>
+#ifdef ACCEL_HAVE_HTTP
+#include "accelhttp.h"
+#endif
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <errno.h>
@@ -33,6 +36,8 @@ static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
 static gint64 opt_frames = NO_FRAME_LIMIT;
 static gboolean opt_restart_state;
+static gint opt_http = -1;
+static gchar *opt_http_address;
 
 static GOptionEntry entries[] = {
   { "description", 'e', 0, G_OPTION_ARG_STRING, &opt_description,
@@ -66,6 +71,12 @@ static GOptionEntry entries[] = {
       "Keep commit logs here; a run started again resumes", "DIR" },
   { "restart-state", 0, 0, G_OPTION_ARG_NONE, &opt_restart_state,
       "Discard what the state directory holds and start over", NULL },
+  { "http", 0, 0, G_OPTION_ARG_INT, &opt_http,
+      "Serve metrics (/metrics), stats (/stats.json) and a live page (/) "
+      "over HTTP; 0 picks a free port",
+      "PORT" },
+  { "http-address", 0, 0, G_OPTION_ARG_STRING, &opt_http_address,
+      "Address the --http server listens on (default 127.0.0.1)", "ADDRESS" },
   { "no-supervise", 0, 0, G_OPTION_ARG_NONE, &opt_no_supervise,
       "Run in this process, without a supervisor", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "No progress output",
@@ -489,6 +500,39 @@ start_failed_status (const GError *error)
   return accel_supervisor_exit_status (error);
 }
 
+/* --http: serves the running graph on this thread's main loop, and tells
+ * where on stderr (tests wait for the line) */
+static gboolean
+serve_http (AccelGraph *graph, gpointer *http, GError **error)
+{
+#ifdef ACCEL_HAVE_HTTP
+  AccelHttpServer *server = accel_graph_serve_http (
+      graph, opt_http_address, (guint)opt_http, error);
+  g_autofree gchar *host = NULL;
+
+  if (!server)
+    return FALSE;
+  host = g_strdup (opt_http_address ? opt_http_address : "127.0.0.1");
+  g_printerr ("accel-run: serving http://%s%s%s:%u/\n",
+      strchr (host, ':') ? "[" : "", host, strchr (host, ':') ? "]" : "",
+      accel_http_server_get_port (server));
+  *http = server;
+  return TRUE;
+#else
+  g_set_error_literal (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "this accel-run was built without HTTP (-Dhttp, libsoup-3.0)");
+  return FALSE;
+#endif
+}
+
+static void
+free_http (gpointer http)
+{
+#ifdef ACCEL_HAVE_HTTP
+  accel_http_server_free (http);
+#endif
+}
+
 /* the run in this process: a worker's, or an unsupervised one */
 static int
 run_pipeline (const char *path)
@@ -501,6 +545,7 @@ run_pipeline (const char *path)
   Run *run = &the_run;
   guint tick;
   int status = EXIT_DONE;
+  gpointer http = NULL;
 
   graph = load_graph (path, &error);
   if (!graph)
@@ -550,6 +595,14 @@ run_pipeline (const char *path)
     }
   run->graph = graph;
   run->loop = loop;
+  if (opt_http >= 0 && !serve_http (graph, &http, &error))
+    {
+      g_printerr ("accel-run: --http: %s\n", error->message);
+      accel_graph_stop (graph);
+      run->graph = NULL;
+      run->loop = NULL;
+      return EXIT_RUNTIME;
+    }
   /* the sign that the run is under way (tests wait for it) */
   if (!opt_quiet)
     g_printerr ("accel-run: running '%s' (Ctrl-C or SIGTERM to stop)\n",
@@ -559,6 +612,8 @@ run_pipeline (const char *path)
   if (run->early_signal)
     on_sigint (run);
   g_main_loop_run (loop);
+  /* the stages' pools go with accel_graph_stop(): no request after it */
+  g_clear_pointer (&http, free_http);
   if (run->grace_expired)
     g_printerr ("accel-run: the frames in flight did not finish within %d s\n",
         GRACE_S);
@@ -736,6 +791,12 @@ main (int argc, char **argv)
       g_printerr ("accel-run: --device must be auto, host or a GPU number, "
                   "not '%s'\n",
           opt_device);
+      return EXIT_INVALID;
+    }
+  if (opt_http > G_MAXUINT16 || (opt_http < 0 && opt_http != -1))
+    {
+      g_printerr ("accel-run: --http must be a port from 0 to 65535, not %d\n",
+          opt_http);
       return EXIT_INVALID;
     }
   if (opt_graph && !g_str_equal (opt_graph, "auto")

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""accel-run --http on an endless host pipeline.
+
+  test-http.py metrics   /metrics passes promtool and holds the expected
+                         series; /stats.json's frame counter moves; / draws
+                         the graph; other paths are 404
+  test-http.py page      the live page in headless Chromium: the stage names
+                         and a frame counter that moves between two loads;
+                         a screenshot is kept and its path printed
+
+Without promtool or chromium it skips (77), except under CI, which installs
+them (.ci/run): there their absence fails the test.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.dirname(__file__))
+BUILDDIR = os.environ.get("G_TEST_BUILDDIR", ".")
+ACCEL_RUN = os.environ["ACCEL_RUN"]
+STAGES = ("src", "twice", "out")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg)
+
+
+def need(program):
+    path = shutil.which(program)
+    if path:
+        return path
+    if os.environ.get("CI"):
+        fail(program + " is missing, and CI installs it")
+    print("SKIP: " + program + " is not installed")
+    sys.exit(77)
+
+
+def start():
+    """accel-run on the endless pipeline, port 0; returns (process, url)."""
+    proc = subprocess.Popen(
+        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0",
+         os.path.join(SRCDIR, "endless.yaml")],
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            fail("accel-run ended before it served: status %s" % proc.wait())
+        sys.stdout.write("accel-run: " + line)
+        m = re.match(r"accel-run: serving (http://127\.0\.0\.1:(\d+)/)$",
+                     line.strip())
+        if m:
+            check(int(m.group(2)) > 0, "the readiness line names a port")
+            return proc, m.group(1)
+    proc.kill()
+    fail("no readiness line within 60 s")
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGINT)
+    try:
+        rest = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        fail("accel-run did not end within 60 s of SIGINT")
+    sys.stdout.write(rest)
+    check(proc.returncode == 0, "accel-run ends with status 0 on SIGINT")
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=30) as reply:
+        return reply.status, reply.headers.get("Content-Type", ""), \
+            reply.read().decode()
+
+
+def sample(text, name, **labels):
+    """the value of the series @name with @labels (a subset) in @text."""
+    for line in text.splitlines():
+        m = re.match(r"([a-z_:]+)\{(.*)\} (\S+)$", line)
+        if not m or m.group(1) != name:
+            continue
+        have = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
+        if all(have.get(k) == v for k, v in labels.items()):
+            return float(m.group(3))
+    return None
+
+
+def test_metrics(url):
+    promtool = need("promtool")
+    time.sleep(1.0)  # past the sink's warm-up
+    status, ctype, text = get(url + "metrics")
+    check(status == 200 and ctype.startswith("text/plain; version=0.0.4"),
+          "/metrics is Prometheus text (%s)" % ctype)
+    lint = subprocess.run([promtool, "check", "metrics"], input=text,
+                          capture_output=True, text=True)
+    sys.stdout.write(lint.stdout + lint.stderr)
+    check(lint.returncode == 0, "promtool check metrics passes")
+    for stage in STAGES:
+        n = sample(text, "accel_stage_frames_total", graph="endless",
+                   stage=stage)
+        check(n is not None and n > 0,
+              "accel_stage_frames_total of %s counts frames: %s" % (stage, n))
+        inf = sample(text, "accel_stage_latency_seconds_bucket",
+                     stage=stage, le="+Inf")
+        count = sample(text, "accel_stage_latency_seconds_count", stage=stage)
+        check(inf is not None and inf == count and count > 0,
+              "%s's latency histogram: +Inf bucket == count (%s)"
+              % (stage, count))
+        check(sample(text, "accel_stage_state", stage=stage,
+                     state="running") == 1, "%s is running" % stage)
+    e2e = sample(text, "accel_sink_end_to_end_latency_seconds_count",
+                 stage="out")
+    check(e2e is not None and e2e > 0,
+          "the sink has source-to-sink latencies: %s" % e2e)
+    check(sample(text, "accel_sink_end_to_end_latency_seconds_count",
+                 stage="src") is None,
+          "only sinks have source-to-sink latency")
+    cap = sample(text, "accel_pool_capacity_buffers", stage="src",
+                 port="out")
+    used = sample(text, "accel_pool_buffers_in_use", stage="src", port="out")
+    check(cap is not None and cap > 0 and used is not None and used <= cap,
+          "the source's pool: %s of %s buffers in use" % (used, cap))
+    check(sample(text, "accel_graph_frames_in_flight", graph="endless")
+          is not None, "frames in flight are reported")
+    check(sample(text, "accel_device_generation", device="host") is not None,
+          "the host device's generation is reported")
+    check(sample(text, "accel_device_memory_free_bytes") is None,
+          "no device memory series on the host backend")
+
+    status, ctype, first = get(url + "stats.json")
+    check(status == 200 and ctype == "application/json",
+          "/stats.json is JSON")
+    time.sleep(1.5)
+    second = get(url + "stats.json")[2]
+    a, b = json.loads(first), json.loads(second)
+    check([s["name"] for s in a["stages"]] == list(STAGES),
+          "/stats.json names the stages in order")
+    fa = {s["name"]: s["frames"] for s in a["stages"]}
+    fb = {s["name"]: s["frames"] for s in b["stages"]}
+    for stage in STAGES:
+        check(fb[stage] > fa[stage],
+              "%s's frame counter moves: %d -> %d"
+              % (stage, fa[stage], fb[stage]))
+    check(b["time_us"] > a["time_us"], "time_us moves")
+
+    status, ctype, page = get(url)
+    check(status == 200 and ctype.startswith("text/html"), "/ is HTML")
+    if shutil.which("dot"):
+        check("<svg" in page and "<title>twice</title>" in page,
+              "the page draws the graph as SVG (graphviz installed)")
+    else:
+        check("<pre>digraph" in page, "the page shows the DOT as text")
+    check(get(url + "page.js")[0] == 200, "/page.js is served")
+    try:
+        get(url + "no-such-page")
+        fail("/no-such-page is not 404")
+    except urllib.error.HTTPError as e:
+        check(e.code == 404, "/no-such-page is 404")
+
+
+def chromium(browser, profile, *args):
+    cmd = [browser, "--headless", "--disable-gpu", "--no-sandbox",
+           "--no-first-run", "--user-data-dir=" + profile,
+           "--virtual-time-budget=3000"] + list(args)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        sys.stdout.write(proc.stderr)
+        fail("chromium exited with %d" % proc.returncode)
+    return proc.stdout
+
+
+def frames_in_dom(dom, stage):
+    m = re.search(r'<tr id="stage-%s">(.*?)</tr>' % stage, dom, re.S)
+    if not m:
+        return None
+    cell = re.search(r'<td class="frames">(\d+)</td>', m.group(1))
+    return int(cell.group(1)) if cell else None
+
+
+def test_page(url):
+    browser = need("chromium")
+    with tempfile.TemporaryDirectory() as profile:
+        first = chromium(browser, profile, "--dump-dom", url)
+        time.sleep(1.0)
+        second = chromium(browser, profile, "--dump-dom", url)
+        shot = os.path.abspath(os.path.join(BUILDDIR, "http-page.png"))
+        if os.path.exists(shot):
+            os.unlink(shot)
+        chromium(browser, profile, "--window-size=1200,900",
+                 "--screenshot=" + shot, url)
+    check(os.path.getsize(shot) > 1000, "screenshot: " + shot)
+    check(re.search(r'id="updates">[1-9]', second) is not None,
+          "the page updated from /stats.json")
+    check(re.search(r'id="status"[^>]*>live<', second) is not None,
+          "the page says it is live")
+    for stage in STAGES:
+        a, b = frames_in_dom(first, stage), frames_in_dom(second, stage)
+        check(a is not None and b is not None,
+              "the page has a row for %s with its frames (%s)" % (stage, b))
+        check(b > a, "%s's frame counter moves on the page: %d -> %d"
+              % (stage, a, b))
+        check(re.search(r'<td class="name">%s</td>' % stage, second)
+              is not None, "the page names %s" % stage)
+        check(re.search(r'<td class="state running">running</td>', second)
+              is not None, "a stage shows as running")
+    if shutil.which("dot"):
+        check('data-state="running"' in second,
+              "the graph's nodes are coloured by state")
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "metrics"
+    if mode == "page":
+        need("chromium")
+    else:
+        need("promtool")
+    proc, url = start()
+    try:
+        (test_page if mode == "page" else test_metrics)(url)
+    except SystemExit:
+        proc.kill()
+        raise
+    except Exception:
+        proc.kill()
+        raise
+    stop(proc)
+
+
+if __name__ == "__main__":
+    main()
