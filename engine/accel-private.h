@@ -224,4 +224,23 @@ guint accel_mailbox_get_max_queued (AccelMailbox *mb);
 guint accel_mailbox_get_n_queued (AccelMailbox *mb);
 GSource *accel_mailbox_source_new (AccelMailbox *mb);
 
+/* accelnvtx.c: NVTX ranges per stage and frame, when ACCEL_NVTX=1 */
+gboolean accel_nvtx_enabled (void);
+void accel_nvtx_push (const char *name, guint64 sequence);
+void accel_nvtx_pop (void);
+#define ACCEL_NVTX_PUSH(name, sequence)                                        \
+  G_STMT_START                                                                 \
+  {                                                                            \
+    if (G_UNLIKELY (accel_nvtx_enabled ()))                                    \
+      accel_nvtx_push ((name), (sequence));                                    \
+  }                                                                            \
+  G_STMT_END
+#define ACCEL_NVTX_POP()                                                       \
+  G_STMT_START                                                                 \
+  {                                                                            \
+    if (G_UNLIKELY (accel_nvtx_enabled ()))                                    \
+      accel_nvtx_pop ();                                                       \
+  }                                                                            \
+  G_STMT_END
+
 G_END_DECLS

@@ -26,7 +26,9 @@ finish_pending (AccelStage *self, const GError *wait_error)
     }
   else
     {
+      ACCEL_NVTX_PUSH (priv->name, sink->pending.sequence);
       flow = klass->render (self, &sink->pending, &error);
+      ACCEL_NVTX_POP ();
     }
   accel_stage_clear_frame (&sink->pending);
   if (flow != ACCEL_FLOW_ERROR && sink->commit_log)

@@ -316,7 +316,9 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       if (!accel_fault_fire (priv->name, priv->stream, sequence,
               MAX (priv->deadline_ms, 500) * 2000, error))
         goto failed;
+      ACCEL_NVTX_PUSH (priv->name, sequence);
       flow = klass->process (self, &frame, error);
+      ACCEL_NVTX_POP ();
       /* fences even for a failed frame: its work may be queued */
       if (!accel_stage_release_frame (
               self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
