@@ -44,3 +44,23 @@ accel_spatial_count_neighbours_host (const AccelSpatialGrid *g,
         g, ix, x, y, z, qx[q], qy[q], spatial_z (qz, (uint32_t)q), radius);
   return 0;
 }
+
+int
+accel_spatial_count_indexed_neighbours_host (const AccelSpatialGrid *g,
+    const AccelSpatialIndex *ix, const float *x, const float *y, const float *z,
+    size_t capacity, const uint32_t *count, float radius, uint32_t *counts)
+{
+  size_t n = count && *count < capacity ? *count : capacity;
+
+  /* a point is within @radius of itself (unless NaN or @radius < 0): the
+   * - 1 leaves it out */
+  for (size_t i = 0; i < n; i++)
+    {
+      uint32_t within = spatial_count_within (
+          g, ix, x, y, z, x[i], y[i], spatial_z (z, i), radius);
+      counts[i] = within > 0 ? within - 1 : 0;
+    }
+  for (size_t i = n; i < capacity; i++)
+    counts[i] = 0;
+  return 0;
+}

@@ -86,6 +86,27 @@ k_count (AccelSpatialGrid g, AccelSpatialIndex ix, const float *x,
       &g, &ix, x, y, z, qx[q], qy[q], spatial_z (qz, (uint32_t)q), radius);
 }
 
+/* every indexed point's neighbours but itself; 0 past the count */
+__global__ static void
+k_count_indexed (AccelSpatialGrid g, AccelSpatialIndex ix, const float *x,
+    const float *y, const float *z, size_t capacity, const uint32_t *count,
+    float radius, uint32_t *counts)
+{
+  size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x;
+  uint32_t n;
+
+  if (i >= capacity)
+    return;
+  if (i >= point_count (count, capacity))
+    {
+      counts[i] = 0;
+      return;
+    }
+  n = spatial_count_within (
+      &g, &ix, x, y, z, x[i], y[i], spatial_z (z, (uint32_t)i), radius);
+  counts[i] = n > 0 ? n - 1 : 0;
+}
+
 extern "C" int
 accel_spatial_build (void *stream, const AccelSpatialGrid *g, const float *x,
     const float *y, const float *z, size_t capacity, const uint32_t *count,
@@ -125,5 +146,17 @@ accel_spatial_count_neighbours (void *stream, const AccelSpatialGrid *g,
     return cudaSuccess;
   k_count<<<blocks_for (n_queries), BLOCK, 0, (cudaStream_t)stream>>> (
       *g, *ix, x, y, z, qx, qy, qz, n_queries, radius, counts);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+accel_spatial_count_indexed_neighbours (void *stream, const AccelSpatialGrid *g,
+    const AccelSpatialIndex *ix, const float *x, const float *y, const float *z,
+    size_t capacity, const uint32_t *count, float radius, uint32_t *counts)
+{
+  if (capacity == 0)
+    return cudaSuccess;
+  k_count_indexed<<<blocks_for (capacity), BLOCK, 0, (cudaStream_t)stream>>> (
+      *g, *ix, x, y, z, capacity, count, radius, counts);
   return cudaGetLastError ();
 }

@@ -95,6 +95,34 @@ accel_particles_type_init (AccelType *type, AccelMemory memory, gint64 capacity)
   type->dims[1] = capacity;
 }
 
+/**
+ * accel_particles_check_state:
+ * @stage: the stage that takes @type
+ * @in: the type offered to @stage's input
+ * @error: return location for a #GError, or %NULL
+ *
+ * Whether @in is a particle state (accel_particles_type_init()), for the
+ * stages that take one. Called from negotiate().
+ *
+ * Returns: %TRUE, or %FALSE with ACCEL_ERROR_TYPE_MISMATCH naming @stage.
+ */
+gboolean
+accel_particles_check_state (
+    AccelStage *stage, const AccelType *in, GError **error)
+{
+  if (in->n_dims != 2 || in->dims[0] != ACCEL_PARTICLES_ROWS
+      || in->dims[1] < ACCEL_PARTICLES_MIN_CAPACITY)
+    {
+      g_autofree gchar *offered = accel_type_to_string (in);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+          "stage '%s' (%s) takes a particle state of %d rows, not %s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          ACCEL_PARTICLES_ROWS, offered);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* the kernels' parameters from the properties, read each step so a
  * parameter change applies from the next one */
 static void

@@ -12,5 +12,7 @@ G_DECLARE_FINAL_TYPE (
 
 void accel_particles_type_init (
     AccelType *type, AccelMemory memory, gint64 capacity);
+gboolean accel_particles_check_state (
+    AccelStage *stage, const AccelType *in, GError **error);
 
 G_END_DECLS

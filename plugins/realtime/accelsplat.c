@@ -44,16 +44,8 @@ accel_splat_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelSplat *self = ACCEL_SPLAT (stage);
   const AccelType *in = &in_types[0];
 
-  if (in->n_dims != 2 || in->dims[0] != ACCEL_PARTICLES_ROWS
-      || in->dims[1] < ACCEL_PARTICLES_MIN_CAPACITY)
-    {
-      g_autofree gchar *offered = accel_type_to_string (in);
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
-          "stage '%s' (%s) takes a particle state of %d rows, not %s",
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-          ACCEL_PARTICLES_ROWS, offered);
-      return FALSE;
-    }
+  if (!accel_particles_check_state (stage, in, error))
+    return FALSE;
   accel_type_init_image (&out_types[0], ACCEL_FORMAT_RGBA8, ACCEL_MEMORY_DEVICE,
       self->params.width, self->params.height);
   return TRUE;

@@ -13,6 +13,7 @@
 #include "accelfluid.h"
 #include "accelgaussianblur.h"
 #include "accelmedian.h"
+#include "accelneighbours.h"
 #include "accelparticles.h"
 #include "accelresize.h"
 #include "accelsobel.h"
@@ -52,5 +53,6 @@ accel_plugin_register (AccelRegistry *registry, GError **error)
   accel_registry_register (registry, ACCEL_TYPE_PARTICLES);
   accel_registry_register (registry, ACCEL_TYPE_SPLAT);
   accel_registry_register (registry, ACCEL_TYPE_CLOTH);
+  accel_registry_register (registry, ACCEL_TYPE_NEIGHBOURS);
   return TRUE;
 }
