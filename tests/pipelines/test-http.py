@@ -9,6 +9,9 @@
                          and a frame counter that moves between two loads;
                          a screenshot is kept and its path printed
 
+With --fault (a build with fault injection) the stage "twice" fails its
+frame 2000, which is skipped: the skip shows in /metrics and on the page.
+
 Without promtool or chromium it skips (77), except under CI, which installs
 them (.ci/run): there their absence fails the test.
 """
@@ -28,6 +31,7 @@ SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.dirname(__file__))
 BUILDDIR = os.environ.get("G_TEST_BUILDDIR", ".")
 ACCEL_RUN = os.environ["ACCEL_RUN"]
 STAGES = ("src", "twice", "out")
+FAULT = "--fault" in sys.argv
 
 
 def fail(msg):
@@ -53,10 +57,13 @@ def need(program):
 
 def start():
     """accel-run on the endless pipeline, port 0; returns (process, url)."""
+    env = dict(os.environ)
+    if FAULT:
+        env["ACCEL_FAULT"] = "twice:invalid-input:2000"
     proc = subprocess.Popen(
         [ACCEL_RUN, "--backend=host", "--quiet", "--http=0",
          os.path.join(SRCDIR, "endless.yaml")],
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         line = proc.stderr.readline()
@@ -124,6 +131,11 @@ def test_metrics(url):
               % (stage, count))
         check(sample(text, "accel_stage_state", stage=stage,
                      state="running") == 1, "%s is running" % stage)
+    if FAULT:
+        for stage in STAGES:
+            n = sample(text, "accel_stage_skipped_total", stage=stage)
+            check(n == (1 if stage == "twice" else 0),
+                  "%s's skipped frames: %s" % (stage, n))
     e2e = sample(text, "accel_sink_end_to_end_latency_seconds_count",
                  stage="out")
     check(e2e is not None and e2e > 0,
@@ -219,6 +231,11 @@ def test_page(url):
               is not None, "the page names %s" % stage)
         check(re.search(r'<td class="state running">running</td>', second)
               is not None, "a stage shows as running")
+    if FAULT:
+        m = re.search(r'<tr id="stage-twice">.*?<td class="skipped">(\d+)<',
+                      second, re.S)
+        check(m is not None and m.group(1) == "1",
+              "the page shows twice's skipped frame")
     if shutil.which("dot"):
         check('data-state="running"' in second,
               "the graph's nodes are coloured by state")
@@ -226,6 +243,8 @@ def test_page(url):
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "metrics"
+    if mode not in ("metrics", "page"):
+        fail("usage: test-http.py metrics|page [--fault]")
     if mode == "page":
         need("chromium")
     else:
