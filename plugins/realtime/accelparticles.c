@@ -5,7 +5,7 @@
  *
  * An emitter shoots particles up from near the bottom of a [-1, 1]^3 box
  * that holds them, under gravity and drag, pulled by an attractor, pushed
- * by a repeller, stirred by curl noise, and (with collisions set) kept
+ * by a repeller, stirred by curl noise, and (with collide-radius set) kept
  * apart from each other. */
 #define G_LOG_DOMAIN "accel-particles"
 
@@ -65,8 +65,9 @@ enum
   PROP_CURL,
   PROP_BOUNCE,
   PROP_FRICTION,
-  PROP_COLLISIONS,
-  PROP_PARTICLE_RADIUS,
+  PROP_COLLIDE_RADIUS,
+  PROP_COLLISIONS_DEPRECATED,
+  PROP_PARTICLE_RADIUS_DEPRECATED,
   PROP_SEED,
   PROP_DT,
   PROP_NUM_BUFFERS,
@@ -326,7 +327,7 @@ float_field (AccelParticles *self, guint prop_id)
       return &self->bounce;
     case PROP_FRICTION:
       return &self->friction;
-    case PROP_PARTICLE_RADIUS:
+    case PROP_PARTICLE_RADIUS_DEPRECATED:
       return &self->particle_radius;
     case PROP_DT:
       return &self->dt;
@@ -365,7 +366,16 @@ accel_particles_set_property (
     *f = g_value_get_float (value);
   else if (u)
     *u = g_value_get_uint (value);
-  else if (prop_id == PROP_COLLISIONS)
+  else if (prop_id == PROP_COLLIDE_RADIUS)
+    {
+      /* 0 switches collisions off and keeps the last radius, which lays
+       * out the index at start */
+      gfloat r = g_value_get_float (value);
+      self->collisions = r > 0.0f;
+      if (r > 0.0f)
+        self->particle_radius = r;
+    }
+  else if (prop_id == PROP_COLLISIONS_DEPRECATED)
     self->collisions = g_value_get_boolean (value);
   else if (prop_id == PROP_NUM_BUFFERS)
     self->num_buffers = g_value_get_int64 (value);
@@ -385,7 +395,9 @@ accel_particles_get_property (
     g_value_set_float (value, *f);
   else if (u)
     g_value_set_uint (value, *u);
-  else if (prop_id == PROP_COLLISIONS)
+  else if (prop_id == PROP_COLLIDE_RADIUS)
+    g_value_set_float (value, self->collisions ? self->particle_radius : 0.0f);
+  else if (prop_id == PROP_COLLISIONS_DEPRECATED)
     g_value_set_boolean (value, self->collisions);
   else if (prop_id == PROP_NUM_BUFFERS)
     g_value_set_int64 (value, self->num_buffers);
@@ -475,12 +487,21 @@ accel_particles_class_init (AccelParticlesClass *klass)
       0.5f);
   install_float (gobject_class, PROP_FRICTION, "friction",
       "Tangential velocity lost by a bounce", 0.0f, 1.0f, 0.1f);
-  g_object_class_install_property (gobject_class, PROP_COLLISIONS,
+  /* collide-radius, as the element accelparticles calls it; collisions and
+   * particle-radius are the old pair */
+  install_float (gobject_class, PROP_COLLIDE_RADIUS, "collide-radius",
+      "Particles closer than twice this push each other apart, through the "
+      "spatial index (0: no particle-particle collisions)",
+      0.0f, 1.0f, 0.0f);
+  g_object_class_install_property (gobject_class, PROP_COLLISIONS_DEPRECATED,
       g_param_spec_boolean ("collisions", "Collisions",
-          "Particles push each other apart (through a spatial index)", FALSE,
-          FLAGS));
-  install_float (gobject_class, PROP_PARTICLE_RADIUS, "particle-radius",
-      "Radius of a particle for the collisions", 1e-4f, 1.0f, 0.01f);
+          "Deprecated: use collide-radius", FALSE,
+          G_PARAM_READWRITE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class,
+      PROP_PARTICLE_RADIUS_DEPRECATED,
+      g_param_spec_float ("particle-radius", "Particle radius",
+          "Deprecated: use collide-radius", 1e-4f, 1.0f, 0.01f,
+          G_PARAM_READWRITE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS));
   install_uint (gobject_class, PROP_SEED, "seed",
       "Seed of the emission's randomness and of the noise", 0, G_MAXUINT32, 1);
   install_float (
@@ -501,4 +522,6 @@ accel_particles_class_init (AccelParticlesClass *klass)
 static void
 accel_particles_init (AccelParticles *self)
 {
+  /* the index's cell while collide-radius is 0 (collisions off) */
+  self->particle_radius = 0.01f;
 }

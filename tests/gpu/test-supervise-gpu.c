@@ -30,7 +30,7 @@ static const char *pipelines[] = {
   "stages:\n"
   "  - {name: sim, kind: realtime.particles,\n"
   "     params: {capacity: 200000, emit-rate: 3000, curl: 0.5,\n"
-  "              attractor-strength: 4, collisions: true,\n"
+  "              attractor-strength: 4, collide-radius: 0.01,\n"
   "              num-buffers: 40, snapshot-interval: 8}}\n"
   "  - {name: draw, kind: realtime.splat,\n"
   "     params: {width: 320, height: 240, scale: 110}}\n"

@@ -332,7 +332,7 @@ test_stages (void)
   render = accel_test_stage (g, "realtime.splat", "render");
   sink = accel_test_stage (g, "core.checksum-sink", "sink");
   g_object_set (sim, "capacity", 4096u, "emit-rate", 64u, "num-buffers",
-      (gint64)10, "collisions", TRUE, "attractor-strength", 3.0f,
+      (gint64)10, "collide-radius", 0.01f, "attractor-strength", 3.0f,
       "repeller-strength", 3.0f, "curl", 1.0f, NULL);
   g_object_set (render, "width", 64, "height", 48, "scale", 24.0f, NULL);
   g_assert_true (accel_graph_link (g, "sim", "render", &error));

@@ -271,6 +271,56 @@ test_grid_size (void)
   g_assert_cmpint (h, ==, 12);
 }
 
+/* collide-radius as accelparticles calls it; the old pair collisions +
+ * particle-radius still works, with a warning naming the new name */
+static void
+test_collide_radius (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = NULL;
+  gfloat r = -1.0f;
+  gboolean on = FALSE;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) old = accel_graph_new_from_description (
+          "realtime.particles collisions=true particle-radius=0.02 "
+          "num-buffers=1 ! core.null-sink",
+          &error);
+      g_assert_no_error (error);
+      g_object_get (accel_graph_get_stage (old, "particles0"), "collide-radius",
+          &r, NULL);
+      g_assert_cmpfloat (r, ==, 0.02f);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*warning: parameter 'collisions' of stage "
+                             "'particles0' (realtime.particles) is "
+                             "deprecated: use collide-radius*");
+  g_test_trap_assert_stderr ("*warning: parameter 'particle-radius' of stage "
+                             "'particles0' (realtime.particles) is "
+                             "deprecated: use collide-radius*");
+
+  g = accel_graph_new_from_description (
+      "realtime.particles collide-radius=0.03 num-buffers=2 ! core.null-sink",
+      &error);
+  g_assert_no_error (error);
+  g_object_get (accel_graph_get_stage (g, "particles0"), "collisions", &on,
+      "particle-radius", &r, NULL);
+  g_assert_true (on);
+  g_assert_cmpfloat (r, ==, 0.03f);
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  /* 0 switches them off */
+  g_object_set (
+      accel_graph_get_stage (g, "particles0"), "collide-radius", 0.0f, NULL);
+  g_object_get (accel_graph_get_stage (g, "particles0"), "collisions", &on,
+      "collide-radius", &r, NULL);
+  g_assert_false (on);
+  g_assert_cmpfloat (r, ==, 0.0f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -281,5 +331,6 @@ main (int argc, char **argv)
   g_test_add_func ("/description/errors-at-columns", test_errors);
   g_test_add_func ("/description/accel-run", test_accel_run);
   g_test_add_func ("/vocabulary/grid-size", test_grid_size);
+  g_test_add_func ("/vocabulary/collide-radius", test_collide_radius);
   return g_test_run ();
 }
