@@ -34,8 +34,9 @@ typedef struct
 
 typedef struct
 {
-  guint src, dst; /* items */
-  gint col;       /* of the '!' */
+  guint src, dst;  /* items */
+  gint col;        /* of the '!' */
+  gchar *dst_port; /* the input port picked for a bare destination */
 } Link;
 
 /* where text of the YAML came from in the description */
@@ -522,6 +523,76 @@ write_end (Parser *p, Item *item)
 }
 
 static void
+link_clear (gpointer data)
+{
+  g_free (((Link *)data)->dst_port);
+}
+
+/* the kind of the stage named @name, or NULL */
+static const char *
+kind_of (Parser *p, const char *name)
+{
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      if (item->kind && !g_strcmp0 (item->name, name))
+        return item->kind;
+    }
+  return NULL;
+}
+
+/* whether input @port of the stage named @name is taken: by a reference
+ * that names it, or picked already */
+static gboolean
+input_taken (Parser *p, const char *name, const char *port)
+{
+  for (guint i = 0; i < p->links->len; i++)
+    {
+      Link *link = &g_array_index (p->links, Link, i);
+      Item *dst = p->items->pdata[link->dst];
+      const char *taken = dst->port ? dst->port : link->dst_port;
+      if (taken && !g_strcmp0 (dst->name, name) && !strcmp (taken, port))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* as gst-launch does: a link into a stage of several inputs that names no
+ * port ("a ! blend." or "a ! realtime.blend") takes the stage's next input
+ * not linked yet, in the kind's port order. Kinds the registry does not
+ * know are left for the loader to report */
+static void
+pick_input_ports (Parser *p)
+{
+  AccelRegistry *registry = accel_registry_get_default ();
+
+  for (guint i = 0; i < p->links->len; i++)
+    {
+      Link *link = &g_array_index (p->links, Link, i);
+      Item *dst = p->items->pdata[link->dst];
+      const char *kind = dst->port ? NULL : kind_of (p, dst->name);
+      GType type = kind ? accel_registry_lookup (registry, kind) : 0;
+      AccelStageClass *klass;
+      g_autoptr (GPtrArray) ports = NULL;
+
+      if (type == 0)
+        continue;
+      klass = g_type_class_ref (type);
+      ports = accel_stage_class_get_ports (klass, ACCEL_PORT_INPUT);
+      for (guint k = 0; ports && ports->len > 1 && k < ports->len; k++)
+        {
+          const AccelPortTemplate *t = ports->pdata[k];
+          if (!input_taken (p, dst->name, t->name))
+            {
+              link->dst_port = g_strdup (t->name);
+              break;
+            }
+        }
+      g_type_class_unref (klass);
+    }
+}
+
+static void
 write_yaml (Parser *p)
 {
   GString *y = p->yaml;
@@ -550,6 +621,8 @@ write_yaml (Parser *p)
       g_string_append (y, " -> ");
       anchor (p, ((Item *)p->items->pdata[link->dst])->col, FALSE);
       write_end (p, p->items->pdata[link->dst]);
+      if (link->dst_port)
+        g_string_append_printf (y, ".%s", link->dst_port);
       newline (p);
     }
 }
@@ -561,6 +634,7 @@ parser_init (Parser *p, const char *description, const char *origin)
   p->origin = origin ? origin : "<description>";
   p->items = g_ptr_array_new_with_free_func (item_free);
   p->links = g_array_new (FALSE, FALSE, sizeof (Link));
+  g_array_set_clear_func (p->links, link_clear);
   p->problems = g_string_new (NULL);
   p->yaml = g_string_new (NULL);
   p->yaml_line = 1;
@@ -603,6 +677,7 @@ parse (Parser *p, GError **error)
           error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, p->problems->str);
       return FALSE;
     }
+  pick_input_ports (p);
   write_yaml (p);
   return TRUE;
 }
@@ -660,7 +735,10 @@ map_message (Parser *p, const char *message)
  * a stage (else it is called after its kind: `scale0`, `scale1`, ...),
  * `device=D` places it, and `NAME.` or `NAME.PORT` refers back to a named
  * stage to start a branch or to link a port. Values may be quoted ("..."
- * with backslash escapes, or '...'). Only the syntax is checked here;
+ * with backslash escapes, or '...'). As in gst-launch, a link into a stage
+ * of several inputs that names no port (`a ! mix.`) takes the stage's next
+ * input not linked yet, in the kind's port order (kinds looked up in the
+ * default registry). Only the syntax is checked here;
  * kinds and parameters are checked when the YAML is loaded. Called from any
  * thread.
  *

@@ -271,6 +271,69 @@ test_grid_size (void)
   g_assert_cmpint (h, ==, 12);
 }
 
+/* the digest of core.checksum-sink "sum" after running @description */
+static gchar *
+blend_digest (const char *description)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_description (description, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  return digest_of (g, "sum");
+}
+
+/* as gst-launch: a link into a stage of several inputs that names no port
+ * takes the next input not linked yet, skipping those a link names */
+static void
+test_next_input_port (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *yaml = NULL, *reserved = NULL, *digest = NULL;
+  g_autofree gchar *named = NULL, *swapped = NULL;
+
+  yaml = accel_description_to_yaml (
+      "core.test-source format=rgba8 ! realtime.blend name=mix ! "
+      "core.null-sink  core.test-source format=rgba8 ! mix.",
+      NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (yaml, "  - test-source0 -> mix.a\n"));
+  g_assert_nonnull (strstr (yaml, "  - test-source1 -> mix.b\n"));
+
+  /* a port named anywhere in the line is not picked for a bare link, and
+   * a stage may be referred to before it is declared */
+  reserved
+      = accel_description_to_yaml ("core.test-source format=rgba8 ! mix.  "
+                                   "core.test-source format=rgba8 ! mix.a  "
+                                   "realtime.blend name=mix ! core.null-sink",
+          NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (reserved, "  - test-source0 -> mix.b\n"));
+  g_assert_nonnull (strstr (reserved, "  - test-source1 -> mix.a\n"));
+
+  /* the graph builds and runs with the base and the layer where the line
+   * with named ports puts them, and not where the swapped ports would */
+  digest = blend_digest ("io.pattern-source pattern=smpte num-buffers=2 ! "
+                         "realtime.blend name=mix opacity=0.25 ! "
+                         "core.checksum-sink name=sum  "
+                         "io.pattern-source pattern=checkerboard "
+                         "num-buffers=2 ! mix.");
+  named = blend_digest ("io.pattern-source pattern=smpte num-buffers=2 ! "
+                        "mix.a  realtime.blend name=mix opacity=0.25 ! "
+                        "core.checksum-sink name=sum  "
+                        "io.pattern-source pattern=checkerboard "
+                        "num-buffers=2 ! mix.b");
+  swapped = blend_digest ("io.pattern-source pattern=smpte num-buffers=2 ! "
+                          "mix.b  realtime.blend name=mix opacity=0.25 ! "
+                          "core.checksum-sink name=sum  "
+                          "io.pattern-source pattern=checkerboard "
+                          "num-buffers=2 ! mix.a");
+  g_assert_cmpstr (digest, ==, named);
+  g_assert_cmpstr (digest, !=, swapped);
+}
+
 /* collide-radius as accelparticles calls it; the old pair collisions +
  * particle-radius still works, with a warning naming the new name */
 static void
@@ -330,6 +393,7 @@ main (int argc, char **argv)
   g_test_add_func ("/description/same-graph-as-yaml", test_same_graph);
   g_test_add_func ("/description/errors-at-columns", test_errors);
   g_test_add_func ("/description/accel-run", test_accel_run);
+  g_test_add_func ("/description/next-input-port", test_next_input_port);
   g_test_add_func ("/vocabulary/grid-size", test_grid_size);
   g_test_add_func ("/vocabulary/collide-radius", test_collide_radius);
   return g_test_run ();
