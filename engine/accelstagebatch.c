@@ -199,6 +199,13 @@ accel_stage_batch_push (
   AccelStageBatch *batch = batch_of (self);
   BatchedPush p = { self, link, buffer, sequence };
 
+  /* the segment stopped meanwhile: the graph is going down */
+  if (!batch || batch->orphaned)
+    {
+      accel_buffer_unref (buffer);
+      return;
+    }
+
   g_array_append_val (batch->pushes, p);
 }
 
