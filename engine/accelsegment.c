@@ -95,6 +95,16 @@ accel_graph_partition (AccelGraph *graph)
     }
 }
 
+/* whether @stage's kind says its frames can be captured; a sink's
+ * render() waits for its work, which must then be queued */
+static gboolean
+kind_can_capture (AccelStage *stage)
+{
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (stage);
+
+  return klass->can_capture && !klass->render;
+}
+
 /* why @stage's work is not captured into CUDA graphs, or NULL when it is */
 const char *
 accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage)
@@ -109,21 +119,15 @@ accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage)
   if (graph->stream_policy != ACCEL_STREAM_POLICY_PER_STAGE)
     return "stages on other threads may share its stream (stream policy "
            "single or pooled)";
-  if (!ACCEL_STAGE_GET_CLASS (stage)->can_capture)
-    return "its kind cannot be captured";
-  if (ACCEL_STAGE_GET_CLASS (stage)->render)
-    return "it hands frames to the host";
-  return NULL;
+  return kind_can_capture (stage) ? NULL : "its kind cannot be captured";
 }
 
 /* a stage set to `graph: on` whose kind cannot be captured is refused */
 gboolean
 accel_graph_check_capture (AccelStage *stage, GError **error)
 {
-  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (stage);
-
   if (accel_stage_get_capture_mode (stage) != ACCEL_CAPTURE_ON
-      || (klass->can_capture && !klass->render))
+      || kind_can_capture (stage))
     return TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
       "stage '%s' (%s) has graph: on, but its kind cannot be captured into a "

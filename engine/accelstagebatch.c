@@ -161,11 +161,10 @@ accel_stage_batch_defer (AccelStage *self, AccelFrame *frame)
   AccelStageBatch *batch;
   BatchedFrame *f;
 
-  /* a sink's render() waits for its work from now on: it must be queued */
-  if (!priv->capture || !klass->can_capture || klass->render
-      || !accel_stream_get_handle (frame->stream) || accel_fault_pending ()
-      || !klass->can_capture (self, frame) || !(batch = batch_of (self))
-      || batch->orphaned)
+  /* priv->capture: the kind can be captured (accelsegment.c) */
+  if (!priv->capture || !accel_stream_get_handle (frame->stream)
+      || accel_fault_pending () || !klass->can_capture (self, frame)
+      || !(batch = batch_of (self)) || batch->orphaned)
     return FALSE;
   /* the first frame after a start or a change runs as it comes: what a
    * stage makes on first use (plans, workspaces) is not captured */

@@ -364,6 +364,15 @@ failed:
   }
 }
 
+/* the stage's work may differ from what was captured: new keys, and the
+ * next frame runs with stream launches */
+static void
+forget_captures (AccelStagePrivate *priv)
+{
+  priv->capture_generation++;
+  priv->capture_warm = FALSE;
+}
+
 /* new stream, handles and plans; state from the last snapshot */
 static gboolean
 restart (AccelStage *self, GError **error)
@@ -390,8 +399,7 @@ restart (AccelStage *self, GError **error)
     return FALSE;
   priv->started = TRUE;
   /* new handles and plans: graphs captured before may not replay */
-  priv->capture_generation++;
-  priv->capture_warm = FALSE;
+  forget_captures (priv);
   if (priv->supervisor.snapshot && klass->restore
       && !klass->restore (self, priv->supervisor.snapshot, error))
     return FALSE;
@@ -523,15 +531,13 @@ handle_control (AccelStage *self, AccelMessage *msg)
     case ACCEL_MESSAGE_PARAM:
       g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
       /* graphs captured with the old value are not replayed */
-      priv->capture_generation++;
-      priv->capture_warm = FALSE;
+      forget_captures (priv);
       break;
     case ACCEL_MESSAGE_FLUSH:
       accel_mailbox_drain (priv->mailbox);
       if (klass->flush)
         klass->flush (self);
-      priv->capture_generation++;
-      priv->capture_warm = FALSE;
+      forget_captures (priv);
       for (guint o = 0; o < priv->n_out; o++)
         for (guint l = 0; l < priv->links[o]->len; l++)
           accel_stage_flush_async (

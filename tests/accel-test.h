@@ -35,6 +35,20 @@ accel_test_stage (AccelGraph *graph, const char *kind, const char *name)
   return stage;
 }
 
+/* waits until @stage has processed @n frames; fails the test after a
+ * minute */
+static inline void
+accel_test_wait_processed (AccelStage *stage, guint64 n)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (accel_stage_get_n_processed (stage) < n)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_usleep (200);
+    }
+}
+
 /* removes @dir and the files in it (one level: what a test run wrote) */
 static inline void
 accel_test_remove_tree (const char *dir)

@@ -24,14 +24,19 @@ bench_time_ms (cudaStream_t stream, int reps, BenchEnqueue fn, void *data)
   return ms / reps;
 }
 
+static void
+launch_graph (cudaStream_t stream, void *exec)
+{
+  cudaGraphLaunch (exec, stream);
+}
+
 /* the same, with @fn's work captured once into a CUDA graph and the graph
- * launched @reps times */
+ * launched instead */
 float
 bench_graph_time_ms (cudaStream_t stream, int reps, BenchEnqueue fn, void *data)
 {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  cudaEvent_t a, b;
   float ms;
 
   cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal);
@@ -39,20 +44,10 @@ bench_graph_time_ms (cudaStream_t stream, int reps, BenchEnqueue fn, void *data)
   if (cudaStreamEndCapture (stream, &graph) != cudaSuccess
       || cudaGraphInstantiate (&exec, graph, 0) != cudaSuccess)
     g_error ("could not capture the benchmark's work");
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  cudaGraphLaunch (exec, stream);
-  cudaEventRecord (a, stream);
-  for (int i = 0; i < reps; i++)
-    cudaGraphLaunch (exec, stream);
-  cudaEventRecord (b, stream);
-  cudaEventSynchronize (b);
-  cudaEventElapsedTime (&ms, a, b);
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
+  ms = bench_time_ms (stream, reps, launch_graph, exec);
   cudaGraphExecDestroy (exec);
   cudaGraphDestroy (graph);
-  return ms / reps;
+  return ms;
 }
 
 /* runs the pipeline @yaml in graph mode @mode: seconds from start to end */

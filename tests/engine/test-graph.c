@@ -566,19 +566,6 @@ test_graph_on_refused (GraphFixture *f, gconstpointer data)
   g_assert_no_error (f->error);
 }
 
-/* waits until @stage has processed @n frames (a minute at most) */
-static void
-wait_processed (AccelStage *stage, guint64 n)
-{
-  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-  while (accel_stage_get_n_processed (stage) < n)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, end);
-      g_usleep (200);
-    }
-}
-
 /* buffers the graph's pools may still allocate before their bounds, and
  * one each for an allocation under way while this counts */
 static guint64
@@ -613,10 +600,10 @@ test_steady_state_allocations (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "a", "b");
   link_ok (f->graph, "b", "sink");
   g_assert_true (accel_graph_start (f->graph, &f->error));
-  wait_processed (f->sink, 200);
+  accel_test_wait_processed (f->sink, 200);
   allocations = accel_debug_get_n_allocations ();
   headroom = pool_headroom (f->graph);
-  wait_processed (f->sink, 1200);
+  accel_test_wait_processed (f->sink, 1200);
   g_assert_cmpuint (
       accel_debug_get_n_allocations (), <=, allocations + headroom);
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
@@ -627,7 +614,7 @@ test_steady_state_allocations (GraphFixture *f, gconstpointer data)
 static GStrv
 scaled_checksums (GraphFixture *f, AccelGraph *g, float scale)
 {
-  g_object_set (source_to (f, g, "src", 10, "64"), NULL);
+  source_to (f, g, "src", 10, "64");
   g_object_set (add_to (f, g, "core.scale", "k"), "scale", scale, NULL);
   add_to (f, g, "core.checksum-sink", "sink");
   link_ok (g, "src", "k");

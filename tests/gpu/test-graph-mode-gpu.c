@@ -214,19 +214,6 @@ total_captured (AccelGraph *g)
   return n;
 }
 
-/* waits until @sink has taken @n frames (a minute at most) */
-static void
-wait_for_frames (AccelStage *sink, guint64 n)
-{
-  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-  while (accel_stage_get_n_processed (sink) < n)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, end);
-      g_usleep (200);
-    }
-}
-
 /* a source, eight small kernels and a sink, in graph mode: after warming
  * up, 1 000 frames allocate no buffer and capture no graph */
 static void
@@ -252,10 +239,10 @@ test_steady_state (void)
   g_assert_true (accel_graph_start (g, &error));
   g_assert_no_error (error);
 
-  wait_for_frames (sink, 200);
+  accel_test_wait_processed (sink, 200);
   allocs = accel_debug_get_n_allocations ();
   captures = total_captured (g);
-  wait_for_frames (sink, 1200);
+  accel_test_wait_processed (sink, 1200);
   g_assert_cmpuint (accel_debug_get_n_allocations (), ==, allocs);
   g_assert_cmpuint (total_captured (g), ==, captures);
   g_assert_true (accel_graph_wait (g, -1, &error));
@@ -289,12 +276,12 @@ test_parameter_change (void)
   g_assert_true (accel_graph_link (g, "cut", "sink", &error));
   g_assert_true (accel_graph_start (g, &error));
   g_assert_no_error (error);
-  wait_for_frames (sink, 50);
+  accel_test_wait_processed (sink, 50);
   g_value_init (&v, G_TYPE_FLOAT);
   g_value_set_float (&v, 0.1f);
   g_assert_true (accel_stage_set_param_async (cut, "value", &v));
   g_value_unset (&v);
-  wait_for_frames (sink, accel_stage_get_n_processed (sink) + 50);
+  accel_test_wait_processed (sink, accel_stage_get_n_processed (sink) + 50);
   accel_graph_stop (g);
   accel_graph_wait (g, -1, NULL);
 

@@ -176,8 +176,8 @@ run_accel_run (const char *const *args, gint *status, gchar **err)
   gchar *out = NULL;
 
   g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
-  g_ptr_array_add (argv, "--backend=host");
-  g_ptr_array_add (argv, "--quiet");
+  g_ptr_array_add (argv, (gpointer) "--backend=host");
+  g_ptr_array_add (argv, (gpointer) "--quiet");
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer)args[i]);
   g_ptr_array_add (argv, NULL);
