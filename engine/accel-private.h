@@ -28,6 +28,10 @@ gboolean accel_debug_has (AccelDebugFlags flag);
   }                                                                            \
   G_STMT_END
 
+/* supervisor.c: restarts within a window, for the restart intensity */
+guint accel_supervisor_count_recent (
+    GArray *restarts, gint64 now, gint64 window_ms);
+
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);
 

@@ -310,6 +310,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
   const char *dir = graph->state_dir;
   GPtrArray *order = graph->order, *notes = graph->notes;
   AccelStage *live = find_live (order);
+  AccelWorld *world = accel_world_get_default ();
   guint64 resume = G_MAXUINT64;
   int lock_fd;
 
@@ -350,6 +351,11 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
       accel_stage_set_commit_log (stage, log);
     }
   close (lock_fd);
+  /* the ranks of a world resume at one frame, the first some rank's sink
+   * lacks: collectives pair the ranks' frames by their order */
+  if (world && accel_world_get_generation (world) > 0
+      && !accel_world_agree_min (world, "resume", &resume, error))
+    return FALSE;
   resume = common_checkpoint (dir, order, resume);
   for (guint i = 0; i < order->len; i++)
     {

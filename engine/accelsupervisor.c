@@ -59,6 +59,18 @@ accel_supervisor_exit_status (const GError *error)
   return 1;
 }
 
+/* how many of @restarts (monotonic times) fell within the last
+ * @window_ms before @now: the restart intensity of both supervisors */
+guint
+accel_supervisor_count_recent (GArray *restarts, gint64 now, gint64 window_ms)
+{
+  guint recent = 0;
+
+  for (guint i = 0; i < restarts->len; i++)
+    recent += now - g_array_index (restarts, gint64, i) < window_ms * 1000;
+  return recent;
+}
+
 static gchar **
 worker_env (guint generation)
 {
@@ -135,9 +147,7 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
         }
 
       now = g_get_monotonic_time ();
-      for (guint i = 0; i < restarts->len; i++)
-        recent += now - g_array_index (restarts, gint64, i)
-                  < restart_window_ms * 1000;
+      recent = accel_supervisor_count_recent (restarts, now, restart_window_ms);
       if (recent >= max_restarts)
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,

@@ -38,6 +38,8 @@ static gint64 opt_frames = NO_FRAME_LIMIT;
 static gboolean opt_restart_state;
 static gint opt_http = -1;
 static gchar *opt_http_address;
+static gint opt_ranks, opt_rank = -1, opt_world;
+static gchar *opt_coordinator;
 
 static GOptionEntry entries[] = {
   { "description", 'e', 0, G_OPTION_ARG_STRING, &opt_description,
@@ -77,6 +79,18 @@ static GOptionEntry entries[] = {
       "PORT" },
   { "http-address", 0, 0, G_OPTION_ARG_STRING, &opt_http_address,
       "Address the --http server listens on (default 127.0.0.1)", "ADDRESS" },
+  { "ranks", 0, 0, G_OPTION_ARG_INT, &opt_ranks,
+      "Run a world of N ranks, one worker process each on this machine "
+      "(rank r on GPU r)",
+      "N" },
+  { "coordinator", 0, 0, G_OPTION_ARG_STRING, &opt_coordinator,
+      "The world's coordinator: rank 0 serves its store there, the other "
+      "ranks join it (with --rank and --world; or where --ranks serves it)",
+      "HOST:PORT" },
+  { "rank", 0, 0, G_OPTION_ARG_INT, &opt_rank,
+      "This process's rank in the world of --coordinator", "R" },
+  { "world", 0, 0, G_OPTION_ARG_INT, &opt_world,
+      "The number of ranks of the world of --coordinator", "W" },
   { "no-supervise", 0, 0, G_OPTION_ARG_NONE, &opt_no_supervise,
       "Run in this process, without a supervisor", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "No progress output",
@@ -540,8 +554,10 @@ run_pipeline (const char *path)
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) graph = NULL;
   g_autoptr (GMainLoop) loop = NULL;
+  AccelWorld *world = accel_world_get_default ();
+  /* a world's supervisor gives each rank a directory of its own */
   const char *state_dir
-      = opt_state_dir ? opt_state_dir : g_getenv ("ACCEL_STATE_DIR");
+      = opt_state_dir && !world ? opt_state_dir : g_getenv ("ACCEL_STATE_DIR");
   Run *run = &the_run;
   guint tick;
   int status = EXIT_DONE;
@@ -571,6 +587,11 @@ run_pipeline (const char *path)
       return EXIT_DONE;
     }
 
+  if (world && !accel_world_join (world, accel_graph_get_name (graph), &error))
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      return EXIT_RUNTIME;
+    }
   if (opt_frames != NO_FRAME_LIMIT)
     accel_graph_set_frame_limit (graph, opt_frames);
   if (state_dir)
@@ -658,6 +679,33 @@ run_pipeline (const char *path)
   return status;
 }
 
+/* a state directory for a supervised run without --state-dir, removed
+ * when it ends (NULL with --state-dir) */
+static gchar *
+make_tmp_state (GError **error)
+{
+  if (opt_state_dir)
+    return NULL;
+  return g_dir_make_tmp ("accel-run-XXXXXX", error);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *f;
+
+  while (d && (f = g_dir_read_name (d)))
+    {
+      g_autofree gchar *p = g_build_filename (dir, f, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        remove_tree (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
 /* with a GPU the pipeline runs in supervised worker processes, so a poisoned
  * context costs a restart, not the run */
 static int
@@ -682,17 +730,94 @@ supervise (int argc, char **argv)
       return EXIT_RUNTIME;
     }
   if (tmp_state)
+    remove_tree (tmp_state);
+  return EXIT_DONE;
+}
+
+/* --ranks N: a world of N local workers, supervised together */
+static int
+supervise_world (char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *tmp_state = make_tmp_state (&error);
+  gboolean ok;
+
+  if (!opt_state_dir && !tmp_state)
     {
-      g_autoptr (GDir) d = g_dir_open (tmp_state, 0, NULL);
-      const char *f;
-      while (d && (f = g_dir_read_name (d)))
-        {
-          g_autofree gchar *p = g_build_filename (tmp_state, f, NULL);
-          g_unlink (p);
-        }
-      g_rmdir (tmp_state);
+      g_printerr ("accel-run: %s\n", error->message);
+      return EXIT_RUNTIME;
+    }
+  ok = accel_world_supervise ((const char *const *)argv, (guint)opt_ranks,
+      opt_coordinator, opt_state_dir ? opt_state_dir : tmp_state, 3, 10000,
+      &error);
+  if (tmp_state)
+    remove_tree (tmp_state);
+  if (!ok)
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      return EXIT_RUNTIME;
     }
   return EXIT_DONE;
+}
+
+/* --coordinator --rank --world: this machine's rank, supervised here; rank
+ * 0's supervisor serves the world's store, so it outlives its workers */
+static int
+supervise_rank (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server = NULL;
+  g_autofree gchar *rank = g_strdup_printf ("%d", opt_rank);
+  g_autofree gchar *size = g_strdup_printf ("%d", opt_world);
+  g_autofree gchar *dir = NULL;
+
+  if (opt_rank == 0
+      && !(server = accel_store_server_new (
+               opt_coordinator, (guint)opt_world, &error)))
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      return EXIT_RUNTIME;
+    }
+  g_setenv ("ACCEL_COORDINATOR", opt_coordinator, TRUE);
+  g_setenv ("ACCEL_RANK", rank, TRUE);
+  g_setenv ("ACCEL_WORLD_SIZE", size, TRUE);
+  g_setenv ("NCCL_NVLS_ENABLE", "0", FALSE);
+  if (opt_state_dir)
+    {
+      dir = g_strdup_printf ("%s/rank-%d", opt_state_dir, opt_rank);
+      g_setenv ("ACCEL_STATE_DIR", dir, TRUE);
+    }
+  return supervise (argc, argv);
+}
+
+/* --ranks, --coordinator, --rank and --world, checked together; returns
+ * what is wrong, or NULL */
+static gchar *
+check_world_options (void)
+{
+  g_autofree gchar *host = NULL;
+  g_autoptr (GError) error = NULL;
+  guint16 port;
+
+  if (opt_ranks < 0 || opt_ranks > 4096)
+    return g_strdup_printf (
+        "--ranks must be from 1 to 4096, not %d", opt_ranks);
+  if (opt_ranks > 0 && (opt_rank >= 0 || opt_world > 0))
+    return g_strdup ("--ranks starts every rank here: it takes no --rank "
+                     "or --world");
+  if ((opt_rank >= 0 || opt_world > 0) && !opt_coordinator)
+    return g_strdup ("--rank and --world join the world of --coordinator "
+                     "HOST:PORT");
+  if (opt_coordinator && opt_ranks == 0 && (opt_rank < 0 || opt_world <= 0))
+    return g_strdup ("--coordinator needs --rank R and --world W (or "
+                     "--ranks N to start every rank here)");
+  if (opt_coordinator && opt_world > 0 && opt_rank >= opt_world)
+    return g_strdup_printf (
+        "--rank must be below --world (%d), not %d", opt_world, opt_rank);
+  if (opt_coordinator
+      && !accel_store_parse_address (opt_coordinator, &host, &port, &error))
+    return g_strdup_printf ("--coordinator: %s", error->message);
+  return NULL;
 }
 
 /* --print-yaml: the file -e stands for */
@@ -841,9 +966,33 @@ main (int argc, char **argv)
     }
   if (opt_print_yaml)
     return print_yaml ();
+  if (!accel_supervisor_is_worker ())
+    {
+      g_autofree gchar *problem = check_world_options ();
+      if (problem)
+        {
+          g_printerr ("accel-run: %s\n", problem);
+          return EXIT_INVALID;
+        }
+    }
+  /* rank r of a world on GPU r, unless --device says otherwise */
+  if (accel_world_get_default () && !opt_device
+      && accel_backend_get_default () == ACCEL_BACKEND_CUDA
+      && accel_device_get_n_cuda () > 0)
+    {
+      g_ptr_array_remove_index (overrides, overrides->len - 1);
+      g_ptr_array_add (
+          overrides, g_strdup_printf ("device=%u",
+                         accel_world_get_rank (accel_world_get_default ())
+                             % accel_device_get_n_cuda ()));
+      g_ptr_array_add (overrides, NULL);
+    }
 
-  if (!opt_validate && !opt_no_supervise && !accel_supervisor_is_worker ()
-      && accel_backend_get_default () == ACCEL_BACKEND_CUDA)
+  /* a world is always supervised, a run on a GPU unless told not to */
+  if (!opt_validate && !accel_supervisor_is_worker ()
+      && (opt_ranks > 0 || opt_coordinator
+          || (!opt_no_supervise
+              && accel_backend_get_default () == ACCEL_BACKEND_CUDA)))
     {
       /* check the file here, so a bad one is reported once, with status 2 */
       g_autoptr (AccelGraph) check
@@ -857,6 +1006,10 @@ main (int argc, char **argv)
        * course, and end the workers with it */
       g_source_remove (sig_int);
       g_source_remove (sig_term);
+      if (opt_ranks > 0)
+        return supervise_world (argv);
+      if (opt_coordinator)
+        return supervise_rank (argc, argv);
       return supervise (argc, argv);
     }
   status = run_pipeline (opt_description ? "-e" : args[1]);

@@ -42,6 +42,7 @@ typedef struct
   yaml_mark_t mark;  /* of the name */
   AccelStage *stage; /* NULL when it could not be made */
   gboolean link_failed;
+  gboolean other_rank; /* its ranks leave this one out: no stage here */
 } Decl;
 
 /* one end of a link: "stage" or "stage.port" */
@@ -89,7 +90,7 @@ static _Thread_local guint64 suggest_work;
 static const char *const top_keys[] = { "pipeline", "device", "defaults",
   "supervision", "stages", "links", NULL };
 static const char *const stage_keys[]
-    = { "name", "kind", "params", "device", "supervision", NULL };
+    = { "name", "kind", "params", "device", "supervision", "ranks", NULL };
 static const char *const supervision_keys[] = { "on-fault", "max-restarts",
   "within", "deadline", "snapshot-interval", NULL };
 static const char *const default_keys[] = { "completion", "streams", "segments",
@@ -658,7 +659,7 @@ set_param (
 {
   GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
   GParamSpec *pspec = g_object_class_find_property (klass, name);
-  g_autofree gchar *problem = NULL;
+  g_autofree gchar *problem = NULL, *own = NULL;
   GValue value = G_VALUE_INIT;
 
   *at_value = FALSE;
@@ -691,6 +692,9 @@ set_param (
     return g_strdup_printf ("parameter '%s' of stage '%s' (%s) must be a "
                             "scalar",
         name, accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+  /* each rank of a world its own files: {rank} and {world} */
+  own = accel_world_substitute (accel_world_get_default (), text);
+  text = own;
   if (!convert (text, pspec, &value, &problem))
     return g_strdup_printf ("parameter '%s' of stage '%s' (%s) %s", name,
         accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
@@ -1050,6 +1054,54 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
   return stage;
 }
 
+/* whether a stage's `ranks: [0, 2]` (absent: every rank) holds this
+ * process's rank in its world; a process that runs alone is rank 0 of 1 */
+static gboolean
+in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
+{
+  AccelWorld *world = accel_world_get_default ();
+  guint rank = world ? accel_world_get_rank (world) : 0;
+  gboolean found = FALSE, ok = TRUE;
+
+  *other_rank = FALSE;
+  if (!n || is_null (n))
+    return TRUE;
+  if (!expect (l, n, YAML_SEQUENCE_NODE, "a list of ranks"))
+    return FALSE;
+  for (yaml_node_item_t *i = n->data.sequence.items.start;
+       i < n->data.sequence.items.top; i++)
+    {
+      yaml_node_t *item = node (l, *i);
+      guint64 r;
+
+      if (!scalar (item)
+          || !g_ascii_string_to_unsigned (
+              scalar (item), 10, 0, 65535, &r, NULL))
+        {
+          report (l, item->start_mark,
+              "stage '%s': a rank is a number from 0, not '%s'", name,
+              scalar (item) ? scalar (item) : node_kind (item));
+          ok = FALSE;
+          continue;
+        }
+      if (world && r >= accel_world_get_size (world))
+        {
+          report (l, item->start_mark,
+              "stage '%s' runs on rank %" G_GUINT64_FORMAT
+              ", but the world has %u ranks (0 to %u)",
+              name, r, accel_world_get_size (world),
+              accel_world_get_size (world) - 1);
+          ok = FALSE;
+          continue;
+        }
+      found |= r == rank;
+    }
+  *other_rank = ok && !found;
+  if (*other_rank)
+    g_debug ("stage '%s': not on rank %u", name, rank);
+  return ok;
+}
+
 static void
 load_stage (Loader *l, yaml_node_t *map)
 {
@@ -1095,6 +1147,9 @@ load_stage (Loader *l, yaml_node_t *map)
       return;
     }
   if (!expect (l, kind_n, YAML_SCALAR_NODE, "a stage's kind"))
+    return;
+  if (!in_ranks (l, lookup (l, map, "ranks"), name, &decl->other_rank)
+      || decl->other_rank)
     return;
   decl->stage = make_stage (l, scalar (kind_n), name, kind_n->start_mark);
   if (!decl->stage)
@@ -1334,6 +1389,15 @@ wire_links (Loader *l)
       Decl *s, *d;
       Link *before;
 
+      /* a link to a stage of other ranks is theirs */
+      s = g_hash_table_lookup (l->by_name, link->src.stage);
+      d = g_hash_table_lookup (l->by_name, link->dst.stage);
+      if ((s && s->other_rank) || (d && d->other_rank))
+        {
+          g_debug ("link %s -> %s: not on this rank", link->src.stage,
+              link->dst.stage);
+          continue;
+        }
       s = resolve (l, &link->src, ACCEL_PORT_OUTPUT, &sp);
       d = resolve (l, &link->dst, ACCEL_PORT_INPUT, &dp);
       if (!s || !d)

@@ -13,6 +13,8 @@
 #include <accel/accelsupervision.h>
 #include <accel/accelcommitlog.h>
 #include <accel/accelsupervisor.h>
+#include <accel/accelstore.h>
+#include <accel/accelworld.h>
 #include <accel/accelstage.h>
 #include <accel/accelfileoutput.h>
 #include <accel/accelgraph.h>

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: the rendezvous store's client. Each request is a connection of
+ * its own, one line each way: a request that waits for a key never holds
+ * up another thread's request (two ranks' threads each waiting for a key
+ * the other is about to set would otherwise wait for each other). The
+ * coordinator may start after a rank, so connecting is retried until the
+ * request's deadline. G_MESSAGES_DEBUG=accel-store */
+#define G_LOG_DOMAIN "accel-store"
+
+#include "accel-private.h"
+
+#include <gio/gio.h>
+
+/* how long a refused connection waits before the next try */
+#define RETRY_MS 100
+
+static GSocketConnection *
+connect_until (const char *address, gint64 deadline, GError **error)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GError) last = NULL;
+  g_autofree gchar *host = NULL;
+  guint16 port;
+
+  if (!accel_store_parse_address (address, &host, &port, error))
+    return NULL;
+  g_socket_client_set_timeout (client, 5);
+  for (;;)
+    {
+      GSocketConnection *c;
+
+      g_clear_error (&last);
+      c = g_socket_client_connect_to_host (client, address, port, NULL, &last);
+      if (c)
+        return c;
+      if (g_get_monotonic_time () + RETRY_MS * 1000 >= deadline)
+        break;
+      g_usleep (RETRY_MS * 1000);
+    }
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+      "cannot reach the world's coordinator at %s: %s", address, last->message);
+  return NULL;
+}
+
+/* sends @request, returns the reply line */
+static gchar *
+call (
+    const char *address, const char *request, guint timeout_ms, GError **error)
+{
+  gint64 deadline
+      = g_get_monotonic_time () + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
+  g_autoptr (GSocketConnection) c = connect_until (address, deadline, error);
+  g_autoptr (GDataInputStream) in = NULL;
+  g_autofree gchar *line = g_strconcat (request, "\n", NULL);
+  g_autoptr (GError) io_error = NULL;
+  gchar *reply;
+
+  if (!c)
+    return NULL;
+  /* the server answers by the request's own deadline; a little more for
+   * the way back */
+  g_socket_set_timeout (
+      g_socket_connection_get_socket (c), timeout_ms / 1000 + 5);
+  if (!g_output_stream_write_all (
+          g_io_stream_get_output_stream (G_IO_STREAM (c)), line, strlen (line),
+          NULL, NULL, &io_error))
+    goto io_failed;
+  in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (c)));
+  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  reply = g_data_input_stream_read_line (in, NULL, NULL, &io_error);
+  if (!reply)
+    goto io_failed;
+  return reply;
+
+  /* ERRORS */
+io_failed:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "the world's coordinator at %s did not answer: %s", address,
+        io_error ? io_error->message : "it closed the connection");
+    return NULL;
+  }
+}
+
+static gboolean
+check_key (const char *key, GError **error)
+{
+  if (!*key || strpbrk (key, " \n\r"))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "a store key may not be empty or hold spaces: '%s'", key);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * accel_store_set:
+ * @address: the coordinator, `HOST:PORT`
+ * @key: the key (no spaces)
+ * @value: the value
+ * @timeout_ms: how long to try to reach the coordinator
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets @key to @value, waking every rank that waits for it.
+ *
+ * Returns: %TRUE when stored. MT safe; blocks up to @timeout_ms.
+ */
+gboolean
+accel_store_set (const char *address, const char *key, GBytes *value,
+    guint timeout_ms, GError **error)
+{
+  gsize n;
+  const guchar *data = g_bytes_get_data (value, &n);
+  g_autofree gchar *text = g_base64_encode (data, n);
+  g_autofree gchar *request = NULL, *reply = NULL;
+
+  if (!check_key (key, error))
+    return FALSE;
+  request = g_strdup_printf ("SET %s %s", key, text);
+  if (!(reply = call (address, request, timeout_ms, error)))
+    return FALSE;
+  if (!g_str_equal (reply, "OK"))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the world's coordinator at %s did not store '%s': %s", address, key,
+          reply);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * accel_store_get:
+ * @address: the coordinator, `HOST:PORT`
+ * @key: the key
+ * @timeout_ms: how long to wait for the key to be set
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full): the value of @key, waiting for a rank to set
+ * it; %NULL with %ACCEL_ERROR_TIMEOUT when none does within @timeout_ms.
+ * MT safe; blocks up to @timeout_ms.
+ */
+GBytes *
+accel_store_get (
+    const char *address, const char *key, guint timeout_ms, GError **error)
+{
+  g_autofree gchar *request = NULL, *reply = NULL;
+  gsize n;
+  guchar *data;
+
+  if (!check_key (key, error))
+    return NULL;
+  request = g_strdup_printf ("GET %s %u", key, timeout_ms);
+  if (!(reply = call (address, request, timeout_ms, error)))
+    return NULL;
+  if (g_str_equal (reply, "TIMEOUT"))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "no rank set '%s' in the world's store at %s within %u ms", key,
+          address, timeout_ms);
+      return NULL;
+    }
+  if (!g_str_has_prefix (reply, "VALUE "))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the world's coordinator at %s answered '%s' for '%s'", address,
+          reply, key);
+      return NULL;
+    }
+  data = g_base64_decode (reply + strlen ("VALUE "), &n);
+  return g_bytes_new_take (data, n);
+}
+
+/**
+ * accel_store_join:
+ * @address: the coordinator, `HOST:PORT`
+ * @rank: this process's rank
+ * @world_size: the ranks of the world, as this process was told
+ * @pipeline: the pipeline's name: every rank of a world runs the same one
+ * @timeout_ms: how long to wait for the coordinator and the other ranks
+ * @local_host: (out) (optional) (transfer full): this machine's address as
+ *   the coordinator sees it, where the other ranks can reach this one
+ * @error: return location for a #GError, or %NULL
+ *
+ * Joins the world: waits until every rank has joined. A rank joining a
+ * world that was complete begins a new generation, which the others join
+ * when they are started again.
+ *
+ * Returns: the world's generation (1 or more), or 0 with @error set: the
+ * coordinator cannot be reached, a rank did not join in time
+ * (%ACCEL_ERROR_TIMEOUT), or the world is another one (another size or
+ * another pipeline). MT safe; blocks up to @timeout_ms.
+ */
+guint
+accel_store_join (const char *address, guint rank, guint world_size,
+    const char *pipeline, guint timeout_ms, gchar **local_host, GError **error)
+{
+  gint64 deadline
+      = g_get_monotonic_time () + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
+  g_autoptr (GSocketConnection) c = NULL;
+  g_autofree gchar *name
+      = g_base64_encode ((const guchar *)pipeline, strlen (pipeline));
+  g_autofree gchar *request = NULL, *reply = NULL;
+  guint64 generation;
+
+  /* the address this machine reaches the coordinator from is the one the
+   * other ranks can reach it at */
+  if (local_host)
+    {
+      g_autoptr (GSocketAddress) local = NULL;
+      if (!(c = connect_until (address, deadline, error)))
+        return 0;
+      local = g_socket_connection_get_local_address (c, NULL);
+      *local_host = local ? g_inet_address_to_string (
+                        g_inet_socket_address_get_address (
+                            G_INET_SOCKET_ADDRESS (local)))
+                          : g_strdup ("127.0.0.1");
+      g_clear_object (&c);
+    }
+  request = g_strdup_printf ("JOIN %u %u %s %u", rank, world_size, name,
+      (guint)MAX (0, (deadline - g_get_monotonic_time ()) / 1000));
+  if (!(reply = call (address, request, timeout_ms, error)))
+    return 0;
+  if (g_str_has_prefix (reply, "JOINED ")
+      && g_ascii_string_to_unsigned (
+          reply + strlen ("JOINED "), 10, 1, G_MAXUINT, &generation, NULL))
+    return (guint)generation;
+  g_set_error (error, ACCEL_ERROR,
+      strstr (reply, "did not join") ? ACCEL_ERROR_TIMEOUT : ACCEL_ERROR_FAILED,
+      "rank %u cannot join the world at %s: %s", rank, address,
+      g_str_has_prefix (reply, "ERROR ") ? reply + strlen ("ERROR ") : reply);
+  return 0;
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: the rendezvous store's server. It runs in rank 0's supervisor
+ * (accel-run), which outlives its workers, so a world rebuilt after a
+ * crash finds its store where it was. One request per connection, one line
+ * each way (see accelstore.c); a connection waits on a thread of its own,
+ * every wait bounded by the deadline the request carries.
+ * G_MESSAGES_DEBUG=accel-store tells each request and each world round */
+#define G_LOG_DOMAIN "accel-store"
+
+#include "accel-private.h"
+
+#include <gio/gio.h>
+
+/* requests are short: keys, ids, a pipeline name */
+#define MAX_LINE 65536
+/* threads for connections that wait: every rank may wait on a few keys */
+#define MAX_THREADS 256
+
+struct _AccelStoreServer
+{
+  GThreadedSocketService *service;
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  gchar *address;
+  guint16 port;
+
+  GMutex lock;
+  GCond changed;
+  GHashTable *values; /* key -> GBytes */
+  guint world_size;
+  gchar *pipeline; /* of the first rank that joined */
+  guint generation;
+  gboolean complete; /* every rank joined this generation */
+  gboolean *joined;  /* [world_size], this round */
+  guint n_joined;
+  guint n_active;   /* requests being answered */
+  gboolean closing; /* waits end at once */
+};
+
+static gchar *
+missing_ranks_unlocked (AccelStoreServer *server)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint r = 0; r < server->world_size; r++)
+    if (!server->joined[r])
+      g_string_append_printf (s, "%s%u", s->len ? ", " : "", r);
+  return g_strdup (s->str);
+}
+
+/* a rank joins the current round; a rank that joins a round that is
+ * complete has been started again: the world starts a new generation */
+static gchar *
+handle_join (AccelStoreServer *server, guint rank, guint size,
+    const char *pipeline, gint64 deadline)
+{
+  gchar *reply = NULL;
+  guint mine;
+
+  g_mutex_lock (&server->lock);
+  if (size != server->world_size)
+    {
+      reply = g_strdup_printf ("ERROR rank %u was started for a world of %u "
+                               "ranks, the coordinator's world has %u",
+          rank, size, server->world_size);
+      goto out;
+    }
+  if (rank >= size)
+    {
+      reply = g_strdup_printf (
+          "ERROR rank %u is not in a world of %u ranks", rank, size);
+      goto out;
+    }
+  if (!server->pipeline)
+    server->pipeline = g_strdup (pipeline);
+  else if (!g_str_equal (server->pipeline, pipeline))
+    {
+      reply = g_strdup_printf ("ERROR rank %u runs pipeline '%s', the "
+                               "coordinator's world runs '%s': two worlds "
+                               "on one coordinator",
+          rank, pipeline, server->pipeline);
+      goto out;
+    }
+  if (server->complete)
+    {
+      server->generation++;
+      server->complete = FALSE;
+      server->n_joined = 0;
+      memset (server->joined, 0, server->world_size * sizeof (gboolean));
+      g_debug ("world round %u begins with rank %u", server->generation, rank);
+    }
+  if (!server->joined[rank])
+    {
+      server->joined[rank] = TRUE;
+      server->n_joined++;
+    }
+  mine = server->generation;
+  g_debug ("rank %u joined generation %u (%u of %u)", rank, mine,
+      server->n_joined, server->world_size);
+  if (server->n_joined == server->world_size)
+    {
+      server->complete = TRUE;
+      g_cond_broadcast (&server->changed);
+    }
+  while (server->generation == mine && !server->complete && !server->closing)
+    if (!g_cond_wait_until (&server->changed, &server->lock, deadline))
+      break;
+  if (server->generation == mine && server->complete)
+    reply = g_strdup_printf ("JOINED %u", mine);
+  else if (server->generation == mine)
+    {
+      g_autofree gchar *missing = missing_ranks_unlocked (server);
+      server->joined[rank] = FALSE;
+      server->n_joined--;
+      reply = g_strdup_printf ("ERROR rank%s %s of %u did not join in time",
+          strchr (missing, ',') ? "s" : "", missing, server->world_size);
+    }
+  else
+    reply = g_strdup_printf ("ERROR generation %u was left for %u before "
+                             "every rank joined",
+        mine, server->generation);
+out:
+  g_mutex_unlock (&server->lock);
+  return reply;
+}
+
+static gchar *
+handle_get (AccelStoreServer *server, const char *key, gint64 deadline)
+{
+  GBytes *value;
+  gchar *reply;
+
+  g_mutex_lock (&server->lock);
+  while (
+      !(value = g_hash_table_lookup (server->values, key)) && !server->closing)
+    if (!g_cond_wait_until (&server->changed, &server->lock, deadline))
+      break;
+  if (value)
+    {
+      gsize n;
+      const guchar *data = g_bytes_get_data (value, &n);
+      g_autofree gchar *text = g_base64_encode (data, n);
+      reply = g_strdup_printf ("VALUE %s", text);
+    }
+  else
+    reply = g_strdup ("TIMEOUT");
+  g_mutex_unlock (&server->lock);
+  return reply;
+}
+
+static gchar *
+handle_set (AccelStoreServer *server, const char *key, const char *text)
+{
+  gsize n;
+  guchar *data = g_base64_decode (text, &n);
+
+  g_mutex_lock (&server->lock);
+  g_hash_table_replace (
+      server->values, g_strdup (key), g_bytes_new_take (data, n));
+  g_cond_broadcast (&server->changed);
+  g_mutex_unlock (&server->lock);
+  return g_strdup ("OK");
+}
+
+/* "SET key base64", "GET key timeout_ms", "JOIN rank size name timeout_ms"
+ * (the name in base64) */
+static gchar *
+handle_line (AccelStoreServer *server, const char *line)
+{
+  g_auto (GStrv) w = g_strsplit (line, " ", 6);
+  guint n = g_strv_length (w);
+  guint64 a = 0, b = 0, timeout = 0;
+
+  if (n == 3 && g_str_equal (w[0], "SET"))
+    return handle_set (server, w[1], w[2]);
+  if (n == 3 && g_str_equal (w[0], "GET")
+      && g_ascii_string_to_unsigned (w[2], 10, 0, G_MAXUINT, &timeout, NULL))
+    return handle_get (server, w[1],
+        g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
+  if (n == 5 && g_str_equal (w[0], "JOIN")
+      && g_ascii_string_to_unsigned (w[1], 10, 0, G_MAXUINT, &a, NULL)
+      && g_ascii_string_to_unsigned (w[2], 10, 1, G_MAXUINT, &b, NULL)
+      && g_ascii_string_to_unsigned (w[4], 10, 0, G_MAXUINT, &timeout, NULL))
+    {
+      gsize len;
+      g_autofree guchar *name = g_base64_decode (w[3], &len);
+      g_autofree gchar *text = g_strndup ((const char *)name, len);
+      return handle_join (server, (guint)a, (guint)b, text,
+          g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
+    }
+  return g_strdup ("ERROR not a request of the accel store");
+}
+
+static gboolean
+on_run (GThreadedSocketService *service, GSocketConnection *connection,
+    GObject *source, gpointer data)
+{
+  AccelStoreServer *server = data;
+  g_autoptr (GDataInputStream) in = g_data_input_stream_new (
+      g_io_stream_get_input_stream (G_IO_STREAM (connection)));
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autofree gchar *line = NULL, *reply = NULL, *sent = NULL;
+  gsize len = 0;
+
+  /* a client that connects and says nothing does not keep a thread */
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
+  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  line = g_data_input_stream_read_line (in, &len, NULL, NULL);
+  if (!line || len > MAX_LINE)
+    return TRUE;
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
+  g_mutex_lock (&server->lock);
+  server->n_active++;
+  g_mutex_unlock (&server->lock);
+  reply = handle_line (server, line);
+  g_mutex_lock (&server->lock);
+  server->n_active--;
+  g_cond_broadcast (&server->changed);
+  g_mutex_unlock (&server->lock);
+  g_debug ("%.40s -> %.40s", line, reply);
+  sent = g_strconcat (reply, "\n", NULL);
+  g_output_stream_write_all (out, sent, strlen (sent), NULL, NULL, NULL);
+  return TRUE;
+}
+
+static gpointer
+serve (gpointer data)
+{
+  AccelStoreServer *server = data;
+
+  g_main_context_push_thread_default (server->context);
+  g_main_loop_run (server->loop);
+  g_main_context_pop_thread_default (server->context);
+  return NULL;
+}
+
+/**
+ * accel_store_parse_address:
+ * @address: `HOST:PORT` (`[ADDR]:PORT` for an IPv6 address)
+ * @host: (out) (transfer full): the host
+ * @port: (out): the port
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when @address is a host and a port, else %FALSE with
+ * %ACCEL_ERROR_INVALID_PIPELINE saying what is wrong. MT safe.
+ */
+gboolean
+accel_store_parse_address (
+    const char *address, gchar **host, guint16 *port, GError **error)
+{
+  const char *colon = address ? strrchr (address, ':') : NULL;
+  guint64 p;
+
+  if (!colon || colon == address
+      || !g_ascii_string_to_unsigned (colon + 1, 10, 1, 65535, &p, NULL))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "the coordinator must be HOST:PORT with a port from 1 to 65535, "
+          "not '%s'",
+          address ? address : "");
+      return FALSE;
+    }
+  if (address[0] == '[' && colon[-1] == ']')
+    *host = g_strndup (address + 1, colon - address - 2);
+  else
+    *host = g_strndup (address, colon - address);
+  *port = (guint16)p;
+  return TRUE;
+}
+
+/**
+ * accel_store_server_new: (skip)
+ * @address: (nullable): `HOST:PORT` to listen on, or %NULL for a free port
+ *   of 127.0.0.1
+ * @world_size: the number of ranks of the world
+ * @error: return location for a #GError, or %NULL
+ *
+ * Serves a world's rendezvous store on a thread of its own until
+ * accel_store_server_free().
+ *
+ * Returns: (transfer full): the server, or %NULL when it cannot listen
+ * (another world serving on the port, an address of another machine).
+ * Called from the supervising process's main thread.
+ */
+AccelStoreServer *
+accel_store_server_new (const char *address, guint world_size, GError **error)
+{
+  g_autoptr (GError) listen_error = NULL;
+  g_autoptr (GInetAddress) inet = NULL;
+  g_autoptr (GSocketAddress) sa = NULL, bound = NULL;
+  g_autofree gchar *host = NULL;
+  guint16 port = 0;
+  AccelStoreServer *server;
+
+  g_return_val_if_fail (world_size > 0, NULL);
+  if (address && !accel_store_parse_address (address, &host, &port, error))
+    return NULL;
+  if (!host)
+    host = g_strdup ("127.0.0.1");
+  inet = g_inet_address_new_from_string (host);
+  if (!inet)
+    {
+      g_autoptr (GResolver) resolver = g_resolver_get_default ();
+      GList *found = g_resolver_lookup_by_name (resolver, host, NULL, error);
+      if (!found)
+        {
+          g_prefix_error (
+              error, "cannot serve the world's store on %s: ", address);
+          return NULL;
+        }
+      inet = g_object_ref (found->data);
+      g_resolver_free_addresses (found);
+    }
+  sa = g_inet_socket_address_new (inet, port);
+
+  server = g_new0 (AccelStoreServer, 1);
+  g_mutex_init (&server->lock);
+  g_cond_init (&server->changed);
+  server->values = g_hash_table_new_full (
+      g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_bytes_unref);
+  server->world_size = world_size;
+  server->joined = g_new0 (gboolean, world_size);
+  server->complete = TRUE; /* the first join begins generation 1 */
+  server->context = g_main_context_new ();
+  server->loop = g_main_loop_new (server->context, FALSE);
+
+  g_main_context_push_thread_default (server->context);
+  server->service
+      = G_THREADED_SOCKET_SERVICE (g_threaded_socket_service_new (MAX_THREADS));
+  g_signal_connect (server->service, "run", G_CALLBACK (on_run), server);
+  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (server->service), sa,
+          G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL, &bound,
+          &listen_error))
+    {
+      g_main_context_pop_thread_default (server->context);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot serve the world's store on %s:%u: %s%s", host, port,
+          listen_error->message,
+          g_error_matches (listen_error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE)
+              ? " (is another world's coordinator on this port?)"
+              : "");
+      accel_store_server_free (server);
+      return NULL;
+    }
+  g_socket_service_start (G_SOCKET_SERVICE (server->service));
+  g_main_context_pop_thread_default (server->context);
+  server->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  server->address = g_strdup_printf (
+      strchr (host, ':') ? "[%s]:%u" : "%s:%u", host, server->port);
+  server->thread = g_thread_new ("accel-store", serve, server);
+  g_debug ("serving a world of %u ranks on %s", world_size, server->address);
+  return server;
+}
+
+/**
+ * accel_store_server_get_port: (skip)
+ * @server: a server
+ *
+ * Returns: the port it listens on (the one picked, for port 0). MT safe.
+ */
+guint16
+accel_store_server_get_port (AccelStoreServer *server)
+{
+  return server->port;
+}
+
+/**
+ * accel_store_server_get_address: (skip)
+ * @server: a server
+ *
+ * Returns: (transfer none): `HOST:PORT` for the ranks. MT safe.
+ */
+const char *
+accel_store_server_get_address (AccelStoreServer *server)
+{
+  return server->address;
+}
+
+/**
+ * accel_store_server_free: (skip)
+ * @server: (transfer full): a server
+ *
+ * Stops listening and frees the store; requests still waiting are answered
+ * at once (a timeout, or an error for a join).
+ * Called from the thread that made @server.
+ */
+void
+accel_store_server_free (AccelStoreServer *server)
+{
+  if (server->thread)
+    {
+      g_main_loop_quit (server->loop);
+      g_thread_join (server->thread);
+    }
+  if (server->service)
+    {
+      g_socket_service_stop (G_SOCKET_SERVICE (server->service));
+      g_socket_listener_close (G_SOCKET_LISTENER (server->service));
+      /* requests still waiting end now, and are answered before the
+       * server goes */
+      g_mutex_lock (&server->lock);
+      server->closing = TRUE;
+      g_cond_broadcast (&server->changed);
+      while (server->n_active > 0)
+        g_cond_wait (&server->changed, &server->lock);
+      g_mutex_unlock (&server->lock);
+      g_object_unref (server->service);
+    }
+  g_main_loop_unref (server->loop);
+  g_main_context_unref (server->context);
+  g_hash_table_unref (server->values);
+  g_free (server->joined);
+  g_free (server->pipeline);
+  g_free (server->address);
+  g_mutex_clear (&server->lock);
+  g_cond_clear (&server->changed);
+  g_free (server);
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: the supervisor of a world of local ranks. It serves the world's
+ * store, starts one worker per rank and, when one dies (a signal, a
+ * poisoned context, a collective whose peer went away), ends the others and
+ * starts the whole world again one generation later: every rank's
+ * communicator is rebuilt from a new unique id and the ranks resume where
+ * all of them agree their sinks' commits end. G_MESSAGES_DEBUG=accel-world
+ * tells each worker's process id */
+#define G_LOG_DOMAIN "accel-world"
+
+#include "accel-private.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+/* how often the supervisor looks at its workers */
+#define POLL_MS 10
+
+typedef struct
+{
+  GPid pid;
+  gboolean running;
+} Rank;
+
+/* a worker goes with its supervisor, however that ends */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static gchar **
+rank_env (guint rank, guint n_ranks, guint generation, const char *coordinator,
+    const char *state_dir)
+{
+  gchar **env = g_get_environ ();
+  const char *fault_rank = g_environ_getenv (env, "ACCEL_FAULT_RANK");
+  g_autofree gchar *r = g_strdup_printf ("%u", rank);
+  g_autofree gchar *n = g_strdup_printf ("%u", n_ranks);
+  g_autofree gchar *gen = g_strdup_printf ("%u", generation);
+
+  env = g_environ_setenv (env, "ACCEL_WORKER", "1", TRUE);
+  env = g_environ_setenv (env, "ACCEL_GENERATION", gen, TRUE);
+  env = g_environ_setenv (env, "ACCEL_RANK", r, TRUE);
+  env = g_environ_setenv (env, "ACCEL_WORLD_SIZE", n, TRUE);
+  env = g_environ_setenv (env, "ACCEL_COORDINATOR", coordinator, TRUE);
+  /* NVLink multicast stays off in every rank unless the caller's
+   * environment says otherwise */
+  env = g_environ_setenv (env, "NCCL_NVLS_ENABLE", "0", FALSE);
+  if (state_dir)
+    {
+      g_autofree gchar *dir = g_strdup_printf ("%s/rank-%u", state_dir, rank);
+      env = g_environ_setenv (env, "ACCEL_STATE_DIR", dir, TRUE);
+    }
+  /* ACCEL_FAULT_RANK=r keeps ACCEL_FAULT to rank r's workers */
+  if (fault_rank && !g_str_equal (fault_rank, r))
+    env = g_environ_unsetenv (env, "ACCEL_FAULT");
+  return env;
+}
+
+static void
+end_ranks (Rank *ranks, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (ranks[i].running)
+      {
+        int status;
+        kill (ranks[i].pid, SIGKILL);
+        while (waitpid (ranks[i].pid, &status, 0) < 0 && errno == EINTR)
+          ;
+        g_spawn_close_pid (ranks[i].pid);
+        ranks[i].running = FALSE;
+      }
+}
+
+/* starts every rank; waits until all finished (TRUE) or one did not
+ * (FALSE, with its rank and wait status) */
+static gboolean
+run_world (const char *const *argv, guint n_ranks, guint generation,
+    const char *coordinator, const char *state_dir, guint *failed,
+    int *failed_status, GError **error)
+{
+  g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
+  guint n_running = 0;
+
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      g_auto (GStrv) env
+          = rank_env (r, n_ranks, generation, coordinator, state_dir);
+      if (!g_spawn_async (NULL, (gchar **)argv, env,
+              G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
+                  | G_SPAWN_CHILD_INHERITS_STDIN,
+              die_with_parent, NULL, &ranks[r].pid, error))
+        {
+          g_prefix_error (error, "cannot start rank %u: ", r);
+          end_ranks (ranks, n_ranks);
+          return FALSE;
+        }
+      ranks[r].running = TRUE;
+      n_running++;
+      g_debug ("generation %u: rank %u is process %d", generation, r,
+          (int)ranks[r].pid);
+    }
+  while (n_running > 0)
+    {
+      for (guint r = 0; r < n_ranks; r++)
+        {
+          int status;
+          pid_t got;
+
+          if (!ranks[r].running)
+            continue;
+          got = waitpid (ranks[r].pid, &status, WNOHANG);
+          if (got == 0 || (got < 0 && errno == EINTR))
+            continue;
+          g_spawn_close_pid (ranks[r].pid);
+          ranks[r].running = FALSE;
+          n_running--;
+          if (got > 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0)
+            {
+              g_debug ("generation %u: rank %u finished", generation, r);
+              continue;
+            }
+          *failed = r;
+          *failed_status = got > 0 ? status : -1;
+          end_ranks (ranks, n_ranks);
+          return FALSE;
+        }
+      g_usleep (POLL_MS * 1000);
+    }
+  return TRUE;
+}
+
+/* why a worker stopped, or NULL when it failed in a way a restart does
+ * not mend */
+static gchar *
+restartable_cause (int status)
+{
+  if (status < 0)
+    return NULL;
+  if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
+    return g_strdup ("stopped because its CUDA context or its communicator "
+                     "was poisoned");
+  if (WIFSIGNALED (status))
+    return g_strdup_printf ("was killed by signal %d (%s)", WTERMSIG (status),
+        g_strsignal (WTERMSIG (status)));
+  return NULL;
+}
+
+/**
+ * accel_world_supervise:
+ * @argv: (array zero-terminated=1): each worker's command line (typically
+ *   the program itself)
+ * @n_ranks: the number of ranks, each a worker process on this machine
+ * @coordinator: (nullable): `HOST:PORT` to serve the world's store on, or
+ *   %NULL for a free port of 127.0.0.1
+ * @state_dir: (nullable): a directory under which rank r keeps its state
+ *   in `rank-r` (`ACCEL_STATE_DIR`), so a rebuilt world resumes
+ * @max_restarts: world restarts allowed within @restart_window_ms
+ * @restart_window_ms: the window restarts are counted over
+ * @error: return location for a #GError, or %NULL
+ *
+ * Runs a world of @n_ranks workers: each with `ACCEL_WORKER=1`,
+ * `ACCEL_GENERATION`, `ACCEL_RANK`, `ACCEL_WORLD_SIZE`,
+ * `ACCEL_COORDINATOR` and `NCCL_NVLS_ENABLE=0` (unless set) in its
+ * environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
+ * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
+ * %ACCEL_EXIT_POISONED, the others are ended and the world starts again,
+ * one generation later; past the restart intensity the run fails naming
+ * the rank, this host and the fault.
+ *
+ * Returns: %TRUE when every rank finished. Called from the supervising
+ * process's main thread, which it blocks while the world runs.
+ */
+gboolean
+accel_world_supervise (const char *const *argv, guint n_ranks,
+    const char *coordinator, const char *state_dir, guint max_restarts,
+    gint64 restart_window_ms, GError **error)
+{
+  g_autoptr (AccelStoreServer) server = NULL;
+  g_autoptr (GArray) restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint generation = accel_supervisor_get_generation ();
+  const char *host = g_get_host_name ();
+
+  g_return_val_if_fail (n_ranks > 0, FALSE);
+  if (!(server = accel_store_server_new (coordinator, n_ranks, error)))
+    return FALSE;
+  for (;;)
+    {
+      g_autofree gchar *why = NULL;
+      guint failed = 0, recent;
+      int status = 0;
+      gint64 now;
+
+      if (run_world (argv, n_ranks, generation,
+              accel_store_server_get_address (server), state_dir, &failed,
+              &status, error))
+        return TRUE;
+      if (status == 0)
+        return FALSE; /* it could not start */
+      if (!(why = restartable_cause (status)))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "rank %u on %s failed (exit status %d) in generation %u", failed,
+              host, WIFEXITED (status) ? WEXITSTATUS (status) : -1, generation);
+          return FALSE;
+        }
+      now = g_get_monotonic_time ();
+      recent = accel_supervisor_count_recent (restarts, now, restart_window_ms);
+      if (recent >= max_restarts)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+              "rank %u on %s %s in generation %u; the world was already "
+              "rebuilt %u times within %" G_GINT64_FORMAT " ms, giving up",
+              failed, host, why, generation, recent, restart_window_ms);
+          return FALSE;
+        }
+      g_array_append_val (restarts, now);
+      g_message ("rank %u on %s %s; rebuilding the world as generation %u",
+          failed, host, why, generation + 1);
+      generation++;
+    }
+}
