@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // colour conversion on the GPU: packed formats pixel by pixel (RGBA8 <->
-// BGRA8 16 bytes at a time), 4:2:0 formats one 2x2 block per thread
+// BGRA8 16 bytes at a time, to and from GRAY8 sixteen pixels per thread),
+// 4:2:0 formats one 2x2 block per thread, or four blocks side by side from
+// and to RGBA8 and BGRA8 rows on 16 bytes
 #include <cuda_runtime.h>
 
 #include "convert.h"
@@ -45,8 +47,9 @@ to_rgba (float *px)
     }
 }
 
-// R, G, B, A on the 0..255 scale to the channels format F stores
-template <int F>
+// R, G, B, A on the 0..255 scale to the channels format F stores; BYTES:
+// the values are whole bytes
+template <int F, bool BYTES = false>
 __device__ __forceinline__ void
 from_rgba (const float *px, float *v)
 {
@@ -58,7 +61,7 @@ from_rgba (const float *px, float *v)
     {
 #pragma unroll
       for (int c = 0; c < 4; c++)
-        v[c] = accel_px_255_to_unit (px[c]);
+        v[c] = BYTES ? byte_to_unit (px[c]) : accel_px_255_to_unit (px[c]);
     }
   else if constexpr (F == ACCEL_IMAGE_BGRA8)
     {
@@ -83,15 +86,18 @@ decode (const uint8_t *__restrict__ row, int x, float *px)
   to_rgba<F> (px);
 }
 
-template <int F, bool A>
+template <int F, bool A, bool BYTES = false>
 __device__ __forceinline__ void
 encode (uint8_t *__restrict__ row, int x, const float *px)
 {
   float v[4];
 
-  from_rgba<F> (px, v);
+  from_rgba<F, BYTES> (px, v);
   store_px<kind_for<F>, A> (row, x, v);
 }
+
+// whether format F holds whole bytes
+template <int F> constexpr bool is_bytes = F != ACCEL_IMAGE_RGBAF32;
 
 template <int SF, int DF, bool A>
 __global__ void
@@ -108,7 +114,7 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
     {
       float px[4];
       decode<SF, A> (src + (size_t)y * src_pitch, x, px);
-      encode<DF, A> (dst + (size_t)y * dst_pitch, x, px);
+      encode<DF, A, is_bytes<SF>> (dst + (size_t)y * dst_pitch, x, px);
     }
 }
 
@@ -135,9 +141,93 @@ __global__ void __launch_bounds__ (256)
           for (int i = 0; i < 4; i++)
             {
               to_rgba<SF> (px[i]);
-              from_rgba<DF> (px[i], v[i]);
+              from_rgba<DF, is_bytes<SF>> (px[i], v[i]);
             }
           store_px4<kind_for<DF>> (out, x, v);
+        }
+      else
+        {
+          for (int i = x; i < width; i++)
+            {
+              float px[4];
+              decode<SF, true> (in, i, px);
+              encode<DF, true, is_bytes<SF>> (out, i, px);
+            }
+        }
+    }
+}
+
+// sixteen pixels from @x on (a multiple of 16) of a byte format's row that
+// starts on 16 bytes: one 16-byte access for GRAY8, four for RGBA8
+template <int K>
+__device__ __forceinline__ void
+load_px16 (const uint8_t *__restrict__ row, int x, float (*v)[4])
+{
+  if constexpr (K == KIND_U8X1)
+    {
+      uint4 p = reinterpret_cast<const uint4 *> (row)[x / 16];
+      uint32_t w[4] = { p.x, p.y, p.z, p.w };
+#pragma unroll
+      for (int i = 0; i < 16; i++)
+        v[i][0] = byte_to_f (w[i / 4], i % 4);
+    }
+  else
+    {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        load_px4<K> (row, x + 4 * i, v + 4 * i);
+    }
+}
+
+template <int K>
+__device__ __forceinline__ void
+store_px16 (uint8_t *__restrict__ row, int x, const float (*v)[4])
+{
+  if constexpr (K == KIND_U8X1)
+    {
+      uint32_t w[4];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[i] = pack_u8x4 (accel_px_to_u8 (v[4 * i][0]),
+            accel_px_to_u8 (v[4 * i + 1][0]), accel_px_to_u8 (v[4 * i + 2][0]),
+            accel_px_to_u8 (v[4 * i + 3][0]));
+      reinterpret_cast<uint4 *> (row)[x / 16]
+          = make_uint4 (w[0], w[1], w[2], w[3]);
+    }
+  else
+    {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        store_px4<K> (row, x + 4 * i, v + 4 * i);
+    }
+}
+
+// to or from GRAY8 on rows that start on 16 bytes: sixteen pixels per
+// thread, so the GRAY8 side moves 16 bytes at a time too
+template <int SF, int DF>
+__global__ void __launch_bounds__ (256)
+    packed_to_packed16 (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int x = 16 * (blockIdx.x * 256 + threadIdx.x);
+
+  if (x >= width)
+    return;
+  for (int y = blockIdx.y; y < height; y += gridDim.y)
+    {
+      const uint8_t *in = src + (size_t)y * src_pitch;
+      uint8_t *out = dst + (size_t)y * dst_pitch;
+      if (x + 16 <= width)
+        {
+          float px[16][4], v[16][4];
+          load_px16<kind_for<SF>> (in, x, px);
+#pragma unroll
+          for (int i = 0; i < 16; i++)
+            {
+              to_rgba<SF> (px[i]);
+              from_rgba<DF> (px[i], v[i]);
+            }
+          store_px16<kind_for<DF>> (out, x, v);
         }
       else
         {
@@ -191,7 +281,43 @@ struct Chroma
   size_t pitch, step;
 };
 
-// one 2x2 block per thread: four lumas, one mean chroma
+// one 2x2 block: four lumas (those inside the frame), one mean chroma
+template <int SF, bool A>
+__device__ __forceinline__ void
+yuv_block (const uint8_t *__restrict__ src, size_t src_pitch,
+    uint8_t *__restrict__ luma, size_t luma_pitch, const Chroma &ch, int width,
+    int height, int bx, int by)
+{
+  float sum[3] = { 0.0f, 0.0f, 0.0f }, n = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 2; j++)
+    {
+      const int y = 2 * by + j;
+      if (y >= height)
+        break;
+#pragma unroll
+      for (int i = 0; i < 2; i++)
+        {
+          const int x = 2 * bx + i;
+          float px[4];
+          if (x >= width)
+            break;
+          decode<SF, A> (src + (size_t)y * src_pitch, x, px);
+          luma[(size_t)y * luma_pitch + x]
+              = accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+#pragma unroll
+          for (int c = 0; c < 3; c++)
+            sum[c] = sum[c] + px[c];
+          n = n + 1.0f;
+        }
+    }
+  const float r = sum[0] / n, g = sum[1] / n, b = sum[2] / n;
+  const size_t at = (size_t)by * ch.pitch + (size_t)bx * ch.step;
+  ch.u[at] = accel_px_to_u8 (accel_px_u (r, g, b));
+  ch.v[at] = accel_px_to_u8 (accel_px_v (r, g, b));
+}
+
+// one 2x2 block per thread
 template <int SF, bool A>
 __global__ void
 __launch_bounds__ (BLOCK_X *BLOCK_Y)
@@ -205,34 +331,86 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
     return;
   for (int by = blockIdx.y * BLOCK_Y + threadIdx.y; 2 * by < height;
        by += gridDim.y * BLOCK_Y)
+    yuv_block<SF, A> (
+        src, src_pitch, luma, luma_pitch, ch, width, height, bx, by);
+}
+
+// RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes on 8: four
+// blocks side by side per thread (8 x 2 pixels), 16-byte loads, 8-byte luma
+// and NV12 chroma stores, 4-byte I420 chroma stores
+template <int SF, bool NV12>
+__global__ void __launch_bounds__ (256)
+    packed_to_yuv4 (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ luma, size_t luma_pitch, Chroma ch, int width,
+        int height)
+{
+  const int g = blockIdx.x * 256 + threadIdx.x;
+
+  if (8 * g >= width)
+    return;
+  for (int by = blockIdx.y; 2 * by < height; by += gridDim.y)
     {
-      float sum[3] = { 0.0f, 0.0f, 0.0f }, n = 0.0f;
+      if (8 * g + 8 > width || 2 * by + 2 > height)
+        {
+          for (int bx = 4 * g; 2 * bx < width && bx < 4 * g + 4; bx++)
+            yuv_block<SF, true> (
+                src, src_pitch, luma, luma_pitch, ch, width, height, bx, by);
+          continue;
+        }
+      float sum[4][3];
+      uint32_t yw[2][2];
 #pragma unroll
       for (int j = 0; j < 2; j++)
         {
-          const int y = 2 * by + j;
-          if (y >= height)
-            break;
+          const uint8_t *row = src + (size_t)(2 * by + j) * src_pitch;
+          float px[8][4];
+          load_px4<KIND_U8X4> (row, 8 * g, px);
+          load_px4<KIND_U8X4> (row, 8 * g + 4, px + 4);
+          uint32_t l[8];
 #pragma unroll
-          for (int i = 0; i < 2; i++)
+          for (int i = 0; i < 8; i++)
             {
-              const int x = 2 * bx + i;
-              float px[4];
-              if (x >= width)
-                break;
-              decode<SF, A> (src + (size_t)y * src_pitch, x, px);
-              luma[(size_t)y * luma_pitch + x]
-                  = accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
-#pragma unroll
-              for (int c = 0; c < 3; c++)
-                sum[c] = sum[c] + px[c];
-              n = n + 1.0f;
+              to_rgba<SF> (px[i]);
+              l[i] = accel_px_to_u8 (
+                  accel_px_luma (px[i][0], px[i][1], px[i][2]));
             }
+          yw[j][0] = pack_u8x4 (l[0], l[1], l[2], l[3]);
+          yw[j][1] = pack_u8x4 (l[4], l[5], l[6], l[7]);
+          // the block's sum in the order the reference adds: row by row,
+          // left to right
+#pragma unroll
+          for (int b = 0; b < 4; b++)
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+              sum[b][c] = j == 0
+                              ? (0.0f + px[2 * b][c]) + px[2 * b + 1][c]
+                              : (sum[b][c] + px[2 * b][c]) + px[2 * b + 1][c];
         }
-      const float r = sum[0] / n, g = sum[1] / n, b = sum[2] / n;
-      const size_t at = (size_t)by * ch.pitch + (size_t)bx * ch.step;
-      ch.u[at] = accel_px_to_u8 (accel_px_u (r, g, b));
-      ch.v[at] = accel_px_to_u8 (accel_px_v (r, g, b));
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        reinterpret_cast<uint2 *> (luma + (size_t)(2 * by + j) * luma_pitch)[g]
+            = make_uint2 (yw[j][0], yw[j][1]);
+      uint32_t u[4], v[4];
+#pragma unroll
+      for (int b = 0; b < 4; b++)
+        {
+          const float r = sum[b][0] / 4.0f, gg = sum[b][1] / 4.0f,
+                      bb = sum[b][2] / 4.0f;
+          u[b] = accel_px_to_u8 (accel_px_u (r, gg, bb));
+          v[b] = accel_px_to_u8 (accel_px_v (r, gg, bb));
+        }
+      uint8_t *crow = ch.u + (size_t)by * ch.pitch;
+      if constexpr (NV12)
+        reinterpret_cast<uint2 *> (crow)[g]
+            = make_uint2 (pack_u8x4 (u[0], v[0], u[1], v[1]),
+                pack_u8x4 (u[2], v[2], u[3], v[3]));
+      else
+        {
+          reinterpret_cast<uint32_t *> (crow)[g]
+              = pack_u8x4 (u[0], u[1], u[2], u[3]);
+          reinterpret_cast<uint32_t *> (ch.v + (size_t)by * ch.pitch)[g]
+              = pack_u8x4 (v[0], v[1], v[2], v[3]);
+        }
     }
 }
 
@@ -274,6 +452,103 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y) yuv_to_packed (
             }
         }
     }
+}
+
+// 4:2:0 to RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes
+// on 8: 8 x 2 pixels per thread, 8-byte luma and NV12 chroma loads, 16-byte
+// stores
+template <int DF, bool NV12>
+__global__ void __launch_bounds__ (256) yuv4_to_packed (
+    const uint8_t *__restrict__ luma, size_t luma_pitch, const Chroma ch,
+    uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int g = blockIdx.x * 256 + threadIdx.x;
+
+  if (8 * g >= width)
+    return;
+  for (int by = blockIdx.y; 2 * by < height; by += gridDim.y)
+    {
+      if (8 * g + 8 > width || 2 * by + 2 > height)
+        {
+          // the frame's edge: pixel by pixel, as the reference
+          for (int y = 2 * by; y < min (2 * by + 2, height); y++)
+            for (int x = 8 * g; x < min (8 * g + 8, width); x++)
+              {
+                const size_t at
+                    = (size_t)by * ch.pitch + (size_t)(x / 2) * ch.step;
+                float px[4];
+                accel_px_yuv_to_rgb (u8_to_f (luma[(size_t)y * luma_pitch + x]),
+                    u8_to_f (ch.u[at]), u8_to_f (ch.v[at]), &px[0], &px[1],
+                    &px[2]);
+#pragma unroll
+                for (int c = 0; c < 3; c++)
+                  px[c] = accel_px_clamp_255 (px[c]);
+                px[3] = 255.0f;
+                encode<DF, true> (dst + (size_t)y * dst_pitch, x, px);
+              }
+          continue;
+        }
+      float u[4], v[4];
+      const uint8_t *crow = ch.u + (size_t)by * ch.pitch;
+      if constexpr (NV12)
+        {
+          const uint2 w = reinterpret_cast<const uint2 *> (crow)[g];
+#pragma unroll
+          for (int b = 0; b < 2; b++)
+            {
+              u[b] = byte_to_f (w.x, 2 * b);
+              v[b] = byte_to_f (w.x, 2 * b + 1);
+              u[2 + b] = byte_to_f (w.y, 2 * b);
+              v[2 + b] = byte_to_f (w.y, 2 * b + 1);
+            }
+        }
+      else
+        {
+          const uint32_t wu = reinterpret_cast<const uint32_t *> (crow)[g];
+          const uint32_t wv = reinterpret_cast<const uint32_t *> (
+              ch.v + (size_t)by * ch.pitch)[g];
+#pragma unroll
+          for (int b = 0; b < 4; b++)
+            {
+              u[b] = byte_to_f (wu, b);
+              v[b] = byte_to_f (wv, b);
+            }
+        }
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        {
+          const int y = 2 * by + j;
+          const uint2 lw = reinterpret_cast<const uint2 *> (
+              luma + (size_t)y * luma_pitch)[g];
+          float out[8][4];
+#pragma unroll
+          for (int i = 0; i < 8; i++)
+            {
+              float px[4];
+              accel_px_yuv_to_rgb (byte_to_f (i < 4 ? lw.x : lw.y, i % 4),
+                  u[i / 2], v[i / 2], &px[0], &px[1], &px[2]);
+#pragma unroll
+              for (int c = 0; c < 3; c++)
+                px[c] = accel_px_clamp_255 (px[c]);
+              px[3] = 255.0f;
+              from_rgba<DF> (px, out[i]);
+            }
+          uint8_t *orow = dst + (size_t)y * dst_pitch;
+          store_px4<KIND_U8X4> (orow, 8 * g, out);
+          store_px4<KIND_U8X4> (orow, 8 * g + 4, out + 4);
+        }
+    }
+}
+
+// whether a 4:2:0 frame's luma rows and chroma planes start on 8 bytes
+static bool
+yuv_aligned8 (int format, const void *data, size_t pitch, int height)
+{
+  size_t uo, vo, cp, step;
+
+  accel_image_chroma_layout (format, pitch, height, &uo, &vo, &cp, &step);
+  return (uintptr_t)data % 8 == 0 && pitch % 8 == 0 && uo % 8 == 0
+         && cp % 8 == 0 && (format == ACCEL_IMAGE_NV12 || vo % 8 == 0);
 }
 
 __global__ void
@@ -335,7 +610,20 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
           return cudaGetLastError ();
         }
     }
-  if (aligned16 (src, sp) && aligned16 (dst, dp))
+  if (aligned16 (src, sp) && aligned16 (dst, dp)
+      && (SF == ACCEL_IMAGE_GRAY8 || DF == ACCEL_IMAGE_GRAY8)
+      && SF != ACCEL_IMAGE_RGBAF32 && DF != ACCEL_IMAGE_RGBAF32)
+    {
+      int groups = (width + 15) / 16;
+      packed_to_packed16<SF, DF>
+          <<<dim3 ((groups + 255) / 256, grid_rows (height)), 256, 0, s>>> (
+              (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+      return cudaGetLastError ();
+    }
+  // a float side moves 16 bytes a pixel: one pixel per thread keeps a
+  // warp's accesses side by side
+  if (aligned16 (src, sp) && aligned16 (dst, dp) && SF != ACCEL_IMAGE_RGBAF32
+      && DF != ACCEL_IMAGE_RGBAF32)
     {
       int quads = (width + 3) / 4;
       packed_to_packed4<SF, DF>
@@ -362,6 +650,18 @@ launch_to_yuv (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
   dim3 block (BLOCK_X, BLOCK_Y);
   Chroma ch = chroma_of (df, dst, dp, height);
 
+  if (SF != ACCEL_IMAGE_GRAY8 && SF != ACCEL_IMAGE_RGBAF32
+      && aligned16 (src, sp) && yuv_aligned8 (df, dst, dp, height))
+    {
+      dim3 g4 ((((width + 7) / 8) + 255) / 256, grid_rows ((height + 1) / 2));
+      if (df == ACCEL_IMAGE_NV12)
+        packed_to_yuv4<SF, true><<<g4, 256, 0, s>>> (
+            (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
+      else
+        packed_to_yuv4<SF, false><<<g4, 256, 0, s>>> (
+            (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
+      return cudaGetLastError ();
+    }
   if (a)
     packed_to_yuv<SF, true><<<grid, block, 0, s>>> (
         (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
@@ -381,6 +681,18 @@ launch_from_yuv (cudaStream_t s, int sf, const void *src, size_t sp, void *dst,
   dim3 block (BLOCK_X, BLOCK_Y);
   Chroma ch = chroma_of (sf, src, sp, height);
 
+  if (DF != ACCEL_IMAGE_RGBAF32 && aligned16 (dst, dp)
+      && yuv_aligned8 (sf, src, sp, height))
+    {
+      dim3 g4 ((((width + 7) / 8) + 255) / 256, grid_rows ((height + 1) / 2));
+      if (sf == ACCEL_IMAGE_NV12)
+        yuv4_to_packed<DF, true><<<g4, 256, 0, s>>> (
+            (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+      else
+        yuv4_to_packed<DF, false><<<g4, 256, 0, s>>> (
+            (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+      return cudaGetLastError ();
+    }
   if (a)
     yuv_to_packed<DF, true><<<grid, block, 0, s>>> (
         (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);

@@ -254,6 +254,34 @@ store_px4 (uint8_t *__restrict__ row, int x, const float (*v)[4])
     }
 }
 
+// float to uint8 for a value known to lie in [0, 255.5): the same bytes as
+// accel_px_to_u8 () there, without its clamp
+__device__ __forceinline__ uint32_t
+to_u8_in_range (float v)
+{
+  return __float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f)) & 0xffu;
+}
+
+// @v / 255 for a byte value @v, without the division: the reciprocal's
+// product corrected by one residual step equals the correctly rounded
+// quotient for each of the 256 values (checked for all of them)
+__device__ __forceinline__ float
+byte_to_unit (float v)
+{
+  const float r = 1.0f / 255.0f;
+  const float q = v * r;
+
+  return fmaf (fmaf (-q, 255.0f, v), r, q);
+}
+
+// four channel bytes (each in the low byte of its word) into one RGBA word
+__device__ __forceinline__ uint32_t
+pack_u8x4 (uint32_t r, uint32_t g, uint32_t b, uint32_t a)
+{
+  return __byte_perm (
+      __byte_perm (r, g, 0x0040), __byte_perm (b, a, 0x0040), 0x5410);
+}
+
 __device__ __forceinline__ int
 clampi (int v, int lo, int hi)
 {

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // bilinear resize on the GPU: one output pixel per thread, the four taps
-// through the read-only cache
+// through the read-only cache. RGBA8 and BGRA8 rows on 16 bytes take a
+// faster kernel of the same arithmetic: four output pixels per thread in
+// one 16-byte store, down a run of rows that reuses a source row's
+// horizontal interpolation while the next output row reads it too
 #include <cuda_runtime.h>
 
 #include "resize.h"
@@ -47,6 +50,111 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y) resize (const uint8_t *__restrict__ src,
     }
 }
 
+constexpr int FAST_THREADS = 256;
+constexpr int FAST_QUADS = 64; // four-pixel groups across a block
+constexpr int FAST_ROWS = 8;   // output rows per thread
+
+// the horizontal interpolation of source row @row at the four output
+// columns whose taps are @x0, @x1, @t
+__device__ __forceinline__ void
+resize_row4 (const uint8_t *__restrict__ row, const int *x0, const int *x1,
+    const float *t, float (*h)[4])
+{
+  const uint32_t *px = reinterpret_cast<const uint32_t *> (row);
+
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    {
+      const uint32_t a = px[x0[i]], b = px[x1[i]];
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        h[i][c] = accel_px_lerp (byte_to_f (a, c), byte_to_f (b, c), t[i]);
+    }
+}
+
+__global__ void
+__launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
+    size_t src_pitch, int src_width, int src_height, uint8_t *__restrict__ dst,
+    size_t dst_pitch, int dst_width, int dst_height, float sx, float sy)
+{
+  const int xq = 4 * (blockIdx.x * FAST_QUADS + threadIdx.x % FAST_QUADS);
+  const int ya
+      = (blockIdx.y * (FAST_THREADS / FAST_QUADS) + threadIdx.x / FAST_QUADS)
+        * FAST_ROWS;
+  int x0[4], x1[4], have0 = -1, have1 = -1;
+  float tx[4], h0[4][4], h1[4][4];
+
+  if (xq >= dst_width)
+    return;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    accel_px_resize_tap (
+        min (xq + i, dst_width - 1), sx, src_width, &x0[i], &x1[i], &tx[i]);
+  for (int y = ya; y < ya + FAST_ROWS && y < dst_height; y++)
+    {
+      int y0, y1;
+      float ty;
+      uint32_t w[4];
+
+      accel_px_resize_tap (y, sy, src_height, &y0, &y1, &ty);
+      // rows already interpolated move up instead of being read again
+      if (y0 == have1 && have1 != have0)
+        {
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+              h0[i][c] = h1[i][c];
+          have0 = have1;
+        }
+      if (y0 != have0)
+        {
+          resize_row4 (src + (size_t)y0 * src_pitch, x0, x1, tx, h0);
+          have0 = y0;
+        }
+      if (y1 != have1)
+        {
+          resize_row4 (src + (size_t)y1 * src_pitch, x0, x1, tx, h1);
+          have1 = y1;
+        }
+        // a lerp of bytes stays within [0, 255]
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[i] = pack_u8x4 (
+            to_u8_in_range (accel_px_lerp (h0[i][0], h1[i][0], ty)),
+            to_u8_in_range (accel_px_lerp (h0[i][1], h1[i][1], ty)),
+            to_u8_in_range (accel_px_lerp (h0[i][2], h1[i][2], ty)),
+            to_u8_in_range (accel_px_lerp (h0[i][3], h1[i][3], ty)));
+      uint8_t *orow = dst + (size_t)y * dst_pitch;
+      if (xq + 4 <= dst_width)
+        {
+          reinterpret_cast<uint4 *> (orow)[xq / 4]
+              = make_uint4 (w[0], w[1], w[2], w[3]);
+        }
+      else
+        {
+          for (int i = 0; i < dst_width - xq; i++)
+            reinterpret_cast<uint32_t *> (orow)[xq + i] = w[i];
+        }
+    }
+}
+
+int
+launch_fast (cudaStream_t stream, const void *src, size_t src_pitch,
+    int src_width, int src_height, void *dst, size_t dst_pitch, int dst_width,
+    int dst_height)
+{
+  const int rows_per_block = FAST_ROWS * (FAST_THREADS / FAST_QUADS);
+  dim3 grid ((dst_width + 4 * FAST_QUADS - 1) / (4 * FAST_QUADS),
+      (dst_height + rows_per_block - 1) / rows_per_block);
+
+  resize_rgba<<<grid, FAST_THREADS, 0, stream>>> ((const uint8_t *)src,
+      src_pitch, src_width, src_height, (uint8_t *)dst, dst_pitch, dst_width,
+      dst_height, (float)src_width / (float)dst_width,
+      (float)src_height / (float)dst_height);
+  return cudaGetLastError ();
+}
+
 template <int K, bool A>
 int
 launch (cudaStream_t stream, const void *src, size_t src_pitch, int src_width,
@@ -85,6 +193,10 @@ accel_resize (void *stream, int format, const void *src, size_t src_pitch,
       return launch<KIND_U8X1, true> (s, src, src_pitch, src_width, src_height,
           dst, dst_pitch, dst_width, dst_height);
     case KIND_U8X4:
+      if (aligned16 (dst, dst_pitch) && aligned_for (kind, src, src_pitch)
+          && (dst_height + 31) / 32 <= 65535)
+        return launch_fast (s, src, src_pitch, src_width, src_height, dst,
+            dst_pitch, dst_width, dst_height);
       return a ? launch<KIND_U8X4, true> (s, src, src_pitch, src_width,
                  src_height, dst, dst_pitch, dst_width, dst_height)
                : launch<KIND_U8X4, false> (s, src, src_pitch, src_width,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bandwidth of the memory-bound image kernels, as a fraction of what a
- * device-to-device cudaMemcpyAsync reaches in the same run.
+ * device-to-device cudaMemcpyAsync reaches in the same run, and the time
+ * NVIDIA's NPP takes for its closest equivalent on the same frames (when
+ * built with NPP).
  *
  * Bytes moved are each input read once plus each output written once; the
  * L2 cache is flushed before every timed run (a frame fits in it), each run
@@ -9,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "accel-test.h"
+#include "bench-image-npp.h"
 #include "test-image.h"
 
 #define WARMUP 5
@@ -43,12 +46,15 @@ static const BenchCase cases[] = {
       { NULL, TEST_KERNEL_RESIZE, .num = 2, .den = 1 } },
   { "gaussian-blur sigma 1", ACCEL_IMAGE_RGBA8,
       { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 1.0f } },
+  { "gaussian-blur sigma 3", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.0f } },
   { "box-blur radius 1", ACCEL_IMAGE_RGBA8,
       { NULL, TEST_KERNEL_BOX_BLUR, .n = 1 } },
   { "unsharp sigma 1", ACCEL_IMAGE_RGBA8,
       { NULL, TEST_KERNEL_UNSHARP, 1.0f, 1.0f } },
   { "sobel", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_SOBEL, 0.25f } },
   { "median 3x3", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_MEDIAN, .n = 3 } },
+  { "median 5x5", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_MEDIAN, .n = 5 } },
 };
 
 static const int frame_sizes[][2] = { { 1920, 1080 }, { 3840, 2160 } };
@@ -58,6 +64,7 @@ typedef struct
   cudaStream_t stream;
   cudaEvent_t start, stop;
   void *flush;
+  BenchNpp *npp; /* NULL: built without NPP */
 } Bench;
 
 static void
@@ -84,6 +91,7 @@ typedef struct
   const TestCase *tc; /* NULL: the copy */
   TestFrame *in, *out;
   void *d_in, *d_out;
+  BenchNpp *npp; /* not NULL: NPP's equivalent of tc instead */
 } Run;
 
 static int
@@ -92,6 +100,17 @@ run_once (const Run *r, cudaStream_t stream)
   if (!r->tc)
     return cudaMemcpyAsync (
         r->d_out, r->d_in, r->in->size, cudaMemcpyDeviceToDevice, stream);
+  if (r->npp)
+    {
+      int status
+          = bench_npp_run (r->npp, r->tc, r->in, r->d_in, r->out, r->d_out);
+      if (status != 0)
+        {
+          g_printerr ("NPP: status %d\n", status);
+          exit (1);
+        }
+      return cudaGetLastError ();
+    }
   return test_case_run (
       r->tc, TRUE, stream, r->in, r->d_in, r->out, r->d_out, NULL, 0);
 }
@@ -125,7 +144,7 @@ bench_frame (Bench *b, int width, int height, GRand *rand)
   g_autoptr (TestFrame) rgba
       = test_frame_new (ACCEL_IMAGE_RGBA8, width, height, 0);
   void *d_a = NULL, *d_b = NULL;
-  Run copy = { NULL, rgba, rgba, NULL, NULL };
+  Run copy = { NULL, rgba, rgba, NULL, NULL, NULL };
   double copy_us, copy_gbs;
   size_t most = 0;
   int of, ow, oh;
@@ -158,7 +177,7 @@ bench_frame (Bench *b, int width, int height, GRand *rand)
       g_autoptr (TestFrame) in
           = test_frame_new (bc->in_format, width, height, 0);
       g_autoptr (TestFrame) out = NULL;
-      Run run = { &bc->tc, in, NULL, d_a, d_b };
+      Run run = { &bc->tc, in, NULL, d_a, d_b, NULL };
       double us, gbs;
       size_t bytes;
 
@@ -171,8 +190,16 @@ bench_frame (Bench *b, int width, int height, GRand *rand)
       bytes = in->size + out->size;
       us = time_runs (b, &run);
       gbs = bytes / us / 1000.0;
-      g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%%\n", width, height,
+      g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%%", width, height,
           bc->name, bytes / 1e6, us, gbs, 100.0 * gbs / copy_gbs);
+      if (b->npp && bench_npp_has (&bc->tc, bc->in_format))
+        {
+          double npp_us;
+          run.npp = b->npp;
+          npp_us = time_runs (b, &run);
+          g_print (" %9.1f %7.2fx", npp_us, npp_us / us);
+        }
+      g_print ("\n");
     }
   cudaFree (d_a);
   cudaFree (d_b);
@@ -194,17 +221,22 @@ main (int argc, char **argv)
   check (cudaEventCreate (&b.start), "cudaEventCreate");
   check (cudaEventCreate (&b.stop), "cudaEventCreate");
   check (cudaMalloc (&b.flush, FLUSH_BYTES), "cudaMalloc");
+  b.npp = bench_npp_new (b.stream);
 
   g_print ("image kernels against a device-to-device copy on %s\n"
            "(RGBA8 input unless named; bytes: input read once + output "
            "written once;\n L2 flushed before each run; median of %d runs "
-           "after %d warm-up runs)\n\n",
-      prop.name, REPS, WARMUP);
-  g_print ("%-10s %-24s %9s %9s %8s %8s\n", "frame", "kernel", "MB moved",
-      "time us", "GB/s", "of copy");
+           "after %d warm-up runs)\n%s\n\n",
+      prop.name, REPS, WARMUP,
+      b.npp ? "NPP: its closest equivalent on the same frames, and its time "
+              "over ours"
+            : "NPP: not built in");
+  g_print ("%-10s %-24s %9s %9s %8s %8s %9s %8s\n", "frame", "kernel",
+      "MB moved", "time us", "GB/s", "of copy", "NPP us", "NPP/ours");
   for (guint i = 0; i < G_N_ELEMENTS (frame_sizes); i++)
     bench_frame (&b, frame_sizes[i][0], frame_sizes[i][1], rand);
 
+  bench_npp_free (b.npp);
   cudaFree (b.flush);
   cudaEventDestroy (b.start);
   cudaEventDestroy (b.stop);
