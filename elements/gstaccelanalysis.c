@@ -662,6 +662,11 @@ gst_accel_analysis_class_init (GstAccelAnalysisClass *klass)
       "accel");
 
   trans_class->transform_ip_on_passthrough = TRUE;
+  /* frames pass through: the same memory on both sides, as GstBaseTransform
+   * has it, not the filters' upload of system memory */
+  trans_class->transform_caps
+      = GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM))
+            ->transform_caps;
   trans_class->start = gst_accel_analysis_start;
   trans_class->stop = gst_accel_analysis_stop;
   trans_class->sink_event = gst_accel_analysis_sink_event;

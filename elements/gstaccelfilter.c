@@ -8,8 +8,10 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "gstaccelcuda.h"
+#include "gstaccelforeign.h"
 #include "gstaccelimage.h"
 #include "gstaccelsyncmeta.h"
+#include "gstacceltransfer.h"
 #include "image/image.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_accel_filter_debug);
@@ -36,6 +38,7 @@ enum
 {
   PROP_0,
   PROP_SYNC_META,
+  PROP_STAGED_FRAMES,
 };
 
 typedef struct
@@ -43,11 +46,15 @@ typedef struct
   GstCudaContext *context;  /* NULL: the host implementation */
   AccelStream *sync_stream; /* libaccel's: the fences hold it */
   cudaStream_t stream;      /* its handle */
-  gboolean cuda_memory;     /* the negotiated caps are in CUDA memory */
+  gboolean in_cuda;         /* the negotiated input is in CUDA memory */
+  gboolean out_cuda;        /* and the output */
   /* frames the kernels cannot take where they are (system memory on a
    * GPU, planes laid out otherwise): input and output in their layout */
   GstAccelStaging staging[2];
-  int layout; /* staged in the last frame: bit 0 input, bit 1 output */
+  GstAccelPinned pinned; /* system memory input on a GPU goes through it */
+  int layout;          /* staged in the last frame: bit 0 input, bit 1 output */
+  guint staged_frames; /* atomic: frames with a side staged */
+  GstAccelForeignHold held; /* the last input from a GStreamer element */
 
   gboolean sync_meta;        /* property */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
@@ -81,6 +88,31 @@ gst_accel_filter_set_context (GstElement *element, GstContext *context)
       ->set_context (element, context);
 }
 
+/* the held input goes back to its writer: at the end of the stream, after
+ * a flush, and when upstream drains */
+static void
+release_held (GstAccelFilter *self)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  if (!priv->held.buffer)
+    return;
+  gst_accel_cuda_scope_enter (priv->context);
+  gst_accel_foreign_release (&priv->held);
+  gst_accel_cuda_scope_leave ();
+  GST_CAT_LOG_OBJECT (CAT (self), self, "held input released");
+}
+
+static gboolean
+gst_accel_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+      || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    release_held (GST_ACCEL_FILTER (trans));
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+      ->sink_event (trans, event);
+}
+
 static gboolean
 gst_accel_filter_query (
     GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
@@ -92,6 +124,8 @@ gst_accel_filter_query (
       && gst_cuda_handle_context_query (
           GST_ELEMENT (trans), query, priv->context))
     return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
+    release_held (GST_ACCEL_FILTER (trans));
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
       ->query (trans, direction, query);
 }
@@ -103,8 +137,10 @@ release_frames (GstAccelFilterPrivate *priv)
 {
   if (priv->context)
     gst_accel_cuda_scope_enter (priv->context);
+  gst_accel_foreign_clear (&priv->held);
   for (int i = 0; i < 2; i++)
     gst_accel_staging_clear (&priv->staging[i]);
+  gst_accel_pinned_clear (&priv->pinned);
   g_clear_pointer (&priv->sync_stream, accel_stream_unref);
   priv->stream = NULL;
   if (priv->context)
@@ -153,11 +189,12 @@ gst_accel_filter_set_info (GstVideoFilter *filter, GstCaps *incaps,
   gboolean in_cuda = gst_accel_cuda_caps_are_cuda (incaps);
   gboolean out_cuda = gst_accel_cuda_caps_are_cuda (outcaps);
 
-  priv->cuda_memory = in_cuda || out_cuda;
-  if (priv->cuda_memory && !priv->context)
+  if ((in_cuda || out_cuda) && !priv->context)
     goto no_gpu;
   /* the blocks of the previous caps go, the next frame sizes them anew */
   release_frames (priv);
+  priv->in_cuda = in_cuda;
+  priv->out_cuda = out_cuda;
   priv->layout = -1;
   GST_CAT_DEBUG_OBJECT (CAT (filter), filter,
       "caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
@@ -192,6 +229,61 @@ failed:
         ("cannot create a CUDA stream (see the accelsyncmeta log)"));
     return FALSE;
   }
+}
+
+/* whether downstream names CUDA memory of @cuda's format and size (not
+ * merely takes anything, as fakesink and appsink do) */
+static gboolean
+downstream_names_cuda (GstBaseTransform *trans, GstCaps *cuda)
+{
+  GstCaps *peer
+      = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), NULL);
+  gboolean named
+      = !gst_caps_is_any (peer) && gst_caps_can_intersect (peer, cuda);
+
+  gst_caps_unref (peer);
+  return named;
+}
+
+/* on a GPU either memory goes to either: CUDA memory first. A frame in
+ * system memory goes out in CUDA memory alone where downstream names it:
+ * were system memory offered too, GstBaseTransform would pass it through
+ * (cudaupload does), and every accel element downstream would copy the
+ * frame to the GPU and back again; so the first one uploads it, once */
+static GstCaps *
+gst_accel_filter_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
+{
+  GstCaps *cuda, *result, *tmp;
+  GstPad *other = direction == GST_PAD_SINK
+                      ? GST_BASE_TRANSFORM_SRC_PAD (trans)
+                      : GST_BASE_TRANSFORM_SINK_PAD (trans);
+  GstCaps *templ;
+
+  if (!gst_accel_cuda_usable () || gst_caps_is_any (caps))
+    return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+        ->transform_caps (trans, direction, caps, filter);
+  templ = gst_pad_get_pad_template_caps (other);
+  cuda = gst_accel_caps_set_memory (caps, TRUE);
+  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)
+      && !gst_accel_cuda_caps_are_cuda (caps)
+      && gst_caps_can_intersect (cuda, templ)
+      && downstream_names_cuda (trans, cuda))
+    result = cuda;
+  else
+    result = gst_caps_merge (cuda, gst_accel_caps_set_memory (caps, FALSE));
+  gst_caps_unref (templ);
+  if (filter)
+    {
+      tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+      gst_caps_unref (result);
+      result = tmp;
+    }
+  GST_CAT_LOG_OBJECT (CAT (trans), trans,
+      "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "downstream of" : "upstream of", caps,
+      result);
+  return result;
 }
 
 /* upstream asks what we would like: CUDA memory from our context */
@@ -292,6 +384,25 @@ failed:
   }
 }
 
+/* an input frame in system memory on a GPU: copied once to the device,
+ * through the page-locked ring as accelupload copies */
+static int
+upload_image (GstAccelFilter *self, GstVideoFrame *frame, GstAccelImage *image)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+  guint8 *planes[GST_VIDEO_MAX_PLANES];
+  gsize pitches[GST_VIDEO_MAX_PLANES];
+  int err = gst_accel_image_alloc (image, &priv->staging[0], TRUE,
+      gst_accel_image_format_from_video (GST_VIDEO_FRAME_FORMAT (frame)),
+      GST_VIDEO_FRAME_WIDTH (frame), GST_VIDEO_FRAME_HEIGHT (frame));
+
+  if (err)
+    return err;
+  gst_accel_image_planes (image, planes, pitches);
+  return gst_accel_transfer_upload_planes (
+      &priv->pinned, frame, planes, pitches, priv->stream);
+}
+
 /* @frame as an image the kernels can reach: in place when it is in their
  * layout (and in CUDA memory on a GPU), otherwise staged */
 static int
@@ -300,11 +411,13 @@ prepare_image (GstAccelFilter *self, GstVideoFrame *frame, int side,
 {
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
   gboolean device = priv->context != NULL;
+  gboolean system = device && !(side == 0 ? priv->in_cuda : priv->out_cuda);
 
-  *staged = (device && !priv->cuda_memory)
-            || !gst_accel_image_from_frame (image, frame);
+  *staged = system || !gst_accel_image_from_frame (image, frame);
   if (!*staged)
     return ACCEL_IMAGE_OK;
+  if (system && copy_in)
+    return upload_image (self, frame, image);
   return gst_accel_image_stage (
       image, &priv->staging[side], device, frame, copy_in, priv->stream);
 }
@@ -321,6 +434,15 @@ run_kernel (GstAccelFilter *self, gpointer stream, const GstAccelImage *in,
       out->data, out->pitch, in->width, in->height);
 }
 
+/* why a side is staged */
+static const gchar *
+staged_why (GstAccelFilterPrivate *priv, gboolean cuda)
+{
+  if (priv->context && !cuda)
+    return "staged (system memory: copied to or from the GPU)";
+  return "staged (planes not in the kernels' layout)";
+}
+
 /* whether the kernel reaches the frames where they are or through
  * staging copies: at DEBUG when that changes, at LOG for every frame */
 static void
@@ -331,15 +453,12 @@ log_layout (GstAccelFilter *self, GstVideoFrame *in, gboolean in_staged,
   int layout = (in_staged ? 1 : 0) | (out_staged ? 2 : 0);
   const gchar *where = priv->context ? "GPU" : "host";
 
+  if (layout)
+    g_atomic_int_inc (&priv->staged_frames);
   if (layout != priv->layout)
-    GST_CAT_DEBUG_OBJECT (CAT (self), self, "on the %s: input %s, output %s%s",
-        where, in_staged ? "staged" : "read in place",
-        out_staged ? "staged" : "written in place",
-        !layout                               ? ""
-        : priv->context && !priv->cuda_memory ? " (system memory: copies to "
-                                                "the GPU and back)"
-                                              : " (planes not in the "
-                                                "kernels' layout)");
+    GST_CAT_DEBUG_OBJECT (CAT (self), self, "on the %s: input %s, output %s",
+        where, in_staged ? staged_why (priv, priv->in_cuda) : "read in place",
+        out_staged ? staged_why (priv, priv->out_cuda) : "written in place");
   priv->layout = layout;
   GST_CAT_LOG_OBJECT (CAT (self), self,
       "frame %" GST_TIME_FORMAT " on the %s, input %s, output %s",
@@ -368,13 +487,40 @@ filter_frames (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   return ACCEL_IMAGE_OK;
 }
 
+/* an input from a GStreamer CUDA element is held until the kernel has
+ * read it, instead of the host waiting for the kernel before the push */
+static int
+hold_foreign_input (
+    GstAccelFilter *self, GstAccelFrameSync *sync, GstBuffer *inbuf)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+  int err = gst_accel_foreign_hold (&priv->held, inbuf, priv->stream);
+
+  if (err == cudaSuccess)
+    sync->host_wait = sync->out_wait;
+  return err;
+}
+
+static const gchar *
+frame_story (GstAccelFilterPrivate *priv, GstAccelFrameSync *sync)
+{
+  if (!priv->out_cuda)
+    return "system memory out: the host waits for the GPU";
+  if (sync->host_wait)
+    return "the host waits for the GPU before the push";
+  if (sync->foreign_in)
+    return "pushed with its GPU work in flight; the input (no sync meta) is "
+           "held until the next frame";
+  return "pushed with its GPU work in flight, downstream waits on the sync "
+         "meta";
+}
+
 static GstFlowReturn
 gst_accel_filter_transform (
     GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstAccelFilter *self = GST_ACCEL_FILTER (trans);
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
-  GstMapFlags cuda = priv->cuda_memory ? GST_MAP_CUDA : 0;
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int ret = ACCEL_IMAGE_OK, err = cudaSuccess;
@@ -384,24 +530,23 @@ gst_accel_filter_transform (
     return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
         ->transform (trans, inbuf, outbuf);
 
-  if (!gst_accel_filter_map_frames (self, inbuf, cuda, outbuf, cuda, &in, &out))
+  if (!gst_accel_filter_map_frames (self, inbuf,
+          priv->in_cuda ? GST_MAP_CUDA : 0, outbuf,
+          priv->out_cuda ? GST_MAP_CUDA : 0, &in, &out))
     return GST_FLOW_ERROR;
   gst_accel_cuda_scope_enter (priv->context);
-  if (priv->cuda_memory)
-    ret = gst_accel_frame_sync_begin (
-        &sync, &inbuf, 1, outbuf, priv->downstream_waits, priv->sync_stream);
-  GST_CAT_LOG_OBJECT (CAT (self), self, "frame %" GST_TIME_FORMAT ": %s",
-      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)),
-      !priv->cuda_memory ? "system memory, the host waits for the GPU"
-      : sync.host_wait   ? "the host waits for the GPU before the push"
-                         : "pushed with its GPU work in flight, "
-                           "downstream waits on the sync meta");
+  ret = gst_accel_frame_sync_begin (&sync, &inbuf, priv->in_cuda ? 1 : 0,
+      priv->out_cuda ? outbuf : NULL, priv->downstream_waits,
+      priv->sync_stream);
+  if (sync.foreign_in)
+    gst_accel_foreign_enter (inbuf);
   if (ret == ACCEL_IMAGE_OK)
     ret = filter_frames (self, &in, &out);
-  if (priv->cuda_memory)
-    err = gst_accel_frame_sync_end (&sync, priv->sync_stream);
-  else
-    err = cudaStreamSynchronize (priv->stream);
+  if (ret == ACCEL_IMAGE_OK && sync.foreign_in)
+    ret = hold_foreign_input (self, &sync, inbuf);
+  GST_CAT_LOG_OBJECT (CAT (self), self, "frame %" GST_TIME_FORMAT ": %s",
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), frame_story (priv, &sync));
+  err = gst_accel_frame_sync_end (&sync, priv->sync_stream);
   gst_accel_cuda_scope_leave ();
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
@@ -493,6 +638,9 @@ gst_accel_filter_get_property (
     {
     case PROP_SYNC_META:
       g_value_set_boolean (value, priv->sync_meta);
+      break;
+    case PROP_STAGED_FRAMES:
+      g_value_set_uint (value, g_atomic_int_get (&priv->staged_frames));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -689,6 +837,13 @@ gst_accel_filter_class_init (GstAccelFilterClass *klass)
   klass->debug_category = gst_accel_filter_debug;
   g_object_class_install_property (gobject_class, PROP_SYNC_META,
       gst_accel_sync_meta_param_spec_new (DEFAULT_SYNC_META));
+  g_object_class_install_property (gobject_class, PROP_STAGED_FRAMES,
+      g_param_spec_uint ("staged-frames", "Staged frames",
+          "Frames whose input or output the element copied through its own "
+          "staging memory (system memory on a GPU, or planes not in the "
+          "kernels' layout); frames in CUDA memory in and out are read and "
+          "written in place",
+          0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -697,6 +852,8 @@ gst_accel_filter_class_init (GstAccelFilterClass *klass)
   trans_class->start = gst_accel_filter_start;
   trans_class->stop = gst_accel_filter_stop;
   trans_class->query = gst_accel_filter_query;
+  trans_class->transform_caps = gst_accel_filter_transform_caps;
+  trans_class->sink_event = gst_accel_filter_sink_event;
   trans_class->propose_allocation = gst_accel_filter_propose_allocation;
   trans_class->decide_allocation = gst_accel_filter_decide_allocation;
   trans_class->transform = gst_accel_filter_transform;

@@ -188,6 +188,28 @@ gst_accel_image_alloc (GstAccelImage *image, GstAccelStaging *staging,
   return err;
 }
 
+/**
+ * gst_accel_image_planes:
+ * @image: an image
+ * @data: (out caller-allocates) (array fixed-size=4): where each plane starts
+ * @pitch: (out caller-allocates) (array fixed-size=4): each plane's pitch
+ *
+ * Returns: the number of planes.
+ */
+int
+gst_accel_image_planes (const GstAccelImage *image, guint8 **data, gsize *pitch)
+{
+  for (int p = 0; p < n_planes (image->format); p++)
+    {
+      gsize offset;
+
+      plane_place (
+          image->format, image->pitch, image->height, p, &offset, &pitch[p]);
+      data[p] = (guint8 *)image->data + offset;
+    }
+  return n_planes (image->format);
+}
+
 /* copies every plane between @frame and @image; on the GPU enqueued on
  * @stream (any memory kinds: the addresses say which) */
 static int

@@ -51,6 +51,8 @@ int gst_accel_image_unstage (const GstAccelImage *image,
     const GstAccelStaging *staging, GstVideoFrame *frame, gpointer stream);
 int gst_accel_image_alloc (GstAccelImage *image, GstAccelStaging *staging,
     gboolean device, int format, int width, int height);
+int gst_accel_image_planes (
+    const GstAccelImage *image, guint8 **data, gsize *pitch);
 void gst_accel_staging_clear (GstAccelStaging *staging);
 
 G_END_DECLS

@@ -121,7 +121,9 @@ meta_fence (GstAccelSyncMeta *meta, AccelStream *stream)
  * its own work before it pushes: when downstream does not take the meta,
  * and when an input came from an element that does not (GStreamer's own):
  * such a buffer goes back to its writer when released, with no event to
- * wait for. Called from the element's streaming thread.
+ * wait for (@sync's foreign_in; an element that holds such inputs until its
+ * reads are done, gstaccelforeign.h, need not wait and sets host_wait to
+ * out_wait). Called from the element's streaming thread.
  *
  * Returns: a cudaError_t.
  */
@@ -137,13 +139,15 @@ gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer **in, guint n_in,
   sync->out = out ? gst_buffer_get_accel_sync_meta (out) : NULL;
   if (out && !sync->out && downstream_waits && gst_buffer_is_writable (out))
     sync->out = gst_buffer_ensure_accel_sync_meta (out);
-  sync->host_wait = !out || !downstream_waits || !sync->out;
+  sync->out_wait = !out || !downstream_waits || !sync->out;
+  sync->foreign_in = FALSE;
+  sync->host_wait = sync->out_wait;
 
   for (guint i = 0; i < n_in; i++)
     {
       sync->in[i] = gst_buffer_get_accel_sync_meta (in[i]);
       if (!sync->in[i])
-        sync->host_wait = TRUE;
+        sync->foreign_in = sync->host_wait = TRUE;
       else if (!accel_fence_acquire_read (
                    meta_fence (sync->in[i], stream), stream, &error))
         return cuda_status (error);

@@ -60,7 +60,9 @@ typedef struct
   guint n_in;
   GstAccelSyncMeta *in[GST_ACCEL_FRAME_SYNC_MAX_INPUTS]; /* inputs' metas */
   GstAccelSyncMeta *out;                                 /* the output's */
-  gboolean host_wait; /* the work must be done when end() returns */
+  gboolean out_wait;   /* the output must be complete on the host */
+  gboolean foreign_in; /* an input came without the meta */
+  gboolean host_wait;  /* the work must be done when end() returns */
 } GstAccelFrameSync;
 
 /* each returns a cudaError_t */

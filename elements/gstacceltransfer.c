@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the copies between system memory and CUDA memory that accelupload
- * and acceldownload make, through pinned staging memory */
+ * and acceldownload (and a filter given system memory on a GPU) make,
+ * through pinned staging memory */
 #include "gstacceltransfer.h"
 
 #include <cuda_runtime_api.h>
@@ -108,20 +109,21 @@ packed_size (const GstVideoFrame *frame)
 }
 
 /**
- * gst_accel_transfer_upload:
+ * gst_accel_transfer_upload_planes:
  * @pinned: the element's staging ring
  * @in: a frame in system memory
- * @out: the same format in CUDA memory, mapped with GST_MAP_CUDA
+ * @dst: (array): where each plane of @in goes, in device memory
+ * @dst_pitch: (array): the pitch of each of them
  * @stream: the element's stream
  *
  * Copies @in into a pinned slot on the host, then enqueues the copy of
- * each plane to @out on @stream; returns without waiting for the GPU.
+ * each plane to @dst on @stream; returns without waiting for the GPU.
  *
  * Returns: a cudaError_t.
  */
 int
-gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
-    GstVideoFrame *out, gpointer stream)
+gst_accel_transfer_upload_planes (GstAccelPinned *pinned, GstVideoFrame *in,
+    guint8 *const *dst, const gsize *dst_pitch, gpointer stream)
 {
   guint slot;
   guint8 *staged;
@@ -139,13 +141,38 @@ gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
 
       for (guint y = 0; y < rows; y++)
         memcpy (staged + y * row, src + (gsize)y * stride, row);
-      if ((err = cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out, p),
-               GST_VIDEO_FRAME_PLANE_STRIDE (out, p), staged, row, row, rows,
-               cudaMemcpyHostToDevice, stream)))
+      if ((err = cudaMemcpy2DAsync (dst[p], dst_pitch[p], staged, row, row,
+               rows, cudaMemcpyHostToDevice, stream)))
         return err;
       staged += row * rows;
     }
   return cudaEventRecord (pinned->done[slot], stream);
+}
+
+/**
+ * gst_accel_transfer_upload:
+ * @pinned: the element's staging ring
+ * @in: a frame in system memory
+ * @out: the same format in CUDA memory, mapped with GST_MAP_CUDA
+ * @stream: the element's stream
+ *
+ * gst_accel_transfer_upload_planes() into @out's planes.
+ *
+ * Returns: a cudaError_t.
+ */
+int
+gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
+    GstVideoFrame *out, gpointer stream)
+{
+  guint8 *dst[GST_VIDEO_MAX_PLANES];
+  gsize pitch[GST_VIDEO_MAX_PLANES];
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (out); p++)
+    {
+      dst[p] = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+      pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    }
+  return gst_accel_transfer_upload_planes (pinned, in, dst, pitch, stream);
 }
 
 /**

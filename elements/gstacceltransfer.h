@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the copies between system memory and CUDA memory that accelupload
- * and acceldownload make, through pinned staging memory */
+ * and acceldownload (and a filter given system memory on a GPU) make,
+ * through pinned staging memory */
 #pragma once
 
 #include <gst/cuda/gstcudacontext.h>
@@ -42,6 +43,8 @@ typedef struct
 void gst_accel_pinned_clear (GstAccelPinned *pinned);
 void gst_accel_pinned_release (GstAccelPinned *pinned, GstCudaContext *context);
 
+int gst_accel_transfer_upload_planes (GstAccelPinned *pinned, GstVideoFrame *in,
+    guint8 *const *dst, const gsize *dst_pitch, gpointer stream);
 int gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
     GstVideoFrame *out, gpointer stream);
 int gst_accel_transfer_download_start (GstAccelPinned *pinned,

@@ -8,7 +8,19 @@
 static int
 args_valid (const AccelClothParams *p)
 {
-  return p->w >= 2 && p->h >= 2 && p->iterations >= 0;
+  return p->w >= 2 && p->h >= 2 && p->iterations >= 0
+         && (p->solver == ACCEL_CLOTH_SOLVER_JACOBI
+             || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
+}
+
+/* one coloured Gauss-Seidel sweep, in place, colour after colour */
+static void
+solve_coloured (const AccelClothParams *p, const AccelClothState *s)
+{
+  for (int c = 0; c < CLOTH_COLOURS; c++)
+    for (int j = 0; j < p->h; j++)
+      for (int i = cloth_colour_first (c, j); i < p->w; i += CLOTH_COLOURS)
+        cloth_solve_vertex (p, s->x, s->y, s->z, s->x, s->y, s->z, i, j);
 }
 
 int
@@ -40,16 +52,20 @@ accel_cloth_step_host (const AccelClothParams *p, const AccelClothState *s)
   for (int j = 0; j < p->h; j++)
     for (int i = 0; i < p->w; i++)
       cloth_integrate (p, s, i, j);
-  /* in pairs: the positions end where they started */
-  for (int it = 0; it < p->iterations; it += 2)
-    {
-      for (int j = 0; j < p->h; j++)
-        for (int i = 0; i < p->w; i++)
-          cloth_solve_vertex (p, s->x, s->y, s->z, s->sx, s->sy, s->sz, i, j);
-      for (int j = 0; j < p->h; j++)
-        for (int i = 0; i < p->w; i++)
-          cloth_solve_vertex (p, s->sx, s->sy, s->sz, s->x, s->y, s->z, i, j);
-    }
+  if (p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
+    for (int it = 0; it < p->iterations; it++)
+      solve_coloured (p, s);
+  else
+    /* in pairs: the positions end where they started */
+    for (int it = 0; it < p->iterations; it += 2)
+      {
+        for (int j = 0; j < p->h; j++)
+          for (int i = 0; i < p->w; i++)
+            cloth_solve_vertex (p, s->x, s->y, s->z, s->sx, s->sy, s->sz, i, j);
+        for (int j = 0; j < p->h; j++)
+          for (int i = 0; i < p->w; i++)
+            cloth_solve_vertex (p, s->sx, s->sy, s->sz, s->x, s->y, s->z, i, j);
+      }
   for (int j = 0; j < p->h; j++)
     for (int i = 0; i < p->w; i++)
       cloth_normal (p, s, i, j);

@@ -221,6 +221,19 @@ cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
   oz[k] = z;
 }
 
+/* coloured Gauss-Seidel: colour (i + 3 j) mod 5 differs between the ends
+ * of every constraint (the offsets (1, 0), (0, 1), (1, 1), (1, -1), (2, 0)
+ * and (0, 2) give 1, 3, 4, 3, 2 and 1, none a multiple of 5) */
+#define CLOTH_COLOURS 5
+
+/* the first column of row @j in @colour; the others follow 5 apart */
+CLOTH_FN int
+cloth_colour_first (int colour, int j)
+{
+  return ((colour - 3 * (j % CLOTH_COLOURS)) % CLOTH_COLOURS + CLOTH_COLOURS)
+         % CLOTH_COLOURS;
+}
+
 /* the normal at (i, j): the cross product of the tangents along rows and
  * columns (one-sided at the edges), of unit length */
 CLOTH_FN void

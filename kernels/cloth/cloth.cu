@@ -51,6 +51,22 @@ k_solve (AccelClothParams p, const float *ix, const float *iy, const float *iz,
   cloth_solve_vertex (&p, ix, iy, iz, ox, oy, oz, i, j);
 }
 
+/* one colour of a Gauss-Seidel sweep, in place: a thread per vertex of
+ * the colour, (w + 4) / 5 a row */
+__global__ void
+k_solve_colour (AccelClothParams p, int colour, float *x, float *y, float *z)
+{
+  int row = (p.w + CLOTH_COLOURS - 1) / CLOTH_COLOURS;
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= row * p.h)
+    return;
+  int j = t / row,
+      i = cloth_colour_first (colour, j) + CLOTH_COLOURS * (t % row);
+  if (i >= p.w)
+    return;
+  cloth_solve_vertex (&p, x, y, z, x, y, z, i, j);
+}
+
 __global__ void
 k_normal (AccelClothParams p, AccelClothState s)
 {
@@ -97,7 +113,9 @@ k_resolve (const uint64_t *depth, AccelClothView v, uint8_t *rgba, size_t pitch)
 bool
 args_valid (const AccelClothParams *p)
 {
-  return p->w >= 2 && p->h >= 2 && p->iterations >= 0;
+  return p->w >= 2 && p->h >= 2 && p->iterations >= 0
+         && (p->solver == ACCEL_CLOTH_SOLVER_JACOBI
+             || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
 }
 
 } // namespace
@@ -123,13 +141,23 @@ accel_cloth_step (
   if (!args_valid (p))
     return cudaErrorInvalidValue;
   k_integrate<<<blocks, THREADS, 0, st>>> (*p, *s);
-  for (int it = 0; it < p->iterations; it += 2)
+  if (p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
     {
-      k_solve<<<blocks, THREADS, 0, st>>> (
-          *p, s->x, s->y, s->z, s->sx, s->sy, s->sz);
-      k_solve<<<blocks, THREADS, 0, st>>> (
-          *p, s->sx, s->sy, s->sz, s->x, s->y, s->z);
+      unsigned colour_blocks = blocks_for (
+          (size_t)p->h * ((p->w + CLOTH_COLOURS - 1) / CLOTH_COLOURS));
+      for (int it = 0; it < p->iterations; it++)
+        for (int c = 0; c < CLOTH_COLOURS; c++)
+          k_solve_colour<<<colour_blocks, THREADS, 0, st>>> (
+              *p, c, s->x, s->y, s->z);
     }
+  else
+    for (int it = 0; it < p->iterations; it += 2)
+      {
+        k_solve<<<blocks, THREADS, 0, st>>> (
+            *p, s->x, s->y, s->z, s->sx, s->sy, s->sz);
+        k_solve<<<blocks, THREADS, 0, st>>> (
+            *p, s->sx, s->sy, s->sz, s->x, s->y, s->z);
+      }
   k_normal<<<blocks, THREADS, 0, st>>> (*p, *s);
   return cudaGetLastError ();
 }

@@ -3,15 +3,20 @@
  *
  * w x h vertices, row-major, 3D positions. A step integrates (Verlet, with
  * damping, gravity and wind pushing along each vertex's normal), then
- * satisfies distance constraints in @iterations Jacobi sweeps: structural
+ * satisfies distance constraints in @iterations sweeps: structural
  * (to the 4 nearest vertices), shear (the 4 diagonals) and bend (2 apart,
  * along rows and columns), each vertex moving by the mean of its
  * constraints' corrections times @relax, pinned vertices never moving, and
  * keeps vertices out of the sphere; then computes the normals.
  *
- * A Jacobi sweep reads one copy of the positions and writes the other, each
- * vertex summing its constraints in one fixed order: no vertex depends on
- * the order threads run in, and the GPU kernels and the host reference
+ * A Jacobi sweep (the default) reads one copy of the positions and writes
+ * the other, each vertex summing its constraints in one fixed order. A
+ * coloured Gauss-Seidel sweep updates the positions in place in five
+ * passes, one per colour (i + 3 j) mod 5: no constraint joins two vertices
+ * of one colour, so a pass reads only vertices it does not write, and each
+ * vertex sees its neighbours' moves of the earlier passes (it converges
+ * faster per sweep). Either way no vertex depends on the order threads
+ * run in, and the GPU kernels and the host reference
  * compute each vertex with the same functions (cloth-vertex.h), without
  * contraction and with IEEE division and square root, so a GPU step equals
  * a host step bit for bit. The frame is an orthographic view tilted about
@@ -34,12 +39,18 @@ extern "C"
     ACCEL_CLOTH_PIN_TOP_ROW,
   } AccelClothPin;
 
+  typedef enum
+  {
+    ACCEL_CLOTH_SOLVER_JACOBI,
+    ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL, /* coloured, in place */
+  } AccelClothSolver;
+
   typedef struct
   {
     int w, h;         /* vertices per row, rows (at least 2 each) */
     float spacing;    /* rest distance of neighbours */
     float dt;         /* time step */
-    int iterations;   /* Jacobi sweeps per step (rounded up to even) */
+    int iterations;   /* sweeps per step (Jacobi: rounded up to even) */
     float relax;      /* fraction of the mean correction applied per sweep */
     float damping;    /* velocity kept per step */
     float gravity[3]; /* acceleration */
@@ -48,6 +59,7 @@ extern "C"
     int pin;          /* an AccelClothPin */
     int grab;         /* a vertex held at @grab_pos, -1: none */
     float grab_pos[3];
+    int solver; /* an AccelClothSolver */
   } AccelClothParams;
 
   /* device or host memory: 12 arrays of w * h floats */
@@ -58,7 +70,8 @@ extern "C"
     float *x, *y, *z;    /* positions */
     float *px, *py, *pz; /* previous positions */
     float *nx, *ny, *nz; /* normals */
-    /* scratch: the other copy of the positions during the sweeps */
+    /* scratch: the other copy of the positions during Jacobi sweeps
+     * (Gauss-Seidel leaves it alone) */
     float *sx, *sy, *sz;
   } AccelClothState;
 

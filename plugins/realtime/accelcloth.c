@@ -45,8 +45,27 @@ enum
   PROP_SPHERE_Z,
   PROP_SPHERE_RADIUS,
   PROP_PIN,
+  PROP_SOLVER,
   PROP_NUM_BUFFERS,
 };
+
+static GType
+solver_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { ACCEL_CLOTH_SOLVER_JACOBI, "Jacobi sweeps", "jacobi" },
+    { ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL,
+        "coloured Gauss-Seidel sweeps: faster convergence per sweep",
+        "gauss-seidel" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (
+        &type, g_enum_register_static ("AccelClothSolver", values));
+  return type;
+}
 
 static GType
 pin_get_type (void)
@@ -260,6 +279,9 @@ accel_cloth_set_property (
     case PROP_PIN:
       self->params.pin = g_value_get_enum (value);
       break;
+    case PROP_SOLVER:
+      self->params.solver = g_value_get_enum (value);
+      break;
     case PROP_NUM_BUFFERS:
       self->num_buffers = g_value_get_int64 (value);
       break;
@@ -301,6 +323,9 @@ accel_cloth_get_property (
       break;
     case PROP_PIN:
       g_value_set_enum (value, self->params.pin);
+      break;
+    case PROP_SOLVER:
+      g_value_set_enum (value, self->params.solver);
       break;
     case PROP_NUM_BUFFERS:
       g_value_set_int64 (value, self->num_buffers);
@@ -363,7 +388,7 @@ accel_cloth_class_init (AccelClothClass *klass)
   install_int (gobject_class, PROP_HEIGHT, "height", "Frame height in pixels",
       1, 16384, 512);
   install_int (gobject_class, PROP_ITERATIONS, "iterations",
-      "Constraint sweeps per frame (rounded up to even)", 0, 10000, 20);
+      "Constraint sweeps per frame (Jacobi: rounded up to even)", 0, 10000, 20);
   install_float (gobject_class, PROP_GRAVITY, "gravity",
       "Downward acceleration, units per second squared", -1000.0f, 1000.0f,
       9.8f);
@@ -381,6 +406,12 @@ accel_cloth_class_init (AccelClothClass *klass)
   g_object_class_install_property (gobject_class, PROP_PIN,
       g_param_spec_enum ("pin", "Pin", "Which vertices are pinned",
           pin_get_type (), ACCEL_CLOTH_PIN_CORNERS, FLAGS));
+  g_object_class_install_property (gobject_class, PROP_SOLVER,
+      g_param_spec_enum ("solver", "Solver",
+          "How a sweep satisfies the constraints: Jacobi (each vertex from "
+          "the last sweep's positions) or coloured Gauss-Seidel (in place, "
+          "five colours in turn; stiffer for as many sweeps)",
+          solver_get_type (), ACCEL_CLOTH_SOLVER_JACOBI, FLAGS));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Frames before end of stream (-1: no end)", -1, G_MAXINT64, -1,

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cloth steps per second at 64^2, 256^2 and 1024^2 vertices, 20 sweeps,
- * against the GPU's copy bandwidth measured in the same run: the bytes a
- * step must read and write over its time, and what a device-to-device copy
- * of as many bytes takes */
+ * Jacobi and coloured Gauss-Seidel, against the GPU's copy bandwidth
+ * measured in the same run: the bytes a step must read and write over its
+ * time, and what a device-to-device copy of as many bytes takes; then the
+ * constraint error (the structural strain) each solver leaves after 60
+ * steps of as many sweeps */
 #include <cuda_runtime_api.h>
+
+#include <math.h>
 
 #include "accel-test.h"
 #include "bench-timing.h"
@@ -40,48 +44,113 @@ copy (cudaStream_t s, void *data)
   cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s);
 }
 
+static void
+setup (Case *c, cudaStream_t s, int n, int solver, int iterations)
+{
+  void *block;
+
+  accel_cloth_params_init (&c->p, n, n);
+  c->p.wind[2] = 6.0f;
+  c->p.sphere[1] = -0.5f;
+  c->p.sphere[3] = 0.4f;
+  c->p.solver = solver;
+  c->p.iterations = iterations;
+  if (cudaMalloc (&block, accel_cloth_state_size (n, n)) != cudaSuccess)
+    g_error ("cloth: no memory for %d^2", n);
+  accel_cloth_state_init (&c->st, block, n, n);
+  accel_cloth_reset (s, &c->p, &c->st);
+}
+
+/* the strain after 60 steps, and its root mean square */
+static void
+strain (Case *c, cudaStream_t s, float *worst, float *rms)
+{
+  size_t n = (size_t)c->p.w * c->p.h,
+         size = accel_cloth_state_size (c->p.w, c->p.h);
+  g_autofree float *host = g_malloc (size);
+  AccelClothState h;
+  double sum = 0.0;
+  size_t count = 0;
+
+  for (int k = 0; k < 60; k++)
+    step (s, c);
+  if (c->status != cudaSuccess)
+    g_error ("cloth step: %s", cudaGetErrorString (c->status));
+  if (cudaMemcpy (host, c->st.x, size, cudaMemcpyDeviceToHost) != cudaSuccess)
+    g_error ("cloth: the state's download failed");
+  accel_cloth_state_init (&h, host, c->p.w, c->p.h);
+  *worst = accel_cloth_max_strain_host (&c->p, &h);
+  /* along rows: each vertex and the next of its row */
+  for (size_t k = 0; k + 1 < n; k++)
+    {
+      float dx, dy, dz, e;
+      if ((k + 1) % c->p.w == 0)
+        continue;
+      dx = h.x[k] - h.x[k + 1];
+      dy = h.y[k] - h.y[k + 1];
+      dz = h.z[k] - h.z[k + 1];
+      e = (sqrtf (dx * dx + dy * dy + dz * dz) - c->p.spacing) / c->p.spacing;
+      sum += (double)e * e;
+      count++;
+    }
+  *rms = (float)sqrt (sum / (double)count);
+}
+
 int
 main (int argc, char **argv)
 {
+  static const char *names[] = { "jacobi", "gauss-seidel" };
   int sizes[] = { 64, 256, 1024 };
   cudaStream_t s;
 
   accel_test_require_gpu ();
   cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-  g_print ("%7s %10s %10s %10s %10s %12s %14s\n", "grid", "steps/s", "ms/step",
-      "GB/s", "copy GB/s", "copy-equiv", "graph steps/s");
+  g_print ("%7s %13s %10s %10s %10s %10s %12s %14s\n", "grid", "solver",
+      "steps/s", "ms/step", "GB/s", "copy GB/s", "copy-equiv", "graph steps/s");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
-    {
-      int n = sizes[i];
-      Case c = { 0 };
-      void *block;
-      float ms, copy_ms, graph_ms;
+    for (int solver = 0; solver < 2; solver++)
+      {
+        int n = sizes[i];
+        Case c = { 0 };
+        float ms, copy_ms, graph_ms;
 
-      accel_cloth_params_init (&c.p, n, n);
-      c.p.wind[2] = 6.0f;
-      c.p.sphere[1] = -0.5f;
-      c.p.sphere[3] = 0.4f;
-      cudaMalloc (&block, accel_cloth_state_size (n, n));
-      accel_cloth_state_init (&c.st, block, n, n);
-      accel_cloth_reset (s, &c.p, &c.st);
-      ms = bench_time_ms (s, 20, step, &c);
-      graph_ms = bench_graph_time_ms (s, 20, step, &c);
-      if (c.status != cudaSuccess)
-        g_error ("cloth step: %s", cudaGetErrorString (c.status));
-      /* half the bytes read, half written: a copy of half of them */
-      c.bytes = (size_t)n * n * STEP_BYTES (c.p.iterations) / 2;
-      cudaMalloc (&c.src, c.bytes);
-      cudaMalloc (&c.dst, c.bytes);
-      copy_ms = bench_time_ms (s, 20, copy, &c);
-      /* bytes read and written, per second */
-      g_print ("%5d^2 %10.1f %10.3f %10.0f %10.0f %11.0f%% %14.1f\n", n,
-          1000.0f / ms, ms, 2.0 * c.bytes / (ms * 1e6),
-          2.0 * c.bytes / (copy_ms * 1e6), 100.0f * copy_ms / ms,
-          1000.0f / graph_ms);
-      cudaFree (c.src);
-      cudaFree (c.dst);
-      cudaFree (block);
-    }
+        setup (&c, s, n, solver, 20);
+        ms = bench_time_ms (s, 20, step, &c);
+        graph_ms = bench_graph_time_ms (s, 20, step, &c);
+        if (c.status != cudaSuccess)
+          g_error ("cloth step: %s", cudaGetErrorString (c.status));
+        /* half the bytes read, half written: a copy of half of them (the
+         * Jacobi sweep's bytes, for both solvers) */
+        c.bytes = (size_t)n * n * STEP_BYTES (c.p.iterations) / 2;
+        cudaMalloc (&c.src, c.bytes);
+        cudaMalloc (&c.dst, c.bytes);
+        copy_ms = bench_time_ms (s, 20, copy, &c);
+        /* bytes read and written, per second */
+        g_print ("%5d^2 %13s %10.1f %10.3f %10.0f %10.0f %11.0f%% %14.1f\n", n,
+            names[solver], 1000.0f / ms, ms, 2.0 * c.bytes / (ms * 1e6),
+            2.0 * c.bytes / (copy_ms * 1e6), 100.0f * copy_ms / ms,
+            1000.0f / graph_ms);
+        cudaFree (c.src);
+        cudaFree (c.dst);
+        cudaFree (c.st.x);
+      }
+
+  g_print ("\nstructural strain after 60 steps from rest (wind, sphere)\n");
+  g_print ("%7s %7s %13s %12s %12s\n", "grid", "sweeps", "solver", "max strain",
+      "rms strain");
+  for (guint i = 1; i < G_N_ELEMENTS (sizes); i++)
+    for (int sweeps = 10; sweeps <= 40; sweeps *= 2)
+      for (int solver = 0; solver < 2; solver++)
+        {
+          Case c = { 0 };
+          float worst, rms;
+
+          setup (&c, s, sizes[i], solver, sweeps);
+          strain (&c, s, &worst, &rms);
+          g_print ("%5d^2 %7d %13s %12.4f %12.5f\n", sizes[i], sweeps,
+              names[solver], worst, rms);
+          cudaFree (c.st.x);
+        }
 
   /* the stage through the engine, 64^2: graph mode captures only a still
    * cloth (the gusting wind changes the launches' arguments each frame) */

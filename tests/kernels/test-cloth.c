@@ -54,18 +54,58 @@ test_strain_shrinks (void)
   g_free (tight.block);
 }
 
+/* coloured Gauss-Seidel stretches less than Jacobi after as many sweeps:
+ * the structural strain of a hanging cloth and of one held in the wind
+ * against a sphere, after 60 steps of 10 and of 20 sweeps each (at the
+ * default relaxation; measured: 0.66 to 0.82 of Jacobi's) */
+static void
+test_gauss_seidel_converges_faster (void)
+{
+  static const int sweeps[] = { 10, 20 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sweeps); k++)
+    for (int windy = 0; windy < 2; windy++)
+      {
+        Cloth jacobi, gs;
+        float e_jacobi, e_gs;
+
+        cloth_init (&jacobi, 40, 40, sweeps[k]);
+        cloth_init (&gs, 40, 40, sweeps[k]);
+        gs.p.solver = ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL;
+        if (windy)
+          {
+            jacobi.p.wind[2] = gs.p.wind[2] = 6.0f;
+            jacobi.p.sphere[1] = gs.p.sphere[1] = -0.5f;
+            jacobi.p.sphere[3] = gs.p.sphere[3] = 0.4f;
+          }
+        run (&jacobi, 60);
+        run (&gs, 60);
+        e_jacobi = accel_cloth_max_strain_host (&jacobi.p, &jacobi.s);
+        e_gs = accel_cloth_max_strain_host (&gs.p, &gs.s);
+        g_test_message ("%d sweeps%s: max strain %g Jacobi, %g Gauss-Seidel",
+            sweeps[k], windy ? ", wind and sphere" : "", e_jacobi, e_gs);
+        g_assert_true (isfinite (e_gs));
+        g_assert_cmpfloat (e_gs, <, e_jacobi * 0.9f);
+        g_free (jacobi.block);
+        g_free (gs.block);
+      }
+}
+
 /* pinned corners stay where they were put; the rest falls, stays finite
  * and out of the sphere, in wind and with the whole top row pinned too */
+#define PIN_SOLVER(pin, solver) GINT_TO_POINTER ((pin) | (solver) << 8)
+
 static void
 test_pins_sphere_finite (gconstpointer data)
 {
-  int pin = GPOINTER_TO_INT (data);
+  int pin = GPOINTER_TO_INT (data) & 0xff;
   Cloth c;
   int w = 25, h = 19;
   double fallen = 0.0, blown = 0.0;
 
   cloth_init (&c, w, h, 20);
   c.p.pin = pin;
+  c.p.solver = GPOINTER_TO_INT (data) >> 8;
   c.p.wind[2] = 6.0f;
   c.p.wind[0] = 2.0f;
   c.p.sphere[1] = -0.6f;
@@ -102,7 +142,7 @@ test_pins_sphere_finite (gconstpointer data)
   /* hung from its corners it sags; from its top row it cannot, and the
    * wind blows it out of its plane */
   if (pin == ACCEL_CLOTH_PIN_CORNERS)
-    g_assert_cmpfloat (fallen / (w * h), >, 0.2);
+    g_assert_cmpfloat (fallen / (w * h), >, 0.15);
   g_assert_cmpfloat (blown / (w * h), >, 0.05);
   g_free (c.block);
 }
@@ -187,7 +227,7 @@ digest_add (GChecksum *all, guint64 seq, const void *data, gsize size)
  * never ran (G_MAXUINT64: none), after which the cloth goes on from where
  * it was (@restored) or starts over */
 static gchar *
-stage_expected (guint64 skip, gboolean restored)
+stage_expected_solver (guint64 skip, gboolean restored, int solver)
 {
   g_autoptr (GChecksum) all = g_checksum_new (G_CHECKSUM_SHA256);
   g_autofree guint64 *depth = NULL;
@@ -199,6 +239,7 @@ stage_expected (guint64 skip, gboolean restored)
   /* as the stage sets it: 2 units across */
   c.p.spacing = 2.0f / (float)(STAGE_W - 1);
   c.p.pin = ACCEL_CLOTH_PIN_TOP_ROW;
+  c.p.solver = solver;
   c.p.sphere[0] = 0.1f;
   c.p.sphere[1] = -0.7f;
   c.p.sphere[2] = 0.25f;
@@ -229,6 +270,12 @@ stage_expected (guint64 skip, gboolean restored)
 }
 
 static gchar *
+stage_expected (guint64 skip, gboolean restored)
+{
+  return stage_expected_solver (skip, restored, ACCEL_CLOTH_SOLVER_JACOBI);
+}
+
+static gchar *
 run_to_digest (AccelGraph *g, AccelStage *sink, guint64 n_expected)
 {
   g_autoptr (GError) error = NULL;
@@ -250,6 +297,24 @@ test_stage (void)
   g_autofree gchar *expected = stage_expected (G_MAXUINT64, FALSE);
 
   g_assert_true (accel_stage_is_host (sim));
+  g_assert_cmpstr (digest, ==, expected);
+}
+
+/* solver: gauss-seidel gives the host reference's Gauss-Seidel frames,
+ * unlike Jacobi's */
+static void
+test_stage_gauss_seidel (void)
+{
+  AccelStage *sim, *sink;
+  g_autoptr (AccelGraph) g = stage_graph (&sim, &sink);
+  g_autofree gchar *digest = NULL, *jacobi = NULL, *expected = NULL;
+
+  g_object_set (sim, "solver", ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL, NULL);
+  digest = run_to_digest (g, sink, STAGE_FRAMES);
+  expected = stage_expected_solver (
+      G_MAXUINT64, FALSE, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
+  jacobi = stage_expected (G_MAXUINT64, FALSE);
+  g_assert_cmpstr (expected, !=, jacobi);
   g_assert_cmpstr (digest, ==, expected);
 }
 
@@ -286,7 +351,8 @@ test_stage_yaml (void)
       "stages:\n"
       "  - {name: sim, kind: realtime.cloth,\n"
       "     params: {grid-width: 9, grid-height: 5, width: 40, height: 30,\n"
-      "              pin: none, sphere-radius: 0, num-buffers: 3}}\n"
+      "              pin: none, sphere-radius: 0, solver: gauss-seidel,\n"
+      "              num-buffers: 3}}\n"
       "  - {name: sink, kind: core.checksum-sink}\n"
       "links: [sim -> sink]\n",
       "cloth.yaml", &error);
@@ -302,12 +368,23 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   accel_backend_set_default (ACCEL_BACKEND_HOST, NULL);
   g_test_add_func ("/cloth/strain-shrinks", test_strain_shrinks);
+  g_test_add_func ("/cloth/gauss-seidel-converges-faster",
+      test_gauss_seidel_converges_faster);
   g_test_add_data_func ("/cloth/corners",
-      GINT_TO_POINTER (ACCEL_CLOTH_PIN_CORNERS), test_pins_sphere_finite);
+      PIN_SOLVER (ACCEL_CLOTH_PIN_CORNERS, ACCEL_CLOTH_SOLVER_JACOBI),
+      test_pins_sphere_finite);
   g_test_add_data_func ("/cloth/top-row",
-      GINT_TO_POINTER (ACCEL_CLOTH_PIN_TOP_ROW), test_pins_sphere_finite);
+      PIN_SOLVER (ACCEL_CLOTH_PIN_TOP_ROW, ACCEL_CLOTH_SOLVER_JACOBI),
+      test_pins_sphere_finite);
+  g_test_add_data_func ("/cloth/gauss-seidel/corners",
+      PIN_SOLVER (ACCEL_CLOTH_PIN_CORNERS, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL),
+      test_pins_sphere_finite);
+  g_test_add_data_func ("/cloth/gauss-seidel/top-row",
+      PIN_SOLVER (ACCEL_CLOTH_PIN_TOP_ROW, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL),
+      test_pins_sphere_finite);
   g_test_add_func ("/cloth/render", test_render);
   g_test_add_func ("/cloth/stage", test_stage);
+  g_test_add_func ("/cloth/stage/gauss-seidel", test_stage_gauss_seidel);
   g_test_add_func ("/cloth/stage/restores", test_stage_restores);
   g_test_add_func ("/cloth/stage/yaml", test_stage_yaml);
   return g_test_run ();
