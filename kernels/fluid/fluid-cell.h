@@ -70,12 +70,20 @@ fluid_jacobi_cell (
  * projection uses: the divergence of the central-difference gradient is the
  * Laplacian over neighbours two cells away, 0.25 (sum - 4 p) = div */
 FLUID_FN float
+fluid_pressure_update (float left, float right, float up, float down, float d)
+{
+  float s = left + right;
+  s = s + up;
+  s = s + down;
+  return fmaf (-4.0f, d, s) * 0.25f;
+}
+
+FLUID_FN float
 fluid_pressure_cell (const float *p, const float *div, int n, int x, int y)
 {
-  float s = fluid_at (p, n, x - 2, y) + fluid_at (p, n, x + 2, y);
-  s = s + fluid_at (p, n, x, y - 2);
-  s = s + fluid_at (p, n, x, y + 2);
-  return fmaf (-4.0f, div[y * n + x], s) * 0.25f;
+  return fluid_pressure_update (fluid_at (p, n, x - 2, y),
+      fluid_at (p, n, x + 2, y), fluid_at (p, n, x, y - 2),
+      fluid_at (p, n, x, y + 2), div[y * n + x]);
 }
 
 FLUID_FN float

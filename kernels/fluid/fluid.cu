@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// 2D stable fluids on the GPU: one kernel per pass over the grid
+// 2D stable fluids on the GPU: one kernel per pass over the grid, but for
+// the pressure iterations, fused several to a launch
 #include <cuda_runtime.h>
 
 #include "fluid-cell.h"
@@ -71,6 +72,66 @@ k_pressure (const float *src, const float *div, float *dst, int n)
   dst[i] = fluid_pressure_cell (src, div, n, x, y);
 }
 
+/* pressure iterations fused in shared memory: a block loads its tile with
+ * a halo of two cells per iteration, sweeps the tile in place of the
+ * global field (each sweep valid two cells further in), and writes the
+ * tile's inside. Off-grid neighbours clamp to the grid's edge as
+ * fluid_at does; the clamped cell always lies inside the part of the tile
+ * the previous sweep made valid */
+#define PRESSURE_TILE 32
+#define PRESSURE_FUSED 4
+#define PRESSURE_HALO (2 * PRESSURE_FUSED)
+#define PRESSURE_SPAN (PRESSURE_TILE + 2 * PRESSURE_HALO)
+
+__global__ static void
+__launch_bounds__ (PRESSURE_TILE *PRESSURE_TILE) k_pressure_fused (
+    const float *src, const float *div, float *dst, int n, int iters)
+{
+  __shared__ float buf[2][PRESSURE_SPAN][PRESSURE_SPAN];
+  __shared__ float dv[PRESSURE_SPAN][PRESSURE_SPAN];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int ox = blockIdx.x * PRESSURE_TILE - PRESSURE_HALO;
+  int oy = blockIdx.y * PRESSURE_TILE - PRESSURE_HALO;
+  int cur = 0;
+
+  for (int ly = ty; ly < PRESSURE_SPAN; ly += PRESSURE_TILE)
+    for (int lx = tx; lx < PRESSURE_SPAN; lx += PRESSURE_TILE)
+      {
+        int gx = ox + lx, gy = oy + ly;
+        if (gx < 0 || gy < 0 || gx >= n || gy >= n)
+          continue;
+        buf[0][ly][lx] = src[gy * n + gx];
+        dv[ly][lx] = div[gy * n + gx];
+      }
+  __syncthreads ();
+  for (int k = 1; k <= iters; k++)
+    {
+      int lo = 2 * k, hi = PRESSURE_SPAN - 2 * k;
+      for (int ly = lo + ty; ly < hi; ly += PRESSURE_TILE)
+        for (int lx = lo + tx; lx < hi; lx += PRESSURE_TILE)
+          {
+            int gx = ox + lx, gy = oy + ly;
+            if (gx < 0 || gy < 0 || gx >= n || gy >= n)
+              continue;
+            int xm = fluid_clampi (gx - 2, 0, n - 1) - ox;
+            int xp = fluid_clampi (gx + 2, 0, n - 1) - ox;
+            int ym = fluid_clampi (gy - 2, 0, n - 1) - oy;
+            int yp = fluid_clampi (gy + 2, 0, n - 1) - oy;
+            buf[!cur][ly][lx]
+                = fluid_pressure_update (buf[cur][ly][xm], buf[cur][ly][xp],
+                    buf[cur][ym][lx], buf[cur][yp][lx], dv[ly][lx]);
+          }
+      cur = !cur;
+      __syncthreads ();
+    }
+  {
+    int lx = PRESSURE_HALO + tx, ly = PRESSURE_HALO + ty;
+    int gx = ox + lx, gy = oy + ly;
+    if (gx < n && gy < n)
+      dst[gy * n + gx] = buf[cur][ly][lx];
+  }
+}
+
 __global__ static void
 k_project (const float *wu, const float *wv, const float *pr, float *u,
     float *v, int n)
@@ -103,6 +164,40 @@ grid_for (int n)
   return dim3 ((n + 15) / 16, (n + 15) / 16);
 }
 
+/* the pressure iterations, rounded up to even, from p back into p through
+ * p0: fused, in an even number of launches of at most PRESSURE_FUSED
+ * iterations each, or one launch per iteration */
+static void
+pressure_solve (cudaStream_t s, const AccelFluidParams *p,
+    const AccelFluidFields *f, int fused)
+{
+  int n = p->n, iters = (p->pressure_iters + 1) & ~1;
+  int launches = fused ? (iters + PRESSURE_FUSED - 1) / PRESSURE_FUSED : iters;
+  dim3 tb (PRESSURE_TILE, PRESSURE_TILE);
+  dim3 tg ((n + PRESSURE_TILE - 1) / PRESSURE_TILE,
+      (n + PRESSURE_TILE - 1) / PRESSURE_TILE);
+
+  launches += launches % 2;
+  for (int l = 0; l < launches; l++)
+    {
+      const float *src = l % 2 ? f->p0 : f->p;
+      float *dst = l % 2 ? f->p : f->p0;
+      if (fused)
+        k_pressure_fused<<<tg, tb, 0, s>>> (
+            src, f->div, dst, n, iters / launches + (l < iters % launches));
+      else
+        k_pressure<<<grid_for (n), dim3 (16, 16), 0, s>>> (src, f->div, dst, n);
+    }
+}
+
+extern "C" int
+accel_fluid_pressure_solve (void *stream, const AccelFluidParams *p,
+    const AccelFluidFields *f, int fused)
+{
+  pressure_solve ((cudaStream_t)stream, p, f, fused);
+  return cudaGetLastError ();
+}
+
 extern "C" int
 accel_fluid_step (
     void *stream, const AccelFluidParams *p, const AccelFluidFields *f)
@@ -112,7 +207,6 @@ accel_fluid_step (
   int n = p->n;
   const float *wu = f->u0, *wv = f->v0;
   float a = p->viscosity * p->dt;
-  int iters = (p->pressure_iters + 1) & ~1; /* even: ends in p */
 
   if (p->inject_radius > 0.0f)
     k_inject<<<g, b, 0, s>>> (f->u, f->v, f->dye, n, *p);
@@ -131,9 +225,7 @@ accel_fluid_step (
         wv = dv;
       }
   k_divergence<<<g, b, 0, s>>> (wu, wv, f->div, n);
-  for (int k = 0; k < iters; k++)
-    k_pressure<<<g, b, 0, s>>> (
-        k % 2 ? f->p0 : f->p, f->div, k % 2 ? f->p : f->p0, n);
+  pressure_solve (s, p, f, 1);
   k_project<<<g, b, 0, s>>> (wu, wv, f->p, f->u, f->v, n);
   k_advect_dye<<<g, b, 0, s>>> (
       f->dye, f->u, f->v, f->dye0, n, p->dt, p->dye_decay);

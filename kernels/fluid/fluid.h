@@ -58,6 +58,13 @@ extern "C"
   int accel_fluid_step_host (
       const AccelFluidParams *p, const AccelFluidFields *f);
 
+  /* the projection's pressure iterations alone, from f->p into f->p for
+   * the divergence in f->div (for benchmarks): @fused, several iterations
+   * a launch in shared memory as a step runs them; otherwise one launch an
+   * iteration. Both give the same field */
+  int accel_fluid_pressure_solve (void *stream, const AccelFluidParams *p,
+      const AccelFluidFields *f, int fused);
+
   /* dye to an RGBA8 frame of n x n pixels, @pitch bytes per row */
   int accel_fluid_render (void *stream, const AccelFluidParams *p,
       const AccelFluidFields *f, uint8_t *rgba, size_t pitch);

@@ -2,6 +2,7 @@
 /* the fluid solver on the GPU against the host reference, step for step */
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <string.h>
 
 #include "accel-test.h"
 #include "fluid/fluid.h"
@@ -13,12 +14,18 @@ check (int status)
       cudaGetErrorString (status), ==, cudaGetErrorString (cudaSuccess));
 }
 
+typedef struct
+{
+  int n, pressure_iters;
+} Size;
+
 static void
 compare_sizes (gconstpointer data)
 {
-  int n = GPOINTER_TO_INT (data);
-  AccelFluidParams p = { n, 1.0f, 0.05f, 0.3f, 40, 10, 0.995f, n / 2.0f,
-    n * 0.8f, n / 16.0f, 0.3f, -0.5f, 0.1f };
+  const Size *z = data;
+  int n = z->n;
+  AccelFluidParams p = { n, 1.0f, 0.05f, 0.3f, z->pressure_iters, 10, 0.995f,
+    n / 2.0f, n * 0.8f, n / 16.0f, 0.3f, -0.5f, 0.1f };
   size_t size = accel_fluid_state_size (n);
   size_t frame = (size_t)n * n * 4;
   g_autofree guint8 *host = g_malloc0 (size), *back = g_malloc (size);
@@ -63,15 +70,64 @@ compare_sizes (gconstpointer data)
   cudaStreamDestroy (stream);
 }
 
+/* the same pressure field fused in shared memory as launched once an
+ * iteration: both sides of the tiles, odd counts rounded up */
+static void
+test_pressure_fused (gconstpointer data)
+{
+  const Size *z = data;
+  int n = z->n;
+  AccelFluidParams p = { n, 1.0f, 0.0f, 0.0f, z->pressure_iters, 0 };
+  size_t size = accel_fluid_state_size (n), field = (size_t)n * n * 4;
+  g_autofree float *host = g_malloc (size), *fused = g_malloc (field);
+  g_autofree float *plain = g_malloc (field);
+  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32)n);
+  AccelFluidFields hf, df;
+  void *dev;
+
+  accel_fluid_fields_init (&hf, host, n);
+  for (int i = 0; i < n * n; i++)
+    {
+      hf.p[i] = (float)g_rand_double_range (rand, -1.0, 1.0);
+      hf.div[i] = (float)g_rand_double_range (rand, -0.5, 0.5);
+    }
+  check (cudaMalloc (&dev, size));
+  accel_fluid_fields_init (&df, dev, n);
+  for (int fuse = 0; fuse < 2; fuse++)
+    {
+      check (cudaMemcpy (dev, host, size, cudaMemcpyHostToDevice));
+      check (accel_fluid_pressure_solve (NULL, &p, &df, fuse));
+      check (cudaMemcpy (
+          fuse ? fused : plain, df.p, field, cudaMemcpyDeviceToHost));
+    }
+  g_assert_cmpmem (fused, field, plain, field);
+  /* the iterations ran: the field moved */
+  g_assert_cmpint (memcmp (plain, hf.p, field), !=, 0);
+  cudaFree (dev);
+}
+
 int
 main (int argc, char **argv)
 {
+  static const Size sizes[]
+      = { { 8, 40 }, { 127, 40 }, { 512, 40 }, { 100, 13 }, { 33, 2 } };
+  static const Size solves[]
+      = { { 1, 6 }, { 31, 40 }, { 97, 13 }, { 2048, 40 } };
+
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
-  g_test_add_data_func ("/gpu/fluid/n=8", GINT_TO_POINTER (8), compare_sizes);
-  g_test_add_data_func (
-      "/gpu/fluid/n=127", GINT_TO_POINTER (127), compare_sizes);
-  g_test_add_data_func (
-      "/gpu/fluid/n=512", GINT_TO_POINTER (512), compare_sizes);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autofree gchar *path = g_strdup_printf (
+          "/gpu/fluid/n=%d/iters=%d", sizes[i].n, sizes[i].pressure_iters);
+      g_test_add_data_func (path, &sizes[i], compare_sizes);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (solves); i++)
+    {
+      g_autofree gchar *path
+          = g_strdup_printf ("/gpu/fluid/pressure-fused/n=%d/iters=%d",
+              solves[i].n, solves[i].pressure_iters);
+      g_test_add_data_func (path, &solves[i], test_pressure_fused);
+    }
   return g_test_run ();
 }
