@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* helpers of the image host references: channel access of packed formats
- * at any alignment (not installed, C only) */
+ * at any alignment, a row at a time or a channel at a time (not installed,
+ * C only) */
 #pragma once
 
 #include <string.h>
@@ -42,4 +43,32 @@ static inline int
 accel_image_host_clamp (int v, int lo, int hi)
 {
   return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* the @width pixels of @row as floats, channels in memory order */
+static inline void
+accel_image_host_load_row (
+    int format, const uint8_t *row, int width, float *restrict out)
+{
+  size_t n = (size_t)width * (size_t)accel_image_host_channels (format);
+
+  if (format == ACCEL_IMAGE_RGBAF32)
+    memcpy (out, row, n * sizeof (float));
+  else
+    for (size_t i = 0; i < n; i++)
+      out[i] = (float)row[i];
+}
+
+/* stores the @width pixels of @in into @row; uint8 formats round */
+static inline void
+accel_image_host_store_row (
+    int format, uint8_t *restrict row, int width, const float *restrict in)
+{
+  size_t n = (size_t)width * (size_t)accel_image_host_channels (format);
+
+  if (format == ACCEL_IMAGE_RGBAF32)
+    memcpy (row, in, n * sizeof (float));
+  else
+    for (size_t i = 0; i < n; i++)
+      row[i] = accel_px_to_u8 (in[i]);
 }

@@ -26,13 +26,17 @@
 ACCEL_PX_FN uint8_t
 accel_px_to_u8 (float v)
 {
-  v = fminf (fmaxf (v, 0.0f), 255.0f);
 #ifdef __CUDA_ARCH__
+  v = fminf (fmaxf (v, 0.0f), 255.0f);
   /* the same truncation without the GPU's slow float to integer unit:
    * 2^23 + t rounded down holds floor (t) in its low mantissa bits */
   return (uint8_t)__float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
 #else
-  return (uint8_t)(v + 0.5f);
+  /* the same clamp as compares, which vectorize where fminf() and fmaxf()
+   * stay calls; NaN still gives 0 */
+  v = v > 0.0f ? v : 0.0f;
+  v = v < 255.0f ? v : 255.0f;
+  return (uint8_t)(int)(v + 0.5f);
 #endif
 }
 
