@@ -78,6 +78,7 @@ fluid_pressure_update (float left, float right, float up, float down, float d)
   return fmaf (-4.0f, d, s) * 0.25f;
 }
 
+/* the same at (x, y) of the field, neighbours clamped at the walls */
 FLUID_FN float
 fluid_pressure_cell (const float *p, const float *div, int n, int x, int y)
 {

@@ -51,17 +51,21 @@ round_words (size_t w)
   return (w + 63) & ~(size_t)63;
 }
 
+/* words of the step's decisions */
+#define CONTROL_WORDS 64
+
 size_t
 accel_particles_scratch_size (const AccelParticlesParams *p)
 {
   size_t n = (size_t)p->capacity + 1;
   size_t words = 2 * round_words (n)
                  + round_words (accel_spatial_scan_tmp_words (n))
-                 + 3 * round_words (p->capacity);
+                 + CONTROL_WORDS;
   size_t bytes = words * sizeof (uint32_t);
 
   if (p->collide_radius > 0.0f)
-    bytes += accel_spatial_index_size (&p->grid, p->capacity);
+    bytes += accel_particle_state_size (p->capacity)
+             + accel_spatial_index_size (&p->grid, p->capacity);
   return bytes;
 }
 
@@ -72,22 +76,21 @@ accel_particles_scratch_init (
   uint32_t *b = block;
   size_t n = (size_t)p->capacity + 1;
 
+  memset (scratch, 0, sizeof *scratch);
   scratch->flags = b;
   b += round_words (n);
   scratch->offsets = b;
   b += round_words (n);
   scratch->scan_tmp = b;
   b += round_words (accel_spatial_scan_tmp_words (n));
-  scratch->qx = (float *)b;
-  b += round_words (p->capacity);
-  scratch->qy = (float *)b;
-  b += round_words (p->capacity);
-  scratch->qz = (float *)b;
-  b += round_words (p->capacity);
+  scratch->control = b;
+  b += CONTROL_WORDS;
   if (p->collide_radius > 0.0f)
-    accel_spatial_index_init (&scratch->index, b, &p->grid, p->capacity);
-  else
-    memset (&scratch->index, 0, sizeof scratch->index);
+    {
+      accel_particle_state_init (&scratch->sorted, b, p->capacity);
+      b += accel_particle_state_size (p->capacity) / sizeof (uint32_t);
+      accel_spatial_index_init (&scratch->index, b, &p->grid, p->capacity);
+    }
 }
 
 void

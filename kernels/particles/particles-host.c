@@ -11,8 +11,12 @@ accel_particles_step_host (const AccelParticlesParams *p, uint64_t step,
     const AccelParticlesScratch *scratch)
 {
   uint32_t cap = p->capacity, n_in = particle_min_u32 (in->count[0], cap);
-  uint32_t n_total = particle_n_total (p, n_in);
+  uint32_t n_total = particle_n_total (p, n_in), dies = 0;
+  int keeps = particle_step_keeps_slots (p, in, n_in);
+  uint32_t tag = particle_step_tag (p, step, in, n_in, keeps);
 
+  /* the GPU skips what the bookkeeping allows; the host computes it all,
+   * to the same result */
   for (uint32_t i = 0; i < cap; i++)
     scratch->flags[i] = i < n_total && particle_survives (p, step, in, n_in, i);
   scratch->flags[cap] = 0;
@@ -20,24 +24,23 @@ accel_particles_step_host (const AccelParticlesParams *p, uint64_t step,
       scratch->flags, scratch->offsets, (size_t)cap + 1);
   for (uint32_t i = 0; i < n_total; i++)
     if (scratch->flags[i])
-      particle_step_one (p, step, in, n_in, i, out, scratch->offsets[i]);
+      dies |= particle_step_one (
+          p, step, in, n_in, i, out, scratch->offsets[i], 1);
   out->count[0] = scratch->offsets[cap];
+  out->count[PARTICLE_HEADER_VERIFIED] = dies ? 0 : particle_float_bits (p->dt);
+  out->count[PARTICLE_HEADER_TAG] = tag;
+  out->count[PARTICLE_HEADER_CHECK] = tag ? particle_tag_check (tag) : 0;
 
   if (p->collide_radius > 0.0f)
     {
       uint32_t n = out->count[0];
+      const AccelParticleState *sorted = &scratch->sorted;
       accel_spatial_build_host (&p->grid, out->px, out->py, out->pz, cap,
           out->count, &scratch->index);
-      for (uint32_t i = 0; i < n; i++)
-        {
-          float q[3];
-          particle_push (p, out, &scratch->index, i, q);
-          scratch->qx[i] = q[0];
-          scratch->qy[i] = q[1];
-          scratch->qz[i] = q[2];
-        }
-      for (uint32_t i = 0; i < n; i++)
-        particle_commit (p, out, scratch, i);
+      for (uint32_t k = 0; k < n; k++)
+        particle_copy (out, scratch->index.sorted[k], sorted, k);
+      for (uint32_t k = 0; k < n; k++)
+        particle_push_commit (p, sorted, &scratch->index, k, out);
     }
   return 0;
 }

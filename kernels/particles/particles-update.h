@@ -339,14 +339,97 @@ particle_survives (const AccelParticlesParams *p, uint64_t step,
              &p->emitter, particle_emit_key (p->seed, step, i - n_in));
 }
 
-/* slot @i of the step into slot @o of @out */
-PARTICLE_FN void
+/* the header's words after the count */
+#define PARTICLE_HEADER_VERIFIED 1 /* dt bits no particle dies in, 0: none */
+#define PARTICLE_HEADER_TAG 2      /* the static rows' layout, 0: none */
+#define PARTICLE_HEADER_CHECK 3    /* the tag's check word */
+
+PARTICLE_FN uint32_t
+particle_float_bits (float f)
+{
+  union
+  {
+    float f;
+    uint32_t u;
+  } b;
+
+  b.f = f;
+  return b.u;
+}
+
+PARTICLE_FN uint32_t
+particle_tag_check (uint32_t tag)
+{
+  return particle_hash (tag ^ 0x2545f491u);
+}
+
+/* whether @s's header names the layout of its colour and lifetime rows (a
+ * zeroed or stray header does not) */
+PARTICLE_FN int
+particle_tag_valid (const AccelParticleState *s)
+{
+  uint32_t tag = s->count[PARTICLE_HEADER_TAG];
+
+  return tag != 0
+         && s->count[PARTICLE_HEADER_CHECK] == particle_tag_check (tag);
+}
+
+/* a step that compacts nothing: every particle of @in lives on (its step
+ * said so, for this dt) and nothing is emitted */
+PARTICLE_FN int
+particle_step_keeps_slots (
+    const AccelParticlesParams *p, const AccelParticleState *in, uint32_t n_in)
+{
+  uint32_t dt = particle_float_bits (p->dt);
+
+  return particle_n_total (p, n_in) == n_in && dt != 0
+         && in->count[PARTICLE_HEADER_VERIFIED] == dt;
+}
+
+/* the tag of the step's output: the input's where the slots stay, a new
+ * one where they change (hashed from what decides them), none where
+ * collisions sort the particles by position */
+PARTICLE_FN uint32_t
+particle_step_tag (const AccelParticlesParams *p, uint64_t step,
+    const AccelParticleState *in, uint32_t n_in, int keeps_slots)
+{
+  uint32_t h;
+
+  if (p->collide_radius > 0.0f)
+    return 0;
+  if (keeps_slots && particle_tag_valid (in))
+    return in->count[PARTICLE_HEADER_TAG];
+  h = particle_hash (in->count[PARTICLE_HEADER_TAG] ^ 0x51ed270bu);
+  h = particle_hash (h ^ (uint32_t)step);
+  h = particle_hash (h ^ (uint32_t)(step >> 32));
+  h = particle_hash (h ^ particle_float_bits (p->dt));
+  h = particle_hash (h ^ p->seed);
+  h = particle_hash (h ^ n_in);
+  h = particle_hash (h ^ particle_n_total (p, n_in));
+  return h != 0 ? h : 1u;
+}
+
+/* whether the step must write the colour and lifetime rows: unless the
+ * slots stay and @out already holds @in's */
+PARTICLE_FN int
+particle_step_writes_static (const AccelParticleState *in,
+    const AccelParticleState *out, int keeps_slots)
+{
+  return !(
+      keeps_slots && particle_tag_valid (in)
+      && out->count[PARTICLE_HEADER_TAG] == in->count[PARTICLE_HEADER_TAG]
+      && out->count[PARTICLE_HEADER_CHECK] == in->count[PARTICLE_HEADER_CHECK]);
+}
+
+/* slot @i of the step into slot @o of @out, its colour and lifetime too if
+ * @write_static; whether it dies in the next step if that has the same dt */
+PARTICLE_FN uint32_t
 particle_step_one (const AccelParticlesParams *p, uint64_t step,
     const AccelParticleState *in, uint32_t n_in, uint32_t i,
-    const AccelParticleState *out, uint32_t o)
+    const AccelParticleState *out, uint32_t o, int write_static)
 {
   float x[3], v[3], age, life;
-  uint32_t colour;
+  uint32_t colour = 0;
 
   if (i < n_in)
     {
@@ -358,7 +441,8 @@ particle_step_one (const AccelParticlesParams *p, uint64_t step,
       v[2] = in->vz[i];
       age = in->age[i];
       life = in->life[i];
-      colour = in->colour[i];
+      if (write_static)
+        colour = in->colour[i];
     }
   else
     {
@@ -368,34 +452,44 @@ particle_step_one (const AccelParticlesParams *p, uint64_t step,
       colour = p->emitter.colour;
     }
   particle_integrate (p, x, v);
+  age = age + p->dt;
   out->px[o] = x[0];
   out->py[o] = x[1];
   out->pz[o] = x[2];
   out->vx[o] = v[0];
   out->vy[o] = v[1];
   out->vz[o] = v[2];
-  out->age[o] = age + p->dt;
-  out->life[o] = life;
-  out->colour[o] = colour;
+  out->age[o] = age;
+  if (write_static)
+    {
+      out->life[o] = life;
+      out->colour[o] = colour;
+    }
+  return !(age + p->dt < life);
 }
 
-/* the push that separates particle @i from its neighbours closer than two
- * radii: half the overlap each, summed in the index's order */
+/* particle @k of @sorted (the particles in the index's order) pushed apart
+ * from its neighbours closer than two radii, half the overlap each, summed
+ * in the index's order; then kept out of the colliders, into slot @k of
+ * @out */
 PARTICLE_FN void
-particle_push (const AccelParticlesParams *p, const AccelParticleState *s,
-    const AccelSpatialIndex *ix, uint32_t i, float *q)
+particle_push_commit (const AccelParticlesParams *p,
+    const AccelParticleState *sorted, const AccelSpatialIndex *ix, uint32_t k,
+    const AccelParticleState *out)
 {
-  float x = s->px[i], y = s->py[i], z = s->pz[i];
+  const AccelParticleState *s = sorted;
+  float x[3] = { s->px[k], s->py[k], s->pz[k] };
+  float v[3] = { s->vx[k], s->vy[k], s->vz[k] };
   float reach = 2.0f * p->collide_radius, c[3] = { 0.0f, 0.0f, 0.0f };
   AccelSpatialIter it;
   uint32_t j;
 
-  spatial_iter_begin (&it, &p->grid, x, y, z, reach);
-  while (spatial_iter_next (&it, &p->grid, ix->cell_start, ix->sorted, &j))
+  spatial_iter_begin (&it, &p->grid, x[0], x[1], x[2], reach);
+  while (spatial_iter_next_slot (&it, &p->grid, ix->cell_start, &j))
     {
-      float d[3] = { x - s->px[j], y - s->py[j], z - s->pz[j] };
+      float d[3] = { x[0] - s->px[j], x[1] - s->py[j], x[2] - s->pz[j] };
       float d2 = spatial_dist2 (d[0], d[1], d[2]);
-      if (j != i && d2 < reach * reach && d2 > 0.0f)
+      if (j != k && d2 < reach * reach && d2 > 0.0f)
         {
           float dist = sqrtf (d2);
           float w = 0.5f * (reach - dist) / dist;
@@ -403,26 +497,34 @@ particle_push (const AccelParticlesParams *p, const AccelParticleState *s,
             c[a] = c[a] + d[a] * w;
         }
     }
-  q[0] = x + c[0];
-  q[1] = y + c[1];
-  q[2] = z + c[2];
+  for (int a = 0; a < 3; a++)
+    x[a] = x[a] + c[a];
+  particle_collide (p, x, v);
+  out->px[k] = x[0];
+  out->py[k] = x[1];
+  out->pz[k] = x[2];
+  out->vx[k] = v[0];
+  out->vy[k] = v[1];
+  out->vz[k] = v[2];
+  out->colour[k] = s->colour[k];
+  out->age[k] = s->age[k];
+  out->life[k] = s->life[k];
 }
 
-/* after the push: the new position, kept out of the colliders */
+/* particle @i of @from into slot @k of @to, every row */
 PARTICLE_FN void
-particle_commit (const AccelParticlesParams *p, const AccelParticleState *s,
-    const AccelParticlesScratch *scratch, uint32_t i)
+particle_copy (const AccelParticleState *from, uint32_t i,
+    const AccelParticleState *to, uint32_t k)
 {
-  float x[3] = { scratch->qx[i], scratch->qy[i], scratch->qz[i] };
-  float v[3] = { s->vx[i], s->vy[i], s->vz[i] };
-
-  particle_collide (p, x, v);
-  s->px[i] = x[0];
-  s->py[i] = x[1];
-  s->pz[i] = x[2];
-  s->vx[i] = v[0];
-  s->vy[i] = v[1];
-  s->vz[i] = v[2];
+  to->px[k] = from->px[i];
+  to->py[k] = from->py[i];
+  to->pz[k] = from->pz[i];
+  to->vx[k] = from->vx[i];
+  to->vy[k] = from->vy[i];
+  to->vz[k] = from->vz[i];
+  to->colour[k] = from->colour[i];
+  to->age[k] = from->age[i];
+  to->life[k] = from->life[i];
 }
 
 /* accumulation units: 1/256 of an 8-bit level; a channel this far past

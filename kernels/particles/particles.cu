@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// particles on the GPU: survival flags, scan, a fused spawn / move /
-// collide / compact pass, then the optional push-apart over the spatial
-// index. Every launch covers the capacity and reads the alive count from
-// the state, so no step waits for the host
+// particles on the GPU: a plan (the survivors of each block of slots,
+// unless no slot changes), a scan of the blocks' counts, a fused spawn /
+// move / collide / compact pass, then the optional sort by cell and
+// push-apart over the spatial index. Every launch covers the capacity and
+// reads the alive count from the state, so no step waits for the host
 #include <cuda_runtime.h>
 
 #include "particles-update.h"
 #include "particles.h"
 
 #define BLOCK 256
+#define WARPS (BLOCK / 32)
+
+/* the words of scratch->control */
+enum
+{
+  CONTROL_KEEPS_SLOTS,
+  CONTROL_WRITES_STATIC,
+  CONTROL_TAG,
+};
 
 static unsigned
 blocks_for (size_t n)
@@ -16,60 +26,107 @@ blocks_for (size_t n)
   return (unsigned)((n + BLOCK - 1) / BLOCK);
 }
 
-__global__ static void
-k_flags (AccelParticlesParams p, uint64_t step, AccelParticleState in,
-    uint32_t *flags)
+/* whether slot @i is alive after the step */
+__device__ static uint32_t
+slot_lives (const AccelParticlesParams *p, uint64_t step,
+    const AccelParticleState *in, uint32_t n_in, int keeps, uint32_t i)
 {
-  uint32_t i = blockIdx.x * BLOCK + threadIdx.x;
-  uint32_t n_in = particle_min_u32 (in.count[0], p.capacity);
-
-  if (i > p.capacity)
-    return;
-  flags[i] = i < particle_n_total (&p, n_in)
-             && particle_survives (&p, step, &in, n_in, i);
+  if (keeps)
+    return i < n_in;
+  return i < particle_n_total (p, n_in)
+         && particle_survives (p, step, in, n_in, i);
 }
 
+/* the step's decisions (by the first thread: @out's header is rewritten
+ * by the update), and each block's survivors unless no slot changes */
 __global__ static void
-k_update (AccelParticlesParams p, uint64_t step, AccelParticleState in,
-    AccelParticleState out, const uint32_t *flags, const uint32_t *offsets)
+k_plan (AccelParticlesParams p, uint64_t step, AccelParticleState in,
+    AccelParticleState out, uint32_t *control, uint32_t *block_counts,
+    uint32_t n_blocks)
 {
   uint32_t i = blockIdx.x * BLOCK + threadIdx.x;
-  uint32_t n_in = particle_min_u32 (in.count[0], p.capacity);
+  uint32_t n_in = particle_min_u32 (in.count[0], p.capacity), n;
+  int keeps = particle_step_keeps_slots (&p, &in, n_in);
 
   if (i == 0)
-    out.count[0] = offsets[p.capacity];
-  if (i >= particle_n_total (&p, n_in) || !flags[i])
+    {
+      control[CONTROL_KEEPS_SLOTS] = keeps;
+      control[CONTROL_WRITES_STATIC]
+          = particle_step_writes_static (&in, &out, keeps);
+      control[CONTROL_TAG] = particle_step_tag (&p, step, &in, n_in, keeps);
+      /* until a block finds a particle that dies next */
+      out.count[PARTICLE_HEADER_VERIFIED] = particle_float_bits (p.dt);
+      block_counts[n_blocks] = 0;
+    }
+  if (keeps)
     return;
-  particle_step_one (&p, step, &in, n_in, i, &out, offsets[i]);
+  n = __syncthreads_count (slot_lives (&p, step, &in, n_in, 0, i));
+  if (threadIdx.x == 0)
+    block_counts[blockIdx.x] = n;
 }
 
-/* threads in cell order: neighbouring threads read the same few cells,
- * which stay in cache (in index order every read is a random gather) */
 __global__ static void
-k_push (AccelParticlesParams p, AccelParticleState s, AccelSpatialIndex ix,
-    AccelParticlesScratch scratch)
+__launch_bounds__ (BLOCK) k_update (AccelParticlesParams p, uint64_t step,
+    AccelParticleState in, AccelParticleState out, const uint32_t *control,
+    const uint32_t *block_offsets, uint32_t n_blocks)
 {
-  uint32_t k = blockIdx.x * BLOCK + threadIdx.x, i;
-  float q[3];
+  __shared__ uint32_t warp_base[WARPS];
+  uint32_t i = blockIdx.x * BLOCK + threadIdx.x;
+  uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  uint32_t n_in = particle_min_u32 (in.count[0], p.capacity);
+  int keeps = control[CONTROL_KEEPS_SLOTS];
+  int writes_static = control[CONTROL_WRITES_STATIC];
+  uint32_t lives = slot_lives (&p, step, &in, n_in, keeps, i), o = i, dies = 0;
+
+  if (!keeps)
+    {
+      /* the survivors before this one: in the earlier blocks, warps and
+       * lanes (the order the host's scan gives) */
+      uint32_t ballot = __ballot_sync (0xffffffffu, lives);
+      if (lane == 0)
+        warp_base[warp] = __popc (ballot);
+      __syncthreads ();
+      o = block_offsets[blockIdx.x] + __popc (ballot & ((1u << lane) - 1u));
+      for (uint32_t w = 0; w < warp; w++)
+        o += warp_base[w];
+    }
+  if (lives)
+    dies = particle_step_one (
+        &p, step, &in, n_in, i, &out, o, keeps ? writes_static : 1);
+  if (__syncthreads_or (dies) && threadIdx.x == 0)
+    out.count[PARTICLE_HEADER_VERIFIED] = 0;
+  if (i == 0)
+    {
+      uint32_t tag = control[CONTROL_TAG];
+      out.count[0] = keeps ? n_in : block_offsets[n_blocks];
+      out.count[PARTICLE_HEADER_TAG] = tag;
+      out.count[PARTICLE_HEADER_CHECK] = tag ? particle_tag_check (tag) : 0;
+    }
+}
+
+/* the particles into the index's order */
+__global__ static void
+k_gather (AccelParticlesParams p, AccelParticleState s, AccelSpatialIndex ix,
+    AccelParticleState sorted)
+{
+  uint32_t k = blockIdx.x * BLOCK + threadIdx.x;
 
   if (k >= particle_min_u32 (s.count[0], p.capacity))
     return;
-  i = ix.sorted[k];
-  particle_push (&p, &s, &ix, i, q);
-  scratch.qx[i] = q[0];
-  scratch.qy[i] = q[1];
-  scratch.qz[i] = q[2];
+  particle_copy (&s, ix.sorted[k], &sorted, k);
 }
 
+/* in the index's order, a particle's neighbours are the runs of its cells'
+ * slots: neighbouring threads read the same few runs */
 __global__ static void
-k_commit (
-    AccelParticlesParams p, AccelParticleState s, AccelParticlesScratch scratch)
+k_push (AccelParticlesParams p, AccelParticleState sorted, AccelSpatialIndex ix,
+    AccelParticleState out)
 {
-  uint32_t i = blockIdx.x * BLOCK + threadIdx.x;
+  uint32_t k = blockIdx.x * BLOCK + threadIdx.x;
 
-  if (i >= particle_min_u32 (s.count[0], p.capacity))
+  if (k >= particle_min_u32 (out.count[0], p.capacity))
     return;
-  particle_commit (&p, &s, &scratch, i);
+  particle_push_commit (&p, &sorted, &ix, k, &out);
 }
 
 extern "C" int
@@ -78,25 +135,27 @@ accel_particles_step (void *stream, const AccelParticlesParams *p,
     const AccelParticlesScratch *scratch)
 {
   cudaStream_t s = (cudaStream_t)stream;
-  size_t n = (size_t)p->capacity + 1;
+  uint32_t n_blocks = blocks_for (p->capacity);
   int status;
 
-  k_flags<<<blocks_for (n), BLOCK, 0, s>>> (*p, step, *in, scratch->flags);
-  status = accel_spatial_exclusive_scan (
-      stream, scratch->flags, scratch->offsets, n, scratch->scan_tmp);
+  k_plan<<<n_blocks, BLOCK, 0, s>>> (
+      *p, step, *in, *out, scratch->control, scratch->flags, n_blocks);
+  status = accel_spatial_exclusive_scan (stream, scratch->flags,
+      scratch->offsets, (size_t)n_blocks + 1, scratch->scan_tmp);
   if (status != cudaSuccess)
     return status;
-  k_update<<<blocks_for (p->capacity), BLOCK, 0, s>>> (
-      *p, step, *in, *out, scratch->flags, scratch->offsets);
+  k_update<<<n_blocks, BLOCK, 0, s>>> (
+      *p, step, *in, *out, scratch->control, scratch->offsets, n_blocks);
   if (p->collide_radius > 0.0f)
     {
       status = accel_spatial_build (stream, &p->grid, out->px, out->py, out->pz,
           p->capacity, out->count, &scratch->index);
       if (status != cudaSuccess)
         return status;
-      k_push<<<blocks_for (p->capacity), BLOCK, 0, s>>> (
-          *p, *out, scratch->index, *scratch);
-      k_commit<<<blocks_for (p->capacity), BLOCK, 0, s>>> (*p, *out, *scratch);
+      k_gather<<<n_blocks, BLOCK, 0, s>>> (
+          *p, *out, scratch->index, scratch->sorted);
+      k_push<<<n_blocks, BLOCK, 0, s>>> (
+          *p, scratch->sorted, scratch->index, *out);
     }
   return cudaGetLastError ();
 }

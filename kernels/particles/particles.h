@@ -9,19 +9,33 @@
  * one whose particles keep z = 0 (no z velocity, no z forces).
  *
  * The state is structure of arrays in one block of ACCEL_PARTICLES_ROWS rows
- * of @capacity 32-bit words: a header row (the alive count first), then
- * position, velocity, colour, age and lifetime. The alive particles are
- * always the first *count slots; the count lives in the block, so steps and
- * renders run back to back with no host sync: launches cover the capacity
- * and skip what is past the count.
+ * of @capacity 32-bit words: a header row, then position, velocity, colour,
+ * age and lifetime. The alive particles are always the first *count slots;
+ * the count lives in the block, so steps and renders run back to back with
+ * no host sync: launches cover the capacity and skip what is past the
+ * count.
+ *
+ * The header row holds the alive count, then a step's bookkeeping, which
+ * lets the next step skip work: the bits of the dt for which no particle
+ * dies in the next step (0: not known), and a tag naming the layout of the
+ * colour and lifetime rows with its check word. A step from a state whose
+ * particles all live on and with nothing to emit moves each particle to
+ * its own slot (no compaction), and writes no colour or lifetime into an
+ * output whose tag says it already holds them. A state written other than
+ * by a step must have words 1 to 3 of its header zero (a zeroed block
+ * does).
+ *
+ * With collisions, a step leaves the particles in the spatial index's
+ * order (by cell, then by their order before), so the neighbours a
+ * particle reads are next to it in memory.
  *
  * GPU and host compute each particle with the same functions
  * (particles-update.h), in the same order, with no contraction and IEEE
  * division and square root, emission randomness hashed from (seed, step,
  * emission number) and noise hashed from the lattice; the compaction keeps
  * order and the spatial index is stable, so a GPU step equals a host step
- * bit for bit, particle-particle collisions included. The splat adds
- * integers, so its frame is exact too. */
+ * bit for bit, header and particle-particle collisions included. The splat
+ * adds integers, so its frame is exact too. */
 #pragma once
 
 #include <stddef.h>
@@ -112,10 +126,13 @@ extern "C"
   /* working memory of a step, laid out by accel_particles_scratch_init */
   typedef struct
   {
-    uint32_t *flags;   /* capacity + 1: survives this step */
-    uint32_t *offsets; /* capacity + 1: where each survivor goes */
+    /* capacity + 1 each: whether each slot survives and where it goes
+     * (on the GPU, survivors and offsets per block of slots) */
+    uint32_t *flags, *offsets;
     uint32_t *scan_tmp;
-    float *qx, *qy, *qz; /* positions after the push-apart */
+    uint32_t *control; /* the step's decisions, for its later kernels */
+    /* with collisions: the particles in the index's order */
+    AccelParticleState sorted;
     AccelSpatialIndex index;
   } AccelParticlesScratch;
 
@@ -129,8 +146,9 @@ extern "C"
 
   /* one step from @in to @out (distinct blocks of the same capacity):
    * emits into the free slots, moves, collides, ages and drops the dead,
-   * keeping the survivors' order; @step feeds the emission's randomness.
-   * Launcher returns a cudaError_t, host reference 0 */
+   * keeping the survivors' order (with collisions, then sorting them by
+   * cell); @step feeds the emission's randomness. Launcher returns a
+   * cudaError_t, host reference 0 */
   int accel_particles_step (void *stream, const AccelParticlesParams *p,
       uint64_t step, const AccelParticleState *in,
       const AccelParticleState *out, const AccelParticlesScratch *scratch);

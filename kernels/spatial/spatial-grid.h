@@ -86,9 +86,11 @@ spatial_iter_begin (AccelSpatialIter *it, const AccelSpatialGrid *g, float x,
   it->k = it->end = 0;
 }
 
+/* as spatial_iter_next, but the candidate's place in the index's order
+ * (where a copy of the points sorted by cell holds it) */
 SPATIAL_FN int
-spatial_iter_next (AccelSpatialIter *it, const AccelSpatialGrid *g,
-    const uint32_t *cell_start, const uint32_t *sorted, uint32_t *j)
+spatial_iter_next_slot (AccelSpatialIter *it, const AccelSpatialGrid *g,
+    const uint32_t *cell_start, uint32_t *slot)
 {
   while (it->k == it->end)
     {
@@ -107,7 +109,19 @@ spatial_iter_next (AccelSpatialIter *it, const AccelSpatialGrid *g,
       it->k = cell_start[c];
       it->end = cell_start[c + 1];
     }
-  *j = sorted[it->k++];
+  *slot = it->k++;
+  return 1;
+}
+
+SPATIAL_FN int
+spatial_iter_next (AccelSpatialIter *it, const AccelSpatialGrid *g,
+    const uint32_t *cell_start, const uint32_t *sorted, uint32_t *j)
+{
+  uint32_t slot;
+
+  if (!spatial_iter_next_slot (it, g, cell_start, &slot))
+    return 0;
+  *j = sorted[slot];
   return 1;
 }
 

@@ -6,7 +6,14 @@
  * element waits for the GPU before it pushes, GStreamer's way); with the
  * elements on one streaming thread and with a queue between each. A
  * chain's time per frame is the difference of runs of N and 2N frames, so
- * that start-up, negotiation and pool allocation cancel out. */
+ * that start-up, negotiation and pool allocation cancel out.
+ *
+ * Then the line a GStreamer user writes: system memory frames from appsrc
+ * through GStreamer's cudaupload, four accelgaussianblur and cudadownload
+ * (as written, and with CUDA memory caps forced after cudaupload), against
+ * the same four between accelupload and acceldownload, and each against its
+ * own upload and download alone; "ratio" is the cudaupload line's time per
+ * frame over the accelupload line's. */
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -181,6 +188,117 @@ chain (int w, int h, guint frames, gboolean meta, gboolean queues)
   return (twice - once) * 1e6 / frames;
 }
 
+/* seconds for @frames system memory frames from appsrc through @line into
+ * fakesink */
+static double
+run_system_line (int w, int h, guint frames, const char *line)
+{
+  g_autofree gchar *launch = g_strdup_printf (
+      "appsrc name=src format=time caps=\"video/x-raw,format=RGBA,width=%d,"
+      "height=%d,framerate=0/1\" ! %s ! fakesink sync=false",
+      w, h, line);
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstElement *src;
+  GstBuffer *bufs[SOURCE_BUFFERS];
+  GstBus *bus;
+  GstMessage *msg;
+  gsize size = (gsize)w * h * 4;
+  gint64 t0;
+  double wall;
+
+  g_assert_no_error (error);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  bus = gst_element_get_bus (pipeline);
+  for (guint i = 0; i < SOURCE_BUFFERS; i++)
+    {
+      bufs[i] = gst_buffer_new_allocate (NULL, size, NULL);
+      gst_buffer_memset (bufs[i], 0, 0x3c + i, size);
+    }
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  t0 = g_get_monotonic_time ();
+  for (guint f = 0; f < frames; f++)
+    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (src),
+                         gst_buffer_ref (bufs[f % SOURCE_BUFFERS])),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  msg = gst_bus_timed_pop_filtered (
+      bus, 300 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  wall = (g_get_monotonic_time () - t0) * 1e-6;
+  if (!msg)
+    g_error ("%s: no EOS within 300 s", line);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    {
+      GError *err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_error ("%s: %s", line, err->message);
+    }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (guint i = 0; i < SOURCE_BUFFERS; i++)
+    gst_buffer_unref (bufs[i]);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  return wall;
+}
+
+static int
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* microseconds per frame in the steady state, the median of three */
+static double
+system_line (int w, int h, guint frames, const char *line)
+{
+  double us[3];
+
+  for (guint i = 0; i < G_N_ELEMENTS (us); i++)
+    {
+      double once = run_system_line (w, h, frames, line);
+      double twice = run_system_line (w, h, 2 * frames, line);
+
+      us[i] = (twice - once) * 1e6 / frames;
+    }
+  qsort (us, G_N_ELEMENTS (us), sizeof us[0], compare_doubles);
+  return us[1];
+}
+
+#define FOUR_BLURS                                                             \
+  "accelgaussianblur ! accelgaussianblur ! accelgaussianblur ! "               \
+  "accelgaussianblur"
+/* both download elements would pass CUDA memory through to fakesink */
+#define TO_SYSTEM " ! video/x-raw"
+
+/* the cudaupload line against the accelupload line */
+static void
+user_lines (const char *name, int w, int h, guint frames)
+{
+  double cu_base = system_line (w, h, frames,
+      "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload" TO_SYSTEM);
+  double cu = system_line (
+      w, h, frames, "cudaupload ! " FOUR_BLURS " ! cudadownload" TO_SYSTEM);
+  double cu_forced = system_line (w, h, frames,
+      "cudaupload ! video/x-raw(memory:CUDAMemory) ! " FOUR_BLURS
+      " ! cudadownload" TO_SYSTEM);
+  double ac_base
+      = system_line (w, h, frames, "accelupload ! acceldownload" TO_SYSTEM);
+  double ac = system_line (
+      w, h, frames, "accelupload ! " FOUR_BLURS " ! acceldownload" TO_SYSTEM);
+
+  g_print ("%-6s %-26s %9.1f %9.1f %9.1f %8.3f\n", name,
+      "cudaupload ! 4 ! cudadownload", cu, cu_base, cu - cu_base, cu / ac);
+  g_print ("%-6s %-26s %9.1f %9.1f %9.1f %8.3f\n", name,
+      "  with CUDA memory caps", cu_forced, cu_base, cu_forced - cu_base,
+      cu_forced / ac);
+  g_print ("%-6s %-26s %9.1f %9.1f %9.1f %8.3f\n", name,
+      "accelupload ! 4 ! accel...", ac, ac_base, ac - ac_base, 1.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -218,5 +336,20 @@ main (int argc, char **argv)
             sizes[i].name, queues ? "queues" : "one", k, on, off, k / on,
             k / off, off / on);
       }
+
+  if (!gst_element_factory_find ("cudaupload"))
+    {
+      g_print ("\nno cudaupload (GStreamer's nvcodec plugin): the user's "
+               "line is not measured\n");
+      return 0;
+    }
+  g_print ("\nfour accelgaussianblur (sigma 1), RGBA system memory from "
+           "appsrc to fakesink sync=false; us per frame, the median of three; "
+           "ratio: over the accelupload line\n");
+  g_print ("%-6s %-26s %9s %9s %9s %8s\n", "size", "line", "us", "up+down",
+      "added", "ratio");
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    user_lines (sizes[i].name, sizes[i].w, sizes[i].h,
+        MAX (20, (guint)(sizes[i].frames / 8 * scale)));
   return 0;
 }

@@ -358,6 +358,243 @@ test_nvcodec (void)
       chains, 1, frames);
 }
 
+/* the frames out of @description, packed rows, in order */
+static GPtrArray *
+run_collect (const char *description, GPtrArray *frames)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *launch = g_strdup_printf (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,"
+      "height=%d,framerate=30/1 ! %s ! appsink name=sink0 sync=false",
+      WIDTH, HEIGHT, description);
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  GstElement *src, *sink;
+  GstSample *sample;
+
+  g_assert_no_error (error);
+  g_test_message ("%s", launch);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink0");
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  for (guint f = 0; f < frames->len; f++)
+    g_assert_cmpint (
+        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[f], f)),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
+    {
+      g_ptr_array_add (out, unwrap (sample));
+      gst_sample_unref (sample);
+    }
+  g_assert_cmpuint (out->len, ==, frames->len);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  return out;
+}
+
+static gboolean
+have_nvcodec (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+
+  if (!f)
+    {
+      g_test_skip ("no cudaupload: GStreamer's nvcodec plugin is not here");
+      return FALSE;
+    }
+  gst_object_unref (f);
+  return TRUE;
+}
+
+#define CHAIN4                                                                 \
+  "accelgaussianblur name=a sigma=2 ! accelsobel name=b ! "                    \
+  "accelmedian name=c size=5x5 ! accelunsharp name=d amount=1.5 sigma=2"
+
+/* the line a GStreamer user writes, cudaupload ... cudadownload around four
+ * accel elements, gives the bytes of accelupload ... acceldownload and of
+ * the host references */
+static void
+test_cudaupload_equals_accelupload (void)
+{
+  g_autoptr (GPtrArray) frames = NULL;
+  g_autoptr (GPtrArray) theirs = NULL;
+  g_autoptr (GPtrArray) ours = NULL;
+  gsize size = (gsize)WIDTH * HEIGHT * 4;
+
+  if (!have_nvcodec ())
+    return;
+  frames = random_frames ();
+  theirs = run_collect ("cudaupload ! " CHAIN4 " ! cudadownload", frames);
+  ours = run_collect ("accelupload ! " CHAIN4 " ! acceldownload", frames);
+  for (guint f = 0; f < frames->len; f++)
+    {
+      g_autofree guint8 *want = reference (frames->pdata[f], chain4);
+
+      g_assert_cmpmem (theirs->pdata[f], size, ours->pdata[f], size);
+      assert_frames_equal (theirs->pdata[f], want, f);
+    }
+}
+
+/* counts, on a pad, the buffers and those in CUDA memory */
+static GstPadProbeReturn
+count_cuda_memory (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  guint *counts = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  counts[0]++;
+  if (gst_buffer_n_memory (buf) > 0
+      && gst_memory_is_type (
+          gst_buffer_peek_memory (buf, 0), "gst.cuda.memory"))
+    counts[1]++;
+  return GST_PAD_PROBE_OK;
+}
+
+static guint
+staged_frames (GstElement *pipeline, const char *name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  guint n = G_MAXUINT;
+
+  g_object_get (e, "staged-frames", &n, NULL);
+  gst_object_unref (e);
+  return n;
+}
+
+/* adds a probe counting buffers in CUDA memory on the src pad of each of
+ * the elements a, b, c and d */
+static void
+probe_chain (GstElement *pipeline, guint counts[4][2])
+{
+  static const char *names[] = { "a", "b", "c", "d" };
+
+  for (guint i = 0; i < 4; i++)
+    {
+      GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), names[i]);
+      GstPad *pad = gst_element_get_static_pad (e, "src");
+
+      gst_pad_add_probe (
+          pad, GST_PAD_PROBE_TYPE_BUFFER, count_cuda_memory, counts[i], NULL);
+      gst_object_unref (pad);
+      gst_object_unref (e);
+    }
+}
+
+/* whether the element named @name takes CUDA memory */
+static gboolean
+takes_cuda_memory (GstElement *pipeline, const char *name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *pad = gst_element_get_static_pad (e, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean cuda;
+
+  g_assert_nonnull (caps);
+  cuda = gst_caps_features_contains (
+      gst_caps_get_features (caps, 0), "memory:CUDAMemory");
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+  return cuda;
+}
+
+/* runs @description (accel elements named a, b, c, d) on fresh frames,
+ * checks the output against the references, that every frame leaving a,
+ * b, c and d is in CUDA memory, and that only a copied frames through its
+ * staging: every one when it takes system memory, none when it takes CUDA
+ * memory as @a_cuda says it must (-1: either) */
+static void
+assert_chain_on_gpu (const char *description, int a_cuda)
+{
+  static const char *names[] = { "a", "b", "c", "d" };
+  g_autoptr (GPtrArray) frames = random_frames ();
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *launch = g_strdup_printf (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,"
+      "height=%d,framerate=30/1 ! %s ! appsink name=sink0 sync=false",
+      WIDTH, HEIGHT, description);
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  guint counts[4][2] = { { 0 } };
+  GstElement *src, *sink;
+  GstSample *sample;
+  guint n = 0, a_staged;
+
+  g_assert_no_error (error);
+  g_test_message ("%s", launch);
+  probe_chain (pipeline, counts);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink0");
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  for (guint f = 0; f < frames->len; f++)
+    g_assert_cmpint (
+        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[f], f)),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
+    {
+      g_autofree guint8 *out = unwrap (sample);
+      g_autofree guint8 *want = reference (frames->pdata[n], chain4);
+
+      assert_frames_equal (out, want, n);
+      gst_sample_unref (sample);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, frames->len);
+
+  a_staged = takes_cuda_memory (pipeline, "a") ? 0 : FRAMES;
+  g_test_message ("a takes %s memory", a_staged ? "system" : "CUDA");
+  if (a_cuda >= 0)
+    g_assert_cmpint (a_cuda, ==, a_staged == 0);
+  for (guint i = 0; i < 4; i++)
+    {
+      guint staged = staged_frames (pipeline, names[i]);
+
+      g_test_message ("%s: %u frames out, %u in CUDA memory, %u staged",
+          names[i], counts[i][0], counts[i][1], staged);
+      g_assert_cmpuint (counts[i][0], ==, FRAMES);
+      g_assert_cmpuint (counts[i][1], ==, FRAMES);
+      g_assert_cmpuint (staged, ==, i == 0 ? a_staged : 0);
+    }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+/* cudaupload passes system memory through to the first accel element (it
+ * offers either memory and GStreamer prefers passing through), which
+ * uploads each frame once; from there every frame stays in CUDA memory up
+ * to cudadownload */
+static void
+test_cudaupload_stays_on_gpu (void)
+{
+  if (have_nvcodec ())
+    assert_chain_on_gpu ("cudaupload ! " CHAIN4 " ! cudadownload", -1);
+}
+
+/* frames in cudaupload's own CUDA memory (no sync meta) are read in place */
+static void
+test_foreign_cuda_memory_in_place (void)
+{
+  if (have_nvcodec ())
+    assert_chain_on_gpu ("cudaupload ! video/x-raw(memory:CUDAMemory) ! " CHAIN4
+                         " ! cudadownload",
+        TRUE);
+}
+
+/* a filter given system memory on a GPU, with accel elements after it,
+ * uploads and hands CUDA memory on */
+static void
+test_system_memory_uploads_once (void)
+{
+  assert_chain_on_gpu (CHAIN4 " ! acceldownload", FALSE);
+}
+
 static GstPadProbeReturn
 count_meta (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
@@ -433,6 +670,14 @@ main (int argc, char **argv)
       g_test_add_func ("/pipelines/meta-on-the-wire", test_meta_on_the_wire);
       g_test_add_func (
           "/pipelines/cudaupload-accel-cudadownload", test_nvcodec);
+      g_test_add_func ("/pipelines/cudaupload-equals-accelupload",
+          test_cudaupload_equals_accelupload);
+      g_test_add_func (
+          "/pipelines/cudaupload-stays-on-gpu", test_cudaupload_stays_on_gpu);
+      g_test_add_func ("/pipelines/foreign-cuda-memory-in-place",
+          test_foreign_cuda_memory_in_place);
+      g_test_add_func ("/pipelines/system-memory-uploads-once",
+          test_system_memory_uploads_once);
     }
   return g_test_run ();
 }

@@ -118,13 +118,15 @@ test_spatial (gconstpointer data)
   cudaFree (d_counts);
 }
 
-/* every row of the first *count slots */
+/* the header's first words and every row of the first *count slots */
 static void
 assert_states_equal (const AccelParticleState *a, const AccelParticleState *b)
 {
   size_t n = a->count[0] * sizeof (float);
 
-  g_assert_cmpuint (a->count[0], ==, b->count[0]);
+  /* the count and the step's bookkeeping */
+  g_assert_cmpmem (
+      a->count, 4 * sizeof (guint32), b->count, 4 * sizeof (guint32));
   g_assert_cmpmem (a->px, n, b->px, n);
   g_assert_cmpmem (a->py, n, b->py, n);
   g_assert_cmpmem (a->pz, n, b->pz, n);
@@ -140,6 +142,10 @@ typedef struct
 {
   guint32 capacity;
   gboolean collide;
+  /* lifetimes without jitter: the system fills, then steps with nothing
+   * dying or emitted (slots kept, static rows not rewritten), a changed dt
+   * in the middle, until the first deaths */
+  gboolean steady;
 } Case;
 
 static void
@@ -174,6 +180,11 @@ test_particles (gconstpointer data)
   p.boxes[p.n_boxes++] = (AccelParticleBox){ { -0.2f, -0.3f, -2.0f },
     { 0.25f, -0.1f, 2.0f }, 0 };
   p.emitter.lifetime = 0.4f;
+  if (c->steady)
+    {
+      p.emitter.lifetime = 0.37f;
+      p.emitter.lifetime_jitter = 0.0f;
+    }
   p.collide_radius = c->collide ? 0.015f : 0.0f;
   accel_particles_params_set_grid (&p, lo, hi);
 
@@ -203,16 +214,21 @@ test_particles (gconstpointer data)
 
   for (guint k = 0; k < 30; k++)
     {
+      /* one step of another dt: its input's promise is for the old one */
+      p.dt = c->steady && k == 15 ? 1.0f / 50.0f : 1.0f / 60.0f;
       check (accel_particles_step (stream, &p, k, &ds[cur], &ds[!cur], &dw));
       accel_particles_step_host (&p, k, &hs[cur], &hs[!cur], &hw);
       cur = !cur;
-      if (k % 10 == 9)
+      if (k % 10 == 9 || (c->steady && k % 3 == 1))
         {
           check (cudaMemcpyAsync (
               bblock, ds[cur].count, ssize, cudaMemcpyDeviceToHost, stream));
           check (cudaStreamSynchronize (stream));
           g_test_message ("step %u: %u particles", k, back.count[0]);
           g_assert_cmpuint (back.count[0], >, 0);
+          /* full and none dying: the next step keeps the slots */
+          if (c->steady && k == 13)
+            g_assert_cmpuint (back.count[1], !=, 0);
           assert_states_equal (&back, &hs[cur]);
         }
     }
@@ -237,8 +253,9 @@ test_particles (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  static const Case cases[]
-      = { { 16, FALSE }, { 1001, FALSE }, { 1001, TRUE }, { 100003, TRUE } };
+  static const Case cases[] = { { 16, FALSE, FALSE }, { 1001, FALSE, FALSE },
+    { 1001, TRUE, FALSE }, { 100003, TRUE, FALSE }, { 1001, FALSE, TRUE },
+    { 100003, FALSE, TRUE }, { 1001, TRUE, TRUE } };
 
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
@@ -260,5 +277,11 @@ main (int argc, char **argv)
       "/gpu/particles/cap=1001-collide", &cases[2], test_particles);
   g_test_add_data_func (
       "/gpu/particles/cap=100003-collide", &cases[3], test_particles);
+  g_test_add_data_func (
+      "/gpu/particles/cap=1001-steady", &cases[4], test_particles);
+  g_test_add_data_func (
+      "/gpu/particles/cap=100003-steady", &cases[5], test_particles);
+  g_test_add_data_func (
+      "/gpu/particles/cap=1001-steady-collide", &cases[6], test_particles);
   return g_test_run ();
 }

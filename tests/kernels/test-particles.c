@@ -3,6 +3,7 @@
  * after spawn and kill, finite state, colliders, neighbour counts against
  * brute force, the splat, and the stages in a graph */
 #include <math.h>
+#include <string.h>
 
 #include "accel-test.h"
 #include "particles/particles.h"
@@ -360,6 +361,83 @@ test_splat_refuses_images (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
 }
 
+/* the header's promise: a full system none of whose particles dies next
+ * says so for its dt and keeps its static rows' tag from step to step; a
+ * death, an emission or another dt takes the promise back */
+static void
+test_bookkeeping (void)
+{
+  AccelParticlesParams p;
+  AccelParticleState *s;
+  Sim sim;
+  guint32 dt_bits, tag;
+
+  accel_particles_params_init (&p, 100);
+  p.emitter.rate = 25;
+  p.emitter.lifetime = 0.2f; /* 12 steps, all born at once die at once */
+  p.emitter.lifetime_jitter = 0.0f;
+  memcpy (&dt_bits, &p.dt, 4);
+  sim_init (&sim, &p);
+  for (guint64 k = 0; k < 3; k++)
+    {
+      s = sim_step (&sim, k);
+      /* emitting: the slots change every step */
+      g_assert_cmpuint (s->count[0], ==, 25 * (k + 1));
+      g_assert_cmphex (s->count[1], ==, dt_bits);
+      g_assert_cmphex (s->count[2], !=, 0);
+      g_assert_cmphex (s->count[3], !=, 0);
+    }
+  s = sim_step (&sim, 3);
+  g_assert_cmpuint (s->count[0], ==, 100);
+  tag = s->count[2];
+  /* full: nothing emitted, nothing dies for a while; the tag stays */
+  for (guint64 k = 4; k < 10; k++)
+    {
+      s = sim_step (&sim, k);
+      g_assert_cmpuint (s->count[0], ==, 100);
+      g_assert_cmphex (s->count[1], ==, dt_bits);
+      g_assert_cmphex (s->count[2], ==, tag);
+    }
+  /* the first 25 die in the step after the next */
+  s = sim_step (&sim, 10);
+  g_assert_cmphex (s->count[1], ==, 0);
+  g_assert_cmphex (s->count[2], ==, tag);
+  s = sim_step (&sim, 11);
+  g_assert_cmpuint (s->count[0], <, 100);
+  g_assert_cmphex (s->count[2], !=, tag);
+  sim_clear (&sim);
+}
+
+/* after a step with collisions the particles are in cell order (so few
+ * and so small that none touches: the push moves nothing) */
+static void
+test_sorted_by_cell (void)
+{
+  AccelParticlesParams p;
+  static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
+  AccelParticleState *s;
+  Sim sim;
+
+  accel_particles_params_init (&p, 3000);
+  p.emitter.rate = 500;
+  p.emitter.radius = 0.8f;
+  p.emitter.spread = 1.0f;
+  p.collide_radius = 0.0005f;
+  accel_spatial_grid_init (&p.grid, lo, hi, 0.05f);
+  sim_init (&sim, &p);
+  for (guint64 k = 0; k < 4; k++)
+    {
+      s = sim_step (&sim, k);
+      g_assert_cmpuint (s->count[0], ==, 500 * (k + 1));
+      g_assert_cmphex (s->count[2], ==, 0);
+      for (guint32 i = 1; i < s->count[0]; i++)
+        g_assert_cmpuint (
+            spatial_cell_of (&p.grid, s->px[i - 1], s->py[i - 1], s->pz[i - 1]),
+            <=, spatial_cell_of (&p.grid, s->px[i], s->py[i], s->pz[i]));
+    }
+  sim_clear (&sim);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,6 +447,8 @@ main (int argc, char **argv)
   g_test_add_func ("/particles/deterministic", test_deterministic);
   g_test_add_func ("/particles/box-keeps-inside", test_box_keeps_inside);
   g_test_add_func ("/particles/push-apart", test_push_apart);
+  g_test_add_func ("/particles/bookkeeping", test_bookkeeping);
+  g_test_add_func ("/particles/sorted-by-cell", test_sorted_by_cell);
   g_test_add_func (
       "/spatial/neighbours-brute-force", test_neighbours_brute_force);
   g_test_add_func (
