@@ -208,11 +208,9 @@ assert_upload_made_cuda_memory (GstElement *pipeline)
   gst_object_unref (up);
 }
 
-/* runs @description ("src" is the appsrc; every appsink is "sinkN") on
- * @frames and checks sink N's frames against @chains[N] */
-static void
-run_and_check (const char *description, const Step *const *chains,
-    guint n_sinks, GPtrArray *frames)
+/* @description after an appsrc named "src" of the test frames' caps */
+static GstElement *
+parse_after_appsrc (const char *description)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *launch = g_strdup_printf (
@@ -220,13 +218,18 @@ run_and_check (const char *description, const Step *const *chains,
       "height=%d,framerate=30/1 ! %s",
       WIDTH, HEIGHT, description);
   GstElement *pipeline = gst_parse_launch (launch, &error);
-  GstElement *src;
-  GstBus *bus;
-  GstMessage *msg;
 
   g_assert_no_error (error);
   g_test_message ("%s", launch);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  return pipeline;
+}
+
+/* sets @pipeline playing and pushes @frames and the end of the stream */
+static void
+play_frames (GstElement *pipeline, GPtrArray *frames)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
   for (guint f = 0; f < frames->len; f++)
@@ -234,6 +237,20 @@ run_and_check (const char *description, const Step *const *chains,
         gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[f], f)),
         ==, GST_FLOW_OK);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_object_unref (src);
+}
+
+/* runs @description ("src" is the appsrc; every appsink is "sinkN") on
+ * @frames and checks sink N's frames against @chains[N] */
+static void
+run_and_check (const char *description, const Step *const *chains,
+    guint n_sinks, GPtrArray *frames)
+{
+  GstElement *pipeline = parse_after_appsrc (description);
+  GstBus *bus;
+  GstMessage *msg;
+
+  play_frames (pipeline, frames);
 
   for (guint n = 0; n < n_sinks; n++)
     {
@@ -267,7 +284,6 @@ run_and_check (const char *description, const Step *const *chains,
     }
   gst_object_unref (bus);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (src);
   gst_object_unref (pipeline);
 }
 
@@ -358,40 +374,37 @@ test_nvcodec (void)
       chains, 1, frames);
 }
 
-/* the frames out of @description, packed rows, in order */
+/* the frames the appsink named sink0 of @pipeline pulls, packed rows */
 static GPtrArray *
-run_collect (const char *description, GPtrArray *frames)
+pull_frames (GstElement *pipeline)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree gchar *launch = g_strdup_printf (
-      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,"
-      "height=%d,framerate=30/1 ! %s ! appsink name=sink0 sync=false",
-      WIDTH, HEIGHT, description);
-  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink0");
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  GstElement *src, *sink;
   GstSample *sample;
 
-  g_assert_no_error (error);
-  g_test_message ("%s", launch);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink0");
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
-      GST_STATE_CHANGE_FAILURE);
-  for (guint f = 0; f < frames->len; f++)
-    g_assert_cmpint (
-        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[f], f)),
-        ==, GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  g_assert_nonnull (sink);
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
     {
       g_ptr_array_add (out, unwrap (sample));
       gst_sample_unref (sample);
     }
+  gst_object_unref (sink);
+  return out;
+}
+
+/* the frames out of @description (into an appsink it adds), in order */
+static GPtrArray *
+run_collect (const char *description, GPtrArray *frames)
+{
+  g_autofree gchar *d
+      = g_strdup_printf ("%s ! appsink name=sink0 sync=false", description);
+  GstElement *pipeline = parse_after_appsrc (d);
+  GPtrArray *out;
+
+  play_frames (pipeline, frames);
+  out = pull_frames (pipeline);
   g_assert_cmpuint (out->len, ==, frames->len);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (src);
   gst_object_unref (pipeline);
   return out;
 }
@@ -512,39 +525,23 @@ assert_chain_on_gpu (const char *description, int a_cuda)
 {
   static const char *names[] = { "a", "b", "c", "d" };
   g_autoptr (GPtrArray) frames = random_frames ();
-  g_autoptr (GError) error = NULL;
-  g_autofree gchar *launch = g_strdup_printf (
-      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,"
-      "height=%d,framerate=30/1 ! %s ! appsink name=sink0 sync=false",
-      WIDTH, HEIGHT, description);
-  GstElement *pipeline = gst_parse_launch (launch, &error);
+  g_autoptr (GPtrArray) got = NULL;
+  g_autofree gchar *d
+      = g_strdup_printf ("%s ! appsink name=sink0 sync=false", description);
+  GstElement *pipeline = parse_after_appsrc (d);
   guint counts[4][2] = { { 0 } };
-  GstElement *src, *sink;
-  GstSample *sample;
-  guint n = 0, a_staged;
+  guint a_staged;
 
-  g_assert_no_error (error);
-  g_test_message ("%s", launch);
   probe_chain (pipeline, counts);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink0");
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
-      GST_STATE_CHANGE_FAILURE);
+  play_frames (pipeline, frames);
+  got = pull_frames (pipeline);
+  g_assert_cmpuint (got->len, ==, frames->len);
   for (guint f = 0; f < frames->len; f++)
-    g_assert_cmpint (
-        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[f], f)),
-        ==, GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
     {
-      g_autofree guint8 *out = unwrap (sample);
-      g_autofree guint8 *want = reference (frames->pdata[n], chain4);
+      g_autofree guint8 *want = reference (frames->pdata[f], chain4);
 
-      assert_frames_equal (out, want, n);
-      gst_sample_unref (sample);
-      n++;
+      assert_frames_equal (got->pdata[f], want, f);
     }
-  g_assert_cmpuint (n, ==, frames->len);
 
   a_staged = takes_cuda_memory (pipeline, "a") ? 0 : FRAMES;
   g_test_message ("a takes %s memory", a_staged ? "system" : "CUDA");
@@ -561,8 +558,6 @@ assert_chain_on_gpu (const char *description, int a_cuda)
       g_assert_cmpuint (staged, ==, i == 0 ? a_staged : 0);
     }
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (src);
   gst_object_unref (pipeline);
 }
 
