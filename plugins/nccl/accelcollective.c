@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel nccl plugin: the collective stages' base class (see
+ * accelcollective.h). Its stages block their thread on the host backend
+ * (Gloo waits for the other ranks), so each has a thread of its own */
+#define G_LOG_DOMAIN "accel-nccl"
+
+#include "accelcollective.h"
+
+typedef struct
+{
+  gchar *group;
+  AccelCommunicator *comm;
+} AccelCollectivePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
+    AccelCollective, accel_collective, ACCEL_TYPE_STAGE)
+
+enum
+{
+  PROP_0,
+  PROP_GROUP,
+};
+
+/**
+ * accel_collective_get_group:
+ * @self: a collective stage
+ *
+ * Returns: (transfer none): the communicator's name: the `group`
+ * parameter, or the stage's name. Stage thread.
+ */
+const char *
+accel_collective_get_group (AccelCollective *self)
+{
+  AccelCollectivePrivate *priv = accel_collective_get_instance_private (self);
+
+  return priv->group && *priv->group
+             ? priv->group
+             : accel_stage_get_name (ACCEL_STAGE (self));
+}
+
+static gboolean
+default_members (AccelCollective *self, AccelWorld *world, guint *rank,
+    guint *size, gchar **key, GError **error)
+{
+  *rank = accel_world_get_rank (world);
+  *size = accel_world_get_size (world);
+  *key = g_strdup_printf ("comm/%s", accel_collective_get_group (self));
+  return TRUE;
+}
+
+/* the output is of the input's type: most collectives */
+static gboolean
+accel_collective_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  if (!accel_collective_check_input (stage, &in_types[0], error))
+    return FALSE;
+  out_types[0] = in_types[0];
+  out_types[0].memory = ACCEL_MEMORY_DEVICE;
+  return TRUE;
+}
+
+static gboolean
+accel_collective_start (AccelStage *stage, GError **error)
+{
+  AccelCollective *self = ACCEL_COLLECTIVE (stage);
+  AccelCollectivePrivate *priv = accel_collective_get_instance_private (self);
+  AccelWorld *world = accel_world_get_default ();
+  g_autofree gchar *key = NULL;
+  guint rank, size;
+
+  if (!world || accel_world_get_generation (world) == 0)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+          "stage '%s' (%s) runs in a world of processes: start it with "
+          "accel-run --ranks N, or --coordinator HOST:PORT --rank R --world W",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+      return FALSE;
+    }
+  if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
+          self, world, &rank, &size, &key, error))
+    return FALSE;
+  priv->comm = accel_communicator_new (stage, world, key, rank, size, error);
+  return priv->comm != NULL;
+}
+
+static void
+accel_collective_stop (AccelStage *stage)
+{
+  AccelCollectivePrivate *priv
+      = accel_collective_get_instance_private (ACCEL_COLLECTIVE (stage));
+
+  g_clear_pointer (&priv->comm, accel_communicator_free);
+}
+
+/**
+ * accel_collective_get_communicator:
+ * @self: a started collective stage
+ *
+ * Returns: (transfer none): its communicator. Stage thread.
+ */
+AccelCommunicator *
+accel_collective_get_communicator (AccelCollective *self)
+{
+  AccelCollectivePrivate *priv = accel_collective_get_instance_private (self);
+
+  return priv->comm;
+}
+
+/**
+ * accel_collective_check_input:
+ * @stage: a collective stage
+ * @in: its input's type
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: whether the stage takes @in: a tensor of f32, f64, f16, bf16,
+ * i32, u32 or u8 (an image counts as its bytes, u8). Thread that
+ * prepares the graph.
+ */
+gboolean
+accel_collective_check_input (
+    AccelStage *stage, const AccelType *in, GError **error)
+{
+  if (accel_reduce_dtype_supported (in->dtype))
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+      "stage '%s' (%s) takes f32, f64, f16, bf16, i32, u32 or u8 data, not "
+      "%s",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+      accel_dtype_to_string (in->dtype));
+  return FALSE;
+}
+
+/**
+ * accel_collective_class_add_ports:
+ * @klass: a collective stage's class
+ * @input: whether it has the input `in`
+ * @output: whether it has the output `out`
+ * @out_description: what `out` holds
+ *
+ * Called from class_init.
+ */
+void
+accel_collective_class_add_ports (AccelStageClass *klass, gboolean input,
+    gboolean output, const char *out_description)
+{
+  AccelType any;
+
+  accel_type_init_any (&any);
+  any.memory = ACCEL_MEMORY_DEVICE;
+  if (input)
+    accel_stage_class_add_port (klass, ACCEL_PORT_INPUT, "in", &any,
+        "f32, f64, f16, bf16, i32, u32 or u8 data");
+  if (output)
+    accel_stage_class_add_port (
+        klass, ACCEL_PORT_OUTPUT, "out", &any, out_description);
+}
+
+static void
+accel_collective_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  AccelCollectivePrivate *priv
+      = accel_collective_get_instance_private (ACCEL_COLLECTIVE (object));
+
+  switch (prop_id)
+    {
+    case PROP_GROUP:
+      g_free (priv->group);
+      priv->group = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_collective_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  AccelCollectivePrivate *priv
+      = accel_collective_get_instance_private (ACCEL_COLLECTIVE (object));
+
+  switch (prop_id)
+    {
+    case PROP_GROUP:
+      g_value_set_string (value, priv->group);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+accel_collective_finalize (GObject *object)
+{
+  AccelCollectivePrivate *priv
+      = accel_collective_get_instance_private (ACCEL_COLLECTIVE (object));
+
+  g_clear_pointer (&priv->comm, accel_communicator_free);
+  g_free (priv->group);
+  G_OBJECT_CLASS (accel_collective_parent_class)->finalize (object);
+}
+
+static void
+accel_collective_class_init (AccelCollectiveClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
+
+  gobject_class->set_property = accel_collective_set_property;
+  gobject_class->get_property = accel_collective_get_property;
+  gobject_class->finalize = accel_collective_finalize;
+  stage_class->negotiate = accel_collective_negotiate;
+  stage_class->start = accel_collective_start;
+  stage_class->stop = accel_collective_stop;
+  klass->members = default_members;
+  /* Gloo waits for the other ranks on the stage's thread */
+  accel_stage_class_set_blocking (stage_class, TRUE);
+
+  g_object_class_install_property (gobject_class, PROP_GROUP,
+      g_param_spec_string ("group", "Group",
+          "Name of the communicator, the same on every rank (empty: the "
+          "stage's name)",
+          "", G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+}
+
+static void
+accel_collective_init (AccelCollective *self)
+{
+}

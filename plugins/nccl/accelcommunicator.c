@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel nccl plugin: communicators (see accelcommunicator.h). A collective
+ * whose peer went away, or that failed in NCCL's transport, leaves its
+ * communicator unusable: that is ACCEL_ERROR_CONTEXT_POISONED, which ends
+ * the rank's worker and makes its supervisor rebuild the world a
+ * generation later, where every rank makes its communicators again.
+ * G_MESSAGES_DEBUG=accel-nccl tells what each communicator is made of */
+#define G_LOG_DOMAIN "accel-nccl"
+
+#include "accelcommunicator.h"
+#include "accelgloo.h"
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+struct _AccelCommunicator
+{
+  AccelStage *stage; /* named in errors */
+  AccelWorld *world;
+  gchar *key;
+  guint rank, size;
+  guint timeout_ms;
+  AccelGloo *gloo; /* the host backend's */
+  ncclComm_t nccl; /* a GPU's */
+  gboolean broken; /* aborted rather than destroyed */
+};
+
+/* "stage 'name' (kind)": how every error starts */
+static gchar *
+stage_text (AccelCommunicator *comm)
+{
+  return g_strdup_printf ("stage '%s' (%s)", accel_stage_get_name (comm->stage),
+      accel_stage_get_kind_name (comm->stage));
+}
+
+/* Gloo's rendezvous through the world's store */
+static int
+store_set (
+    void *user, const char *key, const void *data, size_t size, char **error)
+{
+  g_autoptr (GBytes) value = g_bytes_new (data, size);
+  g_autoptr (GError) e = NULL;
+
+  if (accel_world_set (user, key, value, &e))
+    return 0;
+  *error = strdup (e->message);
+  return -1;
+}
+
+static void *
+store_get (void *user, const char *key, size_t *size, char **error)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GBytes) value = accel_world_get (user, key, &e);
+  void *copy;
+
+  if (!value)
+    {
+      *error = strdup (e->message);
+      return NULL;
+    }
+  *size = g_bytes_get_size (value);
+  copy = malloc (MAX (*size, 1));
+  memcpy (copy, g_bytes_get_data (value, NULL), *size);
+  return copy;
+}
+
+static gboolean
+gloo_failed (
+    AccelCommunicator *comm, const char *what, char *message, GError **error)
+{
+  g_autofree gchar *who = stage_text (comm);
+
+  comm->broken = TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+      "%s: %s failed on rank %u of the world (generation %u): %s; the "
+      "communicator is lost",
+      who, what, accel_world_get_rank (comm->world),
+      accel_world_get_generation (comm->world), message ? message : "?");
+  free (message);
+  return FALSE;
+}
+
+/* NCCL: a status other than success. A transport or remote failure
+ * poisons the communicator; a misuse is the stage's input */
+static gboolean
+nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
+    GError **error)
+{
+  g_autofree gchar *who = stage_text (comm);
+  const char *last = comm->nccl ? ncclGetLastError (comm->nccl) : NULL;
+  gboolean poisoned = status == ncclSystemError || status == ncclRemoteError
+                      || status == ncclInternalError
+                      || status == ncclUnhandledCudaError;
+
+  comm->broken |= poisoned;
+  g_set_error (error, ACCEL_ERROR,
+      poisoned                     ? ACCEL_ERROR_CONTEXT_POISONED
+      : status == ncclInProgress   ? ACCEL_ERROR_TIMEOUT
+      : status == ncclInvalidUsage ? ACCEL_ERROR_INVALID_INPUT
+                                   : ACCEL_ERROR_LIBRARY,
+      "%s: %s on rank %u of the world (generation %u): %s%s%s", who, call,
+      accel_world_get_rank (comm->world),
+      accel_world_get_generation (comm->world),
+      status == ncclInProgress ? "not done within the world's timeout"
+                               : ncclGetErrorString (status),
+      last && *last ? ": " : "", last ? last : "");
+  return FALSE;
+}
+
+/* a non-blocking communicator's call may still be in progress: wait for
+ * it, up to the world's timeout, and take any error it reported since */
+static gboolean
+nccl_settle (AccelCommunicator *comm, const char *call, ncclResult_t status,
+    GError **error)
+{
+  gint64 deadline = g_get_monotonic_time ()
+                    + (gint64)comm->timeout_ms * G_TIME_SPAN_MILLISECOND;
+  guint spins = 0;
+
+  if (status != ncclSuccess && status != ncclInProgress)
+    return nccl_failed (comm, call, status, error);
+  for (;;)
+    {
+      ncclResult_t async = ncclSuccess;
+      ncclResult_t got = ncclCommGetAsyncError (comm->nccl, &async);
+      if (got != ncclSuccess)
+        return nccl_failed (comm, "ncclCommGetAsyncError", got, error);
+      if (async == ncclSuccess)
+        return TRUE;
+      if (async != ncclInProgress)
+        return nccl_failed (comm, call, async, error);
+      if (g_get_monotonic_time () > deadline)
+        return nccl_failed (comm, call, ncclInProgress, error);
+      if (++spins > 100)
+        g_usleep (100);
+    }
+}
+
+static gboolean
+nccl_new (AccelCommunicator *comm, GError **error)
+{
+  g_autofree gchar *id_key = g_strdup_printf ("%s/nccl-id", comm->key);
+  g_autoptr (GBytes) id_bytes = NULL;
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  ncclUniqueId id;
+  ncclResult_t status;
+
+  /* the communicator's rank 0 makes its id; the others take it from the
+   * store, scoped to this generation of the world */
+  if (comm->rank == 0)
+    {
+      if ((status = ncclGetUniqueId (&id)) != ncclSuccess)
+        return nccl_failed (comm, "ncclGetUniqueId", status, error);
+      id_bytes = g_bytes_new (&id, sizeof id);
+      if (!accel_world_set (comm->world, id_key, id_bytes, error))
+        return FALSE;
+    }
+  else
+    {
+      if (!(id_bytes = accel_world_get (comm->world, id_key, error)))
+        return FALSE;
+      if (g_bytes_get_size (id_bytes) != sizeof id)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "'%s' in the world's store is %zu bytes, not an NCCL unique "
+              "id",
+              id_key, g_bytes_get_size (id_bytes));
+          return FALSE;
+        }
+      memcpy (&id, g_bytes_get_data (id_bytes, NULL), sizeof id);
+    }
+  /* non-blocking, so that a rank that never comes is a timeout here */
+  config.blocking = 0;
+  status = ncclCommInitRankConfig (
+      &comm->nccl, (int)comm->size, id, (int)comm->rank, &config);
+  if (status != ncclSuccess && status != ncclInProgress)
+    return nccl_failed (comm, "ncclCommInitRankConfig", status, error);
+  return nccl_settle (comm, "ncclCommInitRankConfig", status, error);
+}
+
+static gboolean
+gloo_new (AccelCommunicator *comm, GError **error)
+{
+  g_autofree gchar *prefix = g_strdup_printf ("%s/gloo/", comm->key);
+  AccelGlooStore store = { store_set, store_get, comm->world };
+  char *message = NULL;
+
+  comm->gloo = accel_gloo_new ((int)comm->rank, (int)comm->size,
+      accel_world_get_local_host (comm->world), prefix, &store,
+      (int)comm->timeout_ms, &message);
+  if (!comm->gloo)
+    return gloo_failed (comm, "connecting the ranks", message, error);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_new:
+ * @stage: the stage it serves (named in errors; its device picks NCCL or
+ *   Gloo)
+ * @world: the joined world
+ * @key: the communicator's name in the store, the same on every member
+ * @rank: this process's place among the members
+ * @size: the number of members
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a communicator of @size members, waiting for all of them (up to
+ * the world's timeout).
+ *
+ * Returns: (transfer full): the communicator, or %NULL. Called from the
+ * stage's thread, in its start().
+ */
+AccelCommunicator *
+accel_communicator_new (AccelStage *stage, AccelWorld *world, const char *key,
+    guint rank, guint size, GError **error)
+{
+  AccelCommunicator *comm = g_new0 (AccelCommunicator, 1);
+  gboolean ok;
+
+  comm->stage = stage;
+  comm->world = g_object_ref (world);
+  comm->key = g_strdup (key);
+  comm->rank = rank;
+  comm->size = size;
+  comm->timeout_ms = accel_world_get_timeout_ms (world);
+  ok = accel_stage_is_host (stage) ? gloo_new (comm, error)
+                                   : nccl_new (comm, error);
+  if (!ok)
+    {
+      accel_communicator_free (comm);
+      return NULL;
+    }
+  g_debug ("stage '%s': communicator '%s' of %u, this rank %u, generation "
+           "%u, through %s",
+      accel_stage_get_name (stage), key, size, rank,
+      accel_world_get_generation (world),
+      accel_stage_is_host (stage) ? "Gloo" : "NCCL");
+  return comm;
+}
+
+/**
+ * accel_communicator_free:
+ * @comm: (transfer full): a communicator
+ *
+ * A communicator that failed is aborted (ncclCommAbort: nothing waits for
+ * the ranks that are gone), any other destroyed. Called from the stage's
+ * thread, in its stop().
+ */
+void
+accel_communicator_free (AccelCommunicator *comm)
+{
+  if (comm->nccl)
+    {
+      if (comm->broken)
+        ncclCommAbort (comm->nccl);
+      else
+        ncclCommDestroy (comm->nccl);
+    }
+  if (comm->gloo)
+    accel_gloo_free (comm->gloo);
+  g_object_unref (comm->world);
+  g_free (comm->key);
+  g_free (comm);
+}
+
+guint
+accel_communicator_get_size (AccelCommunicator *comm)
+{
+  return comm->size;
+}
+
+guint
+accel_communicator_get_rank (AccelCommunicator *comm)
+{
+  return comm->rank;
+}
+
+static ncclDataType_t
+nccl_dtype (AccelDType dtype)
+{
+  switch (dtype)
+    {
+    case ACCEL_DTYPE_F32:
+      return ncclFloat32;
+    case ACCEL_DTYPE_F64:
+      return ncclFloat64;
+    case ACCEL_DTYPE_F16:
+      return ncclFloat16;
+    case ACCEL_DTYPE_BF16:
+      return ncclBfloat16;
+    case ACCEL_DTYPE_I32:
+      return ncclInt32;
+    case ACCEL_DTYPE_U32:
+      return ncclUint32;
+    default:
+      return ncclUint8;
+    }
+}
+
+static ncclRedOp_t
+nccl_op (AccelReduceOp op)
+{
+  static const ncclRedOp_t ops[]
+      = { ncclSum, ncclProd, ncclMin, ncclMax, ncclAvg };
+  return ops[op];
+}
+
+static AccelDType
+frame_dtype (AccelBuffer *buffer)
+{
+  return accel_buffer_peek_type (buffer)->dtype;
+}
+
+static gsize
+n_elements (AccelBuffer *buffer)
+{
+  return accel_buffer_get_size (buffer)
+         / accel_dtype_get_size (frame_dtype (buffer));
+}
+
+/**
+ * accel_communicator_copy:
+ * @frame: the frame, for its stream
+ * @in: the buffer to copy
+ * @out: where, as large as @in
+ * @error: return location for a #GError, or %NULL
+ *
+ * Copies @in to @out on the frame's stream (on the host backend, at once).
+ *
+ * Returns: %TRUE when enqueued or done. Stage thread.
+ */
+gboolean
+accel_communicator_copy (
+    AccelFrame *frame, AccelBuffer *in, AccelBuffer *out, GError **error)
+{
+  if (accel_device_is_host (accel_buffer_get_device (in)))
+    {
+      memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
+          accel_buffer_get_size (in));
+      return TRUE;
+    }
+  return accel_cuda_check (
+      cudaMemcpyAsync (accel_buffer_get_data (out), accel_buffer_get_data (in),
+          accel_buffer_get_size (in), cudaMemcpyDeviceToDevice,
+          accel_stream_get_handle (frame->stream)),
+      error);
+}
+
+/* Gloo's tag: frames pair up by their sequence on every rank */
+#define TAG(frame) ((unsigned)((frame)->sequence & 0xffffffffu))
+
+/**
+ * accel_communicator_all_reduce:
+ * @comm: a communicator
+ * @frame: the frame: input 0 reduced over the ranks into output 0
+ * @dtype: the element type
+ * @op: the reduction
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or done (host). Stage thread.
+ */
+gboolean
+accel_communicator_all_reduce (AccelCommunicator *comm, AccelFrame *frame,
+    AccelDType dtype, AccelReduceOp op, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  gsize n = n_elements (in), bytes = accel_buffer_get_size (in);
+  char *message = NULL;
+
+  if (comm->nccl)
+    return nccl_settle (comm, "ncclAllReduce",
+        ncclAllReduce (accel_buffer_get_data (in), accel_buffer_get_data (out),
+            n, nccl_dtype (dtype), nccl_op (op), comm->nccl,
+            accel_stream_get_handle (frame->stream)),
+        error);
+  memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in), bytes);
+  if (accel_gloo_all_reduce (comm->gloo, accel_buffer_get_data (out), n,
+          accel_dtype_get_size (dtype), accel_reduce_host_func (dtype, op),
+          TAG (frame), &message)
+      != 0)
+    return gloo_failed (comm, "all-reduce", message, error);
+  if (op == ACCEL_REDUCE_AVG)
+    accel_reduce_host_divide (
+        dtype, accel_buffer_get_data (out), n, comm->size);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_reduce:
+ * @comm: a communicator
+ * @frame: the frame: input 0 reduced over the ranks into output 0 of rank
+ *   @root; the other ranks' output 0 is their input
+ * @dtype: the element type
+ * @op: the reduction
+ * @root: the rank that gets the result
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or done (host). Stage thread.
+ */
+gboolean
+accel_communicator_reduce (AccelCommunicator *comm, AccelFrame *frame,
+    AccelDType dtype, AccelReduceOp op, guint root, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  gsize n = n_elements (in), bytes = accel_buffer_get_size (in);
+  g_autofree guint8 *scratch = NULL;
+  char *message = NULL;
+
+  if (comm->nccl)
+    {
+      /* NCCL writes only the root's output */
+      if (comm->rank != root
+          && !accel_communicator_copy (frame, in, out, error))
+        return FALSE;
+      return nccl_settle (comm, "ncclReduce",
+          ncclReduce (accel_buffer_get_data (in), accel_buffer_get_data (out),
+              n, nccl_dtype (dtype), nccl_op (op), (int)root, comm->nccl,
+              accel_stream_get_handle (frame->stream)),
+          error);
+    }
+  /* Gloo works in place, and leaves partial sums on the other ranks */
+  memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in), bytes);
+  scratch = comm->rank == root ? NULL
+                               : g_memdup2 (accel_buffer_get_data (in), bytes);
+  if (accel_gloo_reduce (comm->gloo,
+          scratch ? scratch : accel_buffer_get_data (out), n,
+          accel_dtype_get_size (dtype), accel_reduce_host_func (dtype, op),
+          (int)root, TAG (frame), &message)
+      != 0)
+    return gloo_failed (comm, "reduce", message, error);
+  if (op == ACCEL_REDUCE_AVG && comm->rank == root)
+    accel_reduce_host_divide (
+        dtype, accel_buffer_get_data (out), n, comm->size);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_reduce_scatter:
+ * @comm: a communicator
+ * @frame: the frame: input 0 reduced over the ranks, and part r of the
+ *   result (output 0's size) in rank r's output 0
+ * @dtype: the element type
+ * @op: the reduction
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or done (host). Stage thread.
+ */
+gboolean
+accel_communicator_reduce_scatter (AccelCommunicator *comm, AccelFrame *frame,
+    AccelDType dtype, AccelReduceOp op, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  gsize n = n_elements (in), part = accel_buffer_get_size (out);
+  g_autofree guint8 *all = NULL;
+  char *message = NULL;
+
+  if (comm->nccl)
+    return nccl_settle (comm, "ncclReduceScatter",
+        ncclReduceScatter (accel_buffer_get_data (in),
+            accel_buffer_get_data (out), n_elements (out), nccl_dtype (dtype),
+            nccl_op (op), comm->nccl, accel_stream_get_handle (frame->stream)),
+        error);
+  /* Gloo has no reduce-scatter of its own: the whole reduction, then this
+   * rank's part */
+  all = g_memdup2 (accel_buffer_get_data (in), accel_buffer_get_size (in));
+  if (accel_gloo_all_reduce (comm->gloo, all, n, accel_dtype_get_size (dtype),
+          accel_reduce_host_func (dtype, op), TAG (frame), &message)
+      != 0)
+    return gloo_failed (comm, "reduce-scatter", message, error);
+  memcpy (accel_buffer_get_data (out), all + comm->rank * part, part);
+  if (op == ACCEL_REDUCE_AVG)
+    accel_reduce_host_divide (
+        dtype, accel_buffer_get_data (out), n_elements (out), comm->size);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_all_gather:
+ * @comm: a communicator
+ * @frame: the frame: every rank's input 0, in rank order, in output 0
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or done (host). Stage thread.
+ */
+gboolean
+accel_communicator_all_gather (
+    AccelCommunicator *comm, AccelFrame *frame, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  AccelDType dtype = frame_dtype (in);
+  char *message = NULL;
+
+  if (comm->nccl)
+    return nccl_settle (comm, "ncclAllGather",
+        ncclAllGather (accel_buffer_get_data (in), accel_buffer_get_data (out),
+            n_elements (in), nccl_dtype (dtype), comm->nccl,
+            accel_stream_get_handle (frame->stream)),
+        error);
+  if (accel_gloo_all_gather (comm->gloo, accel_buffer_get_data (in),
+          accel_buffer_get_data (out), n_elements (in),
+          accel_dtype_get_size (dtype), TAG (frame), &message)
+      != 0)
+    return gloo_failed (comm, "all-gather", message, error);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_broadcast:
+ * @comm: a communicator
+ * @frame: the frame: rank @root's input 0 in every rank's output 0
+ * @root: the rank whose data goes to all
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or done (host). Stage thread.
+ */
+gboolean
+accel_communicator_broadcast (
+    AccelCommunicator *comm, AccelFrame *frame, guint root, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  AccelDType dtype = frame_dtype (in);
+  char *message = NULL;
+
+  if (comm->nccl)
+    return nccl_settle (comm, "ncclBroadcast",
+        ncclBroadcast (accel_buffer_get_data (in), accel_buffer_get_data (out),
+            n_elements (in), nccl_dtype (dtype), (int)root, comm->nccl,
+            accel_stream_get_handle (frame->stream)),
+        error);
+  if (comm->rank == root)
+    memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
+        accel_buffer_get_size (in));
+  if (accel_gloo_broadcast (comm->gloo, accel_buffer_get_data (out),
+          n_elements (in), accel_dtype_get_size (dtype), (int)root, TAG (frame),
+          &message)
+      != 0)
+    return gloo_failed (comm, "broadcast", message, error);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_send:
+ * @comm: a communicator of two
+ * @frame: the frame, for its stream and sequence
+ * @buffer: what to send
+ * @peer: the member that receives
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or sent (host). Stage thread.
+ */
+gboolean
+accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
+    AccelBuffer *buffer, guint peer, GError **error)
+{
+  char *message = NULL;
+
+  if (comm->nccl)
+    return nccl_settle (comm, "ncclSend",
+        ncclSend (accel_buffer_get_data (buffer), n_elements (buffer),
+            nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl,
+            accel_stream_get_handle (frame->stream)),
+        error);
+  if (accel_gloo_send (comm->gloo, accel_buffer_get_data (buffer),
+          accel_buffer_get_size (buffer), (int)peer, TAG (frame), &message)
+      != 0)
+    return gloo_failed (comm, "send", message, error);
+  return TRUE;
+}
+
+/**
+ * accel_communicator_recv:
+ * @comm: a communicator of two
+ * @frame: the frame, for its stream and sequence
+ * @buffer: where the data goes
+ * @peer: the member that sends
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when enqueued (GPU) or received (host). Stage thread.
+ */
+gboolean
+accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
+    AccelBuffer *buffer, guint peer, GError **error)
+{
+  char *message = NULL;
+
+  if (comm->nccl)
+    return nccl_settle (comm, "ncclRecv",
+        ncclRecv (accel_buffer_get_data (buffer), n_elements (buffer),
+            nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl,
+            accel_stream_get_handle (frame->stream)),
+        error);
+  if (accel_gloo_recv (comm->gloo, accel_buffer_get_data (buffer),
+          accel_buffer_get_size (buffer), (int)peer, TAG (frame), &message)
+      != 0)
+    return gloo_failed (comm, "receive", message, error);
+  return TRUE;
+}
