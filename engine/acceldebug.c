@@ -11,15 +11,16 @@ static gsize n_allocations;
  * accel_debug_set_flags:
  * @flags: the switches to turn on (the others turn off)
  *
- * MT safe; takes effect for the next buffer acquire.
+ * MT safe; takes effect for the next buffer acquire and the next frame.
  */
 void
 accel_debug_set_flags (AccelDebugFlags flags)
 {
   g_atomic_int_set (&debug_flags, (gint)flags);
-  g_debug ("buffer waits: readers' %s, writers' %s",
+  g_debug ("buffer waits: readers' %s, writers' %s; metrics %s",
       flags & ACCEL_DEBUG_SKIP_READ_WAIT ? "skipped" : "kept",
-      flags & ACCEL_DEBUG_SKIP_WRITE_WAIT ? "skipped" : "kept");
+      flags & ACCEL_DEBUG_SKIP_WRITE_WAIT ? "skipped" : "kept",
+      flags & ACCEL_DEBUG_NO_METRICS ? "off" : "on");
 }
 
 /**

@@ -51,6 +51,7 @@ struct _AccelStageBatch
   gboolean orphaned; /* its stage stopped: freed once no longer in use */
   guint failures;    /* captures that failed in a row, no stage to blame */
   AccelCaptureCache *cache;
+  gchar *nvtx_name; /* "<segment> graph": the range of a replay or capture */
 };
 
 static void
@@ -107,6 +108,7 @@ batch_of (AccelStage *self)
       owner->batch->frames = frames_new ();
       owner->batch->pushes = pushes_new ();
       owner->batch->key = g_array_new (FALSE, FALSE, sizeof (guint64));
+      owner->batch->nvtx_name = g_strconcat (owner->name, " graph", NULL);
     }
   return owner->batch;
 }
@@ -120,6 +122,7 @@ batch_free (AccelStageBatch *batch)
   g_clear_pointer (&batch->spare_pushes, g_array_unref);
   g_array_unref (batch->key);
   accel_capture_cache_free (batch->cache);
+  g_free (batch->nvtx_name);
   g_free (batch);
 }
 
@@ -254,7 +257,9 @@ call_process (BatchedFrame *f, GError **error)
   AccelFlow flow;
 
   frame_view (priv, f, &frame);
+  ACCEL_NVTX_PUSH (priv->name, f->sequence);
   flow = ACCEL_STAGE_GET_CLASS (f->stage)->process (f->stage, &frame, error);
+  ACCEL_NVTX_POP ();
   accel_stage_leave (previous);
   return flow;
 }
@@ -426,6 +431,9 @@ accel_stage_batch_flush (AccelStage *self)
       if (!batch->cache)
         batch->cache = accel_capture_cache_new (ACCEL_CAPTURE_CACHE_SIZE);
       build_key (batch->key, frames);
+      /* replayed stages run no process(): one range for the graph */
+      ACCEL_NVTX_PUSH (
+          batch->nvtx_name, g_array_index (frames, BatchedFrame, 0).sequence);
       if (!accel_capture_cache_replay (batch->cache,
               (guint64 *)batch->key->data, batch->key->len, batch->stream, &hit,
               &error))
@@ -438,6 +446,7 @@ accel_stage_batch_flush (AccelStage *self)
       captured = hit || capture (batch, frames);
       if (!captured)
         run_live (frames, pushes);
+      ACCEL_NVTX_POP ();
       for (guint i = 0; i < frames->len; i++)
         {
           BatchedFrame *f = &g_array_index (frames, BatchedFrame, i);

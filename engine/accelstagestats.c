@@ -230,8 +230,9 @@ accel_stage_record_frame (
   AccelStagePrivate *priv = accel_stage_get_private (stage);
   gint64 dt = (t1 - t0) * 1000;
   gint64 e2e = -1;
+  gboolean metrics = !accel_debug_has (ACCEL_DEBUG_NO_METRICS);
 
-  if (priv->n_in == 0)
+  if (metrics && priv->n_in == 0)
     {
       guint slot = sequence % ACCEL_ORIGIN_RING;
 
@@ -241,7 +242,7 @@ accel_stage_record_frame (
       __atomic_store_n (
           &priv->origin_seq[slot], sequence + 1, __ATOMIC_RELEASE);
     }
-  else if (priv->n_out == 0 && priv->n_processed >= ACCEL_E2E_WARMUP)
+  else if (metrics && priv->n_out == 0 && priv->n_processed >= ACCEL_E2E_WARMUP)
     {
       if (!priv->origin)
         priv->origin = find_origin (stage);
@@ -256,7 +257,8 @@ accel_stage_record_frame (
   g_mutex_lock (&priv->stats_lock);
   priv->latency_ns[priv->n_processed % ACCEL_LATENCY_RING] = dt;
   priv->n_processed++;
-  histogram_add_unlocked (&priv->latency_hist, dt);
+  if (metrics)
+    histogram_add_unlocked (&priv->latency_hist, dt);
   if (e2e >= 0)
     histogram_add_unlocked (&priv->e2e_hist, e2e);
   g_mutex_unlock (&priv->stats_lock);

@@ -13,14 +13,18 @@ G_BEGIN_DECLS
  *   (read after write races)
  * @ACCEL_DEBUG_SKIP_WRITE_WAIT: writers skip the waits for readers' fences
  *   and the last writer (write after read races)
+ * @ACCEL_DEBUG_NO_METRICS: stages keep no latency histograms and sources
+ *   stamp no start times for the end-to-end latency (what they cost)
  *
- * Only for tests that show the engine's waits are what keeps results right.
+ * Only for tests that show the engine's waits are what keeps results right,
+ * and for benchmarks that measure what the metrics cost.
  */
 typedef enum
 {
   ACCEL_DEBUG_NONE = 0,
   ACCEL_DEBUG_SKIP_READ_WAIT = 1 << 0,
   ACCEL_DEBUG_SKIP_WRITE_WAIT = 1 << 1,
+  ACCEL_DEBUG_NO_METRICS = 1 << 2,
 } AccelDebugFlags;
 
 void accel_debug_set_flags (AccelDebugFlags flags);

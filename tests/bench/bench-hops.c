@@ -2,6 +2,7 @@
 /* hop overhead: a chain of K pass-through GPU stages against a raw CUDA
  * loop launching the same kernels on one stream, in the same run */
 #include <cuda_runtime_api.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "accel-test.h"
@@ -124,6 +125,47 @@ pipeline (guint k, guint n_buffers, AccelStreamPolicy policy, gboolean segments,
   *cpu = cpu_seconds () - c0;
 }
 
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* what the metrics cost: the default K = 4 chain with them and without
+ * (ACCEL_DEBUG_NO_METRICS), alternated so drifts of the host hit both,
+ * the medians of the pairs' wall and CPU time per buffer */
+#define METRICS_PAIRS 7
+static void
+metrics_cost (guint n)
+{
+  double on_w[METRICS_PAIRS], off_w[METRICS_PAIRS];
+  double on_c[METRICS_PAIRS], off_c[METRICS_PAIRS];
+
+  for (guint i = 0; i < METRICS_PAIRS; i++)
+    {
+      accel_debug_set_flags (ACCEL_DEBUG_NO_METRICS);
+      pipeline (4, n, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, ACCEL_CAPTURE_AUTO,
+          NULL, &off_w[i], &off_c[i]);
+      accel_debug_set_flags (ACCEL_DEBUG_NONE);
+      pipeline (4, n, ACCEL_STREAM_POLICY_PER_STAGE, TRUE, ACCEL_CAPTURE_AUTO,
+          NULL, &on_w[i], &on_c[i]);
+    }
+  qsort (on_w, METRICS_PAIRS, sizeof (double), cmp_double);
+  qsort (off_w, METRICS_PAIRS, sizeof (double), cmp_double);
+  qsort (on_c, METRICS_PAIRS, sizeof (double), cmp_double);
+  qsort (off_c, METRICS_PAIRS, sizeof (double), cmp_double);
+  g_print ("metrics cost, K=4 default chain, median of %d alternated runs: "
+           "wall %+.2f%% (%.0f against %.0f buf/s), host CPU %+.2f%% "
+           "(%.2f against %.2f us/buf)\n",
+      METRICS_PAIRS,
+      (on_w[METRICS_PAIRS / 2] / off_w[METRICS_PAIRS / 2] - 1) * 100,
+      n / on_w[METRICS_PAIRS / 2], n / off_w[METRICS_PAIRS / 2],
+      (on_c[METRICS_PAIRS / 2] / off_c[METRICS_PAIRS / 2] - 1) * 100,
+      on_c[METRICS_PAIRS / 2] / n * 1e6, off_c[METRICS_PAIRS / 2] / n * 1e6);
+}
+
 typedef struct
 {
   const char *name;
@@ -179,6 +221,8 @@ main (int argc, char **argv)
             configs[p].name, ks[i], n / rw, n / pw, pw / rw, rc / n * 1e6,
             pc / n * 1e6, (pc - rc) / n / (ks[i] + 1) * 1e6);
       }
+
+  metrics_cost (n);
 
   /* graph mode against stream launches and against the hand-made graph,
    * K = 8, measured back to back */
