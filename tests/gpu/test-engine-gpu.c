@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the engine on a GPU: cross-stream correctness that can fail, GPU results
  * equal host results, stream policies, completion strategies, inserted
- * copies. Skips without a GPU. */
+ * copies, the device metrics. Skips without a GPU. */
+#include <cuda_runtime_api.h>
+
 #include "accel-test.h"
 #include "test-stages.h"
 
@@ -313,6 +315,53 @@ test_illegal_address_poisons (void)
   g_test_trap_assert_stderr ("*stage 'scale'*cudaErrorIllegalAddress*");
 }
 
+/* the value of the one series @name in @text, or -1 */
+static gint64
+series_value (const char *text, const char *name)
+{
+  g_autofree gchar *pattern = g_strdup_printf ("\n%s{", name);
+  const char *line = strstr (text, pattern);
+  const char *value;
+
+  if (!line || !(value = strstr (line, "} ")))
+    return -1;
+  return g_ascii_strtoll (value + 2, NULL, 10);
+}
+
+/* /metrics on a GPU: the device's memory in use and free, as the driver
+ * sees it around the run, and its generation */
+static void
+test_device_metrics (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("metrics");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  g_autofree gchar *text = NULL;
+  size_t free_before, free_after, total;
+  gint64 used, free_bytes;
+
+  accel_test_stage (g, "core.scale", "scale");
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "shape", "1048576", "num-buffers", (gint64)20, NULL);
+  g_assert_true (accel_graph_link (g, "src", "scale", &error));
+  g_assert_true (accel_graph_link (g, "scale", "sink", &error));
+  g_assert_cmpint (cudaMemGetInfo (&free_before, &total), ==, cudaSuccess);
+  g_assert_true (accel_graph_run (g, &error));
+  text = accel_graph_metrics_to_prometheus (g);
+  g_assert_cmpint (cudaMemGetInfo (&free_after, &total), ==, cudaSuccess);
+
+  used = series_value (text, "accel_device_memory_used_bytes");
+  free_bytes = series_value (text, "accel_device_memory_free_bytes");
+  g_test_message ("used %" G_GINT64_FORMAT ", free %" G_GINT64_FORMAT
+                  " of %zu bytes",
+      used, free_bytes, total);
+  g_assert_cmpint (used, >, 0);
+  g_assert_cmpint (used + free_bytes, ==, (gint64)total);
+  g_assert_cmpint (free_bytes, >=, (gint64)MIN (free_before, free_after));
+  g_assert_cmpint (free_bytes, <=, (gint64)MAX (free_before, free_after));
+  g_assert_cmpint (series_value (text, "accel_device_generation"), >=, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -331,5 +380,6 @@ main (int argc, char **argv)
       "/gpu/illegal-address-poisons", test_illegal_address_poisons);
   g_test_add_func ("/gpu/inserted-copy", test_inserted_copy);
   g_test_add_func ("/gpu/stale-generation", test_stale_on_gpu);
+  g_test_add_func ("/gpu/device-metrics", test_device_metrics);
   return g_test_run ();
 }
