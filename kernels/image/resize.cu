@@ -52,7 +52,6 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y) resize (const uint8_t *__restrict__ src,
 
 constexpr int FAST_THREADS = 256;
 constexpr int FAST_QUADS = 64; // four-pixel groups across a block
-constexpr int FAST_ROWS = 8;   // output rows per thread
 
 // the horizontal interpolation of source row @row at the four output
 // columns whose taps are @x0, @x1, @t
@@ -72,6 +71,8 @@ resize_row4 (const uint8_t *__restrict__ row, const int *x0, const int *x1,
     }
 }
 
+// ROWS: output rows per thread, 1 where no source row serves two
+template <int ROWS>
 __global__ void
 __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
     size_t src_pitch, int src_width, int src_height, uint8_t *__restrict__ dst,
@@ -80,7 +81,7 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
   const int xq = 4 * (blockIdx.x * FAST_QUADS + threadIdx.x % FAST_QUADS);
   const int ya
       = (blockIdx.y * (FAST_THREADS / FAST_QUADS) + threadIdx.x / FAST_QUADS)
-        * FAST_ROWS;
+        * ROWS;
   int x0[4], x1[4], have0 = -1, have1 = -1;
   float tx[4], h0[4][4], h1[4][4];
 
@@ -90,7 +91,7 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
   for (int i = 0; i < 4; i++)
     accel_px_resize_tap (
         min (xq + i, dst_width - 1), sx, src_width, &x0[i], &x1[i], &tx[i]);
-  for (int y = ya; y < ya + FAST_ROWS && y < dst_height; y++)
+  for (int y = ya; y < ya + ROWS && y < dst_height; y++)
     {
       int y0, y1;
       float ty;
@@ -139,20 +140,33 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
     }
 }
 
+template <int ROWS>
+int
+launch_fast_rows (cudaStream_t stream, const void *src, size_t src_pitch,
+    int src_width, int src_height, void *dst, size_t dst_pitch, int dst_width,
+    int dst_height)
+{
+  const int rows_per_block = ROWS * (FAST_THREADS / FAST_QUADS);
+  dim3 grid ((dst_width + 4 * FAST_QUADS - 1) / (4 * FAST_QUADS),
+      (dst_height + rows_per_block - 1) / rows_per_block);
+
+  resize_rgba<ROWS><<<grid, FAST_THREADS, 0, stream>>> ((const uint8_t *)src,
+      src_pitch, src_width, src_height, (uint8_t *)dst, dst_pitch, dst_width,
+      dst_height, (float)src_width / (float)dst_width,
+      (float)src_height / (float)dst_height);
+  return cudaGetLastError ();
+}
+
 int
 launch_fast (cudaStream_t stream, const void *src, size_t src_pitch,
     int src_width, int src_height, void *dst, size_t dst_pitch, int dst_width,
     int dst_height)
 {
-  const int rows_per_block = FAST_ROWS * (FAST_THREADS / FAST_QUADS);
-  dim3 grid ((dst_width + 4 * FAST_QUADS - 1) / (4 * FAST_QUADS),
-      (dst_height + rows_per_block - 1) / rows_per_block);
-
-  resize_rgba<<<grid, FAST_THREADS, 0, stream>>> ((const uint8_t *)src,
-      src_pitch, src_width, src_height, (uint8_t *)dst, dst_pitch, dst_width,
-      dst_height, (float)src_width / (float)dst_width,
-      (float)src_height / (float)dst_height);
-  return cudaGetLastError ();
+  if (dst_height > src_height)
+    return launch_fast_rows<8> (stream, src, src_pitch, src_width, src_height,
+        dst, dst_pitch, dst_width, dst_height);
+  return launch_fast_rows<1> (stream, src, src_pitch, src_width, src_height,
+      dst, dst_pitch, dst_width, dst_height);
 }
 
 template <int K, bool A>
@@ -194,7 +208,7 @@ accel_resize (void *stream, int format, const void *src, size_t src_pitch,
           dst, dst_pitch, dst_width, dst_height);
     case KIND_U8X4:
       if (aligned16 (dst, dst_pitch) && aligned_for (kind, src, src_pitch)
-          && (dst_height + 31) / 32 <= 65535)
+          && (dst_height + 3) / 4 <= 65535)
         return launch_fast (s, src, src_pitch, src_width, src_height, dst,
             dst_pitch, dst_width, dst_height);
       return a ? launch<KIND_U8X4, true> (s, src, src_pitch, src_width,

@@ -20,6 +20,7 @@ struct _BenchNpp
   Npp8u *scratch;    /* NPP's own work buffer, large enough for every case */
   Npp16s *scratch16; /* Sobel's magnitude plane */
   Npp8u *gray;       /* Sobel's luma plane */
+  Npp32f *taps;      /* the Gaussian's taps: NPP reads them on the device */
   size_t scratch_size;
 };
 
@@ -47,7 +48,10 @@ bench_npp_new (void *stream)
   npp->scratch_size = SCRATCH_BYTES;
   if (cudaMalloc ((void **)&npp->scratch, SCRATCH_BYTES) != cudaSuccess
       || cudaMalloc ((void **)&npp->scratch16, SCRATCH_BYTES) != cudaSuccess
-      || cudaMalloc ((void **)&npp->gray, SCRATCH_BYTES / 2) != cudaSuccess)
+      || cudaMalloc ((void **)&npp->gray, SCRATCH_BYTES / 2) != cudaSuccess
+      || cudaMalloc ((void **)&npp->taps,
+             sizeof (Npp32f) * (2 * ACCEL_IMAGE_MAX_RADIUS + 1))
+             != cudaSuccess)
     g_error ("NPP: cannot allocate its scratch buffers");
   return npp;
 }
@@ -60,6 +64,7 @@ bench_npp_free (BenchNpp *npp)
   cudaFree (npp->scratch);
   cudaFree (npp->scratch16);
   cudaFree (npp->gray);
+  cudaFree (npp->taps);
   g_free (npp);
 }
 
