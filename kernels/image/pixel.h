@@ -87,7 +87,13 @@ accel_px_255_to_unit (float v)
 ACCEL_PX_FN float
 accel_px_clamp_255 (float v)
 {
+#ifdef __CUDA_ARCH__
   return fminf (fmaxf (v, 0.0f), 255.0f);
+#else
+  /* as compares, as in accel_px_to_u8 (); NaN gives 0 */
+  v = v > 0.0f ? v : 0.0f;
+  return v < 255.0f ? v : 255.0f;
+#endif
 }
 
 ACCEL_PX_FN float

@@ -1,52 +1,150 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bilinear resize: the host reference */
-#include "resize.h"
+/* bilinear resize: the host reference. Each output sample is
+ * lerp (lerp (top taps), lerp (bottom taps)), so a source row's horizontal
+ * lerps are made once, kept while the next output row needs them, and the
+ * vertical lerp runs over whole rows. */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "host/parallel.h"
+#include "host/simd.h"
 #include "image-host.h"
+#include "resize.h"
+
+typedef struct
+{
+  int format;
+  const uint8_t *in;
+  size_t src_pitch;
+  int src_width;
+  int src_height;
+  uint8_t *out;
+  size_t dst_pitch;
+  int dst_width;
+  int dst_height;
+  float sy;
+  /* per output column: the two source columns and the second's weight */
+  const int *x0;
+  const int *x1;
+  const float *tx;
+  atomic_int no_memory;
+} Resize;
+
+/* source row @sy lerped to the output's columns */
+static inline void
+resize_horizontal (const Resize *r, int sy, float *restrict h)
+{
+  const uint8_t *row = r->in + (size_t)sy * r->src_pitch;
+  int nc = accel_image_host_channels (r->format);
+
+  if (r->format == ACCEL_IMAGE_RGBAF32)
+    for (int x = 0; x < r->dst_width; x++)
+      for (int c = 0; c < 4; c++)
+        h[(size_t)x * 4 + c] = accel_px_lerp (
+            accel_image_host_load (r->format, row, r->x0[x], c),
+            accel_image_host_load (r->format, row, r->x1[x], c), r->tx[x]);
+  else if (nc == 1)
+    for (int x = 0; x < r->dst_width; x++)
+      h[x] = accel_px_lerp (
+          (float)row[r->x0[x]], (float)row[r->x1[x]], r->tx[x]);
+  else
+    for (int x = 0; x < r->dst_width; x++)
+      {
+        const uint8_t *a = row + (size_t)r->x0[x] * 4;
+        const uint8_t *b = row + (size_t)r->x1[x] * 4;
+        for (int c = 0; c < 4; c++)
+          h[(size_t)x * 4 + c]
+              = accel_px_lerp ((float)a[c], (float)b[c], r->tx[x]);
+      }
+}
+
+ACCEL_HOST_SIMD static void
+resize_rows (void *data, int y0, int y1)
+{
+  Resize *r = data;
+  size_t n = (size_t)r->dst_width * accel_image_host_channels (r->format);
+  float *rows[2], *out;
+  int held[2] = { -1, -1 };
+
+  rows[0] = malloc (3 * n * sizeof (float));
+  if (!rows[0])
+    {
+      atomic_store (&r->no_memory, 1);
+      return;
+    }
+  rows[1] = rows[0] + n;
+  out = rows[1] + n;
+  for (int y = y0; y < y1; y++)
+    {
+      int t0, t1;
+      float ty;
+      const float *top, *bottom;
+
+      accel_px_resize_tap (y, r->sy, r->src_height, &t0, &t1, &ty);
+      /* keep the row the previous output row shared, make the other */
+      if (held[0] != t0 && held[1] != t0)
+        {
+          int slot = held[0] == t1 ? 1 : 0;
+          resize_horizontal (r, t0, rows[slot]);
+          held[slot] = t0;
+        }
+      if (held[0] != t1 && held[1] != t1)
+        {
+          int slot = held[0] == t0 ? 1 : 0;
+          resize_horizontal (r, t1, rows[slot]);
+          held[slot] = t1;
+        }
+      top = rows[held[0] == t0 ? 0 : 1];
+      bottom = rows[held[0] == t1 ? 0 : 1];
+      for (size_t i = 0; i < n; i++)
+        out[i] = accel_px_lerp (top[i], bottom[i], ty);
+      accel_image_host_store_row (
+          r->format, r->out + (size_t)y * r->dst_pitch, r->dst_width, out);
+    }
+  free (rows[0]);
+}
 
 int
 accel_resize_host (int format, const void *src, size_t src_pitch, int src_width,
     int src_height, void *dst, size_t dst_pitch, int dst_width, int dst_height)
 {
-  const uint8_t *in = src;
-  uint8_t *out = dst;
-  int nc = accel_image_host_channels (format);
-  float sx = (float)src_width / (float)dst_width;
-  float sy = (float)src_height / (float)dst_height;
+  Resize r = {
+    .format = format,
+    .in = src,
+    .src_pitch = src_pitch,
+    .src_width = src_width,
+    .src_height = src_height,
+    .out = dst,
+    .dst_pitch = dst_pitch,
+    .dst_width = dst_width,
+    .dst_height = dst_height,
+  };
+  float sx;
+  int *x0, *x1;
+  float *tx;
 
   if (!accel_image_format_is_packed (format)
       || !accel_image_args_valid (format, src, src_pitch, src_width, src_height)
       || !accel_image_args_valid (
           format, dst, dst_pitch, dst_width, dst_height))
     return ACCEL_IMAGE_INVALID_VALUE;
-
-  for (int y = 0; y < dst_height; y++)
-    {
-      int y0, y1;
-      float ty;
-      const uint8_t *r0, *r1;
-      uint8_t *orow = out + (size_t)y * dst_pitch;
-
-      accel_px_resize_tap (y, sy, src_height, &y0, &y1, &ty);
-      r0 = in + (size_t)y0 * src_pitch;
-      r1 = in + (size_t)y1 * src_pitch;
-      for (int x = 0; x < dst_width; x++)
-        {
-          int x0, x1;
-          float tx;
-
-          accel_px_resize_tap (x, sx, src_width, &x0, &x1, &tx);
-          for (int c = 0; c < nc; c++)
-            {
-              float top
-                  = accel_px_lerp (accel_image_host_load (format, r0, x0, c),
-                      accel_image_host_load (format, r0, x1, c), tx);
-              float bottom
-                  = accel_px_lerp (accel_image_host_load (format, r1, x0, c),
-                      accel_image_host_load (format, r1, x1, c), tx);
-              accel_image_host_store (
-                  format, orow, x, c, accel_px_lerp (top, bottom, ty));
-            }
-        }
-    }
-  return ACCEL_IMAGE_OK;
+  sx = (float)src_width / (float)dst_width;
+  r.sy = (float)src_height / (float)dst_height;
+  x0 = malloc ((size_t)dst_width * (2 * sizeof (int) + sizeof (float)));
+  if (!x0)
+    return ACCEL_IMAGE_NO_MEMORY;
+  x1 = x0 + dst_width;
+  tx = (float *)(x1 + dst_width);
+  for (int x = 0; x < dst_width; x++)
+    accel_px_resize_tap (x, sx, src_width, &x0[x], &x1[x], &tx[x]);
+  r.x0 = x0;
+  r.x1 = x1;
+  r.tx = tx;
+  atomic_init (&r.no_memory, 0);
+  accel_host_parallel_rows (dst_height,
+      accel_host_min_rows (
+          (size_t)dst_width * accel_image_bytes_per_pixel (format)),
+      resize_rows, &r);
+  free (x0);
+  return atomic_load (&r.no_memory) ? ACCEL_IMAGE_NO_MEMORY : ACCEL_IMAGE_OK;
 }
