@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* worlds of processes on the host backend: ranks scope stages and name
+ * their files, and every way a world cannot form ends with a clear error
+ * within a bound: a rank that never joins, a coordinator that is no
+ * address or cannot be reached, ranks of worlds of other sizes, two
+ * worlds on one port */
+#include <accel/accel.h>
+
+#include "world-test.h"
+
+/* short waits: a world that cannot form fails within seconds */
+#define TIMEOUT_ENV "ACCEL_WORLD_TIMEOUT=3000"
+
+/* each rank writes its own file; a stage of rank 0 only */
+static const char scoped_yaml[]
+    = "pipeline: scoped\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: \"16\", "
+      "num-buffers: 5}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: "
+      "\"out-{rank}-of-{world}.raw\"}}\n"
+      "  - {name: first, kind: io.raw-file-sink, ranks: [0], params: "
+      "{location: \"first.raw\"}}\n"
+      "links:\n"
+      "  - src -> out\n"
+      "  - src -> first\n";
+
+/* a collective that waits for every rank, endless unless --frames */
+static const char endless_yaml[]
+    = "pipeline: endless\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}\n"
+      "  - {name: sum, kind: nccl.all-reduce}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links:\n"
+      "  - src -> sum -> out\n";
+
+typedef struct
+{
+  gchar *dir;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("accel-world-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+  world_write (f->dir, "scoped.yaml", scoped_yaml, strlen (scoped_yaml));
+  world_write (f->dir, "endless.yaml", endless_yaml, strlen (endless_yaml));
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  world_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static void
+test_ranks_scope_and_name (Fixture *f, gconstpointer data)
+{
+  const char *args[] = { "--ranks", "2", "scoped.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+  g_autofree gchar *zero = NULL, *one = NULL, *first = NULL;
+  g_autofree gchar *p = g_build_filename (f->dir, "out-2-of-2.raw", NULL);
+  gsize n0, n1, nf;
+
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 0);
+  zero = world_read (f->dir, "out-0-of-2.raw", &n0);
+  one = world_read (f->dir, "out-1-of-2.raw", &n1);
+  first = world_read (f->dir, "first.raw", &nf);
+  /* every rank ran the source; only rank 0 the stage scoped to it */
+  g_assert_cmpuint (n0, ==, 5 * 16 * sizeof (float));
+  g_assert_cmpmem (zero, n0, one, n1);
+  g_assert_cmpmem (zero, n0, first, nf);
+  g_assert_false (g_file_test (p, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_rank_out_of_world (Fixture *f, gconstpointer data)
+{
+  const char yaml[] = "pipeline: far\n"
+                      "stages:\n"
+                      "  - {name: src, kind: core.test-source, params: "
+                      "{num-buffers: 1}}\n"
+                      "  - {name: out, kind: core.null-sink, ranks: [0, 5]}\n"
+                      "links: [src -> out]\n";
+  const char *args[] = { "--ranks", "2", "far.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "far.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (
+      strstr (r.err, "stage 'out' runs on rank 5, but the world has 2 ranks"));
+}
+
+static void
+test_collective_needs_world (Fixture *f, gconstpointer data)
+{
+  const char *args[] = { "--frames", "2", "endless.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "stage 'sum' (nccl.all-reduce) runs in a "
+                                   "world of processes"));
+}
+
+static void
+test_rank_never_joins (Fixture *f, gconstpointer data)
+{
+  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *args[] = { "--coordinator", addr, "--rank", "0", "--world", "3",
+    "endless.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_run (&r, f->dir, env, args);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "ranks 1, 2 of 3 did not join in time"));
+  g_assert_cmpfloat (r.seconds, <, 20.0);
+}
+
+static void
+test_bad_coordinator (Fixture *f, gconstpointer data)
+{
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *no_port[] = { "--coordinator", "localhost", "--rank", "1",
+    "--world", "2", "endless.yaml", NULL };
+  const char *big_port[] = { "--coordinator", "127.0.0.1:70000", "--rank", "1",
+    "--world", "2", "endless.yaml", NULL };
+  const char *rank_past[] = { "--coordinator", "127.0.0.1:4000", "--rank", "2",
+    "--world", "2", "endless.yaml", NULL };
+  const char *no_world[]
+      = { "--coordinator", "127.0.0.1:4000", "endless.yaml", NULL };
+  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  const char *nobody[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    "endless.yaml", NULL };
+  g_auto (WorldRun) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
+
+  world_run (&a, f->dir, env, no_port);
+  g_assert_cmpint (a.status, ==, 2);
+  g_assert_nonnull (strstr (a.err, "must be HOST:PORT"));
+  world_run (&b, f->dir, env, big_port);
+  g_assert_cmpint (b.status, ==, 2);
+  g_assert_nonnull (strstr (b.err, "not '127.0.0.1:70000'"));
+  world_run (&c, f->dir, env, rank_past);
+  g_assert_cmpint (c.status, ==, 2);
+  g_assert_nonnull (strstr (c.err, "--rank must be below --world (2)"));
+  world_run (&d, f->dir, env, no_world);
+  g_assert_cmpint (d.status, ==, 2);
+  g_assert_nonnull (strstr (d.err, "--coordinator needs --rank R and --world"));
+  /* a coordinator nobody serves: refused until the world's timeout */
+  world_run (&e, f->dir, env, nobody);
+  g_assert_cmpint (e.status, !=, 0);
+  g_assert_nonnull (strstr (e.err, "cannot reach the world's coordinator at"));
+  g_assert_cmpfloat (e.seconds, <, 20.0);
+}
+
+static void
+test_world_sizes_differ (Fixture *f, gconstpointer data)
+{
+  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *zero[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "endless.yaml", NULL };
+  const char *one[] = { "--coordinator", addr, "--rank", "1", "--world", "3",
+    "endless.yaml", NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GSubprocess) p0 = world_spawn (f->dir, env, zero);
+  g_auto (WorldRun) r0 = { 0 }, r1 = { 0 };
+
+  world_run (&r1, f->dir, env, one);
+  world_wait (p0, &r0, t0);
+  g_assert_cmpint (r1.status, !=, 0);
+  g_assert_nonnull (strstr (r1.err, "rank 1 was started for a world of 3 "
+                                    "ranks, the coordinator's world has 2"));
+  /* rank 0 waited for a rank 1 of its own size, in vain */
+  g_assert_cmpint (r0.status, !=, 0);
+  g_assert_nonnull (strstr (r0.err, "rank 1 of 2 did not join in time"));
+}
+
+/* the first world holds the port: a second one cannot serve there, and a
+ * rank of another pipeline cannot join the first */
+static void
+test_two_worlds_one_port (Fixture *f, gconstpointer data)
+{
+  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *slow[] = { "ACCEL_WORLD_TIMEOUT=6000", NULL };
+  const char *first[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "endless.yaml", NULL };
+  const char *second[]
+      = { "--ranks", "2", "--coordinator", addr, "scoped.yaml", NULL };
+  const char *stranger[] = { "--coordinator", addr, "--rank", "1", "--world",
+    "2", "scoped.yaml", NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GSubprocess) p = world_spawn (f->dir, slow, first);
+  g_auto (WorldRun) r = { 0 }, s = { 0 }, w = { 0 };
+
+  /* the first world's rank 0 has joined by then */
+  g_usleep (1500 * 1000);
+  world_run (&r, f->dir, env, second);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "cannot serve the world's store on"));
+  g_assert_nonnull (strstr (r.err, "another world's coordinator"));
+  world_run (&s, f->dir, env, stranger);
+  g_assert_cmpint (s.status, !=, 0);
+  g_assert_nonnull (strstr (s.err, "rank 1 runs pipeline 'scoped', the "
+                                   "coordinator's world runs 'endless'"));
+  world_wait (p, &w, t0);
+  g_assert_cmpint (w.status, !=, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn)                                                          \
+  g_test_add (path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD ("/world/ranks-scope-and-name", test_ranks_scope_and_name);
+  ADD ("/world/rank-out-of-world", test_rank_out_of_world);
+  ADD ("/world/collective-needs-world", test_collective_needs_world);
+  ADD ("/world/rank-never-joins", test_rank_never_joins);
+  ADD ("/world/bad-coordinator", test_bad_coordinator);
+  ADD ("/world/world-sizes-differ", test_world_sizes_differ);
+  ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
+  return g_test_run ();
+}

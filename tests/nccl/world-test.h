@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* the world tests' helpers: accel-run (ACCEL_RUN) in a directory of the
+ * test's own, with extra environment, its status, output and time */
+#pragma once
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+typedef struct
+{
+  int status; /* exit status, or -1 when killed */
+  gchar *out, *err;
+  double seconds;
+} WorldRun;
+
+static inline void
+world_run_clear (WorldRun *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+  memset (r, 0, sizeof *r);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WorldRun, world_run_clear)
+
+/* starts accel-run in @dir with @env ("NAME=VALUE", NULL-terminated, may
+ * be NULL) added and the arguments after it */
+static inline GSubprocess *
+world_spawn (const char *dir, const char *const *env, const char *const *args)
+{
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  GSubprocess *p;
+
+  g_subprocess_launcher_set_cwd (launcher, dir);
+  for (guint i = 0; env && env[i]; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
+      g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+    }
+  g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
+  g_ptr_array_add (argv, (gpointer) "--backend=host");
+  g_ptr_array_add (argv, (gpointer) "--quiet");
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer)args[i]);
+  g_ptr_array_add (argv, NULL);
+  p = g_subprocess_launcher_spawnv (
+      launcher, (const char *const *)argv->pdata, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
+static inline void
+world_wait (GSubprocess *p, WorldRun *r, gint64 t0)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (
+      g_subprocess_communicate_utf8 (p, NULL, NULL, &r->out, &r->err, &error));
+  g_assert_no_error (error);
+  r->status
+      = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+  r->seconds = (g_get_monotonic_time () - t0) / 1e6;
+  if (g_test_verbose () || r->status != 0)
+    g_test_message (
+        "status %d after %.1f s; stderr:\n%s", r->status, r->seconds, r->err);
+}
+
+/* runs accel-run to its end */
+static inline void
+world_run (WorldRun *r, const char *dir, const char *const *env,
+    const char *const *args)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GSubprocess) p = world_spawn (dir, env, args);
+
+  world_wait (p, r, t0);
+}
+
+/* a port nothing listens on now */
+static inline guint16
+world_free_port (void)
+{
+  g_autoptr (GSocket) s = g_socket_new (
+      G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo
+      = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (lo, 0);
+  g_autoptr (GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (s, sa, TRUE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static inline gchar *
+world_read (const char *dir, const char *name, gsize *len)
+{
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  gchar *data = NULL;
+
+  g_file_get_contents (path, &data, len, &error);
+  g_assert_no_error (error);
+  return data;
+}
+
+static inline void
+world_write (const char *dir, const char *name, const void *data, gsize len)
+{
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_file_set_contents (path, data, (gssize)len, &error);
+  g_assert_no_error (error);
+}
+
+/* removes @dir and everything under it */
+static inline void
+world_remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR)
+          && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        world_remove_tree (path);
+      else
+        g_unlink (path);
+    }
+  g_rmdir (dir);
+}
