@@ -1,24 +1,60 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test patterns and scale/offset: the host references */
 #include <math.h>
+#include <string.h>
 
+#include "host/simd.h"
 #include "pattern.h"
+
+/* the patterns repeat every 251 (u8) and 1021 (f32) elements: one period
+ * is made, then copied; exactly the macros' values while seq * 131 + i * 7
+ * stays within 64 bits, which the callers check */
+#define PERIOD_U8 251u
+#define PERIOD_F32 1021u
+
+static int
+pattern_fits (size_t n, uint64_t seq)
+{
+  return seq <= (UINT64_MAX - (uint64_t)n * 7u) / 131u;
+}
 
 void
 accel_pattern_fill_f32_host (float *out, size_t n, uint64_t seq)
 {
-  for (size_t i = 0; i < n; i++)
-    out[i] = ACCEL_PATTERN_F32 (seq, i);
+  size_t period = n < PERIOD_F32 ? n : PERIOD_F32;
+  uint32_t base = (uint32_t)(((uint64_t)seq * 131u) % PERIOD_F32);
+
+  if (!pattern_fits (n, seq))
+    {
+      for (size_t i = 0; i < n; i++)
+        out[i] = ACCEL_PATTERN_F32 (seq, i);
+      return;
+    }
+  for (size_t i = 0; i < period; i++)
+    out[i] = (float)((base + (uint32_t)i * 7u) % PERIOD_F32);
+  for (size_t i = period; i < n; i += period)
+    memcpy (out + i, out, (n - i < period ? n - i : period) * sizeof (float));
 }
 
 void
 accel_pattern_fill_u8_host (uint8_t *out, size_t n, uint64_t seq)
 {
-  for (size_t i = 0; i < n; i++)
-    out[i] = ACCEL_PATTERN_U8 (seq, i);
+  size_t period = n < PERIOD_U8 ? n : PERIOD_U8;
+  uint32_t base = (uint32_t)(((uint64_t)seq * 131u) % PERIOD_U8);
+
+  if (!pattern_fits (n, seq))
+    {
+      for (size_t i = 0; i < n; i++)
+        out[i] = ACCEL_PATTERN_U8 (seq, i);
+      return;
+    }
+  for (size_t i = 0; i < period; i++)
+    out[i] = (uint8_t)((base + (uint32_t)i * 7u) % PERIOD_U8);
+  for (size_t i = period; i < n; i += period)
+    memcpy (out + i, out, n - i < period ? n - i : period);
 }
 
-void
+ACCEL_HOST_SIMD void
 accel_scale_f32_host (
     const float *in, float *out, size_t n, float scale, float offset)
 {
@@ -27,14 +63,16 @@ accel_scale_f32_host (
     out[i] = fmaf (in[i], scale, offset);
 }
 
-void
+ACCEL_HOST_SIMD void
 accel_scale_u8_host (
     const uint8_t *in, uint8_t *out, size_t n, float scale, float offset)
 {
   for (size_t i = 0; i < n; i++)
     {
-      float v
-          = fminf (fmaxf (fmaf (in[i], scale, offset) + 0.5f, 0.0f), 255.0f);
-      out[i] = (uint8_t)v;
+      /* the clamp as compares, which vectorize; NaN gives 0 */
+      float v = fmaf (in[i], scale, offset) + 0.5f;
+      v = v > 0.0f ? v : 0.0f;
+      v = v < 255.0f ? v : 255.0f;
+      out[i] = (uint8_t)(int)v;
     }
 }
