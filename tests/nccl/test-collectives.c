@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* the collective stages in worlds of 2 and 4 processes on the host
+ * backend (Gloo), each against a reference computed here; a data-parallel
+ * pipeline whose ranks each filter their share of the frames and sum
+ * their histograms; and a world that loses a rank: rebuilt a generation
+ * later with output byte-identical to a run without the fault, or, past
+ * the restart intensity, an error naming the rank, the host and the fault */
+#include <accel/accel.h>
+
+#include "accelhalf.h"
+#include "world-test.h"
+
+#define ROWS 4
+#define COLS 3
+#define N (ROWS * COLS)
+#define FRAMES 3
+
+static const char *const dtypes[]
+    = { "f32", "f64", "f16", "bf16", "i32", "u8" };
+
+/* rank r's element i of frame s: small whole numbers, so that sums,
+ * products and averages of up to 4 ranks are exact in every dtype and in
+ * any order; u8 keeps to 0..3 */
+static double
+value (const char *dtype, guint r, guint s, guint i)
+{
+  guint k = i * 7 + r * 3 + s * 5;
+
+  return g_str_equal (dtype, "u8") ? (double)(k % 4) : (double)(k % 7) - 3.0;
+}
+
+static gsize
+dtype_size (const char *dtype)
+{
+  return accel_dtype_get_size (accel_dtype_from_string (dtype));
+}
+
+static void
+encode (const char *dtype, double v, guint8 *out)
+{
+  if (g_str_equal (dtype, "f32"))
+    *(float *)out = (float)v;
+  else if (g_str_equal (dtype, "f64"))
+    *(double *)out = v;
+  else if (g_str_equal (dtype, "f16"))
+    *(guint16 *)out = accel_f32_to_f16 ((float)v);
+  else if (g_str_equal (dtype, "bf16"))
+    *(guint16 *)out = accel_f32_to_bf16 ((float)v);
+  else if (g_str_equal (dtype, "i32"))
+    *(gint32 *)out = (gint32)v;
+  else
+    *out = (guint8)v;
+}
+
+typedef enum
+{
+  SUM,
+  PROD,
+  MIN,
+  MAX,
+  AVG
+} Op;
+
+/* the reduction over the ranks of element i of frame s */
+static double
+reduce (const char *dtype, Op op, guint world, guint s, guint i)
+{
+  double acc = value (dtype, 0, s, i);
+  gboolean integer = g_str_equal (dtype, "i32") || g_str_equal (dtype, "u8");
+
+  for (guint r = 1; r < world; r++)
+    {
+      double v = value (dtype, r, s, i);
+      acc = op == PROD  ? acc * v
+            : op == MIN ? MIN (acc, v)
+            : op == MAX ? MAX (acc, v)
+                        : acc + v;
+    }
+  if (op == AVG)
+    acc = integer ? (double)(gint64)(acc / world) : acc / world;
+  return acc;
+}
+
+typedef struct
+{
+  gchar *dir;
+  guint world;
+  const char *dtype;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("accel-collectives-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  world_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+/* a sink per collective, each writing name-{rank}.raw */
+static gchar *
+collectives_yaml (const char *dtype, guint world)
+{
+  static const char *const stages[][2] = {
+    { "sum", "nccl.all-reduce, params: {op: sum}" },
+    { "prod", "nccl.all-reduce, params: {op: prod}" },
+    { "min", "nccl.all-reduce, params: {op: min}" },
+    { "max", "nccl.all-reduce, params: {op: max}" },
+    { "avg", "nccl.all-reduce, params: {op: avg}" },
+    { "gather", "nccl.all-gather" },
+    { "scatter", "nccl.reduce-scatter, params: {op: sum}" },
+    { "scatter-max", "nccl.reduce-scatter, params: {op: max}" },
+    { "bcast", "nccl.broadcast, params: {root: LAST}" },
+    { "reduce", "nccl.reduce, params: {op: min, root: 1}" },
+  };
+  g_autoptr (GString) y = g_string_new (NULL);
+  g_autofree gchar *last = g_strdup_printf ("%u", world - 1);
+
+  g_string_append_printf (y,
+      "pipeline: collectives\nstages:\n"
+      "  - {name: src, kind: io.raw-file-source, params: {location: "
+      "\"in-{rank}.raw\", shape: \"%ux%u\", dtype: %s}}\n",
+      ROWS, COLS, dtype);
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    g_string_append_printf (y,
+        "  - {name: %s, kind: %s}\n"
+        "  - {name: %s-out, kind: io.raw-file-sink, params: {location: "
+        "\"%s-{rank}.raw\"}}\n",
+        stages[k][0], stages[k][1], stages[k][0], stages[k][0]);
+  g_string_append (y, "links:\n");
+  for (guint k = 0; k < G_N_ELEMENTS (stages); k++)
+    g_string_append_printf (
+        y, "  - src -> %s -> %s-out\n", stages[k][0], stages[k][0]);
+  g_string_replace (y, "LAST", last, 0);
+  return g_string_free (g_steal_pointer (&y), FALSE);
+}
+
+/* @expected (FRAMES frames of @n_per_frame elements) against rank @r's
+ * file @name-r.raw */
+static void
+check_file (Fixture *f, const char *name, guint r, GByteArray *expected)
+{
+  g_autofree gchar *file = g_strdup_printf ("%s-%u.raw", name, r);
+  gsize len;
+  g_autofree gchar *got = world_read (f->dir, file, &len);
+
+  g_test_message ("%s %s rank %u", f->dtype, name, r);
+  g_assert_cmpmem (got, len, expected->data, expected->len);
+}
+
+static void
+append (GByteArray *a, const char *dtype, double v)
+{
+  guint8 bytes[8];
+
+  encode (dtype, v, bytes);
+  g_byte_array_append (a, bytes, dtype_size (dtype));
+}
+
+static void
+test_collectives (Fixture *f, gconstpointer data)
+{
+  const guint *world_p = data;
+  g_autofree gchar *ranks = g_strdup_printf ("%u", *world_p);
+  const char *args[] = { "--ranks", ranks, "collectives.yaml", NULL };
+  static const struct
+  {
+    const char *name;
+    Op op;
+  } reductions[] = { { "sum", SUM }, { "prod", PROD }, { "min", MIN },
+    { "max", MAX }, { "avg", AVG } };
+
+  f->world = *world_p;
+  for (guint d = 0; d < G_N_ELEMENTS (dtypes); d++)
+    {
+      const char *dtype = f->dtype = dtypes[d];
+      g_autofree gchar *yaml = collectives_yaml (dtype, f->world);
+      g_auto (WorldRun) run = { 0 };
+      guint part = N / f->world;
+
+      world_write (f->dir, "collectives.yaml", yaml, strlen (yaml));
+      for (guint r = 0; r < f->world; r++)
+        {
+          g_autoptr (GByteArray) in = g_byte_array_new ();
+          g_autofree gchar *file = g_strdup_printf ("in-%u.raw", r);
+          for (guint s = 0; s < FRAMES; s++)
+            for (guint i = 0; i < N; i++)
+              append (in, dtype, value (dtype, r, s, i));
+          world_write (f->dir, file, in->data, in->len);
+        }
+      world_run (&run, f->dir, NULL, args);
+      g_assert_cmpint (run.status, ==, 0);
+
+      for (guint r = 0; r < f->world; r++)
+        {
+          g_autoptr (GByteArray) gather = g_byte_array_new ();
+          g_autoptr (GByteArray) scatter = g_byte_array_new ();
+          g_autoptr (GByteArray) scatter_max = g_byte_array_new ();
+          g_autoptr (GByteArray) bcast = g_byte_array_new ();
+          g_autoptr (GByteArray) red = g_byte_array_new ();
+
+          for (guint k = 0; k < G_N_ELEMENTS (reductions); k++)
+            {
+              g_autoptr (GByteArray) e = g_byte_array_new ();
+              for (guint s = 0; s < FRAMES; s++)
+                for (guint i = 0; i < N; i++)
+                  append (e, dtype,
+                      reduce (dtype, reductions[k].op, f->world, s, i));
+              check_file (f, reductions[k].name, r, e);
+            }
+          for (guint s = 0; s < FRAMES; s++)
+            {
+              for (guint q = 0; q < f->world; q++)
+                for (guint i = 0; i < N; i++)
+                  append (gather, dtype, value (dtype, q, s, i));
+              for (guint i = r * part; i < (r + 1) * part; i++)
+                {
+                  append (scatter, dtype, reduce (dtype, SUM, f->world, s, i));
+                  append (
+                      scatter_max, dtype, reduce (dtype, MAX, f->world, s, i));
+                }
+              for (guint i = 0; i < N; i++)
+                {
+                  append (bcast, dtype, value (dtype, f->world - 1, s, i));
+                  /* the root gets the reduction, the others keep theirs */
+                  append (red, dtype,
+                      r == 1 ? reduce (dtype, MIN, f->world, s, i)
+                             : value (dtype, r, s, i));
+                }
+            }
+          check_file (f, "gather", r, gather);
+          check_file (f, "scatter", r, scatter);
+          check_file (f, "scatter-max", r, scatter_max);
+          check_file (f, "bcast", r, bcast);
+          check_file (f, "reduce", r, red);
+        }
+    }
+}
+
+/* data parallel: each rank blurs and edges its own frames, the ranks sum
+ * their histograms, rank 0 writes the sums; the other ranks drop theirs
+ * (a rank with no sink would end at once) */
+#define WIDTH 64
+#define HEIGHT 48
+#define DP_FRAMES 12
+
+static const char dp_yaml_format[]
+    = "pipeline: histograms\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source, params: {location: "
+      "\"frames-{rank}.raw\", format: RGBA8, width: 64, height: 48}}\n"
+      "  - {name: blur, kind: realtime.gaussian-blur, params: {sigma: 1.5}}\n"
+      "  - {name: edges, kind: realtime.sobel}\n"
+      "  - {name: stats, kind: realtime.analysis}\n"
+      "  - {name: total, kind: nccl.all-reduce, params: {op: sum}}\n"
+      "  - {name: out, kind: io.raw-file-sink, ranks: [0], params: "
+      "{location: \"histograms.raw\"}}\n"
+      "  - {name: drop, kind: core.null-sink, ranks: [%s]}\n"
+      "links:\n"
+      "  - src -> blur -> edges -> stats\n"
+      "  - stats.histogram -> total -> out\n"
+      "  - total -> drop\n";
+
+/* the same filters for one rank's frames, alone */
+static const char alone_yaml[]
+    = "pipeline: alone\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source, params: {format: RGBA8, "
+      "width: 64, height: 48}}\n"
+      "  - {name: blur, kind: realtime.gaussian-blur, params: {sigma: 1.5}}\n"
+      "  - {name: edges, kind: realtime.sobel}\n"
+      "  - {name: stats, kind: realtime.analysis}\n"
+      "  - {name: out, kind: io.raw-file-sink}\n"
+      "links:\n"
+      "  - src -> blur -> edges -> stats\n"
+      "  - stats.histogram -> out\n";
+
+/* frames of noise, a share of them per rank; returns the histograms'
+ * sums, from each rank's frames run alone */
+static GByteArray *
+data_parallel_setup (Fixture *f)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (15);
+  GByteArray *sums = NULL;
+  gsize frame = WIDTH * HEIGHT * 4;
+
+  g_autoptr (GString) others = g_string_new (NULL);
+  g_autofree gchar *dp_yaml = NULL;
+
+  for (guint r = 1; r < f->world; r++)
+    g_string_append_printf (others, "%s%u", r > 1 ? ", " : "", r);
+  dp_yaml = g_strdup_printf (dp_yaml_format, others->str);
+  world_write (f->dir, "histograms.yaml", dp_yaml, strlen (dp_yaml));
+  world_write (f->dir, "alone.yaml", alone_yaml, strlen (alone_yaml));
+  for (guint r = 0; r < f->world; r++)
+    {
+      g_autofree guint8 *frames = g_malloc (frame * DP_FRAMES);
+      g_autofree gchar *name = g_strdup_printf ("frames-%u.raw", r);
+      g_autofree gchar *src = g_strdup_printf ("src.location=%s", name);
+      g_autofree gchar *hist = g_strdup_printf ("hist-%u.raw", r);
+      g_autofree gchar *out = g_strdup_printf ("out.location=%s", hist);
+      const char *args[] = { "--set", src, "--set", out, "alone.yaml", NULL };
+      g_auto (WorldRun) run = { 0 };
+      g_autofree guint32 *h = NULL;
+      gsize len;
+
+      for (gsize i = 0; i < frame * DP_FRAMES; i++)
+        frames[i] = (guint8)g_rand_int_range (rand, 0, 256);
+      world_write (f->dir, name, frames, frame * DP_FRAMES);
+      world_run (&run, f->dir, NULL, args);
+      g_assert_cmpint (run.status, ==, 0);
+      h = (guint32 *)world_read (f->dir, hist, &len);
+      g_assert_cmpuint (len, ==, DP_FRAMES * 5 * 256 * sizeof (guint32));
+      if (!sums)
+        sums = g_byte_array_append (g_byte_array_new (), (guint8 *)h, len);
+      else
+        for (gsize i = 0; i < len / 4; i++)
+          ((guint32 *)sums->data)[i] += h[i];
+    }
+  return sums;
+}
+
+static void
+test_data_parallel (Fixture *f, gconstpointer data)
+{
+  g_autofree gchar *ranks = NULL;
+  g_autoptr (GByteArray) sums = NULL;
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *got = NULL;
+  gsize len;
+
+  f->world = *(const guint *)data;
+  ranks = g_strdup_printf ("%u", f->world);
+  sums = data_parallel_setup (f);
+  {
+    const char *args[] = { "--ranks", ranks, "histograms.yaml", NULL };
+    world_run (&run, f->dir, NULL, args);
+  }
+  g_assert_cmpint (run.status, ==, 0);
+  got = world_read (f->dir, "histograms.raw", &len);
+  g_assert_cmpmem (got, len, sums->data, sums->len);
+}
+
+/* rank 1 dies at frame 5: the world is rebuilt and resumes where rank 0's
+ * sink committed; the sums equal a run without the fault */
+static void
+test_rank_killed (Fixture *f, gconstpointer data)
+{
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=blur:crash:5", NULL };
+  const char *args[]
+      = { "--ranks", "2", "--state-dir", "state", "histograms.yaml", NULL };
+  g_autoptr (GByteArray) sums = NULL;
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *got = NULL;
+  gsize len;
+
+  f->world = 2;
+  sums = data_parallel_setup (f);
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "rank 1 on "));
+  g_assert_nonnull (strstr (run.err, "was killed by signal 9"));
+  g_assert_nonnull (strstr (run.err, "rebuilding the world as generation 2"));
+  got = world_read (f->dir, "histograms.raw", &len);
+  g_assert_cmpmem (got, len, sums->data, sums->len);
+}
+
+/* rank 1 dies in every generation: past 3 rebuilds within 10 s the run
+ * fails, naming the rank, this host and the fault */
+static void
+test_rank_stays_gone (Fixture *f, gconstpointer data)
+{
+  const char *env[] = { "ACCEL_FAULT_RANK=1",
+    "ACCEL_FAULT=blur:crash:2:1,blur:crash:2:2,blur:crash:2:3,"
+    "blur:crash:2:4",
+    NULL };
+  const char *args[]
+      = { "--ranks", "2", "--state-dir", "state", "histograms.yaml", NULL };
+  g_autoptr (GByteArray) sums = NULL;
+  g_autofree gchar *expected = g_strdup_printf (
+      "rank 1 on %s was killed by signal 9 (Killed) in generation 4; the "
+      "world was already rebuilt 3 times within 10000 ms, giving up",
+      g_get_host_name ());
+  g_auto (WorldRun) run = { 0 };
+
+  f->world = 2;
+  sums = data_parallel_setup (f);
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_nonnull (strstr (run.err, expected));
+  g_assert_cmpfloat (run.seconds, <, 60.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const guint two = 2, four = 4;
+
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, data, fn)                                                    \
+  g_test_add (path, Fixture, data, fixture_set_up, fn, fixture_tear_down)
+  ADD ("/collectives/world-2", &two, test_collectives);
+  ADD ("/collectives/world-4", &four, test_collectives);
+  ADD ("/collectives/data-parallel-2", &two, test_data_parallel);
+  ADD ("/collectives/data-parallel-4", &four, test_data_parallel);
+  ADD ("/collectives/rank-killed", NULL, test_rank_killed);
+  ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
+  return g_test_run ();
+}
