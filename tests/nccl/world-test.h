@@ -23,6 +23,9 @@ world_run_clear (WorldRun *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WorldRun, world_run_clear)
 
+/* the backend the runs ask for: the host's, unless a test says cuda */
+static const char *world_backend = "--backend=host";
+
 /* starts accel-run in @dir with @env ("NAME=VALUE", NULL-terminated, may
  * be NULL) added and the arguments after it */
 static inline GSubprocess *
@@ -41,7 +44,7 @@ world_spawn (const char *dir, const char *const *env, const char *const *args)
       g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
     }
   g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
-  g_ptr_array_add (argv, (gpointer) "--backend=host");
+  g_ptr_array_add (argv, (gpointer)world_backend);
   g_ptr_array_add (argv, (gpointer) "--quiet");
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer)args[i]);

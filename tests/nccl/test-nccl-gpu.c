@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* a world of one rank on a GPU, through NCCL: every collective stage runs
+ * on its stage's stream behind a slow writer (the source's fill waits
+ * 2 ms on the GPU before it writes), so a collective that did not wait for
+ * the writer's event would read the frame before it is written. With one
+ * rank every collective gives back its input: each output must equal the
+ * source's frames, and equal the host backend's (Gloo) run. Needs a GPU
+ * (exits 77 without one) */
+#include "accel-test.h"
+#include "world-test.h"
+
+static const char yaml[]
+    = "pipeline: one-rank\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: \"256x64\", "
+      "num-buffers: 20, spin-ns: 2000000}}\n"
+      "  - {name: src-out, kind: io.raw-file-sink, params: {location: "
+      "\"src-BACKEND.raw\"}}\n"
+      "  - {name: sum, kind: nccl.all-reduce, params: {op: sum}}\n"
+      "  - {name: avg, kind: nccl.all-reduce, params: {op: avg}}\n"
+      "  - {name: gather, kind: nccl.all-gather}\n"
+      "  - {name: scatter, kind: nccl.reduce-scatter, params: {op: max}}\n"
+      "  - {name: bcast, kind: nccl.broadcast}\n"
+      "  - {name: reduce, kind: nccl.reduce, params: {op: min}}\n"
+      "  - {name: sum-out, kind: io.raw-file-sink, params: {location: "
+      "\"sum-BACKEND.raw\"}}\n"
+      "  - {name: avg-out, kind: io.raw-file-sink, params: {location: "
+      "\"avg-BACKEND.raw\"}}\n"
+      "  - {name: gather-out, kind: io.raw-file-sink, params: {location: "
+      "\"gather-BACKEND.raw\"}}\n"
+      "  - {name: scatter-out, kind: io.raw-file-sink, params: {location: "
+      "\"scatter-BACKEND.raw\"}}\n"
+      "  - {name: bcast-out, kind: io.raw-file-sink, params: {location: "
+      "\"bcast-BACKEND.raw\"}}\n"
+      "  - {name: reduce-out, kind: io.raw-file-sink, params: {location: "
+      "\"reduce-BACKEND.raw\"}}\n"
+      "links:\n"
+      "  - src -> src-out\n"
+      "  - src -> sum -> sum-out\n"
+      "  - src -> avg -> avg-out\n"
+      "  - src -> gather -> gather-out\n"
+      "  - src -> scatter -> scatter-out\n"
+      "  - src -> bcast -> bcast-out\n"
+      "  - src -> reduce -> reduce-out\n";
+
+static void
+run_on (const char *dir, const char *backend)
+{
+  g_autoptr (GString) y = g_string_new (yaml);
+  g_autofree gchar *file = g_strdup_printf ("one-rank-%s.yaml", backend);
+  g_autofree gchar *option = g_strdup_printf ("--backend=%s", backend);
+  const char *args[] = { "--ranks", "1", file, NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  g_string_replace (y, "BACKEND", backend, 0);
+  world_write (dir, file, y->str, y->len);
+  world_backend = option;
+  world_run (&r, dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 0);
+}
+
+static void
+test_one_rank (void)
+{
+  static const char *const outputs[]
+      = { "sum", "avg", "gather", "scatter", "bcast", "reduce" };
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-nccl-gpu-XXXXXX", NULL);
+  g_autofree gchar *src = NULL, *host_src = NULL;
+  gsize n, host_n;
+
+  run_on (dir, "cuda");
+  run_on (dir, "host");
+  src = world_read (dir, "src-cuda.raw", &n);
+  host_src = world_read (dir, "src-host.raw", &host_n);
+  g_assert_cmpuint (n, ==, 20 * 256 * 64 * sizeof (float));
+  g_assert_cmpmem (src, n, host_src, host_n);
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree gchar *cuda_name = g_strdup_printf ("%s-cuda.raw", outputs[i]);
+      g_autofree gchar *host_name = g_strdup_printf ("%s-host.raw", outputs[i]);
+      g_autofree gchar *cuda = world_read (dir, cuda_name, &n);
+      g_autofree gchar *host = world_read (dir, host_name, &host_n);
+
+      g_test_message ("%s", outputs[i]);
+      g_assert_cmpmem (cuda, n, src, 20 * 256 * 64 * sizeof (float));
+      g_assert_cmpmem (host, host_n, src, 20 * 256 * 64 * sizeof (float));
+    }
+  world_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  accel_test_require_gpu ();
+  g_test_add_func ("/nccl-gpu/one-rank-world", test_one_rank);
+  return g_test_run ();
+}
