@@ -146,6 +146,9 @@ nccl_new (AccelCommunicator *comm, GError **error)
   ncclUniqueId id;
   ncclResult_t status;
 
+  /* NCCL binds the communicator to the current device */
+  if (!accel_device_make_current (accel_stage_get_device (comm->stage), error))
+    return FALSE;
   /* the communicator's rank 0 makes its id; the others take it from the
    * store, scoped to this generation of the world */
   if (comm->rank == 0)
