@@ -171,9 +171,11 @@ cloth_collide (const AccelClothParams *p, float *x, float *y, float *z)
   *z = p->sphere[2] + dz * k;
 }
 
-/* one Jacobi sweep at vertex (i, j): from positions @ix.. into @ox..; the
- * vertex moves by the mean of its constraints' corrections, each shared
- * equally with the other end (taken whole against a pinned end) */
+/* one sweep at vertex (i, j): from positions @ix.. into @ox.. (the same
+ * arrays for Gauss-Seidel); the vertex moves by the mean of its
+ * constraints' corrections, each shared equally with the other end under
+ * Jacobi (both move in the sweep), taken whole against a pinned end and
+ * under Gauss-Seidel (the other end holds still in this pass) */
 CLOTH_FN void
 cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
     const float *iz, float *ox, float *oy, float *oz, int i, int j)
@@ -201,7 +203,12 @@ cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
           n++;
           if (len <= 0.0f)
             continue;
-          share = cloth_pinned (p, u, v) ? 1.0f : 0.5f;
+          /* whole against an end that does not move in this pass: a
+           * pinned one, or any in a Gauss-Seidel colour pass */
+          share = cloth_pinned (p, u, v)
+                          || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL
+                      ? 1.0f
+                      : 0.5f;
           f = (len - rest * p->spacing) / len * share;
           sx = sx - dx * f;
           sy = sy - dy * f;

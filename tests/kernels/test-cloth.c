@@ -56,8 +56,8 @@ test_strain_shrinks (void)
 
 /* coloured Gauss-Seidel stretches less than Jacobi after as many sweeps:
  * the structural strain of a hanging cloth and of one held in the wind
- * against a sphere, after 60 steps of 10 and of 20 sweeps each (at the
- * default relaxation; measured: 0.66 to 0.82 of Jacobi's) */
+ * against a sphere, after 60 steps of 10 and of 20 sweeps each (measured:
+ * 0.2 to 0.5 of Jacobi's) */
 static void
 test_gauss_seidel_converges_faster (void)
 {
@@ -85,7 +85,7 @@ test_gauss_seidel_converges_faster (void)
         g_test_message ("%d sweeps%s: max strain %g Jacobi, %g Gauss-Seidel",
             sweeps[k], windy ? ", wind and sphere" : "", e_jacobi, e_gs);
         g_assert_true (isfinite (e_gs));
-        g_assert_cmpfloat (e_gs, <, e_jacobi * 0.9f);
+        g_assert_cmpfloat (e_gs, <, e_jacobi * 0.6f);
         g_free (jacobi.block);
         g_free (gs.block);
       }
@@ -139,10 +139,13 @@ test_pins_sphere_finite (gconstpointer data)
         g_assert_cmpfloat (
             sqrtf (dx * dx + dy * dy + dz * dz), >=, c.p.sphere[3]);
       }
-  /* hung from its corners it sags; from its top row it cannot, and the
-   * wind blows it out of its plane */
-  if (pin == ACCEL_CLOTH_PIN_CORNERS)
-    g_assert_cmpfloat (fallen / (w * h), >, 0.15);
+  /* hung from its corners it sags (stretching, under Jacobi; the stiffer
+   * Gauss-Seidel cloth swings about its top edge instead); from its top
+   * row it cannot, and the wind blows it out of its plane */
+  g_test_message ("fallen %g, blown %g, max strain %g", fallen / (w * h),
+      blown / (w * h), accel_cloth_max_strain_host (&c.p, &c.s));
+  if (pin == ACCEL_CLOTH_PIN_CORNERS && c.p.solver == ACCEL_CLOTH_SOLVER_JACOBI)
+    g_assert_cmpfloat (fallen / (w * h), >, 0.2);
   g_assert_cmpfloat (blown / (w * h), >, 0.05);
   g_free (c.block);
 }
