@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// 2D stable fluids on the GPU: one kernel per pass over the grid, but for
-// the pressure iterations, fused several to a launch
+// 2D stable fluids on the GPU: one kernel per pass over the grid; the
+// pressure iterations one a launch, or on small grids several fused
 #include <cuda_runtime.h>
 
 #include "fluid-cell.h"
@@ -83,49 +83,63 @@ k_pressure (const float *src, const float *div, float *dst, int n)
 #define PRESSURE_HALO (2 * PRESSURE_FUSED)
 #define PRESSURE_SPAN (PRESSURE_TILE + 2 * PRESSURE_HALO)
 
+#define PRESSURE_THREADS (PRESSURE_TILE * PRESSURE_TILE)
+/* the step fuses where launches dominate: on an H100 up to 512^2 the fused
+ * kernel was faster, from 1024^2 (fields in L2) the plain one */
+#define PRESSURE_FUSED_MAX_N 512
+
+/* one cell of a sweep over the tile; off-grid cells are never read */
+__device__ static void
+pressure_tile_cell (float (*from)[PRESSURE_SPAN], float (*to)[PRESSURE_SPAN],
+    float (*dv)[PRESSURE_SPAN], int n, int ox, int oy, int lx, int ly)
+{
+  int gx = ox + lx, gy = oy + ly;
+
+  if (gx < 0 || gy < 0 || gx >= n || gy >= n)
+    return;
+  int xm = fluid_clampi (gx - 2, 0, n - 1) - ox;
+  int xp = fluid_clampi (gx + 2, 0, n - 1) - ox;
+  int ym = fluid_clampi (gy - 2, 0, n - 1) - oy;
+  int yp = fluid_clampi (gy + 2, 0, n - 1) - oy;
+  to[ly][lx] = fluid_pressure_update (
+      from[ly][xm], from[ly][xp], from[ym][lx], from[yp][lx], dv[ly][lx]);
+}
+
+/* the threads deal out each square of cells in row-major order: a loop of
+ * 32 a row would leave most threads idle on a side just over 32 */
 __global__ static void
-__launch_bounds__ (PRESSURE_TILE *PRESSURE_TILE) k_pressure_fused (
+__launch_bounds__ (PRESSURE_THREADS) k_pressure_fused (
     const float *src, const float *div, float *dst, int n, int iters)
 {
   __shared__ float buf[2][PRESSURE_SPAN][PRESSURE_SPAN];
   __shared__ float dv[PRESSURE_SPAN][PRESSURE_SPAN];
-  int tx = threadIdx.x, ty = threadIdx.y;
   int ox = blockIdx.x * PRESSURE_TILE - PRESSURE_HALO;
   int oy = blockIdx.y * PRESSURE_TILE - PRESSURE_HALO;
   int cur = 0;
 
-  for (int ly = ty; ly < PRESSURE_SPAN; ly += PRESSURE_TILE)
-    for (int lx = tx; lx < PRESSURE_SPAN; lx += PRESSURE_TILE)
-      {
-        int gx = ox + lx, gy = oy + ly;
-        if (gx < 0 || gy < 0 || gx >= n || gy >= n)
-          continue;
-        buf[0][ly][lx] = src[gy * n + gx];
-        dv[ly][lx] = div[gy * n + gx];
-      }
+  for (int c = threadIdx.x; c < PRESSURE_SPAN * PRESSURE_SPAN;
+       c += PRESSURE_THREADS)
+    {
+      int lx = c % PRESSURE_SPAN, ly = c / PRESSURE_SPAN;
+      int gx = ox + lx, gy = oy + ly;
+      if (gx < 0 || gy < 0 || gx >= n || gy >= n)
+        continue;
+      buf[0][ly][lx] = src[gy * n + gx];
+      dv[ly][lx] = div[gy * n + gx];
+    }
   __syncthreads ();
   for (int k = 1; k <= iters; k++)
     {
-      int lo = 2 * k, hi = PRESSURE_SPAN - 2 * k;
-      for (int ly = lo + ty; ly < hi; ly += PRESSURE_TILE)
-        for (int lx = lo + tx; lx < hi; lx += PRESSURE_TILE)
-          {
-            int gx = ox + lx, gy = oy + ly;
-            if (gx < 0 || gy < 0 || gx >= n || gy >= n)
-              continue;
-            int xm = fluid_clampi (gx - 2, 0, n - 1) - ox;
-            int xp = fluid_clampi (gx + 2, 0, n - 1) - ox;
-            int ym = fluid_clampi (gy - 2, 0, n - 1) - oy;
-            int yp = fluid_clampi (gy + 2, 0, n - 1) - oy;
-            buf[!cur][ly][lx]
-                = fluid_pressure_update (buf[cur][ly][xm], buf[cur][ly][xp],
-                    buf[cur][ym][lx], buf[cur][yp][lx], dv[ly][lx]);
-          }
+      int lo = 2 * k, side = PRESSURE_SPAN - 4 * k;
+      for (int c = threadIdx.x; c < side * side; c += PRESSURE_THREADS)
+        pressure_tile_cell (
+            buf[cur], buf[!cur], dv, n, ox, oy, lo + c % side, lo + c / side);
       cur = !cur;
       __syncthreads ();
     }
   {
-    int lx = PRESSURE_HALO + tx, ly = PRESSURE_HALO + ty;
+    int lx = PRESSURE_HALO + threadIdx.x % PRESSURE_TILE;
+    int ly = PRESSURE_HALO + threadIdx.x / PRESSURE_TILE;
     int gx = ox + lx, gy = oy + ly;
     if (gx < n && gy < n)
       dst[gy * n + gx] = buf[cur][ly][lx];
@@ -173,7 +187,6 @@ pressure_solve (cudaStream_t s, const AccelFluidParams *p,
 {
   int n = p->n, iters = (p->pressure_iters + 1) & ~1;
   int launches = fused ? (iters + PRESSURE_FUSED - 1) / PRESSURE_FUSED : iters;
-  dim3 tb (PRESSURE_TILE, PRESSURE_TILE);
   dim3 tg ((n + PRESSURE_TILE - 1) / PRESSURE_TILE,
       (n + PRESSURE_TILE - 1) / PRESSURE_TILE);
 
@@ -183,7 +196,7 @@ pressure_solve (cudaStream_t s, const AccelFluidParams *p,
       const float *src = l % 2 ? f->p0 : f->p;
       float *dst = l % 2 ? f->p : f->p0;
       if (fused)
-        k_pressure_fused<<<tg, tb, 0, s>>> (
+        k_pressure_fused<<<tg, PRESSURE_THREADS, 0, s>>> (
             src, f->div, dst, n, iters / launches + (l < iters % launches));
       else
         k_pressure<<<grid_for (n), dim3 (16, 16), 0, s>>> (src, f->div, dst, n);
@@ -225,7 +238,7 @@ accel_fluid_step (
         wv = dv;
       }
   k_divergence<<<g, b, 0, s>>> (wu, wv, f->div, n);
-  pressure_solve (s, p, f, 1);
+  pressure_solve (s, p, f, n <= PRESSURE_FUSED_MAX_N);
   k_project<<<g, b, 0, s>>> (wu, wv, f->p, f->u, f->v, n);
   k_advect_dye<<<g, b, 0, s>>> (
       f->dye, f->u, f->v, f->dye0, n, p->dt, p->dye_decay);

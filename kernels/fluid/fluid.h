@@ -60,8 +60,8 @@ extern "C"
 
   /* the projection's pressure iterations alone, from f->p into f->p for
    * the divergence in f->div (for benchmarks): @fused, several iterations
-   * a launch in shared memory as a step runs them; otherwise one launch an
-   * iteration. Both give the same field */
+   * a launch in shared memory (as a step runs them on grids up to 512^2);
+   * otherwise one launch an iteration. Both give the same field */
   int accel_fluid_pressure_solve (void *stream, const AccelFluidParams *p,
       const AccelFluidFields *f, int fused);
 

@@ -399,7 +399,9 @@ particle_step_tag (const AccelParticlesParams *p, uint64_t step,
     return 0;
   if (keeps_slots && particle_tag_valid (in))
     return in->count[PARTICLE_HEADER_TAG];
-  h = particle_hash (in->count[PARTICLE_HEADER_TAG] ^ 0x51ed270bu);
+  /* a stray header's words leave no trace */
+  h = particle_tag_valid (in) ? in->count[PARTICLE_HEADER_TAG] : 0;
+  h = particle_hash (h ^ 0x51ed270bu);
   h = particle_hash (h ^ (uint32_t)step);
   h = particle_hash (h ^ (uint32_t)(step >> 32));
   h = particle_hash (h ^ particle_float_bits (p->dt));
