@@ -38,17 +38,20 @@ slot_lives (const AccelParticlesParams *p, uint64_t step,
 }
 
 /* the step's decisions (by the first thread: @out's header is rewritten
- * by the update), and each block's survivors unless no slot changes */
+ * by the update), and the survivors of each block of slots unless no slot
+ * changes; PLAN_BLOCKS blocks of slots a block, so that a step keeping its
+ * slots returns from few */
+#define PLAN_BLOCKS 4
+
 __global__ static void
 k_plan (AccelParticlesParams p, uint64_t step, AccelParticleState in,
     AccelParticleState out, uint32_t *control, uint32_t *block_counts,
     uint32_t n_blocks)
 {
-  uint32_t i = blockIdx.x * BLOCK + threadIdx.x;
-  uint32_t n_in = particle_min_u32 (in.count[0], p.capacity), n;
+  uint32_t n_in = particle_min_u32 (in.count[0], p.capacity);
   int keeps = particle_step_keeps_slots (&p, &in, n_in);
 
-  if (i == 0)
+  if (blockIdx.x == 0 && threadIdx.x == 0)
     {
       control[CONTROL_KEEPS_SLOTS] = keeps;
       control[CONTROL_WRITES_STATIC]
@@ -60,9 +63,14 @@ k_plan (AccelParticlesParams p, uint64_t step, AccelParticleState in,
     }
   if (keeps)
     return;
-  n = __syncthreads_count (slot_lives (&p, step, &in, n_in, 0, i));
-  if (threadIdx.x == 0)
-    block_counts[blockIdx.x] = n;
+  for (uint32_t b = blockIdx.x * PLAN_BLOCKS;
+       b < (blockIdx.x + 1) * PLAN_BLOCKS && b < n_blocks; b++)
+    {
+      uint32_t i = b * BLOCK + threadIdx.x;
+      uint32_t n = __syncthreads_count (slot_lives (&p, step, &in, n_in, 0, i));
+      if (threadIdx.x == 0)
+        block_counts[b] = n;
+    }
 }
 
 __global__ static void
@@ -135,10 +143,11 @@ accel_particles_step (void *stream, const AccelParticlesParams *p,
     const AccelParticlesScratch *scratch)
 {
   cudaStream_t s = (cudaStream_t)stream;
-  uint32_t n_blocks = blocks_for (p->capacity);
+  /* one at least: the plan writes the step's decisions */
+  uint32_t n_blocks = blocks_for (p->capacity > 0 ? p->capacity : 1);
   int status;
 
-  k_plan<<<n_blocks, BLOCK, 0, s>>> (
+  k_plan<<<(n_blocks + PLAN_BLOCKS - 1) / PLAN_BLOCKS, BLOCK, 0, s>>> (
       *p, step, *in, *out, scratch->control, scratch->flags, n_blocks);
   status = accel_spatial_exclusive_scan (stream, scratch->flags,
       scratch->offsets, (size_t)n_blocks + 1, scratch->scan_tmp);
