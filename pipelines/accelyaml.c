@@ -727,14 +727,16 @@ warn_deprecated (Loader *l, yaml_node_t *key, AccelStage *stage)
       accel_stage_get_kind_name (stage), blurb);
 }
 
-/* "auto" (NULL), "host" or a GPU number; returns what is wrong, or NULL */
+/* "auto" (NULL), "host" or a GPU number; returns what is wrong, or NULL;
+ * @host_instead tells a GPU number that the host backend runs on the host */
 static gchar *
-parse_device (const char *text, AccelDevice **device)
+parse_device (const char *text, AccelDevice **device, gboolean *host_instead)
 {
   g_autoptr (GError) error = NULL;
   guint64 index;
 
   *device = NULL;
+  *host_instead = FALSE;
   if (g_str_equal (text, "auto"))
     return NULL;
   if (g_str_equal (text, "host"))
@@ -748,8 +750,7 @@ parse_device (const char *text, AccelDevice **device)
   if (accel_backend_get_default () == ACCEL_BACKEND_HOST)
     {
       /* the host backend runs everything on the host */
-      g_debug (
-          "device %s: the host, as the host backend runs everything", text);
+      *host_instead = TRUE;
       *device = accel_device_get_host ();
       return NULL;
     }
@@ -759,15 +760,31 @@ parse_device (const char *text, AccelDevice **device)
   return NULL;
 }
 
+/* a GPU number on the host backend runs on the host, and says so */
+static void
+warn_host_instead (Loader *l, yaml_node_t *n, const char *setting)
+{
+  if (n)
+    g_printerr ("%s:%zu:%zu: warning: device %s", l->origin,
+        n->start_mark.line + 1, n->start_mark.column + 1, scalar (n));
+  else
+    g_printerr ("warning: %s", setting);
+  g_printerr (" is a GPU, but the host backend runs every stage: on the host "
+              "instead\n");
+}
+
 static gboolean
 load_device (Loader *l, yaml_node_t *n, AccelDevice **device)
 {
   g_autofree gchar *problem = NULL;
+  gboolean host_instead;
 
   *device = NULL;
   if (!expect (l, n, YAML_SCALAR_NODE, "device"))
     return FALSE;
-  problem = parse_device (scalar (n), device);
+  problem = parse_device (scalar (n), device, &host_instead);
+  if (host_instead)
+    warn_host_instead (l, n, NULL);
   if (problem)
     {
       report (l, n->start_mark, "%s", problem);
@@ -1509,11 +1526,14 @@ apply_override (Loader *l, const char *setting)
   char *dot = lhs ? strchr (lhs, '.') : NULL;
   AccelDevice *dev;
   Decl *decl;
+  gboolean host_instead = FALSE;
 
   if (lhs && g_str_equal (lhs, "device"))
     {
       /* the pipeline's own device key */
-      problem = parse_device (value, &dev);
+      problem = parse_device (value, &dev, &host_instead);
+      if (host_instead)
+        warn_host_instead (l, NULL, setting);
       if (problem)
         report_override (l, setting, problem);
       else
@@ -1545,7 +1565,9 @@ apply_override (Loader *l, const char *setting)
     return; /* reported where it is declared */
   if (g_str_equal (dot + 1, "device"))
     {
-      problem = parse_device (value, &dev);
+      problem = parse_device (value, &dev, &host_instead);
+      if (host_instead)
+        warn_host_instead (l, NULL, setting);
       if (!problem)
         g_debug ("stage '%s': device %s", decl->name,
             dev ? accel_device_get_name (dev) : "auto");

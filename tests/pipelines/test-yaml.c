@@ -803,6 +803,35 @@ test_file_errors (void)
   g_rmdir (dir);
 }
 
+/* on the host backend a GPU number runs on the host, and the loader says
+ * so where the file names it */
+static void
+test_gpu_on_host (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string (
+          "device: 3\n"
+          "stages:\n"
+          "  - {name: src, kind: core.test-source, device: 1}\n"
+          "  - {name: out, kind: core.null-sink}\n"
+          "links: [src -> out]\n",
+          "gpus", &error);
+      g_assert_no_error (error);
+      g_assert_true (accel_device_is_host (
+          accel_stage_get_device (accel_graph_get_stage (g, "src"))));
+      g_assert_true (accel_device_is_host (
+          accel_stage_get_device (accel_graph_get_stage (g, "out"))));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*gpus:1:9: warning: device 3 is a GPU, but "
+                             "the host backend runs every stage: on the host "
+                             "instead*gpus:3:49: warning: device 1 is a GPU*");
+}
+
 /* runs @test in a subprocess that must finish within @seconds: a loader
  * that takes minutes fails here instead of hanging the suite */
 static void
@@ -1070,6 +1099,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/supervision", test_supervision);
   g_test_add_func ("/yaml/chain-and-fan-out", test_chain_and_fan_out);
   g_test_add_func ("/yaml/nulls", test_nulls);
+  g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/examples-load", test_examples_load);
   g_test_add_func ("/yaml/limits/size", test_limit_size);
