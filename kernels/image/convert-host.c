@@ -75,6 +75,123 @@ encode_row (int format, const float *restrict px, int width, uint8_t *row)
     }
 }
 
+/* RGBA8's first three channels as planes, and planes as opaque RGBA8,
+ * through 32-bit words (@words, @width of them) where the host is little
+ * endian: the compiler vectorizes whole words, not bytes four apart */
+static inline void
+decode_rgba8_planes (const uint8_t *row, int width, uint32_t *restrict words,
+    float *restrict c0, float *restrict c1, float *restrict c2)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy (words, row, (size_t)width * 4);
+  for (int x = 0; x < width; x++)
+    {
+      c0[x] = (float)(words[x] & 0xff);
+      c1[x] = (float)((words[x] >> 8) & 0xff);
+      c2[x] = (float)((words[x] >> 16) & 0xff);
+    }
+#else
+  (void)words;
+  for (int x = 0; x < width; x++)
+    {
+      c0[x] = (float)row[4 * x];
+      c1[x] = (float)row[4 * x + 1];
+      c2[x] = (float)row[4 * x + 2];
+    }
+#endif
+}
+
+static inline void
+encode_rgba8_planes (const float *restrict c0, const float *restrict c1,
+    const float *restrict c2, int width, uint32_t *restrict words,
+    uint8_t *restrict row)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (int x = 0; x < width; x++)
+    words[x] = (uint32_t)accel_px_to_u8 (c0[x])
+               | (uint32_t)accel_px_to_u8 (c1[x]) << 8
+               | (uint32_t)accel_px_to_u8 (c2[x]) << 16
+               | (uint32_t)accel_px_to_u8 (255.0f) << 24;
+  memcpy (row, words, (size_t)width * 4);
+#else
+  (void)words;
+  for (int x = 0; x < width; x++)
+    {
+      row[4 * x] = accel_px_to_u8 (c0[x]);
+      row[4 * x + 1] = accel_px_to_u8 (c1[x]);
+      row[4 * x + 2] = accel_px_to_u8 (c2[x]);
+      row[4 * x + 3] = accel_px_to_u8 (255.0f);
+    }
+#endif
+}
+
+/* the @width pixels of @row as planes of R, G, B on the 0..255 scale */
+static inline void
+decode_planes (int format, const uint8_t *row, int width,
+    uint32_t *restrict words, float *restrict r, float *restrict g,
+    float *restrict b)
+{
+  switch (format)
+    {
+    case ACCEL_IMAGE_GRAY8:
+      for (int x = 0; x < width; x++)
+        r[x] = g[x] = b[x] = (float)row[x];
+      break;
+    case ACCEL_IMAGE_RGBAF32:
+      for (int x = 0; x < width; x++)
+        {
+          r[x] = accel_px_unit_to_255 (
+              accel_image_host_load (format, row, x, 0));
+          g[x] = accel_px_unit_to_255 (
+              accel_image_host_load (format, row, x, 1));
+          b[x] = accel_px_unit_to_255 (
+              accel_image_host_load (format, row, x, 2));
+        }
+      break;
+    case ACCEL_IMAGE_BGRA8:
+      /* blue first: RGBA8's loop with the planes swapped */
+      decode_rgba8_planes (row, width, words, b, g, r);
+      break;
+    default:
+      decode_rgba8_planes (row, width, words, r, g, b);
+      break;
+    }
+}
+
+/* planes of R, G, B on the 0..255 scale, opaque, into @row */
+static inline void
+encode_planes (int format, const float *restrict r, const float *restrict g,
+    const float *restrict b, int width, uint32_t *restrict words,
+    uint8_t *restrict row)
+{
+  switch (format)
+    {
+    case ACCEL_IMAGE_GRAY8:
+      for (int x = 0; x < width; x++)
+        row[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
+      break;
+    case ACCEL_IMAGE_RGBAF32:
+      for (int x = 0; x < width; x++)
+        {
+          accel_image_host_store (
+              format, row, x, 0, accel_px_255_to_unit (r[x]));
+          accel_image_host_store (
+              format, row, x, 1, accel_px_255_to_unit (g[x]));
+          accel_image_host_store (
+              format, row, x, 2, accel_px_255_to_unit (b[x]));
+          accel_image_host_store (
+              format, row, x, 3, accel_px_255_to_unit (255.0f));
+        }
+      break;
+    case ACCEL_IMAGE_BGRA8:
+      encode_rgba8_planes (b, g, r, width, words, row);
+      break;
+    default:
+      encode_rgba8_planes (r, g, b, width, words, row);
+      break;
+    }
+}
+
 static void
 copy_plane (uint8_t *dst, size_t dst_pitch, const uint8_t *src,
     size_t src_pitch, size_t row_bytes, int rows)
@@ -109,6 +226,27 @@ convert_scratch (Convert *cv, int rows)
   return px;
 }
 
+/* the chroma of the 2x2 blocks [0, @blocks) of a block row, from the
+ * rows' R, G, B planes (@rows of them): each block's sum row by row, left
+ * to right, over its pixel count */
+static inline void
+block_means (float *const *planes, int rows, int blocks, float *restrict mean)
+{
+  for (int c = 0; c < 3; c++)
+    {
+      const float *restrict p0 = planes[c], *restrict p1 = planes[3 + c];
+      float *restrict m = mean + (size_t)c * blocks;
+
+      for (int bx = 0; bx < blocks; bx++)
+        m[bx] = (0.0f + p0[2 * bx]) + p0[2 * bx + 1];
+      if (rows == 2)
+        for (int bx = 0; bx < blocks; bx++)
+          m[bx] = (m[bx] + p1[2 * bx]) + p1[2 * bx + 1];
+      for (int bx = 0; bx < blocks; bx++)
+        m[bx] = m[bx] / (rows == 2 ? 4.0f : 2.0f);
+    }
+}
+
 /* block rows [b0, b1): each pixel's luma, and each 2x2 block's chroma
  * from the mean of its R, G, B, summed row by row, left to right */
 ACCEL_HOST_SIMD static void
@@ -116,52 +254,84 @@ packed_to_yuv_rows (void *data, int b0, int b1)
 {
   Convert *cv = data;
   size_t uo, vo, cp, step;
-  int w = cv->width;
-  float *px = convert_scratch (cv, 2);
+  int w = cv->width, full = w / 2;
+  float *scratch = convert_scratch (cv, 3), *planes[6], *mean;
+  uint32_t *words;
 
-  if (!px)
+  if (!scratch)
     return;
+  /* R, G, B of the block row's top row, then of its bottom row */
+  for (int k = 0; k < 6; k++)
+    planes[k] = scratch + (size_t)k * w;
+  mean = scratch + (size_t)6 * w;
+  words = (uint32_t *)(scratch + (size_t)8 * w);
   accel_image_chroma_layout (cv->df, cv->dp, cv->height, &uo, &vo, &cp, &step);
   for (int by = b0; by < b1; by++)
     {
       int rows = 2 * by + 1 < cv->height ? 2 : 1;
+      const float *mr = mean, *mg = mean + full, *mb = mean + 2 * full;
+      uint8_t *urow = cv->dst + uo + (size_t)by * cp;
+      uint8_t *vrow = cv->dst + vo + (size_t)by * cp;
 
       for (int j = 0; j < rows; j++)
         {
           int y = 2 * by + j;
-          const float *p = px + (size_t)j * 4 * w;
+          const float *r = planes[3 * j], *g = planes[3 * j + 1],
+                      *b = planes[3 * j + 2];
           uint8_t *yrow = cv->dst + (size_t)y * cv->dp;
 
-          decode_row (
-              cv->sf, cv->src + (size_t)y * cv->sp, w, px + (size_t)j * 4 * w);
+          decode_planes (cv->sf, cv->src + (size_t)y * cv->sp, w, words,
+              planes[3 * j], planes[3 * j + 1], planes[3 * j + 2]);
           for (int x = 0; x < w; x++)
-            yrow[x] = accel_px_to_u8 (
-                accel_px_luma (p[4 * x], p[4 * x + 1], p[4 * x + 2]));
+            yrow[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
         }
-      for (int bx = 0; bx < (w + 1) / 2; bx++)
+      block_means (planes, rows, full, mean);
+      for (int bx = 0; bx < full; bx++)
         {
-          int cols = 2 * bx + 1 < w ? 2 : 1;
-          float sum[3] = { 0.0f, 0.0f, 0.0f }, n = 0.0f, mean[3];
-          size_t ci = (size_t)by * cp + (size_t)bx * step;
-
-          for (int j = 0; j < rows; j++)
-            for (int i = 0; i < cols; i++)
-              {
-                const float *p
-                    = px + (size_t)j * 4 * w + (size_t)(2 * bx + i) * 4;
-                for (int c = 0; c < 3; c++)
-                  sum[c] = sum[c] + p[c];
-                n = n + 1.0f;
-              }
+          urow[(size_t)bx * step]
+              = accel_px_to_u8 (accel_px_u (mr[bx], mg[bx], mb[bx]));
+          vrow[(size_t)bx * step]
+              = accel_px_to_u8 (accel_px_v (mr[bx], mg[bx], mb[bx]));
+        }
+      if (w % 2)
+        {
+          /* the last block of an odd width, one pixel wide */
+          float sum[3], n = rows == 2 ? 2.0f : 1.0f;
           for (int c = 0; c < 3; c++)
-            mean[c] = sum[c] / n;
-          cv->dst[uo + ci]
-              = accel_px_to_u8 (accel_px_u (mean[0], mean[1], mean[2]));
-          cv->dst[vo + ci]
-              = accel_px_to_u8 (accel_px_v (mean[0], mean[1], mean[2]));
+            {
+              sum[c] = 0.0f + planes[c][w - 1];
+              if (rows == 2)
+                sum[c] = sum[c] + planes[3 + c][w - 1];
+              sum[c] = sum[c] / n;
+            }
+          urow[(size_t)full * step]
+              = accel_px_to_u8 (accel_px_u (sum[0], sum[1], sum[2]));
+          vrow[(size_t)full * step]
+              = accel_px_to_u8 (accel_px_v (sum[0], sum[1], sum[2]));
         }
     }
-  free (px);
+  free (scratch);
+}
+
+/* one chroma row, @step bytes a sample, spread to the @width pixels it
+ * covers; the step (1 for I420, 2 for NV12) fixed in each loop */
+static inline void
+spread_chroma_step (
+    const uint8_t *c, size_t step, int width, float *restrict out)
+{
+  for (int i = 0; i < width / 2; i++)
+    out[2 * i] = out[2 * i + 1] = (float)c[(size_t)i * step];
+  if (width % 2)
+    out[width - 1] = (float)c[(size_t)(width / 2) * step];
+}
+
+static inline void
+spread_chroma (const uint8_t *c, size_t step, int width, float *restrict out)
+{
+  if (step == 1)
+    spread_chroma_step (c, 1, width, out);
+  else
+    spread_chroma_step (c, 2, width, out);
 }
 
 /* rows [y0, y1): each pixel from its luma and its block's chroma, the
@@ -173,12 +343,17 @@ yuv_to_packed_rows (void *data, int y0, int y1)
   Convert *cv = data;
   size_t uo, vo, cp, step;
   int w = cv->width;
-  float *px = convert_scratch (cv, 2), *u, *v;
+  float *scratch = convert_scratch (cv, 2), *u, *v, *r, *g, *b;
+  uint32_t *words;
 
-  if (!px)
+  if (!scratch)
     return;
-  u = px + (size_t)4 * w;
+  u = scratch;
   v = u + w;
+  r = v + w;
+  g = r + w;
+  b = g + w;
+  words = (uint32_t *)(b + w);
   accel_image_chroma_layout (cv->sf, cv->sp, cv->height, &uo, &vo, &cp, &step);
   for (int y = y0; y < y1; y++)
     {
@@ -186,23 +361,18 @@ yuv_to_packed_rows (void *data, int y0, int y1)
       const uint8_t *urow = cv->src + uo + (size_t)(y / 2) * cp;
       const uint8_t *vrow = cv->src + vo + (size_t)(y / 2) * cp;
 
+      spread_chroma (urow, step, w, u);
+      spread_chroma (vrow, step, w, v);
       for (int x = 0; x < w; x++)
         {
-          u[x] = (float)urow[(size_t)(x / 2) * step];
-          v[x] = (float)vrow[(size_t)(x / 2) * step];
+          accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
+          r[x] = accel_px_clamp_255 (r[x]);
+          g[x] = accel_px_clamp_255 (g[x]);
+          b[x] = accel_px_clamp_255 (b[x]);
         }
-      for (int x = 0; x < w; x++)
-        {
-          float r, g, b;
-          accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r, &g, &b);
-          px[4 * x] = accel_px_clamp_255 (r);
-          px[4 * x + 1] = accel_px_clamp_255 (g);
-          px[4 * x + 2] = accel_px_clamp_255 (b);
-          px[4 * x + 3] = 255.0f;
-        }
-      encode_row (cv->df, px, w, cv->dst + (size_t)y * cv->dp);
+      encode_planes (cv->df, r, g, b, w, words, cv->dst + (size_t)y * cv->dp);
     }
-  free (px);
+  free (scratch);
 }
 
 /* rows [y0, y1) between packed formats */

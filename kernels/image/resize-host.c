@@ -30,31 +30,25 @@ typedef struct
   atomic_int no_memory;
 } Resize;
 
-/* source row @sy lerped to the output's columns */
+/* source row @sy lerped to the output's columns, through @f, the row as
+ * floats */
 static inline void
-resize_horizontal (const Resize *r, int sy, float *restrict h)
+resize_horizontal (
+    const Resize *r, int sy, float *restrict f, float *restrict h)
 {
-  const uint8_t *row = r->in + (size_t)sy * r->src_pitch;
-  int nc = accel_image_host_channels (r->format);
-
-  if (r->format == ACCEL_IMAGE_RGBAF32)
+  accel_image_host_load_row (
+      r->format, r->in + (size_t)sy * r->src_pitch, r->src_width, f);
+  if (r->format == ACCEL_IMAGE_GRAY8)
     for (int x = 0; x < r->dst_width; x++)
-      for (int c = 0; c < 4; c++)
-        h[(size_t)x * 4 + c] = accel_px_lerp (
-            accel_image_host_load (r->format, row, r->x0[x], c),
-            accel_image_host_load (r->format, row, r->x1[x], c), r->tx[x]);
-  else if (nc == 1)
-    for (int x = 0; x < r->dst_width; x++)
-      h[x] = accel_px_lerp (
-          (float)row[r->x0[x]], (float)row[r->x1[x]], r->tx[x]);
+      h[x] = accel_px_lerp (f[r->x0[x]], f[r->x1[x]], r->tx[x]);
   else
     for (int x = 0; x < r->dst_width; x++)
       {
-        const uint8_t *a = row + (size_t)r->x0[x] * 4;
-        const uint8_t *b = row + (size_t)r->x1[x] * 4;
+        const float *a = f + (size_t)r->x0[x] * 4;
+        const float *b = f + (size_t)r->x1[x] * 4;
+#pragma GCC unroll 4
         for (int c = 0; c < 4; c++)
-          h[(size_t)x * 4 + c]
-              = accel_px_lerp ((float)a[c], (float)b[c], r->tx[x]);
+          h[(size_t)x * 4 + c] = accel_px_lerp (a[c], b[c], r->tx[x]);
       }
 }
 
@@ -63,10 +57,11 @@ resize_rows (void *data, int y0, int y1)
 {
   Resize *r = data;
   size_t n = (size_t)r->dst_width * accel_image_host_channels (r->format);
-  float *rows[2], *out;
+  size_t src_n = (size_t)r->src_width * accel_image_host_channels (r->format);
+  float *rows[2], *out, *f;
   int held[2] = { -1, -1 };
 
-  rows[0] = malloc (3 * n * sizeof (float));
+  rows[0] = malloc ((3 * n + src_n) * sizeof (float));
   if (!rows[0])
     {
       atomic_store (&r->no_memory, 1);
@@ -74,32 +69,42 @@ resize_rows (void *data, int y0, int y1)
     }
   rows[1] = rows[0] + n;
   out = rows[1] + n;
+  f = out + n;
   for (int y = y0; y < y1; y++)
     {
       int t0, t1;
       float ty;
-      const float *top, *bottom;
+      const float *restrict top, *restrict bottom;
 
       accel_px_resize_tap (y, r->sy, r->src_height, &t0, &t1, &ty);
       /* keep the row the previous output row shared, make the other */
       if (held[0] != t0 && held[1] != t0)
         {
           int slot = held[0] == t1 ? 1 : 0;
-          resize_horizontal (r, t0, rows[slot]);
+          resize_horizontal (r, t0, f, rows[slot]);
           held[slot] = t0;
         }
       if (held[0] != t1 && held[1] != t1)
         {
           int slot = held[0] == t0 ? 1 : 0;
-          resize_horizontal (r, t1, rows[slot]);
+          resize_horizontal (r, t1, f, rows[slot]);
           held[slot] = t1;
         }
       top = rows[held[0] == t0 ? 0 : 1];
       bottom = rows[held[0] == t1 ? 0 : 1];
-      for (size_t i = 0; i < n; i++)
-        out[i] = accel_px_lerp (top[i], bottom[i], ty);
-      accel_image_host_store_row (
-          r->format, r->out + (size_t)y * r->dst_pitch, r->dst_width, out);
+      if (r->format == ACCEL_IMAGE_RGBAF32)
+        {
+          for (size_t i = 0; i < n; i++)
+            out[i] = accel_px_lerp (top[i], bottom[i], ty);
+          accel_image_host_store_row (
+              r->format, r->out + (size_t)y * r->dst_pitch, r->dst_width, out);
+        }
+      else
+        {
+          uint8_t *restrict orow = r->out + (size_t)y * r->dst_pitch;
+          for (size_t i = 0; i < n; i++)
+            orow[i] = accel_px_to_u8 (accel_px_lerp (top[i], bottom[i], ty));
+        }
     }
   free (rows[0]);
 }
