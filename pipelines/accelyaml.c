@@ -81,14 +81,16 @@ typedef struct
   gboolean no_segments;          /* defaults: segments: off */
   AccelCaptureMode capture_mode; /* defaults: graph */
   guint n_dropped;               /* problems past MAX_PROBLEMS */
+  AccelPlacer *placer;           /* placement: for stages on device auto */
+  gboolean device_fixed;         /* the pipeline's device is not auto */
 } Loader;
 
 /* edit-distance cells computed for suggestions in this document: past
  * MAX_SUGGEST_WORK there are no more suggestions */
 static _Thread_local guint64 suggest_work;
 
-static const char *const top_keys[] = { "pipeline", "device", "defaults",
-  "supervision", "stages", "links", NULL };
+static const char *const top_keys[] = { "pipeline", "device", "placement",
+  "defaults", "supervision", "stages", "links", NULL };
 static const char *const stage_keys[]
     = { "name", "kind", "params", "device", "supervision", "ranks", NULL };
 static const char *const supervision_keys[] = { "on-fault", "max-restarts",
@@ -1173,15 +1175,19 @@ load_stage (Loader *l, yaml_node_t *map)
     return;
 
   dev_n = lookup (l, map, "device");
-  if (dev_n)
-    {
-      AccelDevice *dev;
-      if (load_device (l, dev_n, &dev))
-        g_debug ("stage '%s': device %s", name,
-            dev ? accel_device_get_name (dev) : "auto");
-      if (dev)
-        g_object_set (decl->stage, "device", dev, NULL);
-    }
+  {
+    AccelDevice *dev = NULL;
+    if (dev_n && load_device (l, dev_n, &dev))
+      g_debug ("stage '%s': device %s", name,
+          dev ? accel_device_get_name (dev) : "auto");
+    /* device auto: where the placement policy says */
+    if (!dev
+        && (!dev_n || is_null (dev_n) || g_str_equal (scalar (dev_n), "auto"))
+        && l->placer && !l->device_fixed)
+      dev = accel_placer_place (l->placer, 0);
+    if (dev)
+      g_object_set (decl->stage, "device", dev, NULL);
+  }
 
   /* the pipeline's defaults, then the stage's supervision, then params */
   apply_settings (decl->stage, l->defaults, FALSE);
@@ -1611,6 +1617,22 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
             "pipeline device %s", dev ? accel_device_get_name (dev) : "auto");
       if (dev)
         accel_graph_set_device (l->graph, dev);
+      l->device_fixed = dev != NULL;
+    }
+  n = lookup (l, root, "placement");
+  if (n && !is_null (n) && expect (l, n, YAML_SCALAR_NODE, "placement"))
+    {
+      GEnumClass *policies = g_type_class_ref (ACCEL_TYPE_PLACEMENT);
+      GEnumValue *policy = g_enum_get_value_by_nick (policies, scalar (n));
+
+      if (!policy)
+        report (l, n->start_mark,
+            "placement must be first, round-robin, least-loaded or "
+            "memory-fit, not '%s'",
+            scalar (n));
+      else
+        l->placer = accel_placer_new (policy->value);
+      g_type_class_unref (policies);
     }
   n = lookup (l, root, "defaults");
   if (n)
@@ -1960,6 +1982,7 @@ done:
   g_array_unref (l.links);
   g_hash_table_unref (l.linked);
   g_array_unref (l.defaults);
+  g_clear_pointer (&l.placer, accel_placer_free);
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include <accel/accelsupervisor.h>
 #include <accel/accelstore.h>
 #include <accel/accelworld.h>
+#include <accel/accelplacement.h>
 #include <accel/accelstage.h>
 #include <accel/accelfileoutput.h>
 #include <accel/accelgraph.h>

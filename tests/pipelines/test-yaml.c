@@ -240,7 +240,7 @@ static const Golden goldens[] = {
       "(stages: - {name: ..., kind: ...})\n"
       "bad/unknown-key.yaml:2:1: unknown key 'stagse' in the "
       "pipeline (did you mean 'stages'?); expected one of "
-      "pipeline, device, defaults, supervision, stages, links" },
+      "pipeline, device, placement, defaults, supervision, stages, links" },
   { "supervision.yaml",
       "bad/supervision.yaml:2:25: supervision 'on-fault' must be one of "
       "auto, restart, resume, stop, escalate, not 'sometimes'\n"
@@ -370,8 +370,8 @@ static const Golden goldens[] = {
       "bad/cycle.yaml:7:5: graph 't' has a cycle through 'a', 'b'" },
   { "aside.yaml",
       "bad/aside.yaml:4:1: unknown key 'stgaes' in the pipeline (did you mean "
-      "'stages'?); expected one of pipeline, device, defaults, supervision, "
-      "stages, links\n"
+      "'stages'?); expected one of pipeline, device, placement, defaults, "
+      "supervision, stages, links\n"
       "bad/aside.yaml:10:5: cannot link 'numbers.out' (core.test-source) to "
       "'blur.in' (realtime.gaussian-blur): output type tensor<f32>[64]@device "
       "does not fit input type image<?>[?x?]@device: kind tensor is not "
