@@ -25,7 +25,7 @@ test_case (gconstpointer data)
   g_autoptr (GPtrArray) gpu = blas_case_run (c, d, FALSE);
   g_autoptr (GPtrArray) host = blas_case_run (c, d, TRUE);
   double err = reference ? blas_case_check (c, d, gpu) : -1.0;
-  double diff = blas_compare_runs (c, gpu, host);
+  double diff = blas_compare_runs (c, d, gpu, host);
 
   g_test_message (
       "%s: relative error %.3g, GPU against host %.3g", c->path, err, diff);

@@ -43,7 +43,8 @@ test_from_double (AccelDType dtype, const double *values, gsize n)
 }
 
 double
-test_rel_error (const double *out, const double *ref, gsize n)
+test_rel_error_floor (
+    const double *out, const double *ref, gsize n, double floor)
 {
   double diff = 0.0, norm = 0.0;
 
@@ -52,12 +53,20 @@ test_rel_error (const double *out, const double *ref, gsize n)
       diff += (out[i] - ref[i]) * (out[i] - ref[i]);
       norm += ref[i] * ref[i];
     }
-  return norm > 0.0 ? sqrt (diff / norm) : sqrt (diff);
+  norm = MAX (sqrt (norm), floor);
+  return norm > 0.0 ? sqrt (diff) / norm : sqrt (diff);
 }
 
 double
-test_check_frames (TestToDouble to_double, AccelDType dtype, GPtrArray *out,
-    GPtrArray *expected, gsize n_expected, double tolerance)
+test_rel_error (const double *out, const double *ref, gsize n)
+{
+  return test_rel_error_floor (out, ref, n, 0.0);
+}
+
+double
+test_check_frames_floored (TestToDouble to_double, AccelDType dtype,
+    GPtrArray *out, GPtrArray *expected, gsize n_expected, double tolerance,
+    const double *floors)
 {
   double worst = 0.0;
 
@@ -69,7 +78,8 @@ test_check_frames (TestToDouble to_double, AccelDType dtype, GPtrArray *out,
       double err;
 
       g_assert_cmpuint (n, ==, n_expected);
-      err = test_rel_error (y, expected->pdata[f], n);
+      err = test_rel_error_floor (
+          y, expected->pdata[f], n, floors ? floors[f] : 0.0);
       g_assert_cmpfloat (err, <=, tolerance);
       worst = MAX (worst, err);
     }
@@ -77,8 +87,8 @@ test_check_frames (TestToDouble to_double, AccelDType dtype, GPtrArray *out,
 }
 
 double
-test_compare_frames (
-    TestToDouble to_double, AccelDType dtype, GPtrArray *a, GPtrArray *b)
+test_compare_frames_floored (TestToDouble to_double, AccelDType dtype,
+    GPtrArray *a, GPtrArray *b, const double *floors)
 {
   double worst = 0.0;
 
@@ -90,9 +100,25 @@ test_compare_frames (
       g_autofree double *y = to_double (dtype, b->pdata[f], &nb);
 
       g_assert_cmpuint (na, ==, nb);
-      worst = MAX (worst, test_rel_error (x, y, na));
+      worst = MAX (
+          worst, test_rel_error_floor (x, y, na, floors ? floors[f] : 0.0));
     }
   return worst;
+}
+
+double
+test_check_frames (TestToDouble to_double, AccelDType dtype, GPtrArray *out,
+    GPtrArray *expected, gsize n_expected, double tolerance)
+{
+  return test_check_frames_floored (
+      to_double, dtype, out, expected, n_expected, tolerance, NULL);
+}
+
+double
+test_compare_frames (
+    TestToDouble to_double, AccelDType dtype, GPtrArray *a, GPtrArray *b)
+{
+  return test_compare_frames_floored (to_double, dtype, a, b, NULL);
 }
 
 double *

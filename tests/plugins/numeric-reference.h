@@ -11,6 +11,10 @@ GBytes *test_from_double (AccelDType dtype, const double *values, gsize n);
 
 /* ||out - ref|| / ||ref|| over @n values */
 double test_rel_error (const double *out, const double *ref, gsize n);
+/* ||out - ref|| / max (||ref||, @floor): for results whose error scales
+ * with something larger than themselves */
+double test_rel_error_floor (
+    const double *out, const double *ref, gsize n, double floor);
 
 /* a tensor's values as doubles: test_to_double() or a converter of its own
  * for the dtypes it knows */
@@ -24,6 +28,12 @@ double test_check_frames (TestToDouble to_double, AccelDType dtype,
 /* the largest relative error of frames @a against frames @b */
 double test_compare_frames (
     TestToDouble to_double, AccelDType dtype, GPtrArray *a, GPtrArray *b);
+/* the same, each frame's error against max (its norm, @floors[frame]) */
+double test_check_frames_floored (TestToDouble to_double, AccelDType dtype,
+    GPtrArray *out, GPtrArray *expected, gsize n_expected, double tolerance,
+    const double *floors);
+double test_compare_frames_floored (TestToDouble to_double, AccelDType dtype,
+    GPtrArray *a, GPtrArray *b, const double *floors);
 
 /* @n values uniform in [-1, 1) from g_test_rand_*: a fresh input per run */
 double *test_random_values (gsize n);
