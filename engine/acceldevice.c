@@ -17,13 +17,15 @@ struct _AccelDevice
   gchar *name;
   guint64 total_memory;
   gint cc_major, cc_minor;
-  guint64 peer_mask; /* bit i: can access device i */
-  guint generation;  /* atomic */
+  guint64 peer_mask;    /* bit i: can access device i */
+  guint64 peer_enabled; /* bit i: access to device i enabled (peer_lock) */
+  guint generation;     /* atomic */
 };
 
 G_DEFINE_FINAL_TYPE (AccelDevice, accel_device, G_TYPE_OBJECT)
 
 static GPtrArray *cuda_devices; /* AccelDevice*, by index */
+static GMutex peer_lock;
 static AccelDevice *host_device;
 static AccelBackend default_backend;
 
@@ -350,6 +352,57 @@ accel_device_can_access_peer (AccelDevice *device, AccelDevice *peer)
   if (device->index < 0 || peer->index < 0 || peer->index >= 64)
     return FALSE;
   return (device->peer_mask >> peer->index) & 1;
+}
+
+/**
+ * accel_device_enable_peer_access:
+ * @device: a CUDA device
+ * @peer: another CUDA device
+ * @error: return location for a #GError, or %NULL
+ *
+ * Lets @device's kernels and copies read @peer's memory directly
+ * (cudaDeviceEnablePeerAccess), once per pair, where
+ * accel_device_can_access_peer() says it can.
+ *
+ * Returns: %TRUE when @device reaches @peer's memory directly; %FALSE
+ * without @error when it cannot (copies between them are then staged
+ * through host memory by the driver), with @error when enabling failed.
+ * MT safe; makes @device current on the calling thread.
+ */
+gboolean
+accel_device_enable_peer_access (
+    AccelDevice *device, AccelDevice *peer, GError **error)
+{
+  guint64 bit;
+  cudaError_t status;
+
+  g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
+  g_return_val_if_fail (ACCEL_IS_DEVICE (peer), FALSE);
+  if (!accel_device_can_access_peer (device, peer))
+    return FALSE;
+  bit = G_GUINT64_CONSTANT (1) << peer->index;
+  g_mutex_lock (&peer_lock);
+  if (device->peer_enabled & bit)
+    goto done;
+  if (!accel_device_make_current (device, error))
+    goto failed;
+  status = cudaDeviceEnablePeerAccess (peer->index, 0);
+  if (status == cudaErrorPeerAccessAlreadyEnabled)
+    (void)cudaGetLastError (); /* not sticky: forget it */
+  else if (!accel_cuda_check (status, error))
+    goto failed;
+  device->peer_enabled |= bit;
+  g_debug ("%s reads %s's memory directly", device->name, peer->name);
+done:
+  g_mutex_unlock (&peer_lock);
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    g_mutex_unlock (&peer_lock);
+    return FALSE;
+  }
 }
 
 /**

@@ -226,6 +226,17 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
 
           if (!copy)
             return FALSE;
+          /* a copy between two GPUs goes peer to peer where they can;
+           * enabled here, before any frame is captured */
+          if (have_loc >= 0 && want_loc >= 0)
+            {
+              g_autoptr (GError) peer_error = NULL;
+              if (!accel_device_enable_peer_access (
+                      dev, accel_stage_get_device (link->src), &peer_error)
+                  && peer_error)
+                g_debug ("%s; '%s' copies through host memory",
+                    peer_error->message, accel_stage_get_name (copy));
+            }
           if (!negotiate_stage (copy, have, error))
             {
               g_object_unref (copy);

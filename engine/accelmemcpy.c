@@ -38,6 +38,7 @@ static AccelFlow
 accel_memcpy_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+  AccelDevice *src, *dst;
 
   ACCEL_TRACE ("'%s' copies frame %" G_GUINT64_FORMAT ", %" G_GSIZE_FORMAT
                " bytes",
@@ -47,6 +48,25 @@ accel_memcpy_process (AccelStage *stage, AccelFrame *frame, GError **error)
     {
       memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
           accel_buffer_get_size (in));
+      return ACCEL_FLOW_OK;
+    }
+  /* between two GPUs: peer to peer where preparing the graph enabled it,
+   * else staged through host memory by the driver; the engine's waits
+   * already order the copy after the writer on the other device, and the
+   * writer's reuse of the buffer after the copy */
+  src = accel_buffer_get_device (in);
+  dst = accel_stage_get_device (stage);
+  if (src != dst && !accel_device_is_host (src) && !accel_device_is_host (dst)
+      && accel_buffer_peek_type (in)->memory == ACCEL_MEMORY_DEVICE
+      && accel_buffer_peek_type (out)->memory == ACCEL_MEMORY_DEVICE)
+    {
+      if (!accel_cuda_check (
+              cudaMemcpyPeerAsync (accel_buffer_get_data (out),
+                  accel_device_get_index (dst), accel_buffer_get_data (in),
+                  accel_device_get_index (src), accel_buffer_get_size (in),
+                  accel_stream_get_cuda (frame->stream)),
+              error))
+        return ACCEL_FLOW_ERROR;
       return ACCEL_FLOW_OK;
     }
   /* unified addressing: the runtime knows where both pointers live */

@@ -36,6 +36,8 @@ guint64 accel_device_get_total_memory (AccelDevice *device);
 void accel_device_get_compute_capability (
     AccelDevice *device, gint *major, gint *minor);
 gboolean accel_device_can_access_peer (AccelDevice *device, AccelDevice *peer);
+gboolean accel_device_enable_peer_access (
+    AccelDevice *device, AccelDevice *peer, GError **error);
 guint accel_device_get_generation (AccelDevice *device);
 guint accel_device_bump_generation (AccelDevice *device);
 gboolean accel_device_make_current (AccelDevice *device, GError **error);
