@@ -371,6 +371,42 @@ test_rank_killed (Fixture *f, gconstpointer data)
   g_assert_cmpmem (got, len, sums->data, sums->len);
 }
 
+/* ranks joined through --coordinator, each supervised on its own: rank 1
+ * dies at frame 5 and is started again, rank 0's collective fails and it
+ * is started again too, and the new generation resumes where rank 0's
+ * sink committed */
+static void
+test_coordinator_rank_killed (Fixture *f, gconstpointer data)
+{
+  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  const char *env0[] = { "ACCEL_WORLD_TIMEOUT=20000", NULL };
+  const char *env1[]
+      = { "ACCEL_WORLD_TIMEOUT=20000", "ACCEL_FAULT=blur:crash:5", NULL };
+  const char *args0[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "--state-dir", "state", "histograms.yaml", NULL };
+  const char *args1[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    "--state-dir", "state", "histograms.yaml", NULL };
+  g_autoptr (GByteArray) sums = NULL;
+  g_autoptr (GSubprocess) p0 = NULL;
+  g_auto (WorldRun) r0 = { 0 }, r1 = { 0 };
+  g_autofree gchar *got = NULL;
+  gint64 t0;
+  gsize len;
+
+  f->world = 2;
+  sums = data_parallel_setup (f);
+  t0 = g_get_monotonic_time ();
+  p0 = world_spawn (f->dir, env0, args0);
+  world_run (&r1, f->dir, env1, args1);
+  world_wait (p0, &r0, t0);
+  g_assert_cmpint (r0.status, ==, 0);
+  g_assert_cmpint (r1.status, ==, 0);
+  g_assert_nonnull (strstr (r1.err, "killed by signal 9"));
+  g_assert_nonnull (strstr (r0.err, "the communicator is lost"));
+  got = world_read (f->dir, "histograms.raw", &len);
+  g_assert_cmpmem (got, len, sums->data, sums->len);
+}
+
 /* rank 1 dies in every generation: past 3 rebuilds within 10 s the run
  * fails, naming the rank, this host and the fault */
 static void
@@ -410,6 +446,8 @@ main (int argc, char **argv)
   ADD ("/collectives/data-parallel-2", &two, test_data_parallel);
   ADD ("/collectives/data-parallel-4", &four, test_data_parallel);
   ADD ("/collectives/rank-killed", NULL, test_rank_killed);
+  ADD ("/collectives/coordinator-rank-killed", NULL,
+      test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
   return g_test_run ();
 }
