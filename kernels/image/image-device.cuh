@@ -254,12 +254,13 @@ store_px4 (uint8_t *__restrict__ row, int x, const float (*v)[4])
     }
 }
 
-// float to uint8 for a value known to lie in [0, 255.5): the same bytes as
-// accel_px_to_u8 () there, without its clamp
+// float to uint8 for a value known to lie in (-0.5, 255.5): in the low
+// byte of the word (for pack_u8x4 (); the others are not zero), the same
+// byte as accel_px_to_u8 () there, without its clamp
 __device__ __forceinline__ uint32_t
 to_u8_in_range (float v)
 {
-  return __float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f)) & 0xffu;
+  return __float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
 }
 
 // @v / 255 for a byte value @v, without the division: the reciprocal's
