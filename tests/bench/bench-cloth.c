@@ -82,6 +82,8 @@ strain (Case *c, cudaStream_t s, gboolean jittered, float *worst, float *rms)
       g_autoptr (GRand) rand = g_rand_new_with_seed (7);
 
       c->p.gravity[1] = c->p.wind[2] = c->p.sphere[3] = 0.0f;
+      /* the reset ran on the bench's non-blocking stream */
+      cudaStreamSynchronize (s);
       if (cudaMemcpy (host, c->st.x, size, cudaMemcpyDeviceToHost)
           != cudaSuccess)
         g_error ("cloth: the state's download failed");
@@ -97,6 +99,8 @@ strain (Case *c, cudaStream_t s, gboolean jittered, float *worst, float *rms)
       if (cudaMemcpy (c->st.x, host, size, cudaMemcpyHostToDevice)
           != cudaSuccess)
         g_error ("cloth: the state's upload failed");
+      /* the upload done before the step on the non-blocking stream */
+      cudaDeviceSynchronize ();
       step (s, c);
     }
   else
@@ -104,7 +108,9 @@ strain (Case *c, cudaStream_t s, gboolean jittered, float *worst, float *rms)
       step (s, c);
   if (c->status != cudaSuccess)
     g_error ("cloth step: %s", cudaGetErrorString (c->status));
-  if (cudaMemcpy (host, c->st.x, size, cudaMemcpyDeviceToHost) != cudaSuccess)
+  if (cudaStreamSynchronize (s) != cudaSuccess
+      || cudaMemcpy (host, c->st.x, size, cudaMemcpyDeviceToHost)
+             != cudaSuccess)
     g_error ("cloth: the state's download failed");
   *worst = accel_cloth_max_strain_host (&c->p, &h);
   for (size_t k = 0; k + 1 < n; k++)

@@ -63,6 +63,8 @@ main (int argc, char **argv)
 
       cudaMalloc (&block, accel_fluid_state_size (n));
       cudaMemset (block, 0, accel_fluid_state_size (n));
+      /* before the steps on the non-blocking stream */
+      cudaDeviceSynchronize ();
       accel_fluid_fields_init (&c.f, block, n);
       ms = bench_time_ms (s, 20, step, &c);
       graph_ms = bench_graph_time_ms (s, 20, step, &c);

@@ -80,6 +80,8 @@ run (cudaStream_t s, guint32 n, int mode, guint32 *alive)
   cudaMalloc (&blocks[2], accel_particles_scratch_size (&c.p));
   /* no particles, no bookkeeping */
   cudaMemset (blocks[0], 0, 4 * sizeof (guint32));
+  /* before the steps on the non-blocking stream */
+  cudaDeviceSynchronize ();
   accel_particle_state_init (&c.s[0], blocks[0], n);
   accel_particle_state_init (&c.s[1], blocks[1], n);
   accel_particles_scratch_init (&c.scratch, blocks[2], &c.p);
