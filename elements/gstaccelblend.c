@@ -190,9 +190,8 @@ gst_accel_blend_set_context (GstElement *element, GstContext *context)
 static gboolean
 answer_context (GstAccelBlend *self, GstQuery *query)
 {
-  return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->context
-         && gst_cuda_handle_context_query (
-             GST_ELEMENT (self), query, self->context);
+  return gst_accel_cuda_handle_context_query (
+      GST_ELEMENT (self), &self->context, query);
 }
 
 static gboolean

@@ -67,6 +67,20 @@ query_context (GstElement *element, GstCudaContext **context)
                      GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
 }
 
+/* wraps the primary context and tells the pipeline (have-context) */
+static gboolean
+make_context (GstElement *element, GstCudaContext **context)
+{
+  *context = gst_accel_cuda_context_new_primary (0);
+  if (!*context)
+    return FALSE;
+  GST_INFO_OBJECT (element, "made %" GST_PTR_FORMAT, *context);
+  gst_element_post_message (
+      element, gst_message_new_have_context (GST_OBJECT (element),
+                   gst_context_new_cuda_context (*context)));
+  return TRUE;
+}
+
 /**
  * gst_accel_cuda_ensure_context:
  * @element: the element
@@ -89,18 +103,43 @@ gst_accel_cuda_ensure_context (GstElement *element, GstCudaContext **context)
   if (*context)
     return TRUE;
 
-  *context = gst_accel_cuda_context_new_primary (0);
-  if (!*context)
+  if (!make_context (element, context))
     {
       GST_ELEMENT_ERROR (element, RESOURCE, FAILED, (NULL),
           ("cannot wrap the CUDA primary context of GPU 0"));
       return FALSE;
     }
-  GST_INFO_OBJECT (element, "made %" GST_PTR_FORMAT, *context);
-  gst_element_post_message (
-      element, gst_message_new_have_context (GST_OBJECT (element),
-                   gst_context_new_cuda_context (*context)));
   return TRUE;
+}
+
+/**
+ * gst_accel_cuda_handle_context_query:
+ * @element: the element
+ * @context: (inout): its context, possibly not made yet
+ * @query: a context query from a neighbour
+ *
+ * Answers @query with @context. GStreamer's CUDA elements look for a
+ * context as they go to READY, before an accel element upstream of them
+ * has made its own, and would otherwise create one of their own, apart
+ * from the CUDA runtime's primary context that the engine works in: then
+ * the engine's events and the frames' memory would belong to different
+ * contexts. So a query that comes first makes the shared one.
+ *
+ * Returns: %TRUE when @query was answered.
+ */
+gboolean
+gst_accel_cuda_handle_context_query (
+    GstElement *element, GstCudaContext **context, GstQuery *query)
+{
+  const gchar *type = NULL;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT
+      || !gst_query_parse_context_type (query, &type)
+      || g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
+    return FALSE;
+  if (!*context && gst_accel_cuda_usable ())
+    make_context (element, context);
+  return *context && gst_cuda_handle_context_query (element, query, *context);
 }
 
 gboolean

@@ -10,6 +10,8 @@ G_BEGIN_DECLS
 gboolean gst_accel_cuda_usable (void);
 gboolean gst_accel_cuda_ensure_context (
     GstElement *element, GstCudaContext **context);
+gboolean gst_accel_cuda_handle_context_query (
+    GstElement *element, GstCudaContext **context, GstQuery *query);
 gboolean gst_accel_cuda_propose_allocation (
     GstCudaContext *context, GstQuery *query, gboolean sync_meta);
 gboolean gst_accel_cuda_decide_allocation (

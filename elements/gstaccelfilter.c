@@ -120,9 +120,8 @@ gst_accel_filter_query (
   GstAccelFilterPrivate *priv
       = gst_accel_filter_get_instance_private (GST_ACCEL_FILTER (trans));
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && priv->context
-      && gst_cuda_handle_context_query (
-          GST_ELEMENT (trans), query, priv->context))
+  if (gst_accel_cuda_handle_context_query (
+          GST_ELEMENT (trans), &priv->context, query))
     return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
     release_held (GST_ACCEL_FILTER (trans));
@@ -284,6 +283,51 @@ gst_accel_filter_transform_caps (GstBaseTransform *trans,
       direction == GST_PAD_SINK ? "downstream of" : "upstream of", caps,
       result);
   return result;
+}
+
+/* the structures of @caps in CUDA memory (@cuda) or in system memory */
+static GstCaps *
+caps_in_memory (GstCaps *caps, gboolean cuda)
+{
+  GstCaps *res = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      gboolean is_cuda = f && !gst_caps_features_is_any (f)
+                         && gst_caps_features_contains (
+                             f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+
+      if (is_cuda == cuda)
+        gst_caps_append_structure_full (res,
+            gst_structure_copy (gst_caps_get_structure (caps, i)),
+            gst_caps_features_copy (f));
+    }
+  return res;
+}
+
+/* where either memory would do, the frame stays in the memory it came in:
+ * GStreamer lists the peer's preference first, and a sink that takes
+ * anything would otherwise decide */
+static GstCaps *
+gst_accel_filter_fixate_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
+{
+  GstCaps *same;
+
+  if (gst_accel_cuda_usable () && !gst_caps_is_any (caps))
+    {
+      same = caps_in_memory (othercaps, gst_accel_cuda_caps_are_cuda (caps));
+      if (!gst_caps_is_empty (same))
+        {
+          gst_caps_unref (othercaps);
+          othercaps = same;
+        }
+      else
+        gst_caps_unref (same);
+    }
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+      ->fixate_caps (trans, direction, caps, othercaps);
 }
 
 /* upstream asks what we would like: CUDA memory from our context */
@@ -679,6 +723,8 @@ gst_accel_filter_finalize (GObject *object)
     if (G_IS_VALUE (&priv->params[i]))
       g_value_unset (&priv->params[i]);
   g_free (priv->params);
+  /* made when a neighbour asked for it, the element never started */
+  gst_clear_object (&priv->context);
   G_OBJECT_CLASS (gst_accel_filter_parent_class)->finalize (object);
 }
 
@@ -853,6 +899,7 @@ gst_accel_filter_class_init (GstAccelFilterClass *klass)
   trans_class->stop = gst_accel_filter_stop;
   trans_class->query = gst_accel_filter_query;
   trans_class->transform_caps = gst_accel_filter_transform_caps;
+  trans_class->fixate_caps = gst_accel_filter_fixate_caps;
   trans_class->sink_event = gst_accel_filter_sink_event;
   trans_class->propose_allocation = gst_accel_filter_propose_allocation;
   trans_class->decide_allocation = gst_accel_filter_decide_allocation;

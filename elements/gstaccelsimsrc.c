@@ -78,9 +78,8 @@ gst_accel_sim_src_query (GstBaseSrc *src, GstQuery *query)
   GstAccelSimSrcPrivate *priv
       = gst_accel_sim_src_get_instance_private (GST_ACCEL_SIM_SRC (src));
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && priv->context
-      && gst_cuda_handle_context_query (
-          GST_ELEMENT (src), query, priv->context))
+  if (gst_accel_cuda_handle_context_query (
+          GST_ELEMENT (src), &priv->context, query))
     return TRUE;
   return GST_BASE_SRC_CLASS (gst_accel_sim_src_parent_class)
       ->query (src, query);
