@@ -345,6 +345,7 @@ yuv_to_packed_rows (void *data, int y0, int y1)
   int w = cv->width;
   float *scratch = convert_scratch (cv, 2), *u, *v, *r, *g, *b;
   uint32_t *words;
+  int uint8_rgb = cv->df == ACCEL_IMAGE_RGBA8 || cv->df == ACCEL_IMAGE_BGRA8;
 
   if (!scratch)
     return;
@@ -364,12 +365,16 @@ yuv_to_packed_rows (void *data, int y0, int y1)
       spread_chroma (urow, step, w, u);
       spread_chroma (vrow, step, w, v);
       for (int x = 0; x < w; x++)
-        {
-          accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
-          r[x] = accel_px_clamp_255 (r[x]);
-          g[x] = accel_px_clamp_255 (g[x]);
-          b[x] = accel_px_clamp_255 (b[x]);
-        }
+        accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
+      /* accel_px_to_u8 () clamps as accel_px_clamp_255 () does (NaN to 0
+       * included), so 8-bit outputs skip the first of the two clamps */
+      if (!uint8_rgb)
+        for (int x = 0; x < w; x++)
+          {
+            r[x] = accel_px_clamp_255 (r[x]);
+            g[x] = accel_px_clamp_255 (g[x]);
+            b[x] = accel_px_clamp_255 (b[x]);
+          }
       encode_planes (cv->df, r, g, b, w, words, cv->dst + (size_t)y * cv->dp);
     }
   free (scratch);
