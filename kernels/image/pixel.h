@@ -22,22 +22,33 @@
 #define ACCEL_PX_KG 0.587f
 #define ACCEL_PX_KB 0.114f
 
+/* float already in [0, 255] to uint8, round half up: accel_px_to_u8 ()
+ * after its clamp, for values that cannot leave the range */
+ACCEL_PX_FN uint8_t
+accel_px_round_u8 (float v)
+{
+#ifdef __CUDA_ARCH__
+  /* the same truncation without the GPU's slow float to integer unit:
+   * 2^23 + t rounded down holds floor (t) in its low mantissa bits */
+  return (uint8_t)__float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
+#else
+  return (uint8_t)(int)(v + 0.5f);
+#endif
+}
+
 /* float to uint8: clamp to [0, 255], round half up; NaN gives 0 */
 ACCEL_PX_FN uint8_t
 accel_px_to_u8 (float v)
 {
 #ifdef __CUDA_ARCH__
   v = fminf (fmaxf (v, 0.0f), 255.0f);
-  /* the same truncation without the GPU's slow float to integer unit:
-   * 2^23 + t rounded down holds floor (t) in its low mantissa bits */
-  return (uint8_t)__float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
 #else
   /* the same clamp as compares, which vectorize where fminf() and fmaxf()
    * stay calls; NaN still gives 0 */
   v = v > 0.0f ? v : 0.0f;
   v = v < 255.0f ? v : 255.0f;
-  return (uint8_t)(int)(v + 0.5f);
 #endif
+  return accel_px_round_u8 (v);
 }
 
 ACCEL_PX_FN float

@@ -2,7 +2,12 @@
 /* bilinear resize: the host reference. Each output sample is
  * lerp (lerp (top taps), lerp (bottom taps)), so a source row's horizontal
  * lerps are made once, kept while the next output row needs them, and the
- * vertical lerp runs over whole rows. */
+ * vertical lerp runs over whole rows.
+ *
+ * From uint8 samples no lerp leaves [0, 255]: the weights lie in [0, 1)
+ * (accel_px_resize_tap ()), so fmaf (t, b - a, a) lies between a and b,
+ * which are floats, and rounding never crosses them; the uint8 results are
+ * rounded without accel_px_to_u8 ()'s clamp, which could not change them. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +95,7 @@ resize_vertical_words (const Resize *r, const float *restrict top,
       uint32_t word = 0;
 #pragma GCC unroll 4
       for (int c = 0; c < 4; c++)
-        word |= (uint32_t)accel_px_to_u8 (
+        word |= (uint32_t)accel_px_round_u8 (
                     accel_px_lerp (top[c * ow + x], bottom[c * ow + x], ty))
                 << (8 * c);
       memcpy (orow + 4 * x, &word, sizeof (word));
@@ -161,7 +166,7 @@ resize_rows (void *data, int y0, int y1)
         {
           uint8_t *restrict orow = r->out + (size_t)y * r->dst_pitch;
           for (size_t i = 0; i < n; i++)
-            orow[i] = accel_px_to_u8 (accel_px_lerp (top[i], bottom[i], ty));
+            orow[i] = accel_px_round_u8 (accel_px_lerp (top[i], bottom[i], ty));
         }
     }
   free (rows[0]);
