@@ -7,7 +7,8 @@
  * Bytes moved are each input read once plus each output written once; the
  * L2 cache is flushed before every timed run (a frame fits in it), each run
  * is timed with a pair of events and the median of REPS runs after WARMUP
- * untimed ones is reported. */
+ * untimed ones is reported. BENCH_IMAGE_REPS=N runs each case N times
+ * with no warm-up instead (one launch a case under a profiler). */
 #include <cuda_runtime.h>
 
 #include "accel-test.h"
@@ -16,6 +17,8 @@
 
 #define WARMUP 5
 #define REPS 51
+
+static int warmup = WARMUP, reps = REPS;
 /* more than any L2 cache: writing it evicts the frames */
 #define FLUSH_BYTES ((size_t)256 << 20)
 
@@ -123,9 +126,9 @@ time_runs (Bench *b, const Run *r)
 {
   float ms[REPS];
 
-  for (int i = 0; i < WARMUP; i++)
+  for (int i = 0; i < warmup; i++)
     check (run_once (r, b->stream), "warm-up");
-  for (int i = 0; i < REPS; i++)
+  for (int i = 0; i < reps; i++)
     {
       check (cudaMemsetAsync (b->flush, i & 0xff, FLUSH_BYTES, b->stream),
           "cudaMemsetAsync");
@@ -136,8 +139,8 @@ time_runs (Bench *b, const Run *r)
       check (cudaEventElapsedTime (&ms[i], b->start, b->stop),
           "cudaEventElapsedTime");
     }
-  qsort (ms, REPS, sizeof (float), compare_floats);
-  return ms[REPS / 2] * 1000.0;
+  qsort (ms, reps, sizeof (float), compare_floats);
+  return ms[reps / 2] * 1000.0;
 }
 
 static void
@@ -222,6 +225,11 @@ main (int argc, char **argv)
 
   accel_test_require_gpu ();
   rand = g_rand_new_with_seed (20260101);
+  if (g_getenv ("BENCH_IMAGE_REPS"))
+    {
+      reps = CLAMP (atoi (g_getenv ("BENCH_IMAGE_REPS")), 1, REPS);
+      warmup = 0;
+    }
 
   check (cudaGetDeviceProperties (&prop, 0), "cudaGetDeviceProperties");
   check (cudaStreamCreateWithFlags (&b.stream, cudaStreamNonBlocking),
@@ -237,7 +245,7 @@ main (int argc, char **argv)
            "after %d warm-up runs)\nof copy: bandwidth against the frame's "
            "copy; of same: time of a copy moving as many bytes over ours\n"
            "%s\n\n",
-      prop.name, REPS, WARMUP,
+      prop.name, reps, warmup,
       b.npp ? "NPP: its closest equivalent on the same frames, and its time "
               "over ours"
             : "NPP: not built in");
