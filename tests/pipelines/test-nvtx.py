@@ -90,7 +90,7 @@ def main():
         for line in lines:
             words = line.split()
             if words[0] == "push":
-                _, tid, name, payload = words
+                tid, name, payload = words[1], " ".join(words[2:-1]), words[-1]
                 ranges[(name, payload)] += 1
                 depth[tid] += 1
             else:
