@@ -139,6 +139,14 @@ static const Case cases[] = {
       "links: [image.out -> c1.in, w1.out -> c1.weights, b1.out -> c1.bias, "
       "c1.out -> c2.in, w2.out -> c2.weights, c2 -> sum]\n",
       STAGES ("c1", "c2") },
+  { "a copy the graph inserts, host to device",
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, device: host, params: {shape: "
+      "'65536', num-buffers: 16}}\n"
+      "  - {name: a, kind: core.scale, params: {scale: -0.5}}\n"
+      "  - {name: sum, kind: core.checksum-sink}\n"
+      "links: [src -> a, a -> sum]\n",
+      STAGES ("src.out->a.in", "a") },
   { "NVRTC",
       "stages:\n"
       "  - {name: src, kind: core.test-source, params: {shape: '65536', "

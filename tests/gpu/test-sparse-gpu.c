@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparse.spmv and sparse.spmm on a GPU (cuSPARSE): against the product
  * through the dense matrix and against the host backend, on the same fresh
- * random CSR matrices. Skips without a GPU. */
+ * random CSR matrices; replayed in graph mode, the bytes of stream
+ * launches. Skips without a GPU. */
 #include "accel-test.h"
 #include "sparse-check.h"
 #include "tensor-io.h"
@@ -42,6 +43,23 @@ test_large (gconstpointer data)
   g_assert_cmpfloat (diff, <=, sparse_tolerance (c->dtype));
 }
 
+static AccelGraph *
+build_sparse (gconstpointer data)
+{
+  const SparseCase *c = data;
+  /* past the pools' cycle, so that replays read new inputs in old places */
+  g_autoptr (SparseData) d = sparse_data_new (c, 16);
+
+  return sparse_graph_new (c, d, FALSE);
+}
+
+/* replayed from a captured graph, the same bytes as launched */
+static void
+test_graph_mode (gconstpointer data)
+{
+  test_tensor_assert_graph_mode_exact (build_sparse, data);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -57,5 +75,11 @@ main (int argc, char **argv)
     }
   for (guint i = 0; i < G_N_ELEMENTS (large); i++)
     g_test_add_data_func (large[i].path, &large[i], test_large);
+  for (guint i = 0; i < sparse_n_cases; i++)
+    {
+      g_autofree gchar *path = g_strconcat (
+          "/sparse-gpu/graph-mode", sparse_cases[i].path + 7, NULL);
+      g_test_add_data_func (path, &sparse_cases[i], test_graph_mode);
+    }
   return g_test_run ();
 }

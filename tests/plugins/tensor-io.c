@@ -247,6 +247,35 @@ test_tensor_run (AccelGraph *graph, const char *sink_name)
   return test_tensor_sink_get_frames (TEST_TENSOR_SINK (sink));
 }
 
+void
+test_tensor_assert_graph_mode_exact (
+    AccelGraph *(*build) (gconstpointer data), gconstpointer data)
+{
+  const AccelCaptureMode modes[] = { ACCEL_CAPTURE_OFF, ACCEL_CAPTURE_AUTO };
+  GPtrArray *frames[2];
+
+  for (guint m = 0; m < 2; m++)
+    {
+      g_autoptr (AccelGraph) g = build (data);
+      AccelStage *stage = accel_graph_get_stage (g, "stage");
+
+      accel_graph_set_capture_mode (g, modes[m]);
+      frames[m] = test_tensor_run (g, "sink");
+      g_test_message ("graph mode %s: '%s' replayed %" G_GUINT64_FORMAT
+                      " frames, captured %" G_GUINT64_FORMAT,
+          m ? "auto" : "off", accel_stage_get_kind_name (stage),
+          accel_stage_get_n_replayed (stage),
+          accel_stage_get_n_captured (stage));
+      if (m == 1)
+        g_assert_cmpuint (accel_stage_get_n_replayed (stage), >, 0);
+    }
+  g_assert_cmpuint (frames[0]->len, ==, frames[1]->len);
+  for (guint f = 0; f < frames[0]->len; f++)
+    g_assert_true (g_bytes_equal (frames[0]->pdata[f], frames[1]->pdata[f]));
+  g_ptr_array_unref (frames[0]);
+  g_ptr_array_unref (frames[1]);
+}
+
 GPtrArray *
 test_tensor_transform (const char *kind, gboolean host, const AccelType *type,
     GPtrArray *frames, const char *first_property, ...)

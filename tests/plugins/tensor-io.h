@@ -26,6 +26,12 @@ GPtrArray *test_tensor_sink_get_frames (TestTensorSink *sink);
 /* (element-type guint64) their sequence numbers */
 GArray *test_tensor_sink_get_sequences (TestTensorSink *sink);
 
+/* runs @graph twice built by @build (GPU): with stream launches, then in
+ * graph mode; asserts that "stage" replayed frames in graph mode, and that
+ * both runs gave the sink "sink" the same bytes, frame for frame */
+void test_tensor_assert_graph_mode_exact (
+    AccelGraph *(*build) (gconstpointer data), gconstpointer data);
+
 /* sets the enum property @property of @stage by its value's nick */
 void test_stage_set_enum (
     AccelStage *stage, const char *property, const char *nick);
