@@ -659,7 +659,7 @@ gst_accel_analysis_class_init (GstAccelAnalysisClass *klass)
       "Filter/Analyzer/Video",
       "Posts the statistics, motion energy and histograms of RGBA or BGRA "
       "frames as element messages, and equalises the frames' histograms",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   trans_class->transform_ip_on_passthrough = TRUE;
   /* frames pass through: the same memory on both sides, as GstBaseTransform

@@ -704,7 +704,7 @@ gst_accel_blend_class_init (GstAccelBlendClass *klass)
       "Filter/Editor/Video/Compositor",
       "Blends a layer over a base (over, add, multiply, screen) with an "
       "opacity; RGBA or BGRA frames of one size, on the GPU or the host",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   element_class->request_new_pad = gst_accel_blend_request_new_pad;
   element_class->set_context = gst_accel_blend_set_context;

@@ -56,7 +56,8 @@ gst_accel_box_blur_class_init (GstAccelBoxBlurClass *klass)
 
   gst_element_class_set_static_metadata (element_class, "accel box blur",
       "Filter/Effect/Video",
-      "Mean over a square window of RGBA, BGRA or GRAY8 frames", "accel");
+      "Mean over a square window of RGBA, BGRA or GRAY8 frames",
+      ACCEL_ELEMENT_AUTHOR);
 
   filter_class->filter = gst_accel_box_blur_filter;
   filter_class->debug_category = gst_accel_box_blur_debug;

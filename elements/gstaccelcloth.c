@@ -281,7 +281,7 @@ gst_accel_cloth_class_init (GstAccelClothClass *klass)
       "A live cloth (position-based dynamics) pinned at its top corners in "
       "a gusting wind, over a sphere; press a button in the video window to "
       "grab it and drag it",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   sim_class->start_sim = gst_accel_cloth_start_sim;
   sim_class->stop_sim = gst_accel_cloth_stop_sim;

@@ -246,7 +246,7 @@ gst_accel_convert_class_init (GstAccelConvertClass *klass)
       "accel colour conversion and scaling", "Filter/Converter/Video/Scaler",
       "Converts between RGBA, BGRA, GRAY8, NV12 and I420 (BT.601 full range) "
       "and scales (bilinear), on the GPU in CUDA memory",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_convert_transform_caps;

@@ -118,7 +118,7 @@ gst_accel_download_class_init (GstAccelDownloadClass *klass)
       "Filter/Video/Hardware",
       "Copies video frames from CUDA memory into system memory through "
       "pinned staging, waiting for the GPU work upstream left in flight",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_download_transform_caps;

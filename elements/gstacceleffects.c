@@ -231,7 +231,7 @@ gst_accel_effects_class_init (GstAccelEffectsClass *klass)
       "Filter/Effect/Video",
       "Colour, vignette, chroma key and temporal effects of RGBA or BGRA "
       "frames fused into one pass",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   trans_class->sink_event = gst_accel_effects_sink_event;
   trans_class->stop = gst_accel_effects_stop;

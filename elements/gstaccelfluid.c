@@ -303,7 +303,7 @@ gst_accel_fluid_class_init (GstAccelFluidClass *klass)
       "A live 2D fluid simulation (stable fluids: advection, pressure "
       "projection, vorticity confinement) rendering its dye; drag the "
       "pointer in the video window to push the fluid and pour dye",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   sim_class->start_sim = gst_accel_fluid_start_sim;
   sim_class->stop_sim = gst_accel_fluid_stop_sim;

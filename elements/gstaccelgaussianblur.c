@@ -58,7 +58,8 @@ gst_accel_gaussian_blur_class_init (GstAccelGaussianBlurClass *klass)
 
   gst_element_class_set_static_metadata (element_class, "accel Gaussian blur",
       "Filter/Effect/Video",
-      "Separable Gaussian blur of RGBA, BGRA or GRAY8 frames", "accel");
+      "Separable Gaussian blur of RGBA, BGRA or GRAY8 frames",
+      ACCEL_ELEMENT_AUTHOR);
 
   filter_class->filter = gst_accel_gaussian_blur_filter;
   filter_class->debug_category = gst_accel_gaussian_blur_debug;

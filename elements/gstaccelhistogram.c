@@ -41,7 +41,7 @@ gst_accel_histogram_class_init (GstAccelHistogramClass *klass)
       "Posts the 256-bin histograms of RGBA or BGRA frames (and their "
       "statistics and motion energy) as element messages; accelanalysis "
       "with histogram=true by default",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 }
 
 static void

@@ -71,7 +71,7 @@ gst_accel_median_class_init (GstAccelMedianClass *klass)
       "Filter/Effect/Video",
       "Median of every channel over a 3x3 or 5x5 window of RGBA, BGRA or GRAY8 "
       "frames (removes salt-and-pepper noise, keeps edges)",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   filter_class->filter = gst_accel_median_filter;
   filter_class->debug_category = gst_accel_median_debug;

@@ -355,7 +355,7 @@ gst_accel_particles_class_init (GstAccelParticlesClass *klass)
       "A live particle system (emitter, gravity, drag, curl noise, "
       "collisions with the box and each other) drawn as additive discs; "
       "hold a button in the video window to pull the particles",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   sim_class->start_sim = gst_accel_particles_start_sim;
   sim_class->stop_sim = gst_accel_particles_stop_sim;

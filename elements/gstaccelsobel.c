@@ -57,7 +57,7 @@ gst_accel_sobel_class_init (GstAccelSobelClass *klass)
   gst_element_class_set_static_metadata (element_class, "accel Sobel",
       "Filter/Effect/Video",
       "Sobel gradient magnitude of the luma of RGBA, BGRA or GRAY8 frames",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   filter_class->filter = gst_accel_sobel_filter;
   filter_class->debug_category = gst_accel_sobel_debug;

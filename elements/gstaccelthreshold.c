@@ -58,7 +58,7 @@ gst_accel_threshold_class_init (GstAccelThresholdClass *klass)
   gst_element_class_set_static_metadata (element_class, "accel threshold",
       "Filter/Effect/Video",
       "Binary threshold of every colour channel of RGBA, BGRA or GRAY8 frames",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   filter_class->filter = gst_accel_threshold_filter;
   filter_class->debug_category = gst_accel_threshold_debug;

@@ -68,7 +68,7 @@ gst_accel_unsharp_class_init (GstAccelUnsharpClass *klass)
       "Filter/Effect/Video",
       "Sharpens RGBA, BGRA or GRAY8 frames by adding back their difference "
       "from a Gaussian blur (alpha is kept)",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   filter_class->filter = gst_accel_unsharp_filter;
   filter_class->debug_category = gst_accel_unsharp_debug;

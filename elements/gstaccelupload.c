@@ -115,7 +115,7 @@ gst_accel_upload_class_init (GstAccelUploadClass *klass)
       "Filter/Video/Hardware",
       "Copies video frames from system memory into CUDA memory through "
       "pinned staging, in the CUDA context the pipeline shares",
-      "accel");
+      ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_upload_transform_caps;

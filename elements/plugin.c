@@ -45,4 +45,4 @@ plugin_init (GstPlugin *plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, accel,
     "realtime image kernels of the accel engine on CUDA memory", plugin_init,
-    ACCEL_VERSION, "LGPL", "accel", "accel")
+    ACCEL_VERSION, "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)
