@@ -32,8 +32,8 @@ threshold_rows (void *data, int y0, int y1)
 
   for (int y = y0; y < y1; y++)
     {
-      const uint8_t *row = t->in + (size_t)y * t->src_pitch;
-      uint8_t *orow = t->out + (size_t)y * t->dst_pitch;
+      const uint8_t *restrict row = t->in + (size_t)y * t->src_pitch;
+      uint8_t *restrict orow = t->out + (size_t)y * t->dst_pitch;
 
       if (t->format == ACCEL_IMAGE_RGBAF32)
         for (size_t i = 0; i < n; i++)
@@ -46,9 +46,11 @@ threshold_rows (void *data, int y0, int y1)
           orow[i] = accel_px_to_u8 (
               threshold_channel ((float)row[i], 0, t->value, 255.0f));
       else
-        for (size_t i = 0; i < n; i++)
-          orow[i] = accel_px_to_u8 (threshold_channel (
-              (float)row[i], (int)(i % 4), t->value, 255.0f));
+        for (size_t x = 0; x < n; x += 4)
+#pragma GCC unroll 4
+          for (int c = 0; c < 4; c++)
+            orow[x + c] = accel_px_to_u8 (
+                threshold_channel ((float)row[x + c], c, t->value, 255.0f));
     }
 }
 
