@@ -9,6 +9,9 @@
 
 typedef struct _BenchNpp BenchNpp;
 
+/* whether the benchmark was built with NPP */
+gboolean bench_npp_built (void);
+
 /* NULL where the benchmark was built without NPP */
 BenchNpp *bench_npp_new (void *stream);
 void bench_npp_free (BenchNpp *npp);
