@@ -166,22 +166,36 @@ npp_time_us (guint ci, guint si, GString *notes)
   const gchar *argv[] = { "/proc/self/exe", "--npp", c, z, NULL };
   g_autofree gchar *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
+  const gchar *line;
+  gchar *end = NULL;
   int status = 0;
+  double us;
 
   if (!g_spawn_sync (NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
           &out, &err, &status, &error)
       || !g_spawn_check_wait_status (status, &error))
     {
       /* the child's last words, if any */
-      const gchar *last = err ? g_strstrip (err) : "";
-      if (strrchr (last, '\n'))
-        last = strrchr (last, '\n') + 1;
+      line = err ? g_strstrip (err) : "";
+      if (strrchr (line, '\n'))
+        line = strrchr (line, '\n') + 1;
       g_string_append_printf (notes, "NPP failed on %s at %dx%d: %s%s%s\n",
           cases[ci].name, frame_sizes[si][0], frame_sizes[si][1],
-          error->message, last[0] ? ": " : "", last);
+          error->message, line[0] ? ": " : "", line);
       return -1.0;
     }
-  return g_ascii_strtod (out, NULL);
+  /* the time is the child's last line */
+  line = g_strstrip (out);
+  if (strrchr (line, '\n'))
+    line = strrchr (line, '\n') + 1;
+  us = g_ascii_strtod (line, &end);
+  if (end == line || us <= 0.0)
+    {
+      g_string_append_printf (notes, "NPP on %s at %dx%d printed no time: %s\n",
+          cases[ci].name, frame_sizes[si][0], frame_sizes[si][1], line);
+      return -1.0;
+    }
+  return us;
 }
 
 /* the child: times NPP on case @ci at frame size @si, prints microseconds */
