@@ -1182,7 +1182,8 @@ load_stage (Loader *l, yaml_node_t *map)
           dev ? accel_device_get_name (dev) : "auto");
     /* device auto: where the placement policy says */
     if (!dev
-        && (!dev_n || is_null (dev_n) || g_str_equal (scalar (dev_n), "auto"))
+        && (!dev_n || is_null (dev_n)
+            || g_strcmp0 (scalar (dev_n), "auto") == 0)
         && l->placer && !l->device_fixed)
       dev = accel_placer_place (l->placer, 0);
     if (dev)
