@@ -8,7 +8,7 @@
 #define G_LOG_DOMAIN "accel-nccl"
 
 #include "accelcommunicator.h"
-#include "accelgloo.h"
+#include "accelworldcomm.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -31,38 +31,6 @@ stage_text (AccelCommunicator *comm)
 {
   return g_strdup_printf ("stage '%s' (%s)", accel_stage_get_name (comm->stage),
       accel_stage_get_kind_name (comm->stage));
-}
-
-/* Gloo's rendezvous through the world's store */
-static int
-store_set (
-    void *user, const char *key, const void *data, size_t size, char **error)
-{
-  g_autoptr (GBytes) value = g_bytes_new (data, size);
-  g_autoptr (GError) e = NULL;
-
-  if (accel_world_set (user, key, value, &e))
-    return 0;
-  *error = strdup (e->message);
-  return -1;
-}
-
-static void *
-store_get (void *user, const char *key, size_t *size, char **error)
-{
-  g_autoptr (GError) e = NULL;
-  g_autoptr (GBytes) value = accel_world_get (user, key, &e);
-  void *copy;
-
-  if (!value)
-    {
-      *error = strdup (e->message);
-      return NULL;
-    }
-  *size = g_bytes_get_size (value);
-  copy = malloc (MAX (*size, 1));
-  memcpy (copy, g_bytes_get_data (value, NULL), *size);
-  return copy;
 }
 
 static gboolean
@@ -140,8 +108,6 @@ nccl_settle (AccelCommunicator *comm, const char *call, ncclResult_t status,
 static gboolean
 nccl_new (AccelCommunicator *comm, GError **error)
 {
-  g_autofree gchar *id_key = g_strdup_printf ("%s/nccl-id", comm->key);
-  g_autoptr (GBytes) id_bytes = NULL;
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   ncclUniqueId id;
   ncclResult_t status;
@@ -151,28 +117,9 @@ nccl_new (AccelCommunicator *comm, GError **error)
     return FALSE;
   /* the communicator's rank 0 makes its id; the others take it from the
    * store, scoped to this generation of the world */
-  if (comm->rank == 0)
-    {
-      if ((status = ncclGetUniqueId (&id)) != ncclSuccess)
-        return nccl_failed (comm, "ncclGetUniqueId", status, error);
-      id_bytes = g_bytes_new (&id, sizeof id);
-      if (!accel_world_set (comm->world, id_key, id_bytes, error))
-        return FALSE;
-    }
-  else
-    {
-      if (!(id_bytes = accel_world_get (comm->world, id_key, error)))
-        return FALSE;
-      if (g_bytes_get_size (id_bytes) != sizeof id)
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "'%s' in the world's store is %zu bytes, not an NCCL unique "
-              "id",
-              id_key, g_bytes_get_size (id_bytes));
-          return FALSE;
-        }
-      memcpy (&id, g_bytes_get_data (id_bytes, NULL), sizeof id);
-    }
+  if (!accel_world_comm_nccl_id (
+          comm->world, comm->key, comm->rank == 0, &id, error))
+    return FALSE;
   /* non-blocking, so that a rank that never comes is a timeout here */
   config.blocking = 0;
   status = ncclCommInitRankConfig (
@@ -185,13 +132,10 @@ nccl_new (AccelCommunicator *comm, GError **error)
 static gboolean
 gloo_new (AccelCommunicator *comm, GError **error)
 {
-  g_autofree gchar *prefix = g_strdup_printf ("%s/gloo/", comm->key);
-  AccelGlooStore store = { store_set, store_get, comm->world };
   char *message = NULL;
 
-  comm->gloo = accel_gloo_new ((int)comm->rank, (int)comm->size,
-      accel_world_get_local_host (comm->world), prefix, &store,
-      (int)comm->timeout_ms, &message);
+  comm->gloo = accel_world_comm_gloo (
+      comm->world, comm->key, comm->rank, comm->size, &message);
   if (!comm->gloo)
     return gloo_failed (comm, "connecting the ranks", message, error);
   return TRUE;
