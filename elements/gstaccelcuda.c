@@ -138,7 +138,16 @@ gst_accel_cuda_handle_context_query (
       || g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
     return FALSE;
   if (!*context && gst_accel_cuda_usable ())
-    make_context (element, context);
+    {
+      /* the pipeline's own, when it has one, comes back at once through
+       * set_context(); no pad is asked, as a neighbour asking us back
+       * would ask again */
+      gst_element_post_message (
+          element, gst_message_new_need_context (
+                       GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
+      if (!*context)
+        make_context (element, context);
+    }
   return *context && gst_cuda_handle_context_query (element, query, *context);
 }
 
