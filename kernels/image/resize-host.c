@@ -68,19 +68,22 @@ resize_horizontal (
  * words, the lerps kept in one plane per channel (@h: four planes of the
  * output's width), so that each loop runs over whole vectors of pixels */
 static inline void
-resize_horizontal_words (
-    const Resize *r, int sy, uint32_t *restrict words, float *restrict h)
+resize_horizontal_words (const Resize *r, int sy, float *restrict h)
 {
+  const uint8_t *restrict row = r->in + (size_t)sy * r->src_pitch;
+  const int *restrict x0 = r->x0, *restrict x1 = r->x1;
+  const float *restrict tx = r->tx;
   size_t ow = (size_t)r->dst_width;
 
-  memcpy (words, r->in + (size_t)sy * r->src_pitch, (size_t)r->src_width * 4);
   for (size_t x = 0; x < ow; x++)
     {
-      uint32_t a = words[r->x0[x]], b = words[r->x1[x]];
+      uint32_t a, b;
+      memcpy (&a, row + (size_t)x0[x] * 4, sizeof (a));
+      memcpy (&b, row + (size_t)x1[x] * 4, sizeof (b));
 #pragma GCC unroll 4
       for (int c = 0; c < 4; c++)
         h[c * ow + x] = accel_px_lerp ((float)((a >> (8 * c)) & 0xff),
-            (float)((b >> (8 * c)) & 0xff), r->tx[x]);
+            (float)((b >> (8 * c)) & 0xff), tx[x]);
     }
 }
 
@@ -113,8 +116,6 @@ resize_rows (void *data, int y0, int y1)
   int use_words = RESIZE_WORDS && r->format != ACCEL_IMAGE_RGBAF32
                   && accel_image_host_channels (r->format) == 4;
 
-  /* the words take the place of the source row's floats (src_n >= 4 a
-   * pixel) or of the output row's (n = 4 a pixel) */
   rows[0] = malloc ((3 * n + src_n) * sizeof (float));
   if (!rows[0])
     {
@@ -136,7 +137,7 @@ resize_rows (void *data, int y0, int y1)
         {
           int slot = held[0] == t1 ? 1 : 0;
           if (use_words)
-            resize_horizontal_words (r, t0, (uint32_t *)f, rows[slot]);
+            resize_horizontal_words (r, t0, rows[slot]);
           else
             resize_horizontal (r, t0, f, rows[slot]);
           held[slot] = t0;
@@ -145,7 +146,7 @@ resize_rows (void *data, int y0, int y1)
         {
           int slot = held[0] == t0 ? 1 : 0;
           if (use_words)
-            resize_horizontal_words (r, t1, (uint32_t *)f, rows[slot]);
+            resize_horizontal_words (r, t1, rows[slot]);
           else
             resize_horizontal (r, t1, f, rows[slot]);
           held[slot] = t1;
