@@ -311,7 +311,7 @@ accel_communicator_all_reduce (AccelCommunicator *comm, AccelFrame *frame,
     AccelDType dtype, AccelReduceOp op, GError **error)
 {
   AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
-  gsize n = n_elements (in), bytes = accel_buffer_get_size (in);
+  gsize n = n_elements (in);
   char *message = NULL;
 
   if (comm->nccl)
@@ -320,10 +320,9 @@ accel_communicator_all_reduce (AccelCommunicator *comm, AccelFrame *frame,
             n, nccl_dtype (dtype), nccl_op (op), comm->nccl,
             accel_stream_get_handle (frame->stream)),
         error);
-  memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in), bytes);
-  if (accel_gloo_all_reduce (comm->gloo, accel_buffer_get_data (out), n,
-          accel_dtype_get_size (dtype), accel_reduce_host_func (dtype, op),
-          TAG (frame), &message)
+  if (accel_gloo_all_reduce (comm->gloo, accel_buffer_get_data (in),
+          accel_buffer_get_data (out), n, accel_dtype_get_size (dtype),
+          accel_reduce_host_func (dtype, op), TAG (frame), &message)
       != 0)
     return gloo_failed (comm, "all-reduce", message, error);
   if (op == ACCEL_REDUCE_AVG)
@@ -410,8 +409,9 @@ accel_communicator_reduce_scatter (AccelCommunicator *comm, AccelFrame *frame,
   /* Gloo has no reduce-scatter of its own: the whole reduction, then this
    * rank's part */
   all = g_memdup2 (accel_buffer_get_data (in), accel_buffer_get_size (in));
-  if (accel_gloo_all_reduce (comm->gloo, all, n, accel_dtype_get_size (dtype),
-          accel_reduce_host_func (dtype, op), TAG (frame), &message)
+  if (accel_gloo_all_reduce (comm->gloo, NULL, all, n,
+          accel_dtype_get_size (dtype), accel_reduce_host_func (dtype, op),
+          TAG (frame), &message)
       != 0)
     return gloo_failed (comm, "reduce-scatter", message, error);
   memcpy (accel_buffer_get_data (out), all + comm->rank * part, part);

@@ -162,12 +162,15 @@ accel_gloo_free (AccelGloo *gloo)
 }
 
 extern "C" int
-accel_gloo_all_reduce (AccelGloo *gloo, void *data, size_t count,
-    size_t elem_size, AccelGlooReduceFunc reduce, unsigned tag, char **error)
+accel_gloo_all_reduce (AccelGloo *gloo, const void *in, void *data,
+    size_t count, size_t elem_size, AccelGlooReduceFunc reduce, unsigned tag,
+    char **error)
 {
   return by_size (elem_size, error, [&] (auto *type) {
     using T = std::remove_pointer_t<decltype (type)>;
     gloo::AllreduceOptions opts (gloo->context);
+    if (in)
+      opts.setInput (const_cast<T *> (static_cast<const T *> (in)), count);
     opts.setOutput (static_cast<T *> (data), count);
     opts.setReduceFunction (reduce);
     opts.setTag (tag);

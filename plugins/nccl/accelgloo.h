@@ -36,8 +36,10 @@ extern "C"
       char **error);
   void accel_gloo_free (AccelGloo *gloo);
 
-  int accel_gloo_all_reduce (AccelGloo *gloo, void *data, size_t count,
-      size_t elem_size, AccelGlooReduceFunc reduce, unsigned tag, char **error);
+  /* @in may be NULL: @data is then reduced in place */
+  int accel_gloo_all_reduce (AccelGloo *gloo, const void *in, void *data,
+      size_t count, size_t elem_size, AccelGlooReduceFunc reduce, unsigned tag,
+      char **error);
   int accel_gloo_reduce (AccelGloo *gloo, void *data, size_t count,
       size_t elem_size, AccelGlooReduceFunc reduce, int root, unsigned tag,
       char **error);

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* all-reduce through the nccl.all-reduce stage against a direct loop of
+ * the same library calls, in the same run, in a world of W ranks: NCCL on
+ * GPUs where there are W of them, else Gloo on the host backend. Each
+ * frame of either is a fill of the pattern core.test-source writes and an
+ * all-reduce of it, in place. The stage's time per frame is the difference
+ * of two runs of accel-run --ranks W (F1 and F2 frames: start-up and
+ * rendezvous cancel out); the direct loop times itself after its
+ * communicator is made. Reported: time per all-reduce, bus bandwidth
+ * (2 (W-1)/W bytes / time, as nccl-tests count it) and the stage's bus
+ * bandwidth as a fraction of the direct loop's, at 256 MB; at 64 KB, the
+ * stage's overhead per call in us.
+ *
+ * bench-nccl [W]  (ACCEL_RUN names accel-run; started again by
+ * accel_world_supervise() as each rank of the direct loop) */
+#include <accel/accel.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "accelworldcomm.h"
+#include "core/pattern.h"
+#include "world-test.h"
+
+#define BIG (256u << 20)
+#define SMALL (64u << 10)
+
+static gboolean use_gpu;
+
+static void
+sum_f32 (void *out, const void *a, const void *b, size_t n)
+{
+  float *o = out;
+  const float *x = a, *y = b;
+
+  for (size_t i = 0; i < n; i++)
+    o[i] = x[i] + y[i];
+}
+
+/* the direct loop of one rank: seconds per frame */
+static double
+direct_rank (AccelWorld *world, gsize bytes, guint iters)
+{
+  gsize n = bytes / sizeof (float);
+  guint rank = accel_world_get_rank (world),
+        size = accel_world_get_size (world);
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *key = g_strdup_printf ("direct/%zu", bytes);
+  gint64 t0 = 0;
+
+  if (use_gpu)
+    {
+      ncclUniqueId id;
+      ncclComm_t comm;
+      cudaStream_t stream;
+      float *data;
+
+      cudaSetDevice ((int)rank);
+      g_assert_true (
+          accel_world_comm_nccl_id (world, key, rank == 0, &id, &error));
+      g_assert_cmpint (
+          ncclCommInitRank (&comm, (int)size, id, (int)rank), ==, ncclSuccess);
+      g_assert_cmpint (cudaStreamCreate (&stream), ==, cudaSuccess);
+      g_assert_cmpint (cudaMalloc ((void **)&data, bytes), ==, cudaSuccess);
+      for (guint i = 0; i < iters + 2; i++)
+        {
+          if (i == 2)
+            {
+              cudaStreamSynchronize (stream);
+              t0 = g_get_monotonic_time ();
+            }
+          accel_pattern_fill_f32 (stream, data, n, i, 0);
+          ncclAllReduce (data, data, n, ncclFloat32, ncclSum, comm, stream);
+        }
+      cudaStreamSynchronize (stream);
+      ncclCommDestroy (comm);
+      cudaFree (data);
+      cudaStreamDestroy (stream);
+    }
+  else
+    {
+      char *message = NULL;
+      AccelGloo *gloo
+          = accel_world_comm_gloo (world, key, rank, size, &message);
+      g_autofree float *data = g_new (float, n);
+
+      g_assert_null (message);
+      for (guint i = 0; i < iters + 2; i++)
+        {
+          if (i == 2)
+            t0 = g_get_monotonic_time ();
+          accel_pattern_fill_f32_host (data, n, i);
+          g_assert_cmpint (accel_gloo_all_reduce (gloo, NULL, data, n,
+                               sizeof (float), sum_f32, i, &message),
+              ==, 0);
+        }
+      accel_gloo_free (gloo);
+    }
+  return (g_get_monotonic_time () - t0) / 1e6 / iters;
+}
+
+/* a rank of the direct loop's world: writes its times to direct-R.txt */
+static int
+run_rank (void)
+{
+  AccelWorld *world = accel_world_get_default ();
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *file = NULL, *text = NULL;
+  double big, small;
+
+  g_assert_nonnull (world);
+  g_assert_true (accel_world_join (world, "bench-nccl", &error));
+  big = direct_rank (world, BIG, use_gpu ? 20 : 4);
+  small = direct_rank (world, SMALL, use_gpu ? 2000 : 400);
+  file = g_strdup_printf ("direct-%u.txt", accel_world_get_rank (world));
+  text = g_strdup_printf ("%.9f %.9f\n", big, small);
+  g_assert_true (g_file_set_contents (file, text, -1, NULL));
+  return 0;
+}
+
+/* seconds accel-run --ranks W takes for @frames frames of @bytes */
+static double
+stage_run (const char *dir, guint world, gsize bytes, guint frames)
+{
+  g_autofree gchar *yaml = g_strdup_printf (
+      "pipeline: bench-nccl\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: \"%zu\", "
+      "num-buffers: %u, pool-size: 3}}\n"
+      "  - {name: sum, kind: nccl.all-reduce, params: {pool-size: 3}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> sum -> out]\n",
+      bytes / sizeof (float), frames);
+  g_autofree gchar *ranks = g_strdup_printf ("%u", world);
+  const char *args[] = { "--ranks", ranks, "bench.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_backend = use_gpu ? "--backend=cuda" : "--backend=host";
+  world_write (dir, "bench.yaml", yaml, strlen (yaml));
+  world_run (&r, dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 0);
+  return r.seconds;
+}
+
+static double
+stage_per_frame (const char *dir, guint world, gsize bytes, guint f1, guint f2)
+{
+  double t1 = stage_run (dir, world, bytes, f1);
+  double t2 = stage_run (dir, world, bytes, f2);
+
+  return (t2 - t1) / (f2 - f1);
+}
+
+static double
+bus_gbps (guint world, gsize bytes, double seconds)
+{
+  return 2.0 * (world - 1) / world * bytes / seconds / 1e9;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dir = NULL, *self = NULL;
+  guint world = argc > 1 ? (guint)g_ascii_strtoull (argv[1], NULL, 10) : 0;
+  double direct_big = 0, direct_small = 0, stage_big, stage_small;
+
+  use_gpu = accel_backend_get_default () == ACCEL_BACKEND_CUDA
+            && accel_device_get_n_cuda () >= MAX (world, 2);
+  if (accel_supervisor_is_worker ())
+    return run_rank ();
+  if (world < 2)
+    world = use_gpu ? accel_device_get_n_cuda () : 2;
+  dir = g_dir_make_tmp ("accel-bench-nccl-XXXXXX", &error);
+  g_assert_no_error (error);
+  self = g_canonicalize_filename (argv[0], NULL);
+  g_print ("# all-reduce of f32 in a world of %u ranks through %s\n", world,
+      use_gpu ? "NCCL on GPUs" : "Gloo on the host backend");
+
+  /* the direct loop: every rank writes direct-R.txt in dir */
+  {
+    const char *const args[] = { self, NULL };
+    g_autofree gchar *here = g_get_current_dir ();
+    g_assert_cmpint (g_chdir (dir), ==, 0);
+    g_assert_true (
+        accel_world_supervise (args, world, NULL, NULL, 0, 10000, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (g_chdir (here), ==, 0);
+    for (guint r = 0; r < world; r++)
+      {
+        g_autofree gchar *name = g_strdup_printf ("direct-%u.txt", r);
+        g_autofree gchar *text = world_read (dir, name, NULL);
+        double big, small;
+        g_assert_cmpint (sscanf (text, "%lf %lf", &big, &small), ==, 2);
+        direct_big = MAX (direct_big, big);
+        direct_small = MAX (direct_small, small);
+      }
+  }
+  stage_big = use_gpu ? stage_per_frame (dir, world, BIG, 10, 50)
+                      : stage_per_frame (dir, world, BIG, 2, 6);
+  stage_small = use_gpu ? stage_per_frame (dir, world, SMALL, 500, 4500)
+                        : stage_per_frame (dir, world, SMALL, 100, 900);
+
+  g_print ("256 MB: direct %.2f ms (bus %.2f GB/s), stage %.2f ms (bus "
+           "%.2f GB/s): stage/direct bus bandwidth %.3f\n",
+      direct_big * 1e3, bus_gbps (world, BIG, direct_big), stage_big * 1e3,
+      bus_gbps (world, BIG, stage_big), direct_big / stage_big);
+  g_print ("64 KB: direct %.1f us, stage %.1f us: overhead %.1f us per call\n",
+      direct_small * 1e6, stage_small * 1e6,
+      (stage_small - direct_small) * 1e6);
+  world_remove_tree (dir);
+  return 0;
+}
