@@ -168,6 +168,10 @@ print_progress (Run *run, gboolean final)
   AccelDevice *dev = accel_graph_get_device (run->graph);
   guint64 free_b, total_b;
 
+  /* the ranks of a world share the terminal */
+  if (accel_world_get_default ())
+    g_string_append_printf (
+        line, "rank %u: ", accel_world_get_rank (accel_world_get_default ()));
   g_string_append_printf (line, "%" G_GUINT64_FORMAT " frames, %.1f frames/s",
       frames, secs > 0 ? frames / secs : 0.0);
   for (guint i = 0; i < stages->len; i++)
