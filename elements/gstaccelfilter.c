@@ -10,6 +10,7 @@
 #include "gstaccelcuda.h"
 #include "gstaccelforeign.h"
 #include "gstaccelimage.h"
+#include "gstaccelmemory.h"
 #include "gstaccelsyncmeta.h"
 #include "gstacceltransfer.h"
 #include "image/image.h"
@@ -230,48 +231,18 @@ failed:
   }
 }
 
-/* whether downstream names CUDA memory of @cuda's format and size (not
- * merely takes anything, as fakesink and appsink do) */
-static gboolean
-downstream_names_cuda (GstBaseTransform *trans, GstCaps *cuda)
-{
-  GstCaps *peer
-      = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), NULL);
-  gboolean named
-      = !gst_caps_is_any (peer) && gst_caps_can_intersect (peer, cuda);
-
-  gst_caps_unref (peer);
-  return named;
-}
-
-/* on a GPU either memory goes to either: CUDA memory first. A frame in
- * system memory goes out in CUDA memory alone where downstream names it:
- * were system memory offered too, GstBaseTransform would pass it through
- * (cudaupload does), and every accel element downstream would copy the
- * frame to the GPU and back again; so the first one uploads it, once */
+/* either memory to either on a GPU (gstaccelmemory.c); the same memory
+ * without one */
 static GstCaps *
 gst_accel_filter_transform_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
-  GstCaps *cuda, *result, *tmp;
-  GstPad *other = direction == GST_PAD_SINK
-                      ? GST_BASE_TRANSFORM_SRC_PAD (trans)
-                      : GST_BASE_TRANSFORM_SINK_PAD (trans);
-  GstCaps *templ;
+  GstCaps *result, *tmp;
 
   if (!gst_accel_cuda_usable () || gst_caps_is_any (caps))
     return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
         ->transform_caps (trans, direction, caps, filter);
-  templ = gst_pad_get_pad_template_caps (other);
-  cuda = gst_accel_caps_set_memory (caps, TRUE);
-  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)
-      && !gst_accel_cuda_caps_are_cuda (caps)
-      && gst_caps_can_intersect (cuda, templ)
-      && downstream_names_cuda (trans, cuda))
-    result = cuda;
-  else
-    result = gst_caps_merge (cuda, gst_accel_caps_set_memory (caps, FALSE));
-  gst_caps_unref (templ);
+  result = gst_accel_memory_transform_caps (trans, direction, caps);
   if (filter)
     {
       tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -285,47 +256,12 @@ gst_accel_filter_transform_caps (GstBaseTransform *trans,
   return result;
 }
 
-/* the structures of @caps in CUDA memory (@cuda) or in system memory */
-static GstCaps *
-caps_in_memory (GstCaps *caps, gboolean cuda)
-{
-  GstCaps *res = gst_caps_new_empty ();
-
-  for (guint i = 0; i < gst_caps_get_size (caps); i++)
-    {
-      GstCapsFeatures *f = gst_caps_get_features (caps, i);
-      gboolean is_cuda = f && !gst_caps_features_is_any (f)
-                         && gst_caps_features_contains (
-                             f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-
-      if (is_cuda == cuda)
-        gst_caps_append_structure_full (res,
-            gst_structure_copy (gst_caps_get_structure (caps, i)),
-            gst_caps_features_copy (f));
-    }
-  return res;
-}
-
-/* where either memory would do, the frame stays in the memory it came in:
- * GStreamer lists the peer's preference first, and a sink that takes
- * anything would otherwise decide */
 static GstCaps *
 gst_accel_filter_fixate_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
 {
-  GstCaps *same;
-
   if (gst_accel_cuda_usable () && !gst_caps_is_any (caps))
-    {
-      same = caps_in_memory (othercaps, gst_accel_cuda_caps_are_cuda (caps));
-      if (!gst_caps_is_empty (same))
-        {
-          gst_caps_unref (othercaps);
-          othercaps = same;
-        }
-      else
-        gst_caps_unref (same);
-    }
+    othercaps = gst_accel_memory_keep (caps, othercaps);
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
       ->fixate_caps (trans, direction, caps, othercaps);
 }
