@@ -561,10 +561,9 @@ assert_chain_on_gpu (const char *description, int a_cuda)
   gst_object_unref (pipeline);
 }
 
-/* cudaupload passes system memory through to the first accel element (it
- * offers either memory and GStreamer prefers passing through), which
- * uploads each frame once; from there every frame stays in CUDA memory up
- * to cudadownload */
+/* cudaupload uploads each frame, or passes system memory through to the
+ * first accel element, which then uploads it once; from there every frame
+ * stays in CUDA memory up to cudadownload */
 static void
 test_cudaupload_stays_on_gpu (void)
 {
