@@ -247,69 +247,80 @@ block_means (float *const *planes, int rows, int blocks, float *restrict mean)
     }
 }
 
+/* pixels a pass over a row takes at a time: even (whole 2x2 blocks), and
+ * few enough that the pass's planes stay in the L1 cache */
+#define CHUNK 512
+
 /* block rows [b0, b1): each pixel's luma, and each 2x2 block's chroma
  * from the mean of its R, G, B, summed row by row, left to right */
 ACCEL_HOST_SIMD static void
 packed_to_yuv_rows (void *data, int b0, int b1)
 {
   Convert *cv = data;
-  size_t uo, vo, cp, step;
-  int w = cv->width, full = w / 2;
-  float *scratch = convert_scratch (cv, 3), *planes[6], *mean;
+  size_t uo, vo, cp, step, sbpp = accel_image_bytes_per_pixel (cv->sf);
+  float *scratch = malloc ((size_t)9 * CHUNK * sizeof (float)), *planes[6];
+  float *mean;
   uint32_t *words;
 
   if (!scratch)
-    return;
-  /* R, G, B of the block row's top row, then of its bottom row */
+    {
+      atomic_store (&cv->no_memory, 1);
+      return;
+    }
+  /* R, G, B of the block row's top row, then of its bottom row; the
+   * blocks' means; a row's words */
   for (int k = 0; k < 6; k++)
-    planes[k] = scratch + (size_t)k * w;
-  mean = scratch + (size_t)6 * w;
-  words = (uint32_t *)(scratch + (size_t)8 * w);
+    planes[k] = scratch + (size_t)k * CHUNK;
+  mean = scratch + (size_t)6 * CHUNK;
+  words = (uint32_t *)(mean + (size_t)3 * CHUNK / 2);
   accel_image_chroma_layout (cv->df, cv->dp, cv->height, &uo, &vo, &cp, &step);
   for (int by = b0; by < b1; by++)
-    {
-      int rows = 2 * by + 1 < cv->height ? 2 : 1;
-      const float *mr = mean, *mg = mean + full, *mb = mean + 2 * full;
-      uint8_t *urow = cv->dst + uo + (size_t)by * cp;
-      uint8_t *vrow = cv->dst + vo + (size_t)by * cp;
+    for (int x0 = 0; x0 < cv->width; x0 += CHUNK)
+      {
+        int rows = 2 * by + 1 < cv->height ? 2 : 1;
+        int n = cv->width - x0 < CHUNK ? cv->width - x0 : CHUNK, full = n / 2;
+        const float *mr = mean, *mg = mean + full, *mb = mean + 2 * full;
+        uint8_t *urow = cv->dst + uo + (size_t)by * cp + (size_t)x0 / 2 * step;
+        uint8_t *vrow = cv->dst + vo + (size_t)by * cp + (size_t)x0 / 2 * step;
 
-      for (int j = 0; j < rows; j++)
-        {
-          int y = 2 * by + j;
-          const float *r = planes[3 * j], *g = planes[3 * j + 1],
-                      *b = planes[3 * j + 2];
-          uint8_t *yrow = cv->dst + (size_t)y * cv->dp;
+        for (int j = 0; j < rows; j++)
+          {
+            int y = 2 * by + j;
+            const float *r = planes[3 * j], *g = planes[3 * j + 1],
+                        *b = planes[3 * j + 2];
+            uint8_t *yrow = cv->dst + (size_t)y * cv->dp + x0;
 
-          decode_planes (cv->sf, cv->src + (size_t)y * cv->sp, w, words,
-              planes[3 * j], planes[3 * j + 1], planes[3 * j + 2]);
-          for (int x = 0; x < w; x++)
-            yrow[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
-        }
-      block_means (planes, rows, full, mean);
-      for (int bx = 0; bx < full; bx++)
-        {
-          urow[(size_t)bx * step]
-              = accel_px_to_u8 (accel_px_u (mr[bx], mg[bx], mb[bx]));
-          vrow[(size_t)bx * step]
-              = accel_px_to_u8 (accel_px_v (mr[bx], mg[bx], mb[bx]));
-        }
-      if (w % 2)
-        {
-          /* the last block of an odd width, one pixel wide */
-          float sum[3], n = rows == 2 ? 2.0f : 1.0f;
-          for (int c = 0; c < 3; c++)
-            {
-              sum[c] = 0.0f + planes[c][w - 1];
-              if (rows == 2)
-                sum[c] = sum[c] + planes[3 + c][w - 1];
-              sum[c] = sum[c] / n;
-            }
-          urow[(size_t)full * step]
-              = accel_px_to_u8 (accel_px_u (sum[0], sum[1], sum[2]));
-          vrow[(size_t)full * step]
-              = accel_px_to_u8 (accel_px_v (sum[0], sum[1], sum[2]));
-        }
-    }
+            decode_planes (cv->sf,
+                cv->src + (size_t)y * cv->sp + (size_t)x0 * sbpp, n, words,
+                planes[3 * j], planes[3 * j + 1], planes[3 * j + 2]);
+            for (int x = 0; x < n; x++)
+              yrow[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
+          }
+        block_means (planes, rows, full, mean);
+        for (int bx = 0; bx < full; bx++)
+          {
+            urow[(size_t)bx * step]
+                = accel_px_to_u8 (accel_px_u (mr[bx], mg[bx], mb[bx]));
+            vrow[(size_t)bx * step]
+                = accel_px_to_u8 (accel_px_v (mr[bx], mg[bx], mb[bx]));
+          }
+        if (n % 2)
+          {
+            /* the last block of an odd width, one pixel wide */
+            float sum[3], count = rows == 2 ? 2.0f : 1.0f;
+            for (int c = 0; c < 3; c++)
+              {
+                sum[c] = 0.0f + planes[c][n - 1];
+                if (rows == 2)
+                  sum[c] = sum[c] + planes[3 + c][n - 1];
+                sum[c] = sum[c] / count;
+              }
+            urow[(size_t)full * step]
+                = accel_px_to_u8 (accel_px_u (sum[0], sum[1], sum[2]));
+            vrow[(size_t)full * step]
+                = accel_px_to_u8 (accel_px_v (sum[0], sum[1], sum[2]));
+          }
+      }
   free (scratch);
 }
 
@@ -341,42 +352,47 @@ ACCEL_HOST_SIMD static void
 yuv_to_packed_rows (void *data, int y0, int y1)
 {
   Convert *cv = data;
-  size_t uo, vo, cp, step;
-  int w = cv->width;
-  float *scratch = convert_scratch (cv, 2), *u, *v, *r, *g, *b;
+  size_t uo, vo, cp, step, dbpp = accel_image_bytes_per_pixel (cv->df);
+  float *scratch = malloc ((size_t)6 * CHUNK * sizeof (float));
+  float *u, *v, *r, *g, *b;
   uint32_t *words;
   int uint8_rgb = cv->df == ACCEL_IMAGE_RGBA8 || cv->df == ACCEL_IMAGE_BGRA8;
 
   if (!scratch)
-    return;
+    {
+      atomic_store (&cv->no_memory, 1);
+      return;
+    }
   u = scratch;
-  v = u + w;
-  r = v + w;
-  g = r + w;
-  b = g + w;
-  words = (uint32_t *)(b + w);
+  v = u + CHUNK;
+  r = v + CHUNK;
+  g = r + CHUNK;
+  b = g + CHUNK;
+  words = (uint32_t *)(b + CHUNK);
   accel_image_chroma_layout (cv->sf, cv->sp, cv->height, &uo, &vo, &cp, &step);
   for (int y = y0; y < y1; y++)
-    {
-      const uint8_t *yrow = cv->src + (size_t)y * cv->sp;
-      const uint8_t *urow = cv->src + uo + (size_t)(y / 2) * cp;
-      const uint8_t *vrow = cv->src + vo + (size_t)(y / 2) * cp;
+    for (int x0 = 0; x0 < cv->width; x0 += CHUNK)
+      {
+        int n = cv->width - x0 < CHUNK ? cv->width - x0 : CHUNK;
+        const uint8_t *yrow = cv->src + (size_t)y * cv->sp + x0;
+        size_t c0 = (size_t)(y / 2) * cp + (size_t)x0 / 2 * step;
 
-      spread_chroma (urow, step, w, u);
-      spread_chroma (vrow, step, w, v);
-      for (int x = 0; x < w; x++)
-        accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
-      /* accel_px_to_u8 () clamps as accel_px_clamp_255 () does (NaN to 0
-       * included), so 8-bit outputs skip the first of the two clamps */
-      if (!uint8_rgb)
-        for (int x = 0; x < w; x++)
-          {
-            r[x] = accel_px_clamp_255 (r[x]);
-            g[x] = accel_px_clamp_255 (g[x]);
-            b[x] = accel_px_clamp_255 (b[x]);
-          }
-      encode_planes (cv->df, r, g, b, w, words, cv->dst + (size_t)y * cv->dp);
-    }
+        spread_chroma (cv->src + uo + c0, step, n, u);
+        spread_chroma (cv->src + vo + c0, step, n, v);
+        for (int x = 0; x < n; x++)
+          accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
+        /* accel_px_to_u8 () clamps as accel_px_clamp_255 () does (NaN to 0
+         * included), so 8-bit outputs skip the first of the two clamps */
+        if (!uint8_rgb)
+          for (int x = 0; x < n; x++)
+            {
+              r[x] = accel_px_clamp_255 (r[x]);
+              g[x] = accel_px_clamp_255 (g[x]);
+              b[x] = accel_px_clamp_255 (b[x]);
+            }
+        encode_planes (cv->df, r, g, b, n, words,
+            cv->dst + (size_t)y * cv->dp + (size_t)x0 * dbpp);
+      }
   free (scratch);
 }
 
