@@ -75,61 +75,54 @@ encode_row (int format, const float *restrict px, int width, uint8_t *row)
     }
 }
 
-/* RGBA8's first three channels as planes, and planes as opaque RGBA8,
- * through 32-bit words (@words, @width of them) where the host is little
- * endian: the compiler vectorizes whole words, not bytes four apart */
+/* RGBA8's first three channels as planes, and planes as opaque RGBA8, a
+ * pixel a 32-bit word where the host is little endian: the compiler
+ * vectorizes whole words, not bytes four apart */
 static inline void
-decode_rgba8_planes (const uint8_t *row, int width, uint32_t *restrict words,
-    float *restrict c0, float *restrict c1, float *restrict c2)
+decode_rgba8_planes (const uint8_t *restrict row, int width, float *restrict c0,
+    float *restrict c1, float *restrict c2)
 {
+  for (int x = 0; x < width; x++)
+    {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy (words, row, (size_t)width * 4);
-  for (int x = 0; x < width; x++)
-    {
-      c0[x] = (float)(words[x] & 0xff);
-      c1[x] = (float)((words[x] >> 8) & 0xff);
-      c2[x] = (float)((words[x] >> 16) & 0xff);
-    }
+      uint32_t word;
+      memcpy (&word, row + 4 * (size_t)x, sizeof (word));
+      c0[x] = (float)(word & 0xff);
+      c1[x] = (float)((word >> 8) & 0xff);
+      c2[x] = (float)((word >> 16) & 0xff);
 #else
-  (void)words;
-  for (int x = 0; x < width; x++)
-    {
       c0[x] = (float)row[4 * x];
       c1[x] = (float)row[4 * x + 1];
       c2[x] = (float)row[4 * x + 2];
-    }
 #endif
+    }
 }
 
 static inline void
 encode_rgba8_planes (const float *restrict c0, const float *restrict c1,
-    const float *restrict c2, int width, uint32_t *restrict words,
-    uint8_t *restrict row)
+    const float *restrict c2, int width, uint8_t *restrict row)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  for (int x = 0; x < width; x++)
-    words[x] = (uint32_t)accel_px_to_u8 (c0[x])
-               | (uint32_t)accel_px_to_u8 (c1[x]) << 8
-               | (uint32_t)accel_px_to_u8 (c2[x]) << 16
-               | (uint32_t)accel_px_to_u8 (255.0f) << 24;
-  memcpy (row, words, (size_t)width * 4);
-#else
-  (void)words;
   for (int x = 0; x < width; x++)
     {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      uint32_t word = (uint32_t)accel_px_to_u8 (c0[x])
+                      | (uint32_t)accel_px_to_u8 (c1[x]) << 8
+                      | (uint32_t)accel_px_to_u8 (c2[x]) << 16
+                      | (uint32_t)accel_px_to_u8 (255.0f) << 24;
+      memcpy (row + 4 * (size_t)x, &word, sizeof (word));
+#else
       row[4 * x] = accel_px_to_u8 (c0[x]);
       row[4 * x + 1] = accel_px_to_u8 (c1[x]);
       row[4 * x + 2] = accel_px_to_u8 (c2[x]);
       row[4 * x + 3] = accel_px_to_u8 (255.0f);
-    }
 #endif
+    }
 }
 
 /* the @width pixels of @row as planes of R, G, B on the 0..255 scale */
 static inline void
-decode_planes (int format, const uint8_t *row, int width,
-    uint32_t *restrict words, float *restrict r, float *restrict g,
-    float *restrict b)
+decode_planes (int format, const uint8_t *row, int width, float *restrict r,
+    float *restrict g, float *restrict b)
 {
   switch (format)
     {
@@ -150,10 +143,10 @@ decode_planes (int format, const uint8_t *row, int width,
       break;
     case ACCEL_IMAGE_BGRA8:
       /* blue first: RGBA8's loop with the planes swapped */
-      decode_rgba8_planes (row, width, words, b, g, r);
+      decode_rgba8_planes (row, width, b, g, r);
       break;
     default:
-      decode_rgba8_planes (row, width, words, r, g, b);
+      decode_rgba8_planes (row, width, r, g, b);
       break;
     }
 }
@@ -161,8 +154,7 @@ decode_planes (int format, const uint8_t *row, int width,
 /* planes of R, G, B on the 0..255 scale, opaque, into @row */
 static inline void
 encode_planes (int format, const float *restrict r, const float *restrict g,
-    const float *restrict b, int width, uint32_t *restrict words,
-    uint8_t *restrict row)
+    const float *restrict b, int width, uint8_t *restrict row)
 {
   switch (format)
     {
@@ -184,10 +176,10 @@ encode_planes (int format, const float *restrict r, const float *restrict g,
         }
       break;
     case ACCEL_IMAGE_BGRA8:
-      encode_rgba8_planes (b, g, r, width, words, row);
+      encode_rgba8_planes (b, g, r, width, row);
       break;
     default:
-      encode_rgba8_planes (r, g, b, width, words, row);
+      encode_rgba8_planes (r, g, b, width, row);
       break;
     }
 }
@@ -258,9 +250,8 @@ packed_to_yuv_rows (void *data, int b0, int b1)
 {
   Convert *cv = data;
   size_t uo, vo, cp, step, sbpp = accel_image_bytes_per_pixel (cv->sf);
-  float *scratch = malloc ((size_t)9 * CHUNK * sizeof (float)), *planes[6];
+  float *scratch = malloc ((size_t)8 * CHUNK * sizeof (float)), *planes[6];
   float *mean;
-  uint32_t *words;
 
   if (!scratch)
     {
@@ -268,11 +259,10 @@ packed_to_yuv_rows (void *data, int b0, int b1)
       return;
     }
   /* R, G, B of the block row's top row, then of its bottom row; the
-   * blocks' means; a row's words */
+   * blocks' means */
   for (int k = 0; k < 6; k++)
     planes[k] = scratch + (size_t)k * CHUNK;
   mean = scratch + (size_t)6 * CHUNK;
-  words = (uint32_t *)(mean + (size_t)3 * CHUNK / 2);
   accel_image_chroma_layout (cv->df, cv->dp, cv->height, &uo, &vo, &cp, &step);
   for (int by = b0; by < b1; by++)
     for (int x0 = 0; x0 < cv->width; x0 += CHUNK)
@@ -291,7 +281,7 @@ packed_to_yuv_rows (void *data, int b0, int b1)
             uint8_t *yrow = cv->dst + (size_t)y * cv->dp + x0;
 
             decode_planes (cv->sf,
-                cv->src + (size_t)y * cv->sp + (size_t)x0 * sbpp, n, words,
+                cv->src + (size_t)y * cv->sp + (size_t)x0 * sbpp, n,
                 planes[3 * j], planes[3 * j + 1], planes[3 * j + 2]);
             for (int x = 0; x < n; x++)
               yrow[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
@@ -353,9 +343,8 @@ yuv_to_packed_rows (void *data, int y0, int y1)
 {
   Convert *cv = data;
   size_t uo, vo, cp, step, dbpp = accel_image_bytes_per_pixel (cv->df);
-  float *scratch = malloc ((size_t)6 * CHUNK * sizeof (float));
+  float *scratch = malloc ((size_t)5 * CHUNK * sizeof (float));
   float *u, *v, *r, *g, *b;
-  uint32_t *words;
   int uint8_rgb = cv->df == ACCEL_IMAGE_RGBA8 || cv->df == ACCEL_IMAGE_BGRA8;
 
   if (!scratch)
@@ -368,7 +357,6 @@ yuv_to_packed_rows (void *data, int y0, int y1)
   r = v + CHUNK;
   g = r + CHUNK;
   b = g + CHUNK;
-  words = (uint32_t *)(b + CHUNK);
   accel_image_chroma_layout (cv->sf, cv->sp, cv->height, &uo, &vo, &cp, &step);
   for (int y = y0; y < y1; y++)
     for (int x0 = 0; x0 < cv->width; x0 += CHUNK)
@@ -390,7 +378,7 @@ yuv_to_packed_rows (void *data, int y0, int y1)
               g[x] = accel_px_clamp_255 (g[x]);
               b[x] = accel_px_clamp_255 (b[x]);
             }
-        encode_planes (cv->df, r, g, b, n, words,
+        encode_planes (cv->df, r, g, b, n,
             cv->dst + (size_t)y * cv->dp + (size_t)x0 * dbpp);
       }
   free (scratch);
