@@ -203,21 +203,21 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection,
   g_autofree gchar *line = NULL, *reply = NULL, *sent = NULL;
   gsize len = 0;
 
-  /* a client that connects and says nothing does not keep a thread */
-  g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
-  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  line = g_data_input_stream_read_line (in, &len, NULL, NULL);
-  if (!line || len > MAX_LINE)
-    return TRUE;
-  g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
+  /* counted from the start: freeing the server waits for every request */
   g_mutex_lock (&server->lock);
   server->n_active++;
   g_mutex_unlock (&server->lock);
-  reply = handle_line (server, line);
+  /* a client that connects and says nothing does not keep a thread long */
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
+  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  line = g_data_input_stream_read_line (in, &len, NULL, NULL);
+  reply = !line || len > MAX_LINE ? NULL : handle_line (server, line);
   g_mutex_lock (&server->lock);
   server->n_active--;
   g_cond_broadcast (&server->changed);
   g_mutex_unlock (&server->lock);
+  if (!reply)
+    return TRUE;
   g_debug ("%.40s -> %.40s", line, reply);
   sent = g_strconcat (reply, "\n", NULL);
   g_output_stream_write_all (out, sent, strlen (sent), NULL, NULL, NULL);
