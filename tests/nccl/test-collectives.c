@@ -371,6 +371,31 @@ test_rank_killed (Fixture *f, gconstpointer data)
   g_assert_cmpmem (got, len, sums->data, sums->len);
 }
 
+/* rank 0's all-reduce poisons its context at frame 4 (simulated on the
+ * host: the status a GPU's illegal address gives): the world is rebuilt
+ * with new communicators and the output equals a run without it */
+static void
+test_rank_poisoned (Fixture *f, gconstpointer data)
+{
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=0", "ACCEL_FAULT=total:illegal-address:4", NULL };
+  const char *args[]
+      = { "--ranks", "2", "--state-dir", "state", "histograms.yaml", NULL };
+  g_autoptr (GByteArray) sums = NULL;
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *got = NULL;
+  gsize len;
+
+  f->world = 2;
+  sums = data_parallel_setup (f);
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "rank 0 on "));
+  g_assert_nonnull (strstr (run.err, "rebuilding the world as generation 2"));
+  got = world_read (f->dir, "histograms.raw", &len);
+  g_assert_cmpmem (got, len, sums->data, sums->len);
+}
+
 /* ranks joined through --coordinator, each supervised on its own: rank 1
  * dies at frame 5 and is started again, rank 0's collective fails and it
  * is started again too, and the new generation resumes where rank 0's
@@ -446,6 +471,7 @@ main (int argc, char **argv)
   ADD ("/collectives/data-parallel-2", &two, test_data_parallel);
   ADD ("/collectives/data-parallel-4", &four, test_data_parallel);
   ADD ("/collectives/rank-killed", NULL, test_rank_killed);
+  ADD ("/collectives/rank-poisoned", NULL, test_rank_poisoned);
   ADD ("/collectives/coordinator-rank-killed", NULL,
       test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);

@@ -4,10 +4,12 @@
  * 2 ms on the GPU before it writes), so a collective that did not wait for
  * the writer's event would read the frame before it is written. With one
  * rank every collective gives back its input: each output must equal the
- * source's frames, and equal the host backend's (Gloo) run. Needs a GPU
- * (exits 77 without one) */
+ * source's frames, and equal the host backend's (Gloo) run; and equal them
+ * again after a real illegal address poisoned the rank and the world was
+ * rebuilt. Needs a GPU (exits 77 without one) */
 #include "accel-test.h"
 #include "world-test.h"
+#include "core/pattern.h"
 
 static const char yaml[]
     = "pipeline: one-rank\n"
@@ -44,19 +46,33 @@ static const char yaml[]
       "  - src -> reduce -> reduce-out\n";
 
 static void
-run_on (const char *dir, const char *backend)
+run_on_full (const char *dir, const char *backend, const char *const *env,
+    const char *state_dir)
 {
   g_autoptr (GString) y = g_string_new (yaml);
   g_autofree gchar *file = g_strdup_printf ("one-rank-%s.yaml", backend);
   g_autofree gchar *option = g_strdup_printf ("--backend=%s", backend);
-  const char *args[] = { "--ranks", "1", file, NULL };
+  const char *args[] = { "--ranks", "1", file, NULL, NULL, NULL };
   g_auto (WorldRun) r = { 0 };
 
+  if (state_dir)
+    {
+      args[3] = "--state-dir";
+      args[4] = state_dir;
+    }
   g_string_replace (y, "BACKEND", backend, 0);
   world_write (dir, file, y->str, y->len);
   world_backend = option;
-  world_run (&r, dir, NULL, args);
+  world_run (&r, dir, env, args);
   g_assert_cmpint (r.status, ==, 0);
+  if (env)
+    g_assert_nonnull (strstr (r.err, "rebuilding the world as generation 2"));
+}
+
+static void
+run_on (const char *dir, const char *backend)
+{
+  run_on_full (dir, backend, NULL, NULL);
 }
 
 static void
@@ -88,11 +104,43 @@ test_one_rank (void)
   world_remove_tree (dir);
 }
 
+/* a real illegal address in the all-reduce's stream at frame 7 poisons the
+ * rank's context: the world is rebuilt a generation later with a new NCCL
+ * communicator and resumes; every output equals the run without it */
+static void
+test_one_rank_rebuilt (void)
+{
+  static const char *const outputs[]
+      = { "src", "sum", "avg", "gather", "scatter", "bcast", "reduce" };
+  const char *env[] = { "ACCEL_FAULT=sum:illegal-address:7", NULL };
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-nccl-gpu-XXXXXX", NULL);
+  g_autofree gchar *src = NULL;
+  gsize n;
+
+  run_on_full (dir, "cuda", env, "state");
+  src = world_read (dir, "src-cuda.raw", &n);
+  g_assert_cmpuint (n, ==, 20 * 256 * 64 * sizeof (float));
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("%s-cuda.raw", outputs[i]);
+      g_autofree gchar *got = world_read (dir, name, &n);
+      gsize frame = 256 * 64;
+      g_autofree float *ref = g_new (float, 20 * frame);
+
+      for (guint f = 0; f < 20; f++)
+        accel_pattern_fill_f32_host (ref + f * frame, frame, f);
+      g_test_message ("%s", outputs[i]);
+      g_assert_cmpmem (got, n, ref, 20 * frame * sizeof (float));
+    }
+  world_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
   g_test_add_func ("/nccl-gpu/one-rank-world", test_one_rank);
+  g_test_add_func ("/nccl-gpu/one-rank-rebuilt", test_one_rank_rebuilt);
   return g_test_run ();
 }
