@@ -289,6 +289,28 @@ clampi (int v, int lo, int hi)
   return min (max (v, lo), hi);
 }
 
+// the four RGBA8 pixels from x of a row that starts on 16 bytes, as words:
+// one 16-byte load inside the row, clamped to its ends outside it
+__device__ __forceinline__ void
+load_words4_clamped (const uint8_t *row, int x, int width, uint32_t w[4])
+{
+  if (x >= 0 && x + 4 <= width)
+    {
+      const uint4 v = reinterpret_cast<const uint4 *> (row)[x / 4];
+      w[0] = v.x;
+      w[1] = v.y;
+      w[2] = v.z;
+      w[3] = v.w;
+    }
+  else
+    {
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        w[j] = reinterpret_cast<const uint32_t *> (
+            row)[clampi (x + j, 0, width - 1)];
+    }
+}
+
 // rows a grid covers in y: the y dimension is at most 65535 blocks
 static inline unsigned
 grid_rows (long long n)

@@ -137,21 +137,7 @@ __launch_bounds__ (FAST_THREADS)
       const uint8_t *row
           = src + (size_t)clampi (y0 - 1 + ly, 0, height - 1) * src_pitch;
       uint32_t w[4];
-      if (x >= 0 && x + 4 <= width)
-        {
-          const uint4 v = reinterpret_cast<const uint4 *> (row)[x / 4];
-          w[0] = v.x;
-          w[1] = v.y;
-          w[2] = v.z;
-          w[3] = v.w;
-        }
-      else
-        {
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-            w[j] = reinterpret_cast<const uint32_t *> (
-                row)[clampi (x + j, 0, width - 1)];
-        }
+      load_words4_clamped (row, x, width, w);
       luma4[ly][c]
           = make_float4 (luma_of_word<F> (w[0]), luma_of_word<F> (w[1]),
               luma_of_word<F> (w[2]), luma_of_word<F> (w[3]));
