@@ -61,7 +61,9 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
                       || status == ncclInternalError
                       || status == ncclUnhandledCudaError;
 
-  comm->broken |= poisoned;
+  /* a call still in progress past the timeout is aborted, not waited for
+   * again by a destroy */
+  comm->broken |= poisoned || status == ncclInProgress;
   g_set_error (error, ACCEL_ERROR,
       poisoned                     ? ACCEL_ERROR_CONTEXT_POISONED
       : status == ncclInProgress   ? ACCEL_ERROR_TIMEOUT
