@@ -6,8 +6,9 @@
  * would give each calling thread a team of its own (stages x cores threads,
  * spinning between frames), while one pool of cores - 1 threads bounds the
  * whole process, and its threads sleep when idle. */
+#define G_LOG_DOMAIN "accel-host"
+
 #include <glib.h>
-#include <stdlib.h>
 
 #include "parallel.h"
 
@@ -15,6 +16,8 @@
 #define MIN_BAND_BYTES (64 * 1024)
 /* bands per thread: spare bands even out threads slowed by other stages */
 #define BANDS_PER_THREAD 3
+/* what ACCEL_HOST_THREADS may ask for */
+#define MAX_THREADS 1024
 
 typedef struct
 {
@@ -86,9 +89,15 @@ pool_init (void)
     return;
   {
     const char *env = g_getenv ("ACCEL_HOST_THREADS");
-    int n = env ? atoi (env) : 0;
+    gint64 n = 0;
 
-    threads = n >= 1 ? n : (int)g_get_num_processors ();
+    threads = (int)g_get_num_processors ();
+    if (env && !g_ascii_string_to_signed (env, 10, 1, MAX_THREADS, &n, NULL))
+      g_warning ("ACCEL_HOST_THREADS=%s is not a count from 1 to %d: the "
+                 "host backend uses the %d cores",
+          env, MAX_THREADS, threads);
+    if (n >= 1)
+      threads = (int)n;
     /* not exclusive: the threads sleep, and go, when no frame needs them */
     if (threads > 1)
       pool = g_thread_pool_new (pool_run, NULL, threads - 1, FALSE, NULL);
