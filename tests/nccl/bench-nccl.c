@@ -9,7 +9,9 @@
  * communicator is made. Reported: time per all-reduce, bus bandwidth
  * (2 (W-1)/W bytes / time, as nccl-tests count it) and the stage's bus
  * bandwidth as a fraction of the direct loop's, at 256 MB; at 64 KB, the
- * stage's overhead per call in us.
+ * stage's overhead per call in us. Then a data-parallel pipeline (blur,
+ * Sobel and a histogram all-reduce, each rank its own frames) on 1 rank
+ * and on W: the speed-up per frame.
  *
  * bench-nccl [W]  (ACCEL_RUN names accel-run; started again by
  * accel_world_supervise() as each rank of the direct loop) */
@@ -150,6 +152,42 @@ stage_per_frame (const char *dir, guint world, gsize bytes, guint f1, guint f2)
   return (t2 - t1) / (f2 - f1);
 }
 
+/* data parallel: each rank blurs, edges and analyses its own frames, the
+ * ranks sum their histograms; seconds per frame of the whole world */
+static double
+data_parallel_per_frame (const char *dir, guint world, guint f1, guint f2)
+{
+  double t[2];
+  guint frames[2] = { f1, f2 };
+  g_autofree gchar *ranks = g_strdup_printf ("%u", world);
+  const char *args[] = { "--ranks", ranks, "dp.yaml", NULL };
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree gchar *yaml = g_strdup_printf (
+          "pipeline: bench-data-parallel\n"
+          "stages:\n"
+          "  - {name: src, kind: io.pattern-source, params: {pattern: noise, "
+          "seed: \"{rank}\", width: %u, height: %u, num-buffers: %u}}\n"
+          "  - {name: blur, kind: realtime.gaussian-blur, params: {sigma: 2}}\n"
+          "  - {name: edges, kind: realtime.sobel}\n"
+          "  - {name: stats, kind: realtime.analysis}\n"
+          "  - {name: total, kind: nccl.all-reduce}\n"
+          "  - {name: out, kind: core.null-sink}\n"
+          "links:\n"
+          "  - src -> blur -> edges -> stats\n"
+          "  - stats.histogram -> total -> out\n",
+          use_gpu ? 1920 : 640, use_gpu ? 1080 : 480, frames[k]);
+      g_auto (WorldRun) r = { 0 };
+
+      world_write (dir, "dp.yaml", yaml, strlen (yaml));
+      world_run (&r, dir, NULL, args);
+      g_assert_cmpint (r.status, ==, 0);
+      t[k] = r.seconds;
+    }
+  return (t[1] - t[0]) / ((double)(f2 - f1) * world);
+}
+
 static double
 bus_gbps (guint world, gsize bytes, double seconds)
 {
@@ -207,6 +245,15 @@ main (int argc, char **argv)
   g_print ("64 KB: direct %.1f us, stage %.1f us: overhead %.1f us per call\n",
       direct_small * 1e6, stage_small * 1e6,
       (stage_small - direct_small) * 1e6);
+  {
+    double one = use_gpu ? data_parallel_per_frame (dir, 1, 100, 1100)
+                         : data_parallel_per_frame (dir, 1, 10, 40);
+    double many = use_gpu ? data_parallel_per_frame (dir, world, 100, 1100)
+                          : data_parallel_per_frame (dir, world, 10, 40);
+    g_print ("data parallel (blur + Sobel + histograms, summed): 1 rank "
+             "%.2f ms per frame, %u ranks %.2f ms: %.2fx\n",
+        one * 1e3, world, many * 1e3, one / many);
+  }
   world_remove_tree (dir);
   return 0;
 }
