@@ -2,7 +2,10 @@
 /* the image kernels' host references written the plain way, one pixel and
  * one channel at a time on one thread, with the per-pixel arithmetic of
  * pixel.h: what the banded, vectorized references must equal byte for byte
- * (test-image-bands.c) */
+ * (test-image-bands.c). Arithmetic in pixel.h is shared; an order of
+ * operations kept in a kernel itself (the blurs' taps from -radius up, the
+ * 4:2:0 chroma sums row by row) is written here again, so a change to it
+ * in the .cu and *-host.c files is made here too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
