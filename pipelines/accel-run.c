@@ -551,6 +551,17 @@ free_http (gpointer http)
 #endif
 }
 
+static gboolean
+has_sink (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+
+  for (guint i = 0; i < stages->len; i++)
+    if (accel_stage_get_stage_kind (stages->pdata[i]) == ACCEL_STAGE_SINK)
+      return TRUE;
+  return FALSE;
+}
+
 /* the run in this process: a worker's, or an unsupervised one */
 static int
 run_pipeline (const char *path)
@@ -591,6 +602,16 @@ run_pipeline (const char *path)
       return EXIT_DONE;
     }
 
+  if (world && !has_sink (graph))
+    {
+      g_printerr ("accel-run: rank %u runs no sink (the ranks of its stages "
+                  "leave every sink to other ranks): its graph would end at "
+                  "once while the other ranks wait for it in their "
+                  "collectives; give it one, such as a core.null-sink with "
+                  "ranks: [%u]\n",
+          accel_world_get_rank (world), accel_world_get_rank (world));
+      return EXIT_INVALID;
+    }
   if (world && !accel_world_join (world, accel_graph_get_name (graph), &error))
     {
       g_printerr ("accel-run: %s\n", error->message);

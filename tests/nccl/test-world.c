@@ -96,6 +96,30 @@ test_rank_out_of_world (Fixture *f, gconstpointer data)
       strstr (r.err, "stage 'out' runs on rank 5, but the world has 2 ranks"));
 }
 
+/* a rank whose stages' ranks leave it no sink would end at once and leave
+ * the others waiting: refused, naming the rank */
+static void
+test_rank_without_sink (Fixture *f, gconstpointer data)
+{
+  const char yaml[] = "pipeline: sinkless\n"
+                      "stages:\n"
+                      "  - {name: src, kind: core.test-source, params: "
+                      "{num-buffers: 3}}\n"
+                      "  - {name: sum, kind: nccl.all-reduce}\n"
+                      "  - {name: out, kind: core.null-sink, ranks: [0]}\n"
+                      "links: [src -> sum -> out]\n";
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *args[] = { "--ranks", "2", "sinkless.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "sinkless.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, env, args);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "rank 1 runs no sink"));
+  g_assert_nonnull (strstr (r.err, "rank 1 on "));
+  g_assert_cmpfloat (r.seconds, <, 20.0);
+}
+
 static void
 test_collective_needs_world (Fixture *f, gconstpointer data)
 {
@@ -223,6 +247,7 @@ main (int argc, char **argv)
   ADD ("/world/ranks-scope-and-name", test_ranks_scope_and_name);
   ADD ("/world/rank-out-of-world", test_rank_out_of_world);
   ADD ("/world/collective-needs-world", test_collective_needs_world);
+  ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
