@@ -200,6 +200,12 @@ accel_communicator_free (AccelCommunicator *comm)
 {
   if (comm->nccl)
     {
+      ncclResult_t async = ncclSuccess;
+      /* an error NCCL noticed since the last frame (a peer gone) leaves
+       * work that would never end: abort it rather than wait for it */
+      if (ncclCommGetAsyncError (comm->nccl, &async) != ncclSuccess
+          || async != ncclSuccess)
+        comm->broken = TRUE;
       if (comm->broken)
         ncclCommAbort (comm->nccl);
       else
