@@ -242,6 +242,52 @@ test_collectives (Fixture *f, gconstpointer data)
     }
 }
 
+/* a pipeline split over three ranks: rank 0 reads the frames and sends
+ * them to rank 1, which scales them and sends them to rank 2, which writes
+ * them */
+static void
+test_send_recv (Fixture *f, gconstpointer data)
+{
+  const char yaml[]
+      = "pipeline: relay\n"
+        "stages:\n"
+        "  - {name: src, kind: io.raw-file-source, ranks: [0], params: "
+        "{location: in.raw, shape: \"4x3\", dtype: f32}}\n"
+        "  - {name: to-1, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
+        "  - {name: from-0, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "shape: \"4x3\", dtype: f32, num-buffers: 5}}\n"
+        "  - {name: twice, kind: core.scale, ranks: [1], params: {scale: "
+        "2}}\n"
+        "  - {name: to-2, kind: nccl.send, ranks: [1], params: {peer: 2}}\n"
+        "  - {name: passed, kind: core.null-sink, ranks: [1]}\n"
+        "  - {name: from-1, kind: nccl.recv, ranks: [2], params: {peer: 1, "
+        "shape: \"4x3\", dtype: f32, num-buffers: 5}}\n"
+        "  - {name: out, kind: io.raw-file-sink, ranks: [2], params: "
+        "{location: out.raw}}\n"
+        "links:\n"
+        "  - src -> to-1 -> sent\n"
+        "  - from-0 -> twice -> to-2 -> passed\n"
+        "  - from-1 -> out\n";
+  const char *args[] = { "--ranks", "3", "relay.yaml", NULL };
+  float in[5 * N], expected[5 * N];
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *got = NULL;
+  gsize len;
+
+  for (guint i = 0; i < 5 * N; i++)
+    {
+      in[i] = (float)value ("f32", 0, i / N, i % N) + 0.25f * (float)i;
+      expected[i] = 2.0f * in[i];
+    }
+  world_write (f->dir, "in.raw", in, sizeof in);
+  world_write (f->dir, "relay.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, NULL, args);
+  g_assert_cmpint (run.status, ==, 0);
+  got = world_read (f->dir, "out.raw", &len);
+  g_assert_cmpmem (got, len, expected, sizeof expected);
+}
+
 /* data parallel: each rank blurs and edges its own frames, the ranks sum
  * their histograms, rank 0 writes the sums; the other ranks drop theirs
  * (a rank with no sink would end at once) */
@@ -468,6 +514,7 @@ main (int argc, char **argv)
   g_test_add (path, Fixture, data, fixture_set_up, fn, fixture_tear_down)
   ADD ("/collectives/world-2", &two, test_collectives);
   ADD ("/collectives/world-4", &four, test_collectives);
+  ADD ("/collectives/send-recv", NULL, test_send_recv);
   ADD ("/collectives/data-parallel-2", &two, test_data_parallel);
   ADD ("/collectives/data-parallel-4", &four, test_data_parallel);
   ADD ("/collectives/rank-killed", NULL, test_rank_killed);

@@ -120,6 +120,44 @@ test_rank_without_sink (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (r.seconds, <, 20.0);
 }
 
+/* a type a collective cannot take is named with the world's size, and a
+ * send to its own rank is refused */
+static void
+test_collective_types (Fixture *f, gconstpointer data)
+{
+  const char odd[] = "pipeline: odd\n"
+                     "stages:\n"
+                     "  - {name: src, kind: core.test-source, params: "
+                     "{shape: \"3x4\", num-buffers: 2}}\n"
+                     "  - {name: part, kind: nccl.reduce-scatter}\n"
+                     "  - {name: out, kind: core.null-sink}\n"
+                     "links: [src -> part -> out]\n";
+  const char self[] = "pipeline: self\n"
+                      "stages:\n"
+                      "  - {name: src, kind: core.test-source, params: "
+                      "{num-buffers: 2}}\n"
+                      "  - {name: tx, kind: nccl.send, params: {peer: 0}, "
+                      "ranks: [0]}\n"
+                      "  - {name: out, kind: core.null-sink}\n"
+                      "links: [src -> tx -> out]\n";
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *odd_args[] = { "--ranks", "2", "odd.yaml", NULL };
+  const char *self_args[] = { "--ranks", "1", "self.yaml", NULL };
+  g_auto (WorldRun) a = { 0 }, b = { 0 };
+
+  world_write (f->dir, "odd.yaml", odd, strlen (odd));
+  world_write (f->dir, "self.yaml", self, strlen (self));
+  world_run (&a, f->dir, env, odd_args);
+  g_assert_cmpint (a.status, !=, 0);
+  g_assert_nonnull (strstr (a.err, "stage 'part' (nccl.reduce-scatter) takes "
+                                   "a tensor whose outermost dimension the "
+                                   "world's 2 ranks divide, not "));
+  world_run (&b, f->dir, env, self_args);
+  g_assert_cmpint (b.status, !=, 0);
+  g_assert_nonnull (
+      strstr (b.err, "stage 'tx' (nccl.send): peer 0 is this rank itself"));
+}
+
 static void
 test_collective_needs_world (Fixture *f, gconstpointer data)
 {
@@ -247,6 +285,7 @@ main (int argc, char **argv)
   ADD ("/world/ranks-scope-and-name", test_ranks_scope_and_name);
   ADD ("/world/rank-out-of-world", test_rank_out_of_world);
   ADD ("/world/collective-needs-world", test_collective_needs_world);
+  ADD ("/world/collective-types", test_collective_types);
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
