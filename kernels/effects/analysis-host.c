@@ -102,15 +102,8 @@ accel_analysis_accumulate_host (int format, const void *src, size_t src_pitch,
   Accumulate a
       = { format, src, src_pitch, width, flags, previous, previous_pitch };
 
-  if (!format_ok (format) || !histogram
-      || !accel_image_args_valid (format, src, src_pitch, width, height)
-      || (flags
-          & ~(ACCEL_ANALYSIS_LUMA | ACCEL_ANALYSIS_MOTION
-              | ACCEL_ANALYSIS_KEEP))
-      || ((flags & (ACCEL_ANALYSIS_MOTION | ACCEL_ANALYSIS_KEEP))
-          && !accel_image_args_valid (
-              format, previous, previous_pitch, width, height))
-      || ((flags & ACCEL_ANALYSIS_MOTION) && !motion))
+  if (!accel_analysis_accumulate_args_valid (format, src, src_pitch, width,
+          height, flags, previous, previous_pitch, histogram, motion))
     return ACCEL_IMAGE_INVALID_VALUE;
 
   memset (histogram, 0, nbins * sizeof (uint32_t));

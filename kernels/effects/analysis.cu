@@ -456,15 +456,8 @@ accel_analysis_accumulate (void *stream, int format, const void *src,
   AccArgs a;
   int err;
 
-  if (!format_ok (format) || !histogram
-      || !accel_image_args_valid (format, src, src_pitch, width, height)
-      || (flags
-          & ~(ACCEL_ANALYSIS_LUMA | ACCEL_ANALYSIS_MOTION
-              | ACCEL_ANALYSIS_KEEP))
-      || ((flags & (ACCEL_ANALYSIS_MOTION | ACCEL_ANALYSIS_KEEP))
-          && !accel_image_args_valid (
-              format, previous, previous_pitch, width, height))
-      || ((flags & ACCEL_ANALYSIS_MOTION) && !motion))
+  if (!accel_analysis_accumulate_args_valid (format, src, src_pitch, width,
+          height, flags, previous, previous_pitch, histogram, motion))
     return cudaErrorInvalidValue;
 
   a.stream = (cudaStream_t)stream;

@@ -47,6 +47,25 @@ extern "C"
 #define ACCEL_ANALYSIS_MOTION (1 << 1) /* compare with @previous */
 #define ACCEL_ANALYSIS_KEEP (1 << 2)   /* then copy the frame to @previous */
 
+  /* whether the arguments of accel_analysis_accumulate () (and of its host
+   * reference) are sane */
+  static inline int accel_analysis_accumulate_args_valid (int format,
+      const void *src, size_t src_pitch, int width, int height, int flags,
+      const void *previous, size_t previous_pitch, const uint32_t *histogram,
+      const uint64_t *motion)
+  {
+    return (format == ACCEL_IMAGE_RGBA8 || format == ACCEL_IMAGE_BGRA8)
+           && histogram
+           && accel_image_args_valid (format, src, src_pitch, width, height)
+           && !(flags
+                & ~(ACCEL_ANALYSIS_LUMA | ACCEL_ANALYSIS_MOTION
+                    | ACCEL_ANALYSIS_KEEP))
+           && (!(flags & (ACCEL_ANALYSIS_MOTION | ACCEL_ANALYSIS_KEEP))
+               || accel_image_args_valid (
+                   format, previous, previous_pitch, width, height))
+           && (!(flags & ACCEL_ANALYSIS_MOTION) || motion);
+  }
+
   typedef enum
   {
     ACCEL_EQUALIZE_NONE,
