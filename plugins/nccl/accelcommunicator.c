@@ -20,9 +20,11 @@ struct _AccelCommunicator
   gchar *key;
   guint rank, size;
   guint timeout_ms;
-  AccelGloo *gloo; /* the host backend's */
-  ncclComm_t nccl; /* a GPU's */
-  gboolean broken; /* aborted rather than destroyed */
+  AccelGloo *gloo;      /* the host backend's */
+  ncclComm_t nccl;      /* a GPU's */
+  gboolean broken;      /* aborted rather than destroyed */
+  guint8 *device_flags; /* a pair's, on a GPU: see ensure_flags() */
+  guint8 *host_flag;
 };
 
 /* "stage 'name' (kind)": how every error starts */
@@ -211,6 +213,10 @@ accel_communicator_free (AccelCommunicator *comm)
       else
         ncclCommDestroy (comm->nccl);
     }
+  if (comm->device_flags)
+    cudaFree (comm->device_flags);
+  if (comm->host_flag)
+    cudaFreeHost (comm->host_flag);
   if (comm->gloo)
     accel_gloo_free (comm->gloo);
   g_object_unref (comm->world);
@@ -493,13 +499,60 @@ accel_communicator_broadcast (
   return TRUE;
 }
 
+/* a pair's frames go each after a one-byte flag, so that the receiver
+ * learns where the sender's stream ends; Gloo matches them by slot, in
+ * order */
+#define FLAG_FRAME 0
+#define FLAG_END 1
+#define SLOT_FLAG 0
+#define SLOT_DATA 1
+
+/* the flags' device bytes (frame, end, and one received) and the host
+ * byte a received flag is read into */
+static gboolean
+ensure_flags (AccelCommunicator *comm, GError **error)
+{
+  static const guint8 values[2] = { FLAG_FRAME, FLAG_END };
+
+  if (comm->device_flags)
+    return TRUE;
+  if (!accel_cuda_check (cudaMalloc ((void **)&comm->device_flags, 3), error)
+      || !accel_cuda_check (cudaMemcpy (comm->device_flags, values,
+                                sizeof values, cudaMemcpyHostToDevice),
+          error)
+      || !accel_cuda_check (
+          cudaMallocHost ((void **)&comm->host_flag, 1), error))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+send_flag (AccelCommunicator *comm, cudaStream_t stream, guint8 flag,
+    guint peer, GError **error)
+{
+  char *message = NULL;
+
+  if (comm->nccl)
+    return ensure_flags (comm, error)
+           && nccl_settle (comm, "ncclSend",
+               ncclSend (comm->device_flags + flag, 1, ncclUint8, (int)peer,
+                   comm->nccl, stream),
+               error);
+  if (accel_gloo_send (comm->gloo, &flag, 1, (int)peer, SLOT_FLAG, &message)
+      != 0)
+    return gloo_failed (comm, "send", message, error);
+  return TRUE;
+}
+
 /**
  * accel_communicator_send:
  * @comm: a communicator of two
- * @frame: the frame, for its stream and sequence
+ * @frame: the frame, for its stream
  * @buffer: what to send
  * @peer: the member that receives
  * @error: return location for a #GError, or %NULL
+ *
+ * Sends a frame to the peer's accel_communicator_recv().
  *
  * Returns: %TRUE when enqueued (GPU) or sent (host). Stage thread.
  */
@@ -507,45 +560,98 @@ gboolean
 accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
     AccelBuffer *buffer, guint peer, GError **error)
 {
+  cudaStream_t stream = accel_stream_get_handle (frame->stream);
   char *message = NULL;
 
+  if (!send_flag (comm, stream, FLAG_FRAME, peer, error))
+    return FALSE;
   if (comm->nccl)
     return nccl_settle (comm, "ncclSend",
         ncclSend (accel_buffer_get_data (buffer), n_elements (buffer),
-            nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl,
-            accel_stream_get_handle (frame->stream)),
+            nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl, stream),
         error);
   if (accel_gloo_send (comm->gloo, accel_buffer_get_data (buffer),
-          accel_buffer_get_size (buffer), (int)peer, TAG (frame), &message)
+          accel_buffer_get_size (buffer), (int)peer, SLOT_DATA, &message)
       != 0)
     return gloo_failed (comm, "send", message, error);
   return TRUE;
 }
 
 /**
- * accel_communicator_recv:
+ * accel_communicator_send_end:
  * @comm: a communicator of two
- * @frame: the frame, for its stream and sequence
- * @buffer: where the data goes
- * @peer: the member that sends
+ * @stream: the stage's stream
+ * @peer: the member that receives
  * @error: return location for a #GError, or %NULL
  *
- * Returns: %TRUE when enqueued (GPU) or received (host). Stage thread.
+ * Tells the peer's accel_communicator_recv() that no frame follows, and
+ * waits until that is sent.
+ *
+ * Returns: %TRUE when sent. Stage thread, at the end of its stream.
+ */
+gboolean
+accel_communicator_send_end (
+    AccelCommunicator *comm, AccelStream *stream, guint peer, GError **error)
+{
+  cudaStream_t handle = stream ? accel_stream_get_handle (stream) : NULL;
+
+  if (!send_flag (comm, handle, FLAG_END, peer, error))
+    return FALSE;
+  return !comm->nccl
+         || accel_cuda_check (cudaStreamSynchronize (handle), error);
+}
+
+/**
+ * accel_communicator_recv:
+ * @comm: a communicator of two
+ * @frame: the frame, for its stream
+ * @buffer: where the data goes
+ * @peer: the member that sends
+ * @ended: (out): set when the sender's stream ended instead
+ * @error: return location for a #GError, or %NULL
+ *
+ * Receives the peer's next frame. On a GPU it waits on the host for the
+ * flag that says whether one comes (a byte), then enqueues the frame.
+ *
+ * Returns: %TRUE when enqueued (GPU) or received (host), or when
+ * @ended. Stage thread.
  */
 gboolean
 accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
-    AccelBuffer *buffer, guint peer, GError **error)
+    AccelBuffer *buffer, guint peer, gboolean *ended, GError **error)
 {
+  cudaStream_t stream = accel_stream_get_handle (frame->stream);
   char *message = NULL;
+  guint8 flag;
 
+  *ended = FALSE;
   if (comm->nccl)
-    return nccl_settle (comm, "ncclRecv",
-        ncclRecv (accel_buffer_get_data (buffer), n_elements (buffer),
-            nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl,
-            accel_stream_get_handle (frame->stream)),
-        error);
+    {
+      if (!ensure_flags (comm, error)
+          || !nccl_settle (comm, "ncclRecv",
+              ncclRecv (comm->device_flags + 2, 1, ncclUint8, (int)peer,
+                  comm->nccl, stream),
+              error)
+          || !accel_cuda_check (
+              cudaMemcpyAsync (comm->host_flag, comm->device_flags + 2, 1,
+                  cudaMemcpyDeviceToHost, stream),
+              error)
+          || !accel_cuda_check (cudaStreamSynchronize (stream), error))
+        return FALSE;
+      if ((*ended = *comm->host_flag == FLAG_END))
+        return TRUE;
+      return nccl_settle (comm, "ncclRecv",
+          ncclRecv (accel_buffer_get_data (buffer), n_elements (buffer),
+              nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl, stream),
+          error);
+    }
+  if (accel_gloo_recv (comm->gloo, &flag, 1, (int)peer, SLOT_FLAG, &message)
+      != 0)
+    return gloo_failed (comm, "receive", message, error);
+  if ((*ended = flag == FLAG_END))
+    return TRUE;
   if (accel_gloo_recv (comm->gloo, accel_buffer_get_data (buffer),
-          accel_buffer_get_size (buffer), (int)peer, TAG (frame), &message)
+          accel_buffer_get_size (buffer), (int)peer, SLOT_DATA, &message)
       != 0)
     return gloo_failed (comm, "receive", message, error);
   return TRUE;

@@ -33,7 +33,9 @@ gboolean accel_communicator_broadcast (
     AccelCommunicator *comm, AccelFrame *frame, guint root, GError **error);
 gboolean accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
     AccelBuffer *buffer, guint peer, GError **error);
+gboolean accel_communicator_send_end (
+    AccelCommunicator *comm, AccelStream *stream, guint peer, GError **error);
 gboolean accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
-    AccelBuffer *buffer, guint peer, GError **error);
+    AccelBuffer *buffer, guint peer, gboolean *ended, GError **error);
 
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel nccl plugin: nccl.recv (see accelrecv.h). A frame on the wire is
- * its data only, so the receiver declares the type (shape and dtype) and
- * how many frames come (num-buffers), as the sender's source does */
+ * a flag and its data, so the receiver declares the type (shape and dtype)
+ * and ends where the sender's stream ends (or after num-buffers) */
 #define G_LOG_DOMAIN "accel-nccl"
 
 #include "accelrecv.h"
@@ -53,6 +53,7 @@ static AccelFlow
 accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelRecv *self = ACCEL_RECV (stage);
+  gboolean ended;
 
   if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
     return ACCEL_FLOW_EOS;
@@ -60,9 +61,9 @@ accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
           accel_collective_get_communicator (ACCEL_COLLECTIVE (stage)), frame,
           frame->outputs[0],
           accel_pair_peer_index (accel_world_get_default (), self->peer),
-          error))
+          &ended, error))
     return ACCEL_FLOW_ERROR;
-  return ACCEL_FLOW_OK;
+  return ended ? ACCEL_FLOW_EOS : ACCEL_FLOW_OK;
 }
 
 static void
@@ -153,8 +154,8 @@ accel_recv_class_init (AccelRecvClass *klass)
           flags));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
-          "Frames to receive before end of stream (-1: no end; a sender "
-          "that stops then fails the wait after the world's timeout)",
+          "Frames to receive before end of stream (-1: until the sender's "
+          "stream ends)",
           -1, G_MAXINT64, -1, flags));
   accel_stage_class_set_metadata (stage_class, "nccl.recv",
       "Frames another rank's nccl.send sends (the same group), of a type "

@@ -46,6 +46,22 @@ accel_send_process (AccelStage *stage, AccelFrame *frame, GError **error)
   return ACCEL_FLOW_OK;
 }
 
+/* the receiver ends where this stream ends */
+static gboolean
+accel_send_eos (AccelStage *stage, GError **error)
+{
+  AccelCommunicator *comm
+      = accel_collective_get_communicator (ACCEL_COLLECTIVE (stage));
+
+  return !comm
+         || accel_communicator_send_end (comm,
+             accel_stage_is_host (stage) ? NULL
+                                         : accel_stage_get_stream (stage),
+             accel_pair_peer_index (
+                 accel_world_get_default (), ACCEL_SEND (stage)->peer),
+             error);
+}
+
 static void
 accel_send_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -83,6 +99,7 @@ accel_send_class_init (AccelSendClass *klass)
   gobject_class->set_property = accel_send_set_property;
   gobject_class->get_property = accel_send_get_property;
   stage_class->process = accel_send_process;
+  stage_class->eos = accel_send_eos;
   ACCEL_COLLECTIVE_CLASS (klass)->members = accel_send_members;
   accel_pair_class_install_peer (
       gobject_class, PROP_PEER, "The rank whose nccl.recv gets the frames");

@@ -244,7 +244,7 @@ test_collectives (Fixture *f, gconstpointer data)
 
 /* a pipeline split over three ranks: rank 0 reads the frames and sends
  * them to rank 1, which scales them and sends them to rank 2, which writes
- * them */
+ * them; each receiver ends where its sender's stream ends */
 static void
 test_send_recv (Fixture *f, gconstpointer data)
 {
@@ -256,13 +256,13 @@ test_send_recv (Fixture *f, gconstpointer data)
         "  - {name: to-1, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
         "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
         "  - {name: from-0, kind: nccl.recv, ranks: [1], params: {peer: 0, "
-        "shape: \"4x3\", dtype: f32, num-buffers: 5}}\n"
+        "shape: \"4x3\", dtype: f32}}\n"
         "  - {name: twice, kind: core.scale, ranks: [1], params: {scale: "
         "2}}\n"
         "  - {name: to-2, kind: nccl.send, ranks: [1], params: {peer: 2}}\n"
         "  - {name: passed, kind: core.null-sink, ranks: [1]}\n"
         "  - {name: from-1, kind: nccl.recv, ranks: [2], params: {peer: 1, "
-        "shape: \"4x3\", dtype: f32, num-buffers: 5}}\n"
+        "shape: \"4x3\", dtype: f32}}\n"
         "  - {name: out, kind: io.raw-file-sink, ranks: [2], params: "
         "{location: out.raw}}\n"
         "links:\n"
