@@ -245,6 +245,8 @@ test_collectives (Fixture *f, gconstpointer data)
 /* a pipeline split over three ranks: rank 0 reads the frames and sends
  * them to rank 1, which scales them and sends them to rank 2, which writes
  * them; each receiver ends where its sender's stream ends */
+#define RELAY_FRAMES 40
+
 static void
 test_send_recv (Fixture *f, gconstpointer data)
 {
@@ -269,21 +271,28 @@ test_send_recv (Fixture *f, gconstpointer data)
         "  - src -> to-1 -> sent\n"
         "  - from-0 -> twice -> to-2 -> passed\n"
         "  - from-1 -> out\n";
-  const char *args[] = { "--ranks", "3", "relay.yaml", NULL };
-  float in[5 * N], expected[5 * N];
+  gboolean kill = GPOINTER_TO_INT (data);
+  /* the middle rank killed at frame 20: the relay rebuilt and resumed */
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=twice:crash:20", NULL };
+  const char *args[]
+      = { "--ranks", "3", "--state-dir", "state", "relay.yaml", NULL };
+  float in[RELAY_FRAMES * N], expected[RELAY_FRAMES * N];
   g_auto (WorldRun) run = { 0 };
   g_autofree gchar *got = NULL;
   gsize len;
 
-  for (guint i = 0; i < 5 * N; i++)
+  for (guint i = 0; i < RELAY_FRAMES * N; i++)
     {
-      in[i] = (float)value ("f32", 0, i / N, i % N) + 0.25f * (float)i;
+      in[i] = (float)value ("f32", 0, i / N, i % N) + 0.25f * (float)(i % 64);
       expected[i] = 2.0f * in[i];
     }
   world_write (f->dir, "in.raw", in, sizeof in);
   world_write (f->dir, "relay.yaml", yaml, strlen (yaml));
-  world_run (&run, f->dir, NULL, args);
+  world_run (&run, f->dir, kill ? env : NULL, args);
   g_assert_cmpint (run.status, ==, 0);
+  if (kill)
+    g_assert_nonnull (strstr (run.err, "rebuilding the world as generation 2"));
   got = world_read (f->dir, "out.raw", &len);
   g_assert_cmpmem (got, len, expected, sizeof expected);
 }
@@ -514,7 +523,9 @@ main (int argc, char **argv)
   g_test_add (path, Fixture, data, fixture_set_up, fn, fixture_tear_down)
   ADD ("/collectives/world-2", &two, test_collectives);
   ADD ("/collectives/world-4", &four, test_collectives);
-  ADD ("/collectives/send-recv", NULL, test_send_recv);
+  ADD ("/collectives/send-recv", GINT_TO_POINTER (FALSE), test_send_recv);
+  ADD ("/collectives/send-recv-rank-killed", GINT_TO_POINTER (TRUE),
+      test_send_recv);
   ADD ("/collectives/data-parallel-2", &two, test_data_parallel);
   ADD ("/collectives/data-parallel-4", &four, test_data_parallel);
   ADD ("/collectives/rank-killed", NULL, test_rank_killed);
