@@ -162,8 +162,8 @@ accel_neighbours_class_init (AccelNeighboursClass *klass)
   stage_class->start = accel_neighbours_start;
   stage_class->stop = accel_neighbours_stop;
   stage_class->process = accel_neighbours_process;
-  /* no can_capture until its capture is compared with its launches on a
-   * GPU (the graph-mode tests): stream launches every frame */
+  /* its launches read the particle count on the GPU: the same every frame */
+  stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_float ("radius", "Radius",

@@ -88,6 +88,14 @@ static const Case cases[] = {
       "  - {name: sum, kind: core.checksum-sink}\n"
       "links: [sim -> render, render -> sum]\n",
       STAGES ("render") },
+  { "particles' neighbours",
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles, params: {capacity: 4096, "
+      "seed: 5, num-buffers: 16}}\n"
+      "  - {name: nb, kind: realtime.neighbours, params: {radius: 0.1}}\n"
+      "  - {name: sum, kind: core.checksum-sink}\n"
+      "links: [sim -> nb, nb -> sum]\n",
+      STAGES ("nb") },
   { "cuBLAS and cuBLASLt",
       "stages:\n"
       "  - {name: x, kind: rand.uniform, params: {shape: 64x96, seed: 1, "
