@@ -138,6 +138,15 @@ gloo_new (AccelCommunicator *comm, GError **error)
 {
   char *message = NULL;
 
+  if (!accel_gloo_available ())
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+          "stage '%s' (%s) runs on GPUs only: this accel was built without "
+          "Gloo (libgloo-dev), which runs the collectives on the host backend",
+          accel_stage_get_name (comm->stage),
+          accel_stage_get_kind_name (comm->stage));
+      return FALSE;
+    }
   comm->gloo = accel_world_comm_gloo (
       comm->world, comm->key, comm->rank, comm->size, &message);
   if (!comm->gloo)

@@ -131,6 +131,12 @@ struct _AccelGloo
   std::shared_ptr<gloo::transport::Device> device;
 };
 
+extern "C" int
+accel_gloo_available (void)
+{
+  return 1;
+}
+
 extern "C" AccelGloo *
 accel_gloo_new (int rank, int size, const char *host, const char *prefix,
     const AccelGlooStore *store, int timeout_ms, char **error)

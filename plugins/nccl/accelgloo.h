@@ -31,6 +31,8 @@ extern "C"
 
   /* every call returns 0 on success, else -1 with a malloc'd message in
    * *error; element sizes are 1, 2, 4 or 8 bytes */
+  /* 1 where Gloo is built in, 0 where its calls only fail */
+  int accel_gloo_available (void);
   AccelGloo *accel_gloo_new (int rank, int size, const char *host,
       const char *prefix, const AccelGlooStore *store, int timeout_ms,
       char **error);
