@@ -204,17 +204,21 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
  * @graph: a graph
  * @name: a stage name
  *
- * Returns: (transfer none) (nullable): the stage called @name.
- * Called from the thread that builds the graph, or from any thread once it
- * has started.
+ * Returns: (transfer none) (nullable): the stage called @name; once the
+ * graph is prepared, the copies it inserted too (named
+ * `src.port->dst.port`). Called from the thread that builds the graph, or
+ * from any thread once it has started.
  */
 AccelStage *
 accel_graph_get_stage (AccelGraph *graph, const char *name)
 {
+  GPtrArray *stages;
+
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), NULL);
-  for (guint i = 0; i < graph->stages->len; i++)
-    if (g_strcmp0 (accel_stage_get_name (graph->stages->pdata[i]), name) == 0)
-      return graph->stages->pdata[i];
+  stages = accel_graph_get_stages (graph);
+  for (guint i = 0; i < stages->len; i++)
+    if (g_strcmp0 (accel_stage_get_name (stages->pdata[i]), name) == 0)
+      return stages->pdata[i];
   return NULL;
 }
 

@@ -194,7 +194,10 @@ run_case (const Case *c, AccelCaptureMode mode)
   for (guint i = 0; c->captured[i]; i++)
     {
       AccelStage *st = accel_graph_get_stage (g, c->captured[i]);
-      guint64 replayed = accel_stage_get_n_replayed (st);
+      guint64 replayed;
+
+      g_assert_nonnull (st);
+      replayed = accel_stage_get_n_replayed (st);
 
       g_test_message ("%s: '%s' replayed %" G_GUINT64_FORMAT
                       " frames, captured %" G_GUINT64_FORMAT,

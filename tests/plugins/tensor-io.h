@@ -26,9 +26,10 @@ GPtrArray *test_tensor_sink_get_frames (TestTensorSink *sink);
 /* (element-type guint64) their sequence numbers */
 GArray *test_tensor_sink_get_sequences (TestTensorSink *sink);
 
-/* runs @graph twice built by @build (GPU): with stream launches, then in
- * graph mode; asserts that "stage" replayed frames in graph mode, and that
- * both runs gave the sink "sink" the same bytes, frame for frame */
+/* runs two graphs that @build makes of @data (GPU, the same inputs): one
+ * with stream launches, one in graph mode; asserts that "stage" replayed
+ * frames in graph mode, and that both gave the sink "sink" the same bytes,
+ * frame for frame */
 void test_tensor_assert_graph_mode_exact (
     AccelGraph *(*build) (gconstpointer data), gconstpointer data);
 
