@@ -26,6 +26,7 @@ enum
   PROP_GRAVITY,
   PROP_WIND,
   PROP_SPHERE_RADIUS,
+  PROP_SOLVER,
 };
 
 struct _GstAccelCloth
@@ -34,6 +35,7 @@ struct _GstAccelCloth
 
   /* properties, under the object lock */
   gint grid_size, iterations;
+  AccelClothSolver solver;
   gfloat gravity, wind, sphere_radius;
 
   /* streaming thread only */
@@ -135,6 +137,7 @@ update_params (GstAccelCloth *self, const GstAccelPointer *pointer)
 
   GST_OBJECT_LOCK (self);
   p->iterations = self->iterations;
+  p->solver = self->solver;
   p->gravity[1] = -self->gravity;
   p->sphere[3] = self->sphere_radius;
   accel_cloth_params_set_wind (p, self->wind, self->frame);
@@ -216,6 +219,8 @@ gst_accel_cloth_set_property (
     self->grid_size = g_value_get_int (value);
   else if (prop_id == PROP_ITERATIONS)
     self->iterations = g_value_get_int (value);
+  else if (prop_id == PROP_SOLVER)
+    self->solver = g_value_get_enum (value);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -236,9 +241,31 @@ gst_accel_cloth_get_property (
     g_value_set_int (value, self->grid_size);
   else if (prop_id == PROP_ITERATIONS)
     g_value_set_int (value, self->iterations);
+  else if (prop_id == PROP_SOLVER)
+    g_value_set_enum (value, self->solver);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
+}
+
+/* the nicks of realtime.cloth's solver parameter; a type of its own, as
+ * the stage plugin may register its enum in the same process */
+static GType
+gst_accel_cloth_solver_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { ACCEL_CLOTH_SOLVER_JACOBI, "Jacobi sweeps", "jacobi" },
+    { ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL,
+        "coloured Gauss-Seidel sweeps: faster convergence per sweep",
+        "gauss-seidel" },
+    { 0, NULL, NULL },
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (
+        &type, g_enum_register_static ("GstAccelClothSolver", values));
+  return type;
 }
 
 static void
@@ -275,6 +302,13 @@ gst_accel_cloth_class_init (GstAccelClothClass *klass)
       g_param_spec_float ("sphere-radius", "Sphere radius",
           "Radius of the sphere the cloth falls on (0: none)", 0.0f, 100.0f,
           DEFAULT_SPHERE_RADIUS, playing));
+  g_object_class_install_property (gobject_class, PROP_SOLVER,
+      g_param_spec_enum ("solver", "Solver",
+          "How a sweep satisfies the constraints: Jacobi (each vertex from "
+          "the last sweep's positions) or coloured Gauss-Seidel (in place, "
+          "five colours in turn; stiffer for as many sweeps)",
+          gst_accel_cloth_solver_get_type (), ACCEL_CLOTH_SOLVER_JACOBI,
+          playing));
 
   gst_element_class_set_static_metadata (element_class, "accel cloth",
       "Source/Video",

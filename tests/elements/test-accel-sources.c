@@ -320,7 +320,7 @@ test_particles_drag (gconstpointer data)
  * under the pointer at rest held where the pointer is while the button is */
 #define CLOTH 24
 static GPtrArray *
-cloth_reference (gboolean drag)
+cloth_reference (gboolean drag, AccelClothSolver solver)
 {
   AccelClothParams p;
   AccelClothView v;
@@ -334,6 +334,7 @@ cloth_reference (gboolean drag)
   p.sphere[2] = 0.3f;
   p.sphere[3] = 0.5f;
   p.gravity[1] = -9.8f;
+  p.solver = solver;
   accel_cloth_view_init (&v, &p, WIDTH, HEIGHT);
   depth = g_new (guint64, accel_cloth_depth_size (&v));
   accel_cloth_state_init (&s, block, CLOTH, CLOTH);
@@ -375,8 +376,10 @@ test_cloth_drag (gconstpointer data)
   const char *cloth = "accelcloth grid-size=" G_STRINGIFY (CLOTH);
   g_autoptr (GPtrArray) still = run_source (cloth, memory, FALSE);
   g_autoptr (GPtrArray) dragged = run_source (cloth, memory, TRUE);
-  g_autoptr (GPtrArray) want_still = cloth_reference (FALSE);
-  g_autoptr (GPtrArray) want = cloth_reference (TRUE);
+  g_autoptr (GPtrArray) want_still
+      = cloth_reference (FALSE, ACCEL_CLOTH_SOLVER_JACOBI);
+  g_autoptr (GPtrArray) want
+      = cloth_reference (TRUE, ACCEL_CLOTH_SOLVER_JACOBI);
 
   for (guint k = 0; k < FRAMES; k++)
     {
@@ -385,6 +388,26 @@ test_cloth_drag (gconstpointer data)
       g_assert_cmpint (
           frames_equal (still->pdata[k], dragged->pdata[k]), ==, k <= PRESS_AT);
     }
+}
+
+/* solver=gauss-seidel: the reference's Gauss-Seidel frames, which the
+ * default Jacobi sweeps do not give */
+static void
+test_cloth_gauss_seidel (gconstpointer data)
+{
+  const char *memory = data;
+  g_autoptr (GPtrArray) got = run_source (
+      "accelcloth grid-size=" G_STRINGIFY (CLOTH) " solver=gauss-seidel",
+      memory, FALSE);
+  g_autoptr (GPtrArray) want
+      = cloth_reference (FALSE, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
+  g_autoptr (GPtrArray) jacobi
+      = cloth_reference (FALSE, ACCEL_CLOTH_SOLVER_JACOBI);
+
+  for (guint k = 0; k < FRAMES; k++)
+    assert_frames_equal (got->pdata[k], want->pdata[k], k);
+  g_assert_false (
+      frames_equal (got->pdata[FRAMES - 1], jacobi->pdata[FRAMES - 1]));
 }
 
 int
@@ -396,6 +419,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
   g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
   g_test_add_data_func ("/sources/cloth/drag", "", test_cloth_drag);
+  g_test_add_data_func (
+      "/sources/cloth/gauss-seidel", "", test_cloth_gauss_seidel);
   if (gpu)
     {
       g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
@@ -404,6 +429,8 @@ main (int argc, char **argv)
           "(memory:CUDAMemory)", test_particles_drag);
       g_test_add_data_func ("/sources/cloth/drag/cuda-memory",
           "(memory:CUDAMemory)", test_cloth_drag);
+      g_test_add_data_func ("/sources/cloth/gauss-seidel/cuda-memory",
+          "(memory:CUDAMemory)", test_cloth_gauss_seidel);
     }
   return g_test_run ();
 }
