@@ -482,17 +482,20 @@ test_string (void)
   g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 3);
 }
 
+/* a graph of two stages, its defaults: segments: %s */
+#define SEGMENTS_YAML                                                          \
+  "pipeline: s\n"                                                              \
+  "defaults: {segments: %s}\n"                                                 \
+  "stages:\n"                                                                  \
+  "  - {name: src, kind: core.test-source}\n"                                  \
+  "  - {name: sink, kind: core.null-sink}\n"                                   \
+  "links: [src -> sink]\n"
+
 /* defaults: segments: off gives every stage a thread of its own, and the
  * graph drawn says why each stands alone */
 static void
 test_segments_off (void)
 {
-  const char *yaml = "pipeline: s\n"
-                     "defaults: {segments: %s}\n"
-                     "stages:\n"
-                     "  - {name: src, kind: core.test-source}\n"
-                     "  - {name: sink, kind: core.null-sink}\n"
-                     "links: [src -> sink]\n";
   const char *values[] = { "off", "on" };
   const char *reasons[] = { "own thread: segments are off",
     "own thread: runs on the host backend" };
@@ -500,7 +503,7 @@ test_segments_off (void)
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     {
       g_autoptr (GError) error = NULL;
-      g_autofree gchar *text = g_strdup_printf (yaml, values[i]);
+      g_autofree gchar *text = g_strdup_printf (SEGMENTS_YAML, values[i]);
       g_autoptr (AccelGraph) g
           = accel_graph_new_from_yaml_string (text, "inline", &error);
       g_autofree gchar *dot = NULL;
