@@ -75,6 +75,15 @@ end_ranks (Rank *ranks, guint n)
       }
 }
 
+/* of two ranks that ended badly at once, the one to name: a signal is
+ * the cause where another rank's collective only broke because of it */
+static gboolean
+is_better_culprit (int status, int than)
+{
+  return status >= 0 && WIFSIGNALED (status)
+         && !(than >= 0 && WIFSIGNALED (than));
+}
+
 /* starts every rank; waits until all finished (TRUE) or one did not
  * (FALSE, with its rank and wait status) */
 static gboolean
@@ -105,6 +114,10 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
     }
   while (n_running > 0)
     {
+      gboolean any_failed = FALSE;
+
+      /* every rank that ended since the last look, before choosing whom
+       * to name */
       for (guint r = 0; r < n_ranks; r++)
         {
           int status;
@@ -123,8 +136,16 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
               g_debug ("generation %u: rank %u finished", generation, r);
               continue;
             }
-          *failed = r;
-          *failed_status = got > 0 ? status : -1;
+          status = got > 0 ? status : -1;
+          if (!any_failed || is_better_culprit (status, *failed_status))
+            {
+              *failed = r;
+              *failed_status = status;
+            }
+          any_failed = TRUE;
+        }
+      if (any_failed)
+        {
           end_ranks (ranks, n_ranks);
           return FALSE;
         }
