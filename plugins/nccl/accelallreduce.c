@@ -73,11 +73,7 @@ accel_all_reduce_class_init (AccelAllReduceClass *klass)
   gobject_class->get_property = accel_all_reduce_get_property;
   stage_class->process = accel_all_reduce_process;
 
-  g_object_class_install_property (gobject_class, PROP_OP,
-      g_param_spec_enum ("op", "Operation",
-          "The reduction: sum, prod, min, max or avg", ACCEL_TYPE_REDUCE_OP,
-          ACCEL_REDUCE_SUM,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+  accel_collective_class_install_op (gobject_class, PROP_OP);
 
   accel_stage_class_set_metadata (stage_class, "nccl.all-reduce",
       "Every rank's input reduced element by element (sum, prod, min, max, "

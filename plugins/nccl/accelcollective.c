@@ -156,6 +156,24 @@ accel_collective_class_add_ports (AccelStageClass *klass, gboolean input,
         klass, ACCEL_PORT_OUTPUT, "out", &any, out_description);
 }
 
+/**
+ * accel_collective_class_install_op:
+ * @klass: a reducing collective stage's class
+ * @prop_id: the id its `op` parameter gets
+ *
+ * Installs `op`, the reduction (an #AccelReduceOp, sum by default). Called
+ * from class_init.
+ */
+void
+accel_collective_class_install_op (GObjectClass *klass, guint prop_id)
+{
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_enum ("op", "Operation",
+          "The reduction: sum, prod, min, max or avg", ACCEL_TYPE_REDUCE_OP,
+          ACCEL_REDUCE_SUM,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+}
+
 static void
 accel_collective_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)

@@ -34,5 +34,6 @@ gboolean accel_collective_check_input (
     AccelStage *stage, const AccelType *in, GError **error);
 void accel_collective_class_add_ports (AccelStageClass *klass, gboolean input,
     gboolean output, const char *out_description);
+void accel_collective_class_install_op (GObjectClass *klass, guint prop_id);
 
 G_END_DECLS

@@ -82,11 +82,7 @@ accel_reduce_class_init (AccelReduceClass *klass)
   gobject_class->get_property = accel_reduce_get_property;
   stage_class->process = accel_reduce_process;
 
-  g_object_class_install_property (gobject_class, PROP_OP,
-      g_param_spec_enum ("op", "Operation",
-          "The reduction: sum, prod, min, max or avg", ACCEL_TYPE_REDUCE_OP,
-          ACCEL_REDUCE_SUM,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+  accel_collective_class_install_op (gobject_class, PROP_OP);
   g_object_class_install_property (gobject_class, PROP_ROOT,
       g_param_spec_uint ("root", "Root", "The rank that gets the reduction", 0,
           65535, 0,

@@ -101,11 +101,7 @@ accel_reduce_scatter_class_init (AccelReduceScatterClass *klass)
   stage_class->negotiate = accel_reduce_scatter_negotiate;
   stage_class->process = accel_reduce_scatter_process;
 
-  g_object_class_install_property (gobject_class, PROP_OP,
-      g_param_spec_enum ("op", "Operation",
-          "The reduction: sum, prod, min, max or avg", ACCEL_TYPE_REDUCE_OP,
-          ACCEL_REDUCE_SUM,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+  accel_collective_class_install_op (gobject_class, PROP_OP);
 
   accel_stage_class_set_metadata (stage_class, "nccl.reduce-scatter",
       "Every rank's input reduced element by element (sum, prod, min, max, "
