@@ -401,6 +401,26 @@ test_data_parallel (Fixture *f, gconstpointer data)
   g_assert_cmpmem (got, len, sums->data, sums->len);
 }
 
+/* the data-parallel world of two ranks with the fault @env names, with a
+ * state directory: it must end well and write the sums of a run without
+ * the fault; @run gets what it printed */
+static void
+run_faulted_world (Fixture *f, const char *const *env, WorldRun *run)
+{
+  const char *args[]
+      = { "--ranks", "2", "--state-dir", "state", "histograms.yaml", NULL };
+  g_autoptr (GByteArray) sums = NULL;
+  g_autofree gchar *got = NULL;
+  gsize len;
+
+  f->world = 2;
+  sums = data_parallel_setup (f);
+  world_run (run, f->dir, env, args);
+  g_assert_cmpint (run->status, ==, 0);
+  got = world_read (f->dir, "histograms.raw", &len);
+  g_assert_cmpmem (got, len, sums->data, sums->len);
+}
+
 /* rank 1 dies at frame 5: the world is rebuilt and resumes where rank 0's
  * sink committed; the sums equal a run without the fault */
 static void
@@ -408,22 +428,12 @@ test_rank_killed (Fixture *f, gconstpointer data)
 {
   const char *env[]
       = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=blur:crash:5", NULL };
-  const char *args[]
-      = { "--ranks", "2", "--state-dir", "state", "histograms.yaml", NULL };
-  g_autoptr (GByteArray) sums = NULL;
   g_auto (WorldRun) run = { 0 };
-  g_autofree gchar *got = NULL;
-  gsize len;
 
-  f->world = 2;
-  sums = data_parallel_setup (f);
-  world_run (&run, f->dir, env, args);
-  g_assert_cmpint (run.status, ==, 0);
+  run_faulted_world (f, env, &run);
   g_assert_nonnull (strstr (run.err, "rank 1 on "));
   g_assert_nonnull (strstr (run.err, "was killed by signal 9"));
   g_assert_nonnull (strstr (run.err, "rebuilding the world as generation 2"));
-  got = world_read (f->dir, "histograms.raw", &len);
-  g_assert_cmpmem (got, len, sums->data, sums->len);
 }
 
 /* rank 0's all-reduce poisons its context at frame 4 (simulated on the
@@ -434,25 +444,15 @@ test_rank_poisoned (Fixture *f, gconstpointer data)
 {
   const char *env[]
       = { "ACCEL_FAULT_RANK=0", "ACCEL_FAULT=total:illegal-address:4", NULL };
-  const char *args[]
-      = { "--ranks", "2", "--state-dir", "state", "histograms.yaml", NULL };
-  g_autoptr (GByteArray) sums = NULL;
   g_auto (WorldRun) run = { 0 };
-  g_autofree gchar *got = NULL;
-  gsize len;
 
-  f->world = 2;
-  sums = data_parallel_setup (f);
-  world_run (&run, f->dir, env, args);
-  g_assert_cmpint (run.status, ==, 0);
+  run_faulted_world (f, env, &run);
   /* rank 1's all-reduce breaks when rank 0's communicator goes: both end
    * poisoned, and the supervisor names the one it sees end first */
   g_assert_true (
       strstr (run.err, "rank 0 on ") || strstr (run.err, "rank 1 on "));
   g_assert_nonnull (strstr (run.err, "was poisoned; rebuilding the world as "
                                      "generation 2"));
-  got = world_read (f->dir, "histograms.raw", &len);
-  g_assert_cmpmem (got, len, sums->data, sums->len);
 }
 
 /* ranks joined through --coordinator, each supervised on its own: rank 1
