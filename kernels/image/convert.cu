@@ -118,45 +118,6 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
     }
 }
 
-// rows of both frames start on 16 bytes: four pixels per thread, uint8
-// formats in one 16-byte (RGBA8, BGRA8) or 4-byte (GRAY8) access
-template <int SF, int DF>
-__global__ void __launch_bounds__ (256)
-    packed_to_packed4 (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
-{
-  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
-
-  if (x >= width)
-    return;
-  for (int y = blockIdx.y; y < height; y += gridDim.y)
-    {
-      const uint8_t *in = src + (size_t)y * src_pitch;
-      uint8_t *out = dst + (size_t)y * dst_pitch;
-      if (x + 4 <= width)
-        {
-          float px[4][4], v[4][4];
-          load_px4<kind_for<SF>> (in, x, px);
-#pragma unroll
-          for (int i = 0; i < 4; i++)
-            {
-              to_rgba<SF> (px[i]);
-              from_rgba<DF, is_bytes<SF>> (px[i], v[i]);
-            }
-          store_px4<kind_for<DF>> (out, x, v);
-        }
-      else
-        {
-          for (int i = x; i < width; i++)
-            {
-              float px[4];
-              decode<SF, true> (in, i, px);
-              encode<DF, true, is_bytes<SF>> (out, i, px);
-            }
-        }
-    }
-}
-
 // sixteen pixels from @x on (a multiple of 16) of a byte format's row that
 // starts on 16 bytes: one 16-byte access for GRAY8, four for RGBA8
 template <int K>
@@ -202,14 +163,37 @@ store_px16 (uint8_t *__restrict__ row, int x, const float (*v)[4])
     }
 }
 
-// to or from GRAY8 on rows that start on 16 bytes: sixteen pixels per
-// thread, so the GRAY8 side moves 16 bytes at a time too
-template <int SF, int DF>
+// N (4 or 16) pixels from @x on (a multiple of N) of a byte format's row
+// that starts on 16 bytes
+template <int K, int N>
+__device__ __forceinline__ void
+load_group (const uint8_t *__restrict__ row, int x, float (*v)[4])
+{
+  if constexpr (N == 16)
+    load_px16<K> (row, x, v);
+  else
+    load_px4<K> (row, x, v);
+}
+
+template <int K, int N>
+__device__ __forceinline__ void
+store_group (uint8_t *__restrict__ row, int x, const float (*v)[4])
+{
+  if constexpr (N == 16)
+    store_px16<K> (row, x, v);
+  else
+    store_px4<K> (row, x, v);
+}
+
+// between byte formats on rows that start on 16 bytes, N pixels per
+// thread: 4 (RGBA8, BGRA8: one 16-byte access) or 16 (to or from GRAY8,
+// so the GRAY8 side moves 16 bytes at a time too)
+template <int SF, int DF, int N>
 __global__ void __launch_bounds__ (256)
-    packed_to_packed16 (const uint8_t *__restrict__ src, size_t src_pitch,
+    packed_to_packed_n (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  const int x = 16 * (blockIdx.x * 256 + threadIdx.x);
+  const int x = N * (blockIdx.x * 256 + threadIdx.x);
 
   if (x >= width)
     return;
@@ -217,17 +201,17 @@ __global__ void __launch_bounds__ (256)
     {
       const uint8_t *in = src + (size_t)y * src_pitch;
       uint8_t *out = dst + (size_t)y * dst_pitch;
-      if (x + 16 <= width)
+      if (x + N <= width)
         {
-          float px[16][4], v[16][4];
-          load_px16<kind_for<SF>> (in, x, px);
+          float px[N][4], v[N][4];
+          load_group<kind_for<SF>, N> (in, x, px);
 #pragma unroll
-          for (int i = 0; i < 16; i++)
+          for (int i = 0; i < N; i++)
             {
               to_rgba<SF> (px[i]);
-              from_rgba<DF> (px[i], v[i]);
+              from_rgba<DF, is_bytes<SF>> (px[i], v[i]);
             }
-          store_px16<kind_for<DF>> (out, x, v);
+          store_group<kind_for<DF>, N> (out, x, v);
         }
       else
         {
@@ -235,7 +219,7 @@ __global__ void __launch_bounds__ (256)
             {
               float px[4];
               decode<SF, true> (in, i, px);
-              encode<DF, true> (out, i, px);
+              encode<DF, true, is_bytes<SF>> (out, i, px);
             }
         }
     }
@@ -615,7 +599,7 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
       && SF != ACCEL_IMAGE_RGBAF32 && DF != ACCEL_IMAGE_RGBAF32)
     {
       int groups = (width + 15) / 16;
-      packed_to_packed16<SF, DF>
+      packed_to_packed_n<SF, DF, 16>
           <<<dim3 ((groups + 255) / 256, grid_rows (height)), 256, 0, s>>> (
               (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
       return cudaGetLastError ();
@@ -626,7 +610,7 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
       && DF != ACCEL_IMAGE_RGBAF32)
     {
       int quads = (width + 3) / 4;
-      packed_to_packed4<SF, DF>
+      packed_to_packed_n<SF, DF, 4>
           <<<dim3 ((quads + 255) / 256, grid_rows (height)), 256, 0, s>>> (
               (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
       return cudaGetLastError ();
