@@ -84,6 +84,13 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
     }
   if (server->complete)
     {
+      /* the ranks still in the old generation learn that it was left
+       * (accel_world_is_left()): their communicators cannot complete */
+      gchar *next = g_strdup_printf ("%u", server->generation + 1);
+
+      g_hash_table_replace (server->values,
+          g_strdup_printf ("g%u/world/left", server->generation),
+          g_bytes_new_take (next, strlen (next)));
       server->generation++;
       server->complete = FALSE;
       server->n_joined = 0;

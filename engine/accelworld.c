@@ -331,6 +331,31 @@ accel_world_get (AccelWorld *world, const char *key, GError **error)
 }
 
 /**
+ * accel_world_is_left:
+ * @world: a joined world
+ *
+ * Whether some rank has begun a later generation of the world (it was
+ * started again after a fault): this generation's communicators will not
+ * complete, and a collective waiting on them waits for nothing. Asks the
+ * coordinator once, without waiting for it.
+ *
+ * Returns: %TRUE when this generation was left; %FALSE when it was not, or
+ * the coordinator did not answer. MT safe; blocks for one request.
+ */
+gboolean
+accel_world_is_left (AccelWorld *world)
+{
+  g_autoptr (GBytes) next = NULL;
+  g_autofree gchar *scoped = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_WORLD (world), FALSE);
+  g_return_val_if_fail (world->generation > 0, FALSE);
+  scoped = scoped_key (world, "world/left");
+  next = accel_store_get (world->coordinator, scoped, 0, NULL);
+  return next != NULL;
+}
+
+/**
  * accel_world_agree_min:
  * @world: a joined world
  * @name: what is agreed on, the same on every rank

@@ -46,9 +46,8 @@ rank_env (guint rank, guint n_ranks, guint generation, const char *coordinator,
   env = g_environ_setenv (env, "ACCEL_RANK", r, TRUE);
   env = g_environ_setenv (env, "ACCEL_WORLD_SIZE", n, TRUE);
   env = g_environ_setenv (env, "ACCEL_COORDINATOR", coordinator, TRUE);
-  /* NVLink multicast stays off in every rank unless the caller's
-   * environment says otherwise */
-  env = g_environ_setenv (env, "NCCL_NVLS_ENABLE", "0", FALSE);
+  for (const char *const *d = accel_world_get_worker_defaults (); *d; d += 2)
+    env = g_environ_setenv (env, d[0], d[1], FALSE);
   if (state_dir)
     {
       g_autofree gchar *dir = g_strdup_printf ("%s/rank-%u", state_dir, rank);
@@ -171,6 +170,28 @@ restartable_cause (int status)
 }
 
 /**
+ * accel_world_get_worker_defaults:
+ *
+ * What every rank's environment holds unless the caller's says otherwise:
+ * NVLink multicast off (`NCCL_NVLS_ENABLE=0`), and 32 hardware queues per
+ * GPU (`CUDA_DEVICE_MAX_CONNECTIONS=32`): streams share the GPU's queues,
+ * 8 by default, and two ranks' collectives of different stages queued
+ * behind each other in opposite orders wait for each other; 32 make that
+ * rare (see docs/multi-gpu.md).
+ *
+ * Returns: (transfer none) (array zero-terminated=1): pairs of name and
+ *   value. MT safe.
+ */
+const char *const *
+accel_world_get_worker_defaults (void)
+{
+  static const char *const defaults[]
+      = { "NCCL_NVLS_ENABLE", "0", "CUDA_DEVICE_MAX_CONNECTIONS", "32", NULL };
+
+  return defaults;
+}
+
+/**
  * accel_world_supervise:
  * @argv: (array zero-terminated=1): each worker's command line (typically
  *   the program itself)
@@ -185,8 +206,8 @@ restartable_cause (int status)
  *
  * Runs a world of @n_ranks workers: each with `ACCEL_WORKER=1`,
  * `ACCEL_GENERATION`, `ACCEL_RANK`, `ACCEL_WORLD_SIZE`,
- * `ACCEL_COORDINATOR` and `NCCL_NVLS_ENABLE=0` (unless set) in its
- * environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
+ * `ACCEL_COORDINATOR` and accel_world_get_worker_defaults() (unless set)
+ * in its environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
  * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
  * %ACCEL_EXIT_POISONED, the others are ended and the world starts again,
  * one generation later; past the restart intensity the run fails naming

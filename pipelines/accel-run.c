@@ -672,6 +672,21 @@ run_pipeline (const char *path)
       fflush (stdout);
       _exit (EXIT_STOPPED);
     }
+  /* a worker whose context is lost may have stages waiting on GPU work
+   * that never ends (a collective whose peer is gone): its supervisor
+   * starts a new worker either way, so it leaves without them */
+  if (run->done && accel_supervisor_is_worker ()
+      && g_error_matches (
+          run->wait_error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED)
+      && !stop_within_grace (graph))
+    {
+      g_printerr ("accel-run: %s\n", run->wait_error->message);
+      g_printerr ("accel-run: a stage did not return within %d s of the "
+                  "context being lost; leaving without it\n",
+          GRACE_S);
+      fflush (stdout);
+      _exit (ACCEL_EXIT_POISONED);
+    }
   /* wakes the waiter when the run stopped at once */
   accel_graph_stop (graph);
   g_thread_join (g_steal_pointer (&run->waiter));
@@ -806,7 +821,8 @@ supervise_rank (int argc, char **argv)
   g_setenv ("ACCEL_COORDINATOR", opt_coordinator, TRUE);
   g_setenv ("ACCEL_RANK", rank, TRUE);
   g_setenv ("ACCEL_WORLD_SIZE", size, TRUE);
-  g_setenv ("NCCL_NVLS_ENABLE", "0", FALSE);
+  for (const char *const *d = accel_world_get_worker_defaults (); *d; d += 2)
+    g_setenv (d[0], d[1], FALSE);
   if (opt_state_dir)
     {
       dir = g_strdup_printf ("%s/rank-%d", opt_state_dir, opt_rank);

@@ -31,11 +31,13 @@ gboolean accel_world_join (
 gboolean accel_world_set (
     AccelWorld *world, const char *key, GBytes *value, GError **error);
 GBytes *accel_world_get (AccelWorld *world, const char *key, GError **error);
+gboolean accel_world_is_left (AccelWorld *world);
 gboolean accel_world_agree_min (
     AccelWorld *world, const char *name, guint64 *value, GError **error);
 
 gchar *accel_world_substitute (AccelWorld *world, const char *text);
 
+const char *const *accel_world_get_worker_defaults (void);
 gboolean accel_world_supervise (const char *const *argv, guint n_ranks,
     const char *coordinator, const char *state_dir, guint max_restarts,
     gint64 restart_window_ms, GError **error);

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "accel-nccl"
 
 #include "accelcommunicator.h"
+#include "accelwatchdog.h"
 #include "accelworldcomm.h"
 
 #include <cuda_runtime_api.h>
@@ -20,10 +21,11 @@ struct _AccelCommunicator
   gchar *key;
   guint rank, size;
   guint timeout_ms;
-  AccelGloo *gloo;      /* the host backend's */
-  ncclComm_t nccl;      /* a GPU's */
-  gboolean broken;      /* aborted rather than destroyed */
-  guint8 *device_flags; /* a pair's, on a GPU: see ensure_flags() */
+  AccelGloo *gloo;         /* the host backend's */
+  ncclComm_t nccl;         /* a GPU's */
+  AccelWatchdog *watchdog; /* of nccl, once made */
+  gboolean broken;         /* aborted rather than destroyed */
+  guint8 *device_flags;    /* a pair's, on a GPU: see ensure_flags() */
   guint8 *host_flag;
 };
 
@@ -63,33 +65,61 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
                       || status == ncclInternalError
                       || status == ncclUnhandledCudaError;
 
-  /* a call still in progress past the timeout is aborted, not waited for
-   * again by a destroy */
-  comm->broken |= poisoned || status == ncclInProgress;
+  /* a call still in progress past the timeout waits for ranks that do not
+   * come: the communicator is lost as well (aborted, not waited for again
+   * by a destroy), and the world is rebuilt */
+  poisoned |= status == ncclInProgress;
+  comm->broken |= poisoned;
   g_set_error (error, ACCEL_ERROR,
       poisoned                     ? ACCEL_ERROR_CONTEXT_POISONED
-      : status == ncclInProgress   ? ACCEL_ERROR_TIMEOUT
       : status == ncclInvalidUsage ? ACCEL_ERROR_INVALID_INPUT
                                    : ACCEL_ERROR_LIBRARY,
       "%s: %s on rank %u of the world (generation %u): %s%s%s", who, call,
       accel_world_get_rank (comm->world),
       accel_world_get_generation (comm->world),
-      status == ncclInProgress ? "not done within the world's timeout"
-                               : ncclGetErrorString (status),
+      status == ncclInProgress
+          ? "not done within the world's timeout; the communicator is lost"
+          : ncclGetErrorString (status),
       last && *last ? ": " : "", last ? last : "");
   return FALSE;
 }
 
+/* the world's generation was left, or the watchdog found the
+ * communicator lost: FALSE, and the communicator is broken */
+static gboolean
+nccl_lost (AccelCommunicator *comm, gboolean ask_store, GError **error)
+{
+  g_autofree gchar *who = NULL;
+
+  if (comm->watchdog && !accel_watchdog_check (comm->watchdog, error))
+    {
+      comm->broken = TRUE;
+      return TRUE;
+    }
+  if (!ask_store || !accel_world_is_left (comm->world))
+    return FALSE;
+  who = stage_text (comm);
+  comm->broken = TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+      "%s: a rank began a later generation of the world than this rank's "
+      "(%u), so its collectives cannot complete; the communicator is lost",
+      who, accel_world_get_generation (comm->world));
+  return TRUE;
+}
+
 /* a non-blocking communicator's call may still be in progress: wait for
- * it, up to the world's timeout, and take any error it reported since */
+ * it, up to the world's timeout or until the world moves on, and take any
+ * error it reported since */
 static gboolean
 nccl_settle (AccelCommunicator *comm, const char *call, ncclResult_t status,
     GError **error)
 {
-  gint64 deadline = g_get_monotonic_time ()
-                    + (gint64)comm->timeout_ms * G_TIME_SPAN_MILLISECOND;
-  guint spins = 0;
+  gint64 start = g_get_monotonic_time ();
+  gint64 deadline = start + (gint64)comm->timeout_ms * G_TIME_SPAN_MILLISECOND;
+  gint64 next_ask = start + 500 * G_TIME_SPAN_MILLISECOND;
 
+  if (nccl_lost (comm, FALSE, error))
+    return FALSE;
   if (status != ncclSuccess && status != ncclInProgress)
     return nccl_failed (comm, call, status, error);
   for (;;)
@@ -104,9 +134,34 @@ nccl_settle (AccelCommunicator *comm, const char *call, ncclResult_t status,
         return nccl_failed (comm, call, async, error);
       if (g_get_monotonic_time () > deadline)
         return nccl_failed (comm, call, ncclInProgress, error);
-      if (++spins > 100)
+      /* a peer started again waits in a later generation, not for us */
+      if (g_get_monotonic_time () > next_ask)
+        {
+          if (nccl_lost (comm, TRUE, error))
+            return FALSE;
+          next_ask = g_get_monotonic_time () + 500 * G_TIME_SPAN_MILLISECOND;
+        }
+      /* a launch that NCCL finishes on a thread of its own takes some
+       * microseconds: yield for the first millisecond, then sleep between
+       * looks (sleeping after a few microseconds of looks can add a sleep
+       * of 100 us or more to a small collective) */
+      if (g_get_monotonic_time () - start < 1000)
+        g_thread_yield ();
+      else
         g_usleep (100);
     }
+}
+
+/* an operation enqueued on @stream: settled as above, then watched until
+ * its work is done (accel_watchdog_enqueued()) */
+static gboolean
+nccl_enqueued (AccelCommunicator *comm, cudaStream_t stream, const char *call,
+    ncclResult_t status, GError **error)
+{
+  if (!nccl_settle (comm, call, status, error))
+    return FALSE;
+  accel_watchdog_enqueued (comm->watchdog, stream);
+  return TRUE;
 }
 
 static gboolean
@@ -130,7 +185,21 @@ nccl_new (AccelCommunicator *comm, GError **error)
       &comm->nccl, (int)comm->size, id, (int)comm->rank, &config);
   if (status != ncclSuccess && status != ncclInProgress)
     return nccl_failed (comm, "ncclCommInitRankConfig", status, error);
-  return nccl_settle (comm, "ncclCommInitRankConfig", status, error);
+  if (!nccl_settle (comm, "ncclCommInitRankConfig", status, error))
+    return FALSE;
+  {
+    g_autofree gchar *who = stage_text (comm);
+    comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, who);
+  }
+  if (!comm->watchdog)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
+          "stage '%s' (%s): cannot make its communicator's watchdog event",
+          accel_stage_get_name (comm->stage),
+          accel_stage_get_kind_name (comm->stage));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -209,6 +278,8 @@ accel_communicator_new (AccelStage *stage, AccelWorld *world, const char *key,
 void
 accel_communicator_free (AccelCommunicator *comm)
 {
+  if (comm->watchdog)
+    accel_watchdog_free (comm->watchdog);
   if (comm->nccl)
     {
       ncclResult_t async = ncclSuccess;
@@ -338,7 +409,8 @@ accel_communicator_all_reduce (AccelCommunicator *comm, AccelFrame *frame,
   char *message = NULL;
 
   if (comm->nccl)
-    return nccl_settle (comm, "ncclAllReduce",
+    return nccl_enqueued (comm, accel_stream_get_handle (frame->stream),
+        "ncclAllReduce",
         ncclAllReduce (accel_buffer_get_data (in), accel_buffer_get_data (out),
             n, nccl_dtype (dtype), nccl_op (op), comm->nccl,
             accel_stream_get_handle (frame->stream)),
@@ -381,7 +453,8 @@ accel_communicator_reduce (AccelCommunicator *comm, AccelFrame *frame,
       if (comm->rank != root
           && !accel_communicator_copy (frame, in, out, error))
         return FALSE;
-      return nccl_settle (comm, "ncclReduce",
+      return nccl_enqueued (comm, accel_stream_get_handle (frame->stream),
+          "ncclReduce",
           ncclReduce (accel_buffer_get_data (in), accel_buffer_get_data (out),
               n, nccl_dtype (dtype), nccl_op (op), (int)root, comm->nccl,
               accel_stream_get_handle (frame->stream)),
@@ -424,7 +497,8 @@ accel_communicator_reduce_scatter (AccelCommunicator *comm, AccelFrame *frame,
   char *message = NULL;
 
   if (comm->nccl)
-    return nccl_settle (comm, "ncclReduceScatter",
+    return nccl_enqueued (comm, accel_stream_get_handle (frame->stream),
+        "ncclReduceScatter",
         ncclReduceScatter (accel_buffer_get_data (in),
             accel_buffer_get_data (out), n_elements (out), nccl_dtype (dtype),
             nccl_op (op), comm->nccl, accel_stream_get_handle (frame->stream)),
@@ -461,7 +535,8 @@ accel_communicator_all_gather (
   char *message = NULL;
 
   if (comm->nccl)
-    return nccl_settle (comm, "ncclAllGather",
+    return nccl_enqueued (comm, accel_stream_get_handle (frame->stream),
+        "ncclAllGather",
         ncclAllGather (accel_buffer_get_data (in), accel_buffer_get_data (out),
             n_elements (in), nccl_dtype (dtype), comm->nccl,
             accel_stream_get_handle (frame->stream)),
@@ -492,7 +567,8 @@ accel_communicator_broadcast (
   char *message = NULL;
 
   if (comm->nccl)
-    return nccl_settle (comm, "ncclBroadcast",
+    return nccl_enqueued (comm, accel_stream_get_handle (frame->stream),
+        "ncclBroadcast",
         ncclBroadcast (accel_buffer_get_data (in), accel_buffer_get_data (out),
             n_elements (in), nccl_dtype (dtype), (int)root, comm->nccl,
             accel_stream_get_handle (frame->stream)),
@@ -543,7 +619,7 @@ send_flag (AccelCommunicator *comm, cudaStream_t stream, guint8 flag,
 
   if (comm->nccl)
     return ensure_flags (comm, error)
-           && nccl_settle (comm, "ncclSend",
+           && nccl_enqueued (comm, stream, "ncclSend",
                ncclSend (comm->device_flags + flag, 1, ncclUint8, (int)peer,
                    comm->nccl, stream),
                error);
@@ -575,7 +651,7 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   if (!send_flag (comm, stream, FLAG_FRAME, peer, error))
     return FALSE;
   if (comm->nccl)
-    return nccl_settle (comm, "ncclSend",
+    return nccl_enqueued (comm, stream, "ncclSend",
         ncclSend (accel_buffer_get_data (buffer), n_elements (buffer),
             nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl, stream),
         error);
@@ -637,7 +713,7 @@ accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
   if (comm->nccl)
     {
       if (!ensure_flags (comm, error)
-          || !nccl_settle (comm, "ncclRecv",
+          || !nccl_enqueued (comm, stream, "ncclRecv",
               ncclRecv (comm->device_flags + 2, 1, ncclUint8, (int)peer,
                   comm->nccl, stream),
               error)
@@ -649,7 +725,7 @@ accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
         return FALSE;
       if ((*ended = *comm->host_flag == FLAG_END))
         return TRUE;
-      return nccl_settle (comm, "ncclRecv",
+      return nccl_enqueued (comm, stream, "ncclRecv",
           ncclRecv (accel_buffer_get_data (buffer), n_elements (buffer),
               nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl, stream),
           error);

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel nccl plugin: a GPU communicator's watchdog (see accelwatchdog.c) */
+#pragma once
+
+#include <accel/accel.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+G_BEGIN_DECLS
+
+typedef struct _AccelWatchdog AccelWatchdog;
+
+AccelWatchdog *accel_watchdog_new (
+    ncclComm_t comm, AccelWorld *world, const char *who);
+void accel_watchdog_free (AccelWatchdog *dog);
+void accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream);
+gboolean accel_watchdog_check (AccelWatchdog *dog, GError **error);
+
+G_END_DECLS
