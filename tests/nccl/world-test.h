@@ -55,17 +55,70 @@ world_spawn (const char *dir, const char *const *env, const char *const *args)
   return p;
 }
 
+/* a run that takes longer is killed, and what it printed shown: no world
+ * test waits forever */
+#ifndef WORLD_RUN_LIMIT_S
+#define WORLD_RUN_LIMIT_S 150
+#endif
+
+typedef struct
+{
+  gboolean done, killed;
+  gchar *out, *err;
+  GError *error;
+} WorldWait;
+
+static inline void
+world_communicated (GObject *p, GAsyncResult *res, gpointer data)
+{
+  WorldWait *w = data;
+
+  g_subprocess_communicate_utf8_finish (
+      G_SUBPROCESS (p), res, &w->out, &w->err, &w->error);
+  w->done = TRUE;
+}
+
+static inline gboolean
+world_kill (gpointer data)
+{
+  WorldWait *w = g_object_get_data (data, "world-wait");
+
+  w->killed = TRUE;
+  g_subprocess_force_exit (data);
+  return G_SOURCE_REMOVE;
+}
+
 static inline void
 world_wait (GSubprocess *p, WorldRun *r, gint64 t0)
 {
-  g_autoptr (GError) error = NULL;
+  g_autoptr (GMainContext) context = g_main_context_new ();
+  gint64 left_ms
+      = (t0 + WORLD_RUN_LIMIT_S * G_USEC_PER_SEC - g_get_monotonic_time ())
+        / 1000;
+  GSource *timer = g_timeout_source_new ((guint)MAX (left_ms, 1));
+  WorldWait w = { 0 };
 
-  g_assert_true (
-      g_subprocess_communicate_utf8 (p, NULL, NULL, &r->out, &r->err, &error));
-  g_assert_no_error (error);
-  r->status
-      = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+  g_main_context_push_thread_default (context);
+  g_object_set_data (G_OBJECT (p), "world-wait", &w);
+  g_source_set_callback (timer, world_kill, p, NULL);
+  g_source_attach (timer, context);
+  g_subprocess_communicate_utf8_async (p, NULL, NULL, world_communicated, &w);
+  while (!w.done)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (timer);
+  g_source_unref (timer);
+  g_main_context_pop_thread_default (context);
+  g_assert_no_error (w.error);
+
+  r->out = w.out;
+  r->err = w.err;
+  r->status = !w.killed && g_subprocess_get_if_exited (p)
+                  ? g_subprocess_get_exit_status (p)
+                  : -1;
   r->seconds = (g_get_monotonic_time () - t0) / 1e6;
+  if (w.killed)
+    g_test_message (
+        "accel-run did not end within %d s: killed", WORLD_RUN_LIMIT_S);
   if (g_test_verbose () || r->status != 0)
     g_test_message (
         "status %d after %.1f s; stderr:\n%s", r->status, r->seconds, r->err);
