@@ -189,17 +189,9 @@ nccl_new (AccelCommunicator *comm, GError **error)
     return FALSE;
   {
     g_autofree gchar *who = stage_text (comm);
-    comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, who);
+    comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, who, error);
   }
-  if (!comm->watchdog)
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
-          "stage '%s' (%s): cannot make its communicator's watchdog event",
-          accel_stage_get_name (comm->stage),
-          accel_stage_get_kind_name (comm->stage));
-      return FALSE;
-    }
-  return TRUE;
+  return comm->watchdog != NULL;
 }
 
 static gboolean

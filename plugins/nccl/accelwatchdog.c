@@ -38,10 +38,10 @@ struct _AccelWatchdog
   gboolean pending;   /* that operation is not known to be done */
 };
 
-/* why the last operation enqueued is late or failed, or NULL; with the
- * lock held */
+/* why the last operation enqueued is late or failed, or NULL; the caller
+ * holds the lock */
 static gchar *
-check_progress_locked (AccelWatchdog *dog)
+check_progress_unlocked (AccelWatchdog *dog)
 {
   gint64 waited;
   cudaError_t status;
@@ -103,7 +103,7 @@ watch (gpointer data)
         ;
       if (dog->stopping)
         break;
-      late = check_progress_locked (dog);
+      late = check_progress_unlocked (dog);
       g_mutex_unlock (&dog->lock);
       got = ncclCommGetAsyncError (dog->comm, &async);
       if (got != ncclSuccess
@@ -127,18 +127,20 @@ watch (gpointer data)
  * @comm: an initialised NCCL communicator
  * @world: the joined world it belongs to
  * @who: the stage it serves, as errors name it
+ * @error: return location for a #GError, or %NULL
  *
  * Returns: (transfer full): a watchdog of @comm, watching from now until
  * accel_watchdog_free(), or %NULL when its event cannot be made. Stage
  * thread, @comm's device current.
  */
 AccelWatchdog *
-accel_watchdog_new (ncclComm_t comm, AccelWorld *world, const char *who)
+accel_watchdog_new (
+    ncclComm_t comm, AccelWorld *world, const char *who, GError **error)
 {
   AccelWatchdog *dog = g_new0 (AccelWatchdog, 1);
 
-  if (cudaEventCreateWithFlags (&dog->done, cudaEventDisableTiming)
-      != cudaSuccess)
+  if (!accel_cuda_check (
+          cudaEventCreateWithFlags (&dog->done, cudaEventDisableTiming), error))
     {
       g_free (dog);
       return NULL;
@@ -190,7 +192,8 @@ accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream)
   if (!dog)
     return;
   g_mutex_lock (&dog->lock);
-  if (cudaEventRecord (dog->done, stream) == cudaSuccess)
+  /* a failed record is the stream's failure, which its stage reports */
+  if (accel_cuda_check (cudaEventRecord (dog->done, stream), NULL))
     {
       /* late is the last operation not done a timeout after it was
        * enqueued: a stage whose work is stuck stops enqueueing soon */

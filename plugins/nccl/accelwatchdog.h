@@ -11,7 +11,7 @@ G_BEGIN_DECLS
 typedef struct _AccelWatchdog AccelWatchdog;
 
 AccelWatchdog *accel_watchdog_new (
-    ncclComm_t comm, AccelWorld *world, const char *who);
+    ncclComm_t comm, AccelWorld *world, const char *who, GError **error);
 void accel_watchdog_free (AccelWatchdog *dog);
 void accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream);
 gboolean accel_watchdog_check (AccelWatchdog *dog, GError **error);
