@@ -197,12 +197,16 @@ describe_inputs (BlasData *d, const BlasCase *c)
     add_port (d, "bias", c->dtype, 1, &c->n);
 }
 
-/* out[i] = alpha op(A[i]) op(B[i]), row-major; a stride of 0 shares */
-static void
+/* out[i] = alpha op(A[i]) op(B[i]), row-major; a stride of 0 shares.
+ * Returns the root of the sum of the squares of every term summed (times
+ * alpha): the size rounding errors grow with, which a product of random
+ * terms that cancel out falls far below */
+static double
 reference_gemm (const BlasCase *c, gint64 n, const double *a, gint64 stride_a,
     const double *b, gint64 stride_b, double *out)
 {
   gint64 batch = MAX (c->batch, 1);
+  double squares = 0.0;
 
   for (gint64 p = 0; p < batch; p++)
     for (gint64 i = 0; i < c->m; i++)
@@ -211,10 +215,15 @@ reference_gemm (const BlasCase *c, gint64 n, const double *a, gint64 stride_a,
           const double *ap = a + p * stride_a, *bp = b + p * stride_b;
           double sum = 0.0;
           for (gint64 l = 0; l < c->k; l++)
-            sum += (c->transa ? ap[l * c->m + i] : ap[i * c->k + l])
-                   * (c->transb ? bp[j * c->k + l] : bp[l * n + j]);
+            {
+              double t = (c->transa ? ap[l * c->m + i] : ap[i * c->k + l])
+                         * (c->transb ? bp[j * c->k + l] : bp[l * n + j]);
+              sum += t;
+              squares += t * t;
+            }
           out[(p * c->m + i) * n + j] = c->alpha * sum;
         }
+  return fabs (c->alpha) * sqrt (squares);
 }
 
 static double
@@ -224,13 +233,17 @@ gelu (double x)
          * (1.0 + tanh (sqrt (2.0 / G_PI) * (x + 0.044715 * x * x * x)));
 }
 
-/* the product into @out, then the epilogue; returns the product's norm
- * before a blaslt epilogue (GELU's error scales with its input, which may
- * be much larger than its output), else 0 */
+/* the product into @out, then the epilogue; returns the floor of the
+ * relative error's norm: the size of the products' terms (a product whose
+ * random terms cancel is far smaller than its rounding error may be), and
+ * before a blaslt epilogue at least the product's norm (GELU's error
+ * scales with its input, which may be much larger than its output); 0 for
+ * axpy (no sums) and dot (whose inputs are made not to cancel) */
 static double
 reference (const BlasCase *c, double **in, double *out)
 {
   gsize n_vec = c->m * c->n;
+  double terms;
 
   if (is (c, "blas.axpy"))
     {
@@ -246,13 +259,10 @@ reference (const BlasCase *c, double **in, double *out)
       return 0.0;
     }
   if (is (c, "blas.gemv"))
-    {
-      reference_gemm (c, 1, in[0], 0, in[1], 0, out);
-      return 0.0;
-    }
+    return reference_gemm (c, 1, in[0], 0, in[1], 0, out);
 
-  reference_gemm (c, c->n, in[0], c->shared == 1 ? 0 : c->m * c->k, in[1],
-      c->shared == 2 ? 0 : c->k * c->n, out);
+  terms = reference_gemm (c, c->n, in[0], c->shared == 1 ? 0 : c->m * c->k,
+      in[1], c->shared == 2 ? 0 : c->k * c->n, out);
   if (is (c, "blas.gemm-c"))
     for (gsize i = 0; i < n_vec; i++)
       out[i] += c->beta * in[2][i];
@@ -273,9 +283,9 @@ reference (const BlasCase *c, double **in, double *out)
             else if (g_str_has_suffix (e, "gelu"))
               *x = gelu (*x);
           }
-      return sqrt (norm);
+      return MAX (sqrt (norm), terms);
     }
-  return 0.0;
+  return terms;
 }
 
 static gsize
