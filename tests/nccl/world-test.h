@@ -63,6 +63,7 @@ world_spawn (const char *dir, const char *const *env, const char *const *args)
 
 typedef struct
 {
+  GSubprocess *process;
   gboolean done, killed;
   gchar *out, *err;
   GError *error;
@@ -81,10 +82,10 @@ world_communicated (GObject *p, GAsyncResult *res, gpointer data)
 static inline gboolean
 world_kill (gpointer data)
 {
-  WorldWait *w = g_object_get_data (data, "world-wait");
+  WorldWait *w = data;
 
   w->killed = TRUE;
-  g_subprocess_force_exit (data);
+  g_subprocess_force_exit (w->process);
   return G_SOURCE_REMOVE;
 }
 
@@ -96,11 +97,10 @@ world_wait (GSubprocess *p, WorldRun *r, gint64 t0)
       = (t0 + WORLD_RUN_LIMIT_S * G_USEC_PER_SEC - g_get_monotonic_time ())
         / 1000;
   GSource *timer = g_timeout_source_new ((guint)MAX (left_ms, 1));
-  WorldWait w = { 0 };
+  WorldWait w = { p };
 
   g_main_context_push_thread_default (context);
-  g_object_set_data (G_OBJECT (p), "world-wait", &w);
-  g_source_set_callback (timer, world_kill, p, NULL);
+  g_source_set_callback (timer, world_kill, &w, NULL);
   g_source_attach (timer, context);
   g_subprocess_communicate_utf8_async (p, NULL, NULL, world_communicated, &w);
   while (!w.done)
