@@ -84,8 +84,9 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
   return FALSE;
 }
 
-/* the world's generation was left, or the watchdog found the
- * communicator lost: FALSE, and the communicator is broken */
+/* whether the watchdog found the communicator lost or, with @ask_store,
+ * the world's generation was left: TRUE with @error set, and the
+ * communicator is broken */
 static gboolean
 nccl_lost (AccelCommunicator *comm, gboolean ask_store, GError **error)
 {
@@ -101,9 +102,10 @@ nccl_lost (AccelCommunicator *comm, gboolean ask_store, GError **error)
   who = stage_text (comm);
   comm->broken = TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
-      "%s: a rank began a later generation of the world than this rank's "
-      "(%u), so its collectives cannot complete; the communicator is lost",
-      who, accel_world_get_generation (comm->world));
+      "%s: %s on rank %u of the world (generation %u): the communicator is "
+      "lost",
+      who, ACCEL_WATCHDOG_WORLD_LEFT, accel_world_get_rank (comm->world),
+      accel_world_get_generation (comm->world));
   return TRUE;
 }
 

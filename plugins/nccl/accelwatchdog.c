@@ -113,8 +113,7 @@ watch (gpointer data)
       else if (late)
         lost (dog, g_steal_pointer (&late));
       else if (++n % STORE_EVERY == 0 && accel_world_is_left (dog->world))
-        lost (dog, g_strdup ("a rank began a later generation of the world, "
-                             "so this one's collectives cannot complete"));
+        lost (dog, g_strdup (ACCEL_WATCHDOG_WORLD_LEFT));
       g_free (late);
       g_mutex_lock (&dog->lock);
     }

@@ -10,6 +10,11 @@ G_BEGIN_DECLS
 
 typedef struct _AccelWatchdog AccelWatchdog;
 
+/* why a collective waits for nothing once accel_world_is_left() */
+#define ACCEL_WATCHDOG_WORLD_LEFT                                              \
+  "a rank began a later generation of the world, so this one's collectives "   \
+  "cannot complete"
+
 AccelWatchdog *accel_watchdog_new (
     ncclComm_t comm, AccelWorld *world, const char *who, GError **error);
 void accel_watchdog_free (AccelWatchdog *dog);
