@@ -8,8 +8,11 @@
  * L2 cache is flushed before every timed run (a frame fits in it), each run
  * is timed with a pair of events and the median of REPS runs after WARMUP
  * untimed ones is reported. BENCH_IMAGE_REPS=N runs each case N times
- * with no warm-up instead (one launch a case under a profiler). */
+ * with no warm-up instead (one launch a case under a profiler);
+ * BENCH_IMAGE_ONLY=gray,NV12 runs the cases whose names hold one of the
+ * words. */
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "accel-test.h"
 #include "bench-image-npp.h"
@@ -232,6 +235,23 @@ npp_child (Bench *b, guint ci, guint si)
   return 0;
 }
 
+/* BENCH_IMAGE_ONLY: a comma-separated list of words, a case runs when its
+ * name contains one of them (to profile or compare a few kernels) */
+static gboolean
+case_wanted (const char *name)
+{
+  const char *only = g_getenv ("BENCH_IMAGE_ONLY");
+  g_auto (GStrv) words = NULL;
+
+  if (!only || !*only)
+    return TRUE;
+  words = g_strsplit (only, ",", -1);
+  for (guint i = 0; words[i]; i++)
+    if (*words[i] && strstr (name, words[i]))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 bench_frame (Bench *b, guint si, GString *notes)
 {
@@ -271,13 +291,17 @@ bench_frame (Bench *b, guint si, GString *notes)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const BenchCase *bc = &cases[i];
-      g_autoptr (TestFrame) in = case_input (i, si);
+      g_autoptr (TestFrame) in = NULL;
       g_autoptr (TestFrame) out = NULL;
       Run run = { &bc->tc, in, NULL, d_a, d_b, NULL, 0 };
       Run same = { NULL, in, NULL, d_a, d_b, NULL, 0 };
       double us, gbs, same_us;
       size_t bytes;
 
+      if (!case_wanted (bc->name))
+        continue;
+      in = case_input (i, si);
+      run.in = same.in = in;
       test_case_output (&bc->tc, bc->in_format, width, height, &of, &ow, &oh);
       out = test_frame_new (of, ow, oh, 0);
       run.out = out;
