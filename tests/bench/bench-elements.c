@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel elements: frames/s of a chain of four (Gaussian blur, Sobel, box
- * blur, median) on 1080p and 4K RGBA frames in CUDA memory from appsrc into
- * fakesink sync=false, against the sum of the four kernels' own times on
- * one stream, and against the same chain with sync-meta=false (every
- * element waits for the GPU before it pushes, GStreamer's way); with the
- * elements on one streaming thread and with a queue between each. A
- * chain's time per frame is the difference of runs of N and 2N frames, so
- * that start-up, negotiation and pool allocation cancel out.
+ * blur, median) on 360p, 1080p and 4K RGBA frames in CUDA memory from
+ * appsrc into fakesink sync=false, against the sum of the four kernels' own
+ * times on one stream (and the same four captured once into a CUDA graph:
+ * the most a graph inside the chain could save), and against the same chain
+ * with sync-meta=false (every element waits for the GPU before it pushes,
+ * GStreamer's way); with the elements on one streaming thread and with a
+ * queue between each. A chain's time per frame is the difference of runs
+ * of N and 2N frames, so that start-up, negotiation and pool allocation
+ * cancel out.
  *
  * Then the line a GStreamer user writes: system memory frames from appsrc
  * through GStreamer's cudaupload, four accelgaussianblur and cudadownload
@@ -35,14 +37,36 @@ check_cuda (cudaError_t err, const char *what)
     g_error ("%s: %s", what, cudaGetErrorString (err));
 }
 
-/* microseconds per frame of the four kernels back to back on one stream */
+static void
+enqueue_four (cudaStream_t s, gpointer a, size_t pitch_a, gpointer b,
+    size_t pitch_b, int w, int h)
+{
+  check_cuda (accel_gaussian_blur (
+                  s, ACCEL_IMAGE_RGBA8, a, pitch_a, b, pitch_b, w, h, 2.0f),
+      "blur");
+  check_cuda (accel_sobel (s, ACCEL_IMAGE_RGBA8, b, pitch_b, a, pitch_a, NULL,
+                  0, w, h, 1.0f),
+      "sobel");
+  check_cuda (
+      accel_box_blur (s, ACCEL_IMAGE_RGBA8, a, pitch_a, b, pitch_b, w, h, 1),
+      "box");
+  check_cuda (
+      accel_median (s, ACCEL_IMAGE_RGBA8, b, pitch_b, a, pitch_a, w, h, 3),
+      "median");
+}
+
+/* microseconds per frame of the four kernels back to back on one stream;
+ * with @graph captured once into a CUDA graph launched per frame, the most
+ * a captured graph inside the chain could save */
 static double
-kernels_alone (int w, int h, guint frames)
+kernels_alone (int w, int h, guint frames, gboolean graph)
 {
   gpointer a, b;
   size_t pitch_a, pitch_b;
   cudaStream_t s;
   cudaEvent_t start, stop;
+  cudaGraph_t captured = NULL;
+  cudaGraphExec_t exec = NULL;
   float ms;
 
   check_cuda (cudaMallocPitch (&a, &pitch_a, (size_t)w * 4, h), "malloc");
@@ -51,26 +75,31 @@ kernels_alone (int w, int h, guint frames)
   check_cuda (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), "stream");
   check_cuda (cudaEventCreate (&start), "event");
   check_cuda (cudaEventCreate (&stop), "event");
+  if (graph)
+    {
+      check_cuda (cudaStreamBeginCapture (s, cudaStreamCaptureModeThreadLocal),
+          "capture");
+      enqueue_four (s, a, pitch_a, b, pitch_b, w, h);
+      check_cuda (cudaStreamEndCapture (s, &captured), "end capture");
+      check_cuda (cudaGraphInstantiate (&exec, captured, 0), "instantiate");
+    }
   for (guint f = 0; f < frames + 10; f++)
     {
       if (f == 10)
         check_cuda (cudaEventRecord (start, s), "record");
-      check_cuda (accel_gaussian_blur (
-                      s, ACCEL_IMAGE_RGBA8, a, pitch_a, b, pitch_b, w, h, 2.0f),
-          "blur");
-      check_cuda (accel_sobel (s, ACCEL_IMAGE_RGBA8, b, pitch_b, a, pitch_a,
-                      NULL, 0, w, h, 1.0f),
-          "sobel");
-      check_cuda (accel_box_blur (
-                      s, ACCEL_IMAGE_RGBA8, a, pitch_a, b, pitch_b, w, h, 1),
-          "box");
-      check_cuda (
-          accel_median (s, ACCEL_IMAGE_RGBA8, b, pitch_b, a, pitch_a, w, h, 3),
-          "median");
+      if (graph)
+        check_cuda (cudaGraphLaunch (exec, s), "launch");
+      else
+        enqueue_four (s, a, pitch_a, b, pitch_b, w, h);
     }
   check_cuda (cudaEventRecord (stop, s), "record");
   check_cuda (cudaEventSynchronize (stop), "sync");
   check_cuda (cudaEventElapsedTime (&ms, start, stop), "elapsed");
+  if (graph)
+    {
+      cudaGraphExecDestroy (exec);
+      cudaGraphDestroy (captured);
+    }
   cudaEventDestroy (start);
   cudaEventDestroy (stop);
   cudaStreamDestroy (s);
@@ -308,6 +337,7 @@ main (int argc, char **argv)
     int w, h;
     guint frames;
   } sizes[] = {
+    { "360p", 640, 360, 4000 },
     { "1080p", 1920, 1080, 2000 },
     { "4K", 3840, 2160, 800 },
   };
@@ -322,18 +352,19 @@ main (int argc, char **argv)
     }
   g_print ("4-element accel chain (blur, sobel, box, median), RGBA, CUDA "
            "memory from appsrc to fakesink sync=false; us per frame\n");
-  g_print ("%-6s %-7s %9s %9s %9s %8s %8s %8s\n", "size", "threads", "kernels",
-      "meta on", "meta off", "k/on", "k/off", "off/on");
+  g_print ("%-6s %-7s %9s %9s %9s %9s %8s %8s %8s\n", "size", "threads",
+      "kernels", "as graph", "meta on", "meta off", "k/on", "k/off", "off/on");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     for (int queues = 0; queues < 2; queues++)
       {
         guint frames = MAX (20, (guint)(sizes[i].frames * scale));
-        double k = kernels_alone (sizes[i].w, sizes[i].h, frames);
+        double k = kernels_alone (sizes[i].w, sizes[i].h, frames, FALSE);
+        double kg = kernels_alone (sizes[i].w, sizes[i].h, frames, TRUE);
         double on = chain (sizes[i].w, sizes[i].h, frames, TRUE, queues);
         double off = chain (sizes[i].w, sizes[i].h, frames, FALSE, queues);
 
-        g_print ("%-6s %-7s %9.1f %9.1f %9.1f %8.3f %8.3f %8.3f\n",
-            sizes[i].name, queues ? "queues" : "one", k, on, off, k / on,
+        g_print ("%-6s %-7s %9.1f %9.1f %9.1f %9.1f %8.3f %8.3f %8.3f\n",
+            sizes[i].name, queues ? "queues" : "one", k, kg, on, off, k / on,
             k / off, off / on);
       }
 
