@@ -20,7 +20,7 @@ solve_coloured (const AccelClothParams *p, const AccelClothState *s)
   for (int c = 0; c < CLOTH_COLOURS; c++)
     for (int j = 0; j < p->h; j++)
       for (int i = cloth_colour_first (c, j); i < p->w; i += CLOTH_COLOURS)
-        cloth_solve_vertex (p, s->x, s->y, s->z, s->x, s->y, s->z, i, j);
+        cloth_solve_vertex (p, s->x, s->y, s->z, s->x, s->y, s->z, 0, i, j);
 }
 
 int
@@ -61,14 +61,16 @@ accel_cloth_step_host (const AccelClothParams *p, const AccelClothState *s)
       {
         for (int j = 0; j < p->h; j++)
           for (int i = 0; i < p->w; i++)
-            cloth_solve_vertex (p, s->x, s->y, s->z, s->sx, s->sy, s->sz, i, j);
+            cloth_solve_vertex (
+                p, s->x, s->y, s->z, s->sx, s->sy, s->sz, 0, i, j);
         for (int j = 0; j < p->h; j++)
           for (int i = 0; i < p->w; i++)
-            cloth_solve_vertex (p, s->sx, s->sy, s->sz, s->x, s->y, s->z, i, j);
+            cloth_solve_vertex (
+                p, s->sx, s->sy, s->sz, s->x, s->y, s->z, 0, i, j);
       }
   for (int j = 0; j < p->h; j++)
     for (int i = 0; i < p->w; i++)
-      cloth_normal (p, s, i, j);
+      cloth_normal (p, s->x, s->y, s->z, 0, s, i, j);
   return 0;
 }
 

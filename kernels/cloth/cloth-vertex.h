@@ -15,6 +15,12 @@
 #define CLOTH_FN static inline
 #endif
 
+#ifdef __CUDA_ARCH__
+#define CLOTH_UNROLL _Pragma ("unroll")
+#else
+#define CLOTH_UNROLL
+#endif
+
 #define CLOTH_EMPTY 0xffffffffffffffffull
 #define CLOTH_SQRT2 1.41421356f
 
@@ -172,19 +178,21 @@ cloth_collide (const AccelClothParams *p, float *x, float *y, float *z)
 }
 
 /* one sweep at vertex (i, j): from positions @ix.. into @ox.. (the same
- * arrays for Gauss-Seidel); the vertex moves by the mean of its
- * constraints' corrections, each shared equally with the other end under
- * Jacobi (both move in the sweep), taken whole against a pinned end and
- * under Gauss-Seidel (the other end holds still in this pass) */
+ * arrays for Gauss-Seidel), each holding the grid from vertex @base on (0:
+ * all of it; a band of rows in shared memory); the vertex moves by the mean
+ * of its constraints' corrections, each shared equally with the other end
+ * under Jacobi (both move in the sweep), taken whole against a pinned end
+ * and under Gauss-Seidel (the other end holds still in this pass) */
 CLOTH_FN void
 cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
-    const float *iz, float *ox, float *oy, float *oz, int i, int j)
+    const float *iz, float *ox, float *oy, float *oz, int base, int i, int j)
 {
-  int w = p->w, k = j * w + i, n = 0;
+  int w = p->w, k = j * w + i - base, n = 0;
   float x = ix[k], y = iy[k], z = iz[k], sx = 0.0f, sy = 0.0f, sz = 0.0f;
 
   if (!cloth_pinned (p, i, j))
     {
+      CLOTH_UNROLL
       for (int c = 0; c < 12; c++)
         {
           int di, dj, u, v, m;
@@ -195,7 +203,7 @@ cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
           v = j + dj;
           if (u < 0 || u >= w || v < 0 || v >= p->h)
             continue;
-          m = v * w + u;
+          m = v * w + u - base;
           dx = x - ix[m];
           dy = y - iy[m];
           dz = z - iz[m];
@@ -241,16 +249,18 @@ cloth_colour_first (int colour, int j)
          % CLOTH_COLOURS;
 }
 
-/* the normal at (i, j): the cross product of the tangents along rows and
- * columns (one-sided at the edges), of unit length */
+/* the normal at (i, j) into @s's normals: the cross product of the
+ * tangents along rows and columns (one-sided at the edges), of unit length,
+ * from positions @x.. holding the grid from vertex @base on */
 CLOTH_FN void
-cloth_normal (const AccelClothParams *p, const AccelClothState *s, int i, int j)
+cloth_normal (const AccelClothParams *p, const float *x, const float *y,
+    const float *z, int base, const AccelClothState *s, int i, int j)
 {
-  int w = p->w, k = j * w + i;
-  int l = j * w + (i > 0 ? i - 1 : i), r = j * w + (i < w - 1 ? i + 1 : i);
-  int u = (j > 0 ? j - 1 : j) * w + i, d = (j < p->h - 1 ? j + 1 : j) * w + i;
-  float ax = s->x[r] - s->x[l], ay = s->y[r] - s->y[l], az = s->z[r] - s->z[l];
-  float bx = s->x[u] - s->x[d], by = s->y[u] - s->y[d], bz = s->z[u] - s->z[d];
+  int w = p->w, k = j * w + i, c = k - base;
+  int l = c - (i > 0), r = c + (i < w - 1);
+  int u = c - (j > 0 ? w : 0), d = c + (j < p->h - 1 ? w : 0);
+  float ax = x[r] - x[l], ay = y[r] - y[l], az = z[r] - z[l];
+  float bx = x[u] - x[d], by = y[u] - y[d], bz = z[u] - z[d];
   float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
   float len = sqrtf (nx * nx + ny * ny + nz * nz);
 

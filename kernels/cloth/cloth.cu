@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// cloth on the GPU: one thread per vertex per pass, one per triangle to
-// draw
+// cloth on the GPU: a small cloth's step in one kernel (a cluster of
+// blocks holding it in shared memory), a larger one's as a kernel per pass
+// with one thread per vertex; one thread per triangle to draw
+#include <atomic>
+
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "cloth-vertex.h"
 #include "cloth.h"
+
+namespace cg = cooperative_groups;
 
 namespace
 {
@@ -36,6 +42,28 @@ k_reset (AccelClothParams p, AccelClothState s)
   s.nz[k] = 1.0f;
 }
 
+/* threads a row for the vertices of @colour (-1: every vertex): a
+ * Gauss-Seidel pass takes every fifth */
+__host__ __device__ int
+colour_slots (int w, int colour)
+{
+  return colour < 0 ? w : (w + CLOTH_COLOURS - 1) / CLOTH_COLOURS;
+}
+
+/* the vertex of @colour that thread @t of rows @j0 on takes; false where
+ * the thread falls past its row's end */
+__device__ bool
+colour_vertex (int w, int colour, int j0, int t, int *i, int *j)
+{
+  int slots = colour_slots (w, colour);
+
+  *j = j0 + t / slots;
+  *i = colour < 0
+           ? t % slots
+           : cloth_colour_first (colour, *j) + CLOTH_COLOURS * (t % slots);
+  return *i < w;
+}
+
 __global__ void
 k_integrate (AccelClothParams p, AccelClothState s)
 {
@@ -48,30 +76,203 @@ k_solve (AccelClothParams p, const float *ix, const float *iy, const float *iz,
     float *ox, float *oy, float *oz)
 {
   FOR_VERTEX
-  cloth_solve_vertex (&p, ix, iy, iz, ox, oy, oz, i, j);
+  cloth_solve_vertex (&p, ix, iy, iz, ox, oy, oz, 0, i, j);
 }
 
 /* one colour of a Gauss-Seidel sweep, in place: a thread per vertex of
- * the colour, (w + 4) / 5 a row */
+ * the colour */
 __global__ void
 k_solve_colour (AccelClothParams p, int colour, float *x, float *y, float *z)
 {
-  int row = (p.w + CLOTH_COLOURS - 1) / CLOTH_COLOURS;
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= row * p.h)
+  int t = blockIdx.x * blockDim.x + threadIdx.x, i, j;
+
+  if (t >= p.h * colour_slots (p.w, colour)
+      || !colour_vertex (p.w, colour, 0, t, &i, &j))
     return;
-  int j = t / row,
-      i = cloth_colour_first (colour, j) + CLOTH_COLOURS * (t % row);
-  if (i >= p.w)
-    return;
-  cloth_solve_vertex (&p, x, y, z, x, y, z, i, j);
+  cloth_solve_vertex (&p, x, y, z, x, y, z, 0, i, j);
 }
 
 __global__ void
 k_normal (AccelClothParams p, AccelClothState s)
 {
   FOR_VERTEX
-  cloth_normal (&p, &s, i, j);
+  cloth_normal (&p, s.x, s.y, s.z, 0, &s, i, j);
+}
+
+/* the fused step: one cluster of blocks, each holding a band of rows in
+ * shared memory with the HALO rows either side that its constraints reach
+ * (bend: two apart). A cluster barrier stands where a kernel boundary
+ * stood, and a vertex near a band's edge, once written, is written into
+ * the next band's halo too. Each vertex is still computed by the functions
+ * of cloth-vertex.h from the same inputs, so the bits are the launches'.
+ * One block could hold a 64^2 cloth, but one SM would take some 10 us a
+ * sweep over it (about 800 instructions a vertex), more than the launches
+ * it saves; a cluster of 16 spreads that over 16 SMs. */
+constexpr int FUSED_THREADS = 512;
+constexpr int MAX_BANDS = 16; /* a cluster's most blocks (Hopper) */
+constexpr int HALO = 2;
+/* a band is at most a vertex a thread and two rows at least, so its halo
+ * and its two position copies take at most 3 * 6 floats a thread: within
+ * the 48 KB a block gets without asking */
+constexpr size_t FUSED_MAX_SMEM = 3 * 6 * FUSED_THREADS * sizeof (float);
+constexpr int MAX_DEVICES = 64;
+
+/* this block's rows [j0, j1) of the bands of @rows rows; it holds rows
+ * from lo on, the halo above included */
+struct Band
+{
+  int rows, count, rank;
+  int j0, j1, lo;
+};
+
+/* one copy of the positions in shared memory: a band and its halo */
+struct Held
+{
+  float *x, *y, *z;
+};
+
+__device__ int
+band_lo (int rank, int rows)
+{
+  return max (rank * rows - HALO, 0);
+}
+
+__device__ Band
+band_of (int h, int rows)
+{
+  Band b;
+
+  b.rows = rows;
+  b.count = (int)cg::this_cluster ().num_blocks ();
+  b.rank = (int)cg::this_cluster ().block_rank ();
+  b.j0 = b.rank * rows;
+  b.j1 = min (b.j0 + rows, h);
+  b.lo = band_lo (b.rank, rows);
+  return b;
+}
+
+/* copy @copy of the positions, @n floats an array */
+__device__ Held
+held (float *shm, int copy, size_t n)
+{
+  return { shm + 3 * copy * n, shm + (3 * copy + 1) * n,
+    shm + (3 * copy + 2) * n };
+}
+
+/* vertex @from of @c into vertex @to of the same copy in block @rank */
+__device__ void
+put (Held c, int from, int rank, int to)
+{
+  *cg::this_cluster ().map_shared_rank (c.x + to, rank) = c.x[from];
+  *cg::this_cluster ().map_shared_rank (c.y + to, rank) = c.y[from];
+  *cg::this_cluster ().map_shared_rank (c.z + to, rank) = c.z[from];
+}
+
+/* vertex (i, j) of this band, just written into @c, into the halo of the
+ * band above or below that holds it (bands of two rows at least: no other
+ * does); the cluster's next barrier makes it seen there */
+__device__ void
+share (const Band &b, int w, Held c, int i, int j)
+{
+  int k = (j - b.lo) * w + i;
+
+  if (b.rank > 0 && j < b.j0 + HALO)
+    put (c, k, b.rank - 1, (j - band_lo (b.rank - 1, b.rows)) * w + i);
+  if (b.rank + 1 < b.count && j >= b.j1 - HALO)
+    put (c, k, b.rank + 1, (j - band_lo (b.rank + 1, b.rows)) * w + i);
+}
+
+/* the integration, from and to global memory as k_integrate, the band's
+ * new positions kept in @c */
+__device__ void
+fused_integrate (
+    const AccelClothParams &p, const AccelClothState &s, const Band &b, Held c)
+{
+  for (int t = threadIdx.x, i, j; t < (b.j1 - b.j0) * p.w; t += blockDim.x)
+    if (colour_vertex (p.w, -1, b.j0, t, &i, &j))
+      {
+        int k = j * p.w + i, h = k - b.lo * p.w;
+
+        cloth_integrate (&p, &s, i, j);
+        c.x[h] = s.x[k];
+        c.y[h] = s.y[k];
+        c.z[h] = s.z[k];
+        share (b, p.w, c, i, j);
+      }
+  cg::this_cluster ().sync ();
+}
+
+/* what k_solve (@colour -1) or k_solve_colour does to this band: from @in
+ * into @out (the same under Gauss-Seidel) */
+__device__ void
+fused_solve (
+    const AccelClothParams &p, const Band &b, Held in, Held out, int colour)
+{
+  int n = (b.j1 - b.j0) * colour_slots (p.w, colour);
+
+  for (int t = threadIdx.x, i, j; t < n; t += blockDim.x)
+    if (colour_vertex (p.w, colour, b.j0, t, &i, &j))
+      {
+        cloth_solve_vertex (
+            &p, in.x, in.y, in.z, out.x, out.y, out.z, b.lo * p.w, i, j);
+        share (b, p.w, out, i, j);
+      }
+  cg::this_cluster ().sync ();
+}
+
+/* the normals (the halo holds the neighbours' last positions), then the
+ * band's positions and @scratch (Jacobi's other copy, where sweeps ran;
+ * else no arrays) back to global memory, as the launches leave them */
+__device__ void
+fused_finish (const AccelClothParams &p, const AccelClothState &s,
+    const Band &b, Held c, Held scratch)
+{
+  for (int t = threadIdx.x, i, j; t < (b.j1 - b.j0) * p.w; t += blockDim.x)
+    if (colour_vertex (p.w, -1, b.j0, t, &i, &j))
+      {
+        int k = j * p.w + i, h = k - b.lo * p.w;
+
+        cloth_normal (&p, c.x, c.y, c.z, b.lo * p.w, &s, i, j);
+        s.x[k] = c.x[h];
+        s.y[k] = c.y[h];
+        s.z[k] = c.z[h];
+        if (scratch.x)
+          {
+            s.sx[k] = scratch.x[h];
+            s.sy[k] = scratch.y[h];
+            s.sz[k] = scratch.z[h];
+          }
+      }
+}
+
+/* the passes of accel_cloth_step's launches, in the same order */
+__global__ void
+__launch_bounds__ (FUSED_THREADS)
+    k_step_fused (AccelClothParams p, AccelClothState s, int rows)
+{
+  extern __shared__ float shm[];
+  Band b = band_of (p.h, rows);
+  size_t n = (size_t)(rows + 2 * HALO) * p.w;
+  /* the positions; Jacobi's other copy (Gauss-Seidel has no room for it) */
+  Held a = held (shm, 0, n), other = held (shm, 1, n);
+
+  /* every block has started before any writes into another's memory */
+  cg::this_cluster ().sync ();
+  fused_integrate (p, s, b, a);
+  if (p.solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
+    for (int it = 0; it < p.iterations; it++)
+      for (int c = 0; c < CLOTH_COLOURS; c++)
+        fused_solve (p, b, a, a, c);
+  else
+    for (int it = 0; it < p.iterations; it += 2)
+      {
+        fused_solve (p, b, a, other, -1);
+        fused_solve (p, b, other, a, -1);
+      }
+  /* no remote access follows the last barrier: blocks may end freely */
+  fused_finish (p, s, b, a,
+      p.solver == ACCEL_CLOTH_SOLVER_JACOBI && p.iterations > 0 ? other
+                                                                : Held{});
 }
 
 __global__ void
@@ -118,6 +319,120 @@ args_valid (const AccelClothParams *p)
              || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
 }
 
+/* the most blocks a cluster of k_step_fused has on @device: 0 before
+ * Hopper; 16 (non-portable) where the device schedules it */
+int
+ask_max_bands (int device)
+{
+  cudaLaunchConfig_t config = {};
+  int clusters = 0, size = 0;
+
+  config.gridDim = dim3 (MAX_BANDS);
+  config.blockDim = dim3 (FUSED_THREADS);
+  config.dynamicSmemBytes = FUSED_MAX_SMEM;
+  if (cudaDeviceGetAttribute (&clusters, cudaDevAttrClusterLaunch, device)
+          != cudaSuccess
+      || (clusters
+          && (cudaFuncSetAttribute (k_step_fused,
+                  cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
+                  != cudaSuccess
+              || cudaOccupancyMaxPotentialClusterSize (
+                     &size, k_step_fused, &config)
+                     != cudaSuccess)))
+    {
+      /* no launch's error: the step takes the kernels */
+      (void)cudaGetLastError ();
+      return 0;
+    }
+  return min (size, MAX_BANDS);
+}
+
+/* ask_max_bands for the current device, asked once a device */
+int
+max_bands (void)
+{
+  static std::atomic<int> known[MAX_DEVICES]; /* the answer + 1 */
+  int device, n;
+
+  if (cudaGetDevice (&device) != cudaSuccess)
+    {
+      (void)cudaGetLastError ();
+      return 0;
+    }
+  if (device < MAX_DEVICES
+      && (n = known[device].load (std::memory_order_relaxed)) > 0)
+    return n - 1;
+  n = ask_max_bands (device);
+  if (device < MAX_DEVICES)
+    known[device].store (n + 1, std::memory_order_relaxed);
+  return n;
+}
+
+/* the fused step's bands for @p: @rows rows each (two at least), @bands
+ * of them; false where it does not take the cloth. The threshold is a
+ * vertex per thread of a band, not what shared memory holds: past it a
+ * band's SM computes serially what the kernels spread over the whole GPU,
+ * and the launches saved (about 2 us a pass) stop paying for it */
+bool
+fused_layout (const AccelClothParams *p, int *rows, int *bands)
+{
+  int most = max_bands ();
+
+  if (most < 1)
+    return false;
+  *bands = min (most, (p->h + 1) / 2);
+  *rows = (p->h + *bands - 1) / *bands;
+  *bands = (p->h + *rows - 1) / *rows;
+  return (size_t)*rows * (size_t)p->w <= (size_t)FUSED_THREADS;
+}
+
+int
+step_fused (cudaStream_t stream, const AccelClothParams *p,
+    const AccelClothState *s, int rows, int bands)
+{
+  int copies = p->solver == ACCEL_CLOTH_SOLVER_JACOBI ? 2 : 1;
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute cluster = {};
+
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = bands;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.gridDim = dim3 (bands);
+  config.blockDim = dim3 (FUSED_THREADS);
+  config.dynamicSmemBytes
+      = 3 * copies * (size_t)(rows + 2 * HALO) * p->w * sizeof (float);
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  (void)cudaLaunchKernelEx (&config, k_step_fused, *p, *s, rows);
+  return cudaGetLastError ();
+}
+
+int
+step_kernels (
+    cudaStream_t st, const AccelClothParams *p, const AccelClothState *s)
+{
+  unsigned blocks = blocks_for ((size_t)p->w * p->h);
+
+  k_integrate<<<blocks, THREADS, 0, st>>> (*p, *s);
+  if (p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
+    for (int it = 0; it < p->iterations; it++)
+      for (int c = 0; c < CLOTH_COLOURS; c++)
+        k_solve_colour<<<blocks_for ((size_t)p->h * colour_slots (p->w, c)),
+            THREADS, 0, st>>> (*p, c, s->x, s->y, s->z);
+  else
+    for (int it = 0; it < p->iterations; it += 2)
+      {
+        k_solve<<<blocks, THREADS, 0, st>>> (
+            *p, s->x, s->y, s->z, s->sx, s->sy, s->sz);
+        k_solve<<<blocks, THREADS, 0, st>>> (
+            *p, s->sx, s->sy, s->sz, s->x, s->y, s->z);
+      }
+  k_normal<<<blocks, THREADS, 0, st>>> (*p, *s);
+  return cudaGetLastError ();
+}
+
 } // namespace
 
 extern "C" int
@@ -132,34 +447,26 @@ accel_cloth_reset (
 }
 
 extern "C" int
+accel_cloth_step_path (
+    void *stream, const AccelClothParams *p, const AccelClothState *s, int path)
+{
+  int rows, bands;
+
+  if (!args_valid (p) || path < ACCEL_CLOTH_PATH_AUTO
+      || path > ACCEL_CLOTH_PATH_KERNELS)
+    return cudaErrorInvalidValue;
+  if (path != ACCEL_CLOTH_PATH_KERNELS && fused_layout (p, &rows, &bands))
+    return step_fused ((cudaStream_t)stream, p, s, rows, bands);
+  if (path == ACCEL_CLOTH_PATH_FUSED)
+    return cudaErrorNotSupported;
+  return step_kernels ((cudaStream_t)stream, p, s);
+}
+
+extern "C" int
 accel_cloth_step (
     void *stream, const AccelClothParams *p, const AccelClothState *s)
 {
-  cudaStream_t st = (cudaStream_t)stream;
-  unsigned blocks = blocks_for ((size_t)p->w * p->h);
-
-  if (!args_valid (p))
-    return cudaErrorInvalidValue;
-  k_integrate<<<blocks, THREADS, 0, st>>> (*p, *s);
-  if (p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
-    {
-      unsigned colour_blocks = blocks_for (
-          (size_t)p->h * ((p->w + CLOTH_COLOURS - 1) / CLOTH_COLOURS));
-      for (int it = 0; it < p->iterations; it++)
-        for (int c = 0; c < CLOTH_COLOURS; c++)
-          k_solve_colour<<<colour_blocks, THREADS, 0, st>>> (
-              *p, c, s->x, s->y, s->z);
-    }
-  else
-    for (int it = 0; it < p->iterations; it += 2)
-      {
-        k_solve<<<blocks, THREADS, 0, st>>> (
-            *p, s->x, s->y, s->z, s->sx, s->sy, s->sz);
-        k_solve<<<blocks, THREADS, 0, st>>> (
-            *p, s->sx, s->sy, s->sz, s->x, s->y, s->z);
-      }
-  k_normal<<<blocks, THREADS, 0, st>>> (*p, *s);
-  return cudaGetLastError ();
+  return accel_cloth_step_path (stream, p, s, ACCEL_CLOTH_PATH_AUTO);
 }
 
 extern "C" int

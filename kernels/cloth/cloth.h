@@ -19,7 +19,9 @@
  * run in, and the GPU kernels and the host reference
  * compute each vertex with the same functions (cloth-vertex.h), without
  * contraction and with IEEE division and square root, so a GPU step equals
- * a host step bit for bit. The frame is an orthographic view tilted about
+ * a host step bit for bit. On the GPU a small cloth's step is one kernel,
+ * a cluster of blocks holding the positions in shared memory; a larger
+ * one's is a kernel per pass. The frame is an orthographic view tilted about
  * x, drawn with a depth test on 64-bit keys (depth, then colour) that does
  * not depend on the order triangles are drawn in either. */
 #pragma once
@@ -117,6 +119,20 @@ extern "C"
       void *stream, const AccelClothParams *p, const AccelClothState *s);
   int accel_cloth_step_host (
       const AccelClothParams *p, const AccelClothState *s);
+
+  /* for tests and benchmarks only: how a GPU step runs */
+  typedef enum
+  {
+    ACCEL_CLOTH_PATH_AUTO,    /* as accel_cloth_step chooses */
+    ACCEL_CLOTH_PATH_FUSED,   /* one kernel: cudaErrorNotSupported where the
+                               * cloth does not fit it on this device */
+    ACCEL_CLOTH_PATH_KERNELS, /* a kernel per pass, whatever the size */
+  } AccelClothPath;
+
+  /* accel_cloth_step by way of @path (an AccelClothPath), for tests and
+   * benchmarks that compare the two; both give the same bits */
+  int accel_cloth_step_path (void *stream, const AccelClothParams *p,
+      const AccelClothState *s, int path);
 
   /* draws the cloth into an RGBA8 frame of @v's size, @pitch bytes a row;
    * @depth holds accel_cloth_depth_size (v) keys */

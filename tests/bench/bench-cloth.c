@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cloth steps per second at 64^2, 256^2 and 1024^2 vertices, 20 sweeps,
- * Jacobi and coloured Gauss-Seidel, against the GPU's copy bandwidth
- * measured in the same run: the bytes a step must read and write over its
- * time, and what a device-to-device copy of as many bytes takes; then the
- * constraint error (the structural strain) each solver leaves after as
- * many sweeps */
+ * Jacobi and coloured Gauss-Seidel, each way a step runs there (the fused
+ * one-kernel step where the cloth fits it, a kernel per pass always),
+ * against the GPU's copy bandwidth measured in the same run: the bytes a
+ * step must read and write over its time, and what a device-to-device copy
+ * of as many bytes takes; then the constraint error (the structural
+ * strain) each solver leaves after as many sweeps */
 #include <cuda_runtime_api.h>
 
 #include <math.h>
@@ -15,13 +16,15 @@
 
 /* bytes a step must move per vertex: the integration reads nine arrays and
  * writes six, each sweep reads three and writes three, the normals read
- * three and write three */
+ * three and write three (the launches' bytes: the fused step keeps its
+ * sweeps in shared memory, so for it they are only a yardstick) */
 #define STEP_BYTES(iterations) ((15 + 6 * (iterations) + 6) * sizeof (float))
 
 typedef struct
 {
   AccelClothParams p;
   AccelClothState st;
+  int path; /* an AccelClothPath */
   void *src, *dst;
   size_t bytes;
   int status; /* the first launch error */
@@ -31,7 +34,7 @@ static void
 step (cudaStream_t s, void *data)
 {
   Case *c = data;
-  int status = accel_cloth_step (s, &c->p, &c->st);
+  int status = accel_cloth_step_path (s, &c->p, &c->st, c->path);
 
   if (c->status == cudaSuccess)
     c->status = status;
@@ -132,40 +135,61 @@ int
 main (int argc, char **argv)
 {
   static const char *names[] = { "jacobi", "gauss-seidel" };
+  static const char *path_names[] = { "auto", "fused", "kernels" };
   int sizes[] = { 64, 256, 1024 };
+  float ms_64[2][3] = { { 0 } }; /* 64^2: ms a step by solver and path */
   cudaStream_t s;
 
   accel_test_require_gpu ();
   cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-  g_print ("%7s %13s %10s %10s %10s %10s %12s %14s\n", "grid", "solver",
-      "steps/s", "ms/step", "GB/s", "copy GB/s", "copy-equiv", "graph steps/s");
+  g_print ("%7s %13s %8s %10s %10s %10s %10s %12s %14s\n", "grid", "solver",
+      "path", "steps/s", "ms/step", "GB/s", "copy GB/s", "copy-equiv",
+      "graph steps/s");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     for (int solver = 0; solver < 2; solver++)
-      {
-        int n = sizes[i];
-        Case c = { 0 };
-        float ms, copy_ms, graph_ms;
+      for (int path = ACCEL_CLOTH_PATH_FUSED; path <= ACCEL_CLOTH_PATH_KERNELS;
+           path++)
+        {
+          int n = sizes[i];
+          Case c = { 0 };
+          float ms, copy_ms, graph_ms;
 
-        setup (&c, s, n, solver, 20);
-        ms = bench_time_ms (s, 20, step, &c);
-        graph_ms = bench_graph_time_ms (s, 20, step, &c);
-        if (c.status != cudaSuccess)
-          g_error ("cloth step: %s", cudaGetErrorString (c.status));
-        /* half the bytes read, half written: a copy of half of them (the
-         * Jacobi sweep's bytes, for both solvers) */
-        c.bytes = (size_t)n * n * STEP_BYTES (c.p.iterations) / 2;
-        cudaMalloc (&c.src, c.bytes);
-        cudaMalloc (&c.dst, c.bytes);
-        copy_ms = bench_time_ms (s, 20, copy, &c);
-        /* bytes read and written, per second */
-        g_print ("%5d^2 %13s %10.1f %10.3f %10.0f %10.0f %11.0f%% %14.1f\n", n,
-            names[solver], 1000.0f / ms, ms, 2.0 * c.bytes / (ms * 1e6),
-            2.0 * c.bytes / (copy_ms * 1e6), 100.0f * copy_ms / ms,
-            1000.0f / graph_ms);
-        cudaFree (c.src);
-        cudaFree (c.dst);
-        cudaFree (c.st.x);
-      }
+          setup (&c, s, n, solver, 20);
+          c.path = path;
+          /* a row only where the cloth fits the fused step */
+          if (accel_cloth_step_path (s, &c.p, &c.st, path)
+              == cudaErrorNotSupported)
+            {
+              cudaFree (c.st.x);
+              continue;
+            }
+          ms = bench_time_ms (s, 20, step, &c);
+          graph_ms = bench_graph_time_ms (s, 20, step, &c);
+          if (c.status != cudaSuccess)
+            g_error ("cloth step: %s", cudaGetErrorString (c.status));
+          /* half the bytes read, half written: a copy of half of them (the
+           * Jacobi sweep's bytes, for both solvers) */
+          c.bytes = (size_t)n * n * STEP_BYTES (c.p.iterations) / 2;
+          cudaMalloc (&c.src, c.bytes);
+          cudaMalloc (&c.dst, c.bytes);
+          copy_ms = bench_time_ms (s, 20, copy, &c);
+          /* bytes read and written, per second */
+          g_print ("%5d^2 %13s %8s %10.1f %10.3f %10.0f %10.0f %11.0f%% "
+                   "%14.1f\n",
+              n, names[solver], path_names[path], 1000.0f / ms, ms,
+              2.0 * c.bytes / (ms * 1e6), 2.0 * c.bytes / (copy_ms * 1e6),
+              100.0f * copy_ms / ms, 1000.0f / graph_ms);
+          if (i == 0)
+            ms_64[solver][path] = ms;
+          cudaFree (c.src);
+          cudaFree (c.dst);
+          cudaFree (c.st.x);
+        }
+  /* the target: the fused step at 3x the launches' steps/s, or more */
+  g_print ("\n64^2 fused over launched steps/s: jacobi %.2fx, gauss-seidel "
+           "%.2fx\n",
+      ms_64[0][ACCEL_CLOTH_PATH_KERNELS] / ms_64[0][ACCEL_CLOTH_PATH_FUSED],
+      ms_64[1][ACCEL_CLOTH_PATH_KERNELS] / ms_64[1][ACCEL_CLOTH_PATH_FUSED]);
 
   g_print ("\nstructural strain left by each solver\n");
   g_print ("%7s %9s %7s %13s %12s %12s\n", "grid", "case", "sweeps", "solver",

@@ -19,6 +19,7 @@ typedef struct
 {
   int w, h, frame_w, frame_h;
   int pin, iterations, solver;
+  int path; /* an AccelClothPath */
 } Size;
 
 static void
@@ -65,7 +66,7 @@ compare (gconstpointer data)
       /* a grab in the middle steps: a vertex held off the plane */
       p.grab = k >= 10 && k < 20 ? (z->h / 2) * z->w + z->w / 2 : -1;
       p.grab_pos[2] = 0.3f;
-      check (accel_cloth_step (stream, &p, &ds));
+      check (accel_cloth_step_path (stream, &p, &ds, z->path));
       g_assert_cmpint (accel_cloth_step_host (&p, &hs), ==, 0);
       if (k % 5 != 0)
         continue;
@@ -167,10 +168,31 @@ test_invalid (void)
   p.solver = 7;
   g_assert_cmpint (accel_cloth_step (NULL, &p, &s), ==, cudaErrorInvalidValue);
   g_assert_cmpint (accel_cloth_step_host (&p, &s), !=, 0);
+  p.solver = ACCEL_CLOTH_SOLVER_JACOBI;
+  g_assert_cmpint (
+      accel_cloth_step_path (NULL, &p, &s, 3), ==, cudaErrorInvalidValue);
+}
+
+/* the fused step takes bands of at most a vertex a thread: 64 x 128 (16
+ * bands of 8 rows, 512 vertices each, a case below) but not 64 x 129, nor
+ * one band of two rows wider than 256; those take the launches */
+static void
+test_fused_threshold (void)
+{
+  AccelClothParams p;
+  AccelClothState s = { 0 };
+
+  accel_cloth_params_init (&p, 64, 129);
+  g_assert_cmpint (accel_cloth_step_path (NULL, &p, &s, ACCEL_CLOTH_PATH_FUSED),
+      ==, cudaErrorNotSupported);
+  accel_cloth_params_init (&p, 257, 2);
+  g_assert_cmpint (accel_cloth_step_path (NULL, &p, &s, ACCEL_CLOTH_PATH_FUSED),
+      ==, cudaErrorNotSupported);
 }
 
 /* odd sizes, each pin mode, an odd number of sweeps (rounded up for
- * Jacobi), each solver */
+ * Jacobi), each solver; a case without a path takes accel_cloth_step's
+ * choice (the fused step up to its threshold, the launches past it) */
 static const Size sizes[] = {
   { 2, 2, 16, 16, ACCEL_CLOTH_PIN_CORNERS, 20, ACCEL_CLOTH_SOLVER_JACOBI },
   { 7, 3, 33, 17, ACCEL_CLOTH_PIN_TOP_ROW, 3, ACCEL_CLOTH_SOLVER_JACOBI },
@@ -181,22 +203,57 @@ static const Size sizes[] = {
       ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL },
   { 129, 65, 640, 480, ACCEL_CLOTH_PIN_CORNERS, 11,
       ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL },
+  /* the fused step (one kernel, a cluster of blocks, needing Hopper) at its
+   * edges: one band (2 x 2, and 256 x 2 at a vertex a thread), a last band
+   * of one row (3 x 5), odd sizes (63 x 65: 13 bands of 5 rows), 64^2 (16
+   * bands of 4) and the threshold at 64 wide (64 x 128); the launches
+   * forced at 64^2, and taken just past the threshold (64 x 129) */
+  { 2, 2, 16, 16, ACCEL_CLOTH_PIN_CORNERS, 20, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 256, 2, 96, 16, ACCEL_CLOTH_PIN_NONE, 20, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 3, 5, 16, 16, ACCEL_CLOTH_PIN_TOP_ROW, 3, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 3, 5, 16, 16, ACCEL_CLOTH_PIN_TOP_ROW, 3, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 63, 65, 160, 120, ACCEL_CLOTH_PIN_CORNERS, 11, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 63, 65, 160, 120, ACCEL_CLOTH_PIN_CORNERS, 11,
+      ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL, ACCEL_CLOTH_PATH_FUSED },
+  { 64, 64, 160, 120, ACCEL_CLOTH_PIN_TOP_ROW, 20, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 64, 64, 160, 120, ACCEL_CLOTH_PIN_TOP_ROW, 20,
+      ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL, ACCEL_CLOTH_PATH_FUSED },
+  { 64, 64, 160, 120, ACCEL_CLOTH_PIN_TOP_ROW, 20, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_KERNELS },
+  { 64, 64, 160, 120, ACCEL_CLOTH_PIN_TOP_ROW, 20,
+      ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL, ACCEL_CLOTH_PATH_KERNELS },
+  { 64, 128, 120, 160, ACCEL_CLOTH_PIN_CORNERS, 20, ACCEL_CLOTH_SOLVER_JACOBI,
+      ACCEL_CLOTH_PATH_FUSED },
+  { 64, 128, 120, 160, ACCEL_CLOTH_PIN_CORNERS, 20,
+      ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL, ACCEL_CLOTH_PATH_FUSED },
+  { 64, 129, 120, 160, ACCEL_CLOTH_PIN_CORNERS, 20, ACCEL_CLOTH_SOLVER_JACOBI },
+  { 64, 129, 120, 160, ACCEL_CLOTH_PIN_CORNERS, 20,
+      ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL },
 };
 
 int
 main (int argc, char **argv)
 {
+  static const char *paths[] = { "", "/fused", "/kernels" };
+
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
-      g_autofree gchar *path = g_strdup_printf ("/gpu/cloth/%s/%dx%d/%dx%d",
+      g_autofree gchar *path = g_strdup_printf ("/gpu/cloth/%s/%dx%d/%dx%d%s",
           sizes[i].solver ? "gauss-seidel" : "jacobi", sizes[i].w, sizes[i].h,
-          sizes[i].frame_w, sizes[i].frame_h);
+          sizes[i].frame_w, sizes[i].frame_h, paths[sizes[i].path]);
 
       g_test_add_data_func (path, &sizes[i], compare);
     }
   g_test_add_func ("/gpu/cloth/render-off-frame", test_render_off_frame);
   g_test_add_func ("/gpu/cloth/invalid", test_invalid);
+  g_test_add_func ("/gpu/cloth/fused-threshold", test_fused_threshold);
   return g_test_run ();
 }
