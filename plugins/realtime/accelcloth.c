@@ -258,7 +258,8 @@ accel_cloth_set_property (
     {
     case PROP_GRID_SIZE:
       self->params.h = g_value_get_int (value);
-      /* fall through: a square grid */
+      /* a square grid: the width too */
+      G_GNUC_FALLTHROUGH;
     case PROP_GRID_WIDTH:
       self->params.w = g_value_get_int (value);
       /* the cloth spans 2 units across, whatever its resolution */
