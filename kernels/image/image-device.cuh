@@ -311,6 +311,52 @@ load_words4_clamped (const uint8_t *row, int x, int width, uint32_t w[4])
     }
 }
 
+// the first pixels of the four RGBA8 words @w into a row that starts on
+// 16 bytes, from x on: one 16-byte store, or as many pixels as the row has
+__device__ __forceinline__ void
+store_words4 (uint8_t *row, int x, int width, const uint32_t w[4])
+{
+  if (x + 4 <= width)
+    reinterpret_cast<uint4 *> (row)[x / 4]
+        = make_uint4 (w[0], w[1], w[2], w[3]);
+  else
+#pragma unroll
+    for (int j = 0; j < 3; j++)
+      if (x + j < width)
+        reinterpret_cast<uint32_t *> (row)[x + j] = w[j];
+}
+
+// a block's tile of ROWS x CHUNKS chunks of four RGBA8 pixels, chunk (0, 0)
+// at pixel (x0, y0) (x0 a multiple of 4), from rows that start on 16 bytes,
+// clamped to the frame; @put (ly, c, w) stores chunk c of tile row ly. The
+// THREADS threads issue every load before their first store, so a block
+// waits for memory once
+template <int ROWS, int CHUNKS, int THREADS, class Put>
+__device__ __forceinline__ void
+load_tile_words4 (const uint8_t *__restrict__ src, size_t pitch, int x0, int y0,
+    int width, int height, Put put)
+{
+  constexpr int N = ROWS * CHUNKS, PER = (N + THREADS - 1) / THREADS;
+  uint32_t w[PER][4];
+
+#pragma unroll
+  for (int k = 0; k < PER; k++)
+    {
+      const int i = threadIdx.x + k * THREADS;
+      if (i < N)
+        load_words4_clamped (
+            src + (size_t)clampi (y0 + i / CHUNKS, 0, height - 1) * pitch,
+            x0 + 4 * (i % CHUNKS), width, w[k]);
+    }
+#pragma unroll
+  for (int k = 0; k < PER; k++)
+    {
+      const int i = threadIdx.x + k * THREADS;
+      if (i < N)
+        put (i / CHUNKS, i % CHUNKS, w[k]);
+    }
+}
+
 // rows a grid covers in y: the y dimension is at most 65535 blocks
 static inline unsigned
 grid_rows (long long n)

@@ -2,9 +2,9 @@
 // median filter on the GPU: the window's values come out of a shared tile
 // and a forgetful selection finds the median with min/max steps only, so
 // RGBA8 runs all four channels at once in 16-bit SIMD lanes. RGBA8 and BGRA8
-// rows on 16 bytes fill the tile from 16-byte loads and make four pixels
-// of a row per thread in one 16-byte store; 3x3 sorts each column once for
-// the four
+// rows on 16 bytes fill the tile from 16-byte loads and make four pixels of
+// two rows per thread, one channel pair after the other, with networks that
+// sort and merge what neighbouring windows share once for all of them
 #include <cuda_runtime.h>
 
 #include "median.h"
@@ -120,11 +120,11 @@ store_raw (uint8_t *__restrict__ row, int x, typename Ops<K>::T v)
     }
 }
 
-template <int K>
-__device__ __forceinline__ typename Ops<K>::T
-median3 (typename Ops<K>::T a, typename Ops<K>::T b, typename Ops<K>::T c)
+template <class O>
+__device__ __forceinline__ typename O::T
+median3 (typename O::T a, typename O::T b, typename O::T c)
 {
-  return Ops<K>::mx (Ops<K>::mn (a, b), Ops<K>::mn (Ops<K>::mx (a, b), c));
+  return O::mx (O::mn (a, b), O::mn (O::mx (a, b), c));
 }
 
 // median of the (2 R + 1)^2 values @at (i) gives, row by row.
@@ -151,8 +151,8 @@ median_of (At at)
           hi[j] = Ops<K>::mx (h, c);
           mid[j] = Ops<K>::mx (l, Ops<K>::mn (h, c));
         }
-      return median3<K> (Ops<K>::mx (lo[0], Ops<K>::mx (lo[1], lo[2])),
-          median3<K> (mid[0], mid[1], mid[2]),
+      return median3<Ops<K>> (Ops<K>::mx (lo[0], Ops<K>::mx (lo[1], lo[2])),
+          median3<Ops<K>> (mid[0], mid[1], mid[2]),
           Ops<K>::mn (hi[0], Ops<K>::mn (hi[1], hi[2])));
     }
   else
@@ -183,7 +183,7 @@ median_of (At at)
             }
           w[0] = at (W + step);
         }
-      return median3<K> (w[0], w[1], w[2]);
+      return median3<Ops<K>> (w[0], w[1], w[2]);
     }
 }
 
@@ -219,11 +219,322 @@ __launch_bounds__ (TILE_W *BLOCK_Y)
     }
 }
 
+// the fast path's values: two channels of a pixel (0 and 2, or 1 and 3) in
+// the 16-bit lanes of a word, both ordered by one instruction
+struct Lanes
+{
+  typedef uint32_t T;
+  static __device__ __forceinline__ T mn (T a, T b)
+  {
+    return __vminu2 (a, b);
+  }
+  static __device__ __forceinline__ T mx (T a, T b)
+  {
+    return __vmaxu2 (a, b);
+  }
+};
+
+// Batcher's odd-even merge of a sorted list on wires 0 .. M - 1 with one on
+// wires M .. M + N - 1: its comparators (after comparator c, wire lo[c]
+// holds the smaller value and hi[c] the greater) and the wire that ends
+// with each rank. Built at compile time; a merge whose outputs are only
+// partly used loses the comparators they do not depend on to the compiler
+template <int M, int N> struct MergeNet
+{
+  int count = 0;
+  int lo[(M + N) * (M + N)] = {};
+  int hi[(M + N) * (M + N)] = {};
+  int rank[M + N] = {};
+
+  constexpr MergeNet ()
+  {
+    int a[M + 1] = {}, b[N + 1] = {};
+
+    for (int i = 0; i < M; i++)
+      a[i] = i;
+    for (int i = 0; i < N; i++)
+      b[i] = M + i;
+    build (a, M, b, N, rank);
+  }
+
+  constexpr void build (const int *a, int m, const int *b, int n, int *out)
+  {
+    if (m == 0 || n == 0)
+      {
+        for (int i = 0; i < m; i++)
+          out[i] = a[i];
+        for (int i = 0; i < n; i++)
+          out[i] = b[i];
+        return;
+      }
+    if (m == 1 && n == 1)
+      {
+        add (a[0], b[0]);
+        out[0] = a[0];
+        out[1] = b[0];
+        return;
+      }
+    // merge the even ranks of both lists and the odd ones apart; then each
+    // odd merged value and the next even one are a comparator apart
+    int ae[M + 1] = {}, ao[M + 1] = {}, be[N + 1] = {}, bo[N + 1] = {};
+    int v[M + N] = {}, w[M + N] = {};
+    const int nv = (m + 1) / 2 + (n + 1) / 2, nw = m / 2 + n / 2;
+    for (int i = 0; i < m; i++)
+      if (i % 2)
+        ao[i / 2] = a[i];
+      else
+        ae[i / 2] = a[i];
+    for (int i = 0; i < n; i++)
+      if (i % 2)
+        bo[i / 2] = b[i];
+      else
+        be[i / 2] = b[i];
+    build (ae, (m + 1) / 2, be, (n + 1) / 2, v);
+    build (ao, m / 2, bo, n / 2, w);
+    int k = 0, i = 0;
+    out[k++] = v[0];
+    for (; i < nw && i + 1 < nv; i++)
+      {
+        add (w[i], v[i + 1]);
+        out[k++] = w[i];
+        out[k++] = v[i + 1];
+      }
+    for (int j = i; j < nw; j++)
+      out[k++] = w[j];
+    for (int j = i + 1; j < nv; j++)
+      out[k++] = v[j];
+  }
+
+  constexpr void add (int l, int h)
+  {
+    lo[count] = l;
+    hi[count] = h;
+    count++;
+  }
+};
+
+template <class O, int M, int N>
+__device__ __forceinline__ void
+merge (const typename O::T (&a)[M], const typename O::T (&b)[N],
+    typename O::T (&out)[M + N])
+{
+  constexpr MergeNet<M, N> net;
+  typename O::T w[M + N];
+
+#pragma unroll
+  for (int i = 0; i < M; i++)
+    w[i] = a[i];
+#pragma unroll
+  for (int i = 0; i < N; i++)
+    w[M + i] = b[i];
+#pragma unroll
+  for (int c = 0; c < net.count; c++)
+    {
+      const typename O::T l = O::mn (w[net.lo[c]], w[net.hi[c]]);
+      w[net.hi[c]] = O::mx (w[net.lo[c]], w[net.hi[c]]);
+      w[net.lo[c]] = l;
+    }
+#pragma unroll
+  for (int i = 0; i < M + N; i++)
+    out[i] = w[net.rank[i]];
+}
+
+// merge sort: for 2, 4 and 5 values as few comparators as any network
+template <class O, int N>
+__device__ __forceinline__ void
+sort (const typename O::T (&in)[N], typename O::T (&out)[N])
+{
+  if constexpr (N == 1)
+    {
+      out[0] = in[0];
+    }
+  else
+    {
+      typename O::T a[N / 2], b[N - N / 2], sa[N / 2], sb[N - N / 2];
+#pragma unroll
+      for (int i = 0; i < N / 2; i++)
+        a[i] = in[i];
+#pragma unroll
+      for (int i = 0; i < N - N / 2; i++)
+        b[i] = in[N / 2 + i];
+      sort<O> (a, sa);
+      sort<O> (b, sb);
+      merge<O> (sa, sb, out);
+    }
+}
+
+// forgetful selection of the median of 25 (index 12): of @n sorted values
+// of the window, with @below more of its values known to lie below the
+// median and @above above it, the indices that can still hold the median;
+// outside them a value has 13 or more of the window at or above it (or at
+// or below it)
+struct Kept
+{
+  int first, last;
+};
+
+constexpr Kept
+kept (int n, int below, int above)
+{
+  return { n + above > 13 ? n + above - 13 : 0,
+    n - 1 < 12 - below ? n - 1 : 12 - below };
+}
+
+// merges two sorted lists of a window's values and keeps the indices that
+// can still hold the median; BELOW and ABOVE: as for kept ()
+template <class O, int BELOW, int ABOVE, int M, int N>
+__device__ __forceinline__ void
+merge_kept (const typename O::T (&a)[M], const typename O::T (&b)[N],
+    typename O::T (&out)[kept (M + N, BELOW, ABOVE).last
+                         - kept (M + N, BELOW, ABOVE).first + 1])
+{
+  constexpr Kept k = kept (M + N, BELOW, ABOVE);
+  typename O::T all[M + N];
+
+  merge<O> (a, b, all);
+#pragma unroll
+  for (int i = k.first; i <= k.last; i++)
+    out[i - k.first] = all[i];
+}
+
+// the sorted values of the four windows of five (k .. k + 4, k = 0 .. 3)
+// over a row of eight: windows 0 and 1 share columns 1 .. 4, windows 2 and
+// 3 columns 3 .. 6, sorted once from pairs
+template <class O>
+__device__ __forceinline__ void
+row_windows (const typename O::T (&v)[8], typename O::T (&out)[4][5])
+{
+  typedef typename O::T T;
+  T pair[3][2], four[2][4];
+
+#pragma unroll
+  for (int i = 0; i < 3; i++)
+    {
+      const T p[2] = { v[1 + 2 * i], v[2 + 2 * i] };
+      sort<O> (p, pair[i]);
+    }
+  merge<O> (pair[0], pair[1], four[0]);
+  merge<O> (pair[1], pair[2], four[1]);
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    {
+      const T one[1] = { v[k % 2 ? k + 4 : k] };
+      merge<O> (four[k / 2], one, out[k]);
+    }
+}
+
+// the 5x5 medians of the 4 x 2 pixels a thread makes, of one channel pair:
+// @px holds the 8 x 6 pixels their windows cover (window (k, r): columns k ..
+// k + 4, rows r .. r + 4). Every sorted run and merge is made once for all
+// the windows that contain it, and merges keep only the ranks that can
+// still be a median, so each window ends as one value out of 6 + 5
+template <class O>
+__device__ __forceinline__ void
+median5_4x2 (const typename O::T (&px)[6][8], typename O::T (&out)[2][4])
+{
+  typedef typename O::T T;
+  // rows 1 .. 4 of each column are in the windows of both rows; rows 0 and
+  // 5, in the windows of one, are sorted along the row
+  T col[8][4], row[2][4][5], core[8];
+
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+    {
+      const T c[4] = { px[1][j], px[2][j], px[3][j], px[4][j] };
+      sort<O> (c, col[j]);
+    }
+#pragma unroll
+  for (int r = 0; r < 2; r++)
+    row_windows<O> (px[r ? 5 : 0], row[r]);
+  // columns 3 and 4 are in all eight windows
+  merge<O> (col[3], col[4], core);
+#pragma unroll
+  for (int h = 0; h < 2; h++)
+    {
+      // columns 1 .. 4 (3 .. 6) are in windows 0 and 1 (2 and 3) of both
+      // rows: of these 16 values, 3 are below any of their medians and 3
+      // above
+      T side[8], half[10];
+      merge<O> (col[1 + 4 * h], col[2 + 4 * h], side);
+      merge_kept<O, 0, 0> (core, side, half);
+#pragma unroll
+      for (int e = 0; e < 2; e++)
+        {
+          // with the window's fifth column, 7 of its rows 1 .. 4 are below
+          // its median and 7 above; its row 0 (or 5) leaves one
+          const int k = 2 * h + e;
+          T mid[6];
+          merge_kept<O, 3, 3> (half, col[e ? k + 4 : k], mid);
+#pragma unroll
+          for (int r = 0; r < 2; r++)
+            {
+              T m[1];
+              merge_kept<O, 7, 7> (mid, row[r][k], m);
+              out[r][k] = m[0];
+            }
+        }
+    }
+}
+
+// median of @a and the sorted pair @lo <= @hi
+template <class O>
+__device__ __forceinline__ typename O::T
+median_pair (typename O::T a, typename O::T lo, typename O::T hi)
+{
+  return O::mx (lo, O::mn (hi, a));
+}
+
+// the 3x3 medians of the 4 x 2 pixels a thread makes, of one channel pair,
+// from the 6 x 4 pixels their windows cover: a window's median is the
+// median of the greatest of its column minima, the median of its column
+// medians and the least of its column maxima. Rows 1 and 2 of a column are
+// sorted once for both rows, and windows 0 and 1 (2 and 3) sort their two
+// shared column medians once
+template <class O>
+__device__ __forceinline__ void
+median3_4x2 (const typename O::T (&px)[4][6], typename O::T (&out)[2][4])
+{
+  typedef typename O::T T;
+  T plo[6], phi[6];
+
+#pragma unroll
+  for (int j = 0; j < 6; j++)
+    {
+      plo[j] = O::mn (px[1][j], px[2][j]);
+      phi[j] = O::mx (px[1][j], px[2][j]);
+    }
+#pragma unroll
+  for (int r = 0; r < 2; r++)
+    {
+      const T (&t)[6] = px[r ? 3 : 0];
+      T lo[6], mid[6], hi[6], mlo[2], mhi[2];
+#pragma unroll
+      for (int j = 0; j < 6; j++)
+        {
+          lo[j] = O::mn (plo[j], t[j]);
+          hi[j] = O::mx (phi[j], t[j]);
+          mid[j] = median_pair<O> (t[j], plo[j], phi[j]);
+        }
+#pragma unroll
+      for (int e = 0; e < 2; e++)
+        {
+          mlo[e] = O::mn (mid[1 + 2 * e], mid[2 + 2 * e]);
+          mhi[e] = O::mx (mid[1 + 2 * e], mid[2 + 2 * e]);
+        }
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        out[r][k] = median3<O> (O::mx (lo[k], O::mx (lo[k + 1], lo[k + 2])),
+            median_pair<O> (mid[k % 2 ? k + 2 : k], mlo[k / 2], mhi[k / 2]),
+            O::mn (hi[k], O::mn (hi[k + 1], hi[k + 2])));
+    }
+}
+
 constexpr int FAST_W = 64;
-constexpr int FAST_H = 16;
-constexpr int FAST_THREADS = 256;
+constexpr int FAST_THREADS = 128;
+// each thread makes four pixels of two rows
+constexpr int FAST_H = 2 * FAST_THREADS / (FAST_W / 4);
 // a tile row holds the pixels from x0 - 4 on, whole chunks of four
-constexpr int FAST_LW = FAST_W + 8;
+constexpr int FAST_CHUNKS = FAST_W / 4 + 2;
 
 template <int R>
 __global__ void
@@ -231,76 +542,59 @@ __launch_bounds__ (FAST_THREADS)
     median_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  typedef Ops<KIND_U8X4> O;
-  constexpr int CHUNKS = FAST_LW / 4, S = 2 * R + 1;
-  __shared__ uint4 tile4[FAST_H + 2 * R][FAST_LW / 2];
-  const uint2 (*tile)[FAST_LW]
-      = reinterpret_cast<const uint2 (*)[FAST_LW]> (tile4);
+  constexpr int ROWS = FAST_H + 2 * R, S = 2 * R + 1;
+  // channels 0 and 2 of each pixel in plane 0, 1 and 3 in plane 1, in
+  // 16-bit lanes
+  __shared__ uint4 tile[2][ROWS][FAST_CHUNKS];
   const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * FAST_H;
 
-  for (int i = threadIdx.x; i < (FAST_H + 2 * R) * CHUNKS; i += FAST_THREADS)
-    {
-      const int ly = i / CHUNKS, c = i % CHUNKS;
-      const int x = x0 - 4 + 4 * c;
-      const uint8_t *row
-          = src + (size_t)clampi (y0 - R + ly, 0, height - 1) * src_pitch;
-      uint32_t w[4];
-      load_words4_clamped (row, x, width, w);
-      // channels 0 and 2 in the low lanes, 1 and 3 in the high ones
-      tile4[ly][2 * c]
-          = make_uint4 (w[0] & 0x00ff00ffu, (w[0] >> 8) & 0x00ff00ffu,
-              w[1] & 0x00ff00ffu, (w[1] >> 8) & 0x00ff00ffu);
-      tile4[ly][2 * c + 1]
-          = make_uint4 (w[2] & 0x00ff00ffu, (w[2] >> 8) & 0x00ff00ffu,
-              w[3] & 0x00ff00ffu, (w[3] >> 8) & 0x00ff00ffu);
-    }
+  load_tile_words4<ROWS, FAST_CHUNKS, FAST_THREADS> (src, src_pitch, x0 - 4,
+      y0 - R, width, height, [&] (int ly, int c, const uint32_t *w) {
+        const uint32_t m = 0x00ff00ffu;
+        tile[0][ly][c] = make_uint4 (w[0] & m, w[1] & m, w[2] & m, w[3] & m);
+        tile[1][ly][c] = make_uint4 (
+            (w[0] >> 8) & m, (w[1] >> 8) & m, (w[2] >> 8) & m, (w[3] >> 8) & m);
+      });
   __syncthreads ();
 
-  const int q = threadIdx.x % (FAST_W / 4), oy = threadIdx.x / (FAST_W / 4);
+  const int q = threadIdx.x % (FAST_W / 4),
+            oy = 2 * (threadIdx.x / (FAST_W / 4));
   const int x = x0 + 4 * q, y = y0 + oy;
   if (x >= width || y >= height)
     return;
 
-  // tile column of output pixel x - R: pixel x lies at 4 q + 4
-  const int first = 4 * q + 4 - R;
-  uint2 m[4];
-  if constexpr (R == 1)
-    {
-      uint2 lo[6], mid[6], hi[6];
+  uint32_t m[2][2][4];
 #pragma unroll
-      for (int c = 0; c < 6; c++)
+  for (int p = 0; p < 2; p++)
+    {
+      // columns x - R .. x + 3 + R: pixel x is word 4 of the three chunks
+      uint32_t px[S + 1][4 + 2 * R];
+#pragma unroll
+      for (int r = 0; r < S + 1; r++)
         {
-          const uint2 a = tile[oy][first + c], b = tile[oy + 1][first + c],
-                      d = tile[oy + 2][first + c];
-          const uint2 l = O::mn (a, b), h = O::mx (a, b);
-          lo[c] = O::mn (l, d);
-          hi[c] = O::mx (h, d);
-          mid[c] = O::mx (l, O::mn (h, d));
+          const uint4 a = tile[p][oy + r][q], b = tile[p][oy + r][q + 1],
+                      c = tile[p][oy + r][q + 2];
+          const uint32_t w[12]
+              = { a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w };
+#pragma unroll
+          for (int j = 0; j < 4 + 2 * R; j++)
+            px[r][j] = w[4 - R + j];
         }
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        m[i] = median3<KIND_U8X4> (O::mx (lo[i], O::mx (lo[i + 1], lo[i + 2])),
-            median3<KIND_U8X4> (mid[i], mid[i + 1], mid[i + 2]),
-            O::mn (hi[i], O::mn (hi[i + 1], hi[i + 2])));
+      if constexpr (R == 1)
+        median3_4x2<Lanes> (px, m[p]);
+      else
+        median5_4x2<Lanes> (px, m[p]);
     }
-  else
-    {
 #pragma unroll
-      for (int i = 0; i < 4; i++)
-        m[i] = median_of<KIND_U8X4, R> (
-            [&] (int k) { return tile[oy + k / S][first + i + k % S]; });
-    }
-  uint8_t *out = dst + (size_t)y * dst_pitch;
-  uint32_t w[4];
+  for (int r = 0; r < 2; r++)
+    if (y + r < height)
+      {
+        uint32_t w[4];
 #pragma unroll
-  for (int i = 0; i < 4; i++)
-    w[i] = m[i].x | (m[i].y << 8);
-  if (x + 4 <= width)
-    reinterpret_cast<uint4 *> (out)[x / 4]
-        = make_uint4 (w[0], w[1], w[2], w[3]);
-  else
-    for (int i = 0; i < width - x; i++)
-      reinterpret_cast<uint32_t *> (out)[x + i] = w[i];
+        for (int i = 0; i < 4; i++)
+          w[i] = m[0][r][i] | (m[1][r][i] << 8);
+        store_words4 (dst + (size_t)(y + r) * dst_pitch, x, width, w);
+      }
 }
 
 template <int K, bool A>

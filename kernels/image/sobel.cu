@@ -2,7 +2,7 @@
 // Sobel edge magnitude on the GPU: a luma tile with a one pixel halo in
 // shared memory, then the 3x3 stencil out of it. RGBA8 and BGRA8 rows on 16
 // bytes fill the tile four pixels at a time from 16-byte loads, and each
-// thread makes four pixels of a row in one 16-byte store
+// thread makes four pixels of two rows in one 16-byte store a row
 #include <cuda_runtime.h>
 
 #include "sobel.h"
@@ -102,13 +102,16 @@ __launch_bounds__ (TILE_W *BLOCK_Y)
 }
 
 constexpr int FAST_W = 64;
-constexpr int FAST_H = 16;
-constexpr int FAST_THREADS = 256;
+constexpr int FAST_THREADS = 128;
+// each thread makes four pixels of two rows
+constexpr int FAST_H = 2 * FAST_THREADS / (FAST_W / 4);
 // the tile's rows hold the pixels from x0 - 4 on, so a chunk of four lands
-// on a 16-byte boundary; the stencil reads columns 3 .. FAST_W + 4
-constexpr int FAST_LW = FAST_W + 8;
+// on 16 bytes; the stencil reads columns 3 .. FAST_W + 4
+constexpr int FAST_CHUNKS = FAST_W / 4 + 2;
 
-// luma of an RGBA8 or BGRA8 word, as luma_at () computes it
+// luma of an RGBA8 or BGRA8 word, as luma_at () computes it: the luma of
+// bytes lies in [0, 255.5), where rounding needs no clamp, and 2^23 plus
+// the luma rounded down is already the float of the rounded byte
 template <int F>
 __device__ __forceinline__ float
 luma_of_word (uint32_t w)
@@ -116,7 +119,8 @@ luma_of_word (uint32_t w)
   const float r = byte_to_f (w, F == ACCEL_IMAGE_BGRA8 ? 2 : 0);
   const float b = byte_to_f (w, F == ACCEL_IMAGE_BGRA8 ? 0 : 2);
 
-  return u8_to_f (accel_px_to_u8 (accel_px_luma (r, byte_to_f (w, 1), b)));
+  return __fadd_rd (accel_px_luma (r, byte_to_f (w, 1), b) + 0.5f, 8388608.0f)
+         - 8388608.0f;
 }
 
 template <int F>
@@ -126,33 +130,35 @@ __launch_bounds__ (FAST_THREADS)
         uint8_t *__restrict__ dst, size_t dst_pitch, float *__restrict__ dir,
         size_t dir_pitch, int width, int height, float scale)
 {
-  __shared__ float4 luma4[FAST_H + 2][FAST_LW / 4];
+  __shared__ float4 luma4[FAST_H + 2][FAST_CHUNKS];
   const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * FAST_H;
-  constexpr int CHUNKS = FAST_LW / 4;
-
-  for (int i = threadIdx.x; i < (FAST_H + 2) * CHUNKS; i += FAST_THREADS)
-    {
-      const int ly = i / CHUNKS, c = i % CHUNKS;
-      const int x = x0 - 4 + 4 * c;
-      const uint8_t *row
-          = src + (size_t)clampi (y0 - 1 + ly, 0, height - 1) * src_pitch;
-      uint32_t w[4];
-      load_words4_clamped (row, x, width, w);
-      luma4[ly][c]
-          = make_float4 (luma_of_word<F> (w[0]), luma_of_word<F> (w[1]),
-              luma_of_word<F> (w[2]), luma_of_word<F> (w[3]));
-    }
-  __syncthreads ();
-
-  const int q = threadIdx.x % (FAST_W / 4), oy = threadIdx.x / (FAST_W / 4);
+  const int q = threadIdx.x % (FAST_W / 4),
+            oy = 2 * (threadIdx.x / (FAST_W / 4));
   const int x = x0 + 4 * q, y = y0 + oy;
-  if (x >= width || y >= height)
+  const bool inside = x < width && y < height;
+  uint32_t w[2][4];
+
+  // the thread's own pixels, for their alpha, load along with the tile
+  if (inside)
+#pragma unroll
+    for (int r = 0; r < 2; r++)
+      load_words4_clamped (
+          src + (size_t)min (y + r, height - 1) * src_pitch, x, width, w[r]);
+  load_tile_words4<FAST_H + 2, FAST_CHUNKS, FAST_THREADS> (src, src_pitch,
+      x0 - 4, y0 - 1, width, height, [&] (int ly, int c, const uint32_t *v) {
+        luma4[ly][c]
+            = make_float4 (luma_of_word<F> (v[0]), luma_of_word<F> (v[1]),
+                luma_of_word<F> (v[2]), luma_of_word<F> (v[3]));
+      });
+  __syncthreads ();
+  if (!inside)
     return;
 
-  // columns x - 1 .. x + 4 of the three rows: tile columns 4 q + 3 .. + 8
-  float l[3][6];
+  // columns x - 1 .. x + 4 of rows y - 1 .. y + 2: tile columns 4 q + 3 ..
+  // 4 q + 8 of tile rows oy .. oy + 3
+  float l[4][6];
 #pragma unroll
-  for (int j = 0; j < 3; j++)
+  for (int j = 0; j < 4; j++)
     {
       const float4 a = luma4[oy + j][q], b = luma4[oy + j][q + 1],
                    c = luma4[oy + j][q + 2];
@@ -163,43 +169,29 @@ __launch_bounds__ (FAST_THREADS)
       l[j][4] = b.w;
       l[j][5] = c.x;
     }
-  const uint8_t *in = src + (size_t)y * src_pitch;
-  uint8_t *out = dst + (size_t)y * dst_pitch;
-  uint32_t w[4];
-  const bool whole = x + 4 <= width;
-  if (whole)
-    {
-      const uint4 v = reinterpret_cast<const uint4 *> (in)[x / 4];
-      w[0] = v.x;
-      w[1] = v.y;
-      w[2] = v.z;
-      w[3] = v.w;
-    }
 #pragma unroll
-  for (int i = 0; i < 4; i++)
+  for (int r = 0; r < 2; r++)
     {
-      float p[9], gx, gy, m;
-      if (!whole && x + i >= width)
+      if (y + r >= height)
         break;
-      if (!whole)
-        w[i] = reinterpret_cast<const uint32_t *> (in)[x + i];
 #pragma unroll
-      for (int j = 0; j < 3; j++)
+      for (int i = 0; i < 4; i++)
+        {
+          float p[9], gx, gy, m;
 #pragma unroll
-        for (int k = 0; k < 3; k++)
-          p[j * 3 + k] = l[j][i + k];
-      accel_px_sobel (p, &gx, &gy);
-      m = accel_px_magnitude (gx, gy) * scale;
-      const uint32_t b = accel_px_to_u8 (m);
-      w[i] = pack_u8x4 (b, b, b, w[i] >> 24);
-      if (dir)
-        dir[(size_t)y * (dir_pitch / 4) + x + i] = atan2f (gy, gx);
-      if (!whole)
-        reinterpret_cast<uint32_t *> (out)[x + i] = w[i];
+          for (int j = 0; j < 3; j++)
+#pragma unroll
+            for (int k = 0; k < 3; k++)
+              p[j * 3 + k] = l[r + j][i + k];
+          accel_px_sobel (p, &gx, &gy);
+          m = accel_px_magnitude (gx, gy) * scale;
+          const uint32_t b = accel_px_to_u8 (m);
+          w[r][i] = pack_u8x4 (b, b, b, w[r][i] >> 24);
+          if (dir && x + i < width)
+            dir[(size_t)(y + r) * (dir_pitch / 4) + x + i] = atan2f (gy, gx);
+        }
+      store_words4 (dst + (size_t)(y + r) * dst_pitch, x, width, w[r]);
     }
-  if (whole)
-    reinterpret_cast<uint4 *> (out)[x / 4]
-        = make_uint4 (w[0], w[1], w[2], w[3]);
 }
 
 template <int F, bool A>
