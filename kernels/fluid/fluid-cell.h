@@ -43,16 +43,26 @@ fluid_sample (const float *f, int n, float x, float y)
   return fmaf (fy, b - a, a);
 }
 
-/* semi-Lagrangian advection of @src by (u, v) */
+/* semi-Lagrangian advection of @src to cell (x, y), whose velocity is
+ * (uc, vc) */
+FLUID_FN float
+fluid_advect_at (
+    const float *src, int n, float dt, int x, int y, float uc, float vc)
+{
+  float px = (float)x - dt * uc;
+  float py = (float)y - dt * vc;
+
+  return fluid_sample (src, n, px, py);
+}
+
+/* the same by the velocity field (u, v) */
 FLUID_FN float
 fluid_advect_cell (const float *src, const float *u, const float *v, int n,
     float dt, int x, int y)
 {
   int i = y * n + x;
-  float px = (float)x - dt * u[i];
-  float py = (float)y - dt * v[i];
 
-  return fluid_sample (src, n, px, py);
+  return fluid_advect_at (src, n, dt, x, y, u[i], v[i]);
 }
 
 /* one Jacobi iteration of (1 + 4a) x - a (neighbours) = b */
@@ -87,38 +97,70 @@ fluid_pressure_cell (const float *p, const float *div, int n, int x, int y)
       fluid_at (p, n, x, y + 2), div[y * n + x]);
 }
 
+/* the central differences of a cell from its neighbours' values: u at
+ * x + 1 and x - 1, v at y + 1 and y - 1 */
+FLUID_FN float
+fluid_divergence (float uxp, float uxm, float vyp, float vym)
+{
+  float du = uxp - uxm;
+  float dv = vyp - vym;
+  return 0.5f * (du + dv);
+}
+
 FLUID_FN float
 fluid_divergence_cell (const float *u, const float *v, int n, int x, int y)
 {
-  float du = fluid_at (u, n, x + 1, y) - fluid_at (u, n, x - 1, y);
-  float dv = fluid_at (v, n, x, y + 1) - fluid_at (v, n, x, y - 1);
-  return 0.5f * (du + dv);
+  return fluid_divergence (fluid_at (u, n, x + 1, y), fluid_at (u, n, x - 1, y),
+      fluid_at (v, n, x, y + 1), fluid_at (v, n, x, y - 1));
+}
+
+/* v at x + 1 and x - 1, u at y + 1 and y - 1 */
+FLUID_FN float
+fluid_curl (float vxp, float vxm, float uyp, float uym)
+{
+  float dvdx = vxp - vxm;
+  float dudy = uyp - uym;
+  return 0.5f * (dvdx - dudy);
 }
 
 FLUID_FN float
 fluid_curl_cell (const float *u, const float *v, int n, int x, int y)
 {
-  float dvdx = fluid_at (v, n, x + 1, y) - fluid_at (v, n, x - 1, y);
-  float dudy = fluid_at (u, n, x, y + 1) - fluid_at (u, n, x, y - 1);
-  return 0.5f * (dvdx - dudy);
+  return fluid_curl (fluid_at (v, n, x + 1, y), fluid_at (v, n, x - 1, y),
+      fluid_at (u, n, x, y + 1), fluid_at (u, n, x, y - 1));
 }
 
-/* confinement force towards stronger vorticity, scaled by @eps * dt */
+/* confinement force towards stronger vorticity, scaled by @eps * dt, from
+ * the curl @w of the cell and of its neighbours at x + 1, x - 1, y + 1 and
+ * y - 1 */
+FLUID_FN void
+fluid_vorticity (float cxp, float cxm, float cyp, float cym, float w, float eps,
+    float dt, float *fx, float *fy)
+{
+  float gx = 0.5f * (fabsf (cxp) - fabsf (cxm));
+  float gy = 0.5f * (fabsf (cyp) - fabsf (cym));
+  float len = sqrtf (fmaf (gx, gx, gy * gy)) + 1e-5f;
+
+  *fx = eps * dt * (gy / len) * w;
+  *fy = -eps * dt * (gx / len) * w;
+}
+
 FLUID_FN void
 fluid_vorticity_force (const float *curl, int n, float eps, float dt, int x,
     int y, float *fx, float *fy)
 {
-  float gx = 0.5f
-             * (fabsf (fluid_at (curl, n, x + 1, y))
-                 - fabsf (fluid_at (curl, n, x - 1, y)));
-  float gy = 0.5f
-             * (fabsf (fluid_at (curl, n, x, y + 1))
-                 - fabsf (fluid_at (curl, n, x, y - 1)));
-  float len = sqrtf (fmaf (gx, gx, gy * gy)) + 1e-5f;
-  float w = curl[y * n + x];
+  fluid_vorticity (fluid_at (curl, n, x + 1, y), fluid_at (curl, n, x - 1, y),
+      fluid_at (curl, n, x, y + 1), fluid_at (curl, n, x, y - 1),
+      curl[y * n + x], eps, dt, fx, fy);
+}
 
-  *fx = eps * dt * (gy / len) * w;
-  *fy = -eps * dt * (gx / len) * w;
+/* a velocity component less the pressure gradient along it, from the
+ * pressure one cell either side; zero at a wall across it */
+FLUID_FN float
+fluid_project (float w, float p_hi, float p_lo, int wall)
+{
+  float g = 0.5f * (p_hi - p_lo);
+  return wall ? 0.0f : w - g;
 }
 
 /* weight of the injection at cell (x, y): a Gaussian of the radius */

@@ -63,12 +63,10 @@ accel_fluid_step_host (const AccelFluidParams *p, const AccelFluidFields *f)
     }
   FOR_CELLS (n)
   {
-    float gx
-        = 0.5f * (fluid_at (f->p, n, x + 1, y) - fluid_at (f->p, n, x - 1, y));
-    float gy
-        = 0.5f * (fluid_at (f->p, n, x, y + 1) - fluid_at (f->p, n, x, y - 1));
-    f->u[i] = (x == 0 || x == n - 1) ? 0.0f : wu[i] - gx;
-    f->v[i] = (y == 0 || y == n - 1) ? 0.0f : wv[i] - gy;
+    f->u[i] = fluid_project (wu[i], fluid_at (f->p, n, x + 1, y),
+        fluid_at (f->p, n, x - 1, y), x == 0 || x == n - 1);
+    f->v[i] = fluid_project (wv[i], fluid_at (f->p, n, x, y + 1),
+        fluid_at (f->p, n, x, y - 1), y == 0 || y == n - 1);
   }
   FOR_CELLS (n)
   f->dye0[i]

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// 2D stable fluids on the GPU: one kernel per pass over the grid; the
-// pressure iterations one a launch, or on small grids several fused
+// 2D stable fluids on the GPU: one kernel per pass over the grid, the
+// pressure iterations one a launch or several fused on tiles in shared
+// memory; on small grids the whole step fused into a few launches
 #include <cuda_runtime.h>
 
 #include "fluid-cell.h"
@@ -13,14 +14,24 @@
     return;                                                                    \
   int i = y * n + x;
 
+/* @f at cell (x, y) after the injection adds @amount of the splat */
+__device__ static float
+injected (float f, const AccelFluidParams &p, float amount, int x, int y)
+{
+  if (!(p.inject_radius > 0.0f))
+    return f;
+  return fmaf (
+      fluid_splat_weight (p.inject_x, p.inject_y, p.inject_radius, x, y),
+      amount, f);
+}
+
 __global__ static void
 k_inject (float *u, float *v, float *dye, int n, AccelFluidParams p)
 {
   FOR_CELL
-  float w = fluid_splat_weight (p.inject_x, p.inject_y, p.inject_radius, x, y);
-  u[i] = fmaf (w, p.force_x, u[i]);
-  v[i] = fmaf (w, p.force_y, v[i]);
-  dye[i] = fmaf (w, p.dye_amount, dye[i]);
+  u[i] = injected (u[i], p, p.force_x, x, y);
+  v[i] = injected (v[i], p, p.force_y, x, y);
+  dye[i] = injected (dye[i], p, p.dye_amount, x, y);
 }
 
 __global__ static void
@@ -72,89 +83,15 @@ k_pressure (const float *src, const float *div, float *dst, int n)
   dst[i] = fluid_pressure_cell (src, div, n, x, y);
 }
 
-/* pressure iterations fused in shared memory: a block loads its tile with
- * a halo of two cells per iteration, sweeps the tile in place of the
- * global field (each sweep valid two cells further in), and writes the
- * tile's inside. Off-grid neighbours clamp to the grid's edge as
- * fluid_at does; the clamped cell always lies inside the part of the tile
- * the previous sweep made valid */
-#define PRESSURE_TILE 32
-#define PRESSURE_FUSED 4
-#define PRESSURE_HALO (2 * PRESSURE_FUSED)
-#define PRESSURE_SPAN (PRESSURE_TILE + 2 * PRESSURE_HALO)
-
-#define PRESSURE_THREADS (PRESSURE_TILE * PRESSURE_TILE)
-/* the step fuses where launches dominate: on an H100 up to 512^2 the fused
- * kernel was faster, from 1024^2 (fields in L2) the plain one */
-#define PRESSURE_FUSED_MAX_N 512
-
-/* one cell of a sweep over the tile; off-grid cells are never read */
-__device__ static void
-pressure_tile_cell (float (*from)[PRESSURE_SPAN], float (*to)[PRESSURE_SPAN],
-    float (*dv)[PRESSURE_SPAN], int n, int ox, int oy, int lx, int ly)
-{
-  int gx = ox + lx, gy = oy + ly;
-
-  if (gx < 0 || gy < 0 || gx >= n || gy >= n)
-    return;
-  int xm = fluid_clampi (gx - 2, 0, n - 1) - ox;
-  int xp = fluid_clampi (gx + 2, 0, n - 1) - ox;
-  int ym = fluid_clampi (gy - 2, 0, n - 1) - oy;
-  int yp = fluid_clampi (gy + 2, 0, n - 1) - oy;
-  to[ly][lx] = fluid_pressure_update (
-      from[ly][xm], from[ly][xp], from[ym][lx], from[yp][lx], dv[ly][lx]);
-}
-
-/* the threads deal out each square of cells in row-major order: a loop of
- * 32 a row would leave most threads idle on a side just over 32 */
-__global__ static void
-__launch_bounds__ (PRESSURE_THREADS) k_pressure_fused (
-    const float *src, const float *div, float *dst, int n, int iters)
-{
-  __shared__ float buf[2][PRESSURE_SPAN][PRESSURE_SPAN];
-  __shared__ float dv[PRESSURE_SPAN][PRESSURE_SPAN];
-  int ox = blockIdx.x * PRESSURE_TILE - PRESSURE_HALO;
-  int oy = blockIdx.y * PRESSURE_TILE - PRESSURE_HALO;
-  int cur = 0;
-
-  for (int c = threadIdx.x; c < PRESSURE_SPAN * PRESSURE_SPAN;
-       c += PRESSURE_THREADS)
-    {
-      int lx = c % PRESSURE_SPAN, ly = c / PRESSURE_SPAN;
-      int gx = ox + lx, gy = oy + ly;
-      if (gx < 0 || gy < 0 || gx >= n || gy >= n)
-        continue;
-      buf[0][ly][lx] = src[gy * n + gx];
-      dv[ly][lx] = div[gy * n + gx];
-    }
-  __syncthreads ();
-  for (int k = 1; k <= iters; k++)
-    {
-      int lo = 2 * k, side = PRESSURE_SPAN - 4 * k;
-      for (int c = threadIdx.x; c < side * side; c += PRESSURE_THREADS)
-        pressure_tile_cell (
-            buf[cur], buf[!cur], dv, n, ox, oy, lo + c % side, lo + c / side);
-      cur = !cur;
-      __syncthreads ();
-    }
-  {
-    int lx = PRESSURE_HALO + threadIdx.x % PRESSURE_TILE;
-    int ly = PRESSURE_HALO + threadIdx.x / PRESSURE_TILE;
-    int gx = ox + lx, gy = oy + ly;
-    if (gx < n && gy < n)
-      dst[gy * n + gx] = buf[cur][ly][lx];
-  }
-}
-
 __global__ static void
 k_project (const float *wu, const float *wv, const float *pr, float *u,
     float *v, int n)
 {
   FOR_CELL
-  float gx = 0.5f * (fluid_at (pr, n, x + 1, y) - fluid_at (pr, n, x - 1, y));
-  float gy = 0.5f * (fluid_at (pr, n, x, y + 1) - fluid_at (pr, n, x, y - 1));
-  u[i] = (x == 0 || x == n - 1) ? 0.0f : wu[i] - gx;
-  v[i] = (y == 0 || y == n - 1) ? 0.0f : wv[i] - gy;
+  u[i] = fluid_project (wu[i], fluid_at (pr, n, x + 1, y),
+      fluid_at (pr, n, x - 1, y), x == 0 || x == n - 1);
+  v[i] = fluid_project (wv[i], fluid_at (pr, n, x, y + 1),
+      fluid_at (pr, n, x, y - 1), y == 0 || y == n - 1);
 }
 
 __global__ static void
@@ -172,6 +109,282 @@ k_render (const float *dye, uint8_t *rgba, size_t pitch, int n)
   fluid_colour (dye[i], rgba + (size_t)y * pitch + (size_t)x * 4);
 }
 
+/* calls @f (x, y) for each cell of a @w x @h rectangle, the block's threads
+ * dealing the cells out in row-major order (a loop of 32 a row would leave
+ * most threads idle on a side just over 32); each thread steps its cell by
+ * the block's size, sparing a division a cell */
+template <typename F>
+__device__ static void
+for_each_cell (int w, int h, F f)
+{
+  int x = threadIdx.x % w, y = threadIdx.x / w;
+  int dx = blockDim.x % w, dy = blockDim.x / w;
+
+  while (y < h)
+    {
+      f (x, y);
+      x += dx;
+      y += dy;
+      if (x >= w)
+        {
+          x -= w;
+          y++;
+        }
+    }
+}
+
+/* the same on a square known when compiling by a block of THREADS,
+ * unrolled and with no branch but in the last round, so that a thread's
+ * loads go out together */
+template <int SIDE, int THREADS, typename F>
+__device__ static void
+for_each_cell_unrolled (F f)
+{
+  constexpr int CELLS = SIDE * SIDE;
+#pragma unroll
+  for (int r = 0; r < (CELLS + THREADS - 1) / THREADS; r++)
+    {
+      int c = threadIdx.x + r * THREADS;
+      if ((r + 1) * THREADS <= CELLS || c < CELLS)
+        f (c % SIDE, c / SIDE);
+    }
+}
+
+/* a square of the grid in shared memory, @span cells a side, its (0, 0) at
+ * the grid's (ox, oy). Its cells off the grid are loaded from the nearest
+ * cell on it (no branch keeps a thread's loads apart) but never read */
+struct Tile
+{
+  int span, ox, oy, n;
+
+  __device__ bool on_grid (int x, int y) const
+  {
+    return x >= 0 && y >= 0 && x < n && y < n;
+  }
+
+  /* the grid cell the tile's (lx, ly) is loaded from */
+  __device__ void source (int lx, int ly, int *x, int *y) const
+  {
+    *x = fluid_clampi (ox + lx, 0, n - 1);
+    *y = fluid_clampi (oy + ly, 0, n - 1);
+  }
+
+  /* where grid cell (x, y) is, clamped to the grid as fluid_at clamps */
+  __device__ int at (int x, int y) const
+  {
+    return (fluid_clampi (y, 0, n - 1) - oy) * span + fluid_clampi (x, 0, n - 1)
+           - ox;
+  }
+};
+
+/* injection and vorticity confinement in one launch, out of place: a block
+ * injects into its tile and a ring of two cells around it in shared memory,
+ * takes the curl on the tile and a ring of one, then the confinement on the
+ * tile; each from the injected field, as the passes see it */
+constexpr int FORCES_TILE = 16;
+constexpr int FORCES_SPAN = FORCES_TILE + 4;
+constexpr int FORCES_THREADS = FORCES_TILE * FORCES_TILE;
+
+__global__ static void
+__launch_bounds__ (FORCES_THREADS) k_forces (const float *u, const float *v,
+    const float *dye, float *fu, float *fv, float *fdye, AccelFluidParams p)
+{
+  constexpr int S = FORCES_SPAN;
+  __shared__ float su[S * S], sv[S * S], curl[S * S];
+  Tile t = { S, (int)blockIdx.x * FORCES_TILE - 2,
+    (int)blockIdx.y * FORCES_TILE - 2, p.n };
+  int x = t.ox + 2 + threadIdx.x % FORCES_TILE;
+  int y = t.oy + 2 + threadIdx.x / FORCES_TILE;
+
+  for_each_cell_unrolled<S, FORCES_THREADS> ([&] (int lx, int ly) {
+    int gx, gy;
+    t.source (lx, ly, &gx, &gy);
+    int i = gy * p.n + gx;
+    su[ly * S + lx] = injected (u[i], p, p.force_x, gx, gy);
+    sv[ly * S + lx] = injected (v[i], p, p.force_y, gx, gy);
+  });
+  __syncthreads ();
+  if (p.vorticity > 0.0f)
+    {
+      for_each_cell_unrolled<S - 2, FORCES_THREADS> ([&] (int cx, int cy) {
+        int gx = t.ox + 1 + cx, gy = t.oy + 1 + cy;
+        if (!t.on_grid (gx, gy))
+          return;
+        curl[t.at (gx, gy)]
+            = fluid_curl (sv[t.at (gx + 1, gy)], sv[t.at (gx - 1, gy)],
+                su[t.at (gx, gy + 1)], su[t.at (gx, gy - 1)]);
+      });
+      __syncthreads ();
+    }
+  if (!t.on_grid (x, y))
+    return;
+  int i = y * p.n + x, c = t.at (x, y);
+  float cu = su[c], cv = sv[c];
+  if (p.vorticity > 0.0f)
+    {
+      float fx, fy;
+      fluid_vorticity (curl[t.at (x + 1, y)], curl[t.at (x - 1, y)],
+          curl[t.at (x, y + 1)], curl[t.at (x, y - 1)], curl[c], p.vorticity,
+          p.dt, &fx, &fy);
+      cu = cu + fx;
+      cv = cv + fy;
+    }
+  fu[i] = cu;
+  fv[i] = cv;
+  fdye[i] = injected (dye[i], p, p.dye_amount, x, y);
+}
+
+/* pressure iterations fused in shared memory: a block loads its tile with a
+ * halo of two cells an iteration and one more, sweeps squares two cells
+ * smaller each side an iteration (each valid two cells further in) and
+ * writes the tile's inside. Only cells on the grid are swept; their clamped
+ * neighbours lie on the grid, inside the square the previous sweep made
+ * valid. In a step the first launch also takes the divergence as it loads;
+ * the last keeps a ring of one cell valid for the gradient, and projects
+ * the velocity and advects the dye as it writes */
+constexpr int PRESSURE_THREADS = 1024;
+constexpr int PRESSURE_DIVERGENCE = 1;
+constexpr int PRESSURE_PROJECT = 2;
+/* the former step's tiles, and the fused step's: ten iterations a launch
+ * make the usual 40 four launches (an even count ends in p), the halo about
+ * doubling the sweeps' work (twenty would make two but treble it); 48^2
+ * tiles (97 KB of shared memory, a block an SM) are 121 blocks at 512^2,
+ * one wave on an H100's 132 SMs */
+constexpr int TILED_TILE = 32, TILED_ITERS = 4;
+constexpr int FUSED_TILE = 48, FUSED_ITERS = 10;
+
+constexpr int
+pressure_halo (int iters)
+{
+  return 2 * iters + 1;
+}
+
+constexpr int
+pressure_span (int tile, int iters)
+{
+  return tile + 2 * pressure_halo (iters);
+}
+
+/* one iteration over a rectangle of a tile's cells on the grid; a tile
+ * whose span stays two cells inside the grid's edges needs no clamping */
+template <int SPAN, bool CLAMP>
+__device__ static void
+pressure_sweep (const Tile &t, const float *from, float *to, const float *dv,
+    int x0, int y0, int w, int h)
+{
+  for_each_cell (w, h, [&] (int x, int y) {
+    int lx = x0 + x, ly = y0 + y, i = ly * SPAN + lx;
+    int l = 2, r = 2, u = 2, d = 2;
+    if (CLAMP)
+      {
+        int gx = t.ox + lx, gy = t.oy + ly;
+        l = min (gx, 2);
+        r = min (t.n - 1 - gx, 2);
+        u = min (gy, 2);
+        d = min (t.n - 1 - gy, 2);
+      }
+    to[i] = fluid_pressure_update (from[i - l], from[i + r], from[i - u * SPAN],
+        from[i + d * SPAN], dv[i]);
+  });
+}
+
+/* the projection and the dye's advection at grid cell (x, y), the pressure
+ * from a tile */
+__device__ static void
+project_cell (const AccelFluidParams &p, const AccelFluidFields &f,
+    const float *wu, const float *wv, const Tile &t, const float *pr, int x,
+    int y)
+{
+  int n = p.n, i = y * n + x;
+  float u = fluid_project (
+      wu[i], pr[t.at (x + 1, y)], pr[t.at (x - 1, y)], x == 0 || x == n - 1);
+  float v = fluid_project (
+      wv[i], pr[t.at (x, y + 1)], pr[t.at (x, y - 1)], y == 0 || y == n - 1);
+
+  f.u[i] = u;
+  f.v[i] = v;
+  f.dye[i] = fluid_advect_at (f.dye0, n, p.dt, x, y, u, v) * p.dye_decay;
+}
+
+/* @iters (at most ITERS) iterations from @src into @dst; a step's first
+ * launch takes f.div from (wu, wv), its last projects them into (f.u, f.v)
+ * and advects the dye from f.dye0 into f.dye */
+template <int TILE, int ITERS>
+__global__ static void
+__launch_bounds__ (PRESSURE_THREADS)
+    k_pressure_tiled (AccelFluidParams p, AccelFluidFields f, const float *src,
+        float *dst, const float *wu, const float *wv, int iters, int stage)
+{
+  constexpr int HALO = pressure_halo (ITERS);
+  constexpr int S = pressure_span (TILE, ITERS);
+  extern __shared__ float smem[];
+  float *from = smem, *to = smem + S * S, *dv = smem + 2 * S * S;
+  Tile t = { S, (int)blockIdx.x * TILE - HALO, (int)blockIdx.y * TILE - HALO,
+    p.n };
+  int n = p.n, ring = stage & PRESSURE_PROJECT ? 1 : 0;
+  bool clamp = t.ox < 0 || t.oy < 0 || t.ox + S > n || t.oy + S > n;
+
+  for_each_cell_unrolled<S, PRESSURE_THREADS> ([&] (int lx, int ly) {
+    int x, y;
+    t.source (lx, ly, &x, &y);
+    from[ly * S + lx] = src[y * n + x];
+    dv[ly * S + lx] = stage & PRESSURE_DIVERGENCE
+                          ? fluid_divergence_cell (wu, wv, n, x, y)
+                          : f.div[y * n + x];
+  });
+  __syncthreads ();
+  for (int k = iters - 1; k >= 0; k--)
+    {
+      /* k iterations left after this one */
+      int lo = HALO - ring - 2 * k, hi = S - lo;
+      int x0 = max (lo, -t.ox), x1 = min (hi, n - t.ox);
+      int y0 = max (lo, -t.oy), y1 = min (hi, n - t.oy);
+      float *swap = from;
+
+      if (clamp)
+        pressure_sweep<S, true> (t, from, to, dv, x0, y0, x1 - x0, y1 - y0);
+      else
+        pressure_sweep<S, false> (t, from, to, dv, x0, y0, x1 - x0, y1 - y0);
+      from = to;
+      to = swap;
+      __syncthreads ();
+    }
+  for_each_cell_unrolled<TILE, PRESSURE_THREADS> ([&] (int tx, int ty) {
+    int x = t.ox + HALO + tx, y = t.oy + HALO + ty;
+    if (x >= n || y >= n)
+      return;
+    int c = t.at (x, y);
+    dst[y * n + x] = from[c];
+    if (stage & PRESSURE_DIVERGENCE)
+      f.div[y * n + x] = dv[c];
+    if (stage & PRESSURE_PROJECT)
+      project_cell (p, f, wu, wv, t, from, x, y);
+  });
+}
+
+template <int TILE, int ITERS>
+static cudaError_t
+pressure_tiled (cudaStream_t s, const AccelFluidParams *p,
+    const AccelFluidFields *f, const float *src, float *dst, const float *wu,
+    const float *wv, int iters, int stage)
+{
+  const size_t smem = 3 * sizeof (float) * pressure_span (TILE, ITERS)
+                      * pressure_span (TILE, ITERS);
+  int tiles = (p->n + TILE - 1) / TILE;
+
+  if (smem > 48 * 1024)
+    {
+      cudaError_t err = cudaFuncSetAttribute (k_pressure_tiled<TILE, ITERS>,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      if (err != cudaSuccess)
+        return err;
+    }
+  k_pressure_tiled<TILE, ITERS>
+      <<<dim3 (tiles, tiles), PRESSURE_THREADS, smem, s>>> (
+          *p, *f, src, dst, wu, wv, iters, stage);
+  return cudaSuccess;
+}
+
 static dim3
 grid_for (int n)
 {
@@ -179,47 +392,83 @@ grid_for (int n)
 }
 
 /* the pressure iterations, rounded up to even, from p back into p through
- * p0: fused, in an even number of launches of at most PRESSURE_FUSED
- * iterations each, or one launch per iteration */
-static void
+ * p0 in an even number of launches: one an iteration, or tiled, the
+ * iterations shared out evenly. Given the velocity (wu, wv), the fused
+ * path's launches also take its divergence and project it (so there are
+ * at least two) */
+static cudaError_t
 pressure_solve (cudaStream_t s, const AccelFluidParams *p,
-    const AccelFluidFields *f, int fused)
+    const AccelFluidFields *f, AccelFluidPath path, const float *wu,
+    const float *wv)
 {
   int n = p->n, iters = (p->pressure_iters + 1) & ~1;
-  int launches = fused ? (iters + PRESSURE_FUSED - 1) / PRESSURE_FUSED : iters;
-  dim3 tg ((n + PRESSURE_TILE - 1) / PRESSURE_TILE,
-      (n + PRESSURE_TILE - 1) / PRESSURE_TILE);
+  int fuse = path == ACCEL_FLUID_FUSED   ? FUSED_ITERS
+             : path == ACCEL_FLUID_TILED ? TILED_ITERS
+                                         : 1;
+  int launches = (iters + fuse - 1) / fuse;
+  cudaError_t err = cudaSuccess;
 
   launches += launches % 2;
-  for (int l = 0; l < launches; l++)
+  if (wu && launches < 2)
+    launches = 2;
+  for (int l = 0; l < launches && err == cudaSuccess; l++)
     {
       const float *src = l % 2 ? f->p0 : f->p;
       float *dst = l % 2 ? f->p : f->p0;
-      if (fused)
-        k_pressure_fused<<<tg, PRESSURE_THREADS, 0, s>>> (
-            src, f->div, dst, n, iters / launches + (l < iters % launches));
+      int count = iters / launches + (l < iters % launches);
+      int stage = (l == 0 ? PRESSURE_DIVERGENCE : 0)
+                  | (l == launches - 1 ? PRESSURE_PROJECT : 0);
+
+      if (path == ACCEL_FLUID_FUSED)
+        err = pressure_tiled<FUSED_TILE, FUSED_ITERS> (
+            s, p, f, src, dst, wu, wv, count, wu ? stage : 0);
+      else if (path == ACCEL_FLUID_TILED)
+        err = pressure_tiled<TILED_TILE, TILED_ITERS> (
+            s, p, f, src, dst, NULL, NULL, count, 0);
       else
         k_pressure<<<grid_for (n), dim3 (16, 16), 0, s>>> (src, f->div, dst, n);
     }
+  return err != cudaSuccess ? err : cudaGetLastError ();
 }
 
 extern "C" int
 accel_fluid_pressure_solve (void *stream, const AccelFluidParams *p,
-    const AccelFluidFields *f, int fused)
+    const AccelFluidFields *f, AccelFluidPath path)
 {
-  pressure_solve ((cudaStream_t)stream, p, f, fused);
-  return cudaGetLastError ();
+  return pressure_solve ((cudaStream_t)stream, p, f, path, NULL, NULL);
 }
 
-extern "C" int
-accel_fluid_step (
-    void *stream, const AccelFluidParams *p, const AccelFluidFields *f)
+/* the diffusion's iterations from the advected (u0, v0) through (u1, v1)
+ * and (u, v); the velocity to project in (wu, wv) */
+static void
+diffuse (cudaStream_t s, const AccelFluidParams *p, const AccelFluidFields *f,
+    const float **wu, const float **wv)
 {
-  cudaStream_t s = (cudaStream_t)stream;
+  float a = p->viscosity * p->dt;
+  int n = p->n;
+
+  *wu = f->u0;
+  *wv = f->v0;
+  if (p->viscosity > 0.0f)
+    for (int k = 0; k < p->diffuse_iters; k++)
+      {
+        float *du = k % 2 == 0 ? f->u1 : f->u, *dv = k % 2 == 0 ? f->v1 : f->v;
+        k_jacobi2<<<grid_for (n), dim3 (16, 16), 0, s>>> (
+            *wu, *wv, f->u0, f->v0, du, dv, n, a);
+        *wu = du;
+        *wv = dv;
+      }
+}
+
+/* a launch a pass; the pressure iterations as @path launches them */
+static cudaError_t
+step_passes (cudaStream_t s, const AccelFluidParams *p,
+    const AccelFluidFields *f, AccelFluidPath path)
+{
   dim3 g = grid_for (p->n), b (16, 16);
   int n = p->n;
-  const float *wu = f->u0, *wv = f->v0;
-  float a = p->viscosity * p->dt;
+  const float *wu, *wv;
+  cudaError_t err;
 
   if (p->inject_radius > 0.0f)
     k_inject<<<g, b, 0, s>>> (f->u, f->v, f->dye, n, *p);
@@ -229,22 +478,52 @@ accel_fluid_step (
       k_vorticity<<<g, b, 0, s>>> (f->u, f->v, f->curl, n, p->vorticity, p->dt);
     }
   k_advect2<<<g, b, 0, s>>> (f->u, f->v, f->u0, f->v0, n, p->dt);
-  if (p->viscosity > 0.0f)
-    for (int k = 0; k < p->diffuse_iters; k++)
-      {
-        float *du = k % 2 == 0 ? f->u1 : f->u, *dv = k % 2 == 0 ? f->v1 : f->v;
-        k_jacobi2<<<g, b, 0, s>>> (wu, wv, f->u0, f->v0, du, dv, n, a);
-        wu = du;
-        wv = dv;
-      }
+  diffuse (s, p, f, &wu, &wv);
   k_divergence<<<g, b, 0, s>>> (wu, wv, f->div, n);
-  pressure_solve (s, p, f, n <= PRESSURE_FUSED_MAX_N);
+  if ((err = pressure_solve (s, p, f, path, NULL, NULL)) != cudaSuccess)
+    return err;
   k_project<<<g, b, 0, s>>> (wu, wv, f->p, f->u, f->v, n);
   k_advect_dye<<<g, b, 0, s>>> (
       f->dye, f->u, f->v, f->dye0, n, p->dt, p->dye_decay);
   cudaMemcpyAsync (f->dye, f->dye0, (size_t)n * n * sizeof (float),
       cudaMemcpyDeviceToDevice, s);
   return cudaGetLastError ();
+}
+
+/* the forces into (u1, v1, dye0), the advection into (u0, v0), the
+ * diffusion if any, then the projection in the pressure's launches, which
+ * advect the dye back into dye: no copy */
+static cudaError_t
+step_fused (
+    cudaStream_t s, const AccelFluidParams *p, const AccelFluidFields *f)
+{
+  int n = p->n, tiles = (n + FORCES_TILE - 1) / FORCES_TILE;
+  const float *wu, *wv;
+
+  k_forces<<<dim3 (tiles, tiles), FORCES_THREADS, 0, s>>> (
+      f->u, f->v, f->dye, f->u1, f->v1, f->dye0, *p);
+  k_advect2<<<grid_for (n), dim3 (16, 16), 0, s>>> (
+      f->u1, f->v1, f->u0, f->v0, n, p->dt);
+  diffuse (s, p, f, &wu, &wv);
+  return pressure_solve (s, p, f, ACCEL_FLUID_FUSED, wu, wv);
+}
+
+extern "C" int
+accel_fluid_step_path (void *stream, const AccelFluidParams *p,
+    const AccelFluidFields *f, AccelFluidPath path)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+
+  if (path == ACCEL_FLUID_FUSED)
+    return step_fused (s, p, f);
+  return step_passes (s, p, f, path);
+}
+
+extern "C" int
+accel_fluid_step (
+    void *stream, const AccelFluidParams *p, const AccelFluidFields *f)
+{
+  return accel_fluid_step_path (stream, p, f, accel_fluid_step_path_for (p->n));
 }
 
 extern "C" int

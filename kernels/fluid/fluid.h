@@ -52,18 +52,41 @@ extern "C"
    * pressure): what a snapshot must keep */
   size_t accel_fluid_persistent_size (int n);
 
+  /* how the GPU launches a step; every path gives the same fields, bit
+   * for bit */
+  typedef enum
+  {
+    /* a launch a pass, a launch a pressure iteration: above 512^2 */
+    ACCEL_FLUID_PLAIN,
+    /* a launch a pass, the pressure iterations 4 a launch in shared memory
+     * on tiles of 32^2: the step up to 512^2 before ACCEL_FLUID_FUSED */
+    ACCEL_FLUID_TILED,
+    /* injection and vorticity in one launch, advection in one, then the
+     * pressure iterations 10 a launch on tiles of 48^2, the first launch
+     * also taking the divergence, the last also the projection and the
+     * dye's advection: up to 512^2 */
+    ACCEL_FLUID_FUSED,
+  } AccelFluidPath;
+
   /* one step; launcher returns a cudaError_t, host reference 0 */
   int accel_fluid_step (
       void *stream, const AccelFluidParams *p, const AccelFluidFields *f);
   int accel_fluid_step_host (
       const AccelFluidParams *p, const AccelFluidFields *f);
 
+  /* the path accel_fluid_step takes on a grid of n x n */
+  AccelFluidPath accel_fluid_step_path_for (int n);
+
+  /* one step by @path rather than the one accel_fluid_step picks for the
+   * grid's size (for tests and benchmarks) */
+  int accel_fluid_step_path (void *stream, const AccelFluidParams *p,
+      const AccelFluidFields *f, AccelFluidPath path);
+
   /* the projection's pressure iterations alone, from f->p into f->p for
-   * the divergence in f->div (for benchmarks): @fused, several iterations
-   * a launch in shared memory (as a step runs them on grids up to 512^2);
-   * otherwise one launch an iteration. Both give the same field */
+   * the divergence in f->div, launched as @path launches them (for tests
+   * and benchmarks). Every path gives the same field */
   int accel_fluid_pressure_solve (void *stream, const AccelFluidParams *p,
-      const AccelFluidFields *f, int fused);
+      const AccelFluidFields *f, AccelFluidPath path);
 
   /* dye to an RGBA8 frame of n x n pixels, @pitch bytes per row */
   int accel_fluid_render (void *stream, const AccelFluidParams *p,

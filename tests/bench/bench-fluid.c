@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fluid steps per second at 512^2, 1024^2 and 2048^2, 40 pressure
- * iterations, against the GPU's copy bandwidth measured in the same run;
- * the pressure solve alone in microseconds an iteration, fused in shared
- * memory and one launch an iteration, against the copy-bandwidth bound of
- * the latter (each iteration reads the field and the divergence and writes
- * the field once) */
+ * iterations, on each path of the GPU step (the one accel_fluid_step takes
+ * marked *), against the GPU's copy bandwidth measured in the same run; the
+ * pressure solve alone as the path launches it, in microseconds an
+ * iteration, against the copy-bandwidth bound of one plain iteration (it
+ * reads the field and the divergence and writes the field once) */
 #include <cuda_runtime_api.h>
 
 #include "accel-test.h"
@@ -15,7 +15,7 @@ typedef struct
 {
   AccelFluidParams p;
   AccelFluidFields f;
-  int fused;
+  AccelFluidPath path;
   void *src, *dst;
   size_t bytes;
 } Case;
@@ -24,14 +24,14 @@ static void
 step (cudaStream_t s, void *data)
 {
   Case *c = data;
-  accel_fluid_step (s, &c->p, &c->f);
+  accel_fluid_step_path (s, &c->p, &c->f, c->path);
 }
 
 static void
 solve (cudaStream_t s, void *data)
 {
   Case *c = data;
-  accel_fluid_pressure_solve (s, &c->p, &c->f, c->fused);
+  accel_fluid_pressure_solve (s, &c->p, &c->f, c->path);
 }
 
 static void
@@ -45,47 +45,52 @@ int
 main (int argc, char **argv)
 {
   int sizes[] = { 512, 1024, 2048 };
+  static const char *names[] = { "plain", "tiled", "fused" };
   cudaStream_t s;
 
   accel_test_require_gpu ();
   cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-  g_print ("%6s %10s %12s %14s %14s %12s %12s %12s %10s\n", "grid", "steps/s",
-      "ms/step", "copy-equiv", "graph steps/s", "us/it fused", "us/it plain",
-      "us/it bound", "fused/bound");
+  g_print ("%6s %6s %10s %10s %11s %14s %15s %12s %12s\n", "grid", "path",
+      "steps/s", "ms/step", "copy-equiv", "graph steps/s", "pressure us/it",
+      "us/it bound", "over bound");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       int n = sizes[i];
       AccelFluidParams p = { n, 1.0f, 0.0f, 0.3f, 40, 20, 0.995f, n / 2.0f,
         n * 0.8f, n / 32.0f, 0.0f, -0.5f, 0.1f };
+      AccelFluidPath taken = accel_fluid_step_path_for (n);
       Case c = { p };
       void *block;
-      float ms, copy_ms, graph_ms, fused_ms, plain_ms, bound_us;
+      float copy_ms, bound_us;
 
       cudaMalloc (&block, accel_fluid_state_size (n));
       cudaMemset (block, 0, accel_fluid_state_size (n));
       /* before the steps on the non-blocking stream */
       cudaDeviceSynchronize ();
       accel_fluid_fields_init (&c.f, block, n);
-      ms = bench_time_ms (s, 20, step, &c);
-      graph_ms = bench_graph_time_ms (s, 20, step, &c);
       /* one step moves at least ~60 field passes of n^2 floats */
       c.bytes = (size_t)n * n * sizeof (float) * 30;
       cudaMalloc (&c.src, c.bytes);
       cudaMalloc (&c.dst, c.bytes);
       copy_ms = bench_time_ms (s, 20, copy, &c);
-      c.fused = 1;
-      fused_ms = bench_time_ms (s, 20, solve, &c);
-      c.fused = 0;
-      plain_ms = bench_time_ms (s, 20, solve, &c);
       /* three fields an iteration at the copy's rate (it moves 2 x bytes) */
       bound_us = 1000.0f * copy_ms * 3.0f * n * n * sizeof (float)
                  / (2.0f * c.bytes);
-      g_print ("%4d^2 %10.1f %12.3f %13.0f%% %14.1f %12.2f %12.2f %12.2f "
-               "%9.2fx\n",
-          n, 1000.0f / ms, ms, 100.0f * copy_ms / ms, 1000.0f / graph_ms,
-          1000.0f * fused_ms / p.pressure_iters,
-          1000.0f * plain_ms / p.pressure_iters, bound_us,
-          1000.0f * fused_ms / p.pressure_iters / bound_us);
+      for (int path = ACCEL_FLUID_FUSED; path >= ACCEL_FLUID_PLAIN; path--)
+        {
+          float ms, graph_ms, solve_us;
+
+          c.path = path;
+          ms = bench_time_ms (s, 20, step, &c);
+          graph_ms = bench_graph_time_ms (s, 20, step, &c);
+          solve_us
+              = 1000.0f * bench_time_ms (s, 20, solve, &c) / p.pressure_iters;
+          g_print ("%4d^2 %5s%s %10.1f %10.3f %10.0f%% %14.1f %15.2f %12.2f "
+                   "%11.2fx\n",
+              n, names[path], path == (int)taken ? "*" : " ", 1000.0f / ms, ms,
+              100.0f * copy_ms / ms, 1000.0f / graph_ms, solve_us, bound_us,
+              solve_us / bound_us);
+        }
       cudaFree (c.src);
       cudaFree (c.dst);
       cudaFree (block);

@@ -14,18 +14,25 @@ check (int status)
       cudaGetErrorString (status), ==, cudaGetErrorString (cudaSuccess));
 }
 
+/* a step as accel_fluid_step launches it, or by an AccelFluidPath */
+#define AUTO -1
+
 typedef struct
 {
   int n, pressure_iters;
+  int path;
+  float viscosity;
 } Size;
+
+static const char *path_names[] = { "plain", "tiled", "fused" };
 
 static void
 compare_sizes (gconstpointer data)
 {
   const Size *z = data;
   int n = z->n;
-  AccelFluidParams p = { n, 1.0f, 0.05f, 0.3f, z->pressure_iters, 10, 0.995f,
-    n / 2.0f, n * 0.8f, n / 16.0f, 0.3f, -0.5f, 0.1f };
+  AccelFluidParams p = { n, 1.0f, z->viscosity, 0.3f, z->pressure_iters, 10,
+    0.995f, n / 2.0f, n * 0.8f, n / 16.0f, 0.3f, -0.5f, 0.1f };
   size_t size = accel_fluid_state_size (n);
   size_t frame = (size_t)n * n * 4;
   g_autofree guint8 *host = g_malloc0 (size), *back = g_malloc (size);
@@ -46,7 +53,9 @@ compare_sizes (gconstpointer data)
 
   for (int k = 0; k < 25; k++)
     {
-      check (accel_fluid_step (stream, &p, &df));
+      check (z->path == AUTO
+                 ? accel_fluid_step (stream, &p, &df)
+                 : accel_fluid_step_path (stream, &p, &df, z->path));
       accel_fluid_step_host (&p, &hf);
     }
   check (accel_fluid_render (stream, &p, &df, dev_rgba, (size_t)n * 4));
@@ -70,16 +79,17 @@ compare_sizes (gconstpointer data)
   cudaStreamDestroy (stream);
 }
 
-/* the same pressure field fused in shared memory as launched once an
- * iteration: both sides of the tiles, odd counts rounded up */
+/* the same pressure field from the tiled kernels in shared memory as
+ * launched once an iteration: both sides of the tiles, odd counts rounded
+ * up */
 static void
-test_pressure_fused (gconstpointer data)
+test_pressure_paths (gconstpointer data)
 {
   const Size *z = data;
   int n = z->n;
   AccelFluidParams p = { n, 1.0f, 0.0f, 0.0f, z->pressure_iters, 0 };
   size_t size = accel_fluid_state_size (n), field = (size_t)n * n * 4;
-  g_autofree float *host = g_malloc (size), *fused = g_malloc (field);
+  g_autofree float *host = g_malloc (size), *tiled = g_malloc (field);
   g_autofree float *plain = g_malloc (field);
   g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32)n);
   AccelFluidFields hf, df;
@@ -93,14 +103,15 @@ test_pressure_fused (gconstpointer data)
     }
   check (cudaMalloc (&dev, size));
   accel_fluid_fields_init (&df, dev, n);
-  for (int fuse = 0; fuse < 2; fuse++)
+  for (int path = ACCEL_FLUID_PLAIN; path <= ACCEL_FLUID_FUSED; path++)
     {
       check (cudaMemcpy (dev, host, size, cudaMemcpyHostToDevice));
-      check (accel_fluid_pressure_solve (NULL, &p, &df, fuse));
-      check (cudaMemcpy (
-          fuse ? fused : plain, df.p, field, cudaMemcpyDeviceToHost));
+      check (accel_fluid_pressure_solve (NULL, &p, &df, path));
+      check (cudaMemcpy (path == ACCEL_FLUID_PLAIN ? plain : tiled, df.p, field,
+          cudaMemcpyDeviceToHost));
+      if (path != ACCEL_FLUID_PLAIN)
+        g_assert_cmpmem (tiled, field, plain, field);
     }
-  g_assert_cmpmem (fused, field, plain, field);
   /* the iterations ran: the field moved */
   g_assert_cmpint (memcmp (plain, hf.p, field), !=, 0);
   cudaFree (dev);
@@ -109,25 +120,35 @@ test_pressure_fused (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  static const Size sizes[]
-      = { { 8, 40 }, { 127, 40 }, { 512, 40 }, { 100, 13 }, { 33, 2 } };
-  static const Size solves[]
-      = { { 1, 6 }, { 31, 40 }, { 97, 13 }, { 2048, 40 } };
+  /* the fused step on grids smaller than a tile (48), on both sides of its
+   * edges and at odd sizes, up to the largest it takes (512); the plain
+   * step just above; the other paths on a grid the fused one takes */
+  static const Size sizes[] = { { 8, 40, AUTO, 0.05f },
+    { 127, 40, AUTO, 0.05f }, { 512, 40, AUTO, 0.05f },
+    { 100, 13, AUTO, 0.05f }, { 33, 2, AUTO, 0.05f }, { 61, 0, AUTO, 0.05f },
+    { 47, 40, AUTO, 0.0f }, { 49, 40, AUTO, 0.0f }, { 97, 40, AUTO, 0.0f },
+    { 511, 40, AUTO, 0.0f }, { 513, 40, AUTO, 0.05f },
+    { 127, 40, ACCEL_FLUID_TILED, 0.05f }, { 127, 40, ACCEL_FLUID_PLAIN, 0.0f },
+    { 600, 40, ACCEL_FLUID_FUSED, 0.0f } };
+  static const Size solves[] = { { 1, 6 }, { 31, 40 }, { 47, 40 }, { 97, 13 },
+    { 145, 40 }, { 2048, 40 } };
 
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
-      g_autofree gchar *path = g_strdup_printf (
-          "/gpu/fluid/n=%d/iters=%d", sizes[i].n, sizes[i].pressure_iters);
-      g_test_add_data_func (path, &sizes[i], compare_sizes);
+      const Size *z = &sizes[i];
+      g_autofree gchar *path = g_strdup_printf ("/gpu/fluid/%s/n=%d/iters=%d",
+          z->path == AUTO ? "step" : path_names[z->path], z->n,
+          z->pressure_iters);
+      g_test_add_data_func (path, z, compare_sizes);
     }
   for (guint i = 0; i < G_N_ELEMENTS (solves); i++)
     {
       g_autofree gchar *path
-          = g_strdup_printf ("/gpu/fluid/pressure-fused/n=%d/iters=%d",
-              solves[i].n, solves[i].pressure_iters);
-      g_test_add_data_func (path, &solves[i], test_pressure_fused);
+          = g_strdup_printf ("/gpu/fluid/pressure/n=%d/iters=%d", solves[i].n,
+              solves[i].pressure_iters);
+      g_test_add_data_func (path, &solves[i], test_pressure_paths);
     }
   return g_test_run ();
 }
