@@ -37,7 +37,10 @@ typedef struct
 
 static const GpuKernelCase kernel_cases[] = {
   { { "gaussian-blur/sigma-0.6", TEST_KERNEL_GAUSSIAN_BLUR, 0.6f } },
+  { { "gaussian-blur/sigma-1", TEST_KERNEL_GAUSSIAN_BLUR, 1.0f } },
   { { "gaussian-blur/sigma-2", TEST_KERNEL_GAUSSIAN_BLUR, 2.0f } },
+  /* radius 9: the RGBA8 fast path's largest, on its taller tile */
+  { { "gaussian-blur/sigma-3", TEST_KERNEL_GAUSSIAN_BLUR, 3.0f } },
   { { "gaussian-blur/sigma-10", TEST_KERNEL_GAUSSIAN_BLUR, 10.0f }, TRUE },
   { { "box-blur/radius-1", TEST_KERNEL_BOX_BLUR, .n = 1 } },
   { { "box-blur/radius-5", TEST_KERNEL_BOX_BLUR, .n = 5 } },
