@@ -2,7 +2,7 @@
 // separable blurs on the GPU: one kernel per frame tile, horizontal pass
 // into a shared-memory tile, vertical pass out of it. RGBA8 and BGRA8 rows
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take a faster kernel of
-// the same arithmetic: 16-byte loads, each thread eight pixels of a row in
+// the same arithmetic: 16-byte loads, each thread four pixels of a row in
 // the horizontal pass and a column of eight in the vertical one
 #include <cuda_runtime.h>
 
@@ -36,15 +36,6 @@ struct SepParams
   float area;
   float inv_area;
 };
-
-// one tap of a separable sum: the box adds, the others multiply-add; every
-// output's taps go from -radius to +radius, as on the host
-template <int OP>
-__device__ __forceinline__ float
-tap (float acc, float w, float v)
-{
-  return OP == OP_BOX ? acc + v : fmaf (w, v, acc);
-}
 
 template <int C>
 __device__ __forceinline__ void
@@ -103,7 +94,8 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
           load_px<K, A> (row, clampi (gx + k, 0, width - 1), v);
 #pragma unroll
           for (int c = 0; c < C; c++)
-            acc[c] = tap<OP> (acc[c], p.w[k + r], v[c]);
+            acc[c] = OP == OP_BOX ? acc[c] + v[c]
+                                  : fmaf (p.w[k + r], v[c], acc[c]);
         }
       tile_store<C> (tile, ry * TILE_W + tx, acc);
     }
@@ -124,7 +116,7 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
           tile_load<C> (tile, (oy + k) * TILE_W + tx, v);
 #pragma unroll
           for (int c = 0; c < C; c++)
-            acc[c] = tap<OP> (acc[c], p.w[k], v[c]);
+            acc[c] = OP == OP_BOX ? acc[c] + v[c] : fmaf (p.w[k], v[c], acc[c]);
         }
       if constexpr (OP == OP_BOX)
         {
@@ -151,192 +143,150 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
     }
 }
 
-// the fast kernel: a block makes FAST_W x FastTile<R>::H output pixels. In
-// the horizontal pass a thread makes a run of FAST_RUN pixels of a row,
-// unpacking each pixel of the run's window once; in the vertical pass it
-// makes FAST_ROWS pixels of a column, reading each tile row once and keeping
-// the sums of the 2 radius + 1 rows in flight in registers
-constexpr int FAST_W = 32;
-constexpr int FAST_RUN = 8;
-constexpr int FAST_ROWS = 8;
+// the fast kernel: a block makes FAST_W x FAST_H output pixels with 256
+// threads; the horizontal pass writes float4 pixels into a tile of FAST_W
+// columns, permuted in groups of four so that neither pass's 16-byte
+// shared-memory accesses conflict
+constexpr int FAST_W = 64;
+constexpr int FAST_H = 32;
+constexpr int FAST_THREADS = 256;
 constexpr int FAST_MAX_RADIUS = 9;
-// tile rows FAST_W + 1 float4 apart: the eight threads of a 16-byte shared
-// access (eight rows of a run in the horizontal pass, eight columns of a
-// row in the vertical one) reach all the banks
-constexpr int FAST_PITCH = FAST_W + 1;
-constexpr int FAST_RUNS = FAST_W / FAST_RUN;
-static_assert (FAST_RUN == FAST_ROWS, "as many runs as column pieces");
+constexpr int FAST_ROWS = FAST_H / (FAST_THREADS / FAST_W);
 
-// the tile of radius R: H output rows, a thread for each run of them and
-// for each FAST_ROWS of a column, which then make the runs of the 2 R rows
-// below. BLOCKS, the blocks an SM holds, is as many as the shared tile
-// allows as far as the registers of the radius' window fit without
-// spilling: 40 registers up to radius 2, 48 at 3, 64 above, where a tile
-// twice as tall (two blocks instead of four) repeats fewer halo rows
-template <int R> struct FastTile
+// where column @c of the tile lies: group c / 4 rotated by its half index
+__device__ __forceinline__ int
+fast_column (int c)
 {
-  static constexpr int H = R <= 3 ? 64 : 128;
-  static constexpr int THREADS = FAST_RUNS * H;
-  static constexpr int BLOCKS = R <= 2 ? 6 : R == 3 ? 5 : 2;
-  static_assert (2 * R <= H, "the horizontal pass makes the tile in two goes");
-};
-
-// channels summed: the unsharp mask keeps alpha as it is
-template <int OP> constexpr int fast_channels = OP == OP_UNSHARP ? 3 : 4;
-
-// tap @k of a fast-path sum @acc, which tap 0 starts from 0; its terms are
-// bytes or sums of them, never negative, so 0 + v is v and the box starts
-// from its first term
-template <int OP>
-__device__ __forceinline__ float
-fast_tap (float acc, int k, float w, float v)
-{
-  if (k == 0)
-    return OP == OP_BOX ? v : tap<OP> (0.0f, w, v);
-  return tap<OP> (acc, w, v);
-}
-
-// the RGBA8 word of an output pixel from its sums @acc; the unsharp mask
-// reads its source pixel at @centre
-template <int OP>
-__device__ __forceinline__ uint32_t
-fast_output (
-    const float *acc, const SepParams &p, const uint32_t *__restrict__ centre)
-{
-  if constexpr (OP == OP_GAUSSIAN)
-    {
-      // non-negative taps of sum 1 keep a blur of bytes within [0, 255]
-      return pack_u8x4 (to_u8_in_range (acc[0]), to_u8_in_range (acc[1]),
-          to_u8_in_range (acc[2]), to_u8_in_range (acc[3]));
-    }
-  else if constexpr (OP == OP_BOX)
-    {
-      // the sums are exact integers s, and s * (1 / area) rounds to the
-      // same byte as s / area for every s up to 255 area while the radius
-      // is at most FAST_MAX_RADIUS (checked for all of them)
-      return pack_u8x4 (to_u8_in_range (acc[0] * p.inv_area),
-          to_u8_in_range (acc[1] * p.inv_area),
-          to_u8_in_range (acc[2] * p.inv_area),
-          to_u8_in_range (acc[3] * p.inv_area));
-    }
-  else
-    {
-      const uint32_t cw = *centre;
-      uint32_t b[3];
-
-#pragma unroll
-      for (int c = 0; c < 3; c++)
-        b[c] = accel_px_to_u8 (
-            accel_px_unsharp (byte_to_f (cw, c), acc[c], p.amount));
-      return pack_u8x4 (b[0], b[1], b[2], cw >> 24);
-    }
-}
-
-// the horizontal pass of one run: FAST_RUN pixels from column @x of source
-// row @y (clamped to the frame) into the tile at @out
-template <int R, int OP>
-__device__ __forceinline__ void
-fast_horizontal (const uint8_t *__restrict__ src, size_t src_pitch, int y,
-    int height, int x, int width, float4 *out, const SepParams &p)
-{
-  // chunks of four pixels left of the run, and the index in the loaded
-  // words of the first pixel its taps reach
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = FAST_RUN / 4 + 2 * LEFT;
-  constexpr int FIRST = 4 * LEFT - R, N = FAST_RUN + 2 * R;
-  uint32_t raw[4 * CHUNKS];
-  float v[N][4];
-
-  // (unsigned): the clamped row needs no sign extension
-  load_words4_clamped<CHUNKS> (
-      src + (unsigned)clampi (y, 0, height - 1) * src_pitch, x - 4 * LEFT,
-      width, raw);
-#pragma unroll
-  for (int j = 0; j < N; j++)
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      v[j][c] = byte_to_f (raw[FIRST + j], c);
-#pragma unroll
-  for (int i = 0; i < FAST_RUN; i++)
-    {
-      float acc[4] = {};
-#pragma unroll
-      for (int k = 0; k <= 2 * R; k++)
-#pragma unroll
-        for (int c = 0; c < fast_channels<OP>; c++)
-          acc[c] = fast_tap<OP> (acc[c], k, p.w[k], v[i + k][c]);
-      out[i] = make_float4 (acc[0], acc[1], acc[2], acc[3]);
-    }
-}
-
-// the vertical pass of one thread: FAST_ROWS outputs down @column of the
-// tile, of which the first @rows lie inside the frame (all of them if FULL)
-template <int R, int OP, bool FULL>
-__device__ __forceinline__ void
-fast_vertical (const float4 *column, uint8_t *__restrict__ out,
-    size_t dst_pitch, const uint8_t *__restrict__ centre, size_t src_pitch,
-    int rows, const SepParams &p)
-{
-  float acc[FAST_ROWS][4] = {};
-
-  // tile row j is tap j - i of output row i: each output's taps still go
-  // from the top down
-#pragma unroll
-  for (int j = 0; j < FAST_ROWS + 2 * R; j++)
-    {
-      const float4 t = column[j * FAST_PITCH];
-      const float tv[4] = { t.x, t.y, t.z, t.w };
-      const int m = j - 2 * R;
-
-#pragma unroll
-      for (int i = 0; i < FAST_ROWS; i++)
-        if (i <= j && j - i <= 2 * R)
-#pragma unroll
-          for (int c = 0; c < fast_channels<OP>; c++)
-            acc[i][c] = fast_tap<OP> (acc[i][c], j - i, p.w[j - i], tv[c]);
-      if (m >= 0 && (FULL || m < rows))
-        *reinterpret_cast<uint32_t *> (out + m * dst_pitch)
-            = fast_output<OP> (acc[m], p,
-                reinterpret_cast<const uint32_t *> (centre + m * src_pitch));
-    }
+  const int g = c >> 2;
+  return 4 * g + (((c & 3) + (g >> 1)) & 3);
 }
 
 template <int R, int OP>
 __global__ void
-__launch_bounds__ (FastTile<R>::THREADS, FastTile<R>::BLOCKS)
+__launch_bounds__ (FAST_THREADS)
     separable_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
         const __grid_constant__ SepParams p)
 {
+  // chunks of four pixels left of a thread's own, and the index in the
+  // loaded words of the first pixel its taps reach
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
+  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
   extern __shared__ float4 hs[];
-  constexpr int H = FastTile<R>::H;
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
-  // eight consecutive threads take the same run of eight rows
-  const int run = threadIdx.x / 8 % FAST_RUNS;
-  const int ry = threadIdx.x / (8 * FAST_RUNS) * 8 + threadIdx.x % 8;
-  float4 *runs = hs + ry * FAST_PITCH + FAST_RUN * run;
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * FAST_H;
+  const int q = threadIdx.x & (FAST_W / 4 - 1);
+  const int xq = x0 + 4 * q;
 
-  fast_horizontal<R, OP> (
-      src, src_pitch, y0 - R + ry, height, x0 + FAST_RUN * run, width, runs, p);
-  if (ry < 2 * R)
-    fast_horizontal<R, OP> (src, src_pitch, y0 - R + H + ry, height,
-        x0 + FAST_RUN * run, width, runs + H * FAST_PITCH, p);
+  for (int ry = threadIdx.x / (FAST_W / 4); ry < FAST_H + 2 * R;
+       ry += FAST_THREADS / (FAST_W / 4))
+    {
+      const uint8_t *row
+          = src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch;
+      uint32_t raw[4 * CHUNKS];
+      float v[N][4];
+
+      if (xq - 4 * LEFT >= 0 && xq + 4 + 4 * LEFT <= width)
+        {
+#pragma unroll
+          for (int c = 0; c < CHUNKS; c++)
+            {
+              uint4 w
+                  = reinterpret_cast<const uint4 *> (row)[xq / 4 - LEFT + c];
+              raw[4 * c] = w.x;
+              raw[4 * c + 1] = w.y;
+              raw[4 * c + 2] = w.z;
+              raw[4 * c + 3] = w.w;
+            }
+        }
+      else
+        {
+#pragma unroll
+          for (int j = 0; j < 4 * CHUNKS; j++)
+            raw[j] = reinterpret_cast<const uint32_t *> (
+                row)[clampi (xq - 4 * LEFT + j, 0, width - 1)];
+        }
+#pragma unroll
+      for (int j = 0; j < N; j++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+          v[j][c] = byte_to_f (raw[FIRST + j], c);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        {
+          float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+#pragma unroll
+          for (int k = 0; k <= 2 * R; k++)
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+              acc[c] = OP == OP_BOX ? acc[c] + v[i + k][c]
+                                    : fmaf (p.w[k], v[i + k][c], acc[c]);
+          hs[ry * FAST_W + fast_column (4 * q + i)]
+              = make_float4 (acc[0], acc[1], acc[2], acc[3]);
+        }
+    }
   __syncthreads ();
 
-  const int col = threadIdx.x % FAST_W, x = x0 + col;
-  const int r0 = threadIdx.x / FAST_W * FAST_ROWS, rows = height - y0 - r0;
-  const float4 *column = hs + r0 * FAST_PITCH + col;
-  uint8_t *out = dst + (size_t)(y0 + r0) * dst_pitch + 4 * x;
-  const uint8_t *centre = src + (size_t)(y0 + r0) * src_pitch + 4 * x;
+  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
+  const int r0 = (threadIdx.x / FAST_W) * FAST_ROWS;
+  const int pc = fast_column (col);
+  float4 win[FAST_ROWS + 2 * R];
 
   if (x >= width)
     return;
-  // the bottom tiles apart, every output row lies inside the frame
-  if (rows >= FAST_ROWS)
-    fast_vertical<R, OP, true> (
-        column, out, dst_pitch, centre, src_pitch, rows, p);
-  else
-    fast_vertical<R, OP, false> (
-        column, out, dst_pitch, centre, src_pitch, rows, p);
+#pragma unroll
+  for (int j = 0; j < FAST_ROWS + 2 * R; j++)
+    win[j] = hs[(r0 + j) * FAST_W + pc];
+#pragma unroll
+  for (int m = 0; m < FAST_ROWS; m++)
+    {
+      const int y = y0 + r0 + m;
+      float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+      uint32_t out;
+
+      if (y >= height)
+        break;
+#pragma unroll
+      for (int k = 0; k <= 2 * R; k++)
+        {
+          const float4 t = win[m + k];
+          const float tv[4] = { t.x, t.y, t.z, t.w };
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            acc[c]
+                = OP == OP_BOX ? acc[c] + tv[c] : fmaf (p.w[k], tv[c], acc[c]);
+        }
+      uint32_t *orow
+          = reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch);
+      if constexpr (OP == OP_GAUSSIAN)
+        {
+          // non-negative taps of sum 1 keep a blur of bytes within [0, 255]
+          out = pack_u8x4 (to_u8_in_range (acc[0]), to_u8_in_range (acc[1]),
+              to_u8_in_range (acc[2]), to_u8_in_range (acc[3]));
+        }
+      else if constexpr (OP == OP_BOX)
+        {
+          // the sums are exact integers s, and s * (1 / area) rounds to the
+          // same byte as s / area for every s up to 255 area while the
+          // radius is at most FAST_MAX_RADIUS (checked for all of them)
+          out = pack_u8x4 (to_u8_in_range (acc[0] * p.inv_area),
+              to_u8_in_range (acc[1] * p.inv_area),
+              to_u8_in_range (acc[2] * p.inv_area),
+              to_u8_in_range (acc[3] * p.inv_area));
+        }
+      else
+        {
+          const uint32_t cw = reinterpret_cast<const uint32_t *> (
+              src + (size_t)y * src_pitch)[x];
+          out = pack_u8x4 (accel_px_to_u8 (accel_px_unsharp (
+                               byte_to_f (cw, 0), acc[0], p.amount)),
+              accel_px_to_u8 (
+                  accel_px_unsharp (byte_to_f (cw, 1), acc[1], p.amount)),
+              accel_px_to_u8 (
+                  accel_px_unsharp (byte_to_f (cw, 2), acc[2], p.amount)),
+              cw >> 24);
+        }
+      orow[x] = out;
+    }
 }
 
 template <int R, int OP>
@@ -344,9 +294,8 @@ int
 launch_fast_radius (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, const SepParams &p)
 {
-  constexpr int H = FastTile<R>::H;
-  const size_t smem = sizeof (float4) * FAST_PITCH * (H + 2 * R);
-  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + H - 1) / H);
+  const size_t smem = sizeof (float4) * FAST_W * (FAST_H + 2 * R);
+  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + FAST_H - 1) / FAST_H);
   int err;
 
   if (smem > 48 * 1024)
@@ -357,8 +306,8 @@ launch_fast_radius (cudaStream_t stream, const void *src, size_t src_pitch,
         return err;
     }
   separable_rgba<R, OP>
-      <<<grid, FastTile<R>::THREADS, smem, stream>>> ((const uint8_t *)src,
-          src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
+      <<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src, src_pitch,
+          (uint8_t *)dst, dst_pitch, width, height, p);
   return cudaGetLastError ();
 }
 

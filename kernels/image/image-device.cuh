@@ -289,29 +289,23 @@ clampi (int v, int lo, int hi)
   return min (max (v, lo), hi);
 }
 
-// the 4 N RGBA8 pixels from x (a multiple of 4) of a row that starts on 16
-// bytes, as words: 16-byte loads inside the row, each word clamped to its
-// ends outside it
-template <int N = 1>
+// the four RGBA8 pixels from x of a row that starts on 16 bytes, as words:
+// one 16-byte load inside the row, clamped to its ends outside it
 __device__ __forceinline__ void
-load_words4_clamped (const uint8_t *row, int x, int width, uint32_t *w)
+load_words4_clamped (const uint8_t *row, int x, int width, uint32_t w[4])
 {
-  if (x >= 0 && x + 4 * N <= width)
+  if (x >= 0 && x + 4 <= width)
     {
-#pragma unroll
-      for (int i = 0; i < N; i++)
-        {
-          const uint4 v = reinterpret_cast<const uint4 *> (row)[x / 4 + i];
-          w[4 * i] = v.x;
-          w[4 * i + 1] = v.y;
-          w[4 * i + 2] = v.z;
-          w[4 * i + 3] = v.w;
-        }
+      const uint4 v = reinterpret_cast<const uint4 *> (row)[x / 4];
+      w[0] = v.x;
+      w[1] = v.y;
+      w[2] = v.z;
+      w[3] = v.w;
     }
   else
     {
 #pragma unroll
-      for (int j = 0; j < 4 * N; j++)
+      for (int j = 0; j < 4; j++)
         w[j] = reinterpret_cast<const uint32_t *> (
             row)[clampi (x + j, 0, width - 1)];
     }
