@@ -177,17 +177,93 @@ cloth_collide (const AccelClothParams *p, float *x, float *y, float *z)
   *z = p->sphere[2] + dz * k;
 }
 
+/* what constraint @c adds to its vertex's sum: nothing where its other
+ * end lies off the grid, a count where the two ends meet (no direction to
+ * pull along), else a count and a correction */
+#define CLOTH_OFF_GRID 0
+#define CLOTH_ENDS_MEET 1
+#define CLOTH_PULLS 2
+
+/* constraint @c of the free vertex (i, j), which stands at (@x, @y, @z),
+ * from positions @ix.. holding the grid from vertex @base on (0: all of
+ * it; a band of rows in shared memory): what it adds (above), and the
+ * correction the vertex's sum takes away in @cx.. (zero where none). The
+ * correction is shared equally with the other end under Jacobi (both move
+ * in the sweep), taken whole against a pinned end and under Gauss-Seidel
+ * (the other end holds still in this pass) */
+CLOTH_FN int
+cloth_constraint (const AccelClothParams *p, const float *ix, const float *iy,
+    const float *iz, int base, int i, int j, float x, float y, float z, int c,
+    float *cx, float *cy, float *cz)
+{
+  int di, dj, u, v, m;
+  float rest, dx, dy, dz, len, share, f;
+
+  *cx = *cy = *cz = 0.0f;
+  cloth_neighbour (c, &di, &dj, &rest);
+  u = i + di;
+  v = j + dj;
+  if (u < 0 || u >= p->w || v < 0 || v >= p->h)
+    return CLOTH_OFF_GRID;
+  m = v * p->w + u - base;
+  dx = x - ix[m];
+  dy = y - iy[m];
+  dz = z - iz[m];
+  len = sqrtf (dx * dx + dy * dy + dz * dz);
+  if (len <= 0.0f)
+    return CLOTH_ENDS_MEET;
+  share = cloth_pinned (p, u, v) || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL
+              ? 1.0f
+              : 0.5f;
+  f = (len - rest * p->spacing) / len * share;
+  *cx = dx * f;
+  *cy = dy * f;
+  *cz = dz * f;
+  return CLOTH_PULLS;
+}
+
+/* constraint c's part in its vertex's sum, the constraints taken in the
+ * order c = 0 to 11 from @n 0 and @sx.. 0.0: counted in @n, its
+ * correction (@kind and @cx.. as cloth_constraint gave them) taken away */
+CLOTH_FN void
+cloth_add (int kind, float cx, float cy, float cz, int *n, float *sx, float *sy,
+    float *sz)
+{
+  *n += kind != CLOTH_OFF_GRID;
+  if (kind == CLOTH_PULLS)
+    {
+      *sx = *sx - cx;
+      *sy = *sy - cy;
+      *sz = *sz - cz;
+    }
+}
+
+/* the free vertex at (@x, @y, @z) moved by the mean of its @n
+ * constraints' corrections (their sum: @sx..) times relax, then out of
+ * the sphere */
+CLOTH_FN void
+cloth_move (const AccelClothParams *p, int n, float sx, float sy, float sz,
+    float *x, float *y, float *z)
+{
+  if (n > 0)
+    {
+      float k2 = p->relax / (float)n;
+      *x = *x + sx * k2;
+      *y = *y + sy * k2;
+      *z = *z + sz * k2;
+    }
+  cloth_collide (p, x, y, z);
+}
+
 /* one sweep at vertex (i, j): from positions @ix.. into @ox.. (the same
- * arrays for Gauss-Seidel), each holding the grid from vertex @base on (0:
- * all of it; a band of rows in shared memory); the vertex moves by the mean
- * of its constraints' corrections, each shared equally with the other end
- * under Jacobi (both move in the sweep), taken whole against a pinned end
- * and under Gauss-Seidel (the other end holds still in this pass) */
+ * arrays for Gauss-Seidel), each holding the grid from vertex @base on; a
+ * pinned vertex stays. The fused step computes the constraints on threads
+ * of their own and sums what they leave in the same order */
 CLOTH_FN void
 cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
     const float *iz, float *ox, float *oy, float *oz, int base, int i, int j)
 {
-  int w = p->w, k = j * w + i - base, n = 0;
+  int k = j * p->w + i - base, n = 0;
   float x = ix[k], y = iy[k], z = iz[k], sx = 0.0f, sy = 0.0f, sz = 0.0f;
 
   if (!cloth_pinned (p, i, j))
@@ -195,41 +271,13 @@ cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
       CLOTH_UNROLL
       for (int c = 0; c < 12; c++)
         {
-          int di, dj, u, v, m;
-          float rest, dx, dy, dz, len, share, f;
+          float cx, cy, cz;
+          int kind = cloth_constraint (
+              p, ix, iy, iz, base, i, j, x, y, z, c, &cx, &cy, &cz);
 
-          cloth_neighbour (c, &di, &dj, &rest);
-          u = i + di;
-          v = j + dj;
-          if (u < 0 || u >= w || v < 0 || v >= p->h)
-            continue;
-          m = v * w + u - base;
-          dx = x - ix[m];
-          dy = y - iy[m];
-          dz = z - iz[m];
-          len = sqrtf (dx * dx + dy * dy + dz * dz);
-          n++;
-          if (len <= 0.0f)
-            continue;
-          /* whole against an end that does not move in this pass: a
-           * pinned one, or any in a Gauss-Seidel colour pass */
-          share = cloth_pinned (p, u, v)
-                          || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL
-                      ? 1.0f
-                      : 0.5f;
-          f = (len - rest * p->spacing) / len * share;
-          sx = sx - dx * f;
-          sy = sy - dy * f;
-          sz = sz - dz * f;
+          cloth_add (kind, cx, cy, cz, &n, &sx, &sy, &sz);
         }
-      if (n > 0)
-        {
-          float k2 = p->relax / (float)n;
-          x = x + sx * k2;
-          y = y + sy * k2;
-          z = z + sz * k2;
-        }
-      cloth_collide (p, &x, &y, &z);
+      cloth_move (p, n, sx, sy, sz, &x, &y, &z);
     }
   ox[k] = x;
   oy[k] = y;

@@ -107,15 +107,49 @@ k_normal (AccelClothParams p, AccelClothState s)
  * of cloth-vertex.h from the same inputs, so the bits are the launches'.
  * One block could hold a 64^2 cloth, but one SM would take some 10 us a
  * sweep over it (about 800 instructions a vertex), more than the launches
- * it saves; a cluster of 16 spreads that over 16 SMs. */
-constexpr int FUSED_THREADS = 512;
-constexpr int MAX_BANDS = 16; /* a cluster's most blocks (Hopper) */
+ * it saves; a cluster of 16 spreads that over 16 SMs.
+ *
+ * A vertex's 12 constraints, each a square root and a division, are some
+ * 800 instructions, mostly each waiting on the one before; a thread a
+ * vertex is 8 warps an SM at 64^2, far too few to hide that. So a sweep
+ * runs each vertex's constraints on threads of their own (Layout: at 64^2,
+ * four threads of three constraints, 32 warps an SM), each leaving its
+ * correction in shared memory, and past the block's barrier a thread a
+ * vertex adds them up in the reference's order (cloth_add, as
+ * cloth_solve_vertex does), so the bits stay the same. */
+constexpr int FUSED_THREADS = 1024;
+constexpr int FUSED_VERTICES = 512; /* a band's most */
+constexpr int MAX_BANDS = 16;       /* a cluster's most blocks (Hopper) */
 constexpr int HALO = 2;
-/* a band is at most a vertex a thread and two rows at least, so its halo
- * and its two position copies take at most 3 * 6 floats a thread: within
- * the 48 KB a block gets without asking */
-constexpr size_t FUSED_MAX_SMEM = 3 * 6 * FUSED_THREADS * sizeof (float);
+constexpr int CONSTRAINTS = 12;
+/* what constraint c of the vertex in slot t left for the vertex's sum
+ * (cloth_constraint's kind and correction), at c * FUSED_VERTICES + t in
+ * shared memory: a 16-byte store and load each, each constraint's at a
+ * constant offset from the slot's first */
+struct alignas (16) Pull
+{
+  float x, y, z;
+  int kind;
+};
+
+/* a band is at most FUSED_VERTICES and two rows at least, so its halo and
+ * its two position copies take at most 3 * 6 floats a vertex */
+constexpr size_t PULLS_SMEM = CONSTRAINTS * FUSED_VERTICES * sizeof (Pull);
+constexpr size_t FUSED_MAX_SMEM
+    = PULLS_SMEM + 3 * 6 * FUSED_VERTICES * sizeof (float);
 constexpr int MAX_DEVICES = 64;
+
+/* how the fused step lays a cloth out: @bands bands of @rows rows, a
+ * block each; a solve pass's vertices of a band in @slots slots (each
+ * vertex of its rows, or each of one colour), each slot's 12 constraints
+ * spread over @groups threads (a divisor of 12), @span threads apart
+ * (@slots rounded up to whole warps, so that a warp's threads take the
+ * same constraints): a block of @groups * @span threads */
+struct Layout
+{
+  int rows, bands;
+  int slots, span, groups;
+};
 
 /* this block's rows [j0, j1) of the bands of @rows rows; it holds rows
  * from lo on, the halo above included */
@@ -129,6 +163,16 @@ struct Band
 struct Held
 {
   float *x, *y, *z;
+};
+
+/* this thread's part of a solve pass: constraints [first, first + count)
+ * of slot @slot's vertex, the @col-th of its colour in the band's row
+ * @row (each pass's the same slot); the threads of @first 0 settle the
+ * vertices */
+struct Part
+{
+  int slot, first, count;
+  int row, col;
 };
 
 __device__ int
@@ -157,6 +201,20 @@ held (float *shm, int copy, size_t n)
 {
   return { shm + 3 * copy * n, shm + (3 * copy + 1) * n,
     shm + (3 * copy + 2) * n };
+}
+
+__device__ Part
+part_of (const Layout &l)
+{
+  int row_slots = l.slots / l.rows;
+  Part part;
+
+  part.slot = (int)threadIdx.x % l.span;
+  part.count = CONSTRAINTS / l.groups;
+  part.first = (int)threadIdx.x / l.span * part.count;
+  part.row = part.slot / row_slots;
+  part.col = part.slot % row_slots;
+  return part;
 }
 
 /* vertex @from of @c into vertex @to of the same copy in block @rank */
@@ -202,21 +260,92 @@ fused_integrate (
   cg::this_cluster ().sync ();
 }
 
-/* what k_solve (@colour -1) or k_solve_colour does to this band: from @in
- * into @out (the same under Gauss-Seidel) */
-__device__ void
-fused_solve (
-    const AccelClothParams &p, const Band &b, Held in, Held out, int colour)
+/* the vertex of @colour (-1: any) in @part's slot of this band; false
+ * where there is none */
+__device__ bool
+slot_vertex (const AccelClothParams &p, const Band &b, Part part, int colour,
+    int *i, int *j)
 {
-  int n = (b.j1 - b.j0) * colour_slots (p.w, colour);
+  *j = b.j0 + part.row;
+  *i = colour < 0 ? part.col
+                  : cloth_colour_first (colour, *j) + CLOTH_COLOURS * part.col;
+  return *j < b.j1 && *i < p.w;
+}
 
-  for (int t = threadIdx.x, i, j; t < n; t += blockDim.x)
-    if (colour_vertex (p.w, colour, b.j0, t, &i, &j))
+/* this thread's constraints of its slot's free vertex, from @in into
+ * @pulls */
+__device__ void
+fused_pull (const AccelClothParams &p, const Band &b, Part part, Held in,
+    Pull *pulls, int colour)
+{
+  int i, j, h;
+  float x, y, z;
+
+  if (!slot_vertex (p, b, part, colour, &i, &j) || cloth_pinned (&p, i, j))
+    return;
+  h = (j - b.lo) * p.w + i;
+  x = in.x[h];
+  y = in.y[h];
+  z = in.z[h];
+  /* unrolled, so that each constraint's offsets are constants */
+  CLOTH_UNROLL
+  for (int c = 0; c < CONSTRAINTS; c++)
+    if (c >= part.first && c < part.first + part.count)
       {
-        cloth_solve_vertex (
-            &p, in.x, in.y, in.z, out.x, out.y, out.z, b.lo * p.w, i, j);
-        share (b, p.w, out, i, j);
+        Pull q;
+
+        q.kind = cloth_constraint (&p, in.x, in.y, in.z, b.lo * p.w, i, j, x, y,
+            z, c, &q.x, &q.y, &q.z);
+        pulls[c * FUSED_VERTICES + part.slot] = q;
       }
+}
+
+/* what cloth_solve_vertex does to this thread's slot's vertex, from the
+ * corrections in @pulls summed in its order: from @in into @out, and into the
+ * halo of the band beside that holds it */
+__device__ void
+fused_settle (const AccelClothParams &p, const Band &b, Part part, Held in,
+    Held out, const Pull *pulls, int colour)
+{
+  int i, j, h;
+  float x, y, z;
+
+  if (part.first != 0 || !slot_vertex (p, b, part, colour, &i, &j))
+    return;
+  h = (j - b.lo) * p.w + i;
+  x = in.x[h];
+  y = in.y[h];
+  z = in.z[h];
+  if (!cloth_pinned (&p, i, j))
+    {
+      int n = 0;
+      float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+
+      CLOTH_UNROLL
+      for (int c = 0; c < CONSTRAINTS; c++)
+        {
+          Pull q = pulls[c * FUSED_VERTICES + part.slot];
+
+          cloth_add (q.kind, q.x, q.y, q.z, &n, &sx, &sy, &sz);
+        }
+      cloth_move (&p, n, sx, sy, sz, &x, &y, &z);
+    }
+  out.x[h] = x;
+  out.y[h] = y;
+  out.z[h] = z;
+  share (b, p.w, out, i, j);
+}
+
+/* what k_solve (@colour -1) or k_solve_colour does to this band: from @in
+ * into @out (the same under Gauss-Seidel). Every read of a position comes
+ * before the block's barrier, every write after it */
+__device__ void
+fused_solve (const AccelClothParams &p, const Band &b, Part part, Held in,
+    Held out, Pull *pulls, int colour)
+{
+  fused_pull (p, b, part, in, pulls, colour);
+  __syncthreads ();
+  fused_settle (p, b, part, in, out, pulls, colour);
   cg::this_cluster ().sync ();
 }
 
@@ -248,13 +377,17 @@ fused_finish (const AccelClothParams &p, const AccelClothState &s,
 /* the passes of accel_cloth_step's launches, in the same order */
 __global__ void
 __launch_bounds__ (FUSED_THREADS)
-    k_step_fused (AccelClothParams p, AccelClothState s, int rows)
+    k_step_fused (AccelClothParams p, AccelClothState s, Layout l)
 {
-  extern __shared__ float shm[];
-  Band b = band_of (p.h, rows);
-  size_t n = (size_t)(rows + 2 * HALO) * p.w;
-  /* the positions; Jacobi's other copy (Gauss-Seidel has no room for it) */
-  Held a = held (shm, 0, n), other = held (shm, 1, n);
+  extern __shared__ Pull shm[];
+  Band b = band_of (p.h, l.rows);
+  Part part = part_of (l);
+  size_t n = (size_t)(l.rows + 2 * HALO) * p.w;
+  /* a pass's corrections; the positions; Jacobi's other copy (Gauss-Seidel
+   * has no room for it) */
+  Pull *pulls = shm;
+  float *held_at = (float *)(shm + CONSTRAINTS * FUSED_VERTICES);
+  Held a = held (held_at, 0, n), other = held (held_at, 1, n);
 
   /* every block has started before any writes into another's memory */
   cg::this_cluster ().sync ();
@@ -262,12 +395,12 @@ __launch_bounds__ (FUSED_THREADS)
   if (p.solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
     for (int it = 0; it < p.iterations; it++)
       for (int c = 0; c < CLOTH_COLOURS; c++)
-        fused_solve (p, b, a, a, c);
+        fused_solve (p, b, part, a, a, pulls, c);
   else
     for (int it = 0; it < p.iterations; it += 2)
       {
-        fused_solve (p, b, a, other, -1);
-        fused_solve (p, b, other, a, -1);
+        fused_solve (p, b, part, a, other, pulls, -1);
+        fused_solve (p, b, part, other, a, pulls, -1);
       }
   /* no remote access follows the last barrier: blocks may end freely */
   fused_finish (p, s, b, a,
@@ -320,7 +453,8 @@ args_valid (const AccelClothParams *p)
 }
 
 /* the most blocks a cluster of k_step_fused has on @device: 0 before
- * Hopper; 16 (non-portable) where the device schedules it */
+ * Hopper; 16 (non-portable) where the device schedules it, a block an SM
+ * (its threads take all the registers) */
 int
 ask_max_bands (int device)
 {
@@ -336,6 +470,10 @@ ask_max_bands (int device)
           && (cudaFuncSetAttribute (k_step_fused,
                   cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
                   != cudaSuccess
+              || cudaFuncSetAttribute (k_step_fused,
+                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                     (int)FUSED_MAX_SMEM)
+                     != cudaSuccess
               || cudaOccupancyMaxPotentialClusterSize (
                      &size, k_step_fused, &config)
                      != cudaSuccess)))
@@ -368,44 +506,56 @@ max_bands (void)
   return n;
 }
 
-/* the fused step's bands for @p: @rows rows each (two at least), @bands
- * of them; false where it does not take the cloth. The threshold is a
- * vertex per thread of a band, not what shared memory holds: past it a
- * band's SM computes serially what the kernels spread over the whole GPU,
- * and the launches saved (about 2 us a pass) stop paying for it */
+/* the fused step's layout for @p: bands of two rows at least, as many as
+ * the cluster takes; false where it does not take the cloth. The threshold
+ * is FUSED_VERTICES a band, not what shared memory holds: past it a band's
+ * SM computes serially what the kernels spread over the whole GPU, and
+ * the launches saved (about 2 us a pass) stop paying for it */
 bool
-fused_layout (const AccelClothParams *p, int *rows, int *bands)
+fused_layout (const AccelClothParams *p, Layout *l)
 {
   int most = max_bands ();
 
   if (most < 1)
     return false;
-  *bands = min (most, (p->h + 1) / 2);
-  *rows = (p->h + *bands - 1) / *bands;
-  *bands = (p->h + *rows - 1) / *rows;
-  return (size_t)*rows * (size_t)p->w <= (size_t)FUSED_THREADS;
+  l->bands = min (most, (p->h + 1) / 2);
+  l->rows = (p->h + l->bands - 1) / l->bands;
+  l->bands = (p->h + l->rows - 1) / l->rows;
+  if ((size_t)l->rows * (size_t)p->w > (size_t)FUSED_VERTICES)
+    return false;
+  /* every colour of a row has as many slots */
+  l->slots = l->rows
+             * colour_slots (
+                 p->w, p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL ? 0 : -1);
+  l->span = (l->slots + 31) / 32 * 32;
+  /* as many threads a vertex as a block holds, each as many constraints */
+  l->groups = CONSTRAINTS;
+  while (l->groups * l->span > FUSED_THREADS || CONSTRAINTS % l->groups != 0)
+    l->groups--;
+  return true;
 }
 
 int
 step_fused (cudaStream_t stream, const AccelClothParams *p,
-    const AccelClothState *s, int rows, int bands)
+    const AccelClothState *s, const Layout &l)
 {
   int copies = p->solver == ACCEL_CLOTH_SOLVER_JACOBI ? 2 : 1;
   cudaLaunchConfig_t config = {};
   cudaLaunchAttribute cluster = {};
 
   cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = bands;
+  cluster.val.clusterDim.x = l.bands;
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
-  config.gridDim = dim3 (bands);
-  config.blockDim = dim3 (FUSED_THREADS);
+  config.gridDim = dim3 (l.bands);
+  config.blockDim = dim3 (l.groups * l.span);
   config.dynamicSmemBytes
-      = 3 * copies * (size_t)(rows + 2 * HALO) * p->w * sizeof (float);
+      = PULLS_SMEM
+        + 3 * copies * (size_t)(l.rows + 2 * HALO) * p->w * sizeof (float);
   config.stream = stream;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  (void)cudaLaunchKernelEx (&config, k_step_fused, *p, *s, rows);
+  (void)cudaLaunchKernelEx (&config, k_step_fused, *p, *s, l);
   return cudaGetLastError ();
 }
 
@@ -450,13 +600,13 @@ extern "C" int
 accel_cloth_step_path (
     void *stream, const AccelClothParams *p, const AccelClothState *s, int path)
 {
-  int rows, bands;
+  Layout l;
 
   if (!args_valid (p) || path < ACCEL_CLOTH_PATH_AUTO
       || path > ACCEL_CLOTH_PATH_KERNELS)
     return cudaErrorInvalidValue;
-  if (path != ACCEL_CLOTH_PATH_KERNELS && fused_layout (p, &rows, &bands))
-    return step_fused ((cudaStream_t)stream, p, s, rows, bands);
+  if (path != ACCEL_CLOTH_PATH_KERNELS && fused_layout (p, &l))
+    return step_fused ((cudaStream_t)stream, p, s, l);
   if (path == ACCEL_CLOTH_PATH_FUSED)
     return cudaErrorNotSupported;
   return step_kernels ((cudaStream_t)stream, p, s);

@@ -173,9 +173,9 @@ test_invalid (void)
       accel_cloth_step_path (NULL, &p, &s, 3), ==, cudaErrorInvalidValue);
 }
 
-/* the fused step takes bands of at most a vertex a thread: 64 x 128 (16
- * bands of 8 rows, 512 vertices each, a case below) but not 64 x 129, nor
- * one band of two rows wider than 256; those take the launches */
+/* the fused step takes bands of at most 512 vertices: 64 x 128 (16 bands
+ * of 8 rows, a case below) but not 64 x 129, nor one band of two rows
+ * wider than 256; those take the launches */
 static void
 test_fused_threshold (void)
 {
@@ -204,10 +204,14 @@ static const Size sizes[] = {
   { 129, 65, 640, 480, ACCEL_CLOTH_PIN_CORNERS, 11,
       ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL },
   /* the fused step (one kernel, a cluster of blocks, needing Hopper) at its
-   * edges: one band (2 x 2, and 256 x 2 at a vertex a thread), a last band
-   * of one row (3 x 5), odd sizes (63 x 65: 13 bands of 5 rows), 64^2 (16
+   * edges: one band (2 x 2, and 256 x 2 at 512 vertices), a last band of
+   * one row (3 x 5), odd sizes (63 x 65: 13 bands of 5 rows), 64^2 (16
    * bands of 4) and the threshold at 64 wide (64 x 128); the launches
-   * forced at 64^2, and taken just past the threshold (64 x 129) */
+   * forced at 64^2, and taken just past the threshold (64 x 129). Between
+   * them they split a vertex's 12 constraints over each number of threads
+   * a block takes: 12 (2 x 2, 3 x 5, Gauss-Seidel at 64^2), 6 (Gauss-Seidel
+   * at 63 x 65 and 64 x 128), 4 (Jacobi at 64^2), 3 (Jacobi at 63 x 65)
+   * and 2 (Jacobi at 64 x 128 and 256 x 2) */
   { 2, 2, 16, 16, ACCEL_CLOTH_PIN_CORNERS, 20, ACCEL_CLOTH_SOLVER_JACOBI,
       ACCEL_CLOTH_PATH_FUSED },
   { 256, 2, 96, 16, ACCEL_CLOTH_PIN_NONE, 20, ACCEL_CLOTH_SOLVER_JACOBI,
