@@ -101,14 +101,13 @@ k_normal (AccelClothParams p, AccelClothState s)
 
 /* the fused step: one cluster of blocks, each holding a band of rows in
  * shared memory with the HALO rows either side that its constraints reach
- * (bend: two apart). A vertex near a band's edge, once written, is written
- * into the next band's halo too, and where a kernel boundary stood each
- * block waits for its halo to come (the exchange, below). Each vertex is
- * still computed by the functions of cloth-vertex.h from the same inputs,
- * so the bits are the launches'. One block could hold a 64^2 cloth, but
- * one SM would take some 10 us a sweep over it (about 800 instructions a
- * vertex), more than the launches it saves; a cluster of 16 spreads that
- * over 16 SMs.
+ * (bend: two apart). A cluster barrier stands where a kernel boundary
+ * stood, and a vertex near a band's edge, once written, is written into
+ * the next band's halo too. Each vertex is still computed by the functions
+ * of cloth-vertex.h from the same inputs, so the bits are the launches'.
+ * One block could hold a 64^2 cloth, but one SM would take some 10 us a
+ * sweep over it (about 800 instructions a vertex), more than the launches
+ * it saves; a cluster of 16 spreads that over 16 SMs.
  *
  * A vertex's 12 constraints, each a square root and a division, are some
  * 800 instructions, mostly each waiting on the one before; a thread a
@@ -133,39 +132,11 @@ struct alignas (16) Pull
   int kind;
 };
 
-/* the halo exchange. A vertex written within HALO rows of its band's edge
- * is stored into the neighbouring block's halo by st.async, whose bytes
- * count on that block's mbarrier of the exchange; a block waits on its own
- * before it reads its halo, each barrier expecting exactly what the
- * neighbours send: their vertices in the halo's rows, and a 4-byte token
- * from each besides (so that a pass that sends a neighbour no vertex, as a
- * colour missing from a narrow cloth's rows, still waits for it). Exchange
- * e (0: the integration's, then one a solve pass) is on barrier e % 2, in
- * its phase e / 2. A block sends a pass's values only past its own reads
- * of the pass, so a neighbour, which needs them all before its next pass,
- * never overwrites a value still to be read; and the bytes of exchange
- * e + 2 cannot arrive before the block has waited on exchange e. So no
- * cluster barrier (a fence at GPU scope, a round trip to L2) stands
- * between passes, and each block waits only for its neighbours. */
-struct Halo
-{
-  uint64_t bar[2];
-  float token[2]; /* from the band above, from the band below */
-};
-
-/* the barrier of exchange @e and the parity of its phase */
-struct Exchange
-{
-  uint64_t *bar;
-  uint32_t parity;
-};
-
 /* a band is at most FUSED_VERTICES and two rows at least, so its halo and
  * its two position copies take at most 3 * 6 floats a vertex */
 constexpr size_t PULLS_SMEM = CONSTRAINTS * FUSED_VERTICES * sizeof (Pull);
-constexpr size_t HALO_SMEM = (sizeof (Halo) + 15) / 16 * 16;
 constexpr size_t FUSED_MAX_SMEM
-    = PULLS_SMEM + HALO_SMEM + 3 * 6 * FUSED_VERTICES * sizeof (float);
+    = PULLS_SMEM + 3 * 6 * FUSED_VERTICES * sizeof (float);
 constexpr int MAX_DEVICES = 64;
 
 /* how the fused step lays a cloth out: @bands bands of @rows rows, a
@@ -203,98 +174,6 @@ struct Part
   int slot, first, count;
   int row, col;
 };
-
-/* -- the cluster's primitives (Hopper): mbarriers and st.async -- */
-
-/* @p, in the shared memory of this block, in that of block @rank */
-__device__ uint32_t
-cluster_addr (const void *p, int rank)
-{
-  uint32_t a;
-
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(a)
-               : "r"((uint32_t)__cvta_generic_to_shared (p)), "r"(rank));
-  return a;
-}
-
-/* a barrier whose phase completes on one arrival and the bytes it expects;
- * seen initialized by the cluster past bar_init_fence and a cluster
- * barrier */
-__device__ void
-bar_init (uint64_t *bar)
-{
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;"
-               :
-               : "r"((uint32_t)__cvta_generic_to_shared (bar))
-               : "memory");
-}
-
-__device__ void
-bar_init_fence (void)
-{
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-/* the arrival of @ex's phase, which then completes once @bytes came */
-__device__ void
-bar_expect (Exchange ex, uint32_t bytes)
-{
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-               :
-               : "r"((uint32_t)__cvta_generic_to_shared (ex.bar)), "r"(bytes)
-               : "memory");
-}
-
-/* until @ex's phase completes; what came with it is seen from then on */
-__device__ void
-bar_wait (Exchange ex)
-{
-  uint32_t done;
-
-  do
-    asm volatile(
-        "{\n\t"
-        ".reg .pred p;\n\t"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
-        "p, [%1], %2;\n\t"
-        "selp.u32 %0, 1, 0, p;\n\t"
-        "}"
-        : "=r"(done)
-        : "r"((uint32_t)__cvta_generic_to_shared (ex.bar)), "r"(ex.parity)
-        : "memory");
-  while (!done);
-}
-
-/* @v into @to of block @rank, counted on that block's barrier of @ex */
-__device__ void
-send (float *to, float v, int rank, Exchange ex)
-{
-  asm volatile(
-      "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, "
-      "[%2];"
-      :
-      : "r"(cluster_addr (to, rank)), "r"(__float_as_uint (v)),
-      "r"(cluster_addr (ex.bar, rank))
-      : "memory");
-}
-
-/* the cluster's barrier, without a fence: no block goes past
- * cluster_wait before every thread of the cluster has come to
- * cluster_arrive */
-__device__ void
-cluster_arrive (void)
-{
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-}
-
-__device__ void
-cluster_wait (void)
-{
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-}
-
-/* -- end of the cluster's primitives -- */
 
 __device__ int
 band_lo (int rank, int rows)
@@ -338,92 +217,35 @@ part_of (const Layout &l)
   return part;
 }
 
-__device__ Exchange
-exchange_of (Halo *halo, int e)
-{
-  return { &halo->bar[e % 2], (uint32_t)(e / 2) & 1 };
-}
-
-/* vertices of @colour (-1: any) in rows [@j0, @j1) */
-__device__ int
-colour_count (int w, int colour, int j0, int j1)
-{
-  int n = 0;
-
-  for (int j = j0; j < j1; j++)
-    n += colour < 0 ? w
-                    : (w - cloth_colour_first (colour, j) + CLOTH_COLOURS - 1)
-                          / CLOTH_COLOURS;
-  return n;
-}
-
-/* this block's arrival on exchange @ex, a pass of @colour's: what its
- * neighbours will send, the vertices of their rows it holds (bands of two
- * rows at least, but for the last) and their tokens */
-__device__ void
-expect_halo (const AccelClothParams &p, const Band &b, int colour, Exchange ex)
-{
-  uint32_t bytes = 0;
-
-  if (threadIdx.x != 0)
-    return;
-  if (b.rank > 0)
-    bytes
-        += sizeof (float)
-           + 3 * sizeof (float) * colour_count (p.w, colour, b.j0 - HALO, b.j0);
-  if (b.rank + 1 < b.count)
-    bytes += sizeof (float)
-             + 3 * sizeof (float)
-                   * colour_count (p.w, colour, b.j1, min (b.j1 + HALO, p.h));
-  bar_expect (ex, bytes);
-}
-
 /* vertex @from of @c into vertex @to of the same copy in block @rank */
 __device__ void
-put (Held c, int from, int rank, int to, Exchange ex)
+put (Held c, int from, int rank, int to)
 {
-  send (c.x + to, c.x[from], rank, ex);
-  send (c.y + to, c.y[from], rank, ex);
-  send (c.z + to, c.z[from], rank, ex);
+  *cg::this_cluster ().map_shared_rank (c.x + to, rank) = c.x[from];
+  *cg::this_cluster ().map_shared_rank (c.y + to, rank) = c.y[from];
+  *cg::this_cluster ().map_shared_rank (c.z + to, rank) = c.z[from];
 }
 
 /* vertex (i, j) of this band, just written into @c, into the halo of the
  * band above or below that holds it (bands of two rows at least: no other
- * does), on exchange @ex */
+ * does); the cluster's next barrier makes it seen there */
 __device__ void
-share (const Band &b, int w, Held c, int i, int j, Exchange ex)
+share (const Band &b, int w, Held c, int i, int j)
 {
   int k = (j - b.lo) * w + i;
 
   if (b.rank > 0 && j < b.j0 + HALO)
-    put (c, k, b.rank - 1, (j - band_lo (b.rank - 1, b.rows)) * w + i, ex);
+    put (c, k, b.rank - 1, (j - band_lo (b.rank - 1, b.rows)) * w + i);
   if (b.rank + 1 < b.count && j >= b.j1 - HALO)
-    put (c, k, b.rank + 1, (j - band_lo (b.rank + 1, b.rows)) * w + i, ex);
-}
-
-/* the end of a pass: this block's tokens to its neighbours (past its reads
- * of the pass), its own writes seen by all its threads, and the halo of
- * exchange @ex */
-__device__ void
-exchange_end (const Band &b, Halo *halo, Exchange ex)
-{
-  if (threadIdx.x == 0 && b.rank > 0)
-    send (&halo->token[1], 0.0f, b.rank - 1, ex);
-  if (threadIdx.x == 0 && b.rank + 1 < b.count)
-    send (&halo->token[0], 0.0f, b.rank + 1, ex);
-  __syncthreads ();
-  bar_wait (ex);
+    put (c, k, b.rank + 1, (j - band_lo (b.rank + 1, b.rows)) * w + i);
 }
 
 /* the integration, from and to global memory as k_integrate, the band's
- * new positions kept in @c; exchange 0 */
+ * new positions kept in @c */
 __device__ void
-fused_integrate (const AccelClothParams &p, const AccelClothState &s,
-    const Band &b, Held c, Halo *halo)
+fused_integrate (
+    const AccelClothParams &p, const AccelClothState &s, const Band &b, Held c)
 {
-  Exchange ex = exchange_of (halo, 0);
-
-  expect_halo (p, b, -1, ex);
   for (int t = threadIdx.x, i, j; t < (b.j1 - b.j0) * p.w; t += blockDim.x)
     if (colour_vertex (p.w, -1, b.j0, t, &i, &j))
       {
@@ -433,9 +255,9 @@ fused_integrate (const AccelClothParams &p, const AccelClothState &s,
         c.x[h] = s.x[k];
         c.y[h] = s.y[k];
         c.z[h] = s.z[k];
-        share (b, p.w, c, i, j, ex);
+        share (b, p.w, c, i, j);
       }
-  exchange_end (b, halo, ex);
+  cg::this_cluster ().sync ();
 }
 
 /* the vertex of @colour (-1: any) in @part's slot of this band; false
@@ -479,11 +301,11 @@ fused_pull (const AccelClothParams &p, const Band &b, Part part, Held in,
 }
 
 /* what cloth_solve_vertex does to this thread's slot's vertex, from the
- * corrections in @pulls summed in its order: from @in into @out, and into
- * the halo of the band beside that holds it, on exchange @ex */
+ * corrections in @pulls summed in its order: from @in into @out, and into the
+ * halo of the band beside that holds it */
 __device__ void
 fused_settle (const AccelClothParams &p, const Band &b, Part part, Held in,
-    Held out, const Pull *pulls, int colour, Exchange ex)
+    Held out, const Pull *pulls, int colour)
 {
   int i, j, h;
   float x, y, z;
@@ -511,23 +333,20 @@ fused_settle (const AccelClothParams &p, const Band &b, Part part, Held in,
   out.x[h] = x;
   out.y[h] = y;
   out.z[h] = z;
-  share (b, p.w, out, i, j, ex);
+  share (b, p.w, out, i, j);
 }
 
 /* what k_solve (@colour -1) or k_solve_colour does to this band: from @in
- * into @out (the same under Gauss-Seidel), exchange @e. Every read of a
- * position comes before the block's barrier, every write after it */
+ * into @out (the same under Gauss-Seidel). Every read of a position comes
+ * before the block's barrier, every write after it */
 __device__ void
 fused_solve (const AccelClothParams &p, const Band &b, Part part, Held in,
-    Held out, Pull *pulls, int colour, Halo *halo, int e)
+    Held out, Pull *pulls, int colour)
 {
-  Exchange ex = exchange_of (halo, e);
-
-  expect_halo (p, b, colour, ex);
   fused_pull (p, b, part, in, pulls, colour);
   __syncthreads ();
-  fused_settle (p, b, part, in, out, pulls, colour, ex);
-  exchange_end (b, halo, ex);
+  fused_settle (p, b, part, in, out, pulls, colour);
+  cg::this_cluster ().sync ();
 }
 
 /* the normals (the halo holds the neighbours' last positions), then the
@@ -564,42 +383,29 @@ __launch_bounds__ (FUSED_THREADS)
   Band b = band_of (p.h, l.rows);
   Part part = part_of (l);
   size_t n = (size_t)(l.rows + 2 * HALO) * p.w;
-  /* a pass's corrections; the halo's barriers; the positions, and
-   * Jacobi's other copy (Gauss-Seidel has no room for it) */
+  /* a pass's corrections; the positions; Jacobi's other copy (Gauss-Seidel
+   * has no room for it) */
   Pull *pulls = shm;
-  Halo *halo = (Halo *)(pulls + CONSTRAINTS * FUSED_VERTICES);
-  float *held_at = (float *)((char *)halo + HALO_SMEM);
+  float *held_at = (float *)(shm + CONSTRAINTS * FUSED_VERTICES);
   Held a = held (held_at, 0, n), other = held (held_at, 1, n);
-  int e = 1;
 
-  if (threadIdx.x == 0)
-    {
-      bar_init (&halo->bar[0]);
-      bar_init (&halo->bar[1]);
-      bar_init_fence ();
-    }
-  /* every block has started, its barriers set, before any writes into
-   * another's memory */
-  cluster_arrive ();
-  cluster_wait ();
-  fused_integrate (p, s, b, a, halo);
+  /* every block has started before any writes into another's memory */
+  cg::this_cluster ().sync ();
+  fused_integrate (p, s, b, a);
   if (p.solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
     for (int it = 0; it < p.iterations; it++)
       for (int c = 0; c < CLOTH_COLOURS; c++)
-        fused_solve (p, b, part, a, a, pulls, c, halo, e++);
+        fused_solve (p, b, part, a, a, pulls, c);
   else
     for (int it = 0; it < p.iterations; it += 2)
       {
-        fused_solve (p, b, part, a, other, pulls, -1, halo, e++);
-        fused_solve (p, b, part, other, a, pulls, -1, halo, e++);
+        fused_solve (p, b, part, a, other, pulls, -1);
+        fused_solve (p, b, part, other, a, pulls, -1);
       }
-  /* all that was sent this block has come; no block ends before all that
-   * it sent has (the normals between) */
-  cluster_arrive ();
+  /* no remote access follows the last barrier: blocks may end freely */
   fused_finish (p, s, b, a,
       p.solver == ACCEL_CLOTH_SOLVER_JACOBI && p.iterations > 0 ? other
                                                                 : Held{});
-  cluster_wait ();
 }
 
 __global__ void
@@ -744,7 +550,7 @@ step_fused (cudaStream_t stream, const AccelClothParams *p,
   config.gridDim = dim3 (l.bands);
   config.blockDim = dim3 (l.groups * l.span);
   config.dynamicSmemBytes
-      = PULLS_SMEM + HALO_SMEM
+      = PULLS_SMEM
         + 3 * copies * (size_t)(l.rows + 2 * HALO) * p->w * sizeof (float);
   config.stream = stream;
   config.attrs = &cluster;
