@@ -266,10 +266,10 @@ store_bytes (uint8_t *__restrict__ p, const uint32_t *w)
     *reinterpret_cast<uint16_t *> (p) = (uint16_t)w[0];
 }
 
-// RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes on 2 B
-// bytes: B (2 or 4) blocks side by side per thread (2 B x 2 pixels),
-// 16-byte loads, 2 B-byte luma and NV12 chroma stores, B-byte I420 chroma
-// stores
+// RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes on 2 * B
+// bytes: B (2 or 4) blocks side by side per thread (2 * B x 2 pixels),
+// 16-byte loads, (2 * B)-byte luma and NV12 chroma stores, B-byte I420
+// chroma stores
 template <int SF, bool NV12, int B>
 __global__ void __launch_bounds__ (256)
     packed_to_yuv_n (const uint8_t *__restrict__ src, size_t src_pitch,
@@ -594,7 +594,7 @@ launch_to_yuv (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
       if (df == ACCEL_IMAGE_NV12 && yuv_aligned (df, dst, dp, height, 8))
         return launch_to_yuv_n<SF, 4> (
             s, src, sp, df, dst, dp, ch, width, height);
-      if (yuv_aligned (df, dst, dp, height, 4))
+      if (df == ACCEL_IMAGE_I420 && yuv_aligned (df, dst, dp, height, 4))
         return launch_to_yuv_n<SF, 2> (
             s, src, sp, df, dst, dp, ch, width, height);
     }
