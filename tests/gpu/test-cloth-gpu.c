@@ -221,7 +221,7 @@ static const Size sizes[] = {
   { 3, 5, 16, 16, ACCEL_CLOTH_PIN_TOP_ROW, 3, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL,
       ACCEL_CLOTH_PATH_FUSED },
   /* two vertices a row: each colour is missing from some band's edge rows,
-   * and a pass sends that band's neighbour only its token */
+   * so some passes write nothing into a neighbour's halo */
   { 2, 9, 16, 16, ACCEL_CLOTH_PIN_NONE, 5, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL,
       ACCEL_CLOTH_PATH_FUSED },
   { 63, 65, 160, 120, ACCEL_CLOTH_PIN_CORNERS, 11, ACCEL_CLOTH_SOLVER_JACOBI,
