@@ -113,24 +113,29 @@ new_stream (void)
   return stream;
 }
 
+/* inputs and poison go in on the kernels' own @stream: a non-blocking
+ * stream does not wait for the legacy stream's cudaMemcpy () or
+ * cudaMemset () */
 static void *
-device_copy (const TestFrame *f)
+device_copy (const TestFrame *f, cudaStream_t stream)
 {
   void *d = NULL;
 
   check_cuda (cudaMalloc (&d, f->size), "cudaMalloc");
   check_cuda (
-      cudaMemcpy (d, f->data, f->size, cudaMemcpyHostToDevice), "cudaMemcpy");
+      cudaMemcpyAsync (d, f->data, f->size, cudaMemcpyHostToDevice, stream),
+      "cudaMemcpyAsync");
   return d;
 }
 
 static void *
-device_poisoned (size_t size)
+device_poisoned (size_t size, cudaStream_t stream)
 {
   void *d = NULL;
 
   check_cuda (cudaMalloc (&d, size), "cudaMalloc");
-  check_cuda (cudaMemset (d, TEST_POISON, size), "cudaMemset");
+  check_cuda (
+      cudaMemsetAsync (d, TEST_POISON, size, stream), "cudaMemsetAsync");
   return d;
 }
 
@@ -201,13 +206,13 @@ test_effects_case (const GpuCase *gc)
   g_assert_cmpint (accel_effects_parse (description, &p, NULL, 0), ==, 0);
   gamma = (p.flags & ACCEL_EFFECTS_GAMMA) != 0;
   history_size = accel_effects_history_size (&p, w, h);
+  stream = new_stream ();
   if (history_size)
     {
       want_history = g_malloc0 (history_size);
       got_history = g_malloc (history_size);
-      d_history = device_poisoned (history_size);
+      d_history = device_poisoned (history_size, stream);
     }
-  stream = new_stream ();
   for (int frame = 0; frame < (history_size ? N_FRAMES : 1); frame++)
     {
       g_autoptr (TestFrame) in = test_frame_new (fmt, w, h, pitch);
@@ -220,8 +225,8 @@ test_effects_case (const GpuCase *gc)
           accel_effects_apply_host (fmt, in->data, in->pitch, want->data,
               want->pitch, w, h, &p, want_history, frame > 0),
           ==, 0);
-      d_in = device_copy (in);
-      d_out = device_poisoned (got->size);
+      d_in = device_copy (in, stream);
+      d_out = device_poisoned (got->size, stream);
       check_cuda (accel_effects_apply (stream, fmt, d_in, in->pitch, d_out,
                       got->pitch, w, h, &p, d_history, frame > 0),
           "accel_effects_apply");
@@ -273,9 +278,9 @@ test_blend_case (const GpuCase *gc)
   g_assert_cmpint (accel_blend_host (fmt, a->data, a->pitch, b->data, b->pitch,
                        want->data, want->pitch, w, h, mode, opacity),
       ==, 0);
-  d_a = device_copy (a);
-  d_b = device_copy (b);
-  d_out = device_poisoned (got->size);
+  d_a = device_copy (a, stream);
+  d_b = device_copy (b, stream);
+  d_out = device_poisoned (got->size, stream);
   check_cuda (accel_blend (stream, fmt, d_a, a->pitch, d_b, b->pitch, d_out,
                   got->pitch, w, h, mode, opacity),
       "accel_blend");
@@ -304,9 +309,9 @@ test_analysis_case (const GpuCase *gc)
   guint64 want_motion[ACCEL_ANALYSIS_CHANNELS],
       got_motion[ACCEL_ANALYSIS_CHANNELS];
   float want_stats[N_STATS], got_stats[N_STATS];
-  void *d_prev = device_poisoned (got_prev->size);
-  void *d_hist = NULL, *d_motion = NULL, *d_stats = NULL;
   cudaStream_t stream = new_stream ();
+  void *d_prev = device_poisoned (got_prev->size, stream);
+  void *d_hist = NULL, *d_motion = NULL, *d_stats = NULL;
 
   check_cuda (cudaMalloc (&d_hist, sizeof (want_hist)), "cudaMalloc");
   check_cuda (cudaMalloc (&d_motion, sizeof (want_motion)), "cudaMalloc");
@@ -322,11 +327,13 @@ test_analysis_case (const GpuCase *gc)
       void *d_in;
 
       fill_content (in, (Content)gc->index, rand);
-      d_in = device_copy (in);
+      d_in = device_copy (in, stream);
       check_cuda (
-          cudaMemset (d_hist, TEST_POISON, sizeof (got_hist)), "cudaMemset");
-      check_cuda (cudaMemset (d_motion, TEST_POISON, sizeof (got_motion)),
-          "cudaMemset");
+          cudaMemsetAsync (d_hist, TEST_POISON, sizeof (got_hist), stream),
+          "cudaMemsetAsync");
+      check_cuda (
+          cudaMemsetAsync (d_motion, TEST_POISON, sizeof (got_motion), stream),
+          "cudaMemsetAsync");
       g_assert_cmpint (
           accel_analysis_accumulate_host (fmt, in->data, in->pitch, w, h, flags,
               want_prev->data, want_prev->pitch, want_hist, want_motion),
@@ -348,7 +355,8 @@ test_analysis_case (const GpuCase *gc)
           accel_analysis_stats_host (want_hist, want_motion, want_stats), ==,
           0);
       check_cuda (
-          cudaMemset (d_stats, TEST_POISON, sizeof (got_stats)), "cudaMemset");
+          cudaMemsetAsync (d_stats, TEST_POISON, sizeof (got_stats), stream),
+          "cudaMemsetAsync");
       check_cuda (accel_analysis_stats (stream, d_hist, d_motion, d_stats),
           "accel_analysis_stats");
       download (got_stats, d_stats, sizeof (got_stats));
@@ -360,7 +368,7 @@ test_analysis_case (const GpuCase *gc)
         {
           g_autoptr (TestFrame) want = test_frame_new (fmt, w, h, pitch);
           g_autoptr (TestFrame) got = test_frame_new (fmt, w, h, pitch);
-          void *d_out = device_poisoned (got->size);
+          void *d_out = device_poisoned (got->size, stream);
 
           g_assert_cmpint (accel_equalize_host (fmt, in->data, in->pitch,
                                want->data, want->pitch, w, h, want_hist, mode),

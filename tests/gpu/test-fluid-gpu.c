@@ -44,9 +44,11 @@ compare_sizes (gconstpointer data)
   check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   check (cudaMalloc (&dev, size));
   check (cudaMalloc (&dev_rgba, frame));
-  check (cudaMemset (dev, 0, size));
+  /* on the solver's stream: a non-blocking stream does not wait for the
+   * legacy stream's cudaMemset () */
+  check (cudaMemsetAsync (dev, 0, size, stream));
   /* poison: an unwritten pixel shows */
-  check (cudaMemset (dev_rgba, 0xcd, frame));
+  check (cudaMemsetAsync (dev_rgba, 0xcd, frame, stream));
   accel_fluid_fields_init (&hf, host, n);
   accel_fluid_fields_init (&df, dev, n);
   accel_fluid_fields_init (&bf, back, n);

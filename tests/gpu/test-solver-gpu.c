@@ -119,9 +119,12 @@ test_transpose (void)
             in, in_ld, want, rows, cols, out_ld, upper);
         g_assert_cmpint (cudaMalloc ((void **)&d_in, in_n * 4), ==, 0);
         g_assert_cmpint (cudaMalloc ((void **)&d_out, out_n * 4), ==, 0);
-        g_assert_cmpint (
-            cudaMemcpy (d_in, in, in_n * 4, cudaMemcpyHostToDevice), ==, 0);
-        g_assert_cmpint (cudaMemset (d_out, 0, out_n * 4), ==, 0);
+        /* on the transpose's stream: a non-blocking stream does not wait
+         * for the legacy stream's cudaMemcpy () or cudaMemset () */
+        g_assert_cmpint (cudaMemcpyAsync (d_in, in, in_n * 4,
+                             cudaMemcpyHostToDevice, stream),
+            ==, 0);
+        g_assert_cmpint (cudaMemsetAsync (d_out, 0, out_n * 4, stream), ==, 0);
         g_assert_cmpint (accel_solver_transpose_f32 (stream, d_in, in_ld, d_out,
                              rows, cols, out_ld, upper),
             ==, 0);
