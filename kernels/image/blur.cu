@@ -2,8 +2,9 @@
 // separable blurs on the GPU: one kernel per frame tile, horizontal pass
 // into a shared-memory tile, vertical pass out of it. RGBA8 and BGRA8 rows
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take a faster kernel of
-// the same arithmetic: 16-byte loads, each thread four pixels of a row in
-// the horizontal pass and a column of eight in the vertical one
+// the same arithmetic: 16-byte loads, each thread four or eight pixels of a
+// row in the horizontal pass and a column of them in the vertical one; their
+// box blurs up to BOX_MAX_RADIUS sum in integers
 #include <cuda_runtime.h>
 
 #include "blur.h"
@@ -143,25 +144,56 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
     }
 }
 
-// the fast kernel: a block makes FAST_W x FAST_H output pixels with 256
-// threads; the horizontal pass writes float4 pixels into a tile of FAST_W
-// columns, permuted in groups of four so that neither pass's 16-byte
-// shared-memory accesses conflict
+// the fast kernel: a block makes FAST_W x H output pixels with 256
+// threads; the horizontal pass makes P pixels of a row a thread, as float4
+// pixels into a tile of FAST_W columns (tile_column ()), and the vertical
+// pass a column of H / 4 of them
 constexpr int FAST_W = 64;
-constexpr int FAST_H = 32;
 constexpr int FAST_THREADS = 256;
 constexpr int FAST_MAX_RADIUS = 9;
-constexpr int FAST_ROWS = FAST_H / (FAST_THREADS / FAST_W);
 
-// where column @c of the tile lies: group c / 4 rotated by its half index
+// where column @c of a tile lies: groups of eight rotated by their index,
+// so that the eight 16-byte accesses a quarter warp makes fall in distinct
+// banks whether its threads are four or eight columns apart (horizontal
+// pass) or next to each other (vertical pass)
 __device__ __forceinline__ int
-fast_column (int c)
+tile_column (int c)
 {
-  const int g = c >> 2;
-  return 4 * g + (((c & 3) + (g >> 1)) & 3);
+  return 8 * (c >> 3) + ((c + (c >> 3)) & 7);
 }
 
-template <int R, int OP>
+// the RGBA8 words of the OWN chunks of four pixels from @xq (a multiple of
+// 4) of a row on 16 bytes and LEFT chunks either side: 16-byte loads inside
+// the row, each word clamped to the row's ends near them
+template <int LEFT, int OWN>
+__device__ __forceinline__ void
+load_row_chunks (
+    const uint8_t *row, int xq, int width, uint32_t raw[4 * (2 * LEFT + OWN)])
+{
+  constexpr int CHUNKS = 2 * LEFT + OWN;
+
+  if (xq - 4 * LEFT >= 0 && xq + 4 * (OWN + LEFT) <= width)
+    {
+#pragma unroll
+      for (int c = 0; c < CHUNKS; c++)
+        {
+          uint4 w = reinterpret_cast<const uint4 *> (row)[xq / 4 - LEFT + c];
+          raw[4 * c] = w.x;
+          raw[4 * c + 1] = w.y;
+          raw[4 * c + 2] = w.z;
+          raw[4 * c + 3] = w.w;
+        }
+    }
+  else
+    {
+#pragma unroll
+      for (int j = 0; j < 4 * CHUNKS; j++)
+        raw[j] = reinterpret_cast<const uint32_t *> (
+            row)[clampi (xq - 4 * LEFT + j, 0, width - 1)];
+    }
+}
+
+template <int R, int OP, int P, int H>
 __global__ void
 __launch_bounds__ (FAST_THREADS)
     separable_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
@@ -170,74 +202,68 @@ __launch_bounds__ (FAST_THREADS)
 {
   // chunks of four pixels left of a thread's own, and the index in the
   // loaded words of the first pixel its taps reach
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
-  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + P / 4;
+  constexpr int FIRST = 4 * LEFT - R, N = P + 2 * R;
+  constexpr int PER_ROW = FAST_W / P, ROWS = H / (FAST_THREADS / FAST_W);
+  constexpr int STEP = FAST_THREADS / PER_ROW;
+  constexpr bool WHOLE = ROWS + 2 * R <= 16;
   extern __shared__ float4 hs[];
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * FAST_H;
-  const int q = threadIdx.x & (FAST_W / 4 - 1);
-  const int xq = x0 + 4 * q;
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
+  const int q = threadIdx.x % PER_ROW;
+  const int xq = x0 + P * q;
 
-  for (int ry = threadIdx.x / (FAST_W / 4); ry < FAST_H + 2 * R;
-       ry += FAST_THREADS / (FAST_W / 4))
-    {
-      const uint8_t *row
-          = src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch;
-      uint32_t raw[4 * CHUNKS];
-      float v[N][4];
-
-      if (xq - 4 * LEFT >= 0 && xq + 4 + 4 * LEFT <= width)
-        {
 #pragma unroll
-          for (int c = 0; c < CHUNKS; c++)
+  for (int pass = 0; pass < (H + 2 * R + STEP - 1) / STEP; pass++)
+    {
+      const int ry = threadIdx.x / PER_ROW + pass * STEP;
+      uint32_t raw[4 * CHUNKS];
+      float acc[P][4];
+
+      if (ry >= H + 2 * R)
+        break;
+
+      load_row_chunks<LEFT, P / 4> (
+          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
+          width, raw);
+      // a channel at a time keeps P + 2 R floats of it in registers
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        {
+          float v[N];
+#pragma unroll
+          for (int j = 0; j < N; j++)
+            v[j] = byte_to_f (raw[FIRST + j], c);
+#pragma unroll
+          for (int i = 0; i < P; i++)
             {
-              uint4 w
-                  = reinterpret_cast<const uint4 *> (row)[xq / 4 - LEFT + c];
-              raw[4 * c] = w.x;
-              raw[4 * c + 1] = w.y;
-              raw[4 * c + 2] = w.z;
-              raw[4 * c + 3] = w.w;
+              acc[i][c] = 0.0f;
+#pragma unroll
+              for (int k = 0; k <= 2 * R; k++)
+                acc[i][c] = OP == OP_BOX ? acc[i][c] + v[i + k]
+                                         : fmaf (p.w[k], v[i + k], acc[i][c]);
             }
         }
-      else
-        {
 #pragma unroll
-          for (int j = 0; j < 4 * CHUNKS; j++)
-            raw[j] = reinterpret_cast<const uint32_t *> (
-                row)[clampi (xq - 4 * LEFT + j, 0, width - 1)];
-        }
-#pragma unroll
-      for (int j = 0; j < N; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-          v[j][c] = byte_to_f (raw[FIRST + j], c);
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        {
-          float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-#pragma unroll
-          for (int k = 0; k <= 2 * R; k++)
-#pragma unroll
-            for (int c = 0; c < 4; c++)
-              acc[c] = OP == OP_BOX ? acc[c] + v[i + k][c]
-                                    : fmaf (p.w[k], v[i + k][c], acc[c]);
-          hs[ry * FAST_W + fast_column (4 * q + i)]
-              = make_float4 (acc[0], acc[1], acc[2], acc[3]);
-        }
+      for (int i = 0; i < P; i++)
+        hs[ry * FAST_W + tile_column (P * q + i)]
+            = make_float4 (acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
     }
   __syncthreads ();
 
   const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-  const int r0 = (threadIdx.x / FAST_W) * FAST_ROWS;
-  const int pc = fast_column (col);
-  float4 win[FAST_ROWS + 2 * R];
+  const int r0 = (threadIdx.x / FAST_W) * ROWS;
+  const int pc = tile_column (col);
+  float4 win[ROWS + 2 * R];
 
   if (x >= width)
     return;
+    // the whole window at once where it fits 64 registers; otherwise rows are
+    // read as they come into it, so that only 2 R + 1 take registers at once
 #pragma unroll
-  for (int j = 0; j < FAST_ROWS + 2 * R; j++)
+  for (int j = 0; j < (WHOLE ? ROWS + 2 * R : 2 * R); j++)
     win[j] = hs[(r0 + j) * FAST_W + pc];
 #pragma unroll
-  for (int m = 0; m < FAST_ROWS; m++)
+  for (int m = 0; m < ROWS; m++)
     {
       const int y = y0 + r0 + m;
       float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
@@ -245,6 +271,8 @@ __launch_bounds__ (FAST_THREADS)
 
       if (y >= height)
         break;
+      if (!WHOLE)
+        win[m + 2 * R] = hs[(r0 + m + 2 * R) * FAST_W + pc];
 #pragma unroll
       for (int k = 0; k <= 2 * R; k++)
         {
@@ -289,23 +317,183 @@ __launch_bounds__ (FAST_THREADS)
     }
 }
 
+// the box blur of RGBA8 rows on 16 bytes in integers: its sums are exact
+// in floats as well, so summing bytes instead changes no output. Channels
+// 0, 2 and 1, 3 sum in the 16-bit halves of two words; a sum of
+// (2 radius + 1)^2 bytes fits 16 bits up to BOX_MAX_RADIUS. The tile is
+// the fast kernel's, of word pairs, permuted so that the 8-byte accesses
+// of both passes do not conflict
+constexpr int BOX_MAX_RADIUS = 7;
+constexpr int BOX_H = 32;
+constexpr int BOX_ROWS = BOX_H / (FAST_THREADS / FAST_W);
+
+// where column @c of the box tile lies: group c / 4 rotated by c / 16
+__device__ __forceinline__ int
+box_column (int c)
+{
+  return 4 * (c >> 2) + (((c & 3) + (c >> 4)) & 3);
+}
+
+// channel sums 0 and 2 of @w in the halves of one word, 1 and 3 in another
+__device__ __forceinline__ uint2
+split_channels (uint32_t w)
+{
+  return make_uint2 (w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
+}
+
+// the low (@half 0) or high half of a sum as a float
+__device__ __forceinline__ float
+half_to_f (uint32_t sum, int half)
+{
+  return __uint_as_float (
+             __byte_perm (sum, 0x4b000000u, half ? 0x7632u : 0x7610u))
+         - 8388608.0f;
+}
+
+template <int R>
+__global__ void
+__launch_bounds__ (FAST_THREADS) box_rgba (const uint8_t *__restrict__ src,
+    size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+    int height, float inv_area)
+{
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
+  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
+  extern __shared__ uint2 bs[];
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * BOX_H;
+  const int q = threadIdx.x & (FAST_W / 4 - 1);
+  const int xq = x0 + 4 * q;
+
+  constexpr int STEP = FAST_THREADS / (FAST_W / 4);
+#pragma unroll
+  for (int pass = 0; pass < (BOX_H + 2 * R + STEP - 1) / STEP; pass++)
+    {
+      const int ry = threadIdx.x / (FAST_W / 4) + pass * STEP;
+      uint32_t raw[4 * CHUNKS];
+      uint2 px[N], sum = make_uint2 (0, 0);
+
+      if (ry >= BOX_H + 2 * R)
+        break;
+
+      load_row_chunks<LEFT, 1> (
+          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
+          width, raw);
+#pragma unroll
+      for (int j = 0; j < N; j++)
+        px[j] = split_channels (raw[FIRST + j]);
+#pragma unroll
+      for (int k = 0; k <= 2 * R; k++)
+        {
+          sum.x += px[k].x;
+          sum.y += px[k].y;
+        }
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        {
+          // each half stays at least the pixel it drops: no borrow crosses
+          if (i > 0)
+            {
+              sum.x += px[i + 2 * R].x - px[i - 1].x;
+              sum.y += px[i + 2 * R].y - px[i - 1].y;
+            }
+          bs[ry * FAST_W + box_column (4 * q + i)] = sum;
+        }
+    }
+  __syncthreads ();
+
+  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
+  const int r0 = (threadIdx.x / FAST_W) * BOX_ROWS;
+  const int pc = box_column (col);
+  uint2 win[BOX_ROWS + 2 * R], sum = make_uint2 (0, 0);
+
+  if (x >= width)
+    return;
+#pragma unroll
+  for (int j = 0; j < BOX_ROWS + 2 * R; j++)
+    win[j] = bs[(r0 + j) * FAST_W + pc];
+#pragma unroll
+  for (int k = 0; k <= 2 * R; k++)
+    {
+      sum.x += win[k].x;
+      sum.y += win[k].y;
+    }
+#pragma unroll
+  for (int m = 0; m < BOX_ROWS; m++)
+    {
+      const int y = y0 + r0 + m;
+
+      if (y >= height)
+        break;
+      if (m > 0)
+        {
+          sum.x += win[m + 2 * R].x - win[m - 1].x;
+          sum.y += win[m + 2 * R].y - win[m - 1].y;
+        }
+      // the fast float kernel's product and rounding, on the same sums
+      reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x]
+          = pack_u8x4 (to_u8_in_range (half_to_f (sum.x, 0) * inv_area),
+              to_u8_in_range (half_to_f (sum.y, 0) * inv_area),
+              to_u8_in_range (half_to_f (sum.x, 1) * inv_area),
+              to_u8_in_range (half_to_f (sum.y, 1) * inv_area));
+    }
+}
+
+template <int R>
+int
+launch_box_radius (cudaStream_t stream, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, float inv_area)
+{
+  const size_t smem = sizeof (uint2) * FAST_W * (BOX_H + 2 * R);
+  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + BOX_H - 1) / BOX_H);
+
+  box_rgba<R><<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src,
+      src_pitch, (uint8_t *)dst, dst_pitch, width, height, inv_area);
+  return cudaGetLastError ();
+}
+
+int
+launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, const SepParams &p)
+{
+#define ACCEL_BOX_RADIUS(R)                                                    \
+  case R:                                                                      \
+    return launch_box_radius<R> (                                              \
+        s, src, src_pitch, dst, dst_pitch, width, height, p.inv_area);
+  switch (p.radius)
+    {
+      ACCEL_BOX_RADIUS (1)
+      ACCEL_BOX_RADIUS (2)
+      ACCEL_BOX_RADIUS (3)
+      ACCEL_BOX_RADIUS (4)
+      ACCEL_BOX_RADIUS (5)
+      ACCEL_BOX_RADIUS (6)
+    default:
+      return launch_box_radius<BOX_MAX_RADIUS> (
+          s, src, src_pitch, dst, dst_pitch, width, height, p.inv_area);
+    }
+#undef ACCEL_BOX_RADIUS
+}
+
+// wider radii take eight pixels a thread and a taller tile, which halve the
+// bytes each thread unpacks and the halo rows' share of the work; on small
+// radii they measured slower
 template <int R, int OP>
 int
 launch_fast_radius (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, const SepParams &p)
 {
-  const size_t smem = sizeof (float4) * FAST_W * (FAST_H + 2 * R);
-  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + FAST_H - 1) / FAST_H);
+  constexpr int P = R <= 4 ? 4 : 8, H = R <= 4 ? 32 : 64;
+  const size_t smem = sizeof (float4) * FAST_W * (H + 2 * R);
+  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + H - 1) / H);
   int err;
 
   if (smem > 48 * 1024)
     {
-      err = cudaFuncSetAttribute (separable_rgba<R, OP>,
+      err = cudaFuncSetAttribute (separable_rgba<R, OP, P, H>,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
       if (err != cudaSuccess)
         return err;
     }
-  separable_rgba<R, OP>
+  separable_rgba<R, OP, P, H>
       <<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src, src_pitch,
           (uint8_t *)dst, dst_pitch, width, height, p);
   return cudaGetLastError ();
@@ -380,6 +568,9 @@ dispatch (void *stream, int format, const void *src, size_t src_pitch,
       return launch<KIND_U8X1, true, OP> (
           s, src, src_pitch, dst, dst_pitch, width, height, p);
     case KIND_U8X4:
+      if (OP == OP_BOX && aligned16 (src, src_pitch)
+          && aligned16 (dst, dst_pitch) && p.radius <= BOX_MAX_RADIUS)
+        return launch_box (s, src, src_pitch, dst, dst_pitch, width, height, p);
       if (aligned16 (src, src_pitch) && aligned16 (dst, dst_pitch)
           && p.radius <= FAST_MAX_RADIUS)
         return launch_fast<OP> (

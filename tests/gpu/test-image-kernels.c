@@ -44,6 +44,9 @@ static const GpuKernelCase kernel_cases[] = {
   { { "gaussian-blur/sigma-10", TEST_KERNEL_GAUSSIAN_BLUR, 10.0f }, TRUE },
   { { "box-blur/radius-1", TEST_KERNEL_BOX_BLUR, .n = 1 } },
   { { "box-blur/radius-5", TEST_KERNEL_BOX_BLUR, .n = 5 } },
+  /* RGBA8 sums in 16-bit halves up to radius 7; radius 8 sums in floats */
+  { { "box-blur/radius-7", TEST_KERNEL_BOX_BLUR, .n = 7 } },
+  { { "box-blur/radius-8", TEST_KERNEL_BOX_BLUR, .n = 8 } },
   { { "box-blur/radius-32", TEST_KERNEL_BOX_BLUR, .n = 32 }, TRUE },
   { { "unsharp/amount-1.5", TEST_KERNEL_UNSHARP, 1.5f, 1.0f } },
   { { "unsharp/sigma-6", TEST_KERNEL_UNSHARP, 0.7f, 6.0f }, TRUE },
@@ -63,6 +66,7 @@ typedef struct
   int format;
   int width, height;
   PitchKind pitch;
+  gboolean saturated; /* every input byte 255 instead of random */
 } GpuCase;
 
 static void
@@ -187,7 +191,10 @@ test_gpu_case (gconstpointer data)
       pitch_of (gc->format, gc->width, gc->pitch));
   want = test_frame_new (of, ow, oh, pitch_of (of, ow, gc->pitch));
   got = test_frame_new (of, ow, oh, want->pitch);
-  test_frame_fill_random (in, rand);
+  if (gc->saturated)
+    memset (in->data, 0xff, in->size);
+  else
+    test_frame_fill_random (in, rand);
   if (sobel)
     {
       /* one float per pixel, rows padded like the image's */
@@ -206,17 +213,22 @@ test_gpu_case (gconstpointer data)
                        want->data, want_dir, dir_pitch),
       ==, 0);
 
+  /* input and poison go in on the kernel's own stream: a non-blocking
+   * stream does not wait for the legacy stream's cudaMemset () */
   check_cuda (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking),
       "cudaStreamCreateWithFlags");
   check_cuda (cudaMalloc (&d_in, in->size), "cudaMalloc");
   check_cuda (cudaMalloc (&d_out, got->size), "cudaMalloc");
-  check_cuda (cudaMemcpy (d_in, in->data, in->size, cudaMemcpyHostToDevice),
-      "cudaMemcpy");
-  check_cuda (cudaMemset (d_out, TEST_POISON, got->size), "cudaMemset");
+  check_cuda (cudaMemcpyAsync (
+                  d_in, in->data, in->size, cudaMemcpyHostToDevice, stream),
+      "cudaMemcpyAsync");
+  check_cuda (cudaMemsetAsync (d_out, TEST_POISON, got->size, stream),
+      "cudaMemsetAsync");
   if (sobel)
     {
       check_cuda (cudaMalloc (&d_dir, dir_size), "cudaMalloc");
-      check_cuda (cudaMemset (d_dir, TEST_POISON, dir_size), "cudaMemset");
+      check_cuda (cudaMemsetAsync (d_dir, TEST_POISON, dir_size, stream),
+          "cudaMemsetAsync");
     }
 
   check_cuda (
@@ -269,7 +281,7 @@ test_gpu_invalid_arguments (void)
   cudaFree (d);
 }
 
-static void
+static GpuCase *
 add_case (GPtrArray *keep, const TestCase *tc, const char *name, int format,
     int w, int h, PitchKind pitch)
 {
@@ -285,6 +297,7 @@ add_case (GPtrArray *keep, const TestCase *tc, const char *name, int format,
       test_format_name (format), w, h, pitch_names[pitch]);
   g_test_add_data_func (path, gc, test_gpu_case);
   g_ptr_array_add (keep, gc);
+  return gc;
 }
 
 int
@@ -297,6 +310,14 @@ main (int argc, char **argv)
   keep = g_ptr_array_new_with_free_func (g_free);
 
   g_test_add_func ("/gpu/image/invalid-arguments", test_gpu_invalid_arguments);
+  {
+    /* the largest sums the 16-bit halves of the RGBA8 box blur hold */
+    static const TestCase box7 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 7 };
+    add_case (keep, &box7, "box-blur/radius-7/saturated", ACCEL_IMAGE_RGBA8,
+        130, 70, PITCH_WIDE)
+        ->saturated
+        = TRUE;
+  }
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)
       {
