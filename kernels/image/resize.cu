@@ -3,7 +3,8 @@
 // through the read-only cache. RGBA8 and BGRA8 rows on 16 bytes take a
 // faster kernel of the same arithmetic: four output pixels per thread in
 // one 16-byte store, down a run of rows that reuses a source row's
-// horizontal interpolation while the next output row reads it too
+// horizontal interpolation while the next output row reads it too; exact
+// 2x upscales unpack each source pixel a thread reads once
 #include <cuda_runtime.h>
 
 #include "resize.h"
@@ -140,6 +141,110 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
     }
 }
 
+// exact 2x upscales of RGBA8: output columns 4n .. 4n + 3 take their taps
+// from source columns 2n - 1 .. 2n + 2, output rows 2k and 2k + 1 from
+// source rows k - 1 .. k + 1 (clamped at the edges, where the taps
+// accel_px_resize_tap () gives coincide or weigh nothing). So a thread
+// unpacks four source pixels a row and interpolates each source row once
+// for two output rows; the weights are still that function's.
+constexpr int UP2_ROWS = 8; // output rows a thread
+
+// the horizontal interpolation of source row @row at four output columns:
+// the four source pixels at @cols, output i between pixels (i + 1) / 2 and
+// the one after it
+__device__ __forceinline__ void
+up2_row (const uint8_t *row, const int cols[4], const float t[4], float (*h)[4])
+{
+  const uint32_t *px = reinterpret_cast<const uint32_t *> (row);
+  float v[4][4];
+
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    {
+      const uint32_t w = px[cols[j]];
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        v[j][c] = byte_to_f (w, c);
+    }
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      h[i][c] = accel_px_lerp (v[(i + 1) / 2][c], v[(i + 1) / 2 + 1][c], t[i]);
+}
+
+// output row @y of four pixels from @xq between the interpolated source
+// rows @top and @bottom
+__device__ __forceinline__ void
+up2_store (uint8_t *dst, size_t dst_pitch, int dst_width, int dst_height,
+    int src_height, float sy, int xq, int y, const float (*top)[4],
+    const float (*bottom)[4])
+{
+  int y0, y1;
+  float ty;
+  uint32_t w[4];
+
+  if (y >= dst_height)
+    return;
+  accel_px_resize_tap (y, sy, src_height, &y0, &y1, &ty);
+  // a lerp of bytes stays within [0, 255]
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w[i] = pack_u8x4 (
+        to_u8_in_range (accel_px_lerp (top[i][0], bottom[i][0], ty)),
+        to_u8_in_range (accel_px_lerp (top[i][1], bottom[i][1], ty)),
+        to_u8_in_range (accel_px_lerp (top[i][2], bottom[i][2], ty)),
+        to_u8_in_range (accel_px_lerp (top[i][3], bottom[i][3], ty)));
+  uint8_t *orow = dst + (size_t)y * dst_pitch;
+  if (xq + 4 <= dst_width)
+    reinterpret_cast<uint4 *> (orow)[xq / 4]
+        = make_uint4 (w[0], w[1], w[2], w[3]);
+  else
+    for (int i = 0; i < dst_width - xq; i++)
+      reinterpret_cast<uint32_t *> (orow)[xq + i] = w[i];
+}
+
+__global__ void
+__launch_bounds__ (FAST_THREADS)
+    resize_rgba_up2 (const uint8_t *__restrict__ src, size_t src_pitch,
+        int src_width, int src_height, uint8_t *__restrict__ dst,
+        size_t dst_pitch, int dst_width, int dst_height, float sx, float sy)
+{
+  const int xq = 4 * (blockIdx.x * FAST_QUADS + threadIdx.x % FAST_QUADS);
+  const int ya
+      = UP2_ROWS
+        * (blockIdx.y * (FAST_THREADS / FAST_QUADS) + threadIdx.x / FAST_QUADS);
+  const int k0 = ya / 2;
+  int cols[4], x0, x1;
+  float tx[4], h[2][4][4];
+
+  if (xq >= dst_width)
+    return;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    {
+      cols[i] = clampi (xq / 2 - 1 + i, 0, src_width - 1);
+      accel_px_resize_tap (
+          min (xq + i, dst_width - 1), sx, src_width, &x0, &x1, &tx[i]);
+    }
+  up2_row (src + (size_t)clampi (k0 - 1, 0, src_height - 1) * src_pitch, cols,
+      tx, h[0]);
+#pragma unroll
+  for (int j = 1; j <= UP2_ROWS / 2 + 1; j++)
+    {
+      // source rows k0 - 2 + j and k0 - 1 + j serve output rows
+      // ya + 2 j - 3 and ya + 2 j - 2, where those are the thread's
+      up2_row (src + (size_t)clampi (k0 - 1 + j, 0, src_height - 1) * src_pitch,
+          cols, tx, h[j & 1]);
+      if (j > 1)
+        up2_store (dst, dst_pitch, dst_width, dst_height, src_height, sy, xq,
+            ya + 2 * j - 3, h[(j - 1) & 1], h[j & 1]);
+      if (j <= UP2_ROWS / 2)
+        up2_store (dst, dst_pitch, dst_width, dst_height, src_height, sy, xq,
+            ya + 2 * j - 2, h[(j - 1) & 1], h[j & 1]);
+    }
+}
+
 template <int ROWS>
 int
 launch_fast_rows (cudaStream_t stream, const void *src, size_t src_pitch,
@@ -162,6 +267,17 @@ launch_fast (cudaStream_t stream, const void *src, size_t src_pitch,
     int src_width, int src_height, void *dst, size_t dst_pitch, int dst_width,
     int dst_height)
 {
+  if (dst_width == 2 * src_width && dst_height == 2 * src_height)
+    {
+      const int rows_per_block = UP2_ROWS * (FAST_THREADS / FAST_QUADS);
+      dim3 grid ((dst_width + 4 * FAST_QUADS - 1) / (4 * FAST_QUADS),
+          (dst_height + rows_per_block - 1) / rows_per_block);
+
+      resize_rgba_up2<<<grid, FAST_THREADS, 0, stream>>> ((const uint8_t *)src,
+          src_pitch, src_width, src_height, (uint8_t *)dst, dst_pitch,
+          dst_width, dst_height, 0.5f, 0.5f);
+      return cudaGetLastError ();
+    }
   if (dst_height > src_height)
     return launch_fast_rows<8> (stream, src, src_pitch, src_width, src_height,
         dst, dst_pitch, dst_width, dst_height);

@@ -57,6 +57,8 @@ static const GpuKernelCase kernel_cases[] = {
   { { "threshold/100", TEST_KERNEL_THRESHOLD, 100.0f } },
   { { "resize/same", TEST_KERNEL_RESIZE, .num = 1, .den = 1 } },
   { { "resize/up-5-2", TEST_KERNEL_RESIZE, .num = 5, .den = 2 } },
+  /* exact 2x: RGBA8 on 16 bytes takes its own kernel */
+  { { "resize/up-2", TEST_KERNEL_RESIZE, .num = 2, .den = 1 } },
   { { "resize/down-1-3", TEST_KERNEL_RESIZE, .num = 1, .den = 3 } },
 };
 
