@@ -26,13 +26,26 @@ check (int status, const char *what)
     g_error ("%s: %s", what, cudaGetErrorString (status));
 }
 
+/* scale i reads bufs[i] and writes the next, wrapping at @n_bufs: two
+ * buffers ping-pong, K + 1 make a chain */
 static void
-enqueue_scales (cudaStream_t stream, float **bufs, guint k)
+enqueue_scales (cudaStream_t stream, float **bufs, guint n_bufs, guint k)
 {
   for (guint i = 0; i < k; i++)
-    check (accel_scale_f32 (stream, bufs[i % 2], bufs[(i + 1) % 2], N_ELEMENTS,
-               1.0f, 0.0f, 0),
+    check (accel_scale_f32 (stream, bufs[i % n_bufs], bufs[(i + 1) % n_bufs],
+               N_ELEMENTS, 1.0f, 0.0f, 0),
         "scale");
+}
+
+static void
+capture_scales (cudaStream_t stream, float **bufs, guint n_bufs, guint k,
+    cudaGraph_t *captured, cudaGraphExec_t *exec)
+{
+  check (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal),
+      "capture");
+  enqueue_scales (stream, bufs, n_bufs, k);
+  check (cudaStreamEndCapture (stream, captured), "end capture");
+  check (cudaGraphInstantiate (exec, *captured, 0), "instantiate");
 }
 
 /* what the pipeline does, by hand: fill, then K scales, on one stream;
@@ -52,13 +65,7 @@ raw_loop (guint k, guint n_buffers, gboolean graph, double *wall, double *cpu)
   check (cudaMalloc ((void **)&bufs[0], N_ELEMENTS * 4), "malloc");
   check (cudaMalloc ((void **)&bufs[1], N_ELEMENTS * 4), "malloc");
   if (graph)
-    {
-      check (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal),
-          "capture");
-      enqueue_scales (stream, bufs, k);
-      check (cudaStreamEndCapture (stream, &captured), "end capture");
-      check (cudaGraphInstantiate (&exec, captured, 0), "instantiate");
-    }
+    capture_scales (stream, bufs, 2, k, &captured, &exec);
   check (cudaDeviceSynchronize (), "sync");
 
   t0 = g_get_monotonic_time ();
@@ -70,7 +77,7 @@ raw_loop (guint k, guint n_buffers, gboolean graph, double *wall, double *cpu)
       if (graph)
         check (cudaGraphLaunch (exec, stream), "launch");
       else
-        enqueue_scales (stream, bufs, k);
+        enqueue_scales (stream, bufs, 2, k);
     }
   check (cudaStreamSynchronize (stream), "sync");
   *wall = (g_get_monotonic_time () - t0) * 1e-6;
@@ -106,14 +113,7 @@ hand_graphs (guint k, guint n_buffers, guint n_graphs, double *wall)
     {
       for (guint i = 0; i <= k; i++)
         check (cudaMalloc ((void **)&bufs[g][i], N_ELEMENTS * 4), "malloc");
-      check (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal),
-          "capture");
-      for (guint i = 0; i < k; i++)
-        check (accel_scale_f32 (stream, bufs[g][i], bufs[g][i + 1], N_ELEMENTS,
-                   1.0f, 0.0f, 0),
-            "scale");
-      check (cudaStreamEndCapture (stream, &captured[g]), "end capture");
-      check (cudaGraphInstantiate (&exec[g], captured[g], 0), "instantiate");
+      capture_scales (stream, bufs[g], k + 1, k, &captured[g], &exec[g]);
     }
   check (cudaDeviceSynchronize (), "sync");
 
