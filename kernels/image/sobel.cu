@@ -49,6 +49,29 @@ luma_at (const uint8_t *row, int x)
     }
 }
 
+// the 3x3 window at column @x of rows @rows[0 .. 2], row major, as
+// accel_px_sobel () takes it. @p is the caller's: with the array local to a
+// helper, nvcc compiled the fast kernel to longer code
+template <int W>
+__device__ __forceinline__ void
+sobel_window (const float (*rows)[W], int x, float *p)
+{
+#pragma unroll
+  for (int j = 0; j < 3; j++)
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+      p[j * 3 + i] = rows[j][x + i];
+}
+
+// the gradients of window @p and their magnitude times @scale, as
+// sobel-host.c computes them
+__device__ __forceinline__ float
+sobel_magnitude (const float *p, float scale, float *gx, float *gy)
+{
+  accel_px_sobel (p, gx, gy);
+  return accel_px_magnitude (*gx, *gy) * scale;
+}
+
 template <int F, bool A>
 __global__ void
 __launch_bounds__ (TILE_W *BLOCK_Y)
@@ -78,13 +101,8 @@ __launch_bounds__ (TILE_W *BLOCK_Y)
     {
       const int y = y0 + oy;
       float p[9], gx, gy, m;
-#pragma unroll
-      for (int j = 0; j < 3; j++)
-#pragma unroll
-        for (int i = 0; i < 3; i++)
-          p[j * 3 + i] = luma[oy + j][tx + i];
-      accel_px_sobel (p, &gx, &gy);
-      m = accel_px_magnitude (gx, gy) * scale;
+      sobel_window (&luma[oy], tx, p);
+      m = sobel_magnitude (p, scale, &gx, &gy);
       if constexpr (K == KIND_U8X1)
         {
           dst[(size_t)y * dst_pitch + x] = accel_px_to_u8 (m);
@@ -178,13 +196,8 @@ __launch_bounds__ (FAST_THREADS)
       for (int i = 0; i < 4; i++)
         {
           float p[9], gx, gy, m;
-#pragma unroll
-          for (int j = 0; j < 3; j++)
-#pragma unroll
-            for (int k = 0; k < 3; k++)
-              p[j * 3 + k] = l[r + j][i + k];
-          accel_px_sobel (p, &gx, &gy);
-          m = accel_px_magnitude (gx, gy) * scale;
+          sobel_window (&l[r], i, p);
+          m = sobel_magnitude (p, scale, &gx, &gy);
           const uint32_t b = accel_px_to_u8 (m);
           w[r][i] = pack_u8x4 (b, b, b, w[r][i] >> 24);
           if (dir && x + i < width)
