@@ -126,9 +126,10 @@ compare_frames (const TestFrame *want, const TestFrame *got)
           if (want->data[i] != got->data[i])
             {
               g_test_message ("first difference at byte %zu (row %zu, byte "
-                              "%zu of the row%s)",
+                              "%zu of the row%s): %u, want %u",
                   i, i / want->pitch, i % want->pitch,
-                  byte_is_sample (want, i) ? "" : ", between rows");
+                  byte_is_sample (want, i) ? "" : ", between rows",
+                  got->data[i], want->data[i]);
               break;
             }
       g_assert_cmpmem (want->data, want->size, got->data, got->size);
