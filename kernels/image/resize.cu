@@ -72,6 +72,30 @@ resize_row4 (const uint8_t *__restrict__ row, const int *x0, const int *x1,
     }
 }
 
+// four output pixels from @xq of @orow between the interpolated source rows
+// @top and @bottom: one 16-byte store, or as many pixels as the row has
+__device__ __forceinline__ void
+store_lerp4 (uint8_t *orow, int xq, int dst_width, const float (*top)[4],
+    const float (*bottom)[4], float ty)
+{
+  uint32_t w[4];
+
+  // a lerp of bytes stays within [0, 255]
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w[i] = pack_u8x4 (
+        to_u8_in_range (accel_px_lerp (top[i][0], bottom[i][0], ty)),
+        to_u8_in_range (accel_px_lerp (top[i][1], bottom[i][1], ty)),
+        to_u8_in_range (accel_px_lerp (top[i][2], bottom[i][2], ty)),
+        to_u8_in_range (accel_px_lerp (top[i][3], bottom[i][3], ty)));
+  if (xq + 4 <= dst_width)
+    reinterpret_cast<uint4 *> (orow)[xq / 4]
+        = make_uint4 (w[0], w[1], w[2], w[3]);
+  else
+    for (int i = 0; i < dst_width - xq; i++)
+      reinterpret_cast<uint32_t *> (orow)[xq + i] = w[i];
+}
+
 // ROWS: output rows per thread, 1 where no source row serves two
 template <int ROWS>
 __global__ void
@@ -96,7 +120,6 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
     {
       int y0, y1;
       float ty;
-      uint32_t w[4];
 
       accel_px_resize_tap (y, sy, src_height, &y0, &y1, &ty);
       // rows already interpolated move up instead of being read again
@@ -119,25 +142,7 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
           resize_row4 (src + (size_t)y1 * src_pitch, x0, x1, tx, h1);
           have1 = y1;
         }
-        // a lerp of bytes stays within [0, 255]
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        w[i] = pack_u8x4 (
-            to_u8_in_range (accel_px_lerp (h0[i][0], h1[i][0], ty)),
-            to_u8_in_range (accel_px_lerp (h0[i][1], h1[i][1], ty)),
-            to_u8_in_range (accel_px_lerp (h0[i][2], h1[i][2], ty)),
-            to_u8_in_range (accel_px_lerp (h0[i][3], h1[i][3], ty)));
-      uint8_t *orow = dst + (size_t)y * dst_pitch;
-      if (xq + 4 <= dst_width)
-        {
-          reinterpret_cast<uint4 *> (orow)[xq / 4]
-              = make_uint4 (w[0], w[1], w[2], w[3]);
-        }
-      else
-        {
-          for (int i = 0; i < dst_width - xq; i++)
-            reinterpret_cast<uint32_t *> (orow)[xq + i] = w[i];
-        }
+      store_lerp4 (dst + (size_t)y * dst_pitch, xq, dst_width, h0, h1, ty);
     }
 }
 
@@ -182,26 +187,11 @@ up2_store (uint8_t *dst, size_t dst_pitch, int dst_width, int dst_height,
 {
   int y0, y1;
   float ty;
-  uint32_t w[4];
 
   if (y >= dst_height)
     return;
   accel_px_resize_tap (y, sy, src_height, &y0, &y1, &ty);
-  // a lerp of bytes stays within [0, 255]
-#pragma unroll
-  for (int i = 0; i < 4; i++)
-    w[i] = pack_u8x4 (
-        to_u8_in_range (accel_px_lerp (top[i][0], bottom[i][0], ty)),
-        to_u8_in_range (accel_px_lerp (top[i][1], bottom[i][1], ty)),
-        to_u8_in_range (accel_px_lerp (top[i][2], bottom[i][2], ty)),
-        to_u8_in_range (accel_px_lerp (top[i][3], bottom[i][3], ty)));
-  uint8_t *orow = dst + (size_t)y * dst_pitch;
-  if (xq + 4 <= dst_width)
-    reinterpret_cast<uint4 *> (orow)[xq / 4]
-        = make_uint4 (w[0], w[1], w[2], w[3]);
-  else
-    for (int i = 0; i < dst_width - xq; i++)
-      reinterpret_cast<uint32_t *> (orow)[xq + i] = w[i];
+  store_lerp4 (dst + (size_t)y * dst_pitch, xq, dst_width, top, bottom, ty);
 }
 
 __global__ void
