@@ -144,20 +144,34 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
     }
 }
 
-// the fast kernel: a block makes FAST_W x H output pixels with 256
-// threads; the horizontal pass makes P pixels of a row a thread, as float4
-// pixels into a tile of FAST_W columns (tile_column ()), and the vertical
-// pass a column of H / 4 of them
+// the fast kernels: a block makes FAST_W x H output pixels with 256
+// threads. The horizontal pass writes float4 pixels into a shared tile of
+// FAST_W columns, permuted so that neither pass's 16-byte accesses
+// conflict; the vertical pass makes a column of H / 4 of them a thread.
+// Radius up to SMALL_RADIUS: four pixels of a row a thread, tiles 32 rows
+// tall; wider: eight pixels a thread, which halves the bytes each thread
+// unpacks, on tiles 64 rows tall, which halves the halo rows' share (on
+// small radii that layout measured slower)
 constexpr int FAST_W = 64;
 constexpr int FAST_THREADS = 256;
 constexpr int FAST_MAX_RADIUS = 9;
+constexpr int SMALL_RADIUS = 4;
 
-// where column @c of a tile lies: groups of eight rotated by their index,
-// so that the eight 16-byte accesses a quarter warp makes fall in distinct
-// banks whether its threads are four or eight columns apart (horizontal
-// pass) or next to each other (vertical pass)
+// where column @c of a tile of four-pixel groups lies: group c / 4 rotated
+// by its half index
 __device__ __forceinline__ int
-tile_column (int c)
+fast_column (int c)
+{
+  const int g = c >> 2;
+  return 4 * g + (((c & 3) + (g >> 1)) & 3);
+}
+
+// where column @c of a tile of eight-pixel groups lies: groups of eight
+// rotated by their index, so that the eight 16-byte accesses a quarter warp
+// makes fall in distinct banks whether its threads are eight columns apart
+// (horizontal pass) or next to each other (vertical pass)
+__device__ __forceinline__ int
+wide_column (int c)
 {
   return 8 * (c >> 3) + ((c + (c >> 3)) & 7);
 }
@@ -193,72 +207,20 @@ load_row_chunks (
     }
 }
 
-template <int R, int OP, int P, int H>
-__global__ void
-__launch_bounds__ (FAST_THREADS)
-    separable_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-        const __grid_constant__ SepParams p)
+// the vertical pass of both fast kernels: ROWS output pixels down column
+// @x of the frame from rows @r0 on of the tile @hs, whose column @pc holds
+// it. The whole window is read at once where it fits 64 registers;
+// otherwise rows are read as they come into it, so that only 2 R + 1 take
+// registers at once
+template <int R, int OP, int ROWS>
+__device__ __forceinline__ void
+separable_vertical (const float4 *hs, int r0, int pc, const uint8_t *src,
+    size_t src_pitch, uint8_t *dst, size_t dst_pitch, int x, int y0, int height,
+    const SepParams &p)
 {
-  // chunks of four pixels left of a thread's own, and the index in the
-  // loaded words of the first pixel its taps reach
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + P / 4;
-  constexpr int FIRST = 4 * LEFT - R, N = P + 2 * R;
-  constexpr int PER_ROW = FAST_W / P, ROWS = H / (FAST_THREADS / FAST_W);
-  constexpr int STEP = FAST_THREADS / PER_ROW;
   constexpr bool WHOLE = ROWS + 2 * R <= 16;
-  extern __shared__ float4 hs[];
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
-  const int q = threadIdx.x % PER_ROW;
-  const int xq = x0 + P * q;
-
-#pragma unroll
-  for (int pass = 0; pass < (H + 2 * R + STEP - 1) / STEP; pass++)
-    {
-      const int ry = threadIdx.x / PER_ROW + pass * STEP;
-      uint32_t raw[4 * CHUNKS];
-      float acc[P][4];
-
-      if (ry >= H + 2 * R)
-        break;
-
-      load_row_chunks<LEFT, P / 4> (
-          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
-          width, raw);
-      // a channel at a time keeps P + 2 R floats of it in registers
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        {
-          float v[N];
-#pragma unroll
-          for (int j = 0; j < N; j++)
-            v[j] = byte_to_f (raw[FIRST + j], c);
-#pragma unroll
-          for (int i = 0; i < P; i++)
-            {
-              acc[i][c] = 0.0f;
-#pragma unroll
-              for (int k = 0; k <= 2 * R; k++)
-                acc[i][c] = OP == OP_BOX ? acc[i][c] + v[i + k]
-                                         : fmaf (p.w[k], v[i + k], acc[i][c]);
-            }
-        }
-#pragma unroll
-      for (int i = 0; i < P; i++)
-        hs[ry * FAST_W + tile_column (P * q + i)]
-            = make_float4 (acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-    }
-  __syncthreads ();
-
-  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-  const int r0 = (threadIdx.x / FAST_W) * ROWS;
-  const int pc = tile_column (col);
   float4 win[ROWS + 2 * R];
 
-  if (x >= width)
-    return;
-    // the whole window at once where it fits 64 registers; otherwise rows are
-    // read as they come into it, so that only 2 R + 1 take registers at once
 #pragma unroll
   for (int j = 0; j < (WHOLE ? ROWS + 2 * R : 2 * R); j++)
     win[j] = hs[(r0 + j) * FAST_W + pc];
@@ -315,6 +277,125 @@ __launch_bounds__ (FAST_THREADS)
         }
       orow[x] = out;
     }
+}
+
+// radius up to SMALL_RADIUS: four pixels of a row a thread, every channel
+// of the window unpacked before the sums
+template <int R, int OP>
+__global__ void
+__launch_bounds__ (FAST_THREADS)
+    separable_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
+        const __grid_constant__ SepParams p)
+{
+  // chunks of four pixels left of a thread's own, and the index in the
+  // loaded words of the first pixel its taps reach
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
+  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R, H = 32;
+  extern __shared__ float4 hs[];
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
+  const int q = threadIdx.x & (FAST_W / 4 - 1);
+  const int xq = x0 + 4 * q;
+
+  for (int ry = threadIdx.x / (FAST_W / 4); ry < H + 2 * R;
+       ry += FAST_THREADS / (FAST_W / 4))
+    {
+      uint32_t raw[4 * CHUNKS];
+      float v[N][4];
+
+      load_row_chunks<LEFT, 1> (
+          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
+          width, raw);
+#pragma unroll
+      for (int j = 0; j < N; j++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+          v[j][c] = byte_to_f (raw[FIRST + j], c);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        {
+          float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+#pragma unroll
+          for (int k = 0; k <= 2 * R; k++)
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+              acc[c] = OP == OP_BOX ? acc[c] + v[i + k][c]
+                                    : fmaf (p.w[k], v[i + k][c], acc[c]);
+          hs[ry * FAST_W + fast_column (4 * q + i)]
+              = make_float4 (acc[0], acc[1], acc[2], acc[3]);
+        }
+    }
+  __syncthreads ();
+
+  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
+
+  if (x >= width)
+    return;
+  separable_vertical<R, OP, H / 4> (hs, (threadIdx.x / FAST_W) * (H / 4),
+      fast_column (col), src, src_pitch, dst, dst_pitch, x, y0, height, p);
+}
+
+// wider radii: eight pixels of a row a thread, a channel at a time so that
+// its N floats stay in registers, the rows' loop unrolled
+template <int R, int OP>
+__global__ void
+__launch_bounds__ (FAST_THREADS)
+    separable_rgba_wide (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
+        const __grid_constant__ SepParams p)
+{
+  constexpr int P = 8, H = 64;
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + P / 4;
+  constexpr int FIRST = 4 * LEFT - R, N = P + 2 * R;
+  constexpr int PER_ROW = FAST_W / P, STEP = FAST_THREADS / PER_ROW;
+  extern __shared__ float4 hs[];
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
+  const int q = threadIdx.x % PER_ROW;
+  const int xq = x0 + P * q;
+
+#pragma unroll
+  for (int pass = 0; pass < (H + 2 * R + STEP - 1) / STEP; pass++)
+    {
+      const int ry = threadIdx.x / PER_ROW + pass * STEP;
+      uint32_t raw[4 * CHUNKS];
+      float acc[P][4];
+
+      if (ry >= H + 2 * R)
+        break;
+
+      load_row_chunks<LEFT, P / 4> (
+          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
+          width, raw);
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        {
+          float v[N];
+#pragma unroll
+          for (int j = 0; j < N; j++)
+            v[j] = byte_to_f (raw[FIRST + j], c);
+#pragma unroll
+          for (int i = 0; i < P; i++)
+            {
+              acc[i][c] = 0.0f;
+#pragma unroll
+              for (int k = 0; k <= 2 * R; k++)
+                acc[i][c] = OP == OP_BOX ? acc[i][c] + v[i + k]
+                                         : fmaf (p.w[k], v[i + k], acc[i][c]);
+            }
+        }
+#pragma unroll
+      for (int i = 0; i < P; i++)
+        hs[ry * FAST_W + wide_column (P * q + i)]
+            = make_float4 (acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    }
+  __syncthreads ();
+
+  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
+
+  if (x >= width)
+    return;
+  separable_vertical<R, OP, H / 4> (hs, (threadIdx.x / FAST_W) * (H / 4),
+      wide_column (col), src, src_pitch, dst, dst_pitch, x, y0, height, p);
 }
 
 // the box blur of RGBA8 rows on 16 bytes in integers: its sums are exact
@@ -473,29 +554,27 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
 #undef ACCEL_BOX_RADIUS
 }
 
-// wider radii take eight pixels a thread and a taller tile, which halve the
-// bytes each thread unpacks and the halo rows' share of the work; on small
-// radii they measured slower
 template <int R, int OP>
 int
 launch_fast_radius (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, const SepParams &p)
 {
-  constexpr int P = R <= 4 ? 4 : 8, H = R <= 4 ? 32 : 64;
+  constexpr bool SMALL = R <= SMALL_RADIUS;
+  constexpr int H = SMALL ? 32 : 64;
   const size_t smem = sizeof (float4) * FAST_W * (H + 2 * R);
+  auto kernel = SMALL ? separable_rgba<R, OP> : separable_rgba_wide<R, OP>;
   dim3 grid ((width + FAST_W - 1) / FAST_W, (height + H - 1) / H);
   int err;
 
   if (smem > 48 * 1024)
     {
-      err = cudaFuncSetAttribute (separable_rgba<R, OP, P, H>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      err = cudaFuncSetAttribute (
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
       if (err != cudaSuccess)
         return err;
     }
-  separable_rgba<R, OP, P, H>
-      <<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src, src_pitch,
-          (uint8_t *)dst, dst_pitch, width, height, p);
+  kernel<<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src, src_pitch,
+      (uint8_t *)dst, dst_pitch, width, height, p);
   return cudaGetLastError ();
 }
 
