@@ -306,21 +306,19 @@ add_case (GPtrArray *keep, const TestCase *tc, const char *name, int format,
 int
 main (int argc, char **argv)
 {
+  static const TestCase box_radius_7 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 7 };
   g_autoptr (GPtrArray) keep = NULL;
+  GpuCase *saturated;
 
   accel_test_require_gpu ();
   g_test_init (&argc, &argv, NULL);
   keep = g_ptr_array_new_with_free_func (g_free);
 
   g_test_add_func ("/gpu/image/invalid-arguments", test_gpu_invalid_arguments);
-  {
-    /* the largest sums the 16-bit halves of the RGBA8 box blur hold */
-    static const TestCase box7 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 7 };
-    add_case (keep, &box7, "box-blur/radius-7/saturated", ACCEL_IMAGE_RGBA8,
-        130, 70, PITCH_WIDE)
-        ->saturated
-        = TRUE;
-  }
+  /* the largest sums the 16-bit halves of the RGBA8 box blur hold */
+  saturated = add_case (keep, &box_radius_7, "box-blur/radius-7/saturated",
+      ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
+  saturated->saturated = TRUE;
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)
       {
