@@ -207,20 +207,26 @@ load_row_chunks (
     }
 }
 
-// the vertical pass of both fast kernels: ROWS output pixels down column
-// @x of the frame from rows @r0 on of the tile @hs, whose column @pc holds
-// it. The whole window is read at once where it fits 64 registers;
-// otherwise rows are read as they come into it, so that only 2 R + 1 take
-// registers at once
-template <int R, int OP, int ROWS>
+// the vertical pass of both fast kernels, after the horizontal one filled
+// the tile @hs of the block at @x0, @y0: each thread makes ROWS output
+// pixels down one column, which the tile keeps at COLUMN (column). The
+// whole window is read at once where it fits 64 registers; otherwise rows
+// are read as they come into it, so that only 2 R + 1 take registers at
+// once
+template <int R, int OP, int H, int (*COLUMN) (int)>
 __device__ __forceinline__ void
-separable_vertical (const float4 *hs, int r0, int pc, const uint8_t *src,
-    size_t src_pitch, uint8_t *dst, size_t dst_pitch, int x, int y0, int height,
+separable_vertical (const float4 *hs, const uint8_t *src, size_t src_pitch,
+    uint8_t *dst, size_t dst_pitch, int x0, int y0, int width, int height,
     const SepParams &p)
 {
+  constexpr int ROWS = H / (FAST_THREADS / FAST_W);
+  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
+  const int r0 = (threadIdx.x / FAST_W) * ROWS, pc = COLUMN (col);
   constexpr bool WHOLE = ROWS + 2 * R <= 16;
   float4 win[ROWS + 2 * R];
 
+  if (x >= width)
+    return;
 #pragma unroll
   for (int j = 0; j < (WHOLE ? ROWS + 2 * R : 2 * R); j++)
     win[j] = hs[(r0 + j) * FAST_W + pc];
@@ -326,13 +332,8 @@ __launch_bounds__ (FAST_THREADS)
         }
     }
   __syncthreads ();
-
-  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-
-  if (x >= width)
-    return;
-  separable_vertical<R, OP, H / 4> (hs, (threadIdx.x / FAST_W) * (H / 4),
-      fast_column (col), src, src_pitch, dst, dst_pitch, x, y0, height, p);
+  separable_vertical<R, OP, H, fast_column> (
+      hs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
 }
 
 // wider radii: eight pixels of a row a thread, a channel at a time so that
@@ -389,13 +390,8 @@ __launch_bounds__ (FAST_THREADS)
             = make_float4 (acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
     }
   __syncthreads ();
-
-  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-
-  if (x >= width)
-    return;
-  separable_vertical<R, OP, H / 4> (hs, (threadIdx.x / FAST_W) * (H / 4),
-      wide_column (col), src, src_pitch, dst, dst_pitch, x, y0, height, p);
+  separable_vertical<R, OP, H, wide_column> (
+      hs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
 }
 
 // the box blur of RGBA8 rows on 16 bytes in integers: its sums are exact
