@@ -109,31 +109,8 @@ k_render (const float *dye, uint8_t *rgba, size_t pitch, int n)
   fluid_colour (dye[i], rgba + (size_t)y * pitch + (size_t)x * 4);
 }
 
-/* calls @f (x, y) for each cell of a @w x @h rectangle, the block's threads
- * dealing the cells out in row-major order (a loop of 32 a row would leave
- * most threads idle on a side just over 32); each thread steps its cell by
- * the block's size, sparing a division a cell */
-template <typename F>
-__device__ static void
-for_each_cell (int w, int h, F f)
-{
-  int x = threadIdx.x % w, y = threadIdx.x / w;
-  int dx = blockDim.x % w, dy = blockDim.x / w;
-
-  while (y < h)
-    {
-      f (x, y);
-      x += dx;
-      y += dy;
-      if (x >= w)
-        {
-          x -= w;
-          y++;
-        }
-    }
-}
-
-/* the same on a square known when compiling by a block of THREADS,
+/* calls @f (x, y) for each cell of a square known when compiling, the
+ * THREADS threads of the block dealing the cells out in row-major order:
  * unrolled and with no branch but in the last round, so that a thread's
  * loads go out together */
 template <int SIDE, int THREADS, typename F>
@@ -237,12 +214,16 @@ __launch_bounds__ (FORCES_THREADS) k_forces (const float *u, const float *v,
 /* pressure iterations fused in shared memory: a block loads its tile with a
  * halo of two cells an iteration and one more, sweeps squares two cells
  * smaller each side an iteration (each valid two cells further in) and
- * writes the tile's inside. Only cells on the grid are swept; their clamped
- * neighbours lie on the grid, inside the square the previous sweep made
- * valid. In a step the first launch also takes the divergence as it loads;
- * the last keeps a ring of one cell valid for the gradient, and projects
- * the velocity and advects the dye as it writes */
-constexpr int PRESSURE_THREADS = 1024;
+ * writes the tile's inside. Only cells on the grid need be swept; their
+ * clamped neighbours lie on the grid, inside the square the previous sweep
+ * made valid. In a step the first launch also takes the divergence as it
+ * loads; the last keeps a ring of one cell valid for the gradient, and
+ * projects the velocity and advects the dye as it writes.
+ *
+ * A sweep gives each thread a run of rows of one column, held in registers
+ * with their divergence: the neighbours two rows up and down are mostly its
+ * own, and only the left and right ones and the run's ends come out of
+ * shared memory */
 constexpr int PRESSURE_DIVERGENCE = 1;
 constexpr int PRESSURE_PROJECT = 2;
 /* the former step's tiles, and the fused step's: ten iterations a launch
@@ -265,27 +246,73 @@ pressure_span (int tile, int iters)
   return tile + 2 * pressure_halo (iters);
 }
 
-/* one iteration over a rectangle of a tile's cells on the grid; a tile
- * whose span stays two cells inside the grid's edges needs no clamping */
-template <int SPAN, bool CLAMP>
-__device__ static void
-pressure_sweep (const Tile &t, const float *from, float *to, const float *dv,
-    int x0, int y0, int w, int h)
+/* rows a thread sweeps: the fewest that divide the span and leave a thread
+ * for each run of each column in a block of 1024 */
+constexpr int
+pressure_rows (int span)
 {
-  for_each_cell (w, h, [&] (int x, int y) {
-    int lx = x0 + x, ly = y0 + y, i = ly * SPAN + lx;
-    int l = 2, r = 2, u = 2, d = 2;
-    if (CLAMP)
+  int k = 1;
+  while (span % k != 0 || span * (span / k) > 1024)
+    k++;
+  return k;
+}
+
+constexpr int
+pressure_threads (int tile, int iters)
+{
+  return pressure_span (tile, iters) * pressure_span (tile, iters)
+         / pressure_rows (pressure_span (tile, iters));
+}
+
+/* one iteration of a thread's run of K rows of column @col from row @row0
+ * on, @run holding its values in @from and @d their divergence: into @to
+ * and @run. Neighbours are clamped as fluid_at clamps them, then into the
+ * tile (a cell off the swept square may read any of it). A run at least two
+ * rows inside the grid's edges (@inner) finds its neighbours above and below
+ * two rows away: all but the two at each end are its own */
+template <int S, int K>
+__device__ static void
+pressure_run (const Tile &t, const float *from, float *to, int col, int row0,
+    int lc, int rc, bool inner, float (&run)[K], const float (&d)[K])
+{
+  float next[K];
+
+  if (inner)
+    {
+      const float up2 = from[max (row0 - 2, 0) * S + col];
+      const float up1 = from[max (row0 - 1, 0) * S + col];
+      const float down1 = from[min (row0 + K, S - 1) * S + col];
+      const float down2 = from[min (row0 + K + 1, S - 1) * S + col];
+#pragma unroll
+      for (int j = 0; j < K; j++)
+        {
+          const float *row = from + (row0 + j) * S;
+          const float up = j >= 2 ? run[j - 2] : j == 1 ? up1 : up2;
+          const float down = j + 2 < K    ? run[j + 2]
+                             : j + 2 == K ? down1
+                                          : down2;
+          next[j] = fluid_pressure_update (row[lc], row[rc], up, down, d[j]);
+        }
+    }
+  else
+#pragma unroll
+    for (int j = 0; j < K; j++)
       {
-        int gx = t.ox + lx, gy = t.oy + ly;
-        l = min (gx, 2);
-        r = min (t.n - 1 - gx, 2);
-        u = min (gy, 2);
-        d = min (t.n - 1 - gy, 2);
+        const int gy = t.oy + row0 + j;
+        const int ur
+            = fluid_clampi (fluid_clampi (gy - 2, 0, t.n - 1) - t.oy, 0, S - 1);
+        const int dr
+            = fluid_clampi (fluid_clampi (gy + 2, 0, t.n - 1) - t.oy, 0, S - 1);
+        const float *row = from + (row0 + j) * S;
+        next[j] = fluid_pressure_update (
+            row[lc], row[rc], from[ur * S + col], from[dr * S + col], d[j]);
       }
-    to[i] = fluid_pressure_update (from[i - l], from[i + r], from[i - u * SPAN],
-        from[i + d * SPAN], dv[i]);
-  });
+#pragma unroll
+  for (int j = 0; j < K; j++)
+    {
+      to[(row0 + j) * S + col] = next[j];
+      run[j] = next[j];
+    }
 }
 
 /* the projection and the dye's advection at grid cell (x, y), the pressure
@@ -311,20 +338,29 @@ project_cell (const AccelFluidParams &p, const AccelFluidFields &f,
  * and advects the dye from f.dye0 into f.dye */
 template <int TILE, int ITERS>
 __global__ static void
-__launch_bounds__ (PRESSURE_THREADS)
+__launch_bounds__ (pressure_threads (TILE, ITERS))
     k_pressure_tiled (AccelFluidParams p, AccelFluidFields f, const float *src,
         float *dst, const float *wu, const float *wv, int iters, int stage)
 {
   constexpr int HALO = pressure_halo (ITERS);
-  constexpr int S = pressure_span (TILE, ITERS);
+  constexpr int S = pressure_span (TILE, ITERS), K = pressure_rows (S);
+  constexpr int THREADS = pressure_threads (TILE, ITERS);
   extern __shared__ float smem[];
   float *from = smem, *to = smem + S * S, *dv = smem + 2 * S * S;
   Tile t = { S, (int)blockIdx.x * TILE - HALO, (int)blockIdx.y * TILE - HALO,
     p.n };
   int n = p.n, ring = stage & PRESSURE_PROJECT ? 1 : 0;
-  bool clamp = t.ox < 0 || t.oy < 0 || t.ox + S > n || t.oy + S > n;
+  /* the thread's run: K rows of a column, and its neighbours' columns */
+  const int col = threadIdx.x % S, row0 = threadIdx.x / S * K;
+  const int gx = t.ox + col, gy0 = t.oy + row0;
+  const int lc
+      = fluid_clampi (fluid_clampi (gx - 2, 0, n - 1) - t.ox, 0, S - 1);
+  const int rc
+      = fluid_clampi (fluid_clampi (gx + 2, 0, n - 1) - t.ox, 0, S - 1);
+  const bool inner = gy0 >= 2 && gy0 + K - 1 <= n - 3;
+  float run[K], d[K];
 
-  for_each_cell_unrolled<S, PRESSURE_THREADS> ([&] (int lx, int ly) {
+  for_each_cell_unrolled<S, THREADS> ([&] (int lx, int ly) {
     int x, y;
     t.source (lx, ly, &x, &y);
     from[ly * S + lx] = src[y * n + x];
@@ -333,23 +369,28 @@ __launch_bounds__ (PRESSURE_THREADS)
                           : f.div[y * n + x];
   });
   __syncthreads ();
+#pragma unroll
+  for (int j = 0; j < K; j++)
+    {
+      run[j] = from[(row0 + j) * S + col];
+      d[j] = dv[(row0 + j) * S + col];
+    }
   for (int k = iters - 1; k >= 0; k--)
     {
-      /* k iterations left after this one */
+      /* k iterations left after this one; a run that misses the square
+       * holds nothing a later sweep reads */
       int lo = HALO - ring - 2 * k, hi = S - lo;
       int x0 = max (lo, -t.ox), x1 = min (hi, n - t.ox);
       int y0 = max (lo, -t.oy), y1 = min (hi, n - t.oy);
       float *swap = from;
 
-      if (clamp)
-        pressure_sweep<S, true> (t, from, to, dv, x0, y0, x1 - x0, y1 - y0);
-      else
-        pressure_sweep<S, false> (t, from, to, dv, x0, y0, x1 - x0, y1 - y0);
+      if (col >= x0 && col < x1 && row0 < y1 && row0 + K > y0)
+        pressure_run<S, K> (t, from, to, col, row0, lc, rc, inner, run, d);
       from = to;
       to = swap;
       __syncthreads ();
     }
-  for_each_cell_unrolled<TILE, PRESSURE_THREADS> ([&] (int tx, int ty) {
+  for_each_cell_unrolled<TILE, THREADS> ([&] (int tx, int ty) {
     int x = t.ox + HALO + tx, y = t.oy + HALO + ty;
     if (x >= n || y >= n)
       return;
@@ -380,7 +421,7 @@ pressure_tiled (cudaStream_t s, const AccelFluidParams *p,
         return err;
     }
   k_pressure_tiled<TILE, ITERS>
-      <<<dim3 (tiles, tiles), PRESSURE_THREADS, smem, s>>> (
+      <<<dim3 (tiles, tiles), pressure_threads (TILE, ITERS), smem, s>>> (
           *p, *f, src, dst, wu, wv, iters, stage);
   return cudaSuccess;
 }

@@ -56,7 +56,7 @@ extern "C"
    * for bit */
   typedef enum
   {
-    /* a launch a pass, a launch a pressure iteration: above 512^2 */
+    /* a launch a pass, a launch a pressure iteration */
     ACCEL_FLUID_PLAIN,
     /* a launch a pass, the pressure iterations 4 a launch in shared memory
      * on tiles of 32^2: the step up to 512^2 before ACCEL_FLUID_FUSED */
@@ -64,7 +64,7 @@ extern "C"
     /* injection and vorticity in one launch, advection in one, then the
      * pressure iterations 10 a launch on tiles of 48^2, the first launch
      * also taking the divergence, the last also the projection and the
-     * dye's advection: up to 512^2 */
+     * dye's advection: the step at every size */
     ACCEL_FLUID_FUSED,
   } AccelFluidPath;
 
