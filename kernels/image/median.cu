@@ -4,7 +4,8 @@
 // RGBA8 runs all four channels at once in 16-bit SIMD lanes. RGBA8 and BGRA8
 // rows on 16 bytes fill the tile from 16-byte loads and make four pixels of
 // two rows per thread, one channel pair after the other, with networks that
-// sort and merge what neighbouring windows share once for all of them
+// sort and merge what neighbouring windows share once for all of them, part
+// of their comparisons as exact half arithmetic on the FMA pipe
 #include <cuda_runtime.h>
 
 #include "median.h"
@@ -220,7 +221,9 @@ __launch_bounds__ (TILE_W *BLOCK_Y)
 }
 
 // the fast path's values: two channels of a pixel (0 and 2, or 1 and 3) in
-// the 16-bit lanes of a word, both ordered by one instruction
+// the 16-bit lanes of a word, each lane 1024 + the byte. As unsigned
+// integers or as halves (1024 .. 1279, a step of 1) they order alike, so
+// both structs below order the same words
 struct Lanes
 {
   typedef uint32_t T;
@@ -231,6 +234,42 @@ struct Lanes
   static __device__ __forceinline__ T mx (T a, T b)
   {
     return __vmaxu2 (a, b);
+  }
+  // @lo and @hi ordered
+  static __device__ __forceinline__ void cx (T &lo, T &hi)
+  {
+    const T l = mn (lo, hi);
+    hi = mx (lo, hi);
+    lo = l;
+  }
+};
+
+// the same ordering by half arithmetic, three instructions for two, but on
+// the FMA pipe, not on the one min and max share with the rest of the
+// integer work: with r = max (a - b, 0), min = a - r and max = b + r, every
+// step exact on these values
+struct HalfLanes
+{
+  typedef uint32_t T;
+  // max (a - b, 0)
+  static __device__ __forceinline__ T excess (T a, T b)
+  {
+    T r;
+    asm("fma.rn.relu.f16x2 %0, %1, %2, %3;"
+        : "=r"(r)
+        : "r"(b), "r"(0xbc00bc00u), "r"(a));
+    return r;
+  }
+  static __device__ __forceinline__ void cx (T &lo, T &hi)
+  {
+    const T r = excess (lo, hi);
+    T l, h;
+    asm("fma.rn.f16x2 %0, %1, %2, %3;"
+        : "=r"(l)
+        : "r"(r), "r"(0xbc00bc00u), "r"(lo));
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(h) : "r"(r), "r"(hi));
+    lo = l;
+    hi = h;
   }
 };
 
@@ -329,11 +368,7 @@ merge (const typename O::T (&a)[M], const typename O::T (&b)[N],
     w[M + i] = b[i];
 #pragma unroll
   for (int c = 0; c < net.count; c++)
-    {
-      const typename O::T l = O::mn (w[net.lo[c]], w[net.hi[c]]);
-      w[net.hi[c]] = O::mx (w[net.lo[c]], w[net.hi[c]]);
-      w[net.lo[c]] = l;
-    }
+    O::cx (w[net.lo[c]], w[net.hi[c]]);
 #pragma unroll
   for (int i = 0; i < M + N; i++)
     out[i] = w[net.rank[i]];
@@ -427,8 +462,10 @@ row_windows (const typename O::T (&v)[8], typename O::T (&out)[4][5])
 // @px holds the 8 x 6 pixels their windows cover (window (k, r): columns k ..
 // k + 4, rows r .. r + 4). Every sorted run and merge is made once for all
 // the windows that contain it, and merges keep only the ranks that can
-// still be a median, so each window ends as one value out of 6 + 5
-template <class O>
+// still be a median, so each window ends as one value out of 6 + 5. The
+// sorts and full merges order with @F on the FMA pipe, the kept merges with
+// @O: the split that measured fastest
+template <class O, class F>
 __device__ __forceinline__ void
 median5_4x2 (const typename O::T (&px)[6][8], typename O::T (&out)[2][4])
 {
@@ -441,13 +478,13 @@ median5_4x2 (const typename O::T (&px)[6][8], typename O::T (&out)[2][4])
   for (int j = 0; j < 8; j++)
     {
       const T c[4] = { px[1][j], px[2][j], px[3][j], px[4][j] };
-      sort<O> (c, col[j]);
+      sort<F> (c, col[j]);
     }
 #pragma unroll
   for (int r = 0; r < 2; r++)
-    row_windows<O> (px[r ? 5 : 0], row[r]);
+    row_windows<F> (px[r ? 5 : 0], row[r]);
   // columns 3 and 4 are in all eight windows
-  merge<O> (col[3], col[4], core);
+  merge<F> (col[3], col[4], core);
 #pragma unroll
   for (int h = 0; h < 2; h++)
     {
@@ -455,7 +492,7 @@ median5_4x2 (const typename O::T (&px)[6][8], typename O::T (&out)[2][4])
       // rows: of these 16 values, 3 are below any of their medians and 3
       // above
       T side[8], half[10];
-      merge<O> (col[1 + 4 * h], col[2 + 4 * h], side);
+      merge<F> (col[1 + 4 * h], col[2 + 4 * h], side);
       merge_kept<O, 0, 0> (core, side, half);
 #pragma unroll
       for (int e = 0; e < 2; e++)
@@ -488,9 +525,11 @@ median_pair (typename O::T a, typename O::T lo, typename O::T hi)
 // from the 6 x 4 pixels their windows cover: a window's median is the
 // median of the greatest of its column minima, the median of its column
 // medians and the least of its column maxima. Rows 1 and 2 of a column are
-// sorted once for both rows, and windows 0 and 1 (2 and 3) sort their two
-// shared column medians once
-template <class O>
+// sorted once for both rows, windows 0 and 1 (2 and 3) sort their two
+// shared column medians once and take the extremes of their two shared
+// columns once. The pairs are ordered with @F on the FMA pipe, the rest
+// with @O: the split that measured fastest
+template <class O, class F>
 __device__ __forceinline__ void
 median3_4x2 (const typename O::T (&px)[4][6], typename O::T (&out)[2][4])
 {
@@ -500,8 +539,9 @@ median3_4x2 (const typename O::T (&px)[4][6], typename O::T (&out)[2][4])
 #pragma unroll
   for (int j = 0; j < 6; j++)
     {
-      plo[j] = O::mn (px[1][j], px[2][j]);
-      phi[j] = O::mx (px[1][j], px[2][j]);
+      plo[j] = px[1][j];
+      phi[j] = px[2][j];
+      F::cx (plo[j], phi[j]);
     }
 #pragma unroll
   for (int r = 0; r < 2; r++)
@@ -518,14 +558,23 @@ median3_4x2 (const typename O::T (&px)[4][6], typename O::T (&out)[2][4])
 #pragma unroll
       for (int e = 0; e < 2; e++)
         {
-          mlo[e] = O::mn (mid[1 + 2 * e], mid[2 + 2 * e]);
-          mhi[e] = O::mx (mid[1 + 2 * e], mid[2 + 2 * e]);
+          mlo[e] = mid[1 + 2 * e];
+          mhi[e] = mid[2 + 2 * e];
+          F::cx (mlo[e], mhi[e]);
         }
 #pragma unroll
       for (int k = 0; k < 4; k++)
-        out[r][k] = median3<O> (O::mx (lo[k], O::mx (lo[k + 1], lo[k + 2])),
-            median_pair<O> (mid[k % 2 ? k + 2 : k], mlo[k / 2], mhi[k / 2]),
-            O::mn (hi[k], O::mn (hi[k + 1], hi[k + 2])));
+        {
+          // columns q and q + 1 are shared with the neighbouring window,
+          // o is the window's own
+          const int q = k % 2 ? k : k + 1, o = k % 2 ? k + 2 : k;
+          T a = O::mx (lo[o], O::mx (lo[q], lo[q + 1]));
+          T b = median_pair<O> (mid[o], mlo[k / 2], mhi[k / 2]);
+          const T c = O::mn (hi[o], O::mn (hi[q], hi[q + 1]));
+          // the median of a, b and c
+          F::cx (a, b);
+          out[r][k] = O::mx (a, O::mn (b, c));
+        }
     }
 }
 
@@ -550,10 +599,13 @@ __launch_bounds__ (FAST_THREADS)
 
   load_tile_words4<ROWS, FAST_CHUNKS, FAST_THREADS> (src, src_pitch, x0 - 4,
       y0 - R, width, height, [&] (int ly, int c, const uint32_t *w) {
-        const uint32_t m = 0x00ff00ffu;
-        tile[0][ly][c] = make_uint4 (w[0] & m, w[1] & m, w[2] & m, w[3] & m);
-        tile[1][ly][c] = make_uint4 (
-            (w[0] >> 8) & m, (w[1] >> 8) & m, (w[2] >> 8) & m, (w[3] >> 8) & m);
+        // bytes 0 and 2 (1 and 3) each under a byte of 0x64: 1024 + v
+        tile[0][ly][c] = make_uint4 (__byte_perm (w[0], 0x64, 0x4240),
+            __byte_perm (w[1], 0x64, 0x4240), __byte_perm (w[2], 0x64, 0x4240),
+            __byte_perm (w[3], 0x64, 0x4240));
+        tile[1][ly][c] = make_uint4 (__byte_perm (w[0], 0x64, 0x4341),
+            __byte_perm (w[1], 0x64, 0x4341), __byte_perm (w[2], 0x64, 0x4341),
+            __byte_perm (w[3], 0x64, 0x4341));
       });
   __syncthreads ();
 
@@ -581,9 +633,9 @@ __launch_bounds__ (FAST_THREADS)
             px[r][j] = w[4 - R + j];
         }
       if constexpr (R == 1)
-        median3_4x2<Lanes> (px, m[p]);
+        median3_4x2<Lanes, HalfLanes> (px, m[p]);
       else
-        median5_4x2<Lanes> (px, m[p]);
+        median5_4x2<Lanes, HalfLanes> (px, m[p]);
     }
 #pragma unroll
   for (int r = 0; r < 2; r++)
@@ -592,7 +644,7 @@ __launch_bounds__ (FAST_THREADS)
         uint32_t w[4];
 #pragma unroll
         for (int i = 0; i < 4; i++)
-          w[i] = m[0][r][i] | (m[1][r][i] << 8);
+          w[i] = __byte_perm (m[0][r][i], m[1][r][i], 0x6240);
         store_words4 (dst + (size_t)(y + r) * dst_pitch, x, width, w);
       }
 }
