@@ -203,12 +203,10 @@ acquire (AccelPool *pool, gint slot, GError **error)
 {
   AccelBuffer *buf = NULL;
   GError *alloc_error = NULL;
-  gint64 deadline, t_wait = 0;
+  gint64 deadline = -1, t_wait = 0;
   guint new_slot = 0;
 
   g_mutex_lock (&pool->lock);
-  deadline
-      = pool->timeout_us < 0 ? -1 : g_get_monotonic_time () + pool->timeout_us;
   for (;;)
     {
       gboolean slot_free;
@@ -238,9 +236,12 @@ acquire (AccelPool *pool, gint slot, GError **error)
               pool->n_allocated, pool->max_buffers);
           break;
         }
+      /* the clock is read only when there is a wait: a free buffer is
+       * the hot path, once a frame and stage */
       if (t_wait == 0)
         {
           t_wait = g_get_monotonic_time ();
+          deadline = pool->timeout_us < 0 ? -1 : t_wait + pool->timeout_us;
           pool->n_waits++;
         }
       pool->n_waiting++;

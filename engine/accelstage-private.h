@@ -194,7 +194,8 @@ typedef struct
   guint64 n_processed;
   guint64 n_restarts;
   guint64 n_skipped;
-  guint64 n_lost;     /* live sources: frames a restart could not replay */
+  guint64 n_lost; /* live sources: frames a restart could not replay */
+  /* atomics, outside stats_lock: graph mode counts every frame */
   guint64 n_replayed; /* frames whose work was a replayed CUDA graph */
   guint64 n_captured; /* frames whose work was captured */
   gint64 latency_ns[ACCEL_LATENCY_RING];
