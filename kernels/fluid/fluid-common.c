@@ -31,8 +31,8 @@ accel_fluid_fields_init (AccelFluidFields *f, void *block, int n)
 
 /* the fused step at every size: at 512^2 launches dominate, and from
  * 1024^2 on its pressure iterations in registers and shared memory beat a
- * launch an iteration (on an H200: 5 111 against 4 123 steps/s at 1024^2,
- * 1 430 against 949 at 2048^2) */
+ * launch an iteration (on an H200: 5 920 against 4 131 steps/s at 1024^2,
+ * 1 806 against 949 at 2048^2) */
 AccelFluidPath
 accel_fluid_step_path_for (int n)
 {

@@ -226,13 +226,16 @@ __launch_bounds__ (FORCES_THREADS) k_forces (const float *u, const float *v,
  * shared memory */
 constexpr int PRESSURE_DIVERGENCE = 1;
 constexpr int PRESSURE_PROJECT = 2;
-/* the former step's tiles, and the fused step's: ten iterations a launch
- * make the usual 40 four launches (an even count ends in p), the halo about
- * doubling the sweeps' work (twenty would make two but treble it); 48^2
- * tiles (97 KB of shared memory, a block an SM) are 121 blocks at 512^2,
- * one wave on an H100's 132 SMs */
+/* the former step's tiles, and the fused step's, as measured on an H200
+ * (docs/benchmarks.md). Up to 512^2, where the grid is one wave of blocks,
+ * 47^2 tiles and seven iterations a launch (121 blocks at 512^2, 847
+ * threads each; the usual 40 iterations in six launches, an even count
+ * ending in p). Larger grids take 49^2 tiles and ten iterations a launch:
+ * 637 threads a block, so two blocks share an SM */
 constexpr int TILED_TILE = 32, TILED_ITERS = 4;
-constexpr int FUSED_TILE = 48, FUSED_ITERS = 10;
+constexpr int FUSED_SMALL_N = 512;
+constexpr int FUSED_SMALL_TILE = 47, FUSED_SMALL_ITERS = 7;
+constexpr int FUSED_TILE = 49, FUSED_ITERS = 10;
 
 constexpr int
 pressure_halo (int iters)
@@ -443,7 +446,9 @@ pressure_solve (cudaStream_t s, const AccelFluidParams *p,
     const float *wv)
 {
   int n = p->n, iters = (p->pressure_iters + 1) & ~1;
-  int fuse = path == ACCEL_FLUID_FUSED   ? FUSED_ITERS
+  bool small = n <= FUSED_SMALL_N;
+  int fuse = path == ACCEL_FLUID_FUSED
+                 ? (small ? FUSED_SMALL_ITERS : FUSED_ITERS)
              : path == ACCEL_FLUID_TILED ? TILED_ITERS
                                          : 1;
   int launches = (iters + fuse - 1) / fuse;
@@ -460,7 +465,10 @@ pressure_solve (cudaStream_t s, const AccelFluidParams *p,
       int stage = (l == 0 ? PRESSURE_DIVERGENCE : 0)
                   | (l == launches - 1 ? PRESSURE_PROJECT : 0);
 
-      if (path == ACCEL_FLUID_FUSED)
+      if (path == ACCEL_FLUID_FUSED && small)
+        err = pressure_tiled<FUSED_SMALL_TILE, FUSED_SMALL_ITERS> (
+            s, p, f, src, dst, wu, wv, count, wu ? stage : 0);
+      else if (path == ACCEL_FLUID_FUSED)
         err = pressure_tiled<FUSED_TILE, FUSED_ITERS> (
             s, p, f, src, dst, wu, wv, count, wu ? stage : 0);
       else if (path == ACCEL_FLUID_TILED)

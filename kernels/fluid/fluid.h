@@ -62,7 +62,8 @@ extern "C"
      * on tiles of 32^2: the step up to 512^2 before ACCEL_FLUID_FUSED */
     ACCEL_FLUID_TILED,
     /* injection and vorticity in one launch, advection in one, then the
-     * pressure iterations 10 a launch on tiles of 48^2, the first launch
+     * pressure iterations 7 a launch on tiles of 47^2 (above 512^2: 10 a
+     * launch on tiles of 49^2), the first launch
      * also taking the divergence, the last also the projection and the
      * dye's advection: the step at every size */
     ACCEL_FLUID_FUSED,
