@@ -752,25 +752,25 @@ static int
 supervise (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *tmp_state = NULL;
+  g_autofree gchar *tmp_state = make_tmp_state (&error);
+  gboolean ok;
 
-  if (!opt_state_dir)
-    {
-      tmp_state = g_dir_make_tmp ("accel-run-XXXXXX", &error);
-      if (!tmp_state)
-        {
-          g_printerr ("accel-run: %s\n", error->message);
-          return EXIT_RUNTIME;
-        }
-      g_setenv ("ACCEL_STATE_DIR", tmp_state, TRUE);
-    }
-  if (!accel_supervisor_run ((const char *const *)argv, 3, 10000, &error))
+  if (!opt_state_dir && !tmp_state)
     {
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_RUNTIME;
     }
   if (tmp_state)
+    g_setenv ("ACCEL_STATE_DIR", tmp_state, TRUE);
+  ok = accel_supervisor_run ((const char *const *)argv, 3, 10000, &error);
+  /* failed or not, the run's own state goes with it */
+  if (tmp_state)
     remove_tree (tmp_state);
+  if (!ok)
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      return EXIT_RUNTIME;
+    }
   return EXIT_DONE;
 }
 

@@ -26,10 +26,21 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WorldRun, world_run_clear)
 /* the backend the runs ask for: the host's, unless a test says cuda */
 static const char *world_backend = "--backend=host";
 
-/* starts accel-run in @dir with @env ("NAME=VALUE", NULL-terminated, may
- * be NULL) added and the arguments after it */
+/* a TMPDIR of a run's own, inside @dir */
+static inline gchar *
+world_make_tmp (const char *dir)
+{
+  gchar *tmp = g_build_filename (dir, "tmp-XXXXXX", NULL);
+
+  g_assert_nonnull (g_mkdtemp (tmp));
+  return tmp;
+}
+
+/* starts accel-run in @dir, its TMPDIR @tmp, with @env ("NAME=VALUE",
+ * NULL-terminated, may be NULL) added and the arguments after it */
 static inline GSubprocess *
-world_spawn (const char *dir, const char *const *env, const char *const *args)
+world_spawn_in (const char *dir, const char *tmp, const char *const *env,
+    const char *const *args)
 {
   g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
       G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
@@ -38,6 +49,7 @@ world_spawn (const char *dir, const char *const *env, const char *const *args)
   GSubprocess *p;
 
   g_subprocess_launcher_set_cwd (launcher, dir);
+  g_subprocess_launcher_setenv (launcher, "TMPDIR", tmp, TRUE);
   for (guint i = 0; env && env[i]; i++)
     {
       g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
@@ -53,6 +65,15 @@ world_spawn (const char *dir, const char *const *env, const char *const *args)
       launcher, (const char *const *)argv->pdata, &error);
   g_assert_no_error (error);
   return p;
+}
+
+/* the same, in a TMPDIR of its own */
+static inline GSubprocess *
+world_spawn (const char *dir, const char *const *env, const char *const *args)
+{
+  g_autofree gchar *tmp = world_make_tmp (dir);
+
+  return world_spawn_in (dir, tmp, env, args);
 }
 
 /* a run that takes longer is killed, and what it printed shown: no world
@@ -124,15 +145,27 @@ world_wait (GSubprocess *p, WorldRun *r, gint64 t0)
         "status %d after %.1f s; stderr:\n%s", r->status, r->seconds, r->err);
 }
 
-/* runs accel-run to its end */
+/* runs accel-run to its end; one that ended by itself, failed or not,
+ * has removed the temporary state it made (other libraries' files are
+ * theirs) */
 static inline void
 world_run (WorldRun *r, const char *dir, const char *const *env,
     const char *const *args)
 {
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (GSubprocess) p = world_spawn (dir, env, args);
+  g_autofree gchar *tmp = world_make_tmp (dir);
+  g_autoptr (GSubprocess) p = world_spawn_in (dir, tmp, env, args);
+  g_autoptr (GDir) left = NULL;
+  const char *name;
 
   world_wait (p, r, t0);
+  left = r->status >= 0 ? g_dir_open (tmp, 0, NULL) : NULL;
+  while (left && (name = g_dir_read_name (left)))
+    if (g_str_has_prefix (name, "accel-"))
+      {
+        g_test_message ("accel-run left %s in its TMPDIR", name);
+        g_assert_not_reached ();
+      }
 }
 
 /* a port nothing listens on now */
