@@ -31,6 +31,11 @@ gboolean accel_debug_has (AccelDebugFlags flag);
 /* supervisor.c: restarts within a window, for the restart intensity */
 guint accel_supervisor_count_recent (
     GArray *restarts, gint64 now, gint64 window_ms);
+/* supervisor.c: a GSpawnChildSetupFunc that sends the worker signal
+ * GPOINTER_TO_INT (@sig) when its supervisor goes, however that ends;
+ * accel_supervisor_spawning() first, in the supervisor */
+void accel_supervisor_spawning (void);
+void accel_supervisor_child_setup (gpointer sig);
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);

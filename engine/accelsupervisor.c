@@ -11,7 +11,31 @@
 #include "accel-private.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+/* the supervisor's process id, for its workers to tell whether it went
+ * before they asked to follow it */
+static pid_t supervisor_pid;
+
+/* before a worker is spawned, in the supervisor */
+void
+accel_supervisor_spawning (void)
+{
+  supervisor_pid = getpid ();
+}
+
+/* in the worker, between fork and exec: the signal comes when the thread
+ * that spawned it ends (the supervisor's main thread); a supervisor gone
+ * already sends nothing, so the worker ends here */
+void
+accel_supervisor_child_setup (gpointer sig)
+{
+  prctl (PR_SET_PDEATHSIG, GPOINTER_TO_INT (sig));
+  if (getppid () != supervisor_pid)
+    _exit (1);
+}
 
 /**
  * accel_supervisor_is_worker:
@@ -117,11 +141,15 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
       guint recent = 0;
 
       g_debug ("starting worker %u: %s", generation, argv[0]);
+      /* a supervisor that is killed takes its worker along: SIGTERM, so it
+       * finishes its frames in flight as after a Ctrl-C */
+      accel_supervisor_spawning ();
       if (!g_spawn_sync (NULL, (gchar **)argv, env,
               G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
                   | G_SPAWN_CHILD_INHERITS_STDOUT
                   | G_SPAWN_CHILD_INHERITS_STDERR,
-              NULL, NULL, NULL, NULL, &status, &spawn_error))
+              accel_supervisor_child_setup, GINT_TO_POINTER (SIGTERM), NULL,
+              NULL, &status, &spawn_error))
         {
           g_propagate_prefixed_error (
               error, g_steal_pointer (&spawn_error), "cannot start a worker: ");

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 /* how often the supervisor looks at its workers */
@@ -23,13 +22,6 @@ typedef struct
   GPid pid;
   gboolean running;
 } Rank;
-
-/* a worker goes with its supervisor, however that ends */
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
 
 static gchar **
 rank_env (guint rank, guint n_ranks, guint generation, const char *coordinator,
@@ -93,6 +85,8 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
 
+  /* a rank goes with its supervisor, however that ends */
+  accel_supervisor_spawning ();
   for (guint r = 0; r < n_ranks; r++)
     {
       g_auto (GStrv) env
@@ -100,7 +94,8 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
       if (!g_spawn_async (NULL, (gchar **)argv, env,
               G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
                   | G_SPAWN_CHILD_INHERITS_STDIN,
-              die_with_parent, NULL, &ranks[r].pid, error))
+              accel_supervisor_child_setup, GINT_TO_POINTER (SIGKILL),
+              &ranks[r].pid, error))
         {
           g_prefix_error (error, "cannot start rank %u: ", r);
           end_ranks (ranks, n_ranks);

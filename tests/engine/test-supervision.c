@@ -4,8 +4,11 @@
 #include "test-stages.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* src -> work (a core.scale) -> checksum sink, with no fault scheduled */
 typedef struct
@@ -435,6 +438,14 @@ worker_main (void)
 
   if (g_getenv ("ACCEL_TEST_WORKER_FAILS"))
     return atoi (g_getenv ("ACCEL_TEST_WORKER_FAILS"));
+  if (g_getenv ("ACCEL_TEST_WORKER_HANGS"))
+    {
+      g_autofree gchar *pid_file = g_build_filename (dir, "worker.pid", NULL);
+      g_autofree gchar *pid = g_strdup_printf ("%d", (int)getpid ());
+      g_file_set_contents (pid_file, pid, -1, NULL);
+      for (;;)
+        pause ();
+    }
   test_stages_register ();
   src = accel_stage_new (
       g_getenv ("ACCEL_TEST_LIVE") ? "test.live-source" : "core.test-source",
@@ -672,6 +683,65 @@ test_supervisor_gives_up (void)
   remove_dir (dir);
 }
 
+/* the process of @pid is gone (a zombie nobody reaped is gone too) */
+static gboolean
+process_gone (int pid)
+{
+  g_autofree gchar *stat_path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree gchar *stat = NULL;
+  const char *state;
+
+  if (kill (pid, 0) != 0)
+    return TRUE;
+  if (!g_file_get_contents (stat_path, &stat, NULL, NULL))
+    return TRUE;
+  state = strrchr (stat, ')');
+  return state && state[1] == ' ' && state[2] == 'Z';
+}
+
+/* a supervisor killed outright takes its worker along: the worker is told
+ * (SIGTERM), not left running on its own */
+static void
+test_supervisor_killed_takes_worker (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree gchar *pid_file = g_build_filename (dir, "worker.pid", NULL);
+  g_auto (GStrv) env = g_get_environ ();
+  const char *argv[] = { self, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *text = NULL;
+  GPid supervisor;
+  int status, worker = 0;
+  gint64 deadline;
+
+  env = g_environ_setenv (env, "ACCEL_TEST_SUPERVISOR", "1", TRUE);
+  env = g_environ_setenv (env, "ACCEL_TEST_STATE", dir, TRUE);
+  env = g_environ_setenv (env, "ACCEL_TEST_WORKER_HANGS", "1", TRUE);
+  g_assert_true (g_spawn_async (NULL, (gchar **)argv, env,
+      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &supervisor, &error));
+  g_assert_no_error (error);
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!g_file_get_contents (pid_file, &text, NULL, NULL)
+         && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  g_assert_nonnull (text);
+  worker = atoi (text);
+  g_assert_cmpint (worker, >, 0);
+  g_assert_false (process_gone (worker));
+
+  kill (supervisor, SIGKILL);
+  g_assert_cmpint (waitpid (supervisor, &status, 0), ==, supervisor);
+  g_spawn_close_pid (supervisor);
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!process_gone (worker) && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  if (!process_gone (worker))
+    kill (worker, SIGKILL);
+  g_assert_true (process_gone (worker));
+  remove_dir (dir);
+}
+
 /* a resume forgets commits whose output is gone: the log drops them on
  * disk too (rewritten whole), and takes new commits after that */
 static void
@@ -768,6 +838,13 @@ main (int argc, char **argv)
 {
   if (accel_supervisor_is_worker ())
     return worker_main ();
+  /* the supervisor of /supervisor/killed-takes-worker */
+  if (g_getenv ("ACCEL_TEST_SUPERVISOR"))
+    {
+      g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+      const char *worker_argv[] = { self, NULL };
+      return accel_supervisor_run (worker_argv, 0, 10000, NULL) ? 0 : 1;
+    }
 
   g_test_init (&argc, &argv, NULL);
   test_stages_register ();
@@ -797,6 +874,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/supervisor/restarts-workers", test_supervisor_restarts_workers);
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
+  g_test_add_func (
+      "/supervisor/killed-takes-worker", test_supervisor_killed_takes_worker);
   g_test_add_func (
       "/supervisor/counts-lost-frames", test_supervisor_counts_lost_frames);
   g_test_add_func (
