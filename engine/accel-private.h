@@ -2,6 +2,7 @@
 /* accel: internals shared by the engine's modules; not installed */
 #pragma once
 
+#include <signal.h>
 #include <cuda_runtime_api.h>
 #include <accel/accel.h>
 
@@ -36,6 +37,12 @@ guint accel_supervisor_count_recent (
  * accel_supervisor_spawning() first, in the supervisor */
 void accel_supervisor_spawning (void);
 void accel_supervisor_child_setup (gpointer sig);
+/* supervisor.c: while a supervisor waits, Ctrl-C is the workers' (they
+ * share its process group): the supervisor only notes it, and starts no
+ * new worker after it */
+void accel_supervisor_note_interrupts (struct sigaction *previous);
+void accel_supervisor_restore_interrupts (const struct sigaction *previous);
+gboolean accel_supervisor_interrupted (void);
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);

@@ -26,6 +26,39 @@ accel_supervisor_spawning (void)
   supervisor_pid = getpid ();
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void
+note_interrupt (int sig)
+{
+  interrupted = 1;
+}
+
+/* from now on SIGINT only sets the flag accel_supervisor_interrupted()
+ * reads; the previous handler into @previous */
+void
+accel_supervisor_note_interrupts (struct sigaction *previous)
+{
+  struct sigaction note = { 0 };
+
+  note.sa_handler = note_interrupt;
+  sigemptyset (&note.sa_mask);
+  interrupted = 0;
+  sigaction (SIGINT, &note, previous);
+}
+
+void
+accel_supervisor_restore_interrupts (const struct sigaction *previous)
+{
+  sigaction (SIGINT, previous, NULL);
+}
+
+gboolean
+accel_supervisor_interrupted (void)
+{
+  return interrupted != 0;
+}
+
 /* in the worker, between fork and exec: the signal comes when the thread
  * that spawned it ends (the supervisor's main thread); a supervisor gone
  * already sends nothing, so the worker ends here */
@@ -106,26 +139,8 @@ worker_env (guint generation)
   return env;
 }
 
-/**
- * accel_supervisor_run:
- * @argv: (array zero-terminated=1): the worker's command line (typically the
- *   program itself)
- * @max_restarts: restarts allowed within @restart_window_ms
- * @restart_window_ms: the window restarts are counted over
- * @error: return location for a #GError, or %NULL
- *
- * Runs @argv as a worker (with `ACCEL_WORKER=1` and `ACCEL_GENERATION=n` in
- * its environment) until it exits 0. A worker that exits with
- * %ACCEL_EXIT_POISONED or is killed by a signal is started again, one
- * generation later; past the restart intensity, or when a worker fails in any
- * other way, the run fails. The worker's output goes where the caller's goes.
- *
- * Returns: %TRUE when a worker finished the job.
- * Called from the supervising process's main thread, which it blocks while
- * a worker runs; the environment it changes is the workers'.
- */
-gboolean
-accel_supervisor_run (const char *const *argv, guint max_restarts,
+static gboolean
+run_workers (const char *const *argv, guint max_restarts,
     gint64 restart_window_ms, GError **error)
 {
   g_autoptr (GArray) restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -161,6 +176,14 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
           g_debug ("worker %u finished the job", generation);
           return TRUE;
         }
+      if (accel_supervisor_interrupted ())
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+              "worker %u stopped after an interrupt (%s %d)", generation,
+              WIFSIGNALED (status) ? "signal" : "exit status",
+              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+          return FALSE;
+        }
       if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
         why = g_strdup ("its CUDA context was poisoned");
       else if (WIFSIGNALED (status))
@@ -189,4 +212,40 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
           why, generation + 1);
       generation++;
     }
+}
+
+/**
+ * accel_supervisor_run:
+ * @argv: (array zero-terminated=1): the worker's command line (typically the
+ *   program itself)
+ * @max_restarts: restarts allowed within @restart_window_ms
+ * @restart_window_ms: the window restarts are counted over
+ * @error: return location for a #GError, or %NULL
+ *
+ * Runs @argv as a worker (with `ACCEL_WORKER=1` and `ACCEL_GENERATION=n` in
+ * its environment) until it exits 0. A worker that exits with
+ * %ACCEL_EXIT_POISONED or is killed by a signal is started again, one
+ * generation later; past the restart intensity, or when a worker fails in any
+ * other way, the run fails. The worker's output goes where the caller's goes.
+ *
+ * Ctrl-C while a worker runs reaches the worker too (one process group),
+ * which finishes its frames in flight or stops; the supervisor waits for it
+ * and starts no other: a worker that then fails or is killed ends the run
+ * with %ACCEL_ERROR_STOPPED.
+ *
+ * Returns: %TRUE when a worker finished the job.
+ * Called from the supervising process's main thread, which it blocks while
+ * a worker runs; the environment it changes is the workers'.
+ */
+gboolean
+accel_supervisor_run (const char *const *argv, guint max_restarts,
+    gint64 restart_window_ms, GError **error)
+{
+  struct sigaction previous;
+  gboolean ok;
+
+  accel_supervisor_note_interrupts (&previous);
+  ok = run_workers (argv, max_restarts, restart_window_ms, error);
+  accel_supervisor_restore_interrupts (&previous);
+  return ok;
 }

@@ -186,33 +186,8 @@ accel_world_get_worker_defaults (void)
   return defaults;
 }
 
-/**
- * accel_world_supervise:
- * @argv: (array zero-terminated=1): each worker's command line (typically
- *   the program itself)
- * @n_ranks: the number of ranks, each a worker process on this machine
- * @coordinator: (nullable): `HOST:PORT` to serve the world's store on, or
- *   %NULL for a free port of 127.0.0.1
- * @state_dir: (nullable): a directory under which rank r keeps its state
- *   in `rank-r` (`ACCEL_STATE_DIR`), so a rebuilt world resumes
- * @max_restarts: world restarts allowed within @restart_window_ms
- * @restart_window_ms: the window restarts are counted over
- * @error: return location for a #GError, or %NULL
- *
- * Runs a world of @n_ranks workers: each with `ACCEL_WORKER=1`,
- * `ACCEL_GENERATION`, `ACCEL_RANK`, `ACCEL_WORLD_SIZE`,
- * `ACCEL_COORDINATOR` and accel_world_get_worker_defaults() (unless set)
- * in its environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
- * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
- * %ACCEL_EXIT_POISONED, the others are ended and the world starts again,
- * one generation later; past the restart intensity the run fails naming
- * the rank, this host and the fault.
- *
- * Returns: %TRUE when every rank finished. Called from the supervising
- * process's main thread, which it blocks while the world runs.
- */
-gboolean
-accel_world_supervise (const char *const *argv, guint n_ranks,
+static gboolean
+supervise_worlds (const char *const *argv, guint n_ranks,
     const char *coordinator, const char *state_dir, guint max_restarts,
     gint64 restart_window_ms, GError **error)
 {
@@ -221,7 +196,6 @@ accel_world_supervise (const char *const *argv, guint n_ranks,
   guint generation = accel_supervisor_get_generation ();
   const char *host = g_get_host_name ();
 
-  g_return_val_if_fail (n_ranks > 0, FALSE);
   if (!(server = accel_store_server_new (coordinator, n_ranks, error)))
     return FALSE;
   for (;;)
@@ -237,6 +211,14 @@ accel_world_supervise (const char *const *argv, guint n_ranks,
         return TRUE;
       if (status == 0)
         return FALSE; /* it could not start */
+      if (accel_supervisor_interrupted ())
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+              "rank %u on %s stopped after an interrupt (%s %d)", failed, host,
+              WIFSIGNALED (status) ? "signal" : "exit status",
+              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+          return FALSE;
+        }
       if (!(why = restartable_cause (status)))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
@@ -259,4 +241,49 @@ accel_world_supervise (const char *const *argv, guint n_ranks,
           failed, host, why, generation + 1);
       generation++;
     }
+}
+
+/**
+ * accel_world_supervise:
+ * @argv: (array zero-terminated=1): each worker's command line (typically
+ *   the program itself)
+ * @n_ranks: the number of ranks, each a worker process on this machine
+ * @coordinator: (nullable): `HOST:PORT` to serve the world's store on, or
+ *   %NULL for a free port of 127.0.0.1
+ * @state_dir: (nullable): a directory under which rank r keeps its state
+ *   in `rank-r` (`ACCEL_STATE_DIR`), so a rebuilt world resumes
+ * @max_restarts: world restarts allowed within @restart_window_ms
+ * @restart_window_ms: the window restarts are counted over
+ * @error: return location for a #GError, or %NULL
+ *
+ * Runs a world of @n_ranks workers: each with `ACCEL_WORKER=1`,
+ * `ACCEL_GENERATION`, `ACCEL_RANK`, `ACCEL_WORLD_SIZE`,
+ * `ACCEL_COORDINATOR` and accel_world_get_worker_defaults() (unless set)
+ * in its environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
+ * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
+ * %ACCEL_EXIT_POISONED, the others are ended and the world starts again,
+ * one generation later; past the restart intensity the run fails naming
+ * the rank, this host and the fault.
+ *
+ * Ctrl-C reaches the ranks too (one process group): each finishes its
+ * frames in flight or stops, and the world is not rebuilt after it; a rank
+ * that then fails ends the run with %ACCEL_ERROR_STOPPED.
+ *
+ * Returns: %TRUE when every rank finished. Called from the supervising
+ * process's main thread, which it blocks while the world runs.
+ */
+gboolean
+accel_world_supervise (const char *const *argv, guint n_ranks,
+    const char *coordinator, const char *state_dir, guint max_restarts,
+    gint64 restart_window_ms, GError **error)
+{
+  struct sigaction previous;
+  gboolean ok;
+
+  g_return_val_if_fail (n_ranks > 0, FALSE);
+  accel_supervisor_note_interrupts (&previous);
+  ok = supervise_worlds (argv, n_ranks, coordinator, state_dir, max_restarts,
+      restart_window_ms, error);
+  accel_supervisor_restore_interrupts (&previous);
+  return ok;
 }

@@ -746,6 +746,19 @@ remove_tree (const char *dir)
   g_rmdir (dir);
 }
 
+/* how a supervised run ends: a worker stopped by a second Ctrl-C as an
+ * unsupervised run stops */
+static int
+supervised_status (gboolean ok, const GError *error)
+{
+  if (ok)
+    return EXIT_DONE;
+  g_printerr ("accel-run: %s\n", error->message);
+  return g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED)
+             ? EXIT_STOPPED
+             : EXIT_RUNTIME;
+}
+
 /* with a GPU the pipeline runs in supervised worker processes, so a poisoned
  * context costs a restart, not the run */
 static int
@@ -766,12 +779,7 @@ supervise (int argc, char **argv)
   /* failed or not, the run's own state goes with it */
   if (tmp_state)
     remove_tree (tmp_state);
-  if (!ok)
-    {
-      g_printerr ("accel-run: %s\n", error->message);
-      return EXIT_RUNTIME;
-    }
-  return EXIT_DONE;
+  return supervised_status (ok, error);
 }
 
 /* --ranks N: a world of N local workers, supervised together */
@@ -792,12 +800,7 @@ supervise_world (char **argv)
       &error);
   if (tmp_state)
     remove_tree (tmp_state);
-  if (!ok)
-    {
-      g_printerr ("accel-run: %s\n", error->message);
-      return EXIT_RUNTIME;
-    }
-  return EXIT_DONE;
+  return supervised_status (ok, error);
 }
 
 /* --coordinator --rank --world: this machine's rank, supervised here; rank

@@ -699,45 +699,100 @@ process_gone (int pid)
   return state && state[1] == ' ' && state[2] == 'Z';
 }
 
-/* a supervisor killed outright takes its worker along: the worker is told
- * (SIGTERM), not left running on its own */
 static void
-test_supervisor_killed_takes_worker (void)
+own_process_group (gpointer data)
 {
-  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  setpgid (0, 0);
+}
+
+/* starts this program as a supervisor (in a process group of its own with
+ * @own_group, as a shell starts a job) of one worker that hangs; its
+ * worker's process id into @worker */
+static GPid
+start_hanging_supervisor (const char *dir, gboolean own_group, int *worker)
+{
   g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree gchar *pid_file = g_build_filename (dir, "worker.pid", NULL);
   g_auto (GStrv) env = g_get_environ ();
   const char *argv[] = { self, NULL };
   g_autoptr (GError) error = NULL;
   g_autofree gchar *text = NULL;
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   GPid supervisor;
-  int status, worker = 0;
-  gint64 deadline;
 
   env = g_environ_setenv (env, "ACCEL_TEST_SUPERVISOR", "1", TRUE);
   env = g_environ_setenv (env, "ACCEL_TEST_STATE", dir, TRUE);
   env = g_environ_setenv (env, "ACCEL_TEST_WORKER_HANGS", "1", TRUE);
-  g_assert_true (g_spawn_async (NULL, (gchar **)argv, env,
-      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &supervisor, &error));
+  g_assert_true (
+      g_spawn_async (NULL, (gchar **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD,
+          own_group ? own_process_group : NULL, NULL, &supervisor, &error));
   g_assert_no_error (error);
-  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   while (!g_file_get_contents (pid_file, &text, NULL, NULL)
          && g_get_monotonic_time () < deadline)
     g_usleep (10000);
   g_assert_nonnull (text);
-  worker = atoi (text);
-  g_assert_cmpint (worker, >, 0);
-  g_assert_false (process_gone (worker));
+  *worker = atoi (text);
+  g_assert_cmpint (*worker, >, 0);
+  g_assert_false (process_gone (*worker));
+  return supervisor;
+}
+
+/* the wait status of @pid, which must end within 20 s */
+static int
+wait_within (GPid pid)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  int status = 0;
+  pid_t got;
+
+  while ((got = waitpid (pid, &status, WNOHANG)) == 0
+         && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  if (got == 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, &status, 0);
+    }
+  g_spawn_close_pid (pid);
+  g_assert_cmpint (got, ==, pid);
+  return status;
+}
+
+/* a supervisor killed outright takes its worker along: the worker is told
+ * (SIGTERM), not left running on its own */
+static void
+test_supervisor_killed_takes_worker (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  gint64 deadline;
+  int worker;
+  GPid supervisor = start_hanging_supervisor (dir, FALSE, &worker);
 
   kill (supervisor, SIGKILL);
-  g_assert_cmpint (waitpid (supervisor, &status, 0), ==, supervisor);
-  g_spawn_close_pid (supervisor);
+  wait_within (supervisor);
   deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   while (!process_gone (worker) && g_get_monotonic_time () < deadline)
     g_usleep (10000);
   if (!process_gone (worker))
     kill (worker, SIGKILL);
+  g_assert_true (process_gone (worker));
+  remove_dir (dir);
+}
+
+/* Ctrl-C at a terminal reaches the whole job: the worker decides, and the
+ * supervisor waits for it rather than die first, and starts no other */
+static void
+test_supervisor_interrupt_is_the_workers (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  int worker, status;
+  GPid supervisor = start_hanging_supervisor (dir, TRUE, &worker);
+
+  kill (-supervisor, SIGINT);
+  status = wait_within (supervisor);
+  /* the worker died of it: the run stopped, the supervisor lived to say so */
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
   g_assert_true (process_gone (worker));
   remove_dir (dir);
 }
@@ -838,7 +893,7 @@ main (int argc, char **argv)
 {
   if (accel_supervisor_is_worker ())
     return worker_main ();
-  /* the supervisor of /supervisor/killed-takes-worker */
+  /* the supervisor of the /supervisor/ tests of a hanging worker */
   if (g_getenv ("ACCEL_TEST_SUPERVISOR"))
     {
       g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
@@ -876,6 +931,8 @@ main (int argc, char **argv)
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
   g_test_add_func (
       "/supervisor/killed-takes-worker", test_supervisor_killed_takes_worker);
+  g_test_add_func ("/supervisor/interrupt-is-the-workers",
+      test_supervisor_interrupt_is_the_workers);
   g_test_add_func (
       "/supervisor/counts-lost-frames", test_supervisor_counts_lost_frames);
   g_test_add_func (

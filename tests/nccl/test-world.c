@@ -8,6 +8,10 @@
 
 #include "world-test.h"
 
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* short waits: a world that cannot form fails within seconds */
 #define TIMEOUT_ENV "ACCEL_WORLD_TIMEOUT=3000"
 
@@ -276,6 +280,29 @@ test_two_worlds_one_port (Fixture *f, gconstpointer data)
   g_assert_cmpint (w.status, !=, 0);
 }
 
+/* Ctrl-C at a terminal reaches the whole job: the ranks finish their
+ * frames in flight (or stop), the supervisor waits for them, does not
+ * rebuild the world and removes its temporary state */
+static void
+test_interrupt (Fixture *f, gconstpointer data)
+{
+  const char *args[] = { "--ranks", "2", "endless.yaml", NULL };
+  g_autofree gchar *tmp = world_make_tmp (f->dir);
+  g_autoptr (GSubprocess) p = world_spawn_in (f->dir, tmp, TRUE, NULL, args);
+  gint64 t0 = g_get_monotonic_time ();
+  g_auto (WorldRun) r = { 0 };
+
+  /* the world forms and runs meanwhile */
+  g_usleep (2 * G_USEC_PER_SEC);
+  g_assert_cmpint (
+      kill (-atoi (g_subprocess_get_identifier (p)), SIGINT), ==, 0);
+  world_wait (p, &r, t0);
+  g_assert_true (r.status == 0 || r.status == 130);
+  g_assert_null (strstr (r.err, "rebuilding the world"));
+  g_assert_cmpfloat (r.seconds, <, 20.0);
+  world_assert_tmp_clean (tmp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -291,5 +318,6 @@ main (int argc, char **argv)
   ADD ("/world/bad-coordinator", test_bad_coordinator);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
+  ADD ("/world/interrupt", test_interrupt);
   return g_test_run ();
 }

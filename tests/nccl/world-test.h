@@ -5,6 +5,7 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -36,11 +37,18 @@ world_make_tmp (const char *dir)
   return tmp;
 }
 
+static inline void
+world_own_group (gpointer data)
+{
+  setpgid (0, 0);
+}
+
 /* starts accel-run in @dir, its TMPDIR @tmp, with @env ("NAME=VALUE",
- * NULL-terminated, may be NULL) added and the arguments after it */
+ * NULL-terminated, may be NULL) added and the arguments after it; with
+ * @own_group in a process group of its own, as a shell starts a job */
 static inline GSubprocess *
-world_spawn_in (const char *dir, const char *tmp, const char *const *env,
-    const char *const *args)
+world_spawn_in (const char *dir, const char *tmp, gboolean own_group,
+    const char *const *env, const char *const *args)
 {
   g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
       G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
@@ -50,6 +58,9 @@ world_spawn_in (const char *dir, const char *tmp, const char *const *env,
 
   g_subprocess_launcher_set_cwd (launcher, dir);
   g_subprocess_launcher_setenv (launcher, "TMPDIR", tmp, TRUE);
+  if (own_group)
+    g_subprocess_launcher_set_child_setup (
+        launcher, world_own_group, NULL, NULL);
   for (guint i = 0; env && env[i]; i++)
     {
       g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
@@ -73,7 +84,7 @@ world_spawn (const char *dir, const char *const *env, const char *const *args)
 {
   g_autofree gchar *tmp = world_make_tmp (dir);
 
-  return world_spawn_in (dir, tmp, env, args);
+  return world_spawn_in (dir, tmp, FALSE, env, args);
 }
 
 /* a run that takes longer is killed, and what it printed shown: no world
@@ -145,27 +156,35 @@ world_wait (GSubprocess *p, WorldRun *r, gint64 t0)
         "status %d after %.1f s; stderr:\n%s", r->status, r->seconds, r->err);
 }
 
-/* runs accel-run to its end; one that ended by itself, failed or not,
- * has removed the temporary state it made (other libraries' files are
- * theirs) */
+/* whether accel-run left temporary state in @tmp (other libraries' files
+ * are theirs) */
 static inline void
-world_run (WorldRun *r, const char *dir, const char *const *env,
-    const char *const *args)
+world_assert_tmp_clean (const char *tmp)
 {
-  gint64 t0 = g_get_monotonic_time ();
-  g_autofree gchar *tmp = world_make_tmp (dir);
-  g_autoptr (GSubprocess) p = world_spawn_in (dir, tmp, env, args);
-  g_autoptr (GDir) left = NULL;
+  g_autoptr (GDir) left = g_dir_open (tmp, 0, NULL);
   const char *name;
 
-  world_wait (p, r, t0);
-  left = r->status >= 0 ? g_dir_open (tmp, 0, NULL) : NULL;
   while (left && (name = g_dir_read_name (left)))
     if (g_str_has_prefix (name, "accel-"))
       {
         g_test_message ("accel-run left %s in its TMPDIR", name);
         g_assert_not_reached ();
       }
+}
+
+/* runs accel-run to its end; one that ended by itself, failed or not,
+ * has removed the temporary state it made */
+static inline void
+world_run (WorldRun *r, const char *dir, const char *const *env,
+    const char *const *args)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  g_autofree gchar *tmp = world_make_tmp (dir);
+  g_autoptr (GSubprocess) p = world_spawn_in (dir, tmp, FALSE, env, args);
+
+  world_wait (p, r, t0);
+  if (r->status >= 0)
+    world_assert_tmp_clean (tmp);
 }
 
 /* a port nothing listens on now */
