@@ -49,7 +49,8 @@ accel_test_wait_processed (AccelStage *stage, guint64 n)
     }
 }
 
-/* removes @dir and the files in it (one level: what a test run wrote) */
+/* removes @dir and everything in it (what a test run and the libraries it
+ * loaded wrote there) */
 static inline void
 accel_test_remove_tree (const char *dir)
 {
@@ -59,7 +60,11 @@ accel_test_remove_tree (const char *dir)
   while (d && (name = g_dir_read_name (d)))
     {
       g_autofree gchar *path = g_build_filename (dir, name, NULL);
-      g_assert_cmpint (g_remove (path), ==, 0);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR)
+          && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        accel_test_remove_tree (path);
+      else
+        g_assert_cmpint (g_remove (path), ==, 0);
     }
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }

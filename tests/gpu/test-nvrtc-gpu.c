@@ -187,25 +187,6 @@ test_compile_error (void)
   g_assert_nonnull (strstr (error->message, "     4 | out[0] = in[0] * ;"));
 }
 
-/* removes @dir and the files under it, two levels down */
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree gchar *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -232,6 +213,6 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc-gpu/out-dtype", test_out_dtype);
   g_test_add_func ("/nvrtc-gpu/compile-error", test_compile_error);
   status = g_test_run ();
-  remove_tree (cache_home);
+  accel_test_remove_tree (cache_home);
   return status;
 }
