@@ -280,6 +280,28 @@ test_two_worlds_one_port (Fixture *f, gconstpointer data)
   g_assert_cmpint (w.status, !=, 0);
 }
 
+/* whether the @n ranks run by the supervisor whose TMPDIR is @tmp have
+ * started their sinks: each keeps its commit log in its state directory */
+static gboolean
+world_ranks_running (const char *tmp, int n)
+{
+  g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+  const char *state = NULL;
+
+  while (d && (state = g_dir_read_name (d))
+         && !g_str_has_prefix (state, "accel-run-"))
+    ;
+  for (int r = 0; state && r < n; r++)
+    {
+      g_autofree gchar *rank = g_strdup_printf ("rank-%d", r);
+      g_autofree gchar *log
+          = g_build_filename (tmp, state, rank, "out.commits", NULL);
+      if (!g_file_test (log, G_FILE_TEST_EXISTS))
+        return FALSE;
+    }
+  return state != NULL;
+}
+
 /* Ctrl-C at a terminal reaches the whole job: the ranks finish their
  * frames in flight (or stop), the supervisor waits for them, does not
  * rebuild the world and removes its temporary state */
@@ -292,8 +314,12 @@ test_interrupt (Fixture *f, gconstpointer data)
   gint64 t0 = g_get_monotonic_time ();
   g_auto (WorldRun) r = { 0 };
 
-  /* the world forms and runs meanwhile */
-  g_usleep (2 * G_USEC_PER_SEC);
+  /* once both ranks' sinks keep their commit logs the world runs (and the
+   * supervisor listens for Ctrl-C) */
+  while (!(world_ranks_running (tmp, 2)
+           || g_get_monotonic_time () - t0 > 20 * G_USEC_PER_SEC))
+    g_usleep (10000);
+  g_assert_true (world_ranks_running (tmp, 2));
   g_assert_cmpint (
       kill (-atoi (g_subprocess_get_identifier (p)), SIGINT), ==, 0);
   world_wait (p, &r, t0);
