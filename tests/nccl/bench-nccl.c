@@ -263,7 +263,7 @@ bench_world (const char *self, guint world)
              "%.2f ms per frame, %u ranks %.2f ms: %.2fx\n",
         one * 1e3, world, many * 1e3, one / many);
   }
-  world_remove_tree (dir);
+  accel_test_remove_tree (dir);
 }
 
 int

@@ -110,7 +110,7 @@ test_one_rank (void)
   run_on (dir, "host");
   check_outputs (dir, "host");
 #endif
-  world_remove_tree (dir);
+  accel_test_remove_tree (dir);
 }
 
 /* a real illegal address in the all-reduce's stream at frame 7 poisons the
@@ -124,7 +124,7 @@ test_one_rank_rebuilt (void)
 
   run_on_full (dir, "cuda", env, "state");
   check_outputs (dir, "cuda");
-  world_remove_tree (dir);
+  accel_test_remove_tree (dir);
 }
 
 int

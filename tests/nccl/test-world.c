@@ -56,7 +56,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
 static void
 fixture_tear_down (Fixture *f, gconstpointer data)
 {
-  world_remove_tree (f->dir);
+  accel_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

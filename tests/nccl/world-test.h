@@ -3,6 +3,8 @@
  * test's own, with extra environment, its status, output and time */
 #pragma once
 
+#include "accel-test.h"
+
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
@@ -223,23 +225,4 @@ world_write (const char *dir, const char *name, const void *data, gsize len)
 
   g_file_set_contents (path, data, (gssize)len, &error);
   g_assert_no_error (error);
-}
-
-/* removes @dir and everything under it */
-static inline void
-world_remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree gchar *path = g_build_filename (dir, name, NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_DIR)
-          && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        world_remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
 }
