@@ -32,17 +32,20 @@ gboolean accel_debug_has (AccelDebugFlags flag);
 /* supervisor.c: restarts within a window, for the restart intensity */
 guint accel_supervisor_count_recent (
     GArray *restarts, gint64 now, gint64 window_ms);
-/* supervisor.c: a GSpawnChildSetupFunc that sends the worker signal
- * GPOINTER_TO_INT (@sig) when its supervisor goes, however that ends;
- * accel_supervisor_spawning() first, in the supervisor */
-void accel_supervisor_spawning (void);
-void accel_supervisor_child_setup (gpointer sig);
-/* supervisor.c: while a supervisor waits, Ctrl-C is the workers' (they
- * share its process group): the supervisor only notes it, and starts no
- * new worker after it */
-void accel_supervisor_note_interrupts (struct sigaction *previous);
-void accel_supervisor_restore_interrupts (const struct sigaction *previous);
+/* supervisor.c: what a supervisor does while it waits for its workers,
+ * between begin and end: Ctrl-C is the workers' (they share its process
+ * group), so it only notes it (accel_supervisor_interrupted()) and starts
+ * no new worker after it; the previous SIGINT handler in @previous */
+void accel_supervisor_begin (struct sigaction *previous);
+void accel_supervisor_end (const struct sigaction *previous);
 gboolean accel_supervisor_interrupted (void);
+/* a GSpawnChildSetupFunc, between begin and end: the worker is sent
+ * signal GPOINTER_TO_INT (@sig) when its supervisor goes, however that
+ * ends */
+void accel_supervisor_child_setup (gpointer sig);
+/* how a worker's wait status @status ended it: "exit status n" or
+ * "signal n (name)" */
+gchar *accel_supervisor_describe_end (int status);
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);

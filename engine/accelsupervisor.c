@@ -18,14 +18,6 @@
 /* the supervisor's process id, for its workers to tell whether it went
  * before they asked to follow it */
 static pid_t supervisor_pid;
-
-/* before a worker is spawned, in the supervisor */
-void
-accel_supervisor_spawning (void)
-{
-  supervisor_pid = getpid ();
-}
-
 static volatile sig_atomic_t interrupted;
 
 static void
@@ -34,13 +26,12 @@ note_interrupt (int sig)
   interrupted = 1;
 }
 
-/* from now on SIGINT only sets the flag accel_supervisor_interrupted()
- * reads; the previous handler into @previous */
 void
-accel_supervisor_note_interrupts (struct sigaction *previous)
+accel_supervisor_begin (struct sigaction *previous)
 {
   struct sigaction note = { 0 };
 
+  supervisor_pid = getpid ();
   note.sa_handler = note_interrupt;
   sigemptyset (&note.sa_mask);
   interrupted = 0;
@@ -48,7 +39,7 @@ accel_supervisor_note_interrupts (struct sigaction *previous)
 }
 
 void
-accel_supervisor_restore_interrupts (const struct sigaction *previous)
+accel_supervisor_end (const struct sigaction *previous)
 {
   sigaction (SIGINT, previous, NULL);
 }
@@ -57,6 +48,16 @@ gboolean
 accel_supervisor_interrupted (void)
 {
   return interrupted != 0;
+}
+
+gchar *
+accel_supervisor_describe_end (int status)
+{
+  if (WIFSIGNALED (status))
+    return g_strdup_printf (
+        "signal %d (%s)", WTERMSIG (status), g_strsignal (WTERMSIG (status)));
+  return g_strdup_printf (
+      "exit status %d", WIFEXITED (status) ? WEXITSTATUS (status) : -1);
 }
 
 /* in the worker, between fork and exec: the signal comes when the thread
@@ -158,7 +159,6 @@ run_workers (const char *const *argv, guint max_restarts,
       g_debug ("starting worker %u: %s", generation, argv[0]);
       /* a supervisor that is killed takes its worker along: SIGTERM, so it
        * finishes its frames in flight as after a Ctrl-C */
-      accel_supervisor_spawning ();
       if (!g_spawn_sync (NULL, (gchar **)argv, env,
               G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
                   | G_SPAWN_CHILD_INHERITS_STDOUT
@@ -178,10 +178,9 @@ run_workers (const char *const *argv, guint max_restarts,
         }
       if (accel_supervisor_interrupted ())
         {
+          g_autofree gchar *end = accel_supervisor_describe_end (status);
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
-              "worker %u stopped after an interrupt (%s %d)", generation,
-              WIFSIGNALED (status) ? "signal" : "exit status",
-              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+              "worker %u stopped after an interrupt (%s)", generation, end);
           return FALSE;
         }
       if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
@@ -244,8 +243,8 @@ accel_supervisor_run (const char *const *argv, guint max_restarts,
   struct sigaction previous;
   gboolean ok;
 
-  accel_supervisor_note_interrupts (&previous);
+  accel_supervisor_begin (&previous);
   ok = run_workers (argv, max_restarts, restart_window_ms, error);
-  accel_supervisor_restore_interrupts (&previous);
+  accel_supervisor_end (&previous);
   return ok;
 }

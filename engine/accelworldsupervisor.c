@@ -86,7 +86,6 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
   guint n_running = 0;
 
   /* a rank goes with its supervisor, however that ends */
-  accel_supervisor_spawning ();
   for (guint r = 0; r < n_ranks; r++)
     {
       g_auto (GStrv) env
@@ -213,10 +212,10 @@ supervise_worlds (const char *const *argv, guint n_ranks,
         return FALSE; /* it could not start */
       if (accel_supervisor_interrupted ())
         {
+          g_autofree gchar *end = accel_supervisor_describe_end (status);
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
-              "rank %u on %s stopped after an interrupt (%s %d)", failed, host,
-              WIFSIGNALED (status) ? "signal" : "exit status",
-              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+              "rank %u on %s stopped after an interrupt (%s)", failed, host,
+              end);
           return FALSE;
         }
       if (!(why = restartable_cause (status)))
@@ -281,9 +280,9 @@ accel_world_supervise (const char *const *argv, guint n_ranks,
   gboolean ok;
 
   g_return_val_if_fail (n_ranks > 0, FALSE);
-  accel_supervisor_note_interrupts (&previous);
+  accel_supervisor_begin (&previous);
   ok = supervise_worlds (argv, n_ranks, coordinator, state_dir, max_restarts,
       restart_window_ms, error);
-  accel_supervisor_restore_interrupts (&previous);
+  accel_supervisor_end (&previous);
   return ok;
 }
