@@ -657,11 +657,14 @@ static gboolean
 parse (Parser *p, GError **error)
 {
   g_autoptr (GArray) bangs = g_array_new (FALSE, FALSE, sizeof (gint));
+  const char *bad;
 
-  if (!g_utf8_validate (p->text, -1, NULL))
+  if (!g_utf8_validate (p->text, -1, &bad))
     {
+      /* the column of the first byte that is not, as every problem has */
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "%s: the description is not UTF-8 text", p->origin);
+          "%s:1:%d: the description is not UTF-8 text (byte 0x%02x)", p->origin,
+          column_of (p, bad), (guint8)*bad);
       return FALSE;
     }
   tokenize (p, bangs);

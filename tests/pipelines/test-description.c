@@ -116,6 +116,8 @@ static const BadCase bad_cases[] = {
       "-e:1:20: '!' follows another '!'; a stage kind or a reference (name. "
       "or name.port) goes between them" },
   { "core.test-source !", "-e:1:18: '!' at the end links to nothing" },
+  { "core.t\xe9st-source ! core.null-sink",
+      "-e:1:7: the description is not UTF-8 text (byte 0xe9)" },
   { "core.test-source shape=\"4x4 ! core.null-sink",
       "-e:1:24: this quote is never closed; close it with \"" },
   { "sigma=3 core.test-source ! core.null-sink",
