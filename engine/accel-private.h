@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <cuda_runtime_api.h>
+#include <gio/gio.h>
 #include <accel/accel.h>
 
 G_BEGIN_DECLS
@@ -28,6 +29,13 @@ gboolean accel_debug_has (AccelDebugFlags flag);
       g_debug (__VA_ARGS__);                                                   \
   }                                                                            \
   G_STMT_END
+
+/* store.c: a line of the store's protocol, read without holding more than
+ * ACCEL_STORE_MAX_LINE bytes of it (requests and replies are short: keys,
+ * ids, a pipeline name) */
+#define ACCEL_STORE_MAX_LINE 65536
+gchar *accel_store_read_line (
+    GInputStream *in, gboolean *too_long, GError **error);
 
 /* supervisor.c: restarts within a window, for the restart intensity */
 guint accel_supervisor_count_recent (

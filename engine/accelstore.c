@@ -42,6 +42,48 @@ connect_until (const char *address, gint64 deadline, GError **error)
   return NULL;
 }
 
+/**
+ * accel_store_read_line:
+ * @in: a connection's input
+ * @too_long: (out): set when the peer sent more than ACCEL_STORE_MAX_LINE
+ *   bytes without a newline
+ * @error: return location for a #GError from @in, or %NULL
+ *
+ * Reads one line of the store's protocol, a request or a reply. What a
+ * peer sends is never held whole before it is known to be short, so a
+ * client (or a server that is no accel store) sending endless bytes costs
+ * ACCEL_STORE_MAX_LINE of memory, not all of it.
+ *
+ * Returns: (transfer full): the line without its newline, or %NULL when
+ * the peer closed or went quiet first, or sent too much. MT safe; blocks
+ * up to the socket's timeout.
+ */
+gchar *
+accel_store_read_line (GInputStream *in, gboolean *too_long, GError **error)
+{
+  g_autoptr (GString) line = g_string_new (NULL);
+  char chunk[4096];
+
+  *too_long = FALSE;
+  for (;;)
+    {
+      gssize got = g_input_stream_read (in, chunk, sizeof (chunk), NULL, error);
+      const char *end;
+
+      if (got <= 0)
+        return NULL;
+      end = memchr (chunk, '\n', (gsize)got);
+      g_string_append_len (line, chunk, end ? end - chunk : got);
+      if (line->len > ACCEL_STORE_MAX_LINE)
+        {
+          *too_long = TRUE;
+          return NULL;
+        }
+      if (end)
+        return g_string_free (g_steal_pointer (&line), FALSE);
+    }
+}
+
 /* sends @request, returns the reply line */
 static gchar *
 call (
@@ -50,9 +92,9 @@ call (
   gint64 deadline
       = g_get_monotonic_time () + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
   g_autoptr (GSocketConnection) c = connect_until (address, deadline, error);
-  g_autoptr (GDataInputStream) in = NULL;
   g_autofree gchar *line = g_strconcat (request, "\n", NULL);
   g_autoptr (GError) io_error = NULL;
+  gboolean too_long = FALSE;
   gchar *reply;
 
   if (!c)
@@ -65,9 +107,8 @@ call (
           g_io_stream_get_output_stream (G_IO_STREAM (c)), line, strlen (line),
           NULL, NULL, &io_error))
     goto io_failed;
-  in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (c)));
-  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  reply = g_data_input_stream_read_line (in, NULL, NULL, &io_error);
+  reply = accel_store_read_line (
+      g_io_stream_get_input_stream (G_IO_STREAM (c)), &too_long, &io_error);
   if (!reply)
     goto io_failed;
   return reply;
@@ -75,9 +116,15 @@ call (
   /* ERRORS */
 io_failed:
   {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-        "the world's coordinator at %s did not answer: %s", address,
-        io_error ? io_error->message : "it closed the connection");
+    if (too_long)
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the world's coordinator at %s answered with more than %d bytes "
+          "on a line: is an accel-run serving that address?",
+          address, ACCEL_STORE_MAX_LINE);
+    else
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the world's coordinator at %s did not answer: %s", address,
+          io_error ? io_error->message : "it closed the connection");
     return NULL;
   }
 }

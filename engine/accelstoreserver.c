@@ -11,8 +11,6 @@
 
 #include <gio/gio.h>
 
-/* requests are short: keys, ids, a pipeline name */
-#define MAX_LINE 65536
 /* threads for connections that wait: every rank may wait on a few keys */
 #define MAX_THREADS 256
 
@@ -204,11 +202,9 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection,
     GObject *source, gpointer data)
 {
   AccelStoreServer *server = data;
-  g_autoptr (GDataInputStream) in = g_data_input_stream_new (
-      g_io_stream_get_input_stream (G_IO_STREAM (connection)));
   GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
   g_autofree gchar *line = NULL, *reply = NULL, *sent = NULL;
-  gsize len = 0;
+  gboolean too_long;
 
   /* counted from the start: freeing the server waits for every request */
   g_mutex_lock (&server->lock);
@@ -216,16 +212,21 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection,
   g_mutex_unlock (&server->lock);
   /* a client that connects and says nothing does not keep a thread long */
   g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
-  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  line = g_data_input_stream_read_line (in, &len, NULL, NULL);
-  reply = !line || len > MAX_LINE ? NULL : handle_line (server, line);
+  line = accel_store_read_line (
+      g_io_stream_get_input_stream (G_IO_STREAM (connection)), &too_long, NULL);
+  if (line)
+    reply = handle_line (server, line);
+  else if (too_long)
+    reply = g_strdup_printf (
+        "ERROR a request of the accel store is at most %d bytes",
+        ACCEL_STORE_MAX_LINE);
   g_mutex_lock (&server->lock);
   server->n_active--;
   g_cond_broadcast (&server->changed);
   g_mutex_unlock (&server->lock);
   if (!reply)
     return TRUE;
-  g_debug ("%.40s -> %.40s", line, reply);
+  g_debug ("%.40s -> %.40s", line ? line : "(too long)", reply);
   sent = g_strconcat (reply, "\n", NULL);
   g_output_stream_write_all (out, sent, strlen (sent), NULL, NULL, NULL);
   return TRUE;

@@ -3,8 +3,12 @@
  * started again and joins anew, which begins generation 2; the rank left
  * in generation 1 learns so (accel_world_is_left(), what a collective that
  * waits for a restarted peer asks) and joins generation 2 too, where keys
- * of generation 1 are not seen */
+ * of generation 1 are not seen. And what the store's server makes of
+ * requests that are not its protocol's, and its client of a server that
+ * is no store */
 #include "accel-test.h"
+
+#include <gio/gio.h>
 
 typedef struct
 {
@@ -110,10 +114,120 @@ test_generation_left (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
 }
 
+/* sends @len bytes of @request on a connection of its own to @server and
+ * returns its reply line, or NULL when it closed without one */
+static gchar *
+raw_request (AccelStoreServer *server, const char *request, gsize len)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnection) c = NULL;
+  g_autoptr (GDataInputStream) in = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_socket_client_set_timeout (client, 20);
+  c = g_socket_client_connect_to_host (
+      client, accel_store_server_get_address (server), 0, NULL, &error);
+  g_assert_no_error (error);
+  /* a server that stops reading early may reset the rest: not an error */
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (c)),
+      request, len, NULL, NULL, NULL);
+  /* and says no more: the server sees the end at once */
+  g_socket_shutdown (g_socket_connection_get_socket (c), FALSE, TRUE, NULL);
+  in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (c)));
+  return g_data_input_stream_read_line (in, NULL, NULL, NULL);
+}
+
+static void
+assert_reply (AccelStoreServer *server, const char *request, gsize len,
+    const char *expected)
+{
+  g_autofree gchar *reply = raw_request (server, request, len);
+
+  g_assert_cmpstr (reply, ==, expected);
+}
+
+/* each answered with an error, and the server goes on serving a world */
+static void
+test_bad_requests (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, &error);
+  g_autoptr (AccelWorld) r0 = NULL, r1 = NULL;
+  gsize huge = 4 << 20;
+  g_autofree gchar *endless = g_malloc (huge);
+  static const char binary[] = "\xff\xfe\0JOIN 0 2 \x01\n";
+
+  g_assert_no_error (error);
+  assert_reply (server, "HELLO\n", 6, "ERROR not a request of the accel store");
+  assert_reply (server, binary, sizeof (binary) - 1,
+      "ERROR not a request of the accel store");
+  assert_reply (server, "GET k 99999999999\n", 18,
+      "ERROR not a request of the accel store");
+  assert_reply (server, "JOIN 5 2 cA== 100\n", 18,
+      "ERROR rank 5 is not in a world of 2 ranks");
+  assert_reply (server, "JOIN 0 3 cA== 100\n", 18,
+      "ERROR rank 0 was started for a world of 3 ranks, the coordinator's "
+      "world has 2");
+  /* megabytes without a newline: refused after the first 64 KiB */
+  memset (endless, 'A', huge);
+  assert_reply (server, endless, huge,
+      "ERROR a request of the accel store is at most 65536 bytes");
+  /* a client that ends without a whole request gets no reply, and holds
+   * nothing */
+  g_assert_null (raw_request (server, "", 0));
+
+  r0 = world_of (server, 0);
+  r1 = world_of (server, 1);
+  join_both (r0, r1);
+  g_assert_cmpuint (accel_world_get_generation (r0), ==, 1);
+}
+
+/* a server that is no accel store: answers whatever comes with endless
+ * bytes */
+static gpointer
+babble (gpointer data)
+{
+  GSocketListener *listener = data;
+  g_autoptr (GSocketConnection) c
+      = g_socket_listener_accept (listener, NULL, NULL, NULL);
+  g_autofree gchar *noise = g_malloc (1 << 20);
+
+  g_assert_nonnull (c);
+  memset (noise, 'x', 1 << 20);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (c)),
+      noise, 1 << 20, NULL, NULL, NULL);
+  return NULL;
+}
+
+static void
+test_not_a_store (void)
+{
+  g_autoptr (GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) got = NULL;
+  g_autofree gchar *address = NULL;
+  guint16 port;
+  GThread *t;
+
+  port = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+  g_assert_no_error (error);
+  address = g_strdup_printf ("127.0.0.1:%u", port);
+  t = g_thread_new ("babble", babble, listener);
+  got = accel_store_get (address, "comm/id", 2000, &error);
+  g_assert_null (got);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (
+      strstr (error->message, "is an accel-run serving that address?"));
+  g_thread_join (t);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/store/generation-left", test_generation_left);
+  g_test_add_func ("/store/bad-requests", test_bad_requests);
+  g_test_add_func ("/store/not-a-store", test_not_a_store);
   return g_test_run ();
 }
