@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -908,6 +909,11 @@ main (int argc, char **argv)
    * finished files too */
   sig_int = g_unix_signal_add (SIGINT, on_sigint, &the_run);
   sig_term = g_unix_signal_add (SIGTERM, on_sigint, &the_run);
+  /* a reader of stdout that goes away (`accel-run ... | head`) must not
+   * end the run unseen: writes there fail instead, the progress lines
+   * harmlessly, --stats=- and a sink writing to it as errors. Workers
+   * inherit it */
+  signal (SIGPIPE, SIG_IGN);
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,

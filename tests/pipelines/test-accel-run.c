@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel-run end to end: the real binary on real files */
 #include <gio/gio.h>
+#include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -1592,6 +1593,74 @@ test_write_errors (void)
       sc.dir, sc.state_arg, sc.yaml, out, expected, "resuming at frame 7");
 }
 
+/* runs accel-run on the host backend in @cwd with its stdout a pipe that
+ * no one reads: its reader has gone, as after `accel-run ... | head -1` */
+static void
+run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GSubprocessLauncher) launcher
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autoptr (GError) error = NULL;
+  va_list ap;
+  int fds[2];
+
+  g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
+  g_ptr_array_add (argv, (gpointer) "--backend=host");
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer)a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  close (fds[0]);
+  g_subprocess_launcher_take_stdout_fd (launcher, fds[1]);
+  g_subprocess_launcher_set_cwd (launcher, cwd);
+  p = g_subprocess_launcher_spawnv (
+      launcher, (const char *const *)argv->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_true (
+      g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &r->err, &error));
+  g_assert_no_error (error);
+  r->out = NULL;
+  r->status
+      = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+}
+
+/* a reader of the progress that goes away does not end the run (it used to
+ * die of SIGPIPE, silently, its outputs cut short); stats that must reach
+ * stdout and cannot are an error that says so */
+static void
+test_stdout_gone (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *stats = g_build_filename (sc.dir, "stats.json", NULL);
+  g_autofree gchar *text = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: gone\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: 64, num-buffers: 50}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: sums}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_stdout_gone (&r, sc.dir, "--stats", stats, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"frames\": 50,"));
+  g_assert_nonnull (strstr (text, "\"completed\": true"));
+  result_clear (&r);
+
+  run_stdout_gone (&r, sc.dir, "--quiet", "--stats=-", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "cannot write -"));
+  result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1629,5 +1698,6 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/validate-locations", test_validate_locations);
   g_test_add_func ("/accel-run/descriptor-limit", test_descriptor_limit);
   g_test_add_func ("/accel-run/write-errors", test_write_errors);
+  g_test_add_func ("/accel-run/stdout-gone", test_stdout_gone);
   return g_test_run ();
 }
