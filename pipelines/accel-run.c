@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* exit statuses */
@@ -144,7 +145,8 @@ typedef struct
   gboolean early_signal; /* came before the graph ran */
   gint64 t0;
   gint64 last_line;
-  gboolean tty;
+  gboolean tty;   /* the progress goes to a terminal */
+  FILE *progress; /* stdout, or stderr where a sink writes to stdout */
 } Run;
 
 static guint64
@@ -195,10 +197,36 @@ print_progress (Run *run, gboolean final)
       if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
           && line->len >= ws.ws_col)
         g_string_truncate (line, ws.ws_col - 1);
-      g_print ("\r\033[K%s", line->str);
+      fprintf (run->progress, "\r\033[K%s", line->str);
     }
   else
-    g_print ("%s%s\n", run->tty ? "\r\033[K" : "", line->str);
+    fprintf (run->progress, "%s%s\n", run->tty ? "\r\033[K" : "", line->str);
+  fflush (run->progress);
+}
+
+/* the first stage that writes its frames where stdout goes (/dev/stdout
+ * piped into another program, the file stdout was sent to), or NULL */
+static AccelStage *
+stage_writing_stdout (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  struct stat out, st;
+
+  if (fstat (STDOUT_FILENO, &out) != 0)
+    return NULL;
+  for (guint i = 0; i < stages->len; i++)
+    {
+      g_autofree gchar *path = NULL;
+
+      if (!G_TYPE_CHECK_INSTANCE_TYPE (
+              stages->pdata[i], ACCEL_TYPE_FILE_OUTPUT))
+        continue;
+      path = accel_file_output_get_path (stages->pdata[i]);
+      if (path && g_stat (path, &st) == 0 && st.st_dev == out.st_dev
+          && st.st_ino == out.st_ino)
+        return stages->pdata[i];
+    }
+  return NULL;
 }
 
 static gboolean
@@ -575,6 +603,7 @@ run_pipeline (const char *path)
   const char *state_dir
       = opt_state_dir && !world ? opt_state_dir : g_getenv ("ACCEL_STATE_DIR");
   Run *run = &the_run;
+  AccelStage *writer;
   guint tick;
   int status = EXIT_DONE;
   gpointer http = NULL;
@@ -626,8 +655,19 @@ run_pipeline (const char *path)
   if (opt_restart_state && accel_supervisor_get_generation () == 1)
     accel_graph_set_discard_state (graph, TRUE);
 
+  /* frames on stdout are not to be mixed with the progress or the stats */
+  writer = stage_writing_stdout (graph);
+  if (writer && opt_stats && g_str_equal (opt_stats, "-"))
+    {
+      g_printerr ("accel-run: --stats - would write into the frames that "
+                  "stage '%s' writes to stdout; give --stats a file\n",
+          accel_stage_get_name (writer));
+      return EXIT_INVALID;
+    }
+  run->progress = writer ? stderr : stdout;
+
   loop = g_main_loop_new (NULL, FALSE);
-  run->tty = isatty (STDOUT_FILENO);
+  run->tty = isatty (fileno (run->progress));
   run->t0 = run->last_line = g_get_monotonic_time ();
   if (!start_saying_resume (graph, &run->error))
     {

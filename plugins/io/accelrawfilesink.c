@@ -20,6 +20,7 @@ struct _AccelRawFileSink
 
   int fd;
   gboolean opened; /* a later start is a restart: it goes on with the file */
+  gboolean stream; /* a pipe or a socket: written in order, no going back */
   AccelBuffer *staging;  /* GPU: pinned copy of the frame being written */
   AccelIoTailMark *tail; /* with a commit log */
 };
@@ -58,7 +59,8 @@ accel_raw_file_sink_negotiate (AccelStage *stage, const AccelType *in_types,
  * run goes on from there; else it starts empty. A restart by the stage's
  * supervisor goes on after the last frame written: every frame rendered
  * before the fault is complete, and cutting back to the commit log's first
- * gap would drop frames written after a frame skipped earlier */
+ * gap would drop frames written after a frame skipped earlier. A stream (a
+ * pipe, a socket) cannot be cut back: frames are only appended */
 static gboolean
 open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
 {
@@ -72,6 +74,10 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
   if (self->fd < 0)
     goto failed;
   self->opened = TRUE;
+  /* /dev/stdout into another program, a FIFO: frames go on at its end */
+  self->stream = lseek (self->fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
+  if (self->stream)
+    return TRUE;
   if (restart || !log)
     {
       if (lseek (self->fd, 0, SEEK_END) < 0)
@@ -104,7 +110,8 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
   AccelType bytes;
 
   if (!open_file (self, size, error)
-      || (log && !(self->tail = accel_io_tail_mark_open (log, error))))
+      || (log && !self->stream
+          && !(self->tail = accel_io_tail_mark_open (log, error))))
     return FALSE;
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -150,7 +157,7 @@ accel_raw_file_sink_render (
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
   AccelBuffer *data = self->staging ? self->staging : in;
-  off_t start = lseek (self->fd, 0, SEEK_CUR);
+  off_t start = self->stream ? -1 : lseek (self->fd, 0, SEEK_CUR);
 
   if (!accel_io_write_all (self->fd, accel_buffer_get_data (data),
           accel_buffer_get_size (in), error))

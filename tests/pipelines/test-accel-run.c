@@ -4,6 +4,8 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -1593,30 +1595,25 @@ test_write_errors (void)
       sc.dir, sc.state_arg, sc.yaml, out, expected, "resuming at frame 7");
 }
 
-/* runs accel-run on the host backend in @cwd with its stdout a pipe that
- * no one reads: its reader has gone, as after `accel-run ... | head -1` */
+/* runs accel-run on the host backend in @cwd with @stdout_fd (taken) as
+ * its stdout; its stderr in r->err */
 static void
-run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
+run_with_stdout (
+    Result *r, const char *cwd, int stdout_fd, const char *first, va_list ap)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GSubprocessLauncher) launcher
       = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_autoptr (GSubprocess) p = NULL;
   g_autoptr (GError) error = NULL;
-  va_list ap;
-  int fds[2];
 
   g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
   g_ptr_array_add (argv, (gpointer) "--backend=host");
-  va_start (ap, first);
   for (const char *a = first; a; a = va_arg (ap, const char *))
     g_ptr_array_add (argv, (gpointer)a);
-  va_end (ap);
   g_ptr_array_add (argv, NULL);
 
-  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
-  close (fds[0]);
-  g_subprocess_launcher_take_stdout_fd (launcher, fds[1]);
+  g_subprocess_launcher_take_stdout_fd (launcher, stdout_fd);
   g_subprocess_launcher_set_cwd (launcher, cwd);
   p = g_subprocess_launcher_spawnv (
       launcher, (const char *const *)argv->pdata, &error);
@@ -1627,6 +1624,35 @@ run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
   r->out = NULL;
   r->status
       = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+}
+
+/* as run_in(), with its stdout a pipe that no one reads: its reader has
+ * gone, as after `accel-run ... | head -1` */
+static void
+run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
+{
+  va_list ap;
+  int fds[2];
+
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  close (fds[0]);
+  va_start (ap, first);
+  run_with_stdout (r, cwd, fds[1], first, ap);
+  va_end (ap);
+}
+
+/* as run_in(), with its stdout sent to the file @out */
+static void
+run_stdout_to (
+    Result *r, const char *cwd, const char *out, const char *first, ...)
+{
+  va_list ap;
+  int fd = g_open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (fd, >=, 0);
+  va_start (ap, first);
+  run_with_stdout (r, cwd, fd, first, ap);
+  va_end (ap);
 }
 
 /* a reader of the progress that goes away does not end the run (it used to
@@ -1658,6 +1684,90 @@ test_stdout_gone (void)
   run_stdout_gone (&r, sc.dir, "--quiet", "--stats=-", sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "cannot write -"));
+  result_clear (&r);
+}
+
+typedef struct
+{
+  const char *path;
+  GByteArray *bytes;
+} FifoReader;
+
+static gpointer
+read_fifo (gpointer data)
+{
+  FifoReader *f = data;
+  int fd = g_open (f->path, O_RDONLY | O_CLOEXEC, 0);
+  guint8 chunk[4096];
+  gssize got;
+
+  g_assert_cmpint (fd, >=, 0);
+  while ((got = read (fd, chunk, sizeof (chunk))) > 0)
+    g_byte_array_append (f->bytes, chunk, (guint)got);
+  close (fd);
+  return NULL;
+}
+
+/* 50 frames of 64 floats into the raw file %s */
+#define RAW_SINK_YAML                                                          \
+  "pipeline: out\n"                                                            \
+  "stages:\n"                                                                  \
+  "  - {name: src, kind: core.test-source,\n"                                  \
+  "     params: {shape: 64, num-buffers: 50}}\n"                               \
+  "  - {name: out, kind: io.raw-file-sink, params: {location: '%s'}}\n"        \
+  "links: [src -> out]\n"
+
+/* frames written to stdout (/dev/stdout into another program) or a FIFO:
+ * the bytes of a file, with the progress on stderr instead of among them;
+ * --stats - is refused there */
+static void
+test_frames_to_stdout (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *ref = g_build_filename (sc.dir, "ref.raw", NULL);
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.raw", NULL);
+  g_autofree gchar *fifo = g_build_filename (sc.dir, "frames", NULL);
+  g_autofree gchar *expected = NULL, *got = NULL;
+  gsize expected_len, got_len;
+  FifoReader reader = { fifo, g_byte_array_new () };
+  g_autofree gchar *to_ref = g_strdup_printf (RAW_SINK_YAML, ref);
+  g_autofree gchar *to_stdout = g_strdup_printf (RAW_SINK_YAML, "/dev/stdout");
+  g_autofree gchar *to_fifo = g_strdup_printf (RAW_SINK_YAML, fifo);
+  GThread *t;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml, to_ref, -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_true (g_file_get_contents (ref, &expected, &expected_len, NULL));
+  g_assert_cmpuint (expected_len, ==, 50 * 64 * sizeof (float));
+
+  g_assert_true (g_file_set_contents (sc.yaml, to_stdout, -1, NULL));
+  run_stdout_to (&r, sc.dir, out, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "50 frames"));
+  g_assert_true (g_file_get_contents (out, &got, &got_len, NULL));
+  g_assert_cmpmem (got, got_len, expected, expected_len);
+  result_clear (&r);
+
+  run_stdout_to (&r, sc.dir, out, "--stats=-", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--stats - would write into the frames "
+                                   "that stage 'out' writes to stdout"));
+  result_clear (&r);
+
+  /* a FIFO cannot be sought or cut back: the frames are appended */
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (sc.yaml, to_fifo, -1, NULL));
+  t = g_thread_new ("fifo", read_fifo, &reader);
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_thread_join (t);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpmem (
+      reader.bytes->data, reader.bytes->len, expected, expected_len);
+  g_byte_array_unref (reader.bytes);
+  g_unlink (fifo);
   result_clear (&r);
 }
 
@@ -1699,5 +1809,6 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/descriptor-limit", test_descriptor_limit);
   g_test_add_func ("/accel-run/write-errors", test_write_errors);
   g_test_add_func ("/accel-run/stdout-gone", test_stdout_gone);
+  g_test_add_func ("/accel-run/frames-to-stdout", test_frames_to_stdout);
   return g_test_run ();
 }
