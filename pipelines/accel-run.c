@@ -40,7 +40,7 @@ static gint64 opt_frames = NO_FRAME_LIMIT;
 static gboolean opt_restart_state;
 static gint opt_http = -1;
 static gchar *opt_http_address;
-static gint opt_ranks, opt_rank = -1, opt_world;
+static gint opt_ranks = -1, opt_rank = -1, opt_world;
 static gchar *opt_coordinator;
 
 static GOptionEntry entries[] = {
@@ -875,6 +875,21 @@ supervise_rank (int argc, char **argv)
   return supervise (argc, argv);
 }
 
+/* whether a file @path given to @option can be written at the end of the
+ * run: its directory exists. Checked first, so a run is not spent before
+ * its summary has nowhere to go */
+static gboolean
+check_output_path (const char *option, const char *path, GError **error)
+{
+  g_autofree gchar *dir = g_path_get_dirname (path);
+
+  if (g_str_equal (path, "-") || g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+      "%s %s: the directory %s does not exist", option, path, dir);
+  return FALSE;
+}
+
 /* --ranks, --coordinator, --rank and --world, checked together; returns
  * what is wrong, or NULL */
 static gchar *
@@ -884,7 +899,8 @@ check_world_options (void)
   g_autoptr (GError) error = NULL;
   guint16 port;
 
-  if (opt_ranks < 0 || opt_ranks > 4096)
+  /* -1: not given */
+  if (opt_ranks == 0 || opt_ranks < -1 || opt_ranks > 4096)
     return g_strdup_printf (
         "--ranks must be from 1 to 4096, not %d", opt_ranks);
   if (opt_ranks > 0 && (opt_rank >= 0 || opt_world > 0))
@@ -893,7 +909,7 @@ check_world_options (void)
   if ((opt_rank >= 0 || opt_world > 0) && !opt_coordinator)
     return g_strdup ("--rank and --world join the world of --coordinator "
                      "HOST:PORT");
-  if (opt_coordinator && opt_ranks == 0 && (opt_rank < 0 || opt_world <= 0))
+  if (opt_coordinator && opt_ranks < 0 && (opt_rank < 0 || opt_world <= 0))
     return g_strdup ("--coordinator needs --rank R and --world W (or "
                      "--ranks N to start every rank here)");
   if (opt_coordinator && opt_world > 0 && opt_rank >= opt_world)
@@ -1012,6 +1028,12 @@ main (int argc, char **argv)
     {
       g_printerr ("accel-run: --http must be a port from 0 to 65535, not %d\n",
           opt_http);
+      return EXIT_INVALID;
+    }
+  if ((opt_stats && !check_output_path ("--stats", opt_stats, &error))
+      || (opt_dot && !check_output_path ("--dot", opt_dot, &error)))
+    {
+      g_printerr ("accel-run: %s\n", error->message);
       return EXIT_INVALID;
     }
   if (opt_graph && !g_str_equal (opt_graph, "auto")

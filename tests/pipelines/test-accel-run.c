@@ -672,6 +672,14 @@ test_usage (void)
     { { "--set=blur.sigma=-1", demo, NULL },
         "--set blur.sigma=-1: parameter 'sigma' of stage 'blur' "
         "(realtime.gaussian-blur) is out of range" },
+    { { "--ranks=0", demo, NULL }, "--ranks must be from 1 to 4096, not 0" },
+    /* refused before the run, not after it */
+    { { "--stats=/nonexistent-accel/s.json", demo, NULL },
+        "--stats /nonexistent-accel/s.json: the directory /nonexistent-accel "
+        "does not exist" },
+    { { "--dot=/nonexistent-accel/g.dot", demo, NULL },
+        "--dot /nonexistent-accel/g.dot: the directory /nonexistent-accel "
+        "does not exist" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
