@@ -592,6 +592,19 @@ has_sink (AccelGraph *graph)
 }
 
 /* the run in this process: a worker's, or an unsupervised one */
+/* @path with this rank's {rank} and {world} */
+static void
+substitute_rank (gchar **path, AccelWorld *world)
+{
+  gchar *mine;
+
+  if (!*path)
+    return;
+  mine = accel_world_substitute (world, *path);
+  g_free (*path);
+  *path = mine;
+}
+
 static int
 run_pipeline (const char *path)
 {
@@ -607,6 +620,10 @@ run_pipeline (const char *path)
   guint tick;
   int status = EXIT_DONE;
   gpointer http = NULL;
+
+  /* each rank its own files: {rank} and {world} in their names */
+  substitute_rank (&opt_stats, world);
+  substitute_rank (&opt_dot, world);
 
   graph = load_graph (path, &error);
   if (!graph)
@@ -881,13 +898,31 @@ supervise_rank (int argc, char **argv)
 static gboolean
 check_output_path (const char *option, const char *path, GError **error)
 {
-  g_autofree gchar *dir = g_path_get_dirname (path);
+  g_autofree gchar *mine
+      = accel_world_substitute (accel_world_get_default (), path);
+  g_autofree gchar *dir = g_path_get_dirname (mine);
 
   if (g_str_equal (path, "-") || g_file_test (dir, G_FILE_TEST_IS_DIR))
     return TRUE;
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-      "%s %s: the directory %s does not exist", option, path, dir);
+      "%s %s: the directory %s does not exist", option, mine, dir);
   return FALSE;
+}
+
+/* the ranks of --ranks N share this machine's files: --stats and --dot
+ * need {rank} in their names, or one rank's would replace the others'
+ * (and on stdout their text would interleave) */
+static gchar *
+check_rank_path (const char *option, const char *path)
+{
+  if (!path || opt_ranks <= 1 || strstr (path, "{rank}"))
+    return NULL;
+  return g_strdup_printf (
+      "%s %s: each of the %d ranks would write it; put {rank} in the file's "
+      "name, such as %s-{rank}.%s",
+      option, path, opt_ranks,
+      g_str_equal (option, "--stats") ? "stats" : "graph",
+      g_str_equal (option, "--stats") ? "json" : "dot");
 }
 
 /* --ranks, --coordinator, --rank and --world, checked together; returns
@@ -895,6 +930,7 @@ check_output_path (const char *option, const char *path, GError **error)
 static gchar *
 check_world_options (void)
 {
+  gchar *problem;
   g_autofree gchar *host = NULL;
   g_autoptr (GError) error = NULL;
   guint16 port;
@@ -906,6 +942,9 @@ check_world_options (void)
   if (opt_ranks > 0 && (opt_rank >= 0 || opt_world > 0))
     return g_strdup ("--ranks starts every rank here: it takes no --rank "
                      "or --world");
+  if ((problem = check_rank_path ("--stats", opt_stats))
+      || (problem = check_rank_path ("--dot", opt_dot)))
+    return problem;
   if ((opt_rank >= 0 || opt_world > 0) && !opt_coordinator)
     return g_strdup ("--rank and --world join the world of --coordinator "
                      "HOST:PORT");

@@ -329,6 +329,40 @@ test_interrupt (Fixture *f, gconstpointer data)
   world_assert_tmp_clean (tmp);
 }
 
+/* --stats and --dot of a world: each rank's own file through {rank}; a
+ * name all the ranks of --ranks would share is refused before any starts
+ * (they used to replace each other's, leaving one rank's stats) */
+static void
+test_stats_per_rank (Fixture *f, gconstpointer data)
+{
+  const char *shared[]
+      = { "--ranks", "2", "--stats=s.json", "endless.yaml", NULL };
+  const char *mine[]
+      = { "--ranks", "2", "--frames=5", "--stats=s-{rank}-of-{world}.json",
+          "--dot=g-{rank}.dot", "endless.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_run (&r, f->dir, NULL, shared);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--stats s.json: each of the 2 ranks "
+                                   "would write it; put {rank} in the file's "
+                                   "name"));
+  world_run_clear (&r);
+
+  world_run (&r, f->dir, NULL, mine);
+  g_assert_cmpint (r.status, ==, 0);
+  for (guint rank = 0; rank < 2; rank++)
+    {
+      g_autofree gchar *stats = g_strdup_printf ("s-%u-of-2.json", rank);
+      g_autofree gchar *dot = g_strdup_printf ("g-%u.dot", rank);
+      g_autofree gchar *text = world_read (f->dir, stats, NULL);
+      g_autofree gchar *graph = world_read (f->dir, dot, NULL);
+
+      g_assert_nonnull (strstr (text, "\"frames\": 5,"));
+      g_assert_nonnull (strstr (graph, "digraph"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -345,5 +379,6 @@ main (int argc, char **argv)
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   ADD ("/world/interrupt", test_interrupt);
+  ADD ("/world/stats-per-rank", test_stats_per_rank);
   return g_test_run ();
 }
