@@ -553,14 +553,19 @@ static gboolean
 serve_http (AccelGraph *graph, gpointer *http, GError **error)
 {
 #ifdef ACCEL_HAVE_HTTP
-  AccelHttpServer *server = accel_graph_serve_http (
-      graph, opt_http_address, (guint)opt_http, error);
+  AccelWorld *world = accel_world_get_default ();
+  /* the ranks of a world may share a machine: rank r serves PORT + r */
+  guint rank = world ? accel_world_get_rank (world) : 0;
+  AccelHttpServer *server = accel_graph_serve_http (graph, opt_http_address,
+      opt_http > 0 ? (guint)opt_http + rank : 0, error);
   g_autofree gchar *host = NULL;
+  g_autofree gchar *who = NULL;
 
   if (!server)
     return FALSE;
   host = g_strdup (opt_http_address ? opt_http_address : "127.0.0.1");
-  g_printerr ("accel-run: serving http://%s%s%s:%u/\n",
+  who = world ? g_strdup_printf ("rank %u ", rank) : g_strdup ("");
+  g_printerr ("accel-run: %sserving http://%s%s%s:%u/\n", who,
       strchr (host, ':') ? "[" : "", host, strchr (host, ':') ? "]" : "",
       accel_http_server_get_port (server));
   *http = server;
@@ -945,6 +950,11 @@ check_world_options (void)
   if ((problem = check_rank_path ("--stats", opt_stats))
       || (problem = check_rank_path ("--dot", opt_dot)))
     return problem;
+  if (opt_http > 0 && MAX (opt_ranks, opt_world) > 1
+      && opt_http + MAX (opt_ranks, opt_world) - 1 > G_MAXUINT16)
+    return g_strdup_printf ("--http %d: rank r serves port %d + r, which "
+                            "for the last rank is past 65535",
+        opt_http, opt_http);
   if ((opt_rank >= 0 || opt_world > 0) && !opt_coordinator)
     return g_strdup ("--rank and --world join the world of --coordinator "
                      "HOST:PORT");

@@ -363,6 +363,37 @@ test_stats_per_rank (Fixture *f, gconstpointer data)
     }
 }
 
+/* --http PORT in a world: rank r serves PORT + r (both ranks used to bind
+ * PORT, and the second's failure ended the world) */
+static void
+test_http_per_rank (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GSocketListener) probe = g_socket_listener_new ();
+  g_autoptr (GError) error = NULL;
+  guint16 port = g_socket_listener_add_any_inet_port (probe, NULL, &error);
+  g_autofree gchar *http = NULL, *zero = NULL, *one = NULL;
+  const char *args[]
+      = { "--ranks", "2", "--frames=20", NULL, "endless.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  g_assert_no_error (error);
+  /* a free port for rank 0, most likely followed by one for rank 1 */
+  g_socket_listener_close (probe);
+  http = g_strdup_printf ("--http=%u", port);
+  args[3] = http;
+  world_run (&r, f->dir, NULL, args);
+  if (strstr (r.err, "built without HTTP"))
+    {
+      g_test_skip ("accel-run was built without HTTP");
+      return;
+    }
+  g_assert_cmpint (r.status, ==, 0);
+  zero = g_strdup_printf ("rank 0 serving http://127.0.0.1:%u/", port);
+  one = g_strdup_printf ("rank 1 serving http://127.0.0.1:%u/", port + 1);
+  g_assert_nonnull (strstr (r.err, zero));
+  g_assert_nonnull (strstr (r.err, one));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -380,5 +411,6 @@ main (int argc, char **argv)
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   ADD ("/world/interrupt", test_interrupt);
   ADD ("/world/stats-per-rank", test_stats_per_rank);
+  ADD ("/world/http-per-rank", test_http_per_rank);
   return g_test_run ();
 }
