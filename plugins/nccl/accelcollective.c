@@ -60,6 +60,59 @@ accel_collective_negotiate (AccelStage *stage, const AccelType *in_types,
   return TRUE;
 }
 
+/* what this rank gives the collective (its input, or what a receiver
+ * declares) as the store keeps it: "DTYPE BYTES WORLD-RANK TYPE" */
+static gchar *
+given_type (AccelStage *stage, AccelWorld *world)
+{
+  const AccelType *t = accel_stage_get_n_inputs (stage) > 0
+                           ? accel_stage_get_input_type (stage, 0)
+                           : accel_stage_get_output_type (stage, 0);
+  g_autofree gchar *text = accel_type_to_string (t);
+
+  return g_strdup_printf ("%s %" G_GSIZE_FORMAT " %u %s",
+      accel_dtype_to_string (t->dtype), accel_type_get_size (t),
+      accel_world_get_rank (world), text);
+}
+
+/* every member must give the collective the same element type and size,
+ * or NCCL reads past a buffer or waits forever and Gloo aborts the process:
+ * each member checks its own against member 0's, through the store, before
+ * any communicator is made */
+static gboolean
+agree_on_type (AccelStage *stage, AccelWorld *world, const char *key,
+    guint member, GError **error)
+{
+  g_autofree gchar *mine = given_type (stage, world);
+  g_autofree gchar *mine_key = g_strdup_printf ("%s/type/%u", key, member);
+  g_autofree gchar *first_key = g_strdup_printf ("%s/type/0", key);
+  g_autoptr (GBytes) value = g_bytes_new (mine, strlen (mine));
+  g_autoptr (GBytes) got = NULL;
+  g_auto (GStrv) ours = NULL, theirs = NULL;
+  g_autofree gchar *first = NULL;
+
+  if (!accel_world_set (world, mine_key, value, error))
+    return FALSE;
+  if (member == 0)
+    return TRUE;
+  if (!(got = accel_world_get (world, first_key, error)))
+    return FALSE;
+  first = g_strndup (g_bytes_get_data (got, NULL), g_bytes_get_size (got));
+  ours = g_strsplit (mine, " ", 4);
+  theirs = g_strsplit (first, " ", 4);
+  if (g_strv_length (theirs) == 4 && g_str_equal (ours[0], theirs[0])
+      && g_str_equal (ours[1], theirs[1]))
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+      "stage '%s' (%s): rank %s gives it %s, rank %s gives it %s: every "
+      "rank must give a collective the same element type and size",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+      theirs[0] && theirs[1] && theirs[2] ? theirs[2] : "?",
+      theirs[0] && theirs[1] && theirs[2] && theirs[3] ? theirs[3] : first,
+      ours[2], ours[3]);
+  return FALSE;
+}
+
 static gboolean
 accel_collective_start (AccelStage *stage, GError **error)
 {
@@ -78,7 +131,8 @@ accel_collective_start (AccelStage *stage, GError **error)
       return FALSE;
     }
   if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
-          self, world, &rank, &size, &key, error))
+          self, world, &rank, &size, &key, error)
+      || !agree_on_type (stage, world, key, rank, error))
     return FALSE;
   priv->comm = accel_communicator_new (stage, world, key, rank, size, error);
   return priv->comm != NULL;

@@ -394,6 +394,51 @@ test_http_per_rank (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (r.err, one));
 }
 
+/* ranks that give a collective different types are told so before any
+ * communicator is made, naming both ranks' types: no rebuild, no abort
+ * inside Gloo (which it used to be, three times over) */
+static void
+test_collective_mismatch (Fixture *f, gconstpointer data)
+{
+  const char sizes[] = "pipeline: sizes\n"
+                       "stages:\n"
+                       "  - {name: src, kind: core.test-source, params: "
+                       "{shape: \"1{rank}\", num-buffers: 2}}\n"
+                       "  - {name: sum, kind: nccl.all-reduce}\n"
+                       "  - {name: out, kind: core.null-sink}\n"
+                       "links: [src -> sum -> out]\n";
+  const char pair[] = "pipeline: pair\n"
+                      "stages:\n"
+                      "  - {name: src, kind: core.test-source, ranks: [0], "
+                      "params: {shape: \"16\", num-buffers: 2}}\n"
+                      "  - {name: tx, kind: nccl.send, ranks: [0], params: "
+                      "{peer: 1}}\n"
+                      "  - {name: rx, kind: nccl.recv, ranks: [1], params: "
+                      "{peer: 0, shape: \"8\", dtype: f32}}\n"
+                      "  - {name: out, kind: core.null-sink}\n"
+                      "links: [src -> tx -> out, rx -> out]\n";
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *sizes_args[] = { "--ranks", "2", "sizes.yaml", NULL };
+  const char *pair_args[] = { "--ranks", "2", "pair.yaml", NULL };
+  g_auto (WorldRun) a = { 0 }, b = { 0 };
+
+  world_write (f->dir, "sizes.yaml", sizes, strlen (sizes));
+  world_write (f->dir, "pair.yaml", pair, strlen (pair));
+  world_run (&a, f->dir, env, sizes_args);
+  g_assert_cmpint (a.status, !=, 0);
+  g_assert_nonnull (strstr (a.err,
+      "stage 'sum' (nccl.all-reduce): rank 0 gives it tensor<f32>[10]@device, "
+      "rank 1 gives it tensor<f32>[11]@device: every rank must give a "
+      "collective the same element type and size"));
+  g_assert_null (strstr (a.err, "rebuilding the world"));
+  world_run (&b, f->dir, env, pair_args);
+  g_assert_cmpint (b.status, !=, 0);
+  g_assert_nonnull (strstr (b.err, "stage 'rx' (nccl.recv): rank 0 gives it "
+                                   "tensor<f32>[16]@device, rank 1 gives it "
+                                   "tensor<f32>[8]@device"));
+  g_assert_null (strstr (b.err, "rebuilding the world"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -404,6 +449,7 @@ main (int argc, char **argv)
   ADD ("/world/rank-out-of-world", test_rank_out_of_world);
   ADD ("/world/collective-needs-world", test_collective_needs_world);
   ADD ("/world/collective-types", test_collective_types);
+  ADD ("/world/collective-mismatch", test_collective_mismatch);
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
