@@ -5,6 +5,7 @@
 #define G_LOG_DOMAIN "accel-nccl"
 
 #include "accelcollective.h"
+#include "accelwatchdog.h"
 
 typedef struct
 {
@@ -75,42 +76,93 @@ given_type (AccelStage *stage, AccelWorld *world)
       accel_world_get_rank (world), text);
 }
 
+/* the world rank of @member of the stage's communicator: a pair's other
+ * end is its peer, a group's members are the world's ranks */
+static guint
+member_rank (AccelStage *stage, guint member)
+{
+  guint peer = member;
+
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "peer"))
+    g_object_get (stage, "peer", &peer, NULL);
+  return peer;
+}
+
+/* @member's word on what it gives the collective; NULL when it never came:
+ * a later generation of the world began (a peer started again: the rank
+ * goes with it), or the member's graph has no such stage */
+static gchar *
+member_type (AccelStage *stage, AccelWorld *world, const char *key,
+    guint member, GError **error)
+{
+  g_autofree gchar *member_key = g_strdup_printf ("%s/type/%u", key, member);
+  g_autoptr (GError) got_error = NULL;
+  g_autoptr (GBytes) got = accel_world_get (world, member_key, &got_error);
+
+  if (got)
+    return g_strndup (g_bytes_get_data (got, NULL), g_bytes_get_size (got));
+  if (accel_world_is_left (world))
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+        "stage '%s' (%s): %s", accel_stage_get_name (stage),
+        accel_stage_get_kind_name (stage), ACCEL_WATCHDOG_WORLD_LEFT);
+  else
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+        "stage '%s' (%s): rank %u did not reach it within %u ms (%s): does "
+        "its graph leave it out? A collective runs on every rank of its "
+        "group, so its 'ranks' may leave none out",
+        accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+        member_rank (stage, member), accel_world_get_timeout_ms (world),
+        got_error->message);
+  return NULL;
+}
+
 /* every member must give the collective the same element type and size,
- * or NCCL reads past a buffer or waits forever and Gloo aborts the process:
- * each member checks its own against member 0's, through the store, before
- * any communicator is made */
+ * or NCCL reads past a buffer or waits forever and Gloo aborts the process;
+ * and every member must have the stage at all. Member 0 waits for every
+ * other member's word and the others for member 0's, through the store,
+ * before any communicator is made */
 static gboolean
 agree_on_type (AccelStage *stage, AccelWorld *world, const char *key,
-    guint member, GError **error)
+    guint member, guint size, GError **error)
 {
   g_autofree gchar *mine = given_type (stage, world);
   g_autofree gchar *mine_key = g_strdup_printf ("%s/type/%u", key, member);
-  g_autofree gchar *first_key = g_strdup_printf ("%s/type/0", key);
   g_autoptr (GBytes) value = g_bytes_new (mine, strlen (mine));
-  g_autoptr (GBytes) got = NULL;
-  g_auto (GStrv) ours = NULL, theirs = NULL;
-  g_autofree gchar *first = NULL;
+  g_auto (GStrv) ours = g_strsplit (mine, " ", 4);
 
   if (!accel_world_set (world, mine_key, value, error))
     return FALSE;
-  if (member == 0)
-    return TRUE;
-  if (!(got = accel_world_get (world, first_key, error)))
-    return FALSE;
-  first = g_strndup (g_bytes_get_data (got, NULL), g_bytes_get_size (got));
-  ours = g_strsplit (mine, " ", 4);
-  theirs = g_strsplit (first, " ", 4);
-  if (g_strv_length (theirs) == 4 && g_str_equal (ours[0], theirs[0])
-      && g_str_equal (ours[1], theirs[1]))
-    return TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
-      "stage '%s' (%s): rank %s gives it %s, rank %s gives it %s: every "
-      "rank must give a collective the same element type and size",
-      accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-      theirs[0] && theirs[1] && theirs[2] ? theirs[2] : "?",
-      theirs[0] && theirs[1] && theirs[2] && theirs[3] ? theirs[3] : first,
-      ours[2], ours[3]);
-  return FALSE;
+  for (guint m = member == 0 ? 1 : 0; m < (member == 0 ? size : 1); m++)
+    {
+      g_autofree gchar *text = member_type (stage, world, key, m, error);
+      g_auto (GStrv) theirs = NULL;
+      gchar **first, **second;
+
+      if (!text)
+        return FALSE;
+      theirs = g_strsplit (text, " ", 4);
+      if (g_strv_length (theirs) != 4)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "stage '%s' (%s): the store holds '%s' for %s, which no rank "
+              "of accel's wrote",
+              accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+              text, key);
+          return FALSE;
+        }
+      if (g_str_equal (ours[0], theirs[0]) && g_str_equal (ours[1], theirs[1]))
+        continue;
+      /* member 0's first */
+      first = m == 0 ? theirs : ours;
+      second = m == 0 ? ours : theirs;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+          "stage '%s' (%s): rank %s gives it %s, rank %s gives it %s: every "
+          "rank must give a collective the same element type and size",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          first[2], first[3], second[2], second[3]);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -132,7 +184,7 @@ accel_collective_start (AccelStage *stage, GError **error)
     }
   if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
           self, world, &rank, &size, &key, error)
-      || !agree_on_type (stage, world, key, rank, error))
+      || !agree_on_type (stage, world, key, rank, size, error))
     return FALSE;
   priv->comm = accel_communicator_new (stage, world, key, rank, size, error);
   return priv->comm != NULL;

@@ -439,6 +439,32 @@ test_collective_mismatch (Fixture *f, gconstpointer data)
   g_assert_null (strstr (b.err, "rebuilding the world"));
 }
 
+/* a collective that some rank's graph leaves out is an error naming that
+ * rank, once: it used to time out, count as a lost communicator and have
+ * the world rebuilt for ever, a generation each timeout */
+static void
+test_collective_left_out (Fixture *f, gconstpointer data)
+{
+  const char yaml[] = "pipeline: partial\n"
+                      "stages:\n"
+                      "  - {name: src, kind: core.test-source, params: "
+                      "{shape: \"16\", num-buffers: 2}}\n"
+                      "  - {name: sum, kind: nccl.all-reduce, ranks: [0]}\n"
+                      "  - {name: out, kind: core.null-sink, ranks: [0]}\n"
+                      "  - {name: other, kind: core.null-sink, ranks: [1]}\n"
+                      "links: [src -> sum -> out, src -> other]\n";
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *args[] = { "--ranks", "2", "partial.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "partial.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, env, args);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "stage 'sum' (nccl.all-reduce): rank 1 "
+                                   "did not reach it within"));
+  g_assert_null (strstr (r.err, "rebuilding the world"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -450,6 +476,7 @@ main (int argc, char **argv)
   ADD ("/world/collective-needs-world", test_collective_needs_world);
   ADD ("/world/collective-types", test_collective_types);
   ADD ("/world/collective-mismatch", test_collective_mismatch);
+  ADD ("/world/collective-left-out", test_collective_left_out);
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
