@@ -40,6 +40,13 @@ gchar *accel_store_read_line (
 /* supervisor.c: restarts within a window, for the restart intensity */
 guint accel_supervisor_count_recent (
     GArray *restarts, gint64 now, gint64 window_ms);
+/* supervisor.c: restarts in a row after which no frame was committed, for
+ * failures slower than the restart intensity (a hang the world's timeout
+ * ends, say): @stalled counts them, @mark is what the commit logs under
+ * @state_dir held at the last restart. Returns the new count */
+guint accel_supervisor_count_stalled (
+    const char *state_dir, gint64 *mark, guint stalled);
+gint64 accel_supervisor_progress_mark (const char *state_dir);
 /* supervisor.c: what a supervisor does while it waits for its workers,
  * between begin and end: Ctrl-C is the workers' (they share its process
  * group), so it only notes it (accel_supervisor_interrupted()) and starts

@@ -10,6 +10,8 @@
 
 #include "accel-private.h"
 
+#include <glib/gstdio.h>
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -129,6 +131,70 @@ accel_supervisor_count_recent (GArray *restarts, gint64 now, gint64 window_ms)
   return recent;
 }
 
+/* the bytes of the commit logs (<sink>.commits) in @dir and in its
+ * directories (a world's rank-r): it changes when the workers commit */
+static gint64
+commits_size (const char *dir, guint depth)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  gint64 total = 0;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+      GStatBuf st;
+
+      if (g_stat (path, &st) != 0)
+        continue;
+      if (S_ISDIR (st.st_mode) && depth > 0)
+        total += commits_size (path, depth - 1);
+      else if (S_ISREG (st.st_mode) && g_str_has_suffix (name, ".commits"))
+        total += st.st_size;
+    }
+  return total;
+}
+
+/**
+ * accel_supervisor_progress_mark:
+ * @state_dir: (nullable): the workers' state directory
+ *
+ * Returns: a mark of what the workers committed so far, which changes as
+ * they commit frames; 0 without a state directory. MT safe.
+ */
+gint64
+accel_supervisor_progress_mark (const char *state_dir)
+{
+  return state_dir ? commits_size (state_dir, 1) : 0;
+}
+
+/**
+ * accel_supervisor_count_stalled:
+ * @state_dir: (nullable): the workers' state directory
+ * @mark: (inout): the progress mark at the last restart
+ * @stalled: restarts in a row so far after which nothing was committed
+ *
+ * Counts one more restart: the restart intensity lets failures slower than
+ * it go on for ever, and a failure that comes back every generation before
+ * any frame is committed (a hang that a timeout ends, say) would. Without a
+ * state directory nothing counts as stalled.
+ *
+ * Returns: the restarts in a row after which nothing was committed. MT
+ * safe.
+ */
+guint
+accel_supervisor_count_stalled (
+    const char *state_dir, gint64 *mark, guint stalled)
+{
+  gint64 now = accel_supervisor_progress_mark (state_dir);
+  gboolean same = state_dir && now == *mark;
+
+  g_debug ("commit logs under %s: %" G_GINT64_FORMAT " bytes, %s", state_dir,
+      now, same ? "nothing committed since the last restart" : "progress");
+  *mark = now;
+  return same ? stalled + 1 : 0;
+}
+
 static gchar **
 worker_env (guint generation)
 {
@@ -146,6 +212,9 @@ run_workers (const char *const *argv, guint max_restarts,
 {
   g_autoptr (GArray) restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint generation = accel_supervisor_get_generation ();
+  const char *state_dir = g_getenv ("ACCEL_STATE_DIR");
+  gint64 mark = accel_supervisor_progress_mark (state_dir);
+  guint stalled = 0;
 
   for (;;)
     {
@@ -204,6 +273,15 @@ run_workers (const char *const *argv, guint max_restarts,
               "worker %u stopped because %s; already restarted %u times "
               "within %" G_GINT64_FORMAT " ms, giving up",
               generation, why, recent, restart_window_ms);
+          return FALSE;
+        }
+      stalled = accel_supervisor_count_stalled (state_dir, &mark, stalled);
+      if (stalled >= max_restarts)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+              "worker %u stopped because %s; the last %u workers stopped "
+              "before committing a frame, giving up",
+              generation, why, stalled);
           return FALSE;
         }
       g_array_append_val (restarts, now);

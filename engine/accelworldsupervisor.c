@@ -194,6 +194,8 @@ supervise_worlds (const char *const *argv, guint n_ranks,
   g_autoptr (GArray) restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint generation = accel_supervisor_get_generation ();
   const char *host = g_get_host_name ();
+  gint64 mark = accel_supervisor_progress_mark (state_dir);
+  guint stalled = 0;
 
   if (!(server = accel_store_server_new (coordinator, n_ranks, error)))
     return FALSE;
@@ -233,6 +235,15 @@ supervise_worlds (const char *const *argv, guint n_ranks,
               "rank %u on %s %s in generation %u; the world was already "
               "rebuilt %u times within %" G_GINT64_FORMAT " ms, giving up",
               failed, host, why, generation, recent, restart_window_ms);
+          return FALSE;
+        }
+      stalled = accel_supervisor_count_stalled (state_dir, &mark, stalled);
+      if (stalled >= max_restarts)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+              "rank %u on %s %s in generation %u; the last %u generations "
+              "ended before committing a frame, giving up",
+              failed, host, why, generation, stalled);
           return FALSE;
         }
       g_array_append_val (restarts, now);

@@ -41,6 +41,10 @@ static gboolean opt_restart_state;
 static gint opt_http = -1;
 static gchar *opt_http_address;
 static gint opt_ranks = -1, opt_rank = -1, opt_world;
+/* the supervisors' restart intensity: restarts allowed within a window
+ * (ACCEL_RESTART_INTENSITY=N/MS) */
+static guint intensity_restarts = 3;
+static gint64 intensity_window_ms = 10000;
 static gchar *opt_coordinator;
 
 static GOptionEntry entries[] = {
@@ -825,7 +829,7 @@ supervised_status (gboolean ok, const GError *error)
 /* with a GPU the pipeline runs in supervised worker processes, so a poisoned
  * context costs a restart, not the run */
 static int
-supervise (int argc, char **argv)
+supervise (int argc, char **argv, const char *state_dir)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *tmp_state = make_tmp_state (&error);
@@ -836,9 +840,11 @@ supervise (int argc, char **argv)
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_RUNTIME;
     }
-  if (tmp_state)
-    g_setenv ("ACCEL_STATE_DIR", tmp_state, TRUE);
-  ok = accel_supervisor_run ((const char *const *)argv, 3, 10000, &error);
+  /* the worker keeps its state there, and the supervisor watches its
+   * commits (restarts that commit nothing end the run) */
+  g_setenv ("ACCEL_STATE_DIR", tmp_state ? tmp_state : state_dir, TRUE);
+  ok = accel_supervisor_run ((const char *const *)argv, intensity_restarts,
+      intensity_window_ms, &error);
   /* failed or not, the run's own state goes with it */
   if (tmp_state)
     remove_tree (tmp_state);
@@ -859,8 +865,8 @@ supervise_world (char **argv)
       return EXIT_RUNTIME;
     }
   ok = accel_world_supervise ((const char *const *)argv, (guint)opt_ranks,
-      opt_coordinator, opt_state_dir ? opt_state_dir : tmp_state, 3, 10000,
-      &error);
+      opt_coordinator, opt_state_dir ? opt_state_dir : tmp_state,
+      intensity_restarts, intensity_window_ms, &error);
   if (tmp_state)
     remove_tree (tmp_state);
   return supervised_status (ok, error);
@@ -890,11 +896,8 @@ supervise_rank (int argc, char **argv)
   for (const char *const *d = accel_world_get_worker_defaults (); *d; d += 2)
     g_setenv (d[0], d[1], FALSE);
   if (opt_state_dir)
-    {
-      dir = g_strdup_printf ("%s/rank-%d", opt_state_dir, opt_rank);
-      g_setenv ("ACCEL_STATE_DIR", dir, TRUE);
-    }
-  return supervise (argc, argv);
+    dir = g_strdup_printf ("%s/rank-%d", opt_state_dir, opt_rank);
+  return supervise (argc, argv, dir);
 }
 
 /* whether a file @path given to @option can be written at the end of the
@@ -928,6 +931,32 @@ check_rank_path (const char *option, const char *path)
       option, path, opt_ranks,
       g_str_equal (option, "--stats") ? "stats" : "graph",
       g_str_equal (option, "--stats") ? "json" : "dot");
+}
+
+/* ACCEL_RESTART_INTENSITY=N/MS, when set: N restarts within MS ms */
+static gboolean
+read_restart_intensity (GError **error)
+{
+  const char *text = g_getenv ("ACCEL_RESTART_INTENSITY");
+  g_auto (GStrv) parts = NULL;
+  guint64 n, ms;
+
+  if (!text)
+    return TRUE;
+  parts = g_strsplit (text, "/", 3);
+  if (g_strv_length (parts) != 2
+      || !g_ascii_string_to_unsigned (parts[0], 10, 1, 1000, &n, NULL)
+      || !g_ascii_string_to_unsigned (parts[1], 10, 1, G_MAXINT32, &ms, NULL))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "ACCEL_RESTART_INTENSITY must be N/MS (N restarts from 1 to 1000 "
+          "within MS milliseconds), not '%s'",
+          text);
+      return FALSE;
+    }
+  intensity_restarts = (guint)n;
+  intensity_window_ms = (gint64)ms;
+  return TRUE;
 }
 
 /* --ranks, --coordinator, --rank and --world, checked together; returns
@@ -1079,7 +1108,8 @@ main (int argc, char **argv)
           opt_http);
       return EXIT_INVALID;
     }
-  if ((opt_stats && !check_output_path ("--stats", opt_stats, &error))
+  if (!read_restart_intensity (&error)
+      || (opt_stats && !check_output_path ("--stats", opt_stats, &error))
       || (opt_dot && !check_output_path ("--dot", opt_dot, &error)))
     {
       g_printerr ("accel-run: %s\n", error->message);
@@ -1171,7 +1201,7 @@ main (int argc, char **argv)
         return supervise_world (argv);
       if (opt_coordinator)
         return supervise_rank (argc, argv);
-      return supervise (argc, argv);
+      return supervise (argc, argv, opt_state_dir);
     }
   status = run_pipeline (opt_description ? "-e" : args[1]);
   /* only a supervisor knows what the poisoned status means */

@@ -436,7 +436,11 @@ worker_main (void)
   g_autofree gchar *out = g_build_filename (dir, "out.txt", NULL);
   AccelStage *src, *scale, *sink;
 
-  if (g_getenv ("ACCEL_TEST_WORKER_FAILS"))
+  if (g_getenv ("ACCEL_TEST_WORKER_FAILS")
+      && accel_supervisor_get_generation ()
+             < (guint)atoi (g_getenv ("ACCEL_TEST_WORKER_FAILS_BEFORE")
+                                ? g_getenv ("ACCEL_TEST_WORKER_FAILS_BEFORE")
+                                : "1000000"))
     return atoi (g_getenv ("ACCEL_TEST_WORKER_FAILS"));
   if (g_getenv ("ACCEL_TEST_WORKER_HANGS"))
     {
@@ -680,6 +684,37 @@ test_supervisor_gives_up (void)
   g_assert_false (supervise (dir, NULL, 2, &error));
   g_assert_cmpstr (error->message, ==, "worker 1 failed (exit status 1)");
   g_unsetenv ("ACCEL_TEST_WORKER_FAILS");
+  remove_dir (dir);
+}
+
+/* workers that fail slower than the restart intensity counts (here a
+ * window of 1 ms), and commit nothing, are given up on after as many as
+ * the intensity allows: before, they were restarted for ever (here, until
+ * the fifth worker, which would have finished) */
+static void
+test_supervisor_gives_up_without_progress (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  const char *argv[] = { self, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_setenv ("ACCEL_TEST_STATE", dir, TRUE);
+  g_setenv ("ACCEL_STATE_DIR", dir, TRUE);
+  g_setenv ("ACCEL_TEST_WORKER_FAILS", "75", TRUE);
+  g_setenv ("ACCEL_TEST_WORKER_FAILS_BEFORE", "5", TRUE);
+  expect_restart (1, POISONED);
+  expect_restart (2, POISONED);
+  g_assert_false (accel_supervisor_run (argv, 3, 1, &error));
+  g_test_assert_expected_messages ();
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
+  g_assert_cmpstr (error->message, ==,
+      "worker 3 stopped because its CUDA context was poisoned; the last 3 "
+      "workers stopped before committing a frame, giving up");
+  g_unsetenv ("ACCEL_TEST_WORKER_FAILS");
+  g_unsetenv ("ACCEL_TEST_WORKER_FAILS_BEFORE");
+  g_unsetenv ("ACCEL_STATE_DIR");
+  g_unsetenv ("ACCEL_TEST_STATE");
   remove_dir (dir);
 }
 
@@ -929,6 +964,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/supervisor/restarts-workers", test_supervisor_restarts_workers);
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
+  g_test_add_func ("/supervisor/gives-up-without-progress",
+      test_supervisor_gives_up_without_progress);
   g_test_add_func (
       "/supervisor/killed-takes-worker", test_supervisor_killed_takes_worker);
   g_test_add_func ("/supervisor/interrupt-is-the-workers",

@@ -465,6 +465,26 @@ test_collective_left_out (Fixture *f, gconstpointer data)
   g_assert_null (strstr (r.err, "rebuilding the world"));
 }
 
+/* a world that fails in every generation before committing a frame, too
+ * slowly for the restart intensity (here 3 within 1 ms), is given up on
+ * after 3 generations; before, it was rebuilt for ever (here until the
+ * faults ran out and the seventh generation finished) */
+static void
+test_gives_up_without_progress (Fixture *f, gconstpointer data)
+{
+  const char *env[] = { TIMEOUT_ENV, "ACCEL_RESTART_INTENSITY=3/1",
+    "ACCEL_FAULT=sum:crash:0:1,sum:crash:0:2,sum:crash:0:3,sum:crash:0:4,"
+    "sum:crash:0:5,sum:crash:0:6",
+    NULL };
+  const char *args[] = { "--ranks", "2", "--frames=5", "endless.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_run (&r, f->dir, env, args);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "the last 3 generations ended before "
+                                   "committing a frame, giving up"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -477,6 +497,7 @@ main (int argc, char **argv)
   ADD ("/world/collective-types", test_collective_types);
   ADD ("/world/collective-mismatch", test_collective_mismatch);
   ADD ("/world/collective-left-out", test_collective_left_out);
+  ADD ("/world/gives-up-without-progress", test_gives_up_without_progress);
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
