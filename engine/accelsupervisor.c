@@ -276,7 +276,7 @@ run_workers (const char *const *argv, guint max_restarts,
           return FALSE;
         }
       stalled = accel_supervisor_count_stalled (state_dir, &mark, stalled);
-      if (stalled >= max_restarts)
+      if (stalled > max_restarts)
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
               "worker %u stopped because %s; the last %u workers stopped "

@@ -238,7 +238,7 @@ supervise_worlds (const char *const *argv, guint n_ranks,
           return FALSE;
         }
       stalled = accel_supervisor_count_stalled (state_dir, &mark, stalled);
-      if (stalled >= max_restarts)
+      if (stalled > max_restarts)
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
               "rank %u on %s %s in generation %u; the last %u generations "

@@ -688,9 +688,10 @@ test_supervisor_gives_up (void)
 }
 
 /* workers that fail slower than the restart intensity counts (here a
- * window of 1 ms), and commit nothing, are given up on after as many as
- * the intensity allows: before, they were restarted for ever (here, until
- * the fifth worker, which would have finished) */
+ * window of 1 ms), and commit nothing, are given up on once more of them
+ * in a row failed than the intensity allows restarts: before, they were
+ * restarted for ever (here, until the fifth worker, which would have
+ * finished) */
 static void
 test_supervisor_gives_up_without_progress (void)
 {
@@ -705,11 +706,12 @@ test_supervisor_gives_up_without_progress (void)
   g_setenv ("ACCEL_TEST_WORKER_FAILS_BEFORE", "5", TRUE);
   expect_restart (1, POISONED);
   expect_restart (2, POISONED);
+  expect_restart (3, POISONED);
   g_assert_false (accel_supervisor_run (argv, 3, 1, &error));
   g_test_assert_expected_messages ();
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
   g_assert_cmpstr (error->message, ==,
-      "worker 3 stopped because its CUDA context was poisoned; the last 3 "
+      "worker 4 stopped because its CUDA context was poisoned; the last 4 "
       "workers stopped before committing a frame, giving up");
   g_unsetenv ("ACCEL_TEST_WORKER_FAILS");
   g_unsetenv ("ACCEL_TEST_WORKER_FAILS_BEFORE");

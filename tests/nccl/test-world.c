@@ -467,8 +467,8 @@ test_collective_left_out (Fixture *f, gconstpointer data)
 
 /* a world that fails in every generation before committing a frame, too
  * slowly for the restart intensity (here 3 within 1 ms), is given up on
- * after 3 generations; before, it was rebuilt for ever (here until the
- * faults ran out and the seventh generation finished) */
+ * once 4 generations in a row committed nothing; before, it was rebuilt for
+ * ever (here until the faults ran out and the seventh generation finished) */
 static void
 test_gives_up_without_progress (Fixture *f, gconstpointer data)
 {
@@ -481,7 +481,7 @@ test_gives_up_without_progress (Fixture *f, gconstpointer data)
 
   world_run (&r, f->dir, env, args);
   g_assert_cmpint (r.status, ==, 1);
-  g_assert_nonnull (strstr (r.err, "the last 3 generations ended before "
+  g_assert_nonnull (strstr (r.err, "the last 4 generations ended before "
                                    "committing a frame, giving up"));
 }
 
