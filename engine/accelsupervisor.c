@@ -303,7 +303,10 @@ run_workers (const char *const *argv, guint max_restarts,
  * its environment) until it exits 0. A worker that exits with
  * %ACCEL_EXIT_POISONED or is killed by a signal is started again, one
  * generation later; past the restart intensity, or when a worker fails in any
- * other way, the run fails. The worker's output goes where the caller's goes.
+ * other way, the run fails. When `ACCEL_STATE_DIR` names the workers' state
+ * directory, more workers in a row than @max_restarts that end without
+ * committing a frame there fail the run too, however slowly they fail. The
+ * worker's output goes where the caller's goes.
  *
  * Ctrl-C while a worker runs reaches the worker too (one process group),
  * which finishes its frames in flight or stops; the supervisor waits for it

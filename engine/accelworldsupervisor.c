@@ -272,8 +272,10 @@ supervise_worlds (const char *const *argv, guint n_ranks,
  * in its environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
  * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
  * %ACCEL_EXIT_POISONED, the others are ended and the world starts again,
- * one generation later; past the restart intensity the run fails naming
- * the rank, this host and the fault.
+ * one generation later; past the restart intensity, or once more
+ * generations in a row than @max_restarts end without a frame committed
+ * under @state_dir, the run fails naming the rank, this host and the
+ * fault.
  *
  * Ctrl-C reaches the ranks too (one process group): each finishes its
  * frames in flight or stops, and the world is not rebuilt after it; a rank
