@@ -1087,6 +1087,14 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
     return TRUE;
   if (!expect (l, n, YAML_SEQUENCE_NODE, "a list of ranks"))
     return FALSE;
+  if (n->data.sequence.items.start == n->data.sequence.items.top)
+    {
+      report (l, n->start_mark,
+          "stage '%s': 'ranks: []' would run it on no rank; list the ranks "
+          "that run it, or leave 'ranks' out for every rank",
+          name);
+      return FALSE;
+    }
   for (yaml_node_item_t *i = n->data.sequence.items.start;
        i < n->data.sequence.items.top; i++)
     {

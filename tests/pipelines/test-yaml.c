@@ -338,6 +338,12 @@ static const Golden goldens[] = {
       "be a finite number, not '1e400'\n"
       "bad/values.yaml:21:57: parameter 'gain' of stage 'q' (test.params) must "
       "be a finite number, not 'nan'" },
+  { "ranks.yaml",
+      "bad/ranks.yaml:5:47: stage 'none': 'ranks: []' would run it on no rank; "
+      "list the ranks that run it, or leave 'ranks' out for every rank\n"
+      "bad/ranks.yaml:6:49: stage 'minus': a rank is a number from 0, not "
+      "'-1'\n"
+      "bad/ranks.yaml:7:49: a list of ranks must be a list, not a scalar" },
   { "bad-links.yaml", "bad/bad-links.yaml:4:12: a stage named 'src' is already "
                       "declared at line 3\n"
                       "bad/bad-links.yaml:7:12: link to unknown stage 'snik' "
