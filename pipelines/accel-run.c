@@ -216,7 +216,11 @@ stage_writing_stdout (AccelGraph *graph)
   GPtrArray *stages = accel_graph_get_stages (graph);
   struct stat out, st;
 
-  if (fstat (STDOUT_FILENO, &out) != 0)
+  /* a pipe, a socket or a file: a terminal or /dev/null carries no frames
+   * anyone reads */
+  if (fstat (STDOUT_FILENO, &out) != 0
+      || !(S_ISFIFO (out.st_mode) || S_ISSOCK (out.st_mode)
+           || S_ISREG (out.st_mode)))
     return NULL;
   for (guint i = 0; i < stages->len; i++)
     {
