@@ -212,7 +212,7 @@ run_workers (const char *const *argv, guint max_restarts,
 {
   g_autoptr (GArray) restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint generation = accel_supervisor_get_generation ();
-  const char *state_dir = g_getenv ("ACCEL_STATE_DIR");
+  g_autofree gchar *state_dir = g_strdup (g_getenv ("ACCEL_STATE_DIR"));
   gint64 mark = accel_supervisor_progress_mark (state_dir);
   guint stalled = 0;
 
