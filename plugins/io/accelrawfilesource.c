@@ -65,6 +65,14 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
           accel_stage_get_name (stage), self->location, g_strerror (saved));
       return FALSE;
     }
+  if (g_file_test (self->location, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.raw-file-source): %s is a directory, not a file of "
+          "frames",
+          accel_stage_get_name (stage), self->location);
+      return FALSE;
+    }
   return accel_io_type_props_to_type (
       &self->type_props, stage, &out_types[0], error);
 }

@@ -508,6 +508,26 @@ test_raw_missing_file (void)
       "cannot read /nonexistent/accel/in.raw: No such file or directory"));
 }
 
+/* a directory is refused when the graph is prepared too (it was read, and
+ * failed, once the run had started) */
+static void
+test_raw_directory (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("directory");
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-io-XXXXXX", NULL);
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "reader");
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "location", dir, NULL);
+  test_link (g, "reader", "sink");
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (error->message, "is a directory, not a file of "
+                                            "frames"));
+  g_rmdir (dir);
+}
+
 /* app-source and app-sink */
 
 #define APP_FRAMES 10
@@ -1072,6 +1092,7 @@ main (int argc, char **argv)
       "/io/raw-file/round-trip/f32", "f32", test_raw_round_trip);
   g_test_add_func ("/io/raw-file/loop", test_raw_loop);
   g_test_add_func ("/io/raw-file/missing-file", test_raw_missing_file);
+  g_test_add_func ("/io/raw-file/directory", test_raw_directory);
   g_test_add_func (
       "/io/raw-file/restart-keeps-output", test_raw_sink_restart_keeps_output);
   g_test_add_func ("/io/raw-file/disk-full", test_raw_sink_disk_full);
