@@ -198,7 +198,7 @@ print_progress (Run *run, gboolean final)
     {
       /* a wrapped line would not be replaced by the next one */
       struct winsize ws;
-      if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+      if (ioctl (fileno (run->progress), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
           && line->len >= ws.ws_col)
         g_string_truncate (line, ws.ws_col - 1);
       fprintf (run->progress, "\r\033[K%s", line->str);
@@ -604,7 +604,6 @@ has_sink (AccelGraph *graph)
   return FALSE;
 }
 
-/* the run in this process: a worker's, or an unsupervised one */
 /* @path with this rank's {rank} and {world} */
 static void
 substitute_rank (gchar **path, AccelWorld *world)
@@ -618,6 +617,7 @@ substitute_rank (gchar **path, AccelWorld *world)
   *path = mine;
 }
 
+/* the run in this process: a worker's, or an unsupervised one */
 static int
 run_pipeline (const char *path)
 {
