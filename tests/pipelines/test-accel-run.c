@@ -21,8 +21,8 @@ typedef struct
 static void
 result_clear (Result *r)
 {
-  g_free (r->out);
-  g_free (r->err);
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
 }
 
 /* a resource limit a child runs under, and SIGXFSZ ignored so that a write
@@ -43,9 +43,11 @@ apply_limit (gpointer data)
 }
 
 /* runs accel-run with the arguments from @first (NULL-terminated), on the
- * host backend, in @cwd (NULL: here), under @limit (NULL: none) */
+ * host backend, in @cwd (NULL: here), under @limit (NULL: none), with
+ * @stdout_fd (taken) as its stdout, or with -1 its stdout in r->out */
 static void
-run_va (Result *r, const char *cwd, Limit *limit, const char *first, va_list ap)
+run_va (Result *r, const char *cwd, Limit *limit, int stdout_fd,
+    const char *first, va_list ap)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GSubprocessLauncher) launcher = NULL;
@@ -59,7 +61,11 @@ run_va (Result *r, const char *cwd, Limit *limit, const char *first, va_list ap)
   g_ptr_array_add (argv, NULL);
 
   launcher = g_subprocess_launcher_new (
-      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+      G_SUBPROCESS_FLAGS_STDERR_PIPE
+      | (stdout_fd < 0 ? G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                       : G_SUBPROCESS_FLAGS_NONE));
+  if (stdout_fd >= 0)
+    g_subprocess_launcher_take_stdout_fd (launcher, stdout_fd);
   if (cwd)
     g_subprocess_launcher_set_cwd (launcher, cwd);
   if (limit)
@@ -67,8 +73,8 @@ run_va (Result *r, const char *cwd, Limit *limit, const char *first, va_list ap)
   p = g_subprocess_launcher_spawnv (
       launcher, (const char *const *)argv->pdata, &error);
   g_assert_no_error (error);
-  g_assert_true (
-      g_subprocess_communicate_utf8 (p, NULL, NULL, &r->out, &r->err, &error));
+  g_assert_true (g_subprocess_communicate_utf8 (
+      p, NULL, NULL, stdout_fd < 0 ? &r->out : NULL, &r->err, &error));
   g_assert_no_error (error);
   r->status
       = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
@@ -80,7 +86,7 @@ run_in (Result *r, const char *cwd, const char *first, ...)
   va_list ap;
 
   va_start (ap, first);
-  run_va (r, cwd, NULL, first, ap);
+  run_va (r, cwd, NULL, -1, first, ap);
   va_end (ap);
 }
 
@@ -91,7 +97,7 @@ run_limited (Result *r, const char *cwd, Limit *limit, const char *first, ...)
   va_list ap;
 
   va_start (ap, first);
-  run_va (r, cwd, limit, first, ap);
+  run_va (r, cwd, limit, -1, first, ap);
   va_end (ap);
 }
 
@@ -1603,37 +1609,6 @@ test_write_errors (void)
       sc.dir, sc.state_arg, sc.yaml, out, expected, "resuming at frame 7");
 }
 
-/* runs accel-run on the host backend in @cwd with @stdout_fd (taken) as
- * its stdout; its stderr in r->err */
-static void
-run_with_stdout (
-    Result *r, const char *cwd, int stdout_fd, const char *first, va_list ap)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GSubprocessLauncher) launcher
-      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
-
-  g_ptr_array_add (argv, (gpointer)g_getenv ("ACCEL_RUN"));
-  g_ptr_array_add (argv, (gpointer) "--backend=host");
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer)a);
-  g_ptr_array_add (argv, NULL);
-
-  g_subprocess_launcher_take_stdout_fd (launcher, stdout_fd);
-  g_subprocess_launcher_set_cwd (launcher, cwd);
-  p = g_subprocess_launcher_spawnv (
-      launcher, (const char *const *)argv->pdata, &error);
-  g_assert_no_error (error);
-  g_assert_true (
-      g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &r->err, &error));
-  g_assert_no_error (error);
-  r->out = NULL;
-  r->status
-      = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
-}
-
 /* as run_in(), with its stdout a pipe that no one reads: its reader has
  * gone, as after `accel-run ... | head -1` */
 static void
@@ -1645,7 +1620,7 @@ run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
   g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
   close (fds[0]);
   va_start (ap, first);
-  run_with_stdout (r, cwd, fds[1], first, ap);
+  run_va (r, cwd, NULL, fds[1], first, ap);
   va_end (ap);
 }
 
@@ -1659,7 +1634,7 @@ run_stdout_to (
 
   g_assert_cmpint (fd, >=, 0);
   va_start (ap, first);
-  run_with_stdout (r, cwd, fd, first, ap);
+  run_va (r, cwd, NULL, fd, first, ap);
   va_end (ap);
 }
 
