@@ -394,49 +394,53 @@ test_http_per_rank (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (r.err, one));
 }
 
+/* a world of 2 running @yaml (as @name) fails saying @message, without
+ * rebuilding the world */
+static void
+assert_refused (
+    Fixture *f, const char *name, const char *yaml, const char *message)
+{
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *args[] = { "--ranks", "2", name, NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, name, yaml, strlen (yaml));
+  world_run (&r, f->dir, env, args);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, message));
+  g_assert_null (strstr (r.err, "rebuilding the world"));
+}
+
 /* ranks that give a collective different types are told so before any
  * communicator is made, naming both ranks' types: no rebuild, no abort
  * inside Gloo (which it used to be, three times over) */
 static void
 test_collective_mismatch (Fixture *f, gconstpointer data)
 {
-  const char sizes[] = "pipeline: sizes\n"
-                       "stages:\n"
-                       "  - {name: src, kind: core.test-source, params: "
-                       "{shape: \"1{rank}\", num-buffers: 2}}\n"
-                       "  - {name: sum, kind: nccl.all-reduce}\n"
-                       "  - {name: out, kind: core.null-sink}\n"
-                       "links: [src -> sum -> out]\n";
-  const char pair[] = "pipeline: pair\n"
-                      "stages:\n"
-                      "  - {name: src, kind: core.test-source, ranks: [0], "
-                      "params: {shape: \"16\", num-buffers: 2}}\n"
-                      "  - {name: tx, kind: nccl.send, ranks: [0], params: "
-                      "{peer: 1}}\n"
-                      "  - {name: rx, kind: nccl.recv, ranks: [1], params: "
-                      "{peer: 0, shape: \"8\", dtype: f32}}\n"
-                      "  - {name: out, kind: core.null-sink}\n"
-                      "links: [src -> tx -> out, rx -> out]\n";
-  const char *env[] = { TIMEOUT_ENV, NULL };
-  const char *sizes_args[] = { "--ranks", "2", "sizes.yaml", NULL };
-  const char *pair_args[] = { "--ranks", "2", "pair.yaml", NULL };
-  g_auto (WorldRun) a = { 0 }, b = { 0 };
-
-  world_write (f->dir, "sizes.yaml", sizes, strlen (sizes));
-  world_write (f->dir, "pair.yaml", pair, strlen (pair));
-  world_run (&a, f->dir, env, sizes_args);
-  g_assert_cmpint (a.status, !=, 0);
-  g_assert_nonnull (strstr (a.err,
+  assert_refused (f, "sizes.yaml",
+      "pipeline: sizes\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: "
+      "{shape: \"1{rank}\", num-buffers: 2}}\n"
+      "  - {name: sum, kind: nccl.all-reduce}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> sum -> out]\n",
       "stage 'sum' (nccl.all-reduce): rank 0 gives it tensor<f32>[10]@device, "
       "rank 1 gives it tensor<f32>[11]@device: every rank must give a "
-      "collective the same element type and size"));
-  g_assert_null (strstr (a.err, "rebuilding the world"));
-  world_run (&b, f->dir, env, pair_args);
-  g_assert_cmpint (b.status, !=, 0);
-  g_assert_nonnull (strstr (b.err, "stage 'rx' (nccl.recv): rank 0 gives it "
-                                   "tensor<f32>[16]@device, rank 1 gives it "
-                                   "tensor<f32>[8]@device"));
-  g_assert_null (strstr (b.err, "rebuilding the world"));
+      "collective the same element type and size");
+  assert_refused (f, "pair.yaml",
+      "pipeline: pair\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, ranks: [0], "
+      "params: {shape: \"16\", num-buffers: 2}}\n"
+      "  - {name: tx, kind: nccl.send, ranks: [0], params: "
+      "{peer: 1}}\n"
+      "  - {name: rx, kind: nccl.recv, ranks: [1], params: "
+      "{peer: 0, shape: \"8\", dtype: f32}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> tx -> out, rx -> out]\n",
+      "stage 'rx' (nccl.recv): rank 0 gives it tensor<f32>[16]@device, rank 1 "
+      "gives it tensor<f32>[8]@device");
 }
 
 /* a collective that some rank's graph leaves out is an error naming that
@@ -445,24 +449,16 @@ test_collective_mismatch (Fixture *f, gconstpointer data)
 static void
 test_collective_left_out (Fixture *f, gconstpointer data)
 {
-  const char yaml[] = "pipeline: partial\n"
-                      "stages:\n"
-                      "  - {name: src, kind: core.test-source, params: "
-                      "{shape: \"16\", num-buffers: 2}}\n"
-                      "  - {name: sum, kind: nccl.all-reduce, ranks: [0]}\n"
-                      "  - {name: out, kind: core.null-sink, ranks: [0]}\n"
-                      "  - {name: other, kind: core.null-sink, ranks: [1]}\n"
-                      "links: [src -> sum -> out, src -> other]\n";
-  const char *env[] = { TIMEOUT_ENV, NULL };
-  const char *args[] = { "--ranks", "2", "partial.yaml", NULL };
-  g_auto (WorldRun) r = { 0 };
-
-  world_write (f->dir, "partial.yaml", yaml, strlen (yaml));
-  world_run (&r, f->dir, env, args);
-  g_assert_cmpint (r.status, !=, 0);
-  g_assert_nonnull (strstr (r.err, "stage 'sum' (nccl.all-reduce): rank 1 "
-                                   "did not reach it within"));
-  g_assert_null (strstr (r.err, "rebuilding the world"));
+  assert_refused (f, "partial.yaml",
+      "pipeline: partial\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: "
+      "{shape: \"16\", num-buffers: 2}}\n"
+      "  - {name: sum, kind: nccl.all-reduce, ranks: [0]}\n"
+      "  - {name: out, kind: core.null-sink, ranks: [0]}\n"
+      "  - {name: other, kind: core.null-sink, ranks: [1]}\n"
+      "links: [src -> sum -> out, src -> other]\n",
+      "stage 'sum' (nccl.all-reduce): rank 1 did not reach it within");
 }
 
 /* a world that fails in every generation before committing a frame, too
