@@ -4,7 +4,8 @@
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take a faster kernel of
 // the same arithmetic: 16-byte loads, each thread four or eight pixels of a
 // row in the horizontal pass and a column of them in the vertical one; their
-// box blurs up to BOX_MAX_RADIUS sum in integers
+// box blurs up to BOX_MAX_RADIUS sum in integers, and radius 1 streams down
+// strips with no tile at all
 #include <cuda_runtime.h>
 
 #include "blur.h"
@@ -418,20 +419,36 @@ split_channels (uint32_t w)
   return make_uint2 (w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
 }
 
-// the low (@half 0) or high half of a sum as a float
-__device__ __forceinline__ float
-half_to_f (uint32_t sum, int half)
+// the mean of a box of radius R's integer sums, rounded to the nearest
+// byte (no sum lies half way): with h = (area - 1) / 2 already added to
+// each sum by the caller (BoxMean::BIAS in each half), (sum + h) * M >> 24
+// for M = ceil (2^24 / area). It equals the host's s / area in floats,
+// rounded, for every sum up to 255 x area at every radius up to
+// BOX_MAX_RADIUS (checked for all of them), and (sum + h) * M stays
+// below 2^32
+template <int R> struct BoxMean
 {
-  return __uint_as_float (
-             __byte_perm (sum, 0x4b000000u, half ? 0x7632u : 0x7610u))
-         - 8388608.0f;
-}
+  static constexpr uint32_t AREA = (2 * R + 1) * (2 * R + 1);
+  static constexpr uint32_t BIAS = (AREA - 1) / 2 * 0x10001u;
+  static constexpr uint32_t M = ((1u << 24) + AREA - 1) / AREA;
+
+  // channels 0 and 2 in the halves of @sum.x, 1 and 3 in those of @sum.y,
+  // into an RGBA8 word: each quotient is the top byte of its product
+  static __device__ __forceinline__ uint32_t of (uint2 sum)
+  {
+    const uint32_t c0 = (sum.x & 0xffffu) * M, c2 = (sum.x >> 16) * M;
+    const uint32_t c1 = (sum.y & 0xffffu) * M, c3 = (sum.y >> 16) * M;
+
+    return __byte_perm (
+        __byte_perm (c0, c1, 0x0073), __byte_perm (c2, c3, 0x0073), 0x5410);
+  }
+};
 
 template <int R>
 __global__ void
-__launch_bounds__ (FAST_THREADS) box_rgba (const uint8_t *__restrict__ src,
-    size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
-    int height, float inv_area)
+__launch_bounds__ (FAST_THREADS)
+    box_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
   constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
   constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
@@ -480,7 +497,8 @@ __launch_bounds__ (FAST_THREADS) box_rgba (const uint8_t *__restrict__ src,
   const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
   const int r0 = (threadIdx.x / FAST_W) * BOX_ROWS;
   const int pc = box_column (col);
-  uint2 win[BOX_ROWS + 2 * R], sum = make_uint2 (0, 0);
+  uint2 win[BOX_ROWS + 2 * R];
+  uint2 sum = make_uint2 (BoxMean<R>::BIAS, BoxMean<R>::BIAS);
 
   if (x >= width)
     return;
@@ -505,25 +523,93 @@ __launch_bounds__ (FAST_THREADS) box_rgba (const uint8_t *__restrict__ src,
           sum.x += win[m + 2 * R].x - win[m - 1].x;
           sum.y += win[m + 2 * R].y - win[m - 1].y;
         }
-      // the fast float kernel's product and rounding, on the same sums
       reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x]
-          = pack_u8x4 (to_u8_in_range (half_to_f (sum.x, 0) * inv_area),
-              to_u8_in_range (half_to_f (sum.y, 0) * inv_area),
-              to_u8_in_range (half_to_f (sum.x, 1) * inv_area),
-              to_u8_in_range (half_to_f (sum.y, 1) * inv_area));
+          = BoxMean<R>::of (sum);
+    }
+}
+
+// the box blur of radius 1 streamed down strips: each thread makes four
+// pixels of BOX_STRIP rows from one 16-byte load a row, all of its rows
+// loaded before the first is summed. The pixel either side comes from the
+// neighbouring lane (the warp's edge lanes read it), the vertical sums stay
+// in registers: no shared tile, no barrier, and each byte is read once but
+// for two halo rows a strip. Measured faster than the tiled kernel at
+// radius 1 only (88 % / 89 % of a copy at 1080p / 4K against 86 % / 78 %,
+// H200); at radius 3 its halo rows and registers make it slower
+constexpr int BOX_STRIP = 8;
+constexpr int BOX_STREAM_WARPS = 4;
+
+__global__ void __launch_bounds__ (32 * BOX_STREAM_WARPS)
+    box3_rgba_stream (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  constexpr int ROWS = BOX_STRIP + 2;
+  const int x = 4 * (blockIdx.x * 32 + threadIdx.x);
+  const int y0 = (blockIdx.y * BOX_STREAM_WARPS + threadIdx.y) * BOX_STRIP;
+  uint32_t w[ROWS][4], edge[ROWS];
+  // the last three rows' horizontal sums, and their sums down
+  uint2 h[3][4], v[4];
+
+  if (y0 >= height)
+    return;
+#pragma unroll
+  for (int i = 0; i < ROWS; i++)
+    load_strip_row (
+        src + (size_t)clampi (y0 - 1 + i, 0, height - 1) * src_pitch, x, width,
+        w[i], edge[i]);
+#pragma unroll
+  for (int i = 0; i < ROWS; i++)
+    {
+      const int y = y0 + i - 2;
+      uint32_t left, right;
+      uint2 px[6];
+
+      if (y >= height)
+        break;
+      strip_neighbours (w[i][0], w[i][3], edge[i], left, right);
+      px[0] = split_channels (left);
+      px[5] = split_channels (right);
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        px[1 + j] = split_channels (w[i][j]);
+        // this row's horizontal sums slide into the vertical window; each
+        // half stays at least the sum it drops: no borrow crosses
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        {
+          const uint2 s = make_uint2 (px[k].x + px[k + 1].x + px[k + 2].x,
+              px[k].y + px[k + 1].y + px[k + 2].y);
+
+          if (i == 0)
+            v[k] = make_uint2 (BoxMean<1>::BIAS + s.x, BoxMean<1>::BIAS + s.y);
+          else if (i < 3)
+            v[k] = make_uint2 (v[k].x + s.x, v[k].y + s.y);
+          else
+            v[k] = make_uint2 (
+                v[k].x + s.x - h[i % 3][k].x, v[k].y + s.y - h[i % 3][k].y);
+          h[i % 3][k] = s;
+        }
+      if (i >= 2 && x < width)
+        {
+          uint32_t out[4];
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            out[k] = BoxMean<1>::of (v[k]);
+          store_words4 (dst + (size_t)y * dst_pitch, x, width, out);
+        }
     }
 }
 
 template <int R>
 int
 launch_box_radius (cudaStream_t stream, const void *src, size_t src_pitch,
-    void *dst, size_t dst_pitch, int width, int height, float inv_area)
+    void *dst, size_t dst_pitch, int width, int height)
 {
   const size_t smem = sizeof (uint2) * FAST_W * (BOX_H + 2 * R);
   dim3 grid ((width + FAST_W - 1) / FAST_W, (height + BOX_H - 1) / BOX_H);
 
   box_rgba<R><<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src,
-      src_pitch, (uint8_t *)dst, dst_pitch, width, height, inv_area);
+      src_pitch, (uint8_t *)dst, dst_pitch, width, height);
   return cudaGetLastError ();
 }
 
@@ -531,13 +617,23 @@ int
 launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, const SepParams &p)
 {
+  if (p.radius == 1)
+    {
+      const int rows_a_block = BOX_STRIP * BOX_STREAM_WARPS;
+      dim3 grid (
+          (width + 127) / 128, (height + rows_a_block - 1) / rows_a_block);
+
+      box3_rgba_stream<<<grid, dim3 (32, BOX_STREAM_WARPS), 0, s>>> (
+          (const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch, width,
+          height);
+      return cudaGetLastError ();
+    }
 #define ACCEL_BOX_RADIUS(R)                                                    \
   case R:                                                                      \
     return launch_box_radius<R> (                                              \
-        s, src, src_pitch, dst, dst_pitch, width, height, p.inv_area);
+        s, src, src_pitch, dst, dst_pitch, width, height);
   switch (p.radius)
     {
-      ACCEL_BOX_RADIUS (1)
       ACCEL_BOX_RADIUS (2)
       ACCEL_BOX_RADIUS (3)
       ACCEL_BOX_RADIUS (4)
@@ -545,7 +641,7 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
       ACCEL_BOX_RADIUS (6)
     default:
       return launch_box_radius<BOX_MAX_RADIUS> (
-          s, src, src_pitch, dst, dst_pitch, width, height, p.inv_area);
+          s, src, src_pitch, dst, dst_pitch, width, height);
     }
 #undef ACCEL_BOX_RADIUS
 }

@@ -311,6 +311,38 @@ load_words4_clamped (const uint8_t *row, int x, int width, uint32_t w[4])
     }
 }
 
+// strip kernels: each warp covers 128 pixels of a row, four a lane, and
+// walks down rows. A row's four RGBA8 words of the lane from @x and, on
+// the warp's edge lanes, the pixel beyond them (x - 1 on lane 0, x + 4 on
+// lane 31) into @edge, all clamped to the row
+__device__ __forceinline__ void
+load_strip_row (
+    const uint8_t *row, int x, int width, uint32_t w[4], uint32_t &edge)
+{
+  const int lane = threadIdx.x & 31;
+
+  load_words4_clamped (row, x, width, w);
+  if (lane == 0 || lane == 31)
+    edge = reinterpret_cast<const uint32_t *> (
+        row)[clampi (lane ? x + 4 : x - 1, 0, width - 1)];
+}
+
+// the values of the pixels either side of a strip kernel lane's four, from
+// the neighbouring lanes' @first and @last (pixels x and x + 3) or, on the
+// warp's edge lanes, @edge: what they made of the pixel load_strip_row ()
+// gave them
+template <class T>
+__device__ __forceinline__ void
+strip_neighbours (T first, T last, T edge, T &left, T &right)
+{
+  const int lane = threadIdx.x & 31;
+  const T l = __shfl_up_sync (~0u, last, 1);
+  const T r = __shfl_down_sync (~0u, first, 1);
+
+  left = lane == 0 ? edge : l;
+  right = lane == 31 ? edge : r;
+}
+
 // the first pixels of the four RGBA8 words @w into a row that starts on
 // 16 bytes, from x on: one 16-byte store, or as many pixels as the row has
 __device__ __forceinline__ void

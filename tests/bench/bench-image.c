@@ -62,6 +62,8 @@ static const BenchCase cases[] = {
       { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.0f } },
   { "box-blur radius 1", ACCEL_IMAGE_RGBA8,
       { NULL, TEST_KERNEL_BOX_BLUR, .n = 1 } },
+  { "box-blur radius 3", ACCEL_IMAGE_RGBA8,
+      { NULL, TEST_KERNEL_BOX_BLUR, .n = 3 } },
   { "unsharp sigma 1", ACCEL_IMAGE_RGBA8,
       { NULL, TEST_KERNEL_UNSHARP, 1.0f, 1.0f } },
   { "sobel", ACCEL_IMAGE_RGBA8, { NULL, TEST_KERNEL_SOBEL, 0.25f } },

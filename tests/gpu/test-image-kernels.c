@@ -42,7 +42,10 @@ static const GpuKernelCase kernel_cases[] = {
   /* radius 9: the RGBA8 fast path's largest, on its taller tile */
   { { "gaussian-blur/sigma-3", TEST_KERNEL_GAUSSIAN_BLUR, 3.0f } },
   { { "gaussian-blur/sigma-10", TEST_KERNEL_GAUSSIAN_BLUR, 10.0f }, TRUE },
+  /* RGBA8 streams radius 1 down strips; 2 on take the tiled kernel */
   { { "box-blur/radius-1", TEST_KERNEL_BOX_BLUR, .n = 1 } },
+  { { "box-blur/radius-2", TEST_KERNEL_BOX_BLUR, .n = 2 } },
+  { { "box-blur/radius-3", TEST_KERNEL_BOX_BLUR, .n = 3 } },
   { { "box-blur/radius-5", TEST_KERNEL_BOX_BLUR, .n = 5 } },
   /* RGBA8 sums in 16-bit halves up to radius 7; radius 8 sums in floats */
   { { "box-blur/radius-7", TEST_KERNEL_BOX_BLUR, .n = 7 } },
@@ -307,6 +310,7 @@ int
 main (int argc, char **argv)
 {
   static const TestCase box_radius_7 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 7 };
+  static const TestCase box_radius_1 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 1 };
   g_autoptr (GPtrArray) keep = NULL;
   GpuCase *saturated;
 
@@ -318,6 +322,10 @@ main (int argc, char **argv)
   /* the largest sums the 16-bit halves of the RGBA8 box blur hold */
   saturated = add_case (keep, &box_radius_7, "box-blur/radius-7/saturated",
       ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
+  saturated->saturated = TRUE;
+  /* and those of the streamed one, over strips and the warps' edges */
+  saturated = add_case (keep, &box_radius_1, "box-blur/radius-1/saturated",
+      ACCEL_IMAGE_RGBA8, 300, 150, PITCH_WIDE);
   saturated->saturated = TRUE;
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)
