@@ -572,11 +572,11 @@ __global__ void __launch_bounds__ (32 * BOX_STREAM_WARPS)
 #pragma unroll
       for (int j = 0; j < 4; j++)
         px[1 + j] = split_channels (w[i][j]);
-        // this row's horizontal sums slide into the vertical window; each
-        // half stays at least the sum it drops: no borrow crosses
 #pragma unroll
       for (int k = 0; k < 4; k++)
         {
+          // this row's horizontal sums slide into the vertical window;
+          // each half stays at least the sum it drops: no borrow crosses
           const uint2 s = make_uint2 (px[k].x + px[k + 1].x + px[k + 2].x,
               px[k].y + px[k + 1].y + px[k + 2].y);
 
