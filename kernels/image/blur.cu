@@ -537,26 +537,20 @@ __launch_bounds__ (FAST_THREADS)
 // radius 1 only (88 % / 89 % of a copy at 1080p / 4K against 86 % / 78 %,
 // H200); at radius 3 its halo rows and registers make it slower
 constexpr int BOX_STRIP = 8;
-constexpr int BOX_STREAM_WARPS = 4;
 
-__global__ void __launch_bounds__ (32 * BOX_STREAM_WARPS)
+__global__ void __launch_bounds__ (32 * STRIP_WARPS)
     box3_rgba_stream (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
   constexpr int ROWS = BOX_STRIP + 2;
-  const int x = 4 * (blockIdx.x * 32 + threadIdx.x);
-  const int y0 = (blockIdx.y * BOX_STREAM_WARPS + threadIdx.y) * BOX_STRIP;
+  const int x = strip_x (), y0 = strip_y0 (BOX_STRIP);
   uint32_t w[ROWS][4], edge[ROWS];
   // the last three rows' horizontal sums, and their sums down
   uint2 h[3][4], v[4];
 
   if (y0 >= height)
     return;
-#pragma unroll
-  for (int i = 0; i < ROWS; i++)
-    load_strip_row (
-        src + (size_t)clampi (y0 - 1 + i, 0, height - 1) * src_pitch, x, width,
-        w[i], edge[i]);
+  load_strip (src, src_pitch, x, y0, width, height, w, edge);
 #pragma unroll
   for (int i = 0; i < ROWS; i++)
     {
@@ -619,13 +613,9 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
 {
   if (p.radius == 1)
     {
-      const int rows_a_block = BOX_STRIP * BOX_STREAM_WARPS;
-      dim3 grid (
-          (width + 127) / 128, (height + rows_a_block - 1) / rows_a_block);
-
-      box3_rgba_stream<<<grid, dim3 (32, BOX_STREAM_WARPS), 0, s>>> (
-          (const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch, width,
-          height);
+      box3_rgba_stream<<<strip_grid (width, height, BOX_STRIP),
+          dim3 (32, STRIP_WARPS), 0, s>>> ((const uint8_t *)src, src_pitch,
+          (uint8_t *)dst, dst_pitch, width, height);
       return cudaGetLastError ();
     }
 #define ACCEL_BOX_RADIUS(R)                                                    \

@@ -312,9 +312,35 @@ load_words4_clamped (const uint8_t *row, int x, int width, uint32_t w[4])
 }
 
 // strip kernels: each warp covers 128 pixels of a row, four a lane, and
-// walks down rows. A row's four RGBA8 words of the lane from @x and, on
-// the warp's edge lanes, the pixel beyond them (x - 1 on lane 0, x + 4 on
-// lane 31) into @edge, all clamped to the row
+// walks down a strip of rows; a block holds STRIP_WARPS strips, one above
+// the other
+constexpr int STRIP_WARPS = 4;
+
+// the grid of a strip kernel with strips of @strip rows over a frame
+static inline dim3
+strip_grid (int width, int height, int strip)
+{
+  return dim3 ((width + 127) / 128,
+      (height + strip * STRIP_WARPS - 1) / (strip * STRIP_WARPS));
+}
+
+// the first pixel of the calling lane's four, and the first row of its
+// warp's strip of @strip rows
+__device__ __forceinline__ int
+strip_x ()
+{
+  return 4 * (blockIdx.x * 32 + threadIdx.x);
+}
+
+__device__ __forceinline__ int
+strip_y0 (int strip)
+{
+  return (blockIdx.y * STRIP_WARPS + threadIdx.y) * strip;
+}
+
+// a row's four RGBA8 words of the lane from @x and, on the warp's edge
+// lanes, the pixel beyond them (x - 1 on lane 0, x + 4 on lane 31) into
+// @edge, all clamped to the row
 __device__ __forceinline__ void
 load_strip_row (
     const uint8_t *row, int x, int width, uint32_t w[4], uint32_t &edge)
@@ -325,6 +351,19 @@ load_strip_row (
   if (lane == 0 || lane == 31)
     edge = reinterpret_cast<const uint32_t *> (
         row)[clampi (lane ? x + 4 : x - 1, 0, width - 1)];
+}
+
+// rows y0 - 1 .. y0 + ROWS - 2 of a strip, clamped to the frame, as
+// load_strip_row () loads them
+template <int ROWS>
+__device__ __forceinline__ void
+load_strip (const uint8_t *__restrict__ src, size_t pitch, int x, int y0,
+    int width, int height, uint32_t (&w)[ROWS][4], uint32_t (&edge)[ROWS])
+{
+#pragma unroll
+  for (int i = 0; i < ROWS; i++)
+    load_strip_row (src + (size_t)clampi (y0 - 1 + i, 0, height - 1) * pitch, x,
+        width, w[i], edge[i]);
 }
 
 // the values of the pixels either side of a strip kernel lane's four, from

@@ -656,15 +656,13 @@ __launch_bounds__ (FAST_THREADS)
 // H200, against 71 % / 62-65 % for two and four rows and 68 % / 61 % for
 // the shared tile that the 5x5 median keeps)
 constexpr int STRIP = 8;
-constexpr int STREAM_WARPS = 4;
 
-__global__ void __launch_bounds__ (32 * STREAM_WARPS)
+__global__ void __launch_bounds__ (32 * STRIP_WARPS)
     median3_rgba_stream (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
   constexpr int ROWS = STRIP + 2;
-  const int x = 4 * (blockIdx.x * 32 + threadIdx.x);
-  const int y0 = (blockIdx.y * STREAM_WARPS + threadIdx.y) * STRIP;
+  const int x = strip_x (), y0 = strip_y0 (STRIP);
   uint32_t w[ROWS][4], edge[ROWS];
   // plane 0 holds channels 0 and 2 of columns x - 1 .. x + 4, plane 1
   // channels 1 and 3, each lane 1024 + the byte
@@ -672,11 +670,7 @@ __global__ void __launch_bounds__ (32 * STREAM_WARPS)
 
   if (y0 >= height)
     return;
-#pragma unroll
-  for (int i = 0; i < ROWS; i++)
-    load_strip_row (
-        src + (size_t)clampi (y0 - 1 + i, 0, height - 1) * src_pitch, x, width,
-        w[i], edge[i]);
+  load_strip (src, src_pitch, x, y0, width, height, w, edge);
 #pragma unroll
   for (int i = 0; i < ROWS; i++)
     {
@@ -731,12 +725,9 @@ int
 launch_median3_stream (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height)
 {
-  const int rows_a_block = STRIP * STREAM_WARPS;
-  dim3 grid ((width + 127) / 128, (height + rows_a_block - 1) / rows_a_block);
-
-  median3_rgba_stream<<<grid, dim3 (32, STREAM_WARPS), 0, stream>>> (
-      (const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch, width,
-      height);
+  median3_rgba_stream<<<strip_grid (width, height, STRIP),
+      dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src, src_pitch,
+      (uint8_t *)dst, dst_pitch, width, height);
   return cudaGetLastError ();
 }
 

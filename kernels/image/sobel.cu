@@ -143,32 +143,23 @@ luma_of_word (uint32_t w)
 // an H200, against 70 % and 66 % for strips of eight and two rows, 69 %
 // for eight pixels a thread and 68 % for the shared tile this replaced
 constexpr int STRIP = 4;
-constexpr int STREAM_WARPS = 4;
 
 template <int F, bool DIR>
-__global__ void __launch_bounds__ (32 * STREAM_WARPS)
+__global__ void __launch_bounds__ (32 * STRIP_WARPS)
     sobel_rgba_stream (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, float *__restrict__ dir,
         size_t dir_pitch, int width, int height, float scale)
 {
   constexpr int ROWS = STRIP + 2;
   const int lane = threadIdx.x;
-  const int x = 4 * (blockIdx.x * 32 + lane);
-  const int y0 = (blockIdx.y * STREAM_WARPS + threadIdx.y) * STRIP;
+  const int x = strip_x (), y0 = strip_y0 (STRIP);
   uint32_t w[ROWS][4], edge[ROWS];
   // columns x - 1 .. x + 4 of the last three rows
   float l[3][6];
 
   if (y0 >= height)
     return;
-#pragma unroll
-  for (int i = 0; i < ROWS; i++)
-    {
-      const uint8_t *row
-          = src + (size_t)clampi (y0 - 1 + i, 0, height - 1) * src_pitch;
-
-      load_strip_row (row, x, width, w[i], edge[i]);
-    }
+  load_strip (src, src_pitch, x, y0, width, height, w, edge);
 #pragma unroll
   for (int i = 0; i < ROWS; i++)
     {
@@ -211,16 +202,14 @@ launch_stream (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, float *dir, size_t dir_pitch, int width,
     int height, float scale)
 {
-  const int rows_a_block = STRIP * STREAM_WARPS;
-  dim3 grid ((width + 127) / 128, (height + rows_a_block - 1) / rows_a_block);
   // the direction's atan2f () is compiled in only where it is asked for:
   // inlined for every pixel of a thread, it made the frames without it
   // slower too
   auto kernel = dir ? sobel_rgba_stream<F, true> : sobel_rgba_stream<F, false>;
 
-  kernel<<<grid, dim3 (32, STREAM_WARPS), 0, stream>>> ((const uint8_t *)src,
-      src_pitch, (uint8_t *)dst, dst_pitch, dir, dir_pitch, width, height,
-      scale);
+  kernel<<<strip_grid (width, height, STRIP), dim3 (32, STRIP_WARPS), 0,
+      stream>>> ((const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch,
+      dir, dir_pitch, width, height, scale);
   return cudaGetLastError ();
 }
 
