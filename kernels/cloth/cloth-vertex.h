@@ -83,73 +83,19 @@ cloth_integrate (
 }
 
 /* constraint @c of 12 (4 structural, 4 shear, 4 bend): its offset and rest
- * length in spacings */
+ * length in spacings. Arithmetic rather than a switch, so that threads of
+ * one warp taking different constraints run the same instructions */
 CLOTH_FN void
 cloth_neighbour (int c, int *di, int *dj, float *rest)
 {
-  switch (c)
-    {
-    case 0:
-      *di = 1;
-      *dj = 0;
-      *rest = 1.0f;
-      break;
-    case 1:
-      *di = -1;
-      *dj = 0;
-      *rest = 1.0f;
-      break;
-    case 2:
-      *di = 0;
-      *dj = 1;
-      *rest = 1.0f;
-      break;
-    case 3:
-      *di = 0;
-      *dj = -1;
-      *rest = 1.0f;
-      break;
-    case 4:
-      *di = 1;
-      *dj = 1;
-      *rest = CLOTH_SQRT2;
-      break;
-    case 5:
-      *di = -1;
-      *dj = -1;
-      *rest = CLOTH_SQRT2;
-      break;
-    case 6:
-      *di = 1;
-      *dj = -1;
-      *rest = CLOTH_SQRT2;
-      break;
-    case 7:
-      *di = -1;
-      *dj = 1;
-      *rest = CLOTH_SQRT2;
-      break;
-    case 8:
-      *di = 2;
-      *dj = 0;
-      *rest = 2.0f;
-      break;
-    case 9:
-      *di = -2;
-      *dj = 0;
-      *rest = 2.0f;
-      break;
-    case 10:
-      *di = 0;
-      *dj = 2;
-      *rest = 2.0f;
-      break;
-    default:
-      *di = 0;
-      *dj = -2;
-      *rest = 2.0f;
-      break;
-    }
+  /* (di + 2, dj + 2) of each constraint, three bits each, c = 0 lowest:
+   * (1, 0) (-1, 0) (0, 1) (0, -1), (1, 1) (-1, -1) (1, -1) (-1, 1),
+   * (2, 0) (-2, 0) (0, 2) (0, -2) */
+  const uint64_t DI = 0220413132213ull, DJ = 0042231131322ull;
+
+  *di = (int)((DI >> (3 * c)) & 7u) - 2;
+  *dj = (int)((DJ >> (3 * c)) & 7u) - 2;
+  *rest = c < 4 ? 1.0f : c < 8 ? CLOTH_SQRT2 : 2.0f;
 }
 
 /* out of the sphere, onto a shell just outside it */
@@ -222,62 +168,110 @@ cloth_constraint (const AccelClothParams *p, const float *ix, const float *iy,
   return CLOTH_PULLS;
 }
 
-/* constraint c's part in its vertex's sum, the constraints taken in the
- * order c = 0 to 11 from @n 0 and @sx.. 0.0: counted in @n, its
- * correction (@kind and @cx.. as cloth_constraint gave them) taken away */
-CLOTH_FN void
-cloth_add (int kind, float cx, float cy, float cz, int *n, float *sx, float *sy,
-    float *sz)
+/* a part of a vertex's sum: its constraints counted in @n, their
+ * corrections taken away from 0 in @x.. */
+typedef struct
 {
-  *n += kind != CLOTH_OFF_GRID;
+  int n;
+  float x, y, z;
+} ClothSum;
+
+/* a vertex's 12 constraints are summed in CLOTH_PARTS parts of three
+ * (constraints 0-2, 3-5, 6-8, 9-11, each in that order from nothing), the
+ * parts added as (0 + 1) + (2 + 3): an order that threads sharing a vertex,
+ * one part or two each, follow with shuffles */
+#define CLOTH_PARTS 4
+
+/* constraint @kind (cloth_constraint's) with correction @cx.. into @s */
+CLOTH_FN void
+cloth_add (ClothSum *s, int kind, float cx, float cy, float cz)
+{
+  s->n += kind != CLOTH_OFF_GRID;
   if (kind == CLOTH_PULLS)
     {
-      *sx = *sx - cx;
-      *sy = *sy - cy;
-      *sz = *sz - cz;
+      s->x = s->x - cx;
+      s->y = s->y - cy;
+      s->z = s->z - cz;
     }
 }
 
-/* the free vertex at (@x, @y, @z) moved by the mean of its @n
- * constraints' corrections (their sum: @sx..) times relax, then out of
- * the sphere */
-CLOTH_FN void
-cloth_move (const AccelClothParams *p, int n, float sx, float sy, float sz,
-    float *x, float *y, float *z)
+CLOTH_FN ClothSum
+cloth_sum_add (ClothSum a, ClothSum b)
 {
-  if (n > 0)
+  ClothSum s;
+
+  s.n = a.n + b.n;
+  s.x = a.x + b.x;
+  s.y = a.y + b.y;
+  s.z = a.z + b.z;
+  return s;
+}
+
+/* part @part of the sum of the free vertex (i, j), which stands at (@x,
+ * @y, @z), from positions @ix.. holding the grid from vertex @base on */
+CLOTH_FN ClothSum
+cloth_part (const AccelClothParams *p, const float *ix, const float *iy,
+    const float *iz, int base, int i, int j, float x, float y, float z,
+    int part)
+{
+  ClothSum s = { 0, 0.0f, 0.0f, 0.0f };
+
+  CLOTH_UNROLL
+  for (int k = 0; k < 3; k++)
     {
-      float k2 = p->relax / (float)n;
-      *x = *x + sx * k2;
-      *y = *y + sy * k2;
-      *z = *z + sz * k2;
+      float cx, cy, cz;
+      int kind = cloth_constraint (
+          p, ix, iy, iz, base, i, j, x, y, z, 3 * part + k, &cx, &cy, &cz);
+
+      cloth_add (&s, kind, cx, cy, cz);
+    }
+  return s;
+}
+
+/* the free vertex at (@x, @y, @z) moved by its constraints' corrections
+ * (@s, the whole sum) times @k2, relax over their count (the mean times
+ * relax), then out of the sphere */
+CLOTH_FN void
+cloth_move_by (const AccelClothParams *p, ClothSum s, float k2, float *x,
+    float *y, float *z)
+{
+  if (s.n > 0)
+    {
+      *x = *x + s.x * k2;
+      *y = *y + s.y * k2;
+      *z = *z + s.z * k2;
     }
   cloth_collide (p, x, y, z);
 }
 
+CLOTH_FN void
+cloth_move (const AccelClothParams *p, ClothSum s, float *x, float *y, float *z)
+{
+  cloth_move_by (p, s, s.n > 0 ? p->relax / (float)s.n : 0.0f, x, y, z);
+}
+
 /* one sweep at vertex (i, j): from positions @ix.. into @ox.. (the same
  * arrays for Gauss-Seidel), each holding the grid from vertex @base on; a
- * pinned vertex stays. The fused step computes the constraints on threads
- * of their own and sums what they leave in the same order */
+ * pinned vertex stays. The fused step computes the parts on threads of
+ * their own and adds them in the same order */
 CLOTH_FN void
 cloth_solve_vertex (const AccelClothParams *p, const float *ix, const float *iy,
     const float *iz, float *ox, float *oy, float *oz, int base, int i, int j)
 {
-  int k = j * p->w + i - base, n = 0;
-  float x = ix[k], y = iy[k], z = iz[k], sx = 0.0f, sy = 0.0f, sz = 0.0f;
+  int k = j * p->w + i - base;
+  float x = ix[k], y = iy[k], z = iz[k];
 
   if (!cloth_pinned (p, i, j))
     {
-      CLOTH_UNROLL
-      for (int c = 0; c < 12; c++)
-        {
-          float cx, cy, cz;
-          int kind = cloth_constraint (
-              p, ix, iy, iz, base, i, j, x, y, z, c, &cx, &cy, &cz);
+      ClothSum s[CLOTH_PARTS];
 
-          cloth_add (kind, cx, cy, cz, &n, &sx, &sy, &sz);
-        }
-      cloth_move (p, n, sx, sy, sz, &x, &y, &z);
+      CLOTH_UNROLL
+      for (int part = 0; part < CLOTH_PARTS; part++)
+        s[part] = cloth_part (p, ix, iy, iz, base, i, j, x, y, z, part);
+      cloth_move (p,
+          cloth_sum_add (
+              cloth_sum_add (s[0], s[1]), cloth_sum_add (s[2], s[3])),
+          &x, &y, &z);
     }
   ox[k] = x;
   oy[k] = y;

@@ -111,44 +111,32 @@ k_normal (AccelClothParams p, AccelClothState s)
  *
  * A vertex's 12 constraints, each a square root and a division, are some
  * 800 instructions, mostly each waiting on the one before; a thread a
- * vertex is 8 warps an SM at 64^2, far too few to hide that. So a sweep
- * runs each vertex's constraints on threads of their own (Layout: at 64^2,
- * four threads of three constraints, 32 warps an SM), each leaving its
- * correction in shared memory, and past the block's barrier a thread a
- * vertex adds them up in the reference's order (cloth_add, as
- * cloth_solve_vertex does), so the bits stay the same. */
+ * vertex is 8 warps an SM at 64^2, far too few to hide that. So a pass gives
+ * each vertex LANES neighbouring threads of a warp (at 64^2 four, 32 warps
+ * an SM), each computing one or two of the parts cloth_solve_vertex sums
+ * its constraints in, and shuffles add the parts in its order: the bits
+ * stay the same, with no shared memory and no block barrier between the
+ * constraints and the move. */
 constexpr int FUSED_THREADS = 1024;
 constexpr int FUSED_VERTICES = 512; /* a band's most */
 constexpr int MAX_BANDS = 16;       /* a cluster's most blocks (Hopper) */
 constexpr int HALO = 2;
-constexpr int CONSTRAINTS = 12;
-/* what constraint c of the vertex in slot t left for the vertex's sum
- * (cloth_constraint's kind and correction), at c * FUSED_VERTICES + t in
- * shared memory: a 16-byte store and load each, each constraint's at a
- * constant offset from the slot's first */
-struct alignas (16) Pull
-{
-  float x, y, z;
-  int kind;
-};
+constexpr int CONSTRAINTS = 12; /* a vertex's most */
 
 /* a band is at most FUSED_VERTICES and two rows at least, so its halo and
  * its two position copies take at most 3 * 6 floats a vertex */
-constexpr size_t PULLS_SMEM = CONSTRAINTS * FUSED_VERTICES * sizeof (Pull);
-constexpr size_t FUSED_MAX_SMEM
-    = PULLS_SMEM + 3 * 6 * FUSED_VERTICES * sizeof (float);
+constexpr size_t FUSED_MAX_SMEM = 3 * 6 * FUSED_VERTICES * sizeof (float);
 constexpr int MAX_DEVICES = 64;
 
 /* how the fused step lays a cloth out: @bands bands of @rows rows, a
  * block each; a solve pass's vertices of a band in @slots slots (each
- * vertex of its rows, or each of one colour), each slot's 12 constraints
- * spread over @groups threads (a divisor of 12), @span threads apart
- * (@slots rounded up to whole warps, so that a warp's threads take the
- * same constraints): a block of @groups * @span threads */
+ * vertex of its rows, or each of one colour), each slot's parts of the sum
+ * on @lanes neighbouring threads (four where the block holds them, else
+ * two): a block of @slots * @lanes threads, rounded up to whole warps */
 struct Layout
 {
   int rows, bands;
-  int slots, span, groups;
+  int slots, lanes;
 };
 
 /* this block's rows [j0, j1) of the bands of @rows rows; it holds rows
@@ -165,13 +153,12 @@ struct Held
   float *x, *y, *z;
 };
 
-/* this thread's part of a solve pass: constraints [first, first + count)
- * of slot @slot's vertex, the @col-th of its colour in the band's row
- * @row (each pass's the same slot); the threads of @first 0 settle the
- * vertices */
+/* this thread's share of a solve pass: lane @lane of slot @slot's
+ * vertex, the @col-th of its colour in the band's row @row (each pass's
+ * the same slot); the threads of lane 0 settle the vertices */
 struct Part
 {
-  int slot, first, count;
+  int slot, lane;
   int row, col;
 };
 
@@ -209,9 +196,8 @@ part_of (const Layout &l)
   int row_slots = l.slots / l.rows;
   Part part;
 
-  part.slot = (int)threadIdx.x % l.span;
-  part.count = CONSTRAINTS / l.groups;
-  part.first = (int)threadIdx.x / l.span * part.count;
+  part.slot = (int)threadIdx.x / l.lanes;
+  part.lane = (int)threadIdx.x % l.lanes;
   part.row = part.slot / row_slots;
   part.col = part.slot % row_slots;
   return part;
@@ -272,80 +258,63 @@ slot_vertex (const AccelClothParams &p, const Band &b, Part part, int colour,
   return *j < b.j1 && *i < p.w;
 }
 
-/* this thread's constraints of its slot's free vertex, from @in into
- * @pulls */
-__device__ void
-fused_pull (const AccelClothParams &p, const Band &b, Part part, Held in,
-    Pull *pulls, int colour)
+/* @s of the lane @d further on */
+__device__ ClothSum
+sum_down (ClothSum s, int d)
 {
-  int i, j, h;
-  float x, y, z;
-
-  if (!slot_vertex (p, b, part, colour, &i, &j) || cloth_pinned (&p, i, j))
-    return;
-  h = (j - b.lo) * p.w + i;
-  x = in.x[h];
-  y = in.y[h];
-  z = in.z[h];
-  /* unrolled, so that each constraint's offsets are constants */
-  CLOTH_UNROLL
-  for (int c = 0; c < CONSTRAINTS; c++)
-    if (c >= part.first && c < part.first + part.count)
-      {
-        Pull q;
-
-        q.kind = cloth_constraint (&p, in.x, in.y, in.z, b.lo * p.w, i, j, x, y,
-            z, c, &q.x, &q.y, &q.z);
-        pulls[c * FUSED_VERTICES + part.slot] = q;
-      }
-}
-
-/* what cloth_solve_vertex does to this thread's slot's vertex, from the
- * corrections in @pulls summed in its order: from @in into @out, and into the
- * halo of the band beside that holds it */
-__device__ void
-fused_settle (const AccelClothParams &p, const Band &b, Part part, Held in,
-    Held out, const Pull *pulls, int colour)
-{
-  int i, j, h;
-  float x, y, z;
-
-  if (part.first != 0 || !slot_vertex (p, b, part, colour, &i, &j))
-    return;
-  h = (j - b.lo) * p.w + i;
-  x = in.x[h];
-  y = in.y[h];
-  z = in.z[h];
-  if (!cloth_pinned (&p, i, j))
-    {
-      int n = 0;
-      float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-
-      CLOTH_UNROLL
-      for (int c = 0; c < CONSTRAINTS; c++)
-        {
-          Pull q = pulls[c * FUSED_VERTICES + part.slot];
-
-          cloth_add (q.kind, q.x, q.y, q.z, &n, &sx, &sy, &sz);
-        }
-      cloth_move (&p, n, sx, sy, sz, &x, &y, &z);
-    }
-  out.x[h] = x;
-  out.y[h] = y;
-  out.z[h] = z;
-  share (b, p.w, out, i, j);
+  s.n = __shfl_down_sync (~0u, s.n, d);
+  s.x = __shfl_down_sync (~0u, s.x, d);
+  s.y = __shfl_down_sync (~0u, s.y, d);
+  s.z = __shfl_down_sync (~0u, s.z, d);
+  return s;
 }
 
 /* what k_solve (@colour -1) or k_solve_colour does to this band: from @in
- * into @out (the same under Gauss-Seidel). Every read of a position comes
- * before the block's barrier, every write after it */
+ * into @out (the same under Gauss-Seidel, whose pass reads no vertex it
+ * writes), and into the halo of the band beside that holds the vertex.
+ * Each lane sums its parts of its slot's vertex, and lane 0 the lanes'
+ * sums, in cloth_solve_vertex's order: every lane of the warp shuffles.
+ * @k2_of holds cloth_move's factor by count, computed once */
+template <int LANES>
 __device__ void
 fused_solve (const AccelClothParams &p, const Band &b, Part part, Held in,
-    Held out, Pull *pulls, int colour)
+    Held out, const float *k2_of, int colour)
 {
-  fused_pull (p, b, part, in, pulls, colour);
-  __syncthreads ();
-  fused_settle (p, b, part, in, out, pulls, colour);
+  constexpr int PARTS = CLOTH_PARTS / LANES;
+  ClothSum s = { 0, 0.0f, 0.0f, 0.0f };
+  bool here, free;
+  int i, j, h = 0;
+  float x = 0.0f, y = 0.0f, z = 0.0f;
+
+  static_assert (LANES == 2 || LANES == 4, "a lane's parts are added first");
+  here = slot_vertex (p, b, part, colour, &i, &j);
+  free = here && !cloth_pinned (&p, i, j);
+  if (here)
+    {
+      h = (j - b.lo) * p.w + i;
+      x = in.x[h];
+      y = in.y[h];
+      z = in.z[h];
+    }
+  if (free)
+    {
+      s = cloth_part (
+          &p, in.x, in.y, in.z, b.lo * p.w, i, j, x, y, z, part.lane * PARTS);
+      if (PARTS == 2)
+        s = cloth_sum_add (s, cloth_part (&p, in.x, in.y, in.z, b.lo * p.w, i,
+                                  j, x, y, z, part.lane * PARTS + 1));
+    }
+  for (int d = 1; d < LANES; d *= 2)
+    s = cloth_sum_add (s, sum_down (s, d));
+  if (here && part.lane == 0)
+    {
+      if (free)
+        cloth_move_by (&p, s, k2_of[s.n], &x, &y, &z);
+      out.x[h] = x;
+      out.y[h] = y;
+      out.z[h] = z;
+      share (b, p.w, out, i, j);
+    }
   cg::this_cluster ().sync ();
 }
 
@@ -375,37 +344,46 @@ fused_finish (const AccelClothParams &p, const AccelClothState &s,
 }
 
 /* the passes of accel_cloth_step's launches, in the same order */
+template <int LANES>
 __global__ void
 __launch_bounds__ (FUSED_THREADS)
     k_step_fused (AccelClothParams p, AccelClothState s, Layout l)
 {
-  extern __shared__ Pull shm[];
+  extern __shared__ float shm[];
+  __shared__ float k2_of[CONSTRAINTS + 1];
   Band b = band_of (p.h, l.rows);
   Part part = part_of (l);
   size_t n = (size_t)(l.rows + 2 * HALO) * p.w;
-  /* a pass's corrections; the positions; Jacobi's other copy (Gauss-Seidel
-   * has no room for it) */
-  Pull *pulls = shm;
-  float *held_at = (float *)(shm + CONSTRAINTS * FUSED_VERTICES);
-  Held a = held (held_at, 0, n), other = held (held_at, 1, n);
+  /* the positions; Jacobi's other copy (Gauss-Seidel has none) */
+  Held a = held (shm, 0, n), other = held (shm, 1, n);
 
+  if (threadIdx.x <= CONSTRAINTS)
+    k2_of[threadIdx.x] = threadIdx.x ? p.relax / (float)threadIdx.x : 0.0f;
   /* every block has started before any writes into another's memory */
   cg::this_cluster ().sync ();
   fused_integrate (p, s, b, a);
   if (p.solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
     for (int it = 0; it < p.iterations; it++)
       for (int c = 0; c < CLOTH_COLOURS; c++)
-        fused_solve (p, b, part, a, a, pulls, c);
+        fused_solve<LANES> (p, b, part, a, a, k2_of, c);
   else
     for (int it = 0; it < p.iterations; it += 2)
       {
-        fused_solve (p, b, part, a, other, pulls, -1);
-        fused_solve (p, b, part, other, a, pulls, -1);
+        fused_solve<LANES> (p, b, part, a, other, k2_of, -1);
+        fused_solve<LANES> (p, b, part, other, a, k2_of, -1);
       }
   /* no remote access follows the last barrier: blocks may end freely */
   fused_finish (p, s, b, a,
       p.solver == ACCEL_CLOTH_SOLVER_JACOBI && p.iterations > 0 ? other
                                                                 : Held{});
+}
+
+/* the fused step with @lanes lanes a vertex */
+const void *
+fused_kernel (int lanes)
+{
+  return lanes == 4 ? (const void *)k_step_fused<4>
+                    : (const void *)k_step_fused<2>;
 }
 
 __global__ void
@@ -452,37 +430,50 @@ args_valid (const AccelClothParams *p)
              || p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
 }
 
-/* the most blocks a cluster of k_step_fused has on @device: 0 before
- * Hopper; 16 (non-portable) where the device schedules it, a block an SM
- * (its threads take all the registers) */
+/* the most blocks a cluster of the fused step with @lanes lanes a vertex
+ * has on the current device, its attributes set: 0 where it has none */
 int
-ask_max_bands (int device)
+ask_cluster (int lanes)
 {
+  const void *kernel = fused_kernel (lanes);
   cudaLaunchConfig_t config = {};
-  int clusters = 0, size = 0;
+  int size = 0;
 
   config.gridDim = dim3 (MAX_BANDS);
   config.blockDim = dim3 (FUSED_THREADS);
   config.dynamicSmemBytes = FUSED_MAX_SMEM;
-  if (cudaDeviceGetAttribute (&clusters, cudaDevAttrClusterLaunch, device)
+  if (cudaFuncSetAttribute (
+          kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
           != cudaSuccess
-      || (clusters
-          && (cudaFuncSetAttribute (k_step_fused,
-                  cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
-                  != cudaSuccess
-              || cudaFuncSetAttribute (k_step_fused,
-                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                     (int)FUSED_MAX_SMEM)
-                     != cudaSuccess
-              || cudaOccupancyMaxPotentialClusterSize (
-                     &size, k_step_fused, &config)
-                     != cudaSuccess)))
+      || cudaFuncSetAttribute (kernel,
+             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)FUSED_MAX_SMEM)
+             != cudaSuccess
+      || cudaOccupancyMaxPotentialClusterSize (&size, kernel, &config)
+             != cudaSuccess)
     {
       /* no launch's error: the step takes the kernels */
       (void)cudaGetLastError ();
       return 0;
     }
-  return min (size, MAX_BANDS);
+  return size;
+}
+
+/* the most blocks a cluster of the fused step has on @device, either
+ * way: 0 before Hopper; 16 (non-portable) where the device schedules it, a
+ * block an SM (its threads take all the registers) */
+int
+ask_max_bands (int device)
+{
+  int clusters = 0;
+
+  if (cudaDeviceGetAttribute (&clusters, cudaDevAttrClusterLaunch, device)
+          != cudaSuccess
+      || !clusters)
+    {
+      (void)cudaGetLastError ();
+      return 0;
+    }
+  return min (min (ask_cluster (2), ask_cluster (4)), MAX_BANDS);
 }
 
 /* ask_max_bands for the current device, asked once a device */
@@ -527,11 +518,7 @@ fused_layout (const AccelClothParams *p, Layout *l)
   l->slots = l->rows
              * colour_slots (
                  p->w, p->solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL ? 0 : -1);
-  l->span = (l->slots + 31) / 32 * 32;
-  /* as many threads a vertex as a block holds, each as many constraints */
-  l->groups = CONSTRAINTS;
-  while (l->groups * l->span > FUSED_THREADS || CONSTRAINTS % l->groups != 0)
-    l->groups--;
+  l->lanes = l->slots * 4 <= FUSED_THREADS ? 4 : 2;
   return true;
 }
 
@@ -548,14 +535,16 @@ step_fused (cudaStream_t stream, const AccelClothParams *p,
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   config.gridDim = dim3 (l.bands);
-  config.blockDim = dim3 (l.groups * l.span);
+  config.blockDim = dim3 ((l.slots * l.lanes + 31) / 32 * 32);
   config.dynamicSmemBytes
-      = PULLS_SMEM
-        + 3 * copies * (size_t)(l.rows + 2 * HALO) * p->w * sizeof (float);
+      = 3 * copies * (size_t)(l.rows + 2 * HALO) * p->w * sizeof (float);
   config.stream = stream;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  (void)cudaLaunchKernelEx (&config, k_step_fused, *p, *s, l);
+  if (l.lanes == 4)
+    (void)cudaLaunchKernelEx (&config, k_step_fused<4>, *p, *s, l);
+  else
+    (void)cudaLaunchKernelEx (&config, k_step_fused<2>, *p, *s, l);
   return cudaGetLastError ();
 }
 
