@@ -203,13 +203,28 @@ part_of (const Layout &l)
   return part;
 }
 
+/* @v into what @at is in block @rank's shared memory: a 32-bit shared
+ * address and store, where a pointer from map_shared_rank () is a 64-bit
+ * generic one, kept (and spilled) across the sweeps */
+__device__ void
+put_remote (const float *at, int rank, float v)
+{
+  unsigned local = (unsigned)__cvta_generic_to_shared (at), remote;
+
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(local), "r"(rank));
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(v)
+               : "memory");
+}
+
 /* vertex @from of @c into vertex @to of the same copy in block @rank */
 __device__ void
 put (Held c, int from, int rank, int to)
 {
-  *cg::this_cluster ().map_shared_rank (c.x + to, rank) = c.x[from];
-  *cg::this_cluster ().map_shared_rank (c.y + to, rank) = c.y[from];
-  *cg::this_cluster ().map_shared_rank (c.z + to, rank) = c.z[from];
+  put_remote (c.x + to, rank, c.x[from]);
+  put_remote (c.y + to, rank, c.y[from]);
+  put_remote (c.z + to, rank, c.z[from]);
 }
 
 /* vertex (i, j) of this band, just written into @c, into the halo of the
