@@ -135,22 +135,21 @@ luma_of_word (uint32_t w)
          - 8388608.0f;
 }
 
-// sobel_magnitude ()'s byte where @scale is a power of two, from the
-// approximate square root, which has no range check to branch on: gx and
-// gy are whole (lumas of bytes), so g = gx^2 + gy^2 is a whole number
-// below 2^24, exact. A byte's rounding edge, (k + 1/2) / scale, is then a
-// whole number, or half of one where that is below 256, or a multiple of a
-// smaller power of two below 128: the root of a g that is not a square
-// lies farther from every edge than the approximation errs (two units in
-// the last place), and a square's root is set exact. Every g was checked
-// at every scale from 2^-12 to 2^12 on an H200: the same bytes as the
-// correctly rounded root's
+// the byte of gradients @gx and @gy that sobel_magnitude () gives where
+// @scale is a power of two, from the approximate square root, which has no
+// range check to branch on: @gx and @gy are whole (from lumas of bytes), so
+// g = gx^2 + gy^2 is a whole number below 2^24, exact. A byte's rounding
+// edge, (k + 1/2) / scale, is then a whole number, or half of one where that
+// is below 256, or a multiple of a smaller power of two below 128: the root
+// of a g that is not a square lies farther from every edge than the
+// approximation errs (two units in the last place), and a square's root is
+// set exact. Every g was checked at every scale from 2^-12 to 2^12 on an
+// H200: the same bytes as the correctly rounded root's
 __device__ __forceinline__ uint32_t
-sobel_byte_pow2 (const float *p, float scale)
+sobel_byte_pow2 (float gx, float gy, float scale)
 {
-  float gx, gy, g, r, q;
+  float g, r, q;
 
-  accel_px_sobel (p, &gx, &gy);
   g = fmaf (gx, gx, gy * gy);
   asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(g));
   q = rintf (r);
@@ -203,17 +202,26 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
         continue;
 
       const float (&a)[6] = l[(i + 1) % 3], (&b)[6] = l[(i + 2) % 3];
+      // the lumas are whole, so accel_px_sobel ()'s sums are exact in any
+      // order: each column's vertical smoothing and difference are made
+      // once for the three windows that hold it
+      float smooth[6], diff[6];
       uint32_t out[4];
+#pragma unroll
+      for (int j = 0; j < 6; j++)
+        {
+          smooth[j] = fmaf (2.0f, b[j], a[j]) + c[j];
+          diff[j] = c[j] - a[j];
+        }
 #pragma unroll
       for (int k = 0; k < 4; k++)
         {
-          const float p[9] = { a[k], a[k + 1], a[k + 2], b[k], b[k + 1],
-            b[k + 2], c[k], c[k + 1], c[k + 2] };
-          float gx, gy;
+          const float gx = smooth[k + 2] - smooth[k];
+          const float gy = fmaf (2.0f, diff[k + 1], diff[k]) + diff[k + 2];
           const uint32_t m
               = POW2 && !DIR
-                    ? sobel_byte_pow2 (p, scale)
-                    : accel_px_to_u8 (sobel_magnitude (p, scale, &gx, &gy));
+                    ? sobel_byte_pow2 (gx, gy, scale)
+                    : accel_px_to_u8 (accel_px_magnitude (gx, gy) * scale);
 
           out[k] = pack_u8x4 (m, m, m, w[i - 1][k] >> 24);
           if (DIR && x + k < width)
