@@ -189,20 +189,50 @@ world_run (WorldRun *r, const char *dir, const char *const *env,
     world_assert_tmp_clean (tmp);
 }
 
-/* a port nothing listens on now */
+/* binds a loopback socket to @port (0: any free one); the port it got, 0
+ * where @port is taken */
 static inline guint16
-world_free_port (void)
+world_bind_port (guint16 port)
 {
   g_autoptr (GSocket) s = g_socket_new (
       G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
   g_autoptr (GInetAddress) lo
       = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (lo, 0);
+  g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (lo, port);
   g_autoptr (GSocketAddress) bound = NULL;
 
-  g_assert_true (g_socket_bind (s, sa, TRUE, NULL));
+  if (!g_socket_bind (s, sa, TRUE, NULL))
+    return 0;
   bound = g_socket_get_local_address (s, NULL);
   return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+/* a port nothing listens on now */
+static inline guint16
+world_free_port (void)
+{
+  guint16 port = world_bind_port (0);
+
+  g_assert_cmpuint (port, !=, 0);
+  return port;
+}
+
+/* a port that nothing listens on now, nor on the port after it. Below the
+ * kernel's ephemeral ports (32768 on), where the outgoing connections of
+ * tests running beside this one cannot take the second before it is
+ * bound, as they could the neighbour of a port the kernel chose */
+static inline guint16
+world_free_port_pair (void)
+{
+  for (int tries = 0; tries < 1000; tries++)
+    {
+      guint16 port = (guint16)g_random_int_range (20000, 32000);
+
+      if (world_bind_port (port) && world_bind_port (port + 1))
+        return port;
+    }
+  g_assert_not_reached ();
+  return 0;
 }
 
 static inline gchar *
