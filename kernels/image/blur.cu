@@ -542,30 +542,28 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     box3_rgba_stream (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  constexpr int ROWS = BOX_STRIP + 2;
-  const int x = strip_x (), y0 = strip_y0 (BOX_STRIP);
-  uint32_t w[ROWS][4], edge[ROWS];
+  Strip<BOX_STRIP> strip;
   // the last three rows' horizontal sums, and their sums down
   uint2 h[3][4], v[4];
 
-  if (y0 >= height)
+  if (!strip.load (src, src_pitch, width, height))
     return;
-  load_strip (src, src_pitch, x, y0, width, height, w, edge);
 #pragma unroll
-  for (int i = 0; i < ROWS; i++)
+  for (int i = 0; i < strip.ROWS; i++)
     {
-      const int y = y0 + i - 2;
+      const int y = strip.y0 + i - 2;
       uint32_t left, right;
       uint2 px[6];
 
       if (y >= height)
         break;
-      strip_neighbours (w[i][0], w[i][3], edge[i], left, right);
+      strip_neighbours (
+          strip.w[i][0], strip.w[i][3], strip.edge[i], left, right);
       px[0] = split_channels (left);
       px[5] = split_channels (right);
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        px[1 + j] = split_channels (w[i][j]);
+        px[1 + j] = split_channels (strip.w[i][j]);
 #pragma unroll
       for (int k = 0; k < 4; k++)
         {
@@ -583,13 +581,13 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
                 v[k].x + s.x - h[i % 3][k].x, v[k].y + s.y - h[i % 3][k].y);
           h[i % 3][k] = s;
         }
-      if (i >= 2 && x < width)
+      if (i >= 2 && strip.x < width)
         {
           uint32_t out[4];
 #pragma unroll
           for (int k = 0; k < 4; k++)
             out[k] = BoxMean<1>::of (v[k]);
-          store_words4 (dst + (size_t)y * dst_pitch, x, width, out);
+          store_words4 (dst + (size_t)y * dst_pitch, strip.x, width, out);
         }
     }
 }

@@ -661,25 +661,23 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     median3_rgba_stream (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  constexpr int ROWS = STRIP + 2;
-  const int x = strip_x (), y0 = strip_y0 (STRIP);
-  uint32_t w[ROWS][4], edge[ROWS];
-  // plane 0 holds channels 0 and 2 of columns x - 1 .. x + 4, plane 1
-  // channels 1 and 3, each lane 1024 + the byte
-  uint32_t px[2][ROWS][6];
+  Strip<STRIP> strip;
+  // plane 0 holds channels 0 and 2 of columns x - 1 .. x + 4 (x: strip.x),
+  // plane 1 channels 1 and 3, each lane 1024 + the byte
+  uint32_t px[2][Strip<STRIP>::ROWS][6];
 
-  if (y0 >= height)
+  if (!strip.load (src, src_pitch, width, height))
     return;
-  load_strip (src, src_pitch, x, y0, width, height, w, edge);
 #pragma unroll
-  for (int i = 0; i < ROWS; i++)
+  for (int i = 0; i < strip.ROWS; i++)
     {
       uint32_t v[6];
 
-      strip_neighbours (w[i][0], w[i][3], edge[i], v[0], v[5]);
+      strip_neighbours (
+          strip.w[i][0], strip.w[i][3], strip.edge[i], v[0], v[5]);
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        v[1 + j] = w[i][j];
+        v[1 + j] = strip.w[i][j];
 #pragma unroll
       for (int j = 0; j < 6; j++)
         {
@@ -692,7 +690,7 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     {
       uint32_t m[2][2][4];
 
-      if (y0 + r >= height)
+      if (strip.y0 + r >= height)
         break;
 #pragma unroll
       for (int p = 0; p < 2; p++)
@@ -705,18 +703,18 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
               rows[i][j] = px[p][r + i][j];
           median3_4x2<Lanes, HalfLanes> (rows, m[p]);
         }
-      if (x >= width)
+      if (strip.x >= width)
         continue;
 #pragma unroll
       for (int k = 0; k < 2; k++)
-        if (y0 + r + k < height)
+        if (strip.y0 + r + k < height)
           {
             uint32_t out[4];
 #pragma unroll
             for (int i = 0; i < 4; i++)
               out[i] = __byte_perm (m[0][k][i], m[1][k][i], 0x6240);
-            store_words4 (
-                dst + (size_t)(y0 + r + k) * dst_pitch, x, width, out);
+            store_words4 (dst + (size_t)(strip.y0 + r + k) * dst_pitch, strip.x,
+                width, out);
           }
     }
 }

@@ -174,31 +174,28 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
         uint8_t *__restrict__ dst, size_t dst_pitch, float *__restrict__ dir,
         size_t dir_pitch, int width, int height, float scale)
 {
-  constexpr int ROWS = STRIP + 2;
   const int lane = threadIdx.x;
-  const int x = strip_x (), y0 = strip_y0 (STRIP);
-  uint32_t w[ROWS][4], edge[ROWS];
-  // columns x - 1 .. x + 4 of the last three rows
+  Strip<STRIP> strip;
+  // columns x - 1 .. x + 4 (x: strip.x) of the last three rows
   float l[3][6];
 
-  if (y0 >= height)
+  if (!strip.load (src, src_pitch, width, height))
     return;
-  load_strip (src, src_pitch, x, y0, width, height, w, edge);
 #pragma unroll
-  for (int i = 0; i < ROWS; i++)
+  for (int i = 0; i < strip.ROWS; i++)
     {
-      const int y = y0 + i - 2;
+      const int y = strip.y0 + i - 2;
       float (&c)[6] = l[i % 3];
 
       if (y >= height)
         break;
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        c[1 + j] = luma_of_word<F> (w[i][j]);
+        c[1 + j] = luma_of_word<F> (strip.w[i][j]);
       strip_neighbours (c[1], c[4],
-          lane == 0 || lane == 31 ? luma_of_word<F> (edge[i]) : 0.0f, c[0],
-          c[5]);
-      if (i < 2 || x >= width)
+          lane == 0 || lane == 31 ? luma_of_word<F> (strip.edge[i]) : 0.0f,
+          c[0], c[5]);
+      if (i < 2 || strip.x >= width)
         continue;
 
       const float (&a)[6] = l[(i + 1) % 3], (&b)[6] = l[(i + 2) % 3];
@@ -223,11 +220,11 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
                     ? sobel_byte_pow2 (gx, gy, scale)
                     : accel_px_to_u8 (accel_px_magnitude (gx, gy) * scale);
 
-          out[k] = pack_u8x4 (m, m, m, w[i - 1][k] >> 24);
-          if (DIR && x + k < width)
-            dir[(size_t)y * (dir_pitch / 4) + x + k] = atan2f (gy, gx);
+          out[k] = pack_u8x4 (m, m, m, strip.w[i - 1][k] >> 24);
+          if (DIR && strip.x + k < width)
+            dir[(size_t)y * (dir_pitch / 4) + strip.x + k] = atan2f (gy, gx);
         }
-      store_words4 (dst + (size_t)y * dst_pitch, x, width, out);
+      store_words4 (dst + (size_t)y * dst_pitch, strip.x, width, out);
     }
 }
 
