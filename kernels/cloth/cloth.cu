@@ -273,6 +273,28 @@ slot_vertex (const AccelClothParams &p, const Band &b, Part part, int colour,
   return *j < b.j1 && *i < p.w;
 }
 
+/* a thread's vertex in a pass: whether there is one, whether it moves,
+ * where it is in the grid and in the band's copies */
+struct Slot
+{
+  bool here, free;
+  int i, j, h;
+};
+
+/* the Slot of @part's slot for @colour (-1: any), the same every pass of
+ * that colour: the Jacobi sweeps take it once (4 % more steps/s at 64^2
+ * than each pass finding it again) */
+__device__ Slot
+slot_of (const AccelClothParams &p, const Band &b, Part part, int colour)
+{
+  Slot v = {};
+
+  v.here = slot_vertex (p, b, part, colour, &v.i, &v.j);
+  v.free = v.here && !cloth_pinned (&p, v.i, v.j);
+  v.h = v.here ? (v.j - b.lo) * p.w + v.i : 0;
+  return v;
+}
+
 /* @s of the lane @d further on */
 __device__ ClothSum
 sum_down (ClothSum s, int d)
@@ -284,51 +306,47 @@ sum_down (ClothSum s, int d)
   return s;
 }
 
-/* what k_solve (@colour -1) or k_solve_colour does to this band: from @in
- * into @out (the same under Gauss-Seidel, whose pass reads no vertex it
- * writes), and into the halo of the band beside that holds the vertex.
- * Each lane sums its parts of its slot's vertex, and lane 0 the lanes'
- * sums, in cloth_solve_vertex's order: every lane of the warp shuffles.
- * @k2_of holds cloth_move's factor by count, computed once */
+/* what k_solve or k_solve_colour does to this band at @v (slot_of ()
+ * for the pass's colour): from @in into @out (the same under
+ * Gauss-Seidel, whose pass reads no vertex it writes), and into the halo
+ * of the band beside that holds the vertex. Each lane sums its parts of
+ * its slot's vertex, and lane 0 the lanes' sums, in cloth_solve_vertex's
+ * order: every lane of the warp shuffles. @k2_of holds cloth_move's
+ * factor by count, computed once */
 template <int LANES>
 __device__ void
-fused_solve (const AccelClothParams &p, const Band &b, Part part, Held in,
-    Held out, const float *k2_of, int colour)
+fused_solve (const AccelClothParams &p, const Band &b, Part part, Slot v,
+    Held in, Held out, const float *k2_of)
 {
   constexpr int PARTS = CLOTH_PARTS / LANES;
   ClothSum s = { 0, 0.0f, 0.0f, 0.0f };
-  bool here, free;
-  int i, j, h = 0;
   float x = 0.0f, y = 0.0f, z = 0.0f;
 
   static_assert (LANES == 2 || LANES == 4, "a lane's parts are added first");
-  here = slot_vertex (p, b, part, colour, &i, &j);
-  free = here && !cloth_pinned (&p, i, j);
-  if (here)
+  if (v.here)
     {
-      h = (j - b.lo) * p.w + i;
-      x = in.x[h];
-      y = in.y[h];
-      z = in.z[h];
+      x = in.x[v.h];
+      y = in.y[v.h];
+      z = in.z[v.h];
     }
-  if (free)
+  if (v.free)
     {
-      s = cloth_part (
-          &p, in.x, in.y, in.z, b.lo * p.w, i, j, x, y, z, part.lane * PARTS);
+      s = cloth_part (&p, in.x, in.y, in.z, b.lo * p.w, v.i, v.j, x, y, z,
+          part.lane * PARTS);
       if (PARTS == 2)
-        s = cloth_sum_add (s, cloth_part (&p, in.x, in.y, in.z, b.lo * p.w, i,
-                                  j, x, y, z, part.lane * PARTS + 1));
+        s = cloth_sum_add (s, cloth_part (&p, in.x, in.y, in.z, b.lo * p.w, v.i,
+                                  v.j, x, y, z, part.lane * PARTS + 1));
     }
   for (int d = 1; d < LANES; d *= 2)
     s = cloth_sum_add (s, sum_down (s, d));
-  if (here && part.lane == 0)
+  if (v.here && part.lane == 0)
     {
-      if (free)
+      if (v.free)
         cloth_move_by (&p, s, k2_of[s.n], &x, &y, &z);
-      out.x[h] = x;
-      out.y[h] = y;
-      out.z[h] = z;
-      share (b, p.w, out, i, j);
+      out.x[v.h] = x;
+      out.y[v.h] = y;
+      out.z[v.h] = z;
+      share (b, p.w, out, v.i, v.j);
     }
   cg::this_cluster ().sync ();
 }
@@ -376,17 +394,28 @@ __launch_bounds__ (FUSED_THREADS)
     k2_of[threadIdx.x] = threadIdx.x ? p.relax / (float)threadIdx.x : 0.0f;
   /* every block has started before any writes into another's memory */
   cg::this_cluster ().sync ();
+  /* the step before (launched or not this way) has ended and its writes
+   * are visible */
+  cudaGridDependencySynchronize ();
   fused_integrate (p, s, b, a);
   if (p.solver == ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL)
     for (int it = 0; it < p.iterations; it++)
       for (int c = 0; c < CLOTH_COLOURS; c++)
-        fused_solve<LANES> (p, b, part, a, a, k2_of, c);
+        fused_solve<LANES> (p, b, part, slot_of (p, b, part, c), a, a, k2_of);
   else
-    for (int it = 0; it < p.iterations; it += 2)
-      {
-        fused_solve<LANES> (p, b, part, a, other, k2_of, -1);
-        fused_solve<LANES> (p, b, part, other, a, k2_of, -1);
-      }
+    {
+      const Slot v = slot_of (p, b, part, -1);
+
+      for (int it = 0; it < p.iterations; it += 2)
+        {
+          fused_solve<LANES> (p, b, part, v, a, other, k2_of);
+          fused_solve<LANES> (p, b, part, v, other, a, k2_of);
+        }
+    }
+  /* the next step may launch now, on other SMs, and wait for this one at
+   * cudaGridDependencySynchronize (); earlier, at the start, measured
+   * slower (then every step after also starts early, and waits) */
+  cudaTriggerProgrammaticLaunchCompletion ();
   /* no remote access follows the last barrier: blocks may end freely */
   fused_finish (p, s, b, a,
       p.solver == ACCEL_CLOTH_SOLVER_JACOBI && p.iterations > 0 ? other
@@ -542,24 +571,26 @@ step_fused (cudaStream_t stream, const AccelClothParams *p,
     const AccelClothState *s, const Layout &l)
 {
   int copies = p->solver == ACCEL_CLOTH_SOLVER_JACOBI ? 2 : 1;
+  void *args[] = { (void *)p, (void *)s, (void *)&l };
   cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute cluster = {};
+  cudaLaunchAttribute attrs[2] = {};
 
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = l.bands;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = l.bands;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  /* a step after a step launches while the first runs, on other SMs, and
+   * waits in the kernel: the gap between the two is hidden */
+  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[1].val.programmaticStreamSerializationAllowed = 1;
   config.gridDim = dim3 (l.bands);
   config.blockDim = dim3 ((l.slots * l.lanes + 31) / 32 * 32);
   config.dynamicSmemBytes
       = 3 * copies * (size_t)(l.rows + 2 * HALO) * p->w * sizeof (float);
   config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  if (l.lanes == 4)
-    (void)cudaLaunchKernelEx (&config, k_step_fused<4>, *p, *s, l);
-  else
-    (void)cudaLaunchKernelEx (&config, k_step_fused<2>, *p, *s, l);
+  config.attrs = attrs;
+  config.numAttrs = 2;
+  (void)cudaLaunchKernelExC (&config, fused_kernel (l.lanes), args);
   return cudaGetLastError ();
 }
 
