@@ -9,6 +9,7 @@
 
 #include "cloth-vertex.h"
 #include "cloth.h"
+#include "core/overlap.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -581,8 +582,7 @@ step_fused (cudaStream_t stream, const AccelClothParams *p,
   attrs[0].val.clusterDim.z = 1;
   /* a step after a step launches while the first runs, on other SMs, and
    * waits in the kernel: the gap between the two is hidden */
-  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[1].val.programmaticStreamSerializationAllowed = 1;
+  attrs[1] = overlap_attribute ();
   config.gridDim = dim3 (l.bands);
   config.blockDim = dim3 ((l.slots * l.lanes + 31) / 32 * 32);
   config.dynamicSmemBytes

@@ -4,6 +4,7 @@
 // memory; on small grids the whole step fused into a few launches
 #include <cuda_runtime.h>
 
+#include "core/overlap.cuh"
 #include "fluid-cell.h"
 #include "fluid.h"
 
@@ -55,6 +56,7 @@ __global__ static void
 k_advect2 (
     const float *u, const float *v, float *du, float *dv, int n, float dt)
 {
+  overlap_wait ();
   FOR_CELL
   du[i] = fluid_advect_cell (u, u, v, n, dt, x, y);
   dv[i] = fluid_advect_cell (v, u, v, n, dt, x, y);
@@ -64,6 +66,7 @@ __global__ static void
 k_jacobi2 (const float *xu, const float *xv, const float *bu, const float *bv,
     float *du, float *dv, int n, float a)
 {
+  overlap_wait ();
   FOR_CELL
   du[i] = fluid_jacobi_cell (xu, bu, n, a, x, y);
   dv[i] = fluid_jacobi_cell (xv, bv, n, a, x, y);
@@ -173,6 +176,7 @@ __launch_bounds__ (FORCES_THREADS) k_forces (const float *u, const float *v,
   int x = t.ox + 2 + threadIdx.x % FORCES_TILE;
   int y = t.oy + 2 + threadIdx.x / FORCES_TILE;
 
+  overlap_wait ();
   for_each_cell_unrolled<S, FORCES_THREADS> ([&] (int lx, int ly) {
     int gx, gy;
     t.source (lx, ly, &gx, &gy);
@@ -363,6 +367,7 @@ __launch_bounds__ (pressure_threads (TILE, ITERS))
   const bool inner = gy0 >= 2 && gy0 + K - 1 <= n - 3;
   float run[K], d[K];
 
+  overlap_wait ();
   for_each_cell_unrolled<S, THREADS> ([&] (int lx, int ly) {
     int x, y;
     t.source (lx, ly, &x, &y);
@@ -423,10 +428,9 @@ pressure_tiled (cudaStream_t s, const AccelFluidParams *p,
       if (err != cudaSuccess)
         return err;
     }
-  k_pressure_tiled<TILE, ITERS>
-      <<<dim3 (tiles, tiles), pressure_threads (TILE, ITERS), smem, s>>> (
-          *p, *f, src, dst, wu, wv, iters, stage);
-  return cudaSuccess;
+  return launch_overlapped (k_pressure_tiled<TILE, ITERS>, dim3 (tiles, tiles),
+      dim3 (pressure_threads (TILE, ITERS)), smem, s, *p, *f, src, dst, wu, wv,
+      iters, stage);
 }
 
 static dim3
@@ -502,8 +506,8 @@ diffuse (cudaStream_t s, const AccelFluidParams *p, const AccelFluidFields *f,
     for (int k = 0; k < p->diffuse_iters; k++)
       {
         float *du = k % 2 == 0 ? f->u1 : f->u, *dv = k % 2 == 0 ? f->v1 : f->v;
-        k_jacobi2<<<grid_for (n), dim3 (16, 16), 0, s>>> (
-            *wu, *wv, f->u0, f->v0, du, dv, n, a);
+        launch_overlapped (k_jacobi2, grid_for (n), dim3 (16, 16), 0, s, *wu,
+            *wv, (const float *)f->u0, (const float *)f->v0, du, dv, n, a);
         *wu = du;
         *wv = dv;
       }
@@ -549,10 +553,11 @@ step_fused (
   int n = p->n, tiles = (n + FORCES_TILE - 1) / FORCES_TILE;
   const float *wu, *wv;
 
-  k_forces<<<dim3 (tiles, tiles), FORCES_THREADS, 0, s>>> (
-      f->u, f->v, f->dye, f->u1, f->v1, f->dye0, *p);
-  k_advect2<<<grid_for (n), dim3 (16, 16), 0, s>>> (
-      f->u1, f->v1, f->u0, f->v0, n, p->dt);
+  launch_overlapped (k_forces, dim3 (tiles, tiles), dim3 (FORCES_THREADS), 0, s,
+      (const float *)f->u, (const float *)f->v, (const float *)f->dye, f->u1,
+      f->v1, f->dye0, *p);
+  launch_overlapped (k_advect2, grid_for (n), dim3 (16, 16), 0, s,
+      (const float *)f->u1, (const float *)f->v1, f->u0, f->v0, n, p->dt);
   diffuse (s, p, f, &wu, &wv);
   return pressure_solve (s, p, f, ACCEL_FLUID_FUSED, wu, wv);
 }
