@@ -50,6 +50,47 @@ accel_gaussian_weights (
   return radius;
 }
 
+int
+accel_gaussian_weights_u8 (
+    float sigma, float weights[2 * ACCEL_IMAGE_MAX_RADIUS + 1])
+{
+  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1], fraction[ACCEL_IMAGE_MAX_RADIUS];
+  int radius = accel_gaussian_weights (sigma, w), trim = 0, left = 256;
+
+  if (radius == 0)
+    return 0;
+  /* largest remainder: every tap rounded down, then the units left over
+   * (fewer than the taps) to the largest fractions, a pair at a time so
+   * the taps stay symmetric, an odd one to the centre. A tap never passes
+   * the one inside it: equal whole parts leave the inner one the larger
+   * fraction */
+  for (int k = 0; k <= 2 * radius; k++)
+    {
+      weights[k] = floorf (w[k] * 256.0f);
+      left -= (int)weights[k];
+      if (k < radius)
+        fraction[k] = w[k] * 256.0f - weights[k];
+    }
+  for (; left > 1; left -= 2)
+    {
+      int best = 0;
+
+      for (int k = 1; k < radius; k++)
+        if (fraction[k] > fraction[best])
+          best = k;
+      fraction[best] = -1.0f;
+      weights[best] += 1.0f;
+      weights[2 * radius - best] += 1.0f;
+    }
+  weights[radius] += (float)left;
+  /* outer taps rounded to zero change no sum: the window narrows */
+  while (radius - trim > 1 && weights[trim] == 0.0f)
+    trim++;
+  for (int k = 0; k <= 2 * (radius - trim); k++)
+    weights[k] = weights[k + trim];
+  return radius - trim;
+}
+
 typedef struct
 {
   SeparableOp op;
@@ -62,6 +103,9 @@ typedef struct
   int height;
   int radius;
   const float *weights;
+  /* what the vertical sums are multiplied by: 2^-16 for the 8-bit
+   * Gaussian's whole taps, 1 otherwise */
+  float scale;
   float amount;
   atomic_int no_memory;
 } Separable;
@@ -146,6 +190,9 @@ separable_vertical (const Separable *s, int y, const float *ring,
       rows[k] = ring + (size_t)(sy % taps) * n;
     }
   separable_sum (s->weights, rows, taps, acc, n);
+  if (s->scale != 1.0f)
+    for (size_t i = 0; i < n; i++)
+      acc[i] *= s->scale;
   if (s->op == SEPARABLE_BOX)
     {
       float area = (float)(taps * taps);
@@ -209,7 +256,7 @@ separable_rows (void *data, int y0, int y1)
 static int
 separable_host (SeparableOp op, int format, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int radius,
-    const float *weights, float amount)
+    const float *weights, float scale, float amount)
 {
   Separable s = {
     .op = op,
@@ -222,6 +269,7 @@ separable_host (SeparableOp op, int format, const void *src, size_t src_pitch,
     .height = height,
     .radius = radius,
     .weights = weights,
+    .scale = scale,
     .amount = amount,
   };
   size_t row_bytes;
@@ -244,16 +292,29 @@ separable_host (SeparableOp op, int format, const void *src, size_t src_pitch,
 }
 
 int
+accel_gaussian_taps (int format, float sigma,
+    float weights[2 * ACCEL_IMAGE_MAX_RADIUS + 1], float *scale)
+{
+  if (format == ACCEL_IMAGE_RGBAF32)
+    {
+      *scale = 1.0f;
+      return accel_gaussian_weights (sigma, weights);
+    }
+  *scale = 1.0f / 65536.0f;
+  return accel_gaussian_weights_u8 (sigma, weights);
+}
+
+int
 accel_gaussian_blur_host (int format, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, float sigma)
 {
-  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1];
-  int radius = accel_gaussian_weights (sigma, w);
+  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1], scale;
+  int radius = accel_gaussian_taps (format, sigma, w, &scale);
 
   if (radius == 0)
     return ACCEL_IMAGE_INVALID_VALUE;
   return separable_host (SEPARABLE_GAUSSIAN, format, src, src_pitch, dst,
-      dst_pitch, width, height, radius, w, 0.0f);
+      dst_pitch, width, height, radius, w, scale, 0.0f);
 }
 
 int
@@ -266,7 +327,7 @@ accel_box_blur_host (int format, const void *src, size_t src_pitch, void *dst,
   for (int k = 0; k < 2 * ACCEL_IMAGE_MAX_RADIUS + 1; k++)
     ones[k] = 1.0f;
   return separable_host (SEPARABLE_BOX, format, src, src_pitch, dst, dst_pitch,
-      width, height, radius, ones, 0.0f);
+      width, height, radius, ones, 1.0f, 0.0f);
 }
 
 int
@@ -274,11 +335,11 @@ accel_unsharp_mask_host (int format, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, float amount,
     float sigma)
 {
-  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1];
-  int radius = accel_gaussian_weights (sigma, w);
+  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1], scale;
+  int radius = accel_gaussian_taps (format, sigma, w, &scale);
 
   if (radius == 0)
     return ACCEL_IMAGE_INVALID_VALUE;
   return separable_host (SEPARABLE_UNSHARP, format, src, src_pitch, dst,
-      dst_pitch, width, height, radius, w, amount);
+      dst_pitch, width, height, radius, w, scale, amount);
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // separable blurs on the GPU: one kernel per frame tile, horizontal pass
 // into a shared-memory tile, vertical pass out of it. RGBA8 and BGRA8 rows
-// on 16 bytes with a radius up to FAST_MAX_RADIUS take a faster kernel of
-// the same arithmetic: 16-byte loads, each thread four or eight pixels of a
-// row in the horizontal pass and a column of them in the vertical one; their
-// box blurs up to BOX_MAX_RADIUS sum in integers, and radius 1 streams down
-// strips with no tile at all
+// on 16 bytes with a radius up to FAST_MAX_RADIUS take faster kernels of
+// the same results in integers: 16-byte loads, each thread four pixels of a
+// row in the horizontal pass and a column of them in the vertical one; the
+// box blur of radius 1 streams down strips with no tile at all
 #include <cuda_runtime.h>
 
 #include "blur.h"
@@ -34,6 +33,8 @@ struct SepParams
   float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1];
   int radius;
   int tile_h;
+  // what the vertical sums are multiplied by (accel_gaussian_taps ())
+  float scale;
   float amount;
   float area;
   float inv_area;
@@ -120,6 +121,13 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
           for (int c = 0; c < C; c++)
             acc[c] = OP == OP_BOX ? acc[c] + v[c] : fmaf (p.w[k], v[c], acc[c]);
         }
+      if constexpr (OP != OP_BOX && K != KIND_F32X4)
+        {
+          // whole taps: exact integer sums, scaled exactly
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            acc[c] *= p.scale;
+        }
       if constexpr (OP == OP_BOX)
         {
 #pragma unroll
@@ -145,37 +153,13 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
     }
 }
 
-// the fast kernels: a block makes FAST_W x H output pixels with 256
-// threads. The horizontal pass writes float4 pixels into a shared tile of
-// FAST_W columns, permuted so that neither pass's 16-byte accesses
-// conflict; the vertical pass makes a column of H / 4 of them a thread.
-// Radius up to SMALL_RADIUS: four pixels of a row a thread, tiles 32 rows
-// tall; wider: eight pixels a thread, which halves the bytes each thread
-// unpacks, on tiles 64 rows tall, which halves the halo rows' share (on
-// small radii that layout measured slower)
+// the fast kernels of RGBA8 and BGRA8 rows on 16 bytes: blocks of
+// FAST_THREADS make FAST_W columns of output, their horizontal pass four
+// pixels of a row a thread from 16-byte loads (load_row_chunks ()), their
+// vertical pass a column of pixels a thread, both in integers
 constexpr int FAST_W = 64;
 constexpr int FAST_THREADS = 256;
 constexpr int FAST_MAX_RADIUS = 9;
-constexpr int SMALL_RADIUS = 4;
-
-// where column @c of a tile of four-pixel groups lies: group c / 4 rotated
-// by its half index
-__device__ __forceinline__ int
-fast_column (int c)
-{
-  const int g = c >> 2;
-  return 4 * g + (((c & 3) + (g >> 1)) & 3);
-}
-
-// where column @c of a tile of eight-pixel groups lies: groups of eight
-// rotated by their index, so that the eight 16-byte accesses a quarter warp
-// makes fall in distinct banks whether its threads are eight columns apart
-// (horizontal pass) or next to each other (vertical pass)
-__device__ __forceinline__ int
-wide_column (int c)
-{
-  return 8 * (c >> 3) + ((c + (c >> 3)) & 7);
-}
 
 // the RGBA8 words of the OWN chunks of four pixels from @xq (a multiple of
 // 4) of a row on 16 bytes and LEFT chunks either side: 16-byte loads inside
@@ -206,193 +190,6 @@ load_row_chunks (
         raw[j] = reinterpret_cast<const uint32_t *> (
             row)[clampi (xq - 4 * LEFT + j, 0, width - 1)];
     }
-}
-
-// the vertical pass of both fast kernels, after the horizontal one filled
-// the tile @hs of the block at @x0, @y0: each thread makes ROWS output
-// pixels down one column, which the tile keeps at COLUMN (column). The
-// whole window is read at once where it fits 64 registers; otherwise rows
-// are read as they come into it, so that only 2 R + 1 take registers at
-// once
-template <int R, int OP, int H, int (*COLUMN) (int)>
-__device__ __forceinline__ void
-separable_vertical (const float4 *hs, const uint8_t *src, size_t src_pitch,
-    uint8_t *dst, size_t dst_pitch, int x0, int y0, int width, int height,
-    const SepParams &p)
-{
-  constexpr int ROWS = H / (FAST_THREADS / FAST_W);
-  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-  const int r0 = (threadIdx.x / FAST_W) * ROWS, pc = COLUMN (col);
-  constexpr bool WHOLE = ROWS + 2 * R <= 16;
-  float4 win[ROWS + 2 * R];
-
-  if (x >= width)
-    return;
-#pragma unroll
-  for (int j = 0; j < (WHOLE ? ROWS + 2 * R : 2 * R); j++)
-    win[j] = hs[(r0 + j) * FAST_W + pc];
-#pragma unroll
-  for (int m = 0; m < ROWS; m++)
-    {
-      const int y = y0 + r0 + m;
-      float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-      uint32_t out;
-
-      if (y >= height)
-        break;
-      if (!WHOLE)
-        win[m + 2 * R] = hs[(r0 + m + 2 * R) * FAST_W + pc];
-#pragma unroll
-      for (int k = 0; k <= 2 * R; k++)
-        {
-          const float4 t = win[m + k];
-          const float tv[4] = { t.x, t.y, t.z, t.w };
-#pragma unroll
-          for (int c = 0; c < 4; c++)
-            acc[c]
-                = OP == OP_BOX ? acc[c] + tv[c] : fmaf (p.w[k], tv[c], acc[c]);
-        }
-      uint32_t *orow
-          = reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch);
-      if constexpr (OP == OP_GAUSSIAN)
-        {
-          // non-negative taps of sum 1 keep a blur of bytes within [0, 255]
-          out = pack_u8x4 (to_u8_in_range (acc[0]), to_u8_in_range (acc[1]),
-              to_u8_in_range (acc[2]), to_u8_in_range (acc[3]));
-        }
-      else if constexpr (OP == OP_BOX)
-        {
-          // the sums are exact integers s, and s * (1 / area) rounds to the
-          // same byte as s / area for every s up to 255 area while the
-          // radius is at most FAST_MAX_RADIUS (checked for all of them)
-          out = pack_u8x4 (to_u8_in_range (acc[0] * p.inv_area),
-              to_u8_in_range (acc[1] * p.inv_area),
-              to_u8_in_range (acc[2] * p.inv_area),
-              to_u8_in_range (acc[3] * p.inv_area));
-        }
-      else
-        {
-          const uint32_t cw = reinterpret_cast<const uint32_t *> (
-              src + (size_t)y * src_pitch)[x];
-          out = pack_u8x4 (accel_px_to_u8 (accel_px_unsharp (
-                               byte_to_f (cw, 0), acc[0], p.amount)),
-              accel_px_to_u8 (
-                  accel_px_unsharp (byte_to_f (cw, 1), acc[1], p.amount)),
-              accel_px_to_u8 (
-                  accel_px_unsharp (byte_to_f (cw, 2), acc[2], p.amount)),
-              cw >> 24);
-        }
-      orow[x] = out;
-    }
-}
-
-// radius up to SMALL_RADIUS: four pixels of a row a thread, every channel
-// of the window unpacked before the sums
-template <int R, int OP>
-__global__ void
-__launch_bounds__ (FAST_THREADS)
-    separable_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-        const __grid_constant__ SepParams p)
-{
-  // chunks of four pixels left of a thread's own, and the index in the
-  // loaded words of the first pixel its taps reach
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
-  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R, H = 32;
-  extern __shared__ float4 hs[];
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
-  const int q = threadIdx.x & (FAST_W / 4 - 1);
-  const int xq = x0 + 4 * q;
-
-  for (int ry = threadIdx.x / (FAST_W / 4); ry < H + 2 * R;
-       ry += FAST_THREADS / (FAST_W / 4))
-    {
-      uint32_t raw[4 * CHUNKS];
-      float v[N][4];
-
-      load_row_chunks<LEFT, 1> (
-          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
-          width, raw);
-#pragma unroll
-      for (int j = 0; j < N; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-          v[j][c] = byte_to_f (raw[FIRST + j], c);
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        {
-          float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-#pragma unroll
-          for (int k = 0; k <= 2 * R; k++)
-#pragma unroll
-            for (int c = 0; c < 4; c++)
-              acc[c] = OP == OP_BOX ? acc[c] + v[i + k][c]
-                                    : fmaf (p.w[k], v[i + k][c], acc[c]);
-          hs[ry * FAST_W + fast_column (4 * q + i)]
-              = make_float4 (acc[0], acc[1], acc[2], acc[3]);
-        }
-    }
-  __syncthreads ();
-  separable_vertical<R, OP, H, fast_column> (
-      hs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
-}
-
-// wider radii: eight pixels of a row a thread, a channel at a time so that
-// its N floats stay in registers, the rows' loop unrolled
-template <int R, int OP>
-__global__ void
-__launch_bounds__ (FAST_THREADS)
-    separable_rgba_wide (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-        const __grid_constant__ SepParams p)
-{
-  constexpr int P = 8, H = 64;
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + P / 4;
-  constexpr int FIRST = 4 * LEFT - R, N = P + 2 * R;
-  constexpr int PER_ROW = FAST_W / P, STEP = FAST_THREADS / PER_ROW;
-  extern __shared__ float4 hs[];
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
-  const int q = threadIdx.x % PER_ROW;
-  const int xq = x0 + P * q;
-
-#pragma unroll
-  for (int pass = 0; pass < (H + 2 * R + STEP - 1) / STEP; pass++)
-    {
-      const int ry = threadIdx.x / PER_ROW + pass * STEP;
-      uint32_t raw[4 * CHUNKS];
-      float acc[P][4];
-
-      if (ry >= H + 2 * R)
-        break;
-
-      load_row_chunks<LEFT, P / 4> (
-          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
-          width, raw);
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        {
-          float v[N];
-#pragma unroll
-          for (int j = 0; j < N; j++)
-            v[j] = byte_to_f (raw[FIRST + j], c);
-#pragma unroll
-          for (int i = 0; i < P; i++)
-            {
-              acc[i][c] = 0.0f;
-#pragma unroll
-              for (int k = 0; k <= 2 * R; k++)
-                acc[i][c] = OP == OP_BOX ? acc[i][c] + v[i + k]
-                                         : fmaf (p.w[k], v[i + k], acc[i][c]);
-            }
-        }
-#pragma unroll
-      for (int i = 0; i < P; i++)
-        hs[ry * FAST_W + wide_column (P * q + i)]
-            = make_float4 (acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-    }
-  __syncthreads ();
-  separable_vertical<R, OP, H, wide_column> (
-      hs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
 }
 
 // the box blur of RGBA8 rows on 16 bytes in integers: its sums are exact
@@ -592,6 +389,131 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     }
 }
 
+// the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes, in
+// integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
+// passes sum exact integers, as the host's floats do. The horizontal pass
+// sums channels 0, 2 and 1, 3 in the 16-bit halves of two words (at most
+// 255 x 256 each), one multiply-add a tap for two channels, into a tile
+// laid out as the box blur's; the vertical pass takes a channel of two rows
+// at a time against two taps in one 16-by-8-bit dot product (__dp2a_lo ()),
+// each sum below 2^24. Against the float kernels these replaced, that is a
+// quarter of the multiply-adds
+constexpr int GAUSS_H = 32;
+constexpr int GAUSS_ROWS = GAUSS_H / (FAST_THREADS / FAST_W);
+
+struct GaussParams
+{
+  uint32_t tap[2 * FAST_MAX_RADIUS + 1];
+  // taps 2 t and 2 t + 1 in bytes 0 and 1 of pair[t]; pair[radius] holds
+  // the last tap alone
+  uint32_t pair[FAST_MAX_RADIUS + 1];
+  float amount;
+};
+
+template <int R, int OP>
+__global__ void
+__launch_bounds__ (FAST_THREADS) gauss_rgba (const uint8_t *__restrict__ src,
+    size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+    int height, const __grid_constant__ GaussParams p)
+{
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
+  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
+  constexpr int STEP = FAST_THREADS / (FAST_W / 4);
+  extern __shared__ uint2 gs[];
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * GAUSS_H;
+  const int q = threadIdx.x & (FAST_W / 4 - 1);
+  const int xq = x0 + 4 * q;
+
+#pragma unroll
+  for (int pass = 0; pass < (GAUSS_H + 2 * R + STEP - 1) / STEP; pass++)
+    {
+      const int ry = threadIdx.x / (FAST_W / 4) + pass * STEP;
+      uint32_t raw[4 * CHUNKS];
+      uint2 px[N];
+
+      if (ry >= GAUSS_H + 2 * R)
+        break;
+      load_row_chunks<LEFT, 1> (
+          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
+          width, raw);
+#pragma unroll
+      for (int j = 0; j < N; j++)
+        px[j] = split_channels (raw[FIRST + j]);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        {
+          uint2 sum = make_uint2 (0, 0);
+#pragma unroll
+          for (int k = 0; k <= 2 * R; k++)
+            {
+              sum.x += p.tap[k] * px[i + k].x;
+              sum.y += p.tap[k] * px[i + k].y;
+            }
+          gs[ry * FAST_W + box_column (4 * q + i)] = sum;
+        }
+    }
+  __syncthreads ();
+
+  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
+  const int r0 = (threadIdx.x / FAST_W) * GAUSS_ROWS;
+  const int pc = box_column (col);
+  uint2 win[GAUSS_ROWS + 2 * R];
+
+  if (x >= width)
+    return;
+#pragma unroll
+  for (int j = 0; j < GAUSS_ROWS + 2 * R; j++)
+    win[j] = gs[(r0 + j) * FAST_W + pc];
+#pragma unroll
+  for (int m = 0; m < GAUSS_ROWS; m++)
+    {
+      const int y = y0 + r0 + m;
+      // the Gaussian's rounding half up, added before the sums
+      const uint32_t bias = OP == OP_GAUSSIAN ? 1u << 15 : 0u;
+      uint32_t acc[4] = { bias, bias, bias, bias }, out;
+
+      if (y >= height)
+        break;
+#pragma unroll
+      for (int t = 0; t < 2 * R; t += 2)
+        {
+          const uint2 a = win[m + t], b = win[m + t + 1];
+          const uint32_t w = p.pair[t / 2];
+
+          acc[0] = __dp2a_lo (__byte_perm (a.x, b.x, 0x5410), w, acc[0]);
+          acc[2] = __dp2a_lo (__byte_perm (a.x, b.x, 0x7632), w, acc[2]);
+          acc[1] = __dp2a_lo (__byte_perm (a.y, b.y, 0x5410), w, acc[1]);
+          acc[3] = __dp2a_lo (__byte_perm (a.y, b.y, 0x7632), w, acc[3]);
+        }
+      // the last tap alone, against the low half of the word, then the high
+      const uint2 last = win[m + 2 * R];
+      acc[0] = __dp2a_lo (last.x, p.pair[R], acc[0]);
+      acc[2] = __dp2a_lo (last.x, p.pair[R] << 8, acc[2]);
+      acc[1] = __dp2a_lo (last.y, p.pair[R], acc[1]);
+      acc[3] = __dp2a_lo (last.y, p.pair[R] << 8, acc[3]);
+      if constexpr (OP == OP_GAUSSIAN)
+        {
+          // (sum + 2^15) >> 16 is each sum's byte 2
+          out = __byte_perm (__byte_perm (acc[0], acc[1], 0x0062),
+              __byte_perm (acc[2], acc[3], 0x0062), 0x5410);
+        }
+      else
+        {
+          // the blur is sum / 2^16, exact in a float as in the host's
+          const uint32_t cw = reinterpret_cast<const uint32_t *> (
+              src + (size_t)y * src_pitch)[x];
+          float v[3];
+#pragma unroll
+          for (int c = 0; c < 3; c++)
+            v[c] = accel_px_unsharp (byte_to_f (cw, c),
+                __uint2float_rn (acc[c]) * (1.0f / 65536.0f), p.amount);
+          out = pack_u8x4 (accel_px_to_u8 (v[0]), accel_px_to_u8 (v[1]),
+              accel_px_to_u8 (v[2]), cw >> 24);
+        }
+      reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x] = out;
+    }
+}
+
 template <int R>
 int
 launch_box_radius (cudaStream_t stream, const void *src, size_t src_pitch,
@@ -636,52 +558,58 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
 
 template <int R, int OP>
 int
-launch_fast_radius (cudaStream_t stream, const void *src, size_t src_pitch,
-    void *dst, size_t dst_pitch, int width, int height, const SepParams &p)
+launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, const GaussParams &p)
 {
-  constexpr bool SMALL = R <= SMALL_RADIUS;
-  constexpr int H = SMALL ? 32 : 64;
-  const size_t smem = sizeof (float4) * FAST_W * (H + 2 * R);
-  auto kernel = SMALL ? separable_rgba<R, OP> : separable_rgba_wide<R, OP>;
-  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + H - 1) / H);
-  int err;
+  const size_t smem = sizeof (uint2) * FAST_W * (GAUSS_H + 2 * R);
+  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + GAUSS_H - 1) / GAUSS_H);
 
-  if (smem > 48 * 1024)
-    {
-      err = cudaFuncSetAttribute (
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-      if (err != cudaSuccess)
-        return err;
-    }
-  kernel<<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src, src_pitch,
-      (uint8_t *)dst, dst_pitch, width, height, p);
+  gauss_rgba<R, OP><<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src,
+      src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
   return cudaGetLastError ();
+}
+
+// whether gauss_rgba () takes the 8-bit taps of @sp: none may pass a byte
+// (only a sigma whose every other tap rounds to 0 puts 256 in the centre)
+bool
+gauss_fits (const SepParams &sp)
+{
+  return sp.radius <= FAST_MAX_RADIUS && sp.w[sp.radius] <= 255.0f;
 }
 
 template <int OP>
 int
-launch_fast (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
-    size_t dst_pitch, int width, int height, const SepParams &p)
+launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, const SepParams &sp)
 {
-#define ACCEL_BLUR_RADIUS(R)                                                   \
+  const int r = sp.radius;
+  GaussParams p = {};
+
+  for (int k = 0; k <= 2 * r; k++)
+    p.tap[k] = (uint32_t)sp.w[k];
+  for (int t = 0; t < r; t++)
+    p.pair[t] = p.tap[2 * t] | p.tap[2 * t + 1] << 8;
+  p.pair[r] = p.tap[2 * r];
+  p.amount = sp.amount;
+#define ACCEL_GAUSS_RADIUS(R)                                                  \
   case R:                                                                      \
-    return launch_fast_radius<R, OP> (                                         \
+    return launch_gauss_radius<R, OP> (                                        \
         s, src, src_pitch, dst, dst_pitch, width, height, p);
-  switch (p.radius)
+  switch (r)
     {
-      ACCEL_BLUR_RADIUS (1)
-      ACCEL_BLUR_RADIUS (2)
-      ACCEL_BLUR_RADIUS (3)
-      ACCEL_BLUR_RADIUS (4)
-      ACCEL_BLUR_RADIUS (5)
-      ACCEL_BLUR_RADIUS (6)
-      ACCEL_BLUR_RADIUS (7)
-      ACCEL_BLUR_RADIUS (8)
+      ACCEL_GAUSS_RADIUS (1)
+      ACCEL_GAUSS_RADIUS (2)
+      ACCEL_GAUSS_RADIUS (3)
+      ACCEL_GAUSS_RADIUS (4)
+      ACCEL_GAUSS_RADIUS (5)
+      ACCEL_GAUSS_RADIUS (6)
+      ACCEL_GAUSS_RADIUS (7)
+      ACCEL_GAUSS_RADIUS (8)
     default:
-      return launch_fast_radius<FAST_MAX_RADIUS, OP> (
+      return launch_gauss_radius<FAST_MAX_RADIUS, OP> (
           s, src, src_pitch, dst, dst_pitch, width, height, p);
     }
-#undef ACCEL_BLUR_RADIUS
+#undef ACCEL_GAUSS_RADIUS
 }
 
 template <int K, bool A, int OP>
@@ -730,10 +658,11 @@ dispatch (void *stream, int format, const void *src, size_t src_pitch,
       if (OP == OP_BOX && aligned16 (src, src_pitch)
           && aligned16 (dst, dst_pitch) && p.radius <= BOX_MAX_RADIUS)
         return launch_box (s, src, src_pitch, dst, dst_pitch, width, height, p);
-      if (aligned16 (src, src_pitch) && aligned16 (dst, dst_pitch)
-          && p.radius <= FAST_MAX_RADIUS)
-        return launch_fast<OP> (
-            s, src, src_pitch, dst, dst_pitch, width, height, p);
+      if constexpr (OP != OP_BOX)
+        if (aligned16 (src, src_pitch) && aligned16 (dst, dst_pitch)
+            && gauss_fits (p))
+          return launch_gauss<OP> (
+              s, src, src_pitch, dst, dst_pitch, width, height, p);
       return a ? launch<KIND_U8X4, true, OP> (
                  s, src, src_pitch, dst, dst_pitch, width, height, p)
                : launch<KIND_U8X4, false, OP> (
@@ -755,7 +684,7 @@ accel_gaussian_blur (void *stream, int format, const void *src,
 {
   SepParams p = {};
 
-  p.radius = accel_gaussian_weights (sigma, p.w);
+  p.radius = accel_gaussian_taps (format, sigma, p.w, &p.scale);
   return dispatch<OP_GAUSSIAN> (
       stream, format, src, src_pitch, dst, dst_pitch, width, height, p);
 }
@@ -780,7 +709,7 @@ accel_unsharp_mask (void *stream, int format, const void *src, size_t src_pitch,
 {
   SepParams p = {};
 
-  p.radius = accel_gaussian_weights (sigma, p.w);
+  p.radius = accel_gaussian_taps (format, sigma, p.w, &p.scale);
   p.amount = amount;
   return dispatch<OP_UNSHARP> (
       stream, format, src, src_pitch, dst, dst_pitch, width, height, p);

@@ -6,7 +6,10 @@
  * alpha as it is. Both passes run horizontal first, then vertical, and
  * accumulate taps from -radius to +radius with one fmaf() each; the host
  * references keep the same order, so integer outputs match bit for bit.
- * See image.h for the frame layout and the return codes. */
+ * On 8-bit formats the Gaussian's taps are whole numbers of sum 256
+ * (accel_gaussian_weights_u8 ()): each pass then sums exact integers, in
+ * any order, and a byte is the two passes' sum / 65536 rounded. See
+ * image.h for the frame layout and the return codes. */
 #pragma once
 
 #include "image.h"
@@ -24,6 +27,19 @@ extern "C"
    * @sigma; returns the radius (0: invalid sigma, nothing written) */
   int accel_gaussian_weights (
       float sigma, float weights[2 * ACCEL_IMAGE_MAX_RADIUS + 1]);
+
+  /* the taps of accel_gaussian_weights () times 256, rounded to whole
+   * numbers that still sum to 256 and stay symmetric (largest remainder);
+   * outer taps that round to 0 are dropped, down to radius 1. Returns the
+   * radius (0: invalid sigma) */
+  int accel_gaussian_weights_u8 (
+      float sigma, float weights[2 * ACCEL_IMAGE_MAX_RADIUS + 1]);
+
+  /* the Gaussian's taps for @format and what its two passes' sums are
+   * multiplied by: accel_gaussian_weights_u8 () and 2^-16 for 8-bit
+   * formats, accel_gaussian_weights () and 1 for RGBAF32; the radius */
+  int accel_gaussian_taps (int format, float sigma,
+      float weights[2 * ACCEL_IMAGE_MAX_RADIUS + 1], float *scale);
 
   /* GPU launchers */
   int accel_gaussian_blur (void *stream, int format, const void *src,

@@ -36,11 +36,16 @@ typedef struct
 } GpuKernelCase;
 
 static const GpuKernelCase kernel_cases[] = {
+  /* 8-bit taps 0 256 0: too large a byte for the RGBA8 fast path */
+  { { "gaussian-blur/sigma-0.2", TEST_KERNEL_GAUSSIAN_BLUR, 0.2f } },
   { { "gaussian-blur/sigma-0.6", TEST_KERNEL_GAUSSIAN_BLUR, 0.6f } },
   { { "gaussian-blur/sigma-1", TEST_KERNEL_GAUSSIAN_BLUR, 1.0f } },
   { { "gaussian-blur/sigma-2", TEST_KERNEL_GAUSSIAN_BLUR, 2.0f } },
-  /* radius 9: the RGBA8 fast path's largest, on its taller tile */
+  /* 8-bit taps of radius 8 (the outer ones of 9 round to 0) */
   { { "gaussian-blur/sigma-3", TEST_KERNEL_GAUSSIAN_BLUR, 3.0f } },
+  /* radius 9, the RGBA8 fast path's largest, and 10, past it */
+  { { "gaussian-blur/sigma-3.2", TEST_KERNEL_GAUSSIAN_BLUR, 3.2f } },
+  { { "gaussian-blur/sigma-3.4", TEST_KERNEL_GAUSSIAN_BLUR, 3.4f } },
   { { "gaussian-blur/sigma-10", TEST_KERNEL_GAUSSIAN_BLUR, 10.0f }, TRUE },
   /* RGBA8 streams radius 1 down strips; 2 on take the tiled kernel */
   { { "box-blur/radius-1", TEST_KERNEL_BOX_BLUR, .n = 1 } },
@@ -52,6 +57,7 @@ static const GpuKernelCase kernel_cases[] = {
   { { "box-blur/radius-8", TEST_KERNEL_BOX_BLUR, .n = 8 } },
   { { "box-blur/radius-32", TEST_KERNEL_BOX_BLUR, .n = 32 }, TRUE },
   { { "unsharp/amount-1.5", TEST_KERNEL_UNSHARP, 1.5f, 1.0f } },
+  { { "unsharp/sigma-3.2", TEST_KERNEL_UNSHARP, 0.8f, 3.2f } },
   { { "unsharp/sigma-6", TEST_KERNEL_UNSHARP, 0.7f, 6.0f }, TRUE },
   { { "sobel/scale-0.5", TEST_KERNEL_SOBEL, 0.5f } },
   { { "sobel/scale-3", TEST_KERNEL_SOBEL, 3.0f } },
@@ -311,6 +317,10 @@ main (int argc, char **argv)
 {
   static const TestCase box_radius_7 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 7 };
   static const TestCase box_radius_1 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 1 };
+  static const TestCase gauss_radius_9
+      = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.2f };
+  static const TestCase unsharp_radius_9
+      = { NULL, TEST_KERNEL_UNSHARP, 2.0f, 3.2f };
   g_autoptr (GPtrArray) keep = NULL;
   GpuCase *saturated;
 
@@ -326,6 +336,15 @@ main (int argc, char **argv)
   /* and those of the streamed one, over strips and the warps' edges */
   saturated = add_case (keep, &box_radius_1, "box-blur/radius-1/saturated",
       ACCEL_IMAGE_RGBA8, 300, 150, PITCH_WIDE);
+  saturated->saturated = TRUE;
+  /* the largest sums of the RGBA8 Gaussian's 16-bit halves and its dot
+   * products */
+  saturated
+      = add_case (keep, &gauss_radius_9, "gaussian-blur/sigma-3.2/saturated",
+          ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
+  saturated->saturated = TRUE;
+  saturated = add_case (keep, &unsharp_radius_9, "unsharp/sigma-3.2/saturated",
+      ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
   saturated->saturated = TRUE;
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)

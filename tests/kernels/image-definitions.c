@@ -26,7 +26,7 @@ typedef enum
 static int
 separable (SeparableOp op, int format, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int radius,
-    const float *weights, float amount)
+    const float *weights, float scale, float amount)
 {
   const uint8_t *in = src;
   uint8_t *out = dst;
@@ -71,6 +71,7 @@ separable (SeparableOp op, int format, const void *src, size_t src_pitch,
                 acc = op == SEPARABLE_BOX ? acc + t
                                           : fmaf (weights[k + radius], t, acc);
               }
+            acc *= scale;
             if (op == SEPARABLE_BOX)
               v = acc / area;
             else if (op == SEPARABLE_UNSHARP)
@@ -93,11 +94,11 @@ with_gaussian (SeparableOp op, int format, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, float sigma,
     float amount)
 {
-  float taps[2 * ACCEL_IMAGE_MAX_RADIUS + 1];
-  int radius = accel_gaussian_weights (sigma, taps);
+  float taps[2 * ACCEL_IMAGE_MAX_RADIUS + 1], scale;
+  int radius = accel_gaussian_taps (format, sigma, taps, &scale);
 
   return radius ? separable (op, format, src, src_pitch, dst, dst_pitch, width,
-             height, radius, taps, amount)
+             height, radius, taps, scale, amount)
                 : ACCEL_IMAGE_INVALID_VALUE;
 }
 
@@ -114,7 +115,7 @@ definition_box_blur (int format, const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int radius)
 {
   return separable (SEPARABLE_BOX, format, src, src_pitch, dst, dst_pitch,
-      width, height, radius, NULL, 0.0f);
+      width, height, radius, NULL, 1.0f, 0.0f);
 }
 
 int

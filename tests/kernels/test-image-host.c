@@ -96,6 +96,49 @@ test_gaussian_weights (void)
   g_assert_cmpint (accel_gaussian_weights (NAN, w), ==, 0);
 }
 
+/* the 8-bit Gaussian's whole taps: sum 256, symmetric, none larger than
+ * the one inside it, each but the centre within 1 of 256 times its float
+ * tap, and only taps below 1 / 256 dropped from the ends */
+static void
+test_gaussian_weights_u8 (void)
+{
+  static const float sigmas[] = { 0.1f, 0.3f, 0.6f, 1.0f, 1.5f, 2.0f, 3.0f,
+    3.2f, 3.4f, 6.0f, 10.0f, 100.0f };
+  float w[2 * ACCEL_IMAGE_MAX_RADIUS + 1], f[2 * ACCEL_IMAGE_MAX_RADIUS + 1];
+
+  for (guint i = 0; i < G_N_ELEMENTS (sigmas); i++)
+    {
+      int full = accel_gaussian_weights (sigmas[i], f);
+      int r = accel_gaussian_weights_u8 (sigmas[i], w), trim = full - r;
+      float sum = 0.0f;
+
+      g_assert_cmpint (r, >=, 1);
+      g_assert_cmpint (r, <=, full);
+      for (int k = 0; k <= 2 * r; k++)
+        {
+          g_assert_cmpfloat (w[k], ==, floorf (w[k]));
+          g_assert_cmpfloat (w[k], ==, w[2 * r - k]);
+          if (k < r)
+            {
+              g_assert_cmpfloat (w[k], <=, w[k + 1]);
+              g_assert_cmpfloat (fabsf (w[k] - 256.0f * f[k + trim]), <, 1.0f);
+            }
+          sum += w[k];
+        }
+      g_assert_cmpfloat (sum, ==, 256.0f);
+      g_assert_true (r == 1 || w[0] > 0.0f);
+      for (int k = 0; k < trim; k++)
+        g_assert_cmpfloat (256.0f * f[k], <, 1.0f);
+    }
+  /* sigma 1 by hand: 256 times 0.0044 0.0541 0.2426 0.3999 ... */
+  g_assert_cmpint (accel_gaussian_weights_u8 (1.0f, w), ==, 3);
+  g_assert_cmpfloat (w[0], ==, 1.0f);
+  g_assert_cmpfloat (w[1], ==, 14.0f);
+  g_assert_cmpfloat (w[2], ==, 62.0f);
+  g_assert_cmpfloat (w[3], ==, 102.0f);
+  g_assert_cmpint (accel_gaussian_weights_u8 (NAN, w), ==, 0);
+}
+
 static void
 test_box_impulse (void)
 {
@@ -610,6 +653,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/image/gaussian-blur/constant-stays-constant", test_gaussian_constant);
   g_test_add_func ("/image/gaussian-blur/weights", test_gaussian_weights);
+  g_test_add_func ("/image/gaussian-blur/weights-u8", test_gaussian_weights_u8);
   g_test_add_func ("/image/box-blur/impulse", test_box_impulse);
   g_test_add_func ("/image/sobel/flat-is-zero", test_sobel_flat);
   g_test_add_func ("/image/sobel/step-edge", test_sobel_step_edge);
