@@ -213,7 +213,7 @@ box_column (int c)
 __device__ __forceinline__ uint2
 split_channels (uint32_t w)
 {
-  return make_uint2 (w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
+  return make_uint2 (__byte_perm (w, 0, 0x4240), __byte_perm (w, 0, 0x4341));
 }
 
 // the mean of a box of radius R's integer sums, rounded to the nearest
@@ -393,22 +393,66 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 // integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
 // passes sum exact integers, as the host's floats do. The horizontal pass
 // sums channels 0, 2 and 1, 3 in the 16-bit halves of two words (at most
-// 255 x 256 each), one multiply-add a tap for two channels, into a tile
-// laid out as the box blur's; the vertical pass takes a channel of two rows
-// at a time against two taps in one 16-by-8-bit dot product (__dp2a_lo ()),
-// each sum below 2^24. Against the float kernels these replaced, that is a
-// quarter of the multiply-adds
-constexpr int GAUSS_H = 32;
-constexpr int GAUSS_ROWS = GAUSS_H / (FAST_THREADS / FAST_W);
+// 255 x 256 each), one multiply-add a tap for two channels; a thread makes
+// two rows and stores each channel of both in one word. The vertical pass
+// then takes two rows of a channel against two taps in one 16-by-8-bit dot
+// product (__dp2a_lo ()) with no repacking: an even output row starts on
+// such a pair, an odd one takes its first row alone from the high half,
+// then pairs with the taps shifted by one. Each sum stays below 2^24.
+// output rows a block makes at radius R: as many as fill two passes of
+// the horizontal one (16 row pairs a pass) with its halo, in steps of 8
+constexpr int
+gauss_h (int R)
+{
+  return (4 * (FAST_THREADS / (FAST_W / 4)) - 2 * R) / 8 * 8;
+}
 
 struct GaussParams
 {
   uint32_t tap[2 * FAST_MAX_RADIUS + 1];
-  // taps 2 t and 2 t + 1 in bytes 0 and 1 of pair[t]; pair[radius] holds
-  // the last tap alone
-  uint32_t pair[FAST_MAX_RADIUS + 1];
+  // taps 2 i and 2 i + 1 in bytes 0 and 1 of even[i], taps 2 i + 1 and
+  // 2 i + 2 in those of odd[i]
+  uint32_t even[FAST_MAX_RADIUS];
+  uint32_t odd[FAST_MAX_RADIUS];
   float amount;
 };
+
+// where column @c of a tile of 16-byte row pairs lies: group c / 4 rotated
+// by c / 8, so that neither pass's 16-byte accesses conflict
+__device__ __forceinline__ int
+pair_column (int c)
+{
+  return 4 * (c >> 2) + (((c & 3) + (c >> 3)) & 3);
+}
+
+// the horizontal sums of four pixels of a row from xq: channels 0, 2 in
+// the halves of .x, 1, 3 in those of .y
+template <int R>
+__device__ __forceinline__ void
+gauss_row (
+    const uint8_t *row, int xq, int width, const GaussParams &p, uint2 sum[4])
+{
+  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
+  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
+  uint32_t raw[4 * CHUNKS];
+  uint2 px[N];
+
+  load_row_chunks<LEFT, 1> (row, xq, width, raw);
+#pragma unroll
+  for (int j = 0; j < N; j++)
+    px[j] = split_channels (raw[FIRST + j]);
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    {
+      sum[i] = make_uint2 (0, 0);
+#pragma unroll
+      for (int k = 0; k <= 2 * R; k++)
+        {
+          sum[i].x += p.tap[k] * px[i + k].x;
+          sum[i].y += p.tap[k] * px[i + k].y;
+        }
+    }
+}
 
 template <int R, int OP>
 __global__ void
@@ -416,56 +460,50 @@ __launch_bounds__ (FAST_THREADS) gauss_rgba (const uint8_t *__restrict__ src,
     size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
     int height, const __grid_constant__ GaussParams p)
 {
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
-  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
+  constexpr int H = gauss_h (R), ROWS = H / (FAST_THREADS / FAST_W);
+  constexpr int PAIRS = H / 2 + R;
   constexpr int STEP = FAST_THREADS / (FAST_W / 4);
-  extern __shared__ uint2 gs[];
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * GAUSS_H;
+  extern __shared__ uint4 gs[];
+  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * H;
   const int q = threadIdx.x & (FAST_W / 4 - 1);
   const int xq = x0 + 4 * q;
 
 #pragma unroll
-  for (int pass = 0; pass < (GAUSS_H + 2 * R + STEP - 1) / STEP; pass++)
+  for (int pass = 0; pass < (PAIRS + STEP - 1) / STEP; pass++)
     {
-      const int ry = threadIdx.x / (FAST_W / 4) + pass * STEP;
-      uint32_t raw[4 * CHUNKS];
-      uint2 px[N];
+      const int pr = threadIdx.x / (FAST_W / 4) + pass * STEP;
+      const int ya = y0 - R + 2 * pr;
+      uint2 a[4], b[4];
 
-      if (ry >= GAUSS_H + 2 * R)
+      if (pr >= PAIRS)
         break;
-      load_row_chunks<LEFT, 1> (
-          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
-          width, raw);
-#pragma unroll
-      for (int j = 0; j < N; j++)
-        px[j] = split_channels (raw[FIRST + j]);
+      gauss_row<R> (src + (size_t)clampi (ya, 0, height - 1) * src_pitch, xq,
+          width, p, a);
+      gauss_row<R> (src + (size_t)clampi (ya + 1, 0, height - 1) * src_pitch,
+          xq, width, p, b);
 #pragma unroll
       for (int i = 0; i < 4; i++)
-        {
-          uint2 sum = make_uint2 (0, 0);
-#pragma unroll
-          for (int k = 0; k <= 2 * R; k++)
-            {
-              sum.x += p.tap[k] * px[i + k].x;
-              sum.y += p.tap[k] * px[i + k].y;
-            }
-          gs[ry * FAST_W + box_column (4 * q + i)] = sum;
-        }
+        gs[pr * FAST_W + pair_column (4 * q + i)]
+            = make_uint4 (__byte_perm (a[i].x, b[i].x, 0x5410),
+                __byte_perm (a[i].y, b[i].y, 0x5410),
+                __byte_perm (a[i].x, b[i].x, 0x7632),
+                __byte_perm (a[i].y, b[i].y, 0x7632));
     }
   __syncthreads ();
 
   const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-  const int r0 = (threadIdx.x / FAST_W) * GAUSS_ROWS;
-  const int pc = box_column (col);
-  uint2 win[GAUSS_ROWS + 2 * R];
+  const int r0 = (threadIdx.x / FAST_W) * ROWS;
+  const int pc = pair_column (col);
+  // channels 0 to 3 of rows r0 + 2 j and r0 + 2 j + 1
+  uint4 win[ROWS / 2 + R];
 
   if (x >= width)
     return;
 #pragma unroll
-  for (int j = 0; j < GAUSS_ROWS + 2 * R; j++)
-    win[j] = gs[(r0 + j) * FAST_W + pc];
+  for (int j = 0; j < ROWS / 2 + R; j++)
+    win[j] = gs[(r0 / 2 + j) * FAST_W + pc];
 #pragma unroll
-  for (int m = 0; m < GAUSS_ROWS; m++)
+  for (int m = 0; m < ROWS; m++)
     {
       const int y = y0 + r0 + m;
       // the Gaussian's rounding half up, added before the sums
@@ -474,23 +512,42 @@ __launch_bounds__ (FAST_THREADS) gauss_rgba (const uint8_t *__restrict__ src,
 
       if (y >= height)
         break;
-#pragma unroll
-      for (int t = 0; t < 2 * R; t += 2)
+      if (m % 2 == 0)
         {
-          const uint2 a = win[m + t], b = win[m + t + 1];
-          const uint32_t w = p.pair[t / 2];
-
-          acc[0] = __dp2a_lo (__byte_perm (a.x, b.x, 0x5410), w, acc[0]);
-          acc[2] = __dp2a_lo (__byte_perm (a.x, b.x, 0x7632), w, acc[2]);
-          acc[1] = __dp2a_lo (__byte_perm (a.y, b.y, 0x5410), w, acc[1]);
-          acc[3] = __dp2a_lo (__byte_perm (a.y, b.y, 0x7632), w, acc[3]);
+          // pairs from row m, the last tap alone in a low half
+#pragma unroll
+          for (int i = 0; i < R; i++)
+            {
+              const uint4 w = win[m / 2 + i];
+              acc[0] = __dp2a_lo (w.x, p.even[i], acc[0]);
+              acc[1] = __dp2a_lo (w.y, p.even[i], acc[1]);
+              acc[2] = __dp2a_lo (w.z, p.even[i], acc[2]);
+              acc[3] = __dp2a_lo (w.w, p.even[i], acc[3]);
+            }
+          const uint4 l = win[m / 2 + R];
+          acc[0] = __dp2a_lo (l.x, p.tap[2 * R], acc[0]);
+          acc[1] = __dp2a_lo (l.y, p.tap[2 * R], acc[1]);
+          acc[2] = __dp2a_lo (l.z, p.tap[2 * R], acc[2]);
+          acc[3] = __dp2a_lo (l.w, p.tap[2 * R], acc[3]);
         }
-      // the last tap alone, against the low half of the word, then the high
-      const uint2 last = win[m + 2 * R];
-      acc[0] = __dp2a_lo (last.x, p.pair[R], acc[0]);
-      acc[2] = __dp2a_lo (last.x, p.pair[R] << 8, acc[2]);
-      acc[1] = __dp2a_lo (last.y, p.pair[R], acc[1]);
-      acc[3] = __dp2a_lo (last.y, p.pair[R] << 8, acc[3]);
+      else
+        {
+          // the first tap alone in a high half, then pairs from row m + 1
+          const uint4 f = win[m / 2];
+          acc[0] = __dp2a_lo (f.x, p.tap[0] << 8, acc[0]);
+          acc[1] = __dp2a_lo (f.y, p.tap[0] << 8, acc[1]);
+          acc[2] = __dp2a_lo (f.z, p.tap[0] << 8, acc[2]);
+          acc[3] = __dp2a_lo (f.w, p.tap[0] << 8, acc[3]);
+#pragma unroll
+          for (int i = 0; i < R; i++)
+            {
+              const uint4 w = win[m / 2 + 1 + i];
+              acc[0] = __dp2a_lo (w.x, p.odd[i], acc[0]);
+              acc[1] = __dp2a_lo (w.y, p.odd[i], acc[1]);
+              acc[2] = __dp2a_lo (w.z, p.odd[i], acc[2]);
+              acc[3] = __dp2a_lo (w.w, p.odd[i], acc[3]);
+            }
+        }
       if constexpr (OP == OP_GAUSSIAN)
         {
           // (sum + 2^15) >> 16 is each sum's byte 2
@@ -561,8 +618,9 @@ int
 launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, const GaussParams &p)
 {
-  const size_t smem = sizeof (uint2) * FAST_W * (GAUSS_H + 2 * R);
-  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + GAUSS_H - 1) / GAUSS_H);
+  constexpr int H = gauss_h (R);
+  const size_t smem = sizeof (uint4) * FAST_W * (H / 2 + R);
+  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + H - 1) / H);
 
   gauss_rgba<R, OP><<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src,
       src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
@@ -587,9 +645,11 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
 
   for (int k = 0; k <= 2 * r; k++)
     p.tap[k] = (uint32_t)sp.w[k];
-  for (int t = 0; t < r; t++)
-    p.pair[t] = p.tap[2 * t] | p.tap[2 * t + 1] << 8;
-  p.pair[r] = p.tap[2 * r];
+  for (int i = 0; i < r; i++)
+    {
+      p.even[i] = p.tap[2 * i] | p.tap[2 * i + 1] << 8;
+      p.odd[i] = p.tap[2 * i + 1] | p.tap[2 * i + 2] << 8;
+    }
   p.amount = sp.amount;
 #define ACCEL_GAUSS_RADIUS(R)                                                  \
   case R:                                                                      \
