@@ -425,6 +425,70 @@ pair_column (int c)
   return 4 * (c >> 2) + (((c & 3) + (c >> 3)) & 3);
 }
 
+// adds each channel's two positions in @pair (channel c in the halves of
+// its word c) against the two taps in bytes 0 and 1 of @taps
+__device__ __forceinline__ void
+gauss_dot (uint4 pair, uint32_t taps, uint32_t acc[4])
+{
+  acc[0] = __dp2a_lo (pair.x, taps, acc[0]);
+  acc[1] = __dp2a_lo (pair.y, taps, acc[1]);
+  acc[2] = __dp2a_lo (pair.z, taps, acc[2]);
+  acc[3] = __dp2a_lo (pair.w, taps, acc[3]);
+}
+
+// adds the 2 R + 1 taps of a window over the pairs from @pair: from the
+// low half of pair[0], or with ODD from its high half. An even window is R
+// pairs and the last tap alone in a low half, an odd one the first tap
+// alone in a high half and R pairs with the taps shifted by one
+template <int R, bool ODD>
+__device__ __forceinline__ void
+gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
+{
+  if constexpr (ODD)
+    {
+      gauss_dot (pair[0], p.tap[0] << 8, acc);
+#pragma unroll
+      for (int i = 0; i < R; i++)
+        gauss_dot (pair[1 + i], p.odd[i], acc);
+    }
+  else
+    {
+#pragma unroll
+      for (int i = 0; i < R; i++)
+        gauss_dot (pair[i], p.even[i], acc);
+      gauss_dot (pair[R], p.tap[2 * R], acc);
+    }
+}
+
+// an output pixel from its channel sums: the Gaussian's bytes (the sums
+// biased by 2^15: byte 2 of each is (sum + 2^15) >> 16), or the unsharp
+// mask of @centre (its blur sum / 2^16, exact in a float as in the host's)
+// with alpha kept
+template <int OP>
+__device__ __forceinline__ uint32_t
+gauss_pixel (const uint32_t acc[4], uint32_t centre, float amount)
+{
+  if constexpr (OP == OP_GAUSSIAN)
+    {
+      return __byte_perm (__byte_perm (acc[0], acc[1], 0x0062),
+          __byte_perm (acc[2], acc[3], 0x0062), 0x5410);
+    }
+  else
+    {
+      float v[3];
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        v[c] = accel_px_unsharp (byte_to_f (centre, c),
+            __uint2float_rn (acc[c]) * (1.0f / 65536.0f), amount);
+      return pack_u8x4 (accel_px_to_u8 (v[0]), accel_px_to_u8 (v[1]),
+          accel_px_to_u8 (v[2]), centre >> 24);
+    }
+}
+
+// the Gaussian's sums start at its rounding half up
+template <int OP>
+constexpr uint32_t GAUSS_BIAS = OP == OP_GAUSSIAN ? 1u << 15 : 0u;
+
 // the horizontal sums of four pixels of a row from xq: channels 0, 2 in
 // the halves of .x, 1, 3 in those of .y
 template <int R>
@@ -506,68 +570,21 @@ __launch_bounds__ (FAST_THREADS) gauss_rgba (const uint8_t *__restrict__ src,
   for (int m = 0; m < ROWS; m++)
     {
       const int y = y0 + r0 + m;
-      // the Gaussian's rounding half up, added before the sums
-      const uint32_t bias = OP == OP_GAUSSIAN ? 1u << 15 : 0u;
-      uint32_t acc[4] = { bias, bias, bias, bias }, out;
+      uint32_t acc[4]
+          = { GAUSS_BIAS<OP>, GAUSS_BIAS<OP>, GAUSS_BIAS<OP>, GAUSS_BIAS<OP> };
+      uint32_t centre = 0;
 
       if (y >= height)
         break;
-      if (m % 2 == 0)
-        {
-          // pairs from row m, the last tap alone in a low half
-#pragma unroll
-          for (int i = 0; i < R; i++)
-            {
-              const uint4 w = win[m / 2 + i];
-              acc[0] = __dp2a_lo (w.x, p.even[i], acc[0]);
-              acc[1] = __dp2a_lo (w.y, p.even[i], acc[1]);
-              acc[2] = __dp2a_lo (w.z, p.even[i], acc[2]);
-              acc[3] = __dp2a_lo (w.w, p.even[i], acc[3]);
-            }
-          const uint4 l = win[m / 2 + R];
-          acc[0] = __dp2a_lo (l.x, p.tap[2 * R], acc[0]);
-          acc[1] = __dp2a_lo (l.y, p.tap[2 * R], acc[1]);
-          acc[2] = __dp2a_lo (l.z, p.tap[2 * R], acc[2]);
-          acc[3] = __dp2a_lo (l.w, p.tap[2 * R], acc[3]);
-        }
+      if (m % 2)
+        gauss_window<R, true> (win + m / 2, p, acc);
       else
-        {
-          // the first tap alone in a high half, then pairs from row m + 1
-          const uint4 f = win[m / 2];
-          acc[0] = __dp2a_lo (f.x, p.tap[0] << 8, acc[0]);
-          acc[1] = __dp2a_lo (f.y, p.tap[0] << 8, acc[1]);
-          acc[2] = __dp2a_lo (f.z, p.tap[0] << 8, acc[2]);
-          acc[3] = __dp2a_lo (f.w, p.tap[0] << 8, acc[3]);
-#pragma unroll
-          for (int i = 0; i < R; i++)
-            {
-              const uint4 w = win[m / 2 + 1 + i];
-              acc[0] = __dp2a_lo (w.x, p.odd[i], acc[0]);
-              acc[1] = __dp2a_lo (w.y, p.odd[i], acc[1]);
-              acc[2] = __dp2a_lo (w.z, p.odd[i], acc[2]);
-              acc[3] = __dp2a_lo (w.w, p.odd[i], acc[3]);
-            }
-        }
-      if constexpr (OP == OP_GAUSSIAN)
-        {
-          // (sum + 2^15) >> 16 is each sum's byte 2
-          out = __byte_perm (__byte_perm (acc[0], acc[1], 0x0062),
-              __byte_perm (acc[2], acc[3], 0x0062), 0x5410);
-        }
-      else
-        {
-          // the blur is sum / 2^16, exact in a float as in the host's
-          const uint32_t cw = reinterpret_cast<const uint32_t *> (
-              src + (size_t)y * src_pitch)[x];
-          float v[3];
-#pragma unroll
-          for (int c = 0; c < 3; c++)
-            v[c] = accel_px_unsharp (byte_to_f (cw, c),
-                __uint2float_rn (acc[c]) * (1.0f / 65536.0f), p.amount);
-          out = pack_u8x4 (accel_px_to_u8 (v[0]), accel_px_to_u8 (v[1]),
-              accel_px_to_u8 (v[2]), cw >> 24);
-        }
-      reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x] = out;
+        gauss_window<R, false> (win + m / 2, p, acc);
+      if constexpr (OP == OP_UNSHARP)
+        centre = reinterpret_cast<const uint32_t *> (
+            src + (size_t)y * src_pitch)[x];
+      reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x]
+          = gauss_pixel<OP> (acc, centre, p.amount);
     }
 }
 
