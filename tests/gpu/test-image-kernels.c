@@ -38,9 +38,14 @@ typedef struct
 static const GpuKernelCase kernel_cases[] = {
   /* 8-bit taps 0 256 0: too large a byte for the RGBA8 fast path */
   { { "gaussian-blur/sigma-0.2", TEST_KERNEL_GAUSSIAN_BLUR, 0.2f } },
+  /* with the ones below, each radius of the RGBA8 fast path: 1 to 9 */
+  { { "gaussian-blur/sigma-0.5", TEST_KERNEL_GAUSSIAN_BLUR, 0.5f } },
   { { "gaussian-blur/sigma-0.6", TEST_KERNEL_GAUSSIAN_BLUR, 0.6f } },
   { { "gaussian-blur/sigma-1", TEST_KERNEL_GAUSSIAN_BLUR, 1.0f } },
+  { { "gaussian-blur/sigma-1.5", TEST_KERNEL_GAUSSIAN_BLUR, 1.5f } },
   { { "gaussian-blur/sigma-2", TEST_KERNEL_GAUSSIAN_BLUR, 2.0f } },
+  { { "gaussian-blur/sigma-2.2", TEST_KERNEL_GAUSSIAN_BLUR, 2.2f } },
+  { { "gaussian-blur/sigma-2.5", TEST_KERNEL_GAUSSIAN_BLUR, 2.5f } },
   /* 8-bit taps of radius 8 (the outer ones of 9 round to 0) */
   { { "gaussian-blur/sigma-3", TEST_KERNEL_GAUSSIAN_BLUR, 3.0f } },
   /* radius 9, the RGBA8 fast path's largest, and 10, past it */
@@ -57,6 +62,7 @@ static const GpuKernelCase kernel_cases[] = {
   { { "box-blur/radius-8", TEST_KERNEL_BOX_BLUR, .n = 8 } },
   { { "box-blur/radius-32", TEST_KERNEL_BOX_BLUR, .n = 32 }, TRUE },
   { { "unsharp/amount-1.5", TEST_KERNEL_UNSHARP, 1.5f, 1.0f } },
+  { { "unsharp/sigma-0.5", TEST_KERNEL_UNSHARP, 3.0f, 0.5f } },
   { { "unsharp/sigma-3.2", TEST_KERNEL_UNSHARP, 0.8f, 3.2f } },
   { { "unsharp/sigma-6", TEST_KERNEL_UNSHARP, 0.7f, 6.0f }, TRUE },
   { { "sobel/scale-0.5", TEST_KERNEL_SOBEL, 0.5f } },
