@@ -472,18 +472,6 @@ gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
     }
 }
 
-// accel_px_to_u8 () in one conversion instead of two compares and two
-// adds on the busier ALU: rounding v + 0.5 down to an 8-bit integer clamps
-// it to [0, 255] and takes NaN to 0
-__device__ __forceinline__ uint32_t
-to_u8_converted (float v)
-{
-  unsigned short b;
-
-  asm("cvt.rmi.u8.f32 %0, %1;" : "=h"(b) : "f"(v + 0.5f));
-  return b;
-}
-
 // an output pixel from its channel sums: the Gaussian's bytes (the sums
 // biased by 2^15: byte 2 of each is (sum + 2^15) >> 16), or the unsharp
 // mask of @centre (its blur sum / 2^16, exact in a float as in the host's)

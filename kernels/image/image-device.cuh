@@ -263,6 +263,19 @@ to_u8_in_range (float v)
   return __float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
 }
 
+// accel_px_to_u8 () in one instruction of the conversion unit instead of
+// two compares and two adds, which kernels short of ALU or issue slots
+// feel: rounding v + 0.5 down to an 8-bit integer clamps it to [0, 255]
+// and takes NaN to 0
+__device__ __forceinline__ uint32_t
+to_u8_converted (float v)
+{
+  unsigned short b;
+
+  asm("cvt.rmi.u8.f32 %0, %1;" : "=h"(b) : "f"(v + 0.5f));
+  return b;
+}
+
 // @v / 255 for a byte value @v, without the division: the reciprocal's
 // product corrected by one residual step equals the correctly rounded
 // quotient for each of the 256 values (checked for all of them)

@@ -154,7 +154,7 @@ sobel_byte_pow2 (float gx, float gy, float scale)
   asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(g));
   q = rintf (r);
   r = q * q == g ? q : r;
-  return accel_px_to_u8 (r * scale);
+  return to_u8_converted (r * scale);
 }
 
 // RGBA8 and BGRA8 rows on 16 bytes stream down strips: each thread makes
@@ -218,9 +218,10 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
           const uint32_t m
               = POW2 && !DIR
                     ? sobel_byte_pow2 (gx, gy, scale)
-                    : accel_px_to_u8 (accel_px_magnitude (gx, gy) * scale);
+                    : to_u8_converted (accel_px_magnitude (gx, gy) * scale);
 
-          out[k] = pack_u8x4 (m, m, m, strip.w[i - 1][k] >> 24);
+          // the byte in channels 0 to 2, alpha from the centre pixel
+          out[k] = __byte_perm (m, strip.w[i - 1][k], 0x7000);
           if (DIR && strip.x + k < width)
             dir[(size_t)y * (dir_pitch / 4) + strip.x + k] = atan2f (gy, gx);
         }
