@@ -160,6 +160,7 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
 constexpr int FAST_W = 64;
 constexpr int FAST_THREADS = 256;
 constexpr int FAST_MAX_RADIUS = 9;
+
 // the tiled integer kernels' output rows at radius R: as many as fill
 // @rows with the halo, in steps of 8, so that their horizontal passes (16
 // rows or row pairs at a time) leave almost no thread idle. Against 32-row
@@ -399,17 +400,6 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     }
 }
 
-// the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes, in
-// integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
-// passes sum exact integers, as the host's floats do. The horizontal pass
-// sums channels 0, 2 and 1, 3 in the 16-bit halves of two words (at most
-// 255 x 256 each), one multiply-add a tap for two channels; a thread makes
-// two rows and stores each channel of both in one word. The vertical pass
-// then takes two rows of a channel against two taps in one 16-by-8-bit dot
-// product (__dp2a_lo ()) with no repacking: an even output row starts on
-// such a pair, an odd one takes its first row alone from the high half,
-// then pairs with the taps shifted by one. Each sum stays below 2^24.
-
 // the Gaussian's output rows a block makes: tiles of 96 rows from radius
 // 5 (sigma 3 at 4K 7 % faster than on 64 rows, the same at 1080p), of 64
 // below (sigma 1 and the unsharp mask 1-11 % slower on 96)
@@ -530,6 +520,16 @@ gauss_row (
     }
 }
 
+// the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes, in
+// integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
+// passes sum exact integers, as the host's floats do. The horizontal pass
+// sums channels 0, 2 and 1, 3 in the 16-bit halves of two words (at most
+// 255 x 256 each), one multiply-add a tap for two channels; a thread makes
+// two rows and stores each channel of both in one word. The vertical pass
+// then takes two rows of a channel against two taps in one 16-by-8-bit dot
+// product (__dp2a_lo ()) with no repacking: an even output row starts on
+// such a pair, an odd one takes its first row alone from the high half,
+// then pairs with the taps shifted by one. Each sum stays below 2^24.
 template <int R, int OP>
 __global__ void
 __launch_bounds__ (FAST_THREADS) gauss_rgba (const uint8_t *__restrict__ src,
