@@ -37,7 +37,6 @@ struct SepParams
   float scale;
   float amount;
   float area;
-  float inv_area;
 };
 
 template <int C>
@@ -206,8 +205,8 @@ load_row_chunks (
 // the box blur of RGBA8 rows on 16 bytes in integers: its sums are exact
 // in floats as well, so summing bytes instead changes no output. Channels
 // 0, 2 and 1, 3 sum in the 16-bit halves of two words; a sum of
-// (2 radius + 1)^2 bytes fits 16 bits up to BOX_MAX_RADIUS. The tile is
-// the fast kernel's, of word pairs, permuted so that the 8-byte accesses
+// (2 radius + 1)^2 bytes fits 16 bits up to BOX_MAX_RADIUS. The tile holds
+// those word pairs, permuted (box_column ()) so that the 8-byte accesses
 // of both passes do not conflict
 constexpr int BOX_MAX_RADIUS = 7;
 
@@ -787,7 +786,6 @@ accel_box_blur (void *stream, int format, const void *src, size_t src_pitch,
 
   p.radius = radius;
   p.area = (float)((2 * radius + 1) * (2 * radius + 1));
-  p.inv_area = 1.0f / p.area;
   return dispatch<OP_BOX> (
       stream, format, src, src_pitch, dst, dst_pitch, width, height, p);
 }
