@@ -27,7 +27,7 @@ luma_of (int format, const uint8_t *p)
 {
   int ri = channel_of (format, 0), bi = channel_of (format, 2);
 
-  return accel_fx_luma_bin ((float)p[ri], (float)p[1], (float)p[bi]);
+  return accel_px_luma_u8 ((float)p[ri], (float)p[1], (float)p[bi]);
 }
 
 typedef struct

@@ -111,7 +111,7 @@ template <bool BGRA>
 __device__ __forceinline__ uint32_t
 luma_of (uint32_t w)
 {
-  return accel_fx_luma_bin (byte_to_f (w, channel_of<BGRA> (0)),
+  return accel_px_luma_u8 (byte_to_f (w, channel_of<BGRA> (0)),
       byte_to_f (w, 1), byte_to_f (w, channel_of<BGRA> (2)));
 }
 

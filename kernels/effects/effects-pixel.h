@@ -213,13 +213,6 @@ accel_fx_blend (
 
 /* analysis */
 
-/* the luma bin of a pixel: BT.601 luma rounded as every uint8 result */
-ACCEL_PX_FN uint8_t
-accel_fx_luma_bin (float r, float g, float b)
-{
-  return accel_px_to_u8 (accel_px_luma (r, g, b));
-}
-
 /* level @v after equalisation, from the cumulative count @cdf of bins up to
  * @v, @cdf_min of the first occupied bin and @n pixels: the occupied range
  * stretched over 0..255, rounded half up; a frame of one level is kept */
@@ -235,13 +228,14 @@ accel_fx_equalize_level (uint64_t cdf, uint64_t cdf_min, uint64_t n, int v)
   return (uint8_t)(((cdf - cdf_min) * 510u + span) / (2u * span));
 }
 
-/* a pixel through the luma equalisation: R, G, B moved by the same amount,
- * so its luma becomes @lut's level and its chroma (U, V) stays */
+/* a pixel of whole R, G, B through the luma equalisation: R, G, B moved by
+ * the same amount, so its luma becomes @lut's level for its luma byte (its
+ * histogram bin) and its chroma (U, V) stays */
 ACCEL_PX_FN void
 accel_fx_equalize_luma (const uint8_t *lut, float *r, float *g, float *b)
 {
   float y = accel_px_luma (*r, *g, *b);
-  float d = (float)lut[accel_px_to_u8 (y)] - y;
+  float d = (float)lut[accel_px_luma_u8 (*r, *g, *b)] - y;
 
   *r += d;
   *g += d;

@@ -217,13 +217,6 @@ box_column (int c)
   return 4 * (c >> 2) + (((c & 3) + (c >> 4)) & 3);
 }
 
-// channel sums 0 and 2 of @w in the halves of one word, 1 and 3 in another
-__device__ __forceinline__ uint2
-split_channels (uint32_t w)
-{
-  return make_uint2 (__byte_perm (w, 0, 0x4240), __byte_perm (w, 0, 0x4341));
-}
-
 // the mean of a box of radius R's integer sums, rounded to the nearest
 // byte (no sum lies half way): with h = (area - 1) / 2 already added to
 // each sum by the caller (BoxMean::BIAS in each half), (sum + h) * M >> 24

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* colour conversion: the host reference, a band of rows at a time */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,16 +44,22 @@ decode_row (int format, const uint8_t *row, int width, float *restrict px)
     }
 }
 
-/* @width pixels of R, G, B, A on the 0..255 scale into @row */
+/* @width pixels of R, G, B, A on the 0..255 scale into @row; @bytes: they
+ * are whole, from an 8-bit format, and take the exact luma */
 static inline void
-encode_row (int format, const float *restrict px, int width, uint8_t *row)
+encode_row (
+    int format, const float *restrict px, int width, bool bytes, uint8_t *row)
 {
   switch (format)
     {
     case ACCEL_IMAGE_GRAY8:
-      for (int x = 0; x < width; x++)
-        row[x] = accel_px_to_u8 (
-            accel_px_luma (px[4 * x], px[4 * x + 1], px[4 * x + 2]));
+      if (bytes)
+        for (int x = 0; x < width; x++)
+          row[x] = accel_px_luma_u8 (px[4 * x], px[4 * x + 1], px[4 * x + 2]);
+      else
+        for (int x = 0; x < width; x++)
+          row[x] = accel_px_to_u8 (
+              accel_px_luma (px[4 * x], px[4 * x + 1], px[4 * x + 2]));
       break;
     case ACCEL_IMAGE_RGBAF32:
       for (int i = 0; i < 4 * width; i++)
@@ -283,8 +290,12 @@ packed_to_yuv_rows (void *data, int b0, int b1)
             decode_planes (cv->sf,
                 cv->src + (size_t)y * cv->sp + (size_t)x0 * sbpp, n,
                 planes[3 * j], planes[3 * j + 1], planes[3 * j + 2]);
-            for (int x = 0; x < n; x++)
-              yrow[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
+            if (cv->sf == ACCEL_IMAGE_RGBAF32)
+              for (int x = 0; x < n; x++)
+                yrow[x] = accel_px_to_u8 (accel_px_luma (r[x], g[x], b[x]));
+            else
+              for (int x = 0; x < n; x++)
+                yrow[x] = accel_px_luma_u8 (r[x], g[x], b[x]);
           }
         block_means (planes, rows, full, mean);
         for (int bx = 0; bx < full; bx++)
@@ -396,7 +407,8 @@ packed_to_packed_rows (void *data, int y0, int y1)
   for (int y = y0; y < y1; y++)
     {
       decode_row (cv->sf, cv->src + (size_t)y * cv->sp, cv->width, px);
-      encode_row (cv->df, px, cv->width, cv->dst + (size_t)y * cv->dp);
+      encode_row (cv->df, px, cv->width, cv->sf != ACCEL_IMAGE_RGBAF32,
+          cv->dst + (size_t)y * cv->dp);
     }
   free (px);
 }

@@ -48,6 +48,21 @@ to_rgba (float *px)
     }
 }
 
+// whether format F holds whole bytes
+template <int F> constexpr bool is_bytes = F != ACCEL_IMAGE_RGBAF32;
+
+// the luma byte of pixel @px decoded from format SF: exact from bytes
+// (accel_px_luma_u8 ()), the float luma rounded from RGBAF32
+template <int SF>
+__device__ __forceinline__ uint32_t
+luma_byte (const float *px)
+{
+  if constexpr (is_bytes<SF>)
+    return accel_px_luma_u8 (px[0], px[1], px[2]);
+  else
+    return accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+}
+
 // R, G, B, A on the 0..255 scale to the channels format F stores; BYTES:
 // the values are whole bytes
 template <int F, bool BYTES = false>
@@ -56,7 +71,8 @@ from_rgba (const float *px, float *v)
 {
   if constexpr (F == ACCEL_IMAGE_GRAY8)
     {
-      v[0] = accel_px_luma (px[0], px[1], px[2]);
+      v[0] = BYTES ? (float)accel_px_luma_u8 (px[0], px[1], px[2])
+                   : accel_px_luma (px[0], px[1], px[2]);
     }
   else if constexpr (F == ACCEL_IMAGE_RGBAF32)
     {
@@ -97,9 +113,6 @@ encode (uint8_t *__restrict__ row, int x, const float *px)
   store_px<kind_for<F>, A> (row, x, v);
 }
 
-// whether format F holds whole bytes
-template <int F> constexpr bool is_bytes = F != ACCEL_IMAGE_RGBAF32;
-
 template <int SF, int DF, bool A>
 __global__ void
 __launch_bounds__ (BLOCK_X *BLOCK_Y)
@@ -135,6 +148,18 @@ __global__ void __launch_bounds__ (256)
     {
       const uint8_t *in = src + (size_t)y * src_pitch;
       uint8_t *out = dst + (size_t)y * dst_pitch;
+      if constexpr (DF == ACCEL_IMAGE_GRAY8
+                    && is_bytes<SF> && SF != ACCEL_IMAGE_GRAY8)
+        if (x + 4 <= width)
+          {
+            constexpr bool BGR = SF == ACCEL_IMAGE_BGRA8;
+            const uint4 w = reinterpret_cast<const uint4 *> (in)[x / 4];
+
+            reinterpret_cast<uint32_t *> (out)[x / 4]
+                = pack_u8x4 (luma_of_word<BGR> (w.x), luma_of_word<BGR> (w.y),
+                    luma_of_word<BGR> (w.z), luma_of_word<BGR> (w.w));
+            continue;
+          }
       if (x + 4 <= width)
         {
           float px[4][4], v[4][4];
@@ -221,8 +246,7 @@ yuv_block (const uint8_t *__restrict__ src, size_t src_pitch,
           if (x >= width)
             break;
           decode<SF, A> (src + (size_t)y * src_pitch, x, px);
-          luma[(size_t)y * luma_pitch + x]
-              = accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+          luma[(size_t)y * luma_pitch + x] = luma_byte<SF> (px);
 #pragma unroll
           for (int c = 0; c < 3; c++)
             sum[c] = sum[c] + px[c];
@@ -290,45 +314,51 @@ __global__ void __launch_bounds__ (256)
                 src, src_pitch, luma, luma_pitch, ch, width, height, bx, by);
           continue;
         }
-      float sum[B][3];
+      constexpr bool BGR = SF == ACCEL_IMAGE_BGRA8;
+      // each block's channel sums, 0 and 2 in the halves of .x, 1 and 3 in
+      // those of .y: whole numbers, which the reference's floats sum
+      // exactly in its order too
+      uint2 sum[B];
 #pragma unroll
       for (int j = 0; j < 2; j++)
         {
-          const uint8_t *row = src + (size_t)(2 * by + j) * src_pitch;
-          float px[W][4];
-          uint32_t l[W], yw[W / 4];
+          const uint4 *row = reinterpret_cast<const uint4 *> (
+              src + (size_t)(2 * by + j) * src_pitch);
+          uint32_t w[W], yw[W / 4];
 #pragma unroll
           for (int q = 0; q < W / 4; q++)
-            load_px4<KIND_U8X4> (row, W * g + 4 * q, px + 4 * q);
-#pragma unroll
-          for (int i = 0; i < W; i++)
             {
-              to_rgba<SF> (px[i]);
-              l[i] = accel_px_to_u8 (
-                  accel_px_luma (px[i][0], px[i][1], px[i][2]));
+              const uint4 p = row[W / 4 * g + q];
+              w[4 * q] = p.x;
+              w[4 * q + 1] = p.y;
+              w[4 * q + 2] = p.z;
+              w[4 * q + 3] = p.w;
             }
 #pragma unroll
           for (int q = 0; q < W / 4; q++)
-            yw[q] = pack_u8x4 (
-                l[4 * q], l[4 * q + 1], l[4 * q + 2], l[4 * q + 3]);
+            yw[q] = pack_u8x4 (luma_of_word<BGR> (w[4 * q]),
+                luma_of_word<BGR> (w[4 * q + 1]),
+                luma_of_word<BGR> (w[4 * q + 2]),
+                luma_of_word<BGR> (w[4 * q + 3]));
           store_bytes<W> (
               luma + (size_t)(2 * by + j) * luma_pitch + (size_t)W * g, yw);
-          // the block's sum in the order the reference adds: row by row,
-          // left to right
 #pragma unroll
           for (int b = 0; b < B; b++)
-#pragma unroll
-            for (int c = 0; c < 3; c++)
-              sum[b][c] = j == 0
-                              ? (0.0f + px[2 * b][c]) + px[2 * b + 1][c]
-                              : (sum[b][c] + px[2 * b][c]) + px[2 * b + 1][c];
+            {
+              const uint2 p0 = split_channels (w[2 * b]);
+              const uint2 p1 = split_channels (w[2 * b + 1]);
+              sum[b].x = (j == 0 ? 0u : sum[b].x) + p0.x + p1.x;
+              sum[b].y = (j == 0 ? 0u : sum[b].y) + p0.y + p1.y;
+            }
         }
       uint32_t u[B], v[B];
 #pragma unroll
       for (int b = 0; b < B; b++)
         {
-          const float r = sum[b][0] / 4.0f, gg = sum[b][1] / 4.0f,
-                      bb = sum[b][2] / 4.0f;
+          // the block's mean R, G, B: its sums / 4, exact
+          const float r = quarter_of_half (sum[b].x, BGR ? 1 : 0),
+                      gg = quarter_of_half (sum[b].y, 0),
+                      bb = quarter_of_half (sum[b].x, BGR ? 0 : 1);
           u[b] = accel_px_to_u8 (accel_px_u (r, gg, bb));
           v[b] = accel_px_to_u8 (accel_px_v (r, gg, bb));
         }

@@ -51,10 +51,32 @@ accel_px_to_u8 (float v)
   return accel_px_round_u8 (v);
 }
 
+/* the luma of R, G, B on the 0..255 scale, unrounded: for float pixels */
 ACCEL_PX_FN float
 accel_px_luma (float r, float g, float b)
 {
   return fmaf (ACCEL_PX_KR, r, fmaf (ACCEL_PX_KG, g, ACCEL_PX_KB * b));
+}
+
+/* the luma byte of whole R, G, B (8-bit pixels): BT.601's weights taken
+ * exactly, (299 r + 587 g + 114 b + 500) / 1000 rounded down, so that the
+ * GPU may reach it in integers (accel_image::luma_of_word ()). Each sum is
+ * a whole number (or half of one) below 2^24, exact in a float in any
+ * order, and with the half added the quotient's fraction lies in
+ * [0.0005, 0.9995], farther from a whole number than one rounded product
+ * errs: the truncated product is the byte, for all 2^24 colours. The
+ * float luma rounded, accel_px_to_u8 (accel_px_luma ()), misses it by one
+ * in 36 of them */
+ACCEL_PX_FN uint8_t
+accel_px_luma_u8 (float r, float g, float b)
+{
+  float q = (299.0f * r + 587.0f * g + 114.0f * b + 500.5f) * 0.001f;
+
+#ifdef __CUDA_ARCH__
+  return (uint8_t)__float_as_uint (__fadd_rd (q, 8388608.0f));
+#else
+  return (uint8_t)(int)q;
+#endif
 }
 
 /* BT.601 full range (JFIF): Y, U, V and R, G, B all span 0..255, chroma

@@ -88,12 +88,7 @@ store_lerp4 (uint8_t *orow, int xq, int dst_width, const float (*top)[4],
         to_u8_in_range (accel_px_lerp (top[i][1], bottom[i][1], ty)),
         to_u8_in_range (accel_px_lerp (top[i][2], bottom[i][2], ty)),
         to_u8_in_range (accel_px_lerp (top[i][3], bottom[i][3], ty)));
-  if (xq + 4 <= dst_width)
-    reinterpret_cast<uint4 *> (orow)[xq / 4]
-        = make_uint4 (w[0], w[1], w[2], w[3]);
-  else
-    for (int i = 0; i < dst_width - xq; i++)
-      reinterpret_cast<uint32_t *> (orow)[xq + i] = w[i];
+  store_words4 (orow, xq, dst_width, w);
 }
 
 // ROWS: output rows per thread, 1 where no source row serves two
@@ -149,89 +144,169 @@ __launch_bounds__ (FAST_THREADS) resize_rgba (const uint8_t *__restrict__ src,
 // exact 2x upscales of RGBA8: output columns 4n .. 4n + 3 take their taps
 // from source columns 2n - 1 .. 2n + 2, output rows 2k and 2k + 1 from
 // source rows k - 1 .. k + 1 (clamped at the edges, where the taps
-// accel_px_resize_tap () gives coincide or weigh nothing). So a thread
-// unpacks four source pixels a row and interpolates each source row once
-// for two output rows; the weights are still that function's.
+// accel_px_resize_tap () gives coincide or weigh nothing). Its weights are
+// then 1/4 and 3/4 each way, so every lerp of bytes is exact in floats (a
+// multiple of 1/16 below 256) and the same sums in integers give the same
+// bytes: out = (sum of 9, 3, 3, 1 x the four taps + 8) >> 4. Each channel
+// pair sums in the 16-bit halves of a word (split_channels ()), at most
+// 16 x 255 + 8. A thread interpolates each source row once for two output
+// rows
 constexpr int UP2_ROWS = 8; // output rows a thread
 
-// the horizontal interpolation of source row @row at four output columns:
-// the four source pixels at @cols, output i between pixels (i + 1) / 2 and
-// the one after it
+// 4 x the horizontal interpolation of source row @row at four output
+// columns, from the four source pixels at @cols (output i between pixels
+// (i + 1) / 2 and the one after it), plus 2 in each half: the output's
+// rounding half, spread over the vertical weights 3 + 1
 __device__ __forceinline__ void
-up2_row (const uint8_t *row, const int cols[4], const float t[4], float (*h)[4])
+up2_row (const uint8_t *row, const int cols[4], uint2 h[4])
 {
   const uint32_t *px = reinterpret_cast<const uint32_t *> (row);
-  float v[4][4];
+  constexpr uint32_t HALF = 0x00020002u;
+  uint2 p[4];
 
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    {
-      const uint32_t w = px[cols[j]];
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        v[j][c] = byte_to_f (w, c);
-    }
-#pragma unroll
-  for (int i = 0; i < 4; i++)
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      h[i][c] = accel_px_lerp (v[(i + 1) / 2][c], v[(i + 1) / 2 + 1][c], t[i]);
+    p[j] = split_channels (px[cols[j]]);
+  h[0] = make_uint2 (p[0].x + 3 * p[1].x + HALF, p[0].y + 3 * p[1].y + HALF);
+  h[1] = make_uint2 (3 * p[1].x + p[2].x + HALF, 3 * p[1].y + p[2].y + HALF);
+  h[2] = make_uint2 (p[1].x + 3 * p[2].x + HALF, p[1].y + 3 * p[2].y + HALF);
+  h[3] = make_uint2 (3 * p[2].x + p[3].x + HALF, 3 * p[2].y + p[3].y + HALF);
 }
 
-// output row @y of four pixels from @xq between the interpolated source
-// rows @top and @bottom
+// output row @y of four pixels from @xq: 3 x @near + @far, / 16
 __device__ __forceinline__ void
 up2_store (uint8_t *dst, size_t dst_pitch, int dst_width, int dst_height,
-    int src_height, float sy, int xq, int y, const float (*top)[4],
-    const float (*bottom)[4])
+    int xq, int y, const uint2 near[4], const uint2 far[4])
 {
-  int y0, y1;
-  float ty;
+  uint32_t w[4];
 
   if (y >= dst_height)
     return;
-  accel_px_resize_tap (y, sy, src_height, &y0, &y1, &ty);
-  store_lerp4 (dst + (size_t)y * dst_pitch, xq, dst_width, top, bottom, ty);
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    {
+      const uint32_t a = 3 * near[i].x + far[i].x;
+      const uint32_t b = 3 * near[i].y + far[i].y;
+      w[i] = ((a >> 4) & 0x00ff00ffu) | ((b << 4) & 0xff00ff00u);
+    }
+  store_words4 (dst + (size_t)y * dst_pitch, xq, dst_width, w);
 }
 
 __global__ void
 __launch_bounds__ (FAST_THREADS)
     resize_rgba_up2 (const uint8_t *__restrict__ src, size_t src_pitch,
         int src_width, int src_height, uint8_t *__restrict__ dst,
-        size_t dst_pitch, int dst_width, int dst_height, float sx, float sy)
+        size_t dst_pitch, int dst_width, int dst_height)
 {
   const int xq = 4 * (blockIdx.x * FAST_QUADS + threadIdx.x % FAST_QUADS);
   const int ya
       = UP2_ROWS
         * (blockIdx.y * (FAST_THREADS / FAST_QUADS) + threadIdx.x / FAST_QUADS);
   const int k0 = ya / 2;
-  int cols[4], x0, x1;
-  float tx[4], h[2][4][4];
+  int cols[4];
+  uint2 h[2][4];
 
   if (xq >= dst_width)
     return;
 #pragma unroll
   for (int i = 0; i < 4; i++)
-    {
-      cols[i] = clampi (xq / 2 - 1 + i, 0, src_width - 1);
-      accel_px_resize_tap (
-          min (xq + i, dst_width - 1), sx, src_width, &x0, &x1, &tx[i]);
-    }
-  up2_row (src + (size_t)clampi (k0 - 1, 0, src_height - 1) * src_pitch, cols,
-      tx, h[0]);
+    cols[i] = clampi (xq / 2 - 1 + i, 0, src_width - 1);
+  up2_row (
+      src + (size_t)clampi (k0 - 1, 0, src_height - 1) * src_pitch, cols, h[0]);
 #pragma unroll
   for (int j = 1; j <= UP2_ROWS / 2 + 1; j++)
     {
       // source rows k0 - 2 + j and k0 - 1 + j serve output rows
-      // ya + 2 j - 3 and ya + 2 j - 2, where those are the thread's
+      // ya + 2 j - 3 (nearer the first) and ya + 2 j - 2 (nearer the
+      // second), where those are the thread's
       up2_row (src + (size_t)clampi (k0 - 1 + j, 0, src_height - 1) * src_pitch,
-          cols, tx, h[j & 1]);
+          cols, h[j & 1]);
       if (j > 1)
-        up2_store (dst, dst_pitch, dst_width, dst_height, src_height, sy, xq,
-            ya + 2 * j - 3, h[(j - 1) & 1], h[j & 1]);
+        up2_store (dst, dst_pitch, dst_width, dst_height, xq, ya + 2 * j - 3,
+            h[(j - 1) & 1], h[j & 1]);
       if (j <= UP2_ROWS / 2)
-        up2_store (dst, dst_pitch, dst_width, dst_height, src_height, sy, xq,
-            ya + 2 * j - 2, h[(j - 1) & 1], h[j & 1]);
+        up2_store (dst, dst_pitch, dst_width, dst_height, xq, ya + 2 * j - 2,
+            h[j & 1], h[(j - 1) & 1]);
+    }
+}
+
+// exact halvings of RGBA8 rows on 16 bytes: output pixel (x, y) takes the
+// 2 x 2 source block at (2 x, 2 y) with weights 1/2 each way (no clamp
+// reaches it), so both lerps are exact in floats (multiples of 1/4) and the
+// output is (the block's sum + 2) >> 2 in integers, channels 0, 2 and 1, 3
+// summed in the 16-bit halves of a word. Four output pixels a thread from
+// two 16-byte loads of each source row, DOWN2_ROWS output rows a thread:
+// one measured fastest on an H200 (83 % of a copy at 4K, against 82 % and
+// 79 % for two and four)
+constexpr int DOWN2_ROWS = 1;
+
+// the rounded mean of pixels @a, @b (one row) and @c, @d (the next)
+__device__ __forceinline__ uint32_t
+down2_pixel (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+  const uint2 pa = split_channels (a), pb = split_channels (b);
+  const uint2 pc = split_channels (c), pd = split_channels (d);
+  const uint32_t x = pa.x + pb.x + pc.x + pd.x + 0x00020002u;
+  const uint32_t y = pa.y + pb.y + pc.y + pd.y + 0x00020002u;
+
+  return ((x >> 2) & 0x00ff00ffu) | ((y << 6) & 0xff00ff00u);
+}
+
+__global__ void
+__launch_bounds__ (FAST_THREADS) resize_rgba_down2 (
+    const uint8_t *__restrict__ src, size_t src_pitch,
+    uint8_t *__restrict__ dst, size_t dst_pitch, int dst_width, int dst_height)
+{
+  const int xq = 4 * (blockIdx.x * FAST_QUADS + threadIdx.x % FAST_QUADS);
+  const int ya
+      = DOWN2_ROWS
+        * (blockIdx.y * (FAST_THREADS / FAST_QUADS) + threadIdx.x / FAST_QUADS);
+  // output row, source row, 16-byte half
+  uint4 w[DOWN2_ROWS][2][2];
+
+  if (xq >= dst_width)
+    return;
+  if (xq + 4 > dst_width)
+    {
+      for (int y = ya; y < ya + DOWN2_ROWS && y < dst_height; y++)
+        {
+          const uint32_t *r0 = reinterpret_cast<const uint32_t *> (
+              src + (size_t)(2 * y) * src_pitch);
+          const uint32_t *r1 = reinterpret_cast<const uint32_t *> (
+              src + (size_t)(2 * y + 1) * src_pitch);
+          uint32_t *o
+              = reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch);
+
+          for (int x = xq; x < dst_width; x++)
+            o[x] = down2_pixel (
+                r0[2 * x], r0[2 * x + 1], r1[2 * x], r1[2 * x + 1]);
+        }
+      return;
+    }
+    // every row's loads before the first sum
+#pragma unroll
+  for (int r = 0; r < DOWN2_ROWS; r++)
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+      if (ya + r < dst_height)
+        {
+          const uint4 *row = reinterpret_cast<const uint4 *> (
+              src + (size_t)(2 * (ya + r) + j) * src_pitch);
+          w[r][j][0] = row[xq / 2];
+          w[r][j][1] = row[xq / 2 + 1];
+        }
+#pragma unroll
+  for (int r = 0; r < DOWN2_ROWS; r++)
+    {
+      const uint4 (&t)[2] = w[r][0], (&b)[2] = w[r][1];
+
+      if (ya + r >= dst_height)
+        break;
+      reinterpret_cast<uint4 *> (dst + (size_t)(ya + r) * dst_pitch)[xq / 4]
+          = make_uint4 (down2_pixel (t[0].x, t[0].y, b[0].x, b[0].y),
+              down2_pixel (t[0].z, t[0].w, b[0].z, b[0].w),
+              down2_pixel (t[1].x, t[1].y, b[1].x, b[1].y),
+              down2_pixel (t[1].z, t[1].w, b[1].z, b[1].w));
     }
 }
 
@@ -265,7 +340,19 @@ launch_fast (cudaStream_t stream, const void *src, size_t src_pitch,
 
       resize_rgba_up2<<<grid, FAST_THREADS, 0, stream>>> ((const uint8_t *)src,
           src_pitch, src_width, src_height, (uint8_t *)dst, dst_pitch,
-          dst_width, dst_height, 0.5f, 0.5f);
+          dst_width, dst_height);
+      return cudaGetLastError ();
+    }
+  if (2 * dst_width == src_width && 2 * dst_height == src_height
+      && aligned16 (src, src_pitch))
+    {
+      const int rows_per_block = DOWN2_ROWS * (FAST_THREADS / FAST_QUADS);
+      dim3 grid ((dst_width + 4 * FAST_QUADS - 1) / (4 * FAST_QUADS),
+          (dst_height + rows_per_block - 1) / rows_per_block);
+
+      resize_rgba_down2<<<grid, FAST_THREADS, 0, stream>>> (
+          (const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch, dst_width,
+          dst_height);
       return cudaGetLastError ();
     }
   if (dst_height > src_height)

@@ -52,8 +52,8 @@ sobel_luma_row (const Sobel *s, int sy, float *restrict luma)
       for (int x = 0; x < w; x++)
         {
           const uint8_t *p = row + (size_t)x * 4;
-          luma[x + 1] = (float)accel_px_to_u8 (
-              accel_px_luma ((float)p[ri], (float)p[1], (float)p[bi]));
+          luma[x + 1] = (float)accel_px_luma_u8 (
+              (float)p[ri], (float)p[1], (float)p[bi]);
         }
     }
   luma[0] = luma[1];

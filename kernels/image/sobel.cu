@@ -47,7 +47,7 @@ luma_at (const uint8_t *row, int x)
       if constexpr (F == ACCEL_IMAGE_RGBAF32)
         return accel_px_luma (v[0], v[1], v[2]);
       else
-        return u8_to_f (accel_px_to_u8 (accel_px_luma (v[0], v[1], v[2])));
+        return u8_to_f (accel_px_luma_u8 (v[0], v[1], v[2]));
     }
 }
 
@@ -121,18 +121,12 @@ __launch_bounds__ (TILE_W *BLOCK_Y)
     }
 }
 
-// luma of an RGBA8 or BGRA8 word, as luma_at () computes it: the luma of
-// bytes lies in [0, 255.5), where rounding needs no clamp, and 2^23 plus
-// the luma rounded down is already the float of the rounded byte
+// luma of an RGBA8 or BGRA8 word as a float, as luma_at () takes it
 template <int F>
 __device__ __forceinline__ float
-luma_of_word (uint32_t w)
+luma_of_word_f (uint32_t w)
 {
-  const float r = byte_to_f (w, F == ACCEL_IMAGE_BGRA8 ? 2 : 0);
-  const float b = byte_to_f (w, F == ACCEL_IMAGE_BGRA8 ? 0 : 2);
-
-  return __fadd_rd (accel_px_luma (r, byte_to_f (w, 1), b) + 0.5f, 8388608.0f)
-         - 8388608.0f;
+  return __uint2float_rn (luma_of_word<F == ACCEL_IMAGE_BGRA8> (w));
 }
 
 // the byte of gradients @gx and @gy that sobel_magnitude () gives where
@@ -191,9 +185,9 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
         break;
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        c[1 + j] = luma_of_word<F> (strip.w[i][j]);
+        c[1 + j] = luma_of_word_f<F> (strip.w[i][j]);
       strip_neighbours (c[1], c[4],
-          lane == 0 || lane == 31 ? luma_of_word<F> (strip.edge[i]) : 0.0f,
+          lane == 0 || lane == 31 ? luma_of_word_f<F> (strip.edge[i]) : 0.0f,
           c[0], c[5]);
       if (i < 2 || strip.x >= width)
         continue;

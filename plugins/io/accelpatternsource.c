@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "image/pixel.h"
+
 typedef enum
 {
   ACCEL_PATTERN_SMPTE,
@@ -153,10 +155,11 @@ mix64 (guint64 z)
   return z ^ (z >> 31);
 }
 
+/* the GRAY8 of a colour: the same byte as converting it from RGBA8 */
 static guint8
 luma (Rgb c)
 {
-  return (guint8)((77u * c.r + 150u * c.g + 29u * c.b + 128u) >> 8);
+  return accel_px_luma_u8 (c.r, c.g, c.b);
 }
 
 static void

@@ -74,6 +74,8 @@ static const GpuKernelCase kernel_cases[] = {
   { { "resize/up-5-2", TEST_KERNEL_RESIZE, .num = 5, .den = 2 } },
   /* exact 2x: RGBA8 on 16 bytes takes its own kernel */
   { { "resize/up-2", TEST_KERNEL_RESIZE, .num = 2, .den = 1 } },
+  /* exact halves: RGBA8 on 16 bytes takes its own kernel */
+  { { "resize/down-1-2", TEST_KERNEL_RESIZE, .num = 1, .den = 2 } },
   { { "resize/down-1-3", TEST_KERNEL_RESIZE, .num = 1, .den = 3 } },
 };
 
@@ -84,6 +86,8 @@ typedef struct
   int width, height;
   PitchKind pitch;
   gboolean saturated; /* every input byte 255 instead of random */
+  /* each of the 2^24 colours once (4096 x 4096 RGBA8 or BGRA8) */
+  gboolean every_colour;
 } GpuCase;
 
 static void
@@ -190,6 +194,25 @@ compare_directions (
     }
 }
 
+/* bytes 0, 1 and 2 of pixel i of a 4096 x 4096 frame of four bytes a
+ * pixel from bits 0-7, 8-15 and 16-23 of i: each colour once */
+static void
+fill_every_colour (TestFrame *f)
+{
+  g_assert_cmpint (f->width * f->height, ==, 1 << 24);
+  for (int y = 0; y < f->height; y++)
+    for (int x = 0; x < f->width; x++)
+      {
+        guint32 i = (guint32)y * (guint32)f->width + (guint32)x;
+        guint8 *p = f->data + (size_t)y * f->pitch + (size_t)x * 4;
+
+        p[0] = i & 0xff;
+        p[1] = (i >> 8) & 0xff;
+        p[2] = i >> 16;
+        p[3] = 0xa5;
+      }
+}
+
 static void
 test_gpu_case (gconstpointer data)
 {
@@ -211,6 +234,8 @@ test_gpu_case (gconstpointer data)
   got = test_frame_new (of, ow, oh, want->pitch);
   if (gc->saturated)
     memset (in->data, 0xff, in->size);
+  else if (gc->every_colour)
+    fill_every_colour (in);
   else
     test_frame_fill_random (in, rand);
   if (sobel)
@@ -318,6 +343,17 @@ add_case (GPtrArray *keep, const TestCase *tc, const char *name, int format,
   return gc;
 }
 
+/* @tc on a 16-byte aligned RGBA8 frame of bytes 255 */
+static void
+add_saturated (
+    GPtrArray *keep, const TestCase *tc, const char *name, int w, int h)
+{
+  g_autofree gchar *path = g_strdup_printf ("%s/saturated", name);
+
+  add_case (keep, tc, path, ACCEL_IMAGE_RGBA8, w, h, PITCH_WIDE)->saturated
+      = TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -327,8 +363,10 @@ main (int argc, char **argv)
       = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.2f };
   static const TestCase unsharp_radius_9
       = { NULL, TEST_KERNEL_UNSHARP, 2.0f, 3.2f };
+  static const TestCase half = { NULL, TEST_KERNEL_RESIZE, .num = 1, .den = 2 };
+  static const TestCase twice
+      = { NULL, TEST_KERNEL_RESIZE, .num = 2, .den = 1 };
   g_autoptr (GPtrArray) keep = NULL;
-  GpuCase *saturated;
 
   accel_test_require_gpu ();
   g_test_init (&argc, &argv, NULL);
@@ -336,22 +374,40 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gpu/image/invalid-arguments", test_gpu_invalid_arguments);
   /* the largest sums the 16-bit halves of the RGBA8 box blur hold */
-  saturated = add_case (keep, &box_radius_7, "box-blur/radius-7/saturated",
-      ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
-  saturated->saturated = TRUE;
+  add_saturated (keep, &box_radius_7, "box-blur/radius-7", 130, 70);
   /* and those of the streamed one, over strips and the warps' edges */
-  saturated = add_case (keep, &box_radius_1, "box-blur/radius-1/saturated",
-      ACCEL_IMAGE_RGBA8, 300, 150, PITCH_WIDE);
-  saturated->saturated = TRUE;
+  add_saturated (keep, &box_radius_1, "box-blur/radius-1", 300, 150);
   /* the largest sums of the RGBA8 Gaussian's 16-bit halves and its dot
    * products */
-  saturated
-      = add_case (keep, &gauss_radius_9, "gaussian-blur/sigma-3.2/saturated",
-          ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
-  saturated->saturated = TRUE;
-  saturated = add_case (keep, &unsharp_radius_9, "unsharp/sigma-3.2/saturated",
-      ACCEL_IMAGE_RGBA8, 130, 70, PITCH_WIDE);
-  saturated->saturated = TRUE;
+  add_saturated (keep, &gauss_radius_9, "gaussian-blur/sigma-3.2", 130, 70);
+  add_saturated (keep, &unsharp_radius_9, "unsharp/sigma-3.2", 130, 70);
+  /* those of the exact 2x and 1/2 resizes; halves whose rows end inside
+   * a thread's four pixels */
+  add_saturated (keep, &twice, "resize/up-2", 130, 70);
+  add_saturated (keep, &half, "resize/down-1-2", 518, 70);
+  for (int f = ACCEL_IMAGE_RGBA8; f <= ACCEL_IMAGE_BGRA8; f++)
+    add_case (keep, &half, "resize/down-1-2", f, 1922, 1078, PITCH_WIDE);
+  /* the luma of 8-bit pixels, for every colour: Sobel's and the
+   * conversions', on rows on 16 bytes (their integer fast paths) and off */
+  for (int f = ACCEL_IMAGE_RGBA8; f <= ACCEL_IMAGE_BGRA8; f++)
+    for (int p = PITCH_ODD; p <= PITCH_WIDE; p++)
+      {
+        static const TestCase sobel = { NULL, TEST_KERNEL_SOBEL, 0.5f };
+        static const int targets[]
+            = { ACCEL_IMAGE_GRAY8, ACCEL_IMAGE_NV12, ACCEL_IMAGE_I420 };
+
+        add_case (keep, &sobel, "sobel/every-colour", f, 4096, 4096, p)
+            ->every_colour
+            = TRUE;
+        for (guint t = 0; t < G_N_ELEMENTS (targets); t++)
+          {
+            TestCase tc
+                = { "convert", TEST_KERNEL_CONVERT, .dst_format = targets[t] };
+            g_autofree gchar *name = g_strdup_printf (
+                "convert/every-colour/to-%s", test_format_name (targets[t]));
+            add_case (keep, &tc, name, f, 4096, 4096, p)->every_colour = TRUE;
+          }
+      }
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)
       {

@@ -259,7 +259,7 @@ test_gradient_gray_png (void)
     for (guint x = 0; x < 21; x++)
       {
         guint r = x * 255 / 20, g = y * 255 / 10, b = 128;
-        guint luma = (77 * r + 150 * g + 29 * b + 128) >> 8;
+        guint luma = (299 * r + 587 * g + 114 * b + 500) / 1000;
         g_assert_cmpuint (px[y * 21 + x], ==, luma);
       }
   test_dir_remove (dir);

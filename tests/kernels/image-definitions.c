@@ -146,7 +146,7 @@ luma_at (int format, const uint8_t *row, int x)
     }
   if (format == ACCEL_IMAGE_RGBAF32)
     return accel_px_luma (r, g, b);
-  return (float)accel_px_to_u8 (accel_px_luma (r, g, b));
+  return (float)accel_px_luma_u8 (r, g, b);
 }
 
 int
@@ -341,13 +341,25 @@ decode (int format, const uint8_t *row, int x, float *px)
     }
 }
 
+/* the luma byte of a pixel decoded from @src_format: exact from 8-bit
+ * RGB, the float luma rounded from anything else */
+static uint8_t
+luma_byte (int src_format, const float *px)
+{
+  if (src_format == ACCEL_IMAGE_RGBA8 || src_format == ACCEL_IMAGE_BGRA8
+      || src_format == ACCEL_IMAGE_GRAY8)
+    return accel_px_luma_u8 (px[0], px[1], px[2]);
+  return accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+}
+
+/* a pixel decoded from @src_format into @format */
 static void
-encode (int format, uint8_t *row, int x, const float *px)
+encode (int src_format, int format, uint8_t *row, int x, const float *px)
 {
   switch (format)
     {
     case ACCEL_IMAGE_GRAY8:
-      row[x] = accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+      row[x] = luma_byte (src_format, px);
       break;
     case ACCEL_IMAGE_RGBAF32:
       for (int c = 0; c < 4; c++)
@@ -384,8 +396,7 @@ packed_to_yuv (int sf, const uint8_t *src, size_t sp, int df, uint8_t *dst,
               int x = 2 * bx + i, y = 2 * by + j;
               float px[4];
               decode (sf, src + (size_t)y * sp, x, px);
-              dst[(size_t)y * dp + x]
-                  = accel_px_to_u8 (accel_px_luma (px[0], px[1], px[2]));
+              dst[(size_t)y * dp + x] = luma_byte (sf, px);
               for (int c = 0; c < 3; c++)
                 sum[c] = sum[c] + px[c];
               n = n + 1.0f;
@@ -417,7 +428,7 @@ yuv_to_packed (int sf, const uint8_t *src, size_t sp, int df, uint8_t *dst,
         for (int k = 0; k < 3; k++)
           px[k] = accel_px_clamp_255 (px[k]);
         px[3] = 255.0f;
-        encode (df, dst + (size_t)y * dp, x, px);
+        encode (sf, df, dst + (size_t)y * dp, x, px);
       }
 }
 
@@ -448,7 +459,7 @@ definition_convert (int src_format, const void *src, size_t src_pitch,
         {
           float px[4];
           decode (src_format, in + (size_t)y * src_pitch, x, px);
-          encode (dst_format, out + (size_t)y * dst_pitch, x, px);
+          encode (src_format, dst_format, out + (size_t)y * dst_pitch, x, px);
         }
   return ACCEL_IMAGE_OK;
 }

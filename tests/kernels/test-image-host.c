@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "accel-test.h"
+#include "image/pixel.h"
 #include "test-image.h"
 
 static const int odd_sizes[][2] = { { 1, 1 }, { 7, 3 }, { 3, 7 }, { 33, 17 } };
@@ -529,6 +530,69 @@ test_convert_known_values (void)
   g_assert_cmpmem (back, 16, white, 16);
 }
 
+/* a 4096 x 4096 frame of RGBA8 or BGRA8 holding each of the 2^24 colours
+ * once: red, green and blue from bits 0-7, 8-15 and 16-23 of the pixel's
+ * index */
+static guint8 *
+every_colour_frame (int format)
+{
+  guint8 *f = g_malloc ((gsize)4 << 24);
+  int ri = format == ACCEL_IMAGE_BGRA8 ? 2 : 0;
+
+  for (guint32 i = 0; i < 1u << 24; i++)
+    {
+      f[4 * (gsize)i + ri] = i & 0xff;
+      f[4 * (gsize)i + 1] = (i >> 8) & 0xff;
+      f[4 * (gsize)i + 2 - ri] = i >> 16;
+      f[4 * (gsize)i + 3] = 0x5a;
+    }
+  return f;
+}
+
+/* the luma of 8-bit pixels is BT.601's with its weights taken exactly,
+ * rounded half up, for every colour: in GRAY8 and in the 4:2:0 luma rows,
+ * from RGBA8 and BGRA8 */
+static void
+test_convert_luma_exact (void)
+{
+  static const int sources[] = { ACCEL_IMAGE_RGBA8, ACCEL_IMAGE_BGRA8 };
+  static const int targets[] = { ACCEL_IMAGE_GRAY8, ACCEL_IMAGE_NV12 };
+  guint8 *out = g_malloc ((gsize)3 << 23);
+  int float_misses = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
+    {
+      guint8 *in = every_colour_frame (sources[i]);
+
+      for (guint t = 0; t < G_N_ELEMENTS (targets); t++)
+        {
+          g_assert_cmpint (accel_convert_host (sources[i], in, 4 * 4096,
+                               targets[t], out, 4096, 4096, 4096),
+              ==, 0);
+          for (guint32 k = 0; k < 1u << 24; k++)
+            {
+              guint32 r = k & 0xff, g = (k >> 8) & 0xff, b = k >> 16;
+              guint32 want = (299 * r + 587 * g + 114 * b + 500) / 1000;
+
+              if (out[k] != want)
+                {
+                  g_test_message ("%s to %s: colour %u %u %u",
+                      test_format_name (sources[i]),
+                      test_format_name (targets[t]), r, g, b);
+                  g_assert_cmpuint (out[k], ==, want);
+                }
+              if (i == 0 && t == 0)
+                float_misses
+                    += accel_px_to_u8 (accel_px_luma (r, g, b)) != (int)want;
+            }
+        }
+      g_free (in);
+    }
+  /* the frame holds the colours where the float luma, rounded, differs */
+  g_assert_cmpint (float_misses, ==, 36);
+  g_free (out);
+}
+
 /* every kernel case: a padded pitch gives the same pixels as a tight one
  * and leaves the padding alone, at odd sizes */
 static const TestCase pitch_cases[] = {
@@ -667,6 +731,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/image/convert/yuv-round-trips-within-2", test_convert_yuv_round_trips);
   g_test_add_func ("/image/convert/known-values", test_convert_known_values);
+  g_test_add_func ("/image/convert/luma-exact", test_convert_luma_exact);
   g_test_add_func ("/image/odd-sizes-and-pitches", test_odd_sizes_and_pitches);
   g_test_add_func ("/image/invalid-arguments", test_invalid_arguments);
   return g_test_run ();
