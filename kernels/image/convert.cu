@@ -132,6 +132,51 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
     }
 }
 
+// RGBA8 or BGRA8 rows on 16 bytes to GRAY8 in integers (luma_of_word ()):
+// four pixels of GRAY_ROWS rows a thread, every row's 16-byte load before
+// the first luma. On an H200 at 4K: 81 % of a copy with two or four rows,
+// 79 % with eight, 76 % with one
+constexpr int GRAY_ROWS = 4;
+
+template <bool BGR>
+__global__ void __launch_bounds__ (256)
+    rgba_to_gray4 (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
+
+  if (x >= width)
+    return;
+  for (int y0 = blockIdx.y * GRAY_ROWS; y0 < height;
+       y0 += gridDim.y * GRAY_ROWS)
+    {
+      uint4 w[GRAY_ROWS];
+
+      if (x + 4 > width)
+        {
+          for (int y = y0; y < y0 + GRAY_ROWS && y < height; y++)
+            for (int i = x; i < width; i++)
+              dst[(size_t)y * dst_pitch + i]
+                  = luma_of_word<BGR> (reinterpret_cast<const uint32_t *> (
+                      src + (size_t)y * src_pitch)[i]);
+          continue;
+        }
+#pragma unroll
+      for (int r = 0; r < GRAY_ROWS; r++)
+        if (y0 + r < height)
+          w[r] = reinterpret_cast<const uint4 *> (
+              src + (size_t)(y0 + r) * src_pitch)[x / 4];
+#pragma unroll
+      for (int r = 0; r < GRAY_ROWS; r++)
+        if (y0 + r < height)
+          reinterpret_cast<uint32_t *> (
+              dst + (size_t)(y0 + r) * dst_pitch)[x / 4]
+              = pack_u8x4 (luma_of_word<BGR> (w[r].x),
+                  luma_of_word<BGR> (w[r].y), luma_of_word<BGR> (w[r].z),
+                  luma_of_word<BGR> (w[r].w));
+    }
+}
+
 // between byte formats on rows that start on 16 bytes, four pixels per
 // thread: each of a warp's accesses side by side (16 bytes a thread on the
 // RGBA8 side, 4 on the GRAY8 side)
@@ -148,18 +193,6 @@ __global__ void __launch_bounds__ (256)
     {
       const uint8_t *in = src + (size_t)y * src_pitch;
       uint8_t *out = dst + (size_t)y * dst_pitch;
-      if constexpr (DF == ACCEL_IMAGE_GRAY8
-                    && is_bytes<SF> && SF != ACCEL_IMAGE_GRAY8)
-        if (x + 4 <= width)
-          {
-            constexpr bool BGR = SF == ACCEL_IMAGE_BGRA8;
-            const uint4 w = reinterpret_cast<const uint4 *> (in)[x / 4];
-
-            reinterpret_cast<uint32_t *> (out)[x / 4]
-                = pack_u8x4 (luma_of_word<BGR> (w.x), luma_of_word<BGR> (w.y),
-                    luma_of_word<BGR> (w.z), luma_of_word<BGR> (w.w));
-            continue;
-          }
       if (x + 4 <= width)
         {
           float px[4][4], v[4][4];
@@ -570,6 +603,18 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
               (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
           return cudaGetLastError ();
         }
+    }
+  if ((SF == ACCEL_IMAGE_RGBA8 || SF == ACCEL_IMAGE_BGRA8)
+      && DF == ACCEL_IMAGE_GRAY8 && aligned16 (src, sp) && dp % 4 == 0
+      && (uintptr_t)dst % 4 == 0)
+    {
+      int quads = (width + 3) / 4;
+      rgba_to_gray4<SF == ACCEL_IMAGE_BGRA8>
+          <<<dim3 ((quads + 255) / 256,
+                 grid_rows ((height + GRAY_ROWS - 1) / GRAY_ROWS)),
+              256, 0, s>>> (
+              (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+      return cudaGetLastError ();
     }
   if (aligned16 (src, sp) && aligned16 (dst, dp) && SF != ACCEL_IMAGE_RGBAF32
       && DF != ACCEL_IMAGE_RGBAF32)
