@@ -467,6 +467,8 @@ __global__ void __launch_bounds__ (256) yuv4_to_packed (
     const uint8_t *__restrict__ luma, size_t luma_pitch, const Chroma ch,
     uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
+  static_assert (DF == ACCEL_IMAGE_RGBA8 || DF == ACCEL_IMAGE_BGRA8,
+      "four bytes a pixel out");
   const int g = blockIdx.x * 256 + threadIdx.x;
 
   if (4 * g >= width)
@@ -516,20 +518,23 @@ __global__ void __launch_bounds__ (256) yuv4_to_packed (
           const int y = 2 * by + j;
           const uint32_t lw = reinterpret_cast<const uint32_t *> (
               luma + (size_t)y * luma_pitch)[g];
-          float out[4][4];
+          uint32_t out[4];
 #pragma unroll
           for (int i = 0; i < 4; i++)
             {
-              float px[4];
-              accel_px_yuv_to_rgb (byte_to_f (lw, i), u[i / 2], v[i / 2],
-                  &px[0], &px[1], &px[2]);
-#pragma unroll
-              for (int c = 0; c < 3; c++)
-                px[c] = accel_px_clamp_255 (px[c]);
-              px[3] = 255.0f;
-              from_rgba<DF> (px, out[i]);
+              float r, gg, b;
+              accel_px_yuv_to_rgb (
+                  byte_to_f (lw, i), u[i / 2], v[i / 2], &r, &gg, &b);
+              // one conversion a byte clamps as accel_px_clamp_255 () and
+              // accel_px_to_u8 () do between them (NaN to 0 included)
+              const uint32_t rb = to_u8_converted (r),
+                             gb = to_u8_converted (gg),
+                             bb = to_u8_converted (b);
+              out[i] = DF == ACCEL_IMAGE_BGRA8 ? pack_u8x4 (bb, gb, rb, 255)
+                                               : pack_u8x4 (rb, gb, bb, 255);
             }
-          store_px4<KIND_U8X4> (dst + (size_t)y * dst_pitch, 4 * g, out);
+          reinterpret_cast<uint4 *> (dst + (size_t)y * dst_pitch)[g]
+              = make_uint4 (out[0], out[1], out[2], out[3]);
         }
     }
 }
@@ -708,9 +713,9 @@ launch_from_yuv (cudaStream_t s, int sf, const void *src, size_t sp, void *dst,
   dim3 block (BLOCK_X, BLOCK_Y);
   Chroma ch = chroma_of (sf, src, sp, height);
 
-  if (DF != ACCEL_IMAGE_RGBAF32 && aligned16 (dst, dp)
-      && yuv_aligned (sf, src, sp, height, 4))
-    return launch_yuv4<DF> (s, sf, src, sp, ch, dst, dp, width, height);
+  if constexpr (DF != ACCEL_IMAGE_RGBAF32)
+    if (aligned16 (dst, dp) && yuv_aligned (sf, src, sp, height, 4))
+      return launch_yuv4<DF> (s, sf, src, sp, ch, dst, dp, width, height);
   if (a)
     yuv_to_packed<DF, true><<<grid, block, 0, s>>> (
         (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
