@@ -13,7 +13,9 @@
  * - RGBAF32 channels map 0..1 to 0..255 (x 255 in, / 255 out; no clamp on
  *   the way to floats from 8-bit data, which cannot leave the range).
  * - GRAY8 is luma: from colour formats Y rounded, to colour formats
- *   R = G = B = Y; from NV12 and I420 the Y plane as it is.
+ *   R = G = B = Y; from NV12 and I420 the Y plane as it is. From 8-bit
+ *   pixels (RGBA8, BGRA8) Y is exact: (299 R + 587 G + 114 B + 500) / 1000
+ *   rounded down, in GRAY8 and in the Y plane alike (accel_px_luma_u8 ()).
  * - Alpha is lost in GRAY8, NV12 and I420 and comes back opaque (255, 1.0).
  * - Converting to the same format copies.
  *
