@@ -124,6 +124,97 @@ resize_vertical_words (const Resize *r, const float *restrict top,
     }
 }
 
+/* Exact 2x upscales of 8-bit formats: each output sample's taps weigh 1/4
+ * and 3/4 each way (or coincide at the edges, where the clamped neighbour
+ * is the pixel itself), so every lerp of bytes is a multiple of 1/16
+ * below 256, exact in floats, and the same sums in integers give the same
+ * bytes, as on the GPU: a source row becomes 4 x its horizontal lerps plus
+ * 2 (a quarter of the rounding half) in 16-bit samples, an output row
+ * (3 x the nearer of those rows + the farther) >> 4. */
+
+/* 4 x the horizontal lerps + 2 of pixel @m, between @a and @b, into @o:
+ * @c channels, a literal where it is called, so that the loops unroll */
+static inline void
+up2_pixel (const uint8_t *restrict a, const uint8_t *restrict m,
+    const uint8_t *restrict b, int c, uint16_t *restrict o)
+{
+  for (int k = 0; k < c; k++)
+    {
+      o[k] = (uint16_t)(a[k] + 3 * m[k] + 2);
+      o[c + k] = (uint16_t)(3 * m[k] + b[k] + 2);
+    }
+}
+
+/* source row @s of @w pixels of @c channels, lerped: the edge pixels are
+ * their own clamped neighbours */
+static inline void
+up2_horizontal (const uint8_t *restrict s, int w, int c, uint16_t *restrict h)
+{
+  up2_pixel (s, s, s + (w > 1 ? c : 0), c, h);
+  for (int n = 1; n < w - 1; n++)
+    up2_pixel (s + (size_t)(n - 1) * c, s + (size_t)n * c,
+        s + (size_t)(n + 1) * c, c, h + (size_t)2 * n * c);
+  if (w > 1)
+    up2_pixel (s + (size_t)(w - 2) * c, s + (size_t)(w - 1) * c,
+        s + (size_t)(w - 1) * c, c, h + (size_t)2 * (w - 1) * c);
+}
+
+/* source row @sy into @h */
+static inline void
+up2_row (const Resize *r, int sy, uint16_t *restrict h)
+{
+  const uint8_t *s = r->in + (size_t)sy * r->src_pitch;
+
+  if (r->format == ACCEL_IMAGE_GRAY8)
+    up2_horizontal (s, r->src_width, 1, h);
+  else
+    up2_horizontal (s, r->src_width, 4, h);
+}
+
+ACCEL_HOST_SIMD static void
+resize_rows_up2 (void *data, int y0, int y1)
+{
+  Resize *r = data;
+  int c = accel_image_host_channels (r->format);
+  size_t n = (size_t)r->dst_width * (size_t)c;
+  uint16_t *rows = malloc (3 * n * sizeof (uint16_t));
+  /* the source row each of the three rows holds */
+  int held[3] = { -1, -1, -1 };
+
+  if (!rows)
+    {
+      atomic_store (&r->no_memory, 1);
+      return;
+    }
+  for (int y = y0; y < y1; y++)
+    {
+      /* output row 2k + 1 is nearer source row k, then k + 1; row 2k
+       * nearer k, then k - 1 */
+      int k = y / 2, far = y % 2 ? k + 1 : k - 1;
+      const uint16_t *restrict near_h, *restrict far_h;
+      uint8_t *restrict orow = r->out + (size_t)y * r->dst_pitch;
+
+      far = far < 0 ? 0 : (far > r->src_height - 1 ? r->src_height - 1 : far);
+      /* source row s lives in slot s % 3: the three a band touches in
+       * turn, never two at once in one slot */
+      if (held[k % 3] != k)
+        {
+          up2_row (r, k, rows + (size_t)(k % 3) * n);
+          held[k % 3] = k;
+        }
+      if (held[far % 3] != far)
+        {
+          up2_row (r, far, rows + (size_t)(far % 3) * n);
+          held[far % 3] = far;
+        }
+      near_h = rows + (size_t)(k % 3) * n;
+      far_h = rows + (size_t)(far % 3) * n;
+      for (size_t i = 0; i < n; i++)
+        orow[i] = (uint8_t)((3 * near_h[i] + far_h[i]) >> 4);
+    }
+  free (rows);
+}
+
 ACCEL_HOST_SIMD static void
 resize_rows (void *data, int y0, int y1)
 {
@@ -236,7 +327,11 @@ accel_resize_host (int format, const void *src, size_t src_pitch, int src_width,
   accel_host_parallel_rows (dst_height,
       accel_host_min_rows (
           (size_t)dst_width * accel_image_bytes_per_pixel (format)),
-      resize_rows, &r);
+      format != ACCEL_IMAGE_RGBAF32 && dst_width == 2 * src_width
+              && dst_height == 2 * src_height
+          ? resize_rows_up2
+          : resize_rows,
+      &r);
   free (x0);
   return atomic_load (&r.no_memory) ? ACCEL_IMAGE_NO_MEMORY : ACCEL_IMAGE_OK;
 }
