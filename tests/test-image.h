@@ -90,6 +90,30 @@ test_frame_fill_random (TestFrame *f, GRand *rand)
     }
 }
 
+/* fills a 4096 x 4096 RGBA8 or BGRA8 frame with each of the 2^24 colours
+ * once: pixel i (in row order) has red, green and blue from bits 0-7, 8-15
+ * and 16-23 of i, alpha 0xa5 */
+static inline void
+test_frame_fill_every_colour (TestFrame *f)
+{
+  int ri = f->format == ACCEL_IMAGE_BGRA8 ? 2 : 0;
+
+  g_assert_true (
+      f->format == ACCEL_IMAGE_RGBA8 || f->format == ACCEL_IMAGE_BGRA8);
+  g_assert_cmpint (f->width * f->height, ==, 1 << 24);
+  for (int y = 0; y < f->height; y++)
+    for (int x = 0; x < f->width; x++)
+      {
+        guint32 i = (guint32)y * (guint32)f->width + (guint32)x;
+        guint8 *p = f->data + (size_t)y * f->pitch + (size_t)x * 4;
+
+        p[ri] = i & 0xff;
+        p[1] = (i >> 8) & 0xff;
+        p[2 - ri] = i >> 16;
+        p[3] = 0xa5;
+      }
+}
+
 /* channel @c of pixel (@x, @y) of a packed frame, as a float */
 static inline float
 test_frame_get (const TestFrame *f, int x, int y, int c)

@@ -194,25 +194,6 @@ compare_directions (
     }
 }
 
-/* bytes 0, 1 and 2 of pixel i of a 4096 x 4096 frame of four bytes a
- * pixel from bits 0-7, 8-15 and 16-23 of i: each colour once */
-static void
-fill_every_colour (TestFrame *f)
-{
-  g_assert_cmpint (f->width * f->height, ==, 1 << 24);
-  for (int y = 0; y < f->height; y++)
-    for (int x = 0; x < f->width; x++)
-      {
-        guint32 i = (guint32)y * (guint32)f->width + (guint32)x;
-        guint8 *p = f->data + (size_t)y * f->pitch + (size_t)x * 4;
-
-        p[0] = i & 0xff;
-        p[1] = (i >> 8) & 0xff;
-        p[2] = i >> 16;
-        p[3] = 0xa5;
-      }
-}
-
 static void
 test_gpu_case (gconstpointer data)
 {
@@ -235,7 +216,7 @@ test_gpu_case (gconstpointer data)
   if (gc->saturated)
     memset (in->data, 0xff, in->size);
   else if (gc->every_colour)
-    fill_every_colour (in);
+    test_frame_fill_every_colour (in);
   else
     test_frame_fill_random (in, rand);
   if (sobel)

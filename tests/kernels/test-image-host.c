@@ -530,25 +530,6 @@ test_convert_known_values (void)
   g_assert_cmpmem (back, 16, white, 16);
 }
 
-/* a 4096 x 4096 frame of RGBA8 or BGRA8 holding each of the 2^24 colours
- * once: red, green and blue from bits 0-7, 8-15 and 16-23 of the pixel's
- * index */
-static guint8 *
-every_colour_frame (int format)
-{
-  guint8 *f = g_malloc ((gsize)4 << 24);
-  int ri = format == ACCEL_IMAGE_BGRA8 ? 2 : 0;
-
-  for (guint32 i = 0; i < 1u << 24; i++)
-    {
-      f[4 * (gsize)i + ri] = i & 0xff;
-      f[4 * (gsize)i + 1] = (i >> 8) & 0xff;
-      f[4 * (gsize)i + 2 - ri] = i >> 16;
-      f[4 * (gsize)i + 3] = 0x5a;
-    }
-  return f;
-}
-
 /* the luma of 8-bit pixels is BT.601's with its weights taken exactly,
  * rounded half up, for every colour: in GRAY8 and in the 4:2:0 luma rows,
  * from RGBA8 and BGRA8 */
@@ -562,11 +543,14 @@ test_convert_luma_exact (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
     {
-      guint8 *in = every_colour_frame (sources[i]);
+      g_autoptr (TestFrame) in
+          = test_frame_new (sources[i], 4096, 4096, 4 * 4096);
+
+      test_frame_fill_every_colour (in);
 
       for (guint t = 0; t < G_N_ELEMENTS (targets); t++)
         {
-          g_assert_cmpint (accel_convert_host (sources[i], in, 4 * 4096,
+          g_assert_cmpint (accel_convert_host (sources[i], in->data, in->pitch,
                                targets[t], out, 4096, 4096, 4096),
               ==, 0);
           for (guint32 k = 0; k < 1u << 24; k++)
@@ -586,7 +570,6 @@ test_convert_luma_exact (void)
                     += accel_px_to_u8 (accel_px_luma (r, g, b)) != (int)want;
             }
         }
-      g_free (in);
     }
   /* the frame holds the colours where the float luma, rounded, differs */
   g_assert_cmpint (float_misses, ==, 36);
