@@ -273,8 +273,9 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
  * @buffer: (transfer full): the buffer, unless the result is
  *   %ACCEL_MAILBOX_FULL
  *
- * Never blocks: for a consumer on the producer's own thread, which must run
- * other work until there is room instead of waiting for itself.
+ * Never blocks: for a consumer on the producer's own thread, where the
+ * producer parks the buffer until there is room instead of waiting for
+ * itself (accelstagepark.c).
  *
  * Returns: %ACCEL_MAILBOX_FULL, leaving @buffer the caller's, while the
  *   port's queue is full; else as accel_mailbox_push_buffer().
@@ -310,7 +311,7 @@ accel_mailbox_try_push_buffer (
 
   if (tell_full)
     ACCEL_TRACE ("input %u of %s is full (%u queued): '%s', on the same "
-                 "thread, runs other work until there is room",
+                 "thread, parks its buffer until there is room",
         port, consumer_name (mb), mb->capacity, current_name ());
   if (res == ACCEL_MAILBOX_CLOSED || res == ACCEL_MAILBOX_ENDED)
     {

@@ -29,12 +29,15 @@ produce_dispatch (gpointer user_data)
   for (guint n = 0; n < FRAMES_PER_DISPATCH && more; n++)
     {
       more = !priv->done && accel_stage_run_frame (self, NULL);
-      if (accel_mailbox_has_control (priv->mailbox))
+      if (accel_mailbox_has_control (priv->mailbox)
+          || accel_stage_is_parked (self))
         break;
     }
   accel_stage_leave (previous);
   priv->busy = FALSE;
-  if (!more)
+  /* downstream has no room: produce again once the parked outputs are
+   * taken (accelstagepark.c) */
+  if (!more || accel_stage_is_parked (self))
     {
       priv->source.produce = NULL;
       return G_SOURCE_REMOVE;

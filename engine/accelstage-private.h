@@ -165,6 +165,11 @@ typedef struct
   GSource *mailbox_source;
   gboolean busy;    /* mid-frame: not to be re-entered */
   gboolean stopped; /* stopped on its thread */
+  /* outputs for consumers on this thread that had no room, and the
+   * producers whose outputs wait for room here (accelstagepark.c) */
+  GQueue parked;
+  gboolean eos_parked; /* the end of stream goes out after them */
+  GPtrArray *parked_producers;
   AccelStreamAllocator *streams;
   AccelStream *stream;
   AccelPool *pools[ACCEL_MAX_PORTS];
@@ -242,6 +247,16 @@ gboolean accel_stage_handle_fault (
     AccelStage *self, GError *error, guint64 sequence);
 AccelMailboxPush accel_stage_push_link (
     AccelStage *self, AccelLink *link, AccelBuffer *buffer);
+void accel_stage_drain (AccelStage *self);
+
+/* accelstagepark.c: outputs that wait for room on the same thread */
+AccelMailboxPush accel_stage_push_local (
+    AccelStage *self, AccelLink *link, AccelBuffer *buffer);
+void accel_stage_resume_producers (AccelStage *self);
+gboolean accel_stage_park_eos (AccelStage *self);
+gboolean accel_stage_is_parked (AccelStage *self);
+guint accel_stage_park_flush (AccelStage *self);
+void accel_stage_park_stop (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */
 gboolean accel_stage_batch_defer (AccelStage *self, AccelFrame *frame);

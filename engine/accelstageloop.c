@@ -11,7 +11,6 @@
 
 #include <string.h>
 
-static void stage_drain (AccelStage *self);
 static void stop_on_thread (AccelStage *self);
 
 static AccelMailbox *
@@ -47,6 +46,7 @@ accel_stage_fail (AccelStage *self, GError *error)
   /* upstream learns at its next push that nothing more is taken here */
   if (priv->mailbox)
     accel_mailbox_end (priv->mailbox);
+  accel_stage_resume_producers (self);
   if (priv->observer.error)
     priv->observer.error (self, error, priv->observer_data);
   g_error_free (error);
@@ -67,15 +67,17 @@ accel_stage_send_eos_downstream (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
-  /* what is batched reaches the consumers before the end */
+  /* what is batched or parked reaches the consumers before the end */
   accel_stage_batch_flush (self);
+  if (accel_stage_park_eos (self))
+    return;
   for (guint o = 0; o < priv->n_out; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)
       {
         AccelLink *link = &g_array_index (priv->links[o], AccelLink, l);
         accel_mailbox_push_eos (stage_mailbox (link->target), link->port);
         if (same_worker (self, link->target))
-          stage_drain (link->target);
+          accel_stage_drain (link->target);
       }
 }
 
@@ -93,6 +95,7 @@ accel_stage_handle_eos (AccelStage *self)
   /* upstream learns at its next push that nothing more is taken here */
   if (priv->mailbox)
     accel_mailbox_end (priv->mailbox);
+  accel_stage_resume_producers (self);
   if (klass->eos && !klass->eos (self, &error))
     {
       accel_stage_fail (self, error);
@@ -101,33 +104,16 @@ accel_stage_handle_eos (AccelStage *self)
   priv->role->end (self);
 }
 
-/* a consumer on this thread: hand the buffer on by a call; while its queue
- * is full (a sink waiting for its GPU work) let this thread's other sources
- * run, since blocking would wait for ourselves */
-static AccelMailboxPush
-push_local (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
-{
-  AccelStagePrivate *priv = accel_stage_get_private (self);
-  AccelMailbox *mb = stage_mailbox (link->target);
-  AccelMailboxPush res;
-
-  while ((res = accel_mailbox_try_push_buffer (mb, link->port, buffer))
-         == ACCEL_MAILBOX_FULL)
-    g_main_context_iteration (priv->context, TRUE);
-  if (res == ACCEL_MAILBOX_PUSHED)
-    stage_drain (link->target);
-  return res;
-}
-
-/* hands @buffer (taken) to @link's consumer: by a call on this thread,
- * else through its mailbox; a consumer that takes no more is remembered */
+/* hands @buffer (taken) to @link's consumer: by a call on this thread (or
+ * parked until it has room), else through its mailbox; a consumer that
+ * takes no more is remembered */
 AccelMailboxPush
 accel_stage_push_link (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
 {
   AccelMailboxPush res;
 
   res = same_worker (self, link->target)
-            ? push_local (self, link, buffer)
+            ? accel_stage_push_local (self, link, buffer)
             : accel_mailbox_push_buffer (
                 stage_mailbox (link->target), link->port, buffer);
   if (res == ACCEL_MAILBOX_ENDED)
@@ -535,6 +521,8 @@ handle_control (AccelStage *self, AccelMessage *msg)
       break;
     case ACCEL_MESSAGE_FLUSH:
       accel_mailbox_drain (priv->mailbox);
+      accel_stage_resume_producers (self);
+      accel_stage_park_flush (self);
       if (klass->flush)
         klass->flush (self);
       forget_captures (priv);
@@ -562,10 +550,11 @@ handle_control (AccelStage *self, AccelMessage *msg)
     }
 }
 
-/* runs the frames waiting in the mailbox; re-entry (a nested iteration while
- * this stage is mid-frame) does nothing */
-static void
-stage_drain (AccelStage *self)
+/* runs the frames waiting in the mailbox, then retries the producers on
+ * this thread that wait for the room it made; re-entry (a consumer run by
+ * this stage's own frame) does nothing */
+void
+accel_stage_drain (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelBuffer *inputs[ACCEL_MAX_PORTS];
@@ -596,6 +585,7 @@ stage_drain (AccelStage *self)
       if (!accel_stage_run_frame (self, inputs))
         break;
     }
+  accel_stage_resume_producers (self);
   accel_stage_leave (previous);
   priv->busy = FALSE;
 }
@@ -607,8 +597,9 @@ mailbox_dispatch (gpointer user_data)
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelMessage *msg;
 
-  /* mid-frame, in a nested iteration of a shared thread (waiting for room
-   * downstream): an end of stream handled now would overtake the frame */
+  /* mid-frame: an end of stream handled now would overtake the frame.
+   * Nothing nests the main loop (a full consumer on this thread parks the
+   * buffer instead), so this only guards */
   if (priv->busy)
     return G_SOURCE_CONTINUE;
   /* a parameter or a flush applies after the frames batched before it */
@@ -626,7 +617,7 @@ mailbox_dispatch (gpointer user_data)
       priv->mailbox_source = NULL;
       return G_SOURCE_REMOVE;
     }
-  stage_drain (self);
+  accel_stage_drain (self);
   return G_SOURCE_CONTINUE;
 }
 
@@ -703,6 +694,7 @@ stop_on_thread (AccelStage *self)
     klass->stop (self);
   priv->started = FALSE;
   accel_stage_batch_free (self);
+  accel_stage_park_stop (self);
   /* the graph's metrics read the pools from other threads */
   g_mutex_lock (&priv->stats_lock);
   for (guint o = 0; o < priv->n_out; o++)

@@ -250,7 +250,7 @@ test_fan_out_fan_in_eos (GraphFixture *f, gconstpointer data)
  * another branch goes on with that one alone (as GStreamer's EOS returned
  * upstream) */
 static void
-test_fan_in_ends_with_shortest (GraphFixture *f, gconstpointer data)
+test_fan_in_ends_with_shortest_in (GraphFixture *f, guint mailbox_size)
 {
   g_autoptr (GArray) pairs = NULL;
   AccelStage *pair, *endless;
@@ -263,6 +263,12 @@ test_fan_in_ends_with_shortest (GraphFixture *f, gconstpointer data)
   pair = add (f, "test.pair-sink", "pair");
   add (f, "test.pair-sink", "pair2");
   f->sink = add (f, "core.checksum-sink", "sum");
+  if (mailbox_size > 0)
+    for (const char *const *name = (const char *const[]){ "few", "endless",
+             "many", "mid", "pair", "pair2", "sum", NULL };
+         *name; name++)
+      g_object_set (accel_graph_get_stage (f->graph, *name), "mailbox-size",
+          mailbox_size, NULL);
   link_ok (f->graph, "few", "pair.a");
   link_ok (f->graph, "endless", "mid");
   link_ok (f->graph, "mid", "pair.b");
@@ -279,6 +285,58 @@ test_fan_in_ends_with_shortest (GraphFixture *f, gconstpointer data)
   g_assert_cmpuint (accel_checksum_sink_get_n_received (f->sink), ==, n);
   /* the endless source stopped within a few frames of the end */
   g_assert_cmpuint (accel_stage_get_n_processed (endless), <, 5 + 64);
+}
+
+static void
+test_fan_in_ends_with_shortest (GraphFixture *f, gconstpointer data)
+{
+  test_fan_in_ends_with_shortest_in (f, 0);
+}
+
+/* stages on one thread never wait for room in each other's mailboxes: a
+ * push that finds none parks its output until the consumer has taken
+ * frames. Waiting instead (in a nested main loop) hung now and then here,
+ * where two fan-ins each wait on a source the other's wait is stacked on:
+ * the same graph, many times, every other time with mailboxes one frame
+ * deep */
+static void
+test_fan_ins_never_wait_on_each_other (GraphFixture *f, gconstpointer data)
+{
+  for (guint round = 0; round < 100; round++)
+    {
+      if (round > 0)
+        graph_renew (f);
+      /* odd rounds: room for one frame */
+      test_fan_in_ends_with_shortest_in (f, round % 2 ? 1 : 0);
+    }
+}
+
+/* a consumer that has parked its own outputs takes no frame, so a producer
+ * on its thread parks too rather than queueing there: a source with one
+ * buffer gets it back before it produces again, and never waits for it on
+ * the thread that would give it back. Here the fan-in fills its first input
+ * (the scale then parks) before its second source runs */
+static void
+test_small_pool_behind_parked_stage (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) pairs = NULL;
+  AccelStage *pair;
+  const gint64 n = 24;
+
+  f->src = source (f, "src", n, "4096");
+  source (f, "late", n, "4096");
+  add (f, "core.scale", "mid");
+  pair = add (f, "test.pair-sink", "pair");
+  g_object_set (f->src, "pool-size", 1, "pool-timeout", (gint64)2000, NULL);
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "pair.a");
+  link_ok (f->graph, "late", "pair.b");
+
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (accel_stage_get_n_restarts (f->src), ==, 0);
+  pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
+  g_assert_cmpuint (pairs->len, ==, 2 * n);
 }
 
 static void
@@ -724,6 +782,12 @@ main (int argc, char **argv)
   g_test_add ("/graph/one-thread/fan-in-ends-with-shortest", GraphFixture,
       "shortest", graph_set_up_one_thread, test_fan_in_ends_with_shortest,
       graph_tear_down);
+  g_test_add ("/graph/one-thread/fan-ins-never-wait-on-each-other",
+      GraphFixture, "shortest", graph_set_up_one_thread,
+      test_fan_ins_never_wait_on_each_other, graph_tear_down);
+  g_test_add ("/graph/one-thread/small-pool-behind-parked-stage", GraphFixture,
+      "small-pool", graph_set_up_one_thread,
+      test_small_pool_behind_parked_stage, graph_tear_down);
   g_test_add ("/graph/one-thread/stop-mid-stream", GraphFixture, "endless",
       graph_set_up_one_thread, test_stop_mid_stream, graph_tear_down);
   g_test_add ("/graph/one-thread/backpressure", GraphFixture, "pressure",
