@@ -106,14 +106,18 @@ accel_supervisor_get_generation (void)
  * @error: (nullable): why a worker's run failed, or %NULL when it finished
  *
  * Returns: the status a worker exits with: 0 when done,
- * %ACCEL_EXIT_POISONED for a poisoned context (the supervisor starts a new
- * worker), 1 for any other failure (the supervisor gives up). MT safe.
+ * %ACCEL_EXIT_INCOMPLETE when done with frames skipped or lost
+ * (%ACCEL_ERROR_INCOMPLETE), %ACCEL_EXIT_POISONED for a poisoned context
+ * (the supervisor starts a new worker), 1 for any other failure (the
+ * supervisor gives up). MT safe.
  */
 int
 accel_supervisor_exit_status (const GError *error)
 {
   if (!error)
     return 0;
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE))
+    return ACCEL_EXIT_INCOMPLETE;
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED))
     return ACCEL_EXIT_POISONED;
   return 1;
@@ -245,6 +249,14 @@ run_workers (const char *const *argv, guint max_restarts,
           g_debug ("worker %u finished the job", generation);
           return TRUE;
         }
+      /* done: a restart would not bring the frames back */
+      if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE,
+              "worker %u finished the job with frames skipped or lost",
+              generation);
+          return FALSE;
+        }
       if (accel_supervisor_interrupted ())
         {
           g_autofree gchar *end = accel_supervisor_describe_end (status);
@@ -300,10 +312,10 @@ run_workers (const char *const *argv, guint max_restarts,
  * @error: return location for a #GError, or %NULL
  *
  * Runs @argv as a worker (with `ACCEL_WORKER=1` and `ACCEL_GENERATION=n` in
- * its environment) until it exits 0. A worker that exits with
- * %ACCEL_EXIT_POISONED or is killed by a signal is started again, one
- * generation later; past the restart intensity, or when a worker fails in any
- * other way, the run fails. When `ACCEL_STATE_DIR` names the workers' state
+ * its environment) until it exits 0 or %ACCEL_EXIT_INCOMPLETE. A worker that
+ * exits with %ACCEL_EXIT_POISONED or is killed by a signal is started again,
+ * one generation later; past the restart intensity, or when a worker fails in
+ * any other way, the run fails. When `ACCEL_STATE_DIR` names the workers' state
  * directory, more workers in a row than @max_restarts that end without
  * committing a frame there fail the run too, however slowly they fail. The
  * worker's output goes where the caller's goes.
@@ -313,7 +325,9 @@ run_workers (const char *const *argv, guint max_restarts,
  * and starts no other: a worker that then fails or is killed ends the run
  * with %ACCEL_ERROR_STOPPED.
  *
- * Returns: %TRUE when a worker finished the job.
+ * Returns: %TRUE when a worker finished the job; %FALSE with
+ *   %ACCEL_ERROR_INCOMPLETE when it finished with frames skipped or lost
+ *   (it exited with %ACCEL_EXIT_INCOMPLETE).
  * Called from the supervising process's main thread, which it blocks while
  * a worker runs; the environment it changes is the workers'.
  */

@@ -75,12 +75,13 @@ is_better_culprit (int status, int than)
          && !(than >= 0 && WIFSIGNALED (than));
 }
 
-/* starts every rank; waits until all finished (TRUE) or one did not
- * (FALSE, with its rank and wait status) */
+/* starts every rank; waits until all finished (TRUE, @incomplete set when
+ * one skipped or lost frames) or one did not (FALSE, with its rank and wait
+ * status) */
 static gboolean
 run_world (const char *const *argv, guint n_ranks, guint generation,
     const char *coordinator, const char *state_dir, guint *failed,
-    int *failed_status, GError **error)
+    int *failed_status, gboolean *incomplete, GError **error)
 {
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
@@ -124,9 +125,12 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
           g_spawn_close_pid (ranks[r].pid);
           ranks[r].running = FALSE;
           n_running--;
-          if (got > 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0)
+          if (got > 0 && WIFEXITED (status)
+              && (WEXITSTATUS (status) == 0
+                  || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE))
             {
               g_debug ("generation %u: rank %u finished", generation, r);
+              *incomplete |= WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE;
               continue;
             }
           status = got > 0 ? status : -1;
@@ -204,12 +208,20 @@ supervise_worlds (const char *const *argv, guint n_ranks,
       g_autofree gchar *why = NULL;
       guint failed = 0, recent;
       int status = 0;
+      gboolean incomplete = FALSE;
       gint64 now;
 
       if (run_world (argv, n_ranks, generation,
               accel_store_server_get_address (server), state_dir, &failed,
-              &status, error))
-        return TRUE;
+              &status, &incomplete, error))
+        {
+          if (!incomplete)
+            return TRUE;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE,
+              "the world finished with frames skipped or lost (each rank "
+              "that did said which)");
+          return FALSE;
+        }
       if (status == 0)
         return FALSE; /* it could not start */
       if (accel_supervisor_interrupted ())
@@ -281,7 +293,9 @@ supervise_worlds (const char *const *argv, guint n_ranks,
  * frames in flight or stops, and the world is not rebuilt after it; a rank
  * that then fails ends the run with %ACCEL_ERROR_STOPPED.
  *
- * Returns: %TRUE when every rank finished. Called from the supervising
+ * Returns: %TRUE when every rank finished; %FALSE with
+ * %ACCEL_ERROR_INCOMPLETE when every rank finished but one exited with
+ * %ACCEL_EXIT_INCOMPLETE. Called from the supervising
  * process's main thread, which it blocks while the world runs.
  */
 gboolean

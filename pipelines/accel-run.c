@@ -21,6 +21,8 @@
 #define EXIT_DONE 0
 #define EXIT_RUNTIME 1
 #define EXIT_INVALID 2
+/* done, but frames were skipped or lost (ACCEL_EXIT_INCOMPLETE) */
+#define EXIT_INCOMPLETE ACCEL_EXIT_INCOMPLETE
 /* a second Ctrl-C: stopped at once, as shells report a SIGINT */
 #define EXIT_STOPPED 130
 
@@ -454,6 +456,46 @@ write_stats (Run *run, const char *path, GError **error)
   return write_output (path, s->str, error);
 }
 
+/* a run that reached its end without every frame says which stages
+ * skipped frames after faults (on-fault: resume, restart) or lost them (a
+ * live source past a restart); TRUE when any did */
+static gboolean
+say_incomplete (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  guint64 skipped = 0, lost = 0;
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      guint64 s = accel_stage_get_n_skipped (st),
+              l = accel_stage_get_n_lost (st);
+
+      if (s + l == 0)
+        continue;
+      g_printerr ("accel-run: stage '%s' (%s)", accel_stage_get_name (st),
+          accel_stage_get_kind_name (st));
+      if (s > 0)
+        g_printerr (" skipped %" G_GUINT64_FORMAT
+                    " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
+            s, s == 1 ? "" : "s", accel_stage_get_n_restarts (st),
+            l > 0 ? " and" : "");
+      if (l > 0)
+        g_printerr (" lost %" G_GUINT64_FORMAT " frame%s a restart could not "
+                    "produce again",
+            l, l == 1 ? "" : "s");
+      g_printerr ("\n");
+      skipped += s;
+      lost += l;
+    }
+  if (skipped + lost == 0)
+    return FALSE;
+  g_printerr ("accel-run: the run ended without every frame: %" G_GUINT64_FORMAT
+              " skipped, %" G_GUINT64_FORMAT " lost (exit status %d)\n",
+      skipped, lost, EXIT_INCOMPLETE);
+  return TRUE;
+}
+
 static gboolean
 write_dot (AccelGraph *graph, const char *path, GError **error)
 {
@@ -785,6 +827,8 @@ run_pipeline (const char *path)
       g_printerr ("accel-run: %s\n", run->error->message);
       status = accel_supervisor_exit_status (run->error);
     }
+  else if (say_incomplete (graph) && status == EXIT_DONE)
+    status = EXIT_INCOMPLETE;
   g_clear_error (&run->error);
   run->graph = NULL;
   return status;
@@ -824,6 +868,9 @@ supervised_status (gboolean ok, const GError *error)
 {
   if (ok)
     return EXIT_DONE;
+  /* the worker said which frames */
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE))
+    return EXIT_INCOMPLETE;
   g_printerr ("accel-run: %s\n", error->message);
   return g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED)
              ? EXIT_STOPPED

@@ -37,6 +37,8 @@ G_BEGIN_DECLS
  * @ACCEL_ERROR_STATE_MISMATCH: a state directory does not fit the graph (it
  * was another pipeline's) or its outputs (they changed since, and cannot
  * be repaired)
+ * @ACCEL_ERROR_INCOMPLETE: a run reached its end, but frames were skipped
+ * after faults or lost (a live source's, past a restart)
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -56,6 +58,7 @@ typedef enum
   ACCEL_ERROR_STOPPED,
   ACCEL_ERROR_DEADLINE,
   ACCEL_ERROR_STATE_MISMATCH,
+  ACCEL_ERROR_INCOMPLETE,
 } AccelError;
 
 GQuark accel_error_quark (void);

@@ -9,6 +9,9 @@ G_BEGIN_DECLS
 
 /* a worker's exit status for "my CUDA context is poisoned: start me again" */
 #define ACCEL_EXIT_POISONED 75
+/* a worker's exit status for "the job is done, but frames were skipped or
+ * lost (I said which on stderr)": not started again */
+#define ACCEL_EXIT_INCOMPLETE 3
 
 gboolean accel_supervisor_is_worker (void);
 guint accel_supervisor_get_generation (void);

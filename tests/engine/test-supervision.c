@@ -687,6 +687,29 @@ test_supervisor_gives_up (void)
   remove_dir (dir);
 }
 
+/* a worker that finished with frames skipped or lost is not started again
+ * (that would not bring them back), and the run says it is incomplete */
+static void
+test_supervisor_incomplete_worker (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  g_autofree gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  const char *argv[] = { self, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_setenv ("ACCEL_TEST_STATE", dir, TRUE);
+  g_setenv ("ACCEL_TEST_WORKER_FAILS", "3", TRUE);
+  g_assert_false (accel_supervisor_run (argv, 3, 10000, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE);
+  g_assert_cmpstr (error->message, ==,
+      "worker 1 finished the job with frames skipped or lost");
+  g_assert_cmpint (
+      accel_supervisor_exit_status (error), ==, ACCEL_EXIT_INCOMPLETE);
+  g_unsetenv ("ACCEL_TEST_WORKER_FAILS");
+  g_unsetenv ("ACCEL_TEST_STATE");
+  remove_dir (dir);
+}
+
 /* workers that fail slower than the restart intensity counts (here a
  * window of 1 ms), and commit nothing, are given up on once more of them
  * in a row failed than the intensity allows restarts: before, they were
@@ -968,6 +991,8 @@ main (int argc, char **argv)
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);
   g_test_add_func ("/supervisor/gives-up-without-progress",
       test_supervisor_gives_up_without_progress);
+  g_test_add_func ("/supervisor/incomplete-worker-not-restarted",
+      test_supervisor_incomplete_worker);
   g_test_add_func (
       "/supervisor/killed-takes-worker", test_supervisor_killed_takes_worker);
   g_test_add_func ("/supervisor/interrupt-is-the-workers",
