@@ -292,8 +292,9 @@ __launch_bounds__ (FAST_THREADS) resize_rgba_down2 (
         {
           const uint4 *row = reinterpret_cast<const uint4 *> (
               src + (size_t)(2 * (ya + r) + j) * src_pitch);
-          w[r][j][0] = row[xq / 2];
-          w[r][j][1] = row[xq / 2 + 1];
+          // read once: evict-first, as rgba_to_gray4 () (convert.cu)
+          w[r][j][0] = __ldcs (row + xq / 2);
+          w[r][j][1] = __ldcs (row + xq / 2 + 1);
         }
 #pragma unroll
   for (int r = 0; r < DOWN2_ROWS; r++)
