@@ -221,7 +221,9 @@ accel_stage_class_init (AccelStageClass *klass)
       ACCEL_TYPE_COMPLETION, ACCEL_COMPLETION_POLL,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   props[PROP_POOL_SIZE] = g_param_spec_uint ("pool-size", "Pool size",
-      "Buffers per output pool (0: the mailbox size + 3)", 0, 1024, 0,
+      "Buffers per output pool (0: the deepest of its own and its consumers' "
+      "mailboxes + 3)",
+      0, 1024, 0,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   props[PROP_POOL_TIMEOUT] = g_param_spec_int64 ("pool-timeout", "Pool timeout",
       "Milliseconds to wait for a free output buffer before "

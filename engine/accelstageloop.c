@@ -639,13 +639,34 @@ feeds_capture (AccelStage *self)
   return FALSE;
 }
 
+/* output @port's buffers wait in its consumers' mailboxes: by default its
+ * pool holds as many as the deepest of them (or its own mailbox, when that
+ * is deeper), and 3 more (the frame a consumer works on, one parked or
+ * waiting for room, the one being made). Sized from the stage's own
+ * mailbox alone, a producer whose consumer queues deeper ran out of
+ * buffers, and on a shared thread waited for itself until its pool timed
+ * out */
+static guint
+pool_size_of (AccelStagePrivate *priv, guint port)
+{
+  guint deepest = priv->mailbox_size;
+
+  if (priv->pool_size)
+    return priv->pool_size;
+  for (guint l = 0; l < priv->links[port]->len; l++)
+    deepest = MAX (
+        deepest, accel_stage_get_private (
+                     g_array_index (priv->links[port], AccelLink, l).target)
+                     ->mailbox_size);
+  return deepest + 3;
+}
+
 static gboolean
 start_on_thread (AccelStage *self, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   AccelDevice *device = accel_stage_get_device (self);
-  guint pool_size = priv->pool_size ? priv->pool_size : priv->mailbox_size + 3;
 
   if (!accel_device_make_current (device, error))
     return FALSE;
@@ -657,7 +678,8 @@ start_on_thread (AccelStage *self, GError **error)
   priv->pools_in_step = feeds_capture (self);
   for (guint o = 0; o < priv->n_out; o++)
     {
-      priv->pools[o] = accel_pool_new (device, &priv->out_types[o], pool_size);
+      priv->pools[o] = accel_pool_new (
+          device, &priv->out_types[o], pool_size_of (priv, o));
       accel_pool_set_timeout (priv->pools[o],
           priv->pool_timeout_ms < 0 ? ACCEL_POOL_WAIT_FOREVER
                                     : priv->pool_timeout_ms * 1000);

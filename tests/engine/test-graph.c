@@ -339,6 +339,85 @@ test_small_pool_behind_parked_stage (GraphFixture *f, gconstpointer data)
   g_assert_cmpuint (pairs->len, ==, 2 * n);
 }
 
+/* random graphs on one thread, every mailbox one to four frames deep:
+ * sources through chains of scales, each chain's end feeding a checksum
+ * sink, fan-in sinks (which end with their shortest input) or both. Every
+ * graph ends (no stage waits on another for room), and every checksum sink
+ * gets each frame of its source, whichever fan-ins ended before */
+static void
+test_random_graphs_end (GraphFixture *f, gconstpointer data)
+{
+  for (guint round = 0; round < 40; round++)
+    {
+      g_autoptr (GRand) rand = g_rand_new_with_seed (round);
+      g_autoptr (GPtrArray) ends = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GPtrArray) sums = g_ptr_array_new ();
+      g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (gint64));
+      guint n_sources = g_rand_int_range (rand, 1, 4);
+      guint n_pairs = g_rand_int_range (rand, 0, 3);
+      GPtrArray *stages;
+
+      if (round > 0)
+        graph_renew (f);
+      for (guint i = 0; i < n_sources; i++)
+        {
+          g_autofree gchar *name = g_strdup_printf ("src%u", i);
+          gint64 n = g_rand_int_range (rand, 3, 40);
+          guint n_scales = g_rand_int_range (rand, 0, 4);
+          gchar *end = g_strdup (name);
+
+          source (f, name, n, "64");
+          for (guint k = 0; k < n_scales; k++)
+            {
+              g_autofree gchar *scale = g_strdup_printf ("%s-s%u", name, k);
+              add (f, "core.scale", scale);
+              link_ok (f->graph, end, scale);
+              g_free (end);
+              end = g_strdup (scale);
+            }
+          g_ptr_array_add (ends, end);
+          /* a chain's end feeds a checksum sink, unless a fan-in takes it
+           * alone below */
+          if (g_rand_boolean (rand) || n_pairs == 0)
+            {
+              g_autofree gchar *sum = g_strdup_printf ("%s-sum", name);
+              g_ptr_array_add (sums, add (f, "core.checksum-sink", sum));
+              link_ok (f->graph, end, sum);
+              g_array_append_val (expected, n);
+            }
+        }
+      for (guint i = 0; i < n_pairs; i++)
+        {
+          g_autofree gchar *pair = g_strdup_printf ("pair%u", i);
+          g_autofree gchar *a = g_strdup_printf ("%s.a", pair);
+          g_autofree gchar *b = g_strdup_printf ("%s.b", pair);
+
+          add (f, "test.pair-sink", pair);
+          link_ok (
+              f->graph, ends->pdata[g_rand_int_range (rand, 0, ends->len)], a);
+          link_ok (
+              f->graph, ends->pdata[g_rand_int_range (rand, 0, ends->len)], b);
+        }
+      /* a chain's end that nothing took goes to a null sink */
+      for (guint i = 0; i < ends->len; i++)
+        {
+          g_autofree gchar *null = g_strdup_printf ("null%u", i);
+          add (f, "core.null-sink", null);
+          link_ok (f->graph, ends->pdata[i], null);
+        }
+      stages = accel_graph_get_stages (f->graph);
+      for (guint i = 0; i < stages->len; i++)
+        g_object_set (stages->pdata[i], "mailbox-size",
+            (guint)g_rand_int_range (rand, 1, 5), NULL);
+
+      g_assert_true (accel_graph_run (f->graph, &f->error));
+      g_assert_no_error (f->error);
+      for (guint i = 0; i < sums->len; i++)
+        g_assert_cmpuint (accel_checksum_sink_get_n_received (sums->pdata[i]),
+            ==, (guint64)g_array_index (expected, gint64, i));
+    }
+}
+
 static void
 test_stop_mid_stream (GraphFixture *f, gconstpointer data)
 {
@@ -788,6 +867,10 @@ main (int argc, char **argv)
   g_test_add ("/graph/one-thread/small-pool-behind-parked-stage", GraphFixture,
       "small-pool", graph_set_up_one_thread,
       test_small_pool_behind_parked_stage, graph_tear_down);
+  g_test_add ("/graph/random-graphs-end", GraphFixture, "random", graph_set_up,
+      test_random_graphs_end, graph_tear_down);
+  g_test_add ("/graph/one-thread/random-graphs-end", GraphFixture, "random",
+      graph_set_up_one_thread, test_random_graphs_end, graph_tear_down);
   g_test_add ("/graph/one-thread/stop-mid-stream", GraphFixture, "endless",
       graph_set_up_one_thread, test_stop_mid_stream, graph_tear_down);
   g_test_add ("/graph/one-thread/backpressure", GraphFixture, "pressure",
