@@ -339,11 +339,13 @@ test_small_pool_behind_parked_stage (GraphFixture *f, gconstpointer data)
   g_assert_cmpuint (pairs->len, ==, 2 * n);
 }
 
-/* random graphs on one thread, every mailbox one to four frames deep:
- * sources through chains of scales, each chain's end feeding a checksum
- * sink, fan-in sinks (which end with their shortest input) or both. Every
- * graph ends (no stage waits on another for room), and every checksum sink
- * gets each frame of its source, whichever fan-ins ended before */
+/* random graphs, every mailbox one to four frames deep: sources through
+ * chains of scales, each chain's end feeding a checksum sink, fan-in sinks
+ * (which end with their shortest input) or both; in a third of the chains
+ * a stage faults once (resumed or restarted), skipping a frame. Every graph
+ * ends (no stage waits on another for room), and every checksum sink gets
+ * each frame of its source but the one skipped, whichever fan-ins ended
+ * before */
 static void
 test_random_graphs_end (GraphFixture *f, gconstpointer data)
 {
@@ -362,7 +364,7 @@ test_random_graphs_end (GraphFixture *f, gconstpointer data)
       for (guint i = 0; i < n_sources; i++)
         {
           g_autofree gchar *name = g_strdup_printf ("src%u", i);
-          gint64 n = g_rand_int_range (rand, 3, 40);
+          gint64 n = g_rand_int_range (rand, 3, 40), received = n;
           guint n_scales = g_rand_int_range (rand, 0, 4);
           gchar *end = g_strdup (name);
 
@@ -376,6 +378,21 @@ test_random_graphs_end (GraphFixture *f, gconstpointer data)
               end = g_strdup (scale);
             }
           g_ptr_array_add (ends, end);
+          if (g_rand_int_range (rand, 0, 3) == 0)
+            {
+              guint at = g_rand_int_range (rand, 0, n_scales + 1);
+              g_autofree gchar *who
+                  = at == 0 ? g_strdup (name)
+                            : g_strdup_printf ("%s-s%u", name, at - 1);
+
+              accel_fault_inject (who, ACCEL_FAULT_INVALID_INPUT,
+                  (guint64)g_rand_int_range (rand, 0, (gint32)n));
+              g_object_set (accel_graph_get_stage (f->graph, who), "on-fault",
+                  g_rand_boolean (rand) ? ACCEL_SUPERVISION_RESUME
+                                        : ACCEL_SUPERVISION_RESTART,
+                  NULL);
+              received--;
+            }
           /* a chain's end feeds a checksum sink, unless a fan-in takes it
            * alone below */
           if (g_rand_boolean (rand) || n_pairs == 0)
@@ -383,7 +400,7 @@ test_random_graphs_end (GraphFixture *f, gconstpointer data)
               g_autofree gchar *sum = g_strdup_printf ("%s-sum", name);
               g_ptr_array_add (sums, add (f, "core.checksum-sink", sum));
               link_ok (f->graph, end, sum);
-              g_array_append_val (expected, n);
+              g_array_append_val (expected, received);
             }
         }
       for (guint i = 0; i < n_pairs; i++)
@@ -412,6 +429,7 @@ test_random_graphs_end (GraphFixture *f, gconstpointer data)
 
       g_assert_true (accel_graph_run (f->graph, &f->error));
       g_assert_no_error (f->error);
+      accel_fault_clear ();
       for (guint i = 0; i < sums->len; i++)
         g_assert_cmpuint (accel_checksum_sink_get_n_received (sums->pdata[i]),
             ==, (guint64)g_array_index (expected, gint64, i));
