@@ -463,6 +463,11 @@ static gboolean
 say_incomplete (AccelGraph *graph)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
+  AccelWorld *world = accel_world_get_default ();
+  /* the ranks of a world share the terminal */
+  g_autofree gchar *who
+      = world ? g_strdup_printf ("rank %u: ", accel_world_get_rank (world))
+              : g_strdup ("");
   guint64 skipped = 0, lost = 0;
 
   for (guint i = 0; i < stages->len; i++)
@@ -473,8 +478,8 @@ say_incomplete (AccelGraph *graph)
 
       if (s + l == 0)
         continue;
-      g_printerr ("accel-run: stage '%s' (%s)", accel_stage_get_name (st),
-          accel_stage_get_kind_name (st));
+      g_printerr ("accel-run: %sstage '%s' (%s)", who,
+          accel_stage_get_name (st), accel_stage_get_kind_name (st));
       if (s > 0)
         g_printerr (" skipped %" G_GUINT64_FORMAT
                     " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
@@ -490,9 +495,10 @@ say_incomplete (AccelGraph *graph)
     }
   if (skipped + lost == 0)
     return FALSE;
-  g_printerr ("accel-run: the run ended without every frame: %" G_GUINT64_FORMAT
-              " skipped, %" G_GUINT64_FORMAT " lost (exit status %d)\n",
-      skipped, lost, EXIT_INCOMPLETE);
+  g_printerr (
+      "accel-run: %sthe run ended without every frame: %" G_GUINT64_FORMAT
+      " skipped, %" G_GUINT64_FORMAT " lost (exit status %d)\n",
+      who, skipped, lost, EXIT_INCOMPLETE);
   return TRUE;
 }
 

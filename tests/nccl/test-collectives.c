@@ -541,6 +541,35 @@ test_rank_stays_gone (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (run.seconds, <, 60.0);
 }
 
+/* a rank that skips a frame after a fault says so, naming itself, and the
+ * world ends with status 3 once every rank has finished; not rebuilt */
+static void
+test_rank_skips_a_frame (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: skips\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 8}}\n"
+        "  - {name: twice, kind: core.scale, params: {scale: 2}}\n"
+        "  - {name: sink, kind: core.null-sink}\n"
+        "links: [src -> twice -> sink]\n";
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=twice:invalid-input:3", NULL };
+  const char *args[] = { "--ranks", "2", "skips.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+
+  world_write (f->dir, "skips.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 3);
+  g_assert_nonnull (strstr (run.err,
+      "rank 1: stage 'twice' (core.scale) skipped 1 frame after faults"));
+  g_assert_nonnull (strstr (run.err, "rank 1: the run ended without every "
+                                     "frame: 1 skipped, 0 lost"));
+  g_assert_null (strstr (run.err, "rank 0: stage"));
+  g_assert_null (strstr (run.err, "rebuilding the world"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -582,5 +611,6 @@ main (int argc, char **argv)
   ADD ("/collectives/coordinator-rank-killed", NULL,
       test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
+  ADD ("/collectives/rank-skips-a-frame", NULL, test_rank_skips_a_frame);
   return g_test_run ();
 }
