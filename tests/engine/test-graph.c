@@ -436,6 +436,56 @@ test_random_graphs_end (GraphFixture *f, gconstpointer data)
     }
 }
 
+static guint
+pairs_taken (AccelStage *pair)
+{
+  g_autoptr (GArray) pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
+
+  return pairs->len;
+}
+
+/* waits up to 10 s for @pair to have taken more than @n pairs */
+static gboolean
+wait_for_pairs (AccelStage *pair, guint n)
+{
+  for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+       g_get_monotonic_time () < end; g_usleep (1000))
+    if (pairs_taken (pair) > n)
+      return TRUE;
+  return FALSE;
+}
+
+/* flushes mid-stream, into a fan-in whose inputs fill (on one thread, the
+ * scale parks its outputs): queued and parked buffers are dropped, and the
+ * frames flow again after it */
+static void
+test_flush_mid_stream (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *pair, *other;
+
+  f->src = source (f, "src", -1, "1024");
+  other = source (f, "other", -1, "1024");
+  add (f, "core.scale", "mid");
+  pair = add (f, "test.pair-sink", "pair");
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "pair.a");
+  link_ok (f->graph, "other", "pair.b");
+
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_true (wait_for_pairs (pair, 20));
+  for (guint i = 0; i < 8; i++)
+    {
+      accel_stage_flush_async (i % 2 ? other : f->src);
+      g_usleep (500);
+    }
+  g_assert_true (wait_for_pairs (pair, pairs_taken (pair) + 20));
+  /* still running, and no stage failed */
+  g_assert_false (accel_graph_wait (f->graph, 0, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  accel_graph_stop (f->graph);
+}
+
 static void
 test_stop_mid_stream (GraphFixture *f, gconstpointer data)
 {
@@ -887,6 +937,10 @@ main (int argc, char **argv)
       test_small_pool_behind_parked_stage, graph_tear_down);
   g_test_add ("/graph/random-graphs-end", GraphFixture, "random", graph_set_up,
       test_random_graphs_end, graph_tear_down);
+  g_test_add ("/graph/flush-mid-stream", GraphFixture, "flushed", graph_set_up,
+      test_flush_mid_stream, graph_tear_down);
+  g_test_add ("/graph/one-thread/flush-mid-stream", GraphFixture, "flushed",
+      graph_set_up_one_thread, test_flush_mid_stream, graph_tear_down);
   g_test_add ("/graph/one-thread/random-graphs-end", GraphFixture, "random",
       graph_set_up_one_thread, test_random_graphs_end, graph_tear_down);
   g_test_add ("/graph/one-thread/stop-mid-stream", GraphFixture, "endless",
