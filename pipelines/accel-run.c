@@ -468,6 +468,7 @@ say_incomplete (AccelGraph *graph)
   g_autofree gchar *who
       = world ? g_strdup_printf ("rank %u: ", accel_world_get_rank (world))
               : g_strdup ("");
+  g_autoptr (GString) line = g_string_new (NULL);
   guint64 skipped = 0, lost = 0;
 
   for (guint i = 0; i < stages->len; i++)
@@ -478,18 +479,21 @@ say_incomplete (AccelGraph *graph)
 
       if (s + l == 0)
         continue;
-      g_printerr ("accel-run: %sstage '%s' (%s)", who,
+      /* one write a line: the ranks of a world share stderr */
+      g_string_printf (line, "accel-run: %sstage '%s' (%s)", who,
           accel_stage_get_name (st), accel_stage_get_kind_name (st));
       if (s > 0)
-        g_printerr (" skipped %" G_GUINT64_FORMAT
-                    " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
+        g_string_append_printf (line,
+            " skipped %" G_GUINT64_FORMAT
+            " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
             s, s == 1 ? "" : "s", accel_stage_get_n_restarts (st),
             l > 0 ? " and" : "");
       if (l > 0)
-        g_printerr (" lost %" G_GUINT64_FORMAT " frame%s a restart could not "
-                    "produce again",
+        g_string_append_printf (line,
+            " lost %" G_GUINT64_FORMAT " frame%s a restart could not "
+            "produce again",
             l, l == 1 ? "" : "s");
-      g_printerr ("\n");
+      g_printerr ("%s\n", line->str);
       skipped += s;
       lost += l;
     }
