@@ -255,7 +255,7 @@ AccelMailboxPush accel_stage_push_local (
 void accel_stage_resume_producers (AccelStage *self);
 gboolean accel_stage_park_eos (AccelStage *self);
 gboolean accel_stage_is_parked (AccelStage *self);
-guint accel_stage_park_flush (AccelStage *self);
+void accel_stage_park_flush (AccelStage *self);
 void accel_stage_park_stop (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */

@@ -33,6 +33,21 @@ accel_stage_leave (const char *previous)
   accel_error_set_stage_name (previous);
 }
 
+/* the stage takes no more frames: a source stops producing, and upstream
+ * learns at its next push (or retry of what it parked here) that nothing
+ * more is taken */
+static void
+take_no_more (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  priv->done = TRUE;
+  g_clear_pointer (&priv->source.produce, g_source_destroy);
+  if (priv->mailbox)
+    accel_mailbox_end (priv->mailbox);
+  accel_stage_resume_producers (self);
+}
+
 /* the stage takes no more frames; the graph hears of @error (taken) */
 void
 accel_stage_fail (AccelStage *self, GError *error)
@@ -40,13 +55,8 @@ accel_stage_fail (AccelStage *self, GError *error)
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
   g_debug ("stage '%s' failed: %s", priv->name, error->message);
-  priv->done = TRUE;
   g_atomic_int_set (&priv->failed, TRUE);
-  g_clear_pointer (&priv->source.produce, g_source_destroy);
-  /* upstream learns at its next push that nothing more is taken here */
-  if (priv->mailbox)
-    accel_mailbox_end (priv->mailbox);
-  accel_stage_resume_producers (self);
+  take_no_more (self);
   if (priv->observer.error)
     priv->observer.error (self, error, priv->observer_data);
   g_error_free (error);
@@ -90,12 +100,7 @@ accel_stage_handle_eos (AccelStage *self)
   GError *error = NULL;
 
   accel_stage_batch_flush (self);
-  priv->done = TRUE;
-  g_clear_pointer (&priv->source.produce, g_source_destroy);
-  /* upstream learns at its next push that nothing more is taken here */
-  if (priv->mailbox)
-    accel_mailbox_end (priv->mailbox);
-  accel_stage_resume_producers (self);
+  take_no_more (self);
   if (klass->eos && !klass->eos (self, &error))
     {
       accel_stage_fail (self, error);

@@ -258,18 +258,12 @@ drop_parked (AccelStagePrivate *priv)
  *
  * Drops what @self has parked; an end of stream that waited for it goes
  * out.
- *
- * Returns: how many buffers were dropped.
  */
-guint
+void
 accel_stage_park_flush (AccelStage *self)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (self);
-  guint n = drop_parked (priv);
-
-  if (n > 0)
+  if (drop_parked (accel_stage_get_private (self)) > 0)
     unpark (self);
-  return n;
 }
 
 /* the stage stops: what it parked is dropped (the graph is going down) and
