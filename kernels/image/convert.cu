@@ -315,30 +315,22 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
         src, src_pitch, luma, luma_pitch, ch, width, height, bx, by);
 }
 
-// @n (2, 4 or 8) bytes of @w to @p, which starts on @n bytes
-template <int N>
-__device__ __forceinline__ void
-store_bytes (uint8_t *__restrict__ p, const uint32_t *w)
-{
-  if constexpr (N == 8)
-    *reinterpret_cast<uint2 *> (p) = make_uint2 (w[0], w[1]);
-  else if constexpr (N == 4)
-    *reinterpret_cast<uint32_t *> (p) = w[0];
-  else
-    *reinterpret_cast<uint16_t *> (p) = (uint16_t)w[0];
-}
+// the 2x2 blocks side by side a thread of packed_to_yuv_n () makes. Measured
+// on an H200: four (8-byte luma stores) made NV12 4 % faster at 4K than
+// two; I420 took two until its loads were evict-first, then four was 4 %
+// faster than two
+constexpr int YUV_BLOCKS = 4;
 
-// RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes on 2 * B
-// bytes: B (2 or 4) blocks side by side per thread (2 * B x 2 pixels),
-// 16-byte loads, (2 * B)-byte luma and NV12 chroma stores, B-byte I420
-// chroma stores
-template <int SF, bool NV12, int B>
+// RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes on 8 bytes:
+// YUV_BLOCKS blocks side by side per thread (8 x 2 pixels), 16-byte loads,
+// 8-byte luma and NV12 chroma stores, 4-byte I420 chroma stores
+template <int SF, bool NV12>
 __global__ void __launch_bounds__ (256)
     packed_to_yuv_n (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ luma, size_t luma_pitch, Chroma ch, int width,
         int height)
 {
-  constexpr int W = 2 * B; // pixels of a row per thread
+  constexpr int B = YUV_BLOCKS, W = 2 * B; // pixels of a row per thread
   const int g = blockIdx.x * 256 + threadIdx.x;
 
   if (W * g >= width)
@@ -379,8 +371,9 @@ __global__ void __launch_bounds__ (256)
                 luma_of_word<BGR> (w[4 * q + 1]),
                 luma_of_word<BGR> (w[4 * q + 2]),
                 luma_of_word<BGR> (w[4 * q + 3]));
-          store_bytes<W> (
-              luma + (size_t)(2 * by + j) * luma_pitch + (size_t)W * g, yw);
+          *reinterpret_cast<uint2 *> (
+              luma + (size_t)(2 * by + j) * luma_pitch + (size_t)W * g)
+              = make_uint2 (yw[0], yw[1]);
 #pragma unroll
           for (int b = 0; b < B; b++)
             {
@@ -404,23 +397,17 @@ __global__ void __launch_bounds__ (256)
       uint8_t *crow = ch.u + (size_t)by * ch.pitch;
       if constexpr (NV12)
         {
-          uint32_t w[B / 2];
-#pragma unroll
-          for (int q = 0; q < B / 2; q++)
-            w[q] = pack_u8x4 (u[2 * q], v[2 * q], u[2 * q + 1], v[2 * q + 1]);
-          store_bytes<W> (crow + (size_t)W * g, w);
+          *reinterpret_cast<uint2 *> (crow + (size_t)W * g)
+              = make_uint2 (pack_u8x4 (u[0], v[0], u[1], v[1]),
+                  pack_u8x4 (u[2], v[2], u[3], v[3]));
         }
       else
         {
-          uint32_t wu = 0, wv = 0;
-#pragma unroll
-          for (int b = 0; b < B; b++)
-            {
-              wu |= u[b] << (8 * b);
-              wv |= v[b] << (8 * b);
-            }
-          store_bytes<B> (crow + (size_t)B * g, &wu);
-          store_bytes<B> (ch.v + (size_t)by * ch.pitch + (size_t)B * g, &wv);
+          *reinterpret_cast<uint32_t *> (crow + (size_t)B * g)
+              = pack_u8x4 (u[0], u[1], u[2], u[3]);
+          *reinterpret_cast<uint32_t *> (
+              ch.v + (size_t)by * ch.pitch + (size_t)B * g)
+              = pack_u8x4 (v[0], v[1], v[2], v[3]);
         }
     }
 }
@@ -645,19 +632,19 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
   return cudaGetLastError ();
 }
 
-template <int SF, int B>
+template <int SF>
 int
 launch_to_yuv_n (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
     size_t dp, const Chroma &ch, int width, int height)
 {
-  dim3 grid ((((width + 2 * B - 1) / (2 * B)) + 255) / 256,
-      grid_rows ((height + 1) / 2));
+  constexpr int W = 2 * YUV_BLOCKS;
+  dim3 grid ((((width + W - 1) / W) + 255) / 256, grid_rows ((height + 1) / 2));
 
   if (df == ACCEL_IMAGE_NV12)
-    packed_to_yuv_n<SF, true, B><<<grid, 256, 0, s>>> (
+    packed_to_yuv_n<SF, true><<<grid, 256, 0, s>>> (
         (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
   else
-    packed_to_yuv_n<SF, false, B><<<grid, 256, 0, s>>> (
+    packed_to_yuv_n<SF, false><<<grid, 256, 0, s>>> (
         (const uint8_t *)src, sp, (uint8_t *)dst, dp, ch, width, height);
   return cudaGetLastError ();
 }
@@ -675,13 +662,9 @@ launch_to_yuv (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
   if (SF != ACCEL_IMAGE_GRAY8 && SF != ACCEL_IMAGE_RGBAF32
       && aligned16 (src, sp))
     {
-      // measured on an H200: four blocks a thread (8-byte luma stores)
-      // made NV12 4 % faster at 4K; I420 took two until its loads were
-      // evict-first, then four was 4 % faster than two
       if ((df == ACCEL_IMAGE_NV12 || df == ACCEL_IMAGE_I420)
           && yuv_aligned (df, dst, dp, height, 8))
-        return launch_to_yuv_n<SF, 4> (
-            s, src, sp, df, dst, dp, ch, width, height);
+        return launch_to_yuv_n<SF> (s, src, sp, df, dst, dp, ch, width, height);
     }
   if (a)
     packed_to_yuv<SF, true><<<grid, block, 0, s>>> (
