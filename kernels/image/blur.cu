@@ -153,7 +153,8 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
 }
 
 // the fast kernels of RGBA8 and BGRA8 rows on 16 bytes: blocks of
-// FAST_THREADS make FAST_W columns of output, their horizontal pass four
+// FAST_THREADS make FAST_W columns of output (the Gaussian's: gauss_w ()
+// columns, four threads each), their horizontal pass four
 // pixels of a row a thread from 16-byte loads (load_row_chunks ()), their
 // vertical pass a column of pixels a thread, both in integers
 constexpr int FAST_W = 64;

@@ -331,6 +331,7 @@ __global__ void __launch_bounds__ (256)
         int height)
 {
   constexpr int B = YUV_BLOCKS, W = 2 * B; // pixels of a row per thread
+  static_assert (B == 4, "the luma and chroma stores pack four blocks");
   const int g = blockIdx.x * 256 + threadIdx.x;
 
   if (W * g >= width)
