@@ -582,6 +582,14 @@ grid_for (int nx, int ny)
       (nx + BLOCK_X - 1) / BLOCK_X, grid_rows ((ny + BLOCK_Y - 1) / BLOCK_Y));
 }
 
+// the grid of a kernel with a thread for each @n pixels of a row in blocks
+// of 256, and @rows rows of threads
+dim3
+grid_of_n (int n, int width, int rows)
+{
+  return dim3 ((((width + n - 1) / n) + 255) / 256, grid_rows (rows));
+}
+
 template <int SF, int DF>
 int
 launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
@@ -596,9 +604,7 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
     {
       if (aligned16 (src, sp) && aligned16 (dst, dp))
         {
-          int quads = (width + 3) / 4;
-          swap_rb16<<<dim3 ((quads + 255) / 256, grid_rows (height)), 256, 0,
-              s>>> (
+          swap_rb16<<<grid_of_n (4, width, height), 256, 0, s>>> (
               (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
           return cudaGetLastError ();
         }
@@ -607,21 +613,17 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
       && DF == ACCEL_IMAGE_GRAY8 && aligned16 (src, sp) && dp % 4 == 0
       && (uintptr_t)dst % 4 == 0)
     {
-      int quads = (width + 3) / 4;
       rgba_to_gray4<SF == ACCEL_IMAGE_BGRA8>
-          <<<dim3 ((quads + 255) / 256,
-                 grid_rows ((height + GRAY_ROWS - 1) / GRAY_ROWS)),
-              256, 0, s>>> (
+          <<<grid_of_n (4, width, (height + GRAY_ROWS - 1) / GRAY_ROWS), 256, 0,
+              s>>> (
               (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
       return cudaGetLastError ();
     }
   if (aligned16 (src, sp) && aligned16 (dst, dp) && SF != ACCEL_IMAGE_RGBAF32
       && DF != ACCEL_IMAGE_RGBAF32)
     {
-      int quads = (width + 3) / 4;
-      packed_to_packed4<SF, DF>
-          <<<dim3 ((quads + 255) / 256, grid_rows (height)), 256, 0, s>>> (
-              (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+      packed_to_packed4<SF, DF><<<grid_of_n (4, width, height), 256, 0, s>>> (
+          (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
       return cudaGetLastError ();
     }
   if (a)
@@ -638,8 +640,7 @@ int
 launch_to_yuv_n (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
     size_t dp, const Chroma &ch, int width, int height)
 {
-  constexpr int W = 2 * YUV_BLOCKS;
-  dim3 grid ((((width + W - 1) / W) + 255) / 256, grid_rows ((height + 1) / 2));
+  const dim3 grid = grid_of_n (2 * YUV_BLOCKS, width, (height + 1) / 2);
 
   if (df == ACCEL_IMAGE_NV12)
     packed_to_yuv_n<SF, true><<<grid, 256, 0, s>>> (
@@ -681,7 +682,7 @@ int
 launch_yuv4 (cudaStream_t s, int sf, const void *src, size_t sp,
     const Chroma &ch, void *dst, size_t dp, int width, int height)
 {
-  dim3 grid ((((width + 3) / 4) + 255) / 256, grid_rows ((height + 1) / 2));
+  const dim3 grid = grid_of_n (4, width, (height + 1) / 2);
 
   if (sf == ACCEL_IMAGE_NV12)
     yuv4_to_packed<DF, true><<<grid, 256, 0, s>>> (
