@@ -298,6 +298,8 @@ __launch_bounds__ (FAST_THREADS)
   const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
   const int r0 = (threadIdx.x / FAST_W) * BOX_ROWS;
   const int pc = box_column (col);
+  const int rows = min (BOX_ROWS, height - (y0 + r0));
+  ColumnCursor<uint8_t> out (dst, dst_pitch, x, y0 + r0);
   uint2 win[BOX_ROWS + 2 * R];
   uint2 sum = make_uint2 (BoxMean<R>::BIAS, BoxMean<R>::BIAS);
 
@@ -315,17 +317,14 @@ __launch_bounds__ (FAST_THREADS)
 #pragma unroll
   for (int m = 0; m < BOX_ROWS; m++)
     {
-      const int y = y0 + r0 + m;
-
-      if (y >= height)
+      if (m >= rows)
         break;
       if (m > 0)
         {
           sum.x += win[m + 2 * R].x - win[m - 1].x;
           sum.y += win[m + 2 * R].y - win[m - 1].y;
         }
-      reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x]
-          = BoxMean<R>::of (sum);
+      out.put (BoxMean<R>::of (sum));
     }
 }
 
@@ -576,6 +575,9 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
   const int col = threadIdx.x & (W - 1), x = x0 + col;
   const int r0 = (threadIdx.x / W) * ROWS;
   const int pc = pair_column (col);
+  const int rows = min (ROWS, height - (y0 + r0));
+  ColumnCursor<uint8_t> out (dst, dst_pitch, x, y0 + r0);
+  ColumnCursor<const uint8_t> centre_at (src, src_pitch, x, y0 + r0);
   // channels 0 to 3 of rows r0 + 2 j and r0 + 2 j + 1
   uint4 win[ROWS / 2 + R];
 
@@ -587,22 +589,19 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
 #pragma unroll
   for (int m = 0; m < ROWS; m++)
     {
-      const int y = y0 + r0 + m;
       uint32_t acc[4]
           = { GAUSS_BIAS<OP>, GAUSS_BIAS<OP>, GAUSS_BIAS<OP>, GAUSS_BIAS<OP> };
       uint32_t centre = 0;
 
-      if (y >= height)
+      if (m >= rows)
         break;
       if (m % 2)
         gauss_window<R, true> (win + m / 2, p, acc);
       else
         gauss_window<R, false> (win + m / 2, p, acc);
       if constexpr (OP == OP_UNSHARP)
-        centre = reinterpret_cast<const uint32_t *> (
-            src + (size_t)y * src_pitch)[x];
-      reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x]
-          = gauss_pixel<OP> (acc, centre, p.amount);
+        centre = centre_at.next ();
+      out.put (gauss_pixel<OP> (acc, centre, p.amount));
     }
 }
 
