@@ -607,7 +607,7 @@ template <int R> struct DotRow
 // the radius from which the horizontal pass takes DotRow: on an H200,
 // sigma 2 (radius 5) 9-11 % faster than SplitRow and sigma 3 15-16 %,
 // sigma 1.5 (radius 4) 2-6 % slower and sigma 1 7-11 % (its registers: 63
-// against 40)
+// against 48)
 constexpr int GAUSS_DOT_RADIUS = 5;
 
 // the horizontal sums of four pixels from xq of rows @ya and ya + 1
