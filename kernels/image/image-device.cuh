@@ -302,13 +302,14 @@ to_u8_in_range (float v)
 // accel_px_to_u8 () in one instruction of the conversion unit instead of
 // two compares and two adds, which kernels short of ALU or issue slots
 // feel: rounding v + 0.5 down to an 8-bit integer clamps it to [0, 255]
-// and takes NaN to 0
+// and takes NaN to 0. Into a 32-bit register, which the conversion fills
+// zero-extended: from a 16-bit one each byte was masked again
 __device__ __forceinline__ uint32_t
 to_u8_converted (float v)
 {
-  unsigned short b;
+  uint32_t b;
 
-  asm("cvt.rmi.u8.f32 %0, %1;" : "=h"(b) : "f"(v + 0.5f));
+  asm("cvt.rmi.u8.f32 %0, %1;" : "=r"(b) : "f"(v + 0.5f));
   return b;
 }
 
