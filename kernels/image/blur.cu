@@ -4,11 +4,14 @@
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take faster kernels of
 // the same results in integers: 16-byte loads, each thread four pixels of a
 // row in the horizontal pass and a column of them in the vertical one; the
-// box blur of radius 1 streams down strips with no tile at all
+// box blur of radius 1 streams down strips with no tile at all, and the
+// Gaussian and the unsharp mask of radius 5 to 8 take the tensor cores
+// (blur-mma.cu)
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
+#include "blur-mma.h"
 #include "blur.h"
 #include "image-device.cuh"
 
@@ -395,8 +398,9 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 }
 
 // the Gaussian's output rows a block makes: tiles of 96 rows from radius
-// 5 (sigma 3 at 4K 7 % faster than on 64 rows, the same at 1080p), of 64
-// below (sigma 1 and the unsharp mask 1-11 % slower on 96)
+// 5, which leaves radius 9 since the tensor cores took 5 to 8 (sigma 3 at
+// 4K was 7 % faster than on 64 rows, the same at 1080p), of 64 below
+// (sigma 1 and the unsharp mask 1-11 % slower on 96)
 constexpr int
 gauss_h (int R)
 {
@@ -609,7 +613,8 @@ template <int R> struct DotRow
   }
 };
 
-// the radius from which the horizontal pass takes DotRow: on an H200,
+// the radius from which the horizontal pass takes DotRow (only radius 9
+// since the tensor cores' kernel took 5 to 8): on an H200,
 // sigma 2 (radius 5) 9-11 % faster than SplitRow and sigma 3 15-16 %,
 // sigma 1.5 (radius 4) 2-6 % slower and sigma 1 7-11 % (its registers: 63
 // against 48)
@@ -786,6 +791,15 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
 
   for (int k = 0; k <= 2 * r; k++)
     p.tap[k] = (uint32_t)sp.w[k];
+  // radii 5 to 8 take the tensor cores' kernel (blur-mma.cu). On an H200,
+  // % of the frame copy at 1080p / 4K against these kernels: sigma 2
+  // (radius 5) 59-60 / 56-57 against 62 / 53-54, sigma 2.5 (7) 59-60 / 56-57
+  // against 55 / 48, sigma 3 (8) 59-60 / 56-57 against 52-53 / 45; below
+  // it, sigma 1.5 (4) 67-68 / 65 against 69-70 / 63-64 and sigma 1 68 /
+  // 64-65 against 76-77 / 65-68
+  if (r >= ACCEL_GAUSS_MMA_MIN_RADIUS && r <= ACCEL_GAUSS_MMA_MAX_RADIUS)
+    return accel_gauss_mma (s, OP == OP_UNSHARP, src, src_pitch, dst, dst_pitch,
+        width, height, r, p.tap, sp.amount);
   for (int i = 0; i < r; i++)
     {
       p.even[i] = p.tap[2 * i] | p.tap[2 * i + 1] << 8;
@@ -814,10 +828,6 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
       ACCEL_GAUSS_RADIUS (2)
       ACCEL_GAUSS_RADIUS (3)
       ACCEL_GAUSS_RADIUS (4)
-      ACCEL_GAUSS_RADIUS (5)
-      ACCEL_GAUSS_RADIUS (6)
-      ACCEL_GAUSS_RADIUS (7)
-      ACCEL_GAUSS_RADIUS (8)
     default:
       return launch_gauss_radius<FAST_MAX_RADIUS, OP> (
           s, src, src_pitch, dst, dst_pitch, width, height, p);

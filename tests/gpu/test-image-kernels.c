@@ -63,6 +63,7 @@ static const GpuKernelCase kernel_cases[] = {
   { { "box-blur/radius-32", TEST_KERNEL_BOX_BLUR, .n = 32 }, TRUE },
   { { "unsharp/amount-1.5", TEST_KERNEL_UNSHARP, 1.5f, 1.0f } },
   { { "unsharp/sigma-0.5", TEST_KERNEL_UNSHARP, 3.0f, 0.5f } },
+  { { "unsharp/sigma-2", TEST_KERNEL_UNSHARP, 1.2f, 2.0f } },
   { { "unsharp/sigma-3.2", TEST_KERNEL_UNSHARP, 0.8f, 3.2f } },
   { { "unsharp/sigma-6", TEST_KERNEL_UNSHARP, 0.7f, 6.0f }, TRUE },
   { { "sobel/scale-0.5", TEST_KERNEL_SOBEL, 0.5f } },
@@ -344,6 +345,10 @@ main (int argc, char **argv)
       = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.2f };
   static const TestCase unsharp_radius_9
       = { NULL, TEST_KERNEL_UNSHARP, 2.0f, 3.2f };
+  static const TestCase gauss_radius_8
+      = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.0f };
+  static const TestCase unsharp_radius_8
+      = { NULL, TEST_KERNEL_UNSHARP, 2.0f, 3.0f };
   static const TestCase half = { NULL, TEST_KERNEL_RESIZE, .num = 1, .den = 2 };
   static const TestCase twice
       = { NULL, TEST_KERNEL_RESIZE, .num = 2, .den = 1 };
@@ -362,6 +367,9 @@ main (int argc, char **argv)
    * products */
   add_saturated (keep, &gauss_radius_9, "gaussian-blur/sigma-3.2", 130, 70);
   add_saturated (keep, &unsharp_radius_9, "unsharp/sigma-3.2", 130, 70);
+  /* and those of the tensor cores' products, whose windows reach radius 8 */
+  add_saturated (keep, &gauss_radius_8, "gaussian-blur/sigma-3", 130, 70);
+  add_saturated (keep, &unsharp_radius_8, "unsharp/sigma-3", 130, 70);
   /* those of the exact 2x and 1/2 resizes; halves whose rows end inside
    * a thread's four pixels */
   add_saturated (keep, &twice, "resize/up-2", 130, 70);
