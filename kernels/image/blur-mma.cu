@@ -467,27 +467,6 @@ launch_mma (cudaStream_t stream, const void *src, size_t src_pitch, void *dst,
   return cudaGetLastError ();
 }
 
-template <bool UNSHARP>
-int
-launch_radius (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
-    size_t dst_pitch, int width, int height, int radius, const MmaParams &p)
-{
-#define ACCEL_MMA_RADIUS(R)                                                    \
-  case R:                                                                      \
-    return launch_mma<R, UNSHARP> (                                            \
-        s, src, src_pitch, dst, dst_pitch, width, height, p);
-  switch (radius)
-    {
-      ACCEL_MMA_RADIUS (5)
-      ACCEL_MMA_RADIUS (6)
-      ACCEL_MMA_RADIUS (7)
-      ACCEL_MMA_RADIUS (8)
-    default:
-      return cudaErrorInvalidValue;
-    }
-#undef ACCEL_MMA_RADIUS
-}
-
 } // namespace
 
 int
@@ -503,8 +482,11 @@ accel_gauss_mma (cudaStream_t stream, bool unsharp, const void *src,
   for (int k = 0; k <= 2 * radius; k++)
     p.tap[k] = taps[k];
   p.amount = amount;
-  return unsharp ? launch_radius<true> (
-             stream, src, src_pitch, dst, dst_pitch, width, height, radius, p)
-                 : launch_radius<false> (stream, src, src_pitch, dst, dst_pitch,
-                     width, height, radius, p);
+  return with_radius<ACCEL_GAUSS_MMA_MIN_RADIUS, ACCEL_GAUSS_MMA_MAX_RADIUS - 1,
+      ACCEL_GAUSS_MMA_MAX_RADIUS> (radius, [&] (auto R) {
+    return unsharp ? launch_mma<decltype (R)::value, true> (
+               stream, src, src_pitch, dst, dst_pitch, width, height, p)
+                   : launch_mma<decltype (R)::value, false> (stream, src,
+                       src_pitch, dst, dst_pitch, width, height, p);
+  });
 }

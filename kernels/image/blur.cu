@@ -741,22 +741,10 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
           (uint8_t *)dst, dst_pitch, width, height);
       return cudaGetLastError ();
     }
-#define ACCEL_BOX_RADIUS(R)                                                    \
-  case R:                                                                      \
-    return launch_box_radius<R> (                                              \
+  return with_radius<2, 6, BOX_MAX_RADIUS> (p.radius, [&] (auto R) {
+    return launch_box_radius<decltype (R)::value> (
         s, src, src_pitch, dst, dst_pitch, width, height);
-  switch (p.radius)
-    {
-      ACCEL_BOX_RADIUS (2)
-      ACCEL_BOX_RADIUS (3)
-      ACCEL_BOX_RADIUS (4)
-      ACCEL_BOX_RADIUS (5)
-      ACCEL_BOX_RADIUS (6)
-    default:
-      return launch_box_radius<BOX_MAX_RADIUS> (
-          s, src, src_pitch, dst, dst_pitch, width, height);
-    }
-#undef ACCEL_BOX_RADIUS
+  });
 }
 
 template <int R, int OP>
@@ -818,21 +806,10 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
             p.row_taps[i][j] |= p.tap[k] << (8 * b);
         }
   p.amount = sp.amount;
-#define ACCEL_GAUSS_RADIUS(R)                                                  \
-  case R:                                                                      \
-    return launch_gauss_radius<R, OP> (                                        \
+  return with_radius<1, 4, FAST_MAX_RADIUS> (r, [&] (auto R) {
+    return launch_gauss_radius<decltype (R)::value, OP> (
         s, src, src_pitch, dst, dst_pitch, width, height, p);
-  switch (r)
-    {
-      ACCEL_GAUSS_RADIUS (1)
-      ACCEL_GAUSS_RADIUS (2)
-      ACCEL_GAUSS_RADIUS (3)
-      ACCEL_GAUSS_RADIUS (4)
-    default:
-      return launch_gauss_radius<FAST_MAX_RADIUS, OP> (
-          s, src, src_pitch, dst, dst_pitch, width, height, p);
-    }
-#undef ACCEL_GAUSS_RADIUS
+  });
 }
 
 template <int K, bool A, int OP>

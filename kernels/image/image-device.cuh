@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "image.h"
 #include "pixel.h"
 
@@ -67,6 +69,24 @@ static inline bool
 aligned16 (const void *data, size_t pitch)
 {
   return ((uintptr_t)data % 16) == 0 && pitch % 16 == 0;
+}
+
+// a kernel template's radius from a run-time one: @f (an
+// std::integral_constant<int, R>) for @r from LO to HI, else for FALLBACK
+template <int LO, int HI, int FALLBACK, typename F>
+static inline int
+with_radius (int r, F &&f)
+{
+  if constexpr (LO <= HI)
+    {
+      if (r == LO)
+        return f (std::integral_constant<int, LO> ());
+      return with_radius<LO + 1, HI, FALLBACK> (r, f);
+    }
+  else
+    {
+      return f (std::integral_constant<int, FALLBACK> ());
+    }
 }
 
 // a byte as a float without the slow integer to float unit: 2^23 + b has
