@@ -255,33 +255,6 @@ half_window (const Staged<R> &st, int i, const uint4 (*band)[WINDOWS][32],
       }
 }
 
-// the output pixel of channel sums @c0 to @c2 (and alpha's @c3): the
-// Gaussian's bytes (the sums biased by 2^15: byte 2 of each), or the
-// unsharp mask of @centre with alpha kept
-template <bool UNSHARP>
-__device__ __forceinline__ uint32_t
-mma_pixel (uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t centre,
-    float amount)
-{
-  if constexpr (!UNSHARP)
-    {
-      return __byte_perm (
-          __byte_perm (c0, c1, 0x0062), __byte_perm (c2, c3, 0x0062), 0x5410);
-    }
-  else
-    {
-      const uint32_t sum[3] = { c0, c1, c2 };
-      float v[3];
-
-#pragma unroll
-      for (int c = 0; c < 3; c++)
-        v[c] = accel_px_unsharp (byte_to_f (centre, c),
-            __uint2float_rn (sum[c]) * (1.0f / 65536.0f), amount);
-      return pack_u8x4 (to_u8_converted (v[0]), to_u8_converted (v[1]),
-          to_u8_converted (v[2]), centre >> 24);
-    }
-}
-
 // a block's output rows of a step, staged in shared memory so that they
 // leave in 16-byte stores of whole rows of the block rather than the
 // lanes' 8 bytes of 8 rows each; rows OUT_PITCH bytes apart so that the
@@ -390,10 +363,13 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
                 reinterpret_cast<const uint8_t *> (
                     st.rows[step + e][e ? g : 8 + g])
                 - FIRST + 4 * (px - xblk));
-          o.x = mma_pixel<UNSHARP> (sum[0][2 * e], sum[0][2 * e + 1],
-              sum[1][2 * e], sum[1][2 * e + 1], centre.x, amount);
-          o.y = mma_pixel<UNSHARP> (sum[2][2 * e], sum[2][2 * e + 1],
-              sum[3][2 * e], sum[3][2 * e + 1], centre.y, amount);
+          const uint32_t first[4] = { sum[0][2 * e], sum[0][2 * e + 1],
+            sum[1][2 * e], sum[1][2 * e + 1] };
+          const uint32_t second[4] = { sum[2][2 * e], sum[2][2 * e + 1],
+            sum[3][2 * e], sum[3][2 * e + 1] };
+
+          o.x = gauss_pixel<UNSHARP> (first, centre.x, amount);
+          o.y = gauss_pixel<UNSHARP> (second, centre.y, amount);
           *reinterpret_cast<uint2 *> (
               &out[step & 1][g + 8 * e][4 * (px - xblk)])
               = o;

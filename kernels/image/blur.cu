@@ -485,31 +485,6 @@ gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
     }
 }
 
-// an output pixel from its channel sums: the Gaussian's bytes (the sums
-// biased by 2^15: byte 2 of each is (sum + 2^15) >> 16), or the unsharp
-// mask of @centre (its blur sum / 2^16, exact in a float as in the host's)
-// with alpha kept
-template <int OP>
-__device__ __forceinline__ uint32_t
-gauss_pixel (const uint32_t acc[4], uint32_t centre, float amount)
-{
-  if constexpr (OP == OP_GAUSSIAN)
-    {
-      return __byte_perm (__byte_perm (acc[0], acc[1], 0x0062),
-          __byte_perm (acc[2], acc[3], 0x0062), 0x5410);
-    }
-  else
-    {
-      float v[3];
-#pragma unroll
-      for (int c = 0; c < 3; c++)
-        v[c] = accel_px_unsharp (byte_to_f (centre, c),
-            __uint2float_rn (acc[c]) * (1.0f / 65536.0f), amount);
-      return pack_u8x4 (to_u8_converted (v[0]), to_u8_converted (v[1]),
-          to_u8_converted (v[2]), centre >> 24);
-    }
-}
-
 // the Gaussian's sums start at its rounding half up
 template <int OP>
 constexpr uint32_t GAUSS_BIAS = OP == OP_GAUSSIAN ? 1u << 15 : 0u;
@@ -712,7 +687,7 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
         gauss_window<R, false> (win + m / 2, p, acc);
       if constexpr (OP == OP_UNSHARP)
         centre = centre_at.next ();
-      out.put (gauss_pixel<OP> (acc, centre, p.amount));
+      out.put (gauss_pixel<OP == OP_UNSHARP> (acc, centre, p.amount));
     }
 }
 

@@ -353,6 +353,32 @@ pack_u8x4 (uint32_t r, uint32_t g, uint32_t b, uint32_t a)
       __byte_perm (r, g, 0x0040), __byte_perm (b, a, 0x0040), 0x5410);
 }
 
+// an RGBA8 pixel from the 8-bit Gaussian's whole-tap channel sums (2^16
+// times the blur): the Gaussian's bytes (the sums biased by 2^15: byte 2 of
+// each is (sum + 2^15) >> 16), or with UNSHARP the unsharp mask of @centre
+// (its blur sum / 2^16, exact in a float as in the host's) with alpha kept
+template <bool UNSHARP>
+__device__ __forceinline__ uint32_t
+gauss_pixel (const uint32_t sum[4], uint32_t centre, float amount)
+{
+  if constexpr (!UNSHARP)
+    {
+      return __byte_perm (__byte_perm (sum[0], sum[1], 0x0062),
+          __byte_perm (sum[2], sum[3], 0x0062), 0x5410);
+    }
+  else
+    {
+      float v[3];
+
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        v[c] = accel_px_unsharp (byte_to_f (centre, c),
+            __uint2float_rn (sum[c]) * (1.0f / 65536.0f), amount);
+      return pack_u8x4 (to_u8_converted (v[0]), to_u8_converted (v[1]),
+          to_u8_converted (v[2]), centre >> 24);
+    }
+}
+
 __device__ __forceinline__ int
 clampi (int v, int lo, int hi)
 {
