@@ -2,20 +2,23 @@
 // the Gaussian and the unsharp mask of RGBA8 rows on the tensor cores. Both
 // passes are products of bytes with banded matrices of the whole taps, in
 // 8-bit integer matrix products (mma m16n8k32, u8 x u8 into s32): exact,
-// so the bytes are the host's. Each warp walks down a strip of 8 pixels
-// (32 byte columns, one a channel of a pixel), 16 rows a step:
-// - horizontal: h[s][n] = sum_k band[s][k] in[n][k], 16 output columns s
-//   against 8 rows n, a band (the taps where input and output are the same
-//   channel) for each 32 input bytes k. Two such products, of rows chosen
-//   so that each lane ends with four consecutive rows of each of its
-//   columns, make a half window of 16 rows (half_window ());
+// so the bytes are the host's. Each warp walks down a strip of 16 pixels,
+// 16 rows a step, one channel at a time:
+// - horizontal: h[s][n] = sum_k band[s][k] in[n][k], 16 output pixels s
+//   against 8 rows n and the 32 input pixels k from 8 left of them (so
+//   radius up to 8), of one channel: each lane loads 8 pixels of a row and
+//   sorts their bytes by channel (by_channel ()), so that one band serves
+//   all four channels. Two such products, of rows chosen so that each lane
+//   ends with four consecutive rows of each of its columns, make a half
+//   window of 16 rows (half_window ());
 // - each sum, at most 255 x 256, splits into its low and high bytes, four
 //   rows a word: the layout of the vertical product's right operand as it
 //   stands, with no shuffle or shared memory;
 // - vertical: out[m][c] = sum_k taps[m][k] h[k][c], 16 output rows m
-//   against the 32 rows k from 8 above them (so radius up to 8) and 8 byte
-//   columns c, once for the low bytes and once for the high, their sum the
-//   low one's plus 256 times the high one's.
+//   against the 32 rows k from 8 above them and 8 pixels c of a channel,
+//   once for the low bytes and once for the high, their sum the low one's
+//   plus 256 times the high one's; each lane ends with all four channels of
+//   its pixels.
 // The products do many times the multiply-adds of the sums themselves, but
 // on units the integer pipes never reach: a step costs a lane a few
 // instructions a pixel, where the integer kernels (blur.cu) spend tens on
@@ -30,12 +33,13 @@ using namespace accel_image;
 namespace
 {
 
-// a block's warps, side by side, and the blocks an SM keeps: 96 registers a
-// thread hold each lane's bands (5 blocks measured 5-6 % faster at 4K than
-// 4 blocks of 104 registers, the same at 1080p)
-constexpr int MMA_WARPS = 4, MMA_BLOCKS = 5;
-// a warp's strip of pixels, and the rows it makes in steps of 16
-constexpr int STRIP_PX = 8;
+// a block's warps, side by side, and the blocks an SM keeps, with up to 128
+// registers a thread (on an H200 at 4K: 5 blocks, whose registers spill,
+// 8 % slower; 2 warps a block 7-8 % slower)
+constexpr int MMA_WARPS = 4, MMA_BLOCKS = 4;
+// a warp's strip of pixels and a block's, and the rows a block makes in
+// steps of 16
+constexpr int STRIP_PX = 16, BLOCK_PX = STRIP_PX * MMA_WARPS;
 constexpr int SEG_ROWS = 64;
 
 struct MmaParams
@@ -44,19 +48,11 @@ struct MmaParams
   float amount;
 };
 
-// the input bytes a warp's horizontal pass reads: three windows of 32 from
-// FIRST before its strip, for radius up to 8
-constexpr int WINDOWS = 3, FIRST = -32;
-
-// where lane t's bytes of window w lie from the first: windows 0 and 1 in
-// one 16-byte load a lane (its first 8 bytes window 0's), window 2 in an
-// 8-byte one. Lane t's k 4 t + j of a window is its byte j there, k 16 +
-// 4 t + j its byte 4 + j
-__device__ __forceinline__ int
-lane_bytes (int w, int t)
-{
-  return w < 2 ? 16 * t + 8 * w : 64 + 8 * t;
-}
+// the input pixels a warp's horizontal pass reads: 32 from HALO_PX before
+// its strip, for radius up to 8 (FIRST in bytes). Lane t's k 4 t + j is
+// pixel 8 t + j of them, k 16 + 4 t + j pixel 8 t + 4 + j: two 16-byte
+// loads a lane, their bytes sorted by channel
+constexpr int HALO_PX = 8, FIRST = -4 * HALO_PX;
 
 // the taps by their offset from the centre, zero beyond the radius: a
 // shared table the lanes look their bands up in at once
@@ -73,34 +69,41 @@ mma_u8 (uint32_t d[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// which of the strip's byte columns slot @s of horizontal block @a makes:
-// slots 0-7 feed vertical block 2 a, 8-15 block 2 a + 1, and vertical block
-// b's column 2 t + i is byte 8 t + 2 b + i, so that each lane ends with 8
-// consecutive bytes (two pixels) of a row to store
-__device__ __forceinline__ int
-out_column (int a, int s)
+// the taps at offsets @d to @d + 3 from the centre, a byte each
+__device__ __forceinline__ uint32_t
+tap_word (const uint8_t *taps, int d)
 {
-  return 8 * ((s & 7) >> 1) + 4 * a + 2 * (s >> 3) + (s & 1);
+  const uint8_t *at = taps + TAP_CENTRE + d;
+
+  return at[0] | at[1] << 8 | at[2] << 16 | (uint32_t)at[3] << 24;
 }
 
-// the horizontal band of lane (g, t), block a, window w, its bytes as
-// lane_bytes () places them; of each word's four bytes only the one of its
-// output column's channel, j = column % 4, is a tap
-template <int R>
-__device__ __forceinline__ uint4
-horizontal_band (const uint8_t *taps, int a, int w, int g, int t)
+// the horizontal band of lane (g, t), the same for every channel: output
+// pixel s (g, g + 8) against input pixel k as the lanes place them
+__device__ __forceinline__ void
+horizontal_band (const uint8_t *taps, int g, int t, uint32_t band[4])
 {
-  uint32_t v[4];
-
 #pragma unroll
   for (int r = 0; r < 4; r++)
     {
-      const int oc = out_column (a, g + 8 * (r & 1)), j = oc & 3;
-      const int d = FIRST + lane_bytes (w, t) + 4 * (r >> 1) + j - oc;
-
-      v[r] = (uint32_t)taps[TAP_CENTRE + (d >> 2)] << (8 * j);
+      band[r]
+          = tap_word (taps, 8 * t + 4 * (r >> 1) - HALO_PX - (g + 8 * (r & 1)));
     }
-  return make_uint4 (v[0], v[1], v[2], v[3]);
+}
+
+// the bytes of channel 0, 1, 2 and 3 of four RGBA8 pixels, a word each
+__device__ __forceinline__ void
+by_channel (uint4 v, uint32_t c[4])
+{
+  const uint32_t t0 = __byte_perm (v.x, v.y, 0x5140);
+  const uint32_t t1 = __byte_perm (v.x, v.y, 0x7362);
+  const uint32_t t2 = __byte_perm (v.z, v.w, 0x5140);
+  const uint32_t t3 = __byte_perm (v.z, v.w, 0x7362);
+
+  c[0] = __byte_perm (t0, t2, 0x5410);
+  c[1] = __byte_perm (t0, t2, 0x7632);
+  c[2] = __byte_perm (t1, t3, 0x5410);
+  c[3] = __byte_perm (t1, t3, 0x7632);
 }
 
 // the vertical band of lane (g, t): output row m against input row k - 8
@@ -110,10 +113,7 @@ vertical_band (const uint8_t *taps, int g, int t, uint32_t band[4])
 #pragma unroll
   for (int r = 0; r < 4; r++)
     {
-      const int d = TAP_CENTRE + 4 * t + 16 * (r >> 1) - 8 - (g + 8 * (r & 1));
-
-      band[r] = taps[d] | taps[d + 1] << 8 | taps[d + 2] << 16
-                | (uint32_t)taps[d + 3] << 24;
+      band[r] = tap_word (taps, 4 * t + 16 * (r >> 1) - 8 - (g + 8 * (r & 1)));
     }
 }
 
@@ -121,16 +121,15 @@ vertical_band (const uint8_t *taps, int g, int t, uint32_t band[4])
 // (cp.async) as soon as the block starts, so that every load of its
 // segment is in flight at once and no register waits for one: the HALVES
 // half windows of rows, each of its warps' windows, from FIRST
-// bytes before the block's first pixel (SPAN bytes a row, rows ROW_CHUNKS
-// 16-byte chunks apart so that the lanes' 16-byte reads of two rows at a
-// time take different banks)
+// bytes before the block's first pixel (SPAN bytes a row, rows an odd
+// number of 16-byte chunks apart so that the lanes' 16-byte reads of two
+// rows at a time take different banks)
 constexpr int STEPS = SEG_ROWS / 16, HALVES = STEPS + 1;
-constexpr int ROW_CHUNKS = 2 * MMA_WARPS + 4;
+constexpr int SPAN = 4 * BLOCK_PX - 2 * FIRST;
+constexpr int ROW_CHUNKS = SPAN / 16 | 1;
 
-template <int R> struct Staged
+struct Staged
 {
-  static constexpr int SPAN = 32 * MMA_WARPS - 2 * FIRST;
-  static_assert (SPAN <= 16 * ROW_CHUNKS, "a row's bytes fit its chunks");
   uint4 rows[HALVES][16][ROW_CHUNKS];
 };
 
@@ -173,12 +172,12 @@ copies_wait_unrolled (int n)
 // starts copying half window @i: rows w0 to w0 + 15 of the block's span
 // from byte @first of each row, both clamped to the frame (with EDGE a word
 // at a time)
-template <int R, bool EDGE>
+template <bool EDGE>
 __device__ __forceinline__ void
-stage_half (Staged<R> &st, int i, const uint8_t *src, size_t pitch, int w0,
+stage_half (Staged &st, int i, const uint8_t *src, size_t pitch, int w0,
     int height, int first, int width)
 {
-  constexpr int CHUNKS = Staged<R>::SPAN / 16;
+  constexpr int CHUNKS = SPAN / 16;
 
   for (int c = threadIdx.x; c < 16 * CHUNKS; c += 32 * MMA_WARPS)
     {
@@ -202,19 +201,18 @@ stage_half (Staged<R> &st, int i, const uint8_t *src, size_t pitch, int w0,
 }
 
 // the horizontal sums of a half window's rows as the vertical product takes
-// them: lane (g, t)'s column g of vertical block b, rows w0 + 4 t to
-// w0 + 4 t + 3, their low bytes in lo[b] and high bytes in hi[b]
-template <int R>
+// them: for vertical block b = 2 c + e, lane (g, t)'s pixel 8 e + g of
+// channel c, rows w0 + 4 t to w0 + 4 t + 3, their low bytes in lo[b] and
+// high bytes in hi[b]
 __device__ __forceinline__ void
-half_window (const Staged<R> &st, int i, const uint4 (&band)[2][WINDOWS],
-    uint32_t lo[4], uint32_t hi[4])
+half_window (const Staged &st, int i, const uint32_t (&band)[4], uint32_t lo[8],
+    uint32_t hi[8])
 {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  // the warp's windows in the block's rows
+  // the warp's window in the block's rows
   const uint8_t *at = reinterpret_cast<const uint8_t *> (st.rows[i])
-                      + 32 * (threadIdx.x / 32);
-  uint2 in[2][WINDOWS];
-  uint32_t h[2][2][4] = {};
+                      + 4 * STRIP_PX * (threadIdx.x / 32);
+  uint32_t h[2][4][4] = {};
 
 #pragma unroll
   for (int p = 0; p < 2; p++)
@@ -223,37 +221,27 @@ half_window (const Staged<R> &st, int i, const uint4 (&band)[2][WINDOWS],
       // puts rows 4 t + 2 p and one below in lane (g, t)'s sums
       const uint8_t *row
           = at + (4 * (g >> 1) + 2 * p + (g & 1)) * 16 * ROW_CHUNKS;
-      const uint4 v = *reinterpret_cast<const uint4 *> (row + 16 * t);
+      uint32_t c0[4], c1[4];
 
-      in[p][0] = make_uint2 (v.x, v.y);
-      in[p][1] = make_uint2 (v.z, v.w);
-      in[p][2] = *reinterpret_cast<const uint2 *> (row + lane_bytes (2, t));
+      by_channel (*reinterpret_cast<const uint4 *> (row + 32 * t), c0);
+      by_channel (*reinterpret_cast<const uint4 *> (row + 32 * t + 16), c1);
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        mma_u8 (h[p][c], band, c0[c], c1[c]);
     }
 #pragma unroll
-  for (int w = 0; w < WINDOWS; w++)
-#pragma unroll
-    for (int a = 0; a < 2; a++)
-      {
-        const uint4 b4 = band[a][w];
-        const uint32_t b[4] = { b4.x, b4.y, b4.z, b4.w };
-
-#pragma unroll
-        for (int p = 0; p < 2; p++)
-          mma_u8 (h[p][a], b, in[p][w].x, in[p][w].y);
-      }
-#pragma unroll
-  for (int a = 0; a < 2; a++)
+  for (int c = 0; c < 4; c++)
 #pragma unroll
     for (int e = 0; e < 2; e++)
       {
-        // rows 4 t, 4 t + 1 of column g (e = 0) or g + 8, then 4 t + 2, + 3
+        // rows 4 t, 4 t + 1 of pixel g (e = 0) or g + 8, then 4 t + 2, + 3
         const uint32_t p0
-            = __byte_perm (h[0][a][2 * e], h[0][a][2 * e + 1], 0x5140);
+            = __byte_perm (h[0][c][2 * e], h[0][c][2 * e + 1], 0x5140);
         const uint32_t p1
-            = __byte_perm (h[1][a][2 * e], h[1][a][2 * e + 1], 0x5140);
+            = __byte_perm (h[1][c][2 * e], h[1][c][2 * e + 1], 0x5140);
 
-        lo[2 * a + e] = __byte_perm (p0, p1, 0x5410);
-        hi[2 * a + e] = __byte_perm (p0, p1, 0x7632);
+        lo[2 * c + e] = __byte_perm (p0, p1, 0x5410);
+        hi[2 * c + e] = __byte_perm (p0, p1, 0x7632);
       }
 }
 
@@ -265,32 +253,37 @@ constexpr int OUT_BYTES = 4 * STRIP_PX * MMA_WARPS, OUT_PITCH = OUT_BYTES + 32;
 
 typedef uint8_t OutRows[16][OUT_PITCH];
 
-// stores step rows @out from row @m0 and pixel @xblk, a 16-byte chunk a
-// thread (with EDGE a pixel at a time where the chunk ends past the frame)
+// stores step rows @out from row @m0 and pixel @xblk, 16-byte chunks of
+// whole rows (with EDGE a pixel at a time where a chunk ends past the
+// frame)
 template <bool EDGE>
 __device__ __forceinline__ void
 flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
     int width, int height)
 {
   constexpr int CHUNKS = OUT_BYTES / 16;
-  static_assert (16 * CHUNKS == 32 * MMA_WARPS, "a chunk a thread");
-  const int r = threadIdx.x / CHUNKS, c = threadIdx.x % CHUNKS;
-  const int y = m0 + r, x = xblk + 4 * c;
-  const uint4 v = *reinterpret_cast<const uint4 *> (&out[r][16 * c]);
-  uint32_t *to = reinterpret_cast<uint32_t *> (dst + (size_t)y * pitch) + x;
 
-  if (y >= height)
-    return;
-  if (!EDGE || x + 4 <= width)
+#pragma unroll
+  for (int i = threadIdx.x; i < 16 * CHUNKS; i += 32 * MMA_WARPS)
     {
-      *reinterpret_cast<uint4 *> (to) = v;
-    }
-  else
-    {
-      const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+      const int r = i / CHUNKS, c = i % CHUNKS;
+      const int y = m0 + r, x = xblk + 4 * c;
+      const uint4 v = *reinterpret_cast<const uint4 *> (&out[r][16 * c]);
+      uint32_t *to = reinterpret_cast<uint32_t *> (dst + (size_t)y * pitch) + x;
 
-      for (int j = 0; j < 4 && x + j < width; j++)
-        to[j] = w[j];
+      if (y >= height)
+        continue;
+      if (!EDGE || x + 4 <= width)
+        {
+          *reinterpret_cast<uint4 *> (to) = v;
+        }
+      else
+        {
+          const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+
+          for (int j = 0; j < 4 && x + j < width; j++)
+            to[j] = w[j];
+        }
     }
 }
 
@@ -299,46 +292,39 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
 // window below it; then in each warp the half window above the first step
 // and a step at a time the half window below it and the step's rows out of
 // the two
-template <int R, bool UNSHARP, bool EDGE>
+template <bool UNSHARP, bool EDGE>
 __device__ __forceinline__ void
 segment (const uint8_t *__restrict__ src, size_t src_pitch,
     uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-    int xblk, int y0, Staged<R> &st, OutRows *out, const uint8_t *taps,
-    const uint4 (*hband)[WINDOWS][32], float amount)
+    int xblk, int y0, Staged &st, OutRows *out, const uint8_t *taps,
+    float amount)
 {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int warp = threadIdx.x / 32;
+  // the strip's first pixel in the block's rows
+  const int strip = STRIP_PX * (threadIdx.x / 32);
   int done = 0;
-  const int px = xblk + STRIP_PX * warp + 2 * t;
-  // the bands stay in registers: read from shared memory at each half
-  // window they took as many of the L1's wavefronts as the rows did
-  uint32_t vband[4];
-  uint4 band[2][WINDOWS];
-  uint32_t lo[4], hi[4], next_lo[4], next_hi[4];
+  uint32_t vband[4], band[4];
+  uint32_t lo[8], hi[8], next_lo[8], next_hi[8];
 
 #pragma unroll
   for (int i = 0; i < HALVES; i++)
     {
       // past the frame's last row only empty groups, to keep their count
       if (i == 0 || y0 + 16 * (i - 1) < height)
-        stage_half<R, EDGE> (st, i, src, src_pitch, y0 - 8 + 16 * i, height,
+        stage_half<EDGE> (st, i, src, src_pitch, y0 - 8 + 16 * i, height,
             4 * xblk + FIRST, width);
       copies_commit ();
     }
-  vertical_band (taps, g, t, vband);
   copies_wait<HALVES - 1> ();
   __syncthreads ();
-#pragma unroll
-  for (int a = 0; a < 2; a++)
-#pragma unroll
-    for (int w = 0; w < WINDOWS; w++)
-      band[a][w] = hband[a][w][lane];
-  half_window<R> (st, 0, band, lo, hi);
+  vertical_band (taps, g, t, vband);
+  horizontal_band (taps, g, t, band);
+  half_window (st, 0, band, lo, hi);
 #pragma unroll
   for (int step = 0; step < STEPS; step++)
     {
       const int m0 = y0 + 16 * step;
-      uint32_t sum[4][4];
+      uint32_t sum[8][4];
 
       if (m0 >= height)
         break;
@@ -347,9 +333,9 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
       if (step > 0)
         flush_rows<EDGE> (
             out[(step - 1) & 1], dst, dst_pitch, m0 - 16, xblk, width, height);
-      half_window<R> (st, step + 1, band, next_lo, next_hi);
+      half_window (st, step + 1, band, next_lo, next_hi);
 #pragma unroll
-      for (int b = 0; b < 4; b++)
+      for (int b = 0; b < 8; b++)
         {
           const uint32_t bias = UNSHARP ? 0u : 1u << 15;
           uint32_t l[4] = { bias, bias, bias, bias }, h[4] = {};
@@ -361,32 +347,35 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
             sum[b][i] = l[i] + (h[i] << 8);
         }
 #pragma unroll
-      for (int e = 0; e < 2; e++)
-        {
-          // lane (g, t)'s pixels 2 t and 2 t + 1 of row g or g + 8: row
-          // 8 + g of this step's upper half window or g of its lower one
-          uint2 centre = make_uint2 (0, 0);
-          uint2 o;
+      for (int r = 0; r < 2; r++)
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+          {
+            // lane (g, t)'s pixels 8 e + 2 t and one right of row g or g +
+            // 8: row 8 + g of this step's upper half window or g of its
+            // lower one
+            const int x = strip + 8 * e + 2 * t;
+            uint2 centre = make_uint2 (0, 0);
+            uint2 o;
 
-          if constexpr (UNSHARP)
-            centre = *reinterpret_cast<const uint2 *> (
-                reinterpret_cast<const uint8_t *> (
-                    st.rows[step + e][e ? g : 8 + g])
-                - FIRST + 4 * (px - xblk));
-          const uint32_t first[4] = { sum[0][2 * e], sum[0][2 * e + 1],
-            sum[1][2 * e], sum[1][2 * e + 1] };
-          const uint32_t second[4] = { sum[2][2 * e], sum[2][2 * e + 1],
-            sum[3][2 * e], sum[3][2 * e + 1] };
+            if constexpr (UNSHARP)
+              centre = *reinterpret_cast<const uint2 *> (
+                  reinterpret_cast<const uint8_t *> (
+                      st.rows[step + r][r ? g : 8 + g])
+                  - FIRST + 4 * x);
+            const uint32_t left[4] = { sum[e][2 * r], sum[2 + e][2 * r],
+              sum[4 + e][2 * r], sum[6 + e][2 * r] };
+            const uint32_t right[4]
+                = { sum[e][2 * r + 1], sum[2 + e][2 * r + 1],
+                    sum[4 + e][2 * r + 1], sum[6 + e][2 * r + 1] };
 
-          o.x = gauss_pixel<UNSHARP> (first, centre.x, amount);
-          o.y = gauss_pixel<UNSHARP> (second, centre.y, amount);
-          *reinterpret_cast<uint2 *> (
-              &out[step & 1][g + 8 * e][4 * (px - xblk)])
-              = o;
-        }
+            o.x = gauss_pixel<UNSHARP> (left, centre.x, amount);
+            o.y = gauss_pixel<UNSHARP> (right, centre.y, amount);
+            *reinterpret_cast<uint2 *> (&out[step & 1][g + 8 * r][4 * x]) = o;
+          }
       done = step + 1;
 #pragma unroll
-      for (int b = 0; b < 4; b++)
+      for (int b = 0; b < 8; b++)
         {
           lo[b] = next_lo[b];
           hi[b] = next_hi[b];
@@ -403,12 +392,10 @@ __global__ void __launch_bounds__ (32 * MMA_WARPS, MMA_BLOCKS)
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
         const __grid_constant__ MmaParams p)
 {
-  constexpr int NW = WINDOWS;
   __shared__ uint8_t taps[TAP_TABLE];
-  __shared__ uint4 hband[2][NW][32];
-  __shared__ Staged<R> staged;
+  __shared__ Staged staged;
   __shared__ OutRows out[2];
-  const int xblk = blockIdx.x * MMA_WARPS * STRIP_PX;
+  const int xblk = blockIdx.x * BLOCK_PX;
   const int y0 = blockIdx.y * SEG_ROWS;
   const int first = 4 * xblk + FIRST;
 
@@ -418,24 +405,16 @@ __global__ void __launch_bounds__ (32 * MMA_WARPS, MMA_BLOCKS)
 
       taps[threadIdx.x] = d >= -R && d <= R ? (uint8_t)p.tap[d + R] : 0;
     }
-  __syncthreads ();
-  for (int i = threadIdx.x; i < 2 * NW * 32; i += 32 * MMA_WARPS)
-    {
-      const int lane = i & 31, a = i / (32 * NW), w = i / 32 % NW;
-
-      hband[a][w][lane] = horizontal_band<R> (taps, a, w, lane >> 2, lane & 3);
-    }
-  // (segment () waits for the block before its first product.) Blocks
+  // (segment () waits for the block before it reads the taps.) Blocks
   // whose input and output lie inside the rows take no clamp; in the others
   // every warp takes its part in the copies and the barriers, strips past
   // the frame's right edge storing nothing
-  if (first >= 0 && first + Staged<R>::SPAN <= 4 * width
-      && xblk + MMA_WARPS * STRIP_PX <= width)
-    segment<R, UNSHARP, false> (src, src_pitch, dst, dst_pitch, width, height,
-        xblk, y0, staged, out, taps, hband, p.amount);
+  if (first >= 0 && first + SPAN <= 4 * width && xblk + BLOCK_PX <= width)
+    segment<UNSHARP, false> (src, src_pitch, dst, dst_pitch, width, height,
+        xblk, y0, staged, out, taps, p.amount);
   else
-    segment<R, UNSHARP, true> (src, src_pitch, dst, dst_pitch, width, height,
-        xblk, y0, staged, out, taps, hband, p.amount);
+    segment<UNSHARP, true> (src, src_pitch, dst, dst_pitch, width, height, xblk,
+        y0, staged, out, taps, p.amount);
 }
 
 template <int R, bool UNSHARP>
@@ -443,7 +422,6 @@ int
 launch_mma (cudaStream_t stream, const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, const MmaParams &p)
 {
-  constexpr int BLOCK_PX = STRIP_PX * MMA_WARPS;
   dim3 grid (
       (width + BLOCK_PX - 1) / BLOCK_PX, (height + SEG_ROWS - 1) / SEG_ROWS);
 
