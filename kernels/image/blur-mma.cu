@@ -34,8 +34,8 @@ namespace
 {
 
 // a block's warps, side by side, and the blocks an SM keeps, with up to 128
-// registers a thread (on an H200 at 4K: 5 blocks, whose registers spill,
-// 8 % slower; 2 warps a block 7-8 % slower)
+// registers a thread (on an H200 at 4K: five blocks, whose registers then
+// spill, 8-9 % slower; blocks of two warps 6-7 % slower)
 constexpr int MMA_WARPS = 4, MMA_BLOCKS = 4;
 // a warp's strip of pixels and a block's, and the rows a block makes in
 // steps of 16
@@ -246,9 +246,9 @@ half_window (const Staged &st, int i, const uint32_t (&band)[4], uint32_t lo[8],
 }
 
 // a block's output rows of a step, staged in shared memory so that they
-// leave in 16-byte stores of whole rows of the block rather than the
-// lanes' 8 bytes of 8 rows each; rows OUT_PITCH bytes apart so that the
-// lanes' 8-byte writes of four rows at a time take different banks
+// leave in 16-byte stores of whole rows of the block rather than as each
+// lane's 8-byte pieces; rows OUT_PITCH bytes apart so that the lanes'
+// 8-byte writes of four rows at a time take different banks
 constexpr int OUT_BYTES = 4 * STRIP_PX * MMA_WARPS, OUT_PITCH = OUT_BYTES + 32;
 
 typedef uint8_t OutRows[16][OUT_PITCH];
