@@ -127,6 +127,7 @@ vertical_band (const uint8_t *taps, int g, int t, uint32_t band[4])
 constexpr int STEPS = SEG_ROWS / 16, HALVES = STEPS + 1;
 constexpr int SPAN = 4 * BLOCK_PX - 2 * FIRST;
 constexpr int ROW_CHUNKS = SPAN / 16 | 1;
+static_assert (SPAN % 16 == 0, "a row is whole 16-byte chunks");
 
 struct Staged
 {
