@@ -91,21 +91,6 @@ horizontal_band (const uint8_t *taps, int g, int t, uint32_t band[4])
     }
 }
 
-// the bytes of channel 0, 1, 2 and 3 of four RGBA8 pixels, a word each
-__device__ __forceinline__ void
-by_channel (uint4 v, uint32_t c[4])
-{
-  const uint32_t t0 = __byte_perm (v.x, v.y, 0x5140);
-  const uint32_t t1 = __byte_perm (v.x, v.y, 0x7362);
-  const uint32_t t2 = __byte_perm (v.z, v.w, 0x5140);
-  const uint32_t t3 = __byte_perm (v.z, v.w, 0x7362);
-
-  c[0] = __byte_perm (t0, t2, 0x5410);
-  c[1] = __byte_perm (t0, t2, 0x7632);
-  c[2] = __byte_perm (t1, t3, 0x5410);
-  c[3] = __byte_perm (t1, t3, 0x7632);
-}
-
 // the vertical band of lane (g, t): output row m against input row k - 8
 __device__ __forceinline__ void
 vertical_band (const uint8_t *taps, int g, int t, uint32_t band[4])

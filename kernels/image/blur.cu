@@ -556,15 +556,12 @@ template <int R> struct DotRow
     for (int j = 0; j < CHUNKS; j++)
       {
         const uint32_t *w = raw + 4 * j;
-        const uint32_t lo01 = __byte_perm (w[0], w[1], 0x5140);
-        const uint32_t hi01 = __byte_perm (w[0], w[1], 0x7362);
-        const uint32_t lo23 = __byte_perm (w[2], w[3], 0x5140);
-        const uint32_t hi23 = __byte_perm (w[2], w[3], 0x7362);
+        uint32_t c[4];
 
-        ch[0][j] = __byte_perm (lo01, lo23, 0x5410);
-        ch[1][j] = __byte_perm (lo01, lo23, 0x7632);
-        ch[2][j] = __byte_perm (hi01, hi23, 0x5410);
-        ch[3][j] = __byte_perm (hi01, hi23, 0x7632);
+        by_channel (make_uint4 (w[0], w[1], w[2], w[3]), c);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          ch[k][j] = c[k];
       }
 #pragma unroll
     for (int i = 0; i < 4; i++)

@@ -353,6 +353,22 @@ pack_u8x4 (uint32_t r, uint32_t g, uint32_t b, uint32_t a)
       __byte_perm (r, g, 0x0040), __byte_perm (b, a, 0x0040), 0x5410);
 }
 
+// the bytes of channel 0, 1, 2 and 3 of four RGBA8 pixels (one 16-byte
+// chunk), a word each: a 4 x 4 byte transposition
+__device__ __forceinline__ void
+by_channel (uint4 v, uint32_t c[4])
+{
+  const uint32_t t0 = __byte_perm (v.x, v.y, 0x5140);
+  const uint32_t t1 = __byte_perm (v.x, v.y, 0x7362);
+  const uint32_t t2 = __byte_perm (v.z, v.w, 0x5140);
+  const uint32_t t3 = __byte_perm (v.z, v.w, 0x7362);
+
+  c[0] = __byte_perm (t0, t2, 0x5410);
+  c[1] = __byte_perm (t0, t2, 0x7632);
+  c[2] = __byte_perm (t1, t3, 0x5410);
+  c[3] = __byte_perm (t1, t3, 0x7632);
+}
+
 // an RGBA8 pixel from the 8-bit Gaussian's whole-tap channel sums (2^16
 // times the blur): the Gaussian's bytes (the sums biased by 2^15: byte 2 of
 // each is (sum + 2^15) >> 16), or with UNSHARP the unsharp mask of @centre
