@@ -42,12 +42,6 @@ constexpr int MMA_WARPS = 4, MMA_BLOCKS = 4;
 constexpr int STRIP_PX = 16, BLOCK_PX = STRIP_PX * MMA_WARPS;
 constexpr int SEG_ROWS = 64;
 
-struct MmaParams
-{
-  uint32_t tap[2 * ACCEL_GAUSS_MMA_MAX_RADIUS + 1];
-  float amount;
-};
-
 // the input pixels a warp's horizontal pass reads: 32 from HALO_PX before
 // its strip, for radius up to 8 (FIRST in bytes). Lane t's k 4 t + j is
 // pixel 8 t + j of them, k 16 + 4 t + j pixel 8 t + 4 + j: two 16-byte
@@ -55,8 +49,16 @@ struct MmaParams
 constexpr int HALO_PX = 8, FIRST = -4 * HALO_PX;
 
 // the taps by their offset from the centre, zero beyond the radius: a
-// shared table the lanes look their bands up in at once
+// table built by accel_gauss_mma () and copied into shared memory, where
+// the lanes look their bands up in at once. The radius lives only there,
+// so one kernel serves every radius
 constexpr int TAP_TABLE = 64, TAP_CENTRE = 32;
+
+struct MmaParams
+{
+  uint8_t taps[TAP_TABLE];
+  float amount;
+};
 
 // @d += @a @b: a 16 x 32 by 32 x 8 product of bytes (the PTX fragment
 // layouts: lane (g, t) holds rows g, g + 8 of a and d, column g of b)
@@ -372,7 +374,7 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
       xblk, width, height);
 }
 
-template <int R, bool UNSHARP>
+template <bool UNSHARP>
 __global__ void __launch_bounds__ (32 * MMA_WARPS, MMA_BLOCKS)
     gauss_mma (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
@@ -386,11 +388,7 @@ __global__ void __launch_bounds__ (32 * MMA_WARPS, MMA_BLOCKS)
   const int first = 4 * xblk + FIRST;
 
   if (threadIdx.x < TAP_TABLE)
-    {
-      const int d = (int)threadIdx.x - TAP_CENTRE;
-
-      taps[threadIdx.x] = d >= -R && d <= R ? (uint8_t)p.tap[d + R] : 0;
-    }
+    taps[threadIdx.x] = p.taps[threadIdx.x];
   // (segment () waits for the block before it reads the taps.) Blocks
   // whose input and output lie inside the rows take no clamp; in the others
   // every warp takes its part in the copies and the barriers, strips past
@@ -403,20 +401,6 @@ __global__ void __launch_bounds__ (32 * MMA_WARPS, MMA_BLOCKS)
         y0, staged, out, taps, p.amount);
 }
 
-template <int R, bool UNSHARP>
-int
-launch_mma (cudaStream_t stream, const void *src, size_t src_pitch, void *dst,
-    size_t dst_pitch, int width, int height, const MmaParams &p)
-{
-  dim3 grid (
-      (width + BLOCK_PX - 1) / BLOCK_PX, (height + SEG_ROWS - 1) / SEG_ROWS);
-
-  gauss_mma<R, UNSHARP>
-      <<<grid, 32 * MMA_WARPS, 0, stream>>> ((const uint8_t *)src, src_pitch,
-          (uint8_t *)dst, dst_pitch, width, height, p);
-  return cudaGetLastError ();
-}
-
 } // namespace
 
 int
@@ -425,18 +409,20 @@ accel_gauss_mma (cudaStream_t stream, bool unsharp, const void *src,
     int radius, const uint32_t *taps, float amount)
 {
   MmaParams p = {};
+  dim3 grid (
+      (width + BLOCK_PX - 1) / BLOCK_PX, (height + SEG_ROWS - 1) / SEG_ROWS);
 
   if (radius < ACCEL_GAUSS_MMA_MIN_RADIUS
       || radius > ACCEL_GAUSS_MMA_MAX_RADIUS)
     return cudaErrorInvalidValue;
   for (int k = 0; k <= 2 * radius; k++)
-    p.tap[k] = taps[k];
+    p.taps[TAP_CENTRE - radius + k] = (uint8_t)taps[k];
   p.amount = amount;
-  return with_radius<ACCEL_GAUSS_MMA_MIN_RADIUS, ACCEL_GAUSS_MMA_MAX_RADIUS - 1,
-      ACCEL_GAUSS_MMA_MAX_RADIUS> (radius, [&] (auto R) {
-    return unsharp ? launch_mma<decltype (R)::value, true> (
-               stream, src, src_pitch, dst, dst_pitch, width, height, p)
-                   : launch_mma<decltype (R)::value, false> (stream, src,
-                       src_pitch, dst, dst_pitch, width, height, p);
-  });
+  if (unsharp)
+    gauss_mma<true><<<grid, 32 * MMA_WARPS, 0, stream>>> ((const uint8_t *)src,
+        src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
+  else
+    gauss_mma<false><<<grid, 32 * MMA_WARPS, 0, stream>>> ((const uint8_t *)src,
+        src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
+  return cudaGetLastError ();
 }
