@@ -753,10 +753,9 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
     p.tap[k] = (uint32_t)sp.w[k];
   // radii 5 to 8 take the tensor cores' kernel (blur-mma.cu). On an H200,
   // % of the frame copy at 1080p / 4K against these kernels: sigma 2
-  // (radius 5) 59-60 / 56-57 against 62 / 53-54, sigma 2.5 (7) 59-60 / 56-57
-  // against 55 / 48, sigma 3 (8) 59-60 / 56-57 against 52-53 / 45; below
-  // it, sigma 1.5 (4) 67-68 / 65 against 69-70 / 63-64 and sigma 1 68 /
-  // 64-65 against 76-77 / 65-68
+  // (radius 5) 67-68 / 68-69 against 62 / 53-54, sigma 3 (8) 67-68 / 68-69
+  // against 52-53 / 45; below it, sigma 1 (3) 67-68 / 68-69 against
+  // 76-78 / 67-68 (docs/benchmarks.md)
   if (r >= ACCEL_GAUSS_MMA_MIN_RADIUS && r <= ACCEL_GAUSS_MMA_MAX_RADIUS)
     return accel_gauss_mma (s, OP == OP_UNSHARP, src, src_pitch, dst, dst_pitch,
         width, height, r, p.tap, sp.amount);
@@ -765,10 +764,10 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
       p.even[i] = p.tap[2 * i] | p.tap[2 * i + 1] << 8;
       p.odd[i] = p.tap[2 * i + 1] | p.tap[2 * i + 2] << 8;
     }
-  // byte b of word j is pixel 4 j + b of the chunks from 4 ((r + 3) / 4)
-  // left of the thread's first, where output pixel i's taps start at
-  // 4 ((r + 3) / 4) - r + i
-  for (int i = 0; i < 4; i++)
+  // for DotRow only: byte b of word j is pixel 4 j + b of the chunks from
+  // 4 ((r + 3) / 4) left of the thread's first, where output pixel i's
+  // taps start at 4 ((r + 3) / 4) - r + i
+  for (int i = 0; i < 4 && r >= GAUSS_DOT_RADIUS; i++)
     for (int j = 0; j < gauss_chunks (r); j++)
       for (int b = 0; b < 4; b++)
         {
