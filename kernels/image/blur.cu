@@ -4,7 +4,7 @@
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take faster kernels of
 // the same results in integers: 16-byte loads, each thread four pixels of a
 // row in the horizontal pass and a column of them in the vertical one; the
-// box blur of radius 1 streams down strips with no tile at all, and the
+// box blur of radius 1 to 4 streams down strips with no tile at all, and the
 // Gaussian and the unsharp mask of radius 5 to 8 take the tensor cores
 // (blur-mma.cu)
 #include <cuda_runtime.h>
@@ -340,7 +340,8 @@ __launch_bounds__ (FAST_THREADS)
 // in registers: no shared tile, no barrier, and each byte is read once but
 // for two halo rows a strip. Measured faster than the tiled kernel at
 // radius 1 only (88 % / 89 % of a copy at 1080p / 4K against 86 % / 78 %,
-// H200); at radius 3 its halo rows and registers make it slower
+// H200); at radius 3 its halo rows and registers made it slower, and
+// box_rgba_run () sums down the strip instead
 constexpr int BOX_STRIP = 8;
 
 __global__ void __launch_bounds__ (32 * STRIP_WARPS)
@@ -394,6 +395,102 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
             out[k] = BoxMean<1>::of (v[k]);
           store_words4 (dst + (size_t)y * dst_pitch, strip.x, width, out);
         }
+    }
+}
+
+// the box blur of radius 2 to BOX_RUN_MAX_RADIUS streamed down strips of
+// BOX_RUN_STRIP rows in running sums: each lane loads its four pixels of
+// every row its strip needs before it sums the first, keeps the sums down
+// its four columns (a row added as it comes, the row 2 R + 1 above taken
+// off) and sums those across with its neighbours' by shuffles. The warp's
+// H lanes at either edge carry column sums for their neighbours only, so a
+// warp makes 4 (32 - 2 H) pixels of a row; no shared tile, no barrier.
+// Against the tile at radius 3 (H200, % of a frame copy at 1080p / 4K):
+// 81-82 % / 85 % against 80-81 % / 75-76 %; strips of 6 rows in blocks of
+// 4 warps against 73-83 % / 72-85 % for the other shapes measured (4 to 8
+// rows, 2 to 8 warps); at radius 5 and 7 the tile stays faster (75 % /
+// 70 % against 69 % / 66-68 %, 67 % / 64 % against 57 % / 54 %)
+constexpr int BOX_RUN_STRIP = 6;
+constexpr int BOX_RUN_MAX_RADIUS = 4;
+
+template <int R> struct BoxRun
+{
+  static constexpr int H = (R + 3) / 4;
+  static constexpr int OUT_W = 4 * (32 - 2 * H);
+};
+
+template <int R>
+__global__ void __launch_bounds__ (32 * STRIP_WARPS)
+    box_rgba_run (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  using Run = BoxRun<R>;
+  constexpr int S = BOX_RUN_STRIP, N = S + 2 * R;
+  const int lane = threadIdx.x;
+  const int x = blockIdx.x * Run::OUT_W + 4 * (lane - Run::H);
+  const int y0 = (blockIdx.y * STRIP_WARPS + threadIdx.y) * S;
+  const bool writes = lane >= Run::H && lane < 32 - Run::H && x < width;
+  uint32_t rows[N][4];
+  uint2 col[4];
+
+  if (y0 >= height)
+    return;
+#pragma unroll
+  for (int i = 0; i < N; i++)
+    load_words4_clamped (
+        src + (size_t)clampi (y0 - R + i, 0, height - 1) * src_pitch, x, width,
+        rows[i]);
+#pragma unroll
+  for (int i = 0; i < N; i++)
+    {
+      const int y = y0 + i - 2 * R;
+      uint2 across[4 + 2 * R];
+
+      if (y >= height)
+        break;
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        {
+          // each half stays at least the byte it drops: no borrow crosses
+          const uint2 in = split_channels (rows[i][k]);
+          if (i == 0)
+            col[k] = in;
+          else if (i <= 2 * R)
+            col[k] = make_uint2 (col[k].x + in.x, col[k].y + in.y);
+          else
+            {
+              const uint2 out = split_channels (rows[i - 2 * R - 1][k]);
+              col[k] = make_uint2 (
+                  col[k].x + in.x - out.x, col[k].y + in.y - out.y);
+            }
+        }
+      if (i < 2 * R)
+        continue;
+        // pixel j - R of the lane's four from the lane (j - R) / 4 along
+#pragma unroll
+      for (int j = 0; j < 4 + 2 * R; j++)
+        {
+          const int o = j - R, d = (o + 4 * Run::H) / 4 - Run::H;
+          const uint2 c = col[o - 4 * d];
+          across[j] = d == 0 ? c
+                             : make_uint2 (__shfl_sync (~0u, c.x, lane + d),
+                                 __shfl_sync (~0u, c.y, lane + d));
+        }
+      uint2 sum = make_uint2 (BoxMean<R>::BIAS, BoxMean<R>::BIAS);
+      uint32_t out[4];
+#pragma unroll
+      for (int j = 0; j <= 2 * R; j++)
+        sum = make_uint2 (sum.x + across[j].x, sum.y + across[j].y);
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        {
+          if (k > 0)
+            sum = make_uint2 (sum.x + across[k + 2 * R].x - across[k - 1].x,
+                sum.y + across[k + 2 * R].y - across[k - 1].y);
+          out[k] = BoxMean<R>::of (sum);
+        }
+      if (writes)
+        store_words4 (dst + (size_t)y * dst_pitch, x, width, out);
     }
 }
 
@@ -702,6 +799,21 @@ launch_box_radius (cudaStream_t stream, const void *src, size_t src_pitch,
   return cudaGetLastError ();
 }
 
+template <int R>
+int
+launch_box_run (cudaStream_t stream, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height)
+{
+  dim3 grid ((width + BoxRun<R>::OUT_W - 1) / BoxRun<R>::OUT_W,
+      (height + BOX_RUN_STRIP * STRIP_WARPS - 1)
+          / (BOX_RUN_STRIP * STRIP_WARPS));
+
+  box_rgba_run<R>
+      <<<grid, dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src,
+          src_pitch, (uint8_t *)dst, dst_pitch, width, height);
+  return cudaGetLastError ();
+}
+
 int
 launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, const SepParams &p)
@@ -713,7 +825,14 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
           (uint8_t *)dst, dst_pitch, width, height);
       return cudaGetLastError ();
     }
-  return with_radius<2, 6, BOX_MAX_RADIUS> (p.radius, [&] (auto R) {
+  if (p.radius <= BOX_RUN_MAX_RADIUS)
+    return with_radius<2, BOX_RUN_MAX_RADIUS - 1, BOX_RUN_MAX_RADIUS> (
+        p.radius, [&] (auto R) {
+          return launch_box_run<decltype (R)::value> (
+              s, src, src_pitch, dst, dst_pitch, width, height);
+        });
+  return with_radius<BOX_RUN_MAX_RADIUS + 1, BOX_MAX_RADIUS - 1,
+      BOX_MAX_RADIUS> (p.radius, [&] (auto R) {
     return launch_box_radius<decltype (R)::value> (
         s, src, src_pitch, dst, dst_pitch, width, height);
   });

@@ -52,10 +52,12 @@ static const GpuKernelCase kernel_cases[] = {
   { { "gaussian-blur/sigma-3.2", TEST_KERNEL_GAUSSIAN_BLUR, 3.2f } },
   { { "gaussian-blur/sigma-3.4", TEST_KERNEL_GAUSSIAN_BLUR, 3.4f } },
   { { "gaussian-blur/sigma-10", TEST_KERNEL_GAUSSIAN_BLUR, 10.0f }, TRUE },
-  /* RGBA8 streams radius 1 down strips; 2 on take the tiled kernel */
+  /* RGBA8 streams radius 1 down strips, 2 to 4 down strips in running
+   * sums; 5 on take the tiled kernel */
   { { "box-blur/radius-1", TEST_KERNEL_BOX_BLUR, .n = 1 } },
   { { "box-blur/radius-2", TEST_KERNEL_BOX_BLUR, .n = 2 } },
   { { "box-blur/radius-3", TEST_KERNEL_BOX_BLUR, .n = 3 } },
+  { { "box-blur/radius-4", TEST_KERNEL_BOX_BLUR, .n = 4 } },
   { { "box-blur/radius-5", TEST_KERNEL_BOX_BLUR, .n = 5 } },
   /* RGBA8 sums in 16-bit halves up to radius 7; radius 8 sums in floats */
   { { "box-blur/radius-7", TEST_KERNEL_BOX_BLUR, .n = 7 } },
@@ -340,6 +342,7 @@ int
 main (int argc, char **argv)
 {
   static const TestCase box_radius_7 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 7 };
+  static const TestCase box_radius_4 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 4 };
   static const TestCase box_radius_1 = { NULL, TEST_KERNEL_BOX_BLUR, .n = 1 };
   static const TestCase gauss_radius_9
       = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.2f };
@@ -363,6 +366,8 @@ main (int argc, char **argv)
   add_saturated (keep, &box_radius_7, "box-blur/radius-7", 130, 70);
   /* and those of the streamed one, over strips and the warps' edges */
   add_saturated (keep, &box_radius_1, "box-blur/radius-1", 300, 150);
+  /* and of the running sums, whose warps overlap by a lane */
+  add_saturated (keep, &box_radius_4, "box-blur/radius-4", 300, 150);
   /* the largest sums of the RGBA8 Gaussian's 16-bit halves and its dot
    * products */
   add_saturated (keep, &gauss_radius_9, "gaussian-blur/sigma-3.2", 130, 70);
