@@ -402,9 +402,9 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 // BOX_RUN_STRIP rows in running sums: each lane loads its four pixels of
 // every row its strip needs before it sums the first, keeps the sums down
 // its four columns (a row added as it comes, the row 2 R + 1 above taken
-// off) and sums those across with its neighbours' by shuffles. The warp's
-// H lanes at either edge carry column sums for their neighbours only, so a
-// warp makes 4 (32 - 2 H) pixels of a row; no shared tile, no barrier.
+// off) and sums those across with its neighbours' by shuffles
+// (run_across ()): no shared tile, no barrier, and only the strips' 2 R
+// halo rows are read twice.
 // Against the tile at radius 3 (H200, % of a frame copy at 1080p / 4K):
 // 81-82 % / 85 % against 80-81 % / 75-76 %; strips of 6 rows in blocks of
 // 4 warps against 73-83 % / 72-85 % for the other shapes measured (4 to 8
@@ -413,37 +413,90 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 constexpr int BOX_RUN_STRIP = 6;
 constexpr int BOX_RUN_MAX_RADIUS = 4;
 
-template <int R> struct BoxRun
+// the lanes at either edge of a box_rgba_run () warp that carry sums for
+// their neighbours only, at radius @R
+constexpr int
+run_halo_lanes (int R)
 {
-  static constexpr int H = (R + 3) / 4;
+  return (R + 3) / 4;
+}
+
+// a lane of box_rgba_run (): its four RGBA8 words of each row that a strip
+// of S output rows needs at radius R (R above to R below, clamped to the
+// frame), every row loaded before the first is used; a warp makes OUT_W
+// pixels of a row
+template <int R, int S> struct RunStrip
+{
+  static constexpr int H = run_halo_lanes (R);
   static constexpr int OUT_W = 4 * (32 - 2 * H);
+  static constexpr int ROWS = S + 2 * R;
+  int x, y0; // the lane's first pixel, the strip's first output row
+  bool writes;
+  uint32_t w[ROWS][4];
+
+  // false, with nothing loaded, where the strip starts below the frame
+  __device__ __forceinline__ bool load (
+      const uint8_t *__restrict__ src, size_t pitch, int width, int height)
+  {
+    const int lane = threadIdx.x;
+    const int lx = blockIdx.x * OUT_W + 4 * (lane - H);
+    const int ly = (blockIdx.y * STRIP_WARPS + threadIdx.y) * S;
+
+    x = lx;
+    y0 = ly;
+    writes = lane >= H && lane < 32 - H && lx < width;
+    if (ly >= height)
+      return false;
+#pragma unroll
+    for (int i = 0; i < ROWS; i++)
+      load_words4_clamped (
+          src + (size_t)clampi (ly - R + i, 0, height - 1) * pitch, lx, width,
+          w[i]);
+    return true;
+  }
+
+  static dim3 grid (int width, int height)
+  {
+    return dim3 ((width + OUT_W - 1) / OUT_W,
+        (height + S * STRIP_WARPS - 1) / (S * STRIP_WARPS));
+  }
 };
+
+// pixels -R to 3 + R of a run kernel lane's, from its sums @col of its four
+// and its neighbours': pixel o from the lane floor (o / 4) along
+template <int R>
+__device__ __forceinline__ void
+run_across (const uint2 col[4], uint2 across[4 + 2 * R])
+{
+  constexpr int H = run_halo_lanes (R);
+  const int lane = threadIdx.x;
+
+#pragma unroll
+  for (int j = 0; j < 4 + 2 * R; j++)
+    {
+      const int o = j - R, d = (o + 4 * H) / 4 - H;
+      const uint2 c = col[o - 4 * d];
+
+      across[j] = d == 0 ? c
+                         : make_uint2 (__shfl_sync (~0u, c.x, lane + d),
+                             __shfl_sync (~0u, c.y, lane + d));
+    }
+}
 
 template <int R>
 __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     box_rgba_run (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  using Run = BoxRun<R>;
-  constexpr int S = BOX_RUN_STRIP, N = S + 2 * R;
-  const int lane = threadIdx.x;
-  const int x = blockIdx.x * Run::OUT_W + 4 * (lane - Run::H);
-  const int y0 = (blockIdx.y * STRIP_WARPS + threadIdx.y) * S;
-  const bool writes = lane >= Run::H && lane < 32 - Run::H && x < width;
-  uint32_t rows[N][4];
+  RunStrip<R, BOX_RUN_STRIP> strip;
   uint2 col[4];
 
-  if (y0 >= height)
+  if (!strip.load (src, src_pitch, width, height))
     return;
 #pragma unroll
-  for (int i = 0; i < N; i++)
-    load_words4_clamped (
-        src + (size_t)clampi (y0 - R + i, 0, height - 1) * src_pitch, x, width,
-        rows[i]);
-#pragma unroll
-  for (int i = 0; i < N; i++)
+  for (int i = 0; i < strip.ROWS; i++)
     {
-      const int y = y0 + i - 2 * R;
+      const int y = strip.y0 + i - 2 * R;
       uint2 across[4 + 2 * R];
 
       if (y >= height)
@@ -452,30 +505,21 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
       for (int k = 0; k < 4; k++)
         {
           // each half stays at least the byte it drops: no borrow crosses
-          const uint2 in = split_channels (rows[i][k]);
+          const uint2 in = split_channels (strip.w[i][k]);
           if (i == 0)
             col[k] = in;
           else if (i <= 2 * R)
             col[k] = make_uint2 (col[k].x + in.x, col[k].y + in.y);
           else
             {
-              const uint2 out = split_channels (rows[i - 2 * R - 1][k]);
+              const uint2 out = split_channels (strip.w[i - 2 * R - 1][k]);
               col[k] = make_uint2 (
                   col[k].x + in.x - out.x, col[k].y + in.y - out.y);
             }
         }
       if (i < 2 * R)
         continue;
-        // pixel j - R of the lane's four from the lane (j - R) / 4 along
-#pragma unroll
-      for (int j = 0; j < 4 + 2 * R; j++)
-        {
-          const int o = j - R, d = (o + 4 * Run::H) / 4 - Run::H;
-          const uint2 c = col[o - 4 * d];
-          across[j] = d == 0 ? c
-                             : make_uint2 (__shfl_sync (~0u, c.x, lane + d),
-                                 __shfl_sync (~0u, c.y, lane + d));
-        }
+      run_across<R> (col, across);
       uint2 sum = make_uint2 (BoxMean<R>::BIAS, BoxMean<R>::BIAS);
       uint32_t out[4];
 #pragma unroll
@@ -489,8 +533,8 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
                 sum.y + across[k + 2 * R].y - across[k - 1].y);
           out[k] = BoxMean<R>::of (sum);
         }
-      if (writes)
-        store_words4 (dst + (size_t)y * dst_pitch, x, width, out);
+      if (strip.writes)
+        store_words4 (dst + (size_t)y * dst_pitch, strip.x, width, out);
     }
 }
 
@@ -804,13 +848,9 @@ int
 launch_box_run (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height)
 {
-  dim3 grid ((width + BoxRun<R>::OUT_W - 1) / BoxRun<R>::OUT_W,
-      (height + BOX_RUN_STRIP * STRIP_WARPS - 1)
-          / (BOX_RUN_STRIP * STRIP_WARPS));
-
-  box_rgba_run<R>
-      <<<grid, dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src,
-          src_pitch, (uint8_t *)dst, dst_pitch, width, height);
+  box_rgba_run<R><<<RunStrip<R, BOX_RUN_STRIP>::grid (width, height),
+      dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src, src_pitch,
+      (uint8_t *)dst, dst_pitch, width, height);
   return cudaGetLastError ();
 }
 
