@@ -182,6 +182,55 @@ __global__ void __launch_bounds__ (256)
     }
 }
 
+// GRAY8 rows to RGBA8 or BGRA8 rows on 16 bytes, (g, g, g, 255) a pixel
+// as the float path makes it: four pixels of G2R_ROWS rows a thread, one
+// 4-byte load and one 16-byte store a row, every row's load before the
+// first store. On an H200, % of a frame copy at 1080p / 4K: 81-82 % / 88 %
+// against 75 % / 85 % on the float path, 76-80 % / 87-89 % with one, two
+// or eight rows or with the evict-first loads that rgba_to_gray4 () gained
+// from
+constexpr int G2R_ROWS = 4;
+
+__global__ void __launch_bounds__ (256)
+    gray_to_rgba4 (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+{
+  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
+
+  if (x >= width)
+    return;
+  for (int y0 = blockIdx.y * G2R_ROWS; y0 < height; y0 += gridDim.y * G2R_ROWS)
+    {
+      uint32_t g[G2R_ROWS];
+
+      if (x + 4 > width)
+        {
+          for (int y = y0; y < y0 + G2R_ROWS && y < height; y++)
+            for (int i = x; i < width; i++)
+              reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[i]
+                  = __byte_perm (src[(size_t)y * src_pitch + i], 0xffu, 0x4000);
+          continue;
+        }
+#pragma unroll
+      for (int r = 0; r < G2R_ROWS; r++)
+        if (y0 + r < height)
+          g[r] = reinterpret_cast<const uint32_t *> (
+              src + (size_t)(y0 + r) * src_pitch)[x / 4];
+#pragma unroll
+      for (int r = 0; r < G2R_ROWS; r++)
+        if (y0 + r < height)
+          {
+            const uint4 v = make_uint4 (__byte_perm (g[r], 0xffu, 0x4000),
+                __byte_perm (g[r], 0xffu, 0x4111),
+                __byte_perm (g[r], 0xffu, 0x4222),
+                __byte_perm (g[r], 0xffu, 0x4333));
+            reinterpret_cast<uint4 *> (
+                dst + (size_t)(y0 + r) * dst_pitch)[x / 4]
+                = v;
+          }
+    }
+}
+
 // between byte formats on rows that start on 16 bytes, four pixels per
 // thread: each of a warp's accesses side by side (16 bytes a thread on the
 // RGBA8 side, 4 on the GRAY8 side)
@@ -617,6 +666,15 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
           <<<grid_of_n (4, width, (height + GRAY_ROWS - 1) / GRAY_ROWS), 256, 0,
               s>>> (
               (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
+      return cudaGetLastError ();
+    }
+  if (SF == ACCEL_IMAGE_GRAY8
+      && (DF == ACCEL_IMAGE_RGBA8 || DF == ACCEL_IMAGE_BGRA8)
+      && aligned16 (dst, dp) && sp % 4 == 0 && (uintptr_t)src % 4 == 0)
+    {
+      gray_to_rgba4<<<grid_of_n (4, width, (height + G2R_ROWS - 1) / G2R_ROWS),
+          256, 0, s>>> (
+          (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
       return cudaGetLastError ();
     }
   if (aligned16 (src, sp) && aligned16 (dst, dp) && SF != ACCEL_IMAGE_RGBAF32
