@@ -403,8 +403,8 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 // every row its strip needs before it sums the first, keeps the sums down
 // its four columns (a row added as it comes, the row 2 R + 1 above taken
 // off) and sums those across with its neighbours' by shuffles
-// (run_across ()): no shared tile, no barrier, and only the strips' 2 R
-// halo rows are read twice.
+// (run_across ()): no shared tile, no barrier; a strip's 2 R halo rows
+// and its edge lanes' columns are read again by its neighbours.
 // Against the tile at radius 3 (H200, % of a frame copy at 1080p / 4K):
 // 81-82 % / 85 % against 80-81 % / 75-76 %; strips of 6 rows in blocks of
 // 4 warps against 73-83 % / 72-85 % for the other shapes measured (4 to 8
