@@ -1487,6 +1487,17 @@ test_validate_locations (void)
   remove_dir (dir);
 }
 
+/* whether this process runs under valgrind, which preloads its own
+ * libraries: it keeps RLIMIT_NOFILE for itself, so a limit set between fork
+ * and exec never reaches the child */
+static gboolean
+under_valgrind (void)
+{
+  const gchar *preload = g_getenv ("LD_PRELOAD");
+
+  return preload && strstr (preload, "vgpreload");
+}
+
 /* a graph of many stages needs a descriptor per stage's thread: under a
  * low soft limit the run raises it toward the hard one; under a low hard
  * limit it is refused naming the count and the limit, never killed by
@@ -1506,6 +1517,12 @@ test_descriptor_limit (void)
   Limit soft = { RLIMIT_NOFILE, { 64, 0 } };
   Result r = { 0 };
 
+  if (under_valgrind ())
+    {
+      g_test_skip ("valgrind keeps the descriptor limit from accel-run");
+      remove_dir (dir);
+      return;
+    }
   for (guint i = 1; i < 200; i++)
     {
       g_string_append_printf (text, "  - {name: s%u, kind: core.scale}\n", i);
