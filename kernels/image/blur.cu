@@ -626,10 +626,6 @@ gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
     }
 }
 
-// the Gaussian's sums start at its rounding half up
-template <int OP>
-constexpr uint32_t GAUSS_BIAS = OP == OP_GAUSSIAN ? 1u << 15 : 0u;
-
 // the horizontal sums of four pixels of a row from xq, two channels a
 // multiply-add: channels 0, 2 in the halves of .x, 1, 3 in those of .y
 template <int R> struct SplitRow
@@ -813,8 +809,8 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
 #pragma unroll
   for (int m = 0; m < ROWS; m++)
     {
-      uint32_t acc[4]
-          = { GAUSS_BIAS<OP>, GAUSS_BIAS<OP>, GAUSS_BIAS<OP>, GAUSS_BIAS<OP> };
+      constexpr uint32_t bias = GAUSS_SUM_BIAS<OP == OP_UNSHARP>;
+      uint32_t acc[4] = { bias, bias, bias, bias };
       uint32_t centre = 0;
 
       if (m >= rows)

@@ -369,6 +369,11 @@ by_channel (uint4 v, uint32_t c[4])
   c[3] = __byte_perm (t1, t3, 0x7632);
 }
 
+// what the 8-bit Gaussian's channel sums start at for gauss_pixel (): the
+// Gaussian's rounding half up, nothing for the unsharp mask's floats
+template <bool UNSHARP>
+constexpr uint32_t GAUSS_SUM_BIAS = UNSHARP ? 0u : 1u << 15;
+
 // an RGBA8 pixel from the 8-bit Gaussian's whole-tap channel sums (2^16
 // times the blur): the Gaussian's bytes (the sums biased by 2^15: byte 2 of
 // each is (sum + 2^15) >> 16), or with UNSHARP the unsharp mask of @centre
