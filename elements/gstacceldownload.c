@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: the download element, CUDA memory to system memory through pinned
- * staging; passes system memory through, and CUDA memory when downstream
- * takes it */
+/* accel: the download element, CUDA memory to system memory: by DMA alone
+ * into page-locked memory (its own pool when downstream offers none),
+ * through the CUDA driver's staging into pageable memory; passes system
+ * memory through, and CUDA memory when downstream takes it */
 #include "gstacceldownload.h"
 
 #include <cuda_runtime_api.h>
@@ -26,8 +27,6 @@ static GstStaticPadTemplate src_template
 struct _GstAccelDownload
 {
   GstAccelFilter parent;
-
-  GstAccelPinned pinned;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstAccelDownload, gst_accel_download,
@@ -51,8 +50,6 @@ gst_accel_download_transform (
   GstAccelDownload *self = GST_ACCEL_DOWNLOAD (trans);
   GstAccelFilter *base = GST_ACCEL_FILTER (trans);
   gpointer stream = gst_accel_filter_get_stream (base);
-  gpointer staged = NULL;
-  gsize slot_size = self->pinned.size;
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int err, end;
@@ -65,20 +62,13 @@ gst_accel_download_transform (
   err = gst_accel_frame_sync_begin (
       &sync, &inbuf, 1, NULL, FALSE, gst_accel_filter_get_sync_stream (base));
   if (!err)
-    err = gst_accel_transfer_download_start (
-        &self->pinned, &in, stream, &staged);
-  if (self->pinned.size != slot_size)
-    GST_DEBUG_OBJECT (self,
-        "staging through %d page-locked slots of %" G_GSIZE_FORMAT " bytes",
-        GST_ACCEL_TRANSFER_SLOTS, self->pinned.size);
+    err = gst_accel_transfer_download (&in, &out, stream);
   GST_LOG_OBJECT (self,
       "frame %" GST_TIME_FORMAT ": copied out, the host waits for the copy",
       GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
   end = gst_accel_frame_sync_end (
       &sync, gst_accel_filter_get_sync_stream (base));
   gst_accel_cuda_scope_leave ();
-  if (!err && !end)
-    gst_accel_transfer_download_finish (staged, &out);
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
   if (err || end)
@@ -95,16 +85,6 @@ failed:
   }
 }
 
-static gboolean
-gst_accel_download_stop (GstBaseTransform *trans)
-{
-  gst_accel_pinned_release (&GST_ACCEL_DOWNLOAD (trans)->pinned,
-      gst_accel_filter_get_context (GST_ACCEL_FILTER (trans)));
-  GST_DEBUG_OBJECT (trans, "page-locked staging freed");
-  return GST_BASE_TRANSFORM_CLASS (gst_accel_download_parent_class)
-      ->stop (trans);
-}
-
 static void
 gst_accel_download_class_init (GstAccelDownloadClass *klass)
 {
@@ -116,14 +96,14 @@ gst_accel_download_class_init (GstAccelDownloadClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "accel download",
       "Filter/Video/Hardware",
-      "Copies video frames from CUDA memory into system memory through "
-      "pinned staging, waiting for the GPU work upstream left in flight",
+      "Copies video frames from CUDA memory into system memory, by DMA "
+      "alone into page-locked memory, waiting for the GPU work upstream left "
+      "in flight",
       ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_download_transform_caps;
   trans_class->transform = gst_accel_download_transform;
-  trans_class->stop = gst_accel_download_stop;
   GST_ACCEL_FILTER_CLASS (klass)->debug_category = gst_accel_download_debug;
 }
 

@@ -11,6 +11,7 @@
 #include "gstaccelforeign.h"
 #include "gstaccelimage.h"
 #include "gstaccelmemory.h"
+#include "gstaccelpinnedpool.h"
 #include "gstaccelsyncmeta.h"
 #include "gstacceltransfer.h"
 #include "image/image.h"
@@ -52,10 +53,12 @@ typedef struct
   /* frames the kernels cannot take where they are (system memory on a
    * GPU, planes laid out otherwise): input and output in their layout */
   GstAccelStaging staging[2];
-  GstAccelPinned pinned; /* system memory input on a GPU goes through it */
+  gboolean input_in_flight; /* this frame's upload still reads its input */
   int layout;          /* staged in the last frame: bit 0 input, bit 1 output */
   guint staged_frames; /* atomic: frames with a side staged */
-  GstAccelForeignHold held; /* the last input from a GStreamer element */
+  /* the last input from a GStreamer element, or in page-locked memory,
+   * whose reads were left in flight */
+  GstAccelForeignHold held;
 
   gboolean sync_meta;        /* property */
   gboolean downstream_waits; /* downstream takes GstAccelSyncMeta */
@@ -140,7 +143,6 @@ release_frames (GstAccelFilterPrivate *priv)
   gst_accel_foreign_clear (&priv->held);
   for (int i = 0; i < 2; i++)
     gst_accel_staging_clear (&priv->staging[i]);
-  gst_accel_pinned_clear (&priv->pinned);
   g_clear_pointer (&priv->sync_stream, accel_stream_unref);
   priv->stream = NULL;
   if (priv->context)
@@ -266,7 +268,9 @@ gst_accel_filter_fixate_caps (GstBaseTransform *trans,
       ->fixate_caps (trans, direction, caps, othercaps);
 }
 
-/* upstream asks what we would like: CUDA memory from our context */
+/* upstream asks what we would like: CUDA memory from our context, or on a
+ * GPU for system memory caps page-locked memory, which we copy from by DMA
+ * alone (holding a frame until its copy is done, hence two buffers) */
 static gboolean
 gst_accel_filter_propose_allocation (
     GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
@@ -278,20 +282,27 @@ gst_accel_filter_propose_allocation (
   /* passing buffers through, downstream answers (the base class forwards
    * the query): only the element that reads them may ask for the meta */
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!gst_base_transform_is_passthrough (trans) && caps
-      && gst_accel_cuda_caps_are_cuda (caps) && priv->context)
+  if (!gst_base_transform_is_passthrough (trans) && caps && priv->context)
     {
-      GST_CAT_DEBUG_OBJECT (CAT (trans), trans,
-          "offering upstream a CUDA pool%s",
-          priv->sync_meta ? "; it waits on its input's sync meta" : "");
-      return gst_accel_cuda_propose_allocation (
-          priv->context, query, priv->sync_meta);
+      if (gst_accel_cuda_caps_are_cuda (caps))
+        {
+          GST_CAT_DEBUG_OBJECT (CAT (trans), trans,
+              "offering upstream a CUDA pool%s",
+              priv->sync_meta ? "; it waits on its input's sync meta" : "");
+          return gst_accel_cuda_propose_allocation (
+              priv->context, query, priv->sync_meta);
+        }
+      GST_CAT_DEBUG_OBJECT (
+          CAT (trans), trans, "offering upstream a page-locked pool");
+      gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+      return gst_accel_pinned_pool_offer (priv->context, query, 2);
     }
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
       ->propose_allocation (trans, decide_query, query);
 }
 
-/* our output: a CUDA pool of our context unless downstream offers one */
+/* our output: a CUDA pool of our context unless downstream offers one; in
+ * system memory on a GPU, a page-locked pool unless downstream offers one */
 static gboolean
 gst_accel_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
@@ -301,6 +312,12 @@ gst_accel_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 
   priv->downstream_waits = FALSE;
   gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && priv->context && !gst_accel_cuda_caps_are_cuda (caps)
+      && gst_query_get_n_allocation_pools (query) == 0
+      && gst_accel_pinned_pool_offer (priv->context, query, 0))
+    GST_CAT_DEBUG_OBJECT (CAT (trans), trans,
+        "downstream offers no pool: frames leave in page-locked memory, "
+        "copied from the GPU by DMA");
   if (caps && gst_accel_cuda_caps_are_cuda (caps))
     {
       if (!gst_accel_cuda_decide_allocation (priv->context, query))
@@ -365,7 +382,7 @@ failed:
 }
 
 /* an input frame in system memory on a GPU: copied once to the device,
- * through the page-locked ring as accelupload copies */
+ * as accelupload copies */
 static int
 upload_image (GstAccelFilter *self, GstVideoFrame *frame, GstAccelImage *image)
 {
@@ -380,7 +397,7 @@ upload_image (GstAccelFilter *self, GstVideoFrame *frame, GstAccelImage *image)
     return err;
   gst_accel_image_planes (image, planes, pitches);
   return gst_accel_transfer_upload_planes (
-      &priv->pinned, frame, planes, pitches, priv->stream);
+      frame, planes, pitches, priv->stream, &priv->input_in_flight);
 }
 
 /* @frame as an image the kernels can reach: in place when it is in their
@@ -467,14 +484,34 @@ filter_frames (GstAccelFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   return ACCEL_IMAGE_OK;
 }
 
+/**
+ * gst_accel_filter_hold_input:
+ * @self: an accel element
+ * @inbuf: its input, still read by the work enqueued on its stream
+ *
+ * Keeps @inbuf until the next frame (or the end of the stream, a flush or
+ * a drain) instead of the host waiting for the reads before the push: for
+ * a frame from a GStreamer CUDA element, and for one in page-locked memory
+ * whose copy to the GPU is DMA alone (gst_accel_transfer_upload()). Call
+ * with the element's CUDA context current.
+ *
+ * Returns: a cudaError_t; on error nothing is held and the host must wait.
+ */
+int
+gst_accel_filter_hold_input (GstAccelFilter *self, GstBuffer *inbuf)
+{
+  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
+
+  return gst_accel_foreign_hold (&priv->held, inbuf, priv->stream);
+}
+
 /* an input from a GStreamer CUDA element is held until the kernel has
  * read it, instead of the host waiting for the kernel before the push */
 static int
 hold_foreign_input (
     GstAccelFilter *self, GstAccelFrameSync *sync, GstBuffer *inbuf)
 {
-  GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
-  int err = gst_accel_foreign_hold (&priv->held, inbuf, priv->stream);
+  int err = gst_accel_filter_hold_input (self, inbuf);
 
   if (err == cudaSuccess)
     sync->host_wait = sync->out_wait;
@@ -520,10 +557,15 @@ gst_accel_filter_transform (
       priv->sync_stream);
   if (sync.foreign_in)
     gst_accel_foreign_enter (inbuf);
+  priv->input_in_flight = FALSE;
   if (ret == ACCEL_IMAGE_OK)
     ret = filter_frames (self, &in, &out);
   if (ret == ACCEL_IMAGE_OK && sync.foreign_in)
     ret = hold_foreign_input (self, &sync, inbuf);
+  /* a page-locked input: its DMA runs on; the host waits for it anyway
+   * when the output must be complete */
+  if (ret == ACCEL_IMAGE_OK && priv->input_in_flight && !sync.host_wait)
+    ret = gst_accel_filter_hold_input (self, inbuf);
   GST_CAT_LOG_OBJECT (CAT (self), self, "frame %" GST_TIME_FORMAT ": %s",
       GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), frame_story (priv, &sync));
   err = gst_accel_frame_sync_end (&sync, priv->sync_stream);

@@ -1,81 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the copies between system memory and CUDA memory that accelupload
- * and acceldownload (and a filter given system memory on a GPU) make,
- * through pinned staging memory */
+ * and acceldownload (and a filter given system memory on a GPU) make */
 #include "gstacceltransfer.h"
 
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <string.h>
 
 #include "gstaccelcuda.h"
-
-/**
- * gst_accel_pinned_clear:
- * @pinned: a ring, possibly empty
- *
- * Frees its buffers and events (the element's CUDA context current).
- */
-void
-gst_accel_pinned_clear (GstAccelPinned *pinned)
-{
-  for (guint i = 0; i < GST_ACCEL_TRANSFER_SLOTS; i++)
-    {
-      if (pinned->done[i])
-        {
-          cudaEventSynchronize (pinned->done[i]);
-          cudaEventDestroy (pinned->done[i]);
-        }
-      if (pinned->host[i])
-        cudaFreeHost (pinned->host[i]);
-    }
-  memset (pinned, 0, sizeof (*pinned));
-}
-
-/**
- * gst_accel_pinned_release:
- * @pinned: a ring, possibly empty
- * @context: (nullable): the context it was made in
- *
- * gst_accel_pinned_clear() with @context current.
- */
-void
-gst_accel_pinned_release (GstAccelPinned *pinned, GstCudaContext *context)
-{
-  if (context && gst_accel_cuda_scope_enter (context))
-    {
-      gst_accel_pinned_clear (pinned);
-      gst_accel_cuda_scope_leave ();
-    }
-}
-
-/* the next slot, of @size bytes, once the copy that used it is done */
-static int
-next_slot (GstAccelPinned *pinned, gsize size, guint *slot)
-{
-  cudaError_t err;
-  guint i;
-
-  if (pinned->size != size)
-    {
-      gst_accel_pinned_clear (pinned);
-      for (i = 0; i < GST_ACCEL_TRANSFER_SLOTS; i++)
-        if ((err = cudaMallocHost (&pinned->host[i], size))
-            || (err = cudaEventCreateWithFlags (
-                    (cudaEvent_t *)&pinned->done[i], cudaEventDisableTiming)))
-          {
-            gst_accel_pinned_clear (pinned);
-            return err;
-          }
-      pinned->size = size;
-    }
-  i = pinned->next;
-  pinned->next = (i + 1) % GST_ACCEL_TRANSFER_SLOTS;
-  if ((err = cudaEventSynchronize (pinned->done[i])))
-    return err;
-  *slot = i;
-  return cudaSuccess;
-}
 
 /* bytes of one row of plane @plane */
 static gsize
@@ -97,72 +28,67 @@ plane_rows (const GstVideoFrame *frame, guint plane)
   return GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp[0]);
 }
 
-/* the staging layout: the planes of @frame packed row after row */
-static gsize
-packed_size (const GstVideoFrame *frame)
+/* whether @data is page-locked host memory (a pinned pool's, or anyone's
+ * pinned or registered memory), which the GPU reaches by DMA alone */
+static gboolean
+is_page_locked (gconstpointer data)
 {
-  gsize size = 0;
+  struct cudaPointerAttributes attr;
 
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
-    size += plane_row_bytes (frame, p) * plane_rows (frame, p);
-  return size;
+  if (cudaPointerGetAttributes (&attr, data) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return FALSE;
+    }
+  return attr.type == cudaMemoryTypeHost;
 }
 
 /**
  * gst_accel_transfer_upload_planes:
- * @pinned: the element's staging ring
  * @in: a frame in system memory
  * @dst: (array): where each plane of @in goes, in device memory
  * @dst_pitch: (array): the pitch of each of them
  * @stream: the element's stream
+ * @in_flight: (out): whether the copy still reads @in when this returns
  *
- * Copies @in into a pinned slot on the host, then enqueues the copy of
- * each plane to @dst on @stream; returns without waiting for the GPU.
+ * Enqueues the copy of each plane of @in on @stream. From pageable memory
+ * the CUDA driver copies @in into its own page-locked staging before this
+ * returns (faster than a staging copy of ours: it overlaps its memcpy with
+ * the DMA); from page-locked memory the copy is DMA alone and runs after
+ * this returns, so the caller keeps @in until @stream has passed it.
  *
  * Returns: a cudaError_t.
  */
 int
-gst_accel_transfer_upload_planes (GstAccelPinned *pinned, GstVideoFrame *in,
-    guint8 *const *dst, const gsize *dst_pitch, gpointer stream)
+gst_accel_transfer_upload_planes (GstVideoFrame *in, guint8 *const *dst,
+    const gsize *dst_pitch, gpointer stream, gboolean *in_flight)
 {
-  guint slot;
-  guint8 *staged;
   int err;
 
-  if ((err = next_slot (pinned, packed_size (in), &slot)))
-    return err;
-  staged = pinned->host[slot];
+  *in_flight = is_page_locked (GST_VIDEO_FRAME_PLANE_DATA (in, 0));
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-    {
-      gsize row = plane_row_bytes (in, p);
-      guint rows = plane_rows (in, p);
-      const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
-      gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-
-      for (guint y = 0; y < rows; y++)
-        memcpy (staged + y * row, src + (gsize)y * stride, row);
-      if ((err = cudaMemcpy2DAsync (dst[p], dst_pitch[p], staged, row, row,
-               rows, cudaMemcpyHostToDevice, stream)))
-        return err;
-      staged += row * rows;
-    }
-  return cudaEventRecord (pinned->done[slot], stream);
+    if ((err = cudaMemcpy2DAsync (dst[p], dst_pitch[p],
+             GST_VIDEO_FRAME_PLANE_DATA (in, p),
+             GST_VIDEO_FRAME_PLANE_STRIDE (in, p), plane_row_bytes (in, p),
+             plane_rows (in, p), cudaMemcpyHostToDevice, stream)))
+      return err;
+  return cudaSuccess;
 }
 
 /**
  * gst_accel_transfer_upload:
- * @pinned: the element's staging ring
  * @in: a frame in system memory
  * @out: the same format in CUDA memory, mapped with GST_MAP_CUDA
  * @stream: the element's stream
+ * @in_flight: (out): whether the copy still reads @in when this returns
  *
  * gst_accel_transfer_upload_planes() into @out's planes.
  *
  * Returns: a cudaError_t.
  */
 int
-gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
-    GstVideoFrame *out, gpointer stream)
+gst_accel_transfer_upload (
+    GstVideoFrame *in, GstVideoFrame *out, gpointer stream, gboolean *in_flight)
 {
   guint8 *dst[GST_VIDEO_MAX_PLANES];
   gsize pitch[GST_VIDEO_MAX_PLANES];
@@ -172,69 +98,37 @@ gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
       dst[p] = GST_VIDEO_FRAME_PLANE_DATA (out, p);
       pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     }
-  return gst_accel_transfer_upload_planes (pinned, in, dst, pitch, stream);
+  return gst_accel_transfer_upload_planes (in, dst, pitch, stream, in_flight);
 }
 
 /**
- * gst_accel_transfer_download_start:
- * @pinned: the element's staging ring
+ * gst_accel_transfer_download:
  * @in: a frame in CUDA memory, mapped with GST_MAP_CUDA
+ * @out: the same format in system memory
  * @stream: the element's stream
- * @staged: (out): where the frame will be, once @stream is done
  *
- * Enqueues the copy of each plane of @in into a pinned slot.
+ * Enqueues the copy of each plane of @in into @out's on @stream. Into
+ * page-locked memory (gst_accel_pinned_pool_offer()) the copy is DMA alone;
+ * into pageable memory the CUDA driver copies through its own staging and
+ * returns when the copy is done. Either way @out is complete once @stream
+ * has passed the copy.
  *
  * Returns: a cudaError_t.
  */
 int
-gst_accel_transfer_download_start (GstAccelPinned *pinned, GstVideoFrame *in,
-    gpointer stream, gpointer *staged)
+gst_accel_transfer_download (
+    GstVideoFrame *in, GstVideoFrame *out, gpointer stream)
 {
-  guint slot;
-  guint8 *dst;
   int err;
 
-  if ((err = next_slot (pinned, packed_size (in), &slot)))
-    return err;
-  dst = *staged = pinned->host[slot];
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-    {
-      gsize row = plane_row_bytes (in, p);
-      guint rows = plane_rows (in, p);
-
-      if ((err
-              = cudaMemcpy2DAsync (dst, row, GST_VIDEO_FRAME_PLANE_DATA (in, p),
-                  GST_VIDEO_FRAME_PLANE_STRIDE (in, p), row, rows,
-                  cudaMemcpyDeviceToHost, stream)))
-        return err;
-      dst += row * rows;
-    }
-  return cudaEventRecord (pinned->done[slot], stream);
-}
-
-/**
- * gst_accel_transfer_download_finish:
- * @staged: from gst_accel_transfer_download_start(), its copies done
- * @out: the frame in system memory
- *
- * Copies the staged planes into @out's.
- */
-void
-gst_accel_transfer_download_finish (gconstpointer staged, GstVideoFrame *out)
-{
-  const guint8 *src = staged;
-
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (out); p++)
-    {
-      gsize row = plane_row_bytes (out, p);
-      guint rows = plane_rows (out, p);
-      guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-      gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-
-      for (guint y = 0; y < rows; y++)
-        memcpy (dst + (gsize)y * stride, src + y * row, row);
-      src += row * rows;
-    }
+    if ((err = cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out, p),
+             GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
+             GST_VIDEO_FRAME_PLANE_DATA (in, p),
+             GST_VIDEO_FRAME_PLANE_STRIDE (in, p), plane_row_bytes (in, p),
+             plane_rows (in, p), cudaMemcpyDeviceToHost, stream)))
+      return err;
+  return cudaSuccess;
 }
 
 /**

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the copies between system memory and CUDA memory that accelupload
- * and acceldownload (and a filter given system memory on a GPU) make,
- * through pinned staging memory */
+ * and acceldownload (and a filter given system memory on a GPU) make */
 #pragma once
 
 #include <gst/cuda/gstcudacontext.h>
@@ -15,7 +14,6 @@ G_BEGIN_DECLS
 #define GST_ACCEL_TRANSFER_FORMATS "{ RGBA, BGRA, GRAY8, NV12, I420 }"
 #define GST_ACCEL_TRANSFER_CUDA_FORMATS "{ RGBA, BGRA, NV12, I420 }"
 #define GST_ACCEL_TRANSFER_SYSTEM_ONLY_CAPS "video/x-raw, format = GRAY8"
-#define GST_ACCEL_TRANSFER_SLOTS 2
 
 /* the pads' memories; each pad lists its own memory first, as caps are
  * picked in template order */
@@ -25,32 +23,12 @@ G_BEGIN_DECLS
 #define GST_ACCEL_TRANSFER_SYSTEM_CAPS                                         \
   GST_VIDEO_CAPS_MAKE (GST_ACCEL_TRANSFER_FORMATS)
 
-/**
- * GstAccelPinned:
- *
- * A ring of page-locked host buffers, each with the event recorded after
- * the copy that used it last, so that a copy can run while the host fills
- * the next slot.
- */
-typedef struct
-{
-  gpointer host[GST_ACCEL_TRANSFER_SLOTS];
-  gpointer done[GST_ACCEL_TRANSFER_SLOTS]; /* cudaEvent_t */
-  gsize size;
-  guint next;
-} GstAccelPinned;
-
-void gst_accel_pinned_clear (GstAccelPinned *pinned);
-void gst_accel_pinned_release (GstAccelPinned *pinned, GstCudaContext *context);
-
-int gst_accel_transfer_upload_planes (GstAccelPinned *pinned, GstVideoFrame *in,
-    guint8 *const *dst, const gsize *dst_pitch, gpointer stream);
-int gst_accel_transfer_upload (GstAccelPinned *pinned, GstVideoFrame *in,
-    GstVideoFrame *out, gpointer stream);
-int gst_accel_transfer_download_start (GstAccelPinned *pinned,
-    GstVideoFrame *in, gpointer stream, gpointer *staged);
-void gst_accel_transfer_download_finish (
-    gconstpointer staged, GstVideoFrame *out);
+int gst_accel_transfer_upload_planes (GstVideoFrame *in, guint8 *const *dst,
+    const gsize *dst_pitch, gpointer stream, gboolean *in_flight);
+int gst_accel_transfer_upload (GstVideoFrame *in, GstVideoFrame *out,
+    gpointer stream, gboolean *in_flight);
+int gst_accel_transfer_download (
+    GstVideoFrame *in, GstVideoFrame *out, gpointer stream);
 
 GstCaps *gst_accel_caps_set_memory (GstCaps *caps, gboolean cuda);
 GstCaps *gst_accel_transfer_caps (

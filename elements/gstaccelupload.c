@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: the upload element, system memory to CUDA memory through pinned
- * staging; passes CUDA memory through, and system memory where no GPU is
- * usable */
+/* accel: the upload element, system memory to CUDA memory: by DMA alone
+ * from page-locked memory (the pool it offers upstream), through the CUDA
+ * driver's staging from pageable memory; passes CUDA memory through, and
+ * system memory where no GPU is usable */
 #include "gstaccelupload.h"
 
 #include <cuda_runtime_api.h>
@@ -26,8 +27,6 @@ static GstStaticPadTemplate src_template
 struct _GstAccelUpload
 {
   GstAccelFilter parent;
-
-  GstAccelPinned pinned;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstAccelUpload, gst_accel_upload,
@@ -51,7 +50,7 @@ gst_accel_upload_transform (
   GstAccelUpload *self = GST_ACCEL_UPLOAD (trans);
   GstAccelFilter *base = GST_ACCEL_FILTER (trans);
   gpointer stream = gst_accel_filter_get_stream (base);
-  gsize slot_size = self->pinned.size;
+  gboolean in_flight = FALSE;
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
   int err, end;
@@ -69,11 +68,15 @@ gst_accel_upload_transform (
                      : "pushed with the copy in flight, downstream waits on "
                        "the sync meta");
   if (!err)
-    err = gst_accel_transfer_upload (&self->pinned, &in, &out, stream);
-  if (self->pinned.size != slot_size)
-    GST_DEBUG_OBJECT (self,
-        "staging through %d page-locked slots of %" G_GSIZE_FORMAT " bytes",
-        GST_ACCEL_TRANSFER_SLOTS, self->pinned.size);
+    err = gst_accel_transfer_upload (&in, &out, stream, &in_flight);
+  /* from page-locked memory the DMA reads the input after the push */
+  if (!err && in_flight && !sync.host_wait)
+    err = gst_accel_filter_hold_input (base, inbuf);
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT " copied from %s memory",
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)),
+      in_flight ? "page-locked (DMA alone, the input held until the next "
+                  "frame)"
+                : "pageable (staged by the driver)");
   end = gst_accel_frame_sync_end (
       &sync, gst_accel_filter_get_sync_stream (base));
   gst_accel_cuda_scope_leave ();
@@ -93,15 +96,6 @@ failed:
   }
 }
 
-static gboolean
-gst_accel_upload_stop (GstBaseTransform *trans)
-{
-  gst_accel_pinned_release (&GST_ACCEL_UPLOAD (trans)->pinned,
-      gst_accel_filter_get_context (GST_ACCEL_FILTER (trans)));
-  GST_DEBUG_OBJECT (trans, "page-locked staging freed");
-  return GST_BASE_TRANSFORM_CLASS (gst_accel_upload_parent_class)->stop (trans);
-}
-
 static void
 gst_accel_upload_class_init (GstAccelUploadClass *klass)
 {
@@ -113,14 +107,14 @@ gst_accel_upload_class_init (GstAccelUploadClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "accel upload",
       "Filter/Video/Hardware",
-      "Copies video frames from system memory into CUDA memory through "
-      "pinned staging, in the CUDA context the pipeline shares",
+      "Copies video frames from system memory into CUDA memory, by DMA "
+      "alone from the page-locked pool it offers upstream, in the CUDA "
+      "context the pipeline shares",
       ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_upload_transform_caps;
   trans_class->transform = gst_accel_upload_transform;
-  trans_class->stop = gst_accel_upload_stop;
   GST_ACCEL_FILTER_CLASS (klass)->debug_category = gst_accel_upload_debug;
 }
 

@@ -15,7 +15,10 @@
  * (as written, and with CUDA memory caps forced after cudaupload), against
  * the same four between accelupload and acceldownload, and each against its
  * own upload and download alone; "ratio" is the cudaupload line's time per
- * frame over the accelupload line's. */
+ * frame over the accelupload line's.
+ *
+ * An argument scales the frames of every run (0.5: half as many);
+ * BENCH_ELEMENTS_LINES_ONLY=1 runs the second part alone. */
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -342,6 +345,7 @@ main (int argc, char **argv)
     { "4K", 3840, 2160, 800 },
   };
   double scale = argc > 1 ? g_ascii_strtod (argv[1], NULL) : 1.0;
+  gboolean lines_only = g_getenv ("BENCH_ELEMENTS_LINES_ONLY") != NULL;
   int n = 0;
 
   gst_init (&argc, &argv);
@@ -354,7 +358,7 @@ main (int argc, char **argv)
            "memory from appsrc to fakesink sync=false; us per frame\n");
   g_print ("%-6s %-7s %9s %9s %9s %9s %8s %8s %8s\n", "size", "threads",
       "kernels", "as graph", "meta on", "meta off", "k/on", "k/off", "off/on");
-  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (sizes) && !lines_only; i++)
     for (int queues = 0; queues < 2; queues++)
       {
         guint frames = MAX (20, (guint)(sizes[i].frames * scale));

@@ -240,13 +240,12 @@ play_frames (GstElement *pipeline, GPtrArray *frames)
   gst_object_unref (src);
 }
 
-/* runs @description ("src" is the appsrc; every appsink is "sinkN") on
+/* runs @pipeline ("src" is the appsrc; every appsink is "sinkN") on
  * @frames and checks sink N's frames against @chains[N] */
 static void
-run_and_check (const char *description, const Step *const *chains,
-    guint n_sinks, GPtrArray *frames)
+play_and_check (GstElement *pipeline, const Step *const *chains, guint n_sinks,
+    GPtrArray *frames)
 {
-  GstElement *pipeline = parse_after_appsrc (description);
   GstBus *bus;
   GstMessage *msg;
 
@@ -287,6 +286,14 @@ run_and_check (const char *description, const Step *const *chains,
   gst_object_unref (pipeline);
 }
 
+/* play_and_check () of @description after the appsrc */
+static void
+run_and_check (const char *description, const Step *const *chains,
+    guint n_sinks, GPtrArray *frames)
+{
+  play_and_check (parse_after_appsrc (description), chains, n_sinks, frames);
+}
+
 static const Step chain4[] = { blur2, sobel, median5, unsharp, NULL };
 
 static void
@@ -316,6 +323,57 @@ test_system_memory (void)
   run_and_check ("accelboxblur radius=3 ! video/x-raw ! "
                  "accelthreshold value=90 ! appsink name=sink0 sync=false",
       chains, 1, frames);
+}
+
+/* counts the buffers through a pad whose memory is page-locked */
+static GstPadProbeReturn
+count_page_locked (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  struct cudaPointerAttributes attr;
+  GstMapInfo map;
+
+  g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
+  if (cudaPointerGetAttributes (&attr, map.data) == cudaSuccess
+      && attr.type == cudaMemoryTypeHost)
+    g_atomic_int_inc ((gint *)user_data);
+  cudaGetLastError ();
+  gst_buffer_unmap (buf, &map);
+  return GST_PAD_PROBE_OK;
+}
+
+/* frames between accel elements in system memory: acceldownload writes
+ * them into the page-locked pool the next accelupload offers, and that
+ * copies them by DMA alone, holding each until its copy is done; the last
+ * acceldownload, which appsink offers no pool, uses its own. Every frame
+ * must come out exact, through both pools */
+static void
+test_page_locked (void)
+{
+  static const Step steps[] = { blur2, sobel, NULL };
+  const Step *chains[] = { steps };
+  g_autoptr (GPtrArray) frames = random_frames ();
+  GstElement *pipeline = parse_after_appsrc (
+      "accelupload name=up ! accelgaussianblur sigma=2 ! acceldownload ! "
+      "video/x-raw ! accelupload name=again ! accelsobel ! "
+      "acceldownload name=down ! appsink name=sink0 sync=false");
+  const char *names[] = { "again", "down" };
+  const char *pads[] = { "sink", "src" };
+  gint locked[2] = { 0, 0 };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), names[i]);
+      GstPad *pad = gst_element_get_static_pad (e, pads[i]);
+
+      gst_pad_add_probe (
+          pad, GST_PAD_PROBE_TYPE_BUFFER, count_page_locked, &locked[i], NULL);
+      gst_object_unref (pad);
+      gst_object_unref (e);
+    }
+  play_and_check (pipeline, chains, 1, frames);
+  g_assert_cmpint (locked[0], ==, FRAMES);
+  g_assert_cmpint (locked[1], ==, FRAMES);
 }
 
 /* two readers of every blurred frame, on two threads: the writer must not
@@ -672,6 +730,7 @@ main (int argc, char **argv)
           test_foreign_cuda_memory_in_place);
       g_test_add_func ("/pipelines/system-memory-uploads-once",
           test_system_memory_uploads_once);
+      g_test_add_func ("/pipelines/page-locked", test_page_locked);
     }
   return g_test_run ();
 }
