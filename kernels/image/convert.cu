@@ -132,10 +132,44 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
     }
 }
 
+// the skeleton of a conversion four pixels a thread in blocks of 256:
+// ROWS rows at a time, every row's @load (its row, the thread's first
+// pixel) before the first row's @store (the row, the pixel, the load's
+// value); a row's last pixels, fewer than four, one @tail (row, pixel)
+// each
+template <int ROWS, typename Load, typename Store, typename Tail>
+__device__ __forceinline__ void
+rows_of_four (int width, int height, Load load, Store store, Tail tail)
+{
+  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
+
+  if (x >= width)
+    return;
+  for (int y0 = blockIdx.y * ROWS; y0 < height; y0 += gridDim.y * ROWS)
+    {
+      decltype (load (0, 0)) v[ROWS];
+
+      if (x + 4 > width)
+        {
+          for (int y = y0; y < y0 + ROWS && y < height; y++)
+            for (int i = x; i < width; i++)
+              tail (y, i);
+          continue;
+        }
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        if (y0 + r < height)
+          v[r] = load (y0 + r, x);
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        if (y0 + r < height)
+          store (y0 + r, x, v[r]);
+    }
+}
+
 // RGBA8 or BGRA8 rows on 16 bytes to GRAY8 in integers (luma_of_word ()):
-// four pixels of GRAY_ROWS rows a thread, every row's 16-byte load before
-// the first luma. On an H200 at 4K: 81 % of a copy with two or four rows,
-// 79 % with eight, 76 % with one
+// four pixels of GRAY_ROWS rows a thread. On an H200 at 4K: 81 % of a copy
+// with two or four rows, 79 % with eight, 76 % with one
 constexpr int GRAY_ROWS = 4;
 
 template <bool BGR>
@@ -143,92 +177,57 @@ __global__ void __launch_bounds__ (256)
     rgba_to_gray4 (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
-
-  if (x >= width)
-    return;
-  for (int y0 = blockIdx.y * GRAY_ROWS; y0 < height;
-       y0 += gridDim.y * GRAY_ROWS)
-    {
-      // the frame is read once: its loads are evict-first (ld.global.cs),
-      // which took this kernel from 81 % to 85 % of a frame copy at 4K on
-      // an H200 (the 4:2:0 encoders and the exact 1/2 downscale gained as
-      // much; the filters, whose halos are read twice, did not)
-      uint4 w[GRAY_ROWS];
-
-      if (x + 4 > width)
-        {
-          for (int y = y0; y < y0 + GRAY_ROWS && y < height; y++)
-            for (int i = x; i < width; i++)
-              dst[(size_t)y * dst_pitch + i]
-                  = luma_of_word<BGR> (reinterpret_cast<const uint32_t *> (
-                      src + (size_t)y * src_pitch)[i]);
-          continue;
-        }
-#pragma unroll
-      for (int r = 0; r < GRAY_ROWS; r++)
-        if (y0 + r < height)
-          w[r] = __ldcs (reinterpret_cast<const uint4 *> (
-                             src + (size_t)(y0 + r) * src_pitch)
-                         + x / 4);
-#pragma unroll
-      for (int r = 0; r < GRAY_ROWS; r++)
-        if (y0 + r < height)
-          reinterpret_cast<uint32_t *> (
-              dst + (size_t)(y0 + r) * dst_pitch)[x / 4]
-              = pack_u8x4 (luma_of_word<BGR> (w[r].x),
-                  luma_of_word<BGR> (w[r].y), luma_of_word<BGR> (w[r].z),
-                  luma_of_word<BGR> (w[r].w));
-    }
+  // the frame is read once: its loads are evict-first (ld.global.cs),
+  // which took this kernel from 81 % to 85 % of a frame copy at 4K on an
+  // H200 (the 4:2:0 encoders and the exact 1/2 downscale gained as much;
+  // the filters, whose halos are read twice, did not)
+  rows_of_four<GRAY_ROWS> (
+      width, height,
+      [&] (int y, int x) {
+        return __ldcs (
+            reinterpret_cast<const uint4 *> (src + (size_t)y * src_pitch)
+            + x / 4);
+      },
+      [&] (int y, int x, uint4 w) {
+        reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[x / 4]
+            = pack_u8x4 (luma_of_word<BGR> (w.x), luma_of_word<BGR> (w.y),
+                luma_of_word<BGR> (w.z), luma_of_word<BGR> (w.w));
+      },
+      [&] (int y, int i) {
+        dst[(size_t)y * dst_pitch + i]
+            = luma_of_word<BGR> (reinterpret_cast<const uint32_t *> (
+                src + (size_t)y * src_pitch)[i]);
+      });
 }
 
 // GRAY8 rows to RGBA8 or BGRA8 rows on 16 bytes, (g, g, g, 255) a pixel
 // as the float path makes it: four pixels of G2R_ROWS rows a thread, one
-// 4-byte load and one 16-byte store a row, every row's load before the
-// first store. On an H200, % of a frame copy at 1080p / 4K: 81-82 % / 88 %
-// against 75 % / 85 % on the float path, 76-80 % / 87-89 % with one, two
-// or eight rows or with the evict-first loads that rgba_to_gray4 () gained
-// from
+// 4-byte load and one 16-byte store a row. On an H200, % of a frame copy
+// at 1080p / 4K: 81-82 % / 88 % against 75 % / 85 % on the float path,
+// 76-80 % / 87-89 % with one, two or eight rows or with the evict-first
+// loads that rgba_to_gray4 () gained from
 constexpr int G2R_ROWS = 4;
 
 __global__ void __launch_bounds__ (256)
     gray_to_rgba4 (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  const int x = 4 * (blockIdx.x * 256 + threadIdx.x);
-
-  if (x >= width)
-    return;
-  for (int y0 = blockIdx.y * G2R_ROWS; y0 < height; y0 += gridDim.y * G2R_ROWS)
-    {
-      uint32_t g[G2R_ROWS];
-
-      if (x + 4 > width)
-        {
-          for (int y = y0; y < y0 + G2R_ROWS && y < height; y++)
-            for (int i = x; i < width; i++)
-              reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[i]
-                  = __byte_perm (src[(size_t)y * src_pitch + i], 0xffu, 0x4000);
-          continue;
-        }
-#pragma unroll
-      for (int r = 0; r < G2R_ROWS; r++)
-        if (y0 + r < height)
-          g[r] = reinterpret_cast<const uint32_t *> (
-              src + (size_t)(y0 + r) * src_pitch)[x / 4];
-#pragma unroll
-      for (int r = 0; r < G2R_ROWS; r++)
-        if (y0 + r < height)
-          {
-            const uint4 v = make_uint4 (__byte_perm (g[r], 0xffu, 0x4000),
-                __byte_perm (g[r], 0xffu, 0x4111),
-                __byte_perm (g[r], 0xffu, 0x4222),
-                __byte_perm (g[r], 0xffu, 0x4333));
-            reinterpret_cast<uint4 *> (
-                dst + (size_t)(y0 + r) * dst_pitch)[x / 4]
-                = v;
-          }
-    }
+  rows_of_four<G2R_ROWS> (
+      width, height,
+      [&] (int y, int x) {
+        return reinterpret_cast<const uint32_t *> (
+            src + (size_t)y * src_pitch)[x / 4];
+      },
+      [&] (int y, int x, uint32_t g) {
+        reinterpret_cast<uint4 *> (dst + (size_t)y * dst_pitch)[x / 4]
+            = make_uint4 (__byte_perm (g, 0xffu, 0x4000),
+                __byte_perm (g, 0xffu, 0x4111), __byte_perm (g, 0xffu, 0x4222),
+                __byte_perm (g, 0xffu, 0x4333));
+      },
+      [&] (int y, int i) {
+        reinterpret_cast<uint32_t *> (dst + (size_t)y * dst_pitch)[i]
+            = __byte_perm (src[(size_t)y * src_pitch + i], 0xffu, 0x4000);
+      });
 }
 
 // between byte formats on rows that start on 16 bytes, four pixels per
