@@ -263,7 +263,7 @@ gst_accel_filter_fixate_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
 {
   if (gst_accel_cuda_usable () && !gst_caps_is_any (caps))
-    othercaps = gst_accel_memory_keep (caps, othercaps);
+    othercaps = gst_accel_memory_keep (trans, direction, caps, othercaps);
   return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
       ->fixate_caps (trans, direction, caps, othercaps);
 }

@@ -9,6 +9,7 @@ G_BEGIN_DECLS
 
 GstCaps *gst_accel_memory_transform_caps (
     GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps);
-GstCaps *gst_accel_memory_keep (GstCaps *caps, GstCaps *othercaps);
+GstCaps *gst_accel_memory_keep (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps);
 
 G_END_DECLS
