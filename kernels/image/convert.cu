@@ -168,9 +168,11 @@ rows_of_four (int width, int height, Load load, Store store, Tail tail)
 }
 
 // RGBA8 or BGRA8 rows on 16 bytes to GRAY8 in integers (luma_of_word ()):
-// four pixels of GRAY_ROWS rows a thread. On an H200 at 4K: 81 % of a copy
-// with two or four rows, 79 % with eight, 76 % with one
-constexpr int GRAY_ROWS = 4;
+// four pixels of GRAY_ROWS rows a thread. On an H200, % of a frame copy at
+// 1080p / 4K: 72 % / 85 % with two rows, 71 % / 84-85 % with four, 65-66 % /
+// 82-83 % with eight (three rounds in one call); before the loads were
+// evict-first, 76 % at 4K with one row
+constexpr int GRAY_ROWS = 2;
 
 template <bool BGR>
 __global__ void __launch_bounds__ (256)
