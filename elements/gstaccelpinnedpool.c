@@ -99,20 +99,26 @@ gst_accel_pinned_pool_alloc_buffer (
       err = cudaHostAlloc (&data, self->size, cudaHostAllocPortable);
       gst_cuda_context_pop (NULL);
     }
-  if (err != cudaSuccess)
+  if (err == cudaSuccess)
     {
-      GST_ERROR_OBJECT (pool,
-          "cudaHostAlloc of %" G_GSIZE_FORMAT " bytes failed: %s", self->size,
-          cudaGetErrorString (err));
-      return GST_FLOW_ERROR;
+      block = g_new (PinnedBlock, 1);
+      block->context = gst_object_ref (self->context);
+      block->data = data;
+      *buffer = gst_buffer_new_wrapped_full (
+          0, data, self->size, 0, self->size, block, pinned_block_free);
     }
-  block = g_new (PinnedBlock, 1);
-  block->context = gst_object_ref (self->context);
-  block->data = data;
-  *buffer = gst_buffer_new ();
-  gst_buffer_append_memory (
-      *buffer, gst_memory_new_wrapped (0, data, self->size, 0, self->size,
-                   block, pinned_block_free));
+  else
+    {
+      /* the frames still flow, each copy through the driver's staging */
+      GST_WARNING_OBJECT (pool,
+          "cudaHostAlloc of %" G_GSIZE_FORMAT
+          " bytes failed (%s): this buffer is pageable",
+          self->size, cudaGetErrorString (err));
+      cudaGetLastError ();
+      *buffer = gst_buffer_new_allocate (NULL, self->size, NULL);
+      if (!*buffer)
+        return GST_FLOW_ERROR;
+    }
   if (self->add_meta)
     gst_buffer_add_video_meta_full (*buffer, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
