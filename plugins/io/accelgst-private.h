@@ -64,5 +64,7 @@ void accel_gst_frame_to_packed (
     const GstVideoFrame *frame, AccelFormat format, guint8 *dst);
 void accel_gst_packed_to_frame (
     const guint8 *src, AccelFormat format, GstVideoFrame *frame);
+gboolean accel_gst_copy_planes (AccelStream *stream, GstVideoFrame *frame,
+    AccelFormat format, guint8 *packed, gboolean to_frame, GError **error);
 
 G_END_DECLS

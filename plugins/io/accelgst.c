@@ -5,6 +5,7 @@
 
 #include "accelgst-private.h"
 
+#include <cuda_runtime_api.h>
 #include <string.h>
 
 void
@@ -458,4 +459,47 @@ accel_gst_packed_to_frame (
           src += row[p];
         }
     }
+}
+
+/**
+ * accel_gst_copy_planes:
+ * @stream: the stage's stream
+ * @frame: a mapped frame, its planes in device or host memory
+ * @format: its format
+ * @packed: a tightly packed image of the frame's size in device memory
+ * @to_frame: %TRUE to copy @packed into @frame's planes, %FALSE back
+ * @error: return location for a #GError, or %NULL
+ *
+ * Enqueues one 2D copy per plane between @frame's pitched planes and the
+ * packed ones on @stream; the pointers say where each side lives. From
+ * pageable host memory the CUDA driver has staged a plane when the call
+ * returns; from device or page-locked memory the copy reads @frame later,
+ * so the caller keeps it mapped until @stream has passed the copy.
+ *
+ * Returns: %FALSE with the CUDA error. Called from the stage's thread.
+ */
+gboolean
+accel_gst_copy_planes (AccelStream *stream, GstVideoFrame *frame,
+    AccelFormat format, guint8 *packed, gboolean to_frame, GError **error)
+{
+  cudaStream_t s = (cudaStream_t)accel_stream_get_handle (stream);
+  gsize row[3];
+  gint rows[3];
+  guint n = accel_gst_packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
+      GST_VIDEO_FRAME_HEIGHT (frame), row, rows);
+
+  for (guint p = 0; p < n; p++)
+    {
+      guint8 *plane = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+      size_t stride = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+      cudaError_t err = to_frame
+                            ? cudaMemcpy2DAsync (plane, stride, packed, row[p],
+                                row[p], (size_t)rows[p], cudaMemcpyDefault, s)
+                            : cudaMemcpy2DAsync (packed, row[p], plane, stride,
+                                row[p], (size_t)rows[p], cudaMemcpyDefault, s);
+      if (!accel_cuda_check (err, error))
+        return FALSE;
+      packed += row[p] * (gsize)rows[p];
+    }
+  return TRUE;
 }

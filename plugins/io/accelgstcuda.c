@@ -225,34 +225,6 @@ map_device_frame (GstVideoFrame *frame, const GstVideoInfo *info,
   return FALSE;
 }
 
-/* one 2D copy per plane between GStreamer's pitched planes and the
- * engine's packed ones, all on @stream */
-static gboolean
-copy_planes (AccelStream *stream, GstVideoFrame *frame, AccelFormat format,
-    guint8 *packed, gboolean to_frame, GError **error)
-{
-  cudaStream_t s = (cudaStream_t)accel_stream_get_handle (stream);
-  gsize row[3];
-  gint rows[3];
-  guint n = accel_gst_packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
-      GST_VIDEO_FRAME_HEIGHT (frame), row, rows);
-
-  for (guint p = 0; p < n; p++)
-    {
-      guint8 *plane = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-      size_t stride = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-      cudaError_t err
-          = to_frame ? cudaMemcpy2DAsync (plane, stride, packed, row[p], row[p],
-                (size_t)rows[p], cudaMemcpyDeviceToDevice, s)
-                     : cudaMemcpy2DAsync (packed, row[p], plane, stride, row[p],
-                         (size_t)rows[p], cudaMemcpyDeviceToDevice, s);
-      if (!accel_cuda_check (err, error))
-        return FALSE;
-      packed += row[p] * (gsize)rows[p];
-    }
-  return TRUE;
-}
-
 /**
  * accel_gst_cuda_copy_to_buffer:
  * @stream: the stage's stream
@@ -279,7 +251,8 @@ accel_gst_cuda_copy_to_buffer (AccelStream *stream, gconstpointer src,
 
   if (!map_device_frame (&frame, info, buffer, GST_MAP_WRITE, error))
     return FALSE;
-  ok = copy_planes (stream, &frame, format, (guint8 *)src, TRUE, error);
+  ok = accel_gst_copy_planes (
+      stream, &frame, format, (guint8 *)src, TRUE, error);
   gst_video_frame_unmap (&frame);
   return ok;
 }
@@ -310,7 +283,7 @@ accel_gst_cuda_copy_from_buffer (AccelStream *stream, GstBuffer *buffer,
 
   if (!map_device_frame (&frame, info, buffer, GST_MAP_READ, error))
     return FALSE;
-  ok = copy_planes (stream, &frame, format, dst, FALSE, error);
+  ok = accel_gst_copy_planes (stream, &frame, format, dst, FALSE, error);
   gst_video_frame_unmap (&frame);
   return ok;
 }

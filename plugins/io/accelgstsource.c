@@ -10,7 +10,7 @@
 #include <gst/app/gstappsink.h>
 
 /* frames read ahead of the GPU's copies */
-#define STAGING_SLOTS 3
+#define RING_SLOTS 3
 /* samples the appsink holds before GStreamer's threads wait for the graph */
 #define APPSINK_QUEUE 4
 /* how often a preroll looks at the bus for errors */
@@ -33,7 +33,7 @@ struct _AccelGstSource
   GstVideoInfo info;
   guint64 next_sequence;
   gboolean have_sequence;
-  AccelIoRing *ring;    /* GPU: pinned staging for the frames */
+  AccelIoRing *ring;    /* GPU: the samples its copies read */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsink gets CUDA memory */
 };
@@ -225,8 +225,8 @@ accel_gst_source_start (AccelStage *stage, GError **error)
   self->have_sequence = FALSE;
   if (accel_stage_is_host (stage))
     return TRUE;
-  self->ring = accel_io_ring_new (accel_stage_get_device (stage), STAGING_SLOTS,
-      accel_type_get_size (want), error);
+  self->ring = accel_io_ring_new (
+      accel_stage_get_device (stage), RING_SLOTS, 0, error);
   return self->ring != NULL;
 }
 
@@ -288,6 +288,59 @@ copy_on_device (AccelGstSource *self, AccelFrame *frame, GstSample *sample,
   return ACCEL_FLOW_OK;
 }
 
+/* a sample's frame, mapped until the copy that reads it is done */
+typedef struct
+{
+  GstVideoFrame frame;
+  GstSample *sample;
+} MappedSample;
+
+static void
+mapped_sample_free (gpointer data)
+{
+  MappedSample *m = data;
+
+  gst_video_frame_unmap (&m->frame);
+  gst_sample_unref (m->sample);
+  g_free (m);
+}
+
+/* a frame in host memory on a GPU: copied plane by plane into the output
+ * on the frame's stream, with no copy on the host of ours. From pageable
+ * memory the CUDA driver stages it before the call returns (faster than
+ * a memcpy into staging of ours, which it overlaps with the DMA:
+ * bench-transfer); from page-locked memory the DMA reads it later. The
+ * ring holds the mapped sample until the copy is done either way */
+static AccelFlow
+copy_mapped (AccelGstSource *self, AccelFrame *frame, GstSample *sample,
+    const GstVideoInfo *info, AccelFormat format, GError **error)
+{
+  MappedSample *m;
+  gboolean copied;
+
+  if (!accel_io_ring_acquire (self->ring, NULL, error))
+    return ACCEL_FLOW_ERROR;
+  m = g_new0 (MappedSample, 1);
+  if (!gst_video_frame_map (
+          &m->frame, info, gst_sample_get_buffer (sample), GST_MAP_READ))
+    {
+      g_free (m);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot map a GStreamer buffer for reading");
+      return ACCEL_FLOW_ERROR;
+    }
+  m->sample = gst_sample_ref (sample);
+  accel_io_ring_hold (self->ring, m, mapped_sample_free);
+  copied = accel_gst_copy_planes (frame->stream, &m->frame, format,
+      accel_buffer_get_data (frame->outputs[0]), FALSE, error);
+  /* committed even when a copy failed: part of it may be queued */
+  if (!accel_io_ring_commit (
+          self->ring, frame->stream, NULL, copied ? error : NULL)
+      || !copied)
+    return ACCEL_FLOW_ERROR;
+  return ACCEL_FLOW_OK;
+}
+
 static AccelFlow
 copy_sample (
     AccelGstSource *self, AccelFrame *frame, GstSample *sample, GError **error)
@@ -323,9 +376,8 @@ copy_sample (
 
   /* system memory, or CUDA memory of another context, which the map
    * downloads */
-  if (!accel_stage_is_host (stage)
-      && !accel_io_ring_acquire (self->ring, &dst, error))
-    return ACCEL_FLOW_ERROR;
+  if (!accel_stage_is_host (stage))
+    return copy_mapped (self, frame, sample, &info, type.format, error);
   if (!gst_video_frame_map (&vframe, &info, buffer, GST_MAP_READ))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
@@ -334,13 +386,6 @@ copy_sample (
     }
   accel_gst_frame_to_packed (&vframe, type.format, dst);
   gst_video_frame_unmap (&vframe);
-
-  if (accel_stage_is_host (stage))
-    return ACCEL_FLOW_OK;
-  if (!accel_io_copy_async (frame->stream, accel_buffer_get_data (out), dst,
-          accel_buffer_get_size (out), error)
-      || !accel_io_ring_commit (self->ring, frame->stream, NULL, error))
-    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 
