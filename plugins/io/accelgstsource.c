@@ -264,28 +264,15 @@ next_sample (AccelGstSource *self, gboolean *yield, GError **error)
     }
 }
 
-/* CUDA memory of the stage's context: copied on the device, on the frame's
- * stream; the ring holds the sample, so GStreamer does not reuse its
- * memory, until the copy is done */
-static AccelFlow
-copy_on_device (AccelGstSource *self, AccelFrame *frame, GstSample *sample,
-    const GstVideoInfo *info, AccelFormat format, GError **error)
+static gboolean
+map_for_reading (GstVideoFrame *frame, const GstVideoInfo *info,
+    GstBuffer *buffer, GError **error)
 {
-  gboolean copied;
-
-  if (!accel_io_ring_acquire (self->ring, NULL, error))
-    return ACCEL_FLOW_ERROR;
-  accel_io_ring_hold (
-      self->ring, gst_sample_ref (sample), (GDestroyNotify)gst_sample_unref);
-  copied = accel_gst_cuda_copy_from_buffer (frame->stream,
-      gst_sample_get_buffer (sample), info, format,
-      accel_buffer_get_data (frame->outputs[0]), error);
-  /* committed even when a copy failed: part of it may be queued */
-  if (!accel_io_ring_commit (
-          self->ring, frame->stream, NULL, copied ? error : NULL)
-      || !copied)
-    return ACCEL_FLOW_ERROR;
-  return ACCEL_FLOW_OK;
+  if (gst_video_frame_map (frame, info, buffer, GST_MAP_READ))
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "cannot map a GStreamer buffer for reading");
+  return FALSE;
 }
 
 /* a sample's frame, mapped until the copy that reads it is done */
@@ -305,34 +292,48 @@ mapped_sample_free (gpointer data)
   g_free (m);
 }
 
-/* a frame in host memory on a GPU: copied plane by plane into the output
- * on the frame's stream, with no copy on the host of ours. From pageable
- * memory the CUDA driver stages it before the call returns (faster than
- * a memcpy into staging of ours, which it overlaps with the DMA:
- * bench-transfer); from page-locked memory the DMA reads it later. The
- * ring holds the mapped sample until the copy is done either way */
+/* enqueues the copy of @sample into the frame's output on its stream, the
+ * sample held in the ring until the copy is done:
+ * - CUDA memory of the stage's context (@on_device): copied on the device,
+ *   so GStreamer does not reuse the memory under the copy;
+ * - host memory (system memory, or CUDA memory of another context, which
+ *   the map downloads): copied plane by plane from the mapped frame, with
+ *   no copy of ours on the host. From pageable memory the CUDA driver stages it
+ *   before the call returns (faster than a memcpy into staging of ours,
+ *   which it overlaps with the DMA: bench-transfer); from page-locked
+ *   memory the DMA reads it later */
 static AccelFlow
-copy_mapped (AccelGstSource *self, AccelFrame *frame, GstSample *sample,
-    const GstVideoInfo *info, AccelFormat format, GError **error)
+copy_held (AccelGstSource *self, AccelFrame *frame, GstSample *sample,
+    const GstVideoInfo *info, AccelFormat format, gboolean on_device,
+    GError **error)
 {
+  gpointer dst = accel_buffer_get_data (frame->outputs[0]);
   MappedSample *m;
   gboolean copied;
 
   if (!accel_io_ring_acquire (self->ring, NULL, error))
     return ACCEL_FLOW_ERROR;
-  m = g_new0 (MappedSample, 1);
-  if (!gst_video_frame_map (
-          &m->frame, info, gst_sample_get_buffer (sample), GST_MAP_READ))
+  if (on_device)
     {
-      g_free (m);
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot map a GStreamer buffer for reading");
-      return ACCEL_FLOW_ERROR;
+      accel_io_ring_hold (self->ring, gst_sample_ref (sample),
+          (GDestroyNotify)gst_sample_unref);
+      copied = accel_gst_cuda_copy_from_buffer (frame->stream,
+          gst_sample_get_buffer (sample), info, format, dst, error);
     }
-  m->sample = gst_sample_ref (sample);
-  accel_io_ring_hold (self->ring, m, mapped_sample_free);
-  copied = accel_gst_copy_planes (frame->stream, &m->frame, format,
-      accel_buffer_get_data (frame->outputs[0]), FALSE, error);
+  else
+    {
+      m = g_new0 (MappedSample, 1);
+      if (!map_for_reading (
+              &m->frame, info, gst_sample_get_buffer (sample), error))
+        {
+          g_free (m);
+          return ACCEL_FLOW_ERROR;
+        }
+      m->sample = gst_sample_ref (sample);
+      accel_io_ring_hold (self->ring, m, mapped_sample_free);
+      copied = accel_gst_copy_planes (
+          frame->stream, &m->frame, format, dst, FALSE, error);
+    }
   /* committed even when a copy failed: part of it may be queued */
   if (!accel_io_ring_commit (
           self->ring, frame->stream, NULL, copied ? error : NULL)
@@ -370,20 +371,12 @@ copy_sample (
     accel_buffer_set_pts (out, (gint64)GST_BUFFER_PTS (buffer));
   if (GST_BUFFER_DURATION_IS_VALID (buffer))
     accel_buffer_set_duration (out, (gint64)GST_BUFFER_DURATION (buffer));
-  if (!accel_stage_is_host (stage)
-      && accel_gst_cuda_buffer_is_ours (buffer, self->cuda))
-    return copy_on_device (self, frame, sample, &info, type.format, error);
-
-  /* system memory, or CUDA memory of another context, which the map
-   * downloads */
   if (!accel_stage_is_host (stage))
-    return copy_mapped (self, frame, sample, &info, type.format, error);
-  if (!gst_video_frame_map (&vframe, &info, buffer, GST_MAP_READ))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot map a GStreamer buffer for reading");
-      return ACCEL_FLOW_ERROR;
-    }
+    return copy_held (self, frame, sample, &info, type.format,
+        accel_gst_cuda_buffer_is_ours (buffer, self->cuda), error);
+  /* on the host: system memory, or CUDA memory, which the map downloads */
+  if (!map_for_reading (&vframe, &info, buffer, error))
+    return ACCEL_FLOW_ERROR;
   accel_gst_frame_to_packed (&vframe, type.format, dst);
   gst_video_frame_unmap (&vframe);
   return ACCEL_FLOW_OK;
