@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bandwidth of the memory-bound image kernels, as a fraction of what a
- * device-to-device cudaMemcpyAsync reaches in the same run, and the time
- * NVIDIA's NPP takes for its closest equivalent on the same frames (when
- * built with NPP).
+ * device-to-device cudaMemcpyAsync reaches in the same run; the floor
+ * under each kernel's time, a kernel moving the same bytes that computes
+ * nothing (bench-image-floor.cu); and the time NVIDIA's NPP takes for its
+ * closest equivalent on the same frames (when built with NPP).
  *
  * Bytes moved are each input read once plus each output written once; the
  * L2 cache is flushed before every timed run (a frame fits in it), each run
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "accel-test.h"
+#include "bench-image-floor.h"
 #include "bench-image-npp.h"
 #include "test-image.h"
 
@@ -106,20 +108,22 @@ compare_floats (const void *a, const void *b)
 /* what one timed run does */
 typedef struct
 {
-  const TestCase *tc; /* NULL: the copy */
+  const TestCase *tc; /* NULL: the copy, or the floor */
   TestFrame *in, *out;
   void *d_in, *d_out;
-  BenchNpp *npp;     /* not NULL: NPP's equivalent of tc instead */
-  size_t copy_bytes; /* the copy: bytes to copy, 0 for the whole frame */
+  BenchNpp *npp;   /* not NULL: NPP's equivalent of tc instead */
+  int floor_shape; /* >= 0: the floor under in's and out's bytes */
 } Run;
 
 static int
 run_once (const Run *r, cudaStream_t stream)
 {
+  if (r->floor_shape >= 0)
+    return bench_image_floor (
+        stream, r->floor_shape, r->d_in, r->in->size, r->d_out, r->out->size);
   if (!r->tc)
-    return cudaMemcpyAsync (r->d_out, r->d_in,
-        r->copy_bytes ? r->copy_bytes : r->in->size, cudaMemcpyDeviceToDevice,
-        stream);
+    return cudaMemcpyAsync (
+        r->d_out, r->d_in, r->in->size, cudaMemcpyDeviceToDevice, stream);
   if (r->npp)
     {
       int status
@@ -156,6 +160,25 @@ time_runs (Bench *b, const Run *r)
     }
   qsort (ms, reps, sizeof (float), compare_floats);
   return ms[reps / 2] * 1000.0;
+}
+
+/* median time of the floor under @r's bytes in microseconds: the faster
+ * of bench_image_floor ()'s kernels */
+static double
+time_floor (Bench *b, Run *r)
+{
+  double best = 0.0;
+
+  for (int shape = 0; shape < BENCH_IMAGE_FLOOR_SHAPES; shape++)
+    {
+      double us;
+
+      r->floor_shape = shape;
+      us = time_runs (b, r);
+      best = shape == 0 || us < best ? us : best;
+    }
+  r->floor_shape = -1;
+  return best;
 }
 
 /* each case's input, the same in the benchmark and in an NPP child */
@@ -220,7 +243,7 @@ npp_child (Bench *b, guint ci, guint si)
   const BenchCase *bc = &cases[ci];
   g_autoptr (TestFrame) in = case_input (ci, si);
   g_autoptr (TestFrame) out = NULL;
-  Run run = { &bc->tc, in, NULL, NULL, NULL, NULL, 0 };
+  Run run = { &bc->tc, in, NULL, NULL, NULL, NULL, -1 };
   int of, ow, oh;
 
   test_case_output (
@@ -266,8 +289,9 @@ bench_frame (Bench *b, guint si, GString *notes)
       = test_frame_new (ACCEL_IMAGE_RGBA8, width, height, 0);
   g_autoptr (GRand) rand = g_rand_new_with_seed (20260101 + 1000 * si);
   void *d_a = NULL, *d_b = NULL;
-  Run copy = { NULL, rgba, rgba, NULL, NULL, NULL, 0 };
-  double copy_us, copy_gbs;
+  Run copy = { NULL, rgba, rgba, NULL, NULL, NULL, -1 };
+  Run floor = { NULL, rgba, rgba, NULL, NULL, NULL, -1 };
+  double copy_us, copy_gbs, floor_us;
   size_t most = 0;
   int of, ow, oh;
 
@@ -290,38 +314,44 @@ bench_frame (Bench *b, guint si, GString *notes)
   copy.d_out = d_b;
   copy_us = time_runs (b, &copy);
   copy_gbs = 2.0 * rgba->size / copy_us / 1000.0;
-  g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%% %7.0f%%\n", width, height,
-      "copy (RGBA8 frame)", 2.0 * rgba->size / 1e6, copy_us, copy_gbs, 100.0,
-      100.0);
+  g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%%\n", width, height,
+      "copy (RGBA8 frame)", 2.0 * rgba->size / 1e6, copy_us, copy_gbs, 100.0);
+  /* the floor's kernels against cudaMemcpyAsync's, on the same bytes */
+  floor.d_in = d_a;
+  floor.d_out = d_b;
+  floor_us = time_floor (b, &floor);
+  g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%%\n", width, height,
+      "floor (RGBA8 frame)", 2.0 * rgba->size / 1e6, floor_us,
+      2.0 * rgba->size / floor_us / 1000.0, 100.0 * copy_us / floor_us);
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const BenchCase *bc = &cases[i];
       g_autoptr (TestFrame) in = NULL;
       g_autoptr (TestFrame) out = NULL;
-      Run run = { &bc->tc, in, NULL, d_a, d_b, NULL, 0 };
-      Run same = { NULL, in, NULL, d_a, d_b, NULL, 0 };
-      double us, gbs, same_us;
+      Run run = { &bc->tc, in, NULL, d_a, d_b, NULL, -1 };
+      Run under = { NULL, in, NULL, d_a, d_b, NULL, -1 };
+      double us, gbs, under_us;
       size_t bytes;
 
       if (!case_wanted (bc->name))
         continue;
       in = case_input (i, si);
-      run.in = same.in = in;
+      run.in = under.in = in;
       test_case_output (&bc->tc, bc->in_format, width, height, &of, &ow, &oh);
       out = test_frame_new (of, ow, oh, 0);
-      run.out = out;
+      run.out = under.out = out;
       check (cudaMemcpy (d_a, in->data, in->size, cudaMemcpyHostToDevice),
           "cudaMemcpy");
       bytes = in->size + out->size;
       us = time_runs (b, &run);
       gbs = bytes / us / 1000.0;
-      /* a copy moving as many bytes: small frames pay the same fixed cost */
-      same.copy_bytes = bytes / 2;
-      same_us = time_runs (b, &same);
-      g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%% %7.0f%%", width,
-          height, bc->name, bytes / 1e6, us, gbs, 100.0 * gbs / copy_gbs,
-          100.0 * same_us / us);
+      /* the same bytes moved with nothing computed: the most "of copy"
+       * could reach with this kernel's reads and writes */
+      under_us = time_floor (b, &under);
+      g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%% %7.0f%% %7.0f%%",
+          width, height, bc->name, bytes / 1e6, us, gbs, 100.0 * gbs / copy_gbs,
+          100.0 * bytes / under_us / 1000.0 / copy_gbs, 100.0 * under_us / us);
       if (b->with_npp && bench_npp_has (&bc->tc, bc->in_format))
         {
           double npp_us = npp_time_us (i, si, notes);
@@ -372,15 +402,17 @@ main (int argc, char **argv)
                "(RGBA8 input unless named; bytes: input read once + output "
                "written once;\n L2 flushed before each run; median of %d "
                "runs after %d warm-up runs)\nof copy: bandwidth against the "
-               "frame's copy; of same: time of a copy moving as many bytes "
-               "over ours\n%s\n\n",
+               "frame's copy; floor: the same of the faster of two kernels "
+               "moving the same\nbytes and computing nothing; of floor: its "
+               "time over ours\n"
+               "%s\n\n",
           prop.name, reps, warmup,
           b.with_npp ? "NPP: its closest equivalent on the same frames (timed "
                        "in a child process), and its time over ours"
                      : "NPP: not built in");
-      g_print ("%-10s %-24s %9s %9s %8s %8s %8s %9s %8s\n", "frame", "kernel",
-          "MB moved", "time us", "GB/s", "of copy", "of same", "NPP us",
-          "NPP/ours");
+      g_print ("%-10s %-24s %9s %9s %8s %8s %8s %8s %9s %8s\n", "frame",
+          "kernel", "MB moved", "time us", "GB/s", "of copy", "floor",
+          "of floor", "NPP us", "NPP/ours");
       for (guint i = 0; i < G_N_ELEMENTS (frame_sizes); i++)
         bench_frame (&b, i, notes);
       if (notes->len)
