@@ -7,6 +7,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstaccelcuda.h"
+#include "gstaccelpinnedpool.h"
 
 /* bytes of one row of plane @plane */
 static gsize
@@ -26,21 +27,6 @@ plane_rows (const GstVideoFrame *frame, guint plane)
 
   gst_video_format_info_component (frame->info.finfo, plane, comp);
   return GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp[0]);
-}
-
-/* whether @data is page-locked host memory (a pinned pool's, or anyone's
- * pinned or registered memory), which the GPU reaches by DMA alone */
-static gboolean
-is_page_locked (gconstpointer data)
-{
-  struct cudaPointerAttributes attr;
-
-  if (cudaPointerGetAttributes (&attr, data) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return FALSE;
-    }
-  return attr.type == cudaMemoryTypeHost;
 }
 
 /**
@@ -65,7 +51,7 @@ gst_accel_transfer_upload_planes (GstVideoFrame *in, guint8 *const *dst,
 {
   int err;
 
-  *in_flight = is_page_locked (GST_VIDEO_FRAME_PLANE_DATA (in, 0));
+  *in_flight = gst_accel_is_page_locked (GST_VIDEO_FRAME_PLANE_DATA (in, 0));
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
     if ((err = cudaMemcpy2DAsync (dst[p], dst_pitch[p],
              GST_VIDEO_FRAME_PLANE_DATA (in, p),

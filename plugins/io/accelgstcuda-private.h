@@ -24,6 +24,10 @@ GstBufferPool *accel_gst_cuda_pool_new (
     GstCudaContext *context, GstCaps *caps, GError **error);
 gboolean accel_gst_cuda_buffer_is_ours (
     GstBuffer *buffer, GstCudaContext *context);
+void accel_gst_cuda_offer_page_locked (
+    GstElement *sink, GstCudaContext *context, guint min_buffers);
+gboolean accel_gst_cuda_buffer_is_page_locked (
+    GstBuffer *buffer, GstCudaContext *context);
 gboolean accel_gst_cuda_copy_to_buffer (AccelStream *stream, gconstpointer src,
     AccelFormat format, const GstVideoInfo *info, GstBuffer *buffer,
     GError **error);

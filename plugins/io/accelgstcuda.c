@@ -11,6 +11,7 @@
 #ifdef ACCEL_IO_HAVE_GST_CUDA
 
 #include "gstaccelcudacontext.h"
+#include "gstaccelpinnedpool.h"
 
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -205,6 +206,90 @@ accel_gst_cuda_buffer_is_ours (GstBuffer *buffer, GstCudaContext *context)
                 == gst_cuda_context_get_handle (context);
 }
 
+/* what an appsink's probe offers upstream */
+typedef struct
+{
+  GstCudaContext *context;
+  guint min_buffers;
+} PageLockedOffer;
+
+static void
+page_locked_offer_free (gpointer data)
+{
+  PageLockedOffer *offer = data;
+
+  gst_object_unref (offer->context);
+  g_free (offer);
+}
+
+static GstPadProbeReturn
+offer_page_locked (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  PageLockedOffer *offer = user_data;
+  GstCaps *caps = NULL;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && !accel_gst_cuda_caps_are_cuda (caps)
+      && gst_query_get_n_allocation_pools (query) == 0)
+    gst_accel_pinned_pool_offer (offer->context, query, offer->min_buffers);
+  return GST_PAD_PROBE_OK;
+}
+
+/**
+ * accel_gst_cuda_offer_page_locked:
+ * @sink: the bridge's appsink
+ * @context: the stage's context
+ * @min_buffers: the samples the bridge may hold at once, plus one
+ *
+ * Offers upstream of @sink, for system memory, a pool of frames in
+ * page-locked memory (gst_accel_pinned_pool_offer ()): an element that
+ * takes it renders into memory the stage's copy to the device reads by
+ * DMA alone, with no staging by the CUDA driver on the stage's thread.
+ */
+void
+accel_gst_cuda_offer_page_locked (
+    GstElement *sink, GstCudaContext *context, guint min_buffers)
+{
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  PageLockedOffer *offer = g_new (PageLockedOffer, 1);
+
+  offer->context = gst_object_ref (context);
+  offer->min_buffers = min_buffers;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      offer_page_locked, offer, page_locked_offer_free);
+  gst_object_unref (pad);
+}
+
+/**
+ * accel_gst_cuda_buffer_is_page_locked:
+ * @buffer: a buffer in system memory
+ * @context: the stage's context
+ *
+ * Returns: whether @buffer's first memory is page-locked.
+ */
+gboolean
+accel_gst_cuda_buffer_is_page_locked (
+    GstBuffer *buffer, GstCudaContext *context)
+{
+  GstMapInfo map;
+  gboolean locked = FALSE;
+
+  if (!context || gst_buffer_n_memory (buffer) == 0
+      || !gst_buffer_map_range (buffer, 0, 1, &map, GST_MAP_READ))
+    return FALSE;
+  /* in the stage's context: the query would make another device's */
+  if (gst_cuda_context_push (context))
+    {
+      locked = gst_accel_is_page_locked (map.data);
+      gst_cuda_context_pop (NULL);
+    }
+  gst_buffer_unmap (buffer, &map);
+  return locked;
+}
+
 /* maps @buffer's planes as device pointers; the video meta says where they
  * are, and without one the memory's own layout (pitched rows), not the
  * caps' */
@@ -331,6 +416,20 @@ accel_gst_cuda_pool_new (GstCudaContext *context, GstCaps *caps, GError **error)
 
 gboolean
 accel_gst_cuda_buffer_is_ours (GstBuffer *buffer, GstCudaContext *context)
+{
+  return FALSE;
+}
+
+void
+accel_gst_cuda_offer_page_locked (
+    GstElement *sink, GstCudaContext *context, guint min_buffers)
+{
+  g_return_if_reached ();
+}
+
+gboolean
+accel_gst_cuda_buffer_is_page_locked (
+    GstBuffer *buffer, GstCudaContext *context)
 {
   return FALSE;
 }

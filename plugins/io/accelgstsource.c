@@ -36,6 +36,7 @@ struct _AccelGstSource
   AccelIoRing *ring;    /* GPU: the samples its copies read */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsink gets CUDA memory */
+  gboolean page_locked; /* or system memory from our page-locked pool */
 };
 
 G_DEFINE_FINAL_TYPE (AccelGstSource, accel_gst_source, ACCEL_TYPE_STAGE)
@@ -131,6 +132,21 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
   return TRUE;
 }
 
+/* whether the first sample (a live description's, or the preroll) is in
+ * page-locked memory: whether the description took the pool the appsink
+ * offered */
+static gboolean
+first_is_page_locked (AccelGstSource *self)
+{
+  g_autoptr (GstSample) sample
+      = self->first ? gst_sample_ref (self->first)
+                    : gst_app_sink_try_pull_preroll (self->appsink, 0);
+
+  return self->cuda && sample && gst_sample_get_buffer (sample)
+         && accel_gst_cuda_buffer_is_page_locked (
+             gst_sample_get_buffer (sample), self->cuda);
+}
+
 static gboolean
 build (AccelGstSource *self, GError **error)
 {
@@ -162,6 +178,9 @@ build (AccelGstSource *self, GError **error)
   if (self->cuda)
     {
       accel_gst_cuda_share (self->pipeline, &self->watch, self->cuda);
+      /* what the ring, the appsink and process () hold at once */
+      accel_gst_cuda_offer_page_locked (GST_ELEMENT (self->appsink), self->cuda,
+          RING_SLOTS + APPSINK_QUEUE + 2);
       want = gst_caps_from_string (
           ACCEL_GST_CUDA_VIDEO_CAPS "; " ACCEL_GST_VIDEO_CAPS);
     }
@@ -181,6 +200,7 @@ build (AccelGstSource *self, GError **error)
       return FALSE;
     }
   self->cuda_memory = accel_gst_cuda_caps_are_cuda (caps);
+  self->page_locked = !self->cuda_memory && first_is_page_locked (self);
   return TRUE;
 }
 
@@ -446,7 +466,9 @@ accel_gst_source_get_property (
       g_value_set_int64 (value, self->preroll_timeout_ms);
       break;
     case PROP_MEMORY:
-      g_value_set_string (value, self->cuda_memory ? "cuda" : "system");
+      g_value_set_string (value, self->cuda_memory   ? "cuda"
+                                 : self->page_locked ? "page-locked"
+                                                     : "system");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -511,8 +533,9 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
   g_object_class_install_property (gobject_class, PROP_MEMORY,
       g_param_spec_string ("memory", "Memory",
           "What the appsink gets from the description, known once the graph "
-          "is prepared: \"cuda\" (GStreamer's CUDA memory, taken on a GPU) "
-          "or \"system\"",
+          "is prepared: \"cuda\" (GStreamer's CUDA memory, taken on a GPU), "
+          "\"page-locked\" (system memory from the page-locked pool it "
+          "offers on a GPU, copied by DMA alone) or \"system\"",
           "system", G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   /* neither a GStreamer description nor an application can be asked for

@@ -195,3 +195,24 @@ gst_accel_pinned_pool_offer (
   gst_object_unref (pool);
   return TRUE;
 }
+
+/**
+ * gst_accel_is_page_locked:
+ * @data: host memory
+ *
+ * Returns: whether @data is page-locked host memory (a page-locked pool's,
+ *   or anyone's pinned or registered memory), which the GPU reaches by DMA
+ *   alone.
+ */
+gboolean
+gst_accel_is_page_locked (gconstpointer data)
+{
+  struct cudaPointerAttributes attr;
+
+  if (cudaPointerGetAttributes (&attr, data) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return FALSE;
+    }
+  return attr.type == cudaMemoryTypeHost;
+}

@@ -15,5 +15,6 @@ G_DECLARE_FINAL_TYPE (GstAccelPinnedPool, gst_accel_pinned_pool, GST,
 GstBufferPool *gst_accel_pinned_pool_new (GstCudaContext *context);
 gboolean gst_accel_pinned_pool_offer (
     GstCudaContext *context, GstQuery *query, guint min_buffers);
+gboolean gst_accel_is_page_locked (gconstpointer data);
 
 G_END_DECLS
