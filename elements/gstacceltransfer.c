@@ -3,31 +3,11 @@
  * and acceldownload (and a filter given system memory on a GPU) make */
 #include "gstacceltransfer.h"
 
-#include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstaccelcuda.h"
+#include "gstaccelframecopy.h"
 #include "gstaccelpinnedpool.h"
-
-/* bytes of one row of plane @plane */
-static gsize
-plane_row_bytes (const GstVideoFrame *frame, guint plane)
-{
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-  gst_video_format_info_component (frame->info.finfo, plane, comp);
-  return (gsize)GST_VIDEO_FRAME_COMP_WIDTH (frame, comp[0])
-         * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, comp[0]);
-}
-
-static guint
-plane_rows (const GstVideoFrame *frame, guint plane)
-{
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-  gst_video_format_info_component (frame->info.finfo, plane, comp);
-  return GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp[0]);
-}
 
 /**
  * gst_accel_transfer_upload_planes:
@@ -49,16 +29,8 @@ int
 gst_accel_transfer_upload_planes (GstVideoFrame *in, guint8 *const *dst,
     const gsize *dst_pitch, gpointer stream, gboolean *in_flight)
 {
-  int err;
-
   *in_flight = gst_accel_is_page_locked (GST_VIDEO_FRAME_PLANE_DATA (in, 0));
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-    if ((err = cudaMemcpy2DAsync (dst[p], dst_pitch[p],
-             GST_VIDEO_FRAME_PLANE_DATA (in, p),
-             GST_VIDEO_FRAME_PLANE_STRIDE (in, p), plane_row_bytes (in, p),
-             plane_rows (in, p), cudaMemcpyHostToDevice, stream)))
-      return err;
-  return cudaSuccess;
+  return gst_accel_frame_copy_planes (in, dst, dst_pitch, FALSE, stream);
 }
 
 /**
@@ -105,16 +77,15 @@ int
 gst_accel_transfer_download (
     GstVideoFrame *in, GstVideoFrame *out, gpointer stream)
 {
-  int err;
+  guint8 *src[GST_VIDEO_MAX_PLANES];
+  gsize pitch[GST_VIDEO_MAX_PLANES];
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-    if ((err = cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (out, p),
-             GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
-             GST_VIDEO_FRAME_PLANE_DATA (in, p),
-             GST_VIDEO_FRAME_PLANE_STRIDE (in, p), plane_row_bytes (in, p),
-             plane_rows (in, p), cudaMemcpyDeviceToHost, stream)))
-      return err;
-  return cudaSuccess;
+    {
+      src[p] = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+      pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    }
+  return gst_accel_frame_copy_planes (out, src, pitch, TRUE, stream);
 }
 
 /**

@@ -4,8 +4,8 @@
 #define G_LOG_DOMAIN "accel-gst"
 
 #include "accelgst-private.h"
+#include "gstaccelframecopy.h"
 
-#include <cuda_runtime_api.h>
 #include <string.h>
 
 void
@@ -482,7 +482,7 @@ gboolean
 accel_gst_copy_planes (AccelStream *stream, GstVideoFrame *frame,
     AccelFormat format, guint8 *packed, gboolean to_frame, GError **error)
 {
-  cudaStream_t s = (cudaStream_t)accel_stream_get_handle (stream);
+  guint8 *plane[3];
   gsize row[3];
   gint rows[3];
   guint n = accel_gst_packed_planes (format, GST_VIDEO_FRAME_WIDTH (frame),
@@ -490,16 +490,10 @@ accel_gst_copy_planes (AccelStream *stream, GstVideoFrame *frame,
 
   for (guint p = 0; p < n; p++)
     {
-      guint8 *plane = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-      size_t stride = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-      cudaError_t err = to_frame
-                            ? cudaMemcpy2DAsync (plane, stride, packed, row[p],
-                                row[p], (size_t)rows[p], cudaMemcpyDefault, s)
-                            : cudaMemcpy2DAsync (packed, row[p], plane, stride,
-                                row[p], (size_t)rows[p], cudaMemcpyDefault, s);
-      if (!accel_cuda_check (err, error))
-        return FALSE;
+      plane[p] = packed;
       packed += row[p] * (gsize)rows[p];
     }
-  return TRUE;
+  return accel_cuda_check (gst_accel_frame_copy_planes (frame, plane, row,
+                               to_frame, accel_stream_get_handle (stream)),
+      error);
 }
