@@ -20,8 +20,8 @@ void accel_gst_cuda_share (
 gboolean accel_gst_cuda_caps_are_cuda (GstCaps *caps);
 GstCaps *accel_gst_cuda_caps_from_system (GstCaps *caps);
 gboolean accel_gst_cuda_downstream_takes (GstElement *element, GstCaps *caps);
-GstBufferPool *accel_gst_cuda_pool_new (
-    GstCudaContext *context, GstCaps *caps, GError **error);
+GstBufferPool *accel_gst_cuda_pool_new (GstCudaContext *context, GstCaps *caps,
+    gboolean page_locked, guint min_buffers, GError **error);
 gboolean accel_gst_cuda_buffer_is_ours (
     GstBuffer *buffer, GstCudaContext *context);
 void accel_gst_cuda_offer_page_locked (

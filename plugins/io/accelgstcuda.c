@@ -145,21 +145,41 @@ accel_gst_cuda_downstream_takes (GstElement *element, GstCaps *caps)
 /**
  * accel_gst_cuda_pool_new:
  * @context: the stage's CUDA context
- * @caps: fixed CUDA memory caps
+ * @caps: fixed video caps, of CUDA memory or with @page_locked of system
+ *   memory
+ * @page_locked: a pool of page-locked system memory frames
+ *   (GstAccelPinnedPool), not of CUDA memory
+ * @min_buffers: frames to keep at least
  * @error: return location for a #GError, or %NULL
  *
  * Returns: (transfer full): an active pool of CUDA memory frames with
- *   video metas, or %NULL.
+ *   video metas, or of page-locked frames in the caps' layout, or %NULL.
  */
 GstBufferPool *
-accel_gst_cuda_pool_new (GstCudaContext *context, GstCaps *caps, GError **error)
+accel_gst_cuda_pool_new (GstCudaContext *context, GstCaps *caps,
+    gboolean page_locked, guint min_buffers, GError **error)
 {
+  const char *what = page_locked ? "page-locked" : "GStreamer CUDA";
   g_autofree gchar *text = NULL;
   GstVideoInfo info;
   GstBufferPool *pool = NULL;
 
-  if (!gst_video_info_from_caps (&info, caps)
-      || !(pool = gst_accel_cuda_pool_new (context, caps, info.size, 0)))
+  if (!gst_video_info_from_caps (&info, caps))
+    goto no_pool;
+  if (page_locked)
+    {
+      GstStructure *config;
+
+      pool = gst_accel_pinned_pool_new (context);
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (
+          config, caps, info.size, min_buffers, 0);
+      if (!gst_buffer_pool_set_config (pool, config))
+        gst_clear_object (&pool);
+    }
+  else
+    pool = gst_accel_cuda_pool_new (context, caps, info.size, min_buffers);
+  if (!pool)
     goto no_pool;
   if (!gst_buffer_pool_set_active (pool, TRUE))
     goto no_memory;
@@ -170,7 +190,7 @@ no_pool:
   {
     text = gst_caps_to_string (caps);
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-        "cannot make a pool of GStreamer CUDA memory for %s", text);
+        "cannot make a pool of %s memory for %s", what, text);
     return NULL;
   }
 no_memory:
@@ -178,7 +198,7 @@ no_memory:
     text = gst_caps_to_string (caps);
     gst_object_unref (pool);
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
-        "cannot allocate GStreamer CUDA memory for %s", text);
+        "cannot allocate %s memory for %s", what, text);
     return NULL;
   }
 }
@@ -292,20 +312,24 @@ accel_gst_cuda_buffer_is_page_locked (
 
 /* maps @buffer's planes as device pointers; the video meta says where they
  * are, and without one the memory's own layout (pitched rows), not the
- * caps' */
+ * caps'. A buffer of page-locked system memory maps as it is, in the caps'
+ * layout */
 static gboolean
 map_device_frame (GstVideoFrame *frame, const GstVideoInfo *info,
     GstBuffer *buffer, GstMapFlags flags, GError **error)
 {
-  GstCudaMemory *mem
-      = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer, 0));
-  const GstVideoInfo *layout
-      = gst_buffer_get_video_meta (buffer) ? info : &mem->info;
+  GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+  gboolean cuda = gst_is_cuda_memory (mem);
+  const GstVideoInfo *layout = !cuda || gst_buffer_get_video_meta (buffer)
+                                   ? info
+                                   : &GST_CUDA_MEMORY_CAST (mem)->info;
 
-  if (gst_video_frame_map (frame, layout, buffer, flags | GST_MAP_CUDA))
+  if (gst_video_frame_map (
+          frame, layout, buffer, cuda ? flags | GST_MAP_CUDA : flags))
     return TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-      "cannot map a GStreamer CUDA memory buffer for %s",
+      "cannot map a GStreamer %s buffer for %s",
+      cuda ? "CUDA memory" : "page-locked memory",
       flags & GST_MAP_WRITE ? "writing" : "reading");
   return FALSE;
 }
@@ -316,12 +340,13 @@ map_device_frame (GstVideoFrame *frame, const GstVideoInfo *info,
  * @src: a packed image in device memory
  * @format: its format
  * @info: the caps' layout
- * @buffer: a buffer of the stage's CUDA memory pool
+ * @buffer: a buffer of the stage's pool (accel_gst_cuda_pool_new ())
  * @error: return location for a #GError, or %NULL
  *
  * Enqueues the copy of @src into @buffer on @stream. GStreamer 1.22's CUDA
  * memory cannot wrap the engine's pointer, and has no stream of its own
- * to wait on: the caller hands @buffer on only once @stream has done the
+ * to wait on; page-locked memory is written by DMA after this returns:
+ * either way the caller hands @buffer on only once @stream has done the
  * copy.
  *
  * Returns: %FALSE with the error. Called from the stage's thread.
@@ -409,7 +434,8 @@ accel_gst_cuda_downstream_takes (GstElement *element, GstCaps *caps)
 }
 
 GstBufferPool *
-accel_gst_cuda_pool_new (GstCudaContext *context, GstCaps *caps, GError **error)
+accel_gst_cuda_pool_new (GstCudaContext *context, GstCaps *caps,
+    gboolean page_locked, guint min_buffers, GError **error)
 {
   g_return_val_if_reached (NULL);
 }

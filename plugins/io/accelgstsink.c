@@ -30,7 +30,8 @@ struct _AccelGstSink
   AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsrc hands GStreamer CUDA memory */
-  GstBufferPool *pool;  /* of that memory, while started */
+  gboolean page_locked; /* or system memory in page-locked frames */
+  GstBufferPool *pool;  /* of either, while started */
   GstBuffer *pending;   /* the frame process() copies and render() pushes */
 };
 
@@ -108,7 +109,8 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
   gst_video_info_from_caps (&self->info, caps);
 
   /* CUDA memory where the images are on the device and the description
-   * takes it: no trip through host memory */
+   * takes it: no trip through host memory; else on a GPU page-locked
+   * frames, which the copy out of the device fills by DMA alone */
   self->cuda_memory = FALSE;
   /* made again with the pipeline: the stage's device may have changed */
   gst_clear_object (&self->cuda);
@@ -128,6 +130,7 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
             }
         }
     }
+  self->page_locked = self->cuda && !self->cuda_memory;
 
   gst_app_src_set_caps (self->appsrc, caps);
   gst_app_src_set_stream_type (self->appsrc, GST_APP_STREAM_TYPE_STREAM);
@@ -202,10 +205,13 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
           return FALSE;
         }
     }
-  if (self->cuda_memory)
+  if (self->cuda_memory || self->page_locked)
     {
       g_autoptr (GstCaps) caps = gst_app_src_get_caps (self->appsrc);
-      self->pool = accel_gst_cuda_pool_new (self->cuda, caps, error);
+      /* the frames queued in the appsrc, the one in flight and one that
+       * downstream holds */
+      self->pool = accel_gst_cuda_pool_new (
+          self->cuda, caps, self->page_locked, APPSRC_QUEUE + 2, error);
       if (!self->pool)
         {
           teardown (self);
@@ -274,15 +280,16 @@ accel_gst_sink_stop (AccelStage *stage)
   release_pool (self);
 }
 
-/* GStreamer's CUDA memory from the pool, filled on the device. 1.22 cannot
- * wrap the engine's buffer, so this is a device to device copy; and its
- * memory has no stream or event that readers wait on, so GStreamer must
- * get the buffer with the copy already done. Rather than block this
- * thread on the stream (cudaStreamSynchronize), render() pushes it: the
- * engine runs it once the stream's work is done, through the stage's
- * completion strategy, as for the host path's download. */
+/* a frame from the pool, filled from the device on the stream: GStreamer's
+ * CUDA memory (1.22 cannot wrap the engine's buffer, so a device to device
+ * copy), or page-locked system memory (by DMA alone, with no staging copy
+ * by the CUDA driver, and no copy of ours on the host). Neither has a
+ * stream or event that readers wait on, so GStreamer must get the buffer
+ * with the copy already done. Rather than block this thread on the stream
+ * (cudaStreamSynchronize), render() pushes it: the engine runs it once the
+ * stream's work is done, through the stage's completion strategy. */
 static AccelFlow
-copy_to_cuda_memory (AccelGstSink *self, AccelFrame *frame, GError **error)
+copy_to_pool_frame (AccelGstSink *self, AccelFrame *frame, GError **error)
 {
   AccelBuffer *in = frame->inputs[0];
   GstBuffer *buffer = NULL;
@@ -292,7 +299,8 @@ copy_to_cuda_memory (AccelGstSink *self, AccelFrame *frame, GError **error)
   if (gst_buffer_pool_acquire_buffer (self->pool, &buffer, NULL) != GST_FLOW_OK)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
-          "cannot get a GStreamer CUDA memory buffer");
+          "cannot get a GStreamer %s buffer",
+          self->cuda_memory ? "CUDA memory" : "page-locked memory");
       return ACCEL_FLOW_ERROR;
     }
   if (!accel_gst_cuda_copy_to_buffer (frame->stream, accel_buffer_get_data (in),
@@ -313,7 +321,7 @@ accel_gst_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
   AccelBuffer *in = frame->inputs[0];
 
   if (self->pool)
-    return copy_to_cuda_memory (self, frame, error);
+    return copy_to_pool_frame (self, frame, error);
   if (!self->staging)
     return ACCEL_FLOW_OK;
   return accel_io_copy_async (frame->stream,
@@ -449,7 +457,9 @@ accel_gst_sink_get_property (
       g_value_set_int64 (value, self->eos_timeout_ms);
       break;
     case PROP_MEMORY:
-      g_value_set_string (value, self->cuda_memory ? "cuda" : "system");
+      g_value_set_string (value, self->cuda_memory   ? "cuda"
+                                 : self->page_locked ? "page-locked"
+                                                     : "system");
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -517,7 +527,9 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
       g_param_spec_string ("memory", "Memory",
           "What the appsrc hands GStreamer, chosen when the graph is "
           "prepared: \"cuda\" (GStreamer's CUDA memory, on a GPU when the "
-          "description takes it) or \"system\"",
+          "description takes it), \"page-locked\" (system memory that the "
+          "copy out of the GPU fills by DMA alone, on a GPU otherwise) or "
+          "\"system\"",
           "system", G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   accel_stage_class_set_metadata (stage_class, "io.gst-sink",
