@@ -310,13 +310,13 @@ accel_gst_cuda_buffer_is_page_locked (
   return locked;
 }
 
-/* maps @buffer's planes as device pointers; the video meta says where they
- * are, and without one the memory's own layout (pitched rows), not the
- * caps'. A buffer of page-locked system memory maps as it is, in the caps'
- * layout */
+/* maps @buffer's planes where the stream's copies reach them: CUDA memory
+ * as device pointers, the video meta saying where they are, and without
+ * one the memory's own layout (pitched rows), not the caps'; page-locked
+ * system memory as it is, in the caps' layout */
 static gboolean
-map_device_frame (GstVideoFrame *frame, const GstVideoInfo *info,
-    GstBuffer *buffer, GstMapFlags flags, GError **error)
+map_for_copy (GstVideoFrame *frame, const GstVideoInfo *info, GstBuffer *buffer,
+    GstMapFlags flags, GError **error)
 {
   GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
   gboolean cuda = gst_is_cuda_memory (mem);
@@ -359,7 +359,7 @@ accel_gst_cuda_copy_to_buffer (AccelStream *stream, gconstpointer src,
   GstVideoFrame frame;
   gboolean ok;
 
-  if (!map_device_frame (&frame, info, buffer, GST_MAP_WRITE, error))
+  if (!map_for_copy (&frame, info, buffer, GST_MAP_WRITE, error))
     return FALSE;
   ok = accel_gst_copy_planes (
       stream, &frame, format, (guint8 *)src, TRUE, error);
@@ -391,7 +391,7 @@ accel_gst_cuda_copy_from_buffer (AccelStream *stream, GstBuffer *buffer,
   GstVideoFrame frame;
   gboolean ok;
 
-  if (!map_device_frame (&frame, info, buffer, GST_MAP_READ, error))
+  if (!map_for_copy (&frame, info, buffer, GST_MAP_READ, error))
     return FALSE;
   ok = accel_gst_copy_planes (stream, &frame, format, dst, FALSE, error);
   gst_video_frame_unmap (&frame);
