@@ -4,9 +4,10 @@
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take faster kernels of
 // the same results in integers: 16-byte loads, each thread four pixels of a
 // row in the horizontal pass and a column of them in the vertical one; the
-// box blur of radius 1 to 4 streams down strips with no tile at all, and the
-// Gaussian and the unsharp mask of radius 5 to 8 take the tensor cores
-// (blur-mma.cu)
+// box blur of radius 1 to 4 streams down strips with no tile at all, the
+// Gaussian of radius 1 to 4 on frames of more than a wave of tiles takes
+// its rows by tensor copies (tile-copy.cuh), and the Gaussian and the
+// unsharp mask of radius 5 to 8 take the tensor cores (blur-mma.cu)
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "blur-mma.h"
 #include "blur.h"
 #include "image-device.cuh"
+#include "tile-copy.cuh"
 
 using namespace accel_image;
 
@@ -631,16 +633,24 @@ gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
 template <int R> struct SplitRow
 {
   typedef uint2 Sums[4];
+  static constexpr int LEFT = (R + 3) / 4, CHUNKS = gauss_chunks (R);
 
   static __device__ __forceinline__ void sum (
       const uint8_t *row, int xq, int width, const GaussParams &p, Sums sum)
   {
-    constexpr int LEFT = (R + 3) / 4, CHUNKS = gauss_chunks (R);
-    constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
     uint32_t raw[4 * CHUNKS];
-    uint2 px[N];
 
     load_row_chunks<LEFT, 1> (row, xq, width, raw);
+    sum_words (raw, p, sum);
+  }
+
+  // the same from the row's words as load_row_chunks () leaves them
+  static __device__ __forceinline__ void sum_words (
+      const uint32_t raw[4 * CHUNKS], const GaussParams &p, Sums sum)
+  {
+    constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
+    uint2 px[N];
+
 #pragma unroll
     for (int j = 0; j < N; j++)
       px[j] = split_channels (raw[FIRST + j]);
@@ -750,48 +760,16 @@ gauss_rows (const uint8_t *src, size_t src_pitch, int ya, int height, int xq,
     pair[i] = Row::pair (a, b, i);
 }
 
-// the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes, in
-// integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
-// passes sum exact integers, as the host's floats do. The horizontal pass
-// (gauss_rows ()) sums each channel to at most 255 x 256, either two
-// channels a multiply-add or, from GAUSS_DOT_RADIUS, four taps a dot
-// product; a thread makes two rows and stores each channel of both in the
-// halves of one word. The vertical pass
-// then takes two rows of a channel against two taps in one 16-by-8-bit dot
-// product (__dp2a_lo ()) with no repacking: an even output row starts on
-// such a pair, an odd one takes its first row alone from the high half,
-// then pairs with the taps shifted by one. Each sum stays below 2^24.
-template <int R, int OP>
-__global__ void __launch_bounds__ (4 * gauss_w (OP))
-    gauss_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-        const __grid_constant__ GaussParams p)
+// the vertical pass of gauss_rgba () and gauss_rgba_copied (): each
+// thread a quarter of a column of the block's W x H outputs from @gs, the
+// tile of the horizontal sums' row pairs (pair_column ())
+template <int R, int OP, int W, int H>
+__device__ __forceinline__ void
+gauss_columns (const uint4 *gs, const uint8_t *__restrict__ src,
+    size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int x0,
+    int y0, int width, int height, const GaussParams &p)
 {
-  constexpr int W = gauss_w (OP);
-  constexpr int H = gauss_h (R), ROWS = H / 4;
-  constexpr int PAIRS = H / 2 + R;
-  constexpr int STEP = 4 * W / (W / 4);
-  extern __shared__ uint4 gs[];
-  const int x0 = blockIdx.x * W, y0 = blockIdx.y * H;
-  const int q = threadIdx.x & (W / 4 - 1);
-  const int xq = x0 + 4 * q;
-
-#pragma unroll
-  for (int pass = 0; pass < (PAIRS + STEP - 1) / STEP; pass++)
-    {
-      const int pr = threadIdx.x / (W / 4) + pass * STEP;
-      const int ya = y0 - R + 2 * pr;
-      uint4 pair[4];
-
-      if (pr >= PAIRS)
-        break;
-      gauss_rows<R> (src, src_pitch, ya, height, xq, width, p, pair);
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        gs[pr * W + pair_column (4 * q + i)] = pair[i];
-    }
-  __syncthreads ();
-
+  constexpr int ROWS = H / 4;
   const int col = threadIdx.x & (W - 1), x = x0 + col;
   const int r0 = (threadIdx.x / W) * ROWS;
   const int pc = pair_column (col);
@@ -823,6 +801,198 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
         centre = centre_at.next ();
       out.put (gauss_pixel<OP == OP_UNSHARP> (acc, centre, p.amount));
     }
+}
+
+// the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes, in
+// integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
+// passes sum exact integers, as the host's floats do. The horizontal pass
+// (gauss_rows ()) sums each channel to at most 255 x 256, either two
+// channels a multiply-add or, from GAUSS_DOT_RADIUS, four taps a dot
+// product; a thread makes two rows and stores each channel of both in the
+// halves of one word. The vertical pass
+// then takes two rows of a channel against two taps in one 16-by-8-bit dot
+// product (__dp2a_lo ()) with no repacking: an even output row starts on
+// such a pair, an odd one takes its first row alone from the high half,
+// then pairs with the taps shifted by one. Each sum stays below 2^24.
+template <int R, int OP>
+__global__ void __launch_bounds__ (4 * gauss_w (OP))
+    gauss_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
+        const __grid_constant__ GaussParams p)
+{
+  constexpr int W = gauss_w (OP);
+  constexpr int H = gauss_h (R), PAIRS = H / 2 + R;
+  constexpr int STEP = 4 * W / (W / 4);
+  extern __shared__ uint4 gs[];
+  const int x0 = blockIdx.x * W, y0 = blockIdx.y * H;
+  const int q = threadIdx.x & (W / 4 - 1);
+  const int xq = x0 + 4 * q;
+
+#pragma unroll
+  for (int pass = 0; pass < (PAIRS + STEP - 1) / STEP; pass++)
+    {
+      const int pr = threadIdx.x / (W / 4) + pass * STEP;
+      const int ya = y0 - R + 2 * pr;
+      uint4 pair[4];
+
+      if (pr >= PAIRS)
+        break;
+      gauss_rows<R> (src, src_pitch, ya, height, xq, width, p, pair);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        gs[pr * W + pair_column (4 * q + i)] = pair[i];
+    }
+  __syncthreads ();
+  gauss_columns<R, OP, W, H> (
+      gs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
+}
+
+// gauss_rgba () with its source rows copied into shared memory by the
+// tensor memory accelerator (tile-copy.cuh), a copy a pass of row pairs
+// started as the block starts: the horizontal pass reads no global memory
+// and no register waits for a load. The rows lie behind the pairs the
+// first pass writes, so that the later passes write over rows that they
+// and the passes before them have read (a barrier between each later
+// pass's reads and writes), and the tile costs 2.5 KB more shared memory
+// than gauss_rgba ()'s, not 10. The Gaussian only (the unsharp mask's
+// 64-column tiles measured slower), radius 1 to 4. On an H200, % of the
+// frame copy against gauss_rgba () at sigma 1 (docs/benchmarks.md): 75 % /
+// 69 % at 4K, 77 % / 68-69 % at 8K, 75 % / 74 % at 1440p, but 67-68 % /
+// 72 % at 1080p, where gauss_rgba ()'s grid is one wave: launch_gauss_radius
+// () takes this kernel only where that grid is more than one
+template <int R> struct CopiedTile
+{
+  static constexpr int W = gauss_w (OP_GAUSSIAN), H = gauss_h (R);
+  static constexpr int PAIRS = H / 2 + R;
+  // a pass's row pairs, 16 a pass as in gauss_rgba (), and a copy of
+  // their rows, BOX_W pixels wide (the tile's and R either side, rounded
+  // to whole 16-byte chunks)
+  static constexpr int STEP = 16, PASSES = (PAIRS + STEP - 1) / STEP;
+  static constexpr int BOX_W = W + 8 * ((R + 3) / 4), BOX_H = 2 * STEP;
+  static constexpr int BOX_BYTES = 4 * BOX_W * BOX_H;
+  static constexpr int PASS_BYTES = sizeof (uint4) * W * STEP;
+  static constexpr int ROWS_AT = PASS_BYTES;
+  static constexpr int PAIR_BYTES = sizeof (uint4) * W * PAIRS;
+  static constexpr int ROWS_END = ROWS_AT + BOX_BYTES * PASSES;
+  static constexpr int BARS_AT
+      = ((ROWS_END > PAIR_BYTES ? ROWS_END : PAIR_BYTES) + 7) / 8 * 8;
+  static constexpr size_t SMEM = BARS_AT + sizeof (uint64_t) * PASSES;
+
+  // whether pass k + 1's rows start past the pairs pass k writes
+  static constexpr bool passes_apart ()
+  {
+    for (int k = 1; k + 1 < PASSES; k++)
+      if (ROWS_AT + BOX_BYTES * (k + 1) < PASS_BYTES * (k + 1))
+        return false;
+    return true;
+  }
+  static_assert (passes_apart (), "no pass writes rows a later one reads");
+  static_assert (ROWS_AT % 128 == 0 && BOX_BYTES % 128 == 0,
+      "the copies land on 128 bytes");
+};
+
+// the copied rows' words of the OWN chunks of four pixels from @xq and
+// LEFT either side, as load_row_chunks () loads them from the frame: @row
+// is the copy's row, which starts at pixel @bx of the frame's
+template <int LEFT>
+__device__ __forceinline__ void
+copied_row_chunks (const uint32_t *row, int xq, int bx, int width,
+    uint32_t raw[4 * (2 * LEFT + 1)])
+{
+  constexpr int CHUNKS = 2 * LEFT + 1;
+
+  if (xq - 4 * LEFT >= 0 && xq + 4 * (1 + LEFT) <= width)
+    {
+      const uint4 *at
+          = reinterpret_cast<const uint4 *> (row + xq - 4 * LEFT - bx);
+#pragma unroll
+      for (int c = 0; c < CHUNKS; c++)
+        {
+          const uint4 w = at[c];
+          raw[4 * c] = w.x;
+          raw[4 * c + 1] = w.y;
+          raw[4 * c + 2] = w.z;
+          raw[4 * c + 3] = w.w;
+        }
+    }
+  else
+    {
+#pragma unroll
+      for (int j = 0; j < 4 * CHUNKS; j++)
+        raw[j] = row[clampi (xq - 4 * LEFT + j, 0, width - 1) - bx];
+    }
+}
+
+template <int R>
+__global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
+    gauss_rgba_copied (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
+        const __grid_constant__ CUtensorMap copies,
+        const __grid_constant__ GaussParams p)
+{
+  typedef CopiedTile<R> T;
+  typedef SplitRow<R> Row;
+  constexpr int W = T::W, H = T::H, STEP = T::STEP;
+  extern __shared__ __align__ (128) uint4 gs[];
+  const uint32_t *rows = reinterpret_cast<const uint32_t *> (gs)
+                         + T::ROWS_AT / sizeof (uint32_t);
+  uint64_t *bars = reinterpret_cast<uint64_t *> (gs) + T::BARS_AT / 8;
+  const int x0 = blockIdx.x * W, y0 = blockIdx.y * H;
+  const int q = threadIdx.x & (W / 4 - 1);
+  const int xq = x0 + 4 * q;
+  // the copies' first pixel and row, moved inside the frame at its edges
+  // (the clamped pixels then lie within them)
+  const int bx = clampi (x0 - 4 * Row::LEFT, 0, width - T::BOX_W);
+  const int by = clampi (y0 - R, 0, height - 2 * T::PAIRS);
+
+  if (threadIdx.x == 0)
+    {
+      tile_copy_init (bars, T::PASSES);
+      for (int k = 0; k < T::PASSES; k++)
+        tile_copy_start ((char *)gs + T::ROWS_AT + T::BOX_BYTES * k, &copies,
+            bx, by + T::BOX_H * k, bars + k, T::BOX_BYTES);
+    }
+  __syncthreads ();
+
+#pragma unroll
+  for (int pass = 0; pass < T::PASSES; pass++)
+    {
+      const int pr = threadIdx.x / (W / 4) + pass * STEP;
+      const int ya = y0 - R + 2 * pr;
+      // the bottom tile's copies start above its rows: its passes read
+      // into the next pass's copy
+      const int last = min (
+          T::PASSES - 1, (y0 - R - by + T::BOX_H * (pass + 1) - 1) / T::BOX_H);
+      typename Row::Sums a, b;
+
+      for (int k = pass; k <= last; k++)
+        tile_copy_wait (bars + k);
+      if (pr < T::PAIRS)
+        {
+          uint32_t raw[4 * Row::CHUNKS];
+
+          copied_row_chunks<Row::LEFT> (
+              rows + (clampi (ya, 0, height - 1) - by) * T::BOX_W, xq, bx,
+              width, raw);
+          Row::sum_words (raw, p, a);
+          copied_row_chunks<Row::LEFT> (
+              rows + (clampi (ya + 1, 0, height - 1) - by) * T::BOX_W, xq, bx,
+              width, raw);
+          Row::sum_words (raw, p, b);
+        }
+      // this pass's pairs lie over rows the block may still be reading
+      if (pass > 0)
+        __syncthreads ();
+      if (pr < T::PAIRS)
+        {
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            gs[pr * W + pair_column (4 * q + i)] = Row::pair (a, b, i);
+        }
+    }
+  __syncthreads ();
+  gauss_columns<R, OP_GAUSSIAN, W, H> (
+      gs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
 }
 
 template <int R>
@@ -874,6 +1044,53 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
   });
 }
 
+// whether gauss_rgba ()'s grid of @tiles blocks fills more than one wave
+// of the device's SMs: blocks then start as others end, where the copied
+// tiles are faster (gauss_rgba_copied ())
+template <int R, int OP>
+static bool
+gauss_more_than_a_wave (int tiles)
+{
+  static const int per_sm = [] {
+    int n = 0;
+
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n, gauss_rgba<R, OP>,
+        4 * gauss_w (OP),
+        sizeof (uint4) * gauss_w (OP) * (gauss_h (R) / 2 + R));
+    return n;
+  }();
+  int device, sms;
+
+  return cudaGetDevice (&device) == cudaSuccess
+         && cudaDeviceGetAttribute (
+                &sms, cudaDevAttrMultiProcessorCount, device)
+                == cudaSuccess
+         && per_sm > 0 && tiles > per_sm * sms;
+}
+
+// gauss_rgba_copied () where it is faster and the frame takes it: rows of
+// whole words of four pixels (so that a copy starts on 16 bytes and the
+// 16-byte reads of its rows line up), no narrower or shorter than a copy
+template <int R>
+static bool
+launch_gauss_copied (cudaStream_t stream, const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, const GaussParams &p,
+    dim3 grid)
+{
+  typedef CopiedTile<R> T;
+  CUtensorMap map;
+
+  if (width % 4 || width < T::BOX_W || height < 2 * T::PAIRS
+      || !gauss_more_than_a_wave<R, OP_GAUSSIAN> (grid.x * grid.y)
+      || !tile_copy_map (
+          &map, src, src_pitch, width, height, T::BOX_W, T::BOX_H))
+    return false;
+  gauss_rgba_copied<R>
+      <<<grid, 4 * T::W, T::SMEM, stream>>> ((const uint8_t *)src, src_pitch,
+          (uint8_t *)dst, dst_pitch, width, height, map, p);
+  return true;
+}
+
 template <int R, int OP>
 int
 launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
@@ -883,6 +1100,10 @@ launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
   const size_t smem = sizeof (uint4) * W * (H / 2 + R);
   dim3 grid ((width + W - 1) / W, (height + H - 1) / H);
 
+  if constexpr (OP == OP_GAUSSIAN && R < GAUSS_DOT_RADIUS)
+    if (launch_gauss_copied<R> (
+            stream, src, src_pitch, dst, dst_pitch, width, height, p, grid))
+      return cudaGetLastError ();
   gauss_rgba<R, OP><<<grid, 4 * W, smem, stream>>> ((const uint8_t *)src,
       src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
   return cudaGetLastError ();

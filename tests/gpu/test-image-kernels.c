@@ -352,6 +352,8 @@ main (int argc, char **argv)
       = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 3.0f };
   static const TestCase unsharp_radius_8
       = { NULL, TEST_KERNEL_UNSHARP, 2.0f, 3.0f };
+  static const TestCase gauss_radius_4
+      = { NULL, TEST_KERNEL_GAUSSIAN_BLUR, 1.5f };
   static const TestCase half = { NULL, TEST_KERNEL_RESIZE, .num = 1, .den = 2 };
   static const TestCase twice
       = { NULL, TEST_KERNEL_RESIZE, .num = 2, .den = 1 };
@@ -375,6 +377,25 @@ main (int argc, char **argv)
   /* and those of the tensor cores' products, whose windows reach radius 8 */
   add_saturated (keep, &gauss_radius_8, "gaussian-blur/sigma-3", 130, 70);
   add_saturated (keep, &unsharp_radius_8, "unsharp/sigma-3", 130, 70);
+  /* the Gaussian and the unsharp mask of radius 1 to 4 on rows on 16 bytes
+   * of whole words of four pixels: on a full frame, whose grid of tiles
+   * fits one wave, and on one whose grid is more than a wave on any GPU
+   * (2 449 tiles), where the Gaussian's rows come by tensor copies, its
+   * tiles cut at the right and bottom edges */
+  for (guint ci = 0; ci < G_N_ELEMENTS (kernel_cases); ci++)
+    {
+      const TestCase *tc = &kernel_cases[ci].tc;
+
+      if (!(tc->kernel == TEST_KERNEL_GAUSSIAN_BLUR && tc->f <= 1.5f)
+          && !(tc->kernel == TEST_KERNEL_UNSHARP && tc->g <= 1.5f))
+        continue;
+      for (int f = ACCEL_IMAGE_RGBA8; f <= ACCEL_IMAGE_BGRA8; f++)
+        {
+          add_case (keep, tc, tc->name, f, 1920, 1080, PITCH_TIGHT);
+          add_case (keep, tc, tc->name, f, 2500, 1700, PITCH_WIDE);
+        }
+    }
+  add_saturated (keep, &gauss_radius_4, "gaussian-blur/sigma-1.5", 2500, 1700);
   /* those of the exact 2x and 1/2 resizes; halves whose rows end inside
    * a thread's four pixels */
   add_saturated (keep, &twice, "resize/up-2", 130, 70);
