@@ -760,14 +760,27 @@ gauss_rows (const uint8_t *src, size_t src_pitch, int ya, int height, int xq,
     pair[i] = Row::pair (a, b, i);
 }
 
+// where the unsharp mask's centre pixels come from: the frame
+struct FrameCentres
+{
+  const uint8_t *src;
+  size_t pitch;
+
+  __device__ ColumnCursor<const uint8_t> at (int x, int y) const
+  {
+    return ColumnCursor<const uint8_t> (src, pitch, x, y);
+  }
+};
+
 // the vertical pass of gauss_rgba () and gauss_rgba_copied (): each
 // thread a quarter of a column of the block's W x H outputs from @gs, the
-// tile of the horizontal sums' row pairs (pair_column ())
-template <int R, int OP, int W, int H>
+// tile of the horizontal sums' row pairs (pair_column ()), the
+// unsharp mask's centre pixels from @centres (their at ())
+template <int R, int OP, int W, int H, typename Centres>
 __device__ __forceinline__ void
-gauss_columns (const uint4 *gs, const uint8_t *__restrict__ src,
-    size_t src_pitch, uint8_t *__restrict__ dst, size_t dst_pitch, int x0,
-    int y0, int width, int height, const GaussParams &p)
+gauss_columns (const uint4 *gs, const Centres &centres,
+    uint8_t *__restrict__ dst, size_t dst_pitch, int x0, int y0, int width,
+    int height, const GaussParams &p)
 {
   constexpr int ROWS = H / 4;
   const int col = threadIdx.x & (W - 1), x = x0 + col;
@@ -775,7 +788,7 @@ gauss_columns (const uint4 *gs, const uint8_t *__restrict__ src,
   const int pc = pair_column (col);
   const int rows = min (ROWS, height - (y0 + r0));
   ColumnCursor<uint8_t> out (dst, dst_pitch, x, y0 + r0);
-  ColumnCursor<const uint8_t> centre_at (src, src_pitch, x, y0 + r0);
+  auto centre_at = centres.at (x, y0 + r0);
   // channels 0 to 3 of rows r0 + 2 j and r0 + 2 j + 1
   uint4 win[ROWS / 2 + R];
 
@@ -843,25 +856,29 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
         gs[pr * W + pair_column (4 * q + i)] = pair[i];
     }
   __syncthreads ();
-  gauss_columns<R, OP, W, H> (
-      gs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
+  gauss_columns<R, OP, W, H> (gs, FrameCentres{ src, src_pitch }, dst,
+      dst_pitch, x0, y0, width, height, p);
 }
 
 // gauss_rgba () with its source rows copied into shared memory by the
 // tensor memory accelerator (tile-copy.cuh), a copy a pass of row pairs
 // started as the block starts: the horizontal pass reads no global memory
-// and no register waits for a load. The rows lie behind the pairs the
-// first pass writes, so that the later passes write over rows that they
-// and the passes before them have read (a barrier between each later
-// pass's reads and writes), and the tile costs 2.5 KB more shared memory
-// than gauss_rgba ()'s, not 10. The Gaussian only (the unsharp mask's
-// 64-column tiles measured slower), radius 1 to 4. On an H200, % of the
-// frame copy against gauss_rgba () at sigma 1 (docs/benchmarks.md): 75 % /
-// 69 % at 4K, 77 % / 68-69 % at 8K, 75 % / 74 % at 1440p, but 67-68 % /
-// 72 % at 1080p, where gauss_rgba ()'s grid is one wave: launch_gauss_radius
-// () takes this kernel only where that grid is more than one
-template <int R> struct CopiedTile
+// and no register waits for a load. Radius 1 to 4, tiles of 32 columns
+// for both operations. The Gaussian's rows lie behind the pairs the first
+// pass writes, so that the later passes write over rows that they and the
+// passes before them have read (a barrier between each later pass's reads
+// and writes), and the tile costs 2.5 KB more shared memory than
+// gauss_rgba ()'s, not 10; the unsharp mask keeps its rows apart and
+// takes its centre pixels from them. On an H200, % of the frame copy
+// against gauss_rgba () (docs/benchmarks.md): the Gaussian at sigma 1
+// 75 % / 67-69 % at 4K, 76-77 % / 68-69 % at 8K, 75 % / 74 % at 1440p,
+// the unsharp mask 62 % / 56 % at 4K; but the Gaussian 67 % / 71-72 % at
+// 1080p, where gauss_rgba ()'s grid is one wave: launch_gauss_radius ()
+// takes this kernel only where that grid is more than one
+template <int R, int OP> struct CopiedTile
 {
+  // whether the later passes' pairs lie over the rows
+  static constexpr bool ALIASED = OP == OP_GAUSSIAN;
   static constexpr int W = gauss_w (OP_GAUSSIAN), H = gauss_h (R);
   static constexpr int PAIRS = H / 2 + R;
   // a pass's row pairs, 16 a pass as in gauss_rgba (), and a copy of
@@ -871,8 +888,9 @@ template <int R> struct CopiedTile
   static constexpr int BOX_W = W + 8 * ((R + 3) / 4), BOX_H = 2 * STEP;
   static constexpr int BOX_BYTES = 4 * BOX_W * BOX_H;
   static constexpr int PASS_BYTES = sizeof (uint4) * W * STEP;
-  static constexpr int ROWS_AT = PASS_BYTES;
   static constexpr int PAIR_BYTES = sizeof (uint4) * W * PAIRS;
+  static constexpr int ROWS_AT
+      = ALIASED ? PASS_BYTES : (PAIR_BYTES + 127) / 128 * 128;
   static constexpr int ROWS_END = ROWS_AT + BOX_BYTES * PASSES;
   static constexpr int BARS_AT
       = ((ROWS_END > PAIR_BYTES ? ROWS_END : PAIR_BYTES) + 7) / 8 * 8;
@@ -881,7 +899,7 @@ template <int R> struct CopiedTile
   // whether pass k + 1's rows start past the pairs pass k writes
   static constexpr bool passes_apart ()
   {
-    for (int k = 1; k + 1 < PASSES; k++)
+    for (int k = 1; ALIASED && k + 1 < PASSES; k++)
       if (ROWS_AT + BOX_BYTES * (k + 1) < PASS_BYTES * (k + 1))
         return false;
     return true;
@@ -923,14 +941,39 @@ copied_row_chunks (const uint32_t *row, int xq, int bx, int width,
     }
 }
 
-template <int R>
+// the unsharp mask's centre pixels from the copies, which start at pixel
+// @bx of row @by of the frame
+template <int BOX_W> struct CopiedCentres
+{
+  const uint32_t *rows;
+  int bx, by;
+
+  struct Cursor
+  {
+    const uint32_t *p;
+    __device__ uint32_t next ()
+    {
+      const uint32_t v = *p;
+
+      p += BOX_W;
+      return v;
+    }
+  };
+
+  __device__ Cursor at (int x, int y) const
+  {
+    return Cursor{ rows + (y - by) * BOX_W + x - bx };
+  }
+};
+
+template <int R, int OP>
 __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
     gauss_rgba_copied (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
         const __grid_constant__ CUtensorMap copies,
         const __grid_constant__ GaussParams p)
 {
-  typedef CopiedTile<R> T;
+  typedef CopiedTile<R, OP> T;
   typedef SplitRow<R> Row;
   constexpr int W = T::W, H = T::H, STEP = T::STEP;
   extern __shared__ __align__ (128) uint4 gs[];
@@ -981,7 +1024,7 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
           Row::sum_words (raw, p, b);
         }
       // this pass's pairs lie over rows the block may still be reading
-      if (pass > 0)
+      if (T::ALIASED && pass > 0)
         __syncthreads ();
       if (pr < T::PAIRS)
         {
@@ -991,8 +1034,12 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
         }
     }
   __syncthreads ();
-  gauss_columns<R, OP_GAUSSIAN, W, H> (
-      gs, src, src_pitch, dst, dst_pitch, x0, y0, width, height, p);
+  if constexpr (T::ALIASED)
+    gauss_columns<R, OP, W, H> (gs, FrameCentres{ src, src_pitch }, dst,
+        dst_pitch, x0, y0, width, height, p);
+  else
+    gauss_columns<R, OP, W, H> (gs, CopiedCentres<T::BOX_W>{ rows, bx, by },
+        dst, dst_pitch, x0, y0, width, height, p);
 }
 
 template <int R>
@@ -1071,23 +1118,23 @@ gauss_more_than_a_wave (int tiles)
 // gauss_rgba_copied () where it is faster and the frame takes it: rows of
 // whole words of four pixels (so that a copy starts on 16 bytes and the
 // 16-byte reads of its rows line up), no narrower or shorter than a copy
-template <int R>
+template <int R, int OP>
 static bool
 launch_gauss_copied (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, const GaussParams &p,
     dim3 grid)
 {
-  typedef CopiedTile<R> T;
+  typedef CopiedTile<R, OP> T;
   CUtensorMap map;
 
   if (width % 4 || width < T::BOX_W || height < 2 * T::PAIRS
-      || !gauss_more_than_a_wave<R, OP_GAUSSIAN> (grid.x * grid.y)
+      || !gauss_more_than_a_wave<R, OP> (grid.x * grid.y)
       || !tile_copy_map (
           &map, src, src_pitch, width, height, T::BOX_W, T::BOX_H))
     return false;
-  gauss_rgba_copied<R>
-      <<<grid, 4 * T::W, T::SMEM, stream>>> ((const uint8_t *)src, src_pitch,
-          (uint8_t *)dst, dst_pitch, width, height, map, p);
+  gauss_rgba_copied<R, OP><<<dim3 ((width + T::W - 1) / T::W, grid.y), 4 * T::W,
+      T::SMEM, stream>>> ((const uint8_t *)src, src_pitch, (uint8_t *)dst,
+      dst_pitch, width, height, map, p);
   return true;
 }
 
@@ -1100,8 +1147,8 @@ launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
   const size_t smem = sizeof (uint4) * W * (H / 2 + R);
   dim3 grid ((width + W - 1) / W, (height + H - 1) / H);
 
-  if constexpr (OP == OP_GAUSSIAN && R < GAUSS_DOT_RADIUS)
-    if (launch_gauss_copied<R> (
+  if constexpr (R < GAUSS_DOT_RADIUS)
+    if (launch_gauss_copied<R, OP> (
             stream, src, src_pitch, dst, dst_pitch, width, height, p, grid))
       return cudaGetLastError ();
   gauss_rgba<R, OP><<<grid, 4 * W, smem, stream>>> ((const uint8_t *)src,

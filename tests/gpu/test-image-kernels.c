@@ -380,8 +380,8 @@ main (int argc, char **argv)
   /* the Gaussian and the unsharp mask of radius 1 to 4 on rows on 16 bytes
    * of whole words of four pixels: on a full frame, whose grid of tiles
    * fits one wave, and on one whose grid is more than a wave on any GPU
-   * (2 449 tiles), where the Gaussian's rows come by tensor copies, its
-   * tiles cut at the right and bottom edges */
+   * (2 449 tiles), where their rows come by tensor copies, the tiles cut
+   * at the right and bottom edges */
   for (guint ci = 0; ci < G_N_ELEMENTS (kernel_cases); ci++)
     {
       const TestCase *tc = &kernel_cases[ci].tc;
