@@ -867,14 +867,15 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
 // for both operations. The Gaussian's rows lie behind the pairs the first
 // pass writes, so that the later passes write over rows that they and the
 // passes before them have read (a barrier between each later pass's reads
-// and writes), and the tile costs 2.5 KB more shared memory than
+// and writes), and the tile costs 2.2 KB more shared memory than
 // gauss_rgba ()'s, not 10; the unsharp mask keeps its rows apart and
 // takes its centre pixels from them. On an H200, % of the frame copy
 // against gauss_rgba () (docs/benchmarks.md): the Gaussian at sigma 1
-// 75 % / 67-69 % at 4K, 76-77 % / 68-69 % at 8K, 75 % / 74 % at 1440p,
-// the unsharp mask 62 % / 56 % at 4K; but the Gaussian 67 % / 71-72 % at
-// 1080p, where gauss_rgba ()'s grid is one wave: launch_gauss_radius ()
-// takes this kernel only where that grid is more than one
+// 73-76 % / 67-69 % at 4K, 76-77 % / 68-69 % at 8K, 75 % / 74 % at
+// 1440p, the unsharp mask 66-67 % / 56-57 % at 4K; but the Gaussian 67 % /
+// 71-72 % at 1080p, where gauss_rgba ()'s grid is one wave:
+// launch_gauss_radius () takes this kernel only where that grid is more
+// than one
 template <int R, int OP> struct CopiedTile
 {
   // whether the later passes' pairs lie over the rows
@@ -891,7 +892,13 @@ template <int R, int OP> struct CopiedTile
   static constexpr int PAIR_BYTES = sizeof (uint4) * W * PAIRS;
   static constexpr int ROWS_AT
       = ALIASED ? PASS_BYTES : (PAIR_BYTES + 127) / 128 * 128;
-  static constexpr int ROWS_END = ROWS_AT + BOX_BYTES * PASSES;
+  // the last copy brings only the rows left (its own map): without the
+  // rows past them a block of the Gaussian fits 12 an SM, not 11
+  static constexpr int LAST_H = 2 * PAIRS - BOX_H * (PASSES - 1);
+  static_assert (LAST_H > 0 && LAST_H <= BOX_H, "the last copy's rows");
+  static constexpr int LAST_BYTES = 4 * BOX_W * LAST_H;
+  static constexpr int ROWS_END
+      = ROWS_AT + BOX_BYTES * (PASSES - 1) + LAST_BYTES;
   static constexpr int BARS_AT
       = ((ROWS_END > PAIR_BYTES ? ROWS_END : PAIR_BYTES) + 7) / 8 * 8;
   static constexpr size_t SMEM = BARS_AT + sizeof (uint64_t) * PASSES;
@@ -966,62 +973,79 @@ template <int BOX_W> struct CopiedCentres
   }
 };
 
-template <int R, int OP>
-__global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
-    gauss_rgba_copied (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-        const __grid_constant__ CUtensorMap copies,
-        const __grid_constant__ GaussParams p)
+// the horizontal passes of gauss_rgba_copied (), from the copies into the
+// pairs at @gs. INSIDE, for a tile whose copies start R rows above it and
+// a chunk left of it with no pixel clamped (all but the frame's edge
+// tiles), each thread reads its rows at offsets fixed at compile time
+// from one address: no address, edge test or wait for a further copy a row
+// (on an H200 the unsharp mask at sigma 1 and 4K 66-67 % of the frame copy
+// against 63 %, the Gaussian the same)
+template <int R, int OP, bool INSIDE>
+__device__ __forceinline__ void
+copied_passes (uint4 *gs, uint64_t *bars, int x0, int y0, int bx, int by,
+    int width, int height, const GaussParams &p)
 {
   typedef CopiedTile<R, OP> T;
   typedef SplitRow<R> Row;
-  constexpr int W = T::W, H = T::H, STEP = T::STEP;
-  extern __shared__ __align__ (128) uint4 gs[];
+  constexpr int W = T::W, STEP = T::STEP, CHUNK_ROW = T::BOX_W / 4;
   const uint32_t *rows = reinterpret_cast<const uint32_t *> (gs)
                          + T::ROWS_AT / sizeof (uint32_t);
-  uint64_t *bars = reinterpret_cast<uint64_t *> (gs) + T::BARS_AT / 8;
-  const int x0 = blockIdx.x * W, y0 = blockIdx.y * H;
   const int q = threadIdx.x & (W / 4 - 1);
   const int xq = x0 + 4 * q;
-  // the copies' first pixel and row, moved inside the frame at its edges
-  // (the clamped pixels then lie within them)
-  const int bx = clampi (x0 - 4 * Row::LEFT, 0, width - T::BOX_W);
-  const int by = clampi (y0 - R, 0, height - 2 * T::PAIRS);
-
-  if (threadIdx.x == 0)
-    {
-      tile_copy_init (bars, T::PASSES);
-      for (int k = 0; k < T::PASSES; k++)
-        tile_copy_start ((char *)gs + T::ROWS_AT + T::BOX_BYTES * k, &copies,
-            bx, by + T::BOX_H * k, bars + k, T::BOX_BYTES);
-    }
-  __syncthreads ();
+  // INSIDE: the thread's first chunk of its first row
+  const uint4 *chunks = reinterpret_cast<const uint4 *> (gs)
+                        + T::ROWS_AT / sizeof (uint4)
+                        + 2 * (threadIdx.x / (W / 4)) * CHUNK_ROW + q;
 
 #pragma unroll
   for (int pass = 0; pass < T::PASSES; pass++)
     {
       const int pr = threadIdx.x / (W / 4) + pass * STEP;
       const int ya = y0 - R + 2 * pr;
-      // the bottom tile's copies start above its rows: its passes read
-      // into the next pass's copy
-      const int last = min (
-          T::PASSES - 1, (y0 - R - by + T::BOX_H * (pass + 1) - 1) / T::BOX_H);
       typename Row::Sums a, b;
+      uint32_t raw[2][4 * Row::CHUNKS];
 
-      for (int k = pass; k <= last; k++)
-        tile_copy_wait (bars + k);
+      if constexpr (INSIDE)
+        {
+          tile_copy_wait (bars + pass);
+        }
+      else
+        {
+          // the bottom tile's copies start above its rows: its passes
+          // read into the next pass's copy
+          const int last = min (T::PASSES - 1,
+              (y0 - R - by + T::BOX_H * (pass + 1) - 1) / T::BOX_H);
+
+          for (int k = pass; k <= last; k++)
+            tile_copy_wait (bars + k);
+        }
       if (pr < T::PAIRS)
         {
-          uint32_t raw[4 * Row::CHUNKS];
-
-          copied_row_chunks<Row::LEFT> (
-              rows + (clampi (ya, 0, height - 1) - by) * T::BOX_W, xq, bx,
-              width, raw);
-          Row::sum_words (raw, p, a);
-          copied_row_chunks<Row::LEFT> (
-              rows + (clampi (ya + 1, 0, height - 1) - by) * T::BOX_W, xq, bx,
-              width, raw);
-          Row::sum_words (raw, p, b);
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+            {
+              if constexpr (INSIDE)
+                {
+#pragma unroll
+                  for (int c = 0; c < Row::CHUNKS; c++)
+                    {
+                      const uint4 w
+                          = chunks[(2 * pass * STEP + h) * CHUNK_ROW + c];
+                      raw[h][4 * c] = w.x;
+                      raw[h][4 * c + 1] = w.y;
+                      raw[h][4 * c + 2] = w.z;
+                      raw[h][4 * c + 3] = w.w;
+                    }
+                }
+              else
+                {
+                  copied_row_chunks<Row::LEFT> (
+                      rows + (clampi (ya + h, 0, height - 1) - by) * T::BOX_W,
+                      xq, bx, width, raw[h]);
+                }
+            }
+          Row::sum_words (raw[0], p, a);
+          Row::sum_words (raw[1], p, b);
         }
       // this pass's pairs lie over rows the block may still be reading
       if (T::ALIASED && pass > 0)
@@ -1033,6 +1057,44 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
             gs[pr * W + pair_column (4 * q + i)] = Row::pair (a, b, i);
         }
     }
+}
+
+template <int R, int OP>
+__global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
+    gauss_rgba_copied (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
+        const __grid_constant__ CUtensorMap copies,
+        const __grid_constant__ CUtensorMap last_copy,
+        const __grid_constant__ GaussParams p)
+{
+  typedef CopiedTile<R, OP> T;
+  typedef SplitRow<R> Row;
+  constexpr int W = T::W, H = T::H;
+  extern __shared__ __align__ (128) uint4 gs[];
+  const uint32_t *rows = reinterpret_cast<const uint32_t *> (gs)
+                         + T::ROWS_AT / sizeof (uint32_t);
+  uint64_t *bars = reinterpret_cast<uint64_t *> (gs) + T::BARS_AT / 8;
+  const int x0 = blockIdx.x * W, y0 = blockIdx.y * H;
+  // the copies' first pixel and row, moved inside the frame at its edges
+  // (the clamped pixels then lie within them)
+  const int bx = clampi (x0 - 4 * Row::LEFT, 0, width - T::BOX_W);
+  const int by = clampi (y0 - R, 0, height - 2 * T::PAIRS);
+
+  if (threadIdx.x == 0)
+    {
+      tile_copy_init (bars, T::PASSES);
+      for (int k = 0; k < T::PASSES; k++)
+        tile_copy_start ((char *)gs + T::ROWS_AT + T::BOX_BYTES * k,
+            k + 1 < T::PASSES ? &copies : &last_copy, bx, by + T::BOX_H * k,
+            bars + k, k + 1 < T::PASSES ? T::BOX_BYTES : T::LAST_BYTES);
+    }
+  __syncthreads ();
+
+  if (x0 - 4 * Row::LEFT >= 0 && x0 + W + 4 * Row::LEFT <= width && y0 - R >= 0
+      && y0 + H + R <= height)
+    copied_passes<R, OP, true> (gs, bars, x0, y0, bx, by, width, height, p);
+  else
+    copied_passes<R, OP, false> (gs, bars, x0, y0, bx, by, width, height, p);
   __syncthreads ();
   if constexpr (T::ALIASED)
     gauss_columns<R, OP, W, H> (gs, FrameCentres{ src, src_pitch }, dst,
@@ -1125,16 +1187,18 @@ launch_gauss_copied (cudaStream_t stream, const void *src, size_t src_pitch,
     dim3 grid)
 {
   typedef CopiedTile<R, OP> T;
-  CUtensorMap map;
+  CUtensorMap map, last;
 
   if (width % 4 || width < T::BOX_W || height < 2 * T::PAIRS
       || !gauss_more_than_a_wave<R, OP> (grid.x * grid.y)
       || !tile_copy_map (
-          &map, src, src_pitch, width, height, T::BOX_W, T::BOX_H))
+          &map, src, src_pitch, width, height, T::BOX_W, T::BOX_H)
+      || !tile_copy_map (
+          &last, src, src_pitch, width, height, T::BOX_W, T::LAST_H))
     return false;
   gauss_rgba_copied<R, OP><<<dim3 ((width + T::W - 1) / T::W, grid.y), 4 * T::W,
       T::SMEM, stream>>> ((const uint8_t *)src, src_pitch, (uint8_t *)dst,
-      dst_pitch, width, height, map, p);
+      dst_pitch, width, height, map, last, p);
   return true;
 }
 
