@@ -5,9 +5,9 @@
 // the same results in integers: 16-byte loads, each thread four pixels of a
 // row in the horizontal pass and a column of them in the vertical one; the
 // box blur of radius 1 to 4 streams down strips with no tile at all, the
-// Gaussian of radius 1 to 4 on frames of more than a wave of tiles takes
-// its rows by tensor copies (tile-copy.cuh), and the Gaussian and the
-// unsharp mask of radius 5 to 8 take the tensor cores (blur-mma.cu)
+// Gaussian and the unsharp mask of radius 1 to 4 on frames of more than a
+// wave of tiles take their rows by tensor copies (tile-copy.cuh), and of
+// radius 5 to 8 the tensor cores (blur-mma.cu)
 #include <cuda_runtime.h>
 
 #include <type_traits>
