@@ -5,9 +5,9 @@
 // the same results in integers: 16-byte loads, each thread four pixels of a
 // row in the horizontal pass and a column of them in the vertical one; the
 // box blur of radius 1 to 4 streams down strips with no tile at all, the
-// Gaussian and the unsharp mask of radius 1 to 4 on frames of more than a
-// wave of tiles take their rows by tensor copies (tile-copy.cuh), and of
-// radius 5 to 8 the tensor cores (blur-mma.cu)
+// unsharp mask of radius 1 to 4, and the Gaussian on frames of more than
+// a wave of tiles, take their rows by tensor copies (tile-copy.cuh), and
+// both of radius 5 to 8 the tensor cores (blur-mma.cu)
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -872,10 +872,10 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
 // takes its centre pixels from them. On an H200, % of the frame copy
 // against gauss_rgba () (docs/benchmarks.md): the Gaussian at sigma 1
 // 73-76 % / 67-69 % at 4K, 76-77 % / 68-69 % at 8K, 75 % / 74 % at
-// 1440p, the unsharp mask 66-67 % / 56-57 % at 4K; but the Gaussian 67 % /
-// 71-72 % at 1080p, where gauss_rgba ()'s grid is one wave:
-// launch_gauss_radius () takes this kernel only where that grid is more
-// than one
+// 1440p, the unsharp mask 66-67 % / 56-57 % at 4K and 65-66 % / 59-60 %
+// at 1080p; but the Gaussian 67 % / 71-72 % at 1080p, where gauss_rgba
+// ()'s grid is one wave: launch_gauss_copied () takes this kernel for the
+// Gaussian only where that grid is more than one
 template <int R, int OP> struct CopiedTile
 {
   // whether the later passes' pairs lie over the rows
@@ -1153,19 +1153,19 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
   });
 }
 
-// whether gauss_rgba ()'s grid of @tiles blocks fills more than one wave
-// of the device's SMs: blocks then start as others end, where the copied
-// tiles are faster (gauss_rgba_copied ())
-template <int R, int OP>
+// whether the Gaussian's gauss_rgba () grid of @tiles blocks fills more
+// than one wave of the device's SMs: blocks then start as others end,
+// where the copied tiles are faster (gauss_rgba_copied ())
+template <int R>
 static bool
 gauss_more_than_a_wave (int tiles)
 {
   static const int per_sm = [] {
     int n = 0;
 
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n, gauss_rgba<R, OP>,
-        4 * gauss_w (OP),
-        sizeof (uint4) * gauss_w (OP) * (gauss_h (R) / 2 + R));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+        gauss_rgba<R, OP_GAUSSIAN>, 4 * gauss_w (OP_GAUSSIAN),
+        sizeof (uint4) * gauss_w (OP_GAUSSIAN) * (gauss_h (R) / 2 + R));
     return n;
   }();
   int device, sms;
@@ -1177,9 +1177,12 @@ gauss_more_than_a_wave (int tiles)
          && per_sm > 0 && tiles > per_sm * sms;
 }
 
-// gauss_rgba_copied () where it is faster and the frame takes it: rows of
-// whole words of four pixels (so that a copy starts on 16 bytes and the
-// 16-byte reads of its rows line up), no narrower or shorter than a copy
+// gauss_rgba_copied () where it is faster and the frame takes it: the
+// unsharp mask always (on an H200 at sigma 1 65-66 % of the frame copy at
+// 1080p against 59-60 %, 67 % against 65-66 % at 4K), the Gaussian where
+// its grid is more than a wave; rows of whole words of four pixels (so
+// that a copy starts on 16 bytes and the 16-byte reads of its rows line
+// up), no narrower or shorter than a copy
 template <int R, int OP>
 static bool
 launch_gauss_copied (cudaStream_t stream, const void *src, size_t src_pitch,
@@ -1190,7 +1193,7 @@ launch_gauss_copied (cudaStream_t stream, const void *src, size_t src_pitch,
   CUtensorMap map, last;
 
   if (width % 4 || width < T::BOX_W || height < 2 * T::PAIRS
-      || !gauss_more_than_a_wave<R, OP> (grid.x * grid.y)
+      || (OP == OP_GAUSSIAN && !gauss_more_than_a_wave<R> (grid.x * grid.y))
       || !tile_copy_map (
           &map, src, src_pitch, width, height, T::BOX_W, T::BOX_H)
       || !tile_copy_map (

@@ -378,10 +378,11 @@ main (int argc, char **argv)
   add_saturated (keep, &gauss_radius_8, "gaussian-blur/sigma-3", 130, 70);
   add_saturated (keep, &unsharp_radius_8, "unsharp/sigma-3", 130, 70);
   /* the Gaussian and the unsharp mask of radius 1 to 4 on rows on 16 bytes
-   * of whole words of four pixels: on a full frame, whose grid of tiles
-   * fits one wave, and on one whose grid is more than a wave on any GPU
-   * (2 449 tiles), where their rows come by tensor copies, the tiles cut
-   * at the right and bottom edges */
+   * of whole words of four pixels, whose rows come by tensor copies (the
+   * unsharp mask's always, the Gaussian's where its grid of tiles is more
+   * than a wave): on a full frame, whose Gaussian grid fits one wave, and
+   * on one whose grid is more than a wave on any GPU (2 449 tiles), the
+   * tiles cut at the right and bottom edges */
   for (guint ci = 0; ci < G_N_ELEMENTS (kernel_cases); ci++)
     {
       const TestCase *tc = &kernel_cases[ci].tc;
