@@ -179,6 +179,23 @@ fast_h (int R, int rows)
   return (rows - 2 * R) / 8 * 8;
 }
 
+// the words of the CHUNKS 16-byte chunks from @at, in order (as
+// load_row_chunks () unpacks its loads, for rows in shared memory)
+template <int CHUNKS>
+__device__ __forceinline__ void
+chunk_words (const uint4 *at, uint32_t raw[4 * CHUNKS])
+{
+#pragma unroll
+  for (int c = 0; c < CHUNKS; c++)
+    {
+      const uint4 w = at[c];
+      raw[4 * c] = w.x;
+      raw[4 * c + 1] = w.y;
+      raw[4 * c + 2] = w.z;
+      raw[4 * c + 3] = w.w;
+    }
+}
+
 // the RGBA8 words of the OWN chunks of four pixels from @xq (a multiple of
 // 4) of a row on 16 bytes and LEFT chunks either side: 16-byte loads inside
 // the row, each word clamped to the row's ends near them
@@ -928,17 +945,8 @@ copied_row_chunks (const uint32_t *row, int xq, int bx, int width,
 
   if (xq - 4 * LEFT >= 0 && xq + 4 * (1 + LEFT) <= width)
     {
-      const uint4 *at
-          = reinterpret_cast<const uint4 *> (row + xq - 4 * LEFT - bx);
-#pragma unroll
-      for (int c = 0; c < CHUNKS; c++)
-        {
-          const uint4 w = at[c];
-          raw[4 * c] = w.x;
-          raw[4 * c + 1] = w.y;
-          raw[4 * c + 2] = w.z;
-          raw[4 * c + 3] = w.w;
-        }
+      chunk_words<CHUNKS> (
+          reinterpret_cast<const uint4 *> (row + xq - 4 * LEFT - bx), raw);
     }
   else
     {
@@ -1025,18 +1033,8 @@ copied_passes (uint4 *gs, uint64_t *bars, int x0, int y0, int bx, int by,
           for (int h = 0; h < 2; h++)
             {
               if constexpr (INSIDE)
-                {
-#pragma unroll
-                  for (int c = 0; c < Row::CHUNKS; c++)
-                    {
-                      const uint4 w
-                          = chunks[(2 * pass * STEP + h) * CHUNK_ROW + c];
-                      raw[h][4 * c] = w.x;
-                      raw[h][4 * c + 1] = w.y;
-                      raw[h][4 * c + 2] = w.z;
-                      raw[h][4 * c + 3] = w.w;
-                    }
-                }
+                chunk_words<Row::CHUNKS> (
+                    chunks + (2 * pass * STEP + h) * CHUNK_ROW, raw[h]);
               else
                 {
                   copied_row_chunks<Row::LEFT> (
