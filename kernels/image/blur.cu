@@ -4,7 +4,7 @@
 // on 16 bytes with a radius up to FAST_MAX_RADIUS take faster kernels of
 // the same results in integers: 16-byte loads, each thread four pixels of a
 // row in the horizontal pass and a column of them in the vertical one; the
-// box blur of radius 1 to 4 streams down strips with no tile at all, the
+// box blur of radius 1 to 7 streams down strips with no tile at all, the
 // unsharp mask of radius 1 to 4, and the Gaussian on frames of more than
 // a wave of tiles, take their rows by tensor copies (tile-copy.cuh), and
 // both of radius 5 to 8 the tensor cores (blur-mma.cu)
@@ -159,28 +159,27 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
     }
 }
 
-// the fast kernels of RGBA8 and BGRA8 rows on 16 bytes: blocks of
-// FAST_THREADS make FAST_W columns of output (the Gaussian's: gauss_w ()
-// columns, four threads each), their horizontal pass four
-// pixels of a row a thread from 16-byte loads (load_row_chunks ()), their
-// vertical pass a column of pixels a thread, both in integers
+// the fast tile kernels of RGBA8 and BGRA8 rows on 16 bytes: blocks make
+// gauss_w () columns of output (FAST_W for the unsharp mask), four threads
+// a column, their horizontal pass four pixels of a row a thread from
+// 16-byte loads (load_row_chunks ()), their vertical pass a column of
+// pixels a thread, both in integers
 constexpr int FAST_W = 64;
-constexpr int FAST_THREADS = 256;
 constexpr int FAST_MAX_RADIUS = 9;
 
 // the tiled integer kernels' output rows at radius R: as many as fill
 // @rows with the halo, in steps of 8, so that their horizontal passes (16
 // rows or row pairs at a time) leave almost no thread idle. Against 32-row
-// tiles, whose last pass was mostly idle: box blur radius 3 5-6 % faster
-// on 64 rows, and 5-6 % slower again on 96
+// tiles, whose last pass was mostly idle: the box blur's tile (since
+// replaced by strips) at radius 3 5-6 % faster on 64 rows, and 5-6 %
+// slower again on 96
 constexpr int
 fast_h (int R, int rows)
 {
   return (rows - 2 * R) / 8 * 8;
 }
 
-// the words of the CHUNKS 16-byte chunks from @at, in order (as
-// load_row_chunks () unpacks its loads, for rows in shared memory)
+// the words of the CHUNKS 16-byte chunks from @at, in order
 template <int CHUNKS>
 __device__ __forceinline__ void
 chunk_words (const uint4 *at, uint32_t raw[4 * CHUNKS])
@@ -196,51 +195,46 @@ chunk_words (const uint4 *at, uint32_t raw[4 * CHUNKS])
     }
 }
 
-// the RGBA8 words of the OWN chunks of four pixels from @xq (a multiple of
-// 4) of a row on 16 bytes and LEFT chunks either side: 16-byte loads inside
-// the row, each word clamped to the row's ends near them
-template <int LEFT, int OWN>
+// the RGBA8 words of the chunk of four pixels from @xq (a multiple of 4)
+// and LEFT chunks either side, of a row on 16 bytes whose words @row holds
+// from its pixel @bx on (0 for the frame's own rows, the first copied
+// pixel for rows in shared memory): 16-byte reads inside the row, each
+// word clamped to the row's ends near them
+template <int LEFT>
 __device__ __forceinline__ void
-load_row_chunks (
-    const uint8_t *row, int xq, int width, uint32_t raw[4 * (2 * LEFT + OWN)])
+row_chunks (const uint32_t *row, int bx, int xq, int width,
+    uint32_t raw[4 * (2 * LEFT + 1)])
 {
-  constexpr int CHUNKS = 2 * LEFT + OWN;
+  constexpr int CHUNKS = 2 * LEFT + 1;
 
-  if (xq - 4 * LEFT >= 0 && xq + 4 * (OWN + LEFT) <= width)
+  if (xq - 4 * LEFT >= 0 && xq + 4 * (1 + LEFT) <= width)
     {
-#pragma unroll
-      for (int c = 0; c < CHUNKS; c++)
-        {
-          uint4 w = reinterpret_cast<const uint4 *> (row)[xq / 4 - LEFT + c];
-          raw[4 * c] = w.x;
-          raw[4 * c + 1] = w.y;
-          raw[4 * c + 2] = w.z;
-          raw[4 * c + 3] = w.w;
-        }
+      chunk_words<CHUNKS> (
+          reinterpret_cast<const uint4 *> (row + xq - 4 * LEFT - bx), raw);
     }
   else
     {
 #pragma unroll
       for (int j = 0; j < 4 * CHUNKS; j++)
-        raw[j] = reinterpret_cast<const uint32_t *> (
-            row)[clampi (xq - 4 * LEFT + j, 0, width - 1)];
+        raw[j] = row[clampi (xq - 4 * LEFT + j, 0, width - 1) - bx];
     }
+}
+
+// the same of a frame's row of RGBA8 pixels
+template <int LEFT>
+__device__ __forceinline__ void
+load_row_chunks (
+    const uint8_t *row, int xq, int width, uint32_t raw[4 * (2 * LEFT + 1)])
+{
+  row_chunks<LEFT> (
+      reinterpret_cast<const uint32_t *> (row), 0, xq, width, raw);
 }
 
 // the box blur of RGBA8 rows on 16 bytes in integers: its sums are exact
 // in floats as well, so summing bytes instead changes no output. Channels
 // 0, 2 and 1, 3 sum in the 16-bit halves of two words; a sum of
-// (2 radius + 1)^2 bytes fits 16 bits up to BOX_MAX_RADIUS. The tile holds
-// those word pairs, permuted (box_column ()) so that the 8-byte accesses
-// of both passes do not conflict
+// (2 radius + 1)^2 bytes fits 16 bits up to BOX_MAX_RADIUS
 constexpr int BOX_MAX_RADIUS = 7;
-
-// where column @c of the box tile lies: group c / 4 rotated by c / 16
-__device__ __forceinline__ int
-box_column (int c)
-{
-  return 4 * (c >> 2) + (((c & 3) + (c >> 4)) & 3);
-}
 
 // the mean of a box of radius R's integer sums, rounded to the nearest
 // byte (no sum lies half way): with h = (area - 1) / 2 already added to
@@ -266,91 +260,6 @@ template <int R> struct BoxMean
         __byte_perm (c0, c1, 0x0073), __byte_perm (c2, c3, 0x0073), 0x5410);
   }
 };
-
-template <int R>
-__global__ void
-__launch_bounds__ (FAST_THREADS)
-    box_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
-{
-  constexpr int BOX_H = fast_h (R, 64);
-  constexpr int BOX_ROWS = BOX_H / (FAST_THREADS / FAST_W);
-  constexpr int LEFT = (R + 3) / 4, CHUNKS = 2 * LEFT + 1;
-  constexpr int FIRST = 4 * LEFT - R, N = 4 + 2 * R;
-  extern __shared__ uint2 bs[];
-  const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * BOX_H;
-  const int q = threadIdx.x & (FAST_W / 4 - 1);
-  const int xq = x0 + 4 * q;
-
-  constexpr int STEP = FAST_THREADS / (FAST_W / 4);
-#pragma unroll
-  for (int pass = 0; pass < (BOX_H + 2 * R + STEP - 1) / STEP; pass++)
-    {
-      const int ry = threadIdx.x / (FAST_W / 4) + pass * STEP;
-      uint32_t raw[4 * CHUNKS];
-      uint2 px[N], sum = make_uint2 (0, 0);
-
-      if (ry >= BOX_H + 2 * R)
-        break;
-
-      load_row_chunks<LEFT, 1> (
-          src + (size_t)clampi (y0 - R + ry, 0, height - 1) * src_pitch, xq,
-          width, raw);
-#pragma unroll
-      for (int j = 0; j < N; j++)
-        px[j] = split_channels (raw[FIRST + j]);
-#pragma unroll
-      for (int k = 0; k <= 2 * R; k++)
-        {
-          sum.x += px[k].x;
-          sum.y += px[k].y;
-        }
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        {
-          // each half stays at least the pixel it drops: no borrow crosses
-          if (i > 0)
-            {
-              sum.x += px[i + 2 * R].x - px[i - 1].x;
-              sum.y += px[i + 2 * R].y - px[i - 1].y;
-            }
-          bs[ry * FAST_W + box_column (4 * q + i)] = sum;
-        }
-    }
-  __syncthreads ();
-
-  const int col = threadIdx.x & (FAST_W - 1), x = x0 + col;
-  const int r0 = (threadIdx.x / FAST_W) * BOX_ROWS;
-  const int pc = box_column (col);
-  const int rows = min (BOX_ROWS, height - (y0 + r0));
-  ColumnCursor<uint8_t> out (dst, dst_pitch, x, y0 + r0);
-  uint2 win[BOX_ROWS + 2 * R];
-  uint2 sum = make_uint2 (BoxMean<R>::BIAS, BoxMean<R>::BIAS);
-
-  if (x >= width)
-    return;
-#pragma unroll
-  for (int j = 0; j < BOX_ROWS + 2 * R; j++)
-    win[j] = bs[(r0 + j) * FAST_W + pc];
-#pragma unroll
-  for (int k = 0; k <= 2 * R; k++)
-    {
-      sum.x += win[k].x;
-      sum.y += win[k].y;
-    }
-#pragma unroll
-  for (int m = 0; m < BOX_ROWS; m++)
-    {
-      if (m >= rows)
-        break;
-      if (m > 0)
-        {
-          sum.x += win[m + 2 * R].x - win[m - 1].x;
-          sum.y += win[m + 2 * R].y - win[m - 1].y;
-        }
-      out.put (BoxMean<R>::of (sum));
-    }
-}
 
 // the box blur of radius 1 streamed down strips: each thread makes four
 // pixels of BOX_STRIP rows from one 16-byte load a row, all of its rows
@@ -417,20 +326,21 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     }
 }
 
-// the box blur of radius 2 to BOX_RUN_MAX_RADIUS streamed down strips of
+// the box blur of radius 2 to BOX_MAX_RADIUS streamed down strips of
 // BOX_RUN_STRIP rows in running sums: each lane loads its four pixels of
 // every row its strip needs before it sums the first, keeps the sums down
 // its four columns (a row added as it comes, the row 2 R + 1 above taken
 // off) and sums those across with its neighbours' by shuffles
 // (run_across ()): no shared tile, no barrier; a strip's 2 R halo rows
 // and its edge lanes' columns are read again by its neighbours.
-// Against the tile at radius 3 (H200, % of a frame copy at 1080p / 4K):
-// 81-82 % / 85 % against 80-81 % / 75-76 %; strips of 6 rows in blocks of
-// 4 warps against 73-83 % / 72-85 % for the other shapes measured (4 to 8
-// rows, 2 to 8 warps); at radius 5 and 7 the tile stays faster (75 % /
-// 70 % against 69 % / 66-68 %, 67 % / 64 % against 57 % / 54 %)
+// Against the shared-memory tile they replace (H200, % of a frame copy at
+// 1080p / 4K): 84 % / 88-89 % against 80-81 % / 75-76 % at radius 3, 75-76
+// % / 78 % against 74-75 % / 67-70 % at radius 5, 66-67 % / 67 % against
+// 66-67 % / 63-64 % at radius 7; strips of 6 rows in blocks of 4 warps
+// against 78-85 % / 81-92 % for strips of 5, 7 and 8 rows at radius 2 to 4,
+// 73-83 % / 72-85 % for blocks of 2 or 8 warps (before RunStrip's 16-byte
+// loads)
 constexpr int BOX_RUN_STRIP = 6;
-constexpr int BOX_RUN_MAX_RADIUS = 4;
 
 // the lanes at either edge of a box_rgba_run () warp that carry sums for
 // their neighbours only, at radius @R
@@ -443,7 +353,10 @@ run_halo_lanes (int R)
 // a lane of box_rgba_run (): its four RGBA8 words of each row that a strip
 // of S output rows needs at radius R (R above to R below, clamped to the
 // frame), every row loaded before the first is used; a warp makes OUT_W
-// pixels of a row
+// pixels of a row. Inside the row a lane takes its rows in one 16-byte load
+// each: through load_words4_clamped () both of its paths were issued,
+// predicated, 46 instructions a pixel at radius 3 against 38.5 now, and
+// 82 % / 85 % of a frame copy at 1080p / 4K against 84 % / 88-89 % (H200)
 template <int R, int S> struct RunStrip
 {
   static constexpr int H = run_halo_lanes (R);
@@ -466,6 +379,20 @@ template <int R, int S> struct RunStrip
     writes = lane >= H && lane < 32 - H && lx < width;
     if (ly >= height)
       return false;
+    if (lx >= 0 && lx + 4 <= width)
+      {
+        // the lane's four pixels inside the row: one 16-byte load a row,
+        // not both of load_words4_clamped ()'s paths issued, predicated
+        // (as Strip's)
+        const uint8_t *p = src + 4 * (size_t)lx;
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+          chunk_words<1> (
+              reinterpret_cast<const uint4 *> (
+                  p + (size_t)clampi (ly - R + i, 0, height - 1) * pitch),
+              w[i]);
+        return true;
+      }
 #pragma unroll
     for (int i = 0; i < ROWS; i++)
       load_words4_clamped (
@@ -657,7 +584,7 @@ template <int R> struct SplitRow
   {
     uint32_t raw[4 * CHUNKS];
 
-    load_row_chunks<LEFT, 1> (row, xq, width, raw);
+    load_row_chunks<LEFT> (row, xq, width, raw);
     sum_words (raw, p, sum);
   }
 
@@ -715,7 +642,7 @@ template <int R> struct DotRow
     constexpr int FIRST = 4 * LEFT - R;
     uint32_t raw[4 * CHUNKS], ch[4][CHUNKS];
 
-    load_row_chunks<LEFT, 1> (row, xq, width, raw);
+    load_row_chunks<LEFT> (row, xq, width, raw);
 #pragma unroll
     for (int j = 0; j < CHUNKS; j++)
       {
@@ -933,29 +860,6 @@ template <int R, int OP> struct CopiedTile
       "the copies land on 128 bytes");
 };
 
-// the copied rows' words of the OWN chunks of four pixels from @xq and
-// LEFT either side, as load_row_chunks () loads them from the frame: @row
-// is the copy's row, which starts at pixel @bx of the frame's
-template <int LEFT>
-__device__ __forceinline__ void
-copied_row_chunks (const uint32_t *row, int xq, int bx, int width,
-    uint32_t raw[4 * (2 * LEFT + 1)])
-{
-  constexpr int CHUNKS = 2 * LEFT + 1;
-
-  if (xq - 4 * LEFT >= 0 && xq + 4 * (1 + LEFT) <= width)
-    {
-      chunk_words<CHUNKS> (
-          reinterpret_cast<const uint4 *> (row + xq - 4 * LEFT - bx), raw);
-    }
-  else
-    {
-#pragma unroll
-      for (int j = 0; j < 4 * CHUNKS; j++)
-        raw[j] = row[clampi (xq - 4 * LEFT + j, 0, width - 1) - bx];
-    }
-}
-
 // the unsharp mask's centre pixels from the copies, which start at pixel
 // @bx of row @by of the frame
 template <int BOX_W> struct CopiedCentres
@@ -1037,9 +941,9 @@ copied_passes (uint4 *gs, uint64_t *bars, int x0, int y0, int bx, int by,
                     chunks + (2 * pass * STEP + h) * CHUNK_ROW, raw[h]);
               else
                 {
-                  copied_row_chunks<Row::LEFT> (
+                  row_chunks<Row::LEFT> (
                       rows + (clampi (ya + h, 0, height - 1) - by) * T::BOX_W,
-                      xq, bx, width, raw[h]);
+                      bx, xq, width, raw[h]);
                 }
             }
           Row::sum_words (raw[0], p, a);
@@ -1104,20 +1008,6 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
 
 template <int R>
 int
-launch_box_radius (cudaStream_t stream, const void *src, size_t src_pitch,
-    void *dst, size_t dst_pitch, int width, int height)
-{
-  constexpr int BOX_H = fast_h (R, 64);
-  const size_t smem = sizeof (uint2) * FAST_W * (BOX_H + 2 * R);
-  dim3 grid ((width + FAST_W - 1) / FAST_W, (height + BOX_H - 1) / BOX_H);
-
-  box_rgba<R><<<grid, FAST_THREADS, smem, stream>>> ((const uint8_t *)src,
-      src_pitch, (uint8_t *)dst, dst_pitch, width, height);
-  return cudaGetLastError ();
-}
-
-template <int R>
-int
 launch_box_run (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height)
 {
@@ -1138,17 +1028,11 @@ launch_box (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
           (uint8_t *)dst, dst_pitch, width, height);
       return cudaGetLastError ();
     }
-  if (p.radius <= BOX_RUN_MAX_RADIUS)
-    return with_radius<2, BOX_RUN_MAX_RADIUS - 1, BOX_RUN_MAX_RADIUS> (
-        p.radius, [&] (auto R) {
-          return launch_box_run<decltype (R)::value> (
-              s, src, src_pitch, dst, dst_pitch, width, height);
-        });
-  return with_radius<BOX_RUN_MAX_RADIUS + 1, BOX_MAX_RADIUS - 1,
-      BOX_MAX_RADIUS> (p.radius, [&] (auto R) {
-    return launch_box_radius<decltype (R)::value> (
-        s, src, src_pitch, dst, dst_pitch, width, height);
-  });
+  return with_radius<2, BOX_MAX_RADIUS - 1, BOX_MAX_RADIUS> (
+      p.radius, [&] (auto R) {
+        return launch_box_run<decltype (R)::value> (
+            s, src, src_pitch, dst, dst_pitch, width, height);
+      });
 }
 
 // whether the Gaussian's gauss_rgba () grid of @tiles blocks fills more

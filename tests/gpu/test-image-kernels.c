@@ -52,13 +52,14 @@ static const GpuKernelCase kernel_cases[] = {
   { { "gaussian-blur/sigma-3.2", TEST_KERNEL_GAUSSIAN_BLUR, 3.2f } },
   { { "gaussian-blur/sigma-3.4", TEST_KERNEL_GAUSSIAN_BLUR, 3.4f } },
   { { "gaussian-blur/sigma-10", TEST_KERNEL_GAUSSIAN_BLUR, 10.0f }, TRUE },
-  /* RGBA8 streams radius 1 down strips, 2 to 4 down strips in running
-   * sums; 5 on take the tiled kernel */
+  /* RGBA8 streams radius 1 down strips, 2 to 7 down strips in running
+   * sums (from radius 5 with two lanes a side for the neighbours) */
   { { "box-blur/radius-1", TEST_KERNEL_BOX_BLUR, .n = 1 } },
   { { "box-blur/radius-2", TEST_KERNEL_BOX_BLUR, .n = 2 } },
   { { "box-blur/radius-3", TEST_KERNEL_BOX_BLUR, .n = 3 } },
   { { "box-blur/radius-4", TEST_KERNEL_BOX_BLUR, .n = 4 } },
   { { "box-blur/radius-5", TEST_KERNEL_BOX_BLUR, .n = 5 } },
+  { { "box-blur/radius-6", TEST_KERNEL_BOX_BLUR, .n = 6 } },
   /* RGBA8 sums in 16-bit halves up to radius 7; radius 8 sums in floats */
   { { "box-blur/radius-7", TEST_KERNEL_BOX_BLUR, .n = 7 } },
   { { "box-blur/radius-8", TEST_KERNEL_BOX_BLUR, .n = 8 } },
@@ -364,11 +365,12 @@ main (int argc, char **argv)
   keep = g_ptr_array_new_with_free_func (g_free);
 
   g_test_add_func ("/gpu/image/invalid-arguments", test_gpu_invalid_arguments);
-  /* the largest sums the 16-bit halves of the RGBA8 box blur hold */
-  add_saturated (keep, &box_radius_7, "box-blur/radius-7", 130, 70);
+  /* the largest sums the 16-bit halves of the RGBA8 box blur hold, in
+   * running sums down strips whose warps overlap by two lanes */
+  add_saturated (keep, &box_radius_7, "box-blur/radius-7", 300, 150);
   /* and those of the streamed one, over strips and the warps' edges */
   add_saturated (keep, &box_radius_1, "box-blur/radius-1", 300, 150);
-  /* and of the running sums, whose warps overlap by a lane */
+  /* and of the running sums whose warps overlap by a lane */
   add_saturated (keep, &box_radius_4, "box-blur/radius-4", 300, 150);
   /* the largest sums of the RGBA8 Gaussian's 16-bit halves and its dot
    * products */
