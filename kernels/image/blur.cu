@@ -327,7 +327,7 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 }
 
 // the box blur of radius 2 to BOX_MAX_RADIUS streamed down strips of
-// BOX_RUN_STRIP rows in running sums: each lane loads its four pixels of
+// box_run_strip () rows in running sums: each lane loads its four pixels of
 // every row its strip needs before it sums the first, keeps the sums down
 // its four columns (a row added as it comes, the row 2 R + 1 above taken
 // off) and sums those across with its neighbours' by shuffles
@@ -336,11 +336,17 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 // Against the shared-memory tile they replace (H200, % of a frame copy at
 // 1080p / 4K): 84 % / 88-89 % against 80-81 % / 75-76 % at radius 3, 75-76
 // % / 78 % against 74-75 % / 67-70 % at radius 5, 66-67 % / 67 % against
-// 66-67 % / 63-64 % at radius 7; strips of 6 rows in blocks of 4 warps
-// against 78-85 % / 81-92 % for strips of 5, 7 and 8 rows at radius 2 to 4,
-// 73-83 % / 72-85 % for blocks of 2 or 8 warps (before RunStrip's 16-byte
-// loads)
-constexpr int BOX_RUN_STRIP = 6;
+// 66-67 % / 63-64 % at radius 7. Strips of box_run_strip () rows in blocks
+// of 4 warps: at radius 3 strips of 5 (84-85 % / 89-90 % against 84 % /
+// 88 %), elsewhere of 6, against 78-85 % / 81-92 % for strips of 5, 7 and 8
+// rows at radius 2 and 4, 73-83 % / 72-85 % for blocks of 2 or 8 warps
+// (before RunStrip's 16-byte loads), and 77-85 % / 79-91 % for blocks of 1
+// or 2 warps at 88 or 96 registers, which fit 1080p in one wave
+constexpr int
+box_run_strip (int R)
+{
+  return R == 3 ? 5 : 6;
+}
 
 // the lanes at either edge of a box_rgba_run () warp that carry sums for
 // their neighbours only, at radius @R
@@ -356,7 +362,8 @@ run_halo_lanes (int R)
 // pixels of a row. Inside the row a lane takes its rows in one 16-byte load
 // each: through load_words4_clamped () both of its paths were issued,
 // predicated, 46 instructions a pixel at radius 3 against 38.5 now, and
-// 82 % / 85 % of a frame copy at 1080p / 4K against 84 % / 88-89 % (H200)
+// 82 % / 85 % of a frame copy at 1080p / 4K against 84 % / 88-89 % (H200,
+// strips of 6)
 template <int R, int S> struct RunStrip
 {
   static constexpr int H = run_halo_lanes (R);
@@ -434,7 +441,7 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     box_rgba_run (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  RunStrip<R, BOX_RUN_STRIP> strip;
+  RunStrip<R, box_run_strip (R)> strip;
   uint2 col[4];
 
   if (!strip.load (src, src_pitch, width, height))
@@ -1011,7 +1018,7 @@ int
 launch_box_run (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height)
 {
-  box_rgba_run<R><<<RunStrip<R, BOX_RUN_STRIP>::grid (width, height),
+  box_rgba_run<R><<<RunStrip<R, box_run_strip (R)>::grid (width, height),
       dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src, src_pitch,
       (uint8_t *)dst, dst_pitch, width, height);
   return cudaGetLastError ();
