@@ -338,7 +338,7 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
 // 88 %), elsewhere of 6, against 78-85 % / 81-92 % for strips of 5, 7 and 8
 // rows at radius 2 and 4, 73-83 % / 72-85 % for blocks of 2 or 8 warps
 // (before RunStrip's 16-byte loads), and 77-85 % / 79-91 % for blocks of 1
-// or 2 warps at 88 or 96 registers, which fit 1080p in one wave
+// or 2 warps at 88 registers, which fit 1080p in one wave, or of 2 at 96
 constexpr int
 box_run_strip (int R)
 {
@@ -869,8 +869,9 @@ template <int R, int OP> struct CopiedTile
 // is the copy's row, which starts at pixel @bx of the frame's. One
 // function for both, the frame's rows addressed as the copies' are, left
 // the copied kernels' code as it is and made the tile Gaussian 1 % slower
-// (sigma 1 at 1080p 10.7-10.8 us against 10.6-10.7, box radius 5 and 7
-// on the tile of then 0.7-1 %, H200): the two stay apart
+// (sigma 1 at 1080p 10.7-10.8 us against 10.6-10.7 on an H200; the box
+// blur's tile, since replaced, 0.7-1 % at radius 5 and 7): the two stay
+// apart
 template <int LEFT>
 __device__ __forceinline__ void
 copied_row_chunks (const uint32_t *row, int xq, int bx, int width,
