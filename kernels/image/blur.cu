@@ -179,26 +179,12 @@ fast_h (int R, int rows)
   return (rows - 2 * R) / 8 * 8;
 }
 
-// the words of the CHUNKS 16-byte chunks from @at, in order (as
-// load_row_chunks () unpacks its loads, for rows in shared memory)
-template <int CHUNKS>
-__device__ __forceinline__ void
-chunk_words (const uint4 *at, uint32_t raw[4 * CHUNKS])
-{
-#pragma unroll
-  for (int c = 0; c < CHUNKS; c++)
-    {
-      const uint4 w = at[c];
-      raw[4 * c] = w.x;
-      raw[4 * c + 1] = w.y;
-      raw[4 * c + 2] = w.z;
-      raw[4 * c + 3] = w.w;
-    }
-}
-
 // the RGBA8 words of the OWN chunks of four pixels from @xq (a multiple of
 // 4) of a row on 16 bytes and LEFT chunks either side: 16-byte loads inside
-// the row, each word clamped to the row's ends near them
+// the row, each word clamped to the row's ends near them. Its own loop,
+// not chunk_words (): through that the tile Gaussian's address arithmetic
+// changed, and one form for both it and copied_row_chunks () measured 1 %
+// slower (below)
 template <int LEFT, int OWN>
 __device__ __forceinline__ void
 load_row_chunks (

@@ -406,6 +406,22 @@ clampi (int v, int lo, int hi)
   return min (max (v, lo), hi);
 }
 
+// the words of the CHUNKS 16-byte chunks from @at, in order
+template <int CHUNKS>
+__device__ __forceinline__ void
+chunk_words (const uint4 *at, uint32_t raw[4 * CHUNKS])
+{
+#pragma unroll
+  for (int c = 0; c < CHUNKS; c++)
+    {
+      const uint4 w = at[c];
+      raw[4 * c] = w.x;
+      raw[4 * c + 1] = w.y;
+      raw[4 * c + 2] = w.z;
+      raw[4 * c + 3] = w.w;
+    }
+}
+
 // the four RGBA8 pixels from x of a row that starts on 16 bytes, as words:
 // one 16-byte load inside the row, clamped to its ends outside it
 __device__ __forceinline__ void
@@ -413,11 +429,7 @@ load_words4_clamped (const uint8_t *row, int x, int width, uint32_t w[4])
 {
   if (x >= 0 && x + 4 <= width)
     {
-      const uint4 v = reinterpret_cast<const uint4 *> (row)[x / 4];
-      w[0] = v.x;
-      w[1] = v.y;
-      w[2] = v.z;
-      w[3] = v.w;
+      chunk_words<1> (reinterpret_cast<const uint4 *> (row) + x / 4, w);
     }
   else
     {
@@ -523,11 +535,7 @@ template <int STRIP> struct Strip
           {
             const uint8_t *row
                 = p + (size_t)clampi (ly - 1 + i, 0, height - 1) * pitch;
-            const uint4 v = *reinterpret_cast<const uint4 *> (row);
-            w[i][0] = v.x;
-            w[i][1] = v.y;
-            w[i][2] = v.z;
-            w[i][3] = v.w;
+            chunk_words<1> (reinterpret_cast<const uint4 *> (row), w[i]);
             if (lane == 0 || lane == 31)
               edge[i] = *reinterpret_cast<const uint32_t *> (row + e);
           }
