@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "analysis.h"
+#include "core/resident.cuh"
 #include "effects-device.cuh"
 #include "effects-pixel.h"
 
@@ -26,39 +27,14 @@ constexpr int COPIES = 4;
 constexpr int MIN_ROWS = 4;
 constexpr unsigned FULL = 0xffffffffu;
 
-// blocks of @kernel resident on the current device at once; the count per
-// SM is worked out once per kernel (@per_sm caches it)
-static int
-resident_blocks (const void *kernel, std::atomic<int> &per_sm)
-{
-  int n = per_sm.load (std::memory_order_relaxed), device = 0, sms = 0;
-  bool failed = false;
-
-  if (n == 0)
-    {
-      failed
-          = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n, kernel, BLOCK, 0)
-            != cudaSuccess;
-      n = failed || n < 1 ? 1 : n;
-      per_sm.store (n, std::memory_order_relaxed);
-    }
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device)
-             != cudaSuccess)
-    failed = true;
-  // what failed here is not the launch's error: the launch reports its own
-  if (failed)
-    (void)cudaGetLastError ();
-  return n * (sms > 0 ? sms : 1);
-}
-
 // one wave of blocks that loop over rows: grid.x covers a row, grid.y what
-// is left of @resident, each block MIN_ROWS rows at least
+// is left of @resident (one block where the runtime could not say), each
+// block MIN_ROWS rows at least
 static dim3
 persistent_grid (int width, int height, int resident)
 {
   dim3 g = grid_for (width, height);
-  int rows = resident / (int)g.x;
+  int rows = (resident > 1 ? resident : 1) / (int)g.x;
   int most = (height + MIN_ROWS - 1) / MIN_ROWS;
 
   rows = rows < most ? rows : most;
@@ -242,8 +218,8 @@ launch_accumulate (const AccArgs &a)
   static std::atomic<int> per_sm;
   const void *kernel
       = reinterpret_cast<const void *> (accumulate<BGRA, LUMA, MOTION, KEEP>);
-  dim3 grid
-      = persistent_grid (a.width, a.height, resident_blocks (kernel, per_sm));
+  dim3 grid = persistent_grid (
+      a.width, a.height, resident_blocks (kernel, BLOCK, 0, per_sm));
 
   accumulate<BGRA, LUMA, MOTION, KEEP><<<grid, BLOCK, 0, a.stream>>> (a.src,
       a.src_pitch, a.width, a.height, a.prev, a.prev_pitch, a.access, a.hist,
@@ -433,7 +409,8 @@ launch_equalize (cudaStream_t stream, const void *src, size_t src_pitch,
 {
   static std::atomic<int> per_sm;
   const void *kernel = reinterpret_cast<const void *> (equalize<BGRA, MODE>);
-  dim3 grid = persistent_grid (width, height, resident_blocks (kernel, per_sm));
+  dim3 grid = persistent_grid (
+      width, height, resident_blocks (kernel, BLOCK, 0, per_sm));
 
   equalize<BGRA, MODE><<<grid, BLOCK, 0, stream>>> ((const uint8_t *)src,
       src_pitch, (uint8_t *)dst, dst_pitch, width, height, hist, access);

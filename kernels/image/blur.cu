@@ -14,6 +14,7 @@
 
 #include "blur-mma.h"
 #include "blur.h"
+#include "core/resident.cuh"
 #include "image-device.cuh"
 #include "tile-copy.cuh"
 
@@ -374,20 +375,16 @@ template <int R, int S> struct RunStrip
         // the lane's four pixels inside the row: one 16-byte load a row,
         // not both of load_words4_clamped ()'s paths issued, predicated
         // (as Strip's)
-        const uint8_t *p = src + 4 * (size_t)lx;
-#pragma unroll
-        for (int i = 0; i < ROWS; i++)
-          chunk_words<1> (
-              reinterpret_cast<const uint4 *> (
-                  p + (size_t)clampi (ly - R + i, 0, height - 1) * pitch),
-              w[i]);
+        each_clamped_row<ROWS> (src + 4 * (size_t)lx, pitch, ly - R, height,
+            [&] (int i, const uint8_t *row) {
+              chunk_words<1> (reinterpret_cast<const uint4 *> (row), w[i]);
+            });
         return true;
       }
-#pragma unroll
-    for (int i = 0; i < ROWS; i++)
-      load_words4_clamped (
-          src + (size_t)clampi (ly - R + i, 0, height - 1) * pitch, lx, width,
-          w[i]);
+    each_clamped_row<ROWS> (
+        src, pitch, ly - R, height, [&] (int i, const uint8_t *row) {
+          load_words4_clamped (row, lx, width, w[i]);
+        });
     return true;
   }
 
@@ -1060,21 +1057,13 @@ template <int R>
 static bool
 gauss_more_than_a_wave (int tiles)
 {
-  static const int per_sm = [] {
-    int n = 0;
+  static std::atomic<int> per_sm;
+  const int resident = resident_blocks (
+      reinterpret_cast<const void *> (gauss_rgba<R, OP_GAUSSIAN>),
+      4 * gauss_w (OP_GAUSSIAN),
+      sizeof (uint4) * gauss_w (OP_GAUSSIAN) * (gauss_h (R) / 2 + R), per_sm);
 
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-        gauss_rgba<R, OP_GAUSSIAN>, 4 * gauss_w (OP_GAUSSIAN),
-        sizeof (uint4) * gauss_w (OP_GAUSSIAN) * (gauss_h (R) / 2 + R));
-    return n;
-  }();
-  int device, sms;
-
-  return cudaGetDevice (&device) == cudaSuccess
-         && cudaDeviceGetAttribute (
-                &sms, cudaDevAttrMultiProcessorCount, device)
-                == cudaSuccess
-         && per_sm > 0 && tiles > per_sm * sms;
+  return resident > 0 && tiles > resident;
 }
 
 // gauss_rgba_copied () where it is faster and the frame takes it: the
