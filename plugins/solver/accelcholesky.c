@@ -36,14 +36,8 @@ accel_cholesky_negotiate (AccelStage *stage, const AccelType *in_types,
 {
   AccelCholesky *self = ACCEL_CHOLESKY (stage);
 
-  if (!accel_solver_negotiate_matrix (
-          stage, &in_types[0], TRUE, &self->shape, error)
-      || !accel_solver_negotiate_rhs (
-          stage, &in_types[0], &in_types[1], &self->shape, error))
-    return FALSE;
-  out_types[0] = in_types[1];
-  out_types[0].memory = ACCEL_MEMORY_DEVICE;
-  return TRUE;
+  return accel_solver_negotiate_system (
+      stage, in_types, out_types, &self->shape, error);
 }
 
 static cusolverStatus_t

@@ -57,8 +57,9 @@ void accel_solver_class_add_port (AccelStageClass *klass,
     AccelPortDirection direction, const char *name, const char *description);
 gboolean accel_solver_negotiate_matrix (AccelStage *stage, const AccelType *a,
     gboolean square, AccelSolverShape *shape, GError **error);
-gboolean accel_solver_negotiate_rhs (AccelStage *stage, const AccelType *a,
-    const AccelType *b, AccelSolverShape *shape, GError **error);
+gboolean accel_solver_negotiate_system (AccelStage *stage,
+    const AccelType *in_types, AccelType *out_types, AccelSolverShape *shape,
+    GError **error);
 void accel_solver_output_type (const AccelSolverShape *shape, AccelType *out,
     gint rank, gint64 rows, gint64 cols);
 

@@ -112,23 +112,11 @@ accel_solver_negotiate_matrix (AccelStage *stage, const AccelType *a,
   return TRUE;
 }
 
-/**
- * accel_solver_negotiate_rhs:
- * @stage: the negotiating stage
- * @a: the type of input a, negotiated into @shape already
- * @b: the type of input b
- * @shape: (inout): gets the right-hand sides
- * @error: return location for a #GError, or %NULL
- *
- * Called from negotiate() of the solvers of A x = b: b is a vector [n] or a
- * matrix [n, nrhs] per matrix of a, of a's dtype.
- *
- * Returns: %TRUE when it is; otherwise %FALSE with
- * %ACCEL_ERROR_TYPE_MISMATCH naming the stage and both shapes.
- */
-gboolean
-accel_solver_negotiate_rhs (AccelStage *stage, const AccelType *a,
-    const AccelType *b, AccelSolverShape *shape, GError **error)
+/* b of A x = b, once a is negotiated into @shape: a vector [n] or a matrix
+ * [n, nrhs] per matrix of a, of a's dtype */
+static gboolean
+negotiate_rhs (AccelStage *stage, const AccelType *a, const AccelType *b,
+    AccelSolverShape *shape, GError **error)
 {
   g_autofree gchar *da = dims_to_string (a);
   g_autofree gchar *db = dims_to_string (b);
@@ -159,6 +147,33 @@ accel_solver_negotiate_rhs (AccelStage *stage, const AccelType *a,
   if (shape->nrhs < 1 || shape->nrhs * shape->n > G_MAXINT32)
     return mismatch (stage, error,
         "b is %s; it must have between 1 and 2^31 - 1 elements per matrix", db);
+  return TRUE;
+}
+
+/**
+ * accel_solver_negotiate_system:
+ * @stage: the negotiating stage
+ * @in_types: the types of inputs a and b
+ * @out_types: (out): gets the type of output x
+ * @shape: (out): the negotiated shape
+ * @error: return location for a #GError, or %NULL
+ *
+ * negotiate() of the solvers of A x = b: a is a square f32 or f64 matrix
+ * (or a batch of them), b a vector [n] or a matrix [n, nrhs] per matrix of
+ * a, of a's dtype; x is typed as b, in device memory.
+ *
+ * Returns: %TRUE when they are; otherwise %FALSE with
+ * %ACCEL_ERROR_TYPE_MISMATCH naming the stage and the shapes.
+ */
+gboolean
+accel_solver_negotiate_system (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, AccelSolverShape *shape, GError **error)
+{
+  if (!accel_solver_negotiate_matrix (stage, &in_types[0], TRUE, shape, error)
+      || !negotiate_rhs (stage, &in_types[0], &in_types[1], shape, error))
+    return FALSE;
+  out_types[0] = in_types[1];
+  out_types[0].memory = ACCEL_MEMORY_DEVICE;
   return TRUE;
 }
 
