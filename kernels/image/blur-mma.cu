@@ -21,7 +21,7 @@
 //   its pixels.
 // The products do many times the multiply-adds of the sums themselves, but
 // on units the integer pipes never reach: a step costs a lane a few
-// instructions a pixel, where the integer kernels (blur.cu) spend tens on
+// instructions a pixel, where the integer tiles (blur-gauss.cu) spend tens on
 // the dot products of large radii. A block of strips side by side copies
 // its rows into shared memory at once (segment ()) and stores its output
 // rows whole from there (flush_rows ())

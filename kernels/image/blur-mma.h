@@ -6,9 +6,9 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-// the radii they take: from 5, below which blur.cu's integer kernels are
-// as fast (measured there), to 8, where the vertical pass's window fills
-// one 32-deep product
+// the radii they take: from 5, below which the integer tiles (blur-gauss.cu)
+// are as fast (measured in blur.cu's launcher), to 8, where the vertical pass's
+// window fills one 32-deep product
 #define ACCEL_GAUSS_MMA_MIN_RADIUS 5
 #define ACCEL_GAUSS_MMA_MAX_RADIUS 8
 
