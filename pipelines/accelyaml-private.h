@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: what the YAML loader's files share (accelyaml.c, the loader;
+ * accelyaml-values.c, its scalars); not installed */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+/* the longest name that is compared with the known ones for a suggestion */
+#define MAX_NAME_BYTES 128
+
+/* accelyaml-values.c */
+G_GNUC_INTERNAL void accel_yaml_suggestions_reset (void);
+G_GNUC_INTERNAL gchar *accel_yaml_did_you_mean (
+    const char *word, const char *const *names, guint n);
+G_GNUC_INTERNAL gboolean accel_yaml_convert (
+    const char *text, GParamSpec *pspec, GValue *value, gchar **problem);
+G_GNUC_INTERNAL gchar *accel_yaml_value_text (const GValue *value);
+G_GNUC_INTERNAL gchar *accel_yaml_duration_to_ms (const char *text);
+
+G_END_DECLS
