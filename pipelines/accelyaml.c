@@ -7,16 +7,15 @@
 
 #include <accel/accel.h>
 
-#include "accelyaml-private.h"
-
 #include <glib/gstdio.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
+
+#include "accelyaml-private.h"
 
 /* limits that answer any input within seconds and bounded memory: a file's
  * bytes, how deep collections nest, how many nodes the document reaches
