@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: what the YAML loader's files share (accelyaml.c, the loader;
- * accelyaml-values.c, its scalars); not installed */
+ * accelyaml-values.c, its scalars; accelyaml-syntax.c, the text's shape
+ * and syntax); not installed */
 #pragma once
 
 #include <glib-object.h>
+#include <yaml.h>
 
 G_BEGIN_DECLS
 
 /* the longest name that is compared with the known ones for a suggestion */
 #define MAX_NAME_BYTES 128
+/* how deep collections nest and how many nodes a document reaches (aliases
+ * counted as often as they are used): limits that answer any input within
+ * seconds and bounded memory */
+#define MAX_DEPTH 64
+#define MAX_NODES 1000000
 
 /* accelyaml-values.c */
 G_GNUC_INTERNAL void accel_yaml_suggestions_reset (void);
@@ -18,5 +25,11 @@ G_GNUC_INTERNAL gboolean accel_yaml_convert (
     const char *text, GParamSpec *pspec, GValue *value, gchar **problem);
 G_GNUC_INTERNAL gchar *accel_yaml_value_text (const GValue *value);
 G_GNUC_INTERNAL gchar *accel_yaml_duration_to_ms (const char *text);
+
+/* accelyaml-syntax.c */
+G_GNUC_INTERNAL gboolean accel_yaml_check_shape (
+    const char *yaml, yaml_mark_t *mark, gchar **problem);
+G_GNUC_INTERNAL gchar *accel_yaml_syntax_problem (
+    yaml_parser_t *parser, const char *yaml, yaml_mark_t *mark);
 
 G_END_DECLS

@@ -18,13 +18,10 @@
 #include "accelyaml-private.h"
 
 /* limits that answer any input within seconds and bounded memory: a file's
- * bytes, how deep collections nest, how many nodes the document reaches
- * (aliases counted as often as they are used) and how many problems are
- * kept (accelyaml-private.h has the longest name compared for a
+ * bytes, how many problems are kept, stages and links (accelyaml-private.h
+ * has the document's depth and nodes, and the longest name compared for a
  * suggestion) */
 #define MAX_FILE_BYTES (16 * 1024 * 1024)
-#define MAX_DEPTH 64
-#define MAX_NODES 1000000
 #define MAX_PROBLEMS 1000
 #define MAX_STAGES 1024
 #define MAX_LINKS 4096
@@ -1346,173 +1343,14 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
   check_inputs (l);
 }
 
-/* the byte @chars characters into @text, never past its end */
-static const char *
-char_at (const char *text, gsize chars)
-{
-  const char *p = text;
-
-  for (gsize i = 0; i < chars && *p; i++)
-    {
-      p++;
-      while ((*p & 0xc0) == 0x80)
-        p++;
-    }
-  return p;
-}
-
-/* the document's shape checked on its events, before it is built: nesting
- * deeper than MAX_DEPTH, or more than MAX_NODES nodes reached with every
- * alias counted as the nodes it stands for ("billion laughs"). Reports the
- * first and returns FALSE; a syntax error is left to the loader */
-static gboolean
-check_shape (Loader *l, const char *yaml)
-{
-  yaml_parser_t parser;
-  yaml_event_t event;
-  /* anchor -> nodes under it, for the document being read */
-  g_autoptr (GHashTable) sizes
-      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint64 count[MAX_DEPTH + 1]; /* nodes so far in each open collection */
-  gchar *anchor[MAX_DEPTH + 1];
-  guint depth = 0;
-  guint64 total = 0;
-  gboolean ok = TRUE, done = FALSE;
-
-  yaml_parser_initialize (&parser);
-  yaml_parser_set_input_string (
-      &parser, (const unsigned char *)yaml, strlen (yaml));
-  while (ok && !done && yaml_parser_parse (&parser, &event))
-    {
-      guint64 add = 0;
-      const char *name = NULL;
-
-      switch (event.type)
-        {
-        case YAML_STREAM_END_EVENT:
-          done = TRUE;
-          break;
-        case YAML_DOCUMENT_START_EVENT:
-          g_hash_table_remove_all (sizes);
-          break;
-        case YAML_SCALAR_EVENT:
-          add = 1;
-          name = (const char *)event.data.scalar.anchor;
-          break;
-        case YAML_ALIAS_EVENT:
-          add = GPOINTER_TO_SIZE (g_hash_table_lookup (
-              sizes, (const char *)event.data.alias.anchor));
-          add = MAX (add, 1);
-          break;
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-          if (depth == MAX_DEPTH)
-            {
-              report (l, event.start_mark,
-                  "collections nested more than %d deep; a pipeline needs a "
-                  "few levels",
-                  MAX_DEPTH);
-              ok = FALSE;
-              break;
-            }
-          name = event.type == YAML_SEQUENCE_START_EVENT
-                     ? (const char *)event.data.sequence_start.anchor
-                     : (const char *)event.data.mapping_start.anchor;
-          count[depth] = 1;
-          anchor[depth] = g_strdup (name);
-          depth++;
-          total++;
-          break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-          if (depth == 0)
-            break;
-          depth--;
-          add = count[depth];
-          name = anchor[depth];
-          /* its own nodes are in the total already */
-          total -= add;
-          break;
-        default:
-          break;
-        }
-      if (add)
-        {
-          total += add;
-          if (depth > 0)
-            count[depth - 1] += add;
-          if (name)
-            g_hash_table_insert (
-                sizes, g_strdup (name), GSIZE_TO_POINTER ((gsize)add));
-          if (total > MAX_NODES)
-            {
-              report (l, event.start_mark,
-                  "the aliases reach more than %d nodes; a pipeline is "
-                  "smaller, and alias expansion stops here",
-                  MAX_NODES);
-              ok = FALSE;
-            }
-        }
-      if (event.type == YAML_SEQUENCE_END_EVENT
-          || event.type == YAML_MAPPING_END_EVENT)
-        g_free ((gchar *)name);
-      yaml_event_delete (&event);
-    }
-  while (depth > 0)
-    g_free (anchor[--depth]);
-  yaml_parser_delete (&parser);
-  return ok;
-}
-
-/* libyaml's own problem, with where the construct it was in starts */
+/* libyaml's problem in @parser, with where it is */
 static void
 report_syntax (Loader *l, yaml_parser_t *parser, const char *yaml)
 {
-  g_autoptr (GString) msg = g_string_new (parser->problem);
-  yaml_mark_t mark = parser->problem_mark;
+  yaml_mark_t mark;
+  g_autofree gchar *problem = accel_yaml_syntax_problem (parser, yaml, &mark);
 
-  if (parser->error == YAML_READER_ERROR)
-    {
-      /* the reader has no mark, only a byte offset: start of the character
-       * that is wrong, counted as the marks count, in characters */
-      gsize offset = MIN (parser->problem_offset, strlen (yaml));
-      guchar byte;
-
-      if (g_str_has_prefix (parser->problem, "invalid trailing")
-          || g_str_has_prefix (parser->problem, "incomplete"))
-        for (gsize back = 1; back <= 3 && back <= offset; back++)
-          if ((guchar)yaml[offset - back] >= 0xc0)
-            {
-              offset -= back;
-              break;
-            }
-      mark = no_mark;
-      for (gsize i = 0; i < offset; i++)
-        if (yaml[i] == '\n')
-          {
-            mark.line++;
-            mark.column = 0;
-          }
-        else if (((guchar)yaml[i] & 0xc0) != 0x80)
-          mark.column++;
-      byte = (guchar)yaml[offset];
-      g_string_truncate (msg, 0);
-      if (strstr (parser->problem, "UTF-8") && byte)
-        g_string_append_printf (msg,
-            "not UTF-8 text (byte 0x%02x); a pipeline is UTF-8 text", byte);
-      else if (byte)
-        g_string_append_printf (msg, "%s (byte 0x%02x)", parser->problem, byte);
-      else
-        g_string_append (msg, parser->problem);
-    }
-  else if (parser->context)
-    g_string_append_printf (msg, " (%s that starts at %zu:%zu)",
-        parser->context, parser->context_mark.line + 1,
-        parser->context_mark.column + 1);
-  if (parser->error != YAML_READER_ERROR
-      && *char_at (yaml, parser->problem_mark.index) == '\t')
-    g_string_append (msg, "; YAML indents with spaces, never tabs");
-  report (l, mark, "%s", msg->str);
+  report (l, mark, "%s", problem);
 }
 
 /**
@@ -1540,6 +1378,8 @@ accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
   yaml_parser_t parser;
   yaml_document_t doc, extra;
   g_autoptr (GError) prep_error = NULL;
+  g_autofree gchar *shape_problem = NULL;
+  yaml_mark_t shape_mark;
   Loader l = { 0 };
   yaml_node_t *root;
   AccelGraph *result = NULL;
@@ -1560,8 +1400,11 @@ accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
   l.doc = &doc;
   accel_yaml_suggestions_reset ();
 
-  if (!check_shape (&l, yaml))
-    goto done;
+  if (!accel_yaml_check_shape (yaml, &shape_mark, &shape_problem))
+    {
+      report (&l, shape_mark, "%s", shape_problem);
+      goto done;
+    }
   yaml_parser_initialize (&parser);
   yaml_parser_set_input_string (
       &parser, (const unsigned char *)yaml, strlen (yaml));
