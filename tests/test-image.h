@@ -90,14 +90,48 @@ test_frame_fill_random (TestFrame *f, GRand *rand)
     }
 }
 
+/* fills a 4096 x 4096 NV12 or I420 frame with each of the 2^24 (Y, U, V)
+ * once: 2 x 2 block b (in row order of the blocks) has U and V from bits
+ * 0-7 and 8-15 of b, the lumas of its four pixels 4 (b >> 16) + 0 .. 3 */
+static inline void
+test_frame_fill_every_yuv (TestFrame *f)
+{
+  size_t uo, vo, cp, step;
+
+  g_assert_cmpint (f->width * f->height, ==, 1 << 24);
+  accel_image_chroma_layout (
+      f->format, f->pitch, f->height, &uo, &vo, &cp, &step);
+  for (int y = 0; y < f->height; y++)
+    for (int x = 0; x < f->width; x++)
+      {
+        guint32 b = (guint32)(y / 2) * (guint32)(f->width / 2) + x / 2;
+
+        f->data[(size_t)y * f->pitch + x]
+            = (b >> 16) << 2 | (y & 1) << 1 | (x & 1);
+        if (x % 2 == 0 && y % 2 == 0)
+          {
+            size_t at = (size_t)(y / 2) * cp + (size_t)(x / 2) * step;
+
+            f->data[uo + at] = b & 0xff;
+            f->data[vo + at] = (b >> 8) & 0xff;
+          }
+      }
+}
+
 /* fills a 4096 x 4096 RGBA8 or BGRA8 frame with each of the 2^24 colours
  * once: pixel i (in row order) has red, green and blue from bits 0-7, 8-15
- * and 16-23 of i, alpha 0xa5 */
+ * and 16-23 of i, alpha 0xa5; an NV12 or I420 frame with each (Y, U, V)
+ * once */
 static inline void
 test_frame_fill_every_colour (TestFrame *f)
 {
   int ri = f->format == ACCEL_IMAGE_BGRA8 ? 2 : 0;
 
+  if (f->format == ACCEL_IMAGE_NV12 || f->format == ACCEL_IMAGE_I420)
+    {
+      test_frame_fill_every_yuv (f);
+      return;
+    }
   g_assert_true (
       f->format == ACCEL_IMAGE_RGBA8 || f->format == ACCEL_IMAGE_BGRA8);
   g_assert_cmpint (f->width * f->height, ==, 1 << 24);

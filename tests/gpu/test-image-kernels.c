@@ -90,7 +90,8 @@ typedef struct
   int width, height;
   PitchKind pitch;
   gboolean saturated; /* every input byte 255 instead of random */
-  /* each of the 2^24 colours once (4096 x 4096 RGBA8 or BGRA8) */
+  /* each of the 2^24 colours once (4096 x 4096 RGBA8 or BGRA8), or each
+   * (Y, U, V) (NV12 or I420) */
   gboolean every_colour;
 } GpuCase;
 
@@ -426,6 +427,18 @@ main (int argc, char **argv)
             add_case (keep, &tc, name, f, 4096, 4096, p)->every_colour = TRUE;
           }
       }
+  /* the 4:2:0 decoders for every (Y, U, V), on rows on 4 bytes (their
+   * fast path) and off */
+  for (int f = ACCEL_IMAGE_NV12; f <= ACCEL_IMAGE_I420; f++)
+    for (int p = PITCH_ODD; p <= PITCH_WIDE; p++)
+      for (int t = ACCEL_IMAGE_RGBA8; t <= ACCEL_IMAGE_BGRA8; t++)
+        {
+          TestCase tc = { "convert", TEST_KERNEL_CONVERT, .dst_format = t };
+          g_autofree gchar *name = g_strdup_printf (
+              "convert/every-yuv/to-%s", test_format_name (t));
+
+          add_case (keep, &tc, name, f, 4096, 4096, p)->every_colour = TRUE;
+        }
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)
       {
