@@ -506,8 +506,9 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y) yuv_to_packed (
 // the row pairs of a yuv4_to_packed () block, a warp each. Blocks of 256
 // threads across the rows left 32 of each 1080p row's 512 threads idle and
 // made its grid 1.02 waves; warps of 128 pixels fill the row, four to a
-// block 0.96 waves. On an H200, % of a frame copy at 1080p / 4K: 85-87 % /
-// 87-89 % against 83-84 % / 89 % (blocks of eight warps 84-87 % / 87-88 %)
+// block 0.96 waves. On an H200, % of a frame copy at 1080p / 4K: 85-88 % /
+// 87-89 % against 82-84 % / 89-90 % (blocks of eight warps 84-87 % / 87-88
+// %)
 constexpr int YUV4_ROW_PAIRS = 4;
 
 // 4:2:0 to RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes
