@@ -1060,6 +1060,70 @@ check_world_options (void)
   return NULL;
 }
 
+/* --backend: the default backend for this run and its workers */
+static gboolean
+apply_backend (GError **error)
+{
+  AccelBackend b;
+
+  if (!opt_backend)
+    return TRUE;
+  if (g_str_equal (opt_backend, "host"))
+    b = ACCEL_BACKEND_HOST;
+  else if (g_str_equal (opt_backend, "cuda"))
+    b = ACCEL_BACKEND_CUDA;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--backend must be host or cuda");
+      return FALSE;
+    }
+  if (!accel_backend_set_default (b, error))
+    return FALSE;
+  /* workers inherit the choice */
+  g_setenv ("ACCEL_BACKEND", opt_backend, TRUE);
+  return TRUE;
+}
+
+/* the options' values, checked before anything runs: FALSE with the first
+ * that is wrong */
+static gboolean
+check_options (GError **error)
+{
+  if (opt_frames != NO_FRAME_LIMIT && opt_frames < 1)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--frames must be 1 or more, not %" G_GINT64_FORMAT, opt_frames);
+      return FALSE;
+    }
+  if (opt_device && !g_str_equal (opt_device, "auto")
+      && !g_str_equal (opt_device, "host")
+      && !g_ascii_string_to_unsigned (opt_device, 10, 0, 63, NULL, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--device must be auto, host or a GPU number, not '%s'", opt_device);
+      return FALSE;
+    }
+  if (opt_http > G_MAXUINT16 || (opt_http < 0 && opt_http != -1))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--http must be a port from 0 to 65535, not %d", opt_http);
+      return FALSE;
+    }
+  if (!read_restart_intensity (error)
+      || (opt_stats && !check_output_path ("--stats", opt_stats, error))
+      || (opt_dot && !check_output_path ("--dot", opt_dot, error)))
+    return FALSE;
+  if (opt_graph && !g_str_equal (opt_graph, "auto")
+      && !g_str_equal (opt_graph, "on") && !g_str_equal (opt_graph, "off"))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--graph must be auto, on or off, not '%s'", opt_graph);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* --print-yaml: the file -e stands for */
 static int
 print_yaml (void)
@@ -1127,60 +1191,9 @@ main (int argc, char **argv)
     }
   n_args = (gint)g_strv_length (args);
 
-  if (opt_backend)
-    {
-      AccelBackend b;
-      if (g_str_equal (opt_backend, "host"))
-        b = ACCEL_BACKEND_HOST;
-      else if (g_str_equal (opt_backend, "cuda"))
-        b = ACCEL_BACKEND_CUDA;
-      else
-        {
-          g_printerr ("accel-run: --backend must be host or cuda\n");
-          return EXIT_INVALID;
-        }
-      if (!accel_backend_set_default (b, &error))
-        {
-          g_printerr ("accel-run: %s\n", error->message);
-          return EXIT_INVALID;
-        }
-      /* workers inherit the choice */
-      g_setenv ("ACCEL_BACKEND", opt_backend, TRUE);
-    }
-  if (opt_frames != NO_FRAME_LIMIT && opt_frames < 1)
-    {
-      g_printerr ("accel-run: --frames must be 1 or more, not %" G_GINT64_FORMAT
-                  "\n",
-          opt_frames);
-      return EXIT_INVALID;
-    }
-  if (opt_device && !g_str_equal (opt_device, "auto")
-      && !g_str_equal (opt_device, "host")
-      && !g_ascii_string_to_unsigned (opt_device, 10, 0, 63, NULL, NULL))
-    {
-      g_printerr ("accel-run: --device must be auto, host or a GPU number, "
-                  "not '%s'\n",
-          opt_device);
-      return EXIT_INVALID;
-    }
-  if (opt_http > G_MAXUINT16 || (opt_http < 0 && opt_http != -1))
-    {
-      g_printerr ("accel-run: --http must be a port from 0 to 65535, not %d\n",
-          opt_http);
-      return EXIT_INVALID;
-    }
-  if (!read_restart_intensity (&error)
-      || (opt_stats && !check_output_path ("--stats", opt_stats, &error))
-      || (opt_dot && !check_output_path ("--dot", opt_dot, &error)))
+  if (!apply_backend (&error) || !check_options (&error))
     {
       g_printerr ("accel-run: %s\n", error->message);
-      return EXIT_INVALID;
-    }
-  if (opt_graph && !g_str_equal (opt_graph, "auto")
-      && !g_str_equal (opt_graph, "on") && !g_str_equal (opt_graph, "off"))
-    {
-      g_printerr (
-          "accel-run: --graph must be auto, on or off, not '%s'\n", opt_graph);
       return EXIT_INVALID;
     }
   /* --device is the file's device key, overridden */
