@@ -126,8 +126,9 @@ targets_add (Targets *t, const BenchCase *bc, int width, int height,
   if (npp_over_ours <= 1.0)
     {
       t->npp_behind++;
-      g_string_append_printf (t->npp_rows_behind, "  %dx%d %s: NPP/ours %.2fx\n",
-          width, height, bc->name, npp_over_ours);
+      g_string_append_printf (t->npp_rows_behind,
+          "  %dx%d %s: NPP/ours %.2fx\n", width, height, bc->name,
+          npp_over_ours);
     }
 }
 
