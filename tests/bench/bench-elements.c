@@ -14,8 +14,9 @@
  * through GStreamer's cudaupload, four accelgaussianblur and cudadownload
  * (as written, and with CUDA memory caps forced after cudaupload), against
  * the same four between accelupload and acceldownload, and each against its
- * own upload and download alone; "ratio" is the cudaupload line's time per
- * frame over the accelupload line's.
+ * own upload and download alone, three rounds of the five lines in turn;
+ * "ratio" is the cudaupload line's time per frame over the accelupload
+ * line's.
  *
  * An argument scales the frames of every run (0.5: half as many);
  * BENCH_ELEMENTS_LINES_ONLY=1 runs the second part alone. */
@@ -283,23 +284,6 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
-/* microseconds per frame in the steady state, the median of three */
-static double
-system_line (int w, int h, guint frames, const char *line)
-{
-  double us[3];
-
-  for (guint i = 0; i < G_N_ELEMENTS (us); i++)
-    {
-      double once = run_system_line (w, h, frames, line);
-      double twice = run_system_line (w, h, 2 * frames, line);
-
-      us[i] = (twice - once) * 1e6 / frames;
-    }
-  qsort (us, G_N_ELEMENTS (us), sizeof us[0], compare_doubles);
-  return us[1];
-}
-
 #define FOUR_BLURS                                                             \
   "accelgaussianblur ! accelgaussianblur ! accelgaussianblur ! "               \
   "accelgaussianblur"
@@ -310,30 +294,68 @@ system_line (int w, int h, guint frames, const char *line)
  * times this or less */
 #define USER_LINE_TARGET 1.2
 
+enum
+{
+  CU_BASE,
+  CU,
+  CU_FORCED,
+  AC_BASE,
+  AC,
+  N_LINES
+};
+
+static const char *const user_line[N_LINES] = {
+  [CU_BASE]
+  = "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload" TO_SYSTEM,
+  [CU] = "cudaupload ! " FOUR_BLURS " ! cudadownload" TO_SYSTEM,
+  [CU_FORCED] = "cudaupload ! video/x-raw(memory:CUDAMemory) ! " FOUR_BLURS
+                " ! cudadownload" TO_SYSTEM,
+  [AC_BASE] = "accelupload ! acceldownload" TO_SYSTEM,
+  [AC] = "accelupload ! " FOUR_BLURS " ! acceldownload" TO_SYSTEM,
+};
+
+/* microseconds per frame in the steady state of each line, the median of
+ * three rounds; each round runs every line in turn, so that the host's
+ * drift (its memcpy speed moves from one run to the next) falls on all of
+ * them alike rather than on whichever ran last */
+static void
+system_lines (int w, int h, guint frames, double us[N_LINES])
+{
+  double runs[N_LINES][3];
+
+  for (guint r = 0; r < G_N_ELEMENTS (runs[0]); r++)
+    for (guint i = 0; i < N_LINES; i++)
+      {
+        double once = run_system_line (w, h, frames, user_line[i]);
+        double twice = run_system_line (w, h, 2 * frames, user_line[i]);
+
+        runs[i][r] = (twice - once) * 1e6 / frames;
+      }
+  for (guint i = 0; i < N_LINES; i++)
+    {
+      qsort (
+          runs[i], G_N_ELEMENTS (runs[i]), sizeof runs[i][0], compare_doubles);
+      us[i] = runs[i][1];
+    }
+}
+
 /* the cudaupload line against the accelupload line: its ratio */
 static double
 user_lines (const char *name, int w, int h, guint frames)
 {
-  double cu_base = system_line (w, h, frames,
-      "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload" TO_SYSTEM);
-  double cu = system_line (
-      w, h, frames, "cudaupload ! " FOUR_BLURS " ! cudadownload" TO_SYSTEM);
-  double cu_forced = system_line (w, h, frames,
-      "cudaupload ! video/x-raw(memory:CUDAMemory) ! " FOUR_BLURS
-      " ! cudadownload" TO_SYSTEM);
-  double ac_base
-      = system_line (w, h, frames, "accelupload ! acceldownload" TO_SYSTEM);
-  double ac = system_line (
-      w, h, frames, "accelupload ! " FOUR_BLURS " ! acceldownload" TO_SYSTEM);
+  double us[N_LINES];
 
+  system_lines (w, h, frames, us);
   g_print ("%-6s %-26s %9.1f %9.1f %9.1f %8.3f\n", name,
-      "cudaupload ! 4 ! cudadownload", cu, cu_base, cu - cu_base, cu / ac);
+      "cudaupload ! 4 ! cudadownload", us[CU], us[CU_BASE],
+      us[CU] - us[CU_BASE], us[CU] / us[AC]);
   g_print ("%-6s %-26s %9.1f %9.1f %9.1f %8.3f\n", name,
-      "  with CUDA memory caps", cu_forced, cu_base, cu_forced - cu_base,
-      cu_forced / ac);
+      "  with CUDA memory caps", us[CU_FORCED], us[CU_BASE],
+      us[CU_FORCED] - us[CU_BASE], us[CU_FORCED] / us[AC]);
   g_print ("%-6s %-26s %9.1f %9.1f %9.1f %8.3f\n", name,
-      "accelupload ! 4 ! accel...", ac, ac_base, ac - ac_base, 1.0);
-  return cu / ac;
+      "accelupload ! 4 ! accel...", us[AC], us[AC_BASE], us[AC] - us[AC_BASE],
+      1.0);
+  return us[CU] / us[AC];
 }
 
 int
@@ -384,8 +406,8 @@ main (int argc, char **argv)
       return 0;
     }
   g_print ("\nfour accelgaussianblur (sigma 1), RGBA system memory from "
-           "appsrc to fakesink sync=false; us per frame, the median of three; "
-           "ratio: over the accelupload line\n");
+           "appsrc to fakesink sync=false; us per frame, the median of three "
+           "rounds of the lines in turn; ratio: over the accelupload line\n");
   g_print ("%-6s %-26s %9s %9s %9s %8s\n", "size", "line", "us", "up+down",
       "added", "ratio");
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
