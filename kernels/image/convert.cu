@@ -318,12 +318,13 @@ __global__ void __launch_bounds__ (256)
 // faster, and warps along one row, plain loads or evict-first stores
 // slower
 template <int SF, int DF>
-__global__ void __launch_bounds__ (256)
+__global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
     widen_or_narrow4 (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
-  const int x0 = blockIdx.x * 128 + threadIdx.x;
-  const int y = blockIdx.y * 8 + threadIdx.y;
+  const int x0 = blockIdx.x * 4 * BLOCK_X + threadIdx.x;
+  const int y = blockIdx.y * BLOCK_Y + threadIdx.y;
   const uint8_t *in = src + (size_t)y * src_pitch;
   float px[4][4];
 
@@ -333,7 +334,7 @@ __global__ void __launch_bounds__ (256)
 #pragma unroll
   for (int k = 0; k < 4; k++)
     {
-      const int x = x0 + 32 * k;
+      const int x = x0 + BLOCK_X * k;
       if (x >= width || y >= height)
         continue;
       if constexpr (SF == ACCEL_IMAGE_RGBAF32)
@@ -356,7 +357,7 @@ __global__ void __launch_bounds__ (256)
 #pragma unroll
   for (int k = 0; k < 4; k++)
     {
-      const int x = x0 + 32 * k;
+      const int x = x0 + BLOCK_X * k;
       float v[4];
       if (x >= width || y >= height)
         continue;
@@ -763,10 +764,12 @@ launch_packed (cudaStream_t s, const void *src, size_t sp, void *dst, size_t dp,
     }
   if constexpr ((SF == ACCEL_IMAGE_RGBAF32) != (DF == ACCEL_IMAGE_RGBAF32)
                 && SF != ACCEL_IMAGE_GRAY8 && DF != ACCEL_IMAGE_GRAY8)
-    if (a && (height + 7) / 8 <= 65535)
+    if (a && (height + BLOCK_Y - 1) / BLOCK_Y <= 65535)
       {
         widen_or_narrow4<SF, DF>
-            <<<dim3 ((width + 127) / 128, (height + 7) / 8), block, 0, s>>> (
+            <<<dim3 ((width + 4 * BLOCK_X - 1) / (4 * BLOCK_X),
+                   (height + BLOCK_Y - 1) / BLOCK_Y),
+                block, 0, s>>> (
                 (const uint8_t *)src, sp, (uint8_t *)dst, dp, width, height);
         return cudaGetLastError ();
       }
