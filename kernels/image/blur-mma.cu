@@ -157,21 +157,46 @@ copies_wait_unrolled (int n)
   copies_wait<N> ();
 }
 
+// a thread's chunks of each half window's copies: chunk threadIdx.x + j
+// 32 MMA_WARPS of the 16 rows of CHUNKS, the same in every half, so that
+// the division is done once, not for each chunk of each half
+struct StageLanes
+{
+  static constexpr int CHUNKS = SPAN / 16;
+  static constexpr int PER
+      = (16 * CHUNKS + 32 * MMA_WARPS - 1) / (32 * MMA_WARPS);
+  int r[PER], k[PER]; // r 16 or more: no chunk j
+
+  __device__ __forceinline__ StageLanes ()
+  {
+#pragma unroll
+    for (int j = 0; j < PER; j++)
+      {
+        const int c = threadIdx.x + 32 * MMA_WARPS * j;
+
+        r[j] = c / CHUNKS;
+        k[j] = c % CHUNKS;
+      }
+  }
+};
+
 // starts copying half window @i: rows w0 to w0 + 15 of the block's span
 // from byte @first of each row, both clamped to the frame (with EDGE a word
 // at a time)
 template <bool EDGE>
 __device__ __forceinline__ void
 stage_half (Staged &st, int i, const uint8_t *src, size_t pitch, int w0,
-    int height, int first, int width)
+    int height, int first, int width, const StageLanes &lanes)
 {
-  constexpr int CHUNKS = SPAN / 16;
-
-  for (int c = threadIdx.x; c < 16 * CHUNKS; c += 32 * MMA_WARPS)
+#pragma unroll
+  for (int j = 0; j < StageLanes::PER; j++)
     {
-      const int r = c / CHUNKS, k = c % CHUNKS;
-      const uint8_t *row = src + (size_t)clampi (w0 + r, 0, height - 1) * pitch;
+      const int r = lanes.r[j], k = lanes.k[j];
+      const uint8_t *row;
 
+      if (r >= 16)
+        continue;
+      row = src + (size_t)clampi (w0 + r, 0, height - 1) * pitch;
       if constexpr (EDGE)
         {
           const uint32_t *words = reinterpret_cast<const uint32_t *> (row);
@@ -251,16 +276,24 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
 {
   constexpr int CHUNKS = OUT_BYTES / 16;
 
-#pragma unroll
-  for (int i = threadIdx.x; i < 16 * CHUNKS; i += 32 * MMA_WARPS)
-    {
-      const int r = i / CHUNKS, c = i % CHUNKS;
-      const int y = m0 + r, x = xblk + 4 * c;
-      const uint4 v = *reinterpret_cast<const uint4 *> (&out[r][16 * c]);
-      uint32_t *to = reinterpret_cast<uint32_t *> (dst + (size_t)y * pitch) + x;
+  // each thread the same chunk of every ROWS-th row: its addresses moved
+  // down ROWS rows a store, no division or multiplication a chunk (20
+  // instructions a chunk before). A loop, not unrolled: unrolled, ptxas
+  // moved the stores into the next half window's work, for more registers
+  constexpr int ROWS = 32 * MMA_WARPS / CHUNKS;
+  static_assert (
+      32 * MMA_WARPS % CHUNKS == 0, "a thread's chunks lie in one column");
+  const int c = threadIdx.x % CHUNKS, r0 = threadIdx.x / CHUNKS;
+  const int x = xblk + 4 * c, end = min (m0 + 16, height);
+  const uint8_t *from = &out[r0][16 * c];
+  uint8_t *to = dst + (size_t)(m0 + r0) * pitch + 4 * (size_t)x;
 
-      if (y >= height)
-        continue;
+#pragma unroll 1
+  for (int y = m0 + r0; y < end;
+       y += ROWS, from += ROWS * OUT_PITCH, to += ROWS * pitch)
+    {
+      const uint4 v = *reinterpret_cast<const uint4 *> (from);
+
       if (!EDGE || x + 4 <= width)
         {
           *reinterpret_cast<uint4 *> (to) = v;
@@ -270,7 +303,7 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
           const uint32_t w[4] = { v.x, v.y, v.z, v.w };
 
           for (int j = 0; j < 4 && x + j < width; j++)
-            to[j] = w[j];
+            reinterpret_cast<uint32_t *> (to)[j] = w[j];
         }
     }
 }
@@ -293,6 +326,7 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
   int done = 0;
   uint32_t vband[4], band[4];
   uint32_t lo[8], hi[8], next_lo[8], next_hi[8];
+  const StageLanes lanes;
 
 #pragma unroll
   for (int i = 0; i < HALVES; i++)
@@ -300,7 +334,7 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
       // past the frame's last row only empty groups, to keep their count
       if (i == 0 || y0 + 16 * (i - 1) < height)
         stage_half<EDGE> (st, i, src, src_pitch, y0 - 8 + 16 * i, height,
-            4 * xblk + FIRST, width);
+            4 * xblk + FIRST, width, lanes);
       copies_commit ();
     }
   copies_wait<HALVES - 1> ();
