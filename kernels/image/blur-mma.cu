@@ -335,6 +335,27 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
     }
 }
 
+// flush_rows () where all of the block's SEG_ROWS rows lie inside the
+// frame and its columns do: each thread stores the same chunk (byte @from
+// of a row of @out) of two rows FLUSH_ROWS apart, from @to, which it moves
+// down to the next step's rows (on an H200 the unsharp mask at sigma 3
+// 1-2 % faster, the Gaussian the same)
+constexpr int FLUSH_CHUNKS = OUT_BYTES / 16;
+constexpr int FLUSH_ROWS = 32 * MMA_WARPS / FLUSH_CHUNKS;
+static_assert (FLUSH_ROWS * 2 == 16, "two stores a thread and step");
+
+__device__ __forceinline__ void
+flush_whole (const OutRows &out, int from, uint8_t *&to, size_t pitch)
+{
+  const uint8_t *o = &out[0][0] + from;
+  const uint4 a = *reinterpret_cast<const uint4 *> (o);
+  const uint4 b = *reinterpret_cast<const uint4 *> (o + FLUSH_ROWS * OUT_PITCH);
+
+  *reinterpret_cast<uint4 *> (to) = a;
+  *reinterpret_cast<uint4 *> (to + FLUSH_ROWS * pitch) = b;
+  to += 16 * pitch;
+}
+
 // a block's SEG_ROWS rows from @y0 of strips from pixel @xblk: all its
 // input copied to @st at once, a group of copies for each step's half
 // window below it; then in each warp the half window above the first step
@@ -354,6 +375,13 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
   uint32_t vband[4], band[4];
   uint32_t lo[8], hi[8], next_lo[8], next_hi[8];
   const StageLanes lanes;
+  const bool whole = !EDGE && y0 + SEG_ROWS <= height;
+  // flush_whole ()'s first row of this thread's chunks, and the chunk
+  uint8_t *flush_to = dst
+                      + (size_t)(y0 + threadIdx.x / FLUSH_CHUNKS) * dst_pitch
+                      + 4 * (size_t)(xblk + 4 * (threadIdx.x % FLUSH_CHUNKS));
+  const int flush_from = (threadIdx.x / FLUSH_CHUNKS) * OUT_PITCH
+                         + 16 * (threadIdx.x % FLUSH_CHUNKS);
 
   if (!EDGE && y0 >= 8 && y0 + 16 * HALVES - 8 <= height)
     stage_inside (st, src, src_pitch, xblk, y0, lanes);
@@ -383,8 +411,13 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
       copies_wait_unrolled (STEPS - 1 - step);
       __syncthreads ();
       if (step > 0)
-        flush_rows<EDGE> (
-            out[(step - 1) & 1], dst, dst_pitch, m0 - 16, xblk, width, height);
+        {
+          if (whole)
+            flush_whole (out[(step - 1) & 1], flush_from, flush_to, dst_pitch);
+          else
+            flush_rows<EDGE> (out[(step - 1) & 1], dst, dst_pitch, m0 - 16,
+                xblk, width, height);
+        }
       half_window (st, step + 1, band, next_lo, next_hi);
 #pragma unroll
       for (int b = 0; b < 8; b++)
