@@ -304,9 +304,10 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
   constexpr int CHUNKS = OUT_BYTES / 16;
 
   // each thread the same chunk of every ROWS-th row: its addresses moved
-  // down ROWS rows a store, no division or multiplication a chunk (20
-  // instructions a chunk before). A loop, not unrolled: unrolled, ptxas
-  // moved the stores into the next half window's work, for more registers
+  // down ROWS rows a store, no division or multiplication a chunk (which
+  // cost about 20 instructions a chunk). A loop, not unrolled: unrolled,
+  // ptxas moved the stores into the next half window's work, for more
+  // registers
   constexpr int ROWS = 32 * MMA_WARPS / CHUNKS;
   static_assert (
       32 * MMA_WARPS % CHUNKS == 0, "a thread's chunks lie in one column");
@@ -376,7 +377,8 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
   uint32_t lo[8], hi[8], next_lo[8], next_hi[8];
   const StageLanes lanes;
   const bool whole = !EDGE && y0 + SEG_ROWS <= height;
-  // flush_whole ()'s first row of this thread's chunks, and the chunk
+  // where flush_whole () stores this thread's chunks: the address of the
+  // first, and the chunk's byte in a row of out
   uint8_t *flush_to = dst
                       + (size_t)(y0 + threadIdx.x / FLUSH_CHUNKS) * dst_pitch
                       + 4 * (size_t)(xblk + 4 * (threadIdx.x % FLUSH_CHUNKS));
