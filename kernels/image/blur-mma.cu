@@ -293,6 +293,13 @@ constexpr int OUT_BYTES = 4 * STRIP_PX * MMA_WARPS, OUT_PITCH = OUT_BYTES + 32;
 
 typedef uint8_t OutRows[16][OUT_PITCH];
 
+// each thread of a block stores the same 16-byte chunk of a step's output
+// rows (of FLUSH_CHUNKS a row), every FLUSH_ROWS-th row
+constexpr int FLUSH_CHUNKS = OUT_BYTES / 16;
+constexpr int FLUSH_ROWS = 32 * MMA_WARPS / FLUSH_CHUNKS;
+static_assert (32 * MMA_WARPS % FLUSH_CHUNKS == 0 && FLUSH_ROWS * 2 == 16,
+    "two chunks of one column a thread and step");
+
 // stores step rows @out from row @m0 and pixel @xblk, 16-byte chunks of
 // whole rows (with EDGE a pixel at a time where a chunk ends past the
 // frame)
@@ -301,24 +308,19 @@ __device__ __forceinline__ void
 flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
     int width, int height)
 {
-  constexpr int CHUNKS = OUT_BYTES / 16;
-
-  // each thread the same chunk of every ROWS-th row: its addresses moved
-  // down ROWS rows a store, no division or multiplication a chunk (which
-  // cost about 20 instructions a chunk). A loop, not unrolled: unrolled,
-  // ptxas moved the stores into the next half window's work, for more
-  // registers
-  constexpr int ROWS = 32 * MMA_WARPS / CHUNKS;
-  static_assert (
-      32 * MMA_WARPS % CHUNKS == 0, "a thread's chunks lie in one column");
-  const int c = threadIdx.x % CHUNKS, r0 = threadIdx.x / CHUNKS;
+  // each thread its chunk of every FLUSH_ROWS-th row: its addresses moved
+  // down FLUSH_ROWS rows a store, no division or multiplication a chunk
+  // (which cost about 20 instructions a chunk). A loop, not unrolled:
+  // unrolled, ptxas moved the stores into the next half window's work, for
+  // more registers
+  const int c = threadIdx.x % FLUSH_CHUNKS, r0 = threadIdx.x / FLUSH_CHUNKS;
   const int x = xblk + 4 * c, end = min (m0 + 16, height);
   const uint8_t *from = &out[r0][16 * c];
   uint8_t *to = dst + (size_t)(m0 + r0) * pitch + 4 * (size_t)x;
 
 #pragma unroll 1
-  for (int y = m0 + r0; y < end;
-       y += ROWS, from += ROWS * OUT_PITCH, to += ROWS * pitch)
+  for (int y = m0 + r0; y < end; y += FLUSH_ROWS,
+           from += FLUSH_ROWS * OUT_PITCH, to += FLUSH_ROWS * pitch)
     {
       const uint4 v = *reinterpret_cast<const uint4 *> (from);
 
@@ -341,10 +343,6 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
 // of a row of @out) of two rows FLUSH_ROWS apart, from @to, which it moves
 // down to the next step's rows (on an H200 the unsharp mask at sigma 3
 // 1-2 % faster, the Gaussian the same)
-constexpr int FLUSH_CHUNKS = OUT_BYTES / 16;
-constexpr int FLUSH_ROWS = 32 * MMA_WARPS / FLUSH_CHUNKS;
-static_assert (FLUSH_ROWS * 2 == 16, "two stores a thread and step");
-
 __device__ __forceinline__ void
 flush_whole (const OutRows &out, int from, uint8_t *&to, size_t pitch)
 {
