@@ -21,6 +21,27 @@ accel_test_require_gpu (void)
     }
 }
 
+/* under a compute-sanitizer test setup (`meson test --setup memcheck`):
+ * a test that faults on purpose, or that needs kernels to race, reports
+ * SKIP and why. The sanitizer reports a deliberate fault as an error of
+ * its own (and turns it into a launch failure), and it runs one kernel at
+ * a time, so that a missing wait need not race */
+#define ACCEL_TEST_RACE_WHY "the sanitizer runs one kernel at a time"
+#define ACCEL_TEST_FAULT_WHY "it faults on purpose"
+
+static inline gboolean
+accel_test_skip_under_sanitizer (const char *why)
+{
+  const char *tool = g_getenv ("ACCEL_TEST_SANITIZER");
+  g_autofree gchar *message = NULL;
+
+  if (!tool || !*tool)
+    return FALSE;
+  message = g_strdup_printf ("under compute-sanitizer's %s: %s", tool, why);
+  g_test_skip (message);
+  return TRUE;
+}
+
 /* a stage of @kind named @name, or abort the test */
 static inline AccelStage *
 accel_test_stage (AccelGraph *graph, const char *kind, const char *name)

@@ -122,6 +122,9 @@ assert_waits_matter (const Run *r, AccelDebugFlags skip)
       run.capture = modes[m];
       synced = run_chain (&run, NULL);
       g_assert_cmpstr (synced, ==, host);
+      if (accel_test_skip_under_sanitizer (
+              "the raced run: " ACCEL_TEST_RACE_WHY))
+        continue;
       accel_debug_set_flags (skip);
       raced = run_chain (&run, NULL);
       accel_debug_set_flags (ACCEL_DEBUG_NONE);
@@ -290,6 +293,8 @@ test_stale_on_gpu (void)
 static void
 test_illegal_address_poisons (void)
 {
+  if (accel_test_skip_under_sanitizer (ACCEL_TEST_FAULT_WHY))
+    return;
   if (g_test_subprocess ())
     {
       Run r = { "4096", "f32", 10 };
