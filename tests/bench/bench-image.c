@@ -392,7 +392,7 @@ bench_frame (Bench *b, guint si, GString *notes)
       g_autoptr (TestFrame) out = NULL;
       Run run = { &bc->tc, in, NULL, d_a, d_b, NULL, -1 };
       Run under = { NULL, in, NULL, d_a, d_b, NULL, -1 };
-      double us, gbs, under_us, npp_us;
+      double us, gbs, of_copy, under_us, npp_us;
       size_t bytes;
 
       if (!case_wanted (bc->name))
@@ -407,11 +407,12 @@ bench_frame (Bench *b, guint si, GString *notes)
       bytes = in->size + out->size;
       us = time_runs (b, &run);
       gbs = bytes / us / 1000.0;
+      of_copy = 100.0 * gbs / copy_gbs;
       /* the same bytes moved with nothing computed: the most "of copy"
        * could reach with this kernel's reads and writes */
       under_us = time_floor (b, &under);
       g_print ("%4dx%-5d %-24s %9.1f %9.1f %8.0f %7.0f%% %7.0f%% %7.0f%%",
-          width, height, bc->name, bytes / 1e6, us, gbs, 100.0 * gbs / copy_gbs,
+          width, height, bc->name, bytes / 1e6, us, gbs, of_copy,
           100.0 * bytes / under_us / 1000.0 / copy_gbs, 100.0 * under_us / us);
       npp_us = 0.0;
       if (b->with_npp && bench_npp_has (&bc->tc, bc->in_format))
@@ -423,7 +424,7 @@ bench_frame (Bench *b, guint si, GString *notes)
             g_print (" %9s", "failed");
         }
       g_print ("\n");
-      targets_add (&b->targets, bc, width, height, 100.0 * gbs / copy_gbs,
+      targets_add (&b->targets, bc, width, height, of_copy,
           npp_us > 0.0 ? npp_us / us : 0.0);
     }
   cudaFree (d_a);

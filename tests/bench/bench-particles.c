@@ -142,16 +142,16 @@ main (int argc, char **argv)
         {
           float ms = run (s, n, mode, &alive);
           float gbs = (float)STEADY_BYTES_PER_PARTICLE * n / ms / 1e6f;
+          float updates = 1000.0f * n / ms;
 
           if (mode == PLAIN && n == 50000000)
-            steady_50m = 1000.0f * n / ms;
+            steady_50m = updates;
           if (mode == PLAIN)
             g_print ("%10u %11s %14.3e %9.3f %10.0f %13.0f%%\n", alive,
-                names[mode], 1000.0f * n / ms, ms, gbs,
-                100.0f * gbs / copy_gbs);
+                names[mode], updates, ms, gbs, 100.0f * gbs / copy_gbs);
           else
             g_print ("%10u %11s %14.3e %9.3f %10s %14s\n", alive, names[mode],
-                1000.0f * n / ms, ms, "-", "-");
+                updates, ms, "-", "-");
         }
     }
   g_print ("\ntarget: the steady step at 50M particles at %.1e updates/s "
