@@ -486,7 +486,8 @@ test_rank_poisoned (Fixture *f, gconstpointer data)
 static void
 test_coordinator_rank_killed (Fixture *f, gconstpointer data)
 {
-  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
   const char *env0[] = { "ACCEL_WORLD_TIMEOUT=20000", NULL };
   const char *env1[]
       = { "ACCEL_WORLD_TIMEOUT=20000", "ACCEL_FAULT=blur:crash:5", NULL };

@@ -177,7 +177,8 @@ test_collective_needs_world (Fixture *f, gconstpointer data)
 static void
 test_rank_never_joins (Fixture *f, gconstpointer data)
 {
-  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
   const char *env[] = { TIMEOUT_ENV, NULL };
   const char *args[] = { "--coordinator", addr, "--rank", "0", "--world", "3",
     "endless.yaml", NULL };
@@ -201,7 +202,8 @@ test_bad_coordinator (Fixture *f, gconstpointer data)
     "--world", "2", "endless.yaml", NULL };
   const char *no_world[]
       = { "--coordinator", "127.0.0.1:4000", "endless.yaml", NULL };
-  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
   const char *nobody[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
     "endless.yaml", NULL };
   g_auto (WorldRun) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
@@ -220,6 +222,8 @@ test_bad_coordinator (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (d.err, "--coordinator needs --rank R and --world"));
   /* a coordinator nobody serves: refused until the world's timeout */
   world_run (&e, f->dir, env, nobody);
+  g_test_message (
+      "%s: exit %d after %.1f s: %s", addr, e.status, e.seconds, e.err);
   g_assert_cmpint (e.status, !=, 0);
   g_assert_nonnull (strstr (e.err, "cannot reach the world's coordinator at"));
   g_assert_cmpfloat (e.seconds, <, 20.0);
@@ -228,7 +232,8 @@ test_bad_coordinator (Fixture *f, gconstpointer data)
 static void
 test_world_sizes_differ (Fixture *f, gconstpointer data)
 {
-  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
   const char *env[] = { TIMEOUT_ENV, NULL };
   const char *zero[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
     "endless.yaml", NULL };
@@ -253,7 +258,8 @@ test_world_sizes_differ (Fixture *f, gconstpointer data)
 static void
 test_two_worlds_one_port (Fixture *f, gconstpointer data)
 {
-  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", world_free_port ());
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
   const char *env[] = { TIMEOUT_ENV, NULL };
   const char *slow[] = { "ACCEL_WORLD_TIMEOUT=6000", NULL };
   const char *first[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
@@ -368,7 +374,7 @@ test_stats_per_rank (Fixture *f, gconstpointer data)
 static void
 test_http_per_rank (Fixture *f, gconstpointer data)
 {
-  guint16 port = world_free_port_pair ();
+  guint16 port = world_free_ports (2);
   g_autofree gchar *http = NULL, *zero = NULL, *one = NULL;
   const char *args[]
       = { "--ranks", "2", "--frames=20", NULL, "endless.yaml", NULL };
