@@ -42,6 +42,29 @@ accel_test_skip_under_sanitizer (const char *why)
   return TRUE;
 }
 
+/* runs a test's pipeline as @run describes it; returns its sink's digest */
+typedef gchar *(*AccelTestDigestFunc) (gconstpointer run);
+
+/* @digest of @run gives @host's result, and a different one with the
+ * engine's @skip waits switched off: the waits are what makes it exact.
+ * Under compute-sanitizer only the first half runs */
+static inline void
+accel_test_assert_waits_matter (AccelTestDigestFunc digest, gconstpointer run,
+    const char *host, AccelDebugFlags skip)
+{
+  g_autofree gchar *synced = digest (run);
+  g_autofree gchar *raced = NULL;
+
+  g_assert_cmpstr (synced, ==, host);
+  if (accel_test_skip_under_sanitizer ("the raced run: " ACCEL_TEST_RACE_WHY))
+    return;
+  accel_debug_set_flags (skip);
+  raced = digest (run);
+  accel_debug_set_flags (ACCEL_DEBUG_NONE);
+  g_test_message ("raced %s", raced);
+  g_assert_cmpstr (raced, !=, host);
+}
+
 /* a stage of @kind named @name, or abort the test */
 static inline AccelStage *
 accel_test_stage (AccelGraph *graph, const char *kind, const char *name)

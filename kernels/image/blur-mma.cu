@@ -300,6 +300,19 @@ constexpr int FLUSH_ROWS = 32 * MMA_WARPS / FLUSH_CHUNKS;
 static_assert (32 * MMA_WARPS % FLUSH_CHUNKS == 0 && FLUSH_ROWS * 2 == 16,
     "two chunks of one column a thread and step");
 
+// this thread's chunk: its column of 16 bytes and its first row
+__device__ __forceinline__ unsigned
+flush_column ()
+{
+  return threadIdx.x % FLUSH_CHUNKS;
+}
+
+__device__ __forceinline__ unsigned
+flush_row ()
+{
+  return threadIdx.x / FLUSH_CHUNKS;
+}
+
 // stores step rows @out from row @m0 and pixel @xblk, 16-byte chunks of
 // whole rows (with EDGE a pixel at a time where a chunk ends past the
 // frame)
@@ -313,7 +326,7 @@ flush_rows (const OutRows &out, uint8_t *dst, size_t pitch, int m0, int xblk,
   // (which cost about 20 instructions a chunk). A loop, not unrolled:
   // unrolled, ptxas moved the stores into the next half window's work, for
   // more registers
-  const int c = threadIdx.x % FLUSH_CHUNKS, r0 = threadIdx.x / FLUSH_CHUNKS;
+  const int c = flush_column (), r0 = flush_row ();
   const int x = xblk + 4 * c, end = min (m0 + 16, height);
   const uint8_t *from = &out[r0][16 * c];
   uint8_t *to = dst + (size_t)(m0 + r0) * pitch + 4 * (size_t)x;
@@ -377,11 +390,9 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
   const bool whole = !EDGE && y0 + SEG_ROWS <= height;
   // where flush_whole () stores this thread's chunks: the address of the
   // first, and the chunk's byte in a row of out
-  uint8_t *flush_to = dst
-                      + (size_t)(y0 + threadIdx.x / FLUSH_CHUNKS) * dst_pitch
-                      + 4 * (size_t)(xblk + 4 * (threadIdx.x % FLUSH_CHUNKS));
-  const int flush_from = (threadIdx.x / FLUSH_CHUNKS) * OUT_PITCH
-                         + 16 * (threadIdx.x % FLUSH_CHUNKS);
+  uint8_t *flush_to = dst + (size_t)(y0 + flush_row ()) * dst_pitch
+                      + 4 * (size_t)(xblk + 4 * flush_column ());
+  const int flush_from = flush_row () * OUT_PITCH + 16 * flush_column ();
 
   if (!EDGE && y0 >= 8 && y0 + 16 * HALVES - 8 <= height)
     stage_inside (st, src, src_pitch, xblk, y0, lanes);

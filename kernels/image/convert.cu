@@ -337,22 +337,7 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
       const int x = x0 + BLOCK_X * k;
       if (x >= width || y >= height)
         continue;
-      if constexpr (SF == ACCEL_IMAGE_RGBAF32)
-        {
-          const float4 p = __ldcs (reinterpret_cast<const float4 *> (in) + x);
-          px[k][0] = p.x;
-          px[k][1] = p.y;
-          px[k][2] = p.z;
-          px[k][3] = p.w;
-        }
-      else
-        {
-          const uint32_t w
-              = __ldcs (reinterpret_cast<const unsigned int *> (in) + x);
-#pragma unroll
-          for (int c = 0; c < 4; c++)
-            px[k][c] = byte_to_f (w, c);
-        }
+      load_px<kind_for<SF>, true, true> (in, x, px[k]);
     }
 #pragma unroll
   for (int k = 0; k < 4; k++)

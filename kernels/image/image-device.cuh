@@ -159,8 +159,10 @@ store_f32_bytes (uint8_t *p, float f)
   p[3] = (uint8_t)(v >> 24);
 }
 
-// pixel @x of @row as C floats; A: the row suits the native vector type
-template <int K, bool A>
+// pixel @x of @row as C floats; A: the row suits the native vector type;
+// ONCE: the frame is read once, so an aligned load is evict-first
+// (ld.global.cs)
+template <int K, bool A, bool ONCE = false>
 __device__ __forceinline__ void
 load_px (const uint8_t *__restrict__ row, int x, float *v)
 {
@@ -172,8 +174,10 @@ load_px (const uint8_t *__restrict__ row, int x, float *v)
     {
       if constexpr (A)
         {
-          uint32_t w
-              = *reinterpret_cast<const uint32_t *> (row + 4 * (size_t)x);
+          const uint32_t w
+              = ONCE ? __ldcs (reinterpret_cast<const unsigned int *> (row) + x)
+                     : *reinterpret_cast<const uint32_t *> (
+                           row + 4 * (size_t)x);
 #pragma unroll
           for (int c = 0; c < 4; c++)
             v[c] = byte_to_f (w, c);
@@ -190,7 +194,9 @@ load_px (const uint8_t *__restrict__ row, int x, float *v)
     {
       if constexpr (A)
         {
-          float4 p = *reinterpret_cast<const float4 *> (row + 16 * (size_t)x);
+          const float4 p
+              = ONCE ? __ldcs (reinterpret_cast<const float4 *> (row) + x)
+                     : *reinterpret_cast<const float4 *> (row + 16 * (size_t)x);
           v[0] = p.x;
           v[1] = p.y;
           v[2] = p.z;
