@@ -2,9 +2,10 @@
 // the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes in integers,
 // a tile of output a block: 16-byte loads, each thread four pixels of a row
 // in the horizontal pass and a column of them in the vertical one, both
-// summing whole taps exactly. The unsharp mask of radius 1 to 4, and the
-// Gaussian on frames of more than a wave of tiles, take their rows by
-// tensor copies (tile-copy.cuh). For blur.cu's launcher
+// summing whole taps exactly. The unsharp mask of radius 1 to 4 takes its
+// rows by tensor copies (tile-copy.cuh); the Gaussian of radius 1 to 4 on
+// frames of more than a wave of tiles streams down strips instead, with
+// no tile (gauss_rgba_run ()). For blur.cu's launcher
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -167,6 +168,38 @@ gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
     }
 }
 
+// the 2 R + 1 whole taps against pixels @px (0) to px (2 R), two channels
+// a multiply-add (channels 0, 2 in the halves of .x, 1, 3 in those of
+// .y). The whole taps are symmetric (accel_gaussian_weights_u8 ()): each
+// pair of pixels as far either side summed first, at most 510 a half,
+// turns R of the 2 R + 1 multiply-adds, which queue for their pipe, into
+// adds (sigma 1 3-4 % faster on an H200). Every partial sum stays within
+// the whole, at most 255 x 256 a half
+template <int R, class Px>
+__device__ __forceinline__ uint2
+symmetric_taps (const GaussParams &p, Px px)
+{
+  uint2 sum = make_uint2 (p.tap[R] * px (R).x, p.tap[R] * px (R).y);
+
+#pragma unroll
+  for (int k = 0; k < R; k++)
+    {
+      sum.x += p.tap[k] * (px (k).x + px (2 * R - k).x);
+      sum.y += p.tap[k] * (px (k).y + px (2 * R - k).y);
+    }
+  return sum;
+}
+
+// pixels @a and @b's channels, a word a channel, @a's in the low halves:
+// from channels 0, 2 in the halves of .x and 1, 3 in those of .y
+__device__ __forceinline__ uint4
+channel_pairs (uint2 a, uint2 b)
+{
+  return make_uint4 (__byte_perm (a.x, b.x, 0x5410),
+      __byte_perm (a.y, b.y, 0x5410), __byte_perm (a.x, b.x, 0x7632),
+      __byte_perm (a.y, b.y, 0x7632));
+}
+
 // the horizontal sums of four pixels of a row from xq, two channels a
 // multiply-add: channels 0, 2 in the halves of .x, 1, 3 in those of .y
 template <int R> struct SplitRow
@@ -195,30 +228,14 @@ template <int R> struct SplitRow
       px[j] = split_channels (raw[FIRST + j]);
 #pragma unroll
     for (int i = 0; i < 4; i++)
-      {
-        // the whole taps are symmetric (accel_gaussian_weights_u8 ()):
-        // each pair of pixels as far either side summed first, at most 510
-        // a half, turns R of the 2 R + 1 multiply-adds, which queue for
-        // their pipe, into adds (sigma 1 3-4 % faster on an H200). Every
-        // partial sum stays within the whole, at most 255 x 256 a half
-        sum[i] = make_uint2 (p.tap[R] * px[i + R].x, p.tap[R] * px[i + R].y);
-#pragma unroll
-        for (int k = 0; k < R; k++)
-          {
-            sum[i].x += p.tap[k] * (px[i + k].x + px[i + 2 * R - k].x);
-            sum[i].y += p.tap[k] * (px[i + k].y + px[i + 2 * R - k].y);
-          }
-      }
+      sum[i] = symmetric_taps<R> (p, [&] (int j) { return px[i + j]; });
   }
 
   // pixel @i's channels of rows @a and @b, a word a channel
   static __device__ __forceinline__ uint4 pair (
       const Sums a, const Sums b, int i)
   {
-    return make_uint4 (__byte_perm (a[i].x, b[i].x, 0x5410),
-        __byte_perm (a[i].y, b[i].y, 0x5410),
-        __byte_perm (a[i].x, b[i].x, 0x7632),
-        __byte_perm (a[i].y, b[i].y, 0x7632));
+    return channel_pairs (a[i], b[i]);
   }
 };
 
@@ -355,6 +372,115 @@ gauss_columns (const uint4 *gs, const Centres &centres,
     }
 }
 
+// the output rows of a lane of gauss_rgba_run ()
+constexpr int GAUSS_RUN_STRIP = 5;
+
+// the sums down a gauss_rgba_run () lane's columns, of output row o and
+// pixel k in col[o][k] (symmetric_taps ()): each row's channels split once
+template <int R>
+__device__ __forceinline__ void
+gauss_down (const RunStrip<R, GAUSS_RUN_STRIP> &strip, const GaussParams &p,
+    uint2 col[GAUSS_RUN_STRIP][4])
+{
+  constexpr int ROWS = RunStrip<R, GAUSS_RUN_STRIP>::ROWS;
+  uint2 split[ROWS][4];
+
+#pragma unroll
+  for (int i = 0; i < ROWS; i++)
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      split[i][k] = split_channels (strip.w[i][k]);
+#pragma unroll
+  for (int o = 0; o < GAUSS_RUN_STRIP; o++)
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      col[o][k]
+          = symmetric_taps<R> (p, [&] (int j) { return split[o + j][k]; });
+}
+
+// pixels -4 to 7 of a gauss_rgba_run () lane's output row, which hold
+// those from -R to 3 + R, as pairs of neighbouring pixels a word a channel
+// (channel_pairs ()) from its sums down @col: its own two pairs, and its
+// neighbours' by shuffles. Against shuffling the neighbours' sums and
+// pairing the R either side, 8 permutes and 4 shuffles fewer a row at
+// radius 3 (sigma 1 at 4K 82 % of the frame copy against 81 % on an H200)
+__device__ __forceinline__ void
+gauss_lane_pairs (const uint2 col[4], uint4 pairs[6])
+{
+  const uint4 own[2]
+      = { channel_pairs (col[0], col[1]), channel_pairs (col[2], col[3]) };
+
+#pragma unroll
+  for (int m = 0; m < 2; m++)
+    {
+      pairs[2 + m] = own[m];
+      pairs[m] = make_uint4 (__shfl_up_sync (~0u, own[m].x, 1),
+          __shfl_up_sync (~0u, own[m].y, 1), __shfl_up_sync (~0u, own[m].z, 1),
+          __shfl_up_sync (~0u, own[m].w, 1));
+      pairs[4 + m] = make_uint4 (__shfl_down_sync (~0u, own[m].x, 1),
+          __shfl_down_sync (~0u, own[m].y, 1),
+          __shfl_down_sync (~0u, own[m].z, 1),
+          __shfl_down_sync (~0u, own[m].w, 1));
+    }
+}
+
+// the Gaussian of radius 1 to 4 streamed down strips of GAUSS_RUN_STRIP
+// rows (RunStrip, as the box blur's): each lane loads its four pixels of
+// every row its strip needs before it sums the first, sums them down its
+// columns (gauss_down ()), pairs its and its neighbours' column sums
+// (gauss_lane_pairs ()) and sums across them in 16-by-8-bit dot products
+// as gauss_columns () sums down. No shared tile and no barrier; the sums
+// are the tile kernels', exact integers added in another order. On an
+// H200, sigma 1 at 4K, % of the frame copy in one call: 79-80 % against
+// 73-74 % for the tiles by tensor copies that it replaces there
+// (gauss_rgba_copied ()), 78-79 % for strips of 4 rows, 76-77 % of 6,
+// 74-75 % of 8 (70-71 % in another call adding each row into every window
+// without the pairs summed first). At 1080p, where gauss_rgba ()'s grid is
+// one wave, 76-77 % against its 77-78 %: launch_gauss_radius () takes the
+// strips where that grid is more than a wave
+template <int R>
+__global__ void __launch_bounds__ (32 * STRIP_WARPS)
+    gauss_rgba_run (const uint8_t *__restrict__ src, size_t src_pitch,
+        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
+        const __grid_constant__ GaussParams p)
+{
+  static_assert (run_halo_lanes (R) == 1, "the pairs come from one lane");
+  RunStrip<R, GAUSS_RUN_STRIP> strip;
+  uint2 col[GAUSS_RUN_STRIP][4];
+
+  if (!strip.load (src, src_pitch, width, height))
+    return;
+  gauss_down<R> (strip, p, col);
+#pragma unroll
+  for (int o = 0; o < GAUSS_RUN_STRIP; o++)
+    {
+      const int y = strip.y0 + o;
+      uint4 pairs[6];
+      uint32_t out[4];
+
+      if (y >= height)
+        break;
+      gauss_lane_pairs (col[o], pairs);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        {
+          // the window of output pixel i starts at pixel i - R: in pair
+          // (i - R + 4) / 2, its high half where that is odd
+          constexpr uint32_t bias = GAUSS_SUM_BIAS<false>;
+          const int at = i - R + 4;
+          uint32_t acc[4] = { bias, bias, bias, bias };
+
+          if (at % 2)
+            gauss_window<R, true> (pairs + at / 2, p, acc);
+          else
+            gauss_window<R, false> (pairs + at / 2, p, acc);
+          out[i] = gauss_pixel<false> (acc, 0, 0.0f);
+        }
+      if (strip.writes)
+        store_words4 (dst + (size_t)y * dst_pitch, strip.x, width, out);
+    }
+}
+
 // the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes, in
 // integers: with whole taps of sum 256 (accel_gaussian_weights_u8 ()) both
 // passes sum exact integers, as the host's floats do. The horizontal pass
@@ -399,26 +525,17 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
       dst_pitch, x0, y0, width, height, p);
 }
 
-// gauss_rgba () with its source rows copied into shared memory by the
-// tensor memory accelerator (tile-copy.cuh), a copy a pass of row pairs
-// started as the block starts: the horizontal pass reads no global memory
-// and no register waits for a load. Radius 1 to 4, tiles of 32 columns
-// for both operations. The Gaussian's rows lie behind the pairs the first
-// pass writes, so that the later passes write over rows that they and the
-// passes before them have read (a barrier between each later pass's reads
-// and writes), and the tile costs 2.2 KB more shared memory than
-// gauss_rgba ()'s, not 10; the unsharp mask keeps its rows apart and
-// takes its centre pixels from them. On an H200, % of the frame copy
-// against gauss_rgba () (docs/benchmarks.md): the Gaussian at sigma 1
-// 73-76 % / 67-69 % at 4K, 76-77 % / 68-69 % at 8K, 75 % / 74 % at
-// 1440p, the unsharp mask 66-67 % / 56-57 % at 4K and 65-66 % / 59-60 %
-// at 1080p; but the Gaussian 67 % / 71-72 % at 1080p, where gauss_rgba
-// ()'s grid is one wave: launch_gauss_copied () takes this kernel for the
-// Gaussian only where that grid is more than one
-template <int R, int OP> struct CopiedTile
+// the unsharp mask of gauss_rgba () with its source rows copied into
+// shared memory by the tensor memory accelerator (tile-copy.cuh), a copy a
+// pass of row pairs started as the block starts: the horizontal pass reads
+// no global memory and no register waits for a load, and the centre
+// pixels come from the copies. Radius 1 to 4, tiles of the Gaussian's 32
+// columns. On an H200, % of the frame copy against gauss_rgba ()
+// (docs/benchmarks.md): 66-67 % / 56-57 % at 4K and 65-66 % / 59-60 % at
+// 1080p. (The Gaussian took it too where its tiles were more than a wave,
+// 73-76 % / 67-69 % at 4K, until gauss_rgba_run ())
+template <int R> struct CopiedTile
 {
-  // whether the later passes' pairs lie over the rows
-  static constexpr bool ALIASED = OP == OP_GAUSSIAN;
   static constexpr int W = gauss_w (OP_GAUSSIAN), H = gauss_h (R);
   static constexpr int PAIRS = H / 2 + R;
   // a pass's row pairs, 16 a pass as in gauss_rgba (), and a copy of
@@ -427,12 +544,9 @@ template <int R, int OP> struct CopiedTile
   static constexpr int STEP = 16, PASSES = (PAIRS + STEP - 1) / STEP;
   static constexpr int BOX_W = W + 8 * ((R + 3) / 4), BOX_H = 2 * STEP;
   static constexpr int BOX_BYTES = 4 * BOX_W * BOX_H;
-  static constexpr int PASS_BYTES = sizeof (uint4) * W * STEP;
   static constexpr int PAIR_BYTES = sizeof (uint4) * W * PAIRS;
-  static constexpr int ROWS_AT
-      = ALIASED ? PASS_BYTES : (PAIR_BYTES + 127) / 128 * 128;
-  // the last copy brings only the rows left (its own map): without the
-  // rows past them a block of the Gaussian fits 12 an SM, not 11
+  static constexpr int ROWS_AT = (PAIR_BYTES + 127) / 128 * 128;
+  // the last copy brings only the rows left (its own map)
   static constexpr int LAST_H = 2 * PAIRS - BOX_H * (PASSES - 1);
   static_assert (LAST_H > 0 && LAST_H <= BOX_H, "the last copy's rows");
   static constexpr int LAST_BYTES = 4 * BOX_W * LAST_H;
@@ -441,16 +555,6 @@ template <int R, int OP> struct CopiedTile
   static constexpr int BARS_AT
       = ((ROWS_END > PAIR_BYTES ? ROWS_END : PAIR_BYTES) + 7) / 8 * 8;
   static constexpr size_t SMEM = BARS_AT + sizeof (uint64_t) * PASSES;
-
-  // whether pass k + 1's rows start past the pairs pass k writes
-  static constexpr bool passes_apart ()
-  {
-    for (int k = 1; ALIASED && k + 1 < PASSES; k++)
-      if (ROWS_AT + BOX_BYTES * (k + 1) < PASS_BYTES * (k + 1))
-        return false;
-    return true;
-  }
-  static_assert (passes_apart (), "no pass writes rows a later one reads");
   static_assert (ROWS_AT % 128 == 0 && BOX_BYTES % 128 == 0,
       "the copies land on 128 bytes");
 };
@@ -515,12 +619,12 @@ template <int BOX_W> struct CopiedCentres
 // from one address: no address, edge test or wait for a further copy a row
 // (on an H200 the unsharp mask at sigma 1 and 4K 66-67 % of the frame copy
 // against 63 %, the Gaussian the same)
-template <int R, int OP, bool INSIDE>
+template <int R, bool INSIDE>
 __device__ __forceinline__ void
 copied_passes (uint4 *gs, uint64_t *bars, int x0, int y0, int bx, int by,
     int width, int height, const GaussParams &p)
 {
-  typedef CopiedTile<R, OP> T;
+  typedef CopiedTile<R> T;
   typedef SplitRow<R> Row;
   constexpr int W = T::W, STEP = T::STEP, CHUNK_ROW = T::BOX_W / 4;
   const uint32_t *rows = reinterpret_cast<const uint32_t *> (gs)
@@ -572,9 +676,6 @@ copied_passes (uint4 *gs, uint64_t *bars, int x0, int y0, int bx, int by,
           Row::sum_words (raw[0], p, a);
           Row::sum_words (raw[1], p, b);
         }
-      // this pass's pairs lie over rows the block may still be reading
-      if (T::ALIASED && pass > 0)
-        __syncthreads ();
       if (pr < T::PAIRS)
         {
 #pragma unroll
@@ -584,7 +685,7 @@ copied_passes (uint4 *gs, uint64_t *bars, int x0, int y0, int bx, int by,
     }
 }
 
-template <int R, int OP>
+template <int R>
 __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
     gauss_rgba_copied (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
@@ -592,7 +693,7 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
         const __grid_constant__ CUtensorMap last_copy,
         const __grid_constant__ GaussParams p)
 {
-  typedef CopiedTile<R, OP> T;
+  typedef CopiedTile<R> T;
   typedef SplitRow<R> Row;
   constexpr int W = T::W, H = T::H;
   extern __shared__ __align__ (128) uint4 gs[];
@@ -617,21 +718,18 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP_GAUSSIAN))
 
   if (x0 - 4 * Row::LEFT >= 0 && x0 + W + 4 * Row::LEFT <= width && y0 - R >= 0
       && y0 + H + R <= height)
-    copied_passes<R, OP, true> (gs, bars, x0, y0, bx, by, width, height, p);
+    copied_passes<R, true> (gs, bars, x0, y0, bx, by, width, height, p);
   else
-    copied_passes<R, OP, false> (gs, bars, x0, y0, bx, by, width, height, p);
+    copied_passes<R, false> (gs, bars, x0, y0, bx, by, width, height, p);
   __syncthreads ();
-  if constexpr (T::ALIASED)
-    gauss_columns<R, OP, W, H> (gs, FrameCentres{ src, src_pitch }, dst,
-        dst_pitch, x0, y0, width, height, p);
-  else
-    gauss_columns<R, OP, W, H> (gs, CopiedCentres<T::BOX_W>{ rows, bx, by },
-        dst, dst_pitch, x0, y0, width, height, p);
+  gauss_columns<R, OP_UNSHARP, W, H> (gs,
+      CopiedCentres<T::BOX_W>{ rows, bx, by }, dst, dst_pitch, x0, y0, width,
+      height, p);
 }
 
 // whether the Gaussian's gauss_rgba () grid of @tiles blocks fills more
 // than one wave of the device's SMs: blocks then start as others end,
-// where the copied tiles are faster (gauss_rgba_copied ())
+// where the strips are faster (gauss_rgba_run ())
 template <int R>
 static bool
 gauss_more_than_a_wave (int tiles)
@@ -645,29 +743,27 @@ gauss_more_than_a_wave (int tiles)
   return resident > 0 && tiles > resident;
 }
 
-// gauss_rgba_copied () where it is faster and the frame takes it: the
-// unsharp mask always (on an H200 at sigma 1 65-66 % of the frame copy at
-// 1080p against 59-60 %, 67 % against 65-66 % at 4K), the Gaussian where
-// its grid is more than a wave; rows of whole words of four pixels (so
-// that a copy starts on 16 bytes and the 16-byte reads of its rows line
-// up), no narrower or shorter than a copy
-template <int R, int OP>
+// gauss_rgba_copied () for the unsharp mask where the frame takes it (on
+// an H200 at sigma 1 65-66 % of the frame copy at 1080p against 59-60 %,
+// 67 % against 65-66 % at 4K): rows of whole words of four pixels (so that
+// a copy starts on 16 bytes and the 16-byte reads of its rows line up), no
+// narrower or shorter than a copy
+template <int R>
 static bool
 launch_gauss_copied (cudaStream_t stream, const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, const GaussParams &p,
     dim3 grid)
 {
-  typedef CopiedTile<R, OP> T;
+  typedef CopiedTile<R> T;
   CUtensorMap map, last;
 
   if (width % 4 || width < T::BOX_W || height < 2 * T::PAIRS
-      || (OP == OP_GAUSSIAN && !gauss_more_than_a_wave<R> (grid.x * grid.y))
       || !tile_copy_map (
           &map, src, src_pitch, width, height, T::BOX_W, T::BOX_H)
       || !tile_copy_map (
           &last, src, src_pitch, width, height, T::BOX_W, T::LAST_H))
     return false;
-  gauss_rgba_copied<R, OP><<<dim3 ((width + T::W - 1) / T::W, grid.y), 4 * T::W,
+  gauss_rgba_copied<R><<<dim3 ((width + T::W - 1) / T::W, grid.y), 4 * T::W,
       T::SMEM, stream>>> ((const uint8_t *)src, src_pitch, (uint8_t *)dst,
       dst_pitch, width, height, map, last, p);
   return true;
@@ -682,10 +778,23 @@ launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
   const size_t smem = sizeof (uint4) * W * (H / 2 + R);
   dim3 grid ((width + W - 1) / W, (height + H - 1) / H);
 
-  if constexpr (R < GAUSS_DOT_RADIUS)
-    if (launch_gauss_copied<R, OP> (
-            stream, src, src_pitch, dst, dst_pitch, width, height, p, grid))
-      return cudaGetLastError ();
+  if constexpr (R < GAUSS_DOT_RADIUS && OP == OP_GAUSSIAN)
+    {
+      if (gauss_more_than_a_wave<R> (grid.x * grid.y))
+        {
+          gauss_rgba_run<R>
+              <<<RunStrip<R, GAUSS_RUN_STRIP>::grid (width, height),
+                  dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src,
+                  src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
+          return cudaGetLastError ();
+        }
+    }
+  else if constexpr (R < GAUSS_DOT_RADIUS)
+    {
+      if (launch_gauss_copied<R> (
+              stream, src, src_pitch, dst, dst_pitch, width, height, p, grid))
+        return cudaGetLastError ();
+    }
   gauss_rgba<R, OP><<<grid, 4 * W, smem, stream>>> ((const uint8_t *)src,
       src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
   return cudaGetLastError ();

@@ -381,11 +381,11 @@ main (int argc, char **argv)
   add_saturated (keep, &gauss_radius_8, "gaussian-blur/sigma-3", 130, 70);
   add_saturated (keep, &unsharp_radius_8, "unsharp/sigma-3", 130, 70);
   /* the Gaussian and the unsharp mask of radius 1 to 4 on rows on 16 bytes
-   * of whole words of four pixels, whose rows come by tensor copies (the
-   * unsharp mask's always, the Gaussian's where its grid of tiles is more
-   * than a wave): on a full frame, whose Gaussian grid fits one wave, and
-   * on one whose grid is more than a wave on any GPU (2 449 tiles), the
-   * tiles cut at the right and bottom edges */
+   * of whole words of four pixels: the unsharp mask's rows by tensor
+   * copies; the Gaussian in tiles on a full frame, whose grid of tiles fits
+   * one wave, and down strips on one whose grid is more than a wave on any
+   * GPU (2 449 tiles). The tiles and the strips cut at the right and bottom
+   * edges */
   for (guint ci = 0; ci < G_N_ELEMENTS (kernel_cases); ci++)
     {
       const TestCase *tc = &kernel_cases[ci].tc;
@@ -399,6 +399,7 @@ main (int argc, char **argv)
           add_case (keep, tc, tc->name, f, 2500, 1700, PITCH_WIDE);
         }
     }
+  /* the largest sums of the strips' 16-bit halves (radius 4) */
   add_saturated (keep, &gauss_radius_4, "gaussian-blur/sigma-1.5", 2500, 1700);
   /* those of the exact 2x and 1/2 resizes; halves whose rows end inside
    * a thread's four pixels */
