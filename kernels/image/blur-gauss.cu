@@ -5,13 +5,14 @@
 // summing whole taps exactly. The unsharp mask of radius 1 to 4 takes its
 // rows by tensor copies (tile-copy.cuh); the Gaussian of radius 1 to 4 on
 // frames of more than a wave of tiles streams down strips instead, with
-// no tile (gauss_rgba_run ()). For blur.cu's launcher
+// no tile (blur-gauss-run.cu). For blur.cu's launcher
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
 #include "blur-gauss.h"
 #include "core/resident.cuh"
+#include "gauss-device.cuh"
 #include "image-device.cuh"
 #include "tile-copy.cuh"
 
@@ -32,7 +33,6 @@ enum
 // 16-byte loads (load_row_chunks ()), their vertical pass a column of
 // pixels a thread, both in integers
 constexpr int FAST_W = 64;
-constexpr int FAST_MAX_RADIUS = ACCEL_GAUSS_TILES_MAX_RADIUS;
 
 // the tiled integer kernels' output rows at radius R: as many as fill
 // @rows with the halo, in steps of 8, so that their horizontal passes (16
@@ -102,102 +102,12 @@ gauss_w (int OP)
   return OP == OP_GAUSSIAN ? 32 : FAST_W;
 }
 
-// the chunks of four pixels a thread's horizontal pass reads at radius
-// @R: its own and (R + 3) / 4 either side
-constexpr int
-gauss_chunks (int R)
-{
-  return 2 * ((R + 3) / 4) + 1;
-}
-
-constexpr int GAUSS_ROW_WORDS = gauss_chunks (FAST_MAX_RADIUS);
-
-struct GaussParams
-{
-  uint32_t tap[2 * FAST_MAX_RADIUS + 1];
-  // taps 2 i and 2 i + 1 in bytes 0 and 1 of even[i], taps 2 i + 1 and
-  // 2 i + 2 in those of odd[i]
-  uint32_t even[FAST_MAX_RADIUS];
-  uint32_t odd[FAST_MAX_RADIUS];
-  // the taps of output pixel i of a thread's four against the bytes of
-  // word j of a channel's row (gauss_row ())
-  uint32_t row_taps[4][GAUSS_ROW_WORDS];
-  float amount;
-};
-
 // where column @c of a tile of 16-byte row pairs lies: group c / 4 rotated
 // by c / 8, so that neither pass's 16-byte accesses conflict
 __device__ __forceinline__ int
 pair_column (int c)
 {
   return 4 * (c >> 2) + (((c & 3) + (c >> 3)) & 3);
-}
-
-// adds each channel's two positions in @pair (channel c in the halves of
-// its word c) against the two taps in bytes 0 and 1 of @taps
-__device__ __forceinline__ void
-gauss_dot (uint4 pair, uint32_t taps, uint32_t acc[4])
-{
-  acc[0] = __dp2a_lo (pair.x, taps, acc[0]);
-  acc[1] = __dp2a_lo (pair.y, taps, acc[1]);
-  acc[2] = __dp2a_lo (pair.z, taps, acc[2]);
-  acc[3] = __dp2a_lo (pair.w, taps, acc[3]);
-}
-
-// adds the 2 R + 1 taps of a window over the pairs from @pair: from the
-// low half of pair[0], or with ODD from its high half. An even window is R
-// pairs and the last tap alone in a low half, an odd one the first tap
-// alone in a high half and R pairs with the taps shifted by one
-template <int R, bool ODD>
-__device__ __forceinline__ void
-gauss_window (const uint4 *pair, const GaussParams &p, uint32_t acc[4])
-{
-  if constexpr (ODD)
-    {
-      gauss_dot (pair[0], p.tap[0] << 8, acc);
-#pragma unroll
-      for (int i = 0; i < R; i++)
-        gauss_dot (pair[1 + i], p.odd[i], acc);
-    }
-  else
-    {
-#pragma unroll
-      for (int i = 0; i < R; i++)
-        gauss_dot (pair[i], p.even[i], acc);
-      gauss_dot (pair[R], p.tap[2 * R], acc);
-    }
-}
-
-// the 2 R + 1 whole taps against pixels @px (0) to px (2 R), two channels
-// a multiply-add (channels 0, 2 in the halves of .x, 1, 3 in those of
-// .y). The whole taps are symmetric (accel_gaussian_weights_u8 ()): each
-// pair of pixels as far either side summed first, at most 510 a half,
-// turns R of the 2 R + 1 multiply-adds, which queue for their pipe, into
-// adds (sigma 1 3-4 % faster on an H200). Every partial sum stays within
-// the whole, at most 255 x 256 a half
-template <int R, class Px>
-__device__ __forceinline__ uint2
-symmetric_taps (const GaussParams &p, Px px)
-{
-  uint2 sum = make_uint2 (p.tap[R] * px (R).x, p.tap[R] * px (R).y);
-
-#pragma unroll
-  for (int k = 0; k < R; k++)
-    {
-      sum.x += p.tap[k] * (px (k).x + px (2 * R - k).x);
-      sum.y += p.tap[k] * (px (k).y + px (2 * R - k).y);
-    }
-  return sum;
-}
-
-// pixels @a and @b's channels, a word a channel, @a's in the low halves:
-// from channels 0, 2 in the halves of .x and 1, 3 in those of .y
-__device__ __forceinline__ uint4
-channel_pairs (uint2 a, uint2 b)
-{
-  return make_uint4 (__byte_perm (a.x, b.x, 0x5410),
-      __byte_perm (a.y, b.y, 0x5410), __byte_perm (a.x, b.x, 0x7632),
-      __byte_perm (a.y, b.y, 0x7632));
 }
 
 // the horizontal sums of four pixels of a row from xq, two channels a
@@ -369,115 +279,6 @@ gauss_columns (const uint4 *gs, const Centres &centres,
       if constexpr (OP == OP_UNSHARP)
         centre = centre_at.next ();
       out.put (gauss_pixel<OP == OP_UNSHARP> (acc, centre, p.amount));
-    }
-}
-
-// the output rows of a lane of gauss_rgba_run ()
-constexpr int GAUSS_RUN_STRIP = 5;
-
-// the sums down a gauss_rgba_run () lane's columns, of output row o and
-// pixel k in col[o][k] (symmetric_taps ()): each row's channels split once
-template <int R>
-__device__ __forceinline__ void
-gauss_down (const RunStrip<R, GAUSS_RUN_STRIP> &strip, const GaussParams &p,
-    uint2 col[GAUSS_RUN_STRIP][4])
-{
-  constexpr int ROWS = RunStrip<R, GAUSS_RUN_STRIP>::ROWS;
-  uint2 split[ROWS][4];
-
-#pragma unroll
-  for (int i = 0; i < ROWS; i++)
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      split[i][k] = split_channels (strip.w[i][k]);
-#pragma unroll
-  for (int o = 0; o < GAUSS_RUN_STRIP; o++)
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      col[o][k]
-          = symmetric_taps<R> (p, [&] (int j) { return split[o + j][k]; });
-}
-
-// pixels -4 to 7 of a gauss_rgba_run () lane's output row, which hold
-// those from -R to 3 + R, as pairs of neighbouring pixels a word a channel
-// (channel_pairs ()) from its sums down @col: its own two pairs, and its
-// neighbours' by shuffles. Against shuffling the neighbours' sums and
-// pairing the R either side, 8 permutes and 4 shuffles fewer a row at
-// radius 3 (sigma 1 at 4K 82 % of the frame copy against 81 % on an H200)
-__device__ __forceinline__ void
-gauss_lane_pairs (const uint2 col[4], uint4 pairs[6])
-{
-  const uint4 own[2]
-      = { channel_pairs (col[0], col[1]), channel_pairs (col[2], col[3]) };
-
-#pragma unroll
-  for (int m = 0; m < 2; m++)
-    {
-      pairs[2 + m] = own[m];
-      pairs[m] = make_uint4 (__shfl_up_sync (~0u, own[m].x, 1),
-          __shfl_up_sync (~0u, own[m].y, 1), __shfl_up_sync (~0u, own[m].z, 1),
-          __shfl_up_sync (~0u, own[m].w, 1));
-      pairs[4 + m] = make_uint4 (__shfl_down_sync (~0u, own[m].x, 1),
-          __shfl_down_sync (~0u, own[m].y, 1),
-          __shfl_down_sync (~0u, own[m].z, 1),
-          __shfl_down_sync (~0u, own[m].w, 1));
-    }
-}
-
-// the Gaussian of radius 1 to 4 streamed down strips of GAUSS_RUN_STRIP
-// rows (RunStrip, as the box blur's): each lane loads its four pixels of
-// every row its strip needs before it sums the first, sums them down its
-// columns (gauss_down ()), pairs its and its neighbours' column sums
-// (gauss_lane_pairs ()) and sums across them in 16-by-8-bit dot products
-// as gauss_columns () sums down. No shared tile and no barrier; the sums
-// are the tile kernels', exact integers added in another order. On an
-// H200, sigma 1 at 4K, % of the frame copy in one call: 79-80 % against
-// 73-74 % for the tiles by tensor copies that it replaces there
-// (gauss_rgba_copied ()), 78-79 % for strips of 4 rows, 76-77 % of 6,
-// 74-75 % of 8 (70-71 % in another call adding each row into every window
-// without the pairs summed first). At 1080p, where gauss_rgba ()'s grid is
-// one wave, 76-77 % against its 77-78 %: launch_gauss_radius () takes the
-// strips where that grid is more than a wave
-template <int R>
-__global__ void __launch_bounds__ (32 * STRIP_WARPS)
-    gauss_rgba_run (const uint8_t *__restrict__ src, size_t src_pitch,
-        uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height,
-        const __grid_constant__ GaussParams p)
-{
-  static_assert (run_halo_lanes (R) == 1, "the pairs come from one lane");
-  RunStrip<R, GAUSS_RUN_STRIP> strip;
-  uint2 col[GAUSS_RUN_STRIP][4];
-
-  if (!strip.load (src, src_pitch, width, height))
-    return;
-  gauss_down<R> (strip, p, col);
-#pragma unroll
-  for (int o = 0; o < GAUSS_RUN_STRIP; o++)
-    {
-      const int y = strip.y0 + o;
-      uint4 pairs[6];
-      uint32_t out[4];
-
-      if (y >= height)
-        break;
-      gauss_lane_pairs (col[o], pairs);
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        {
-          // the window of output pixel i starts at pixel i - R: in pair
-          // (i - R + 4) / 2, its high half where that is odd
-          constexpr uint32_t bias = GAUSS_SUM_BIAS<false>;
-          const int at = i - R + 4;
-          uint32_t acc[4] = { bias, bias, bias, bias };
-
-          if (at % 2)
-            gauss_window<R, true> (pairs + at / 2, p, acc);
-          else
-            gauss_window<R, false> (pairs + at / 2, p, acc);
-          out[i] = gauss_pixel<false> (acc, 0, 0.0f);
-        }
-      if (strip.writes)
-        store_words4 (dst + (size_t)y * dst_pitch, strip.x, width, out);
     }
 }
 
@@ -781,13 +582,8 @@ launch_gauss_radius (cudaStream_t stream, const void *src, size_t src_pitch,
   if constexpr (R < GAUSS_DOT_RADIUS && OP == OP_GAUSSIAN)
     {
       if (gauss_more_than_a_wave<R> (grid.x * grid.y))
-        {
-          gauss_rgba_run<R>
-              <<<RunStrip<R, GAUSS_RUN_STRIP>::grid (width, height),
-                  dim3 (32, STRIP_WARPS), 0, stream>>> ((const uint8_t *)src,
-                  src_pitch, (uint8_t *)dst, dst_pitch, width, height, p);
-          return cudaGetLastError ();
-        }
+        return launch_gauss_run<R> (
+            stream, src, src_pitch, dst, dst_pitch, width, height, p);
     }
   else if constexpr (R < GAUSS_DOT_RADIUS)
     {
@@ -828,7 +624,7 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
             p.row_taps[i][j] |= p.tap[k] << (8 * b);
         }
   p.amount = amount;
-  return with_radius<1, 4, FAST_MAX_RADIUS> (r, [&] (auto R) {
+  return with_radius<1, 4, GAUSS_MAX_RADIUS> (r, [&] (auto R) {
     return launch_gauss_radius<decltype (R)::value, OP> (
         s, src, src_pitch, dst, dst_pitch, width, height, p);
   });

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // the Gaussian and the unsharp mask of RGBA8 rows on 16 bytes in integer
-// tiles (blur-gauss.cu), for blur.cu's launchers
+// tiles (blur-gauss.cu) or strips (blur-gauss-run.cu), for blur.cu's
+// launchers
 #pragma once
 
 #include <cuda_runtime.h>

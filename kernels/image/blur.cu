@@ -3,9 +3,10 @@
 // its horizontal pass into a shared-memory tile and its vertical pass out
 // of it, for every packed format; and the launchers, which give RGBA8 and
 // BGRA8 rows on 16 bytes to kernels of the same results in integers: the
-// Gaussian and the unsharp mask in tiles (blur-gauss.cu) and, from radius
-// 5 to 8, on the tensor cores (blur-mma.cu), the box blur of radius 1 to 7
-// down strips (blur-box.cu)
+// Gaussian and the unsharp mask in tiles (blur-gauss.cu; the Gaussian of
+// radius 1 to 4 on large frames down strips, blur-gauss-run.cu) and, from
+// radius 5 to 8, on the tensor cores (blur-mma.cu), the box blur of radius
+// 1 to 7 down strips (blur-box.cu)
 #include <cuda_runtime.h>
 
 #include "blur-box.h"
