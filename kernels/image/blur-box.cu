@@ -131,6 +131,27 @@ box_run_strip (int R)
   return R == 3 ? 5 : 6;
 }
 
+// pixels -R to 3 + R of a box_rgba_run () lane's, from its sums @col of its
+// four and its neighbours': pixel o from the lane floor (o / 4) along
+template <int R>
+__device__ __forceinline__ void
+run_across (const uint2 col[4], uint2 across[4 + 2 * R])
+{
+  constexpr int H = run_halo_lanes (R);
+  const int lane = threadIdx.x;
+
+#pragma unroll
+  for (int j = 0; j < 4 + 2 * R; j++)
+    {
+      const int o = j - R, d = (o + 4 * H) / 4 - H;
+      const uint2 c = col[o - 4 * d];
+
+      across[j] = d == 0 ? c
+                         : make_uint2 (__shfl_sync (~0u, c.x, lane + d),
+                             __shfl_sync (~0u, c.y, lane + d));
+    }
+}
+
 template <int R>
 __global__ void __launch_bounds__ (32 * STRIP_WARPS)
     box_rgba_run (const uint8_t *__restrict__ src, size_t src_pitch,

@@ -161,7 +161,8 @@ store_f32_bytes (uint8_t *p, float f)
 
 // pixel @x of @row as C floats; A: the row suits the native vector type;
 // ONCE: the frame is read once, so an aligned load is evict-first
-// (ld.global.cs)
+// (ld.global.cs). Each form addresses the pixel as the kernels that take
+// it were measured with
 template <int K, bool A, bool ONCE = false>
 __device__ __forceinline__ void
 load_px (const uint8_t *__restrict__ row, int x, float *v)
@@ -175,9 +176,9 @@ load_px (const uint8_t *__restrict__ row, int x, float *v)
       if constexpr (A)
         {
           const uint32_t w
-              = ONCE ? __ldcs (reinterpret_cast<const unsigned int *> (row) + x)
-                     : *reinterpret_cast<const uint32_t *> (
-                           row + 4 * (size_t)x);
+              = ONCE
+                    ? __ldcs (reinterpret_cast<const unsigned int *> (row) + x)
+                    : *reinterpret_cast<const uint32_t *> (row + 4 * (size_t)x);
 #pragma unroll
           for (int c = 0; c < 4; c++)
             v[c] = byte_to_f (w, c);
@@ -654,27 +655,6 @@ template <int R, int S> struct RunStrip
         (height + S * STRIP_WARPS - 1) / (S * STRIP_WARPS));
   }
 };
-
-// pixels -R to 3 + R of a run kernel lane's, from its sums @col of its four
-// and its neighbours': pixel o from the lane floor (o / 4) along
-template <int R>
-__device__ __forceinline__ void
-run_across (const uint2 col[4], uint2 across[4 + 2 * R])
-{
-  constexpr int H = run_halo_lanes (R);
-  const int lane = threadIdx.x;
-
-#pragma unroll
-  for (int j = 0; j < 4 + 2 * R; j++)
-    {
-      const int o = j - R, d = (o + 4 * H) / 4 - H;
-      const uint2 c = col[o - 4 * d];
-
-      across[j] = d == 0 ? c
-                         : make_uint2 (__shfl_sync (~0u, c.x, lane + d),
-                             __shfl_sync (~0u, c.y, lane + d));
-    }
-}
 
 // the first pixels of the four RGBA8 words @w into a row that starts on
 // 16 bytes, from x on: one 16-byte store, or as many pixels as the row has
