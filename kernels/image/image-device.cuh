@@ -606,9 +606,9 @@ run_halo_lanes (int R)
 // frame), every row loaded before the first is used; a warp makes OUT_W
 // pixels of a row. Inside the row a lane takes its rows in one 16-byte load
 // each: through load_words4_clamped () both of its paths were issued,
-// predicated, 46 instructions a pixel at radius 3 against 38.5 now, and
-// 82 % / 85 % of a frame copy at 1080p / 4K against 84 % / 88-89 % (H200,
-// strips of 6)
+// predicated, and the box blur at radius 3 took 46 instructions a pixel
+// against 38.5 now, 82 % / 85 % of a frame copy at 1080p / 4K against
+// 84 % / 88-89 % (H200, strips of 6)
 template <int R, int S> struct RunStrip
 {
   static constexpr int H = run_halo_lanes (R);
