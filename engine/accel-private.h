@@ -198,6 +198,9 @@ AccelBuffer *accel_pool_acquire_in_step (
     AccelPool *pool, guint64 sequence, GError **error);
 guint accel_buffer_get_pool_slot (AccelBuffer *buffer);
 void accel_buffer_set_pool_slot (AccelBuffer *buffer, guint slot);
+void accel_buffer_set_unzeroed (AccelBuffer *buffer);
+gboolean accel_buffer_zero_once (
+    AccelBuffer *buffer, AccelStream *stream, GError **error);
 
 G_END_DECLS
 

@@ -26,6 +26,7 @@ struct _AccelBuffer
 
   AccelFence *fence; /* kept through the pool, with its events */
   guint pool_slot;   /* its place in its pool's cycle */
+  gboolean unzeroed; /* a pool's, yet to be zeroed for its first frame */
 };
 
 G_DEFINE_BOXED_TYPE (
@@ -113,6 +114,36 @@ memory_free (AccelDevice *device, AccelMemory memory, gpointer data)
   else
     accel_cuda_check (cudaFree (data), NULL);
   accel_device_global_call_end ();
+}
+
+void
+accel_buffer_set_unzeroed (AccelBuffer *buffer)
+{
+  buffer->unzeroed = TRUE;
+}
+
+/* a pool's buffer starts its first frame zeroed: nothing then reads what an
+ * earlier user of the memory left there (a state's unused slots in a
+ * snapshot, a header that a step checks before it writes; initcheck found
+ * both). On the GPU the zeroes go on @stream, ahead of the frame's work,
+ * with no wait on the host */
+gboolean
+accel_buffer_zero_once (
+    AccelBuffer *buffer, AccelStream *stream, GError **error)
+{
+  if (!buffer->unzeroed)
+    return TRUE;
+  buffer->unzeroed = FALSE;
+  if (accel_device_is_host (buffer->device)
+      || buffer->type.memory == ACCEL_MEMORY_HOST
+      || buffer->type.memory == ACCEL_MEMORY_PINNED)
+    {
+      memset (buffer->data, 0, buffer->size);
+      return TRUE;
+    }
+  return accel_cuda_check (cudaMemsetAsync (buffer->data, 0, buffer->size,
+                               accel_stream_get_handle (stream)),
+      error);
 }
 
 guint

@@ -232,6 +232,7 @@ acquire (AccelPool *pool, gint slot, GError **error)
           if (!buf)
             goto alloc_failed;
           accel_buffer_set_pool_slot (buf, new_slot);
+          accel_buffer_set_unzeroed (buf);
           g_debug ("pool %p: allocated buffer %u of %u", pool,
               pool->n_allocated, pool->max_buffers);
           break;

@@ -290,7 +290,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
         goto failed;
       accel_buffer_set_sequence (outputs[o], sequence);
       accel_buffer_set_pts (outputs[o], frame.pts);
-      if (!accel_buffer_acquire_write (outputs[o], priv->stream, error))
+      if (!accel_buffer_acquire_write (outputs[o], priv->stream, error)
+          || !accel_buffer_zero_once (outputs[o], priv->stream, error))
         goto failed;
     }
 

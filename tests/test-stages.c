@@ -293,24 +293,123 @@ live_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
   return ACCEL_FLOW_OK;
 }
 
+/* the sources' output: f32 [512] frames in device memory */
+static void
+add_frames_output (AccelStageClass *sc)
+{
+  AccelType out;
+  gint64 n = 512;
+
+  accel_type_init_tensor (&out, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 1, &n);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &out, NULL);
+}
+
 static void
 test_live_source_class_init (TestLiveSourceClass *klass)
 {
   AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
-  AccelType out;
-  gint64 n = 512;
 
   sc->process = live_source_process;
   accel_stage_class_set_metadata (sc, "test.live-source", "A live source");
   accel_stage_class_set_live (sc, TRUE);
-  accel_type_init_tensor (&out, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 1, &n);
-  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &out, NULL);
+  add_frames_output (sc);
 }
 
 static void
 test_live_source_init (TestLiveSource *self)
 {
   self->num_buffers = G_MAXUINT64;
+}
+
+/* test.blank-source: f32 [512] frames it never writes; it counts those
+ * whose bytes were not all zero when it had them */
+struct _TestBlankSource
+{
+  AccelStage parent;
+  guint num_buffers;
+  guint n_unzeroed;
+};
+G_DEFINE_FINAL_TYPE (TestBlankSource, test_blank_source, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+blank_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  TestBlankSource *self = TEST_BLANK_SOURCE (stage);
+  AccelBuffer *out = frame->outputs[0];
+  gsize size = accel_buffer_get_size (out);
+  g_autofree guint8 *bytes = g_malloc (size);
+  g_autofree guint8 *zeros = g_malloc0 (size);
+
+  if (frame->sequence >= self->num_buffers)
+    return ACCEL_FLOW_EOS;
+  if (accel_stage_is_host (stage))
+    memcpy (bytes, accel_buffer_get_data (out), size);
+  else if (!accel_cuda_check (
+               cudaMemcpyAsync (bytes, accel_buffer_get_data (out), size,
+                   cudaMemcpyDeviceToHost,
+                   accel_stream_get_handle (frame->stream)),
+               error)
+           || !accel_stream_synchronize (frame->stream, error))
+    return ACCEL_FLOW_ERROR;
+  if (memcmp (bytes, zeros, size) != 0)
+    self->n_unzeroed++;
+  return ACCEL_FLOW_OK;
+}
+
+static void
+test_blank_source_class_init (TestBlankSourceClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+
+  sc->process = blank_source_process;
+  accel_stage_class_set_metadata (
+      sc, "test.blank-source", "Frames it never writes");
+  add_frames_output (sc);
+}
+
+static void
+test_blank_source_init (TestBlankSource *self)
+{
+}
+
+guint
+test_blank_source_count_unzeroed (AccelDevice *device, guint frames)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) graph = accel_graph_new ("blank");
+  g_autoptr (AccelStage) src = NULL;
+  g_autoptr (AccelStage) sink = NULL;
+  AccelType t;
+
+  /* memory freed dirty, which the pool's allocations are likely to get */
+  accel_type_init_bytes (&t, ACCEL_MEMORY_DEVICE, 512 * sizeof (float));
+  for (guint i = 0; i < 2 * frames; i++)
+    {
+      AccelBuffer *buf = accel_buffer_new (device, &t, &error);
+
+      g_assert_no_error (error);
+      if (accel_device_is_host (device))
+        memset (accel_buffer_get_data (buf), 0xab, accel_buffer_get_size (buf));
+      else
+        g_assert_cmpint (cudaMemset (accel_buffer_get_data (buf), 0xab,
+                             accel_buffer_get_size (buf)),
+            ==, cudaSuccess);
+      accel_buffer_unref (buf);
+    }
+  if (!accel_device_is_host (device))
+    g_assert_cmpint (cudaDeviceSynchronize (), ==, cudaSuccess);
+  src = accel_stage_new ("test.blank-source", "src", &error);
+  g_assert_no_error (error);
+  sink = accel_stage_new ("core.null-sink", "sink", &error);
+  g_assert_no_error (error);
+  TEST_BLANK_SOURCE (src)->num_buffers = frames;
+  accel_graph_set_device (graph, device);
+  g_assert_true (accel_graph_add (graph, src, &error));
+  g_assert_true (accel_graph_add (graph, sink, &error));
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  g_assert_true (accel_graph_run (graph, &error));
+  g_assert_no_error (error);
+  return TEST_BLANK_SOURCE (src)->n_unzeroed;
 }
 
 void
@@ -324,4 +423,5 @@ test_stages_register (void)
   accel_registry_register (registry, TEST_TYPE_FAILER);
   accel_registry_register (registry, TEST_TYPE_COUNTER);
   accel_registry_register (registry, TEST_TYPE_LIVE_SOURCE);
+  accel_registry_register (registry, TEST_TYPE_BLANK_SOURCE);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage kinds that exist only in the tests: a typed consumer, a two-input
- * sink, a slow sink and a stage that fails on purpose */
+ * sink, a slow sink, a stage that fails on purpose, a live source and one
+ * that never writes its frames */
 #pragma once
 
 #include <accel/accel.h>
@@ -25,6 +26,13 @@ G_DECLARE_FINAL_TYPE (TestCounter, test_counter, TEST, COUNTER, AccelStage)
 G_DECLARE_FINAL_TYPE (
     TestLiveSource, test_live_source, TEST, LIVE_SOURCE, AccelStage)
 void test_live_source_set_num_buffers (TestLiveSource *self, guint64 n);
+
+#define TEST_TYPE_BLANK_SOURCE (test_blank_source_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestBlankSource, test_blank_source, TEST, BLANK_SOURCE, AccelStage)
+/* runs @frames frames of a blank source on @device, after memory of their
+ * size was freed dirty; returns how many it found not zeroed */
+guint test_blank_source_count_unzeroed (AccelDevice *device, guint frames);
 
 void test_stages_register (void);
 

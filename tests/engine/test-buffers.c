@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* buffers and pools: refcounts, reuse, bounds and stale generations */
 #include "accel-test.h"
+#include "test-stages.h"
 
 static void
 init_bytes (AccelType *t, gint64 size)
@@ -213,6 +214,15 @@ test_wrapped (void)
   g_assert_cmpint (freed, ==, 1);
 }
 
+/* a pool's buffer starts its first frame zeroed, though the memory was
+ * freed dirty */
+static void
+test_starts_zeroed (void)
+{
+  g_assert_cmpuint (
+      test_blank_source_count_unzeroed (accel_device_get_host (), 12), ==, 0);
+}
+
 /* bindings' way in and out: bytes wrapped without a copy, of the type's
  * size only; read back as a copy */
 static void
@@ -247,11 +257,13 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  test_stages_register ();
   g_test_add_func ("/pool/reuse-and-refcount", test_pool_reuse);
   g_test_add_func ("/pool/waits-bounded", test_pool_waits_bounded);
   g_test_add_func ("/pool/tells-its-story", test_pool_tells_its_story);
   g_test_add_func ("/buffer/stale-generation", test_stale_generation);
   g_test_add_func ("/buffer/wrapped", test_wrapped);
   g_test_add_func ("/buffer/bytes", test_bytes);
+  g_test_add_func ("/pool/starts-zeroed", test_starts_zeroed);
   return g_test_run ();
 }
