@@ -133,17 +133,16 @@ accel_buffer_zero_once (
 {
   if (!buffer->unzeroed)
     return TRUE;
-  buffer->unzeroed = FALSE;
   if (accel_device_is_host (buffer->device)
       || buffer->type.memory == ACCEL_MEMORY_HOST
       || buffer->type.memory == ACCEL_MEMORY_PINNED)
-    {
-      memset (buffer->data, 0, buffer->size);
-      return TRUE;
-    }
-  return accel_cuda_check (cudaMemsetAsync (buffer->data, 0, buffer->size,
-                               accel_stream_get_handle (stream)),
-      error);
+    memset (buffer->data, 0, buffer->size);
+  else if (!accel_cuda_check (cudaMemsetAsync (buffer->data, 0, buffer->size,
+                                  accel_stream_get_handle (stream)),
+               error))
+    return FALSE; /* the next frame that takes it tries again */
+  buffer->unzeroed = FALSE;
+  return TRUE;
 }
 
 guint
