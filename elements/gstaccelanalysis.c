@@ -53,6 +53,11 @@ typedef struct
   float stats[ACCEL_ANALYSIS_CHANNELS * ACCEL_ANALYSIS_STATS];
 } AnalysisSums;
 
+/* the bytes of AnalysisSums that the passes write: not its tail padding,
+ * which a copy of the whole struct would read uninitialised */
+#define ANALYSIS_SUMS_WRITTEN                                                  \
+  (G_STRUCT_OFFSET (AnalysisSums, stats) + sizeof (((AnalysisSums *)0)->stats))
+
 typedef struct
 {
   guint interval;
@@ -228,7 +233,7 @@ analyse (GstAccelAnalysis *self, gpointer stream, int format, const void *src,
           && !(ret
                = accel_analysis_stats (stream, hist, motion, priv->sums->stats))
           && !(ret = cudaMemcpyAsync (priv->host_sums, priv->sums,
-                   sizeof (AnalysisSums), cudaMemcpyDeviceToHost, stream)))
+                   ANALYSIS_SUMS_WRITTEN, cudaMemcpyDeviceToHost, stream)))
         ret = cudaEventRecord (priv->copied, stream);
     }
   else

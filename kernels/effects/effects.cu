@@ -73,7 +73,8 @@ __launch_bounds__ (BLOCK) fused (const uint8_t *__restrict__ src,
           px[1] = byte_to_f (w[i], 1);
           px[2] = byte_to_f (w[i], B);
           px[3] = byte_to_f (w[i], 3);
-          if (flags & ACCEL_EFFECTS_DIFFERENCE)
+          // a history not yet valid holds nothing to read
+          if ((flags & ACCEL_EFFECTS_DIFFERENCE) && valid)
             {
               float4 h = prev_plane[at];
               pv[0] = h.x;
@@ -81,7 +82,7 @@ __launch_bounds__ (BLOCK) fused (const uint8_t *__restrict__ src,
               pv[2] = h.z;
               pv[3] = h.w;
             }
-          if (flags & ACCEL_EFFECTS_ECHO)
+          if ((flags & ACCEL_EFFECTS_ECHO) && valid)
             {
               float4 h = trail_plane[at];
               tr[0] = h.x;
