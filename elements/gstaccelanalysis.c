@@ -56,7 +56,8 @@ typedef struct
 /* the bytes of AnalysisSums that the passes write: not its tail padding,
  * which a copy of the whole struct would read uninitialised */
 #define ANALYSIS_SUMS_WRITTEN                                                  \
-  (G_STRUCT_OFFSET (AnalysisSums, stats) + sizeof (((AnalysisSums *)0)->stats))
+  (G_STRUCT_OFFSET (AnalysisSums, stats)                                       \
+      + G_SIZEOF_MEMBER (AnalysisSums, stats))
 
 typedef struct
 {
