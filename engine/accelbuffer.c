@@ -116,6 +116,16 @@ memory_free (AccelDevice *device, AccelMemory memory, gpointer data)
   accel_device_global_call_end ();
 }
 
+/* whether the host may touch @buffer's bytes directly: the host backend's,
+ * or host or pinned memory on a GPU */
+static gboolean
+host_can_touch (const AccelBuffer *buffer)
+{
+  return accel_device_is_host (buffer->device)
+         || buffer->type.memory == ACCEL_MEMORY_HOST
+         || buffer->type.memory == ACCEL_MEMORY_PINNED;
+}
+
 void
 accel_buffer_set_unzeroed (AccelBuffer *buffer)
 {
@@ -133,9 +143,7 @@ accel_buffer_zero_once (
 {
   if (!buffer->unzeroed)
     return TRUE;
-  if (accel_device_is_host (buffer->device)
-      || buffer->type.memory == ACCEL_MEMORY_HOST
-      || buffer->type.memory == ACCEL_MEMORY_PINNED)
+  if (host_can_touch (buffer))
     memset (buffer->data, 0, buffer->size);
   else if (!accel_cuda_check (cudaMemsetAsync (buffer->data, 0, buffer->size,
                                   accel_stream_get_handle (stream)),
@@ -289,9 +297,7 @@ accel_buffer_dup_bytes (AccelBuffer *buffer, GError **error)
 {
   g_return_val_if_fail (buffer != NULL, NULL);
 
-  if (!accel_device_is_host (buffer->device)
-      && buffer->type.memory != ACCEL_MEMORY_HOST
-      && buffer->type.memory != ACCEL_MEMORY_PINNED)
+  if (!host_can_touch (buffer))
     goto not_host;
   return g_bytes_new (buffer->data, buffer->size);
 
