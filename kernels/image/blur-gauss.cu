@@ -332,7 +332,7 @@ __global__ void __launch_bounds__ (4 * gauss_w (OP))
 // no global memory and no register waits for a load, and the centre
 // pixels come from the copies. Radius 1 to 4, tiles of the Gaussian's 32
 // columns. On an H200, % of the frame copy against gauss_rgba ()
-// (docs/benchmarks.md): 66-67 % / 56-57 % at 4K and 65-66 % / 59-60 % at
+// (docs/image-kernels.md): 66-67 % / 56-57 % at 4K and 65-66 % / 59-60 % at
 // 1080p. (The Gaussian took it too where its tiles were more than a wave,
 // 73-76 % / 67-69 % at 4K, until gauss_rgba_run ())
 template <int R> struct CopiedTile

@@ -179,7 +179,7 @@ launch_gauss (cudaStream_t s, const void *src, size_t src_pitch, void *dst,
   // % of the frame copy at 1080p / 4K against the tiles: sigma 2
   // (radius 5) 67-68 / 68-69 against 62 / 53-54, sigma 3 (8) 67-68 / 68-69
   // against 52-53 / 45; below it, sigma 1 (3) 67-68 / 68-69 against
-  // 76-78 / 67-68 (docs/benchmarks.md)
+  // 76-78 / 67-68 (docs/image-kernels.md)
   if (r >= ACCEL_GAUSS_MMA_MIN_RADIUS && r <= ACCEL_GAUSS_MMA_MAX_RADIUS)
     return accel_gauss_mma (s, OP == OP_UNSHARP, src, src_pitch, dst, dst_pitch,
         width, height, r, taps, sp.amount);
