@@ -20,5 +20,6 @@ AccelWatchdog *accel_watchdog_new (
 void accel_watchdog_free (AccelWatchdog *dog);
 void accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream);
 gboolean accel_watchdog_check (AccelWatchdog *dog, GError **error);
+gboolean accel_watchdog_wait_done (AccelWatchdog *dog);
 
 G_END_DECLS
