@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel-run: what a run reports of itself: the progress line, the --stats
+ * summary, the --dot graph and the stages that skipped or lost frames */
+#define G_LOG_DOMAIN "accel-run"
+
+#include "accel-run-private.h"
+
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static guint64
+frames_done (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  guint64 n = 0;
+
+  for (guint i = 0; i < stages->len; i++)
+    if (accel_stage_get_stage_kind (stages->pdata[i]) == ACCEL_STAGE_SINK)
+      n = MAX (n, accel_stage_get_n_processed (stages->pdata[i]));
+  return n;
+}
+
+void
+accel_run_print_progress (Run *run, gboolean final)
+{
+  GPtrArray *stages = accel_graph_get_stages (run->graph);
+  g_autoptr (GString) line = g_string_new (NULL);
+  double secs = (g_get_monotonic_time () - run->t0) / 1e6;
+  guint64 frames = frames_done (run->graph);
+  AccelDevice *dev = accel_graph_get_device (run->graph);
+  guint64 free_b, total_b;
+
+  /* the ranks of a world share the terminal */
+  if (accel_world_get_default ())
+    g_string_append_printf (
+        line, "rank %u: ", accel_world_get_rank (accel_world_get_default ()));
+  g_string_append_printf (line, "%" G_GUINT64_FORMAT " frames, %.1f frames/s",
+      frames, secs > 0 ? frames / secs : 0.0);
+  for (guint i = 0; i < stages->len; i++)
+    {
+      gint64 p50, p99;
+      accel_stage_get_latency (stages->pdata[i], &p50, &p99);
+      if (p50 >= 0)
+        g_string_append_printf (line, " | %s %.0f/%.0f us",
+            accel_stage_get_name (stages->pdata[i]), p50 / 1e3, p99 / 1e3);
+    }
+  if (!accel_device_is_host (dev)
+      && accel_device_get_memory_info (dev, &free_b, &total_b, NULL))
+    g_string_append_printf (
+        line, " | GPU %.0f MiB", (total_b - free_b) / 1048576.0);
+
+  if (run->tty && !final)
+    {
+      /* a wrapped line would not be replaced by the next one */
+      struct winsize ws;
+      if (ioctl (fileno (run->progress), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+          && line->len >= ws.ws_col)
+        g_string_truncate (line, ws.ws_col - 1);
+      fprintf (run->progress, "\r\033[K%s", line->str);
+    }
+  else
+    fprintf (run->progress, "%s%s\n", run->tty ? "\r\033[K" : "", line->str);
+  fflush (run->progress);
+}
+
+/* "-" is stdout; a link, a device or a pipe is written in place (replacing
+ * it with a file, as g_file_set_contents() does, would be wrong), a file
+ * atomically */
+static gboolean
+write_output (const char *path, const char *text, GError **error)
+{
+  FILE *f;
+  gboolean ok;
+
+  if (!g_str_equal (path, "-") && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)
+      && (!g_file_test (path, G_FILE_TEST_EXISTS)
+          || g_file_test (path, G_FILE_TEST_IS_REGULAR)))
+    return g_file_set_contents (path, text, -1, error);
+  f = g_str_equal (path, "-") ? stdout : g_fopen (path, "w");
+  if (!f)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+          "cannot open %s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  ok = fputs (text, f) >= 0;
+  ok = (f == stdout ? fflush (f) : fclose (f)) == 0 && ok;
+  if (!ok)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
+  return ok;
+}
+
+/* @text as a JSON string, quotes included */
+static gchar *
+json_string (const char *text)
+{
+  GString *s = g_string_new ("\"");
+
+  for (const guchar *c = (const guchar *)text; *c; c++)
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (s, "\\%c", *c);
+    else if (*c < 0x20)
+      g_string_append_printf (s, "\\u%04x", *c);
+    else
+      g_string_append_c (s, (gchar)*c);
+  g_string_append_c (s, '"');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+accel_run_write_stats (Run *run, const char *path, GError **error)
+{
+  GPtrArray *stages = accel_graph_get_stages (run->graph);
+  g_autoptr (GString) s = g_string_new (NULL);
+  double secs = (g_get_monotonic_time () - run->t0) / 1e6;
+  guint64 frames = frames_done (run->graph);
+  g_autofree gchar *name = json_string (accel_graph_get_name (run->graph));
+  g_autofree gchar *device = json_string (
+      accel_device_get_name (accel_graph_get_device (run->graph)));
+  g_autofree gchar *error_text
+      = run->error ? json_string (run->error->message) : g_strdup ("null");
+
+  g_string_append_printf (s,
+      "{\n  \"pipeline\": %s,\n  \"device\": %s,\n"
+      "  \"frames\": %" G_GUINT64_FORMAT ",\n  \"seconds\": %.6f,\n"
+      "  \"frames_per_second\": %.3f,\n  \"completed\": %s,\n"
+      "  \"interrupted\": %s,\n  \"error\": %s,\n  \"stages\": [\n",
+      name, device, frames, secs, secs > 0 ? frames / secs : 0.0,
+      run->error || run->stopped ? "false" : "true",
+      run->interrupted ? "true" : "false", error_text);
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      g_autofree gchar *st_name = json_string (accel_stage_get_name (st));
+      g_autofree gchar *st_kind = json_string (accel_stage_get_kind_name (st));
+      gint64 p50, p99;
+      accel_stage_get_latency (st, &p50, &p99);
+      g_string_append_printf (s,
+          "    {\"name\": %s, \"kind\": %s, \"processed\": "
+          "%" G_GUINT64_FORMAT ", \"latency_p50_ns\": %" G_GINT64_FORMAT
+          ", \"latency_p99_ns\": %" G_GINT64_FORMAT
+          ", \"dropped\": %" G_GUINT64_FORMAT
+          ", \"restarts\": %" G_GUINT64_FORMAT
+          ", \"skipped\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
+          ", \"graph_replayed\": %" G_GUINT64_FORMAT
+          ", \"graph_captured\": %" G_GUINT64_FORMAT "}%s\n",
+          st_name, st_kind, accel_stage_get_n_processed (st), p50, p99,
+          accel_stage_get_n_dropped (st), accel_stage_get_n_restarts (st),
+          accel_stage_get_n_skipped (st), accel_stage_get_n_lost (st),
+          accel_stage_get_n_replayed (st), accel_stage_get_n_captured (st),
+          i + 1 < stages->len ? "," : "");
+    }
+  g_string_append (s, "  ]\n}\n");
+  return write_output (path, s->str, error);
+}
+
+/* a run that reached its end without every frame says which stages
+ * skipped frames after faults (on-fault: resume, restart) or lost them (a
+ * live source past a restart); TRUE when any did */
+gboolean
+accel_run_say_incomplete (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  AccelWorld *world = accel_world_get_default ();
+  /* the ranks of a world share the terminal */
+  g_autofree gchar *who
+      = world ? g_strdup_printf ("rank %u: ", accel_world_get_rank (world))
+              : g_strdup ("");
+  g_autoptr (GString) line = g_string_new (NULL);
+  guint64 skipped = 0, lost = 0;
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      guint64 s = accel_stage_get_n_skipped (st),
+              l = accel_stage_get_n_lost (st);
+
+      if (s + l == 0)
+        continue;
+      /* one write a line: the ranks of a world share stderr */
+      g_string_printf (line, "accel-run: %sstage '%s' (%s)", who,
+          accel_stage_get_name (st), accel_stage_get_kind_name (st));
+      if (s > 0)
+        g_string_append_printf (line,
+            " skipped %" G_GUINT64_FORMAT
+            " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
+            s, s == 1 ? "" : "s", accel_stage_get_n_restarts (st),
+            l > 0 ? " and" : "");
+      if (l > 0)
+        g_string_append_printf (line,
+            " lost %" G_GUINT64_FORMAT " frame%s a restart could not "
+            "produce again",
+            l, l == 1 ? "" : "s");
+      g_printerr ("%s\n", line->str);
+      skipped += s;
+      lost += l;
+    }
+  if (skipped + lost == 0)
+    return FALSE;
+  g_printerr (
+      "accel-run: %sthe run ended without every frame: %" G_GUINT64_FORMAT
+      " skipped, %" G_GUINT64_FORMAT " lost (exit status %d)\n",
+      who, skipped, lost, ACCEL_EXIT_INCOMPLETE);
+  return TRUE;
+}
+
+/* the graph as .dot, or rendered to .svg or .png by graphviz */
+gboolean
+accel_run_write_dot (AccelGraph *graph, const char *path, GError **error)
+{
+  g_autofree gchar *dot = accel_graph_to_dot (graph);
+  g_autofree gchar *dot_exe = NULL;
+  g_autofree gchar *tmp = NULL;
+  const char *fmt = g_str_has_suffix (path, ".svg")   ? "-Tsvg"
+                    : g_str_has_suffix (path, ".png") ? "-Tpng"
+                                                      : NULL;
+  gint status;
+  gboolean ok;
+
+  if (!fmt)
+    return write_output (path, dot, error);
+  dot_exe = g_find_program_in_path ("dot");
+  if (!dot_exe)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+          "rendering %s needs graphviz's 'dot', which is not installed; "
+          "write a .dot file instead",
+          path);
+      return FALSE;
+    }
+  tmp = g_strdup_printf ("%s.dot", path);
+  if (!g_file_set_contents (tmp, dot, -1, error))
+    return FALSE;
+  {
+    const char *argv[] = { dot_exe, fmt, "-o", path, tmp, NULL };
+    ok = g_spawn_sync (NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+             NULL, NULL, &status, error)
+         && g_spawn_check_wait_status (status, error);
+  }
+  g_unlink (tmp);
+  return ok;
+}
