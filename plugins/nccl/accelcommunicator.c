@@ -27,6 +27,7 @@ struct _AccelCommunicator
   AccelGloo *gloo;         /* the host backend's */
   ncclComm_t nccl;         /* a GPU's, non-blocking: made, pairs */
   ncclComm_t collectives;  /* blocking, split from nccl at the first */
+  gboolean split_done;     /* collectives is made and watched */
   AccelWatchdog *watchdog; /* of what the operations run on */
   gboolean broken;         /* aborted rather than destroyed */
   guint8 *device_flags;    /* a pair's, on a GPU: see ensure_flags() */
@@ -213,34 +214,46 @@ static ncclComm_t
 nccl_collectives (AccelCommunicator *comm, GError **error)
 {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  ncclComm_t split = NULL;
   g_autofree gchar *who = NULL;
   AccelWatchdog *dog;
 
-  if (comm->collectives)
+  if (comm->split_done)
     return comm->collectives;
+  who = stage_text (comm);
+  /* a split given up at the timeout may still finish, inside NCCL, into
+   * comm->collectives (not into this frame's stack): the communicator is
+   * lost, and its free aborts whatever came of it */
+  if (comm->broken)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+          "%s: the communicator of rank %u of the world (generation %u) "
+          "is lost; its collectives cannot run",
+          who, accel_world_get_rank (comm->world),
+          accel_world_get_generation (comm->world));
+      return NULL;
+    }
   config.blocking = 1;
   if (!nccl_settle (comm, comm->nccl, "ncclCommSplit",
-          ncclCommSplit (comm->nccl, 0, (int)comm->rank, &split, &config),
+          ncclCommSplit (
+              comm->nccl, 0, (int)comm->rank, &comm->collectives, &config),
           error))
     return NULL;
-  if (!split)
+  if (!comm->collectives)
     {
       nccl_failed (comm, "ncclCommSplit", ncclInternalError, error);
       return NULL;
     }
   /* the watchdog watches what the operations run on from now */
-  who = stage_text (comm);
-  dog = accel_watchdog_new (split, comm->world, who, error);
+  dog = accel_watchdog_new (comm->collectives, comm->world, who, error);
   if (!dog)
     {
-      ncclCommAbort (split);
+      comm->broken = TRUE;
       return NULL;
     }
   accel_watchdog_free (comm->watchdog);
   comm->watchdog = dog;
-  comm->collectives = split;
-  return split;
+  comm->split_done = TRUE;
+  return comm->collectives;
 }
 
 static gboolean
@@ -339,7 +352,7 @@ accel_communicator_free (AccelCommunicator *comm)
 {
   /* a blocking communicator's destroy waits on the host for its work,
    * which a peer that is gone never ends: only once that is done */
-  if (comm->watchdog && comm->collectives
+  if (comm->watchdog && comm->split_done
       && !accel_watchdog_wait_done (comm->watchdog))
     comm->broken = TRUE;
   if (comm->watchdog)
