@@ -79,13 +79,13 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
       poisoned                     ? ACCEL_ERROR_CONTEXT_POISONED
       : status == ncclInvalidUsage ? ACCEL_ERROR_INVALID_INPUT
                                    : ACCEL_ERROR_LIBRARY,
-      "%s: %s on rank %u of the world (generation %u): %s%s%s", who, call,
+      "%s: %s on rank %u of the world (generation %u): %s%s%s%s", who, call,
       accel_world_get_rank (comm->world),
       accel_world_get_generation (comm->world),
-      status == ncclInProgress
-          ? "not done within the world's timeout; the communicator is lost"
-          : ncclGetErrorString (status),
-      last && *last ? ": " : "", last ? last : "");
+      status == ncclInProgress ? "not done within the world's timeout"
+                               : ncclGetErrorString (status),
+      last && *last ? ": " : "", last ? last : "",
+      poisoned ? "; the communicator is lost" : "");
   return FALSE;
 }
 
@@ -226,8 +226,8 @@ nccl_collectives (AccelCommunicator *comm, GError **error)
   if (comm->broken)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
-          "%s: the communicator of rank %u of the world (generation %u) "
-          "is lost; its collectives cannot run",
+          "%s: rank %u of the world (generation %u) cannot run "
+          "collectives: the communicator is lost",
           who, accel_world_get_rank (comm->world),
           accel_world_get_generation (comm->world));
       return NULL;

@@ -66,7 +66,7 @@ run_on_full (const char *dir, const char *backend, const char *const *env,
   world_run (&r, dir, env, args);
   g_assert_cmpint (r.status, ==, 0);
   if (env)
-    g_assert_nonnull (strstr (r.err, "rebuilding the world as generation 2"));
+    world_assert_says (&r, "rebuilding the world as generation 2");
 }
 
 static void

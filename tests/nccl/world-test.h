@@ -26,6 +26,25 @@ world_run_clear (WorldRun *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WorldRun, world_run_clear)
 
+/* @r's stderr says @text; where it does not, the test's log shows what
+ * it said instead */
+static inline void
+world_assert_says (const WorldRun *r, const char *text)
+{
+  if (!strstr (r->err, text))
+    g_test_message ("stderr lacks \"%s\"; it was:\n%s", text, r->err);
+  g_assert_nonnull (strstr (r->err, text));
+}
+
+/* @r's stderr does not say @text */
+static inline void
+world_assert_silent_on (const WorldRun *r, const char *text)
+{
+  if (strstr (r->err, text))
+    g_test_message ("stderr says \"%s\":\n%s", text, r->err);
+  g_assert_null (strstr (r->err, text));
+}
+
 /* the backend the runs ask for: the host's, unless a test says cuda */
 static const char *world_backend = "--backend=host";
 
