@@ -106,7 +106,7 @@ __global__ void __launch_bounds__ (32 * STRIP_WARPS)
         {
           // the window of output pixel i starts at pixel i - R: in pair
           // (i - R + 4) / 2, its high half where that is odd
-          constexpr uint32_t bias = GAUSS_SUM_BIAS<false>;
+          constexpr uint32_t bias = GAUSS_SUM_BIAS;
           const int at = i - R + 4;
           uint32_t acc[4] = { bias, bias, bias, bias };
 

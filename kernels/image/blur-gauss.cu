@@ -266,7 +266,7 @@ gauss_columns (const uint4 *gs, const Centres &centres,
 #pragma unroll
   for (int m = 0; m < ROWS; m++)
     {
-      constexpr uint32_t bias = GAUSS_SUM_BIAS<OP == OP_UNSHARP>;
+      constexpr uint32_t bias = GAUSS_SUM_BIAS;
       uint32_t acc[4] = { bias, bias, bias, bias };
       uint32_t centre = 0;
 

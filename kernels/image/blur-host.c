@@ -205,13 +205,21 @@ separable_vertical (const Separable *s, int y, const float *ring,
           s->format, s->in + (size_t)y * s->src_pitch, s->width, centre);
       if (nc == 1)
         for (size_t i = 0; i < n; i++)
-          acc[i] = accel_px_unsharp (centre[i], acc[i], s->amount);
-      else
+          acc[i] = accel_px_unsharp_u8 (centre[i], acc[i], s->amount);
+      else if (s->format == ACCEL_IMAGE_RGBAF32)
         for (size_t x = 0; x < n; x += 4)
           {
             for (int c = 0; c < 3; c++)
               acc[x + c]
                   = accel_px_unsharp (centre[x + c], acc[x + c], s->amount);
+            acc[x + 3] = centre[x + 3];
+          }
+      else
+        for (size_t x = 0; x < n; x += 4)
+          {
+            for (int c = 0; c < 3; c++)
+              acc[x + c]
+                  = accel_px_unsharp_u8 (centre[x + c], acc[x + c], s->amount);
             acc[x + 3] = centre[x + 3];
           }
     }

@@ -433,7 +433,7 @@ segment (const uint8_t *__restrict__ src, size_t src_pitch,
 #pragma unroll
       for (int b = 0; b < 8; b++)
         {
-          const uint32_t bias = GAUSS_SUM_BIAS<UNSHARP>;
+          const uint32_t bias = GAUSS_SUM_BIAS;
           uint32_t l[4] = { bias, bias, bias, bias }, h[4] = {};
 
           mma_u8 (l, vband, lo[b], next_lo[b]);

@@ -145,7 +145,9 @@ __launch_bounds__ (TILE_W *BLOCK_Y) separable (const uint8_t *__restrict__ src,
 #pragma unroll
           for (int c = 0; c < C; c++)
             out[c] = c == 3 ? centre[c]
-                            : accel_px_unsharp (centre[c], acc[c], p.amount);
+                     : K == KIND_F32X4
+                         ? accel_px_unsharp (centre[c], acc[c], p.amount)
+                         : accel_px_unsharp_u8 (centre[c], acc[c], p.amount);
         }
       else
         {

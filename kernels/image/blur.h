@@ -49,7 +49,8 @@ extern "C"
   int accel_box_blur (void *stream, int format, const void *src,
       size_t src_pitch, void *dst, size_t dst_pitch, int width, int height,
       int radius);
-  /* out = in + amount * (in - gaussian (in, sigma)), alpha kept */
+  /* out = in + amount * (in - gaussian (in, sigma)), alpha kept; an 8-bit
+   * channel is rounded half up once, with the multiply-add */
   int accel_unsharp_mask (void *stream, int format, const void *src,
       size_t src_pitch, void *dst, size_t dst_pitch, int width, int height,
       float amount, float sigma);

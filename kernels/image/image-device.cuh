@@ -105,6 +105,15 @@ byte_to_f (uint32_t w, int i)
          - 8388608.0f;
 }
 
+// byte @i of @w plus one half, as a float: 2^23 - 0.5 is a float, so the
+// one subtraction is exact
+__device__ __forceinline__ float
+byte_to_f_half_up (uint32_t w, int i)
+{
+  return __uint_as_float (__byte_perm (w, 0x4b000000u, 0x7440u | i))
+         - 8388607.5f;
+}
+
 // channels 0 and 2 of RGBA8 word @w in the 16-bit halves of one word, 1
 // and 3 in another: to sum two channels in one integer add
 __device__ __forceinline__ uint2
@@ -326,18 +335,25 @@ to_u8_in_range (float v)
   return __float_as_uint (__fadd_rd (v + 0.5f, 8388608.0f));
 }
 
-// accel_px_to_u8 () in one instruction of the conversion unit instead of
-// two compares and two adds, which kernels short of ALU or issue slots
-// feel: rounding v + 0.5 down to an 8-bit integer clamps it to [0, 255]
-// and takes NaN to 0. Into a 32-bit register, which the conversion fills
-// zero-extended: from a 16-bit one each byte was masked again
+// @v rounded down to an 8-bit integer in one instruction of the
+// conversion unit, which clamps it to [0, 255] and takes NaN to 0. Into a
+// 32-bit register, which the conversion fills zero-extended: from a
+// 16-bit one each byte was masked again
 __device__ __forceinline__ uint32_t
-to_u8_converted (float v)
+floor_to_u8 (float v)
 {
   uint32_t b;
 
-  asm("cvt.rmi.u8.f32 %0, %1;" : "=r"(b) : "f"(v + 0.5f));
+  asm("cvt.rmi.u8.f32 %0, %1;" : "=r"(b) : "f"(v));
   return b;
+}
+
+// accel_px_to_u8 () in two instructions instead of two compares and two
+// adds, which kernels short of ALU or issue slots feel
+__device__ __forceinline__ uint32_t
+to_u8_converted (float v)
+{
+  return floor_to_u8 (v + 0.5f);
 }
 
 // @v / 255 for a byte value @v, without the division: the reciprocal's
@@ -376,19 +392,18 @@ by_channel (uint4 v, uint32_t c[4])
   c[3] = __byte_perm (t1, t3, 0x7632);
 }
 
-// what the 8-bit Gaussian's channel sums start at for gauss_pixel (): the
-// Gaussian's rounding half up, nothing for the unsharp mask's floats
-template <bool UNSHARP>
-constexpr uint32_t GAUSS_SUM_BIAS = UNSHARP ? 0u : 1u << 15;
+// what the 8-bit Gaussian's channel sums start at for gauss_pixel (): one
+// half of the blur's unit, the Gaussian's rounding half up and the half
+// the unsharp mask's bytes round with
+constexpr uint32_t GAUSS_SUM_BIAS = 1u << 15;
 
 // an RGBA8 pixel from the 8-bit Gaussian's whole-tap channel sums (2^16
-// times the blur): the Gaussian's bytes (the sums biased by 2^15: byte 2 of
-// each is (sum + 2^15) >> 16), or with UNSHARP the unsharp mask of @centre
-// with alpha kept: accel_px_unsharp ()'s arithmetic, with the centre less
-// its blur (sum / 2^16) in one multiply-add where the host multiplies and
-// subtracts. Both steps are exact, so the bytes are the same; an
-// instruction a channel fewer took the unsharp mask at sigma 1 from 60-61 %
-// / 64-65 % of the frame copy to 62-63 % / 66-67 % at 1080p / 4K (H200)
+// times the blur, plus GAUSS_SUM_BIAS): the Gaussian's bytes (byte 2 of
+// each sum), or with UNSHARP the unsharp mask of @centre with alpha kept:
+// accel_px_unsharp_u8 ()'s byte, floor (fmaf (amount, c - blur, c + 0.5)).
+// The centre plus a half less the biased sum / 2^16 is the centre less its
+// blur, exactly, in one multiply-add where the host multiplies and
+// subtracts; the half carried in the centre rounds the byte with no add
 template <bool UNSHARP>
 __device__ __forceinline__ uint32_t
 gauss_pixel (const uint32_t sum[4], uint32_t centre, float amount)
@@ -405,11 +420,11 @@ gauss_pixel (const uint32_t sum[4], uint32_t centre, float amount)
 #pragma unroll
       for (int c = 0; c < 3; c++)
         {
-          const float v = byte_to_f (centre, c);
+          const float v = byte_to_f_half_up (centre, c);
           const float detail
               = fmaf (__uint2float_rn (sum[c]), -1.0f / 65536.0f, v);
 
-          b[c] = to_u8_converted (fmaf (amount, detail, v));
+          b[c] = floor_to_u8 (fmaf (amount, detail, v));
         }
       // the third byte and the centre's alpha in one byte permute
       return __byte_perm (__byte_perm (b[0], b[1], 0x0040),

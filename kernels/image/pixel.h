@@ -173,3 +173,14 @@ accel_px_unsharp (float c, float blurred, float amount)
 {
   return fmaf (amount, c - blurred, c);
 }
+
+/* the unsharp mask of an 8-bit channel, for a store that rounds half up:
+ * the half is added before the multiply-add's one rounding and taken off
+ * again exactly (to within the values the store clamps), so that the
+ * stored byte is floor (fmaf (amount, c - blurred, c + 0.5)), which the
+ * GPU's 8-bit kernels take in one conversion with no add */
+ACCEL_PX_FN float
+accel_px_unsharp_u8 (float c, float blurred, float amount)
+{
+  return fmaf (amount, c - blurred, c + 0.5f) - 0.5f;
+}

@@ -77,7 +77,10 @@ separable (SeparableOp op, int format, const void *src, size_t src_pitch,
             else if (op == SEPARABLE_UNSHARP)
               {
                 float centre = accel_image_host_load (format, row, x, c);
-                v = c == 3 ? centre : accel_px_unsharp (centre, acc, amount);
+                v = c == 3 ? centre
+                    : format == ACCEL_IMAGE_RGBAF32
+                        ? accel_px_unsharp (centre, acc, amount)
+                        : accel_px_unsharp_u8 (centre, acc, amount);
               }
             else
               v = acc;
