@@ -23,6 +23,7 @@
 
 #include "accelworldcomm.h"
 #include "core/pattern.h"
+#include "json-test.h"
 #include "world-test.h"
 
 #define BIG (256u << 20)
@@ -137,14 +138,12 @@ pipeline_seconds (const char *dir, guint world)
       g_autofree gchar *name = g_strdup_printf ("stats-%u.json", r);
       g_autofree gchar *path = g_build_filename (dir, name, NULL);
       g_autofree gchar *text = NULL;
-      const char *at;
-      double seconds;
+      g_autoptr (Json) stats = NULL;
 
       g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-      at = strstr (text, "\"seconds\": ");
-      g_assert_nonnull (at);
-      seconds = g_ascii_strtod (at + strlen ("\"seconds\": "), NULL);
-      longest = MAX (longest, seconds);
+      stats = json_parse (text);
+      longest
+          = MAX (longest, json_member (stats, "seconds", JSON_NUMBER)->number);
     }
   return longest;
 }
