@@ -352,8 +352,7 @@ accel_communicator_free (AccelCommunicator *comm)
 {
   /* a blocking communicator's destroy waits on the host for its work,
    * which a peer that is gone never ends: only once that is done */
-  if (comm->watchdog && comm->split_done
-      && !accel_watchdog_wait_done (comm->watchdog))
+  if (comm->split_done && !accel_watchdog_wait_done (comm->watchdog))
     comm->broken = TRUE;
   if (comm->watchdog)
     accel_watchdog_free (comm->watchdog);
