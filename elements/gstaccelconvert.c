@@ -74,8 +74,21 @@ gst_accel_convert_transform_caps (GstBaseTransform *trans,
   return res;
 }
 
-/* the input's format and size where the other side allows them; a side
- * given by the other side keeps the input's display aspect ratio */
+/* @side x @num / @den rounded, as a size caps can hold */
+static gint
+scale_side (gint side, guint64 num, guint64 den)
+{
+  guint64 v = gst_util_uint64_scale_round ((guint64)side, num, den);
+
+  return (gint)CLAMP (v, 1, G_MAXINT);
+}
+
+/* the input's format, size and pixel shape where the other side allows
+ * them, with the input's display aspect ratio kept as videoconvertscale
+ * keeps it: the pixel aspect ratio first (the input's where allowed), then
+ * a side the other side leaves free from the one it fixes, or from the
+ * input's height where it fixes neither; where it fixes both, the pixel
+ * aspect ratio that shows them at the input's shape */
 static GstCaps *
 gst_accel_convert_fixate_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
@@ -83,6 +96,7 @@ gst_accel_convert_fixate_caps (GstBaseTransform *trans,
   GstStructure *ins = gst_caps_get_structure (caps, 0), *outs;
   const gchar *format = gst_structure_get_string (ins, "format");
   gint in_w = 0, in_h = 0, out_w, out_h, par_n = 1, par_d = 1;
+  gint dar_n, dar_d, opar_n = 1, opar_d = 1;
 
   othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
   outs = gst_caps_get_structure (othercaps, 0);
@@ -92,25 +106,48 @@ gst_accel_convert_fixate_caps (GstBaseTransform *trans,
   if (format)
     gst_structure_fixate_field_string (outs, "format", format);
 
-  if (in_w > 0 && in_h > 0)
+  if (in_w > 0 && in_h > 0 && par_n > 0 && par_d > 0
+      && gst_util_fraction_multiply (in_w, in_h, par_n, par_d, &dar_n, &dar_d))
     {
       gboolean w_fixed = gst_structure_get_int (outs, "width", &out_w);
       gboolean h_fixed = gst_structure_get_int (outs, "height", &out_h);
+      gboolean has_par = gst_structure_has_field (outs, "pixel-aspect-ratio");
 
+      if (has_par && !(w_fixed && h_fixed))
+        gst_structure_fixate_field_nearest_fraction (
+            outs, "pixel-aspect-ratio", par_n, par_d);
+      if (has_par)
+        gst_structure_get_fraction (
+            outs, "pixel-aspect-ratio", &opar_n, &opar_d);
+      if (opar_n <= 0 || opar_d <= 0)
+        opar_n = opar_d = 1;
+
+      if (!w_fixed && !h_fixed)
+        {
+          gst_structure_fixate_field_nearest_int (outs, "height", in_h);
+          gst_structure_get_int (outs, "height", &out_h);
+          h_fixed = TRUE;
+        }
+      /* width / height = dar x opar_d / opar_n */
       if (w_fixed && !h_fixed)
         gst_structure_fixate_field_nearest_int (outs, "height",
-            (gint)gst_util_uint64_scale_round (in_h, out_w, in_w));
+            scale_side (
+                out_w, (guint64)dar_d * opar_n, (guint64)dar_n * opar_d));
       else if (h_fixed && !w_fixed)
         gst_structure_fixate_field_nearest_int (outs, "width",
-            (gint)gst_util_uint64_scale_round (in_w, out_h, in_h));
-      gst_structure_fixate_field_nearest_int (outs, "width", in_w);
-      gst_structure_fixate_field_nearest_int (outs, "height", in_h);
+            scale_side (
+                out_h, (guint64)dar_n * opar_d, (guint64)dar_d * opar_n));
       gst_structure_get_int (outs, "width", &out_w);
       gst_structure_get_int (outs, "height", &out_h);
-      /* pixels stretched where the frame's shape changed */
-      if (gst_structure_has_field (outs, "pixel-aspect-ratio"))
-        gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
-            par_n * in_w * out_h, par_d * in_h * out_w);
+      /* both sides fixed downstream: pixels stretched to keep the shape */
+      if (has_par && out_w > 0 && out_h > 0)
+        {
+          gint n, d;
+
+          if (gst_util_fraction_multiply (dar_n, dar_d, out_h, out_w, &n, &d))
+            gst_structure_fixate_field_nearest_fraction (
+                outs, "pixel-aspect-ratio", n, d);
+        }
     }
   othercaps = gst_caps_fixate (othercaps);
   GST_DEBUG_OBJECT (trans, "fixated %" GST_PTR_FORMAT, othercaps);

@@ -49,7 +49,11 @@ typedef struct
 
   GstVideoInfo info;
   gboolean running; /* start_sim() succeeded */
-  guint64 frames;
+  guint64 frames;   /* since start (the buffers' offsets) */
+  /* the timestamps count from the last framerate change: base_time is
+   * the time reached then, rate_frames the frames since */
+  GstClockTime base_time;
+  guint64 rate_frames;
 
   GstAccelPointer pointer; /* under the object lock */
 } GstAccelSimSrcPrivate;
@@ -145,6 +149,8 @@ gst_accel_sim_src_start (GstBaseSrc *src)
       = gst_accel_sim_src_get_instance_private (GST_ACCEL_SIM_SRC (src));
 
   priv->frames = 0;
+  priv->base_time = 0;
+  priv->rate_frames = 0;
   memset (&priv->pointer, 0, sizeof priv->pointer);
   /* without a GPU the host implementation runs: no error */
   if (!gst_accel_cuda_usable ())
@@ -187,23 +193,52 @@ gst_accel_sim_src_stop (GstBaseSrc *src)
   return TRUE;
 }
 
-/* (re)starts the simulation at the new size */
+/* a framerate change keeps the timestamps going on from the time reached,
+ * at the new rate, instead of recounting the frames since the start at it */
+static void
+rebase_time (GstAccelSimSrcPrivate *priv, const GstVideoInfo *next)
+{
+  gint fps_n = GST_VIDEO_INFO_FPS_N (&priv->info);
+  gint fps_d = GST_VIDEO_INFO_FPS_D (&priv->info);
+
+  if (fps_n == GST_VIDEO_INFO_FPS_N (next)
+      && fps_d == GST_VIDEO_INFO_FPS_D (next))
+    return;
+  if (fps_n > 0)
+    priv->base_time
+        += gst_util_uint64_scale (priv->rate_frames, fps_d * GST_SECOND, fps_n);
+  priv->rate_frames = 0;
+}
+
+/* (re)starts the simulation where the size changed */
 static gboolean
 gst_accel_sim_src_set_caps (GstBaseSrc *src, GstCaps *caps)
 {
   GstAccelSimSrc *self = GST_ACCEL_SIM_SRC (src);
   GstAccelSimSrcPrivate *priv = gst_accel_sim_src_get_instance_private (self);
+  GstVideoInfo info;
   gboolean ok;
 
-  if (!gst_video_info_from_caps (&priv->info, caps))
+  if (!gst_video_info_from_caps (&info, caps))
     return FALSE;
-  priv->cuda_memory = gst_accel_cuda_caps_are_cuda (caps);
-  if (priv->cuda_memory && !priv->context)
+  if (gst_accel_cuda_caps_are_cuda (caps) && !priv->context)
     {
       GST_ELEMENT_ERROR (src, CORE, NEGOTIATION, (NULL),
           ("CUDA memory was negotiated but no GPU is usable here"));
       return FALSE;
     }
+  rebase_time (priv, &info);
+  priv->cuda_memory = gst_accel_cuda_caps_are_cuda (caps);
+  if (priv->running
+      && GST_VIDEO_INFO_WIDTH (&info) == GST_VIDEO_INFO_WIDTH (&priv->info)
+      && GST_VIDEO_INFO_HEIGHT (&info) == GST_VIDEO_INFO_HEIGHT (&priv->info))
+    {
+      /* the same size: the simulation goes on */
+      priv->info = info;
+      GST_CAT_DEBUG_OBJECT (CAT (src), src, "caps %" GST_PTR_FORMAT, caps);
+      return TRUE;
+    }
+  priv->info = info;
   if (priv->context)
     gst_accel_cuda_scope_enter (priv->context);
   stop_sim (self);
@@ -375,15 +410,19 @@ gst_accel_sim_src_fill (
       return GST_FLOW_ERROR;
     }
 
-  /* frame n at n / framerate; a framerate of 0 leaves the time unset */
+  /* frame n since the last framerate change at n / framerate after the
+   * time reached then; a framerate of 0 leaves the time unset */
   if (fps_n > 0)
     {
-      GST_BUFFER_PTS (buf)
-          = gst_util_uint64_scale (priv->frames, fps_d * GST_SECOND, fps_n);
-      GST_BUFFER_DURATION (buf)
-          = gst_util_uint64_scale (priv->frames + 1, fps_d * GST_SECOND, fps_n)
-            - GST_BUFFER_PTS (buf);
+      GstClockTime at = gst_util_uint64_scale (
+          priv->rate_frames, fps_d * GST_SECOND, fps_n);
+      GstClockTime next = gst_util_uint64_scale (
+          priv->rate_frames + 1, fps_d * GST_SECOND, fps_n);
+
+      GST_BUFFER_PTS (buf) = priv->base_time + at;
+      GST_BUFFER_DURATION (buf) = next - at;
     }
+  priv->rate_frames++;
   GST_BUFFER_OFFSET (buf) = priv->frames;
   GST_BUFFER_OFFSET_END (buf) = ++priv->frames;
   GST_CAT_LOG_OBJECT (CAT (self), self,

@@ -123,7 +123,9 @@ meta_fence (GstAccelSyncMeta *meta, AccelStream *stream)
  * such a buffer goes back to its writer when released, with no event to
  * wait for (@sync's foreign_in; an element that holds such inputs until its
  * reads are done, gstaccelforeign.h, need not wait and sets host_wait to
- * out_wait). Called from the element's streaming thread.
+ * out_wait). Called from the element's streaming thread. On failure
+ * @sync holds only what was acquired, so gst_accel_frame_sync_end() may
+ * still be called with it.
  *
  * Returns: a cudaError_t.
  */
@@ -135,6 +137,7 @@ gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer **in, guint n_in,
 
   g_return_val_if_fail (n_in <= GST_ACCEL_FRAME_SYNC_MAX_INPUTS, -1);
 
+  memset (sync->in, 0, sizeof sync->in);
   sync->n_in = n_in;
   sync->out = out ? gst_buffer_get_accel_sync_meta (out) : NULL;
   if (out && !sync->out && downstream_waits && gst_buffer_is_writable (out))
@@ -145,17 +148,27 @@ gst_accel_frame_sync_begin (GstAccelFrameSync *sync, GstBuffer **in, guint n_in,
 
   for (guint i = 0; i < n_in; i++)
     {
-      sync->in[i] = gst_buffer_get_accel_sync_meta (in[i]);
-      if (!sync->in[i])
+      GstAccelSyncMeta *meta = gst_buffer_get_accel_sync_meta (in[i]);
+
+      if (!meta)
         sync->foreign_in = sync->host_wait = TRUE;
       else if (!accel_fence_acquire_read (
-                   meta_fence (sync->in[i], stream), stream, &error))
-        return cuda_status (error);
+                   meta_fence (meta, stream), stream, &error))
+        {
+          /* only what was acquired is released */
+          sync->n_in = i;
+          sync->out = NULL;
+          return cuda_status (error);
+        }
+      sync->in[i] = meta;
     }
   if (sync->out
       && !accel_fence_acquire_write (
           meta_fence (sync->out, stream), stream, &error))
-    return cuda_status (error);
+    {
+      sync->out = NULL;
+      return cuda_status (error);
+    }
   return cudaSuccess;
 }
 

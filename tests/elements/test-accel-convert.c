@@ -234,6 +234,70 @@ test_negotiation (void)
   gst_object_unref (pipeline);
 }
 
+/* a 720x576 frame of 16/15 pixels (4:3 shown) into @downstream: the
+ * output's size and pixel aspect ratio, where the display aspect ratio is
+ * kept as videoconvertscale keeps it (the same answers) */
+typedef struct
+{
+  const char *downstream;
+  gint w, h, par_n, par_d;
+} ParCase;
+
+static const ParCase par_cases[] = {
+  { "pixel-aspect-ratio=1/1", 768, 576, 1, 1 },
+  { "width=640", 640, 512, 16, 15 },
+  { "height=300", 375, 300, 16, 15 },
+  { "width=640,height=480", 640, 480, 1, 1 },
+  { "pixel-aspect-ratio=1/1,width=400", 400, 300, 1, 1 },
+  { "format=RGBA", 720, 576, 16, 15 },
+};
+
+static void
+test_pixel_aspect_ratio (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (par_cases); i++)
+    {
+      const ParCase *c = &par_cases[i];
+      g_autofree char *description = g_strdup_printf (
+          "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=720,"
+          "height=576,pixel-aspect-ratio=16/15 ! accelconvert name=a ! "
+          "video/x-raw,%s ! fakesink",
+          c->downstream);
+      g_autoptr (GError) error = NULL;
+      GstElement *pipeline = gst_parse_launch (description, &error);
+      GstElement *a;
+      GstPad *pad;
+      GstCaps *caps;
+      GstStructure *s;
+      gint w = 0, h = 0, par_n = 0, par_d = 0;
+      GstMessage *msg;
+
+      g_assert_no_error (error);
+      gst_element_set_state (pipeline, GST_STATE_PLAYING);
+      msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+          10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      g_assert_nonnull (msg);
+      g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+      gst_message_unref (msg);
+      a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+      pad = gst_element_get_static_pad (a, "src");
+      caps = gst_pad_get_current_caps (pad);
+      s = gst_caps_get_structure (caps, 0);
+      g_assert_true (gst_structure_get_int (s, "width", &w));
+      g_assert_true (gst_structure_get_int (s, "height", &h));
+      g_assert_true (
+          gst_structure_get_fraction (s, "pixel-aspect-ratio", &par_n, &par_d));
+      if (w != c->w || h != c->h || par_n != c->par_n || par_d != c->par_d)
+        g_error ("into %s: %dx%d of %d/%d pixels, not %dx%d of %d/%d",
+            c->downstream, w, h, par_n, par_d, c->w, c->h, c->par_n, c->par_d);
+      gst_caps_unref (caps);
+      gst_object_unref (pad);
+      gst_element_set_state (pipeline, GST_STATE_NULL);
+      gst_object_unref (a);
+      gst_object_unref (pipeline);
+    }
+}
+
 /* GStreamer's CUDA memory has no GRAY8: upload passes it through in system
  * memory and the filters stage it themselves */
 static void
@@ -336,6 +400,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, c, test_case);
     }
   g_test_add_func ("/convert/negotiation", test_negotiation);
+  g_test_add_func ("/convert/pixel-aspect-ratio", test_pixel_aspect_ratio);
   g_test_add_func ("/convert/navigation", test_navigation);
   g_test_add_func (
       "/convert/gray8-in-system-memory", test_gray8_stays_in_system_memory);

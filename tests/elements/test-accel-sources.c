@@ -49,14 +49,35 @@ pointer_at (guint k, gboolean drag)
   return p;
 }
 
-/* sends the drag upstream from the sink's pad, in the streaming thread,
- * after frames PRESS_AT and RELEASE_AT */
-static GstPadProbeReturn
-drag_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+/* what the sink's pad probe does, in the streaming thread: the drag,
+ * sent upstream after frames PRESS_AT and RELEASE_AT, and a framerate of
+ * 60/1 set on the capsfilter after frame rate_at (0: none) */
+typedef struct
 {
-  guint *count = data;
+  guint count;
+  gboolean drag;
+  guint rate_at;
+  GstElement *capsfilter;
+} SinkProbe;
 
-  if (*count == PRESS_AT)
+static void
+set_framerate_60 (GstElement *capsfilter)
+{
+  GstCaps *caps;
+
+  g_object_get (capsfilter, "caps", &caps, NULL);
+  caps = gst_caps_make_writable (caps);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
+  g_object_set (capsfilter, "caps", caps, NULL);
+  gst_caps_unref (caps);
+}
+
+static GstPadProbeReturn
+sink_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  SinkProbe *probe = data;
+
+  if (probe->drag && probe->count == PRESS_AT)
     {
       gst_pad_push_event (
           pad, gst_navigation_event_new_mouse_button_press (
@@ -64,10 +85,12 @@ drag_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
       gst_pad_push_event (pad, gst_navigation_event_new_mouse_move (DRAG_X,
                                    DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
     }
-  else if (*count == RELEASE_AT)
+  else if (probe->drag && probe->count == RELEASE_AT)
     gst_pad_push_event (pad, gst_navigation_event_new_mouse_button_release (1,
                                  DRAG_X, DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
-  (*count)++;
+  if (probe->rate_at && probe->count == probe->rate_at)
+    set_framerate_60 (probe->capsfilter);
+  probe->count++;
   return GST_PAD_PROBE_OK;
 }
 
@@ -96,10 +119,13 @@ unwrap (GstSample *sample, gboolean *cuda)
   return out;
 }
 
-/* runs "SOURCE ! CAPS ! appsink", dragging when asked; returns FRAMES
- * frames; checks the memory the frames came in */
+/* runs "SOURCE ! CAPS ! appsink", dragging when asked and changing the
+ * framerate to 60/1 after frame @rate_at (0: never); returns FRAMES
+ * frames, and each one's PTS and duration in @times where given; checks
+ * the memory the frames came in */
 static GPtrArray *
-run_source (const char *source, const char *memory, gboolean drag)
+run_source_full (const char *source, const char *memory, gboolean drag,
+    guint rate_at, GArray *times)
 {
   g_autofree char *description = g_strdup_printf (
       "%s num-buffers=%d ! video/x-raw%s,width=%d,height=%d,framerate=30/1 ! "
@@ -111,31 +137,48 @@ run_source (const char *source, const char *memory, gboolean drag)
   GstPad *pad;
   GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
   GstSample *sample;
-  guint count = 0;
+  GstIterator *it;
+  GValue capsfilter = G_VALUE_INIT;
+  SinkProbe probe = { 0, drag, rate_at, NULL };
 
   g_assert_no_error (error);
+  it = gst_bin_iterate_all_by_element_factory_name (
+      GST_BIN (pipeline), "capsfilter");
+  g_assert_cmpint (gst_iterator_next (it, &capsfilter), ==, GST_ITERATOR_OK);
+  probe.capsfilter = g_value_get_object (&capsfilter);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
-  if (drag)
-    gst_pad_add_probe (
-        pad, GST_PAD_PROBE_TYPE_BUFFER, drag_probe, &count, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_probe, &probe, NULL);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
     {
+      GstBuffer *buffer = gst_sample_get_buffer (sample);
+      GstClockTime t[2]
+          = { GST_BUFFER_PTS (buffer), GST_BUFFER_DURATION (buffer) };
       gboolean cuda;
 
       g_ptr_array_add (frames, unwrap (sample, &cuda));
       g_assert_cmpint (cuda, ==, *memory != '\0');
+      if (times)
+        g_array_append_vals (times, t, 2);
       gst_sample_unref (sample);
     }
   g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
   g_assert_cmpuint (frames->len, ==, FRAMES);
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_value_unset (&capsfilter);
+  gst_iterator_free (it);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   return frames;
+}
+
+static GPtrArray *
+run_source (const char *source, const char *memory, gboolean drag)
+{
+  return run_source_full (source, memory, drag, 0, NULL);
 }
 
 static void
@@ -230,6 +273,40 @@ test_fluid_jet (gconstpointer data)
       = run_source ("accelfluid grid-size=" G_STRINGIFY (GRID), memory, FALSE);
 
   g_assert_false (frame_is_dark (got->pdata[FRAMES - 1]));
+}
+
+/* the framerate changed to 60/1 after frame RATE_AT, the size kept: the
+ * timestamps go on from where they were, a 60th of a second apart, and
+ * the simulation goes on (the dye of a drag started before the change
+ * stays, frame for frame the reference's) */
+#define RATE_AT 12
+static void
+test_fluid_framerate_change (gconstpointer data)
+{
+  const char *memory = data;
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  g_autoptr (GPtrArray) got
+      = run_source_full ("accelfluid jet=false grid-size=" G_STRINGIFY (GRID),
+          memory, TRUE, RATE_AT, times);
+  g_autoptr (GPtrArray) want = fluid_reference (TRUE);
+  const GstClockTime *t = (const GstClockTime *)times->data;
+  guint changed = 0;
+
+  g_assert_cmpuint (times->len, ==, 2 * FRAMES);
+  g_assert_cmpuint (t[0], ==, 0);
+  for (guint k = 0; k < FRAMES; k++)
+    {
+      assert_frames_equal (got->pdata[k], want->pdata[k], k);
+      if (k > 0)
+        g_assert_cmpuint (t[2 * k], ==, t[2 * k - 2] + t[2 * k - 1]);
+      /* a 30th of a second (rounded) up to the change, a 60th after */
+      if (t[2 * k + 1] <= GST_SECOND / 60 + 1)
+        changed++;
+      else
+        g_assert_cmpuint (changed, ==, 0);
+    }
+  /* the change reaches the source within a frame or two of the probe */
+  g_assert_cmpuint (changed, >=, FRAMES - RATE_AT - 2);
 }
 
 /* the particles as accelparticles steps them: its defaults for a small
@@ -417,6 +494,8 @@ main (int argc, char **argv)
 
   g_test_add_data_func ("/sources/fluid/drag", "", test_fluid_drag);
   g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
+  g_test_add_data_func (
+      "/sources/fluid/framerate-change", "", test_fluid_framerate_change);
   g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
   g_test_add_data_func ("/sources/cloth/drag", "", test_cloth_drag);
   g_test_add_data_func (
@@ -425,6 +504,8 @@ main (int argc, char **argv)
     {
       g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
           "(memory:CUDAMemory)", test_fluid_drag);
+      g_test_add_data_func ("/sources/fluid/framerate-change/cuda-memory",
+          "(memory:CUDAMemory)", test_fluid_framerate_change);
       g_test_add_data_func ("/sources/particles/drag/cuda-memory",
           "(memory:CUDAMemory)", test_particles_drag);
       g_test_add_data_func ("/sources/cloth/drag/cuda-memory",
