@@ -703,14 +703,19 @@ accel_buffer_release_write (
 }
 
 /* one event recorded after a frame's work is the read fence of each input
- * and the write event of each output */
+ * and the write event of each output. The reads are a frame's inputs and
+ * the buffers it adopted (accel_stage_adopt_input ()), at most
+ * ACCEL_MAX_PORTS each */
 gboolean
 accel_buffer_release_frame (AccelBuffer **inputs, guint n_inputs,
     AccelBuffer **outputs, guint n_outputs, AccelStream *stream,
     AccelEvent *event, GError **error)
 {
-  AccelFence *reads[ACCEL_MAX_PORTS], *writes[ACCEL_MAX_PORTS];
+  AccelFence *reads[2 * ACCEL_MAX_PORTS], *writes[ACCEL_MAX_PORTS];
   guint n_reads = 0, n_writes = 0;
+
+  g_return_val_if_fail (n_inputs <= G_N_ELEMENTS (reads), FALSE);
+  g_return_val_if_fail (n_outputs <= G_N_ELEMENTS (writes), FALSE);
 
   for (guint i = 0; i < n_inputs; i++)
     if (needs_events (inputs[i]))

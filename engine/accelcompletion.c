@@ -140,7 +140,11 @@ wait_poll (AccelStream *stream, GMainContext *context, AccelCompletionFunc func,
   return TRUE;
 }
 
-/* hostfn: CUDA calls back on its own thread; hop to the context from there */
+/* hostfn: CUDA calls back on its own thread; hop to the context from there.
+ * The context's reference keeps it alive until the callback has attached
+ * its idle source; then the callback drops it, so that a context whose
+ * loop ended before the idle ran is freed with the idle (and the data)
+ * rather than held by it for good */
 typedef struct
 {
   GMainContext *context;
@@ -175,7 +179,6 @@ hostfn_data_free (gpointer data)
   if (d->t_callback && !d->dispatched)
     g_debug ("stream %u: hostfn wait dropped, its context gone; no callback",
         d->stream_id);
-  g_main_context_unref (d->context);
   g_free (d);
 }
 
@@ -184,6 +187,7 @@ static void CUDART_CB
 hostfn_callback (void *data)
 {
   HostFnData *d = data;
+  GMainContext *context = d->context;
   GSource *idle = g_idle_source_new ();
 
   d->t_callback = g_get_monotonic_time ();
@@ -193,8 +197,10 @@ hostfn_callback (void *data)
   g_source_set_priority (idle, G_PRIORITY_DEFAULT);
   g_source_set_static_name (idle, "accel-completion-hostfn");
   g_source_set_callback (idle, hostfn_dispatch, d, hostfn_data_free);
-  g_source_attach (idle, d->context);
+  g_source_attach (idle, context);
   g_source_unref (idle);
+  /* @d may be freed from here on, by the dispatch or with the context */
+  g_main_context_unref (context);
 }
 
 static gboolean
@@ -212,6 +218,7 @@ wait_hostfn (AccelStream *stream, GMainContext *context,
                              hostfn_callback, d),
           error))
     {
+      g_main_context_unref (d->context);
       hostfn_data_free (d);
       return FALSE;
     }

@@ -72,6 +72,9 @@ const char *accel_graph_port_name (
 /* accelstatedir.c: opens the state directory before the stages start */
 gboolean accel_state_dir_open (AccelGraph *graph, GError **error);
 
+/* accelthreadcheck.c */
+gboolean accel_graph_check_threads (AccelGraph *graph, GError **error);
+
 /* accelfdlimit.c */
 gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
 

@@ -437,22 +437,28 @@ static const AccelStageObserver graph_observer = {
   .error = on_stage_error,
 };
 
-/* the thread of the stage's segment, the one shared under its thread
- * name, or a thread of its own */
+/* the thread of the stage's segment (@by_segment, by its first stage),
+ * the one shared under its thread name (@by_name), or a thread of its own.
+ * Apart, so that a thread named as a segment's first stage is not that
+ * segment's */
 static AccelWorker *
-worker_for (AccelGraph *graph, GHashTable *by_name, AccelStage *stage)
+worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
+    AccelStage *stage)
 {
   AccelStage *segment = accel_stage_get_segment (stage);
-  const char *name = segment ? accel_stage_get_name (segment)
-                             : accel_stage_get_thread_name (stage);
-  AccelWorker *worker = name ? g_hash_table_lookup (by_name, name) : NULL;
+  const char *name = accel_stage_get_thread_name (stage);
+  GHashTable *table = segment ? by_segment : name ? by_name : NULL;
+  gpointer key = segment ? (gpointer)segment : (gpointer)name;
+  AccelWorker *worker = table ? g_hash_table_lookup (table, key) : NULL;
 
   if (!worker)
     {
-      worker = accel_worker_new (name ? name : accel_stage_get_name (stage));
+      worker = accel_worker_new (segment ? accel_stage_get_name (segment)
+                                 : name  ? name
+                                         : accel_stage_get_name (stage));
       g_ptr_array_add (graph->workers, worker);
-      if (name)
-        g_hash_table_insert (by_name, (gpointer)name, worker);
+      if (table)
+        g_hash_table_insert (table, key, worker);
     }
   return worker;
 }
@@ -472,6 +478,7 @@ gboolean
 accel_graph_start (AccelGraph *graph, GError **error)
 {
   g_autoptr (AccelStreamAllocator) streams = NULL;
+  g_autoptr (GHashTable) by_segment = g_hash_table_new (NULL, NULL);
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   AccelStageObserver observer;
   gboolean one_stream;
@@ -508,8 +515,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_stepped (stage, graph->stepped);
       accel_stage_set_one_stream (stage, one_stream);
       accel_stage_set_frame_limit (stage, graph->frame_limit);
-      if (!accel_stage_start (
-              stage, worker_for (graph, by_name, stage), streams, error))
+      if (!accel_stage_start (stage,
+              worker_for (graph, by_segment, by_name, stage), streams, error))
         {
           for (guint j = 0; j < i; j++)
             accel_stage_close (graph->order->pdata[j]);

@@ -327,7 +327,8 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
       g_ptr_array_add (graph->order, g_object_ref (stage));
     }
 
-  if (!accel_graph_check_descriptors (graph, error))
+  if (!accel_graph_check_descriptors (graph, error)
+      || !accel_graph_check_threads (graph, error))
     goto failed;
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_clear_links (graph->order->pdata[i]);

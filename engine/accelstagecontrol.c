@@ -38,6 +38,25 @@ accel_stage_adopt_input (AccelStage *stage, AccelBuffer *buffer, GError **error)
   return TRUE;
 }
 
+/* posts @msg to the stage's mailbox under the lock its join frees the
+ * mailbox under, so a caller on another thread never posts to a freed
+ * one; %FALSE, @msg freed, where the stage has no mailbox (not started,
+ * or joined). Posting never waits */
+static gboolean
+post_control (AccelStagePrivate *priv, AccelMessage *msg)
+{
+  gboolean posted;
+
+  g_mutex_lock (&priv->mailbox_lock);
+  posted = priv->mailbox != NULL;
+  if (posted)
+    accel_mailbox_post (priv->mailbox, msg);
+  g_mutex_unlock (&priv->mailbox_lock);
+  if (!posted)
+    accel_message_free (msg);
+  return posted;
+}
+
 /**
  * accel_stage_set_param_async:
  * @stage: a stage
@@ -80,16 +99,12 @@ accel_stage_set_param_async (
           accel_stage_get_name (stage), G_VALUE_TYPE_NAME (value), name);
       return FALSE;
     }
-  if (!priv->mailbox)
-    {
-      g_object_set_property (G_OBJECT (stage), name, &checked);
-      return TRUE;
-    }
   msg = accel_message_new (ACCEL_MESSAGE_PARAM);
   msg->name = g_strdup (name);
   g_value_init (&msg->value, G_VALUE_TYPE (&checked));
   g_value_copy (&checked, &msg->value);
-  accel_mailbox_post (priv->mailbox, msg);
+  if (!post_control (priv, msg))
+    g_object_set_property (G_OBJECT (stage), name, &checked);
   return TRUE;
 }
 
@@ -106,8 +121,7 @@ accel_stage_flush_async (AccelStage *stage)
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
   g_return_if_fail (ACCEL_IS_STAGE (stage));
-  if (priv->mailbox)
-    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_FLUSH));
+  post_control (priv, accel_message_new (ACCEL_MESSAGE_FLUSH));
 }
 
 /* stepped sources: produce one frame, after the messages posted before */
@@ -116,8 +130,7 @@ accel_stage_step_async (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
-  if (priv->mailbox)
-    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_STEP));
+  post_control (priv, accel_message_new (ACCEL_MESSAGE_STEP));
 }
 
 /* sources only: end the stream now, from any thread */
@@ -126,8 +139,7 @@ accel_stage_send_eos (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
-  if (priv->mailbox)
-    accel_mailbox_post (priv->mailbox, accel_message_new (ACCEL_MESSAGE_EOS));
+  post_control (priv, accel_message_new (ACCEL_MESSAGE_EOS));
 }
 
 /**

@@ -765,8 +765,10 @@ accel_stage_start (AccelStage *stage, AccelWorker *worker,
 
   priv->worker = accel_worker_ref (worker);
   priv->context = accel_worker_get_context (worker);
+  g_mutex_lock (&priv->mailbox_lock);
   priv->mailbox
       = accel_mailbox_new (priv->n_in, priv->mailbox_size, priv->context);
+  g_mutex_unlock (&priv->mailbox_lock);
   priv->streams = g_object_ref (streams);
   priv->role = priv->n_in == 0    ? &accel_source_role
                : priv->n_out == 0 ? &accel_sink_role

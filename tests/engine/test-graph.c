@@ -112,6 +112,45 @@ test_type_mismatch (GraphFixture *f, gconstpointer data)
       "image<RGBA8>[?x?]@any: kind tensor is not image");
 }
 
+/* a thread that a path leaves and comes back to is refused, the path
+ * named: a full mailbox on the way would stop it for good. The same path
+ * ending on a thread of its own runs */
+static void
+test_thread_left_and_returned (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *src = source (f, "src", 64, "4");
+  AccelStage *sink;
+
+  add (f, "core.scale", "mid");
+  sink = add (f, "core.null-sink", "sink");
+  g_object_set (src, "thread", "t1", NULL);
+  g_object_set (sink, "thread", "t1", NULL);
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "sink");
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (f->error->message, ==,
+      "stages 'src' and 'sink' share thread 't1', but the path 'src' -> "
+      "'mid' -> 'sink' leaves it and comes back: a full mailbox on the way "
+      "would stop both for good; put the stages between them on 't1' too, "
+      "or the two on threads of their own");
+  g_clear_error (&f->error);
+
+  graph_renew (f);
+  src = source (f, "src", 64, "4");
+  add (f, "core.scale", "mid");
+  sink = add (f, "core.null-sink", "sink");
+  g_object_set (src, "thread", "t1", NULL);
+  g_object_set (sink, "thread", "t2", NULL);
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "sink");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_true (
+      accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
+  g_assert_no_error (f->error);
+}
+
 static void
 test_invalid_graphs (GraphFixture *f, gconstpointer data)
 {
@@ -623,6 +662,63 @@ test_param_async (GraphFixture *f, gconstpointer data)
   accel_graph_stop (f->graph);
 }
 
+/* another thread's control calls while the graph stops: each either
+ * reaches the running stage or finds it stopped, never a freed mailbox
+ * (under ASan and valgrind, a use after free) */
+typedef struct
+{
+  AccelGraph *graph;
+  AccelStage *scale;
+  gint done;
+  gint calls;
+} Controller;
+
+static gpointer
+control_loop (gpointer data)
+{
+  Controller *c = data;
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_FLOAT);
+  g_value_set_float (&v, 2.0f);
+  while (!g_atomic_int_get (&c->done))
+    {
+      g_assert_true (accel_stage_set_param_async (c->scale, "scale", &v));
+      accel_stage_flush_async (c->scale);
+      accel_graph_send_eos (c->graph);
+      g_atomic_int_inc (&c->calls);
+    }
+  return NULL;
+}
+
+static void
+test_control_while_stopping (GraphFixture *f, gconstpointer data)
+{
+  for (guint round = 0; round < 20; round++)
+    {
+      Controller c = { 0 };
+      GThread *thread;
+
+      if (round > 0)
+        graph_renew (f);
+      c.graph = f->graph;
+      source (f, "src", -1, "64");
+      c.scale = add (f, "core.scale", "scale");
+      add (f, "core.null-sink", "sink");
+      link_ok (f->graph, "src", "scale");
+      link_ok (f->graph, "scale", "sink");
+      g_assert_true (accel_graph_start (f->graph, &f->error));
+      thread = g_thread_new ("control", control_loop, &c);
+      /* the calls have begun while the graph runs */
+      while (!g_atomic_int_get (&c.calls))
+        g_thread_yield ();
+      g_usleep (200 * round);
+      accel_graph_stop (f->graph);
+      g_atomic_int_set (&c.done, TRUE);
+      g_thread_join (thread);
+    }
+}
+
 typedef struct
 {
   AccelGraph *graph;
@@ -887,6 +983,8 @@ main (int argc, char **argv)
   test_stages_register ();
   g_test_add ("/graph/type-mismatch-names-both", GraphFixture, "mismatch",
       graph_set_up, test_type_mismatch, graph_tear_down);
+  g_test_add ("/graph/thread-left-and-returned", GraphFixture, "returning",
+      graph_set_up, test_thread_left_and_returned, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
       test_invalid_graphs, graph_tear_down);
   g_test_add ("/graph/unlinked-and-cycle", GraphFixture, "open", graph_set_up,
@@ -905,6 +1003,8 @@ main (int argc, char **argv)
       graph_set_up, test_send_eos_and_frame_limit, graph_tear_down);
   g_test_add ("/graph/param-async", GraphFixture, "params", graph_set_up,
       test_param_async, graph_tear_down);
+  g_test_add ("/graph/control-while-stopping", GraphFixture, "controlled",
+      graph_set_up, test_control_while_stopping, graph_tear_down);
   g_test_add ("/graph/graph-on-refused", GraphFixture, "captured", graph_set_up,
       test_graph_on_refused, graph_tear_down);
   g_test_add ("/graph/steady-state-allocations", GraphFixture, "steady",

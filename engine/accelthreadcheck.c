@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: named threads that a path leaves and comes back to. A stage hands
+ * a buffer to a consumer on another thread by a push that waits for room
+ * in its mailbox; if stages A and C share a thread and A -> B -> C runs
+ * through another thread, A can wait for room at B while B waits for room
+ * at C, which only that same thread drains: neither ever moves. Segments
+ * cannot do this (a stage joins one only when all its producers are in
+ * it), so named threads are the one way to build such a graph, and it is
+ * refused while it is prepared */
+#define G_LOG_DOMAIN "accel-graph"
+
+#include "accelgraph-private.h"
+#include "accelstage-private.h"
+
+/* whether @stage runs on the thread named @thread */
+static gboolean
+on_thread (AccelStage *stage, const char *thread)
+{
+  const char *name = accel_stage_get_thread_name (stage);
+
+  return name && g_str_equal (name, thread);
+}
+
+/* a path from a stage on @thread through other threads back to @thread,
+ * as its stages from the end back to the start, or NULL: a breadth-first
+ * search from every stage on @thread, each stage off it visited once */
+static GPtrArray *
+find_return (AccelGraph *graph, const char *thread)
+{
+  g_autoptr (GHashTable) from = g_hash_table_new (NULL, NULL);
+  g_autoptr (GQueue) queue = g_queue_new ();
+  GPtrArray *path = NULL;
+
+  for (guint i = 0; i < graph->order->len; i++)
+    if (on_thread (graph->order->pdata[i], thread))
+      g_queue_push_tail (queue, graph->order->pdata[i]);
+  /* each stage off the thread that was reached, mapped to the stage it
+   * was reached from first */
+  while (!g_queue_is_empty (queue) && !path)
+    {
+      AccelStage *stage = g_queue_pop_head (queue);
+      gboolean left = !on_thread (stage, thread);
+      for (guint l = 0; l < graph->wiring->len && !path; l++)
+        {
+          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+
+          if (link->src != stage)
+            continue;
+          /* back on the thread after leaving it: the path found; on it
+           * without leaving, a link within the thread */
+          if (on_thread (link->dst, thread))
+            {
+              if (!left)
+                continue;
+              path = g_ptr_array_new ();
+              g_ptr_array_add (path, link->dst);
+              for (AccelStage *s = stage;; s = g_hash_table_lookup (from, s))
+                {
+                  g_ptr_array_add (path, s);
+                  if (on_thread (s, thread))
+                    break;
+                }
+            }
+          else if (!g_hash_table_contains (from, link->dst))
+            {
+              g_hash_table_insert (from, link->dst, stage);
+              g_queue_push_tail (queue, link->dst);
+            }
+        }
+    }
+  return path;
+}
+
+/**
+ * accel_graph_check_threads:
+ * @graph: a graph being prepared, its wiring made
+ * @error: return location for a #GError, or %NULL
+ *
+ * Refuses a named thread that a path leaves and comes back to, naming the
+ * path (see above).
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE. Called from the
+ * thread that builds the graph.
+ */
+gboolean
+accel_graph_check_threads (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GHashTable) checked = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      const char *thread = accel_stage_get_thread_name (graph->order->pdata[i]);
+      g_autoptr (GPtrArray) path = NULL;
+      g_autoptr (GString) names = NULL;
+
+      if (!thread || !g_hash_table_add (checked, (gpointer)thread))
+        continue;
+      path = find_return (graph, thread);
+      if (!path)
+        continue;
+      names = g_string_new (NULL);
+      for (guint k = path->len; k-- > 0;)
+        g_string_append_printf (names, "%s'%s'",
+            k + 1 < path->len ? " -> " : "",
+            accel_stage_get_name (path->pdata[k]));
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stages '%s' and '%s' share thread '%s', but the path %s leaves "
+          "it and comes back: a full mailbox on the way would stop both for "
+          "good; put the stages between them on '%s' too, or the two on "
+          "threads of their own",
+          accel_stage_get_name (path->pdata[path->len - 1]),
+          accel_stage_get_name (path->pdata[0]), thread, names->str, thread);
+      return FALSE;
+    }
+  return TRUE;
+}
