@@ -172,6 +172,8 @@ gboolean accel_checkpoint_save (
     const char *base, guint64 sequence, GBytes *state, GError **error);
 gchar *accel_checkpoint_find (
     const char *base, guint64 before, guint64 *sequence);
+gboolean accel_checkpoint_mark_stateless (const char *base, GError **error);
+gboolean accel_checkpoint_is_stateless (const char *base);
 
 /* fence.c: events, and a frame's release */
 typedef struct _AccelEvent AccelEvent;

@@ -159,3 +159,33 @@ accel_checkpoint_find (const char *base, guint64 before, guint64 *sequence)
       base, before, seqs->len);
   return NULL;
 }
+
+/* "<base>.stateless": left by a stage whose snapshot held no state, so
+ * that a resume tells it from one whose checkpoints were never written */
+static gchar *
+stateless_path (const char *base)
+{
+  return g_strconcat (base, ".stateless", NULL);
+}
+
+/* marks @base's stage as one whose snapshots hold no state */
+gboolean
+accel_checkpoint_mark_stateless (const char *base, GError **error)
+{
+  g_autofree gchar *path = stateless_path (base);
+
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_debug ("%s: the stage's snapshots hold no state", base);
+  return g_file_set_contents_full (
+      path, "", 0, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+/* whether @base's stage said its snapshots hold no state */
+gboolean
+accel_checkpoint_is_stateless (const char *base)
+{
+  g_autofree gchar *path = stateless_path (base);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}

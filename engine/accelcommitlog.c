@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HEADER "ACCELCL1"
@@ -286,6 +287,28 @@ accel_commit_log_sync (AccelCommitLog *log, GError **error)
   return TRUE;
 }
 
+/* appends @r; a short write (a full disk) leaves part of a record, which
+ * is cut off again so that later records stay whole and in place */
+static gboolean
+append_record (AccelCommitLog *log, const Record *r, GError **error)
+{
+  ssize_t n = write (log->fd, r, sizeof (*r));
+  struct stat st;
+  int saved;
+
+  if (n == (ssize_t)sizeof (*r))
+    return TRUE;
+  saved = n < 0 ? errno : ENOSPC;
+  if (n > 0 && fstat (log->fd, &st) == 0 && st.st_size >= HEADER_SIZE
+      && ftruncate (log->fd,
+             st.st_size - (st.st_size - HEADER_SIZE) % (off_t)sizeof (*r))
+             != 0)
+    g_warning (
+        "%s: cannot cut a part record off: %s", log->path, g_strerror (errno));
+  errno = saved;
+  return io_error (error, "cannot append to", log->path);
+}
+
 /**
  * accel_commit_log_commit:
  * @log: a log
@@ -305,8 +328,8 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
 
   if (accel_commit_log_contains (log, sequence))
     return TRUE;
-  if (write (log->fd, &r, sizeof (r)) != sizeof (r))
-    return io_error (error, "cannot append to", log->path);
+  if (!append_record (log, &r, error))
+    return FALSE;
   log->dirty = TRUE;
   add (log, sequence);
   ACCEL_TRACE ("%s: committed %" G_GUINT64_FORMAT, log->path, sequence);

@@ -115,7 +115,11 @@ sink_end (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GError *error = NULL;
 
-  if (priv->stream && !accel_stream_synchronize (priv->stream, &error))
+  /* the last commits reach the disk now, where a failure can still be
+   * told: closing the log cannot report one */
+  if ((priv->stream && !accel_stream_synchronize (priv->stream, &error))
+      || (priv->sink.commit_log
+          && !accel_commit_log_sync (priv->sink.commit_log, &error)))
     {
       accel_stage_fail (self, error);
       return;

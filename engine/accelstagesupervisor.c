@@ -104,7 +104,8 @@ accel_stage_supervisor_decide (AccelStageSupervisor *sup, GError **error)
 }
 
 /* a frame is through: every snapshot-interval frames a stateful stage's
- * state is taken, and saved as a checkpoint when the graph keeps state */
+ * state is taken, and saved as a checkpoint when the graph keeps state; a
+ * snapshot that holds no state marks the stage stateless there instead */
 gboolean
 accel_stage_supervisor_frame_done (
     AccelStage *self, guint64 sequence, GError **error)
@@ -117,9 +118,12 @@ accel_stage_supervisor_frame_done (
     return TRUE;
   g_clear_pointer (&sup->snapshot, g_bytes_unref);
   sup->snapshot = klass->snapshot (self);
-  return !sup->checkpoint || !sup->snapshot
-         || accel_checkpoint_save (
-             sup->checkpoint, sequence, sup->snapshot, error);
+  if (!sup->checkpoint)
+    return TRUE;
+  if (!sup->snapshot)
+    return accel_checkpoint_mark_stateless (sup->checkpoint, error);
+  return accel_checkpoint_save (
+      sup->checkpoint, sequence, sup->snapshot, error);
 }
 
 /* a new worker takes the state the last one saved */

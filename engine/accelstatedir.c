@@ -120,19 +120,18 @@ checkpoint_base (const char *dir, AccelStage *stage)
 }
 
 /* whether @stage's state must be restored for the graph to resume: it
- * saved some, or it never saves any (snapshot-interval 0). A stage that
- * saved none though its first snapshot came at frame 0, before anything
- * could be committed, holds no state (effects without temporal ones) */
+ * saved some, or it did not say that its snapshots hold none (effects
+ * without temporal ones do, at their first snapshot). A stage that saved
+ * neither (snapshot-interval 0, a run ended before its first checkpoint,
+ * a checkpoint lost) holds state it cannot restore: the graph starts over */
 static gboolean
-holds_state (AccelStage *stage, const char *base)
+holds_state (const char *base)
 {
   g_autofree gchar *newest = NULL;
   guint64 seq;
-  guint interval = 0;
 
-  g_object_get (stage, "snapshot-interval", &interval, NULL);
   newest = accel_checkpoint_find (base, G_MAXUINT64, &seq);
-  return newest != NULL || interval == 0;
+  return newest != NULL || !accel_checkpoint_is_stateless (base);
 }
 
 /* Every stateful stage must start from its state after one same frame, the
@@ -155,7 +154,7 @@ common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
           g_autofree gchar *from = NULL;
           guint64 seq;
 
-          if (!base || !holds_state (stage, base))
+          if (!base || !holds_state (base))
             continue;
           from = accel_checkpoint_find (base, r, &seq);
           r = from ? MIN (r, seq + 1) : 0;
@@ -172,7 +171,7 @@ common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
 
       if (!base)
         continue;
-      if (r > 0 && holds_state (stage, base))
+      if (r > 0 && holds_state (base))
         from = accel_checkpoint_find (base, r, &seq);
       accel_stage_set_checkpoint (stage, base, from);
     }
@@ -287,6 +286,17 @@ verify_output (AccelStage *stage, AccelCommitLog *log, AccelStage *live,
   return TRUE;
 }
 
+/* the sinks' commit logs, each holding the directory's lock, closed
+ * again where the directory could not be opened: the next start finds the
+ * lock free */
+static void
+close_commit_logs (GPtrArray *order)
+{
+  for (guint i = 0; i < order->len; i++)
+    if (accel_stage_get_stage_kind (order->pdata[i]) == ACCEL_STAGE_SINK)
+      accel_stage_set_commit_log (order->pdata[i], NULL);
+}
+
 /**
  * accel_state_dir_open:
  * @graph: a prepared graph with a state directory
@@ -355,7 +365,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
    * lacks: collectives pair the ranks' frames by their order */
   if (world && accel_world_get_generation (world) > 0
       && !accel_world_agree_min (world, "resume", &resume, error))
-    return FALSE;
+    goto failed_open;
   resume = common_checkpoint (dir, order, resume);
   for (guint i = 0; i < order->len; i++)
     {
@@ -365,7 +375,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
             stage, resume == G_MAXUINT64 ? 0 : resume);
       if (accel_stage_is_live (stage)
           && !open_produced_file (dir, notes, stage, resume, error))
-        return FALSE;
+        goto failed_open;
     }
   if (resume > 0 && resume != G_MAXUINT64)
     g_ptr_array_add (
@@ -378,6 +388,12 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
 failed:
   {
     close (lock_fd);
+    close_commit_logs (order);
+    return FALSE;
+  }
+failed_open:
+  {
+    close_commit_logs (order);
     return FALSE;
   }
 }

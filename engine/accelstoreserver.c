@@ -11,8 +11,10 @@
 
 #include <gio/gio.h>
 
-/* threads for connections that wait: every rank may wait on a few keys */
-#define MAX_THREADS 256
+/* threads for connections that wait: every rank waits in its join until
+ * the world is complete, and may wait on a few keys besides */
+#define THREADS_PER_RANK 4
+#define MIN_THREADS 256
 
 struct _AccelStoreServer
 {
@@ -31,6 +33,7 @@ struct _AccelStoreServer
   guint generation;
   gboolean complete; /* every rank joined this generation */
   gboolean *joined;  /* [world_size], this round */
+  guint *waiting;    /* [world_size], joins of this round still waiting */
   guint n_joined;
   guint n_active;   /* requests being answered */
   gboolean closing; /* waits end at once */
@@ -93,6 +96,7 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
       server->complete = FALSE;
       server->n_joined = 0;
       memset (server->joined, 0, server->world_size * sizeof (gboolean));
+      memset (server->waiting, 0, server->world_size * sizeof (guint));
       g_debug ("world round %u begins with rank %u", server->generation, rank);
     }
   if (!server->joined[rank])
@@ -100,6 +104,8 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
       server->joined[rank] = TRUE;
       server->n_joined++;
     }
+  /* a rank started again may join while its old request still waits */
+  server->waiting[rank]++;
   mine = server->generation;
   g_debug ("rank %u joined generation %u (%u of %u)", rank, mine,
       server->n_joined, server->world_size);
@@ -111,13 +117,19 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   while (server->generation == mine && !server->complete && !server->closing)
     if (!g_cond_wait_until (&server->changed, &server->lock, deadline))
       break;
+  if (server->generation == mine)
+    server->waiting[rank]--;
   if (server->generation == mine && server->complete)
     reply = g_strdup_printf ("JOINED %u", mine);
   else if (server->generation == mine)
     {
       g_autofree gchar *missing = missing_ranks_unlocked (server);
-      server->joined[rank] = FALSE;
-      server->n_joined--;
+      /* the rank leaves the round with its last waiting join */
+      if (server->waiting[rank] == 0 && server->joined[rank])
+        {
+          server->joined[rank] = FALSE;
+          server->n_joined--;
+        }
       reply = g_strdup_printf ("ERROR rank%s %s of %u did not join in time",
           strchr (missing, ',') ? "s" : "", missing, server->world_size);
     }
@@ -329,13 +341,14 @@ accel_store_server_new (const char *address, guint world_size, GError **error)
       g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_bytes_unref);
   server->world_size = world_size;
   server->joined = g_new0 (gboolean, world_size);
+  server->waiting = g_new0 (guint, world_size);
   server->complete = TRUE; /* the first join begins generation 1 */
   server->context = g_main_context_new ();
   server->loop = g_main_loop_new (server->context, FALSE);
 
   g_main_context_push_thread_default (server->context);
-  server->service
-      = G_THREADED_SOCKET_SERVICE (g_threaded_socket_service_new (MAX_THREADS));
+  server->service = G_THREADED_SOCKET_SERVICE (g_threaded_socket_service_new (
+      (int)MAX (MIN_THREADS, THREADS_PER_RANK * world_size)));
   g_signal_connect (server->service, "run", G_CALLBACK (on_run), server);
   if (!g_socket_listener_add_address (G_SOCKET_LISTENER (server->service), sa,
           G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL, &bound,
@@ -419,6 +432,7 @@ accel_store_server_free (AccelStoreServer *server)
   g_main_context_unref (server->context);
   g_hash_table_unref (server->values);
   g_free (server->joined);
+  g_free (server->waiting);
   g_free (server->pipeline);
   g_free (server->address);
   g_mutex_clear (&server->lock);

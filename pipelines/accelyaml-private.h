@@ -16,6 +16,9 @@ G_BEGIN_DECLS
  * seconds and bounded memory */
 #define MAX_DEPTH 64
 #define MAX_NODES 1000000
+/* the scalar text a document's aliases may reach, as much as a file may
+ * hold: an alias to a long scalar counts as its bytes, not one node */
+#define MAX_ALIASED_BYTES (16 * 1024 * 1024)
 
 /* accelyaml-values.c */
 G_GNUC_INTERNAL void accel_yaml_suggestions_reset (void);

@@ -25,9 +25,16 @@ char_at (const char *text, gsize chars)
   return p;
 }
 
+/* what an anchored node stands for: its nodes and its scalars' bytes */
+typedef struct
+{
+  guint64 nodes, bytes;
+} Reach;
+
 /* the document's shape checked on its events, before it is built: nesting
- * deeper than MAX_DEPTH, or more than MAX_NODES nodes reached with every
- * alias counted as the nodes it stands for ("billion laughs"). FALSE with
+ * deeper than MAX_DEPTH, or more than MAX_NODES nodes or MAX_ALIASED_BYTES
+ * of scalar text reached with every alias counted as what it stands for
+ * ("billion laughs", or a long scalar named a thousand times). FALSE with
  * the first such problem in @problem and where it is in @mark; a syntax
  * error is left to the loader */
 gboolean
@@ -35,13 +42,13 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
 {
   yaml_parser_t parser;
   yaml_event_t event;
-  /* anchor -> nodes under it, for the document being read */
+  /* anchor -> Reach under it, for the document being read */
   g_autoptr (GHashTable) sizes
-      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint64 count[MAX_DEPTH + 1]; /* nodes so far in each open collection */
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  Reach count[MAX_DEPTH + 1]; /* so far in each open collection */
   gchar *anchor[MAX_DEPTH + 1];
   guint depth = 0;
-  guint64 total = 0;
+  Reach total = { 0, 0 };
   gboolean ok = TRUE, done = FALSE;
 
   yaml_parser_initialize (&parser);
@@ -49,7 +56,8 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
       &parser, (const unsigned char *)yaml, strlen (yaml));
   while (ok && !done && yaml_parser_parse (&parser, &event))
     {
-      guint64 add = 0;
+      Reach add = { 0, 0 };
+      const Reach *named;
       const char *name = NULL;
 
       switch (event.type)
@@ -61,13 +69,14 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           g_hash_table_remove_all (sizes);
           break;
         case YAML_SCALAR_EVENT:
-          add = 1;
+          add = (Reach){ 1, event.data.scalar.length };
           name = (const char *)event.data.scalar.anchor;
           break;
         case YAML_ALIAS_EVENT:
-          add = GPOINTER_TO_SIZE (g_hash_table_lookup (
-              sizes, (const char *)event.data.alias.anchor));
-          add = MAX (add, 1);
+          named = g_hash_table_lookup (
+              sizes, (const char *)event.data.alias.anchor);
+          add = named ? *named : (Reach){ 1, 0 };
+          add.nodes = MAX (add.nodes, 1);
           break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
@@ -84,10 +93,10 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           name = event.type == YAML_SEQUENCE_START_EVENT
                      ? (const char *)event.data.sequence_start.anchor
                      : (const char *)event.data.mapping_start.anchor;
-          count[depth] = 1;
+          count[depth] = (Reach){ 1, 0 };
           anchor[depth] = g_strdup (name);
           depth++;
-          total++;
+          total.nodes++;
           break;
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
@@ -96,27 +105,41 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           depth--;
           add = count[depth];
           name = anchor[depth];
-          /* its own nodes are in the total already */
-          total -= add;
+          /* its own nodes and bytes are in the total already */
+          total.nodes -= add.nodes;
+          total.bytes -= add.bytes;
           break;
         default:
           break;
         }
-      if (add)
+      if (add.nodes)
         {
-          total += add;
+          total.nodes += add.nodes;
+          total.bytes += add.bytes;
           if (depth > 0)
-            count[depth - 1] += add;
+            {
+              count[depth - 1].nodes += add.nodes;
+              count[depth - 1].bytes += add.bytes;
+            }
           if (name)
             g_hash_table_insert (
-                sizes, g_strdup (name), GSIZE_TO_POINTER ((gsize)add));
-          if (total > MAX_NODES)
+                sizes, g_strdup (name), g_memdup2 (&add, sizeof (add)));
+          if (total.nodes > MAX_NODES)
             {
               *mark = event.start_mark;
               *problem = g_strdup_printf (
                   "the aliases reach more than %d nodes; a pipeline is "
                   "smaller, and alias expansion stops here",
                   MAX_NODES);
+              ok = FALSE;
+            }
+          else if (total.bytes > MAX_ALIASED_BYTES)
+            {
+              *mark = event.start_mark;
+              *problem = g_strdup_printf (
+                  "the aliases reach more than %d MiB of text; a pipeline "
+                  "is smaller, and alias expansion stops here",
+                  MAX_ALIASED_BYTES / (1024 * 1024));
               ok = FALSE;
             }
         }

@@ -66,6 +66,38 @@ learns_left (AccelWorld *world)
   return FALSE;
 }
 
+/* a rank that joins twice (started again while its first join still
+ * waits), both joins timing out with the other rank late, leaves the round
+ * once: the two ranks then form the world (the count of joined ranks went
+ * below zero, and no later join could complete) */
+static void
+test_join_twice_timed_out (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, &error);
+  g_autoptr (AccelWorld) first = world_of (server, 1);
+  g_autoptr (AccelWorld) again = world_of (server, 1);
+  g_autoptr (AccelWorld) r0 = world_of (server, 0);
+  g_autoptr (AccelWorld) r1 = world_of (server, 1);
+  Joining a = { first }, b = { again };
+  GThread *ta, *tb;
+
+  g_assert_no_error (error);
+  accel_world_set_timeout_ms (first, 300);
+  accel_world_set_timeout_ms (again, 300);
+  ta = g_thread_new ("rank-1", join_thread, &a);
+  tb = g_thread_new ("rank-1-again", join_thread, &b);
+  g_thread_join (ta);
+  g_thread_join (tb);
+  g_assert_false (a.joined || b.joined);
+  g_assert_error (a.error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_assert_error (b.error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_clear_error (&a.error);
+  g_clear_error (&b.error);
+  join_both (r0, r1);
+}
+
 static void
 test_generation_left (void)
 {
@@ -227,6 +259,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/store/generation-left", test_generation_left);
+  g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
   g_test_add_func ("/store/not-a-store", test_not_a_store);
   return g_test_run ();

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -287,6 +288,55 @@ test_commit_log (void)
   g_assert_null (accel_commit_log_open (path, &error));
   g_assert_nonnull (strstr (error->message, "is not a commit log"));
 
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* a disk that fills in the middle of a record (here a file size limit
+ * 8 bytes into the fourth): the commit fails with ENOSPC's or EFBIG's
+ * message, not a stale errno, and the part written is cut off again, so
+ * the commits after it (room made) stay whole and the log reads back. In
+ * a subprocess: the limit is the process's */
+static void
+test_commit_log_short_write (void)
+{
+  g_autofree gchar *dir = NULL, *path = NULL;
+  g_autoptr (GError) error = NULL;
+  struct rlimit was, small;
+  AccelCommitLog *log;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 30 * G_USEC_PER_SEC, 0);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  dir = g_dir_make_tmp ("accel-commit-XXXXXX", NULL);
+  path = g_build_filename (dir, "sink.commits", NULL);
+  signal (SIGXFSZ, SIG_IGN);
+  log = accel_commit_log_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &was), ==, 0);
+  small = was;
+  small.rlim_cur = 8 + 16 * 3 + 8;
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+  for (guint64 s = 0; s < 3; s++)
+    g_assert_true (accel_commit_log_commit (log, s, &error));
+  g_assert_false (accel_commit_log_commit (log, 3, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_true (strstr (error->message, g_strerror (ENOSPC))
+                 || strstr (error->message, g_strerror (EFBIG)));
+  g_clear_error (&error);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &was), ==, 0);
+  for (guint64 s = 3; s < 6; s++)
+    g_assert_true (accel_commit_log_commit (log, s, &error));
+  accel_commit_log_close (log);
+
+  log = accel_commit_log_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 6);
+  g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 6);
+  accel_commit_log_close (log);
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -982,6 +1032,8 @@ main (int argc, char **argv)
   g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,
       test_fault_spec, chain_tear_down);
   g_test_add_func ("/supervision/commit-log", test_commit_log);
+  g_test_add_func (
+      "/supervision/commit-log-short-write", test_commit_log_short_write);
   g_test_add_func ("/supervision/commit-log-forget", test_commit_log_forget);
   g_test_add_func ("/supervision/state-fingerprint", test_state_fingerprint);
   g_test_add_func (

@@ -731,6 +731,68 @@ test_resume_after_crash (void)
   g_rmdir (dir);
 }
 
+/* a simulation that saved no checkpoint (snapshot-interval 0), killed
+ * mid-stream and started again with checkpoints asked for, has no state
+ * to resume from: the graph starts over and the sink skips what it
+ * committed, so the frames are exactly those of a run without the crash,
+ * not a fresh simulation's from the frame it was killed at */
+static void
+test_resume_without_checkpoint (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-resume-XXXXXX", NULL);
+  g_autofree gchar *state = g_build_filename (dir, "state", NULL);
+  g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
+  g_autofree gchar *sums = g_build_filename (dir, "sums.txt", NULL);
+  g_autofree gchar *expected = NULL, *got = NULL;
+  gchar *yaml[2];
+  Result r = { 0 };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("p%u.yaml", i);
+      g_autofree gchar *text = g_strdup_printf (
+          "pipeline: resume-without-checkpoint\n"
+          "stages:\n"
+          "  - {name: sim, kind: realtime.particles,\n"
+          "     params: {capacity: 20000, emit-rate: 400, curl: 0.5,\n"
+          "              num-buffers: 40, snapshot-interval: %u}}\n"
+          "  - {name: draw, kind: realtime.splat,\n"
+          "     params: {width: 64, height: 48, scale: 20}}\n"
+          "  - {name: check, kind: core.checksum-sink,\n"
+          "     params: {location: sums.txt}}\n"
+          "links: [sim -> draw, draw -> check]\n",
+          i == 0 ? 0 : 8);
+
+      yaml[i] = g_build_filename (dir, name, NULL);
+      g_assert_true (g_file_set_contents (yaml[i], text, -1, NULL));
+    }
+  run_in (&r, dir, "--quiet", yaml[1], NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
+  g_unlink (sums);
+
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, dir, "--quiet", state_arg, yaml[0], NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  run_in (&r, dir, state_arg, yaml[1], NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "resuming at frame 17"));
+  result_clear (&r);
+  g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, expected);
+  g_unlink (sums);
+  remove_dir (state);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_unlink (yaml[i]);
+      g_free (yaml[i]);
+    }
+  g_rmdir (dir);
+}
+
 /* a run started again with the state of one cut short says where it
  * resumes; a run with a fresh state directory says nothing of it */
 static void
@@ -1565,6 +1627,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
   g_test_add_func ("/accel-run/examples-run", test_examples_run);
   g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
+  g_test_add_func (
+      "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
   g_test_add_func ("/accel-run/says-resume", test_says_resume);
   g_test_add_func ("/accel-run/state-dir-locked", test_state_dir_locked);
   g_test_add_func (

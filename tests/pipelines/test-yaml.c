@@ -948,6 +948,32 @@ test_limit_aliases (void)
       "smaller, and alias expansion stops here");
 }
 
+/* a long scalar named by many aliases: each counts as its bytes, so the
+ * loader stops at the limit instead of building (and quoting in its
+ * messages) gigabytes of text */
+static void
+test_limit_aliased_bytes (void)
+{
+  g_autoptr (GString) s = NULL;
+  g_autofree gchar *msg = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("aliased-bytes", 10);
+      return;
+    }
+  s = g_string_new ("pipeline: t\nbig: &b \"");
+  for (guint i = 0; i < 1024 * 1024; i++)
+    g_string_append_c (s, 'x');
+  g_string_append (s, "\"\n");
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (s, "k%u: *b\n", i);
+  msg = string_error (s->str);
+  g_assert_cmpstr (msg, ==,
+      "lim:17:6: the aliases reach more than 16 MiB of text; a pipeline is "
+      "smaller, and alias expansion stops here");
+}
+
 /* flow collections nested ever deeper */
 static void
 test_limit_depth (void)
@@ -1114,6 +1140,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/size", test_limit_size);
   g_test_add_func ("/yaml/limits/endless", test_limit_endless);
   g_test_add_func ("/yaml/limits/aliases", test_limit_aliases);
+  g_test_add_func ("/yaml/limits/aliased-bytes", test_limit_aliased_bytes);
   g_test_add_func ("/yaml/limits/depth", test_limit_depth);
   g_test_add_func ("/yaml/limits/long-names", test_limit_long_names);
   g_test_add_func ("/yaml/limits/many-keys", test_limit_many_keys);
