@@ -28,6 +28,9 @@ struct _GstAccelConvert
 
   /* the steps' intermediate images, streaming thread only */
   GstAccelStaging scratch[2];
+  /* how a 4:2:0 input is decoded (set_info) */
+  int yuv_matrix;
+  gboolean yuv_full_range;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstAccelConvert, gst_accel_convert,
@@ -72,6 +75,58 @@ gst_accel_convert_transform_caps (GstBaseTransform *trans,
   GST_DEBUG_OBJECT (
       trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, res);
   return res;
+}
+
+/* what the encoders write: BT.601 at full range (JFIF), chroma at the
+ * centre of each 2 x 2 block */
+#define ENCODED_COLORIMETRY "1:4:0:0"
+#define ENCODED_CHROMA_SITE "jpeg"
+
+static gboolean
+is_yuv_structure (const GstStructure *s)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+
+  return format
+         && (g_str_equal (format, "NV12") || g_str_equal (format, "I420"));
+}
+
+/* @field of @outs set to @value where it is free, or the nearest where it
+ * is a list; one fixed otherwise is checked in set_info */
+static void
+fixate_string (GstStructure *outs, const char *field, const char *value)
+{
+  if (!value)
+    return;
+  if (!gst_structure_has_field (outs, field))
+    gst_structure_set (outs, field, G_TYPE_STRING, value, NULL);
+  else
+    gst_structure_fixate_field_string (outs, field, value);
+}
+
+/* a 4:2:0 output's colorimetry and chroma siting: the input's where its
+ * planes are only copied (4:2:0 in at the same size), the encoders'
+ * otherwise */
+static void
+fixate_colorimetry (
+    const GstStructure *ins, GstStructure *outs, gint in_w, gint in_h)
+{
+  gint out_w = 0, out_h = 0;
+
+  if (!is_yuv_structure (outs))
+    return;
+  gst_structure_get_int (outs, "width", &out_w);
+  gst_structure_get_int (outs, "height", &out_h);
+  if (is_yuv_structure (ins) && out_w == in_w && out_h == in_h)
+    {
+      fixate_string (
+          outs, "colorimetry", gst_structure_get_string (ins, "colorimetry"));
+      fixate_string (
+          outs, "chroma-site", gst_structure_get_string (ins, "chroma-site"));
+      return;
+    }
+  fixate_string (outs, "colorimetry", ENCODED_COLORIMETRY);
+  fixate_string (outs, "chroma-site", ENCODED_CHROMA_SITE);
 }
 
 /* @side x @num / @den rounded, as a size caps can hold */
@@ -149,6 +204,7 @@ gst_accel_convert_fixate_caps (GstBaseTransform *trans,
                 outs, "pixel-aspect-ratio", n, d);
         }
     }
+  fixate_colorimetry (ins, outs, in_w, in_h);
   othercaps = gst_caps_fixate (othercaps);
   GST_DEBUG_OBJECT (trans, "fixated %" GST_PTR_FORMAT, othercaps);
   return othercaps;
@@ -177,14 +233,18 @@ gst_accel_convert_src_event (GstBaseTransform *trans, GstEvent *event)
       ->src_event (trans, event);
 }
 
+/* a 4:2:0 @in decoded as the input's caps say */
 static int
-convert (gpointer stream, const GstAccelImage *in, const GstAccelImage *out)
+convert (GstAccelConvert *self, gpointer stream, const GstAccelImage *in,
+    const GstAccelImage *out)
 {
   if (stream)
-    return accel_convert (stream, in->format, in->data, in->pitch, out->format,
-        out->data, out->pitch, in->width, in->height);
-  return accel_convert_host (in->format, in->data, in->pitch, out->format,
-      out->data, out->pitch, in->width, in->height);
+    return accel_convert_yuv (stream, self->yuv_matrix, self->yuv_full_range,
+        in->format, in->data, in->pitch, out->format, out->data, out->pitch,
+        in->width, in->height);
+  return accel_convert_yuv_host (self->yuv_matrix, self->yuv_full_range,
+      in->format, in->data, in->pitch, out->format, out->data, out->pitch,
+      in->width, in->height);
 }
 
 static int
@@ -221,7 +281,7 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
       GST_LOG_OBJECT (self, "%s -> %s at %dx%d",
           gst_accel_image_format_name (in->format),
           gst_accel_image_format_name (out->format), in->width, in->height);
-      return convert (stream, in, out);
+      return convert (self, stream, in, out);
     }
 
   mid = resizable (in->format)             ? in->format
@@ -237,7 +297,7 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
     {
       if ((ret = gst_accel_image_alloc (
                &a, &self->scratch[0], device, mid, in->width, in->height))
-          || (ret = convert (stream, in, &a)))
+          || (ret = convert (self, stream, in, &a)))
         return ret;
       src = &a;
     }
@@ -249,7 +309,99 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
     dst = &b;
   if ((ret = resize (stream, src, dst)) || dst == out)
     return ret;
-  return convert (stream, dst, out);
+  return convert (self, stream, dst, out);
+}
+
+/* the decoding of a 4:2:0 frame of @info; FALSE for a matrix without
+ * coefficients here. Only 16-235 is limited range, as GStreamer's own
+ * converter takes it */
+static gboolean
+yuv_decoding (const GstVideoInfo *info, int *matrix, gboolean *full_range)
+{
+  switch (info->colorimetry.matrix)
+    {
+    case GST_VIDEO_COLOR_MATRIX_BT601:
+    case GST_VIDEO_COLOR_MATRIX_UNKNOWN:
+      *matrix = ACCEL_YUV_BT601;
+      break;
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+      *matrix = ACCEL_YUV_BT709;
+      break;
+    case GST_VIDEO_COLOR_MATRIX_BT2020:
+      *matrix = ACCEL_YUV_BT2020;
+      break;
+    default:
+      return FALSE;
+    }
+  *full_range = info->colorimetry.range != GST_VIDEO_COLOR_RANGE_16_235;
+  return TRUE;
+}
+
+static gboolean
+is_yuv_info (const GstVideoInfo *info)
+{
+  GstVideoFormat f = GST_VIDEO_INFO_FORMAT (info);
+
+  return f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420;
+}
+
+/* the input's decoding, and an output 4:2:0 frame labelled as what it
+ * holds: the input's planes copied, or the encoders' BT.601 at full range.
+ * Anything else is refused by name rather than converted to the wrong
+ * colours */
+static gboolean
+gst_accel_convert_set_info (GstVideoFilter *filter, GstCaps *incaps,
+    GstVideoInfo *in_info, GstCaps *outcaps, GstVideoInfo *out_info)
+{
+  GstAccelConvert *self = GST_ACCEL_CONVERT (filter);
+  gboolean copies
+      = is_yuv_info (in_info) && is_yuv_info (out_info)
+        && GST_VIDEO_INFO_WIDTH (in_info) == GST_VIDEO_INFO_WIDTH (out_info)
+        && GST_VIDEO_INFO_HEIGHT (in_info) == GST_VIDEO_INFO_HEIGHT (out_info);
+
+  self->yuv_matrix = ACCEL_YUV_BT601;
+  self->yuv_full_range = TRUE;
+  if (is_yuv_info (in_info) && !copies
+      && !yuv_decoding (in_info, &self->yuv_matrix, &self->yuv_full_range))
+    {
+      g_autofree gchar *c
+          = gst_video_colorimetry_to_string (&in_info->colorimetry);
+
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+          ("accelconvert decodes BT.601, BT.709 and BT.2020 YUV; the input "
+           "has colorimetry %s: put videoconvert or cudaconvertscale "
+           "before it",
+              c));
+      return FALSE;
+    }
+  if (is_yuv_info (out_info))
+    {
+      GstVideoColorimetry want;
+      const GstVideoColorimetry *got = &out_info->colorimetry;
+
+      if (copies)
+        want = in_info->colorimetry;
+      else
+        gst_video_colorimetry_from_string (&want, ENCODED_COLORIMETRY);
+      if (got->matrix != want.matrix || got->range != want.range)
+        {
+          g_autofree gchar *g = gst_video_colorimetry_to_string (got);
+          g_autofree gchar *w = gst_video_colorimetry_to_string (&want);
+
+          GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+              ("accelconvert writes YUV of colorimetry %s here (BT.601 at "
+               "full range, or the input's where its planes are copied); "
+               "downstream asked for %s: put videoconvert or "
+               "cudaconvertscale after it",
+                  w, g));
+          return FALSE;
+        }
+    }
+  if (is_yuv_info (in_info))
+    GST_DEBUG_OBJECT (self, "4:2:0 input decoded with matrix %d, %s range",
+        self->yuv_matrix, self->yuv_full_range ? "full" : "limited");
+  return GST_VIDEO_FILTER_CLASS (gst_accel_convert_parent_class)
+      ->set_info (filter, incaps, in_info, outcaps, out_info);
 }
 
 static gboolean
@@ -281,8 +433,9 @@ gst_accel_convert_class_init (GstAccelConvertClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "accel colour conversion and scaling", "Filter/Converter/Video/Scaler",
-      "Converts between RGBA, BGRA, GRAY8, NV12 and I420 (BT.601 full range) "
-      "and scales (bilinear), on the GPU in CUDA memory",
+      "Converts between RGBA, BGRA, GRAY8, NV12 and I420 (decodes BT.601, "
+      "BT.709 and BT.2020 YUV at full or limited range, encodes BT.601 at "
+      "full range) and scales (bilinear), on the GPU in CUDA memory",
       ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
@@ -290,6 +443,7 @@ gst_accel_convert_class_init (GstAccelConvertClass *klass)
   trans_class->fixate_caps = gst_accel_convert_fixate_caps;
   trans_class->src_event = gst_accel_convert_src_event;
   trans_class->stop = gst_accel_convert_stop;
+  GST_VIDEO_FILTER_CLASS (klass)->set_info = gst_accel_convert_set_info;
   filter_class->filter_images = gst_accel_convert_filter_images;
   filter_class->debug_category = gst_accel_convert_debug;
 }

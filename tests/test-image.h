@@ -217,6 +217,10 @@ typedef struct
   int n;
   int dst_format;
   int num, den;
+  /* conversions from 4:2:0: the matrix (AccelYuvMatrix) and whether at
+   * limited range; 0 and FALSE, BT.601 full range, as accel_convert () */
+  int yuv_matrix;
+  gboolean yuv_limited;
 } TestCase;
 
 /* the packed formats the filters take */
@@ -311,9 +315,9 @@ test_case_run (const TestCase *c, gboolean gpu, void *stream,
                      fmt, src, sp, w, h, dst, dp, out->width, out->height);
     case TEST_KERNEL_CONVERT:
     default:
-      return gpu ? accel_convert (
-                 stream, fmt, src, sp, out->format, dst, dp, w, h)
-                 : accel_convert_host (
-                     fmt, src, sp, out->format, dst, dp, w, h);
+      return gpu ? accel_convert_yuv (stream, c->yuv_matrix, !c->yuv_limited,
+                 fmt, src, sp, out->format, dst, dp, w, h)
+                 : accel_convert_yuv_host (c->yuv_matrix, !c->yuv_limited, fmt,
+                     src, sp, out->format, dst, dp, w, h);
     }
 }

@@ -213,6 +213,7 @@ typedef struct
   int width;
   int height;
   atomic_int no_memory;
+  AccelPxYuv yuv; /* how 4:2:0 sources are decoded */
 } Convert;
 
 static float *
@@ -379,7 +380,8 @@ yuv_to_packed_rows (void *data, int y0, int y1)
         spread_chroma (cv->src + uo + c0, step, n, u);
         spread_chroma (cv->src + vo + c0, step, n, v);
         for (int x = 0; x < n; x++)
-          accel_px_yuv_to_rgb ((float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
+          accel_px_yuv_to_rgb (
+              &cv->yuv, (float)yrow[x], u[x], v[x], &r[x], &g[x], &b[x]);
         /* accel_px_to_u8 () clamps as accel_px_clamp_255 () does (NaN to 0
          * included), so 8-bit outputs skip the first of the two clamps */
         if (!uint8_rgb)
@@ -432,17 +434,39 @@ yuv_to_yuv (int sf, const uint8_t *src, size_t sp, int df, uint8_t *dst,
       }
 }
 
+/* GRAY8 from a limited range luma plane: each byte taken to 0..255 */
+static void
+luma_to_full (const AccelPxYuv *m, const uint8_t *src, size_t sp, uint8_t *dst,
+    size_t dp, int width, int height)
+{
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      dst[(size_t)y * dp + x] = accel_px_to_u8 (accel_px_clamp_255 (
+          accel_px_luma_full (m, (float)src[(size_t)y * sp + x])));
+}
+
 int
 accel_convert_host (int src_format, const void *src, size_t src_pitch,
     int dst_format, void *dst, size_t dst_pitch, int width, int height)
+{
+  return accel_convert_yuv_host (ACCEL_YUV_BT601, 1, src_format, src, src_pitch,
+      dst_format, dst, dst_pitch, width, height);
+}
+
+int
+accel_convert_yuv_host (int matrix, int full_range, int src_format,
+    const void *src, size_t src_pitch, int dst_format, void *dst,
+    size_t dst_pitch, int width, int height)
 {
   const uint8_t *in = src;
   uint8_t *out = dst;
   int src_yuv = !accel_image_format_is_packed (src_format);
   int dst_yuv = !accel_image_format_is_packed (dst_format);
+  AccelPxYuv yuv = accel_px_yuv_matrix (matrix, full_range);
 
   if (!accel_image_args_valid (src_format, src, src_pitch, width, height)
-      || !accel_image_args_valid (dst_format, dst, dst_pitch, width, height))
+      || !accel_image_args_valid (dst_format, dst, dst_pitch, width, height)
+      || matrix < ACCEL_YUV_BT601 || matrix > ACCEL_YUV_BT2020)
     return ACCEL_IMAGE_INVALID_VALUE;
 
   if (src_yuv && dst_yuv)
@@ -451,14 +475,17 @@ accel_convert_host (int src_format, const void *src, size_t src_pitch,
   else if (src_format == dst_format)
     copy_plane (out, dst_pitch, in, src_pitch,
         (size_t)width * accel_image_bytes_per_pixel (src_format), height);
-  else if (src_yuv && dst_format == ACCEL_IMAGE_GRAY8)
+  else if (src_yuv && dst_format == ACCEL_IMAGE_GRAY8 && full_range)
     copy_plane (out, dst_pitch, in, src_pitch, (size_t)width, height);
+  else if (src_yuv && dst_format == ACCEL_IMAGE_GRAY8)
+    luma_to_full (&yuv, in, src_pitch, out, dst_pitch, width, height);
   else
     {
       Convert cv = { src_format, in, src_pitch, dst_format, out, dst_pitch,
         width, height };
       size_t row_bytes = (size_t)width * 4 * sizeof (float);
 
+      cv.yuv = yuv;
       atomic_init (&cv.no_memory, 0);
       if (src_yuv)
         accel_host_parallel_rows (

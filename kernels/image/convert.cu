@@ -511,9 +511,10 @@ __global__ void __launch_bounds__ (256)
 
 template <int DF, bool A>
 __global__ void
-__launch_bounds__ (BLOCK_X *BLOCK_Y) yuv_to_packed (
-    const uint8_t *__restrict__ luma, size_t luma_pitch, const Chroma ch,
-    uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+__launch_bounds__ (BLOCK_X *BLOCK_Y)
+    yuv_to_packed (const uint8_t *__restrict__ luma, size_t luma_pitch,
+        const Chroma ch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+        int height, const AccelPxYuv m)
 {
   const int bx = blockIdx.x * BLOCK_X + threadIdx.x;
 
@@ -537,8 +538,9 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y) yuv_to_packed (
               float px[4];
               if (x >= width)
                 break;
-              accel_px_yuv_to_rgb (u8_to_f (luma[(size_t)y * luma_pitch + x]),
-                  u, v, &px[0], &px[1], &px[2]);
+              accel_px_yuv_to_rgb (&m,
+                  u8_to_f (luma[(size_t)y * luma_pitch + x]), u, v, &px[0],
+                  &px[1], &px[2]);
 #pragma unroll
               for (int c = 0; c < 3; c++)
                 px[c] = accel_px_clamp_255 (px[c]);
@@ -565,9 +567,10 @@ constexpr int YUV4_ROW_PAIRS = 4;
 // converting the first, and measured 71 % of a frame copy at 1080p
 // against 82 % (H200)
 template <int DF, bool NV12>
-__global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS) yuv4_to_packed (
-    const uint8_t *__restrict__ luma, size_t luma_pitch, const Chroma ch,
-    uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
+__global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
+    yuv4_to_packed (const uint8_t *__restrict__ luma, size_t luma_pitch,
+        const Chroma ch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+        int height, const AccelPxYuv m)
 {
   static_assert (DF == ACCEL_IMAGE_RGBA8 || DF == ACCEL_IMAGE_BGRA8,
       "four bytes a pixel out");
@@ -587,7 +590,8 @@ __global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS) yuv4_to_packed (
                 const size_t at
                     = (size_t)by * ch.pitch + (size_t)(x / 2) * ch.step;
                 float px[4];
-                accel_px_yuv_to_rgb (u8_to_f (luma[(size_t)y * luma_pitch + x]),
+                accel_px_yuv_to_rgb (&m,
+                    u8_to_f (luma[(size_t)y * luma_pitch + x]),
                     u8_to_f (ch.u[at]), u8_to_f (ch.v[at]), &px[0], &px[1],
                     &px[2]);
 #pragma unroll
@@ -630,7 +634,7 @@ __global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS) yuv4_to_packed (
             {
               float r, gg, b;
               accel_px_yuv_to_rgb (
-                  byte_to_f (lw[j], i), u[i / 2], v[i / 2], &r, &gg, &b);
+                  &m, byte_to_f (lw[j], i), u[i / 2], v[i / 2], &r, &gg, &b);
               // one conversion a byte clamps as accel_px_clamp_255 () and
               // accel_px_to_u8 () do between them (NaN to 0 included)
               const uint32_t rb = to_u8_converted (r),
@@ -812,7 +816,8 @@ launch_to_yuv (cudaStream_t s, const void *src, size_t sp, int df, void *dst,
 template <int DF>
 int
 launch_yuv4 (cudaStream_t s, int sf, const void *src, size_t sp,
-    const Chroma &ch, void *dst, size_t dp, int width, int height)
+    const Chroma &ch, void *dst, size_t dp, int width, int height,
+    const AccelPxYuv &m)
 {
   const dim3 block (32, YUV4_ROW_PAIRS);
   const dim3 grid ((width + 127) / 128,
@@ -820,17 +825,17 @@ launch_yuv4 (cudaStream_t s, int sf, const void *src, size_t sp,
 
   if (sf == ACCEL_IMAGE_NV12)
     yuv4_to_packed<DF, true><<<grid, block, 0, s>>> (
-        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
   else
     yuv4_to_packed<DF, false><<<grid, block, 0, s>>> (
-        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
   return cudaGetLastError ();
 }
 
 template <int DF>
 int
 launch_from_yuv (cudaStream_t s, int sf, const void *src, size_t sp, void *dst,
-    size_t dp, int width, int height)
+    size_t dp, int width, int height, const AccelPxYuv &m)
 {
   bool a = aligned_for (kind_for<DF>, dst, dp);
   dim3 grid = grid_for ((width + 1) / 2, (height + 1) / 2);
@@ -839,14 +844,31 @@ launch_from_yuv (cudaStream_t s, int sf, const void *src, size_t sp, void *dst,
 
   if constexpr (DF != ACCEL_IMAGE_RGBAF32)
     if (aligned16 (dst, dp) && yuv_aligned (sf, src, sp, height, 4))
-      return launch_yuv4<DF> (s, sf, src, sp, ch, dst, dp, width, height);
+      return launch_yuv4<DF> (s, sf, src, sp, ch, dst, dp, width, height, m);
   if (a)
     yuv_to_packed<DF, true><<<grid, block, 0, s>>> (
-        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
   else
     yuv_to_packed<DF, false><<<grid, block, 0, s>>> (
-        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height);
+        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
   return cudaGetLastError ();
+}
+
+// GRAY8 from a limited range luma plane: each byte taken to 0..255, as
+// the host's luma_to_full ()
+__global__ void
+__launch_bounds__ (BLOCK_X *BLOCK_Y) luma_to_full (
+    const uint8_t *__restrict__ src, size_t sp, uint8_t *__restrict__ dst,
+    size_t dp, int width, int height, const AccelPxYuv m)
+{
+  const int x = blockIdx.x * BLOCK_X + threadIdx.x;
+
+  if (x >= width)
+    return;
+  for (int y = blockIdx.y * BLOCK_Y + threadIdx.y; y < height;
+       y += gridDim.y * BLOCK_Y)
+    dst[(size_t)y * dp + x] = accel_px_to_u8 (accel_px_clamp_255 (
+        accel_px_luma_full (&m, u8_to_f (src[(size_t)y * sp + x]))));
 }
 
 int
@@ -901,12 +923,23 @@ extern "C" int
 accel_convert (void *stream, int src_format, const void *src, size_t src_pitch,
     int dst_format, void *dst, size_t dst_pitch, int width, int height)
 {
+  return accel_convert_yuv (stream, ACCEL_YUV_BT601, 1, src_format, src,
+      src_pitch, dst_format, dst, dst_pitch, width, height);
+}
+
+extern "C" int
+accel_convert_yuv (void *stream, int matrix, int full_range, int src_format,
+    const void *src, size_t src_pitch, int dst_format, void *dst,
+    size_t dst_pitch, int width, int height)
+{
   cudaStream_t s = (cudaStream_t)stream;
   bool src_yuv = !accel_image_format_is_packed (src_format);
   bool dst_yuv = !accel_image_format_is_packed (dst_format);
+  const AccelPxYuv m = accel_px_yuv_matrix (matrix, full_range);
 
   if (!accel_image_args_valid (src_format, src, src_pitch, width, height)
-      || !accel_image_args_valid (dst_format, dst, dst_pitch, width, height))
+      || !accel_image_args_valid (dst_format, dst, dst_pitch, width, height)
+      || matrix < ACCEL_YUV_BT601 || matrix > ACCEL_YUV_BT2020)
     return cudaErrorInvalidValue;
 
   if (src_yuv && dst_yuv)
@@ -920,17 +953,22 @@ accel_convert (void *stream, int src_format, const void *src, size_t src_pitch,
       switch (dst_format)
         {
         case ACCEL_IMAGE_GRAY8:
-          return copy_plane (
-              s, dst, dst_pitch, src, src_pitch, (size_t)width, height);
+          if (full_range)
+            return copy_plane (
+                s, dst, dst_pitch, src, src_pitch, (size_t)width, height);
+          luma_to_full<<<grid_for (width, height), dim3 (BLOCK_X, BLOCK_Y), 0,
+              s>>> ((const uint8_t *)src, src_pitch, (uint8_t *)dst, dst_pitch,
+              width, height, m);
+          return cudaGetLastError ();
         case ACCEL_IMAGE_RGBA8:
           return launch_from_yuv<ACCEL_IMAGE_RGBA8> (
-              s, src_format, src, src_pitch, dst, dst_pitch, width, height);
+              s, src_format, src, src_pitch, dst, dst_pitch, width, height, m);
         case ACCEL_IMAGE_BGRA8:
           return launch_from_yuv<ACCEL_IMAGE_BGRA8> (
-              s, src_format, src, src_pitch, dst, dst_pitch, width, height);
+              s, src_format, src, src_pitch, dst, dst_pitch, width, height, m);
         default:
           return launch_from_yuv<ACCEL_IMAGE_RGBAF32> (
-              s, src_format, src, src_pitch, dst, dst_pitch, width, height);
+              s, src_format, src, src_pitch, dst, dst_pitch, width, height, m);
         }
     }
   switch (src_format)

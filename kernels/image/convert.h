@@ -16,6 +16,11 @@
  *   R = G = B = Y; from NV12 and I420 the Y plane as it is. From 8-bit
  *   pixels (RGBA8, BGRA8) Y is exact: (299 R + 587 G + 114 B + 500) / 1000
  *   rounded down, in GRAY8 and in the Y plane alike (accel_px_luma_u8 ()).
+ * - accel_convert_yuv () decodes NV12 and I420 with another matrix
+ *   (BT.709, BT.2020) or at limited range (Y 16..235, U and V 16..240):
+ *   Y' = (Y - 16) 255 / 219 and the chroma scaled by 255 / 224, then the
+ *   matrix's own coefficients; GRAY8 from a limited range frame is Y'
+ *   rounded. The encoders always write BT.601 full range.
  * - Alpha is lost in GRAY8, NV12 and I420 and comes back opaque (255, 1.0).
  * - Converting to the same format copies.
  *
@@ -32,12 +37,31 @@ extern "C"
 {
 #endif
 
+  /* the matrices accel_convert_yuv () decodes with */
+  typedef enum
+  {
+    ACCEL_YUV_BT601,
+    ACCEL_YUV_BT709,
+    ACCEL_YUV_BT2020,
+  } AccelYuvMatrix;
+
   int accel_convert (void *stream, int src_format, const void *src,
       size_t src_pitch, int dst_format, void *dst, size_t dst_pitch, int width,
       int height);
 
   int accel_convert_host (int src_format, const void *src, size_t src_pitch,
       int dst_format, void *dst, size_t dst_pitch, int width, int height);
+
+  /* as accel_convert () and accel_convert_host (), NV12 and I420 sources
+   * decoded with @matrix (AccelYuvMatrix) at full or limited range; an
+   * unknown matrix is an invalid value */
+  int accel_convert_yuv (void *stream, int matrix, int full_range,
+      int src_format, const void *src, size_t src_pitch, int dst_format,
+      void *dst, size_t dst_pitch, int width, int height);
+
+  int accel_convert_yuv_host (int matrix, int full_range, int src_format,
+      const void *src, size_t src_pitch, int dst_format, void *dst,
+      size_t dst_pitch, int width, int height);
 
 #ifdef __cplusplus
 }

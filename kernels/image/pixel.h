@@ -93,14 +93,66 @@ accel_px_v (float r, float g, float b)
   return fmaf (0.5f, r, fmaf (-0.418688f, g, fmaf (-0.081312f, b, 128.0f)));
 }
 
-ACCEL_PX_FN void
-accel_px_yuv_to_rgb (float y, float u, float v, float *r, float *g, float *b)
+/* how 4:2:0 frames are decoded: Y taken to the 0..255 scale (ky, oy: 1
+ * and 0 at full range, 255 / 219 and -16 x 255 / 219 at limited range),
+ * and the chroma, centred on 128, through the matrix's coefficients (at
+ * limited range scaled by 255 / 224). accel_px_yuv_matrix () makes them */
+typedef struct
 {
-  float cu = u - 128.0f, cv = v - 128.0f;
+  float ky, oy;
+  float rv, gu, gv, bu;
+} AccelPxYuv;
 
-  *r = fmaf (1.402f, cv, y);
-  *g = fmaf (-0.344136f, cu, fmaf (-0.714136f, cv, y));
-  *b = fmaf (1.772f, cu, y);
+/* the decoding of @matrix (AccelYuvMatrix, convert.h: 0 BT.601, 1 BT.709,
+ * 2 BT.2020) at full or limited range, from each standard's published
+ * coefficients; BT.601 at full range is JFIF's 1.402, 0.344136, 0.714136,
+ * 1.772, and Y is taken as it is (y x 1 + 0, exactly y) */
+ACCEL_PX_FN AccelPxYuv
+accel_px_yuv_matrix (int matrix, int full_range)
+{
+  float c[4] = { 1.402f, -0.344136f, -0.714136f, 1.772f };
+  float s = full_range ? 1.0f : 255.0f / 224.0f;
+  AccelPxYuv m;
+
+  if (matrix == 1)
+    {
+      c[0] = 1.5748f;
+      c[1] = -0.187324f;
+      c[2] = -0.468124f;
+      c[3] = 1.8556f;
+    }
+  else if (matrix == 2)
+    {
+      c[0] = 1.4746f;
+      c[1] = -0.164553f;
+      c[2] = -0.571353f;
+      c[3] = 1.8814f;
+    }
+  m.ky = full_range ? 1.0f : 255.0f / 219.0f;
+  m.oy = full_range ? 0.0f : -16.0f * 255.0f / 219.0f;
+  m.rv = c[0] * s;
+  m.gu = c[1] * s;
+  m.gv = c[2] * s;
+  m.bu = c[3] * s;
+  return m;
+}
+
+ACCEL_PX_FN void
+accel_px_yuv_to_rgb (const AccelPxYuv *m, float y, float u, float v, float *r,
+    float *g, float *b)
+{
+  float ys = fmaf (y, m->ky, m->oy), cu = u - 128.0f, cv = v - 128.0f;
+
+  *r = fmaf (m->rv, cv, ys);
+  *g = fmaf (m->gu, cu, fmaf (m->gv, cv, ys));
+  *b = fmaf (m->bu, cu, ys);
+}
+
+/* a luma byte taken to the 0..255 scale, as GRAY8 from 4:2:0 */
+ACCEL_PX_FN float
+accel_px_luma_full (const AccelPxYuv *m, float y)
+{
+  return fmaf (y, m->ky, m->oy);
 }
 
 /* RGBAF32 channels (nominally 0..1) to and from the 0..255 scale the

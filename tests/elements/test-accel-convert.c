@@ -67,19 +67,28 @@ resizable (int format)
          || format == ACCEL_IMAGE_GRAY8;
 }
 
-/* what accelconvert documents, with the host kernels */
+/* what accelconvert documents, with the host kernels: a 4:2:0 input
+ * decoded as @info's colorimetry says (gst_video_info_set_format ()'s
+ * default for these sizes: BT.601 at limited range) */
 static void
-reference (const GstAccelImage *in, GstAccelImage *out)
+reference (
+    const GstVideoInfo *info, const GstAccelImage *in, GstAccelImage *out)
 {
   GstAccelStaging s1 = { 0 }, s2 = { 0 };
   GstAccelImage a = *in, b;
   int mid;
+  int matrix = info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709
+                   ? ACCEL_YUV_BT709
+               : info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020
+                   ? ACCEL_YUV_BT2020
+                   : ACCEL_YUV_BT601;
+  int full = info->colorimetry.range != GST_VIDEO_COLOR_RANGE_16_235;
 
   if (in->width == out->width && in->height == out->height)
     {
       g_assert_cmpint (
-          accel_convert_host (in->format, in->data, in->pitch, out->format,
-              out->data, out->pitch, in->width, in->height),
+          accel_convert_yuv_host (matrix, full, in->format, in->data, in->pitch,
+              out->format, out->data, out->pitch, in->width, in->height),
           ==, 0);
       return;
     }
@@ -91,8 +100,9 @@ reference (const GstAccelImage *in, GstAccelImage *out)
       g_assert_cmpint (
           gst_accel_image_alloc (&a, &s1, FALSE, mid, in->width, in->height),
           ==, 0);
-      g_assert_cmpint (accel_convert_host (in->format, in->data, in->pitch, mid,
-                           a.data, a.pitch, in->width, in->height),
+      g_assert_cmpint (
+          accel_convert_yuv_host (matrix, full, in->format, in->data, in->pitch,
+              mid, a.data, a.pitch, in->width, in->height),
           ==, 0);
     }
   b = *out;
@@ -154,7 +164,7 @@ test_case (gconstpointer data)
                        gst_accel_image_format_from_video (c->out_format),
                        c->out_w, c->out_h),
       ==, 0);
-  reference (&in_image, &want);
+  reference (&in_info, &in_image, &want);
 
   pipeline = launch ("accelconvert",
       gpu && c->in_format != GST_VIDEO_FORMAT_GRAY8
@@ -298,6 +308,116 @@ test_pixel_aspect_ratio (void)
     }
 }
 
+/* the first pixel @description's appsink "sink" gets, or NULL with the
+ * error the pipeline posted in @error */
+static gboolean
+first_pixel (const char *description, guint8 px[4], gchar **error)
+{
+  g_autoptr (GError) parse_error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &parse_error);
+  GstElement *sink;
+  GstSample *sample;
+  gboolean ok = FALSE;
+
+  g_assert_no_error (parse_error);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND);
+  if (sample)
+    {
+      GstMapInfo map;
+
+      g_assert_true (
+          gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ));
+      memcpy (px, map.data, 4);
+      gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+      gst_sample_unref (sample);
+      ok = TRUE;
+    }
+  else
+    {
+      GstMessage *msg = gst_bus_timed_pop_filtered (
+          GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND, GST_MESSAGE_ERROR);
+      GError *e = NULL;
+
+      g_assert_nonnull (msg);
+      gst_message_parse_error (msg, &e, error);
+      g_clear_error (&e);
+      gst_message_unref (msg);
+    }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return ok;
+}
+
+#define GREEN                                                                  \
+  "videotestsrc pattern=solid-color foreground-color=0xff00ff00 "              \
+  "num-buffers=1 ! video/x-raw,format=RGBA,width=1280,height=720"
+
+static void
+assert_green (const char *description)
+{
+  g_autofree gchar *error = NULL;
+  guint8 px[4];
+
+  if (!first_pixel (description, px, &error))
+    g_error ("%s: %s", description, error);
+  /* videoconvert alone takes this green through BT.709 to (0, 250, 0) */
+  if (px[0] > 4 || px[1] < 246 || px[2] > 4)
+    g_error ("%s: (%u, %u, %u), not green", description, px[0], px[1], px[2]);
+}
+
+static void
+assert_refused (const char *description, const char *says)
+{
+  g_autofree gchar *error = NULL;
+  guint8 px[4];
+
+  g_assert_false (first_pixel (description, px, &error));
+  if (!strstr (error, says))
+    g_error ("%s: said \"%s\", not \"%s\"", description, error, says);
+}
+
+/* YUV between accelconvert and GStreamer's videoconvert keeps its colours:
+ * what accelconvert writes is labelled BT.601 at full range, and it decodes
+ * what it is given by the input's own matrix and range (HD frames are
+ * BT.709 at limited range by default); a matrix it has no coefficients for,
+ * or an output colorimetry it does not write, is refused by name */
+static void
+test_colorimetry (void)
+{
+  assert_green (GREEN " ! accelconvert ! video/x-raw,format=I420 ! "
+                      "videoconvert ! video/x-raw,format=RGBA ! "
+                      "appsink name=sink");
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=I420 ! "
+                      "accelconvert ! video/x-raw,format=RGBA ! "
+                      "appsink name=sink");
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=NV12,"
+                      "colorimetry=bt2020 ! accelconvert ! "
+                      "video/x-raw,format=RGBA ! appsink name=sink");
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=I420,"
+                      "colorimetry=bt601 ! accelconvert ! "
+                      "video/x-raw,format=BGRA ! videoconvert ! "
+                      "video/x-raw,format=RGBA ! appsink name=sink");
+  /* 4:2:0 copied keeps its label; resized, it is encoded anew */
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=I420,"
+                      "colorimetry=bt709 ! accelconvert ! "
+                      "video/x-raw,format=NV12 ! videoconvert ! "
+                      "video/x-raw,format=RGBA ! appsink name=sink");
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=I420,"
+                      "colorimetry=bt709 ! accelconvert ! "
+                      "video/x-raw,format=NV12,width=640 ! videoconvert ! "
+                      "video/x-raw,format=RGBA ! appsink name=sink");
+  assert_refused (GREEN " ! videoconvert ! video/x-raw,format=I420,"
+                        "colorimetry=smpte240m ! accelconvert ! "
+                        "video/x-raw,format=RGBA ! appsink name=sink",
+      "the input has colorimetry smpte240m: put videoconvert");
+  assert_refused (GREEN " ! accelconvert ! video/x-raw,format=I420,"
+                        "colorimetry=bt709 ! appsink name=sink",
+      "downstream asked for bt709: put videoconvert");
+}
+
 /* GStreamer's CUDA memory has no GRAY8: upload passes it through in system
  * memory and the filters stage it themselves */
 static void
@@ -401,6 +521,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/convert/negotiation", test_negotiation);
   g_test_add_func ("/convert/pixel-aspect-ratio", test_pixel_aspect_ratio);
+  g_test_add_func ("/convert/colorimetry", test_colorimetry);
   g_test_add_func ("/convert/navigation", test_navigation);
   g_test_add_func (
       "/convert/gray8-in-system-memory", test_gray8_stays_in_system_memory);

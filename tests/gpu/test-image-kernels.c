@@ -440,6 +440,41 @@ main (int argc, char **argv)
 
           add_case (keep, &tc, name, f, 4096, 4096, p)->every_colour = TRUE;
         }
+  /* the same with the other matrices and at limited range, and GRAY8
+   * from limited range luma, for every (Y, U, V) */
+  for (int m = ACCEL_YUV_BT601; m <= ACCEL_YUV_BT2020; m++)
+    for (int limited = 0; limited < 2; limited++)
+      for (int f = ACCEL_IMAGE_NV12; f <= ACCEL_IMAGE_I420; f++)
+        for (int p = PITCH_ODD; p <= PITCH_WIDE; p++)
+          {
+            static const int targets[]
+                = { ACCEL_IMAGE_RGBA8, ACCEL_IMAGE_GRAY8, ACCEL_IMAGE_RGBAF32 };
+
+            if (m == ACCEL_YUV_BT601 && !limited)
+              continue;
+            for (guint t = 0; t < G_N_ELEMENTS (targets); t++)
+              {
+                TestCase tc = { "convert", TEST_KERNEL_CONVERT,
+                  .dst_format = targets[t], .yuv_matrix = m,
+                  .yuv_limited = limited };
+                g_autofree gchar *name = NULL;
+
+                /* full range GRAY8 is the luma plane copied; RGBAF32 has
+                 * one kernel whatever the rows */
+                if ((targets[t] == ACCEL_IMAGE_GRAY8 && !limited)
+                    || (targets[t] == ACCEL_IMAGE_RGBAF32 && p == PITCH_WIDE))
+                  continue;
+                name = g_strdup_printf ("convert/every-yuv/%s-%s/to-%s",
+                    m == ACCEL_YUV_BT601   ? "bt601"
+                    : m == ACCEL_YUV_BT709 ? "bt709"
+                                           : "bt2020",
+                    limited ? "limited" : "full",
+                    test_format_name (targets[t]));
+
+                add_case (keep, &tc, name, f, 4096, 4096, p)->every_colour
+                    = TRUE;
+              }
+          }
   for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (int p = PITCH_TIGHT; p <= PITCH_WIDE; p++)
       {
@@ -452,6 +487,15 @@ main (int argc, char **argv)
             for (guint fi = 0; fi < G_N_ELEMENTS (test_filter_formats); fi++)
               add_case (keep, &kernel_cases[ci].tc, kernel_cases[ci].tc.name,
                   test_filter_formats[fi], w, h, p);
+          }
+        /* the decoders' edges at every size, BT.709 at limited range */
+        for (int f = ACCEL_IMAGE_NV12; f <= ACCEL_IMAGE_I420; f++)
+          {
+            TestCase tc = { "convert", TEST_KERNEL_CONVERT,
+              .dst_format = ACCEL_IMAGE_RGBA8, .yuv_matrix = ACCEL_YUV_BT709,
+              .yuv_limited = TRUE };
+
+            add_case (keep, &tc, "convert/bt709-limited/to-RGBA8", f, w, h, p);
           }
         for (guint a = 0; a < G_N_ELEMENTS (test_all_formats); a++)
           for (guint b = 0; b < G_N_ELEMENTS (test_all_formats); b++)

@@ -414,8 +414,8 @@ packed_to_yuv (int sf, const uint8_t *src, size_t sp, int df, uint8_t *dst,
 }
 
 static void
-yuv_to_packed (int sf, const uint8_t *src, size_t sp, int df, uint8_t *dst,
-    size_t dp, int width, int height)
+yuv_to_packed (const AccelPxYuv *m, int sf, const uint8_t *src, size_t sp,
+    int df, uint8_t *dst, size_t dp, int width, int height)
 {
   size_t uo, vo, cp, step;
 
@@ -426,7 +426,7 @@ yuv_to_packed (int sf, const uint8_t *src, size_t sp, int df, uint8_t *dst,
         size_t c = uo + (size_t)(y / 2) * cp + (size_t)(x / 2) * step;
         size_t d = vo + (size_t)(y / 2) * cp + (size_t)(x / 2) * step;
         float px[4];
-        accel_px_yuv_to_rgb ((float)src[(size_t)y * sp + x], (float)src[c],
+        accel_px_yuv_to_rgb (m, (float)src[(size_t)y * sp + x], (float)src[c],
             (float)src[d], &px[0], &px[1], &px[2]);
         for (int k = 0; k < 3; k++)
           px[k] = accel_px_clamp_255 (px[k]);
@@ -441,18 +441,37 @@ int
 definition_convert (int src_format, const void *src, size_t src_pitch,
     int dst_format, void *dst, size_t dst_pitch, int width, int height)
 {
+  return definition_convert_yuv (ACCEL_YUV_BT601, 1, src_format, src, src_pitch,
+      dst_format, dst, dst_pitch, width, height);
+}
+
+/* GRAY8 from a limited range 4:2:0 frame: each luma byte taken to 0..255 */
+int
+definition_convert_yuv (int matrix, int full_range, int src_format,
+    const void *src, size_t src_pitch, int dst_format, void *dst,
+    size_t dst_pitch, int width, int height)
+{
   const uint8_t *in = src;
   uint8_t *out = dst;
   int src_yuv = !accel_image_format_is_packed (src_format);
   int dst_yuv = !accel_image_format_is_packed (dst_format);
+  AccelPxYuv m = accel_px_yuv_matrix (matrix, full_range);
 
+  if (src_yuv && dst_format == ACCEL_IMAGE_GRAY8 && !full_range)
+    {
+      for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+          out[(size_t)y * dst_pitch + x] = accel_px_to_u8 (accel_px_clamp_255 (
+              accel_px_luma_full (&m, (float)in[(size_t)y * src_pitch + x])));
+      return ACCEL_IMAGE_OK;
+    }
   if ((src_yuv && dst_yuv) || src_format == dst_format
       || (src_yuv && dst_format == ACCEL_IMAGE_GRAY8))
     return accel_convert_host (
         src_format, src, src_pitch, dst_format, dst, dst_pitch, width, height);
   if (src_yuv)
-    yuv_to_packed (
-        src_format, in, src_pitch, dst_format, out, dst_pitch, width, height);
+    yuv_to_packed (&m, src_format, in, src_pitch, dst_format, out, dst_pitch,
+        width, height);
   else if (dst_yuv)
     packed_to_yuv (
         src_format, in, src_pitch, dst_format, out, dst_pitch, width, height);

@@ -25,3 +25,6 @@ int definition_resize (int format, const void *src, size_t src_pitch,
     int dst_height);
 int definition_convert (int src_format, const void *src, size_t src_pitch,
     int dst_format, void *dst, size_t dst_pitch, int width, int height);
+int definition_convert_yuv (int matrix, int full_range, int src_format,
+    const void *src, size_t src_pitch, int dst_format, void *dst,
+    size_t dst_pitch, int width, int height);

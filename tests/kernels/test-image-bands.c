@@ -243,6 +243,42 @@ test_convert (void)
         }
 }
 
+/* 4:2:0 decoded with every matrix at both ranges, against the plain
+ * definition: the banded implementation and it share only the pixel
+ * arithmetic (pixel.h) */
+static void
+test_convert_matrices (void)
+{
+  static const int yuv[] = { ACCEL_IMAGE_NV12, ACCEL_IMAGE_I420 };
+  static const int out[] = { ACCEL_IMAGE_RGBA8, ACCEL_IMAGE_BGRA8,
+    ACCEL_IMAGE_GRAY8, ACCEL_IMAGE_RGBAF32 };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+
+  for (int matrix = ACCEL_YUV_BT601; matrix <= ACCEL_YUV_BT2020; matrix++)
+    for (int full = 0; full < 2; full++)
+      for (guint a = 0; a < G_N_ELEMENTS (yuv); a++)
+        for (guint b = 0; b < G_N_ELEMENTS (out); b++)
+          for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
+            {
+              int sf = yuv[a], df = out[b];
+              int w = sizes[si][0], h = sizes[si][1];
+              g_autoptr (TestFrame) in = random_frame (sf, w, h, 17, rand);
+              size_t dp = (size_t)w * accel_image_bytes_per_pixel (df) + 7;
+              g_autoptr (TestFrame) got = test_frame_new (df, w, h, dp);
+              g_autoptr (TestFrame) want = test_frame_new (df, w, h, dp);
+
+              g_assert_cmpint (
+                  accel_convert_yuv_host (matrix, full, sf, in->data, in->pitch,
+                      df, got->data, got->pitch, w, h),
+                  ==, 0);
+              g_assert_cmpint (
+                  definition_convert_yuv (matrix, full, sf, in->data, in->pitch,
+                      df, want->data, want->pitch, w, h),
+                  ==, 0);
+              assert_same_frames (got, want, test_format_name (sf), df, w, h);
+            }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -256,5 +292,6 @@ main (int argc, char **argv)
   g_test_add_func ("/image-bands/threshold", test_threshold);
   g_test_add_func ("/image-bands/resize", test_resize);
   g_test_add_func ("/image-bands/convert", test_convert);
+  g_test_add_func ("/image-bands/convert-matrices", test_convert_matrices);
   return g_test_run ();
 }
