@@ -6,6 +6,7 @@
 // thread, or, from and to RGBA8 and BGRA8 rows on 16 bytes, two blocks side
 // by side (decoding) and four (encoding)
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "convert.h"
 #include "image-device.cuh"
@@ -559,6 +560,36 @@ __launch_bounds__ (BLOCK_X *BLOCK_Y)
 // %)
 constexpr int YUV4_ROW_PAIRS = 4;
 
+// blocks of yuv4_to_packed () an SM holds, so 32 registers a thread: at
+// limited range ptxas took 40, 12 blocks an SM, and 1080p's grid went from
+// 0.96 of a wave to 1.28 (77-78 % of a frame copy against 86-88 % on an
+// H200)
+constexpr int YUV4_BLOCKS_PER_SM = 16;
+
+// how yuv4_rows () decodes: BT.601 at full range in constants the
+// compiler folds (with the coefficients as parameters ptxas spilled 4
+// bytes, and the decoders at 1080p measured 82 % of a frame copy against
+// 86-88 % on an H200), another matrix at full range, or at limited range
+// with each block's chroma terms shared by its four pixels
+enum
+{
+  YUV_JFIF,
+  YUV_FULL,
+  YUV_LIMITED,
+};
+
+template <int MODE>
+__device__ __forceinline__ AccelPxYuv
+decoding (const AccelPxYuv &m)
+{
+  AccelPxYuv d
+      = MODE == YUV_JFIF ? accel_px_yuv_matrix (ACCEL_YUV_BT601, 1) : m;
+
+  /* the range known when compiled: no branch a pixel */
+  d.full_range = MODE != YUV_LIMITED;
+  return d;
+}
+
 // 4:2:0 to RGBA8 or BGRA8 rows on 16 bytes, luma rows and chroma planes
 // on 4 bytes: 4 x 2 pixels per thread, so that each of a warp's luma and
 // chroma loads and 16-byte stores lie side by side. Both luma rows are
@@ -566,14 +597,15 @@ constexpr int YUV4_ROW_PAIRS = 4;
 // changed only how the thread's index was computed loaded the second after
 // converting the first, and measured 71 % of a frame copy at 1080p
 // against 82 % (H200)
-template <int DF, bool NV12>
-__global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
-    yuv4_to_packed (const uint8_t *__restrict__ luma, size_t luma_pitch,
-        const Chroma ch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
-        int height, const AccelPxYuv m)
+template <int DF, bool NV12, int MODE>
+__device__ __forceinline__ void
+yuv4_rows (const uint8_t *__restrict__ luma, size_t luma_pitch,
+    const Chroma &ch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+    int height, const AccelPxYuv &m)
 {
   static_assert (DF == ACCEL_IMAGE_RGBA8 || DF == ACCEL_IMAGE_BGRA8,
       "four bytes a pixel out");
+  const AccelPxYuv d = decoding<MODE> (m);
   const int g = blockIdx.x * 32 + threadIdx.x;
 
   if (4 * g >= width)
@@ -590,7 +622,7 @@ __global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
                 const size_t at
                     = (size_t)by * ch.pitch + (size_t)(x / 2) * ch.step;
                 float px[4];
-                accel_px_yuv_to_rgb (&m,
+                accel_px_yuv_to_rgb (&d,
                     u8_to_f (luma[(size_t)y * luma_pitch + x]),
                     u8_to_f (ch.u[at]), u8_to_f (ch.v[at]), &px[0], &px[1],
                     &px[2]);
@@ -624,6 +656,10 @@ __global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
       const int step = NV12 ? 2 : 1;
       const float u[2] = { byte_to_f (wu, 0), byte_to_f (wu, step) };
       const float v[2] = { byte_to_f (wv, 0), byte_to_f (wv, step) };
+      float c[2][3];
+      if constexpr (MODE == YUV_LIMITED)
+        for (int k = 0; k < 2; k++)
+          accel_px_yuv_chroma_limited (&d, u[k], v[k], c[k]);
 #pragma unroll
       for (int j = 0; j < 2; j++)
         {
@@ -633,8 +669,12 @@ __global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
           for (int i = 0; i < 4; i++)
             {
               float r, gg, b;
-              accel_px_yuv_to_rgb (
-                  &m, byte_to_f (lw[j], i), u[i / 2], v[i / 2], &r, &gg, &b);
+              if constexpr (MODE == YUV_LIMITED)
+                accel_px_yuv_luma_limited (
+                    &d, byte_to_f (lw[j], i), c[i / 2], &r, &gg, &b);
+              else
+                accel_px_yuv_to_rgb (
+                    &d, byte_to_f (lw[j], i), u[i / 2], v[i / 2], &r, &gg, &b);
               // one conversion a byte clamps as accel_px_clamp_255 () and
               // accel_px_to_u8 () do between them (NaN to 0 included)
               const uint32_t rb = to_u8_converted (r),
@@ -647,6 +687,29 @@ __global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
               = make_uint4 (out[0], out[1], out[2], out[3]);
         }
     }
+}
+
+// BT.601 at full range, and another decoding held to YUV4_BLOCKS_PER_SM
+// blocks an SM; that bound on this one measured 75-76 % of a frame copy at
+// 1080p against 86-88 %, its registers 32 either way
+template <int DF, bool NV12>
+__global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS)
+    yuv4_to_packed (const uint8_t *__restrict__ luma, size_t luma_pitch,
+        const Chroma ch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+        int height, const AccelPxYuv m)
+{
+  yuv4_rows<DF, NV12, YUV_JFIF> (
+      luma, luma_pitch, ch, dst, dst_pitch, width, height, m);
+}
+
+template <int DF, bool NV12, int MODE>
+__global__ void __launch_bounds__ (32 * YUV4_ROW_PAIRS, YUV4_BLOCKS_PER_SM)
+    yuv4_to_packed_matrix (const uint8_t *__restrict__ luma, size_t luma_pitch,
+        const Chroma ch, uint8_t *__restrict__ dst, size_t dst_pitch, int width,
+        int height, const AccelPxYuv m)
+{
+  yuv4_rows<DF, NV12, MODE> (
+      luma, luma_pitch, ch, dst, dst_pitch, width, height, m);
 }
 
 // whether a 4:2:0 frame's luma rows and chroma planes start on @n bytes
@@ -823,12 +886,38 @@ launch_yuv4 (cudaStream_t s, int sf, const void *src, size_t sp,
   const dim3 grid ((width + 127) / 128,
       grid_rows (((height + 1) / 2 + YUV4_ROW_PAIRS - 1) / YUV4_ROW_PAIRS));
 
-  if (sf == ACCEL_IMAGE_NV12)
-    yuv4_to_packed<DF, true><<<grid, block, 0, s>>> (
-        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
-  else
-    yuv4_to_packed<DF, false><<<grid, block, 0, s>>> (
-        (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+  const AccelPxYuv jfif = accel_px_yuv_matrix (ACCEL_YUV_BT601, 1);
+  const int mode = !memcmp (&m, &jfif, sizeof (m)) ? YUV_JFIF
+                   : m.full_range                  ? YUV_FULL
+                                                   : YUV_LIMITED;
+
+  switch (mode + 3 * (sf == ACCEL_IMAGE_NV12))
+    {
+    case YUV_JFIF:
+      yuv4_to_packed<DF, false><<<grid, block, 0, s>>> (
+          (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+      break;
+    case YUV_FULL:
+      yuv4_to_packed_matrix<DF, false, YUV_FULL><<<grid, block, 0, s>>> (
+          (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+      break;
+    case YUV_LIMITED:
+      yuv4_to_packed_matrix<DF, false, YUV_LIMITED><<<grid, block, 0, s>>> (
+          (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+      break;
+    case 3 + YUV_JFIF:
+      yuv4_to_packed<DF, true><<<grid, block, 0, s>>> (
+          (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+      break;
+    case 3 + YUV_FULL:
+      yuv4_to_packed_matrix<DF, true, YUV_FULL><<<grid, block, 0, s>>> (
+          (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+      break;
+    default:
+      yuv4_to_packed_matrix<DF, true, YUV_LIMITED><<<grid, block, 0, s>>> (
+          (const uint8_t *)src, sp, ch, (uint8_t *)dst, dp, width, height, m);
+      break;
+    }
   return cudaGetLastError ();
 }
 

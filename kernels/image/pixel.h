@@ -99,6 +99,7 @@ accel_px_v (float r, float g, float b)
  * limited range scaled by 255 / 224). accel_px_yuv_matrix () makes them */
 typedef struct
 {
+  int full_range; /* Y is taken as it is */
   float ky, oy;
   float rv, gu, gv, bu;
 } AccelPxYuv;
@@ -106,7 +107,7 @@ typedef struct
 /* the decoding of @matrix (AccelYuvMatrix, convert.h: 0 BT.601, 1 BT.709,
  * 2 BT.2020) at full or limited range, from each standard's published
  * coefficients; BT.601 at full range is JFIF's 1.402, 0.344136, 0.714136,
- * 1.772, and Y is taken as it is (y x 1 + 0, exactly y) */
+ * 1.772, with Y taken as it is */
 ACCEL_PX_FN AccelPxYuv
 accel_px_yuv_matrix (int matrix, int full_range)
 {
@@ -128,6 +129,7 @@ accel_px_yuv_matrix (int matrix, int full_range)
       c[2] = -0.571353f;
       c[3] = 1.8814f;
     }
+  m.full_range = full_range != 0;
   m.ky = full_range ? 1.0f : 255.0f / 219.0f;
   m.oy = full_range ? 0.0f : -16.0f * 255.0f / 219.0f;
   m.rv = c[0] * s;
@@ -137,15 +139,49 @@ accel_px_yuv_matrix (int matrix, int full_range)
   return m;
 }
 
+/* at limited range, the chroma's part of R, G, B with Y's offset, which
+ * the four pixels of a 4:2:0 block share: each pixel then adds its scaled
+ * Y in one multiply-add a channel (accel_px_yuv_luma_limited ()), as few
+ * as at full range */
+ACCEL_PX_FN void
+accel_px_yuv_chroma_limited (const AccelPxYuv *m, float u, float v, float c[3])
+{
+  float cu = u - 128.0f, cv = v - 128.0f;
+
+  c[0] = fmaf (m->rv, cv, m->oy);
+  c[1] = fmaf (m->gu, cu, fmaf (m->gv, cv, m->oy));
+  c[2] = fmaf (m->bu, cu, m->oy);
+}
+
+ACCEL_PX_FN void
+accel_px_yuv_luma_limited (const AccelPxYuv *m, float y, const float c[3],
+    float *r, float *g, float *b)
+{
+  *r = fmaf (m->ky, y, c[0]);
+  *g = fmaf (m->ky, y, c[1]);
+  *b = fmaf (m->ky, y, c[2]);
+}
+
+/* R, G, B of one pixel: at full range Y plus the chroma's part (JFIF's
+ * order), at limited range the scaled Y plus the chroma's part with Y's
+ * offset */
 ACCEL_PX_FN void
 accel_px_yuv_to_rgb (const AccelPxYuv *m, float y, float u, float v, float *r,
     float *g, float *b)
 {
-  float ys = fmaf (y, m->ky, m->oy), cu = u - 128.0f, cv = v - 128.0f;
+  float cu = u - 128.0f, cv = v - 128.0f;
 
-  *r = fmaf (m->rv, cv, ys);
-  *g = fmaf (m->gu, cu, fmaf (m->gv, cv, ys));
-  *b = fmaf (m->bu, cu, ys);
+  if (!m->full_range)
+    {
+      float c[3];
+
+      accel_px_yuv_chroma_limited (m, u, v, c);
+      accel_px_yuv_luma_limited (m, y, c, r, g, b);
+      return;
+    }
+  *r = fmaf (m->rv, cv, y);
+  *g = fmaf (m->gu, cu, fmaf (m->gv, cv, y));
+  *b = fmaf (m->bu, cu, y);
 }
 
 /* a luma byte taken to the 0..255 scale, as GRAY8 from 4:2:0 */

@@ -77,9 +77,11 @@ bench_npp_free (BenchNpp *npp)
 gboolean
 bench_npp_has (const TestCase *tc, int in_format)
 {
+  /* NPP's NV12 decoder is BT.601's */
   if (in_format == ACCEL_IMAGE_NV12)
     return tc->kernel == TEST_KERNEL_CONVERT
-           && tc->dst_format == ACCEL_IMAGE_RGBA8;
+           && tc->dst_format == ACCEL_IMAGE_RGBA8 && tc->yuv_matrix == 0
+           && !tc->yuv_limited;
   if (in_format != ACCEL_IMAGE_RGBA8)
     return FALSE;
   /* NPP has no four-channel to NV12 conversion */

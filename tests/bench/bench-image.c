@@ -53,6 +53,10 @@ static const BenchCase cases[] = {
       { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_RGBA8 } },
   { "convert I420->RGBA8", ACCEL_IMAGE_I420,
       { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_RGBA8 } },
+  /* BT.709 at limited range, as hardware decoders write HD */
+  { "convert NV12(709)->RGBA8", ACCEL_IMAGE_NV12,
+      { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_RGBA8,
+          .yuv_matrix = ACCEL_YUV_BT709, .yuv_limited = TRUE } },
   { "convert GRAY8->RGBA8", ACCEL_IMAGE_GRAY8,
       { NULL, TEST_KERNEL_CONVERT, .dst_format = ACCEL_IMAGE_RGBA8 } },
   { "convert RGBA8->RGBAF32", ACCEL_IMAGE_RGBA8,
