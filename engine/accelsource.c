@@ -63,6 +63,27 @@ source_begin (AccelStage *self)
   g_source_unref (source);
 }
 
+/* a live source's last sequence, overwritten in place, without fsync: it
+ * has to outlive the process, not the machine */
+static void
+record_produced (AccelStage *self, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  char line[32];
+  int n;
+
+  if (priv->source.produced_fd < 0)
+    return;
+  n = g_snprintf (line, sizeof (line), "%020" G_GUINT64_FORMAT "\n", sequence);
+  if (pwrite (priv->source.produced_fd, line, n, 0) != n)
+    g_warning ("stage '%s': cannot record its last sequence: %s", priv->name,
+        g_strerror (errno));
+}
+
+/* the sequence is recorded as it is taken, before the frame is made: a
+ * live source's frame is gone from its device once it starts on it, and a
+ * consumer in its segment that dies runs inside its push, before the
+ * frame is done (the next worker counted one frame too few lost) */
 static AccelSequenceResult
 source_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
 {
@@ -72,6 +93,7 @@ source_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
       && source->next_sequence >= (guint64)source->frame_limit)
     return ACCEL_SEQUENCE_END;
   *sequence = source->next_sequence++;
+  record_produced (self, *sequence);
   return ACCEL_SEQUENCE_RUN;
 }
 
@@ -81,21 +103,9 @@ push_outputs (AccelStage *self, AccelFrame *frame, gint64 t0, GError **error)
   return accel_stage_push_outputs (self, frame);
 }
 
-/* overwritten in place, without fsync: it has to outlive the process, not
- * the machine */
 static gboolean
-record_produced (AccelStage *self, guint64 sequence, GError **error)
+source_frame_done (AccelStage *self, guint64 sequence, GError **error)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (self);
-  char line[32];
-  int n;
-
-  if (priv->source.produced_fd < 0)
-    return TRUE;
-  n = g_snprintf (line, sizeof (line), "%020" G_GUINT64_FORMAT "\n", sequence);
-  if (pwrite (priv->source.produced_fd, line, n, 0) != n)
-    g_warning ("stage '%s': cannot record its last sequence: %s", priv->name,
-        g_strerror (errno));
   return TRUE;
 }
 
@@ -103,7 +113,7 @@ const AccelStageRole accel_source_role = {
   .begin = source_begin,
   .next_sequence = source_next_sequence,
   .hand_on = push_outputs,
-  .frame_done = record_produced,
+  .frame_done = source_frame_done,
   .end = accel_stage_send_eos_downstream,
 };
 
