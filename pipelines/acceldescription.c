@@ -290,6 +290,21 @@ find_named (Parser *p, const char *name)
   return NULL;
 }
 
+/* whether a stage other than @self is named @name, earlier or later: an
+ * automatic name must not take one given with name= further on */
+static gboolean
+named_elsewhere (Parser *p, const char *name, const Item *self)
+{
+  for (guint i = 0; i < p->items->len; i++)
+    {
+      Item *item = p->items->pdata[i];
+      if (item != self && item->kind && item->name
+          && g_str_equal (item->name, name))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* letters, digits, '_' and '-': what a name or port may be in a link */
 static gboolean
 valid_name (const char *name)
@@ -371,7 +386,7 @@ name_stages (Parser *p)
           g_free (item->name);
           item->name = g_strdup_printf ("%s%u", base, n++);
         }
-      while (find_named (p, item->name) != item);
+      while (named_elsewhere (p, item->name, item));
       g_hash_table_insert (counters, g_strdup (base), GUINT_TO_POINTER (n));
     }
 }

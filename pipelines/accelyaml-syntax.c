@@ -69,6 +69,17 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           g_hash_table_remove_all (sizes);
           break;
         case YAML_SCALAR_EVENT:
+          /* "\0" in a quoted scalar: every reader of the value would see
+           * it end there */
+          if (strlen ((const char *)event.data.scalar.value)
+              != event.data.scalar.length)
+            {
+              *mark = event.start_mark;
+              *problem = g_strdup (
+                  "a value holds a NUL character (\\0); no setting takes one");
+              ok = FALSE;
+              break;
+            }
           add = (Reach){ 1, event.data.scalar.length };
           name = (const char *)event.data.scalar.anchor;
           break;

@@ -54,6 +54,16 @@ test_to_yaml (void)
       "  - test-source0 -> scale0\n"
       "  - scale0 -> x\n"
       "  - x -> checksum-sink0\n");
+  g_free (quoted);
+
+  /* a number never takes a name given further on */
+  quoted = accel_description_to_yaml (
+      "core.test-source ! core.scale ! core.scale name=scale0 ! "
+      "core.null-sink",
+      NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (quoted, "  - {name: scale1, kind: core.scale}\n"
+                                    "  - {name: scale0, kind: core.scale}\n"));
 }
 
 static gchar *

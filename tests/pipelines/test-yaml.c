@@ -974,6 +974,18 @@ test_limit_aliased_bytes (void)
       "smaller, and alias expansion stops here");
 }
 
+/* "\0" in a quoted value is refused where it is, not cut short there */
+static void
+test_nul_in_scalar (void)
+{
+  g_autofree gchar *msg = string_error (
+      "pipeline: t\nstages:\n  - {name: s, kind: core.test-source, params: "
+      "{shape: \"4\\0x\"}}\n");
+
+  g_assert_cmpstr (msg, ==,
+      "lim:3:55: a value holds a NUL character (\\0); no setting takes one");
+}
+
 /* flow collections nested ever deeper */
 static void
 test_limit_depth (void)
@@ -1141,6 +1153,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/endless", test_limit_endless);
   g_test_add_func ("/yaml/limits/aliases", test_limit_aliases);
   g_test_add_func ("/yaml/limits/aliased-bytes", test_limit_aliased_bytes);
+  g_test_add_func ("/yaml/nul-in-scalar", test_nul_in_scalar);
   g_test_add_func ("/yaml/limits/depth", test_limit_depth);
   g_test_add_func ("/yaml/limits/long-names", test_limit_long_names);
   g_test_add_func ("/yaml/limits/many-keys", test_limit_many_keys);
