@@ -357,8 +357,10 @@ accel_yaml_value_text (const GValue *value)
   return g_strdup_value_contents (value);
 }
 
-/* "10s", "500ms", "2min" or plain milliseconds, as a count of
- * milliseconds; NULL when @text is none of these */
+/* "10s", "500ms", "1.5min" or plain milliseconds (digits, a fraction,
+ * a unit: no sign, exponent, hexadecimal or space), as a count of
+ * milliseconds, a value under 1 ms but not 0 as 1; NULL when @text is
+ * none of these or beyond 10^15 ms */
 gchar *
 accel_yaml_duration_to_ms (const char *text)
 {
@@ -367,13 +369,32 @@ accel_yaml_duration_to_ms (const char *text)
     const char *unit;
     double ms;
   } units[] = { { "ms", 1 }, { "min", 60000 }, { "s", 1000 }, { "", 1 } };
+  const char *p = text;
   gchar *end;
-  double v = g_ascii_strtod (text, &end);
+  double v;
 
-  if (end == text || !(v >= 0) || v > 1e15)
+  if (!g_ascii_isdigit (*p))
+    return NULL;
+  while (g_ascii_isdigit (*p))
+    p++;
+  if (*p == '.')
+    {
+      if (!g_ascii_isdigit (*++p))
+        return NULL;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  v = g_ascii_strtod (text, &end);
+  if (end != p)
     return NULL;
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (g_str_equal (end, units[i].unit))
-      return g_strdup_printf ("%.0f", v * units[i].ms);
+    if (g_str_equal (p, units[i].unit))
+      {
+        double ms = v * units[i].ms;
+
+        if (!(ms <= 1e15))
+          return NULL;
+        return g_strdup_printf ("%.0f", ms > 0 && ms < 1 ? 1 : ms);
+      }
   return NULL;
 }

@@ -986,6 +986,38 @@ test_nul_in_scalar (void)
       "lim:3:55: a value holds a NUL character (\\0); no setting takes one");
 }
 
+/* a duration is digits, a fraction and a unit, nothing else; a value
+ * under a millisecond but not zero is one */
+static void
+test_durations (void)
+{
+  static const char *const refused[] = { "0x10s", "\" 10s\"", "1e3ms", "-5s",
+    "10 s", ".5s", "99999999999999min" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = NULL;
+  gint64 deadline = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autofree gchar *yaml
+          = g_strdup_printf ("pipeline: t\nsupervision: {deadline: %s}\n"
+                             "stages: [{name: s, kind: core.test-source}]\n",
+              refused[i]);
+      g_autofree gchar *msg = string_error (yaml);
+
+      g_assert_nonnull (
+          strstr (msg, "supervision 'deadline' must be a duration such as"));
+    }
+  g = accel_graph_new_from_yaml_string ("pipeline: t\n"
+                                        "supervision: {deadline: 0.1ms}\n"
+                                        "stages: [{name: s, kind: "
+                                        "core.test-source}]\n",
+      "t", &error);
+  g_assert_no_error (error);
+  g_object_get (accel_graph_get_stage (g, "s"), "deadline", &deadline, NULL);
+  g_assert_cmpint (deadline, ==, 1);
+}
+
 /* flow collections nested ever deeper */
 static void
 test_limit_depth (void)
@@ -1154,6 +1186,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/aliases", test_limit_aliases);
   g_test_add_func ("/yaml/limits/aliased-bytes", test_limit_aliased_bytes);
   g_test_add_func ("/yaml/nul-in-scalar", test_nul_in_scalar);
+  g_test_add_func ("/yaml/durations", test_durations);
   g_test_add_func ("/yaml/limits/depth", test_limit_depth);
   g_test_add_func ("/yaml/limits/long-names", test_limit_long_names);
   g_test_add_func ("/yaml/limits/many-keys", test_limit_many_keys);
