@@ -286,15 +286,21 @@ verify_output (AccelStage *stage, AccelCommitLog *log, AccelStage *live,
   return TRUE;
 }
 
-/* the sinks' commit logs, each holding the directory's lock, closed
- * again where the directory could not be opened: the next start finds the
- * lock free */
+/* the sinks' commit logs, each holding the directory's lock, and the
+ * live sources' files, closed again where the directory could not be
+ * opened: the next start finds the lock free */
 static void
-close_commit_logs (GPtrArray *order)
+close_state_files (GPtrArray *order)
 {
   for (guint i = 0; i < order->len; i++)
-    if (accel_stage_get_stage_kind (order->pdata[i]) == ACCEL_STAGE_SINK)
-      accel_stage_set_commit_log (order->pdata[i], NULL);
+    {
+      AccelStage *stage = order->pdata[i];
+
+      if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SINK)
+        accel_stage_set_commit_log (stage, NULL);
+      if (accel_stage_is_live (stage))
+        accel_stage_set_produced_file (stage, -1, 0);
+    }
 }
 
 /**
@@ -388,12 +394,12 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
 failed:
   {
     close (lock_fd);
-    close_commit_logs (order);
+    close_state_files (order);
     return FALSE;
   }
 failed_open:
   {
-    close_commit_logs (order);
+    close_state_files (order);
     return FALSE;
   }
 }
