@@ -27,6 +27,8 @@ on_thread (AccelStage *stage, const char *thread)
 static GPtrArray *
 find_return (AccelGraph *graph, const char *thread)
 {
+  /* each stage off the thread that was reached, mapped to the stage it
+   * was reached from first */
   g_autoptr (GHashTable) from = g_hash_table_new (NULL, NULL);
   g_autoptr (GQueue) queue = g_queue_new ();
   GPtrArray *path = NULL;
@@ -34,12 +36,11 @@ find_return (AccelGraph *graph, const char *thread)
   for (guint i = 0; i < graph->order->len; i++)
     if (on_thread (graph->order->pdata[i], thread))
       g_queue_push_tail (queue, graph->order->pdata[i]);
-  /* each stage off the thread that was reached, mapped to the stage it
-   * was reached from first */
   while (!g_queue_is_empty (queue) && !path)
     {
       AccelStage *stage = g_queue_pop_head (queue);
       gboolean left = !on_thread (stage, thread);
+
       for (guint l = 0; l < graph->wiring->len && !path; l++)
         {
           GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
