@@ -112,21 +112,24 @@ test_type_mismatch (GraphFixture *f, gconstpointer data)
       "image<RGBA8>[?x?]@any: kind tensor is not image");
 }
 
+/* src -> mid -> sink, src on thread t1 and sink on @sink_thread */
+static void
+add_through_mid (GraphFixture *f, const char *sink_thread)
+{
+  g_object_set (source (f, "src", 64, "4"), "thread", "t1", NULL);
+  add (f, "core.scale", "mid");
+  g_object_set (add (f, "core.null-sink", "sink"), "thread", sink_thread, NULL);
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "sink");
+}
+
 /* a thread that a path leaves and comes back to is refused, the path
  * named: a full mailbox on the way would stop it for good. The same path
  * ending on a thread of its own runs */
 static void
 test_thread_left_and_returned (GraphFixture *f, gconstpointer data)
 {
-  AccelStage *src = source (f, "src", 64, "4");
-  AccelStage *sink;
-
-  add (f, "core.scale", "mid");
-  sink = add (f, "core.null-sink", "sink");
-  g_object_set (src, "thread", "t1", NULL);
-  g_object_set (sink, "thread", "t1", NULL);
-  link_ok (f->graph, "src", "mid");
-  link_ok (f->graph, "mid", "sink");
+  add_through_mid (f, "t1");
   g_assert_false (accel_graph_prepare (f->graph, &f->error));
   g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_cmpstr (f->error->message, ==,
@@ -137,13 +140,7 @@ test_thread_left_and_returned (GraphFixture *f, gconstpointer data)
   g_clear_error (&f->error);
 
   graph_renew (f);
-  src = source (f, "src", 64, "4");
-  add (f, "core.scale", "mid");
-  sink = add (f, "core.null-sink", "sink");
-  g_object_set (src, "thread", "t1", NULL);
-  g_object_set (sink, "thread", "t2", NULL);
-  link_ok (f->graph, "src", "mid");
-  link_ok (f->graph, "mid", "sink");
+  add_through_mid (f, "t2");
   g_assert_true (accel_graph_start (f->graph, &f->error));
   g_assert_no_error (f->error);
   g_assert_true (

@@ -217,6 +217,27 @@ test_resize (void)
         }
 }
 
+/* one random @sf frame of @w x @h converted to @df by the banded
+ * implementation and by the plain definition, 4:2:0 decoded with @matrix
+ * at full or limited range: the same bytes */
+static void
+assert_convert_same (
+    int matrix, int full, int sf, int df, int w, int h, guint seed, GRand *rand)
+{
+  g_autoptr (TestFrame) in = random_frame (sf, w, h, seed, rand);
+  size_t dp = (size_t)w * accel_image_bytes_per_pixel (df) + 7;
+  g_autoptr (TestFrame) got = test_frame_new (df, w, h, dp);
+  g_autoptr (TestFrame) want = test_frame_new (df, w, h, dp);
+
+  g_assert_cmpint (accel_convert_yuv_host (matrix, full, sf, in->data,
+                       in->pitch, df, got->data, got->pitch, w, h),
+      ==, 0);
+  g_assert_cmpint (definition_convert_yuv (matrix, full, sf, in->data,
+                       in->pitch, df, want->data, want->pitch, w, h),
+      ==, 0);
+  assert_same_frames (got, want, test_format_name (sf), df, w, h);
+}
+
 static void
 test_convert (void)
 {
@@ -225,22 +246,8 @@ test_convert (void)
   for (guint a = 0; a < G_N_ELEMENTS (all_formats); a++)
     for (guint b = 0; b < G_N_ELEMENTS (all_formats); b++)
       for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
-        {
-          int sf = all_formats[a], df = all_formats[b];
-          int w = sizes[si][0], h = sizes[si][1];
-          g_autoptr (TestFrame) in = random_frame (sf, w, h, 13, rand);
-          size_t dp = (size_t)w * accel_image_bytes_per_pixel (df) + 7;
-          g_autoptr (TestFrame) got = test_frame_new (df, w, h, dp);
-          g_autoptr (TestFrame) want = test_frame_new (df, w, h, dp);
-
-          g_assert_cmpint (accel_convert_host (sf, in->data, in->pitch, df,
-                               got->data, got->pitch, w, h),
-              ==, 0);
-          g_assert_cmpint (definition_convert (sf, in->data, in->pitch, df,
-                               want->data, want->pitch, w, h),
-              ==, 0);
-          assert_same_frames (got, want, test_format_name (sf), df, w, h);
-        }
+        assert_convert_same (ACCEL_YUV_BT601, 1, all_formats[a], all_formats[b],
+            sizes[si][0], sizes[si][1], 13, rand);
 }
 
 /* 4:2:0 decoded with every matrix at both ranges, against the plain
@@ -259,24 +266,8 @@ test_convert_matrices (void)
       for (guint a = 0; a < G_N_ELEMENTS (yuv); a++)
         for (guint b = 0; b < G_N_ELEMENTS (out); b++)
           for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
-            {
-              int sf = yuv[a], df = out[b];
-              int w = sizes[si][0], h = sizes[si][1];
-              g_autoptr (TestFrame) in = random_frame (sf, w, h, 17, rand);
-              size_t dp = (size_t)w * accel_image_bytes_per_pixel (df) + 7;
-              g_autoptr (TestFrame) got = test_frame_new (df, w, h, dp);
-              g_autoptr (TestFrame) want = test_frame_new (df, w, h, dp);
-
-              g_assert_cmpint (
-                  accel_convert_yuv_host (matrix, full, sf, in->data, in->pitch,
-                      df, got->data, got->pitch, w, h),
-                  ==, 0);
-              g_assert_cmpint (
-                  definition_convert_yuv (matrix, full, sf, in->data, in->pitch,
-                      df, want->data, want->pitch, w, h),
-                  ==, 0);
-              assert_same_frames (got, want, test_format_name (sf), df, w, h);
-            }
+            assert_convert_same (matrix, full, yuv[a], out[b], sizes[si][0],
+                sizes[si][1], 17, rand);
 }
 
 int
