@@ -94,6 +94,7 @@ typedef struct
   GQueue restart_times; /* monotonic µs of recent restarts */
   GBytes *snapshot;     /* the last state taken, restored on restart */
   gchar *checkpoint;    /* where snapshots go on disk, or NULL */
+  gboolean stateless;   /* said so there (accel_checkpoint_mark_stateless) */
   gchar *restore_from;  /* the checkpoint to start from, or NULL */
 } AccelStageSupervisor;
 

@@ -706,6 +706,7 @@ accel_stage_set_checkpoint (
   g_free (priv->supervisor.restore_from);
   priv->supervisor.checkpoint = g_strdup (base);
   priv->supervisor.restore_from = g_strdup (restore_from);
+  priv->supervisor.stateless = FALSE;
 }
 
 /* the first stage of @stage's segment (@stage itself for the first), or

@@ -120,8 +120,14 @@ accel_stage_supervisor_frame_done (
   sup->snapshot = klass->snapshot (self);
   if (!sup->checkpoint)
     return TRUE;
+  /* once a run: the marker stays */
   if (!sup->snapshot)
-    return accel_checkpoint_mark_stateless (sup->checkpoint, error);
+    {
+      if (!sup->stateless)
+        sup->stateless
+            = accel_checkpoint_mark_stateless (sup->checkpoint, error);
+      return sup->stateless;
+    }
   return accel_checkpoint_save (
       sup->checkpoint, sequence, sup->snapshot, error);
 }
