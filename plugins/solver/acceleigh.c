@@ -156,6 +156,8 @@ accel_eigh_process (AccelStage *stage, AccelFrame *frame, GError **error)
   guint8 *w = accel_buffer_get_data (frame->outputs[PORT_W]);
   guint8 *v = accel_buffer_get_data (frame->outputs[PORT_V]);
 
+  if (!accel_solver_check_inputs (stage, gpu, frame, s, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     return process_host (self, frame, error);
 
@@ -171,7 +173,7 @@ accel_eigh_process (AccelStage *stage, AccelFrame *frame, GError **error)
         || !accel_solver_transpose (s->dtype, frame, gpu->mat, s->n,
             v + i * a_size, s->n, s->n, s->n, FALSE, error))
       return ACCEL_FLOW_ERROR;
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, error))
+  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i], error))

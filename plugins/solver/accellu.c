@@ -177,6 +177,8 @@ accel_lu_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer rhs = (guint8 *)gpu->mat + self->off_rhs;
   int n = (int)s->n, nrhs = (int)s->nrhs;
 
+  if (!accel_solver_check_inputs (stage, gpu, frame, s, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     return process_host (self, frame, error);
 
@@ -204,7 +206,7 @@ accel_lu_process (AccelStage *stage, AccelFrame *frame, GError **error)
           || !accel_solver_rhs_out (s, frame, target, x + i * b_size, error))
         return ACCEL_FLOW_ERROR;
     }
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, error))
+  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i],

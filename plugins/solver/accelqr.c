@@ -198,6 +198,8 @@ accel_qr_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer f = gpu->mat;
   gpointer tau = (guint8 *)gpu->mat + self->off_tau;
 
+  if (!accel_solver_check_inputs (stage, gpu, frame, s, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     return process_host (self, frame, error);
 
@@ -221,7 +223,7 @@ accel_qr_process (AccelStage *stage, AccelFrame *frame, GError **error)
         return ACCEL_FLOW_ERROR;
     }
   /* neither call fails on data: a negative info is a wrong call */
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, error))
+  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if ((gpu->host_info[i] != 0

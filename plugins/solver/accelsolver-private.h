@@ -38,6 +38,9 @@ typedef struct
  * @dev_info: cuSOLVER's info of every call of a frame, on the device
  * @host_info: the same, copied to pinned memory
  * @n_info: how many
+ * @dev_first: for each input, the index of its first element that is NaN
+ *   or infinite (%G_MAXUINT64: none), on the device, after @dev_info
+ * @host_first: the same, after @host_info
  *
  * A stage's cuSOLVER state: made in start(), released in stop(); the
  * scratch comes from the stream-ordered allocator on the stage's stream.
@@ -51,7 +54,12 @@ typedef struct
   int *dev_info;
   int *host_info;
   guint n_info;
+  guint64 *dev_first;
+  guint64 *host_first;
 } AccelSolverGpu;
+
+/* a and b */
+#define ACCEL_SOLVER_MAX_INPUTS 2
 
 void accel_solver_class_add_port (AccelStageClass *klass,
     AccelPortDirection direction, const char *name, const char *description);
@@ -70,8 +78,10 @@ gboolean accel_solver_gpu_alloc_work (
 void accel_solver_gpu_stop (AccelStage *stage, AccelSolverGpu *gpu);
 gboolean accel_solver_gpu_bind (
     AccelStage *stage, AccelSolverGpu *gpu, AccelFrame *frame, GError **error);
-gboolean accel_solver_gpu_fetch_info (
-    AccelStage *stage, AccelSolverGpu *gpu, AccelFrame *frame, GError **error);
+gboolean accel_solver_check_inputs (AccelStage *stage, AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, GError **error);
+gboolean accel_solver_gpu_fetch_info (AccelStage *stage, AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, GError **error);
 gboolean accel_solver_transpose (AccelDType dtype, AccelFrame *frame,
     gconstpointer in, gsize in_ld, gpointer out, gsize out_rows, gsize out_cols,
     gsize out_ld, gboolean upper, GError **error);

@@ -4,9 +4,11 @@
 #define G_LOG_DOMAIN "accel-solver"
 
 #include <cuda_runtime_api.h>
+#include <lapacke.h>
 #include <string.h>
 
 #include "accelsolver-private.h"
+#include "accelsolverfinite.h"
 #include "accelsolvertranspose.h"
 
 /**
@@ -216,6 +218,26 @@ accel_solver_align (gsize size)
   return (size + 255) & ~(gsize)255;
 }
 
+/* the infos, then the index of the first non-finite element of each input
+ * (ACCEL_SOLVER_MAX_INPUTS), in one block: one copy brings both back */
+static gsize
+info_offset_first (const AccelSolverGpu *gpu)
+{
+  return (gpu->n_info * sizeof (int) + 7) / 8 * 8;
+}
+
+static gsize
+info_size (const AccelSolverGpu *gpu)
+{
+  return info_offset_first (gpu) + ACCEL_SOLVER_MAX_INPUTS * sizeof (guint64);
+}
+
+static guint64 *
+first_slots (const AccelSolverGpu *gpu, int *info)
+{
+  return (guint64 *)((guint8 *)info + info_offset_first (gpu));
+}
+
 /**
  * accel_solver_gpu_start:
  * @stage: the starting stage
@@ -246,13 +268,14 @@ accel_solver_gpu_start (AccelStage *stage, AccelSolverGpu *gpu, gsize mat_size,
   gpu->n_info = n_info;
   if (!accel_cuda_check (
           cudaMallocAsync (&gpu->mat, MAX (mat_size, 1), stream), error)
-      || !accel_cuda_check (cudaMallocAsync ((void **)&gpu->dev_info,
-                                n_info * sizeof (int), stream),
+      || !accel_cuda_check (
+          cudaMallocAsync ((void **)&gpu->dev_info, info_size (gpu), stream),
           error)
       || !accel_cuda_check (
-          cudaMallocHost ((void **)&gpu->host_info, n_info * sizeof (int)),
-          error))
+          cudaMallocHost ((void **)&gpu->host_info, info_size (gpu)), error))
     goto failed;
+  gpu->dev_first = first_slots (gpu, gpu->dev_info);
+  gpu->host_first = first_slots (gpu, gpu->host_info);
   return TRUE;
 
   /* ERRORS */
@@ -336,32 +359,134 @@ accel_solver_gpu_bind (
   return TRUE;
 }
 
+/* rows and columns of each matrix of input @port: a is m x n, b n x nrhs */
+static void
+input_matrix_dims (
+    const AccelSolverShape *shape, guint port, gint64 *rows, gint64 *cols)
+{
+  *rows = port == 0 ? shape->m : shape->n;
+  *cols = port == 0 ? shape->n : shape->nrhs;
+}
+
+static gboolean
+nonfinite_input (AccelStage *stage, AccelFrame *frame,
+    const AccelSolverShape *shape, guint port, guint64 index, GError **error)
+{
+  gint64 rows, cols, per_matrix, at;
+
+  input_matrix_dims (shape, port, &rows, &cols);
+  per_matrix = rows * cols;
+  at = (gint64)index % per_matrix;
+  return accel_solver_bad_input (stage, frame, shape,
+      (gint64)index / per_matrix, error,
+      "%s holds NaN or an infinity at row %" G_GINT64_FORMAT
+      ", column %" G_GINT64_FORMAT
+      "; the factorizations are defined for finite values only",
+      port == 0 ? "a" : "b", at / cols, at % cols);
+}
+
 /**
  * accel_solver_gpu_fetch_info:
  * @stage: the processing stage
  * @gpu: its cuSOLVER state
  * @frame: the frame whose calls are enqueued
+ * @shape: the negotiated shape
  * @error: return location for a #GError, or %NULL
  *
  * Copies the frame's infos to @gpu->host_info and waits for them: a known
  * host wait of every solver stage. cuSOLVER tells a singular or indefinite
  * matrix only through its info in device memory, and a frame whose result
  * is wrong must fail before its output goes downstream, so the stage's
- * thread waits here for the frame's GPU work. Called from process().
+ * thread waits here for the frame's GPU work. The search that
+ * accel_solver_check_inputs() enqueued comes back with them: an input
+ * holding NaN or an infinity fails the frame here, before its infos are
+ * read. Called from process().
  *
- * Returns: %TRUE when the infos are on the host.
+ * Returns: %TRUE when the infos are on the host and the inputs finite.
  */
 gboolean
-accel_solver_gpu_fetch_info (
-    AccelStage *stage, AccelSolverGpu *gpu, AccelFrame *frame, GError **error)
+accel_solver_gpu_fetch_info (AccelStage *stage, AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, GError **error)
 {
   cudaStream_t stream = accel_stream_get_handle (frame->stream);
 
-  return accel_cuda_check (
-             cudaMemcpyAsync (gpu->host_info, gpu->dev_info,
-                 gpu->n_info * sizeof (int), cudaMemcpyDeviceToHost, stream),
-             error)
-         && accel_cuda_check (cudaStreamSynchronize (stream), error);
+  if (!accel_cuda_check (cudaMemcpyAsync (gpu->host_info, gpu->dev_info,
+                             info_size (gpu), cudaMemcpyDeviceToHost, stream),
+          error)
+      || !accel_cuda_check (cudaStreamSynchronize (stream), error))
+    return FALSE;
+  for (guint p = 0; p < frame->n_inputs && p < ACCEL_SOLVER_MAX_INPUTS; p++)
+    if (gpu->host_first[p] != G_MAXUINT64)
+      return nonfinite_input (
+          stage, frame, shape, p, gpu->host_first[p], error);
+  return TRUE;
+}
+
+static int
+find_nonfinite (AccelDType dtype, gpointer stream, gconstpointer data,
+    gsize count, guint64 *first)
+{
+  if (dtype == ACCEL_DTYPE_F64)
+    return accel_solver_find_nonfinite_f64 (
+        stream, data, count, (unsigned long long *)first);
+  return accel_solver_find_nonfinite_f32 (
+      stream, data, count, (unsigned long long *)first);
+}
+
+/**
+ * accel_solver_check_inputs:
+ * @stage: the processing stage
+ * @gpu: its cuSOLVER state (unused on the host backend)
+ * @frame: the frame
+ * @shape: the negotiated shape
+ * @error: return location for a #GError, or %NULL
+ *
+ * Looks for NaN and infinities in the frame's inputs, which LAPACKE would
+ * refuse as an illegal parameter and cuSOLVER would factor into NaN, so
+ * that both backends fail such a frame alike, as bad input. On the host the
+ * inputs are searched now; on a GPU the search is enqueued on the frame's
+ * stream and accel_solver_gpu_fetch_info() reports what it found. Called
+ * from process(), before the frame's other work.
+ *
+ * Returns: %TRUE when the host search found nothing or the GPU search is
+ * enqueued.
+ */
+gboolean
+accel_solver_check_inputs (AccelStage *stage, AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, GError **error)
+{
+  gboolean host = accel_stage_is_host (stage);
+  gpointer stream = accel_stream_get_handle (frame->stream);
+
+  if (!host
+      && !accel_cuda_check (
+          cudaMemsetAsync (gpu->dev_first, 0xff,
+              ACCEL_SOLVER_MAX_INPUTS * sizeof (guint64), stream),
+          error))
+    return FALSE;
+  for (guint p = 0; p < frame->n_inputs && p < ACCEL_SOLVER_MAX_INPUTS; p++)
+    {
+      gconstpointer data = accel_buffer_get_data (frame->inputs[p]);
+      gint64 rows, cols;
+      gsize count, first;
+
+      input_matrix_dims (shape, p, &rows, &cols);
+      count = (gsize)(shape->batch * rows * cols);
+      if (host)
+        {
+          first = shape->dtype == ACCEL_DTYPE_F64
+                      ? accel_solver_find_nonfinite_f64_host (data, count)
+                      : accel_solver_find_nonfinite_f32_host (data, count);
+          if (first < count)
+            return nonfinite_input (stage, frame, shape, p, first, error);
+          continue;
+        }
+      if (!accel_cuda_check (find_nonfinite (shape->dtype, stream, data, count,
+                                 gpu->dev_first + p),
+              error))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /**
@@ -461,7 +586,8 @@ accel_solver_bad_input (AccelStage *stage, AccelFrame *frame,
  * @error: return location for a #GError, or %NULL
  *
  * A negative info says the stage called the routine wrongly: sets @error
- * to %ACCEL_ERROR_LIBRARY saying which parameter.
+ * to %ACCEL_ERROR_LIBRARY saying which parameter. LAPACKE's own codes for
+ * a workspace it could not allocate are %ACCEL_ERROR_OUT_OF_MEMORY.
  *
  * Returns: %FALSE.
  */
@@ -469,6 +595,17 @@ gboolean
 accel_solver_bad_parameter (
     AccelStage *stage, const char *routine, int info, GError **error)
 {
+  if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
+          "stage '%s' (%s): %s: LAPACKE could not allocate its %s (info %d)",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          routine,
+          info == LAPACK_WORK_MEMORY_ERROR ? "workspace"
+                                           : "row-major transposes",
+          info);
+      return FALSE;
+    }
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
       "stage '%s' (%s): %s: parameter %d had an illegal value (info %d)",
       accel_stage_get_name (stage), accel_stage_get_kind_name (stage), routine,

@@ -189,6 +189,8 @@ accel_svd_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer u_slot = (guint8 *)gpu->mat + self->off_u;
   gpointer vt_slot = (guint8 *)gpu->mat + self->off_vt;
 
+  if (!accel_solver_check_inputs (stage, gpu, frame, s, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     return process_host (self, frame, error);
 
@@ -224,7 +226,7 @@ accel_svd_process (AccelStage *stage, AccelFrame *frame, GError **error)
               s->dtype, frame, vt_slot, k, vti, k, n, n, FALSE, error))
         return ACCEL_FLOW_ERROR;
     }
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, error))
+  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i], error))

@@ -6,6 +6,7 @@
  * matrices through devInfo; the transposes against their host references.
  * Skips without a GPU. */
 #include <cuda_runtime_api.h>
+#include <math.h>
 
 #include "accel-test.h"
 #include "accelsolvertranspose.h"
@@ -85,6 +86,22 @@ test_not_positive_definite (void)
       "positive");
 }
 
+/* NaN and infinities fail the frame as on the host: cuSOLVER would factor
+ * them into NaN */
+static void
+test_nonfinite (void)
+{
+  const SolverCase lu = { "", "solver.lu", ACCEL_DTYPE_F64, 3, 12, 12, 2 };
+  const SolverCase chol
+      = { "", "solver.cholesky", ACCEL_DTYPE_F32, 0, 9, 9, 0 };
+  const SolverCase qr = { "", "solver.qr", ACCEL_DTYPE_F32, 2, 11, 5 };
+
+  solver_expect_nonfinite (&lu, 0, 1, 4, 7, NAN, FALSE);
+  solver_expect_nonfinite (&lu, 1, 2, 11, 1, INFINITY, FALSE);
+  solver_expect_nonfinite (&chol, 0, 0, 8, 0, -INFINITY, FALSE);
+  solver_expect_nonfinite (&qr, 0, 1, 10, 4, NAN, FALSE);
+}
+
 /* the tiles' edges: sizes around and across 32, and the upper mask */
 static void
 test_transpose (void)
@@ -96,6 +113,8 @@ test_transpose (void)
     { 32, 32 },
     { 33, 65 },
     { 100, 7 },
+    /* more tiles down than a grid may be tall (65535) */
+    { 2100000, 3 },
   };
   cudaStream_t stream;
 
@@ -169,9 +188,12 @@ main (int argc, char **argv)
       add ("solver.cholesky", dt, 4, 17, 17, 5);
       add ("solver.eigh", dt, 3, 17, 17, 0);
     }
+  /* a QR whose Q is more tiles tall than a grid may be */
+  add ("solver.qr", ACCEL_DTYPE_F64, 0, 2100000, 3, 0);
   g_test_add_func ("/solver-gpu/lu/singular", test_singular);
   g_test_add_func (
       "/solver-gpu/cholesky/not-positive-definite", test_not_positive_definite);
   g_test_add_func ("/solver-gpu/transpose", test_transpose);
+  g_test_add_func ("/solver-gpu/nonfinite", test_nonfinite);
   return g_test_run ();
 }

@@ -406,31 +406,78 @@ solver_compare_runs (const SolverCase *c, GPtrArray *a, GPtrArray *b)
   return worst;
 }
 
-void
-solver_data_spoil (const SolverCase *c, SolverData *d, gint64 index, gint64 row)
+/* replaces frame 0's input @port by the same values after @change */
+static void
+change_frame0 (const SolverCase *c, SolverData *d, guint port,
+    void (*change) (double *values, gpointer data), gpointer data)
 {
   gsize size;
-  g_autofree double *a = NULL;
-  double *ai;
-  GBytes *old = g_ptr_array_steal_index (d->inputs[0], 0);
+  g_autofree double *v = NULL;
+  GBytes *old = g_ptr_array_steal_index (d->inputs[port], 0);
 
-  a = test_to_double (c->dtype, old, &size);
+  v = test_to_double (c->dtype, old, &size);
   g_bytes_unref (old);
-  ai = a + index * c->n * c->n;
-  if (g_str_equal (c->kind, "solver.cholesky"))
-    ai[row * c->n + row] = -100.0 * c->n;
+  change (v, data);
+  g_ptr_array_insert (d->inputs[port], 0, test_from_double (c->dtype, v, size));
+  g_free (d->values[port]->pdata[0]);
+  d->values[port]->pdata[0] = g_steal_pointer (&v);
+}
+
+typedef struct
+{
+  const SolverCase *c;
+  guint port;
+  gint64 index, row, col;
+  double value;
+} Change;
+
+static void
+spoil (double *a, gpointer data)
+{
+  const Change *ch = data;
+  double *ai = a + ch->index * ch->c->n * ch->c->n;
+
+  if (g_str_equal (ch->c->kind, "solver.cholesky"))
+    ai[ch->row * ch->c->n + ch->row] = -100.0 * ch->c->n;
   else
-    memset (ai + row * c->n, 0, c->n * sizeof (double));
-  g_ptr_array_insert (d->inputs[0], 0, test_from_double (c->dtype, a, size));
-  g_free (d->values[0]->pdata[0]);
-  d->values[0]->pdata[0] = g_steal_pointer (&a);
+    memset (ai + ch->row * ch->c->n, 0, ch->c->n * sizeof (double));
 }
 
 void
-solver_expect_bad_input (const SolverCase *c, gint64 index, gint64 row,
+solver_data_spoil (const SolverCase *c, SolverData *d, gint64 index, gint64 row)
+{
+  Change ch = { c, 0, index, row, 0, 0.0 };
+
+  change_frame0 (c, d, 0, spoil, &ch);
+}
+
+static void
+poison (double *v, gpointer data)
+{
+  const Change *ch = data;
+  /* a: m x n; b: n x nrhs, or a vector */
+  gint64 rows = ch->port ? ch->c->n : ch->c->m;
+  gint64 cols = ch->port ? MAX (ch->c->nrhs, 1) : ch->c->n;
+
+  v[ch->index * rows * cols + ch->row * cols + ch->col] = ch->value;
+}
+
+void
+solver_data_poison (const SolverCase *c, SolverData *d, guint port,
+    gint64 index, gint64 row, gint64 col, double value)
+{
+  Change ch = { c, port, index, row, col, value };
+
+  change_frame0 (c, d, port, poison, &ch);
+}
+
+/* runs @d through @c with its stage escalating: fails with
+ * ACCEL_ERROR_INVALID_INPUT naming the stage, frame 0 and matrix @index,
+ * and holding @part */
+static void
+expect_bad_input (const SolverCase *c, const SolverData *d, gint64 index,
     gboolean host, const char *part)
 {
-  g_autoptr (SolverData) d = solver_data_new (c, 2);
   g_autoptr (AccelGraph) g = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree gchar *where
@@ -438,7 +485,6 @@ solver_expect_bad_input (const SolverCase *c, gint64 index, gint64 row,
                          " of %" G_GINT64_FORMAT ": ",
           c->kind, index, MAX (c->batch, 1));
 
-  solver_data_spoil (c, d, index, row);
   g = solver_graph_new (c, d, host);
   g_object_set (accel_graph_get_stage (g, "stage"), "on-fault",
       ACCEL_SUPERVISION_ESCALATE, NULL);
@@ -447,4 +493,28 @@ solver_expect_bad_input (const SolverCase *c, gint64 index, gint64 row,
   g_test_message ("%s", error->message);
   g_assert_true (g_str_has_prefix (error->message, where));
   g_assert_nonnull (strstr (error->message, part));
+}
+
+void
+solver_expect_bad_input (const SolverCase *c, gint64 index, gint64 row,
+    gboolean host, const char *part)
+{
+  g_autoptr (SolverData) d = solver_data_new (c, 2);
+
+  solver_data_spoil (c, d, index, row);
+  expect_bad_input (c, d, index, host, part);
+}
+
+void
+solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
+    gint64 row, gint64 col, double value, gboolean host)
+{
+  g_autoptr (SolverData) d = solver_data_new (c, 2);
+  g_autofree gchar *part
+      = g_strdup_printf ("%s holds NaN or an infinity at row %" G_GINT64_FORMAT
+                         ", column %" G_GINT64_FORMAT "; ",
+          port ? "b" : "a", row, col);
+
+  solver_data_poison (c, d, port, index, row, col, value);
+  expect_bad_input (c, d, index, host, part);
 }

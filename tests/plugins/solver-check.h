@@ -58,3 +58,12 @@ void solver_data_spoil (
  * holding @part */
 void solver_expect_bad_input (const SolverCase *c, gint64 index, gint64 row,
     gboolean host, const char *part);
+/* frame 0's element (@row, @col) of matrix @index of input @port (0: a,
+ * 1: b) becomes @value */
+void solver_data_poison (const SolverCase *c, SolverData *data, guint port,
+    gint64 index, gint64 row, gint64 col, double value);
+/* a graph of @c with that element @value (NaN or an infinity), its stage
+ * escalating, fails with ACCEL_ERROR_INVALID_INPUT naming the stage, frame
+ * 0, the matrix and the element */
+void solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
+    gint64 row, gint64 col, double value, gboolean host);

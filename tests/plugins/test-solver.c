@@ -2,6 +2,7 @@
 /* solver.* on the host backend (LAPACKE): factorizations of fresh random
  * matrices checked by reconstruction, singular and indefinite matrices at
  * run time, shape mismatches at link time */
+#include <math.h>
 #include <string.h>
 
 #include "accel-test.h"
@@ -70,6 +71,26 @@ test_not_positive_definite (void)
   solver_expect_bad_input (&chol64, 0, 0, TRUE,
       "a is not positive definite: its leading minor of order 1 is not "
       "positive");
+}
+
+/* NaN and infinities fail the frame as bad input, in a and in b, where
+ * LAPACKE would call them an illegal parameter */
+static void
+test_nonfinite (void)
+{
+  const SolverCase lu = { "", "solver.lu", F64, 3, 12, 12, 2 };
+  const SolverCase chol = { "", "solver.cholesky", F32, 0, 9, 9, 0 };
+  const SolverCase qr = { "", "solver.qr", F32, 2, 11, 5 };
+  const SolverCase svd = { "", "solver.svd", F64, 0, 6, 8 };
+  const SolverCase eigh = { "", "solver.eigh", F32, 2, 7, 7 };
+
+  solver_expect_nonfinite (&lu, 0, 1, 4, 7, NAN, TRUE);
+  solver_expect_nonfinite (&lu, 1, 2, 11, 1, INFINITY, TRUE);
+  solver_expect_nonfinite (&chol, 0, 0, 8, 0, -INFINITY, TRUE);
+  solver_expect_nonfinite (&chol, 1, 0, 3, 0, NAN, TRUE);
+  solver_expect_nonfinite (&qr, 0, 1, 10, 4, NAN, TRUE);
+  solver_expect_nonfinite (&svd, 0, 0, 0, 0, INFINITY, TRUE);
+  solver_expect_nonfinite (&eigh, 0, 1, 2, 5, NAN, TRUE);
 }
 
 /* by default a stage skips a frame of bad input and goes on */
@@ -184,6 +205,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/lu/singular-skipped", test_singular_skipped);
   g_test_add_func (
       "/solver/cholesky/not-positive-definite", test_not_positive_definite);
+  g_test_add_func ("/solver/nonfinite", test_nonfinite);
   g_test_add_func ("/solver/negotiate/link-errors", test_link_errors);
   g_test_add_func ("/solver/negotiate/output-types", test_output_types);
   return g_test_run ();
