@@ -118,6 +118,7 @@ accel_dnn_conv_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelConvShape *s = &priv->shape;
   g_autofree gchar *din = NULL, *dweights = NULL;
   gint64 span_h, span_w, dims[4];
+  guint64 elements;
 
   if (!check_input (stage, "in", in, 4, error)
       || !check_input (stage, "weights", weights, 4, error))
@@ -178,7 +179,11 @@ accel_dnn_conv_negotiate (AccelStage *stage, const AccelType *in_types,
         s->h + 2 * s->pad_h, s->w + 2 * s->pad_w, s->pad_h, s->pad_w);
   s->p = (s->h + 2 * s->pad_h - span_h) / s->stride_h + 1;
   s->q = (s->w + 2 * s->pad_w - span_w) / s->stride_w + 1;
-  if (s->n * s->k * s->p * s->q > G_MAXINT32)
+  /* p and q reach 2^32 with the largest pads: the product is checked */
+  if (!g_uint64_checked_mul (&elements, s->n, s->k)
+      || !g_uint64_checked_mul (&elements, elements, s->p)
+      || !g_uint64_checked_mul (&elements, elements, s->q)
+      || elements > G_MAXINT32)
     return accel_dense_mismatch (stage, error,
         "in is %s and weights is %s; the output of %" G_GINT64_FORMAT
         "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT

@@ -213,6 +213,79 @@ failed:
   return NULL;
 }
 
+/* an entry is the SHA-256 of its CUBIN, then the CUBIN: a file cut short
+ * or damaged is told from a CUBIN and compiled again */
+#define DIGEST_SIZE 32
+
+static void
+digest_of (gconstpointer data, gsize size, guint8 digest[DIGEST_SIZE])
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize n = DIGEST_SIZE;
+
+  g_checksum_update (sum, data, size);
+  g_checksum_get_digest (sum, digest, &n);
+}
+
+/* the CUBIN in the entry at @path, or %NULL when there is none or it is
+ * damaged (then removed, and said so) */
+static GBytes *
+read_entry (const char *path)
+{
+  gchar *contents = NULL;
+  gsize length = 0;
+  guint8 digest[DIGEST_SIZE];
+
+  if (!g_file_get_contents (path, &contents, &length, NULL))
+    return NULL;
+  if (length > DIGEST_SIZE)
+    {
+      digest_of (contents + DIGEST_SIZE, length - DIGEST_SIZE, digest);
+      if (memcmp (digest, contents, DIGEST_SIZE) == 0)
+        {
+          GBytes *all = g_bytes_new_take (contents, length);
+          GBytes *cubin
+              = g_bytes_new_from_bytes (all, DIGEST_SIZE, length - DIGEST_SIZE);
+
+          g_bytes_unref (all);
+          return cubin;
+        }
+    }
+  g_free (contents);
+  g_message ("the NVRTC cache entry %s is damaged (%" G_GSIZE_FORMAT
+             " bytes that do not match their checksum): compiling again",
+      path, length);
+  g_unlink (path);
+  return NULL;
+}
+
+static gboolean
+write_entry (const char *path, GBytes *cubin, GError **error)
+{
+  gsize size = 0;
+  const guint8 *data = g_bytes_get_data (cubin, &size);
+  g_autofree guint8 *entry = g_malloc (DIGEST_SIZE + size);
+
+  digest_of (data, size, entry);
+  memcpy (entry + DIGEST_SIZE, data, size);
+  return g_file_set_contents (
+      path, (const gchar *)entry, DIGEST_SIZE + size, error);
+}
+
+/* whether the code may depend on files that the key does not cover: a
+ * quoted #include, or an include path or header in @options */
+static gboolean
+reads_user_headers (const char *source, const char *options)
+{
+  g_autoptr (GRegex) quoted = g_regex_new (
+      "^[ \t]*#[ \t]*include[ \t]*\"", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) path = g_regex_new (
+      "(^|\\s)(-I|--include-path|-include|--pre-include)", 0, 0, NULL);
+
+  return g_regex_match (quoted, source, 0, NULL)
+         || (options && g_regex_match (path, options, 0, NULL));
+}
+
 /**
  * accel_nvrtc_compile_full:
  * @source: the CUDA C++ source
@@ -228,9 +301,13 @@ failed:
  *
  * Compiles @source with NVRTC to a CUBIN for @arch, or takes it from
  * @cache_dir, where the CUBIN of each (source, options, arch, NVRTC version)
- * is kept under accel_nvrtc_cache_key(). A cache hit does not touch NVRTC;
- * a new CUBIN is written atomically, and a cache that cannot be written is
- * only logged. No GPU is needed. MT safe.
+ * is kept under accel_nvrtc_cache_key() with its SHA-256. A cache hit does
+ * not touch NVRTC; an entry that does not match its checksum is removed and
+ * compiled again; a new CUBIN is written atomically, and a cache that
+ * cannot be written is only logged. A source with a quoted `#include`, or
+ * options with an include path or header (`-I`, `--include-path`,
+ * `-include`, `--pre-include`), is never cached: the key cannot cover the
+ * headers it reads. No GPU is needed. MT safe.
  *
  * Returns: (transfer full): the CUBIN, or %NULL with %ACCEL_ERROR_LIBRARY
  *   holding NVRTC's log, each error's source line quoted, on a compile
@@ -245,8 +322,6 @@ accel_nvrtc_compile_full (const char *source, const char *name,
   g_autofree gchar *path = NULL;
   g_autoptr (GError) io_error = NULL;
   GBytes *cubin;
-  gchar *contents = NULL;
-  gsize length = 0;
 
   g_return_val_if_fail (source != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
@@ -257,26 +332,30 @@ accel_nvrtc_compile_full (const char *source, const char *name,
     *cache_hit = FALSE;
   if (log)
     *log = NULL;
+  if (cache_dir && reads_user_headers (source, options))
+    {
+      g_debug ("%s reads headers of its own: not cached", name);
+      cache_dir = NULL;
+    }
   if (cache_dir)
     {
       key = accel_nvrtc_cache_key (source, options, arch);
       path = g_build_filename (cache_dir, key, NULL);
-      if (g_file_get_contents (path, &contents, &length, NULL) && length > 0)
+      cubin = read_entry (path);
+      if (cubin)
         {
           g_debug ("%s for %s: cache hit %s", name, arch, path);
           if (cache_hit)
             *cache_hit = TRUE;
-          return g_bytes_new_take (contents, length);
+          return cubin;
         }
-      g_free (contents);
     }
 
   cubin = compile (source, name, options, arch, log, error);
   if (!cubin || !cache_dir)
     return cubin;
   if (g_mkdir_with_parents (cache_dir, 0700) != 0
-      || !g_file_set_contents (path, g_bytes_get_data (cubin, NULL),
-          g_bytes_get_size (cubin), &io_error))
+      || !write_entry (path, cubin, &io_error))
     g_message ("cannot keep the CUBIN of %s in the cache %s: %s", name,
         cache_dir, io_error ? io_error->message : g_strerror (errno));
   else

@@ -105,6 +105,33 @@ accel_nvrtc_kernel_negotiate (AccelStage *stage, const AccelType *in_types,
   return TRUE;
 }
 
+/* the kernel takes what process () passes: three parameters of 8 bytes
+ * (in, out, n); any other list would be read from the wrong bytes */
+static gboolean
+check_signature (AccelNvrtcKernel *self, const char *name, GError **error)
+{
+  size_t offset, size;
+  guint n = 0;
+  gboolean eight = TRUE;
+
+  while (n <= 3
+         && cudaFuncGetParamInfo ((const void *)self->kernel, n, &offset, &size)
+                == cudaSuccess)
+    {
+      eight = eight && size == 8;
+      n++;
+    }
+  /* asking past the last parameter sets the last error */
+  cudaGetLastError ();
+  if (n == 3 && eight)
+    return TRUE;
+  return stage_error (ACCEL_STAGE (self), error, ACCEL_ERROR_INVALID_INPUT,
+      "%s: '%s' takes %s%u parameter%s%s; it must be extern \"C\" "
+      "__global__ void %s (const T *in, T *out, long long n)",
+      name, self->entry, n > 3 ? "more than " : "", MIN (n, 3),
+      n == 1 ? "" : "s", eight ? "" : ", not all of 8 bytes", self->entry);
+}
+
 static gboolean
 accel_nvrtc_kernel_start (AccelStage *stage, GError **error)
 {
@@ -172,7 +199,7 @@ accel_nvrtc_kernel_start (AccelStage *stage, GError **error)
           name, self->entry, self->entry);
       goto failed;
     }
-  if (!accel_cuda_check (status, error))
+  if (!accel_cuda_check (status, error) || !check_signature (self, name, error))
     goto failed;
   return TRUE;
 

@@ -130,6 +130,8 @@ accel_rand_negotiate (AccelStage *stage, const AccelType *in_types,
   return parse_shape (stage, priv->shape, &out_types[0], error);
 }
 
+static void accel_rand_stop (AccelStage *stage);
+
 static gboolean
 accel_rand_start (AccelStage *stage, GError **error)
 {
@@ -157,14 +159,20 @@ accel_rand_start (AccelStage *stage, GError **error)
           curandSetPseudoRandomGeneratorSeed (priv->curand, priv->seed), error)
       || !accel_curand_check (
           stage, curandSetStream (priv->curand, stream), error))
-    return FALSE;
+    goto failed;
   priv->bound_stream = stream;
   if (dist != ACCEL_RAND_DIST_UNIFORM && priv->n % 2 == 1
       && !accel_cuda_check (cudaMallocAsync (&priv->scratch,
                                 (priv->n + 1) * (priv->f64 ? 8 : 4), stream),
           error))
-    return FALSE;
+    goto failed;
   return TRUE;
+
+  /* ERRORS */
+failed:
+  /* the engine calls stop () only after a start () that succeeded */
+  accel_rand_stop (stage);
+  return FALSE;
 }
 
 static void

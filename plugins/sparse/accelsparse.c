@@ -224,7 +224,11 @@ accel_sparse_gpu_start (AccelStage *stage, AccelSparseGpu *gpu, GError **error)
     return FALSE;
   if (!accel_cusparse_check (
           stage, cusparseSetStream (gpu->handle, stream), error))
-    return FALSE;
+    {
+      /* the engine calls stop () only after a start () that succeeded */
+      accel_sparse_gpu_stop (stage, gpu);
+      return FALSE;
+    }
   gpu->bound_stream = stream;
   return TRUE;
 }
@@ -356,9 +360,11 @@ accel_sparse_gpu_ensure_workspace (AccelStage *stage, AccelSparseGpu *gpu,
 {
   cudaStream_t stream = accel_stream_get_handle (frame->stream);
 
-  gpu->workspace_known = TRUE;
   if (size <= gpu->workspace_size)
-    return TRUE;
+    {
+      gpu->workspace_known = TRUE;
+      return TRUE;
+    }
   if (gpu->workspace
       && !accel_cuda_check (cudaFreeAsync (gpu->workspace, stream), error))
     return FALSE;
@@ -367,6 +373,8 @@ accel_sparse_gpu_ensure_workspace (AccelStage *stage, AccelSparseGpu *gpu,
   if (!accel_cuda_check (
           cudaMallocAsync (&gpu->workspace, size, stream), error))
     return FALSE;
+  /* only now: a frame after a failed allocation asks again */
   gpu->workspace_size = size;
+  gpu->workspace_known = TRUE;
   return TRUE;
 }

@@ -152,9 +152,10 @@ test_out_dtype (void)
     g_assert_cmpint (y[i], ==, (gint32)x[i]);
 }
 
-/* a compile error stops the graph with NVRTC's message and the line */
+/* a graph whose stage 'broken' runs @source fails to start with an error
+ * naming the stage and holding each of @parts (NULL-terminated) */
 static void
-test_compile_error (void)
+expect_start_error (const char *source, const char *const *parts)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = accel_graph_new ("nvrtc-error");
@@ -169,13 +170,7 @@ test_compile_error (void)
   accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_DEVICE, 1, &n);
   test_tensor_source_set_type (TEST_TENSOR_SOURCE (src), &t);
   test_tensor_source_push (TEST_TENSOR_SOURCE (src), zeros);
-  g_object_set (stage, "source",
-      "extern \"C\" __global__ void\n"
-      "kernel (const float *in, float *out, long long n)\n"
-      "{\n"
-      "  out[0] = in[0] * ;\n"
-      "}\n",
-      "cache", FALSE, NULL);
+  g_object_set (stage, "source", source, "cache", FALSE, NULL);
   g_assert_true (accel_graph_link (g, "src", "broken", &error));
   g_assert_true (accel_graph_link (g, "broken", "sink", &error));
   g_assert_no_error (error);
@@ -183,8 +178,53 @@ test_compile_error (void)
   g_assert_nonnull (error);
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, "stage 'broken' (nvrtc.kernel)"));
-  g_assert_nonnull (strstr (error->message, "broken.cu(4): error"));
-  g_assert_nonnull (strstr (error->message, "     4 | out[0] = in[0] * ;"));
+  for (guint i = 0; parts[i]; i++)
+    g_assert_nonnull (strstr (error->message, parts[i]));
+}
+
+/* a compile error stops the graph with NVRTC's message and the line */
+static void
+test_compile_error (void)
+{
+  const char *const parts[]
+      = { "broken.cu(4): error", "     4 | out[0] = in[0] * ;", NULL };
+
+  expect_start_error ("extern \"C\" __global__ void\n"
+                      "kernel (const float *in, float *out, long long n)\n"
+                      "{\n"
+                      "  out[0] = in[0] * ;\n"
+                      "}\n",
+      parts);
+}
+
+/* a kernel whose parameters are not (in, out, n) fails to start rather
+ * than read its arguments from the wrong bytes */
+static void
+test_wrong_signature (void)
+{
+  const char *const two[] = { "'kernel' takes 2 parameters;", NULL };
+  const char *const four[] = { "takes more than 3 parameters", NULL };
+  const char *const narrow[] = { "3 parameters, not all of 8 bytes", NULL };
+
+  expect_start_error ("extern \"C\" __global__ void\n"
+                      "kernel (float *data, long long n)\n"
+                      "{\n"
+                      "  data[0] = (float)n;\n"
+                      "}\n",
+      two);
+  expect_start_error (
+      "extern \"C\" __global__ void\n"
+      "kernel (const float *in, float *out, long long n, float gain)\n"
+      "{\n"
+      "  out[0] = in[0] * gain;\n"
+      "}\n",
+      four);
+  expect_start_error ("extern \"C\" __global__ void\n"
+                      "kernel (const float *in, float *out, int n)\n"
+                      "{\n"
+                      "  out[0] = in[0] * n;\n"
+                      "}\n",
+      narrow);
 }
 
 int
@@ -212,6 +252,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc-gpu/options", test_options);
   g_test_add_func ("/nvrtc-gpu/out-dtype", test_out_dtype);
   g_test_add_func ("/nvrtc-gpu/compile-error", test_compile_error);
+  g_test_add_func ("/nvrtc-gpu/wrong-signature", test_wrong_signature);
   status = g_test_run ();
   accel_test_remove_tree (cache_home);
   return status;

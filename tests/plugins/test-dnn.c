@@ -97,6 +97,9 @@ test_link_errors (void)
     1, "relu", 1.0 };
   const DnnCase f64 = { "", CONV, ACCEL_DTYPE_F64, 1, 3, 8, 8, 4, 3, 3, 0, 0, 1,
     1, 1, 1, 1, NULL, 1.0 };
+  /* the largest pads: an output of 2^64 - 2^33 + 1 elements */
+  const DnnCase padded = { "", CONV, F32, 1, 1, 1, 1, 1, 1, 1, G_MAXINT,
+    G_MAXINT, 1, 1, 1, 1, 1, NULL, 1.0 };
   const gint64 w_dims[] = { 4, 2, 3, 3 }, bias_dims[] = { 7 };
   const gint64 w16_dims[] = { 4, 3, 3, 3 };
   AccelType t;
@@ -119,6 +122,9 @@ test_link_errors (void)
       "stage 'stage' (dnn.conv2d): in is 1x1x6x6 but weights is 1x1x3x3; "
       "with dilation 4x1 the filter spans 9x3, more than the padded input "
       "of 8x6 (pad 1x0): the output would be empty");
+  expect_prepare_error (&padded, -1, NULL, ACCEL_ERROR_TYPE_MISMATCH,
+      "stage 'stage' (dnn.conv2d): in is 1x1x1x1 and weights is 1x1x1x1; the "
+      "output of 1x1x4294967295x4294967295 has more than 2^31 - 1 elements");
   accel_type_init_tensor (&t, F32, ACCEL_MEMORY_DEVICE, 1, bias_dims);
   expect_prepare_error (&bias, 2, &t, ACCEL_ERROR_TYPE_MISMATCH,
       "stage 'stage' (dnn.conv2d-bias): bias is tensor<f32>[7]@device but "

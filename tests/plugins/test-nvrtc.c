@@ -114,6 +114,22 @@ test_cache_hit (CacheFixture *f, gconstpointer data)
   g_assert_cmpuint (count_entries (f->dir), ==, 1);
 }
 
+/* an entry as the cache writes it: the SHA-256 of @cubin, then @cubin */
+static void
+write_entry (const char *path, const char *cubin)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 entry[64 + 32];
+  gsize n = 32, size = strlen (cubin);
+
+  g_assert_cmpuint (size, <=, 64);
+  g_checksum_update (sum, (const guchar *)cubin, size);
+  g_checksum_get_digest (sum, entry, &n);
+  memcpy (entry + 32, cubin, size);
+  g_assert_true (
+      g_file_set_contents (path, (const gchar *)entry, 32 + size, NULL));
+}
+
 /* the cache answers from the file alone: what is stored is what comes back,
  * with no NVRTC call (a CUBIN that NVRTC could not make proves it) */
 static void
@@ -125,13 +141,89 @@ test_cache_hit_skips_nvrtc (CacheFixture *f, gconstpointer data)
   g_autofree gchar *path = g_build_filename (f->dir, key, NULL);
   gboolean hit = FALSE;
 
-  g_assert_true (g_file_set_contents (path, "stored", -1, NULL));
+  write_entry (path, "stored");
   cubin = accel_nvrtc_compile_full (
       bad_source, "bad.cu", NULL, "sm_90", f->dir, &hit, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (hit);
   g_assert_cmpmem (
       g_bytes_get_data (cubin, NULL), g_bytes_get_size (cubin), "stored", 6);
+}
+
+/* an entry cut short, or one whose bytes changed, is compiled again and
+ * replaced; never handed on as a CUBIN */
+static void
+test_cache_damaged (CacheFixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) first = NULL;
+  g_autofree gchar *key
+      = accel_nvrtc_cache_key (good_source, "-DGAIN=2", "sm_90");
+  g_autofree gchar *path = g_build_filename (f->dir, key, NULL);
+  g_autofree gchar *whole = NULL;
+  gsize length = 0;
+
+  first = accel_nvrtc_compile_full (
+      good_source, "good.cu", "-DGAIN=2", "sm_90", f->dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &whole, &length, NULL));
+  for (guint damage = 0; damage < 2; damage++)
+    {
+      g_autoptr (GBytes) again = NULL;
+      g_autofree gchar *changed = g_memdup2 (whole, length);
+      gboolean hit = TRUE;
+
+      /* cut in half, or one byte of the CUBIN changed */
+      if (damage == 1)
+        changed[length - 10] ^= 0x40;
+      g_assert_true (g_file_set_contents (
+          path, changed, damage == 0 ? length / 2 : length, NULL));
+      g_test_expect_message (
+          "accel-nvrtc", G_LOG_LEVEL_MESSAGE, "*NVRTC cache entry*is damaged*");
+      again = accel_nvrtc_compile_full (good_source, "good.cu", "-DGAIN=2",
+          "sm_90", f->dir, &hit, NULL, &error);
+      g_test_assert_expected_messages ();
+      g_assert_no_error (error);
+      g_assert_false (hit);
+      g_assert_true (g_bytes_equal (first, again));
+    }
+}
+
+/* a source that reads headers of its own is compiled every time: the key
+ * covers the source and options, not the files they name */
+static void
+test_cache_headers (CacheFixture *f, gconstpointer data)
+{
+  static const char source[]
+      = "#include \"gain.cuh\"\n"
+        "extern \"C\" __global__ void\n"
+        "kernel (const float *in, float *out, long long n)\n"
+        "{\n"
+        "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+        "  if (i < n)\n"
+        "    out[i] = in[i] * GAIN;\n"
+        "}\n";
+  g_autofree gchar *headers = g_dir_make_tmp ("accel-nvrtc-h-XXXXXX", NULL);
+  g_autofree gchar *header = g_build_filename (headers, "gain.cuh", NULL);
+  g_autofree gchar *options = g_strdup_printf ("-I%s", headers);
+  g_autoptr (GBytes) two = NULL, three = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean hit = TRUE;
+
+  g_assert_true (g_file_set_contents (header, "#define GAIN 2.0f\n", -1, NULL));
+  two = accel_nvrtc_compile_full (
+      source, "gain.cu", options, "sm_90", f->dir, &hit, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (hit);
+  g_assert_true (g_file_set_contents (header, "#define GAIN 3.0f\n", -1, NULL));
+  three = accel_nvrtc_compile_full (
+      source, "gain.cu", options, "sm_90", f->dir, &hit, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (hit);
+  g_assert_false (g_bytes_equal (two, three));
+  g_assert_cmpuint (count_entries (f->dir), ==, 0);
+  g_unlink (header);
+  g_rmdir (headers);
 }
 
 static void
@@ -369,6 +461,10 @@ main (int argc, char **argv)
       test_cache_hit_skips_nvrtc, cache_teardown);
   g_test_add ("/nvrtc/cache/key", CacheFixture, NULL, cache_setup,
       test_cache_key, cache_teardown);
+  g_test_add ("/nvrtc/cache/damaged-entry", CacheFixture, NULL, cache_setup,
+      test_cache_damaged, cache_teardown);
+  g_test_add ("/nvrtc/cache/own-headers", CacheFixture, NULL, cache_setup,
+      test_cache_headers, cache_teardown);
   g_test_add_func ("/nvrtc/cache/default-dir", test_cache_default_dir);
   g_test_add_func ("/nvrtc/stage/host-backend", test_host_backend);
   g_test_add_func ("/nvrtc/stage/source-or-file", test_source_or_file);
