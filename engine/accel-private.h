@@ -107,6 +107,7 @@ void accel_stage_set_produced_file (AccelStage *stage, int fd, guint64 n_lost);
 void accel_stage_set_checkpoint (
     AccelStage *stage, const char *base, const char *restore_from);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
+void accel_stage_set_graph_failed (AccelStage *stage, gboolean failed);
 const char *accel_stage_get_blocking_reason (AccelStage *stage);
 void accel_stage_set_segment (AccelStage *stage, AccelStage *leader);
 AccelStage *accel_stage_get_segment (AccelStage *stage);

@@ -427,6 +427,9 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
             = g_error_new (error->domain, error->code, "stage '%s' (%s): %s",
                 name, accel_stage_get_kind_name (stage), error->message);
       g_debug ("%s", graph->error->message);
+      /* what waits on the application's behalf stops waiting */
+      for (guint i = 0; i < graph->stages->len; i++)
+        accel_stage_set_graph_failed (graph->stages->pdata[i], TRUE);
     }
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
@@ -515,6 +518,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_stepped (stage, graph->stepped);
       accel_stage_set_one_stream (stage, one_stream);
       accel_stage_set_frame_limit (stage, graph->frame_limit);
+      accel_stage_set_graph_failed (stage, FALSE);
       if (!accel_stage_start (stage,
               worker_for (graph, by_segment, by_name, stage), streams, error))
         {

@@ -188,6 +188,8 @@ typedef struct
   gboolean pools_in_step;     /* its pools cycle with the sequence */
   AccelStageBatch *batch;     /* segments' first stages: the batch */
   gboolean started;           /* klass->start succeeded */
+  gboolean restarting;        /* stop and start run for a restart */
+  gint graph_failed;          /* atomic: the graph recorded an error */
   gboolean done;              /* EOS handled, or failed */
   GError *start_error;
 

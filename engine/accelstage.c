@@ -641,6 +641,16 @@ accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream)
   priv->one_stream = one_stream;
 }
 
+/* the graph recorded an error (or starts again): see
+ * accel_stage_graph_has_failed () */
+void
+accel_stage_set_graph_failed (AccelStage *stage, gboolean failed)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_atomic_int_set (&priv->graph_failed, failed);
+}
+
 /* sinks: skip and record finished sequence numbers (takes @log) */
 void
 accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log)

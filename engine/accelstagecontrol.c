@@ -143,6 +143,46 @@ accel_stage_send_eos (AccelStage *stage)
 }
 
 /**
+ * accel_stage_graph_has_failed:
+ * @stage: a stage
+ *
+ * Whether the graph @stage runs in has recorded an error since it started:
+ * a fault escalated, and accel_graph_wait() returns it. The graph's other
+ * stages go on until it is stopped, so what waits on the application's
+ * behalf outside the stage's thread (a push into a full queue, a pull from
+ * an empty one) asks this in slices and gives up rather than wait for good.
+ *
+ * Returns: %TRUE once the graph has failed, until it starts again. MT safe.
+ */
+gboolean
+accel_stage_graph_has_failed (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+
+  return g_atomic_int_get (&accel_stage_get_private (stage)->graph_failed);
+}
+
+/**
+ * accel_stage_is_restarting:
+ * @stage: a stage
+ *
+ * Whether the stage's stop() and start() now run for a restart by its
+ * supervisor, rather than for the graph's stop and start. A stage keeps
+ * across a restart what it holds for the application (frames pushed or not
+ * yet pulled, the end of the stream) and the files it writes; a graph's
+ * start begins them anew. Called from stop() and start().
+ *
+ * Returns: %TRUE during a restart.
+ */
+gboolean
+accel_stage_is_restarting (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+
+  return accel_stage_get_private (stage)->restarting;
+}
+
+/**
  * accel_stage_should_yield:
  * @stage: a running stage
  *

@@ -367,7 +367,7 @@ forget_captures (AccelStagePrivate *priv)
 
 /* new stream, handles and plans; state from the last snapshot */
 static gboolean
-restart (AccelStage *self, GError **error)
+stop_and_start (AccelStage *self, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
@@ -396,6 +396,20 @@ restart (AccelStage *self, GError **error)
       && !klass->restore (self, priv->supervisor.snapshot, error))
     return FALSE;
   return TRUE;
+}
+
+/* stop_and_start (), told apart from the graph's stop and start: see
+ * accel_stage_is_restarting () */
+static gboolean
+restart (AccelStage *self, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  gboolean ok;
+
+  priv->restarting = TRUE;
+  ok = stop_and_start (self, error);
+  priv->restarting = FALSE;
+  return ok;
 }
 
 /* answers a fault as the stage's supervisor decides: TRUE when the stage

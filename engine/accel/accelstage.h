@@ -201,6 +201,8 @@ guint64 accel_stage_get_n_replayed (AccelStage *stage);
 guint64 accel_stage_get_n_captured (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 gboolean accel_stage_should_yield (AccelStage *stage);
+gboolean accel_stage_graph_has_failed (AccelStage *stage);
+gboolean accel_stage_is_restarting (AccelStage *stage);
 gboolean accel_stage_adopt_input (
     AccelStage *stage, AccelBuffer *buffer, GError **error);
 void accel_stage_get_latency (

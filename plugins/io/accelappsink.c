@@ -56,10 +56,27 @@ accel_app_sink_start (AccelStage *stage, GError **error)
   self->pool = accel_pool_new (
       accel_stage_get_device (stage), &type, MAX (self->max_buffers, 1));
   accel_pool_set_timeout (self->pool, ACCEL_IO_WAIT_SLICE_US);
+  /* a restart keeps the frames the application has not pulled */
+  if (accel_stage_is_restarting (stage))
+    return TRUE;
   g_mutex_lock (&self->lock);
   g_queue_clear_full (&self->queue, (GDestroyNotify)accel_buffer_unref);
   self->eos = FALSE;
   g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+/* the stream ended: a pull that finds the queue empty returns at once */
+static gboolean
+accel_app_sink_eos (AccelStage *stage, GError **error)
+{
+  AccelAppSink *self = ACCEL_APP_SINK (stage);
+
+  g_mutex_lock (&self->lock);
+  self->eos = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  g_object_notify (G_OBJECT (self), "eos");
   return TRUE;
 }
 
@@ -71,6 +88,8 @@ accel_app_sink_stop (AccelStage *stage)
   g_clear_pointer (&self->pending, accel_buffer_unref);
   /* buffers still queued or held keep the pool */
   g_clear_object (&self->pool);
+  if (accel_stage_is_restarting (stage))
+    return;
   g_mutex_lock (&self->lock);
   self->eos = TRUE;
   g_cond_broadcast (&self->cond);
@@ -168,12 +187,17 @@ accel_app_sink_pull_buffer (AccelAppSink *self, gint64 timeout_us)
   AccelBuffer *buffer;
 
   g_mutex_lock (&self->lock);
-  while (!(buffer = g_queue_pop_head (&self->queue)) && !self->eos)
+  /* in slices: a graph that failed sends no more frames, and nothing else
+   * would wake a pull without a timeout */
+  while (!(buffer = g_queue_pop_head (&self->queue)) && !self->eos
+         && !accel_stage_graph_has_failed (ACCEL_STAGE (self)))
     {
-      if (timeout_us < 0)
-        g_cond_wait (&self->cond, &self->lock);
-      else if (!g_cond_wait_until (&self->cond, &self->lock, deadline))
+      gint64 slice = g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US;
+
+      if (timeout_us >= 0 && deadline <= g_get_monotonic_time ())
         break;
+      g_cond_wait_until (&self->cond, &self->lock,
+          timeout_us < 0 ? slice : MIN (slice, deadline));
     }
   g_mutex_unlock (&self->lock);
   return buffer;
@@ -254,6 +278,7 @@ accel_app_sink_class_init (AccelAppSinkClass *klass)
   gobject_class->finalize = accel_app_sink_finalize;
   stage_class->start = accel_app_sink_start;
   stage_class->stop = accel_app_sink_stop;
+  stage_class->eos = accel_app_sink_eos;
   stage_class->process = accel_app_sink_process;
   stage_class->render = accel_app_sink_render;
 

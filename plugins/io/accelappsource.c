@@ -65,6 +65,7 @@ accel_app_source_push_buffer (
   AccelStage *stage = ACCEL_STAGE (self);
   AccelType want;
   g_autoptr (GError) type_error = NULL;
+  gboolean failed = FALSE;
 
   g_return_val_if_fail (buffer != NULL, FALSE);
 
@@ -88,11 +89,14 @@ accel_app_source_push_buffer (
     }
 
   g_mutex_lock (&self->lock);
+  /* in slices: a graph that failed takes no more frames, and nothing else
+   * would wake this wait */
   while (self->block && self->max_buffers > 0
          && self->queue.length >= self->max_buffers && !self->eos
-         && !self->flushing)
-    g_cond_wait (&self->cond, &self->lock);
-  if (self->eos || self->flushing
+         && !self->flushing && !(failed = accel_stage_graph_has_failed (stage)))
+    g_cond_wait_until (&self->cond, &self->lock,
+        g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US);
+  if (self->eos || self->flushing || failed
       || (self->max_buffers > 0 && self->queue.length >= self->max_buffers))
     goto refused;
   g_queue_push_tail (&self->queue, accel_buffer_ref (buffer));
@@ -103,10 +107,11 @@ accel_app_source_push_buffer (
   /* ERRORS */
 refused:
   {
-    const char *why = self->eos ? "after end of stream"
-                      : self->flushing
-                          ? "while the stage is stopped"
-                          : "while its queue is full (block is off)";
+    const char *why
+        = self->eos        ? "after end of stream"
+          : self->flushing ? "while the stage is stopped"
+          : failed ? "after the graph failed (accel_graph_wait () says why)"
+                   : "while its queue is full (block is off)";
     g_mutex_unlock (&self->lock);
     g_set_error (error, ACCEL_ERROR,
         self->flushing ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
@@ -152,6 +157,9 @@ accel_app_source_stop (AccelStage *stage)
   AccelAppSource *self = ACCEL_APP_SOURCE (stage);
 
   g_clear_pointer (&self->ring, accel_io_ring_free);
+  /* a restart keeps what the application pushed, and its end of stream */
+  if (accel_stage_is_restarting (stage))
+    return;
   g_mutex_lock (&self->lock);
   g_queue_clear_full (&self->queue, (GDestroyNotify)accel_buffer_unref);
   self->flushing = TRUE;
@@ -196,6 +204,22 @@ accel_app_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
 
   if (!(in = take_buffer (self, &yield)))
     return yield ? ACCEL_FLOW_SKIP : ACCEL_FLOW_EOS;
+  /* push-buffer checked it against the type properties, which may have
+   * changed since negotiation: the copy takes the output's size from it */
+  if (!accel_io_types_match (
+          accel_buffer_peek_type (in), accel_buffer_peek_type (out)))
+    {
+      g_autofree gchar *have
+          = accel_type_to_string (accel_buffer_peek_type (in));
+      g_autofree gchar *want
+          = accel_type_to_string (accel_buffer_peek_type (out));
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "a pushed buffer of type %s does not fit the negotiated output "
+          "type %s: the type properties changed after the graph was "
+          "prepared",
+          have, want);
+      return ACCEL_FLOW_ERROR;
+    }
 
   /* a frame given up for the stage's messages takes no sequence number */
   if (!self->have_sequence)

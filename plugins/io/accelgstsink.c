@@ -26,7 +26,6 @@ struct _AccelGstSink
   GstAppSrc *appsrc;
   GstVideoInfo info;
   gboolean playing;
-  gboolean started;     /* a later start is a restart */
   AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsrc hands GStreamer CUDA memory */
@@ -181,12 +180,11 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
 {
   AccelGstSink *self = ACCEL_GST_SINK (stage);
   const AccelType *type = accel_stage_get_input_type (stage, 0);
-  gboolean restart = self->started;
+  gboolean restart = accel_stage_is_restarting (stage);
   AccelType pinned;
 
   if (!self->pipeline && !build (self, type, error))
     return FALSE;
-  self->started = TRUE;
   if (restart && GST_IS_BIN (self->pipeline))
     {
       g_auto (GValue) writer = G_VALUE_INIT;
@@ -244,9 +242,12 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
 static gboolean
 finish (AccelGstSink *self, GError **error)
 {
-  if (!self->playing || accel_gst_watch_get_error (&self->watch, NULL))
+  if (!self->playing)
     return TRUE;
   self->playing = FALSE;
+  /* an error posted after the last frame went in: the files are not whole */
+  if (accel_gst_watch_get_error (&self->watch, error))
+    return FALSE;
   if (gst_app_src_end_of_stream (self->appsrc) != GST_FLOW_OK)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
@@ -270,8 +271,9 @@ accel_gst_sink_stop (AccelStage *stage)
   AccelGstSink *self = ACCEL_GST_SINK (stage);
   g_autoptr (GError) error = NULL;
 
-  /* stopped before the end of the stream: still close the files */
-  if (!finish (self, &error))
+  /* stopped before the end of the stream: still close the files (an error
+   * the pipeline posted already failed a frame or the end of stream) */
+  if (!accel_gst_watch_get_error (&self->watch, NULL) && !finish (self, &error))
     g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
                "finish: %s",
         accel_stage_get_name (stage), error->message);
@@ -331,17 +333,34 @@ accel_gst_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
              : ACCEL_FLOW_ERROR;
 }
 
-/* waits while GStreamer has a full queue: that is the backpressure */
+/* waits while GStreamer has a full queue: that is the backpressure. A
+ * pipeline that ended its stream takes no more frames: frame @sequence
+ * would be thrown away, and the queue never drain */
 static gboolean
-wait_for_room (AccelGstSink *self, GError **error)
+wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
 {
   AccelGstWatch *watch = &self->watch;
 
   for (;;)
     {
       gint64 until = g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US;
+      gboolean ended;
+
       if (accel_gst_watch_get_error (watch, error))
         return FALSE;
+      g_mutex_lock (&watch->lock);
+      ended = watch->eos;
+      g_mutex_unlock (&watch->lock);
+      if (ended)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "the GStreamer pipeline ended its stream before the graph "
+              "did: frame %" G_GUINT64_FORMAT
+              " and those after it cannot be written, and those it still "
+              "queued were dropped",
+              sequence);
+          return FALSE;
+        }
       if (gst_app_src_get_current_level_buffers (self->appsrc) < APPSRC_QUEUE)
         return TRUE;
       g_mutex_lock (&watch->lock);
@@ -369,7 +388,7 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
   GstBuffer *buffer;
   GstFlowReturn ret;
 
-  if (!wait_for_room (self, error))
+  if (!wait_for_room (self, frame->sequence, error))
     return ACCEL_FLOW_ERROR;
 
   if (self->pool)

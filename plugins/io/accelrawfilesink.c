@@ -19,7 +19,6 @@ struct _AccelRawFileSink
   gchar *location;
 
   int fd;
-  gboolean opened; /* a later start is a restart: it goes on with the file */
   gboolean stream; /* a pipe or a socket: written in order, no going back */
   AccelBuffer *staging;  /* GPU: pinned copy of the frame being written */
   AccelIoTailMark *tail; /* with a commit log */
@@ -65,7 +64,7 @@ static gboolean
 open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
 {
   AccelCommitLog *log = accel_stage_get_commit_log (ACCEL_STAGE (self));
-  gboolean restart = self->opened;
+  gboolean restart = accel_stage_is_restarting (ACCEL_STAGE (self));
   struct stat st;
   goffset keep;
 
@@ -73,7 +72,6 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
       O_WRONLY | O_CREAT | O_CLOEXEC | (log || restart ? 0 : O_TRUNC), 0644);
   if (self->fd < 0)
     goto failed;
-  self->opened = TRUE;
   /* /dev/stdout into another program, a FIFO: frames go on at its end */
   self->stream = lseek (self->fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
   if (self->stream)

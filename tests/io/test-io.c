@@ -467,6 +467,33 @@ test_raw_sink_restart_keeps_output (void)
   test_dir_remove (dir);
 }
 
+/* the same graph run again starts its file anew: only a restart by the
+ * stage's supervisor goes on with it */
+static void
+test_raw_sink_rerun (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *in_path = g_build_filename (dir, "in.raw", NULL);
+  g_autofree gchar *out_path = g_build_filename (dir, "out.raw", NULL);
+  g_autoptr (GBytes) in = write_random_file (in_path, 3 * 10, FALSE);
+  g_autoptr (AccelGraph) g = accel_graph_new ("rerun");
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+
+  g_object_set (src, "location", in_path, "shape", "10", NULL);
+  g_object_set (sink, "location", out_path, NULL);
+  test_link (g, "src", "sink");
+  for (guint run = 0; run < 3; run++)
+    {
+      g_autoptr (GBytes) out = NULL;
+
+      test_run (g);
+      out = read_file (out_path);
+      g_assert_true (g_bytes_equal (out, in));
+    }
+  test_dir_remove (dir);
+}
+
 /* a full disk is named as such, with the frame that could not be written */
 static void
 test_raw_sink_disk_full (void)
@@ -622,6 +649,108 @@ test_app_push_pull (void)
   g_assert_cmpint (g_atomic_int_get (&n_new), ==, APP_FRAMES);
 }
 
+/* the frames an application pulls until pull-buffer without a timeout
+ * says the stream ended */
+static guint
+pull_until_end (AccelStage *sink)
+{
+  AccelBuffer *buf = NULL;
+  guint n = 0;
+
+  for (;;)
+    {
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)-1, &buf);
+      if (!buf)
+        return n;
+      n++;
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+}
+
+/* a restart of either app stage by its supervisor keeps what the
+ * application pushed and has not pulled, and the end of the stream: every
+ * frame is pulled or counted as skipped, and the graph ends */
+static void
+test_app_restart_keeps_frames (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  GThread *pusher;
+  guint pulled;
+
+  accel_fault_clear ();
+  g_object_set (src, "shape", "4x8", "dtype", "f32", "on-fault",
+      ACCEL_SUPERVISION_RESTART, NULL);
+  g_object_set (sink, "max-buffers", APP_FRAMES, "on-fault",
+      ACCEL_SUPERVISION_RESTART, NULL);
+  test_link (g, "src", "sink");
+  accel_fault_inject ("src", ACCEL_FAULT_LIBRARY, 2);
+  accel_fault_inject ("sink", ACCEL_FAULT_LIBRARY, 5);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  pusher = g_thread_new ("pusher", push_thread, src);
+  g_thread_join (pusher);
+  /* everything is pushed before the sink's restart: it keeps the frames
+   * queued before it */
+  pulled = pull_until_end (sink);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_stage_get_n_restarts (src), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_restarts (sink), ==, 1);
+  g_test_message (
+      "pulled %u, skipped %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT, pulled,
+      accel_stage_get_n_skipped (src), accel_stage_get_n_skipped (sink));
+  /* the source's fault comes before it takes a pushed frame: it skips a
+   * sequence number, no frame; the sink's skips the frame it had */
+  g_assert_cmpuint (accel_stage_get_n_skipped (src), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, 1);
+  g_assert_cmpuint (pulled, ==, APP_FRAMES - 1);
+  accel_graph_stop (g);
+  accel_fault_clear ();
+}
+
+/* once the graph has failed, a push into a full queue and a pull without
+ * a timeout return rather than wait for good */
+static void
+test_app_graph_failed (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) push_error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  gint64 dims[2] = { 4, 8 };
+  AccelType type;
+  gboolean ok = TRUE;
+
+  accel_fault_clear ();
+  g_object_set (src, "shape", "4x8", "dtype", "f32", "max-buffers", 2, NULL);
+  g_object_set (sink, "on-fault", ACCEL_SUPERVISION_ESCALATE, NULL);
+  test_link (g, "src", "sink");
+  accel_fault_inject ("sink", ACCEL_FAULT_LIBRARY, 0);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+  /* the sink fails on the first frame; the source's queue fills behind it */
+  for (guint i = 0; i < 64 && ok; i++)
+    {
+      g_autoptr (AccelBuffer) buf
+          = accel_buffer_new (accel_device_get_host (), &type, &error);
+
+      g_assert_no_error (error);
+      g_signal_emit_by_name (src, "push-buffer", buf, &push_error, &ok);
+    }
+  g_assert_false (ok);
+  g_assert_nonnull (strstr (push_error->message, "after the graph failed"));
+  g_assert_cmpuint (pull_until_end (sink), ==, 0);
+  g_assert_false (accel_graph_wait (g, -1, &error));
+  g_assert_nonnull (error);
+  accel_graph_stop (g);
+  accel_fault_clear ();
+}
+
 static void
 test_app_wrong_type (void)
 {
@@ -654,6 +783,41 @@ test_app_wrong_type (void)
   g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
   g_assert_false (ok);
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+}
+
+/* type properties changed after negotiation let push-buffer take a buffer
+ * of the new type: process () refuses it rather than copy the negotiated
+ * size out of it */
+static void
+test_app_type_changed (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelBuffer) buf = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  gint64 dims[1] = { 16 };
+  AccelType type;
+  gboolean ok = FALSE;
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "shape", "100000", "dtype", "f32", "on-fault",
+      ACCEL_SUPERVISION_ESCALATE, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_object_set (src, "shape", "16", NULL);
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 1, dims);
+  buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+  g_assert_no_error (error);
+  g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+  g_assert_no_error (error);
+  g_signal_emit_by_name (src, "end-of-stream", &ok);
+  g_assert_false (accel_graph_wait (g, -1, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+  g_assert_nonnull (strstr (error->message,
+      "a pushed buffer of type tensor<f32>[16]@host does not fit the "
+      "negotiated output type tensor<f32>[100000]"));
+  accel_graph_stop (g);
 }
 
 /* a source waiting for the application lets the graph stop or end */
@@ -921,6 +1085,76 @@ test_gst_memory_host (void)
   g_assert_cmpstr (sink, ==, "system");
 }
 
+/* a description that ends its stream early (fakesink num-buffers=3) fails
+ * the run at the next frame: the frames after it were thrown away, and the
+ * full queue never drained */
+static void
+test_gst_sink_early_eos (void)
+{
+  static const char *const need[] = { "fakesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, "num-buffers",
+      (gint64)40, NULL);
+  g_object_set (sink, "description", "fakesink num-buffers=3", "on-fault",
+      ACCEL_SUPERVISION_ESCALATE, NULL);
+  test_link (g, "src", "out");
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message,
+      "the GStreamer pipeline ended its stream before the graph did"));
+}
+
+/* an error the description posts after the last frame went in, before the
+ * end of the stream, fails the run: its output is not whole */
+static void
+test_gst_sink_error_at_eos (void)
+{
+  static const char *const need[] = { "identity", "fakesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+  AccelType type;
+  gboolean ok = FALSE;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "io.app-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "width", 16, "height", 8, NULL);
+  g_object_set (sink, "description", "identity error-after=3 ! fakesink",
+      "on-fault", ACCEL_SUPERVISION_ESCALATE, NULL);
+  test_link (g, "src", "out");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  accel_type_init_image (&type, ACCEL_FORMAT_RGBA8, ACCEL_MEMORY_HOST, 16, 8);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (AccelBuffer) buf
+          = accel_buffer_new (accel_device_get_host (), &type, &error);
+
+      g_assert_no_error (error);
+      g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+      g_assert_no_error (error);
+      g_assert_true (ok);
+    }
+  /* the error is on the bus before the end of the stream comes */
+  g_usleep (300 * 1000);
+  g_signal_emit_by_name (src, "end-of-stream", &ok);
+  g_assert_false (accel_graph_wait (g, -1, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "identity"));
+  accel_graph_stop (g);
+}
+
 #ifdef ACCEL_IO_HAVE_PNG
 /* core.test-source -> gst-sink (pngenc): lossless, so the files hold the
  * test pattern exactly, and they are complete when the run returns */
@@ -1096,8 +1330,13 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/raw-file/restart-keeps-output", test_raw_sink_restart_keeps_output);
   g_test_add_func ("/io/raw-file/disk-full", test_raw_sink_disk_full);
+  g_test_add_func ("/io/raw-file/rerun", test_raw_sink_rerun);
   g_test_add_func ("/io/app/push-pull", test_app_push_pull);
   g_test_add_func ("/io/app/wrong-type", test_app_wrong_type);
+  g_test_add_func ("/io/app/type-changed", test_app_type_changed);
+  g_test_add_func (
+      "/io/app/restart-keeps-frames", test_app_restart_keeps_frames);
+  g_test_add_func ("/io/app/graph-failed", test_app_graph_failed);
   g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
   g_test_add_func ("/io/app/sink-not-pulled", test_app_sink_not_pulled);
 #ifdef ACCEL_IO_HAVE_GST
@@ -1106,6 +1345,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-source/planar", test_gst_source_planar);
   g_test_add_func ("/io/gst-source/live", test_gst_source_live);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
+  g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
+  g_test_add_func ("/io/gst-sink/error-at-eos", test_gst_sink_error_at_eos);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
   g_test_add_func (
