@@ -201,17 +201,22 @@ accel_buffer_new (AccelDevice *device, const AccelType *type, GError **error)
   return accel_buffer_alloc (device, type, error);
 }
 
+static void
+free_nothing (gpointer data)
+{
+}
+
 /**
  * accel_buffer_new_wrapped:
  * @device: where @data lives
  * @type: a fixed type describing @data
  * @data: the memory
- * @size: bytes at @data
+ * @size: bytes at @data, at least accel_type_get_size() of @type
  * @notify: (nullable): called with @user_data when the buffer is freed
  * @user_data: data for @notify
  *
  * Wraps memory the caller allocated; the buffer frees nothing but calls
- * @notify.
+ * @notify, when there is one.
  *
  * Returns: (transfer full): a buffer around memory the caller owns. MT safe.
  */
@@ -222,12 +227,16 @@ accel_buffer_new_wrapped (AccelDevice *device, const AccelType *type,
   AccelBuffer *buf;
 
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), NULL);
-  g_return_val_if_fail (type != NULL, NULL);
+  g_return_val_if_fail (type != NULL && accel_type_is_fixed (type), NULL);
+  /* stages read and write accel_type_get_size () bytes of every buffer */
+  g_return_val_if_fail (size >= accel_type_get_size (type), NULL);
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
 
   buf = buffer_new_empty (device, type);
   buf->data = data;
   buf->size = size;
-  buf->notify = notify ? notify : NULL;
+  /* the caller's memory: never given back to the device's allocator */
+  buf->notify = notify ? notify : free_nothing;
   buf->notify_data = user_data;
   return buf;
 }

@@ -124,7 +124,7 @@ load (AccelCommitLog *log, GError **error)
 }
 
 /**
- * accel_commit_log_open:
+ * accel_commit_log_open: (skip)
  * @path: the log file; created when missing
  * @error: return location for a #GError, or %NULL
  *
@@ -133,7 +133,7 @@ load (AccelCommitLog *log, GError **error)
  * for bindings: the log is a plain structure that only
  * accel_commit_log_close() frees.
  *
- * Returns: (transfer full) (skip): the log, or %NULL. Close with
+ * Returns: (transfer full): the log, or %NULL. Close with
  * accel_commit_log_close().
  * MT safe; the log it returns is for one thread at a time.
  */
@@ -170,7 +170,7 @@ failed:
 }
 
 /**
- * accel_commit_log_close:
+ * accel_commit_log_close: (skip)
  * @log: (transfer full): a log
  *
  * Syncs what is not on disk yet and closes the log. %NULL is ignored.

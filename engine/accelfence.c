@@ -79,10 +79,10 @@ accel_event_record (AccelEvent *ev, AccelStream *stream, GError **error)
 /* fences */
 
 /**
- * accel_fence_new:
+ * accel_fence_new: (skip)
  * @device: the device whose streams touch the memory
  *
- * Returns: (transfer full) (skip): a fence with no reader and no writer yet.
+ * Returns: (transfer full): a fence with no reader and no writer yet.
  * MT safe.
  */
 AccelFence *
@@ -98,7 +98,7 @@ accel_fence_new (AccelDevice *device)
 }
 
 /**
- * accel_fence_free:
+ * accel_fence_free: (skip)
  * @fence: (transfer full): a fence
  *
  * Frees the fence and drops its events. MT safe, once no one else uses

@@ -37,7 +37,7 @@ accel_placement_get_type (void)
 }
 
 /**
- * accel_placement_pick:
+ * accel_placement_pick: (skip)
  * @policy: the policy
  * @n_devices: the GPUs to choose from, 1 or more
  * @n_placed_before: stages placed so far (round robin)

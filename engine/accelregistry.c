@@ -176,7 +176,8 @@ cmp_names (gconstpointer a, gconstpointer b)
  * accel_registry_list_kinds:
  * @registry: a registry
  *
- * Returns: (transfer full) (element-type utf8): the kind names, sorted.
+ * Returns: (transfer container) (element-type utf8): the kind names,
+ *   sorted; the array frees them.
  * MT safe.
  */
 GPtrArray *
@@ -201,8 +202,8 @@ accel_registry_list_kinds (AccelRegistry *registry)
  * @registry: a registry
  * @kind_name: a kind name that was not found
  *
- * Returns: (transfer full) (element-type utf8): up to three registered names
- * nearest to @kind_name (by edit distance, or sharing its part after the
+ * Returns: (transfer container) (element-type utf8): up to three registered
+ * names nearest to @kind_name (by edit distance, or sharing its part after the
  * dot), nearest first. MT safe.
  */
 GPtrArray *

@@ -686,7 +686,7 @@ accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence)
 }
 
 /**
- * accel_stage_get_commit_log:
+ * accel_stage_get_commit_log: (skip)
  * @stage: a sink
  *
  * A sink whose output outlives the process uses this in start() to drop

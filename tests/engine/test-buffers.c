@@ -212,6 +212,15 @@ test_wrapped (void)
   g_assert_null (accel_buffer_get_pool (buf));
   accel_buffer_unref (buf);
   g_assert_cmpint (freed, ==, 1);
+
+  /* no destroy function: the caller's memory is left alone (freeing this
+   * array, on the stack, would abort) */
+  buf = accel_buffer_new_wrapped (
+      accel_device_get_host (), &t, data, sizeof (data), NULL, NULL);
+  g_assert_true (accel_buffer_get_data (buf) == data);
+  accel_buffer_unref (buf);
+  data[0] = 1;
+  g_assert_cmpint (freed, ==, 1);
 }
 
 /* a pool's buffer starts its first frame zeroed, though the memory was
