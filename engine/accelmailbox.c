@@ -32,7 +32,7 @@ struct _AccelMailbox
   gboolean ended; /* the consumer's stream is over: buffers are dropped */
   gboolean blocked;
   gboolean sleeping; /* the consumer may be in poll() */
-  guint n_dropped;   /* buffers that found no partner */
+  guint64 n_dropped; /* buffers that found no partner */
   guint max_queued;
   GMainContext *context;
   /* "'name'" of the stage that takes from here, learned on its thread; for
@@ -180,7 +180,7 @@ void
 accel_mailbox_free (AccelMailbox *mb)
 {
   g_debug ("mailbox of %s freed: at most %u buffers were queued on an "
-           "input, %u found no partner",
+           "input, %" G_GUINT64_FORMAT " found no partner",
       consumer_name (mb), mb->max_queued, mb->n_dropped);
   for (guint i = 0; i < mb->n_ports; i++)
     {
@@ -723,10 +723,10 @@ accel_mailbox_drain (AccelMailbox *mb)
  * Returns: the buffers dropped so far: without a partner of their sequence
  * on the other inputs, or queued when the stream ended. MT safe.
  */
-guint
+guint64
 accel_mailbox_get_n_dropped (AccelMailbox *mb)
 {
-  guint n;
+  guint64 n;
 
   g_mutex_lock (&mb->lock);
   n = mb->n_dropped;

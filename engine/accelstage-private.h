@@ -163,6 +163,7 @@ typedef struct
   AccelMailbox
       *mailbox; /* freed by join; readers elsewhere take mailbox_lock */
   GMutex mailbox_lock;
+  guint64 n_dropped_joined; /* the last run's, once its mailbox is gone */
   GSource *mailbox_source;
   gboolean busy;    /* mid-frame: not to be re-entered */
   gboolean stopped; /* stopped on its thread */

@@ -848,6 +848,8 @@ accel_stage_join (AccelStage *stage)
     return;
   accel_worker_call (priv->worker, stop_call, stage);
   g_mutex_lock (&priv->mailbox_lock);
+  /* the run's count outlives its mailbox: reports come after the stop */
+  priv->n_dropped_joined = accel_mailbox_get_n_dropped (priv->mailbox);
   g_clear_pointer (&priv->mailbox, accel_mailbox_free);
   g_mutex_unlock (&priv->mailbox_lock);
   priv->mailbox_source = NULL;

@@ -38,7 +38,8 @@ accel_stage_get_n_processed (AccelStage *stage)
  * accel_stage_get_n_dropped:
  * @stage: a stage
  *
- * Returns: input buffers dropped because no buffer of the same sequence
+ * Returns: input buffers dropped in the graph's run (the last one, once
+ * it stopped) because no buffer of the same sequence
  * arrived on the other input ports. MT safe.
  */
 guint64
@@ -49,7 +50,8 @@ accel_stage_get_n_dropped (AccelStage *stage)
 
   /* the mailbox goes when the stage is joined, on another thread */
   g_mutex_lock (&priv->mailbox_lock);
-  n = priv->mailbox ? accel_mailbox_get_n_dropped (priv->mailbox) : 0;
+  n = priv->mailbox ? accel_mailbox_get_n_dropped (priv->mailbox)
+                    : priv->n_dropped_joined;
   g_mutex_unlock (&priv->mailbox_lock);
   return n;
 }

@@ -122,13 +122,17 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
       accel_device_get_name (accel_graph_get_device (run->graph)));
   g_autofree gchar *error_text
       = run->error ? json_string (run->error->message) : g_strdup ("null");
+  /* JSON's decimal point, whatever the locale's */
+  gchar seconds[G_ASCII_DTOSTR_BUF_SIZE], rate[G_ASCII_DTOSTR_BUF_SIZE];
 
+  g_ascii_formatd (seconds, sizeof (seconds), "%.6f", secs);
+  g_ascii_formatd (rate, sizeof (rate), "%.3f", secs > 0 ? frames / secs : 0.0);
   g_string_append_printf (s,
       "{\n  \"pipeline\": %s,\n  \"device\": %s,\n"
-      "  \"frames\": %" G_GUINT64_FORMAT ",\n  \"seconds\": %.6f,\n"
-      "  \"frames_per_second\": %.3f,\n  \"completed\": %s,\n"
+      "  \"frames\": %" G_GUINT64_FORMAT ",\n  \"seconds\": %s,\n"
+      "  \"frames_per_second\": %s,\n  \"completed\": %s,\n"
       "  \"interrupted\": %s,\n  \"error\": %s,\n  \"stages\": [\n",
-      name, device, frames, secs, secs > 0 ? frames / secs : 0.0,
+      name, device, frames, seconds, rate,
       run->error || run->stopped ? "false" : "true",
       run->interrupted ? "true" : "false", error_text);
   for (guint i = 0; i < stages->len; i++)

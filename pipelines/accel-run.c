@@ -9,6 +9,8 @@
 #ifdef ACCEL_HAVE_HTTP
 #include "accelhttp.h"
 #endif
+#include <errno.h>
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <locale.h>
@@ -203,18 +205,11 @@ on_grace_expired (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* the main loop dispatches these, so a signal that came during start-up
- * is handled once the graph runs */
-static gboolean
-on_sigint (gpointer data)
+/* Ctrl-C or SIGTERM while the graph runs: the first ends its stream, the
+ * second stops it at once. On the main loop, by way of on_early_signal () */
+static void
+on_sigint (Run *run)
 {
-  Run *run = data;
-
-  if (!run->graph)
-    {
-      run->early_signal = TRUE;
-      return G_SOURCE_CONTINUE;
-    }
   if (!run->interrupted)
     {
       /* graceful: end of stream through the graph, files finalised, but
@@ -226,10 +221,126 @@ on_sigint (gpointer data)
             run->tty ? "\n" : "");
       accel_graph_send_eos (run->graph);
       g_timeout_add_seconds (GRACE_S, on_grace_expired, run);
-      return G_SOURCE_CONTINUE;
+      return;
     }
   stop_at_once (run);
+}
+
+/* Signals are answered on a thread of their own, as the main loop runs
+ * only once the graph does, and loading, joining a world and starting the
+ * graph can take up to the world's timeout. Before the graph starts
+ * nothing has run that a stop would finish: a signal leaves at once. While
+ * its stages start, the first is kept for once the graph runs, and a
+ * second leaves. Once the main loop runs, each goes to on_sigint () there */
+static struct
+{
+  GMutex lock;
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  gboolean graph_starting;
+  gboolean loop_running;
+} early;
+
+/* on_sigint () once, on the main loop */
+static gboolean
+on_sigint_once (gpointer data)
+{
+  on_sigint (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_early_signal (gpointer data)
+{
+  Run *run = data;
+  gboolean leave = FALSE;
+
+  g_mutex_lock (&early.lock);
+  if (early.loop_running)
+    g_main_context_invoke (NULL, on_sigint_once, run);
+  else if (!early.graph_starting || run->early_signal)
+    leave = TRUE;
+  else
+    {
+      run->early_signal = TRUE;
+      g_printerr ("accel-run: interrupted while the graph starts: stopping "
+                  "once started (Ctrl-C again to leave now)\n");
+    }
+  g_mutex_unlock (&early.lock);
+  if (leave)
+    {
+      g_printerr ("accel-run: interrupted %s: leaving\n",
+          early.graph_starting ? "again while the graph starts"
+                               : "before the graph started");
+      _exit (EXIT_STOPPED);
+    }
   return G_SOURCE_CONTINUE;
+}
+
+static gpointer
+early_signals_thread (gpointer data)
+{
+  g_main_context_push_thread_default (early.context);
+  g_main_loop_run (early.loop);
+  g_main_context_pop_thread_default (early.context);
+  return NULL;
+}
+
+static void
+early_signals_start (Run *run)
+{
+  static const int signals[] = { SIGINT, SIGTERM };
+
+  early.context = g_main_context_new ();
+  early.loop = g_main_loop_new (early.context, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    {
+      g_autoptr (GSource) source = g_unix_signal_source_new (signals[i]);
+
+      g_source_set_callback (source, on_early_signal, run, NULL);
+      g_source_attach (source, early.context);
+    }
+  early.thread = g_thread_new ("accel-run-signals", early_signals_thread, NULL);
+}
+
+/* the graph's stages start now */
+static void
+early_signals_graph_starting (void)
+{
+  g_mutex_lock (&early.lock);
+  early.graph_starting = TRUE;
+  g_mutex_unlock (&early.lock);
+}
+
+/* the main loop is about to run: TRUE when a signal came while the graph
+ * started, which on_sigint () then takes */
+static gboolean
+early_signals_loop_running (Run *run)
+{
+  gboolean pending;
+
+  g_mutex_lock (&early.lock);
+  early.loop_running = TRUE;
+  pending = run->early_signal;
+  g_mutex_unlock (&early.lock);
+  return pending;
+}
+
+/* the signals take their default course again (a supervisor's: its worker
+ * gets them too) */
+static void
+early_signals_stop (void)
+{
+  GSource *source;
+
+  g_main_loop_quit (early.loop);
+  g_thread_join (g_steal_pointer (&early.thread));
+  while ((source
+          = g_main_context_find_source_by_user_data (early.context, &the_run)))
+    g_source_destroy (source);
+  g_clear_pointer (&early.loop, g_main_loop_unref);
+  g_clear_pointer (&early.context, g_main_context_unref);
 }
 
 static gboolean
@@ -497,11 +608,22 @@ run_pipeline (const char *path)
     }
   run->progress = writer ? stderr : stdout;
 
+  /* bound before the graph starts, which may write files: an address that
+   * cannot be served fails the run before any frame (a graph that cannot
+   * be prepared fails in the start below, as without --http) */
+  if (opt_http >= 0 && accel_graph_prepare (graph, NULL)
+      && !serve_http (graph, &http, &error))
+    {
+      g_printerr ("accel-run: --http: %s\n", error->message);
+      return EXIT_INVALID;
+    }
   loop = g_main_loop_new (NULL, FALSE);
   run->tty = isatty (fileno (run->progress));
   run->t0 = run->last_line = g_get_monotonic_time ();
+  early_signals_graph_starting ();
   if (!start_saying_resume (graph, &run->error))
     {
+      g_clear_pointer (&http, free_http);
       g_printerr ("accel-run: %s\n", run->error->message);
       status = start_failed_status (run->error);
       run->graph = graph;
@@ -513,21 +635,13 @@ run_pipeline (const char *path)
     }
   run->graph = graph;
   run->loop = loop;
-  if (opt_http >= 0 && !serve_http (graph, &http, &error))
-    {
-      g_printerr ("accel-run: --http: %s\n", error->message);
-      accel_graph_stop (graph);
-      run->graph = NULL;
-      run->loop = NULL;
-      return EXIT_RUNTIME;
-    }
   /* the sign that the run is under way (tests wait for it) */
   if (!opt_quiet)
     g_printerr ("accel-run: running '%s' (Ctrl-C or SIGTERM to stop)\n",
         accel_graph_get_name (graph));
   run->waiter = g_thread_new ("accel-run-wait", wait_graph, run);
   tick = g_timeout_add (250, on_tick, run);
-  if (run->early_signal)
+  if (early_signals_loop_running (run))
     on_sigint (run);
   g_main_loop_run (loop);
   /* the stages' pools go with accel_graph_stop(): no request after it */
@@ -720,11 +834,29 @@ check_output_path (const char *option, const char *path, GError **error)
       = accel_world_substitute (accel_world_get_default (), path);
   g_autofree gchar *dir = g_path_get_dirname (mine);
 
-  if (g_str_equal (path, "-") || g_file_test (dir, G_FILE_TEST_IS_DIR))
+  if (g_str_equal (path, "-"))
     return TRUE;
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-      "%s %s: the directory %s does not exist", option, mine, dir);
-  return FALSE;
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+          "%s %s: the directory %s does not exist", option, mine, dir);
+      return FALSE;
+    }
+  /* found only after the run otherwise */
+  if (g_file_test (mine, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+          "%s %s: that is a directory; give a file's name", option, mine);
+      return FALSE;
+    }
+  if (access (g_file_test (mine, G_FILE_TEST_EXISTS) ? mine : dir, W_OK) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+          "%s %s: cannot be written: %s", option, mine, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* the ranks of --ranks N share this machine's files: --stats and --dot
@@ -859,6 +991,26 @@ check_options (GError **error)
           "--http must be a port from 0 to 65535, not %d", opt_http);
       return FALSE;
     }
+  if (opt_state_dir && g_file_test (opt_state_dir, G_FILE_TEST_EXISTS)
+      && !g_file_test (opt_state_dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--state-dir %s is a file, not a directory", opt_state_dir);
+      return FALSE;
+    }
+  if (opt_http_address)
+    {
+      g_autoptr (GInetAddress) address
+          = g_inet_address_new_from_string (opt_http_address);
+      if (!address)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+              "--http-address must be an IP address, such as 127.0.0.1 or "
+              "::1, not '%s'",
+              opt_http_address);
+          return FALSE;
+        }
+    }
   if (!read_restart_intensity (error)
       || (opt_stats && !check_output_path ("--stats", opt_stats, error))
       || (opt_dot && !check_output_path ("--dot", opt_dot, error)))
@@ -905,7 +1057,6 @@ main (int argc, char **argv)
   g_auto (GStrv) args = g_strdupv (argv);
   gint n_args = argc;
   int status;
-  guint sig_int, sig_term;
 
   /* the user's language and character set (--help, messages) */
   setlocale (LC_ALL, "");
@@ -915,8 +1066,7 @@ main (int argc, char **argv)
   /* then a signal during start-up ends the run as one while it runs,
    * never the process outright. SIGTERM as Ctrl-C: a service manager gets
    * finished files too */
-  sig_int = g_unix_signal_add (SIGINT, on_sigint, &the_run);
-  sig_term = g_unix_signal_add (SIGTERM, on_sigint, &the_run);
+  early_signals_start (&the_run);
   /* a reader of stdout that goes away (`accel-run ... | head`) must not
    * end the run unseen: writes there fail instead, the progress lines
    * harmlessly, --stats=- and a sink writing to it as errors. Workers
@@ -1018,8 +1168,7 @@ main (int argc, char **argv)
         }
       /* the supervisor passes no main loop: signals take their default
        * course, and end the workers with it */
-      g_source_remove (sig_int);
-      g_source_remove (sig_term);
+      early_signals_stop ();
       if (opt_ranks > 0)
         return supervise_world (argv);
       if (opt_coordinator)

@@ -21,38 +21,122 @@ struct _AccelHttpServer
   guint port;
 };
 
-/* the graph as inline SVG from graphviz's dot, or NULL without dot */
+/* how long the page waits for dot: a graph is drawn in well under a second */
+#define DOT_TIMEOUT_MS 5000
+
+typedef struct
+{
+  gboolean done;
+  gchar *out;
+  GError *error;
+} DotRun;
+
+static void
+dot_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  DotRun *run = user_data;
+
+  g_subprocess_communicate_utf8_finish (
+      G_SUBPROCESS (source), result, &run->out, NULL, &run->error);
+  run->done = TRUE;
+}
+
+static gboolean
+dot_timed_out (gpointer user_data)
+{
+  g_subprocess_force_exit (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* the graph as inline SVG from graphviz's dot, or NULL without dot; a dot
+ * that takes longer than DOT_TIMEOUT_MS is killed, on a context of its
+ * own, so nothing else runs meanwhile and a stuck dot cannot hold the run */
 static gchar *
 dot_to_svg (const char *dot)
 {
+  g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GSource) timeout = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *out = NULL;
+  DotRun run = { 0 };
   const char *svg;
+  gchar *result;
 
   proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
                                | G_SUBPROCESS_FLAGS_STDOUT_PIPE
                                | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
       &error, "dot", "-Tsvg", NULL);
-  if (!proc
-      || !g_subprocess_communicate_utf8 (proc, dot, NULL, &out, NULL, &error))
+  if (!proc)
     goto failed;
-  if (!g_subprocess_get_if_exited (proc)
+  g_main_context_push_thread_default (context);
+  timeout = g_timeout_source_new (DOT_TIMEOUT_MS);
+  g_source_set_callback (timeout, dot_timed_out, proc, NULL);
+  g_source_attach (timeout, context);
+  g_subprocess_communicate_utf8_async (proc, dot, NULL, dot_done, &run);
+  while (!run.done)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (timeout);
+  g_main_context_pop_thread_default (context);
+  error = run.error;
+  if (error || !g_subprocess_get_if_exited (proc)
       || g_subprocess_get_exit_status (proc) != 0)
     goto failed;
   /* inline: without the XML declaration and doctype */
-  svg = out ? strstr (out, "<svg") : NULL;
+  svg = run.out ? strstr (run.out, "<svg") : NULL;
   if (!svg)
     goto failed;
-  return g_strdup (svg);
+  result = g_strdup (svg);
+  g_free (run.out);
+  return result;
 
   /* ERRORS */
 failed:
   {
     g_debug ("the graph is shown as text: dot -Tsvg failed%s%s",
-        error ? ": " : "", error ? error->message : "");
+        error ? ": " : "",
+        error                                        ? error->message
+        : proc && !g_subprocess_get_if_exited (proc) ? "(killed after 5 s)"
+                                                     : "");
+    g_free (run.out);
     return NULL;
   }
+}
+
+/* @template with each @TITLE@ and @GRAPH@ in it replaced: markers are
+ * looked for in the template only, never in what replaced one */
+static gchar *
+fill_page (
+    const char *template, gsize size, const char *title, const char *graph)
+{
+  static const char *const markers[] = { "@TITLE@", "@GRAPH@" };
+  const char *values[] = { title, graph };
+  const char *p = template, *end = template + size;
+  GString *page = g_string_sized_new (size + strlen (graph));
+
+  while (p < end)
+    {
+      const char *next = NULL;
+      guint which = 0;
+
+      for (guint m = 0; m < G_N_ELEMENTS (markers); m++)
+        {
+          const char *at = g_strstr_len (p, end - p, markers[m]);
+          if (at && (!next || at < next))
+            {
+              next = at;
+              which = m;
+            }
+        }
+      if (!next)
+        {
+          g_string_append_len (page, p, end - p);
+          break;
+        }
+      g_string_append_len (page, p, next - p);
+      g_string_append (page, values[which]);
+      p = next + strlen (markers[which]);
+    }
+  return g_string_free (page, FALSE);
 }
 
 static gchar *
@@ -63,8 +147,6 @@ make_page (AccelGraph *graph)
   g_autofree gchar *drawn = dot_to_svg (dot);
   g_autofree gchar *title
       = g_markup_escape_text (accel_graph_get_name (graph), -1);
-  g_auto (GStrv) parts = NULL;
-  GString *page;
 
   html = g_resource_lookup_data (accel_http_get_resource (),
       "/org/accel/http/page.html", G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
@@ -74,11 +156,8 @@ make_page (AccelGraph *graph)
       g_autofree gchar *text = g_markup_escape_text (dot, -1);
       drawn = g_strdup_printf ("<pre>%s</pre>", text);
     }
-  page = g_string_new_len (
-      g_bytes_get_data (html, NULL), (gssize)g_bytes_get_size (html));
-  g_string_replace (page, "@TITLE@", title, 0);
-  g_string_replace (page, "@GRAPH@", drawn, 0);
-  return g_string_free (page, FALSE);
+  return fill_page (
+      g_bytes_get_data (html, NULL), g_bytes_get_size (html), title, drawn);
 }
 
 static void
@@ -90,6 +169,36 @@ reply (SoupServerMessage *msg, const char *type, gchar *body)
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
   soup_server_message_set_response (
       msg, type, SOUP_MEMORY_TAKE, body, strlen (body));
+}
+
+/* before a request's body is read: the server takes GET and HEAD without
+ * a body only. Anything else is answered at once on the connection, taken
+ * from the server and closed: the body is never read, so a client cannot
+ * make the server hold a body of any size */
+static void
+on_early_request (SoupServer *server, SoupServerMessage *msg, const char *path,
+    GHashTable *query, gpointer user_data)
+{
+  const char *method = soup_server_message_get_method (msg);
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  gboolean body
+      = soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CHUNKED
+        || soup_message_headers_get_content_length (headers) > 0;
+  gboolean readable
+      = g_str_equal (method, "GET") || g_str_equal (method, "HEAD");
+  g_autoptr (GIOStream) stream = NULL;
+  g_autofree gchar *answer = NULL;
+
+  if (readable && !body)
+    return;
+  g_debug ("%s %s refused before its body", method, path);
+  answer = g_strdup_printf ("HTTP/1.1 %s\r\nContent-Length: 0\r\n"
+                            "Connection: close\r\n\r\n",
+      readable ? "413 Content Too Large" : "405 Method Not Allowed");
+  stream = soup_server_message_steal_connection (msg);
+  g_output_stream_write_all (g_io_stream_get_output_stream (stream), answer,
+      strlen (answer), NULL, NULL, NULL);
+  g_io_stream_close (stream, NULL, NULL);
 }
 
 static void
@@ -161,6 +270,8 @@ accel_graph_serve_http (
   self->graph = g_object_ref (graph);
   self->page = make_page (graph);
   self->server = soup_server_new ("server-header", "accel ", NULL);
+  soup_server_add_early_handler (
+      self->server, NULL, on_early_request, self, NULL);
   soup_server_add_handler (self->server, NULL, on_request, self, NULL);
   sockaddr = g_inet_socket_address_new (inet, (guint16)port);
   if (!soup_server_listen (self->server, sockaddr, 0, error))

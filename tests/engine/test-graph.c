@@ -321,6 +321,13 @@ test_fan_in_ends_with_shortest_in (GraphFixture *f, guint mailbox_size)
   g_assert_cmpuint (accel_checksum_sink_get_n_received (f->sink), ==, n);
   /* the endless source stopped within a few frames of the end */
   g_assert_cmpuint (accel_stage_get_n_processed (endless), <, 5 + 64);
+  /* many's frames past few's end found no partner: still counted once the
+   * run stopped and the mailboxes are gone */
+  g_test_message ("pair2 dropped %" G_GUINT64_FORMAT,
+      accel_stage_get_n_dropped (accel_graph_get_stage (f->graph, "pair2")));
+  g_assert_cmpuint (
+      accel_stage_get_n_dropped (accel_graph_get_stage (f->graph, "pair2")), >,
+      0);
 }
 
 static void

@@ -267,6 +267,7 @@ typedef struct
   const char *cwd;      /* set before live_start(), or NULL: here */
   gboolean read_stdout; /* read stdout instead of stderr */
   const char *debug;    /* G_MESSAGES_DEBUG for the run, or NULL */
+  gboolean own_group;   /* in a process group of its own */
 } Live;
 
 static gpointer
@@ -289,6 +290,13 @@ watchdog (gpointer data)
 
 /* starts accel-run with @argv (its first element is replaced by the
  * binary), @fault as ACCEL_FAULT (or NULL), killed after @limit_s */
+/* a process group of its own, which a terminal's Ctrl-C reaches whole */
+static void
+own_group (gpointer data)
+{
+  setpgid (0, 0);
+}
+
 static void
 live_start (Live *l, const char **argv, const char *fault, guint limit_s)
 {
@@ -305,6 +313,8 @@ live_start (Live *l, const char **argv, const char *fault, guint limit_s)
     g_subprocess_launcher_setenv (launcher, "ACCEL_FAULT", fault, TRUE);
   if (l->debug)
     g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", l->debug, TRUE);
+  if (l->own_group)
+    g_subprocess_launcher_set_child_setup (launcher, own_group, NULL, NULL);
   l->p = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
   l->err = g_data_input_stream_new (l->read_stdout
@@ -428,6 +438,14 @@ static void
 test_usage (void)
 {
   g_autofree gchar *demo = example ("demo.yaml");
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *file = g_build_filename (dir, "a-file", NULL);
+  g_autofree gchar *stats_dir = g_strdup_printf ("--stats=%s", dir);
+  g_autofree gchar *says_dir = g_strdup_printf (
+      "--stats %s: that is a directory; give a file's name", dir);
+  g_autofree gchar *state_file = g_strdup_printf ("--state-dir=%s", file);
+  g_autofree gchar *says_file
+      = g_strdup_printf ("--state-dir %s is a file, not a directory", file);
   struct
   {
     const char *args[3];
@@ -452,8 +470,14 @@ test_usage (void)
     { { "--dot=/nonexistent-accel/g.dot", demo, NULL },
         "--dot /nonexistent-accel/g.dot: the directory /nonexistent-accel "
         "does not exist" },
+    { { stats_dir, demo, NULL }, says_dir },
+    { { state_file, demo, NULL }, says_file },
+    { { "--http-address=localhost", demo, NULL },
+        "--http-address must be an IP address, such as 127.0.0.1 or ::1, not "
+        "'localhost'" },
   };
 
+  g_assert_true (g_file_set_contents (file, "", 0, NULL));
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       Result r = { 0 };
@@ -463,6 +487,8 @@ test_usage (void)
       g_assert_nonnull (strstr (r.err, cases[i].says));
       result_clear (&r);
     }
+  g_unlink (file);
+  g_rmdir (dir);
 }
 
 /* --stats - writes to stdout; names are escaped as JSON wants them */
@@ -525,6 +551,33 @@ test_dot_image (void)
     }
   g_rmdir (dir);
   result_clear (&r);
+}
+
+/* Ctrl-C while a rank waits to join its world (here for a coordinator
+ * that never answers: up to the world's timeout) leaves at once */
+static void
+test_sigint_while_joining (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  const char *argv[] = { NULL, "--backend=host", "--coordinator", "127.0.0.1:9",
+    "--rank", "1", "--world", "2", endless, NULL };
+  Live l = { 0 };
+  gint64 t0;
+
+  l.own_group = TRUE;
+  l.debug = "accel-world";
+  live_start (&l, argv, NULL, 60);
+  g_assert_true (live_wait_for (&l, "joins the world"));
+  t0 = g_get_monotonic_time ();
+  /* as a terminal sends it: to the supervisor and its worker */
+  g_assert_cmpint (
+      kill (-atoi (g_subprocess_get_identifier (l.p)), SIGINT), ==, 0);
+  g_assert_cmpint (live_finish (&l), ==, 130);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_nonnull (strstr (l.said->str, "interrupted before the graph "
+                                         "started: leaving"));
+  live_clear (&l);
 }
 
 /* SIGTERM ends a run as gracefully as Ctrl-C */
@@ -1615,6 +1668,8 @@ main (int argc, char **argv)
       "/accel-run/stats-stdout-escaped", test_stats_stdout_escaped);
   g_test_add_func ("/accel-run/dot-image", test_dot_image);
   g_test_add_func ("/accel-run/sigterm", test_sigterm);
+  g_test_add_func (
+      "/accel-run/sigint-while-joining", test_sigint_while_joining);
   g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
   g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
   g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);

@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -186,11 +187,50 @@ def test_metrics(url):
     else:
         check("<pre>digraph" in page, "the page shows the DOT as text")
     check(get(url + "page.js")[0] == 200, "/page.js is served")
+    check_refused_early(url)
+    check_port_taken(url)
     try:
         get(url + "no-such-page")
         fail("/no-such-page is not 404")
     except urllib.error.HTTPError as e:
         check(e.code == 404, "/no-such-page is 404")
+
+
+def raw_request(url, head):
+    """the status line the server answers @head with, sent alone."""
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        reply = sock.makefile("rb").readline().decode()
+    return reply.strip()
+
+
+def check_refused_early(url):
+    """a request with a body is answered before its body is sent: the
+    server never holds a body, whatever its size."""
+    t0 = time.monotonic()
+    line = raw_request(url, "POST /metrics HTTP/1.1\r\nHost: x\r\n"
+                       "Content-Length: 4294967296\r\n\r\n")
+    check(line.startswith("HTTP/1.1 405"),
+          "a POST of 4 GiB is refused before its body: %s" % line)
+    line = raw_request(url, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                       "Content-Length: 1000000\r\n\r\n")
+    check(line.startswith("HTTP/1.1 413"),
+          "a GET with a body is refused before it: %s" % line)
+    check(time.monotonic() - t0 < 5, "both answered at once")
+
+
+def check_port_taken(url):
+    """a second run on a port in use fails before its graph starts."""
+    port = re.match(r"http://[^:/]+:(\d+)/", url).group(1)
+    second = subprocess.run(
+        [ACCEL_RUN, "--backend=host", "--http=" + port,
+         os.path.join(SRCDIR, "endless.yaml")],
+        capture_output=True, text=True, timeout=60)
+    sys.stdout.write(second.stderr)
+    check(second.returncode == 2, "a port in use fails the run with status 2")
+    check("running 'endless'" not in second.stderr,
+          "the graph of a run whose port is in use never starts")
 
 
 def chromium(browser, profile, *args):
