@@ -33,7 +33,9 @@ accel_all_gather_negotiate (AccelStage *stage, const AccelType *in_types,
       return TRUE;
     }
   {
-    gint64 dims[2] = { size, (gint64)accel_type_get_n_elements (in) };
+    /* an image's elements are its bytes' (its pixels hold several) */
+    gint64 dims[2] = { size,
+      (gint64)(accel_type_get_size (in) / accel_dtype_get_size (in->dtype)) };
     accel_type_init_tensor (
         &out_types[0], in->dtype, ACCEL_MEMORY_DEVICE, 2, dims);
   }

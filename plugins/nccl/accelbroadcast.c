@@ -19,6 +19,17 @@ enum
   PROP_ROOT,
 };
 
+/* a root outside the world would fail every frame on every rank */
+static gboolean
+accel_broadcast_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  return accel_collective_check_root (
+             stage, ACCEL_BROADCAST (stage)->root, error)
+         && ACCEL_STAGE_CLASS (accel_broadcast_parent_class)
+                ->negotiate (stage, in_types, out_types, error);
+}
+
 static AccelFlow
 accel_broadcast_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -65,6 +76,7 @@ accel_broadcast_class_init (AccelBroadcastClass *klass)
 
   gobject_class->set_property = accel_broadcast_set_property;
   gobject_class->get_property = accel_broadcast_get_property;
+  stage_class->negotiate = accel_broadcast_negotiate;
   stage_class->process = accel_broadcast_process;
   g_object_class_install_property (gobject_class, PROP_ROOT,
       g_param_spec_uint ("root", "Root", "The rank whose input goes to all", 0,

@@ -238,6 +238,33 @@ accel_collective_check_input (
 }
 
 /**
+ * accel_collective_check_root:
+ * @stage: a collective stage with a root (broadcast, reduce)
+ * @root: its root rank
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: whether @root is a rank of the world (any root outside one: a
+ * file checked before its world is joined); otherwise sets @error to
+ * %ACCEL_ERROR_INVALID_PIPELINE naming the stage and the world's ranks, at
+ * prepare, before any rank waits for the others. Thread that prepares the
+ * graph.
+ */
+gboolean
+accel_collective_check_root (AccelStage *stage, guint root, GError **error)
+{
+  AccelWorld *world = accel_world_get_default ();
+  guint size = world ? accel_world_get_size (world) : 0;
+
+  if (!world || root < size)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s): root %u is not a rank of the world (0 to %u)",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage), root,
+      size - 1);
+  return FALSE;
+}
+
+/**
  * accel_collective_class_add_ports:
  * @klass: a collective stage's class
  * @input: whether it has the input `in`

@@ -30,6 +30,8 @@ struct _AccelCollectiveClass
 
 AccelCommunicator *accel_collective_get_communicator (AccelCollective *self);
 const char *accel_collective_get_group (AccelCollective *self);
+gboolean accel_collective_check_root (
+    AccelStage *stage, guint root, GError **error);
 gboolean accel_collective_check_input (
     AccelStage *stage, const AccelType *in, GError **error);
 void accel_collective_class_add_ports (AccelStageClass *klass, gboolean input,

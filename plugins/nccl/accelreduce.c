@@ -21,6 +21,16 @@ enum
   PROP_ROOT,
 };
 
+/* a root outside the world would fail every frame on every rank */
+static gboolean
+accel_reduce_negotiate (AccelStage *stage, const AccelType *in_types,
+    AccelType *out_types, GError **error)
+{
+  return accel_collective_check_root (stage, ACCEL_REDUCE (stage)->root, error)
+         && ACCEL_STAGE_CLASS (accel_reduce_parent_class)
+                ->negotiate (stage, in_types, out_types, error);
+}
+
 static AccelFlow
 accel_reduce_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -80,6 +90,7 @@ accel_reduce_class_init (AccelReduceClass *klass)
 
   gobject_class->set_property = accel_reduce_set_property;
   gobject_class->get_property = accel_reduce_get_property;
+  stage_class->negotiate = accel_reduce_negotiate;
   stage_class->process = accel_reduce_process;
 
   accel_collective_class_install_op (gobject_class, PROP_OP);

@@ -443,6 +443,60 @@ test_collective_mismatch (Fixture *f, gconstpointer data)
       "gives it tensor<f32>[8]@device");
 }
 
+/* a root outside the world is refused at prepare, naming the world's ranks,
+ * rather than fail every frame and have the world rebuilt */
+static void
+test_root_out_of_world (Fixture *f, gconstpointer data)
+{
+  assert_refused (f, "root.yaml",
+      "pipeline: root\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: "
+      "{shape: \"16\", num-buffers: 2}}\n"
+      "  - {name: bc, kind: nccl.broadcast, params: {root: 5}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> bc -> out]\n",
+      "stage 'bc' (nccl.broadcast): root 5 is not a rank of the world (0 to "
+      "1)");
+}
+
+/* an image gathered from every rank: the output holds each rank's bytes
+ * (it was sized by pixels, a quarter of an RGBA8 image's bytes, and the
+ * gather wrote past it) */
+static void
+test_all_gather_image (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: gather\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: "
+        "{format: RGBA8, width: 64, height: 48, num-buffers: 3}}\n"
+        "  - {name: all, kind: nccl.all-gather}\n"
+        "  - {name: out, kind: io.raw-file-sink, params: "
+        "{location: \"gathered-{rank}.raw\"}}\n"
+        "  - {name: mine, kind: io.raw-file-sink, params: "
+        "{location: \"mine-{rank}.raw\"}}\n"
+        "links: [src -> all -> out, src -> mine]\n";
+  const char *args[] = { "--ranks", "2", "gather.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+  g_autofree gchar *gathered = NULL, *mine = NULL;
+  gsize n, n_mine;
+  const gsize image = 64 * 48 * 4;
+
+  world_write (f->dir, "gather.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 0);
+  gathered = world_read (f->dir, "gathered-1.raw", &n);
+  mine = world_read (f->dir, "mine-1.raw", &n_mine);
+  g_assert_cmpuint (n_mine, ==, 3 * image);
+  g_assert_cmpuint (n, ==, 3 * 2 * image);
+  /* every rank's test pattern is the same: both halves are its own */
+  for (guint frame = 0; frame < 3; frame++)
+    for (guint rank = 0; rank < 2; rank++)
+      g_assert_cmpmem (gathered + (2 * frame + rank) * image, image,
+          mine + frame * image, image);
+}
+
 /* a collective that some rank's graph leaves out is an error naming that
  * rank, once: it used to time out, count as a lost communicator and have
  * the world rebuilt for ever, a generation each timeout */
@@ -493,6 +547,8 @@ main (int argc, char **argv)
   ADD ("/world/collective-types", test_collective_types);
   ADD ("/world/collective-mismatch", test_collective_mismatch);
   ADD ("/world/collective-left-out", test_collective_left_out);
+  ADD ("/world/root-out-of-world", test_root_out_of_world);
+  ADD ("/world/all-gather-image", test_all_gather_image);
   ADD ("/world/gives-up-without-progress", test_gives_up_without_progress);
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
