@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <poll.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +31,12 @@ struct _AccelRawFileSource
   guint64 n_frames;  /* whole frames in a regular file */
   gsize frame_size;
   AccelIoRing *ring; /* GPU: pinned staging for the frames */
+  guint8 *partial;   /* a stream's frame as it arrives */
+  gsize filled;      /* bytes of it so far */
+  /* a stream's frames are numbered in order of arrival: a frame given up
+   * for the stage's messages (ACCEL_FLOW_SKIP) takes no number */
+  guint64 next_sequence;
+  gboolean have_sequence;
 };
 
 G_DEFINE_FINAL_TYPE (
@@ -77,6 +85,8 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
       &self->type_props, stage, &out_types[0], error);
 }
 
+static void accel_raw_file_source_stop (AccelStage *stage);
+
 static gboolean
 accel_raw_file_source_start (AccelStage *stage, GError **error)
 {
@@ -85,21 +95,27 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
 
   self->frame_size
       = accel_type_get_size (accel_stage_get_output_type (stage, 0));
-  self->fd = g_open (self->location, O_RDONLY | O_CLOEXEC, 0);
+  /* without waiting: a FIFO with no writer yet would block open () itself,
+   * and a stream's reads wait in slices (read_stream_frame ()) */
+  self->fd = g_open (self->location, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   if (self->fd < 0 || fstat (self->fd, &st) != 0)
     {
       int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
           self->location, g_strerror (saved));
-      return FALSE;
+      goto failed;
     }
   self->seekable = S_ISREG (st.st_mode);
+  self->filled = 0;
+  self->have_sequence = FALSE;
+  if (!self->seekable)
+    self->partial = g_malloc (self->frame_size);
   self->n_frames = self->seekable ? (guint64)st.st_size / self->frame_size : 0;
   if (self->loop && !self->seekable)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
           "cannot loop over %s: it is not a regular file", self->location);
-      return FALSE;
+      goto failed;
     }
   if (self->loop && self->n_frames == 0)
     {
@@ -107,7 +123,7 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
           "cannot loop over %s: it holds no whole frame of %" G_GSIZE_FORMAT
           " bytes",
           self->location, self->frame_size);
-      return FALSE;
+      goto failed;
     }
   if (self->seekable && (guint64)st.st_size % self->frame_size != 0)
     g_message ("%s: the last %" G_GUINT64_FORMAT " bytes are no whole frame "
@@ -117,7 +133,14 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
     return TRUE;
   self->ring = accel_io_ring_new (
       accel_stage_get_device (stage), STAGING_SLOTS, self->frame_size, error);
-  return self->ring != NULL;
+  if (self->ring)
+    return TRUE;
+
+  /* ERRORS */
+failed:
+  /* the engine calls stop () only after a start () that succeeded */
+  accel_raw_file_source_stop (stage);
+  return FALSE;
 }
 
 static void
@@ -126,6 +149,7 @@ accel_raw_file_source_stop (AccelStage *stage)
   AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
 
   g_clear_pointer (&self->ring, accel_io_ring_free);
+  g_clear_pointer (&self->partial, g_free);
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;
@@ -155,27 +179,84 @@ pread_all (int fd, gpointer data, gsize size, goffset offset, GError **error)
   return TRUE;
 }
 
-/* frame @seq into @dst; FALSE with @error unset at the end of the data */
-static gboolean
+typedef enum
+{
+  READ_FRAME,
+  READ_END,   /* or an error, in @error */
+  READ_YIELD, /* the stage is wanted elsewhere: the frame so far is kept */
+} ReadResult;
+
+/* a stream's next frame into self->partial: waits for data in slices of
+ * ACCEL_IO_WAIT_SLICE_US, so a stop or an end of stream is taken at once
+ * while a pipe's writer is idle or absent */
+static ReadResult
+read_stream_frame (AccelRawFileSource *self, GError **error)
+{
+  while (self->filled < self->frame_size)
+    {
+      struct pollfd pfd = { self->fd, POLLIN, 0 };
+      gssize n;
+      int ready = poll (&pfd, 1, ACCEL_IO_WAIT_SLICE_US / 1000);
+
+      if (ready < 0 && errno != EINTR)
+        goto failed;
+      if (ready <= 0)
+        {
+          if (accel_stage_should_yield (ACCEL_STAGE (self)))
+            return READ_YIELD;
+          continue;
+        }
+      n = read (self->fd, self->partial + self->filled,
+          self->frame_size - self->filled);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        continue;
+      if (n < 0)
+        goto failed;
+      if (n == 0)
+        {
+          if (self->filled > 0)
+            g_message ("%s: the last %" G_GSIZE_FORMAT " bytes are no whole "
+                       "frame and are left out",
+                self->location, self->filled);
+          self->filled = 0;
+          return READ_END;
+        }
+      self->filled += (gsize)n;
+    }
+  self->filled = 0;
+  return READ_FRAME;
+
+  /* ERRORS */
+failed:
+  {
+    int saved = errno;
+    g_set_error (
+        error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "%s", g_strerror (saved));
+    return READ_END;
+  }
+}
+
+/* frame @seq into @dst */
+static ReadResult
 read_frame (AccelRawFileSource *self, guint64 seq, gpointer dst, GError **error)
 {
-  gssize n;
+  ReadResult r;
 
   if (self->seekable)
     {
       guint64 index = self->loop ? seq % self->n_frames : seq;
       if (index >= self->n_frames)
-        return FALSE;
+        return READ_END;
       /* by position, so a restarted source reads frame s again */
       return pread_all (self->fd, dst, self->frame_size,
-          (goffset)(index * self->frame_size), error);
+                 (goffset)(index * self->frame_size), error)
+                 ? READ_FRAME
+                 : READ_END;
     }
-  n = accel_io_read_all (self->fd, dst, self->frame_size, error);
-  if (n > 0 && (gsize)n < self->frame_size)
-    g_message ("%s: the last %" G_GSSIZE_FORMAT " bytes are no whole frame "
-               "and are left out",
-        self->location, n);
-  return n == (gssize)self->frame_size;
+  r = read_stream_frame (self, error);
+  if (r == READ_FRAME)
+    memcpy (dst, self->partial, self->frame_size);
+  return r;
 }
 
 static AccelFlow
@@ -185,29 +266,53 @@ accel_raw_file_source_process (
   AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
   AccelBuffer *out = frame->outputs[0];
   GError *read_error = NULL;
+  ReadResult result;
   gpointer staging;
 
   if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
     return ACCEL_FLOW_EOS;
 
+  if (!self->seekable)
+    {
+      if (!self->have_sequence)
+        {
+          self->next_sequence = frame->sequence;
+          self->have_sequence = TRUE;
+        }
+      accel_buffer_set_sequence (out, self->next_sequence);
+    }
   if (accel_stage_is_host (stage))
     {
-      if (read_frame (
-              self, frame->sequence, accel_buffer_get_data (out), &read_error))
-        return ACCEL_FLOW_OK;
+      result = read_frame (
+          self, frame->sequence, accel_buffer_get_data (out), &read_error);
+      if (result == READ_FRAME)
+        goto done;
       goto end;
     }
+  /* a stream's frame whole first: a staging slot is taken only for one */
+  if (!self->seekable
+      && (result = read_stream_frame (self, &read_error)) != READ_FRAME)
+    goto end;
   if (!accel_io_ring_acquire (self->ring, &staging, error))
     return ACCEL_FLOW_ERROR;
-  if (!read_frame (self, frame->sequence, staging, &read_error))
+  if (!self->seekable)
+    memcpy (staging, self->partial, self->frame_size);
+  else if ((result = read_frame (self, frame->sequence, staging, &read_error))
+           != READ_FRAME)
     goto end;
   if (!accel_io_copy_async (frame->stream, accel_buffer_get_data (out), staging,
           self->frame_size, error)
       || !accel_io_ring_commit (self->ring, frame->stream, NULL, error))
     return ACCEL_FLOW_ERROR;
+
+done:
+  if (!self->seekable)
+    self->next_sequence++;
   return ACCEL_FLOW_OK;
 
 end:
+  if (result == READ_YIELD)
+    return ACCEL_FLOW_SKIP;
   if (!read_error)
     return ACCEL_FLOW_EOS;
   g_propagate_prefixed_error (error, read_error,

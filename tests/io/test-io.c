@@ -5,7 +5,11 @@
 #include "test-io.h"
 #include "core/pattern.h"
 
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef ACCEL_IO_HAVE_GST
 #include <gst/gst.h>
 #endif
@@ -515,6 +519,79 @@ test_raw_sink_disk_full (void)
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message,
       "cannot write frame 0 to /dev/full: No space left on device"));
+}
+
+/* a FIFO whose writer is absent, then idle: the graph starts (opening it
+ * does not wait for a writer), takes the frame written, and stops at once
+ * while the writer says nothing more */
+static void
+test_raw_pipe_stop (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *fifo = g_build_filename (dir, "in.fifo", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("pipe");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.null-sink", "sink");
+  guint8 frame[16] = { 1, 2, 3 };
+  gint64 t0;
+  int writer;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_object_set (src, "location", fifo, "shape", "16", "dtype", "u8", NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  writer = g_open (fifo, O_WRONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (writer, >=, 0);
+  g_assert_cmpint (write (writer, frame, sizeof (frame)), ==, sizeof (frame));
+  for (guint i = 0; i < 500 && accel_stage_get_n_processed (sink) < 1; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 1);
+  t0 = g_get_monotonic_time ();
+  accel_graph_stop (g);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+  close (writer);
+  g_unlink (fifo);
+  test_dir_remove (dir);
+}
+
+static guint
+count_fds (void)
+{
+  g_autoptr (GDir) d = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  while (d && g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+/* a start that fails (here looping over a file with no whole frame) keeps
+ * no file open */
+static void
+test_raw_failed_start_closes (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *path = g_build_filename (dir, "short.raw", NULL);
+  g_autoptr (GBytes) in = write_random_file (path, 5, FALSE);
+  guint before = count_fds ();
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("short");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (src, "location", path, "shape", "10", "dtype", "u8", "loop",
+          TRUE, NULL);
+      test_link (g, "src", "sink");
+      g_assert_false (accel_graph_run (g, &error));
+      g_assert_nonnull (strstr (error->message, "holds no whole frame"));
+    }
+  g_assert_cmpuint (count_fds (), ==, before);
+  test_dir_remove (dir);
 }
 
 static void
@@ -1331,6 +1408,9 @@ main (int argc, char **argv)
       "/io/raw-file/restart-keeps-output", test_raw_sink_restart_keeps_output);
   g_test_add_func ("/io/raw-file/disk-full", test_raw_sink_disk_full);
   g_test_add_func ("/io/raw-file/rerun", test_raw_sink_rerun);
+  g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
+  g_test_add_func (
+      "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);
   g_test_add_func ("/io/app/push-pull", test_app_push_pull);
   g_test_add_func ("/io/app/wrong-type", test_app_wrong_type);
   g_test_add_func ("/io/app/type-changed", test_app_type_changed);
