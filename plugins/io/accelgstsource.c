@@ -30,6 +30,7 @@ struct _AccelGstSource
   GstSample *first; /* a live description's first sample, taken to learn its
                        caps */
   AccelType type;   /* what negotiate() found */
+  gboolean live;    /* the description prerolls no image: it is live */
   GstVideoInfo info;
   guint64 next_sequence;
   gboolean have_sequence;
@@ -101,6 +102,7 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
           accel_stage_get_name (ACCEL_STAGE (self)), self->preroll_timeout_ms);
       return FALSE;
     }
+  self->live = ret == GST_STATE_CHANGE_NO_PREROLL;
   if (ret == GST_STATE_CHANGE_NO_PREROLL)
     {
       if (gst_element_set_state (self->pipeline, GST_STATE_PLAYING)
@@ -223,6 +225,16 @@ accel_gst_source_start (AccelStage *stage, GError **error)
   AccelGstSource *self = ACCEL_GST_SOURCE (stage);
   const AccelType *want = accel_stage_get_output_type (stage, 0);
 
+  /* a restart builds the description again, which gives a file or a test
+   * pattern from its first image: frames already handed on would come
+   * again under new numbers. Only a live description goes on */
+  if (accel_stage_is_restarting (stage) && !self->live)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot restart: the description is not live, and would give its "
+          "images again from the first");
+      return FALSE;
+    }
   /* a second run builds the description again: it must give the same */
   if (!self->pipeline && !build (self, error))
     return FALSE;

@@ -1162,6 +1162,48 @@ test_gst_memory_host (void)
   g_assert_cmpstr (sink, ==, "system");
 }
 
+/* a restart of a description that is not live would give its images again
+ * from the first, under new numbers: refused; a live one goes on */
+static void
+test_gst_source_restart (void)
+{
+  static const char *const need[] = { "videotestsrc", NULL };
+
+  if (!have_elements (need))
+    return;
+  accel_fault_clear ();
+  for (guint live = 0; live < 2; live++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *description = g_strdup_printf (
+          "videotestsrc num-buffers=10 is-live=%s ! "
+          "video/x-raw,format=RGBA,width=16,height=8,framerate=200/1",
+          live ? "true" : "false");
+      AccelStage *src = accel_test_stage (g, "io.gst-source", "cam");
+
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (src, "description", description, "on-fault",
+          ACCEL_SUPERVISION_RESTART, NULL);
+      test_link (g, "cam", "sink");
+      accel_fault_inject ("cam", ACCEL_FAULT_LIBRARY, 4);
+      if (live)
+        {
+          g_assert_true (accel_graph_run (g, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (accel_stage_get_n_restarts (src), ==, 1);
+        }
+      else
+        {
+          g_assert_false (accel_graph_run (g, &error));
+          g_test_message ("%s", error->message);
+          g_assert_nonnull (strstr (
+              error->message, "cannot restart: the description is not live"));
+        }
+      accel_fault_clear ();
+    }
+}
+
 /* a description that ends its stream early (fakesink num-buffers=3) fails
  * the run at the next frame: the frames after it were thrown away, and the
  * full queue never drained */
@@ -1426,6 +1468,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-source/live", test_gst_source_live);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
+  g_test_add_func ("/io/gst-source/restart", test_gst_source_restart);
   g_test_add_func ("/io/gst-sink/error-at-eos", test_gst_sink_error_at_eos);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
