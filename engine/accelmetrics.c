@@ -82,11 +82,55 @@ add_device (Snapshot *snap, AccelDevice *device)
   g_array_append_val (snap->devices, d);
 }
 
+/* the snapshot of @stage, whose index in @snap is its index in @stages */
+static const StageSnapshot *
+find_snapshot (GPtrArray *stages, Snapshot *snap, AccelStage *stage)
+{
+  guint i;
+
+  if (!g_ptr_array_find (stages, stage, &i) || i >= snap->stages->len)
+    return NULL;
+  return &g_array_index (snap->stages, StageSnapshot, i);
+}
+
+/* the frames @sink has still to finish: what the sources upstream of it
+ * produced, less what it finished and what the stages between them
+ * skipped or dropped (those never come). Graphs of independent branches
+ * are each held to their own sources */
+static guint64
+sink_in_flight (AccelGraph *graph, Snapshot *snap, AccelStage *sink)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  GArray *wiring = graph->wiring ? graph->wiring : graph->links;
+  g_autoptr (GPtrArray) todo = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  const StageSnapshot *mine = find_snapshot (stages, snap, sink);
+  guint64 produced = 0, gone = 0;
+
+  g_ptr_array_add (todo, sink);
+  while (todo->len > 0)
+    {
+      AccelStage *stage = g_ptr_array_steal_index_fast (todo, todo->len - 1);
+      const StageSnapshot *st = find_snapshot (stages, snap, stage);
+
+      if (!g_hash_table_add (seen, stage) || !st)
+        continue;
+      if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SOURCE)
+        produced = MAX (produced, st->frames);
+      else if (stage != sink)
+        gone += st->skipped + st->dropped;
+      for (guint l = 0; l < wiring->len; l++)
+        if (g_array_index (wiring, GraphLink, l).dst == stage)
+          g_ptr_array_add (todo, g_array_index (wiring, GraphLink, l).src);
+    }
+  gone += mine->skipped + mine->dropped + mine->frames;
+  return produced > gone ? produced - gone : 0;
+}
+
 static void
 take_snapshot (AccelGraph *graph, Snapshot *snap)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
-  guint64 produced = 0, finished = G_MAXUINT64;
 
   snap->graph = accel_graph_get_name (graph);
   snap->stages = g_array_new (FALSE, TRUE, sizeof (StageSnapshot));
@@ -112,11 +156,6 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
       s.is_sink = accel_stage_get_histograms (stage, &s.latency, &s.e2e);
       g_array_append_val (snap->stages, s);
 
-      if (kind == ACCEL_STAGE_SOURCE)
-        produced = MAX (produced, s.frames);
-      else if (kind == ACCEL_STAGE_SINK)
-        finished = MIN (finished, s.frames);
-
       for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
         {
           g_autoptr (AccelPool) pool = accel_stage_dup_output_pool (stage, o);
@@ -134,9 +173,17 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
         }
       add_device (snap, accel_stage_get_device (stage));
     }
-  snap->in_flight = finished != G_MAXUINT64 && produced > finished
-                        ? produced - finished
-                        : 0;
+  /* the sink furthest behind; one whose stream ended waits for nothing */
+  snap->in_flight = 0;
+  for (guint i = 0; i < stages->len; i++)
+    {
+      const StageSnapshot *st = &g_array_index (snap->stages, StageSnapshot, i);
+
+      if (accel_stage_get_stage_kind (st->stage) == ACCEL_STAGE_SINK
+          && !g_str_equal (st->state, "done"))
+        snap->in_flight
+            = MAX (snap->in_flight, sink_in_flight (graph, snap, st->stage));
+    }
 }
 
 static void

@@ -3,11 +3,12 @@
 "use strict";
 
 const columns = ["name", "kind", "state", "frames", "rate", "p50", "p99",
-  "queue", "restarts", "skipped", "dropped"];
+  "queue", "restarts", "skipped", "lost", "dropped"];
 const fills = { running: "#d8f0d8", done: "#e4e4e4", failed: "#f7c6c6",
   idle: "#ffffff" };
 const rows = new Map();
 const previous = new Map();
+const generations = new Map();
 let lastTime = 0;
 let updates = 0;
 
@@ -75,26 +76,43 @@ function show(stats) {
     set(tr, "state", st.state);
     tr.querySelector("td.state").className = "state " + st.state;
     set(tr, "frames", String(st.frames));
-    if (was && dt > 0)
+    // a counter that went down: a new worker counts from its resume point
+    const anew = was && st.frames < was.frames;
+    if (was && dt > 0 && !anew)
       set(tr, "rate", ((st.frames - was.frames) / dt).toFixed(1));
     set(tr, "p50", ms(st.latency_p50_ns));
     set(tr, "p99", ms(st.latency_p99_ns));
     set(tr, "queue", st.queue_depth + " / " + st.queue_depth_max);
     set(tr, "restarts", String(st.restarts));
     set(tr, "skipped", String(st.skipped));
+    set(tr, "lost", String(st.lost));
     set(tr, "dropped", String(st.dropped));
-    if (was) {
+    if (anew)
+      event(st.name + ": counting anew from frame " + st.frames +
+        " (a new worker)", true);
+    if (was && !anew) {
       if (st.restarts > was.restarts)
         event(st.name + ": restarted (" + st.restarts + " in all)", true);
       if (st.skipped > was.skipped)
         event(st.name + ": " + (st.skipped - was.skipped) +
           " frame(s) skipped after a fault", true);
+      if (st.lost > was.lost)
+        event(st.name + ": " + (st.lost - was.lost) +
+          " frame(s) lost past a restart", true);
       if (st.state !== was.state)
         event(st.name + ": " + was.state + " \u2192 " + st.state,
           st.state === "failed");
     }
     colourNode(st.name, st.state, st.state + ", " + st.frames + " frames");
     previous.set(st.name, st);
+  }
+  // a device's generation moves when its context was rebuilt
+  for (const d of stats.devices || []) {
+    const had = generations.get(d.name);
+    if (had !== undefined && d.generation !== had)
+      event(d.name + ": generation " + had + " \u2192 " + d.generation +
+        " (its context was rebuilt)", true);
+    generations.set(d.name, d.generation);
   }
   document.getElementById("in-flight").textContent =
     String(stats.frames_in_flight);

@@ -336,6 +336,44 @@ test_fan_in_ends_with_shortest (GraphFixture *f, gconstpointer data)
   test_fan_in_ends_with_shortest_in (f, 0);
 }
 
+/* the frames in flight in /stats.json's terms */
+static guint64
+frames_in_flight (AccelGraph *g)
+{
+  g_autofree gchar *json = accel_graph_metrics_to_json (g);
+  const char *at = strstr (json, "\"frames_in_flight\": ");
+
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen ("\"frames_in_flight\": "), NULL, 10);
+}
+
+/* each branch of a graph is held to its own sources: a short branch that
+ * ended, beside an endless one, leaves nothing in flight but what the
+ * endless one's mailboxes and pools hold (it was the endless source's count
+ * less the short sink's, growing without end) */
+static void
+test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *endless, *short_sink;
+  guint64 in_flight;
+
+  source (f, "few", 5, "16");
+  endless = source (f, "many", -1, "16");
+  short_sink = add (f, "core.null-sink", "few-out");
+  add (f, "core.null-sink", "many-out");
+  link_ok (f->graph, "few", "few-out");
+  link_ok (f->graph, "many", "many-out");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  while (accel_stage_get_n_processed (short_sink) < 5
+         || accel_stage_get_n_processed (endless) < 2000)
+    g_usleep (1000);
+  in_flight = frames_in_flight (f->graph);
+  g_test_message ("%" G_GUINT64_FORMAT " frames in flight", in_flight);
+  g_assert_cmpuint (in_flight, <, 64);
+  accel_graph_stop (f->graph);
+}
+
 /* stages on one thread never wait for room in each other's mailboxes: a
  * push that finds none parks its output until the consumer has taken
  * frames. Waiting instead (in a nested main loop) hung now and then here,
@@ -997,6 +1035,8 @@ main (int argc, char **argv)
       graph_set_up, test_fan_out_fan_in_eos, graph_tear_down);
   g_test_add ("/graph/fan-in-ends-with-shortest", GraphFixture, "shortest",
       graph_set_up, test_fan_in_ends_with_shortest, graph_tear_down);
+  g_test_add ("/graph/in-flight-per-branch", GraphFixture, "branches",
+      graph_set_up, test_in_flight_per_branch, graph_tear_down);
   g_test_add ("/graph/stop-mid-stream", GraphFixture, "endless", graph_set_up,
       test_stop_mid_stream, graph_tear_down);
   g_test_add ("/graph/backpressure", GraphFixture, "pressure", graph_set_up,

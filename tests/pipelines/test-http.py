@@ -278,6 +278,9 @@ def test_page(url):
               is not None, "the page names %s" % stage)
         check(re.search(r'<td class="state running">running</td>', second)
               is not None, "a stage shows as running")
+        check(re.search(r'<tr id="stage-%s">.*?<td class="lost">0</td>'
+                        % stage, second, re.S) is not None,
+              "the page shows %s's lost frames" % stage)
     if FAULT:
         m = re.search(r'<tr id="stage-twice">.*?<td class="skipped">(\d+)<',
                       second, re.S)
