@@ -11,6 +11,7 @@ typedef struct
 {
   gchar *group;
   AccelCommunicator *comm;
+  gchar *key; /* held in the process's keys while started */
 } AccelCollectivePrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
@@ -165,6 +166,49 @@ agree_on_type (AccelStage *stage, AccelWorld *world, const char *key,
   return TRUE;
 }
 
+/* the store keys of the collectives started in this process, each with the
+ * name of its stage: two stages on one key (two pairs between the same
+ * ranks, two collectives in one group) would meet each other's peers, and
+ * their streams cross */
+static GMutex keys_lock;
+static GHashTable *keys_in_use;
+
+static gboolean
+hold_key (AccelStage *stage, const char *key, GError **error)
+{
+  const char *holder;
+
+  g_mutex_lock (&keys_lock);
+  if (!keys_in_use)
+    keys_in_use
+        = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  holder = g_hash_table_lookup (keys_in_use, key);
+  if (holder)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) would connect as stage '%s' does on this rank "
+          "(%s): their frames would cross; give one of them a 'group' of "
+          "its own",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          holder, key);
+      g_mutex_unlock (&keys_lock);
+      return FALSE;
+    }
+  g_hash_table_insert (
+      keys_in_use, g_strdup (key), g_strdup (accel_stage_get_name (stage)));
+  g_mutex_unlock (&keys_lock);
+  return TRUE;
+}
+
+static void
+release_key (const char *key)
+{
+  g_mutex_lock (&keys_lock);
+  if (keys_in_use)
+    g_hash_table_remove (keys_in_use, key);
+  g_mutex_unlock (&keys_lock);
+}
+
 static gboolean
 accel_collective_start (AccelStage *stage, GError **error)
 {
@@ -184,10 +228,17 @@ accel_collective_start (AccelStage *stage, GError **error)
     }
   if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
           self, world, &rank, &size, &key, error)
-      || !agree_on_type (stage, world, key, rank, size, error))
+      || !hold_key (stage, key, error))
     return FALSE;
-  priv->comm = accel_communicator_new (stage, world, key, rank, size, error);
-  return priv->comm != NULL;
+  if (!agree_on_type (stage, world, key, rank, size, error)
+      || !(priv->comm
+           = accel_communicator_new (stage, world, key, rank, size, error)))
+    {
+      release_key (key);
+      return FALSE;
+    }
+  priv->key = g_steal_pointer (&key);
+  return TRUE;
 }
 
 static void
@@ -197,6 +248,9 @@ accel_collective_stop (AccelStage *stage)
       = accel_collective_get_instance_private (ACCEL_COLLECTIVE (stage));
 
   g_clear_pointer (&priv->comm, accel_communicator_free);
+  if (priv->key)
+    release_key (priv->key);
+  g_clear_pointer (&priv->key, g_free);
 }
 
 /**

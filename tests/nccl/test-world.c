@@ -460,6 +460,29 @@ test_root_out_of_world (Fixture *f, gconstpointer data)
       "1)");
 }
 
+/* two pairs between the same two ranks, without groups of their own, are
+ * refused: they would meet each other's peers and their streams cross */
+static void
+test_pairs_share_connection (Fixture *f, gconstpointer data)
+{
+  assert_refused (f, "pairs.yaml",
+      "pipeline: pairs\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, ranks: [0], params: "
+      "{shape: \"16\", num-buffers: 2}}\n"
+      "  - {name: tx-a, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+      "  - {name: tx-b, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+      "  - {name: rx-b, kind: nccl.recv, ranks: [1], params: "
+      "{peer: 0, shape: \"16\", dtype: f32}}\n"
+      "  - {name: rx-a, kind: nccl.recv, ranks: [1], params: "
+      "{peer: 0, shape: \"16\", dtype: f32}}\n"
+      "  - {name: out-a, kind: core.null-sink}\n"
+      "  - {name: out-b, kind: core.null-sink}\n"
+      "links: [src -> tx-a -> out-a, src -> tx-b -> out-b, rx-a -> out-a, "
+      "rx-b -> out-b]\n",
+      "their frames would cross; give one of them a 'group' of its own");
+}
+
 /* an image gathered from every rank: the output holds each rank's bytes
  * (it was sized by pixels, a quarter of an RGBA8 image's bytes, and the
  * gather wrote past it) */
@@ -549,6 +572,7 @@ main (int argc, char **argv)
   ADD ("/world/collective-left-out", test_collective_left_out);
   ADD ("/world/root-out-of-world", test_root_out_of_world);
   ADD ("/world/all-gather-image", test_all_gather_image);
+  ADD ("/world/pairs-share-connection", test_pairs_share_connection);
   ADD ("/world/gives-up-without-progress", test_gives_up_without_progress);
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
