@@ -226,6 +226,15 @@ accel_collective_start (AccelStage *stage, GError **error)
           accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
       return FALSE;
     }
+  /* its peers hold the communicator it would make again, and would not
+   * meet it: the world is rebuilt instead, every rank's together */
+  if (accel_stage_is_restarting (stage))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+          "a collective cannot restart alone: its communicator is every "
+          "rank's; the world is rebuilt instead");
+      return FALSE;
+    }
   if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
           self, world, &rank, &size, &key, error)
       || !hold_key (stage, key, error))

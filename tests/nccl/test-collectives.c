@@ -479,6 +479,22 @@ test_rank_poisoned (Fixture *f, gconstpointer data)
                            "generation 2");
 }
 
+/* rank 1's all-reduce fails at frame 3 with a library error, which a stage
+ * of its own would restart after: a collective cannot, its peers hold the
+ * communicator, so the world is rebuilt, and the output equals a run
+ * without the fault (a restart alone read its first start's store keys) */
+static void
+test_collective_not_restarted_alone (Fixture *f, gconstpointer data)
+{
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=total:library:3", NULL };
+  g_auto (WorldRun) run = { 0 };
+
+  run_faulted_world (f, env, &run);
+  world_assert_says (&run, "a collective cannot restart alone");
+  world_assert_says (&run, "rebuilding the world as generation 2");
+}
+
 /* ranks joined through --coordinator, each supervised on its own: rank 1
  * dies at frame 5 and is started again, rank 0's collective fails and it
  * is started again too, and the new generation resumes where rank 0's
@@ -609,6 +625,8 @@ main (int argc, char **argv)
   ADD ("/collectives/data-parallel-4", &four, test_data_parallel);
   ADD ("/collectives/rank-killed", NULL, test_rank_killed);
   ADD ("/collectives/rank-poisoned", NULL, test_rank_poisoned);
+  ADD ("/collectives/not-restarted-alone", NULL,
+      test_collective_not_restarted_alone);
   ADD ("/collectives/coordinator-rank-killed", NULL,
       test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
