@@ -256,6 +256,9 @@ accel_collective_stop (AccelStage *stage)
   AccelCollectivePrivate *priv
       = accel_collective_get_instance_private (ACCEL_COLLECTIVE (stage));
 
+  /* a restart fails (see start ()): nothing waits for the peers */
+  if (priv->comm && accel_stage_is_restarting (stage))
+    accel_communicator_abandon (priv->comm);
   g_clear_pointer (&priv->comm, accel_communicator_free);
   if (priv->key)
     release_key (priv->key);

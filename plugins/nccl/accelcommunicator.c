@@ -340,6 +340,20 @@ nccl_free (AccelCommunicator *comm, ncclComm_t nccl)
 }
 
 /**
+ * accel_communicator_abandon:
+ * @comm: a communicator
+ *
+ * Its peers will not meet it again (its stage restarts alone, which fails
+ * the world): accel_communicator_free() then aborts it rather than wait for
+ * its work or its peers. Called from the stage's thread.
+ */
+void
+accel_communicator_abandon (AccelCommunicator *comm)
+{
+  comm->broken = TRUE;
+}
+
+/**
  * accel_communicator_free:
  * @comm: (transfer full): a communicator
  *
@@ -352,7 +366,8 @@ accel_communicator_free (AccelCommunicator *comm)
 {
   /* a blocking communicator's destroy waits on the host for its work,
    * which a peer that is gone never ends: only once that is done */
-  if (comm->split_done && !accel_watchdog_wait_done (comm->watchdog))
+  if (comm->split_done && !comm->broken
+      && !accel_watchdog_wait_done (comm->watchdog))
     comm->broken = TRUE;
   if (comm->watchdog)
     accel_watchdog_free (comm->watchdog);

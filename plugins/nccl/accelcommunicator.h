@@ -15,6 +15,7 @@ typedef struct _AccelCommunicator AccelCommunicator;
 
 AccelCommunicator *accel_communicator_new (AccelStage *stage, AccelWorld *world,
     const char *key, guint rank, guint size, GError **error);
+void accel_communicator_abandon (AccelCommunicator *comm);
 void accel_communicator_free (AccelCommunicator *comm);
 guint accel_communicator_get_size (AccelCommunicator *comm);
 guint accel_communicator_get_rank (AccelCommunicator *comm);
