@@ -28,8 +28,6 @@
 /* a second Ctrl-C: stopped at once, as shells report a SIGINT */
 #define EXIT_STOPPED 130
 
-#define NO_FRAME_LIMIT G_MININT64
-
 /* after Ctrl-C or SIGTERM, how long the frames in flight may take before
  * the run stops at once */
 #define GRACE_S 5
@@ -40,7 +38,8 @@ static gchar *opt_state_dir, *opt_graph, *opt_description;
 static gboolean opt_print_yaml;
 static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
-static gint64 opt_frames = NO_FRAME_LIMIT;
+static gint64 opt_frames;
+static gboolean opt_frames_given; /* every value of opt_frames is one given */
 static gboolean opt_restart_state;
 static gint opt_http = -1;
 static gchar *opt_http_address;
@@ -50,6 +49,22 @@ static gint opt_ranks = -1, opt_rank = -1, opt_world;
 static guint intensity_restarts = 3;
 static gint64 intensity_window_ms = 10000;
 static gchar *opt_coordinator;
+
+/* --frames N: a number, any; check_options () wants 1 or more */
+static gboolean
+parse_frames (
+    const char *option, const char *value, gpointer data, GError **error)
+{
+  if (!g_ascii_string_to_signed (
+          value, 10, G_MININT64, G_MAXINT64, &opt_frames, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--frames must be a number, not '%s'", value);
+      return FALSE;
+    }
+  opt_frames_given = TRUE;
+  return TRUE;
+}
 
 static GOptionEntry entries[] = {
   { "description", 'e', 0, G_OPTION_ARG_STRING, &opt_description,
@@ -68,7 +83,7 @@ static GOptionEntry entries[] = {
       "Describe a stage kind: ports and parameters", "KIND" },
   { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_set,
       "Set a parameter (repeatable)", "STAGE.PARAM=VALUE" },
-  { "frames", 0, 0, G_OPTION_ARG_INT64, &opt_frames,
+  { "frames", 0, 0, G_OPTION_ARG_CALLBACK, parse_frames,
       "Stop the sources after N frames", "N" },
   { "device", 0, 0, G_OPTION_ARG_STRING, &opt_device,
       "Run on this device (host or a GPU number)", "DEVICE" },
@@ -589,7 +604,7 @@ run_pipeline (const char *path)
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_RUNTIME;
     }
-  if (opt_frames != NO_FRAME_LIMIT)
+  if (opt_frames_given)
     accel_graph_set_frame_limit (graph, opt_frames);
   if (state_dir)
     accel_graph_set_state_dir (graph, state_dir, 100 * 1000);
@@ -971,7 +986,7 @@ apply_backend (GError **error)
 static gboolean
 check_options (GError **error)
 {
-  if (opt_frames != NO_FRAME_LIMIT && opt_frames < 1)
+  if (opt_frames_given && opt_frames < 1)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
           "--frames must be 1 or more, not %" G_GINT64_FORMAT, opt_frames);

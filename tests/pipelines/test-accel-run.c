@@ -454,6 +454,10 @@ test_usage (void)
     { { NULL }, "usage: accel-run" },
     { { demo, demo, NULL }, "usage: accel-run" },
     { { "--frames=0", demo, NULL }, "--frames must be 1 or more, not 0" },
+    /* the least int64 once stood for no limit */
+    { { "--frames=-9223372036854775808", demo, NULL },
+        "--frames must be 1 or more, not -9223372036854775808" },
+    { { "--frames=ten", demo, NULL }, "--frames must be a number, not 'ten'" },
     { { "--device=gpu", demo, NULL },
         "--device must be auto, host or a GPU number, not 'gpu'" },
     { { "--backend=tpu", demo, NULL }, "--backend must be host or cuda" },
