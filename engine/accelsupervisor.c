@@ -271,7 +271,10 @@ run_workers (const char *const *argv, guint max_restarts,
             WTERMSIG (status), g_strsignal (WTERMSIG (status)));
       else
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          gboolean invalid = WIFEXITED (status)
+                             && WEXITSTATUS (status) == ACCEL_EXIT_INVALID;
+          g_set_error (error, ACCEL_ERROR,
+              invalid ? ACCEL_ERROR_INVALID_PIPELINE : ACCEL_ERROR_FAILED,
               "worker %u failed (exit status %d)", generation,
               WIFEXITED (status) ? WEXITSTATUS (status) : -1);
           return FALSE;

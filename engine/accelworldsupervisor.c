@@ -234,7 +234,10 @@ supervise_worlds (const char *const *argv, guint n_ranks,
         }
       if (!(why = restartable_cause (status)))
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          g_set_error (error, ACCEL_ERROR,
+              WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INVALID
+                  ? ACCEL_ERROR_INVALID_PIPELINE
+                  : ACCEL_ERROR_FAILED,
               "rank %u on %s failed (exit status %d) in generation %u", failed,
               host, WIFEXITED (status) ? WEXITSTATUS (status) : -1, generation);
           return FALSE;

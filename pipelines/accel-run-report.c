@@ -65,6 +65,16 @@ accel_run_print_progress (Run *run, gboolean final)
   fflush (run->progress);
 }
 
+/* whether write_output () replaces @path (a regular file, or none yet)
+ * through its directory, rather than write it in place */
+gboolean
+accel_run_output_replaces (const char *path)
+{
+  return !g_str_equal (path, "-") && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)
+         && (!g_file_test (path, G_FILE_TEST_EXISTS)
+             || g_file_test (path, G_FILE_TEST_IS_REGULAR));
+}
+
 /* "-" is stdout; a link, a device or a pipe is written in place (replacing
  * it with a file, as g_file_set_contents() does, would be wrong), a file
  * atomically */
@@ -74,9 +84,7 @@ write_output (const char *path, const char *text, GError **error)
   FILE *f;
   gboolean ok;
 
-  if (!g_str_equal (path, "-") && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)
-      && (!g_file_test (path, G_FILE_TEST_EXISTS)
-          || g_file_test (path, G_FILE_TEST_IS_REGULAR)))
+  if (accel_run_output_replaces (path))
     return g_file_set_contents (path, text, -1, error);
   f = g_str_equal (path, "-") ? stdout : g_fopen (path, "w");
   if (!f)

@@ -22,7 +22,7 @@
 /* exit statuses */
 #define EXIT_DONE 0
 #define EXIT_RUNTIME 1
-#define EXIT_INVALID 2
+#define EXIT_INVALID ACCEL_EXIT_INVALID
 /* done, but frames were skipped or lost (ACCEL_EXIT_INCOMPLETE) */
 #define EXIT_INCOMPLETE ACCEL_EXIT_INCOMPLETE
 /* a second Ctrl-C: stopped at once, as shells report a SIGINT */
@@ -760,9 +760,12 @@ supervised_status (gboolean ok, const GError *error)
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE))
     return EXIT_INCOMPLETE;
   g_printerr ("accel-run: %s\n", error->message);
-  return g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED)
-             ? EXIT_STOPPED
-             : EXIT_RUNTIME;
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED))
+    return EXIT_STOPPED;
+  /* the worker said why: its pipeline or options were refused */
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE))
+    return EXIT_INVALID;
+  return EXIT_RUNTIME;
 }
 
 /* with a GPU the pipeline runs in supervised worker processes, so a poisoned
@@ -864,7 +867,9 @@ check_output_path (const char *option, const char *path, GError **error)
           "%s %s: that is a directory; give a file's name", option, mine);
       return FALSE;
     }
-  if (access (g_file_test (mine, G_FILE_TEST_EXISTS) ? mine : dir, W_OK) != 0)
+  /* as the report writes it: a file (new or not) is
+   * replaced through its directory, anything else written in place */
+  if (access (accel_run_output_replaces (mine) ? dir : mine, W_OK) != 0)
     {
       int saved = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
@@ -1013,19 +1018,18 @@ check_options (GError **error)
           "--state-dir %s is a file, not a directory", opt_state_dir);
       return FALSE;
     }
+#ifdef ACCEL_HAVE_HTTP
   if (opt_http_address)
     {
       g_autoptr (GInetAddress) address
-          = g_inet_address_new_from_string (opt_http_address);
+          = accel_http_parse_address (opt_http_address, error);
       if (!address)
         {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--http-address must be an IP address, such as 127.0.0.1 or "
-              "::1, not '%s'",
-              opt_http_address);
+          g_prefix_error (error, "--http-address: ");
           return FALSE;
         }
     }
+#endif
   if (!read_restart_intensity (error)
       || (opt_stats && !check_output_path ("--stats", opt_stats, error))
       || (opt_dot && !check_output_path ("--dot", opt_dot, error)))
@@ -1078,9 +1082,14 @@ main (int argc, char **argv)
   /* stdout may carry --stats: every log message goes to stderr (to be
    * set before any thread starts) */
   g_log_writer_default_set_use_stderr (TRUE);
-  /* then a signal during start-up ends the run as one while it runs,
-   * never the process outright. SIGTERM as Ctrl-C: a service manager gets
-   * finished files too */
+  /* GLib makes its C locale for g_ascii_strtoll () and the like on first
+   * use, under a lock: made now, before the signal thread starts, so that
+   * thread cannot leave errno set inside a parse, which would then refuse
+   * a number ("--frames must be a number, not '5'") */
+  g_ascii_strtoll ("0", NULL, 10);
+  /* then signals go to their thread (see on_early_signal ()): one before
+   * the graph starts leaves at once, one while it starts is taken once it
+   * runs. SIGTERM as Ctrl-C: a service manager gets finished files too */
   early_signals_start (&the_run);
   /* a reader of stdout that goes away (`accel-run ... | head`) must not
    * end the run unseen: writes there fail instead, the progress lines

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 /* a worker's exit status for "the job is done, but frames were skipped or
  * lost (I said which on stderr)": not started again */
 #define ACCEL_EXIT_INCOMPLETE 3
+/* a worker's exit status for "the pipeline or its options are invalid":
+ * not started again, and the supervisor's own status */
+#define ACCEL_EXIT_INVALID 2
 
 gboolean accel_supervisor_is_worker (void);
 guint accel_supervisor_get_generation (void);

@@ -235,6 +235,28 @@ on_request (SoupServer *server, SoupServerMessage *msg, const char *path,
 }
 
 /**
+ * accel_http_parse_address:
+ * @address: (nullable): an IP address, such as 127.0.0.1 or ::1; %NULL:
+ *   127.0.0.1
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full) (nullable): the address to listen on, or %NULL
+ * with %G_IO_ERROR_INVALID_ARGUMENT for anything else (a host name is not
+ * looked up).
+ */
+GInetAddress *
+accel_http_parse_address (const char *address, GError **error)
+{
+  GInetAddress *inet
+      = g_inet_address_new_from_string (address ? address : "127.0.0.1");
+
+  if (!inet)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "'%s' is not an IP address, such as 127.0.0.1 or ::1", address);
+  return inet;
+}
+
+/**
  * accel_graph_serve_http:
  * @graph: a prepared or running graph
  * @address: (nullable): the address to listen on; %NULL: 127.0.0.1
@@ -263,9 +285,9 @@ accel_graph_serve_http (
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), NULL);
   g_return_val_if_fail (port <= G_MAXUINT16, NULL);
 
-  inet = g_inet_address_new_from_string (address ? address : "127.0.0.1");
+  inet = accel_http_parse_address (address, error);
   if (!inet)
-    goto bad_address;
+    return NULL;
   self = g_new0 (AccelHttpServer, 1);
   self->graph = g_object_ref (graph);
   self->page = make_page (graph);
@@ -281,14 +303,6 @@ accel_graph_serve_http (
     self->port = (guint)g_uri_get_port (uris->data);
   g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
   return g_steal_pointer (&self);
-
-  /* ERRORS */
-bad_address:
-  {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-        "'%s' is not an IP address", address);
-    return NULL;
-  }
 }
 
 /**

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <accel/accel.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
 typedef struct _AccelHttpServer AccelHttpServer;
 
+GInetAddress *accel_http_parse_address (const char *address, GError **error);
 AccelHttpServer *accel_graph_serve_http (
     AccelGraph *graph, const char *address, guint port, GError **error);
 guint accel_http_server_get_port (AccelHttpServer *server);

@@ -19,7 +19,6 @@ struct _AccelChecksumSink
   AccelBuffer *staging; /* pinned copy of a device buffer */
   gchar *location;
   int fd;
-  gboolean opened; /* a later start is a restart: it goes on with the file */
   GMutex lock;
   GArray *sequences;    /* guint64 */
   GPtrArray *checksums; /* gchar* */
@@ -136,7 +135,7 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
     {
       /* a restart by the stage's supervisor goes on with the lines written
        * so far: each was written whole before its frame was done */
-      gboolean restart = self->opened;
+      gboolean restart = accel_stage_is_restarting (stage);
       if (log && !restart && !keep_committed_lines (self->location, log, error))
         return FALSE;
       self->fd = g_open (self->location,
@@ -150,7 +149,6 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
               "cannot open %s: %s", self->location, g_strerror (saved));
           return FALSE;
         }
-      self->opened = TRUE;
     }
   if (accel_stage_is_host (stage))
     return TRUE;

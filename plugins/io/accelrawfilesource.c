@@ -269,18 +269,18 @@ accel_raw_file_source_process (
   ReadResult result;
   gpointer staging;
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
-
-  if (!self->seekable)
+  if (!self->seekable && !self->have_sequence)
     {
-      if (!self->have_sequence)
-        {
-          self->next_sequence = frame->sequence;
-          self->have_sequence = TRUE;
-        }
-      accel_buffer_set_sequence (out, self->next_sequence);
+      self->next_sequence = frame->sequence;
+      self->have_sequence = TRUE;
     }
+  /* a stream's frames by their own numbers: a yield took a sequence */
+  if (self->num_buffers >= 0
+      && (self->seekable ? frame->sequence : self->next_sequence)
+             >= (guint64)self->num_buffers)
+    return ACCEL_FLOW_EOS;
+  if (!self->seekable)
+    accel_buffer_set_sequence (out, self->next_sequence);
   if (accel_stage_is_host (stage))
     {
       result = read_frame (

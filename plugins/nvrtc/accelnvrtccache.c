@@ -36,13 +36,19 @@ accel_nvrtc_cache_get_dir (void)
  * @options: (nullable): the extra NVRTC options, as given
  * @arch: the target, such as "sm_90"
  *
- * The name of a cache entry: the SHA-256 of @source, @options, @arch and
- * NVRTC's version, each followed by a NUL, so that nothing but these
- * decides the code and a newer NVRTC never reuses an older one's output.
+ * The name of a cache entry: the SHA-256 of @source, @options, @arch,
+ * NVRTC's version and the entries' format, each followed by a NUL, so that
+ * nothing but these decides the code, a newer NVRTC never reuses an older
+ * one's output, and builds that write entries another way never read each
+ * other's.
  * MT safe.
  *
  * Returns: (transfer full): 64 hexadecimal digits.
  */
+/* what an entry holds: the SHA-256 of its CUBIN, then the CUBIN (see
+ * read_entry ()); in the key, so that another format is another name */
+#define ENTRY_FORMAT "cubin+sha256/1"
+
 gchar *
 accel_nvrtc_cache_key (
     const char *source, const char *options, const char *arch)
@@ -61,6 +67,7 @@ accel_nvrtc_cache_key (
       strlen (options ? options : "") + 1);
   g_checksum_update (sum, (const guchar *)arch, strlen (arch) + 1);
   g_checksum_update (sum, (const guchar *)version, strlen (version) + 1);
+  g_checksum_update (sum, (const guchar *)ENTRY_FORMAT, sizeof (ENTRY_FORMAT));
   return g_strdup (g_checksum_get_string (sum));
 }
 

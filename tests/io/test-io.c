@@ -498,6 +498,34 @@ test_raw_sink_rerun (void)
   test_dir_remove (dir);
 }
 
+/* core.checksum-sink, like raw-file-sink, starts its file anew on each graph
+ * start */
+static void
+test_checksum_sink_rerun (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *path = g_build_filename (dir, "out.sum", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("rerun");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sum");
+  g_autofree gchar *first = NULL;
+
+  g_object_set (src, "shape", "8", "num-buffers", (gint64)3, NULL);
+  g_object_set (sink, "location", path, NULL);
+  test_link (g, "src", "sum");
+  for (guint run = 0; run < 3; run++)
+    {
+      g_autofree gchar *text = NULL;
+
+      test_run (g);
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      if (!first)
+        first = g_strdup (text);
+      g_assert_cmpstr (text, ==, first);
+    }
+  test_dir_remove (dir);
+}
+
 /* a full disk is named as such, with the frame that could not be written */
 static void
 test_raw_sink_disk_full (void)
@@ -1450,6 +1478,7 @@ main (int argc, char **argv)
       "/io/raw-file/restart-keeps-output", test_raw_sink_restart_keeps_output);
   g_test_add_func ("/io/raw-file/disk-full", test_raw_sink_disk_full);
   g_test_add_func ("/io/raw-file/rerun", test_raw_sink_rerun);
+  g_test_add_func ("/io/checksum-sink/rerun", test_checksum_sink_rerun);
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
   g_test_add_func (
       "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);

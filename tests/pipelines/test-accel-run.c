@@ -477,8 +477,8 @@ test_usage (void)
     { { stats_dir, demo, NULL }, says_dir },
     { { state_file, demo, NULL }, says_file },
     { { "--http-address=localhost", demo, NULL },
-        "--http-address must be an IP address, such as 127.0.0.1 or ::1, not "
-        "'localhost'" },
+        "--http-address: 'localhost' is not an IP address, such as 127.0.0.1 "
+        "or ::1" },
   };
 
   g_assert_true (g_file_set_contents (file, "", 0, NULL));

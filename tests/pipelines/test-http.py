@@ -231,6 +231,15 @@ def check_port_taken(url):
     check(second.returncode == 2, "a port in use fails the run with status 2")
     check("running 'endless'" not in second.stderr,
           "the graph of a run whose port is in use never starts")
+    # a supervised run (a world, as every run on a GPU) passes its worker's
+    # status 2 on
+    world = subprocess.run(
+        [ACCEL_RUN, "--backend=host", "--ranks=1", "--http=" + port,
+         os.path.join(SRCDIR, "endless.yaml")],
+        capture_output=True, text=True, timeout=120)
+    sys.stdout.write(world.stderr)
+    check(world.returncode == 2,
+          "a supervised run on a port in use ends with status 2 too")
 
 
 def chromium(browser, profile, *args):

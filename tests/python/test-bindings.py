@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What Python reaches through the typelib, and how it owns it: the
 registry's name lists are copied, not freed twice; the engine's internals
-(commit logs, fences, placement) are left out of the bindings; a wrapped
-buffer without a destroy function frees nothing of the caller's."""
+(commit logs, fences, placement) are left out of the bindings."""
 import sys
 
 import gi
