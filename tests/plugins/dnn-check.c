@@ -88,11 +88,17 @@ dnn_data_new (const DnnCase *c, guint n_frames, gboolean with_reference)
   add_port (d, "weights", c->dtype, 4, w_dims);
   if (has_bias (c))
     add_port (d, "bias", c->dtype, 1, &c->k);
-  d->p = (c->h + 2 * c->pad_h - (c->r - 1) * c->dilation_h - 1) / c->stride_h
+  /* in 64 bits: the link-error cases go up to the largest pads */
+  d->p = (c->h + 2 * (gint64)c->pad_h - (c->r - 1) * c->dilation_h - 1)
+             / c->stride_h
          + 1;
-  d->q = (c->w + 2 * c->pad_w - (c->s - 1) * c->dilation_w - 1) / c->stride_w
+  d->q = (c->w + 2 * (gint64)c->pad_w - (c->s - 1) * c->dilation_w - 1)
+             / c->stride_w
          + 1;
-  d->n_expected = d->p > 0 && d->q > 0 ? c->n * c->k * d->p * d->q : 0;
+  d->n_expected
+      = d->p > 0 && d->q > 0 && d->p <= G_MAXINT32 && d->q <= G_MAXINT32 / d->p
+            ? c->n * c->k * d->p * d->q
+            : 0;
   for (guint p = 0; p < d->n_inputs; p++)
     d->inputs[p]
         = g_ptr_array_new_with_free_func ((GDestroyNotify)g_bytes_unref);
