@@ -26,7 +26,9 @@ struct _AccelHttpServer
 
 typedef struct
 {
+  GSubprocess *proc;
   gboolean done;
+  gboolean timed_out;
   gchar *out;
   GError *error;
 } DotRun;
@@ -44,7 +46,10 @@ dot_done (GObject *source, GAsyncResult *result, gpointer user_data)
 static gboolean
 dot_timed_out (gpointer user_data)
 {
-  g_subprocess_force_exit (user_data);
+  DotRun *run = user_data;
+
+  run->timed_out = TRUE;
+  g_subprocess_force_exit (run->proc);
   return G_SOURCE_REMOVE;
 }
 
@@ -70,7 +75,8 @@ dot_to_svg (const char *dot)
     goto failed;
   g_main_context_push_thread_default (context);
   timeout = g_timeout_source_new (DOT_TIMEOUT_MS);
-  g_source_set_callback (timeout, dot_timed_out, proc, NULL);
+  run.proc = proc;
+  g_source_set_callback (timeout, dot_timed_out, &run, NULL);
   g_source_attach (timeout, context);
   g_subprocess_communicate_utf8_async (proc, dot, NULL, dot_done, &run);
   while (!run.done)
@@ -92,11 +98,13 @@ dot_to_svg (const char *dot)
   /* ERRORS */
 failed:
   {
-    g_debug ("the graph is shown as text: dot -Tsvg failed%s%s",
-        error ? ": " : "",
-        error                                        ? error->message
-        : proc && !g_subprocess_get_if_exited (proc) ? "(killed after 5 s)"
-                                                     : "");
+    if (run.timed_out)
+      g_debug ("the graph is shown as text: dot -Tsvg took more than %d "
+               "ms and was killed",
+          DOT_TIMEOUT_MS);
+    else
+      g_debug ("the graph is shown as text: dot -Tsvg failed%s%s",
+          error ? ": " : "", error ? error->message : "");
     g_free (run.out);
     return NULL;
   }

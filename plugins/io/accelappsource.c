@@ -23,8 +23,7 @@ struct _AccelAppSource
   GQueue queue; /* AccelBuffer*, pushed and not taken */
   gboolean eos;
   gboolean flushing; /* stopped: pushes fail until the next start */
-  guint64 next_sequence;
-  gboolean have_sequence;
+  AccelIoNumbers numbers;
   AccelIoRing *ring; /* GPU: the buffers being copied */
 };
 
@@ -142,7 +141,7 @@ accel_app_source_start (AccelStage *stage, GError **error)
 
   g_mutex_lock (&self->lock);
   self->flushing = FALSE;
-  self->have_sequence = FALSE;
+  accel_io_numbers_reset (&self->numbers);
   g_mutex_unlock (&self->lock);
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -222,12 +221,8 @@ accel_app_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
     }
 
   /* a frame given up for the stage's messages takes no sequence number */
-  if (!self->have_sequence)
-    {
-      self->next_sequence = frame->sequence;
-      self->have_sequence = TRUE;
-    }
-  accel_buffer_set_sequence (out, self->next_sequence++);
+  accel_buffer_set_sequence (
+      out, accel_io_numbers_take (&self->numbers, frame->sequence));
   accel_buffer_set_pts (out, accel_buffer_get_pts (in));
   accel_buffer_set_duration (out, accel_buffer_get_duration (in));
 

@@ -32,8 +32,7 @@ struct _AccelGstSource
   AccelType type;   /* what negotiate() found */
   gboolean live;    /* the description prerolls no image: it is live */
   GstVideoInfo info;
-  guint64 next_sequence;
-  gboolean have_sequence;
+  AccelIoNumbers numbers;
   AccelIoRing *ring;    /* GPU: the samples its copies read */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsink gets CUDA memory */
@@ -254,7 +253,7 @@ accel_gst_source_start (AccelStage *stage, GError **error)
       set_pipeline_error (self, "could not start playing", error);
       return FALSE;
     }
-  self->have_sequence = FALSE;
+  accel_io_numbers_reset (&self->numbers);
   if (accel_stage_is_host (stage))
     return TRUE;
   self->ring = accel_io_ring_new (
@@ -428,12 +427,8 @@ accel_gst_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
       return yield ? ACCEL_FLOW_SKIP : ACCEL_FLOW_EOS;
     }
   /* a frame given up for the stage's messages takes no sequence number */
-  if (!self->have_sequence)
-    {
-      self->next_sequence = frame->sequence;
-      self->have_sequence = TRUE;
-    }
-  accel_buffer_set_sequence (frame->outputs[0], self->next_sequence++);
+  accel_buffer_set_sequence (frame->outputs[0],
+      accel_io_numbers_take (&self->numbers, frame->sequence));
   return copy_sample (self, frame, sample, error);
 }
 

@@ -56,6 +56,27 @@ gboolean accel_io_parse_framerate (
     const char *text, gint *num, gint *den, GError **error);
 gint64 accel_io_frame_duration (gint num, gint den);
 
+/**
+ * AccelIoNumbers:
+ * @next: the number of the source's next frame
+ * @started: whether @next was set from a frame yet
+ *
+ * A source's own frame numbers. A source that gives its thread back while
+ * it waits (%ACCEL_FLOW_SKIP) has used up the engine's sequence number of
+ * that frame; its frames are numbered on from the first one's sequence
+ * instead, so that a yield leaves no gap. Zero it (or call
+ * accel_io_numbers_reset()) when the stage starts.
+ */
+typedef struct
+{
+  guint64 next;
+  gboolean started;
+} AccelIoNumbers;
+
+void accel_io_numbers_reset (AccelIoNumbers *numbers);
+guint64 accel_io_numbers_peek (AccelIoNumbers *numbers, guint64 sequence);
+guint64 accel_io_numbers_take (AccelIoNumbers *numbers, guint64 sequence);
+
 gboolean accel_io_check_format (AccelStage *stage, const AccelType *type,
     const AccelFormat *formats, guint n_formats, GError **error);
 

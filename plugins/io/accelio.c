@@ -247,6 +247,35 @@ accel_io_parse_framerate (
   return TRUE;
 }
 
+/* the numbering starts again at the next frame's sequence */
+void
+accel_io_numbers_reset (AccelIoNumbers *numbers)
+{
+  numbers->started = FALSE;
+}
+
+/* the number of the frame the engine gave @sequence, not taken yet */
+guint64
+accel_io_numbers_peek (AccelIoNumbers *numbers, guint64 sequence)
+{
+  if (!numbers->started)
+    {
+      numbers->next = sequence;
+      numbers->started = TRUE;
+    }
+  return numbers->next;
+}
+
+/* the same, taken: the next frame gets the number after it */
+guint64
+accel_io_numbers_take (AccelIoNumbers *numbers, guint64 sequence)
+{
+  guint64 n = accel_io_numbers_peek (numbers, sequence);
+
+  numbers->next++;
+  return n;
+}
+
 /* a frame's duration in ns at @num/@den frames per second, or -1 */
 gint64
 accel_io_frame_duration (gint num, gint den)

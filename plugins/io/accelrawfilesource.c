@@ -35,8 +35,7 @@ struct _AccelRawFileSource
   gsize filled;      /* bytes of it so far */
   /* a stream's frames are numbered in order of arrival: a frame given up
    * for the stage's messages (ACCEL_FLOW_SKIP) takes no number */
-  guint64 next_sequence;
-  gboolean have_sequence;
+  AccelIoNumbers numbers;
 };
 
 G_DEFINE_FINAL_TYPE (
@@ -107,7 +106,7 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
     }
   self->seekable = S_ISREG (st.st_mode);
   self->filled = 0;
-  self->have_sequence = FALSE;
+  accel_io_numbers_reset (&self->numbers);
   if (!self->seekable)
     self->partial = g_malloc (self->frame_size);
   self->n_frames = self->seekable ? (guint64)st.st_size / self->frame_size : 0;
@@ -268,19 +267,16 @@ accel_raw_file_source_process (
   GError *read_error = NULL;
   ReadResult result;
   gpointer staging;
+  guint64 number;
 
-  if (!self->seekable && !self->have_sequence)
-    {
-      self->next_sequence = frame->sequence;
-      self->have_sequence = TRUE;
-    }
   /* a stream's frames by their own numbers: a yield took a sequence */
-  if (self->num_buffers >= 0
-      && (self->seekable ? frame->sequence : self->next_sequence)
-             >= (guint64)self->num_buffers)
+  number = self->seekable
+               ? frame->sequence
+               : accel_io_numbers_peek (&self->numbers, frame->sequence);
+  if (self->num_buffers >= 0 && number >= (guint64)self->num_buffers)
     return ACCEL_FLOW_EOS;
   if (!self->seekable)
-    accel_buffer_set_sequence (out, self->next_sequence);
+    accel_buffer_set_sequence (out, number);
   if (accel_stage_is_host (stage))
     {
       result = read_frame (
@@ -307,7 +303,7 @@ accel_raw_file_source_process (
 
 done:
   if (!self->seekable)
-    self->next_sequence++;
+    accel_io_numbers_take (&self->numbers, frame->sequence);
   return ACCEL_FLOW_OK;
 
 end:
