@@ -11,11 +11,28 @@
 #define G_LOG_DOMAIN "accel-nccl"
 
 #include "accelcommunicator.h"
+#include "accelframeorder.h"
 #include "accelwatchdog.h"
 #include "accelworldcomm.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+
+/* what goes before each frame of a pair: whether a frame or the end
+ * follows, and the frame's number, so that the receiver numbers its frames
+ * as the sender did (a frame the sender's rank skipped leaves a gap, not a
+ * shift). Little-endian on the wire */
+typedef struct
+{
+  guint64 sequence;
+  guint32 kind;
+  guint32 reserved;
+} PairHeader;
+
+#define PAIR_FRAME 0
+#define PAIR_END 1
+#define SCRATCH_SIZE 16
+G_STATIC_ASSERT (sizeof (PairHeader) == SCRATCH_SIZE);
 
 struct _AccelCommunicator
 {
@@ -30,8 +47,9 @@ struct _AccelCommunicator
   gboolean split_done;     /* collectives is made and watched */
   AccelWatchdog *watchdog; /* of what the operations run on */
   gboolean broken;         /* aborted rather than destroyed */
-  guint8 *device_flags;    /* a pair's, on a GPU: see ensure_flags() */
-  guint8 *host_flag;
+  AccelFrameOrder order;   /* of the frames it took or received */
+  guint8 *device_scratch;  /* a pair's header or a collective's first */
+  guint8 *host_scratch;    /* frame on a GPU: see ensure_scratch() */
 };
 
 /* "stage 'name' (kind)": how every error starts */
@@ -373,10 +391,10 @@ accel_communicator_free (AccelCommunicator *comm)
     accel_watchdog_free (comm->watchdog);
   nccl_free (comm, comm->collectives);
   nccl_free (comm, comm->nccl);
-  if (comm->device_flags)
-    cudaFree (comm->device_flags);
-  if (comm->host_flag)
-    cudaFreeHost (comm->host_flag);
+  if (comm->device_scratch)
+    cudaFree (comm->device_scratch);
+  if (comm->host_scratch)
+    cudaFreeHost (comm->host_scratch);
   if (comm->gloo)
     accel_gloo_free (comm->gloo);
   g_object_unref (comm->world);
@@ -467,8 +485,90 @@ accel_communicator_copy (
       error);
 }
 
-/* Gloo's tag: frames pair up by their sequence on every rank */
+/* Gloo's tag: frames pair up by their sequence on every rank; the first
+ * frame's exchange has one of its own */
 #define TAG(frame) ((unsigned)((frame)->sequence & 0xffffffffu))
+#define TAG_FIRST 0xfffffffeu
+
+/* 16 device bytes for a pair's header or a collective's first frame, and
+ * the page-locked host copy they are read back into */
+static gboolean
+ensure_scratch (AccelCommunicator *comm, GError **error)
+{
+  if (comm->device_scratch)
+    return TRUE;
+  return accel_cuda_check (
+             cudaMalloc ((void **)&comm->device_scratch, SCRATCH_SIZE), error)
+         && accel_cuda_check (
+             cudaMallocHost ((void **)&comm->host_scratch, SCRATCH_SIZE),
+             error);
+}
+
+/* the least and greatest first frame over the members, as the greatest
+ * of (n, -n) in f64 (exact below 2^53) on the communicator itself, so that
+ * a member gone fails it as it would fail the collective; once, with a
+ * wait on the host on a GPU */
+static gboolean
+exchange_first (AccelCommunicator *comm, AccelFrame *frame, guint64 *low,
+    guint64 *high, GError **error)
+{
+  double mine[2] = { (double)frame->sequence, -(double)frame->sequence };
+  double all[2];
+  char *message = NULL;
+
+  if (comm->nccl)
+    {
+      cudaStream_t stream = accel_stream_get_handle (frame->stream);
+      ncclComm_t on = nccl_collectives (comm, error);
+
+      if (!on || !ensure_scratch (comm, error)
+          || !accel_cuda_check (
+              cudaMemcpyAsync (comm->device_scratch, mine, sizeof mine,
+                  cudaMemcpyHostToDevice, stream),
+              error)
+          || !nccl_enqueued (comm, on, stream, "ncclAllReduce",
+              ncclAllReduce (comm->device_scratch, comm->device_scratch, 2,
+                  ncclFloat64, ncclMax, on, stream),
+              error)
+          || !accel_cuda_check (
+              cudaMemcpyAsync (comm->host_scratch, comm->device_scratch,
+                  sizeof all, cudaMemcpyDeviceToHost, stream),
+              error)
+          || !accel_cuda_check (cudaStreamSynchronize (stream), error))
+        return FALSE;
+      memcpy (all, comm->host_scratch, sizeof all);
+    }
+  else
+    {
+      memcpy (all, mine, sizeof all);
+      if (accel_gloo_all_reduce (comm->gloo, NULL, all, 2, sizeof (double),
+              accel_reduce_host_func (ACCEL_DTYPE_F64, ACCEL_REDUCE_MAX),
+              TAG_FIRST, &message)
+          != 0)
+        return gloo_failed (comm, "exchanging the first frame", message, error);
+    }
+  *high = (guint64)all[0];
+  *low = (guint64)-all[1];
+  return TRUE;
+}
+
+/* collectives pair the ranks' frames by their order (see
+ * accelframeorder.h): one out of order loses the communicator */
+static gboolean
+collective_in_order (AccelCommunicator *comm, AccelFrame *frame, GError **error)
+{
+  guint64 low = 0, high = 0;
+
+  if (!accel_frame_order_started (&comm->order)
+      && !exchange_first (comm, frame, &low, &high, error))
+    return FALSE;
+  if (accel_frame_order_collective (&comm->order, comm->stage,
+          accel_world_get_rank (comm->world), frame->sequence, low, high,
+          error))
+    return TRUE;
+  comm->broken = TRUE;
+  return FALSE;
+}
 
 /**
  * accel_communicator_all_reduce:
@@ -488,6 +588,8 @@ accel_communicator_all_reduce (AccelCommunicator *comm, AccelFrame *frame,
   gsize n = n_elements (in);
   char *message = NULL;
 
+  if (!collective_in_order (comm, frame, error))
+    return FALSE;
   if (comm->nccl)
     {
       ncclComm_t on = nccl_collectives (comm, error);
@@ -532,6 +634,8 @@ accel_communicator_reduce (AccelCommunicator *comm, AccelFrame *frame,
   g_autofree guint8 *scratch = NULL;
   char *message = NULL;
 
+  if (!collective_in_order (comm, frame, error))
+    return FALSE;
   if (comm->nccl)
     {
       /* NCCL writes only the root's output */
@@ -584,6 +688,8 @@ accel_communicator_reduce_scatter (AccelCommunicator *comm, AccelFrame *frame,
   g_autofree guint8 *all = NULL;
   char *message = NULL;
 
+  if (!collective_in_order (comm, frame, error))
+    return FALSE;
   if (comm->nccl)
     {
       ncclComm_t on = nccl_collectives (comm, error);
@@ -628,6 +734,8 @@ accel_communicator_all_gather (
   AccelDType dtype = frame_dtype (in);
   char *message = NULL;
 
+  if (!collective_in_order (comm, frame, error))
+    return FALSE;
   if (comm->nccl)
     {
       ncclComm_t on = nccl_collectives (comm, error);
@@ -666,6 +774,8 @@ accel_communicator_broadcast (
   AccelDType dtype = frame_dtype (in);
   char *message = NULL;
 
+  if (!collective_in_order (comm, frame, error))
+    return FALSE;
   if (comm->nccl)
     {
       ncclComm_t on = nccl_collectives (comm, error);
@@ -690,46 +800,32 @@ accel_communicator_broadcast (
   return TRUE;
 }
 
-/* a pair's frames go each after a one-byte flag, so that the receiver
- * learns where the sender's stream ends; Gloo matches them by slot, in
- * order */
-#define FLAG_FRAME 0
-#define FLAG_END 1
-#define SLOT_FLAG 0
+/* Gloo matches a pair's messages by slot, in order */
+#define SLOT_HEADER 0
 #define SLOT_DATA 1
 
-/* the flags' device bytes (frame, end, and one received) and the host
- * byte a received flag is read into */
+/* on a GPU the header is copied into the device bytes on @stream, after
+ * the last one's send there: a copy from pageable memory, which the driver
+ * has taken when the call returns */
 static gboolean
-ensure_flags (AccelCommunicator *comm, GError **error)
+send_header (AccelCommunicator *comm, cudaStream_t stream, guint32 kind,
+    guint64 sequence, guint peer, GError **error)
 {
-  static const guint8 values[2] = { FLAG_FRAME, FLAG_END };
-
-  if (comm->device_flags)
-    return TRUE;
-  if (!accel_cuda_check (cudaMalloc ((void **)&comm->device_flags, 3), error)
-      || !accel_cuda_check (cudaMemcpy (comm->device_flags, values,
-                                sizeof values, cudaMemcpyHostToDevice),
-          error)
-      || !accel_cuda_check (
-          cudaMallocHost ((void **)&comm->host_flag, 1), error))
-    return FALSE;
-  return TRUE;
-}
-
-static gboolean
-send_flag (AccelCommunicator *comm, cudaStream_t stream, guint8 flag,
-    guint peer, GError **error)
-{
+  PairHeader header = { GUINT64_TO_LE (sequence), GUINT32_TO_LE (kind), 0 };
   char *message = NULL;
 
   if (comm->nccl)
-    return ensure_flags (comm, error)
+    return ensure_scratch (comm, error)
+           && accel_cuda_check (
+               cudaMemcpyAsync (comm->device_scratch, &header, sizeof header,
+                   cudaMemcpyHostToDevice, stream),
+               error)
            && nccl_enqueued (comm, comm->nccl, stream, "ncclSend",
-               ncclSend (comm->device_flags + flag, 1, ncclUint8, (int)peer,
-                   comm->nccl, stream),
+               ncclSend (comm->device_scratch, sizeof header, ncclUint8,
+                   (int)peer, comm->nccl, stream),
                error);
-  if (accel_gloo_send (comm->gloo, &flag, 1, (int)peer, SLOT_FLAG, &message)
+  if (accel_gloo_send (
+          comm->gloo, &header, sizeof header, (int)peer, SLOT_HEADER, &message)
       != 0)
     return gloo_failed (comm, "send", message, error);
   return TRUE;
@@ -738,12 +834,12 @@ send_flag (AccelCommunicator *comm, cudaStream_t stream, guint8 flag,
 /**
  * accel_communicator_send:
  * @comm: a communicator of two
- * @frame: the frame, for its stream
+ * @frame: the frame, for its stream and number
  * @buffer: what to send
  * @peer: the member that receives
  * @error: return location for a #GError, or %NULL
  *
- * Sends a frame to the peer's accel_communicator_recv().
+ * Sends a frame to the peer's accel_communicator_recv(), with its number.
  *
  * Returns: %TRUE when enqueued (GPU) or sent (host). Stage thread.
  */
@@ -754,7 +850,7 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   cudaStream_t stream = accel_stream_get_handle (frame->stream);
   char *message = NULL;
 
-  if (!send_flag (comm, stream, FLAG_FRAME, peer, error))
+  if (!send_header (comm, stream, PAIR_FRAME, frame->sequence, peer, error))
     return FALSE;
   if (comm->nccl)
     return nccl_enqueued (comm, comm->nccl, stream, "ncclSend",
@@ -786,10 +882,41 @@ accel_communicator_send_end (
 {
   cudaStream_t handle = stream ? accel_stream_get_handle (stream) : NULL;
 
-  if (!send_flag (comm, handle, FLAG_END, peer, error))
+  if (!send_header (comm, handle, PAIR_END, 0, peer, error))
     return FALSE;
   return !comm->nccl
          || accel_cuda_check (cudaStreamSynchronize (handle), error);
+}
+
+/* the peer's next header; on a GPU a wait on the host, as the receiver
+ * must know whether a frame follows to enqueue it */
+static gboolean
+recv_header (AccelCommunicator *comm, cudaStream_t stream, guint peer,
+    PairHeader *header, GError **error)
+{
+  char *message = NULL;
+
+  if (!comm->nccl)
+    {
+      if (accel_gloo_recv (comm->gloo, header, sizeof *header, (int)peer,
+              SLOT_HEADER, &message)
+          != 0)
+        return gloo_failed (comm, "receive", message, error);
+      return TRUE;
+    }
+  if (!ensure_scratch (comm, error)
+      || !nccl_enqueued (comm, comm->nccl, stream, "ncclRecv",
+          ncclRecv (comm->device_scratch, sizeof *header, ncclUint8, (int)peer,
+              comm->nccl, stream),
+          error)
+      || !accel_cuda_check (
+          cudaMemcpyAsync (comm->host_scratch, comm->device_scratch,
+              sizeof *header, cudaMemcpyDeviceToHost, stream),
+          error)
+      || !accel_cuda_check (cudaStreamSynchronize (stream), error))
+    return FALSE;
+  memcpy (header, comm->host_scratch, sizeof *header);
+  return TRUE;
 }
 
 /**
@@ -798,49 +925,45 @@ accel_communicator_send_end (
  * @frame: the frame, for its stream
  * @buffer: where the data goes
  * @peer: the member that sends
+ * @peer_rank: the sender's rank in the world (named in messages)
+ * @sequence: (out): the number the sender gave the frame
  * @ended: (out): set when the sender's stream ended instead
  * @error: return location for a #GError, or %NULL
  *
  * Receives the peer's next frame. On a GPU it waits on the host for the
- * flag that says whether one comes (a byte), then enqueues the frame.
+ * header that says whether one comes, then enqueues the frame. Frames of
+ * the sender's stream that never came (its rank skipped them) are named on
+ * stderr.
  *
  * Returns: %TRUE when enqueued (GPU) or received (host), or when
  * @ended. Stage thread.
  */
 gboolean
 accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
-    AccelBuffer *buffer, guint peer, gboolean *ended, GError **error)
+    AccelBuffer *buffer, guint peer, guint peer_rank, guint64 *sequence,
+    gboolean *ended, GError **error)
 {
   cudaStream_t stream = accel_stream_get_handle (frame->stream);
+  PairHeader header;
   char *message = NULL;
-  guint8 flag;
 
   *ended = FALSE;
-  if (comm->nccl)
-    {
-      if (!ensure_flags (comm, error)
-          || !nccl_enqueued (comm, comm->nccl, stream, "ncclRecv",
-              ncclRecv (comm->device_flags + 2, 1, ncclUint8, (int)peer,
-                  comm->nccl, stream),
-              error)
-          || !accel_cuda_check (
-              cudaMemcpyAsync (comm->host_flag, comm->device_flags + 2, 1,
-                  cudaMemcpyDeviceToHost, stream),
-              error)
-          || !accel_cuda_check (cudaStreamSynchronize (stream), error))
-        return FALSE;
-      if ((*ended = *comm->host_flag == FLAG_END))
-        return TRUE;
-      return nccl_enqueued (comm, comm->nccl, stream, "ncclRecv",
-          ncclRecv (accel_buffer_get_data (buffer), n_elements (buffer),
-              nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl, stream),
-          error);
-    }
-  if (accel_gloo_recv (comm->gloo, &flag, 1, (int)peer, SLOT_FLAG, &message)
-      != 0)
-    return gloo_failed (comm, "receive", message, error);
-  if ((*ended = flag == FLAG_END))
+  if (!recv_header (comm, stream, peer, &header, error))
+    return FALSE;
+  if ((*ended = GUINT32_FROM_LE (header.kind) == PAIR_END))
     return TRUE;
+  *sequence = GUINT64_FROM_LE (header.sequence);
+  if (!accel_frame_order_received (
+          &comm->order, comm->stage, peer_rank, *sequence, error))
+    {
+      comm->broken = TRUE;
+      return FALSE;
+    }
+  if (comm->nccl)
+    return nccl_enqueued (comm, comm->nccl, stream, "ncclRecv",
+        ncclRecv (accel_buffer_get_data (buffer), n_elements (buffer),
+            nccl_dtype (frame_dtype (buffer)), (int)peer, comm->nccl, stream),
+        error);
   if (accel_gloo_recv (comm->gloo, accel_buffer_get_data (buffer),
           accel_buffer_get_size (buffer), (int)peer, SLOT_DATA, &message)
       != 0)

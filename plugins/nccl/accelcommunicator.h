@@ -37,6 +37,7 @@ gboolean accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
 gboolean accel_communicator_send_end (
     AccelCommunicator *comm, AccelStream *stream, guint peer, GError **error);
 gboolean accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
-    AccelBuffer *buffer, guint peer, gboolean *ended, GError **error);
+    AccelBuffer *buffer, guint peer, guint peer_rank, guint64 *sequence,
+    gboolean *ended, GError **error);
 
 G_END_DECLS

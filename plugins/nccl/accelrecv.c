@@ -49,10 +49,13 @@ accel_recv_negotiate (AccelStage *stage, const AccelType *in_types,
   return accel_type_parse_dims (&out_types[0], self->shape, error);
 }
 
+/* a frame keeps the number its sender gave it, so a frame the sender's
+ * rank skipped leaves a gap rather than renumbering the rest */
 static AccelFlow
 accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelRecv *self = ACCEL_RECV (stage);
+  guint64 sequence = 0;
   gboolean ended;
 
   if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
@@ -61,9 +64,12 @@ accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
           accel_collective_get_communicator (ACCEL_COLLECTIVE (stage)), frame,
           frame->outputs[0],
           accel_pair_peer_index (accel_world_get_default (), self->peer),
-          &ended, error))
+          self->peer, &sequence, &ended, error))
     return ACCEL_FLOW_ERROR;
-  return ended ? ACCEL_FLOW_EOS : ACCEL_FLOW_OK;
+  if (ended)
+    return ACCEL_FLOW_EOS;
+  accel_buffer_set_sequence (frame->outputs[0], sequence);
+  return ACCEL_FLOW_OK;
 }
 
 static void

@@ -587,6 +587,115 @@ test_rank_skips_a_frame (Fixture *f, gconstpointer data)
   world_assert_silent_on (&run, "rebuilding the world");
 }
 
+/* a rank that skips a frame before a collective: NCCL would pair the other
+ * ranks' frame with its next one. The gap (frame 3) or the first frame that
+ * differs (frame 0) fails as a lost communicator at once, and the rebuilt
+ * world gives every frame, each reduced over the same frame of both ranks */
+#define SKIP_FRAMES 8
+
+static void
+test_skip_before_collective (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: skip-before\n"
+        "stages:\n"
+        "  - {name: src, kind: io.raw-file-source, params: {location: "
+        "\"in-{rank}.raw\", shape: \"4x3\", dtype: f32}}\n"
+        "  - {name: twice, kind: core.scale, params: {scale: 2}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: io.raw-file-sink, params: {location: "
+        "\"sum-{rank}.raw\"}}\n"
+        "links: [src -> twice -> sum -> out]\n";
+  guint skipped = GPOINTER_TO_UINT (data);
+  g_autofree gchar *fault
+      = g_strdup_printf ("ACCEL_FAULT=twice:invalid-input:%u", skipped);
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", fault, "ACCEL_WORLD_TIMEOUT=40000", NULL };
+  const char *args[] = { "--ranks", "2", "skip.yaml", NULL };
+  float expected[SKIP_FRAMES * N];
+  g_auto (WorldRun) run = { 0 };
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "skip.yaml", yaml, strlen (yaml));
+  for (guint r = 0; r < 2; r++)
+    {
+      float in[SKIP_FRAMES * N];
+      g_autofree gchar *file = g_strdup_printf ("in-%u.raw", r);
+
+      for (guint i = 0; i < SKIP_FRAMES * N; i++)
+        in[i] = (float)value ("f32", r, i / N, i % N);
+      world_write (f->dir, file, in, sizeof in);
+    }
+  for (guint i = 0; i < SKIP_FRAMES * N; i++)
+    expected[i] = 2.0f * (float)reduce ("f32", SUM, 2, i / N, i % N);
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 0);
+  if (skipped == 0)
+    world_assert_says (&run, "stage 'sum' (nccl.all-reduce): its first "
+                             "frame is 1 on rank 1 of the world, and from 0 "
+                             "to 1 over the ranks");
+  else
+    world_assert_says (&run, "stage 'sum' (nccl.all-reduce): frame 3 did "
+                             "not reach it on rank 1 of the world");
+  world_assert_says (&run, "rebuilding the world as generation 2");
+  /* at once, not after the world's timeout */
+  g_assert_cmpfloat (run.seconds, <, 30.0);
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autofree gchar *file = g_strdup_printf ("sum-%u.raw", r);
+      gsize len;
+      g_autofree gchar *got = world_read (f->dir, file, &len);
+
+      g_assert_cmpmem (got, len, expected, sizeof expected);
+    }
+}
+
+/* a sender's rank skips frame 3: the receiver's frames keep the sender's
+ * numbers (a gap, named on stderr), where they were shifted by one from
+ * frame 3 on */
+static void
+test_send_skips_a_frame (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: send-skips\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16', num-buffers: 8}}\n"
+        "  - {name: twice, kind: core.scale, ranks: [0], params: {scale: "
+        "2}}\n"
+        "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.checksum-sink, ranks: [0], params: "
+        "{location: sent.txt}}\n"
+        "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "shape: '16'}}\n"
+        "  - {name: got, kind: core.checksum-sink, ranks: [1], params: "
+        "{location: got.txt}}\n"
+        "links: [src -> twice -> tx -> sent, rx -> got]\n";
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=0", "ACCEL_FAULT=twice:invalid-input:3", NULL };
+  const char *args[] = { "--ranks", "2", "send-skips.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *sent = NULL, *got = NULL;
+  gsize sent_len, got_len;
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "send-skips.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 3);
+  world_assert_says (&run, "rank 0: stage 'twice' (core.scale) skipped 1 "
+                           "frame after faults");
+  world_assert_says (&run, "stage 'rx' (nccl.recv): rank 0 skipped or "
+                           "dropped frame 3 before sending; frame 4 "
+                           "keeps its number");
+  sent = world_read (f->dir, "sent.txt", &sent_len);
+  got = world_read (f->dir, "got.txt", &got_len);
+  g_assert_null (strstr (sent, "\n3 "));
+  g_assert_nonnull (strstr (sent, "\n4 "));
+  g_assert_cmpstr (got, ==, sent);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -631,5 +740,10 @@ main (int argc, char **argv)
       test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
   ADD ("/collectives/rank-skips-a-frame", NULL, test_rank_skips_a_frame);
+  ADD ("/collectives/skip-before-collective/first", GUINT_TO_POINTER (0),
+      test_skip_before_collective);
+  ADD ("/collectives/skip-before-collective/middle", GUINT_TO_POINTER (3),
+      test_skip_before_collective);
+  ADD ("/collectives/send-skips-a-frame", NULL, test_send_skips_a_frame);
   return g_test_run ();
 }

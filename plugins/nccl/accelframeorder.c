@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel nccl plugin: the order of a communicator's frames (see
+ * accelframeorder.h) */
+#define G_LOG_DOMAIN "accel-nccl"
+
+#include "accelframeorder.h"
+
+static gchar *
+stage_text (AccelStage *stage)
+{
+  return g_strdup_printf ("stage '%s' (%s)", accel_stage_get_name (stage),
+      accel_stage_get_kind_name (stage));
+}
+
+/* "frame 3" or "frames 3 to 5": those before @sequence, from @next */
+static gchar *
+missing_text (guint64 next, guint64 sequence)
+{
+  if (sequence - next == 1)
+    return g_strdup_printf ("frame %" G_GUINT64_FORMAT, next);
+  return g_strdup_printf (
+      "frames %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, next, sequence - 1);
+}
+
+/**
+ * accel_frame_order_collective:
+ * @order: the communicator's order
+ * @stage: the collective stage (named in errors)
+ * @rank: this rank's place in the world
+ * @sequence: the frame about to be reduced, gathered or broadcast
+ * @first_low: at the first frame, the least first frame over the members
+ * @first_high: at the first frame, the greatest
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks that every member gives the collective the same frames: the
+ * first against the other members' (@first_low and @first_high, which the
+ * caller exchanged when accel_frame_order_started() was %FALSE), each
+ * later one against the one before.
+ *
+ * Returns: %FALSE with @error set to %ACCEL_ERROR_CONTEXT_POISONED when
+ * they differ: the communicator is lost. Stage thread.
+ */
+gboolean
+accel_frame_order_collective (AccelFrameOrder *order, AccelStage *stage,
+    guint rank, guint64 sequence, guint64 first_low, guint64 first_high,
+    GError **error)
+{
+  g_autofree gchar *who = NULL;
+  g_autofree gchar *missing = NULL;
+
+  if (order->started && sequence == order->next)
+    {
+      order->next++;
+      return TRUE;
+    }
+  if (!order->started && first_low == sequence && first_high == sequence)
+    {
+      order->started = TRUE;
+      order->next = sequence + 1;
+      return TRUE;
+    }
+  who = stage_text (stage);
+  if (!order->started)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+        "%s: its first frame is %" G_GUINT64_FORMAT " on rank %u of the "
+        "world, and from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+        " over the ranks: a rank skipped or dropped frames before it, and a "
+        "collective pairs the ranks' frames in order; the world is rebuilt "
+        "to resume where its sinks stopped",
+        who, sequence, rank, first_low, first_high);
+  else if (sequence < order->next)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+        "%s: frame %" G_GUINT64_FORMAT " came after frame %" G_GUINT64_FORMAT
+        " on rank %u of the world: a collective takes its frames in order",
+        who, sequence, order->next - 1, rank);
+  else
+    {
+      missing = missing_text (order->next, sequence);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+          "%s: %s did not reach it on rank %u of the world (skipped or "
+          "dropped before it): a collective pairs the ranks' frames in "
+          "order, so the world is rebuilt to resume where its sinks stopped",
+          who, missing, rank);
+    }
+  return FALSE;
+}
+
+/**
+ * accel_frame_order_started:
+ * @order: a communicator's order
+ *
+ * Returns: whether a frame came: if not, a collective exchanges the first
+ * frame's number before accel_frame_order_collective(). Stage thread.
+ */
+gboolean
+accel_frame_order_started (AccelFrameOrder *order)
+{
+  return order->started;
+}
+
+/**
+ * accel_frame_order_received:
+ * @order: the receiving communicator's order
+ * @stage: the nccl.recv stage (named in messages)
+ * @peer: the sender's rank in the world
+ * @sequence: the number the sender gave the frame just received
+ * @error: return location for a #GError, or %NULL
+ *
+ * Says on stderr which frames of the sender's stream never came (its rank
+ * skipped or dropped them, and says so itself): the frame received keeps
+ * its number, so nothing after the gap is paired wrong.
+ *
+ * Returns: %FALSE when @sequence goes back (the sender's stream started
+ * over without this receiver): the communicator is lost. Stage thread.
+ */
+gboolean
+accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
+    guint peer, guint64 sequence, GError **error)
+{
+  g_autofree gchar *who = stage_text (stage);
+  g_autofree gchar *missing = NULL;
+
+  if (order->started && sequence < order->next)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
+          "%s: rank %u sent frame %" G_GUINT64_FORMAT
+          " after frame %" G_GUINT64_FORMAT ": a pair's frames go in order",
+          who, peer, sequence, order->next - 1);
+      return FALSE;
+    }
+  if (order->started && sequence > order->next)
+    {
+      missing = missing_text (order->next, sequence);
+      g_message ("%s: rank %u skipped or dropped %s before sending; "
+                 "frame %" G_GUINT64_FORMAT " keeps its number",
+          who, peer, missing, sequence);
+    }
+  order->started = TRUE;
+  order->next = sequence + 1;
+  return TRUE;
+}
