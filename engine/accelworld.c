@@ -331,6 +331,28 @@ accel_world_get (AccelWorld *world, const char *key, GError **error)
 }
 
 /**
+ * accel_world_peek:
+ * @world: a joined world
+ * @key: the key, scoped to the world's generation
+ *
+ * Asks the coordinator once for @key, without waiting for a rank to set
+ * it.
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL when no rank set
+ * it or the coordinator did not answer. MT safe; blocks for one request.
+ */
+GBytes *
+accel_world_peek (AccelWorld *world, const char *key)
+{
+  g_autofree gchar *scoped = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_WORLD (world), NULL);
+  g_return_val_if_fail (world->generation > 0, NULL);
+  scoped = scoped_key (world, key);
+  return accel_store_get (world->coordinator, scoped, 0, NULL);
+}
+
+/**
  * accel_world_is_left:
  * @world: a joined world
  *

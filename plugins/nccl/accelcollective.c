@@ -265,6 +265,16 @@ accel_collective_stop (AccelStage *stage)
   g_clear_pointer (&priv->key, g_free);
 }
 
+/* the other members learn that this one's stream ended */
+static gboolean
+accel_collective_eos (AccelStage *stage, GError **error)
+{
+  AccelCollectivePrivate *priv
+      = accel_collective_get_instance_private (ACCEL_COLLECTIVE (stage));
+
+  return !priv->comm || accel_communicator_end (priv->comm, error);
+}
+
 /**
  * accel_collective_get_communicator:
  * @self: a started collective stage
@@ -431,6 +441,7 @@ accel_collective_class_init (AccelCollectiveClass *klass)
   stage_class->negotiate = accel_collective_negotiate;
   stage_class->start = accel_collective_start;
   stage_class->stop = accel_collective_stop;
+  stage_class->eos = accel_collective_eos;
   klass->members = default_members;
   /* Gloo waits for the other ranks on the stage's thread */
   accel_stage_class_set_blocking (stage_class, TRUE);

@@ -48,6 +48,7 @@ struct _AccelCommunicator
   AccelWatchdog *watchdog; /* of what the operations run on */
   gboolean broken;         /* aborted rather than destroyed */
   AccelFrameOrder order;   /* of the frames it took or received */
+  guint64 current;         /* the frame of the last operation */
   guint8 *device_scratch;  /* a pair's header or a collective's first */
   guint8 *host_scratch;    /* frame on a GPU: see ensure_scratch() */
 };
@@ -60,12 +61,42 @@ stage_text (AccelCommunicator *comm)
       accel_stage_get_kind_name (comm->stage));
 }
 
+/* a member whose stream ended before the frame this one waits on (see
+ * accelframeorder.h) explains a peer gone: NULL when none did */
+static gchar *
+peer_ended (AccelCommunicator *comm)
+{
+  return accel_frame_order_peer_ended (
+      comm->world, comm->key, comm->rank, comm->size, comm->current);
+}
+
+/* TRUE, with @error set and the communicator lost, when peer_ended() */
+static gboolean
+failed_as_peer_ended (AccelCommunicator *comm, GError **error)
+{
+  g_autofree gchar *ended = peer_ended (comm);
+  g_autofree gchar *who = NULL;
+
+  if (!ended)
+    return FALSE;
+  who = stage_text (comm);
+  comm->broken = TRUE;
+  g_set_error (
+      error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s: %s", who, ended);
+  return TRUE;
+}
+
 static gboolean
 gloo_failed (
     AccelCommunicator *comm, const char *what, char *message, GError **error)
 {
   g_autofree gchar *who = stage_text (comm);
 
+  if (failed_as_peer_ended (comm, error))
+    {
+      free (message);
+      return FALSE;
+    }
   comm->broken = TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
       "%s: %s failed on rank %u of the world (generation %u): %s; the "
@@ -92,6 +123,8 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
    * come: the communicator is lost as well (aborted, not waited for again
    * by a destroy), and the world is rebuilt */
   poisoned |= status == ncclInProgress;
+  if (poisoned && failed_as_peer_ended (comm, error))
+    return FALSE;
   comm->broken |= poisoned;
   g_set_error (error, ACCEL_ERROR,
       poisoned                     ? ACCEL_ERROR_CONTEXT_POISONED
@@ -214,7 +247,8 @@ nccl_new (AccelCommunicator *comm, GError **error)
     return FALSE;
   {
     g_autofree gchar *who = stage_text (comm);
-    comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, who, error);
+    comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, who,
+        (AccelWatchdogExplain)peer_ended, comm, error);
   }
   return comm->watchdog != NULL;
 }
@@ -262,7 +296,8 @@ nccl_collectives (AccelCommunicator *comm, GError **error)
       return NULL;
     }
   /* the watchdog watches what the operations run on from now */
-  dog = accel_watchdog_new (comm->collectives, comm->world, who, error);
+  dog = accel_watchdog_new (comm->collectives, comm->world, who,
+      (AccelWatchdogExplain)peer_ended, comm, error);
   if (!dog)
     {
       comm->broken = TRUE;
@@ -458,6 +493,25 @@ n_elements (AccelBuffer *buffer)
 }
 
 /**
+ * accel_communicator_end:
+ * @comm: a communicator
+ * @error: return location for a #GError, or %NULL
+ *
+ * Tells the other members that this one's stream ended (see
+ * accelframeorder.h), so that one left waiting on a later frame fails
+ * saying so, rather than as a lost peer.
+ *
+ * Returns: %TRUE when the store has it. Stage thread, at the end of its
+ * stream.
+ */
+gboolean
+accel_communicator_end (AccelCommunicator *comm, GError **error)
+{
+  return accel_frame_order_mark_end (
+      &comm->order, comm->stage, comm->world, comm->key, comm->rank, error);
+}
+
+/**
  * accel_communicator_copy:
  * @frame: the frame, for its stream
  * @in: the buffer to copy
@@ -559,6 +613,7 @@ collective_in_order (AccelCommunicator *comm, AccelFrame *frame, GError **error)
 {
   guint64 low = 0, high = 0;
 
+  comm->current = frame->sequence;
   if (!accel_frame_order_started (&comm->order)
       && !exchange_first (comm, frame, &low, &high, error))
     return FALSE;
@@ -850,6 +905,7 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   cudaStream_t stream = accel_stream_get_handle (frame->stream);
   char *message = NULL;
 
+  comm->current = frame->sequence;
   if (!send_header (comm, stream, PAIR_FRAME, frame->sequence, peer, error))
     return FALSE;
   if (comm->nccl)

@@ -20,6 +20,7 @@ void accel_communicator_free (AccelCommunicator *comm);
 guint accel_communicator_get_size (AccelCommunicator *comm);
 guint accel_communicator_get_rank (AccelCommunicator *comm);
 
+gboolean accel_communicator_end (AccelCommunicator *comm, GError **error);
 gboolean accel_communicator_copy (
     AccelFrame *frame, AccelBuffer *in, AccelBuffer *out, GError **error);
 gboolean accel_communicator_all_reduce (AccelCommunicator *comm,

@@ -5,6 +5,8 @@
 
 #include "accelframeorder.h"
 
+#include <string.h>
+
 static gchar *
 stage_text (AccelStage *stage)
 {
@@ -138,4 +140,78 @@ accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
   order->started = TRUE;
   order->next = sequence + 1;
   return TRUE;
+}
+
+/**
+ * accel_frame_order_mark_end:
+ * @order: the communicator's order
+ * @stage: the stage whose stream ended (named to the other members)
+ * @world: the joined world
+ * @key: the communicator's name in the store
+ * @member: this rank's place in the communicator
+ * @error: return location for a #GError, or %NULL
+ *
+ * Tells the other members, through the store, that this one takes no
+ * frame from its order's next on.
+ *
+ * Returns: %TRUE when stored. Stage thread, at the end of its stream.
+ */
+gboolean
+accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
+    AccelWorld *world, const char *key, guint member, GError **error)
+{
+  g_autofree gchar *end_key = g_strdup_printf ("%s/end/%u", key, member);
+  g_autofree gchar *text = g_strdup_printf ("%" G_GUINT64_FORMAT " %u %s",
+      order->next, accel_world_get_rank (world), accel_stage_get_name (stage));
+  g_autoptr (GBytes) value = g_bytes_new (text, strlen (text));
+
+  return accel_world_set (world, end_key, value, error);
+}
+
+/**
+ * accel_frame_order_peer_ended:
+ * @world: the joined world
+ * @key: the communicator's name in the store
+ * @member: this rank's place in the communicator
+ * @size: the number of members
+ * @frame: the frame this rank gave the communicator last
+ *
+ * Asks the store, once for each other member, whether its stream ended
+ * before @frame: an operation on @frame then waits for a member that will
+ * never come, which is no lost peer but ranks given different frames.
+ *
+ * Returns: (transfer full) (nullable): what ended where, or %NULL. MT safe;
+ * blocks for a request a member.
+ */
+gchar *
+accel_frame_order_peer_ended (
+    AccelWorld *world, const char *key, guint member, guint size, guint64 frame)
+{
+  for (guint m = 0; m < size; m++)
+    {
+      g_autofree gchar *end_key = g_strdup_printf ("%s/end/%u", key, m);
+      g_autoptr (GBytes) value = NULL;
+      g_autofree gchar *text = NULL;
+      g_auto (GStrv) fields = NULL;
+      guint64 end, rank;
+
+      if (m == member || !(value = accel_world_peek (world, end_key)))
+        continue;
+      text = g_strndup (
+          g_bytes_get_data (value, NULL), g_bytes_get_size (value));
+      fields = g_strsplit (text, " ", 3);
+      if (g_strv_length (fields) != 3
+          || !g_ascii_string_to_unsigned (
+              fields[0], 10, 0, G_MAXUINT64, &end, NULL)
+          || !g_ascii_string_to_unsigned (
+              fields[1], 10, 0, G_MAXUINT, &rank, NULL)
+          || end > frame)
+        continue;
+      return g_strdup_printf ("rank %u ended its stream at stage '%s' before "
+                              "frame %" G_GUINT64_FORMAT
+                              ", which this rank gave it: every rank must give "
+                              "it the same frames",
+          (guint)rank, fields[2], frame);
+    }
+  return NULL;
 }

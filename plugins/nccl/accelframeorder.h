@@ -29,6 +29,10 @@ gboolean accel_frame_order_started (AccelFrameOrder *order);
 gboolean accel_frame_order_collective (AccelFrameOrder *order,
     AccelStage *stage, guint rank, guint64 sequence, guint64 first_low,
     guint64 first_high, GError **error);
+gboolean accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
+    AccelWorld *world, const char *key, guint member, GError **error);
+gchar *accel_frame_order_peer_ended (AccelWorld *world, const char *key,
+    guint member, guint size, guint64 frame);
 gboolean accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
     guint peer, guint64 sequence, GError **error);
 

@@ -53,6 +53,8 @@ accel_send_eos (AccelStage *stage, GError **error)
   AccelCommunicator *comm
       = accel_collective_get_communicator (ACCEL_COLLECTIVE (stage));
 
+  if (!ACCEL_STAGE_CLASS (accel_send_parent_class)->eos (stage, error))
+    return FALSE;
   return !comm
          || accel_communicator_send_end (comm,
              accel_stage_is_host (stage) ? NULL

@@ -10,7 +10,9 @@
  * each other: see docs/multi-gpu.md).
  * A world's worker then leaves at once with the poisoned status, as a
  * crashed rank would: its supervisor rebuilds the world, and no frame of
- * the lost collective is committed. A process that is no supervised
+ * the lost collective is committed; unless a peer's stream ended before
+ * the frame it waits on (the explain hook), which no rebuild mends: then
+ * the worker fails, saying so. A process that is no supervised
  * worker learns it at the communicator's next call instead. */
 #define G_LOG_DOMAIN "accel-nccl"
 
@@ -32,7 +34,10 @@ struct _AccelWatchdog
   GMutex lock;
   GCond wake;
   gboolean stopping;
+  AccelWatchdogExplain explain;
+  gpointer explain_data;
   gchar *lost;        /* why the communicator is lost, once it is */
+  gboolean explained; /* by the hook: the ranks' frames differ */
   cudaEvent_t done;   /* recorded after the last operation enqueued */
   gint64 enqueued_at; /* when */
   gboolean pending;   /* that operation is not known to be done */
@@ -64,25 +69,52 @@ check_progress_unlocked (AccelWatchdog *dog)
       waited);
 }
 
-/* the communicator is lost for @why (taken) */
+/* the communicator is lost for @why (taken), or for what the explain hook
+ * says instead */
 static void
 lost (AccelWatchdog *dog, gchar *why)
 {
+  gchar *ended = dog->explain ? dog->explain (dog->explain_data) : NULL;
+
+  if (ended)
+    {
+      g_free (why);
+      why = ended;
+    }
   if (accel_supervisor_is_worker ())
     {
-      g_printerr ("%s: %s on rank %u of the world (generation %u): the "
-                  "communicator is lost; this rank leaves so that the world "
-                  "is rebuilt\n",
-          dog->who, why, accel_world_get_rank (dog->world),
-          accel_world_get_generation (dog->world));
-      _exit (ACCEL_EXIT_POISONED);
+      if (ended)
+        g_printerr ("%s: %s\n", dog->who, why);
+      else
+        g_printerr ("%s: %s on rank %u of the world (generation %u): the "
+                    "communicator is lost; this rank leaves so that the "
+                    "world is rebuilt\n",
+            dog->who, why, accel_world_get_rank (dog->world),
+            accel_world_get_generation (dog->world));
+      _exit (ended ? 1 : ACCEL_EXIT_POISONED);
     }
   g_mutex_lock (&dog->lock);
   if (!dog->lost)
-    dog->lost = g_steal_pointer (&why);
+    {
+      dog->lost = g_steal_pointer (&why);
+      dog->explained = ended != NULL;
+    }
   dog->stopping = TRUE;
   g_mutex_unlock (&dog->lock);
   g_free (why);
+}
+
+/* an operation pending while a peer's stream ended before its frame will
+ * never be done: no need to wait for the timeout */
+static gchar *
+explain_pending (AccelWatchdog *dog)
+{
+  gboolean pending;
+
+  g_mutex_lock (&dog->lock);
+  pending = dog->pending;
+  g_mutex_unlock (&dog->lock);
+  return pending && dog->explain ? dog->explain (dog->explain_data) : NULL;
 }
 
 static gpointer
@@ -96,7 +128,7 @@ watch (gpointer data)
     {
       gint64 until = g_get_monotonic_time () + POLL_MS * 1000;
       ncclResult_t async = ncclSuccess, got;
-      gchar *late;
+      gchar *late, *ended = NULL;
 
       while (
           !dog->stopping && g_cond_wait_until (&dog->wake, &dog->lock, until))
@@ -114,6 +146,8 @@ watch (gpointer data)
         lost (dog, g_steal_pointer (&late));
       else if (++n % STORE_EVERY == 0 && accel_world_is_left (dog->world))
         lost (dog, g_strdup (ACCEL_WATCHDOG_WORLD_LEFT));
+      else if (n % STORE_EVERY == 0 && (ended = explain_pending (dog)))
+        lost (dog, g_steal_pointer (&ended));
       g_free (late);
       g_mutex_lock (&dog->lock);
     }
@@ -126,6 +160,9 @@ watch (gpointer data)
  * @comm: an initialised NCCL communicator
  * @world: the joined world it belongs to
  * @who: the stage it serves, as errors name it
+ * @explain: (nullable): what explains a wait for a peer that will not come
+ *   other than a lost peer
+ * @explain_data: its argument
  * @error: return location for a #GError, or %NULL
  *
  * Returns: (transfer full): a watchdog of @comm, watching from now until
@@ -133,8 +170,8 @@ watch (gpointer data)
  * thread, @comm's device current.
  */
 AccelWatchdog *
-accel_watchdog_new (
-    ncclComm_t comm, AccelWorld *world, const char *who, GError **error)
+accel_watchdog_new (ncclComm_t comm, AccelWorld *world, const char *who,
+    AccelWatchdogExplain explain, gpointer explain_data, GError **error)
 {
   AccelWatchdog *dog = g_new0 (AccelWatchdog, 1);
 
@@ -148,6 +185,8 @@ accel_watchdog_new (
   dog->comm = comm;
   dog->world = g_object_ref (world);
   dog->who = g_strdup (who);
+  dog->explain = explain;
+  dog->explain_data = explain_data;
   g_mutex_init (&dog->lock);
   g_cond_init (&dog->wake);
   dog->thread = g_thread_new ("accel-nccl-watchdog", watch, dog);
@@ -208,7 +247,8 @@ accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream)
  * @error: return location for a #GError, or %NULL
  *
  * Returns: %FALSE, with %ACCEL_ERROR_CONTEXT_POISONED, once the watchdog
- * found the communicator lost. MT safe.
+ * found the communicator lost (%ACCEL_ERROR_INVALID_PIPELINE when a peer's
+ * stream ended first). MT safe.
  */
 gboolean
 accel_watchdog_check (AccelWatchdog *dog, GError **error)
@@ -217,7 +257,10 @@ accel_watchdog_check (AccelWatchdog *dog, GError **error)
 
   g_mutex_lock (&dog->lock);
   ok = dog->lost == NULL;
-  if (!ok)
+  if (!ok && dog->explained)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s: %s",
+        dog->who, dog->lost);
+  else if (!ok)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
         "%s: %s; the communicator is lost", dog->who, dog->lost);
   g_mutex_unlock (&dog->lock);

@@ -15,11 +15,25 @@ typedef struct _AccelWatchdog AccelWatchdog;
   "a rank began a later generation of the world, so this one's collectives "   \
   "cannot complete"
 
-AccelWatchdog *accel_watchdog_new (
-    ncclComm_t comm, AccelWorld *world, const char *who, GError **error);
+/**
+ * AccelWatchdogExplain:
+ * @data: the communicator's
+ *
+ * Why an operation waits for a peer that will not come, other than a lost
+ * peer (a peer's stream ended first), or %NULL. Called on the watchdog's
+ * thread.
+ *
+ * Returns: (transfer full) (nullable): the reason.
+ */
+typedef gchar *(*AccelWatchdogExplain) (gpointer data);
+
+AccelWatchdog *accel_watchdog_new (ncclComm_t comm, AccelWorld *world,
+    const char *who, AccelWatchdogExplain explain, gpointer explain_data,
+    GError **error);
 void accel_watchdog_free (AccelWatchdog *dog);
 void accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream);
 gboolean accel_watchdog_check (AccelWatchdog *dog, GError **error);
+
 gboolean accel_watchdog_wait_done (AccelWatchdog *dog);
 
 G_END_DECLS

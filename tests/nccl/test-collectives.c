@@ -696,6 +696,80 @@ test_send_skips_a_frame (Fixture *f, gconstpointer data)
   g_assert_cmpstr (got, ==, sent);
 }
 
+/* rank 0's stream ends two frames before rank 1's: rank 1's collective on
+ * frame 6 fails saying so, with no rebuild (which would end the same way),
+ * where it was a lost communicator rebuilt until the restart intensity */
+static void
+test_ranks_end_apart (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: ends-apart\n"
+        "stages:\n"
+        "  - {name: src, kind: io.raw-file-source, params: {location: "
+        "\"in-{rank}.raw\", shape: \"4x3\", dtype: f32}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> sum -> out]\n";
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=40000", NULL };
+  const char *args[] = { "--ranks", "2", "ends.yaml", NULL };
+  float in[8 * N] = { 0 };
+  g_auto (WorldRun) run = { 0 };
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "ends.yaml", yaml, strlen (yaml));
+  world_write (f->dir, "in-0.raw", in, 6 * N * sizeof (float));
+  world_write (f->dir, "in-1.raw", in, sizeof in);
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 1);
+  world_assert_says (&run, "stage 'sum' (nccl.all-reduce): rank 0 ended its "
+                           "stream at stage 'sum' before frame 6, which "
+                           "this rank gave it");
+  world_assert_silent_on (&run, "rebuilding the world");
+  g_assert_cmpfloat (run.seconds, <, 30.0);
+}
+
+/* a receiver that takes 5 of the sender's 8 frames (its num-buffers): the
+ * sender fails on frame 5 saying why, with no rebuild, and the receiver
+ * wrote the frames it took */
+static void
+test_recv_takes_fewer (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: takes-fewer\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16', num-buffers: 8}}\n"
+        "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
+        "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "shape: '16', num-buffers: 5}}\n"
+        "  - {name: got, kind: core.checksum-sink, ranks: [1], params: "
+        "{location: got.txt}}\n"
+        "links: [src -> tx -> sent, rx -> got]\n";
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=40000", NULL };
+  const char *args[] = { "--ranks", "2", "fewer.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *got = NULL;
+  g_auto (GStrv) lines = NULL;
+  gsize len;
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "fewer.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 1);
+  world_assert_says (&run, "stage 'tx' (nccl.send): rank 1 ended its stream "
+                           "at stage 'rx' before frame 5, which this rank "
+                           "gave it");
+  world_assert_silent_on (&run, "rebuilding the world");
+  g_assert_cmpfloat (run.seconds, <, 30.0);
+  got = world_read (f->dir, "got.txt", &len);
+  lines = g_strsplit (got, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 6);
+  g_assert_true (g_str_has_prefix (lines[4], "4 "));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -745,5 +819,7 @@ main (int argc, char **argv)
   ADD ("/collectives/skip-before-collective/middle", GUINT_TO_POINTER (3),
       test_skip_before_collective);
   ADD ("/collectives/send-skips-a-frame", NULL, test_send_skips_a_frame);
+  ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
+  ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   return g_test_run ();
 }
