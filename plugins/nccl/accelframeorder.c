@@ -177,8 +177,10 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
  * @frame: the frame this rank gave the communicator last
  *
  * Asks the store, once for each other member, whether its stream ended
- * before @frame: an operation on @frame then waits for a member that will
- * never come, which is no lost peer but ranks given different frames.
+ * before @frame: an operation on @frame (on a GPU, the last one enqueued)
+ * then waits for a member that will never come, which is no lost peer but
+ * ranks given different frames. The reason names the first frame that
+ * member did not take.
  *
  * Returns: (transfer full) (nullable): what ended where, or %NULL. MT safe;
  * blocks for a request a member.
@@ -211,7 +213,7 @@ accel_frame_order_peer_ended (
                               "frame %" G_GUINT64_FORMAT
                               ", which this rank gave it: every rank must give "
                               "it the same frames",
-          (guint)rank, fields[2], frame);
+          (guint)rank, fields[2], end);
     }
   return NULL;
 }
