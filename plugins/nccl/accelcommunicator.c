@@ -48,7 +48,8 @@ struct _AccelCommunicator
   AccelWatchdog *watchdog; /* of what the operations run on */
   gboolean broken;         /* aborted rather than destroyed */
   AccelFrameOrder order;   /* of the frames it took or received */
-  guint64 current;         /* the frame of the last operation */
+  guint64 current;         /* the frame of the last operation, */
+  gboolean has_current;    /* once there was one */
   guint8 *device_scratch;  /* a pair's header or a collective's first */
   guint8 *host_scratch;    /* frame on a GPU: see ensure_scratch() */
 };
@@ -66,6 +67,8 @@ stage_text (AccelCommunicator *comm)
 static gchar *
 peer_ended (AccelCommunicator *comm)
 {
+  if (!comm->has_current)
+    return NULL;
   return accel_frame_order_peer_ended (
       comm->world, comm->key, comm->rank, comm->size, comm->current);
 }
@@ -614,6 +617,7 @@ collective_in_order (AccelCommunicator *comm, AccelFrame *frame, GError **error)
   guint64 low = 0, high = 0;
 
   comm->current = frame->sequence;
+  comm->has_current = TRUE;
   if (!accel_frame_order_started (&comm->order)
       && !exchange_first (comm, frame, &low, &high, error))
     return FALSE;
@@ -906,6 +910,7 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   char *message = NULL;
 
   comm->current = frame->sequence;
+  comm->has_current = TRUE;
   if (!send_header (comm, stream, PAIR_FRAME, frame->sequence, peer, error))
     return FALSE;
   if (comm->nccl)
@@ -920,6 +925,31 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   return TRUE;
 }
 
+/* the receiver's word that its stream ended, waited for up to the world's
+ * timeout (or until the world moves on): a receiver that took fewer frames
+ * than were sent (its num-buffers) has said so by then, while NCCL or a
+ * socket may have taken the frames past its end without a word. A
+ * receiver that takes longer than that is not waited for further: the
+ * check is then not made */
+static void
+wait_for_receiver_end (AccelCommunicator *comm, guint peer)
+{
+  g_autofree gchar *key = g_strdup_printf ("%s/end/%u", comm->key, peer);
+  gint64 deadline = g_get_monotonic_time ()
+                    + (gint64)comm->timeout_ms * G_TIME_SPAN_MILLISECOND;
+  gulong pause_us = 1000;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr (GBytes) end = accel_world_peek (comm->world, key);
+
+      if (end || accel_world_is_left (comm->world))
+        return;
+      g_usleep (pause_us);
+      pause_us = MIN (pause_us * 2, 100000);
+    }
+}
+
 /**
  * accel_communicator_send_end:
  * @comm: a communicator of two
@@ -927,10 +957,12 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
  * @peer: the member that receives
  * @error: return location for a #GError, or %NULL
  *
- * Tells the peer's accel_communicator_recv() that no frame follows, and
- * waits until that is sent.
+ * Tells the peer's accel_communicator_recv() that no frame follows, waits
+ * until that is sent, then for the receiver's end of stream.
  *
- * Returns: %TRUE when sent. Stage thread, at the end of its stream.
+ * Returns: %TRUE when sent; %FALSE with %ACCEL_ERROR_INVALID_PIPELINE when
+ * the receiver ended before the last frame sent. Stage thread, at the end
+ * of its stream.
  */
 gboolean
 accel_communicator_send_end (
@@ -938,10 +970,12 @@ accel_communicator_send_end (
 {
   cudaStream_t handle = stream ? accel_stream_get_handle (stream) : NULL;
 
-  if (!send_header (comm, handle, PAIR_END, 0, peer, error))
+  if (!send_header (comm, handle, PAIR_END, 0, peer, error)
+      || (comm->nccl
+          && !accel_cuda_check (cudaStreamSynchronize (handle), error)))
     return FALSE;
-  return !comm->nccl
-         || accel_cuda_check (cudaStreamSynchronize (handle), error);
+  wait_for_receiver_end (comm, peer);
+  return !failed_as_peer_ended (comm, error);
 }
 
 /* the peer's next header; on a GPU a wait on the host, as the receiver

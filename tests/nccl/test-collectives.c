@@ -770,6 +770,33 @@ test_recv_takes_fewer (Fixture *f, gconstpointer data)
   g_assert_true (g_str_has_prefix (lines[4], "4 "));
 }
 
+/* a sender with no frame at all: its receiver ends at once, and neither
+ * takes the other's end for frames lost */
+static void
+test_send_nothing (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: send-nothing\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16', num-buffers: 0}}\n"
+        "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
+        "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "shape: '16'}}\n"
+        "  - {name: got, kind: core.null-sink, ranks: [1]}\n"
+        "links: [src -> tx -> sent, rx -> got]\n";
+  const char *args[] = { "--ranks", "2", "nothing.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "nothing.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, NULL, args);
+  g_assert_cmpint (run.status, ==, 0);
+  world_assert_silent_on (&run, "ended its stream");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -821,5 +848,6 @@ main (int argc, char **argv)
   ADD ("/collectives/send-skips-a-frame", NULL, test_send_skips_a_frame);
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
+  ADD ("/collectives/send-nothing", NULL, test_send_nothing);
   return g_test_run ();
 }
