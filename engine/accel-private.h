@@ -48,12 +48,17 @@ guint accel_supervisor_count_stalled (
     const char *state_dir, gint64 *mark, guint stalled);
 gint64 accel_supervisor_progress_mark (const char *state_dir);
 /* supervisor.c: what a supervisor does while it waits for its workers,
- * between begin and end: Ctrl-C is the workers' (they share its process
- * group), so it only notes it (accel_supervisor_interrupted()) and starts
- * no new worker after it; the previous SIGINT handler in @previous */
+ * between begin and end: it notes an interrupt
+ * (accel_supervisor_interrupted()), passes it on to the workers added as
+ * ACCEL_SUPERVISOR_INTERRUPT (a terminal's Ctrl-C reaches them itself too,
+ * as they share its process group: a worker takes the two as one) and
+ * starts no new worker after it; the previous SIGINT handler in @previous */
 void accel_supervisor_begin (struct sigaction *previous);
 void accel_supervisor_end (const struct sigaction *previous);
 gboolean accel_supervisor_interrupted (void);
+/* a worker started, or reaped: between begin and end */
+void accel_supervisor_add_worker (GPid pid);
+void accel_supervisor_remove_worker (GPid pid);
 /* a GSpawnChildSetupFunc, between begin and end: the worker is sent
  * signal GPOINTER_TO_INT (@sig) when its supervisor goes, however that
  * ends */

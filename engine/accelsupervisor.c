@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -22,10 +23,45 @@
 static pid_t supervisor_pid;
 static volatile sig_atomic_t interrupted;
 
+/* the workers running, for an interrupt sent to the supervisor alone (a
+ * kill () of its pid) to reach them too, as ACCEL_SUPERVISOR_INTERRUPT;
+ * one sent to the process group (a terminal's Ctrl-C) reaches them itself
+ * as well, and a worker takes the two as one. A slot is 0 when free */
+#define MAX_WORKERS 1024
+static volatile sig_atomic_t workers[MAX_WORKERS];
+
 static void
 note_interrupt (int sig)
 {
+  int saved = errno;
+
   interrupted = 1;
+  for (guint i = 0; i < MAX_WORKERS; i++)
+    if (workers[i] > 0)
+      kill ((pid_t)workers[i], ACCEL_SUPERVISOR_INTERRUPT);
+  errno = saved;
+}
+
+void
+accel_supervisor_add_worker (GPid pid)
+{
+  for (guint i = 0; i < MAX_WORKERS; i++)
+    if (workers[i] == 0)
+      {
+        workers[i] = pid;
+        break;
+      }
+  /* an interrupt while it was being started */
+  if (interrupted)
+    kill (pid, ACCEL_SUPERVISOR_INTERRUPT);
+}
+
+void
+accel_supervisor_remove_worker (GPid pid)
+{
+  for (guint i = 0; i < MAX_WORKERS; i++)
+    if (workers[i] == pid)
+      workers[i] = 0;
 }
 
 void
@@ -226,23 +262,28 @@ run_workers (const char *const *argv, guint max_restarts,
       g_autoptr (GError) spawn_error = NULL;
       g_autofree gchar *why = NULL;
       gint status = 0;
+      GPid pid;
       gint64 now;
       guint recent = 0;
 
       g_debug ("starting worker %u: %s", generation, argv[0]);
       /* a supervisor that is killed takes its worker along: SIGTERM, so it
        * finishes its frames in flight as after a Ctrl-C */
-      if (!g_spawn_sync (NULL, (gchar **)argv, env,
-              G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
-                  | G_SPAWN_CHILD_INHERITS_STDOUT
-                  | G_SPAWN_CHILD_INHERITS_STDERR,
-              accel_supervisor_child_setup, GINT_TO_POINTER (SIGTERM), NULL,
-              NULL, &status, &spawn_error))
+      if (!g_spawn_async (NULL, (gchar **)argv, env,
+              G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
+                  | G_SPAWN_CHILD_INHERITS_STDIN,
+              accel_supervisor_child_setup, GINT_TO_POINTER (SIGTERM), &pid,
+              &spawn_error))
         {
           g_propagate_prefixed_error (
               error, g_steal_pointer (&spawn_error), "cannot start a worker: ");
           return FALSE;
         }
+      accel_supervisor_add_worker (pid);
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      accel_supervisor_remove_worker (pid);
+      g_spawn_close_pid (pid);
 
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         {

@@ -61,6 +61,7 @@ end_ranks (Rank *ranks, guint n)
         kill (ranks[i].pid, SIGKILL);
         while (waitpid (ranks[i].pid, &status, 0) < 0 && errno == EINTR)
           ;
+        accel_supervisor_remove_worker (ranks[i].pid);
         g_spawn_close_pid (ranks[i].pid);
         ranks[i].running = FALSE;
       }
@@ -101,6 +102,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
           end_ranks (ranks, n_ranks);
           return FALSE;
         }
+      accel_supervisor_add_worker (ranks[r].pid);
       ranks[r].running = TRUE;
       n_running++;
       g_debug ("generation %u: rank %u is process %d", generation, r,
@@ -122,6 +124,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
           got = waitpid (ranks[r].pid, &status, WNOHANG);
           if (got == 0 || (got < 0 && errno == EINTR))
             continue;
+          accel_supervisor_remove_worker (ranks[r].pid);
           g_spawn_close_pid (ranks[r].pid);
           ranks[r].running = FALSE;
           n_running--;

@@ -265,12 +265,25 @@ on_sigint_once (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* an interrupt is a signal sent to this process (Ctrl-C, SIGTERM), or one
+ * that its supervisor passes on (ACCEL_SUPERVISOR_INTERRUPT), as it does
+ * with what is sent to it alone. A terminal's Ctrl-C reaches both, so a
+ * worker gets it twice: the interrupts are as many as the more of the two
+ * kinds. On the signals' thread */
+static guint signals_sent, signals_passed, interrupts_taken;
+
 static gboolean
-on_early_signal (gpointer data)
+take_interrupt (Run *run, gboolean passed)
 {
-  Run *run = data;
   gboolean leave = FALSE;
 
+  if (passed)
+    signals_passed++;
+  else
+    signals_sent++;
+  if (MAX (signals_sent, signals_passed) == interrupts_taken)
+    return G_SOURCE_CONTINUE;
+  interrupts_taken++;
   g_mutex_lock (&early.lock);
   if (early.loop_running)
     g_main_context_invoke (NULL, on_sigint_once, run);
@@ -291,6 +304,18 @@ on_early_signal (gpointer data)
       _exit (EXIT_STOPPED);
     }
   return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_early_signal (gpointer data)
+{
+  return take_interrupt (data, FALSE);
+}
+
+static gboolean
+on_passed_signal (gpointer data)
+{
+  return take_interrupt (data, TRUE);
 }
 
 static gpointer
@@ -314,6 +339,14 @@ early_signals_start (Run *run)
       g_autoptr (GSource) source = g_unix_signal_source_new (signals[i]);
 
       g_source_set_callback (source, on_early_signal, run, NULL);
+      g_source_attach (source, early.context);
+    }
+  if (accel_supervisor_is_worker ())
+    {
+      g_autoptr (GSource) source
+          = g_unix_signal_source_new (ACCEL_SUPERVISOR_INTERRUPT);
+
+      g_source_set_callback (source, on_passed_signal, run, NULL);
       g_source_attach (source, early.context);
     }
   early.thread = g_thread_new ("accel-run-signals", early_signals_thread, NULL);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include <signal.h>
 
 G_BEGIN_DECLS
 
@@ -15,6 +16,10 @@ G_BEGIN_DECLS
 /* a worker's exit status for "the pipeline or its options are invalid":
  * not started again, and the supervisor's own status */
 #define ACCEL_EXIT_INVALID 2
+/* the signal a supervisor sends its workers for an interrupt (SIGINT) sent
+ * to it alone; a terminal's Ctrl-C reaches them as SIGINT as well, so a
+ * worker counts the more of the two, not their sum */
+#define ACCEL_SUPERVISOR_INTERRUPT SIGUSR1
 
 gboolean accel_supervisor_is_worker (void);
 guint accel_supervisor_get_generation (void);

@@ -907,6 +907,24 @@ test_supervisor_interrupt_is_the_workers (void)
   remove_dir (dir);
 }
 
+/* an interrupt sent to the supervisor alone (kill of its pid, as a
+ * script or a service manager sends it) is passed on to the worker, which
+ * decides; it used to be noted and the worker left running */
+static void
+test_supervisor_passes_interrupt_on (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-sup-XXXXXX", NULL);
+  int worker, status;
+  GPid supervisor = start_hanging_supervisor (dir, TRUE, &worker);
+
+  kill (supervisor, SIGINT);
+  status = wait_within (supervisor);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_true (process_gone (worker));
+  remove_dir (dir);
+}
+
 /* a resume forgets commits whose output is gone: the log drops them on
  * disk too (rewritten whole), and takes new commits after that */
 static void
@@ -1049,6 +1067,8 @@ main (int argc, char **argv)
       "/supervisor/killed-takes-worker", test_supervisor_killed_takes_worker);
   g_test_add_func ("/supervisor/interrupt-is-the-workers",
       test_supervisor_interrupt_is_the_workers);
+  g_test_add_func (
+      "/supervisor/passes-interrupt-on", test_supervisor_passes_interrupt_on);
   g_test_add_func (
       "/supervisor/counts-lost-frames", test_supervisor_counts_lost_frames);
   g_test_add_func (
