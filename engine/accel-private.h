@@ -56,9 +56,10 @@ gint64 accel_supervisor_progress_mark (const char *state_dir);
 void accel_supervisor_begin (struct sigaction *previous);
 void accel_supervisor_end (const struct sigaction *previous);
 gboolean accel_supervisor_interrupted (void);
-/* a worker started, or reaped: between begin and end */
+/* a worker started, and its end (blocking, or a look): between begin and
+ * end; TRUE with @status once reaped */
 void accel_supervisor_add_worker (GPid pid);
-void accel_supervisor_remove_worker (GPid pid);
+gboolean accel_supervisor_reap_worker (GPid pid, gboolean block, int *status);
 /* a GSpawnChildSetupFunc, between begin and end: the worker is sent
  * signal GPOINTER_TO_INT (@sig) when its supervisor goes, however that
  * ends */
@@ -78,6 +79,10 @@ void accel_worker_unref (AccelWorker *worker);
 GMainContext *accel_worker_get_context (AccelWorker *worker);
 gboolean accel_worker_is_current (AccelWorker *worker);
 void accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data);
+typedef struct _AccelWorkerCall AccelWorkerCall;
+AccelWorkerCall *accel_worker_call_begin (
+    AccelWorker *worker, GSourceFunc func, gpointer data);
+void accel_worker_call_end (AccelWorkerCall *call);
 void accel_worker_stop (AccelWorker *worker);
 
 /* stage.c, used by the graph */
@@ -99,6 +104,10 @@ void accel_stage_clear_links (AccelStage *stage);
 const char *accel_stage_get_thread_name (AccelStage *stage);
 gboolean accel_stage_start (AccelStage *stage, AccelWorker *worker,
     AccelStreamAllocator *streams, GError **error);
+void accel_stage_start_begin (
+    AccelStage *stage, AccelWorker *worker, AccelStreamAllocator *streams);
+gboolean accel_stage_start_end (AccelStage *stage, GError **error);
+gboolean accel_stage_start_waits (AccelStage *stage);
 void accel_stage_begin (AccelStage *stage);
 void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);
@@ -113,6 +122,7 @@ void accel_stage_set_checkpoint (
     AccelStage *stage, const char *base, const char *restore_from);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 void accel_stage_set_graph_failed (AccelStage *stage, gboolean failed);
+void accel_stage_set_graph_ending (AccelStage *stage, gboolean ending);
 const char *accel_stage_get_blocking_reason (AccelStage *stage);
 void accel_stage_set_segment (AccelStage *stage, AccelStage *leader);
 AccelStage *accel_stage_get_segment (AccelStage *stage);

@@ -466,6 +466,56 @@ worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
   return worker;
 }
 
+/* every stage's start(): one by one in the graph's order, then those that
+ * wait for other processes all at once (accel_stage_class_set_start_
+ * waits ()), so that processes whose graphs start them in different orders
+ * do not each wait for the other's next. On failure the stages started are
+ * stopped again */
+static gboolean
+start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
+    AccelStreamAllocator *streams, GError **error)
+{
+  g_autofree gboolean *started = g_new0 (gboolean, graph->order->len);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; ok && i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      if (!accel_stage_start_waits (stage))
+        ok = started[i] = accel_stage_start (stage,
+            worker_for (graph, by_segment, by_name, stage), streams, error);
+    }
+  for (guint i = 0; ok && i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      if (accel_stage_start_waits (stage))
+        accel_stage_start_begin (
+            stage, worker_for (graph, by_segment, by_name, stage), streams);
+    }
+  for (guint i = 0; ok && i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      g_autoptr (GError) start_error = NULL;
+
+      if (!accel_stage_start_waits (stage))
+        continue;
+      started[i] = accel_stage_start_end (stage, &start_error);
+      if (!started[i] && error && !*error)
+        g_propagate_error (error, g_steal_pointer (&start_error));
+    }
+  for (guint i = 0; i < graph->order->len; i++)
+    ok &= started[i];
+  if (ok)
+    return TRUE;
+  for (guint i = 0; i < graph->order->len; i++)
+    if (started[i])
+      accel_stage_close (graph->order->pdata[i]);
+  for (guint i = 0; i < graph->order->len; i++)
+    if (started[i])
+      accel_stage_join (graph->order->pdata[i]);
+  return FALSE;
+}
+
 /**
  * accel_graph_start:
  * @graph: a graph
@@ -519,16 +569,12 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_one_stream (stage, one_stream);
       accel_stage_set_frame_limit (stage, graph->frame_limit);
       accel_stage_set_graph_failed (stage, FALSE);
-      if (!accel_stage_start (stage,
-              worker_for (graph, by_segment, by_name, stage), streams, error))
-        {
-          for (guint j = 0; j < i; j++)
-            accel_stage_close (graph->order->pdata[j]);
-          for (guint j = 0; j < i; j++)
-            accel_stage_join (graph->order->pdata[j]);
-          g_ptr_array_set_size (graph->workers, 0);
-          return FALSE;
-        }
+      accel_stage_set_graph_ending (stage, FALSE);
+    }
+  if (!start_stages (graph, by_segment, by_name, streams, error))
+    {
+      g_ptr_array_set_size (graph->workers, 0);
+      return FALSE;
     }
   graph->state = GRAPH_RUNNING;
   for (guint i = 0; i < graph->order->len; i++)
@@ -682,6 +728,8 @@ accel_graph_send_eos (AccelGraph *graph)
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
   if (graph->state != GRAPH_RUNNING)
     return;
+  for (guint i = 0; i < graph->order->len; i++)
+    accel_stage_set_graph_ending (graph->order->pdata[i], TRUE);
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];

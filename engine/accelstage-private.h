@@ -15,9 +15,10 @@ typedef struct
 {
   gchar *kind_name;
   gchar *description;
-  GPtrArray *ports[2]; /* AccelPortTemplate*, by direction */
-  gboolean live;       /* a source that cannot produce a frame again */
-  gboolean blocking;   /* process() may wait on the host */
+  GPtrArray *ports[2];  /* AccelPortTemplate*, by direction */
+  gboolean live;        /* a source that cannot produce a frame again */
+  gboolean blocking;    /* process() may wait on the host */
+  gboolean start_waits; /* start() waits for other processes */
 } AccelStageClassInfo;
 
 typedef struct
@@ -183,15 +184,17 @@ typedef struct
   guint n_adopted;
   /* graph mode (accelstagebatch.c) */
   gboolean capture; /* this stage's frames may be batched and captured */
-  guint64 capture_generation; /* changes whenever its work may change */
-  gboolean capture_warm;      /* a frame ran since the last change */
-  gboolean frame_deferred;    /* the current frame's process() is batched */
-  gboolean pools_in_step;     /* its pools cycle with the sequence */
-  AccelStageBatch *batch;     /* segments' first stages: the batch */
-  gboolean started;           /* klass->start succeeded */
-  gboolean restarting;        /* stop and start run for a restart */
-  gint graph_failed;          /* atomic: the graph recorded an error */
-  gboolean done;              /* EOS handled, or failed */
+  guint64 capture_generation;  /* changes whenever its work may change */
+  gboolean capture_warm;       /* a frame ran since the last change */
+  gboolean frame_deferred;     /* the current frame's process() is batched */
+  gboolean pools_in_step;      /* its pools cycle with the sequence */
+  AccelStageBatch *batch;      /* segments' first stages: the batch */
+  gboolean started;            /* klass->start succeeded */
+  gboolean restarting;         /* stop and start run for a restart */
+  gint graph_failed;           /* atomic: the graph recorded an error */
+  gint graph_ending;           /* atomic: its end of stream was asked for */
+  AccelWorkerCall *start_call; /* its start(), asked for and not waited for */
+  gboolean done;               /* EOS handled, or failed */
   GError *start_error;
 
   AccelSourceState source;

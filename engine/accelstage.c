@@ -651,6 +651,16 @@ accel_stage_set_graph_failed (AccelStage *stage, gboolean failed)
   g_atomic_int_set (&priv->graph_failed, failed);
 }
 
+/* accel_graph_send_eos () was called (TRUE), or the graph starts (FALSE):
+ * accel_stage_graph_is_ending () */
+void
+accel_stage_set_graph_ending (AccelStage *stage, gboolean ending)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_atomic_int_set (&priv->graph_ending, ending);
+}
+
 /* sinks: skip and record finished sequence numbers (takes @log) */
 void
 accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log)

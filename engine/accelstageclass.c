@@ -58,6 +58,7 @@ class_info_ensure (GType type)
       info->description = g_strdup (parent->description);
       info->live = parent->live;
       info->blocking = parent->blocking;
+      info->start_waits = parent->start_waits;
     }
   g_type_set_qdata (type, class_info_quark (), info);
   return info;
@@ -115,6 +116,33 @@ void
 accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking)
 {
   class_info_ensure (G_TYPE_FROM_CLASS (klass))->blocking = blocking;
+}
+
+/**
+ * accel_stage_class_set_start_waits:
+ * @klass: a stage class
+ * @start_waits: %TRUE when start() waits for other processes (the other
+ *   ranks of a world)
+ *
+ * Called from class_init. The graph starts its other stages one by one in
+ * its order, then such stages all at once, each on its thread, so that
+ * two processes whose graphs start them in different orders (a pair and a
+ * collective, a round trip) do not each wait for the other's next.
+ */
+void
+accel_stage_class_set_start_waits (AccelStageClass *klass, gboolean start_waits)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->start_waits = start_waits;
+}
+
+/* whether @stage's start() waits for other processes */
+gboolean
+accel_stage_start_waits (AccelStage *stage)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+
+  return info && info->start_waits;
 }
 
 /**

@@ -163,6 +163,25 @@ accel_stage_graph_has_failed (AccelStage *stage)
 }
 
 /**
+ * accel_stage_graph_is_ending:
+ * @stage: a stage
+ *
+ * Whether the graph @stage runs in was asked to end its stream
+ * (accel_graph_send_eos(), as on Ctrl-C): each source then stops where it
+ * is, so stages that pair frames across processes may see their peers end
+ * at other frames, and take that for no fault.
+ *
+ * Returns: %TRUE once asked, until the graph starts again. MT safe.
+ */
+gboolean
+accel_stage_graph_is_ending (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+
+  return g_atomic_int_get (&accel_stage_get_private (stage)->graph_ending);
+}
+
+/**
  * accel_stage_is_restarting:
  * @stage: a stage
  *

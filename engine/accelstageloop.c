@@ -768,14 +768,15 @@ stop_call (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* attaches the stage to @worker's context and runs its start() there */
-gboolean
-accel_stage_start (AccelStage *stage, AccelWorker *worker,
-    AccelStreamAllocator *streams, GError **error)
+/* attaches the stage to @worker's context and has its start() run there;
+ * accel_stage_start_end () waits for it */
+void
+accel_stage_start_begin (
+    AccelStage *stage, AccelWorker *worker, AccelStreamAllocator *streams)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
-  g_return_val_if_fail (priv->worker == NULL, FALSE);
+  g_return_if_fail (priv->worker == NULL);
 
   priv->worker = accel_worker_ref (worker);
   priv->context = accel_worker_get_context (worker);
@@ -802,7 +803,16 @@ accel_stage_start (AccelStage *stage, AccelWorker *worker,
   g_source_attach (priv->mailbox_source, priv->context);
   g_source_unref (priv->mailbox_source);
 
-  accel_worker_call (worker, start_call, stage);
+  priv->start_call = accel_worker_call_begin (worker, start_call, stage);
+}
+
+/* waits for the start() that accel_stage_start_begin () asked for */
+gboolean
+accel_stage_start_end (AccelStage *stage, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  accel_worker_call_end (g_steal_pointer (&priv->start_call));
   if (priv->start_error)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&priv->start_error),
@@ -811,6 +821,15 @@ accel_stage_start (AccelStage *stage, AccelWorker *worker,
       return FALSE;
     }
   return TRUE;
+}
+
+/* attaches the stage to @worker's context and runs its start() there */
+gboolean
+accel_stage_start (AccelStage *stage, AccelWorker *worker,
+    AccelStreamAllocator *streams, GError **error)
+{
+  accel_stage_start_begin (stage, worker, streams);
+  return accel_stage_start_end (stage, error);
 }
 
 /* sources begin producing; called once every stage has started */

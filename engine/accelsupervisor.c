@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -26,9 +27,28 @@ static volatile sig_atomic_t interrupted;
 /* the workers running, for an interrupt sent to the supervisor alone (a
  * kill () of its pid) to reach them too, as ACCEL_SUPERVISOR_INTERRUPT;
  * one sent to the process group (a terminal's Ctrl-C) reaches them itself
- * as well, and a worker takes the two as one. A slot is 0 when free */
+ * as well, and a worker takes the two as one. A slot's pid is 0 when
+ * free; it is taken out before the worker is reaped, so no pid the kernel
+ * gave another process is signalled. Each worker gets one signal an
+ * interrupt: the signal handler (on any thread) and accel_supervisor_add_
+ * worker () each claim a signal to send by a compare-and-swap */
 #define MAX_WORKERS 1024
 static volatile sig_atomic_t workers[MAX_WORKERS];
+static gint forwarded[MAX_WORKERS];
+static gint interrupts;
+
+static void
+forward_interrupts (guint slot)
+{
+  pid_t pid = (pid_t)workers[slot];
+  gint sent;
+
+  while (pid > 0
+         && (sent = g_atomic_int_get (&forwarded[slot]))
+                < g_atomic_int_get (&interrupts))
+    if (g_atomic_int_compare_and_exchange (&forwarded[slot], sent, sent + 1))
+      kill (pid, ACCEL_SUPERVISOR_INTERRUPT);
+}
 
 static void
 note_interrupt (int sig)
@@ -36,9 +56,9 @@ note_interrupt (int sig)
   int saved = errno;
 
   interrupted = 1;
+  g_atomic_int_inc (&interrupts);
   for (guint i = 0; i < MAX_WORKERS; i++)
-    if (workers[i] > 0)
-      kill ((pid_t)workers[i], ACCEL_SUPERVISOR_INTERRUPT);
+    forward_interrupts (i);
   errno = saved;
 }
 
@@ -48,20 +68,39 @@ accel_supervisor_add_worker (GPid pid)
   for (guint i = 0; i < MAX_WORKERS; i++)
     if (workers[i] == 0)
       {
+        g_atomic_int_set (&forwarded[i], 0);
         workers[i] = pid;
-        break;
+        /* an interrupt while it was being started */
+        forward_interrupts (i);
+        return;
       }
-  /* an interrupt while it was being started */
-  if (interrupted)
-    kill (pid, ACCEL_SUPERVISOR_INTERRUPT);
 }
 
-void
-accel_supervisor_remove_worker (GPid pid)
+/* waits for @pid to end (or, without @block, looks), takes it out of the
+ * workers, then reaps it into @status */
+gboolean
+accel_supervisor_reap_worker (GPid pid, gboolean block, int *status)
 {
+  siginfo_t info = { 0 };
+  int got;
+
+  while ((got = waitid (
+              P_PID, pid, &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG)))
+             < 0
+         && errno == EINTR)
+    ;
+  /* still running */
+  if (got == 0 && info.si_pid == 0)
+    return FALSE;
   for (guint i = 0; i < MAX_WORKERS; i++)
     if (workers[i] == pid)
       workers[i] = 0;
+  *status = -1; /* not ours to wait for: as if killed */
+  if (got == 0)
+    while (waitpid (pid, status, 0) < 0 && errno == EINTR)
+      ;
+  g_spawn_close_pid (pid);
+  return TRUE;
 }
 
 void
@@ -104,9 +143,34 @@ accel_supervisor_describe_end (int status)
 void
 accel_supervisor_child_setup (gpointer sig)
 {
+  sigset_t interrupt;
+
+  /* held until the worker takes it (accel_supervisor_take_interrupts ()):
+   * its default would end the worker */
+  sigemptyset (&interrupt);
+  sigaddset (&interrupt, ACCEL_SUPERVISOR_INTERRUPT);
+  sigprocmask (SIG_BLOCK, &interrupt, NULL);
   prctl (PR_SET_PDEATHSIG, GPOINTER_TO_INT (sig));
   if (getppid () != supervisor_pid)
     _exit (1);
+}
+
+/**
+ * accel_supervisor_take_interrupts:
+ *
+ * A worker's supervisor passes on an interrupt sent to it alone as
+ * %ACCEL_SUPERVISOR_INTERRUPT, held (blocked) from the worker's start:
+ * a worker that handles the signal calls this once its handler is in
+ * place, from its main thread, and gets any that came. MT safe.
+ */
+void
+accel_supervisor_take_interrupts (void)
+{
+  sigset_t interrupt;
+
+  sigemptyset (&interrupt);
+  sigaddset (&interrupt, ACCEL_SUPERVISOR_INTERRUPT);
+  pthread_sigmask (SIG_UNBLOCK, &interrupt, NULL);
 }
 
 /**
@@ -280,10 +344,7 @@ run_workers (const char *const *argv, guint max_restarts,
           return FALSE;
         }
       accel_supervisor_add_worker (pid);
-      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-        ;
-      accel_supervisor_remove_worker (pid);
-      g_spawn_close_pid (pid);
+      accel_supervisor_reap_worker (pid, TRUE, &status);
 
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         {

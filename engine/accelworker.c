@@ -106,19 +106,21 @@ accel_worker_is_current (AccelWorker *worker)
   return worker->thread == g_thread_self ();
 }
 
-typedef struct
+struct _AccelWorkerCall
 {
+  AccelWorker *worker;
   GSourceFunc func;
   gpointer data;
   GMutex lock;
   GCond cond;
   gboolean done;
-} Call;
+  gint64 t0;
+};
 
 static gboolean
 run_call (gpointer data)
 {
-  Call *call = data;
+  AccelWorkerCall *call = data;
 
   call->func (call->data);
   g_mutex_lock (&call->lock);
@@ -126,6 +128,63 @@ run_call (gpointer data)
   g_cond_signal (&call->cond);
   g_mutex_unlock (&call->lock);
   return G_SOURCE_REMOVE;
+}
+
+/**
+ * accel_worker_call_begin:
+ * @worker: a worker
+ * @func: (scope notified): what to run; its return value is ignored
+ * @data: (closure func): data for @func
+ *
+ * Runs @func on the worker's thread, ahead of buffers; on the worker's own
+ * thread it runs at once. accel_worker_call_end() waits for it.
+ *
+ * Returns: (transfer full): the call. MT safe.
+ */
+AccelWorkerCall *
+accel_worker_call_begin (AccelWorker *worker, GSourceFunc func, gpointer data)
+{
+  AccelWorkerCall *call = g_new0 (AccelWorkerCall, 1);
+  GSource *source;
+
+  call->worker = worker;
+  call->func = func;
+  call->data = data;
+  call->t0 = g_get_monotonic_time ();
+  g_mutex_init (&call->lock);
+  g_cond_init (&call->cond);
+  if (accel_worker_is_current (worker))
+    {
+      run_call (call);
+      return call;
+    }
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_HIGH);
+  g_source_set_callback (source, run_call, call, NULL);
+  g_source_attach (source, worker->context);
+  g_source_unref (source);
+  return call;
+}
+
+/**
+ * accel_worker_call_end:
+ * @call: (transfer full): a call from accel_worker_call_begin()
+ *
+ * Waits until the call has run, and frees it. MT safe.
+ */
+void
+accel_worker_call_end (AccelWorkerCall *call)
+{
+  g_mutex_lock (&call->lock);
+  while (!call->done)
+    g_cond_wait (&call->cond, &call->lock);
+  g_mutex_unlock (&call->lock);
+  g_debug ("a call on worker '%s' took %" G_GINT64_FORMAT " us, waiting "
+           "included",
+      call->worker->name, g_get_monotonic_time () - call->t0);
+  g_mutex_clear (&call->lock);
+  g_cond_clear (&call->cond);
+  g_free (call);
 }
 
 /**
@@ -142,33 +201,7 @@ run_call (gpointer data)
 void
 accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data)
 {
-  Call call = { func, data };
-  GSource *source;
-  gint64 t0;
-
-  if (accel_worker_is_current (worker))
-    {
-      func (data);
-      return;
-    }
-  t0 = g_get_monotonic_time ();
-  g_mutex_init (&call.lock);
-  g_cond_init (&call.cond);
-  source = g_idle_source_new ();
-  g_source_set_priority (source, G_PRIORITY_HIGH);
-  g_source_set_callback (source, run_call, &call, NULL);
-  g_source_attach (source, worker->context);
-  g_source_unref (source);
-
-  g_mutex_lock (&call.lock);
-  while (!call.done)
-    g_cond_wait (&call.cond, &call.lock);
-  g_mutex_unlock (&call.lock);
-  g_mutex_clear (&call.lock);
-  g_cond_clear (&call.cond);
-  g_debug ("a call on worker '%s' took %" G_GINT64_FORMAT " us, waiting "
-           "included",
-      worker->name, g_get_monotonic_time () - t0);
+  accel_worker_call_end (accel_worker_call_begin (worker, func, data));
 }
 
 /**

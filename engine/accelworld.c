@@ -334,22 +334,29 @@ accel_world_get (AccelWorld *world, const char *key, GError **error)
  * accel_world_peek:
  * @world: a joined world
  * @key: the key, scoped to the world's generation
+ * @error: return location for a #GError, or %NULL
  *
  * Asks the coordinator once for @key, without waiting for a rank to set
  * it.
  *
- * Returns: (transfer full) (nullable): the value, or %NULL when no rank set
- * it or the coordinator did not answer. MT safe; blocks for one request.
+ * Returns: (transfer full) (nullable): the value; %NULL with @error unset
+ * when no rank set it, and with @error set when the coordinator did not
+ * answer. MT safe; blocks for one request.
  */
 GBytes *
-accel_world_peek (AccelWorld *world, const char *key)
+accel_world_peek (AccelWorld *world, const char *key, GError **error)
 {
   g_autofree gchar *scoped = NULL;
+  g_autoptr (GError) got_error = NULL;
+  GBytes *value;
 
   g_return_val_if_fail (ACCEL_IS_WORLD (world), NULL);
   g_return_val_if_fail (world->generation > 0, NULL);
   scoped = scoped_key (world, key);
-  return accel_store_get (world->coordinator, scoped, 0, NULL);
+  value = accel_store_get (world->coordinator, scoped, 0, &got_error);
+  if (!value && !g_error_matches (got_error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+    g_propagate_error (error, g_steal_pointer (&got_error));
+  return value;
 }
 
 /**

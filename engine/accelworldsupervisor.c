@@ -59,10 +59,7 @@ end_ranks (Rank *ranks, guint n)
       {
         int status;
         kill (ranks[i].pid, SIGKILL);
-        while (waitpid (ranks[i].pid, &status, 0) < 0 && errno == EINTR)
-          ;
-        accel_supervisor_remove_worker (ranks[i].pid);
-        g_spawn_close_pid (ranks[i].pid);
+        accel_supervisor_reap_worker (ranks[i].pid, TRUE, &status);
         ranks[i].running = FALSE;
       }
 }
@@ -116,19 +113,14 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
        * to name */
       for (guint r = 0; r < n_ranks; r++)
         {
-          int status;
-          pid_t got;
+          int status = 0;
 
-          if (!ranks[r].running)
+          if (!ranks[r].running
+              || !accel_supervisor_reap_worker (ranks[r].pid, FALSE, &status))
             continue;
-          got = waitpid (ranks[r].pid, &status, WNOHANG);
-          if (got == 0 || (got < 0 && errno == EINTR))
-            continue;
-          accel_supervisor_remove_worker (ranks[r].pid);
-          g_spawn_close_pid (ranks[r].pid);
           ranks[r].running = FALSE;
           n_running--;
-          if (got > 0 && WIFEXITED (status)
+          if (WIFEXITED (status)
               && (WEXITSTATUS (status) == 0
                   || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE))
             {
@@ -136,7 +128,6 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
               *incomplete |= WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE;
               continue;
             }
-          status = got > 0 ? status : -1;
           if (!any_failed || is_better_culprit (status, *failed_status))
             {
               *failed = r;

@@ -348,6 +348,7 @@ early_signals_start (Run *run)
 
       g_source_set_callback (source, on_passed_signal, run, NULL);
       g_source_attach (source, early.context);
+      accel_supervisor_take_interrupts ();
     }
   early.thread = g_thread_new ("accel-run-signals", early_signals_thread, NULL);
 }

@@ -162,6 +162,8 @@ struct _AccelStageClass
 
 void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
 void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);
+void accel_stage_class_set_start_waits (
+    AccelStageClass *klass, gboolean start_waits);
 gboolean accel_stage_is_live (AccelStage *stage);
 gboolean accel_stage_can_capture_always (
     AccelStage *stage, const AccelFrame *frame);
@@ -202,6 +204,7 @@ guint64 accel_stage_get_n_captured (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 gboolean accel_stage_should_yield (AccelStage *stage);
 gboolean accel_stage_graph_has_failed (AccelStage *stage);
+gboolean accel_stage_graph_is_ending (AccelStage *stage);
 gboolean accel_stage_is_restarting (AccelStage *stage);
 gboolean accel_stage_adopt_input (
     AccelStage *stage, AccelBuffer *buffer, GError **error);

@@ -22,6 +22,7 @@ G_BEGIN_DECLS
 #define ACCEL_SUPERVISOR_INTERRUPT SIGUSR1
 
 gboolean accel_supervisor_is_worker (void);
+void accel_supervisor_take_interrupts (void);
 guint accel_supervisor_get_generation (void);
 int accel_supervisor_exit_status (const GError *error);
 gboolean accel_supervisor_run (const char *const *argv, guint max_restarts,

@@ -445,6 +445,8 @@ accel_collective_class_init (AccelCollectiveClass *klass)
   klass->members = default_members;
   /* Gloo waits for the other ranks on the stage's thread */
   accel_stage_class_set_blocking (stage_class, TRUE);
+  /* a rank's collectives and pairs wait for their peers as they start */
+  accel_stage_class_set_start_waits (stage_class, TRUE);
 
   g_object_class_install_property (gobject_class, PROP_GROUP,
       g_param_spec_string ("group", "Group",

@@ -48,8 +48,8 @@ struct _AccelCommunicator
   AccelWatchdog *watchdog; /* of what the operations run on */
   gboolean broken;         /* aborted rather than destroyed */
   AccelFrameOrder order;   /* of the frames it took or received */
-  guint64 current;         /* the frame of the last operation, */
-  gboolean has_current;    /* once there was one */
+  guint64 last_frame;      /* atomic: the last operation's frame + 1 (0:
+                              none), read by the watchdog's thread */
   guint8 *device_scratch;  /* a pair's header or a collective's first */
   guint8 *host_scratch;    /* frame on a GPU: see ensure_scratch() */
 };
@@ -67,10 +67,12 @@ stage_text (AccelCommunicator *comm)
 static gchar *
 peer_ended (AccelCommunicator *comm)
 {
-  if (!comm->has_current)
+  guint64 last = __atomic_load_n (&comm->last_frame, __ATOMIC_RELAXED);
+
+  if (last == 0)
     return NULL;
   return accel_frame_order_peer_ended (
-      comm->world, comm->key, comm->rank, comm->size, comm->current);
+      comm->stage, comm->world, comm->key, comm->rank, comm->size, last - 1);
 }
 
 /* TRUE, with @error set and the communicator lost, when peer_ended() */
@@ -616,8 +618,7 @@ collective_in_order (AccelCommunicator *comm, AccelFrame *frame, GError **error)
 {
   guint64 low = 0, high = 0;
 
-  comm->current = frame->sequence;
-  comm->has_current = TRUE;
+  __atomic_store_n (&comm->last_frame, frame->sequence + 1, __ATOMIC_RELAXED);
   if (!accel_frame_order_started (&comm->order)
       && !exchange_first (comm, frame, &low, &high, error))
     return FALSE;
@@ -909,8 +910,8 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   cudaStream_t stream = accel_stream_get_handle (frame->stream);
   char *message = NULL;
 
-  comm->current = frame->sequence;
-  comm->has_current = TRUE;
+  __atomic_store_n (&comm->last_frame, frame->sequence + 1, __ATOMIC_RELAXED);
+  accel_frame_order_sent (&comm->order, frame->sequence);
   if (!send_header (comm, stream, PAIR_FRAME, frame->sequence, peer, error))
     return FALSE;
   if (comm->nccl)
@@ -928,9 +929,10 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
 /* the receiver's word that its stream ended, waited for up to the world's
  * timeout (or until the world moves on): a receiver that took fewer frames
  * than were sent (its num-buffers) has said so by then, while NCCL or a
- * socket may have taken the frames past its end without a word. A
- * receiver that takes longer than that is not waited for further: the
- * check is then not made */
+ * socket may have taken the frames past its end without a word. Not when
+ * this rank's graph was asked to end (an interrupt ends each rank where it
+ * is), and not further than the store answers or the timeout: the check
+ * is then not made */
 static void
 wait_for_receiver_end (AccelCommunicator *comm, guint peer)
 {
@@ -939,15 +941,19 @@ wait_for_receiver_end (AccelCommunicator *comm, guint peer)
                     + (gint64)comm->timeout_ms * G_TIME_SPAN_MILLISECOND;
   gulong pause_us = 1000;
 
-  while (g_get_monotonic_time () < deadline)
+  while (g_get_monotonic_time () < deadline
+         && !accel_stage_graph_is_ending (comm->stage))
     {
-      g_autoptr (GBytes) end = accel_world_peek (comm->world, key);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GBytes) end = accel_world_peek (comm->world, key, &error);
 
-      if (end || accel_world_is_left (comm->world))
+      if (end || error || accel_world_is_left (comm->world))
         return;
       g_usleep (pause_us);
       pause_us = MIN (pause_us * 2, 100000);
     }
+  g_debug ("%s: no end of stream from its receiver within %u ms",
+      accel_stage_get_name (comm->stage), comm->timeout_ms);
 }
 
 /**

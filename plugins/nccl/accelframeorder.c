@@ -152,7 +152,9 @@ accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
  * @error: return location for a #GError, or %NULL
  *
  * Tells the other members, through the store, that this one takes no
- * frame from its order's next on.
+ * frame from its order's next on ("-": it took none), and whether its
+ * graph was asked to end (an interrupt stops each rank where it is, which
+ * is no mismatch of the ranks' frames).
  *
  * Returns: %TRUE when stored. Stage thread, at the end of its stream.
  */
@@ -161,8 +163,13 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
     AccelWorld *world, const char *key, guint member, GError **error)
 {
   g_autofree gchar *end_key = g_strdup_printf ("%s/end/%u", key, member);
-  g_autofree gchar *text = g_strdup_printf ("%" G_GUINT64_FORMAT " %u %s",
-      order->next, accel_world_get_rank (world), accel_stage_get_name (stage));
+  g_autofree gchar *next
+      = order->started ? g_strdup_printf ("%" G_GUINT64_FORMAT, order->next)
+                       : g_strdup ("-");
+  g_autofree gchar *text
+      = g_strdup_printf ("%s %u %s %s", next, accel_world_get_rank (world),
+          accel_stage_graph_is_ending (stage) ? "interrupted" : "ended",
+          accel_stage_get_name (stage));
   g_autoptr (GBytes) value = g_bytes_new (text, strlen (text));
 
   return accel_world_set (world, end_key, value, error);
@@ -170,6 +177,7 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
 
 /**
  * accel_frame_order_peer_ended:
+ * @stage: the stage that waits (not when its own graph is ending)
  * @world: the joined world
  * @key: the communicator's name in the store
  * @member: this rank's place in the communicator
@@ -177,43 +185,79 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
  * @frame: the frame this rank gave the communicator last
  *
  * Asks the store, once for each other member, whether its stream ended
- * before @frame: an operation on @frame (on a GPU, the last one enqueued)
- * then waits for a member that will never come, which is no lost peer but
- * ranks given different frames. The reason names the first frame that
- * member did not take.
+ * before @frame, not for an interrupt: an operation on @frame (on a GPU,
+ * the last one enqueued) then waits for a member that will never come,
+ * which is no lost peer but ranks given different frames. Stops at the
+ * first request the store does not answer.
  *
- * Returns: (transfer full) (nullable): what ended where, or %NULL. MT safe;
- * blocks for a request a member.
+ * Returns: (transfer full) (nullable): what ended where, naming the first
+ * frame that member did not take, or %NULL. MT safe; blocks for a request
+ * a member.
  */
 gchar *
-accel_frame_order_peer_ended (
-    AccelWorld *world, const char *key, guint member, guint size, guint64 frame)
+accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
+    const char *key, guint member, guint size, guint64 frame)
 {
+  if (accel_stage_graph_is_ending (stage))
+    return NULL;
   for (guint m = 0; m < size; m++)
     {
       g_autofree gchar *end_key = g_strdup_printf ("%s/end/%u", key, m);
+      g_autoptr (GError) error = NULL;
       g_autoptr (GBytes) value = NULL;
       g_autofree gchar *text = NULL;
       g_auto (GStrv) fields = NULL;
-      guint64 end, rank;
+      guint64 end = 0, rank;
+      gboolean none;
 
-      if (m == member || !(value = accel_world_peek (world, end_key)))
+      if (m == member)
         continue;
+      if (!(value = accel_world_peek (world, end_key, &error)))
+        {
+          if (error)
+            return NULL;
+          continue;
+        }
       text = g_strndup (
           g_bytes_get_data (value, NULL), g_bytes_get_size (value));
-      fields = g_strsplit (text, " ", 3);
-      if (g_strv_length (fields) != 3
-          || !g_ascii_string_to_unsigned (
-              fields[0], 10, 0, G_MAXUINT64, &end, NULL)
+      fields = g_strsplit (text, " ", 4);
+      if (g_strv_length (fields) != 4
           || !g_ascii_string_to_unsigned (
               fields[1], 10, 0, G_MAXUINT, &rank, NULL)
-          || end > frame)
+          || !g_str_equal (fields[2], "ended"))
         continue;
+      none = g_str_equal (fields[0], "-");
+      if (!none
+          && (!g_ascii_string_to_unsigned (
+                  fields[0], 10, 0, G_MAXUINT64, &end, NULL)
+              || end > frame))
+        continue;
+      if (none)
+        return g_strdup_printf ("rank %u ended its stream at stage '%s' "
+                                "before taking a frame, while this rank "
+                                "gave it frame %" G_GUINT64_FORMAT
+                                ": every rank must give it the same frames",
+            (guint)rank, fields[3], frame);
       return g_strdup_printf ("rank %u ended its stream at stage '%s' before "
                               "frame %" G_GUINT64_FORMAT
                               ", which this rank gave it: every rank must give "
                               "it the same frames",
-          (guint)rank, fields[2], end);
+          (guint)rank, fields[3], end);
     }
   return NULL;
+}
+
+/**
+ * accel_frame_order_sent:
+ * @order: a sender's order
+ * @sequence: the frame just sent
+ *
+ * A sender's frames need no check (they carry their numbers), but its end
+ * says where they ended. Stage thread.
+ */
+void
+accel_frame_order_sent (AccelFrameOrder *order, guint64 sequence)
+{
+  order->started = TRUE;
+  order->next = sequence + 1;
 }

@@ -31,8 +31,9 @@ gboolean accel_frame_order_collective (AccelFrameOrder *order,
     guint64 first_high, GError **error);
 gboolean accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
     AccelWorld *world, const char *key, guint member, GError **error);
-gchar *accel_frame_order_peer_ended (AccelWorld *world, const char *key,
-    guint member, guint size, guint64 frame);
+gchar *accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
+    const char *key, guint member, guint size, guint64 frame);
+void accel_frame_order_sent (AccelFrameOrder *order, guint64 sequence);
 gboolean accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
     guint peer, guint64 sequence, GError **error);
 

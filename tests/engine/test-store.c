@@ -119,10 +119,10 @@ test_generation_left (void)
   g_assert_cmpuint (accel_world_get_generation (r1), ==, 1);
   g_assert_false (accel_world_is_left (r0));
   /* a peek does not wait for a key no rank set */
-  g_assert_null (accel_world_peek (r1, "comm/id"));
+  g_assert_null (accel_world_peek (r1, "comm/id", NULL));
   g_assert_true (accel_world_set (r0, "comm/id", value, &error));
   g_assert_no_error (error);
-  got = accel_world_peek (r1, "comm/id");
+  got = accel_world_peek (r1, "comm/id", NULL);
   g_assert_nonnull (got);
   g_assert_true (g_bytes_equal (got, value));
   g_clear_pointer (&got, g_bytes_unref);
@@ -146,7 +146,7 @@ test_generation_left (void)
   g_assert_false (accel_world_is_left (r0_again));
 
   /* generation 2 sees none of generation 1's keys */
-  g_assert_null (accel_world_peek (r1_again, "comm/id"));
+  g_assert_null (accel_world_peek (r1_again, "comm/id", NULL));
   accel_world_set_timeout_ms (r1_again, 200);
   got = accel_world_get (r1_again, "comm/id", &error);
   g_assert_null (got);

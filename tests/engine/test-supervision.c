@@ -497,6 +497,8 @@ worker_main (void)
       g_autofree gchar *pid_file = g_build_filename (dir, "worker.pid", NULL);
       g_autofree gchar *pid = g_strdup_printf ("%d", (int)getpid ());
       g_file_set_contents (pid_file, pid, -1, NULL);
+      /* an interrupt passed on by the supervisor ends it, as Ctrl-C does */
+      accel_supervisor_take_interrupts ();
       for (;;)
         pause ();
     }

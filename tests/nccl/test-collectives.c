@@ -797,6 +797,59 @@ test_send_nothing (Fixture *f, gconstpointer data)
   world_assert_silent_on (&run, "ended its stream");
 }
 
+/* a round trip: rank 0 sends to rank 1, which doubles each frame and sends
+ * it back, beside an all-reduce. Each rank's graph starts its pairs and its
+ * collective in its own order, and each start waits for the peer: they
+ * start at once, where they waited for each other until the world's
+ * timeout and failed */
+static void
+test_round_trip (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: round-trip\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16', num-buffers: 6}}\n"
+        "  - {name: there, kind: nccl.send, ranks: [0], params: {peer: 1, "
+        "group: there}}\n"
+        "  - {name: sent, kind: core.checksum-sink, ranks: [0], params: "
+        "{location: sent.txt}}\n"
+        "  - {name: back, kind: nccl.recv, ranks: [0], params: {peer: 1, "
+        "group: back, shape: '16'}}\n"
+        "  - {name: came-back, kind: core.checksum-sink, ranks: [0], "
+        "params: {location: back.txt}}\n"
+        "  - {name: in, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "group: there, shape: '16'}}\n"
+        "  - {name: twice, kind: core.scale, ranks: [1], params: {scale: "
+        "2}}\n"
+        "  - {name: out, kind: nccl.send, ranks: [1], params: {peer: 0, "
+        "group: back}}\n"
+        "  - {name: returned, kind: core.checksum-sink, ranks: [1], params: "
+        "{location: returned.txt}}\n"
+        "  - {name: ticks, kind: core.test-source, params: {shape: '4', "
+        "num-buffers: 6}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: summed, kind: core.null-sink}\n"
+        "links: [src -> there -> sent, back -> came-back, in -> twice -> out "
+        "-> returned, ticks -> sum -> summed]\n";
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=40000", NULL };
+  const char *args[] = { "--ranks", "2", "round-trip.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *returned = NULL, *back = NULL;
+  gsize len;
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "round-trip.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpfloat (run.seconds, <, 30.0);
+  returned = world_read (f->dir, "returned.txt", &len);
+  back = world_read (f->dir, "back.txt", &len);
+  g_assert_true (g_str_has_prefix (back, "0 "));
+  g_assert_cmpstr (back, ==, returned);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -849,5 +902,6 @@ main (int argc, char **argv)
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   ADD ("/collectives/send-nothing", NULL, test_send_nothing);
+  ADD ("/collectives/round-trip", NULL, test_round_trip);
   return g_test_run ();
 }
