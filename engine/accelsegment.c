@@ -24,6 +24,8 @@ accel_stage_get_blocking_reason (AccelStage *stage)
     return "runs on the host backend";
   if (info && info->blocking)
     return "blocks its thread (I/O, an application or another framework)";
+  if (info && info->start_waits)
+    return "waits for other processes as it starts";
   if (ACCEL_STAGE_GET_CLASS (stage)->render)
     return "hands frames to the host after waiting for the GPU";
   return NULL;

@@ -812,6 +812,12 @@ accel_stage_start_end (AccelStage *stage, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
+  if (!priv->start_call)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "stage '%s' could not start: it was not asked to", priv->name);
+      return FALSE;
+    }
   accel_worker_call_end (g_steal_pointer (&priv->start_call));
   if (priv->start_error)
     {

@@ -193,14 +193,23 @@ accel_store_get (
     const char *address, const char *key, guint timeout_ms, GError **error)
 {
   g_autofree gchar *request = NULL, *reply = NULL;
+  g_autoptr (GError) call_error = NULL;
   gsize n;
   guchar *data;
 
   if (!check_key (key, error))
     return NULL;
   request = g_strdup_printf ("GET %s %u", key, timeout_ms);
-  if (!(reply = call (address, request, timeout_ms, error)))
-    return NULL;
+  if (!(reply = call (address, request, timeout_ms, &call_error)))
+    {
+      /* a look (no wait) at a coordinator that does not answer: no key
+       * unset, which is what its timeout would say */
+      if (timeout_ms == 0
+          && g_error_matches (call_error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+        call_error->code = ACCEL_ERROR_FAILED;
+      g_propagate_error (error, g_steal_pointer (&call_error));
+      return NULL;
+    }
   if (g_str_equal (reply, "TIMEOUT"))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,

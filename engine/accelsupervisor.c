@@ -31,7 +31,10 @@ static volatile sig_atomic_t interrupted;
  * free; it is taken out before the worker is reaped, so no pid the kernel
  * gave another process is signalled. Each worker gets one signal an
  * interrupt: the signal handler (on any thread) and accel_supervisor_add_
- * worker () each claim a signal to send by a compare-and-swap */
+ * worker () each claim a signal to send by a compare-and-swap. (A handler
+ * on another thread that read a slot just before it was emptied could
+ * still signal that pid once reaped; the kernel would have to give the pid
+ * to a new process within those microseconds) */
 #define MAX_WORKERS 1024
 static volatile sig_atomic_t workers[MAX_WORKERS];
 static gint forwarded[MAX_WORKERS];
@@ -111,7 +114,14 @@ accel_supervisor_begin (struct sigaction *previous)
   supervisor_pid = getpid ();
   note.sa_handler = note_interrupt;
   sigemptyset (&note.sa_mask);
+  /* a supervision before this one in the process left its interrupts */
   interrupted = 0;
+  g_atomic_int_set (&interrupts, 0);
+  for (guint i = 0; i < MAX_WORKERS; i++)
+    {
+      workers[i] = 0;
+      g_atomic_int_set (&forwarded[i], 0);
+    }
   sigaction (SIGINT, &note, previous);
 }
 

@@ -952,8 +952,9 @@ wait_for_receiver_end (AccelCommunicator *comm, guint peer)
       g_usleep (pause_us);
       pause_us = MIN (pause_us * 2, 100000);
     }
-  g_debug ("%s: no end of stream from its receiver within %u ms",
-      accel_stage_get_name (comm->stage), comm->timeout_ms);
+  if (!accel_stage_graph_is_ending (comm->stage))
+    g_debug ("%s: no end of stream from its receiver within %u ms",
+        accel_stage_get_name (comm->stage), comm->timeout_ms);
 }
 
 /**

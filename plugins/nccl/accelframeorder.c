@@ -208,6 +208,7 @@ accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
       g_autofree gchar *text = NULL;
       g_auto (GStrv) fields = NULL;
       guint64 end = 0, rank;
+      const char *why;
       gboolean none;
 
       if (m == member)
@@ -223,8 +224,7 @@ accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
       fields = g_strsplit (text, " ", 4);
       if (g_strv_length (fields) != 4
           || !g_ascii_string_to_unsigned (
-              fields[1], 10, 0, G_MAXUINT, &rank, NULL)
-          || !g_str_equal (fields[2], "ended"))
+              fields[1], 10, 0, G_MAXUINT, &rank, NULL))
         continue;
       none = g_str_equal (fields[0], "-");
       if (!none
@@ -232,17 +232,20 @@ accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
                   fields[0], 10, 0, G_MAXUINT64, &end, NULL)
               || end > frame))
         continue;
+      /* that rank alone was interrupted (this one is not ending) */
+      why = g_str_equal (fields[2], "interrupted")
+                ? "that rank alone was interrupted (a terminal's Ctrl-C "
+                  "reaches every rank)"
+                : "every rank must give it the same frames";
       if (none)
         return g_strdup_printf ("rank %u ended its stream at stage '%s' "
                                 "before taking a frame, while this rank "
-                                "gave it frame %" G_GUINT64_FORMAT
-                                ": every rank must give it the same frames",
-            (guint)rank, fields[3], frame);
+                                "gave it frame %" G_GUINT64_FORMAT ": %s",
+            (guint)rank, fields[3], frame, why);
       return g_strdup_printf ("rank %u ended its stream at stage '%s' before "
                               "frame %" G_GUINT64_FORMAT
-                              ", which this rank gave it: every rank must give "
-                              "it the same frames",
-          (guint)rank, fields[3], end);
+                              ", which this rank gave it: %s",
+          (guint)rank, fields[3], end, why);
     }
   return NULL;
 }

@@ -151,6 +151,12 @@ test_generation_left (void)
   got = accel_world_get (r1_again, "comm/id", &error);
   g_assert_null (got);
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_clear_error (&error);
+
+  /* a peek at a coordinator gone is a failure, not a key unset */
+  g_clear_pointer (&server, accel_store_server_free);
+  g_assert_null (accel_world_peek (r1_again, "comm/id", &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
 }
 
 /* sends @len bytes of @request on a connection of its own to @server and

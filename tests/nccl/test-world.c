@@ -368,6 +368,37 @@ test_interrupt (Fixture *f, gconstpointer data)
   world_assert_tmp_clean (tmp);
 }
 
+/* an interrupt that reaches one rank alone (a signal to its pid): that
+ * rank ends its stream, and the other's collective, left waiting, fails at
+ * once saying so, with no rebuild (it was a lost communicator, and the
+ * world was rebuilt) */
+static void
+test_interrupt_one_rank (Fixture *f, gconstpointer data)
+{
+  const char *args[] = { "--ranks", "2", "endless.yaml", NULL };
+  g_autofree gchar *tmp = world_make_tmp (f->dir);
+  g_autoptr (GSubprocess) p = world_spawn_in (f->dir, tmp, TRUE, NULL, args);
+  gint64 t0 = g_get_monotonic_time ();
+  g_autofree gchar *children_file
+      = g_strdup_printf ("/proc/%s/task/%s/children",
+          g_subprocess_get_identifier (p), g_subprocess_get_identifier (p));
+  g_autofree gchar *children = NULL;
+  g_auto (WorldRun) r = { 0 };
+
+  while (!(world_ranks_running (tmp, 2)
+           || g_get_monotonic_time () - t0 > 20 * G_USEC_PER_SEC))
+    g_usleep (10000);
+  g_assert_true (world_ranks_running (tmp, 2));
+  g_assert_true (g_file_get_contents (children_file, &children, NULL, NULL));
+  g_assert_cmpint (atoi (children), >, 0);
+  g_assert_cmpint (kill (atoi (children), SIGINT), ==, 0);
+  world_wait (p, &r, t0);
+  g_assert_cmpint (r.status, ==, 1);
+  world_assert_says (&r, "that rank alone was interrupted");
+  world_assert_silent_on (&r, "rebuilding the world");
+  g_assert_cmpfloat (r.seconds, <, 20.0);
+}
+
 /* --stats and --dot of a world: each rank's own file through {rank}; a
  * name all the ranks of --ranks would share is refused before any starts
  * (they used to replace each other's, leaving one rank's stats) */
@@ -615,6 +646,7 @@ main (int argc, char **argv)
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),
       fixture_set_up, test_interrupt, fixture_tear_down);
+  ADD ("/world/interrupt-one-rank", test_interrupt_one_rank);
   g_test_add ("/world/interrupt-supervisor-alone", Fixture,
       GINT_TO_POINTER (TRUE), fixture_set_up, test_interrupt,
       fixture_tear_down);
