@@ -15,6 +15,13 @@ struct _AccelWorker
   GThread *thread;
 };
 
+static gboolean
+quit_loop (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
 static gpointer
 worker_thread (gpointer data)
 {
@@ -217,9 +224,17 @@ accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data)
 void
 accel_worker_stop (AccelWorker *worker)
 {
+  GSource *source;
+
   if (!worker->thread)
     return;
-  g_main_loop_quit (worker->loop);
+  /* quit from inside the loop: a quit before the thread reached
+   * g_main_loop_run () (a worker stopped as soon as made) would be lost */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_HIGH);
+  g_source_set_callback (source, quit_loop, worker->loop, NULL);
+  g_source_attach (source, worker->context);
+  g_source_unref (source);
   g_thread_join (worker->thread);
   worker->thread = NULL;
   g_debug ("worker '%s' stopped", worker->name);

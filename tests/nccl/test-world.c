@@ -399,6 +399,31 @@ test_interrupt_one_rank (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (r.seconds, <, 20.0);
 }
 
+/* two stages that wait for their peers as they start, put on one thread:
+ * they would start one after the other and could wait for each other's
+ * peers until the timeout; refused at start instead */
+static void
+test_start_waits_share_thread (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: shared-thread\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: \"16\", "
+        "num-buffers: 2}}\n"
+        "  - {name: a, kind: nccl.all-reduce, params: {thread: comm}}\n"
+        "  - {name: b, kind: nccl.all-reduce, params: {thread: comm}}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> a -> b -> out]\n";
+  const char *args[] = { "--ranks", "2", "shared.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "shared.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, "stages 'a' and 'b' both wait for other processes "
+                         "as they start, and would share thread 'comm'");
+}
+
 /* --stats and --dot of a world: each rank's own file through {rank}; a
  * name all the ranks of --ranks would share is refused before any starts
  * (they used to replace each other's, leaving one rank's stats) */
@@ -647,6 +672,7 @@ main (int argc, char **argv)
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),
       fixture_set_up, test_interrupt, fixture_tear_down);
   ADD ("/world/interrupt-one-rank", test_interrupt_one_rank);
+  ADD ("/world/start-waits-share-thread", test_start_waits_share_thread);
   g_test_add ("/world/interrupt-supervisor-alone", Fixture,
       GINT_TO_POINTER (TRUE), fixture_set_up, test_interrupt,
       fixture_tear_down);
