@@ -37,6 +37,7 @@ G_STATIC_ASSERT (sizeof (PairHeader) == SCRATCH_SIZE);
 struct _AccelCommunicator
 {
   AccelStage *stage; /* named in errors */
+  gchar *who;        /* "stage 'name' (kind)": how every error starts */
   AccelWorld *world;
   gchar *key;
   guint rank, size;
@@ -53,14 +54,6 @@ struct _AccelCommunicator
   guint8 *device_scratch;  /* a pair's header or a collective's first */
   guint8 *host_scratch;    /* frame on a GPU: see ensure_scratch() */
 };
-
-/* "stage 'name' (kind)": how every error starts */
-static gchar *
-stage_text (AccelCommunicator *comm)
-{
-  return g_strdup_printf ("stage '%s' (%s)", accel_stage_get_name (comm->stage),
-      accel_stage_get_kind_name (comm->stage));
-}
 
 /* a member whose stream ended before the frame this one waits on (see
  * accelframeorder.h) explains a peer gone: NULL when none did */
@@ -80,14 +73,12 @@ static gboolean
 failed_as_peer_ended (AccelCommunicator *comm, GError **error)
 {
   g_autofree gchar *ended = peer_ended (comm);
-  g_autofree gchar *who = NULL;
 
   if (!ended)
     return FALSE;
-  who = stage_text (comm);
   comm->broken = TRUE;
-  g_set_error (
-      error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s: %s", who, ended);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s: %s",
+      comm->who, ended);
   return TRUE;
 }
 
@@ -95,7 +86,6 @@ static gboolean
 gloo_failed (
     AccelCommunicator *comm, const char *what, char *message, GError **error)
 {
-  g_autofree gchar *who = stage_text (comm);
 
   if (failed_as_peer_ended (comm, error))
     {
@@ -106,7 +96,7 @@ gloo_failed (
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
       "%s: %s failed on rank %u of the world (generation %u): %s; the "
       "communicator is lost",
-      who, what, accel_world_get_rank (comm->world),
+      comm->who, what, accel_world_get_rank (comm->world),
       accel_world_get_generation (comm->world), message ? message : "?");
   free (message);
   return FALSE;
@@ -118,7 +108,6 @@ static gboolean
 nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
     GError **error)
 {
-  g_autofree gchar *who = stage_text (comm);
   const char *last = comm->nccl ? ncclGetLastError (comm->nccl) : NULL;
   gboolean poisoned = status == ncclSystemError || status == ncclRemoteError
                       || status == ncclInternalError
@@ -135,8 +124,8 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
       poisoned                     ? ACCEL_ERROR_CONTEXT_POISONED
       : status == ncclInvalidUsage ? ACCEL_ERROR_INVALID_INPUT
                                    : ACCEL_ERROR_LIBRARY,
-      "%s: %s on rank %u of the world (generation %u): %s%s%s%s", who, call,
-      accel_world_get_rank (comm->world),
+      "%s: %s on rank %u of the world (generation %u): %s%s%s%s", comm->who,
+      call, accel_world_get_rank (comm->world),
       accel_world_get_generation (comm->world),
       status == ncclInProgress ? "not done within the world's timeout"
                                : ncclGetErrorString (status),
@@ -151,8 +140,6 @@ nccl_failed (AccelCommunicator *comm, const char *call, ncclResult_t status,
 static gboolean
 nccl_lost (AccelCommunicator *comm, gboolean ask_store, GError **error)
 {
-  g_autofree gchar *who = NULL;
-
   if (comm->watchdog && !accel_watchdog_check (comm->watchdog, error))
     {
       comm->broken = TRUE;
@@ -160,12 +147,11 @@ nccl_lost (AccelCommunicator *comm, gboolean ask_store, GError **error)
     }
   if (!ask_store || !accel_world_is_left (comm->world))
     return FALSE;
-  who = stage_text (comm);
   comm->broken = TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
       "%s: %s on rank %u of the world (generation %u): the communicator is "
       "lost",
-      who, ACCEL_WATCHDOG_WORLD_LEFT, accel_world_get_rank (comm->world),
+      comm->who, ACCEL_WATCHDOG_WORLD_LEFT, accel_world_get_rank (comm->world),
       accel_world_get_generation (comm->world));
   return TRUE;
 }
@@ -250,11 +236,8 @@ nccl_new (AccelCommunicator *comm, GError **error)
     return nccl_failed (comm, "ncclCommInitRankConfig", status, error);
   if (!nccl_settle (comm, comm->nccl, "ncclCommInitRankConfig", status, error))
     return FALSE;
-  {
-    g_autofree gchar *who = stage_text (comm);
-    comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, who,
-        (AccelWatchdogExplain)peer_ended, comm, error);
-  }
+  comm->watchdog = accel_watchdog_new (comm->nccl, comm->world, comm->who,
+      (AccelWatchdogExplain)peer_ended, comm, error);
   return comm->watchdog != NULL;
 }
 
@@ -271,12 +254,10 @@ static ncclComm_t
 nccl_collectives (AccelCommunicator *comm, GError **error)
 {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  g_autofree gchar *who = NULL;
   AccelWatchdog *dog;
 
   if (comm->split_done)
     return comm->collectives;
-  who = stage_text (comm);
   /* a split given up at the timeout may still finish, inside NCCL, into
    * comm->collectives (not into this frame's stack): the communicator is
    * lost, and its free aborts whatever came of it */
@@ -285,7 +266,7 @@ nccl_collectives (AccelCommunicator *comm, GError **error)
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
           "%s: rank %u of the world (generation %u) cannot run "
           "collectives: the communicator is lost",
-          who, accel_world_get_rank (comm->world),
+          comm->who, accel_world_get_rank (comm->world),
           accel_world_get_generation (comm->world));
       return NULL;
     }
@@ -301,7 +282,7 @@ nccl_collectives (AccelCommunicator *comm, GError **error)
       return NULL;
     }
   /* the watchdog watches what the operations run on from now */
-  dog = accel_watchdog_new (comm->collectives, comm->world, who,
+  dog = accel_watchdog_new (comm->collectives, comm->world, comm->who,
       (AccelWatchdogExplain)peer_ended, comm, error);
   if (!dog)
     {
@@ -359,6 +340,8 @@ accel_communicator_new (AccelStage *stage, AccelWorld *world, const char *key,
   gboolean ok;
 
   comm->stage = stage;
+  comm->who = g_strdup_printf ("stage '%s' (%s)", accel_stage_get_name (stage),
+      accel_stage_get_kind_name (stage));
   comm->world = g_object_ref (world);
   comm->key = g_strdup (key);
   comm->rank = rank;
@@ -439,6 +422,7 @@ accel_communicator_free (AccelCommunicator *comm)
     accel_gloo_free (comm->gloo);
   g_object_unref (comm->world);
   g_free (comm->key);
+  g_free (comm->who);
   g_free (comm);
 }
 
@@ -622,7 +606,7 @@ collective_in_order (AccelCommunicator *comm, AccelFrame *frame, GError **error)
   if (!accel_frame_order_started (&comm->order)
       && !exchange_first (comm, frame, &low, &high, error))
     return FALSE;
-  if (accel_frame_order_collective (&comm->order, comm->stage,
+  if (accel_frame_order_collective (&comm->order, comm->who,
           accel_world_get_rank (comm->world), frame->sequence, low, high,
           error))
     return TRUE;
@@ -926,37 +910,6 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
   return TRUE;
 }
 
-/* the receiver's word that its stream ended, waited for up to the world's
- * timeout (or until the world moves on): a receiver that took fewer frames
- * than were sent (its num-buffers) has said so by then, while NCCL or a
- * socket may have taken the frames past its end without a word. Not when
- * this rank's graph was asked to end (an interrupt ends each rank where it
- * is), and not further than the store answers or the timeout: the check
- * is then not made */
-static void
-wait_for_receiver_end (AccelCommunicator *comm, guint peer)
-{
-  g_autofree gchar *key = g_strdup_printf ("%s/end/%u", comm->key, peer);
-  gint64 deadline = g_get_monotonic_time ()
-                    + (gint64)comm->timeout_ms * G_TIME_SPAN_MILLISECOND;
-  gulong pause_us = 1000;
-
-  while (g_get_monotonic_time () < deadline
-         && !accel_stage_graph_is_ending (comm->stage))
-    {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (GBytes) end = accel_world_peek (comm->world, key, &error);
-
-      if (end || error || accel_world_is_left (comm->world))
-        return;
-      g_usleep (pause_us);
-      pause_us = MIN (pause_us * 2, 100000);
-    }
-  if (!accel_stage_graph_is_ending (comm->stage))
-    g_debug ("%s: no end of stream from its receiver within %u ms",
-        accel_stage_get_name (comm->stage), comm->timeout_ms);
-}
-
 /**
  * accel_communicator_send_end:
  * @comm: a communicator of two
@@ -981,7 +934,10 @@ accel_communicator_send_end (
       || (comm->nccl
           && !accel_cuda_check (cudaStreamSynchronize (handle), error)))
     return FALSE;
-  wait_for_receiver_end (comm, peer);
+  /* NCCL or a socket may take frames past a receiver's num-buffers
+   * without a word: its end says so */
+  accel_frame_order_wait_for_end (
+      comm->stage, comm->world, comm->key, peer, comm->timeout_ms);
   return !failed_as_peer_ended (comm, error);
 }
 
@@ -1051,7 +1007,7 @@ accel_communicator_recv (AccelCommunicator *comm, AccelFrame *frame,
     return TRUE;
   *sequence = GUINT64_FROM_LE (header.sequence);
   if (!accel_frame_order_received (
-          &comm->order, comm->stage, peer_rank, *sequence, error))
+          &comm->order, comm->who, peer_rank, *sequence, error))
     {
       comm->broken = TRUE;
       return FALSE;

@@ -7,11 +7,11 @@
 
 #include <string.h>
 
+/* where @member of the communicator @key says that its stream ended */
 static gchar *
-stage_text (AccelStage *stage)
+end_key (const char *key, guint member)
 {
-  return g_strdup_printf ("stage '%s' (%s)", accel_stage_get_name (stage),
-      accel_stage_get_kind_name (stage));
+  return g_strdup_printf ("%s/end/%u", key, member);
 }
 
 /* "frame 3" or "frames 3 to 5": those before @sequence, from @next */
@@ -27,7 +27,7 @@ missing_text (guint64 next, guint64 sequence)
 /**
  * accel_frame_order_collective:
  * @order: the communicator's order
- * @stage: the collective stage (named in errors)
+ * @who: the stage, as errors name it ("stage 'name' (kind)")
  * @rank: this rank's place in the world
  * @sequence: the frame about to be reduced, gathered or broadcast
  * @first_low: at the first frame, the least first frame over the members
@@ -43,11 +43,10 @@ missing_text (guint64 next, guint64 sequence)
  * they differ: the communicator is lost. Stage thread.
  */
 gboolean
-accel_frame_order_collective (AccelFrameOrder *order, AccelStage *stage,
+accel_frame_order_collective (AccelFrameOrder *order, const char *who,
     guint rank, guint64 sequence, guint64 first_low, guint64 first_high,
     GError **error)
 {
-  g_autofree gchar *who = NULL;
   g_autofree gchar *missing = NULL;
 
   if (order->started && sequence == order->next)
@@ -61,7 +60,6 @@ accel_frame_order_collective (AccelFrameOrder *order, AccelStage *stage,
       order->next = sequence + 1;
       return TRUE;
     }
-  who = stage_text (stage);
   if (!order->started)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
         "%s: its first frame is %" G_GUINT64_FORMAT " on rank %u of the "
@@ -103,7 +101,7 @@ accel_frame_order_started (AccelFrameOrder *order)
 /**
  * accel_frame_order_received:
  * @order: the receiving communicator's order
- * @stage: the nccl.recv stage (named in messages)
+ * @who: the nccl.recv stage, as messages name it
  * @peer: the sender's rank in the world
  * @sequence: the number the sender gave the frame just received
  * @error: return location for a #GError, or %NULL
@@ -116,10 +114,9 @@ accel_frame_order_started (AccelFrameOrder *order)
  * over without this receiver): the communicator is lost. Stage thread.
  */
 gboolean
-accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
-    guint peer, guint64 sequence, GError **error)
+accel_frame_order_received (AccelFrameOrder *order, const char *who, guint peer,
+    guint64 sequence, GError **error)
 {
-  g_autofree gchar *who = stage_text (stage);
   g_autofree gchar *missing = NULL;
 
   if (order->started && sequence < order->next)
@@ -162,7 +159,7 @@ gboolean
 accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
     AccelWorld *world, const char *key, guint member, GError **error)
 {
-  g_autofree gchar *end_key = g_strdup_printf ("%s/end/%u", key, member);
+  g_autofree gchar *member_key = end_key (key, member);
   g_autofree gchar *next
       = order->started ? g_strdup_printf ("%" G_GUINT64_FORMAT, order->next)
                        : g_strdup ("-");
@@ -172,7 +169,7 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
           accel_stage_get_name (stage));
   g_autoptr (GBytes) value = g_bytes_new (text, strlen (text));
 
-  return accel_world_set (world, end_key, value, error);
+  return accel_world_set (world, member_key, value, error);
 }
 
 /**
@@ -202,7 +199,7 @@ accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
     return NULL;
   for (guint m = 0; m < size; m++)
     {
-      g_autofree gchar *end_key = g_strdup_printf ("%s/end/%u", key, m);
+      g_autofree gchar *member_key = end_key (key, m);
       g_autoptr (GError) error = NULL;
       g_autoptr (GBytes) value = NULL;
       g_autofree gchar *text = NULL;
@@ -213,7 +210,7 @@ accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
 
       if (m == member)
         continue;
-      if (!(value = accel_world_peek (world, end_key, &error)))
+      if (!(value = accel_world_peek (world, member_key, &error)))
         {
           if (error)
             return NULL;
@@ -263,4 +260,42 @@ accel_frame_order_sent (AccelFrameOrder *order, guint64 sequence)
 {
   order->started = TRUE;
   order->next = sequence + 1;
+}
+
+/**
+ * accel_frame_order_wait_for_end:
+ * @stage: the stage that waits (a sender, at its end)
+ * @world: the joined world
+ * @key: the communicator's name in the store
+ * @member: the member whose end it waits for
+ * @timeout_ms: how long at most
+ *
+ * Waits until @member said that its stream ended, the world moved on, or
+ * this rank's graph is ending (an interrupt ends each rank where it is);
+ * no further than the store answers or @timeout_ms, after which the check
+ * it allows is not made. Stage thread.
+ */
+void
+accel_frame_order_wait_for_end (AccelStage *stage, AccelWorld *world,
+    const char *key, guint member, guint timeout_ms)
+{
+  g_autofree gchar *member_key = end_key (key, member);
+  gint64 deadline
+      = g_get_monotonic_time () + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
+  gulong pause_us = 1000;
+
+  while (g_get_monotonic_time () < deadline
+         && !accel_stage_graph_is_ending (stage))
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GBytes) end = accel_world_peek (world, member_key, &error);
+
+      if (end || error || accel_world_is_left (world))
+        return;
+      g_usleep (pause_us);
+      pause_us = MIN (pause_us * 2, 100000);
+    }
+  if (!accel_stage_graph_is_ending (stage))
+    g_debug ("%s: no end of stream from member %u within %u ms",
+        accel_stage_get_name (stage), member, timeout_ms);
 }

@@ -26,15 +26,17 @@ typedef struct
 } AccelFrameOrder;
 
 gboolean accel_frame_order_started (AccelFrameOrder *order);
-gboolean accel_frame_order_collective (AccelFrameOrder *order,
-    AccelStage *stage, guint rank, guint64 sequence, guint64 first_low,
-    guint64 first_high, GError **error);
+gboolean accel_frame_order_collective (AccelFrameOrder *order, const char *who,
+    guint rank, guint64 sequence, guint64 first_low, guint64 first_high,
+    GError **error);
 gboolean accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
     AccelWorld *world, const char *key, guint member, GError **error);
 gchar *accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
     const char *key, guint member, guint size, guint64 frame);
 void accel_frame_order_sent (AccelFrameOrder *order, guint64 sequence);
-gboolean accel_frame_order_received (AccelFrameOrder *order, AccelStage *stage,
+gboolean accel_frame_order_received (AccelFrameOrder *order, const char *who,
     guint peer, guint64 sequence, GError **error);
+void accel_frame_order_wait_for_end (AccelStage *stage, AccelWorld *world,
+    const char *key, guint member, guint timeout_ms);
 
 G_END_DECLS
