@@ -318,6 +318,13 @@ on_passed_signal (gpointer data)
   return take_interrupt (data, TRUE);
 }
 
+static gboolean
+quit_early_loop (gpointer data)
+{
+  g_main_loop_quit (early.loop);
+  return G_SOURCE_REMOVE;
+}
+
 static gpointer
 early_signals_thread (gpointer data)
 {
@@ -383,7 +390,13 @@ early_signals_stop (void)
 {
   GSource *source;
 
-  g_main_loop_quit (early.loop);
+  /* quit from inside the loop: a quit before the thread reached
+   * g_main_loop_run () (a supervisor stops it soon after it started)
+   * would be lost, and the join would wait for good */
+  source = g_idle_source_new ();
+  g_source_set_callback (source, quit_early_loop, NULL, NULL);
+  g_source_attach (source, early.context);
+  g_source_unref (source);
   g_thread_join (g_steal_pointer (&early.thread));
   while ((source
           = g_main_context_find_source_by_user_data (early.context, &the_run)))
