@@ -307,6 +307,17 @@ world_ranks_running (const char *tmp, int n)
   return state != NULL;
 }
 
+/* waits, up to 20 s from @t0, until world_ranks_running (): the world runs
+ * (and its supervisor listens for Ctrl-C) */
+static void
+world_wait_ranks_running (const char *tmp, int n, gint64 t0)
+{
+  while (!(world_ranks_running (tmp, n)
+           || g_get_monotonic_time () - t0 > 20 * G_USEC_PER_SEC))
+    g_usleep (10000);
+  g_assert_true (world_ranks_running (tmp, n));
+}
+
 /* Ctrl-C at a terminal reaches the whole job: the ranks finish their
  * frames in flight (or stop), the supervisor waits for them, does not
  * rebuild the world and removes its temporary state. An interrupt sent to
@@ -343,12 +354,7 @@ test_interrupt (Fixture *f, gconstpointer data)
   p = world_spawn_in (f->dir, tmp, TRUE, NULL, args);
   pid = atoi (g_subprocess_get_identifier (p));
 
-  /* once both ranks' sinks keep their commit logs the world runs (and the
-   * supervisor listens for Ctrl-C) */
-  while (!(world_ranks_running (tmp, 2)
-           || g_get_monotonic_time () - t0 > 20 * G_USEC_PER_SEC))
-    g_usleep (10000);
-  g_assert_true (world_ranks_running (tmp, 2));
+  world_wait_ranks_running (tmp, 2, t0);
   g_assert_cmpint (kill (alone ? pid : -pid, SIGINT), ==, 0);
   world_wait (p, &r, t0);
   /* each rank ends its streams where it is: a collective or a receiver
@@ -385,10 +391,7 @@ test_interrupt_one_rank (Fixture *f, gconstpointer data)
   g_autofree gchar *children = NULL;
   g_auto (WorldRun) r = { 0 };
 
-  while (!(world_ranks_running (tmp, 2)
-           || g_get_monotonic_time () - t0 > 20 * G_USEC_PER_SEC))
-    g_usleep (10000);
-  g_assert_true (world_ranks_running (tmp, 2));
+  world_wait_ranks_running (tmp, 2, t0);
   g_assert_true (g_file_get_contents (children_file, &children, NULL, NULL));
   g_assert_cmpint (atoi (children), >, 0);
   g_assert_cmpint (kill (atoi (children), SIGINT), ==, 0);
