@@ -646,13 +646,22 @@ accel_communicator_all_reduce (AccelCommunicator *comm, AccelFrame *frame,
                      nccl_op (op), on, accel_stream_get_handle (frame->stream)),
                  error);
     }
-  if (accel_gloo_all_reduce (comm->gloo, accel_buffer_get_data (in),
+  if (op == ACCEL_REDUCE_AVG)
+    {
+      /* scaled before the sum: in place in the output */
+      memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
+          accel_buffer_get_size (in));
+      accel_reduce_host_avg_before (
+          dtype, accel_buffer_get_data (out), n, comm->size);
+    }
+  if (accel_gloo_all_reduce (comm->gloo,
+          op == ACCEL_REDUCE_AVG ? NULL : accel_buffer_get_data (in),
           accel_buffer_get_data (out), n, accel_dtype_get_size (dtype),
           accel_reduce_host_func (dtype, op), TAG (frame), &message)
       != 0)
     return gloo_failed (comm, "all-reduce", message, error);
   if (op == ACCEL_REDUCE_AVG)
-    accel_reduce_host_divide (
+    accel_reduce_host_avg_after (
         dtype, accel_buffer_get_data (out), n, comm->size);
   return TRUE;
 }
@@ -676,6 +685,7 @@ accel_communicator_reduce (AccelCommunicator *comm, AccelFrame *frame,
   AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
   gsize n = n_elements (in), bytes = accel_buffer_get_size (in);
   g_autofree guint8 *scratch = NULL;
+  gpointer data;
   char *message = NULL;
 
   if (!collective_in_order (comm, frame, error))
@@ -700,15 +710,15 @@ accel_communicator_reduce (AccelCommunicator *comm, AccelFrame *frame,
   memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in), bytes);
   scratch = comm->rank == root ? NULL
                                : g_memdup2 (accel_buffer_get_data (in), bytes);
-  if (accel_gloo_reduce (comm->gloo,
-          scratch ? scratch : accel_buffer_get_data (out), n,
-          accel_dtype_get_size (dtype), accel_reduce_host_func (dtype, op),
-          (int)root, TAG (frame), &message)
+  data = scratch ? scratch : accel_buffer_get_data (out);
+  if (op == ACCEL_REDUCE_AVG)
+    accel_reduce_host_avg_before (dtype, data, n, comm->size);
+  if (accel_gloo_reduce (comm->gloo, data, n, accel_dtype_get_size (dtype),
+          accel_reduce_host_func (dtype, op), (int)root, TAG (frame), &message)
       != 0)
     return gloo_failed (comm, "reduce", message, error);
   if (op == ACCEL_REDUCE_AVG && comm->rank == root)
-    accel_reduce_host_divide (
-        dtype, accel_buffer_get_data (out), n, comm->size);
+    accel_reduce_host_avg_after (dtype, data, n, comm->size);
   return TRUE;
 }
 
@@ -750,6 +760,8 @@ accel_communicator_reduce_scatter (AccelCommunicator *comm, AccelFrame *frame,
   /* Gloo has no reduce-scatter of its own: the whole reduction, then this
    * rank's part */
   all = g_memdup2 (accel_buffer_get_data (in), accel_buffer_get_size (in));
+  if (op == ACCEL_REDUCE_AVG)
+    accel_reduce_host_avg_before (dtype, all, n, comm->size);
   if (accel_gloo_all_reduce (comm->gloo, NULL, all, n,
           accel_dtype_get_size (dtype), accel_reduce_host_func (dtype, op),
           TAG (frame), &message)
@@ -757,7 +769,7 @@ accel_communicator_reduce_scatter (AccelCommunicator *comm, AccelFrame *frame,
     return gloo_failed (comm, "reduce-scatter", message, error);
   memcpy (accel_buffer_get_data (out), all + comm->rank * part, part);
   if (op == ACCEL_REDUCE_AVG)
-    accel_reduce_host_divide (
+    accel_reduce_host_avg_after (
         dtype, accel_buffer_get_data (out), n_elements (out), comm->size);
   return TRUE;
 }

@@ -103,7 +103,8 @@ DEFINE_REDUCE_HALF_OPS (bf16, accel_bf16_to_f32, accel_f32_to_bf16)
 /**
  * accel_reduce_host_func:
  * @dtype: a dtype accel_reduce_dtype_supported() takes
- * @op: the reduction (avg: the sum; divide afterwards)
+ * @op: the reduction (avg: the sum, between accel_reduce_host_avg_before()
+ *   and _after())
  *
  * Returns: out = a op b for n elements of @dtype. MT safe.
  */
@@ -138,45 +139,75 @@ accel_reduce_host_func (AccelDType dtype, AccelReduceOp op)
 }
 
 /**
- * accel_reduce_host_divide:
+ * accel_reduce_host_avg_before:
  * @dtype: a dtype accel_reduce_dtype_supported() takes
- * @data: (array length=n): the sums, divided in place
+ * @data: (array length=n): this rank's elements, scaled in place
  * @n: the number of elements
- * @by: the number of ranks
+ * @ranks: the number of ranks
  *
- * Turns the sums of an avg into averages (integers truncated toward
- * zero). MT safe.
+ * Before an avg's sum, as NCCL does: floats times 1 / @ranks (that factor
+ * rounded to @dtype, each product rounded back), so that the sum of values
+ * near the type's largest does not overflow where their average would not
+ * (two f16 of 40000 summed are infinite). Integers are summed as they are
+ * and divided after (accel_reduce_host_avg_after()). MT safe.
  */
 void
-accel_reduce_host_divide (AccelDType dtype, gpointer data, gsize n, guint by)
+accel_reduce_host_avg_before (
+    AccelDType dtype, gpointer data, gsize n, guint ranks)
 {
+  float f16_by = accel_f16_to_f32 (accel_f32_to_f16 (1.0f / (float)ranks));
+  float bf16_by = accel_bf16_to_f32 (accel_f32_to_bf16 (1.0f / (float)ranks));
+
   for (gsize i = 0; i < n; i++)
     switch (dtype)
       {
       case ACCEL_DTYPE_F32:
-        ((float *)data)[i] /= (float)by;
+        ((float *)data)[i] *= (float)(1.0 / ranks);
         break;
       case ACCEL_DTYPE_F64:
-        ((double *)data)[i] /= (double)by;
-        break;
-      case ACCEL_DTYPE_I32:
-        ((gint32 *)data)[i] /= (gint32)by;
-        break;
-      case ACCEL_DTYPE_U32:
-        ((guint32 *)data)[i] /= by;
-        break;
-      case ACCEL_DTYPE_U8:
-        ((guint8 *)data)[i] /= by;
+        ((double *)data)[i] *= 1.0 / ranks;
         break;
       case ACCEL_DTYPE_F16:
         ((guint16 *)data)[i] = accel_f32_to_f16 (
-            accel_f16_to_f32 (((guint16 *)data)[i]) / (float)by);
+            accel_f16_to_f32 (((guint16 *)data)[i]) * f16_by);
         break;
       case ACCEL_DTYPE_BF16:
         ((guint16 *)data)[i] = accel_f32_to_bf16 (
-            accel_bf16_to_f32 (((guint16 *)data)[i]) / (float)by);
+            accel_bf16_to_f32 (((guint16 *)data)[i]) * bf16_by);
         break;
       default:
-        g_return_if_reached ();
+        return;
+      }
+}
+
+/**
+ * accel_reduce_host_avg_after:
+ * @dtype: a dtype accel_reduce_dtype_supported() takes
+ * @data: (array length=n): the sums, divided in place
+ * @n: the number of elements
+ * @ranks: the number of ranks
+ *
+ * After an avg's sum: integers divided by @ranks (truncated toward zero,
+ * wrapped sums as they are, as NCCL does); floats were scaled before
+ * (accel_reduce_host_avg_before()). MT safe.
+ */
+void
+accel_reduce_host_avg_after (
+    AccelDType dtype, gpointer data, gsize n, guint ranks)
+{
+  for (gsize i = 0; i < n; i++)
+    switch (dtype)
+      {
+      case ACCEL_DTYPE_I32:
+        ((gint32 *)data)[i] /= (gint32)ranks;
+        break;
+      case ACCEL_DTYPE_U32:
+        ((guint32 *)data)[i] /= ranks;
+        break;
+      case ACCEL_DTYPE_U8:
+        ((guint8 *)data)[i] /= ranks;
+        break;
+      default:
+        return;
       }
 }

@@ -264,6 +264,83 @@ test_collectives (Fixture *f, gconstpointer data)
     }
 }
 
+/* an average of values near a float type's largest, which their sum
+ * exceeds: each is scaled by 1 / the world's size before the sum, as NCCL
+ * does, where the host summed first and so gave infinity. Exact numbers:
+ * the host and NCCL give the same bytes */
+static void
+test_avg_near_max (Fixture *f, gconstpointer data)
+{
+  static const char yaml_f[]
+      = "pipeline: avg-near-max\n"
+        "stages:\n"
+        "  - {name: src, kind: io.raw-file-source, params: {location: "
+        "'in-{rank}.raw', shape: '2', dtype: %s}}\n"
+        "  - {name: avg, kind: nccl.all-reduce, params: {op: avg}}\n"
+        "  - {name: avg-out, kind: io.raw-file-sink, params: {location: "
+        "'avg-{rank}.raw'}}\n"
+        "  - {name: reduce, kind: nccl.reduce, params: {op: avg, root: 1}}\n"
+        "  - {name: reduce-out, kind: io.raw-file-sink, params: {location: "
+        "'reduce-{rank}.raw'}}\n"
+        "  - {name: scatter, kind: nccl.reduce-scatter, params: {op: avg}}\n"
+        "  - {name: scatter-out, kind: io.raw-file-sink, params: {location: "
+        "'scatter-{rank}.raw'}}\n"
+        "links: [src -> avg -> avg-out, src -> reduce -> reduce-out, "
+        "src -> scatter -> scatter-out]\n";
+  /* rank 0's two elements, rank 1's, their average */
+  static const struct
+  {
+    const char *dtype;
+    double in[2][2], avg[2];
+  } cases[] = {
+    { "f16", { { 60000, 1 }, { 36000, 2 } }, { 48000, 1.5 } },
+    { "f32", { { 0x1p127, 1 }, { 0x1.8p127, 2 } }, { 0x1.4p127, 1.5 } },
+    { "bf16", { { 0x1p127, 1 }, { 0x1.8p127, 2 } }, { 0x1.4p127, 1.5 } },
+  };
+  const char *args[] = { "--ranks", "2", "avg.yaml", NULL };
+
+  if (!world_fits (2))
+    return;
+  f->world = 2;
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree gchar *yaml = g_strdup_printf (yaml_f, cases[c].dtype);
+      g_auto (WorldRun) run = { 0 };
+
+      f->dtype = cases[c].dtype;
+      world_write (f->dir, "avg.yaml", yaml, strlen (yaml));
+      for (guint r = 0; r < 2; r++)
+        {
+          g_autoptr (GByteArray) in = g_byte_array_new ();
+          g_autofree gchar *file = g_strdup_printf ("in-%u.raw", r);
+
+          for (guint i = 0; i < 2; i++)
+            append (in, f->dtype, cases[c].in[r][i]);
+          world_write (f->dir, file, in->data, in->len);
+        }
+      world_run (&run, f->dir, NULL, args);
+      g_assert_cmpint (run.status, ==, 0);
+      for (guint r = 0; r < 2; r++)
+        {
+          g_autoptr (GByteArray) avg = g_byte_array_new ();
+          g_autoptr (GByteArray) reduce = g_byte_array_new ();
+          g_autoptr (GByteArray) scatter = g_byte_array_new ();
+
+          for (guint i = 0; i < 2; i++)
+            {
+              append (avg, f->dtype, cases[c].avg[i]);
+              /* the root gets the average, the other keeps its own */
+              append (reduce, f->dtype,
+                  r == 1 ? cases[c].avg[i] : cases[c].in[r][i]);
+            }
+          append (scatter, f->dtype, cases[c].avg[r]);
+          check_file (f, "avg", r, avg);
+          check_file (f, "reduce", r, reduce);
+          check_file (f, "scatter", r, scatter);
+        }
+    }
+}
+
 /* a pipeline split over three ranks: rank 0 reads the frames and sends
  * them to rank 1, which scales them and sends them to rank 2, which writes
  * them; each receiver ends where its sender's stream ends */
@@ -881,6 +958,7 @@ main (int argc, char **argv)
   g_test_add (path, Fixture, data, fixture_set_up, fn, fixture_tear_down)
   ADD ("/collectives/world-2", &two, test_collectives);
   ADD ("/collectives/world-4", &four, test_collectives);
+  ADD ("/collectives/avg-near-max", NULL, test_avg_near_max);
   ADD ("/collectives/send-recv", GINT_TO_POINTER (FALSE), test_send_recv);
   ADD ("/collectives/send-recv-rank-killed", GINT_TO_POINTER (TRUE),
       test_send_recv);
