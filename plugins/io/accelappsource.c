@@ -51,9 +51,13 @@ accel_app_source_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
 {
   AccelAppSource *self = ACCEL_APP_SOURCE (stage);
+  gboolean ok;
 
-  return accel_io_type_props_to_type (
+  g_mutex_lock (&self->lock);
+  ok = accel_io_type_props_to_type (
       &self->type_props, stage, &out_types[0], error);
+  g_mutex_unlock (&self->lock);
+  return ok;
 }
 
 /* the "push-buffer" action signal */
@@ -68,12 +72,16 @@ accel_app_source_push_buffer (
 
   g_return_val_if_fail (buffer != NULL, FALSE);
 
+  /* the type properties may be set meanwhile, on any thread */
+  g_mutex_lock (&self->lock);
   if (!accel_io_type_props_to_type (
           &self->type_props, stage, &want, &type_error))
     {
+      g_mutex_unlock (&self->lock);
       g_propagate_error (error, g_steal_pointer (&type_error));
       return FALSE;
     }
+  g_mutex_unlock (&self->lock);
   if (!accel_io_types_match (accel_buffer_peek_type (buffer), &want))
     {
       g_autofree gchar *have
@@ -95,6 +103,8 @@ accel_app_source_push_buffer (
          && !self->flushing && !(failed = accel_stage_graph_has_failed (stage)))
     g_cond_wait_until (&self->cond, &self->lock,
         g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US);
+  /* a failed graph ends the source's stream too: the failure says more */
+  failed = failed || accel_stage_graph_has_failed (stage);
   if (self->eos || self->flushing || failed
       || (self->max_buffers > 0 && self->queue.length >= self->max_buffers))
     goto refused;
@@ -107,10 +117,10 @@ accel_app_source_push_buffer (
 refused:
   {
     const char *why
-        = self->eos        ? "after end of stream"
-          : self->flushing ? "while the stage is stopped"
-          : failed ? "after the graph failed (accel_graph_wait () says why)"
-                   : "while its queue is full (block is off)";
+        = self->flushing ? "while the stage is stopped"
+          : failed    ? "after the graph failed (accel_graph_wait () says why)"
+          : self->eos ? "after end of stream"
+                      : "while its queue is full (block is off)";
     g_mutex_unlock (&self->lock);
     g_set_error (error, ACCEL_ERROR,
         self->flushing ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
@@ -134,6 +144,29 @@ accel_app_source_end_of_stream (AccelAppSource *self)
   return !was;
 }
 
+/* the stream ended, by "end-of-stream" or by the graph (its end of stream,
+ * a frame limit): pushes are refused from now on, where they were queued
+ * for no one and, once the queue was full, waited for good. What is still
+ * queued goes nowhere, and is said to */
+static gboolean
+accel_app_source_eos (AccelStage *stage, GError **error)
+{
+  AccelAppSource *self = ACCEL_APP_SOURCE (stage);
+  guint left;
+
+  g_mutex_lock (&self->lock);
+  self->eos = TRUE;
+  left = self->queue.length;
+  g_queue_clear_full (&self->queue, (GDestroyNotify)accel_buffer_unref);
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  if (left > 0)
+    g_message ("stage '%s' (io.app-source): the stream ended with %u pushed "
+               "buffer%s not taken, left out",
+        accel_stage_get_name (stage), left, left == 1 ? "" : "s");
+  return TRUE;
+}
+
 static gboolean
 accel_app_source_start (AccelStage *stage, GError **error)
 {
@@ -141,7 +174,9 @@ accel_app_source_start (AccelStage *stage, GError **error)
 
   g_mutex_lock (&self->lock);
   self->flushing = FALSE;
-  accel_io_numbers_reset (&self->numbers);
+  /* a restart goes on with the queue it kept, and so with its numbers */
+  if (!accel_stage_is_restarting (stage))
+    accel_io_numbers_reset (&self->numbers);
   g_mutex_unlock (&self->lock);
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -257,6 +292,7 @@ accel_app_source_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   AccelAppSource *self = ACCEL_APP_SOURCE (object);
+  gboolean known;
 
   switch (prop_id)
     {
@@ -273,9 +309,12 @@ accel_app_source_set_property (
       g_mutex_unlock (&self->lock);
       break;
     default:
-      if (prop_id < PROP_TYPE_FIRST
-          || !accel_io_type_props_set (
-              &self->type_props, prop_id - PROP_TYPE_FIRST, value))
+      g_mutex_lock (&self->lock);
+      known = prop_id >= PROP_TYPE_FIRST
+              && accel_io_type_props_set (
+                  &self->type_props, prop_id - PROP_TYPE_FIRST, value);
+      g_mutex_unlock (&self->lock);
+      if (!known)
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -285,6 +324,7 @@ accel_app_source_get_property (
     GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   AccelAppSource *self = ACCEL_APP_SOURCE (object);
+  gboolean known;
 
   switch (prop_id)
     {
@@ -295,9 +335,12 @@ accel_app_source_get_property (
       g_value_set_boolean (value, self->block);
       break;
     default:
-      if (prop_id < PROP_TYPE_FIRST
-          || !accel_io_type_props_get (
-              &self->type_props, prop_id - PROP_TYPE_FIRST, value))
+      g_mutex_lock (&self->lock);
+      known = prop_id >= PROP_TYPE_FIRST
+              && accel_io_type_props_get (
+                  &self->type_props, prop_id - PROP_TYPE_FIRST, value);
+      g_mutex_unlock (&self->lock);
+      if (!known)
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -329,6 +372,7 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
   stage_class->negotiate = accel_app_source_negotiate;
   stage_class->start = accel_app_source_start;
   stage_class->stop = accel_app_source_stop;
+  stage_class->eos = accel_app_source_eos;
   stage_class->process = accel_app_source_process;
 
   g_object_class_install_property (gobject_class, PROP_MAX_BUFFERS,

@@ -84,16 +84,22 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
       &self->type_props, stage, &out_types[0], error);
 }
 
-static void accel_raw_file_source_stop (AccelStage *stage);
-
-static gboolean
-accel_raw_file_source_start (AccelStage *stage, GError **error)
+static void
+close_location (AccelRawFileSource *self)
 {
-  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+  g_clear_pointer (&self->partial, g_free);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+}
+
+/* opens the location and learns what it is: a regular file's whole
+ * frames, or a stream read as it comes */
+static gboolean
+open_location (AccelRawFileSource *self, GError **error)
+{
   struct stat st;
 
-  self->frame_size
-      = accel_type_get_size (accel_stage_get_output_type (stage, 0));
   /* without waiting: a FIFO with no writer yet would block open () itself,
    * and a stream's reads wait in slices (read_stream_frame ()) */
   self->fd = g_open (self->location, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
@@ -102,7 +108,7 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
       int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
           self->location, g_strerror (saved));
-      goto failed;
+      return FALSE;
     }
   self->seekable = S_ISREG (st.st_mode);
   self->filled = 0;
@@ -114,7 +120,7 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
           "cannot loop over %s: it is not a regular file", self->location);
-      goto failed;
+      return FALSE;
     }
   if (self->loop && self->n_frames == 0)
     {
@@ -122,12 +128,30 @@ accel_raw_file_source_start (AccelStage *stage, GError **error)
           "cannot loop over %s: it holds no whole frame of %" G_GSIZE_FORMAT
           " bytes",
           self->location, self->frame_size);
-      goto failed;
+      return FALSE;
     }
   if (self->seekable && (guint64)st.st_size % self->frame_size != 0)
     g_message ("%s: the last %" G_GUINT64_FORMAT " bytes are no whole frame "
                "and are left out",
         self->location, (guint64)st.st_size % self->frame_size);
+  return TRUE;
+}
+
+static void accel_raw_file_source_stop (AccelStage *stage);
+
+static gboolean
+accel_raw_file_source_start (AccelStage *stage, GError **error)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+
+  self->frame_size
+      = accel_type_get_size (accel_stage_get_output_type (stage, 0));
+  /* a restart keeps a stream open (accel_raw_file_source_stop ()); one
+   * left open by a restart that failed is not the next run's */
+  if (!accel_stage_is_restarting (stage))
+    close_location (self);
+  if (self->fd < 0 && !open_location (self, error))
+    goto failed;
   if (accel_stage_is_host (stage))
     return TRUE;
   self->ring = accel_io_ring_new (
@@ -148,10 +172,12 @@ accel_raw_file_source_stop (AccelStage *stage)
   AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
 
   g_clear_pointer (&self->ring, accel_io_ring_free);
-  g_clear_pointer (&self->partial, g_free);
-  if (self->fd >= 0)
-    close (self->fd);
-  self->fd = -1;
+  /* a restart goes on with a stream where it is: reopened, a pipe would
+   * lose what it held and what was read of a frame, and its writer would
+   * be killed by SIGPIPE while no one reads. A regular file is read by
+   * position, and opened again */
+  if (!accel_stage_is_restarting (stage) || self->seekable)
+    close_location (self);
 }
 
 static gboolean
@@ -373,6 +399,7 @@ accel_raw_file_source_finalize (GObject *object)
 {
   AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (object);
 
+  close_location (self);
   g_free (self->location);
   accel_io_type_props_clear (&self->type_props);
   G_OBJECT_CLASS (accel_raw_file_source_parent_class)->finalize (object);

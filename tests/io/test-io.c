@@ -584,6 +584,67 @@ test_raw_pipe_stop (void)
   test_dir_remove (dir);
 }
 
+/* a source reading a FIFO restarted by its supervisor goes on where the
+ * stream is: reopened, the pipe lost what it held (here every frame after
+ * the third, its writer gone), and a writer still there would have been
+ * killed by SIGPIPE. Each frame keeps the number of its place in the
+ * stream */
+static void
+test_raw_pipe_restart (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *fifo = g_build_filename (dir, "in.fifo", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("pipe");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  guint8 frame[16];
+  guint pulled;
+  int writer;
+
+  accel_fault_clear ();
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_object_set (src, "location", fifo, "shape", "16", "dtype", "u8", "on-fault",
+      ACCEL_SUPERVISION_RESTART, NULL);
+  g_object_set (sink, "max-buffers", 8, NULL);
+  test_link (g, "src", "sink");
+  accel_fault_inject ("src", ACCEL_FAULT_LIBRARY, 3);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  writer = g_open (fifo, O_WRONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (writer, >=, 0);
+  for (guint i = 0; i < 8; i++)
+    {
+      memset (frame, (int)i, sizeof (frame));
+      g_assert_cmpint (
+          write (writer, frame, sizeof (frame)), ==, sizeof (frame));
+    }
+  close (writer);
+  for (pulled = 0;; pulled++)
+    {
+      g_autoptr (AccelBuffer) buf = NULL;
+      const guint8 *got;
+
+      /* a bounded wait: the old source waited for good for a writer */
+      g_signal_emit_by_name (
+          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      if (!buf)
+        break;
+      got = accel_buffer_get_data (buf);
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, pulled);
+      g_assert_cmpuint (got[0], ==, pulled);
+      g_assert_cmpuint (got[15], ==, pulled);
+    }
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_stage_get_n_restarts (src), ==, 1);
+  g_assert_cmpuint (pulled, ==, 8);
+  accel_graph_stop (g);
+  accel_fault_clear ();
+  g_unlink (fifo);
+  test_dir_remove (dir);
+}
+
 static guint
 count_fds (void)
 {
@@ -798,8 +859,21 @@ test_app_restart_keeps_frames (void)
   pusher = g_thread_new ("pusher", push_thread, src);
   g_thread_join (pusher);
   /* everything is pushed before the sink's restart: it keeps the frames
-   * queued before it */
-  pulled = pull_until_end (sink);
+   * queued before it. Each frame keeps the number of its push across the
+   * source's restart (they were numbered anew from the engine's next
+   * sequence, one ahead of the pushes after it) */
+  for (pulled = 0;; pulled++)
+    {
+      g_autoptr (AccelBuffer) buf = NULL;
+      const gfloat *f;
+
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)-1, &buf);
+      if (!buf)
+        break;
+      f = accel_buffer_get_data (buf);
+      g_assert_cmpfloat (
+          f[0], ==, (gfloat)(accel_buffer_get_sequence (buf) * 100));
+    }
   g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (accel_stage_get_n_restarts (src), ==, 1);
@@ -950,6 +1024,94 @@ test_app_source_idle_stop (void)
   g_usleep (50 * G_TIME_SPAN_MILLISECOND);
   accel_graph_stop (g);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+}
+
+/* pushes once the graph ended the source's stream (its end of stream, as
+ * on Ctrl-C, or a frame limit) are refused, saying so: they were taken,
+ * queued for no one, and once the queue was full the next push waited
+ * until the graph stopped */
+static void
+test_app_source_push_after_end (gconstpointer data)
+{
+  gboolean by_limit = GPOINTER_TO_INT (data);
+  g_autoptr (AccelGraph) g = accel_graph_new ("ended");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  gint64 dims[1] = { 4 };
+  AccelType type;
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "shape", "4", "dtype", "f32", NULL);
+  test_link (g, "src", "sink");
+  if (by_limit)
+    accel_graph_set_frame_limit (g, 0);
+  g_assert_true (accel_graph_start (g, &error));
+  if (!by_limit)
+    accel_graph_send_eos (g);
+  g_assert_true (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 1, dims);
+  /* more than the queue holds (4) */
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autoptr (AccelBuffer) buf
+          = accel_buffer_new (accel_device_get_host (), &type, &error);
+      g_autoptr (GError) push_error = NULL;
+      gboolean ok = TRUE;
+
+      g_assert_no_error (error);
+      g_signal_emit_by_name (src, "push-buffer", buf, &push_error, &ok);
+      g_assert_false (ok);
+      g_assert_error (push_error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+      g_assert_nonnull (strstr (push_error->message, "after end of stream"));
+    }
+  accel_graph_stop (g);
+}
+
+/* the type properties set on one thread while another pushes: each push
+ * reads them whole (they were freed under a push's feet). A race: the
+ * sanitizers and valgrind see what it did, when it does */
+static gpointer
+set_shape_thread (gpointer data)
+{
+  AccelStage *src = data;
+
+  for (guint i = 0; i < 2000; i++)
+    g_object_set (src, "shape", "4", NULL); /* the same: freed and set */
+  return NULL;
+}
+
+static void
+test_app_source_type_set_while_pushing (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("race");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  gint64 dims[1] = { 4 };
+  g_autoptr (AccelBuffer) buf = NULL;
+  AccelType type;
+  GThread *setter;
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "shape", "4", "dtype", "f32", "block", FALSE,
+      "max-buffers", 0, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 1, dims);
+  buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+  g_assert_no_error (error);
+  setter = g_thread_new ("setter", set_shape_thread, src);
+  for (guint i = 0; i < 2000; i++)
+    {
+      g_autoptr (GError) push_error = NULL;
+      gboolean ok = FALSE;
+
+      g_signal_emit_by_name (src, "push-buffer", buf, &push_error, &ok);
+      g_assert_no_error (push_error);
+      g_assert_true (ok);
+    }
+  g_thread_join (setter);
+  accel_graph_stop (g);
 }
 
 /* a sink whose application does not pull lets the graph stop; with drop it
@@ -1480,6 +1642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/raw-file/rerun", test_raw_sink_rerun);
   g_test_add_func ("/io/checksum-sink/rerun", test_checksum_sink_rerun);
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
+  g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);
   g_test_add_func (
       "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);
   g_test_add_func ("/io/app/push-pull", test_app_push_pull);
@@ -1489,6 +1652,12 @@ main (int argc, char **argv)
       "/io/app/restart-keeps-frames", test_app_restart_keeps_frames);
   g_test_add_func ("/io/app/graph-failed", test_app_graph_failed);
   g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
+  g_test_add_data_func ("/io/app/push-after-end/eos", GINT_TO_POINTER (FALSE),
+      test_app_source_push_after_end);
+  g_test_add_data_func ("/io/app/push-after-end/frame-limit",
+      GINT_TO_POINTER (TRUE), test_app_source_push_after_end);
+  g_test_add_func (
+      "/io/app/type-set-while-pushing", test_app_source_type_set_while_pushing);
   g_test_add_func ("/io/app/sink-not-pulled", test_app_sink_not_pulled);
 #ifdef ACCEL_IO_HAVE_GST
   g_test_add_func ("/io/gst-source/count", test_gst_source_count);
