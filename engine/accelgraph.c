@@ -7,11 +7,39 @@
 
 G_DEFINE_FINAL_TYPE (AccelGraph, accel_graph, G_TYPE_OBJECT)
 
+static gboolean on_stage_thread (AccelGraph *graph);
+
+/* drops the reference the graph took when its last was dropped on one of
+ * its own threads, once it has stopped */
+static gpointer
+stop_elsewhere (gpointer data)
+{
+  AccelGraph *graph = data;
+
+  accel_graph_stop (graph);
+  g_object_unref (graph);
+  return NULL;
+}
+
 static void
 accel_graph_dispose (GObject *object)
 {
   AccelGraph *self = ACCEL_GRAPH (object);
 
+  /* the last reference dropped in a callback on a stage's thread (a
+   * signal handler, a Python object collected there): the graph cannot
+   * stop there, since stopping joins that thread, and freed it would be
+   * used by the threads still running. It lives on until a thread of its
+   * own has stopped it */
+  if (self->state == GRAPH_RUNNING && on_stage_thread (self))
+    {
+      g_debug ("graph '%s': last reference dropped on its own thread; "
+               "stopped from another",
+          self->name);
+      g_thread_unref (g_thread_new (
+          "accel-graph-stop", stop_elsewhere, g_object_ref (self)));
+      return;
+    }
   accel_graph_stop (self);
   G_OBJECT_CLASS (accel_graph_parent_class)->dispose (object);
 }

@@ -86,17 +86,19 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
   gint64 deadline = timeout_us < 0 ? -1 : g_get_monotonic_time () + timeout_us;
   guint64 target;
-  gboolean ok;
+  gboolean ok, ended;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (graph->stepped, FALSE);
   g_return_val_if_fail (graph->state == GRAPH_RUNNING, FALSE);
 
-  /* each sink that is still running takes one frame */
+  /* each sink that is still running takes one frame; with none left
+   * there is no frame to take (the target would be met as it is) */
   g_mutex_lock (&graph->lock);
   target = sink_frames (graph) + (graph->n_sinks - graph->n_sinks_done);
+  ended = graph->n_sinks_done == graph->n_sinks;
   g_mutex_unlock (&graph->lock);
-  for (guint i = 0; i < graph->order->len; i++)
+  for (guint i = 0; i < graph->order->len && !ended; i++)
     if (accel_stage_get_n_inputs (graph->order->pdata[i]) == 0)
       accel_stage_step_async (graph->order->pdata[i]);
 
@@ -108,7 +110,7 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
       g_cond_wait (&graph->cond, &graph->lock);
     else if (!g_cond_wait_until (&graph->cond, &graph->lock, deadline))
       break;
-  ok = !graph->error && sink_frames (graph) >= target;
+  ok = !ended && !graph->error && sink_frames (graph) >= target;
   if (graph->error)
     g_propagate_error (error, g_error_copy (graph->error));
   else if (!ok && !graph->stopping && graph->n_sinks_done < graph->n_sinks)

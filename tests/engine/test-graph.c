@@ -865,6 +865,47 @@ test_stop_from_stage_thread (GraphFixture *f, gconstpointer data)
 }
 
 static void
+unref_from_here (GObject *stage, GParamSpec *pspec, gpointer graph)
+{
+  g_object_unref (graph);
+}
+
+/* the last reference to a running graph dropped on one of its stages'
+ * threads (a handler's, or Python collecting the graph there): the graph
+ * is stopped from a thread of its own and then freed. It was freed on the
+ * spot, its threads still running (a use after free), after a critical
+ * from the stop it could not do there */
+static void
+test_last_unref_on_stage_thread (GraphFixture *f, gconstpointer data)
+{
+  AccelGraph *graph = f->graph;
+  gpointer alive = graph;
+  GValue v = G_VALUE_INIT;
+  AccelStage *scale;
+  gint64 end;
+
+  f->src = source (f, "src", -1, "64");
+  scale = add (f, "core.scale", "scale");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (graph, "src", "scale");
+  link_ok (graph, "scale", "sink");
+  g_assert_true (accel_graph_start (graph, &f->error));
+  /* the graph's only reference is the handler's from here (the fixture
+   * tears down another) */
+  f->graph = accel_graph_new ("other");
+  g_object_add_weak_pointer (G_OBJECT (graph), &alive);
+  g_signal_connect (
+      scale, "notify::scale", G_CALLBACK (unref_from_here), graph);
+  g_value_init (&v, G_TYPE_FLOAT);
+  g_value_set_float (&v, 3.5f);
+  g_assert_true (accel_stage_set_param_async (scale, "scale", &v));
+  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (g_atomic_pointer_get (&alive) && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_assert_null (g_atomic_pointer_get (&alive));
+}
+
+static void
 test_dot (GraphFixture *f, gconstpointer data)
 {
   g_autofree gchar *dot = NULL;
@@ -1005,10 +1046,16 @@ test_stepped (GraphFixture *f, gconstpointer data)
       g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, i + 1);
     }
   g_value_unset (&v);
-  /* the source's last frame is behind it */
-  g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
-  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
-  g_clear_error (&f->error);
+  /* the source's last frame is behind it: this step and every later one
+   * fail (a later one passed, with no frame, once every sink had ended) */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_false (
+          accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+      g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+      g_clear_error (&f->error);
+    }
+  g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 10);
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
 
   stepped = accel_checksum_sink_dup_checksums (f->sink);
@@ -1068,6 +1115,8 @@ main (int argc, char **argv)
       graph_set_up, test_wait_before_start, graph_tear_down);
   g_test_add ("/graph/stop-from-stage-thread", GraphFixture, "self-stop",
       graph_set_up, test_stop_from_stage_thread, graph_tear_down);
+  g_test_add ("/graph/last-unref-on-stage-thread", GraphFixture, "dropped",
+      graph_set_up, test_last_unref_on_stage_thread, graph_tear_down);
   g_test_add ("/graph/one-thread/fan-out-fan-in-eos", GraphFixture, "diamond",
       graph_set_up_one_thread, test_fan_out_fan_in_eos, graph_tear_down);
   g_test_add ("/graph/one-thread/fan-in-ends-with-shortest", GraphFixture,
