@@ -42,6 +42,7 @@ struct _GstAccelEffects
   float *history; /* device memory on a GPU, host memory without */
   gboolean history_on_gpu;
   size_t history_size;
+  unsigned history_temporal; /* the temporal effects it holds the past of */
   gboolean history_valid;
 };
 
@@ -79,8 +80,12 @@ gst_accel_effects_filter (GstAccelFilter *filter, void *stream, int format,
   GST_OBJECT_UNLOCK (self);
 
   /* a history of the size the effects need, started afresh when it
-   * changes (size, effects, or where it lives) */
+   * changes (size, effects, or where it lives): echo's trail and the
+   * difference's last frame take the same bytes, not the same content */
   size = accel_effects_history_size (&params, width, height);
+  if ((params.flags & ACCEL_EFFECTS_TEMPORAL) != self->history_temporal)
+    self->history_valid = FALSE;
+  self->history_temporal = params.flags & ACCEL_EFFECTS_TEMPORAL;
   if (size != self->history_size || (stream != NULL) != self->history_on_gpu)
     {
       free_history (self);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+#include <math.h>
 #include <string.h>
 
 #include "gstaccelcuda.h"
@@ -457,6 +458,10 @@ handle_navigation (GstAccelSimSrc *self, GstEvent *event)
     default:
       return FALSE;
     }
+  /* an application's event may say anything: one NaN would reach the
+   * simulation's state and stay there */
+  if (!isfinite (x) || !isfinite (y))
+    return FALSE;
 
   GST_OBJECT_LOCK (self);
   if (p->inside)

@@ -341,6 +341,52 @@ test_staging_freed (void)
   g_assert_cmpuint (heap_in_use (), <, before + 1024 * 1024);
 }
 
+/* the frame @h makes of @in, mapped into @out (WIDTH * HEIGHT * 4 bytes) */
+static void
+push_and_copy (GstHarness *h, GstVideoInfo *info, GstBuffer *in, guint8 *out)
+{
+  GstBuffer *got = gst_harness_push_and_pull (h, in);
+  GstVideoFrame frame;
+
+  g_assert_nonnull (got);
+  g_assert_true (gst_video_frame_map (&frame, info, got, GST_MAP_READ));
+  for (int y = 0; y < HEIGHT; y++)
+    memcpy (out + (gsize)y * WIDTH * 4,
+        (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        WIDTH * 4);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (got);
+}
+
+/* the temporal effects set while playing start their history afresh: the
+ * difference after an echo is the difference of a fresh element, not the
+ * difference from the echo's trail (the same bytes, so it was kept) */
+static void
+test_effects_history_restarts (void)
+{
+  GstHarness *h = gst_harness_new_parse ("acceleffects effects=echo=1");
+  GstHarness *fresh = gst_harness_new_parse ("acceleffects effects=difference");
+  GstElement *effects = gst_harness_find_element (h, "acceleffects");
+  g_autofree guint8 *got = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+  g_autofree guint8 *want = g_malloc ((gsize)WIDTH * HEIGHT * 4);
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, WIDTH, HEIGHT);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  gst_harness_set_src_caps (fresh, gst_video_info_to_caps (&info));
+  push_and_copy (h, &info, make_rgba_frame (&info, step_pixel), got);
+  push_and_copy (h, &info, make_rgba_frame (&info, constant_pixel), got);
+  g_object_set (effects, "effects", "difference", NULL);
+  push_and_copy (h, &info, make_rgba_frame (&info, constant_pixel), got);
+  push_and_copy (fresh, &info, make_rgba_frame (&info, constant_pixel), want);
+  g_assert_cmpmem (
+      got, (gsize)WIDTH * HEIGHT * 4, want, (gsize)WIDTH * HEIGHT * 4);
+  gst_object_unref (effects);
+  gst_harness_teardown (fresh);
+  gst_harness_teardown (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,6 +415,8 @@ main (int argc, char **argv)
       "accelupload", test_transfer_passthrough);
   g_test_add_data_func ("/elements/download/passes-system-memory-through",
       "acceldownload", test_transfer_passthrough);
+  g_test_add_func (
+      "/elements/effects/history-restarts", test_effects_history_restarts);
   g_test_add_func (
       "/elements/filter/sync-meta-property", test_sync_meta_property);
   g_test_add_func (

@@ -49,13 +49,22 @@ pointer_at (guint k, gboolean drag)
   return p;
 }
 
-/* what the sink's pad probe does, in the streaming thread: the drag,
- * sent upstream after frames PRESS_AT and RELEASE_AT, and a framerate of
- * 60/1 set on the capsfilter after frame rate_at (0: none) */
+/* what the pointer does: nothing, the drag, or the drag's events at
+ * positions that are not numbers (which the source ignores) */
+typedef enum
+{
+  POINTER_STILL,
+  POINTER_DRAG,
+  POINTER_NOT_FINITE,
+} Pointer;
+
+/* what the sink's pad probe does, in the streaming thread: the pointer's
+ * events, sent upstream after frames PRESS_AT and RELEASE_AT, and a
+ * framerate of 60/1 set on the capsfilter after frame rate_at (0: none) */
 typedef struct
 {
   guint count;
-  gboolean drag;
+  Pointer pointer;
   guint rate_at;
   GstElement *capsfilter;
 } SinkProbe;
@@ -76,18 +85,23 @@ static GstPadProbeReturn
 sink_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
   SinkProbe *probe = data;
+  gboolean finite = probe->pointer == POINTER_DRAG;
+  /* not finite: the press and the release at NaN, the move to infinity */
+  double press_x = finite ? PRESS_X : NAN, press_y = finite ? DRAG_Y : NAN;
+  double drag_x = finite ? DRAG_X : INFINITY, drag_y = finite ? DRAG_Y : NAN;
 
-  if (probe->drag && probe->count == PRESS_AT)
+  if (probe->pointer != POINTER_STILL && probe->count == PRESS_AT)
     {
       gst_pad_push_event (
           pad, gst_navigation_event_new_mouse_button_press (
-                   1, PRESS_X, DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
-      gst_pad_push_event (pad, gst_navigation_event_new_mouse_move (DRAG_X,
-                                   DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
+                   1, press_x, press_y, GST_NAVIGATION_MODIFIER_NONE));
+      gst_pad_push_event (pad, gst_navigation_event_new_mouse_move (drag_x,
+                                   drag_y, GST_NAVIGATION_MODIFIER_NONE));
     }
-  else if (probe->drag && probe->count == RELEASE_AT)
-    gst_pad_push_event (pad, gst_navigation_event_new_mouse_button_release (1,
-                                 DRAG_X, DRAG_Y, GST_NAVIGATION_MODIFIER_NONE));
+  else if (probe->pointer != POINTER_STILL && probe->count == RELEASE_AT)
+    gst_pad_push_event (
+        pad, gst_navigation_event_new_mouse_button_release (1,
+                 finite ? DRAG_X : NAN, drag_y, GST_NAVIGATION_MODIFIER_NONE));
   if (probe->rate_at && probe->count == probe->rate_at)
     set_framerate_60 (probe->capsfilter);
   probe->count++;
@@ -124,7 +138,7 @@ unwrap (GstSample *sample, gboolean *cuda)
  * frames, and each one's PTS and duration in @times where given; checks
  * the memory the frames came in */
 static GPtrArray *
-run_source_full (const char *source, const char *memory, gboolean drag,
+run_source_full (const char *source, const char *memory, Pointer pointer,
     guint rate_at, GArray *times)
 {
   g_autofree char *description = g_strdup_printf (
@@ -139,7 +153,7 @@ run_source_full (const char *source, const char *memory, gboolean drag,
   GstSample *sample;
   GstIterator *it;
   GValue capsfilter = G_VALUE_INIT;
-  SinkProbe probe = { 0, drag, rate_at, NULL };
+  SinkProbe probe = { 0, pointer, rate_at, NULL };
 
   g_assert_no_error (error);
   it = gst_bin_iterate_all_by_element_factory_name (
@@ -176,9 +190,9 @@ run_source_full (const char *source, const char *memory, gboolean drag,
 }
 
 static GPtrArray *
-run_source (const char *source, const char *memory, gboolean drag)
+run_source (const char *source, const char *memory, Pointer pointer)
 {
-  return run_source_full (source, memory, drag, 0, NULL);
+  return run_source_full (source, memory, pointer, 0, NULL);
 }
 
 static void
@@ -249,8 +263,8 @@ test_fluid_drag (gconstpointer data)
 {
   const char *memory = data;
   const char *fluid = "accelfluid jet=false grid-size=" G_STRINGIFY (GRID);
-  g_autoptr (GPtrArray) still = run_source (fluid, memory, FALSE);
-  g_autoptr (GPtrArray) dragged = run_source (fluid, memory, TRUE);
+  g_autoptr (GPtrArray) still = run_source (fluid, memory, POINTER_STILL);
+  g_autoptr (GPtrArray) dragged = run_source (fluid, memory, POINTER_DRAG);
   g_autoptr (GPtrArray) want = fluid_reference (TRUE);
 
   /* without the pointer and the jet nothing stirs the water */
@@ -269,8 +283,8 @@ static void
 test_fluid_jet (gconstpointer data)
 {
   const char *memory = data;
-  g_autoptr (GPtrArray) got
-      = run_source ("accelfluid grid-size=" G_STRINGIFY (GRID), memory, FALSE);
+  g_autoptr (GPtrArray) got = run_source (
+      "accelfluid grid-size=" G_STRINGIFY (GRID), memory, POINTER_STILL);
 
   g_assert_false (frame_is_dark (got->pdata[FRAMES - 1]));
 }
@@ -287,7 +301,7 @@ test_fluid_framerate_change (gconstpointer data)
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
   g_autoptr (GPtrArray) got
       = run_source_full ("accelfluid jet=false grid-size=" G_STRINGIFY (GRID),
-          memory, TRUE, RATE_AT, times);
+          memory, POINTER_DRAG, RATE_AT, times);
   g_autoptr (GPtrArray) want = fluid_reference (TRUE);
   const GstClockTime *t = (const GstClockTime *)times->data;
   guint changed = 0;
@@ -378,8 +392,8 @@ test_particles_drag (gconstpointer data)
 {
   const char *memory = data;
   const char *particles = "accelparticles capacity=" G_STRINGIFY (PARTICLES);
-  g_autoptr (GPtrArray) still = run_source (particles, memory, FALSE);
-  g_autoptr (GPtrArray) dragged = run_source (particles, memory, TRUE);
+  g_autoptr (GPtrArray) still = run_source (particles, memory, POINTER_STILL);
+  g_autoptr (GPtrArray) dragged = run_source (particles, memory, POINTER_DRAG);
   g_autoptr (GPtrArray) want_still = particles_reference (FALSE);
   g_autoptr (GPtrArray) want = particles_reference (TRUE);
 
@@ -451,8 +465,8 @@ test_cloth_drag (gconstpointer data)
 {
   const char *memory = data;
   const char *cloth = "accelcloth grid-size=" G_STRINGIFY (CLOTH);
-  g_autoptr (GPtrArray) still = run_source (cloth, memory, FALSE);
-  g_autoptr (GPtrArray) dragged = run_source (cloth, memory, TRUE);
+  g_autoptr (GPtrArray) still = run_source (cloth, memory, POINTER_STILL);
+  g_autoptr (GPtrArray) dragged = run_source (cloth, memory, POINTER_DRAG);
   g_autoptr (GPtrArray) want_still
       = cloth_reference (FALSE, ACCEL_CLOTH_SOLVER_JACOBI);
   g_autoptr (GPtrArray) want
@@ -467,6 +481,20 @@ test_cloth_drag (gconstpointer data)
     }
 }
 
+/* the drag's events at positions that are not numbers (an application's
+ * events may say anything) are ignored: the frames are those of no drag.
+ * One NaN took the fluid and the cloth into a state they never left;
+ * @data: the source */
+static void
+test_pointer_not_finite (gconstpointer data)
+{
+  g_autoptr (GPtrArray) still = run_source (data, "", POINTER_STILL);
+  g_autoptr (GPtrArray) got = run_source (data, "", POINTER_NOT_FINITE);
+
+  for (guint k = 0; k < FRAMES; k++)
+    assert_frames_equal (got->pdata[k], still->pdata[k], k);
+}
+
 /* solver=gauss-seidel: the reference's Gauss-Seidel frames, which the
  * default Jacobi sweeps do not give */
 static void
@@ -475,7 +503,7 @@ test_cloth_gauss_seidel (gconstpointer data)
   const char *memory = data;
   g_autoptr (GPtrArray) got = run_source (
       "accelcloth grid-size=" G_STRINGIFY (CLOTH) " solver=gauss-seidel",
-      memory, FALSE);
+      memory, POINTER_STILL);
   g_autoptr (GPtrArray) want
       = cloth_reference (FALSE, ACCEL_CLOTH_SOLVER_GAUSS_SEIDEL);
   g_autoptr (GPtrArray) jacobi
@@ -498,6 +526,13 @@ main (int argc, char **argv)
       "/sources/fluid/framerate-change", "", test_fluid_framerate_change);
   g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
   g_test_add_data_func ("/sources/cloth/drag", "", test_cloth_drag);
+  g_test_add_data_func ("/sources/fluid/pointer-not-finite",
+      "accelfluid grid-size=" G_STRINGIFY (GRID), test_pointer_not_finite);
+  g_test_add_data_func ("/sources/cloth/pointer-not-finite",
+      "accelcloth grid-size=" G_STRINGIFY (CLOTH), test_pointer_not_finite);
+  g_test_add_data_func ("/sources/particles/pointer-not-finite",
+      "accelparticles capacity=" G_STRINGIFY (PARTICLES),
+      test_pointer_not_finite);
   g_test_add_data_func (
       "/sources/cloth/gauss-seidel", "", test_cloth_gauss_seidel);
   if (gpu)
