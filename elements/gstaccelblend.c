@@ -209,6 +209,20 @@ gst_accel_blend_sink_query (
 {
   if (answer_context (GST_ACCEL_BLEND (agg), query))
     return TRUE;
+  /* any size and format of the template: GstVideoAggregator's own answer
+   * holds an input to the output's size, so a size changed mid-stream
+   * failed as not negotiated; the output follows its inputs, and inputs
+   * that differ are named when they are blended (check_input ()) */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS)
+    {
+      GstCaps *caps, *template = gst_pad_get_pad_template_caps (GST_PAD (pad));
+
+      gst_query_parse_accept_caps (query, &caps);
+      gst_query_set_accept_caps_result (
+          query, gst_caps_can_intersect (caps, template));
+      gst_caps_unref (template);
+      return TRUE;
+    }
   return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
       ->sink_query (agg, pad, query);
 }

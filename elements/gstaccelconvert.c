@@ -129,6 +129,47 @@ fixate_colorimetry (
   fixate_string (outs, "chroma-site", ENCODED_CHROMA_SITE);
 }
 
+/* whether @s leaves its colorimetry free or allows @c */
+static gboolean
+takes_colorimetry (const GstStructure *s, const gchar *c)
+{
+  const GValue *have = gst_structure_get_value (s, "colorimetry");
+  GValue want = G_VALUE_INIT;
+  gboolean takes;
+
+  if (!have)
+    return TRUE;
+  if (!c)
+    return FALSE;
+  g_value_init (&want, G_TYPE_STRING);
+  g_value_set_string (&want, c);
+  takes = gst_value_intersect (NULL, have, &want);
+  g_value_unset (&want);
+  return takes;
+}
+
+/* the first of @othercaps' structures that takes a colorimetry this
+ * element writes (the encoders', or the input's where planes are copied):
+ * videoconvert offers its passthrough caps first, with the colorimetry
+ * of what follows it fixed, and any other after them */
+static guint
+first_taking_colorimetry (const GstStructure *ins, GstCaps *othercaps)
+{
+  const gchar *in_c = is_yuv_structure (ins)
+                          ? gst_structure_get_string (ins, "colorimetry")
+                          : NULL;
+
+  for (guint i = 0; i < gst_caps_get_size (othercaps); i++)
+    {
+      const GstStructure *s = gst_caps_get_structure (othercaps, i);
+
+      if (takes_colorimetry (s, ENCODED_COLORIMETRY)
+          || takes_colorimetry (s, in_c))
+        return i;
+    }
+  return 0;
+}
+
 /* @side x @num / @den rounded, as a size caps can hold */
 static gint
 scale_side (gint side, guint64 num, guint64 den)
@@ -152,7 +193,15 @@ gst_accel_convert_fixate_caps (GstBaseTransform *trans,
   const gchar *format = gst_structure_get_string (ins, "format");
   gint in_w = 0, in_h = 0, out_w, out_h, par_n = 1, par_d = 1;
   gint dar_n, dar_d, opar_n = 1, opar_d = 1;
+  guint first = first_taking_colorimetry (ins, othercaps);
 
+  if (first > 0)
+    {
+      GstCaps *taken = gst_caps_copy_nth (othercaps, first);
+
+      gst_caps_unref (othercaps);
+      othercaps = taken;
+    }
   othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
   outs = gst_caps_get_structure (othercaps, 0);
   gst_structure_get_int (ins, "width", &in_w);

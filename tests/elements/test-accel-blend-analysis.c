@@ -351,6 +351,46 @@ test_blend_sizes_differ (void)
   blend_finish (&b);
 }
 
+/* an input whose size changes mid-stream (one input: nothing to differ
+ * from) renegotiates the output: it failed as not negotiated, the new caps
+ * held to the output's old size */
+static void
+test_blend_size_changes (void)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (
+      "concat name=c ! accelblend ! appsink name=sink sync=false "
+      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=8,height=8 "
+      "! c. videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=4,height=2 ! c.",
+      &error);
+  GstElement *sink;
+  GstSample *sample;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample
+          = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), PULL_TIMEOUT)))
+    {
+      GstVideoInfo info;
+
+      g_assert_true (
+          gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+      g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, n < 3 ? 8 : 4);
+      g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, n < 3 ? 8 : 2);
+      gst_sample_unref (sample);
+      n++;
+    }
+  g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  g_assert_cmpuint (n, ==, 6);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
 /* accelanalysis --------------------------------------------------------- */
 
 typedef struct
@@ -594,6 +634,7 @@ main (int argc, char **argv)
   g_test_add_func ("/blend/layer-ends", test_blend_layer_ends);
   g_test_add_func ("/blend/system-memory", test_blend_system_memory);
   g_test_add_func ("/blend/sizes-differ", test_blend_sizes_differ);
+  g_test_add_func ("/blend/size-changes", test_blend_size_changes);
   g_test_add_data_func (
       "/analysis/stats-and-motion", &stats_case, test_analysis);
   g_test_add_data_func (

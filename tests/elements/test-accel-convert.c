@@ -416,6 +416,19 @@ test_colorimetry (void)
   assert_refused (GREEN " ! accelconvert ! video/x-raw,format=I420,"
                         "colorimetry=bt709 ! appsink name=sink",
       "downstream asked for bt709: put videoconvert");
+  /* ... and with videoconvert put there as that says, it converts: its
+   * passthrough caps come first, with the colorimetry after it fixed, and
+   * accelconvert takes its other caps (it took the first, and refused) */
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=I420 ! "
+                      "accelconvert ! video/x-raw,width=640 ! videoconvert ! "
+                      "video/x-raw,format=I420,colorimetry=bt709 ! "
+                      "videoconvert ! video/x-raw,format=RGBA ! "
+                      "appsink name=sink");
+  assert_green (GREEN " ! videoconvert ! video/x-raw,format=NV12,"
+                      "colorimetry=bt601 ! accelconvert ! videoconvert ! "
+                      "video/x-raw,format=I420,colorimetry=bt709 ! "
+                      "videoconvert ! video/x-raw,format=RGBA ! "
+                      "appsink name=sink");
 }
 
 /* GStreamer's CUDA memory has no GRAY8: upload passes it through in system
