@@ -188,6 +188,7 @@ accel_stage_finalize (GObject *object)
   accel_sink_state_clear (&priv->sink);
   g_mutex_clear (&priv->mailbox_lock);
   g_mutex_clear (&priv->stats_lock);
+  g_free (priv->first_fault);
   G_OBJECT_CLASS (accel_stage_parent_class)->finalize (object);
 }
 

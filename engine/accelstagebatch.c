@@ -366,7 +366,7 @@ run_live (GArray *frames, GArray *pushes)
           BatchedFrame *g = &g_array_index (frames, BatchedFrame, j);
           if (g->stage && g->sequence == f->sequence)
             {
-              accel_stage_count_fault (g->stage, FALSE);
+              accel_stage_count_fault (g->stage, FALSE, NULL);
               g->stage = NULL;
             }
         }

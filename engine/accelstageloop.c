@@ -427,7 +427,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
     case ACCEL_SUPERVISION_RESUME:
       g_debug ("stage '%s' skips frame %" G_GUINT64_FORMAT ": %s", priv->name,
           sequence, error->message);
-      accel_stage_count_fault (self, FALSE);
+      accel_stage_count_fault (self, FALSE, error);
       g_error_free (error);
       return TRUE;
     case ACCEL_SUPERVISION_RESTART:
@@ -441,12 +441,15 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
           accel_stage_fail (self, restart_error);
           return FALSE;
         }
-      accel_stage_count_fault (self, TRUE);
+      accel_stage_count_fault (self, TRUE, error);
       g_error_free (error);
       return TRUE;
     case ACCEL_SUPERVISION_STOP:
+      /* the frame is skipped as by resume, and counted so: a graph that
+       * ends normally after it still lacks that frame */
       g_debug ("stage '%s' stops after frame %" G_GUINT64_FORMAT ": %s",
           priv->name, sequence, error->message);
+      accel_stage_count_fault (self, FALSE, error);
       g_error_free (error);
       accel_stage_handle_eos (self);
       return FALSE;

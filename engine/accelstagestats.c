@@ -81,6 +81,30 @@ accel_stage_get_n_skipped (AccelStage *stage)
 }
 
 /**
+ * accel_stage_dup_first_fault:
+ * @stage: a stage
+ *
+ * What the first frame the stage's supervisor skipped failed with (resume,
+ * restart, or stop), for a report of the frames skipped: the counts alone
+ * do not say why.
+ *
+ * Returns: (transfer full) (nullable): the fault's message, or %NULL when
+ *   the stage skipped no frame. MT safe.
+ */
+gchar *
+accel_stage_dup_first_fault (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gchar *fault;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  g_mutex_lock (&priv->stats_lock);
+  fault = g_strdup (priv->first_fault);
+  g_mutex_unlock (&priv->stats_lock);
+  return fault;
+}
+
+/**
  * accel_stage_get_n_lost:
  * @stage: a stage
  *
@@ -329,13 +353,16 @@ accel_stage_dup_output_pool (AccelStage *stage, guint port)
 
 /* a frame failed and was skipped, after a restart when @restarted */
 void
-accel_stage_count_fault (AccelStage *stage, gboolean restarted)
+accel_stage_count_fault (
+    AccelStage *stage, gboolean restarted, const GError *fault)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
   g_mutex_lock (&priv->stats_lock);
   priv->n_restarts += restarted;
   priv->n_skipped++;
+  if (!priv->first_fault && fault)
+    priv->first_fault = g_strdup (fault->message);
   g_mutex_unlock (&priv->stats_lock);
   if (priv->n_out == 0 && priv->observer.frame)
     priv->observer.frame (stage, priv->observer_data);

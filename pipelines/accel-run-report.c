@@ -189,6 +189,7 @@ accel_run_say_incomplete (AccelGraph *graph)
       AccelStage *st = stages->pdata[i];
       guint64 s = accel_stage_get_n_skipped (st),
               l = accel_stage_get_n_lost (st);
+      g_autofree gchar *fault = NULL;
 
       if (s + l == 0)
         continue;
@@ -206,6 +207,9 @@ accel_run_say_incomplete (AccelGraph *graph)
             " lost %" G_GUINT64_FORMAT " frame%s a restart could not "
             "produce again",
             l, l == 1 ? "" : "s");
+      /* the counts alone do not say why */
+      if (s > 0 && (fault = accel_stage_dup_first_fault (st)))
+        g_string_append_printf (line, "; the first: %s", fault);
       g_printerr ("%s\n", line->str);
       skipped += s;
       lost += l;

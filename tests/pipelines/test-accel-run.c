@@ -730,6 +730,38 @@ remove_dir (const char *dir)
   g_rmdir (dir);
 }
 
+/* on-fault: stop ends the stage's stream at a fault and the graph ends
+ * normally, but the frame that faulted is missing: counted and named as a
+ * skipped frame (exit status 3) with its fault, where the run said
+ * nothing and exited 0 */
+static void
+test_fault_stop_counted (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "stop.yaml", NULL);
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: stop\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '16', "
+      "num-buffers: 8}}\n"
+      "  - {name: k, kind: core.scale, supervision: {on-fault: stop}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> k -> out]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "k:invalid-input:3", TRUE);
+  run_in (&r, dir, "--backend=host", "--quiet", yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "stage 'k' (core.scale) skipped 1 frame "
+                                   "after faults (0 restarts); the first: "));
+  g_assert_nonnull (strstr (r.err, "1 skipped, 0 lost (exit status 3)"));
+  result_clear (&r);
+  remove_dir (dir);
+}
+
 /* a run killed mid-stream and started again with the same state directory
  * resumes where its sink stopped: a simulation restored from its
  * checkpoint, next to a stage that keeps no state (effects without
@@ -1133,6 +1165,8 @@ test_resume_verifies_output (void)
       g_assert_cmpint (r.status, ==, 3);
       g_assert_nonnull (strstr (r.err, "stage 'out' ("));
       g_assert_nonnull (strstr (r.err, ") skipped 1 frame after faults"));
+      /* and why */
+      g_assert_nonnull (strstr (r.err, "; the first: "));
       g_assert_nonnull (strstr (r.err, "1 skipped, 0 lost (exit status 3)"));
       result_clear (&r);
       assert_resumes_to (sc.dir, sc.state_arg, sc.yaml, out, expected,
@@ -1677,6 +1711,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
   g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
   g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);
+  g_test_add_func ("/accel-run/fault-stop-counted", test_fault_stop_counted);
   g_test_add_func (
       "/accel-run/stats-when-start-fails", test_stats_when_start_fails);
   g_test_add_func ("/accel-run/list-and-describe", test_list_and_describe);
