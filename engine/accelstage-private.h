@@ -15,10 +15,11 @@ typedef struct
 {
   gchar *kind_name;
   gchar *description;
-  GPtrArray *ports[2];  /* AccelPortTemplate*, by direction */
-  gboolean live;        /* a source that cannot produce a frame again */
-  gboolean blocking;    /* process() may wait on the host */
-  gboolean start_waits; /* start() waits for other processes */
+  GPtrArray *ports[2];        /* AccelPortTemplate*, by direction */
+  gboolean live;              /* a source that cannot produce a frame again */
+  gboolean blocking;          /* process() may wait on the host */
+  gboolean start_waits;       /* start() waits for other processes */
+  gboolean needs_application; /* fed or drained by the running program */
 } AccelStageClassInfo;
 
 typedef struct

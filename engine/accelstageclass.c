@@ -59,6 +59,7 @@ class_info_ensure (GType type)
       info->live = parent->live;
       info->blocking = parent->blocking;
       info->start_waits = parent->start_waits;
+      info->needs_application = parent->needs_application;
     }
   g_type_set_qdata (type, class_info_quark (), info);
   return info;
@@ -133,6 +134,38 @@ void
 accel_stage_class_set_start_waits (AccelStageClass *klass, gboolean start_waits)
 {
   class_info_ensure (G_TYPE_FROM_CLASS (klass))->start_waits = start_waits;
+}
+
+/**
+ * accel_stage_class_set_needs_application:
+ * @klass: a stage class
+ * @needs: %TRUE when the stage's frames come from, or go to, the program
+ *   that runs the graph (action signals such as "push-buffer")
+ *
+ * Called from class_init. A program that has no part to play there, such
+ * as `accel-run`, refuses such a stage rather than wait for good.
+ */
+void
+accel_stage_class_set_needs_application (AccelStageClass *klass, gboolean needs)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->needs_application = needs;
+}
+
+/**
+ * accel_stage_needs_application:
+ * @stage: a stage
+ *
+ * Returns: whether @stage's frames come from, or go to, the program that
+ *   runs the graph (accel_stage_class_set_needs_application()). MT safe.
+ */
+gboolean
+accel_stage_needs_application (AccelStage *stage)
+{
+  AccelStageClassInfo *info;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  info = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+  return info && info->needs_application;
 }
 
 /* whether @stage's start() waits for other processes */

@@ -591,6 +591,33 @@ substitute_rank (gchar **path, AccelWorld *world)
   *path = mine;
 }
 
+/* a stage the running program must feed or drain: accel-run does
+ * neither, so its graph would wait for good */
+static gboolean
+refuse_application_stages (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      gboolean source = accel_stage_get_n_inputs (st) == 0;
+
+      if (!accel_stage_needs_application (st))
+        continue;
+      g_printerr ("accel-run: stage '%s' (%s) %s the program that runs the "
+                  "graph, and accel-run %s none: %s\n",
+          accel_stage_get_name (st), accel_stage_get_kind_name (st),
+          source ? "takes its frames from" : "gives its frames to",
+          source ? "pushes" : "pulls",
+          source ? "read them with io.raw-file-source or io.gst-source"
+                 : "write them with io.raw-file-sink or io.gst-sink, or "
+                   "drop them with core.null-sink");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* the run in this process: a worker's, or an unsupervised one */
 static int
 run_pipeline (const char *path)
@@ -629,6 +656,8 @@ run_pipeline (const char *path)
     if (!opt_quiet)
       g_printerr (
           "note: %s\n", (char *)accel_graph_get_notes (graph)->pdata[i]);
+  if (!refuse_application_stages (graph))
+    return EXIT_INVALID;
   if (opt_validate)
     {
       if (!opt_quiet)

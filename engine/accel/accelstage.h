@@ -164,6 +164,9 @@ void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
 void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);
 void accel_stage_class_set_start_waits (
     AccelStageClass *klass, gboolean start_waits);
+void accel_stage_class_set_needs_application (
+    AccelStageClass *klass, gboolean needs);
+gboolean accel_stage_needs_application (AccelStage *stage);
 gboolean accel_stage_is_live (AccelStage *stage);
 gboolean accel_stage_can_capture_always (
     AccelStage *stage, const AccelFrame *frame);

@@ -331,6 +331,9 @@ accel_app_sink_class_init (AccelAppSinkClass *klass)
       = g_signal_new ("new-buffer", G_TYPE_FROM_CLASS (klass),
           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
+  /* the application pulls: without one the pool fills and the graph
+   * waits */
+  accel_stage_class_set_needs_application (stage_class, TRUE);
   accel_stage_class_set_metadata (stage_class, "io.app-sink",
       "Hand every buffer to the application in host memory "
       "(\"pull-buffer\" action signal, \"new-buffer\" signal)");

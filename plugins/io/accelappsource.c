@@ -426,6 +426,7 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
   accel_stage_class_set_live (stage_class, TRUE);
   /* waits for the application or GStreamer */
   accel_stage_class_set_blocking (stage_class, TRUE);
+  accel_stage_class_set_needs_application (stage_class, TRUE);
   accel_stage_class_set_metadata (stage_class, "io.app-source",
       "Buffers the application pushes (\"push-buffer\" and "
       "\"end-of-stream\" action signals)");

@@ -730,6 +730,46 @@ remove_dir (const char *dir)
   g_rmdir (dir);
 }
 
+/* the stages an application feeds or drains are refused, saying what to
+ * use instead: accel-run neither pushes nor pulls, and the graph waited
+ * for good (the app-sink's after its pool filled, even past Ctrl-C) */
+static void
+test_application_stages_refused (void)
+{
+  static const struct
+  {
+    const char *stages, *says;
+  } cases[] = {
+    { "  - {name: src, kind: io.app-source, params: {shape: '4', dtype: "
+      "f32}}\n  - {name: out, kind: core.null-sink}\n",
+        "stage 'src' (io.app-source) takes its frames from the program" },
+    { "  - {name: src, kind: core.test-source, params: {shape: '4'}}\n"
+      "  - {name: out, kind: io.app-sink}\n",
+        "stage 'out' (io.app-sink) gives its frames to the program" },
+  };
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "app.yaml", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *text = g_strdup_printf (
+          "pipeline: app\nstages:\n%slinks: [src -> out]\n", cases[i].stages);
+      Result r = { 0 };
+
+      g_assert_true (g_file_set_contents (yaml, text, -1, NULL));
+      run_in (&r, dir, "--backend=host", yaml, NULL);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      result_clear (&r);
+      /* --validate says it too */
+      run_in (&r, dir, "--validate", yaml, NULL);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      result_clear (&r);
+    }
+  remove_dir (dir);
+}
+
 /* on-fault: stop ends the stage's stream at a fault and the graph ends
  * normally, but the frame that faulted is missing: counted and named as a
  * skipped frame (exit status 3) with its fault, where the run said
@@ -1712,6 +1752,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
   g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);
   g_test_add_func ("/accel-run/fault-stop-counted", test_fault_stop_counted);
+  g_test_add_func (
+      "/accel-run/application-stages-refused", test_application_stages_refused);
   g_test_add_func (
       "/accel-run/stats-when-start-fails", test_stats_when_start_fails);
   g_test_add_func ("/accel-run/list-and-describe", test_list_and_describe);
