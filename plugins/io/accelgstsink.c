@@ -414,7 +414,7 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
 
   /* frames without timestamps get them from the frame rate */
   if (pts < 0 && frame_duration > 0)
-    pts = (gint64)frame->sequence * frame_duration;
+    pts = accel_io_frame_pts (frame->sequence, self->fps_n, self->fps_d);
   if (duration < 0)
     duration = frame_duration;
   GST_BUFFER_PTS (buffer) = pts >= 0 ? (GstClockTime)pts : GST_CLOCK_TIME_NONE;

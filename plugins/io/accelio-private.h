@@ -55,6 +55,7 @@ gboolean accel_io_types_match (const AccelType *a, const AccelType *b);
 gboolean accel_io_parse_framerate (
     const char *text, gint *num, gint *den, GError **error);
 gint64 accel_io_frame_duration (gint num, gint den);
+gint64 accel_io_frame_pts (guint64 sequence, gint num, gint den);
 
 /**
  * AccelIoNumbers:

@@ -285,6 +285,21 @@ accel_io_frame_duration (gint num, gint den)
   return (gint64)((guint64)den * G_GUINT64_CONSTANT (1000000000) / (guint)num);
 }
 
+/* frame @sequence's start in ns at @num/@den frames per second, exact (not
+ * @sequence durations rounded), or -1 with none or where a gint64 cannot
+ * hold it (frame 9.2e6 at 1/1000: a stream of ten millennia) */
+gint64
+accel_io_frame_pts (guint64 sequence, gint num, gint den)
+{
+  unsigned __int128 ns;
+
+  if (num <= 0 || den <= 0)
+    return -1;
+  ns = (unsigned __int128)sequence * (guint)den
+       * G_GUINT64_CONSTANT (1000000000) / (guint)num;
+  return ns > G_MAXINT64 ? -1 : (gint64)ns;
+}
+
 static gchar *
 format_list (const AccelFormat *formats, guint n_formats)
 {

@@ -349,7 +349,8 @@ accel_pattern_source_process (
     return ACCEL_FLOW_EOS;
   if (duration > 0)
     {
-      accel_buffer_set_pts (out, (gint64)frame->sequence * duration);
+      accel_buffer_set_pts (
+          out, accel_io_frame_pts (frame->sequence, self->fps_n, self->fps_d));
       accel_buffer_set_duration (out, duration);
     }
 

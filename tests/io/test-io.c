@@ -117,6 +117,46 @@ test_pattern_timestamps (void)
     }
 }
 
+/* a frame's time is exact at rates whose frames last no whole number of
+ * ns (it was the sequence times the rounded duration, 667 ns early by
+ * frame 1000 at 30000/1001), and none where a gint64 cannot hold it (it
+ * overflowed) */
+static void
+test_pattern_timestamps_exact (void)
+{
+  static const struct
+  {
+    const char *rate;
+    gint64 pts[3]; /* frames 0, 1 and 1000 */
+  } cases[] = {
+    { "30000/1001", { 0, 33366666, 33366666666 } },
+    { "1/2147483647", { 0, 2147483647000000000, -1 } },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("pts");
+      AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+      AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+
+      g_object_set (src, "width", 2, "height", 2, "num-buffers", (gint64)1001,
+          "framerate", cases[c].rate, NULL);
+      g_object_set (sink, "max-buffers", 1001, NULL);
+      test_link (g, "src", "sink");
+      test_run (g);
+      for (guint64 i = 0; i < 1001; i++)
+        {
+          g_autoptr (AccelBuffer) buf = NULL;
+          int k = i == 0 ? 0 : i == 1 ? 1 : i == 1000 ? 2 : -1;
+
+          g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+          g_assert_nonnull (buf);
+          if (k >= 0)
+            g_assert_cmpint (accel_buffer_get_pts (buf), ==, cases[c].pts[k]);
+        }
+    }
+}
+
 static void
 test_pattern_bad_format (void)
 {
@@ -1620,6 +1660,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/pattern-source/noise-reproducible", test_noise_reproducible);
   g_test_add_func ("/io/pattern-source/timestamps", test_pattern_timestamps);
+  g_test_add_func (
+      "/io/pattern-source/timestamps-exact", test_pattern_timestamps_exact);
   g_test_add_func ("/io/pattern-source/bad-format", test_pattern_bad_format);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/png-sink/smpte-bars", test_smpte_png);
