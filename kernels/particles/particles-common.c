@@ -128,8 +128,18 @@ void
 accel_particles_params_set_grid (
     AccelParticlesParams *p, const float lo[3], const float hi[3])
 {
-  /* cells of two radii: a push looks at most one cell away */
+  /* cells of two radii: a push looks at most one cell away, so larger
+   * cells are as correct. No more cells than twice the particles (or 64
+   * a side): a tiny radius asked for terabytes of index (0.0001), or
+   * seconds a step for a few particles */
   float cell = p->collide_radius > 0.0f ? 2.0f * p->collide_radius : 0.1f;
+  double most = 2.0 * p->capacity > 64.0 * 64.0 * 64.0 ? 2.0 * p->capacity
+                                                       : 64.0 * 64.0 * 64.0;
 
   accel_spatial_grid_init (&p->grid, lo, hi, cell);
+  while ((double)p->grid.dims[0] * p->grid.dims[1] * p->grid.dims[2] > most)
+    {
+      cell *= 1.0625f;
+      accel_spatial_grid_init (&p->grid, lo, hi, cell);
+    }
 }

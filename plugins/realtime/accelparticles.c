@@ -181,6 +181,19 @@ accel_particles_start (AccelStage *stage, GError **error)
   AccelParticles *self = ACCEL_PARTICLES (stage);
   static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
   AccelParticlesParams p;
+  guint pool_size;
+
+  /* the next step reads the last output (accel_particles_process ()): a
+   * pool of one would wait for itself */
+  g_object_get (stage, "pool-size", &pool_size, NULL);
+  if (pool_size == 1)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (realtime.particles): pool-size 1 is too small: the "
+          "stage keeps its last output to step from, so it needs 2",
+          accel_stage_get_name (stage));
+      return FALSE;
+    }
 
   /* the index is laid out for the radius at start (a later radius is still
    * correct, only slower or faster) and always there, so collisions can be

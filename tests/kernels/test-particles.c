@@ -345,6 +345,56 @@ test_stages (void)
   g_assert_cmpstr (sums[8], !=, sums[9]);
 }
 
+/* the index keeps to twice the particles' cells (or 64 a side), with
+ * cells at least two radii wide: a tiny radius asked for 1e12 cells
+ * (terabytes) with 64 particles */
+static void
+test_grid_bounded (void)
+{
+  static const float lo[3] = { -1.0f, -1.0f, -1.0f }, hi[3] = { 1, 1, 1 };
+  static const struct
+  {
+    guint capacity;
+    float radius;
+    double most;
+  } cases[] = {
+    { 64, 0.0001f, 64.0 * 64 * 64 }, { 1u << 20, 0.005f, 2.0 * (1u << 20) },
+    { 4096, 0.05f, 20.0 * 20 * 20 }, /* unbounded: cells of two radii */
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      AccelParticlesParams p;
+
+      accel_particles_params_init (&p, cases[c].capacity);
+      p.collide_radius = cases[c].radius;
+      accel_particles_params_set_grid (&p, lo, hi);
+      g_assert_cmpfloat (p.grid.cell, >=, 2.0f * cases[c].radius);
+      g_assert_cmpfloat (
+          (double)p.grid.dims[0] * p.grid.dims[1] * p.grid.dims[2], <=,
+          cases[c].most);
+    }
+}
+
+/* the stage steps from its last output: a pool of one is refused at start,
+ * naming it (every other frame waited out the pool's timeout, and without
+ * one the graph waited for good) */
+static void
+test_pool_of_one_refused (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("pool");
+  AccelStage *sim = accel_test_stage (g, "realtime.particles", "sim");
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (
+      sim, "capacity", 64u, "num-buffers", (gint64)3, "pool-size", 1u, NULL);
+  g_assert_true (accel_graph_link (g, "sim", "sink", &error));
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (error->message, "pool-size 1 is too small"));
+}
+
 /* a splat takes particles, nothing else */
 static void
 test_splat_refuses_images (void)
@@ -454,6 +504,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/particles/splat-lights-particles", test_splat_lights_particles);
   g_test_add_func ("/particles/stages", test_stages);
+  g_test_add_func ("/particles/grid-bounded", test_grid_bounded);
+  g_test_add_func ("/particles/pool-of-one-refused", test_pool_of_one_refused);
   g_test_add_func (
       "/particles/splat-refuses-images", test_splat_refuses_images);
   return g_test_run ();
