@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 #include <curand.h>
+#include <math.h>
 
 #include "accelrand-private.h"
 
@@ -111,6 +112,39 @@ invalid:
   }
 }
 
+/* the distribution's parameters as @dtype holds them: uniform's range not
+ * empty and its width finite (low -1e308, high 1e308 gave infinities, and
+ * low 5, high 1 values in [1, 5)), a normal's mean and deviation finite
+ * (an f32 of 1e39 is infinite). Checked when the graph is prepared and
+ * at each frame, as they may change meanwhile */
+static gboolean
+check_parameters (
+    AccelRand *self, gboolean f64, AccelError code, GError **error)
+{
+  AccelRandPrivate *priv = accel_rand_get_instance_private (self);
+  AccelRandDistribution dist = ACCEL_RAND_GET_CLASS (self)->distribution;
+  double a = priv->parameters[0], b = priv->parameters[1];
+  double most = f64 ? G_MAXDOUBLE : G_MAXFLOAT;
+  const char *why = NULL;
+
+  if (dist == ACCEL_RAND_DIST_UNIFORM && !(b > a))
+    why = "high must be above low";
+  else if (dist == ACCEL_RAND_DIST_UNIFORM
+           && !(fabs (a) <= most && fabs (b) <= most && b - a <= most))
+    why = "low, high and their difference must be finite in the dtype";
+  else if (dist != ACCEL_RAND_DIST_UNIFORM
+           && !(fabs (a) <= most && b >= 0.0 && b <= most))
+    why = "mean must be finite and stddev from 0 to finite in the dtype";
+  if (!why)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, code, "stage '%s' (%s): %s (%s %g, %s %g)",
+      accel_stage_get_name (ACCEL_STAGE (self)),
+      accel_stage_get_kind_name (ACCEL_STAGE (self)), why,
+      dist == ACCEL_RAND_DIST_UNIFORM ? "low" : "mean", a,
+      dist == ACCEL_RAND_DIST_UNIFORM ? "high" : "stddev", b);
+  return FALSE;
+}
+
 static gboolean
 accel_rand_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
@@ -126,6 +160,9 @@ accel_rand_negotiate (AccelStage *stage, const AccelType *in_types,
           priv->dtype);
       return FALSE;
     }
+  if (!check_parameters (ACCEL_RAND (stage), dtype == ACCEL_DTYPE_F64,
+          ACCEL_ERROR_INVALID_PIPELINE, error))
+    return FALSE;
   accel_type_init_tensor (&out_types[0], dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
   return parse_shape (stage, priv->shape, &out_types[0], error);
 }
@@ -271,6 +308,9 @@ accel_rand_process (AccelStage *stage, AccelFrame *frame, GError **error)
 
   if (priv->num_buffers >= 0 && frame->sequence >= (guint64)priv->num_buffers)
     return ACCEL_FLOW_EOS;
+  /* set while running: the frame fails as bad input */
+  if (!check_parameters (self, priv->f64, ACCEL_ERROR_INVALID_INPUT, error))
+    return ACCEL_FLOW_ERROR;
 
   if (accel_stage_is_host (stage))
     {

@@ -185,6 +185,28 @@ expect_invalid (const char *shape, const char *dtype)
   g_assert_nonnull (strstr (error->message, "'rand' (rand.normal)"));
 }
 
+/* a distribution's parameters that the dtype cannot hold, or a range with
+ * nothing in it, are refused at prepare, saying which (they gave
+ * infinities, or values outside the range asked for) */
+static void
+expect_bad_distribution (const char *kind, const char *dtype, const char *p0,
+    double a, const char *p1, double b, const char *says)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("invalid");
+  AccelStage *src;
+
+  accel_graph_set_device (g, accel_device_get_host ());
+  src = accel_test_stage (g, kind, "rand");
+  accel_test_stage (g, "test.tensor-sink", "sink");
+  g_object_set (src, "shape", "16", "dtype", dtype, p0, a, p1, b, NULL);
+  g_assert_true (accel_graph_link (g, "rand", "sink", &error));
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, says));
+}
+
 static void
 test_invalid_parameters (void)
 {
@@ -192,6 +214,16 @@ test_invalid_parameters (void)
   expect_invalid ("16", "c64");
   expect_invalid ("0x3", "f32");
   expect_invalid ("4xx3", "f32");
+  expect_bad_distribution ("rand.uniform", "f32", "low", 5.0, "high", 1.0,
+      "high must be above low (low 5, high 1)");
+  expect_bad_distribution ("rand.uniform", "f64", "low", -1e308, "high", 1e308,
+      "their difference must be finite");
+  expect_bad_distribution ("rand.uniform", "f32", "low", 0.0, "high", 1e39,
+      "their difference must be finite");
+  expect_bad_distribution (
+      "rand.normal", "f32", "mean", 1e39, "stddev", 1.0, "mean must be finite");
+  expect_bad_distribution (
+      "rand.log-normal", "f32", "mean", 0.0, "stddev", 1e39, "stddev from 0");
 }
 
 int
