@@ -344,30 +344,81 @@ pspec_type_name (GParamSpec *p)
     }
 }
 
-static gchar *
-pspec_range (GParamSpec *p)
+/* the fewest digits that read back as @v (as a float where @single):
+ * "%g" rounded a bound such as 32 / 3 to 10.6667, which the range then
+ * refused */
+static void
+append_real (GString *s, double v, gboolean single)
 {
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int digits = 6; digits <= 17; digits++)
+    {
+      gchar fmt[8];
+      double back;
+
+      g_snprintf (fmt, sizeof (fmt), "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof (buf), fmt, v);
+      back = g_ascii_strtod (buf, NULL);
+      if (single ? (float)back == (float)v : back == v)
+        break;
+    }
+  g_string_append (s, buf);
+}
+
+/**
+ * accel_param_spec_dup_range:
+ * @pspec: a stage parameter's spec
+ *
+ * Returns: (transfer full) (nullable): the values @pspec takes, as text:
+ *   "min .. max" for a number, with as many digits as read back as the
+ *   bound itself, or "a | b | c" for an enumeration; %NULL for another
+ *   type. MT safe.
+ */
+gchar *
+accel_param_spec_dup_range (GParamSpec *pspec)
+{
+  GString *s;
+
+  g_return_val_if_fail (G_IS_PARAM_SPEC (pspec), NULL);
 #define RANGE(T, fmt)                                                          \
-  if (G_IS_PARAM_SPEC_##T (p))                                                 \
-    return g_strdup_printf (fmt " .. " fmt, G_PARAM_SPEC_##T (p)->minimum,     \
-        G_PARAM_SPEC_##T (p)->maximum);
+  if (G_IS_PARAM_SPEC_##T (pspec))                                             \
+    return g_strdup_printf (fmt " .. " fmt, G_PARAM_SPEC_##T (pspec)->minimum, \
+        G_PARAM_SPEC_##T (pspec)->maximum);
   RANGE (INT, "%d");
   RANGE (UINT, "%u");
+  RANGE (LONG, "%ld");
+  RANGE (ULONG, "%lu");
   RANGE (INT64, "%" G_GINT64_FORMAT);
   RANGE (UINT64, "%" G_GUINT64_FORMAT);
-  RANGE (DOUBLE, "%g");
-  RANGE (FLOAT, "%g");
 #undef RANGE
-  if (G_IS_PARAM_SPEC_ENUM (p))
+  if (!G_IS_PARAM_SPEC_DOUBLE (pspec) && !G_IS_PARAM_SPEC_FLOAT (pspec)
+      && !G_IS_PARAM_SPEC_ENUM (pspec))
+    return NULL;
+  s = g_string_new (NULL);
+  if (G_IS_PARAM_SPEC_DOUBLE (pspec) || G_IS_PARAM_SPEC_FLOAT (pspec))
     {
-      GEnumClass *ec = G_PARAM_SPEC_ENUM (p)->enum_class;
-      GString *s = g_string_new (NULL);
+      gboolean single = G_IS_PARAM_SPEC_FLOAT (pspec);
+
+      append_real (s,
+          single ? G_PARAM_SPEC_FLOAT (pspec)->minimum
+                 : G_PARAM_SPEC_DOUBLE (pspec)->minimum,
+          single);
+      g_string_append (s, " .. ");
+      append_real (s,
+          single ? G_PARAM_SPEC_FLOAT (pspec)->maximum
+                 : G_PARAM_SPEC_DOUBLE (pspec)->maximum,
+          single);
+    }
+  else
+    {
+      GEnumClass *ec = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+
       for (guint i = 0; i < ec->n_values; i++)
         g_string_append_printf (
             s, "%s%s", i ? " | " : "", ec->values[i].value_nick);
-      return g_string_free (s, FALSE);
     }
-  return NULL;
+  return g_string_free (s, FALSE);
 }
 
 /* the error for a kind that is not registered, with the nearest ones */
@@ -403,7 +454,7 @@ describe_params (GString *s, GParamSpec **pspecs, guint n, gboolean common)
           || (p->owner_type == ACCEL_TYPE_STAGE) != common)
         continue;
       def = value_to_string (g_param_spec_get_default_value (p));
-      range = pspec_range (p);
+      range = accel_param_spec_dup_range (p);
       g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
           p->name, pspec_type_name (p), def, range ? ", range " : "",
           range ? range : "", g_param_spec_get_blurb (p));

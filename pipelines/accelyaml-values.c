@@ -58,41 +58,9 @@ accel_yaml_did_you_mean (const char *word, const char *const *names, guint n)
 }
 
 static gchar *
-range_of (GParamSpec *pspec)
-{
-  if (G_IS_PARAM_SPEC_INT (pspec))
-    return g_strdup_printf ("%d .. %d", G_PARAM_SPEC_INT (pspec)->minimum,
-        G_PARAM_SPEC_INT (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_UINT (pspec))
-    return g_strdup_printf ("%u .. %u", G_PARAM_SPEC_UINT (pspec)->minimum,
-        G_PARAM_SPEC_UINT (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_LONG (pspec))
-    return g_strdup_printf ("%ld .. %ld", G_PARAM_SPEC_LONG (pspec)->minimum,
-        G_PARAM_SPEC_LONG (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_ULONG (pspec))
-    return g_strdup_printf ("%lu .. %lu", G_PARAM_SPEC_ULONG (pspec)->minimum,
-        G_PARAM_SPEC_ULONG (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_INT64 (pspec))
-    return g_strdup_printf ("%" G_GINT64_FORMAT " .. %" G_GINT64_FORMAT,
-        G_PARAM_SPEC_INT64 (pspec)->minimum,
-        G_PARAM_SPEC_INT64 (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_UINT64 (pspec))
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT,
-        G_PARAM_SPEC_UINT64 (pspec)->minimum,
-        G_PARAM_SPEC_UINT64 (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_FLOAT (pspec))
-    return g_strdup_printf ("%g .. %g", G_PARAM_SPEC_FLOAT (pspec)->minimum,
-        G_PARAM_SPEC_FLOAT (pspec)->maximum);
-  if (G_IS_PARAM_SPEC_DOUBLE (pspec))
-    return g_strdup_printf ("%g .. %g", G_PARAM_SPEC_DOUBLE (pspec)->minimum,
-        G_PARAM_SPEC_DOUBLE (pspec)->maximum);
-  return NULL;
-}
-
-static gchar *
 out_of_range (const char *text, GParamSpec *pspec)
 {
-  g_autofree gchar *range = range_of (pspec);
+  g_autofree gchar *range = accel_param_spec_dup_range (pspec);
 
   if (!range)
     return g_strdup_printf ("is not a valid value: '%s'", text);

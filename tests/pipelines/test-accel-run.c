@@ -466,6 +466,10 @@ test_usage (void)
     { { "--set=blur.sigma=-1", demo, NULL },
         "--set blur.sigma=-1: parameter 'sigma' of stage 'blur' "
         "(realtime.gaussian-blur) is out of range" },
+    /* a bound with the digits that read back as itself: "%g" gave
+     * 10.6667, which the range refuses */
+    { { "--set=blur.sigma=10.667", demo, NULL },
+        "is out of range: 10.667 is not in 0.1 .. 10.666667" },
     { { "--ranks=0", demo, NULL }, "--ranks must be from 1 to 4096, not 0" },
     /* refused before the run, not after it */
     { { "--stats=/nonexistent-accel/s.json", demo, NULL },
