@@ -169,12 +169,19 @@ resolve (AccelFft *self, const AccelType *in, FftPlan *plan, GError **error)
     {
       gint64 real
           = priv->real_length > 0 ? priv->real_length : 2 * (n_last_in - 1);
+      /* one complex value makes one real value (not 0) */
+      g_autofree gchar *even
+          = n_last_in > 1 ? g_strdup_printf (
+                "%" G_GINT64_FORMAT " or ", 2 * (n_last_in - 1))
+                          : g_strdup ("");
+
       if (real < 1 || real / 2 + 1 != n_last_in)
         return type_error (stage, in, error,
             "a c2r transform of a last dimension of %" G_GINT64_FORMAT
-            " complex values makes %" G_GINT64_FORMAT " or %" G_GINT64_FORMAT
-            " real values, not %" G_GINT64_FORMAT " (property real-length)",
-            n_last_in, 2 * (n_last_in - 1), 2 * (n_last_in - 1) + 1, real);
+            " complex values makes %s%" G_GINT64_FORMAT
+            " real value%s, not %" G_GINT64_FORMAT " (property real-length)",
+            n_last_in, even, 2 * (n_last_in - 1) + 1, n_last_in > 1 ? "s" : "",
+            real);
       plan->n[rank - 1] = real;
       n_last_out = real;
     }

@@ -93,7 +93,8 @@ test_round_trip_real (void)
  * mismatch naming the stage and the input type */
 static void
 expect_mismatch (const char *kind, AccelDType dtype, gint n_dims,
-    const gint64 *dims, const char *fft_type, gint rank, gint64 real_length)
+    const gint64 *dims, const char *fft_type, gint rank, gint64 real_length,
+    const char *says)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = accel_graph_new ("mismatch");
@@ -118,24 +119,31 @@ expect_mismatch (const char *kind, AccelDType dtype, gint n_dims,
   g_assert_nonnull (strstr (error->message, "'transform'"));
   g_assert_nonnull (strstr (error->message, kind));
   g_assert_nonnull (strstr (error->message, shown));
+  if (says)
+    g_assert_nonnull (strstr (error->message, says));
 }
 
 static void
 test_type_errors (void)
 {
-  const gint64 d2[] = { 4, 8 }, d1[] = { 8 }, half[] = { 4, 5 };
+  const gint64 d2[] = { 4, 8 }, d1[] = { 8 }, half[] = { 4, 5 },
+               one[] = { 4, 1 };
 
   /* no integer transforms */
-  expect_mismatch ("fft.forward", ACCEL_DTYPE_I32, 1, d1, "auto", 0, 0);
+  expect_mismatch ("fft.forward", ACCEL_DTYPE_I32, 1, d1, "auto", 0, 0, NULL);
   /* c2r is an inverse, r2c a forward transform of real data */
-  expect_mismatch ("fft.forward", ACCEL_DTYPE_C64, 2, d2, "c2r", 0, 0);
-  expect_mismatch ("fft.inverse", ACCEL_DTYPE_F32, 2, d2, "auto", 0, 0);
-  expect_mismatch ("fft.forward", ACCEL_DTYPE_C64, 2, d2, "r2c", 0, 0);
-  expect_mismatch ("fft.forward", ACCEL_DTYPE_F64, 2, d2, "c2c", 0, 0);
+  expect_mismatch ("fft.forward", ACCEL_DTYPE_C64, 2, d2, "c2r", 0, 0, NULL);
+  expect_mismatch ("fft.inverse", ACCEL_DTYPE_F32, 2, d2, "auto", 0, 0, NULL);
+  expect_mismatch ("fft.forward", ACCEL_DTYPE_C64, 2, d2, "r2c", 0, 0, NULL);
+  expect_mismatch ("fft.forward", ACCEL_DTYPE_F64, 2, d2, "c2c", 0, 0, NULL);
   /* a 3-D transform of a matrix */
-  expect_mismatch ("fft.forward", ACCEL_DTYPE_C128, 2, d2, "auto", 3, 0);
+  expect_mismatch ("fft.forward", ACCEL_DTYPE_C128, 2, d2, "auto", 3, 0, NULL);
   /* 5 complex values make 8 or 9 reals, not 7 */
-  expect_mismatch ("fft.inverse", ACCEL_DTYPE_C64, 2, half, "c2r", 1, 7);
+  expect_mismatch ("fft.inverse", ACCEL_DTYPE_C64, 2, half, "c2r", 1, 7,
+      "makes 8 or 9 real values, not 7");
+  /* and one makes one (it said "0 or 1") */
+  expect_mismatch ("fft.inverse", ACCEL_DTYPE_C64, 2, one, "c2r", 1, 2,
+      "makes 1 real value, not 2");
 }
 
 /* the output types negotiation gives, r2c and c2r */
