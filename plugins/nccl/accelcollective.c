@@ -77,6 +77,42 @@ given_type (AccelStage *stage, AccelWorld *world)
       accel_world_get_rank (world), text);
 }
 
+/* what every member of a communicator must run alike: its kind (a pair:
+ * a send and its receive, whichever end) and its op and root where it has
+ * them. Ranks whose files differ there ran, with exit 0, a sum on one and
+ * a max on the other (the frames half summed, half the max), or waited
+ * out the timeout in every generation with roots that differ */
+static gchar *
+run_terms (AccelStage *stage)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
+  GString *s = g_string_new (NULL);
+  static const char *const terms[] = { "op", "root" };
+
+  if (g_object_class_find_property (klass, "peer"))
+    return g_string_free (g_string_append (s, "a pair"), FALSE);
+  g_string_append (s, accel_stage_get_kind_name (stage));
+  for (guint i = 0; i < G_N_ELEMENTS (terms); i++)
+    {
+      GParamSpec *pspec = g_object_class_find_property (klass, terms[i]);
+      GValue v = G_VALUE_INIT;
+
+      if (!pspec)
+        continue;
+      g_value_init (&v, pspec->value_type);
+      g_object_get_property (G_OBJECT (stage), terms[i], &v);
+      if (G_VALUE_HOLDS_ENUM (&v))
+        g_string_append_printf (s, " %s %s", terms[i],
+            g_enum_get_value (
+                g_type_class_peek (pspec->value_type), g_value_get_enum (&v))
+                ->value_nick);
+      else if (G_VALUE_HOLDS_UINT (&v))
+        g_string_append_printf (s, " %s %u", terms[i], g_value_get_uint (&v));
+      g_value_unset (&v);
+    }
+  return g_string_free (s, FALSE);
+}
+
 /* the world rank of @member of the stage's communicator: a pair's other
  * end is its peer, a group's members are the world's ranks */
 static guint
@@ -119,36 +155,50 @@ member_type (AccelStage *stage, AccelWorld *world, const char *key,
 
 /* every member must give the collective the same element type and size,
  * or NCCL reads past a buffer or waits forever and Gloo aborts the process;
- * and every member must have the stage at all. Member 0 waits for every
- * other member's word and the others for member 0's, through the store,
+ * run it alike (run_terms ()); and have the stage at all. Member 0 waits for
+ * every other member's word and the others for member 0's, through the store,
  * before any communicator is made */
 static gboolean
 agree_on_type (AccelStage *stage, AccelWorld *world, const char *key,
     guint member, guint size, GError **error)
 {
-  g_autofree gchar *mine = given_type (stage, world);
+  g_autofree gchar *type = given_type (stage, world);
+  g_autofree gchar *terms = run_terms (stage);
+  /* the type's line, then the terms' */
+  g_autofree gchar *mine = g_strdup_printf ("%s\n%s", type, terms);
   g_autofree gchar *mine_key = g_strdup_printf ("%s/type/%u", key, member);
   g_autoptr (GBytes) value = g_bytes_new (mine, strlen (mine));
-  g_auto (GStrv) ours = g_strsplit (mine, " ", 4);
+  g_auto (GStrv) ours = g_strsplit (type, " ", 4);
 
   if (!accel_world_set (world, mine_key, value, error))
     return FALSE;
   for (guint m = member == 0 ? 1 : 0; m < (member == 0 ? size : 1); m++)
     {
       g_autofree gchar *text = member_type (stage, world, key, m, error);
-      g_auto (GStrv) theirs = NULL;
+      g_auto (GStrv) lines = NULL, theirs = NULL;
       gchar **first, **second;
 
       if (!text)
         return FALSE;
-      theirs = g_strsplit (text, " ", 4);
-      if (g_strv_length (theirs) != 4)
+      lines = g_strsplit (text, "\n", 2);
+      theirs = g_strsplit (lines[0], " ", 4);
+      if (g_strv_length (theirs) != 4 || g_strv_length (lines) != 2)
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
               "stage '%s' (%s): the store holds '%s' for %s, which no rank "
               "of accel's wrote",
               accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
               text, key);
+          return FALSE;
+        }
+      if (!g_str_equal (terms, lines[1]))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s' (%s): rank %s runs it as %s, rank %s as %s: every "
+              "rank must run a collective alike",
+              accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+              m == 0 ? theirs[2] : ours[2], m == 0 ? lines[1] : terms,
+              m == 0 ? ours[2] : theirs[2], m == 0 ? terms : lines[1]);
           return FALSE;
         }
       if (g_str_equal (ours[0], theirs[0]) && g_str_equal (ours[1], theirs[1]))

@@ -534,6 +534,32 @@ test_collective_mismatch (Fixture *f, gconstpointer data)
       "links: [src -> tx -> out, rx -> out]\n",
       "stage 'rx' (nccl.recv): rank 0 gives it tensor<f32>[16]@device, rank 1 "
       "gives it tensor<f32>[8]@device");
+  /* run differently: a sum on one rank and a max on the other wrote half
+   * summed, half the max, with exit 0; roots that differ waited out the
+   * timeout in every generation */
+  assert_refused (f, "ops.yaml",
+      "pipeline: ops\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: "
+      "{shape: \"16\", num-buffers: 2}}\n"
+      "  - {name: sum, kind: nccl.all-reduce, ranks: [0], params: {op: sum, "
+      "group: g}}\n"
+      "  - {name: max, kind: nccl.all-reduce, ranks: [1], params: {op: max, "
+      "group: g}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> sum -> out, src -> max -> out]\n",
+      "rank 0 runs it as nccl.all-reduce op sum, rank 1 as nccl.all-reduce "
+      "op max: every rank must run a collective alike");
+  assert_refused (f, "roots.yaml",
+      "pipeline: roots\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: "
+      "{shape: \"16\", num-buffers: 2}}\n"
+      "  - {name: bc, kind: nccl.broadcast, params: {root: \"{rank}\"}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> bc -> out]\n",
+      "stage 'bc' (nccl.broadcast): rank 0 runs it as nccl.broadcast root 0, "
+      "rank 1 as nccl.broadcast root 1");
 }
 
 /* a root outside the world is refused at prepare, naming the world's ranks,
