@@ -52,9 +52,14 @@ gint64 accel_supervisor_progress_mark (const char *state_dir);
  * (accel_supervisor_interrupted()), passes it on to the workers added as
  * ACCEL_SUPERVISOR_INTERRUPT (a terminal's Ctrl-C reaches them itself too,
  * as they share its process group: a worker takes the two as one) and
- * starts no new worker after it; the previous SIGINT handler in @previous */
-void accel_supervisor_begin (struct sigaction *previous);
-void accel_supervisor_end (const struct sigaction *previous);
+ * starts no new worker after it. SIGTERM (a service manager's stop) is
+ * taken as SIGINT. The handlers it replaces in @previous */
+typedef struct
+{
+  struct sigaction sigint, sigterm;
+} AccelSupervisorHandlers;
+void accel_supervisor_begin (AccelSupervisorHandlers *previous);
+void accel_supervisor_end (const AccelSupervisorHandlers *previous);
 gboolean accel_supervisor_interrupted (void);
 /* a worker started, and its end (blocking, or a look): between begin and
  * end; TRUE with @status once reaped */

@@ -91,6 +91,21 @@ accel_stage_send_eos_downstream (AccelStage *self)
       }
 }
 
+/* whether @error gives up a frame (or the stream's end) as the graph
+ * ends: a collective whose peers ended their streams before it, each rank
+ * interrupted where it was. Said on stderr; no fault */
+static gboolean
+given_up_as_graph_ends (AccelStage *self, const GError *error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (!g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED)
+      || !g_atomic_int_get (&priv->graph_ending))
+    return FALSE;
+  g_message ("stage '%s' ends its stream: %s", priv->name, error->message);
+  return TRUE;
+}
+
 /* the stage's stream ends: its own eos(), then its role's end */
 void
 accel_stage_handle_eos (AccelStage *self)
@@ -103,8 +118,12 @@ accel_stage_handle_eos (AccelStage *self)
   take_no_more (self);
   if (klass->eos && !klass->eos (self, &error))
     {
-      accel_stage_fail (self, error);
-      return;
+      if (!given_up_as_graph_ends (self, error))
+        {
+          accel_stage_fail (self, error);
+          return;
+        }
+      g_error_free (error);
     }
   priv->role->end (self);
 }
@@ -422,6 +441,13 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 
   /* what was batched before the fault runs (or fails) first */
   accel_stage_batch_flush (self);
+  /* the stream ends at that frame */
+  if (given_up_as_graph_ends (self, error))
+    {
+      g_error_free (error);
+      accel_stage_handle_eos (self);
+      return FALSE;
+    }
   switch (accel_stage_supervisor_decide (&priv->supervisor, &error))
     {
     case ACCEL_SUPERVISION_RESUME:

@@ -107,7 +107,7 @@ accel_supervisor_reap_worker (GPid pid, gboolean block, int *status)
 }
 
 void
-accel_supervisor_begin (struct sigaction *previous)
+accel_supervisor_begin (AccelSupervisorHandlers *previous)
 {
   struct sigaction note = { 0 };
 
@@ -122,13 +122,17 @@ accel_supervisor_begin (struct sigaction *previous)
       workers[i] = 0;
       g_atomic_int_set (&forwarded[i], 0);
     }
-  sigaction (SIGINT, &note, previous);
+  sigaction (SIGINT, &note, &previous->sigint);
+  /* killed by it, the supervisor left its temporary state behind and
+   * its workers stopped at once */
+  sigaction (SIGTERM, &note, &previous->sigterm);
 }
 
 void
-accel_supervisor_end (const struct sigaction *previous)
+accel_supervisor_end (const AccelSupervisorHandlers *previous)
 {
-  sigaction (SIGINT, previous, NULL);
+  sigaction (SIGINT, &previous->sigint, NULL);
+  sigaction (SIGTERM, &previous->sigterm, NULL);
 }
 
 gboolean
@@ -341,13 +345,13 @@ run_workers (const char *const *argv, guint max_restarts,
       guint recent = 0;
 
       g_debug ("starting worker %u: %s", generation, argv[0]);
-      /* a supervisor that is killed takes its worker along: SIGTERM, so it
-       * finishes its frames in flight as after a Ctrl-C */
+      /* a supervisor that is killed takes its worker along: it finishes
+       * its frames in flight as after a Ctrl-C */
       if (!g_spawn_async (NULL, (gchar **)argv, env,
               G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
                   | G_SPAWN_CHILD_INHERITS_STDIN,
-              accel_supervisor_child_setup, GINT_TO_POINTER (SIGTERM), &pid,
-              &spawn_error))
+              accel_supervisor_child_setup,
+              GINT_TO_POINTER (ACCEL_SUPERVISOR_GONE), &pid, &spawn_error))
         {
           g_propagate_prefixed_error (
               error, g_steal_pointer (&spawn_error), "cannot start a worker: ");
@@ -450,7 +454,7 @@ gboolean
 accel_supervisor_run (const char *const *argv, guint max_restarts,
     gint64 restart_window_ms, GError **error)
 {
-  struct sigaction previous;
+  AccelSupervisorHandlers previous;
   gboolean ok;
 
   accel_supervisor_begin (&previous);

@@ -300,7 +300,7 @@ accel_world_supervise (const char *const *argv, guint n_ranks,
     const char *coordinator, const char *state_dir, guint max_restarts,
     gint64 restart_window_ms, GError **error)
 {
-  struct sigaction previous;
+  AccelSupervisorHandlers previous;
   gboolean ok;
 
   g_return_val_if_fail (n_ranks > 0, FALSE);

@@ -269,19 +269,23 @@ on_sigint_once (gpointer data)
  * that its supervisor passes on (ACCEL_SUPERVISOR_INTERRUPT), as it does
  * with what is sent to it alone. A terminal's Ctrl-C reaches both, so a
  * worker gets it twice: the interrupts are as many as the more of the two
- * kinds. On the signals' thread */
-static guint signals_sent, signals_passed, interrupts_taken;
+ * kinds, or one when the supervisor died (ACCEL_SUPERVISOR_GONE, which may
+ * come more than once). On the signals' thread */
+static guint signals_sent, signals_passed, supervisor_gone, interrupts_taken;
 
 static gboolean
-take_interrupt (Run *run, gboolean passed)
+take_interrupt (Run *run, int kind)
 {
   gboolean leave = FALSE;
 
-  if (passed)
+  if (kind == ACCEL_SUPERVISOR_INTERRUPT)
     signals_passed++;
+  else if (kind == ACCEL_SUPERVISOR_GONE)
+    supervisor_gone = 1;
   else
     signals_sent++;
-  if (MAX (signals_sent, signals_passed) == interrupts_taken)
+  if (MAX (MAX (signals_sent, signals_passed), supervisor_gone)
+      == interrupts_taken)
     return G_SOURCE_CONTINUE;
   interrupts_taken++;
   g_mutex_lock (&early.lock);
@@ -309,13 +313,19 @@ take_interrupt (Run *run, gboolean passed)
 static gboolean
 on_early_signal (gpointer data)
 {
-  return take_interrupt (data, FALSE);
+  return take_interrupt (data, SIGINT);
 }
 
 static gboolean
 on_passed_signal (gpointer data)
 {
-  return take_interrupt (data, TRUE);
+  return take_interrupt (data, ACCEL_SUPERVISOR_INTERRUPT);
+}
+
+static gboolean
+on_supervisor_gone (gpointer data)
+{
+  return take_interrupt (data, ACCEL_SUPERVISOR_GONE);
 }
 
 static gboolean
@@ -354,6 +364,10 @@ early_signals_start (Run *run)
           = g_unix_signal_source_new (ACCEL_SUPERVISOR_INTERRUPT);
 
       g_source_set_callback (source, on_passed_signal, run, NULL);
+      g_source_attach (source, early.context);
+      g_clear_pointer (&source, g_source_unref);
+      source = g_unix_signal_source_new (ACCEL_SUPERVISOR_GONE);
+      g_source_set_callback (source, on_supervisor_gone, run, NULL);
       g_source_attach (source, early.context);
       accel_supervisor_take_interrupts ();
     }

@@ -20,6 +20,10 @@ G_BEGIN_DECLS
  * to it alone; a terminal's Ctrl-C reaches them as SIGINT as well, so a
  * worker counts the more of the two, not their sum */
 #define ACCEL_SUPERVISOR_INTERRUPT SIGUSR1
+/* the signal a worker of accel_supervisor_run () gets when its supervisor
+ * dies (even by SIGKILL): an interrupt, taken once however often it comes
+ * (a parent's death may signal more than once) */
+#define ACCEL_SUPERVISOR_GONE SIGUSR2
 
 gboolean accel_supervisor_is_worker (void);
 void accel_supervisor_take_interrupts (void);

@@ -56,29 +56,43 @@ struct _AccelCommunicator
 };
 
 /* a member whose stream ended before the frame this one waits on (see
- * accelframeorder.h) explains a peer gone: NULL when none did */
+ * accelframeorder.h) explains a peer gone: NULL when none did. The
+ * watchdog's question (a GPU's pending operation, whose frame went on):
+ * not while this rank's graph is ending */
 static gchar *
-peer_ended (AccelCommunicator *comm)
+peer_ended_full (AccelCommunicator *comm, gboolean while_ending)
 {
   guint64 last = __atomic_load_n (&comm->last_frame, __ATOMIC_RELAXED);
 
   if (last == 0)
     return NULL;
-  return accel_frame_order_peer_ended (
-      comm->stage, comm->world, comm->key, comm->rank, comm->size, last - 1);
+  return accel_frame_order_peer_ended (comm->stage, comm->world, comm->key,
+      comm->rank, comm->size, last - 1, while_ending);
 }
 
-/* TRUE, with @error set and the communicator lost, when peer_ended() */
+static gchar *
+peer_ended (AccelCommunicator *comm)
+{
+  return peer_ended_full (comm, FALSE);
+}
+
+/* TRUE, with @error set and the communicator lost, when a peer ended
+ * before the frame that failed: ranks given different frames, or (this
+ * rank's graph ending too, as on Ctrl-C, each rank's where it was) a
+ * stream that ends here, ACCEL_ERROR_STOPPED: the frame is given up, as
+ * the peer's graph gave it up, rather than fail the rank */
 static gboolean
 failed_as_peer_ended (AccelCommunicator *comm, GError **error)
 {
-  g_autofree gchar *ended = peer_ended (comm);
+  g_autofree gchar *ended = peer_ended_full (comm, TRUE);
 
   if (!ended)
     return FALSE;
   comm->broken = TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s: %s",
-      comm->who, ended);
+  g_set_error (error, ACCEL_ERROR,
+      accel_stage_graph_is_ending (comm->stage) ? ACCEL_ERROR_STOPPED
+                                                : ACCEL_ERROR_INVALID_PIPELINE,
+      "%s: %s", comm->who, ended);
   return TRUE;
 }
 
@@ -86,13 +100,22 @@ static gboolean
 gloo_failed (
     AccelCommunicator *comm, const char *what, char *message, GError **error)
 {
-
   if (failed_as_peer_ended (comm, error))
     {
       free (message);
       return FALSE;
     }
   comm->broken = TRUE;
+  /* interrupted, each rank's streams end where they are: a peer gone
+   * before this frame (a pair's, which keeps no end to ask) gives it up */
+  if (accel_stage_graph_is_ending (comm->stage))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+          "%s: %s failed as the ranks end their streams (interrupted): %s",
+          comm->who, what, message ? message : "?");
+      free (message);
+      return FALSE;
+    }
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
       "%s: %s failed on rank %u of the world (generation %u): %s; the "
       "communicator is lost",
@@ -950,7 +973,9 @@ accel_communicator_send_end (
    * without a word: its end says so */
   accel_frame_order_wait_for_end (
       comm->stage, comm->world, comm->key, peer, comm->timeout_ms);
-  return !failed_as_peer_ended (comm, error);
+  /* interrupted, each rank's stream ends where it is */
+  return accel_stage_graph_is_ending (comm->stage)
+         || !failed_as_peer_ended (comm, error);
 }
 
 /* the peer's next header; on a GPU a wait on the host, as the receiver

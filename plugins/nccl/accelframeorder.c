@@ -174,12 +174,15 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
 
 /**
  * accel_frame_order_peer_ended:
- * @stage: the stage that waits (not when its own graph is ending)
+ * @stage: the stage that waits
  * @world: the joined world
  * @key: the communicator's name in the store
  * @member: this rank's place in the communicator
  * @size: the number of members
  * @frame: the frame this rank gave the communicator last
+ * @while_ending: whether to look while @stage's own graph is ending, where
+ *   each rank ends its stream where it is: TRUE where the frame can be
+ *   given up, FALSE where it went on already (a GPU's pending operation)
  *
  * Asks the store, once for each other member, whether its stream ended
  * before @frame, not for an interrupt: an operation on @frame (on a GPU,
@@ -193,9 +196,12 @@ accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
  */
 gchar *
 accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
-    const char *key, guint member, guint size, guint64 frame)
+    const char *key, guint member, guint size, guint64 frame,
+    gboolean while_ending)
 {
-  if (accel_stage_graph_is_ending (stage))
+  gboolean ending = accel_stage_graph_is_ending (stage);
+
+  if (ending && !while_ending)
     return NULL;
   for (guint m = 0; m < size; m++)
     {
@@ -229,8 +235,8 @@ accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
                   fields[0], 10, 0, G_MAXUINT64, &end, NULL)
               || end > frame))
         continue;
-      /* that rank alone was interrupted (this one is not ending) */
-      why = g_str_equal (fields[2], "interrupted")
+      why = ending ? "this rank's stream ends there too (interrupted)"
+            : g_str_equal (fields[2], "interrupted")
                 ? "that rank alone was interrupted (a terminal's Ctrl-C "
                   "reaches every rank)"
                 : "every rank must give it the same frames";

@@ -32,7 +32,8 @@ gboolean accel_frame_order_collective (AccelFrameOrder *order, const char *who,
 gboolean accel_frame_order_mark_end (AccelFrameOrder *order, AccelStage *stage,
     AccelWorld *world, const char *key, guint member, GError **error);
 gchar *accel_frame_order_peer_ended (AccelStage *stage, AccelWorld *world,
-    const char *key, guint member, guint size, guint64 frame);
+    const char *key, guint member, guint size, guint64 frame,
+    gboolean while_ending);
 void accel_frame_order_sent (AccelFrameOrder *order, guint64 sequence);
 gboolean accel_frame_order_received (AccelFrameOrder *order, const char *who,
     guint peer, guint64 sequence, GError **error);

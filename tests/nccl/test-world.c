@@ -357,8 +357,9 @@ test_interrupt (Fixture *f, gconstpointer data)
   world_wait_ranks_running (tmp, 2, t0);
   g_assert_cmpint (kill (alone ? pid : -pid, SIGINT), ==, 0);
   world_wait (p, &r, t0);
-  /* each rank ends its streams where it is: a collective or a receiver
-   * may find the other rank ended first, and wait out the grace (130) */
+  /* each rank ends its streams where it is: a collective or a sender
+   * may be left waiting for a rank that ended first (here as the graph
+   * starts), and wait out the grace (130) */
   g_assert_true (r.status == 0 || r.status == 130);
   world_assert_says (&r, "interrupted");
   /* not as by a second interrupt: stopped at once only when the grace ran
@@ -371,6 +372,64 @@ test_interrupt (Fixture *f, gconstpointer data)
   world_assert_silent_on (&r, "ended its stream");
   world_assert_silent_on (&r, "rebuilding the world");
   g_assert_cmpfloat (r.seconds, <, 20.0);
+  world_assert_tmp_clean (tmp);
+}
+
+/* the lines of @name in @dir */
+static guint
+world_count_lines (const char *dir, const char *name)
+{
+  gsize len;
+  g_autofree gchar *text = world_read (dir, name, &len);
+  guint n = 0;
+
+  for (gsize i = 0; i < len; i++)
+    n += text[i] == '\n';
+  return n;
+}
+
+/* an interrupt while frames flow: Ctrl-C or a service manager's SIGTERM
+ * to the whole job, or SIGTERM to the supervisor alone. The ranks end
+ * their streams where each is, a collective whose peer ended before its
+ * frame ends there too, and the run ends with 0, every rank having
+ * written the same frames. Before, that collective lost its communicator
+ * (130); a SIGTERM killed the supervisor, its ranks stopped at once and
+ * its temporary state stayed */
+static void
+test_interrupt_mid_stream (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: flowing\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: \"256\"}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: core.checksum-sink, params: {location: "
+        "\"sums-{rank}.txt\"}}\n"
+        "links: [src -> sum -> out]\n";
+  int how = GPOINTER_TO_INT (data);
+  const char *args[] = { "--ranks", "2", "flowing.yaml", NULL };
+  g_autofree gchar *tmp = world_make_tmp (f->dir);
+  g_autoptr (GSubprocess) p = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  g_auto (WorldRun) r = { 0 };
+  int pid;
+
+  world_write (f->dir, "flowing.yaml", yaml, strlen (yaml));
+  p = world_spawn_in (f->dir, tmp, TRUE, NULL, args);
+  pid = atoi (g_subprocess_get_identifier (p));
+  world_wait_ranks_running (tmp, 2, t0);
+  /* frames flow */
+  g_usleep (G_USEC_PER_SEC);
+  g_assert_cmpint (
+      kill (how == 2 ? pid : -pid, how == 0 ? SIGINT : SIGTERM), ==, 0);
+  world_wait (p, &r, t0);
+  g_test_message ("status %d; stderr:\n%s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  world_assert_silent_on (&r, "stopped at once");
+  world_assert_silent_on (&r, "the communicator is lost");
+  g_assert_cmpuint (world_count_lines (f->dir, "sums-0.txt"), >, 0);
+  g_assert_cmpuint (world_count_lines (f->dir, "sums-0.txt"), ==,
+      world_count_lines (f->dir, "sums-1.txt"));
   world_assert_tmp_clean (tmp);
 }
 
@@ -701,6 +760,15 @@ main (int argc, char **argv)
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),
       fixture_set_up, test_interrupt, fixture_tear_down);
   ADD ("/world/interrupt-one-rank", test_interrupt_one_rank);
+  g_test_add ("/world/interrupt-mid-stream/sigint", Fixture,
+      GINT_TO_POINTER (0), fixture_set_up, test_interrupt_mid_stream,
+      fixture_tear_down);
+  g_test_add ("/world/interrupt-mid-stream/sigterm", Fixture,
+      GINT_TO_POINTER (1), fixture_set_up, test_interrupt_mid_stream,
+      fixture_tear_down);
+  g_test_add ("/world/interrupt-mid-stream/sigterm-supervisor-alone", Fixture,
+      GINT_TO_POINTER (2), fixture_set_up, test_interrupt_mid_stream,
+      fixture_tear_down);
   ADD ("/world/start-waits-share-thread", test_start_waits_share_thread);
   g_test_add ("/world/interrupt-supervisor-alone", Fixture,
       GINT_TO_POINTER (TRUE), fixture_set_up, test_interrupt,
