@@ -18,19 +18,23 @@ static GSocketConnection *
 connect_until (const char *address, gint64 deadline, GError **error)
 {
   g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnectable) where = NULL;
   g_autoptr (GError) last = NULL;
   g_autofree gchar *host = NULL;
   guint16 port;
 
   if (!accel_store_parse_address (address, &host, &port, error))
     return NULL;
+  /* the host as parsed: the address itself, an IPv6 one unbracketed,
+   * could not be resolved */
+  where = g_network_address_new (host, port);
   g_socket_client_set_timeout (client, 5);
   for (;;)
     {
       GSocketConnection *c;
 
       g_clear_error (&last);
-      c = g_socket_client_connect_to_host (client, address, port, NULL, &last);
+      c = g_socket_client_connect (client, where, NULL, &last);
       if (c)
         return c;
       if (g_get_monotonic_time () + RETRY_MS * 1000 >= deadline)

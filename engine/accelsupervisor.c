@@ -35,7 +35,7 @@ static volatile sig_atomic_t interrupted;
  * on another thread that read a slot just before it was emptied could
  * still signal that pid once reaped; the kernel would have to give the pid
  * to a new process within those microseconds) */
-#define MAX_WORKERS 1024
+#define MAX_WORKERS ACCEL_SUPERVISOR_MAX_WORKERS
 static volatile sig_atomic_t workers[MAX_WORKERS];
 static gint forwarded[MAX_WORKERS];
 static gint interrupts;

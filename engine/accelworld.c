@@ -48,11 +48,13 @@ accel_world_init (AccelWorld *self)
   guint64 ms = ACCEL_WORLD_DEFAULT_TIMEOUT_MS;
   const char *env = g_getenv ("ACCEL_WORLD_TIMEOUT");
 
-  if (env && !g_ascii_string_to_unsigned (env, 10, 1, G_MAXUINT, &ms, NULL))
+  /* at most G_MAXINT: Gloo takes an int, and from 2^31 refused every
+   * collective as a negative timeout */
+  if (env && !g_ascii_string_to_unsigned (env, 10, 1, G_MAXINT, &ms, NULL))
     {
-      g_warning ("ACCEL_WORLD_TIMEOUT must be milliseconds, not '%s'; "
-                 "waiting %u ms",
-          env, ACCEL_WORLD_DEFAULT_TIMEOUT_MS);
+      g_warning ("ACCEL_WORLD_TIMEOUT must be milliseconds from 1 to %d, not "
+                 "'%s'; waiting %u ms",
+          G_MAXINT, env, ACCEL_WORLD_DEFAULT_TIMEOUT_MS);
       ms = ACCEL_WORLD_DEFAULT_TIMEOUT_MS;
     }
   self->timeout_ms = (guint)ms;

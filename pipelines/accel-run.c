@@ -672,13 +672,6 @@ run_pipeline (const char *path)
           "note: %s\n", (char *)accel_graph_get_notes (graph)->pdata[i]);
   if (!refuse_application_stages (graph))
     return EXIT_INVALID;
-  if (opt_validate)
-    {
-      if (!opt_quiet)
-        g_print ("%s: valid\n", path);
-      return EXIT_DONE;
-    }
-
   if (world && !has_sink (graph))
     {
       g_printerr ("accel-run: rank %u runs no sink (the ranks of its stages "
@@ -689,6 +682,16 @@ run_pipeline (const char *path)
           accel_world_get_rank (world), accel_world_get_rank (world));
       return EXIT_INVALID;
     }
+  if (opt_validate)
+    {
+      if (!opt_quiet && world)
+        g_print ("%s: valid as rank %u of %u\n", path,
+            accel_world_get_rank (world), accel_world_get_size (world));
+      else if (!opt_quiet)
+        g_print ("%s: valid\n", path);
+      return EXIT_DONE;
+    }
+
   if (world && !accel_world_join (world, accel_graph_get_name (graph), &error))
     {
       g_printerr ("accel-run: %s\n", error->message);
@@ -944,6 +947,13 @@ check_output_path (const char *option, const char *path, GError **error)
 
   if (g_str_equal (path, "-"))
     return TRUE;
+  /* found only after the run otherwise, as the rename to "" failed */
+  if (!*mine)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+          "%s: give a file's name, or - for standard output", option);
+      return FALSE;
+    }
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
@@ -1022,9 +1032,15 @@ check_world_options (void)
   guint16 port;
 
   /* -1: not given */
-  if (opt_ranks == 0 || opt_ranks < -1 || opt_ranks > 4096)
-    return g_strdup_printf (
-        "--ranks must be from 1 to 4096, not %d", opt_ranks);
+  if (opt_ranks == 0 || opt_ranks < -1
+      || opt_ranks > ACCEL_SUPERVISOR_MAX_WORKERS)
+    return g_strdup_printf ("--ranks must be from 1 to %d, not %d",
+        ACCEL_SUPERVISOR_MAX_WORKERS, opt_ranks);
+  /* past it, the sizes overflowed (--http's last port) or a world far
+   * larger than any a supervisor passes interrupts on to was joined */
+  if (opt_world < 0 || opt_world > ACCEL_SUPERVISOR_MAX_WORKERS)
+    return g_strdup_printf ("--world must be from 1 to %d, not %d",
+        ACCEL_SUPERVISOR_MAX_WORKERS, opt_world);
   if (opt_ranks > 0 && (opt_rank >= 0 || opt_world > 0))
     return g_strdup ("--ranks starts every rank here: it takes no --rank "
                      "or --world");
@@ -1049,6 +1065,31 @@ check_world_options (void)
       && !accel_store_parse_address (opt_coordinator, &host, &port, &error))
     return g_strdup_printf ("--coordinator: %s", error->message);
   return NULL;
+}
+
+/* --validate with --ranks or --world: the file as each rank takes it
+ * (its stages' ranks, {rank}, a sink on every rank), where it was taken
+ * as a process alone's and found valid, to fail when run */
+static int
+validate_world (const char *path, guint size)
+{
+  g_autofree gchar *dot = g_strdup (opt_dot);
+
+  for (guint r = 0; r < size; r++)
+    {
+      g_autoptr (AccelWorld) world = accel_world_new ("127.0.0.1:1", r, size);
+      int status;
+
+      /* each rank's own --dot */
+      g_free (opt_dot);
+      opt_dot = g_strdup (dot);
+      accel_world_set_default (world);
+      status = run_pipeline (path);
+      accel_world_set_default (NULL);
+      if (status != EXIT_DONE)
+        return status;
+    }
+  return EXIT_DONE;
 }
 
 /* --backend: the default backend for this run and its workers */
@@ -1289,6 +1330,9 @@ main (int argc, char **argv)
         return supervise_rank (argc, argv);
       return supervise (argc, argv, opt_state_dir);
     }
+  if (opt_validate && MAX (opt_ranks, opt_world) > 0)
+    return validate_world (
+        opt_description ? "-e" : args[1], (guint)MAX (opt_ranks, opt_world));
   status = run_pipeline (opt_description ? "-e" : args[1]);
   /* only a supervisor knows what the poisoned status means */
   if (status == ACCEL_EXIT_POISONED && !accel_supervisor_is_worker ())

@@ -24,6 +24,9 @@ G_BEGIN_DECLS
  * dies (even by SIGKILL): an interrupt, taken once however often it comes
  * (a parent's death may signal more than once) */
 #define ACCEL_SUPERVISOR_GONE SIGUSR2
+/* the most workers a supervisor passes interrupts on to: the most ranks
+ * of a world */
+#define ACCEL_SUPERVISOR_MAX_WORKERS 4096
 
 gboolean accel_supervisor_is_worker (void);
 void accel_supervisor_take_interrupts (void);

@@ -173,6 +173,106 @@ test_collective_needs_world (Fixture *f, gconstpointer data)
                          "world of processes");
 }
 
+/* a coordinator at an IPv6 address, unbracketed (the last colon starts
+ * the port) and bracketed: the ranks reach it (the address was resolved
+ * whole, and "::1:PORT" was no host). Skipped where the machine has no
+ * IPv6 loopback */
+static void
+test_coordinator_ipv6 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GSocket) probe = g_socket_new (
+      G_SOCKET_FAMILY_IPV6, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) loopback
+      = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV6);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+
+  if (!probe || !g_socket_bind (probe, any, TRUE, NULL))
+    {
+      g_test_skip ("this machine has no IPv6 loopback");
+      return;
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      guint port = world_free_ports (1);
+      g_autofree gchar *addr = i == 0 ? g_strdup_printf ("::1:%u", port)
+                                      : g_strdup_printf ("[::1]:%u", port);
+      const char *args[] = { "--coordinator", addr, "--rank", "0", "--world",
+        "1", "--frames", "2", "endless.yaml", NULL };
+      g_auto (WorldRun) r = { 0 };
+
+      world_run (&r, f->dir, NULL, args);
+      g_test_message ("%s: %s", addr, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+    }
+}
+
+/* --validate with --ranks takes the file as each rank does: a stage on a
+ * rank past the world, a rank without a sink (the file was "valid", and
+ * the run refused it) */
+static void
+test_validate_world (Fixture *f, gconstpointer data)
+{
+  static const char pair[]
+      = "pipeline: pair\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16', num-buffers: 2}}\n"
+        "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
+        "  - {name: rx, kind: nccl.recv, ranks: [RX], params: {peer: 0, "
+        "shape: '16'}}\n"
+        "  - {name: got, kind: core.null-sink, ranks: [SINK]}\n"
+        "links: [src -> tx -> sent, rx -> got]\n";
+  static const struct
+  {
+    const char *rx, *sink;
+    int status;
+    const char *says;
+  } cases[] = {
+    { "1", "1", 0, NULL }, /* quiet: says nothing */
+    { "3", "3", 2, "stage 'rx' runs on rank 3, but the world has 2 ranks" },
+    /* rank 0 takes the receiver's sink, and rank 1's receiver has none */
+    { "1", "0", 2, "input 'got.in' (core.null-sink) is not linked" },
+  };
+  const char *args[] = { "--ranks", "2", "--validate", "pair.yaml", NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GString) yaml = g_string_new (pair);
+      g_auto (WorldRun) r = { 0 };
+
+      g_string_replace (yaml, "RX", cases[i].rx, 0);
+      g_string_replace (yaml, "SINK", cases[i].sink, 0);
+      world_write (f->dir, "pair.yaml", yaml->str, yaml->len);
+      world_run (&r, f->dir, NULL, args);
+      g_test_message ("case %u: %s%s", i, r.out, r.err);
+      g_assert_cmpint (r.status, ==, cases[i].status);
+      if (cases[i].says)
+        world_assert_says (&r, cases[i].says);
+    }
+}
+
+/* ... and a rank left without a sink: refused, as the run refuses it */
+static void
+test_validate_world_no_sink (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: no-sink\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 2}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: core.null-sink, ranks: [0]}\n"
+        "links: [src -> sum -> out]\n";
+  const char *args[] = { "--ranks", "2", "--validate", "sink.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "sink.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, "rank 1 runs no sink");
+}
+
 static void
 test_rank_never_joins (Fixture *f, gconstpointer data)
 {
@@ -369,7 +469,7 @@ test_interrupt (Fixture *f, gconstpointer data)
   world_assert_silent_on (&r, ": leaving");
   /* each rank's streams end where it is: no rank takes that for ranks
    * given different frames */
-  world_assert_silent_on (&r, "ended its stream");
+  world_assert_silent_on (&r, "every rank must give it the same frames");
   world_assert_silent_on (&r, "rebuilding the world");
   g_assert_cmpfloat (r.seconds, <, 20.0);
   world_assert_tmp_clean (tmp);
@@ -755,6 +855,9 @@ main (int argc, char **argv)
   ADD ("/world/rank-without-sink", test_rank_without_sink);
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
+  ADD ("/world/coordinator-ipv6", test_coordinator_ipv6);
+  ADD ("/world/validate", test_validate_world);
+  ADD ("/world/validate-no-sink", test_validate_world_no_sink);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),

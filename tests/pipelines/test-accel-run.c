@@ -471,6 +471,12 @@ test_usage (void)
     { { "--set=blur.sigma=10.667", demo, NULL },
         "is out of range: 10.667 is not in 0.1 .. 10.666667" },
     { { "--ranks=0", demo, NULL }, "--ranks must be from 1 to 4096, not 0" },
+    /* it overflowed --http's last port, and its supervisor's arrays */
+    { { "--world=2147483647", demo, NULL },
+        "--world must be from 1 to 4096, not 2147483647" },
+    /* refused at the end of the run, as its rename failed */
+    { { "--stats=", demo, NULL },
+        "--stats: give a file's name, or - for standard output" },
     /* refused before the run, not after it */
     { { "--stats=/nonexistent-accel/s.json", demo, NULL },
         "--stats /nonexistent-accel/s.json: the directory /nonexistent-accel "
