@@ -163,7 +163,8 @@ first_taking_colorimetry (const GstStructure *ins, GstCaps *othercaps)
     {
       const GstStructure *s = gst_caps_get_structure (othercaps, i);
 
-      if (takes_colorimetry (s, ENCODED_COLORIMETRY)
+      /* RGB out takes any colorimetry: it is not checked */
+      if (!is_yuv_structure (s) || takes_colorimetry (s, ENCODED_COLORIMETRY)
           || takes_colorimetry (s, in_c))
         return i;
     }

@@ -54,6 +54,8 @@ struct _AccelGraph
   guint n_sinks_done;
   GError *error;
   gboolean stopping;
+  /* disposed on a stage's thread: a thread of its own stops it */
+  gboolean stop_elsewhere;
   gboolean stepped;      /* sources produce a frame per step */
   guint64 n_sink_frames; /* stepped: frames the sinks finished */
 };

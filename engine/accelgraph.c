@@ -17,6 +17,7 @@ stop_elsewhere (gpointer data)
   AccelGraph *graph = data;
 
   accel_graph_stop (graph);
+  graph->stop_elsewhere = FALSE;
   g_object_unref (graph);
   return NULL;
 }
@@ -30,9 +31,14 @@ accel_graph_dispose (GObject *object)
    * signal handler, a Python object collected there): the graph cannot
    * stop there, since stopping joins that thread, and freed it would be
    * used by the threads still running. It lives on until a thread of its
-   * own has stopped it */
+   * own has stopped it (once: a second dispose meanwhile waits for that
+   * one). A process that leaves meanwhile leaves with the graph running,
+   * as it would had it kept its reference */
+  if (self->state == GRAPH_RUNNING && self->stop_elsewhere)
+    return;
   if (self->state == GRAPH_RUNNING && on_stage_thread (self))
     {
+      self->stop_elsewhere = TRUE;
       g_debug ("graph '%s': last reference dropped on its own thread; "
                "stopped from another",
           self->name);

@@ -366,7 +366,11 @@ run_live (GArray *frames, GArray *pushes)
           BatchedFrame *g = &g_array_index (frames, BatchedFrame, j);
           if (g->stage && g->sequence == f->sequence)
             {
-              accel_stage_count_fault (g->stage, FALSE, NULL);
+              g_autoptr (GError) before = g_error_new (ACCEL_ERROR, error->code,
+                  "stage '%s' before it failed the frame: %s",
+                  accel_stage_get_name (f->stage), error->message);
+
+              accel_stage_count_fault (g->stage, FALSE, before);
               g->stage = NULL;
             }
         }

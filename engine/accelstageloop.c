@@ -99,7 +99,7 @@ given_up_as_graph_ends (AccelStage *self, const GError *error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
-  if (!g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED)
+  if (!g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STREAM_ENDS)
       || !g_atomic_int_get (&priv->graph_ending))
     return FALSE;
   g_message ("stage '%s' ends its stream: %s", priv->name, error->message);

@@ -88,8 +88,9 @@ accel_stage_get_n_skipped (AccelStage *stage)
  * restart, or stop), for a report of the frames skipped: the counts alone
  * do not say why.
  *
- * Returns: (transfer full) (nullable): the fault's message, or %NULL when
- *   the stage skipped no frame. MT safe.
+ * Returns: (transfer full) (nullable): the fault's message (a stage
+ *   before it in a batch of GPU work that failed the frame, named), or
+ *   %NULL when the stage skipped no frame. MT safe.
  */
 gchar *
 accel_stage_dup_first_fault (AccelStage *stage)

@@ -442,7 +442,13 @@ run_workers (const char *const *argv, guint max_restarts,
  * Ctrl-C while a worker runs reaches the worker too (one process group),
  * which finishes its frames in flight or stops; the supervisor waits for it
  * and starts no other: a worker that then fails or is killed ends the run
- * with %ACCEL_ERROR_STOPPED.
+ * with %ACCEL_ERROR_STOPPED. While it runs, this call handles SIGINT and
+ * SIGTERM itself (the caller's handlers come back when it returns): one
+ * sent to the supervisor alone is passed on to the worker as
+ * %ACCEL_SUPERVISOR_INTERRUPT, which a worker takes once its handler is in
+ * place (accel_supervisor_take_interrupts()). A worker whose supervisor
+ * dies, even by SIGKILL, gets %ACCEL_SUPERVISOR_GONE (SIGUSR2), whose
+ * default ends it: a worker that handles it ends as after an interrupt.
  *
  * Returns: %TRUE when a worker finished the job; %FALSE with
  *   %ACCEL_ERROR_INCOMPLETE when it finished with frames skipped or lost

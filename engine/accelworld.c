@@ -236,7 +236,8 @@ accel_world_get_timeout_ms (AccelWorld *world)
 /**
  * accel_world_set_timeout_ms:
  * @world: a world
- * @timeout_ms: how long a rank waits for the others, 1 or more
+ * @timeout_ms: how long a rank waits for the others, from 1 to %G_MAXINT
+ *   (the host backend's Gloo takes an int)
  *
  * Called before accel_world_join(), from the thread that made @world.
  */
@@ -244,7 +245,7 @@ void
 accel_world_set_timeout_ms (AccelWorld *world, guint timeout_ms)
 {
   g_return_if_fail (ACCEL_IS_WORLD (world));
-  g_return_if_fail (timeout_ms > 0);
+  g_return_if_fail (timeout_ms > 0 && timeout_ms <= G_MAXINT);
   world->timeout_ms = timeout_ms;
 }
 

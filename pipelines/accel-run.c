@@ -269,9 +269,23 @@ on_sigint_once (gpointer data)
  * that its supervisor passes on (ACCEL_SUPERVISOR_INTERRUPT), as it does
  * with what is sent to it alone. A terminal's Ctrl-C reaches both, so a
  * worker gets it twice: the interrupts are as many as the more of the two
- * kinds, or one when the supervisor died (ACCEL_SUPERVISOR_GONE, which may
- * come more than once). On the signals' thread */
-static guint signals_sent, signals_passed, supervisor_gone, interrupts_taken;
+ * kinds. The supervisor's death (ACCEL_SUPERVISOR_GONE, which may come
+ * more than once) is one more before any, and the signals after it count
+ * from there (a Ctrl-C then stops at once). On the signals' thread */
+static guint signals_sent, signals_passed, interrupts_taken;
+static gboolean supervisor_gone;
+static guint sent_at_gone, passed_at_gone;
+
+static guint
+interrupts (void)
+{
+  guint n = MAX (signals_sent, signals_passed);
+
+  if (supervisor_gone)
+    n = MAX (n,
+        1 + MAX (signals_sent - sent_at_gone, signals_passed - passed_at_gone));
+  return n;
+}
 
 static gboolean
 take_interrupt (Run *run, int kind)
@@ -280,12 +294,15 @@ take_interrupt (Run *run, int kind)
 
   if (kind == ACCEL_SUPERVISOR_INTERRUPT)
     signals_passed++;
-  else if (kind == ACCEL_SUPERVISOR_GONE)
-    supervisor_gone = 1;
-  else
+  else if (kind == ACCEL_SUPERVISOR_GONE && !supervisor_gone)
+    {
+      supervisor_gone = TRUE;
+      sent_at_gone = signals_sent;
+      passed_at_gone = signals_passed;
+    }
+  else if (kind != ACCEL_SUPERVISOR_GONE)
     signals_sent++;
-  if (MAX (MAX (signals_sent, signals_passed), supervisor_gone)
-      == interrupts_taken)
+  if (interrupts () == interrupts_taken)
     return G_SOURCE_CONTINUE;
   interrupts_taken++;
   g_mutex_lock (&early.lock);

@@ -39,6 +39,9 @@ G_BEGIN_DECLS
  * be repaired)
  * @ACCEL_ERROR_INCOMPLETE: a run reached its end, but frames were skipped
  * after faults or lost (a live source's, past a restart)
+ * @ACCEL_ERROR_STREAM_ENDS: a stage gives the frame up as its graph ends:
+ * the stage's peers in other processes ended their streams before it
+ * (each interrupted where it was), so its stream ends there too, no fault
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -59,6 +62,7 @@ typedef enum
   ACCEL_ERROR_DEADLINE,
   ACCEL_ERROR_STATE_MISMATCH,
   ACCEL_ERROR_INCOMPLETE,
+  ACCEL_ERROR_STREAM_ENDS,
 } AccelError;
 
 GQuark accel_error_quark (void);

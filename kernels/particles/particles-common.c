@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* particles: the layout of the state and the working memory, and default
  * parameters */
+#include <math.h>
 #include <string.h>
 
 #include "particles.h"
@@ -135,7 +136,13 @@ accel_particles_params_set_grid (
   float cell = p->collide_radius > 0.0f ? 2.0f * p->collide_radius : 0.1f;
   double most = 2.0 * p->capacity > 64.0 * 64.0 * 64.0 ? 2.0 * p->capacity
                                                        : 64.0 * 64.0 * 64.0;
+  double volume = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  /* no smaller than that bound allows, whatever the radius: a cell of
+   * 1e-9 made a side count past an int (one cell, every pair tested) */
+  float least = (float)cbrt (volume / most);
 
+  if (cell < least)
+    cell = least;
   accel_spatial_grid_init (&p->grid, lo, hi, cell);
   while ((double)p->grid.dims[0] * p->grid.dims[1] * p->grid.dims[2] > most)
     {

@@ -79,7 +79,7 @@ peer_ended (AccelCommunicator *comm)
 /* TRUE, with @error set and the communicator lost, when a peer ended
  * before the frame that failed: ranks given different frames, or (this
  * rank's graph ending too, as on Ctrl-C, each rank's where it was) a
- * stream that ends here, ACCEL_ERROR_STOPPED: the frame is given up, as
+ * stream that ends here, ACCEL_ERROR_STREAM_ENDS: the frame is given up, as
  * the peer's graph gave it up, rather than fail the rank */
 static gboolean
 failed_as_peer_ended (AccelCommunicator *comm, GError **error)
@@ -90,7 +90,7 @@ failed_as_peer_ended (AccelCommunicator *comm, GError **error)
     return FALSE;
   comm->broken = TRUE;
   g_set_error (error, ACCEL_ERROR,
-      accel_stage_graph_is_ending (comm->stage) ? ACCEL_ERROR_STOPPED
+      accel_stage_graph_is_ending (comm->stage) ? ACCEL_ERROR_STREAM_ENDS
                                                 : ACCEL_ERROR_INVALID_PIPELINE,
       "%s: %s", comm->who, ended);
   return TRUE;
@@ -110,7 +110,7 @@ gloo_failed (
    * before this frame (a pair's, which keeps no end to ask) gives it up */
   if (accel_stage_graph_is_ending (comm->stage))
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STREAM_ENDS,
           "%s: %s failed as the ranks end their streams (interrupted): %s",
           comm->who, what, message ? message : "?");
       free (message);

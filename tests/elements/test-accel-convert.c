@@ -244,6 +244,44 @@ test_negotiation (void)
   gst_object_unref (pipeline);
 }
 
+/* RGB caps with a colorimetry of their own, as videoconvert offers first
+ * what follows it: the element takes them (its RGB is not checked for a
+ * colorimetry) and converts the channels itself, where it passed over them
+ * for videoconvert's next caps and left the swap to the CPU */
+static void
+test_rgb_colorimetry_taken (void)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,"
+      "height=48 ! accelconvert name=a ! videoconvert ! "
+      "video/x-raw,format=BGRA,colorimetry=sRGB ! fakesink",
+      &error);
+  GstElement *a;
+  GstPad *pad;
+  GstCaps *caps;
+  GstMessage *msg;
+
+  g_assert_no_error (error);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+  pad = gst_element_get_static_pad (a, "src");
+  caps = gst_pad_get_current_caps (pad);
+  g_assert_cmpstr (
+      gst_structure_get_string (gst_caps_get_structure (caps, 0), "format"), ==,
+      "BGRA");
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (a);
+  gst_object_unref (pipeline);
+}
+
 /* a 720x576 frame of 16/15 pixels (4:3 shown) into @downstream: the
  * output's size and pixel aspect ratio, where the display aspect ratio is
  * kept as videoconvertscale keeps it (the same answers) */
@@ -535,6 +573,8 @@ main (int argc, char **argv)
   g_test_add_func ("/convert/negotiation", test_negotiation);
   g_test_add_func ("/convert/pixel-aspect-ratio", test_pixel_aspect_ratio);
   g_test_add_func ("/convert/colorimetry", test_colorimetry);
+  g_test_add_func (
+      "/convert/rgb-colorimetry-taken", test_rgb_colorimetry_taken);
   g_test_add_func ("/convert/navigation", test_navigation);
   g_test_add_func (
       "/convert/gray8-in-system-memory", test_gray8_stays_in_system_memory);

@@ -358,8 +358,12 @@ test_grid_bounded (void)
     float radius;
     double most;
   } cases[] = {
-    { 64, 0.0001f, 64.0 * 64 * 64 }, { 1u << 20, 0.005f, 2.0 * (1u << 20) },
+    { 64, 0.0001f, 64.0 * 64 * 64 },
+    { 1u << 20, 0.005f, 2.0 * (1u << 20) },
     { 4096, 0.05f, 20.0 * 20 * 20 }, /* unbounded: cells of two radii */
+    /* a side count past an int: one cell, every pair tested */
+    { 64, 4e-10f, 64.0 * 64 * 64 },
+    { 64, 1e-30f, 64.0 * 64 * 64 },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
@@ -373,6 +377,10 @@ test_grid_bounded (void)
       g_assert_cmpfloat (
           (double)p.grid.dims[0] * p.grid.dims[1] * p.grid.dims[2], <=,
           cases[c].most);
+      /* and more than one cell: the grid spans the box */
+      for (int a = 0; a < 3; a++)
+        g_assert_cmpfloat (p.grid.cell * p.grid.dims[a], >=, hi[a] - lo[a]);
+      g_assert_cmpint (p.grid.dims[0], >, 8);
     }
 }
 

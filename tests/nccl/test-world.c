@@ -533,6 +533,82 @@ test_interrupt_mid_stream (Fixture *f, gconstpointer data)
   world_assert_tmp_clean (tmp);
 }
 
+/* whether @pid has ended (gone, or a zombie its new parent has not reaped
+ * yet) */
+static gboolean
+process_ended (int pid)
+{
+  g_autofree gchar *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree gchar *stat = NULL;
+  const char *paren;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return TRUE;
+  paren = strrchr (stat, ')');
+  return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+/* a supervisor killed outright (SIGKILL, as the OOM killer sends it): its
+ * worker finishes its frames as after one Ctrl-C, and a Ctrl-C after that
+ * stops it at once (it was taken as the same interrupt, so the worker
+ * waited out the grace for its frames, one of them hung here; stopping
+ * waits for that stage too, up to 5 s, so the difference is what it says) */
+static void
+test_supervisor_gone_then_interrupt (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: hung\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}\n"
+        /* an injected hang lasts twice the deadline: 10 s */
+        "  - {name: k, kind: core.scale, supervision: {deadline: 5000}}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> k -> out]\n";
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  const char *env[] = { "ACCEL_FAULT=k:hang:20", NULL };
+  const char *args[] = { "--coordinator", addr, "--rank", "0", "--world", "1",
+    "hung.yaml", NULL };
+  g_autofree gchar *tmp = world_make_tmp (f->dir);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autofree gchar *children_file = NULL;
+  g_autofree gchar *out = NULL, *err = NULL;
+  gint64 t0, deadline;
+  int worker = 0;
+
+  world_write (f->dir, "hung.yaml", yaml, strlen (yaml));
+  p = world_spawn_in (f->dir, tmp, TRUE, env, args);
+  children_file = g_strdup_printf ("/proc/%s/task/%s/children",
+      g_subprocess_get_identifier (p), g_subprocess_get_identifier (p));
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (worker <= 0 && g_get_monotonic_time () < deadline)
+    {
+      g_autofree gchar *children = NULL;
+
+      if (g_file_get_contents (children_file, &children, NULL, NULL))
+        worker = atoi (children);
+      g_usleep (10000);
+    }
+  g_assert_cmpint (worker, >, 0);
+  /* the worker runs, and hangs at frame 20 */
+  g_usleep (1500 * G_TIME_SPAN_MILLISECOND);
+  kill (atoi (g_subprocess_get_identifier (p)), SIGKILL);
+  /* the worker told; finishing */
+  g_usleep (500 * G_TIME_SPAN_MILLISECOND);
+  g_assert_false (process_ended (worker));
+  t0 = g_get_monotonic_time ();
+  g_assert_cmpint (kill (worker, SIGINT), ==, 0);
+  while (!process_ended (worker)
+         && g_get_monotonic_time () - t0 < 10 * G_USEC_PER_SEC)
+    g_usleep (10000);
+  g_assert_true (process_ended (worker));
+  /* what the worker said, on the pipe it shares with its supervisor */
+  g_assert_true (
+      g_subprocess_communicate_utf8 (p, NULL, NULL, &out, &err, NULL));
+  g_test_message ("%s", err);
+  g_assert_null (strstr (err, "the frames in flight did not finish within"));
+}
+
 /* an interrupt that reaches one rank alone (a signal to its pid): that
  * rank ends its stream, and the other's collective, left waiting, fails at
  * once saying so, with no rebuild (it was a lost communicator, and the
@@ -863,6 +939,8 @@ main (int argc, char **argv)
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),
       fixture_set_up, test_interrupt, fixture_tear_down);
   ADD ("/world/interrupt-one-rank", test_interrupt_one_rank);
+  ADD ("/world/supervisor-gone-then-interrupt",
+      test_supervisor_gone_then_interrupt);
   g_test_add ("/world/interrupt-mid-stream/sigint", Fixture,
       GINT_TO_POINTER (0), fixture_set_up, test_interrupt_mid_stream,
       fixture_tear_down);
