@@ -45,6 +45,8 @@ GBytes *
 accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
 {
   g_autofree gchar *data = NULL;
+  const char *named;
+  guint64 name_sequence;
   gsize len;
   Header h;
 
@@ -57,6 +59,14 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
   memcpy (&h, data, sizeof (h));
   if (memcmp (h.magic, MAGIC, sizeof (h.magic)) != 0
       || h.size != len - sizeof (h))
+    goto invalid;
+  /* the sequence its name says (one renamed restored another frame's
+   * state, and the frames after it differed) */
+  named = strrchr (path, '.');
+  if (named && strstr (path, ".checkpoint.")
+      && (!g_ascii_string_to_unsigned (
+              named + 1, 10, 0, G_MAXUINT64, &name_sequence, NULL)
+          || name_sequence != h.sequence))
     goto invalid;
   *sequence = h.sequence;
   return g_bytes_new (data + sizeof (h), h.size);

@@ -38,6 +38,24 @@ append_line (GString *s, const char *first, ...)
   va_end (ap);
 }
 
+/* a float or double as GLib writes it ("%f"), the fingerprints of state
+ * directories so far, where that reads back as the value; else with the
+ * digits that do: "%f" wrote 1e-7 and 4e-7 alike, 0.000000, and a resume
+ * mixed frames of both */
+static gchar *
+real_text (double v, gboolean single)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+  double back;
+
+  g_ascii_formatd (buf, sizeof (buf), "%f", v);
+  back = g_ascii_strtod (buf, NULL);
+  if (single ? (float)back == (float)v : back == v)
+    return g_strdup (buf);
+  g_ascii_formatd (buf, sizeof (buf), single ? "%.9g" : "%.17g", v);
+  return g_strdup (buf);
+}
+
 /* a parameter's value as text, or NULL for one that is no plain value
  * (an object, a pointer) and so no part of the fingerprint */
 static gchar *
@@ -52,6 +70,10 @@ param_text (AccelStage *stage, GParamSpec *pspec)
     return NULL;
   g_value_init (&value, pspec->value_type);
   g_object_get_property (G_OBJECT (stage), pspec->name, &value);
+  if (type == G_TYPE_FLOAT || type == G_TYPE_DOUBLE)
+    return real_text (type == G_TYPE_FLOAT ? g_value_get_float (&value)
+                                           : g_value_get_double (&value),
+        type == G_TYPE_FLOAT);
   return g_strdup_value_contents (&value);
 }
 

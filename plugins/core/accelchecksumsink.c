@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct _AccelChecksumSink
@@ -42,35 +43,6 @@ enum
   PROP_DIGEST,
 };
 
-/* keeps the lines of committed sequence numbers only: what a run cut short
- * wrote past its last commit is written again, once */
-static gboolean
-keep_committed_lines (const char *path, AccelCommitLog *log, GError **error)
-{
-  g_autofree gchar *data = NULL;
-  g_auto (GStrv) lines = NULL;
-  g_autoptr (GString) kept = g_string_new (NULL);
-
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return TRUE;
-  if (!g_file_get_contents (path, &data, NULL, error))
-    return FALSE;
-  lines = g_strsplit (data, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      guint64 seq = g_ascii_strtoull (lines[i], NULL, 10);
-      if (*lines[i] && accel_commit_log_contains (log, seq))
-        g_string_append_printf (kept, "%s\n", lines[i]);
-    }
-  return g_file_set_contents (path, kept->str, (gssize)kept->len, error);
-}
-
-static gchar *
-accel_checksum_sink_get_path (AccelFileOutput *output)
-{
-  return g_strdup (ACCEL_CHECKSUM_SINK (output)->location);
-}
-
 /* whether @line is "<sequence> <sha256>" for @sequence */
 static gboolean
 is_line_of (const char *line, guint64 sequence)
@@ -87,6 +59,67 @@ is_line_of (const char *line, guint64 sequence)
   return TRUE;
 }
 
+/* whether @path is there but no regular file (a FIFO, a device such as
+ * /dev/stdout): written on, never read back or cut (a read waited for a
+ * writer for good) */
+static gboolean
+is_special (const char *path)
+{
+  GStatBuf st;
+
+  return g_stat (path, &st) == 0 && !S_ISREG (st.st_mode);
+}
+
+/* keeps the lines of committed sequence numbers only, in order: what a run
+ * cut short wrote past its last commit is written again, once. A line
+ * that is not whole, or not after the one before (something else wrote
+ * there), ends what is kept. Cut in place, so that a link's file is cut,
+ * not replaced by a file of its own */
+static gboolean
+keep_committed_lines (const char *path, AccelCommitLog *log, GError **error)
+{
+  g_autofree gchar *data = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GString) kept = g_string_new (NULL);
+  gboolean any = FALSE;
+  guint64 last = 0;
+  int fd, saved;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS) || is_special (path))
+    return TRUE;
+  if (!g_file_get_contents (path, &data, NULL, error))
+    return FALSE;
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++)
+    {
+      guint64 seq = g_ascii_strtoull (lines[i], NULL, 10);
+
+      if (!is_line_of (lines[i], seq) || (any && seq <= last))
+        break;
+      any = TRUE;
+      last = seq;
+      if (accel_commit_log_contains (log, seq))
+        g_string_append_printf (kept, "%s\n", lines[i]);
+    }
+  fd = g_open (path, O_WRONLY | O_CLOEXEC, 0);
+  if (fd >= 0 && pwrite (fd, kept->str, kept->len, 0) == (gssize)kept->len
+      && ftruncate (fd, (off_t)kept->len) == 0 && close (fd) == 0)
+    return TRUE;
+  saved = errno;
+  if (fd >= 0)
+    close (fd);
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+      "cannot cut %s back to its committed lines: %s", path,
+      g_strerror (saved));
+  return FALSE;
+}
+
+static gchar *
+accel_checksum_sink_get_path (AccelFileOutput *output)
+{
+  return g_strdup (ACCEL_CHECKSUM_SINK (output)->location);
+}
+
 /* the file holds a line per committed frame, in order from 0: it lacks
  * what comes after its last such line, and a frame committed past a gap
  * (one skipped in an earlier run) has its line where the gap's belongs */
@@ -101,7 +134,7 @@ accel_checksum_sink_verify (
   g_auto (GStrv) lines = NULL;
   guint64 whole = 0;
 
-  if (!self->location)
+  if (!self->location || is_special (self->location))
     return TRUE;
   if (!g_file_get_contents (self->location, &data, NULL, &local)
       && !g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))

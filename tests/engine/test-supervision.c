@@ -1018,6 +1018,50 @@ test_state_fingerprint (void)
   remove_dir (dir);
 }
 
+/* src -> scale by @scale -> checksum sink, with state in @dir */
+static gboolean
+run_scaled (const char *dir, float scale, GError **error)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("scaled");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *k = accel_test_stage (g, "core.scale", "k");
+
+  accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (src, "num-buffers", (gint64)4, "shape", "8", NULL);
+  g_object_set (k, "scale", scale, NULL);
+  g_assert_true (accel_graph_link (g, "src", "k", NULL));
+  g_assert_true (accel_graph_link (g, "k", "sink", NULL));
+  accel_graph_set_state_dir (g, dir, 0);
+  return accel_graph_run (g, error);
+}
+
+/* parameters that differ below a millionth are told apart (GLib's "%f"
+ * wrote 1e-7 and 4e-7 alike, and a resume mixed the two runs' frames);
+ * values it writes exactly keep their text, so the state directories of
+ * earlier runs still fit */
+static void
+test_state_fingerprint_small (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-print-XXXXXX", NULL);
+  g_autofree gchar *dir2 = g_dir_make_tmp ("accel-print-XXXXXX", NULL);
+  g_autofree gchar *print = g_build_filename (dir2, "fingerprint", NULL);
+  g_autofree gchar *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (run_scaled (dir, 1e-7f, &error));
+  g_assert_no_error (error);
+  g_assert_false (run_scaled (dir, 4e-7f, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
+  g_assert_nonnull (strstr (error->message, "parameter 'scale' was "));
+  g_clear_error (&error);
+  g_assert_true (run_scaled (dir2, 1.5f, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "scale\t1.500000\n"));
+  remove_dir (dir);
+  remove_dir (dir2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1056,6 +1100,9 @@ main (int argc, char **argv)
       "/supervision/commit-log-short-write", test_commit_log_short_write);
   g_test_add_func ("/supervision/commit-log-forget", test_commit_log_forget);
   g_test_add_func ("/supervision/state-fingerprint", test_state_fingerprint);
+  g_test_add_func (
+      "/supervision/state-fingerprint-small", test_state_fingerprint_small);
+
   g_test_add_func (
       "/supervision/crash-resume-exactly-once", test_crash_resume_exactly_once);
   g_test_add_func (

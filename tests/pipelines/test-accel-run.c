@@ -1229,6 +1229,135 @@ test_resume_verifies_output (void)
     }
 }
 
+/* a checkpoint holds the state of the frame its name says: one renamed
+ * (frame 8's state under frame 12's name, the newest before the frames
+ * the crash left uncommitted) is refused as damaged; it was restored, and
+ * the frames after it differed from a run without the crash */
+static void
+test_checkpoint_name_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *p8 = g_build_filename (sc.state, "sim.checkpoint.8", NULL);
+  g_autofree gchar *p12
+      = g_build_filename (sc.state, "sim.checkpoint.12", NULL);
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: renamed\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles,\n"
+      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
+      "              snapshot-interval: 8}}\n"
+      "  - {name: check, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [sim -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  g_assert_true (g_file_test (p8, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_rename (p8, p12), ==, 0);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "sim.checkpoint.12 is damaged"));
+  result_clear (&r);
+}
+
+/* the checksum sink's resume cuts its file in place, to its committed lines
+ * in order: through a link it cut the link's file (it wrote a file of its
+ * own over the link, and the real one lacked the frames resumed), and a
+ * line written after them by something else is dropped (a copy of frame
+ * 4's line stayed) */
+static void
+test_resume_checksum_in_place (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *real = g_build_filename (sc.dir, "real.txt", NULL);
+  g_autofree gchar *link = g_build_filename (sc.dir, "out.txt", NULL);
+  g_autoptr (GBytes) expected = NULL;
+  g_autofree gchar *data = NULL;
+  g_auto (GStrv) lines = NULL;
+  Result r = { 0 };
+  FILE *f;
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: in-place\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '64', "
+      "num-buffers: 40}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: "
+      "out.txt}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  expected = contents (link);
+  g_unlink (link);
+  g_assert_cmpint (symlink ("real.txt", link), ==, 0);
+
+  g_setenv ("ACCEL_FAULT", "out:crash:23", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, !=, 0);
+  result_clear (&r);
+  /* a stray copy of frame 4's line after the committed ones */
+  g_assert_true (g_file_get_contents (real, &data, NULL, NULL));
+  lines = g_strsplit (data, "\n", -1);
+  f = fopen (real, "a");
+  g_assert_nonnull (f);
+  fprintf (f, "%s\n", lines[4]);
+  fclose (f);
+
+  assert_resumes_to (sc.dir, sc.state_arg, sc.yaml, real, expected, NULL);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+}
+
+/* a checksum sink on a FIFO with a state directory: nothing to read back
+ * or cut there (it waited for good in open (), reading its own output) */
+static gpointer
+read_all (gpointer path)
+{
+  gchar *data = NULL;
+
+  g_file_get_contents (path, &data, NULL, NULL);
+  return data;
+}
+
+static void
+test_checksum_fifo_with_state (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fifo = g_build_filename (sc.dir, "out.fifo", NULL);
+  g_autofree gchar *got = NULL;
+  g_auto (GStrv) lines = NULL;
+  GThread *reader;
+  Result r = { 0 };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: fifo\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '64', "
+      "num-buffers: 40}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: "
+      "out.fifo}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  reader = g_thread_new ("reader", read_all, fifo);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  got = g_thread_join (reader);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_nonnull (got);
+  /* a line a frame */
+  lines = g_strsplit (got, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 41);
+}
+
 /* the png sink's committed files are checked one by one: a deleted or an
  * emptied one is written again, the others are not touched */
 static void
@@ -1762,6 +1891,12 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
   g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);
   g_test_add_func ("/accel-run/fault-stop-counted", test_fault_stop_counted);
+  g_test_add_func (
+      "/accel-run/resume-checksum-in-place", test_resume_checksum_in_place);
+  g_test_add_func (
+      "/accel-run/checkpoint-name-checked", test_checkpoint_name_checked);
+  g_test_add_func (
+      "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
       "/accel-run/application-stages-refused", test_application_stages_refused);
   g_test_add_func (
