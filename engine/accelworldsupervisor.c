@@ -16,6 +16,8 @@
 
 /* how often the supervisor looks at its workers */
 #define POLL_MS 10
+/* how long the other ranks may take to end on their own after one failed */
+#define CULPRIT_GRACE_MS 1000
 
 typedef struct
 {
@@ -64,13 +66,25 @@ end_ranks (Rank *ranks, guint n)
       }
 }
 
-/* of two ranks that ended badly at once, the one to name: a signal is
- * the cause where another rank's collective only broke because of it */
+/* how telling a rank's bad end is: a signal, then a pipeline it refused
+ * (status 2), then the rest (a communicator that broke, often because of
+ * one of those) */
+static int
+culprit_rank (int status)
+{
+  if (status < 0)
+    return 0;
+  if (WIFSIGNALED (status))
+    return 3;
+  return WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INVALID ? 2
+                                                                          : 1;
+}
+
+/* of two ranks that ended badly at once, the one to name */
 static gboolean
 is_better_culprit (int status, int than)
 {
-  return status >= 0 && WIFSIGNALED (status)
-         && !(than >= 0 && WIFSIGNALED (than));
+  return culprit_rank (status) > culprit_rank (than);
 }
 
 /* starts every rank; waits until all finished (TRUE, @incomplete set when
@@ -83,6 +97,8 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
 {
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
+  gboolean any_failed = FALSE;
+  gint64 until = 0;
 
   /* a rank goes with its supervisor, however that ends */
   for (guint r = 0; r < n_ranks; r++)
@@ -107,8 +123,6 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
     }
   while (n_running > 0)
     {
-      gboolean any_failed = FALSE;
-
       /* every rank that ended since the last look, before choosing whom
        * to name */
       for (guint r = 0; r < n_ranks; r++)
@@ -135,12 +149,20 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
             }
           any_failed = TRUE;
         }
-      if (any_failed)
-        {
-          end_ranks (ranks, n_ranks);
-          return FALSE;
-        }
-      g_usleep (POLL_MS * 1000);
+      /* the others get a moment to end on their own: a rank that refused
+       * its pipeline closes the connections another was making, whose
+       * communicator broke first, and the world was rebuilt for it */
+      if (any_failed && until == 0)
+        until = g_get_monotonic_time () + CULPRIT_GRACE_MS * 1000;
+      if (any_failed && g_get_monotonic_time () >= until)
+        break;
+      if (n_running > 0)
+        g_usleep (POLL_MS * 1000);
+    }
+  if (any_failed)
+    {
+      end_ranks (ranks, n_ranks);
+      return FALSE;
     }
   return TRUE;
 }
