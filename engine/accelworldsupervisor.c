@@ -17,7 +17,7 @@
 /* how often the supervisor looks at its workers */
 #define POLL_MS 10
 /* how long the other ranks may take to end on their own after one failed */
-#define CULPRIT_GRACE_MS 1000
+#define CULPRIT_GRACE_MS 500
 
 typedef struct
 {
@@ -149,12 +149,16 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
             }
           any_failed = TRUE;
         }
-      /* the others get a moment to end on their own: a rank that refused
+      /* the others get a moment to end on their own where no end more
+       * telling than a broken communicator came yet: a rank that refused
        * its pipeline closes the connections another was making, whose
-       * communicator broke first, and the world was rebuilt for it */
+       * communicator broke first, and the world was rebuilt for it. A
+       * signal needs no wait (the others only wait for that rank) */
       if (any_failed && until == 0)
         until = g_get_monotonic_time () + CULPRIT_GRACE_MS * 1000;
-      if (any_failed && g_get_monotonic_time () >= until)
+      if (any_failed
+          && (culprit_rank (*failed_status) >= 2
+              || g_get_monotonic_time () >= until))
         break;
       if (n_running > 0)
         g_usleep (POLL_MS * 1000);
