@@ -184,6 +184,10 @@ gboolean accel_capture_is_valid (AccelStream *stream);
 gboolean accel_capture_end (AccelCaptureCache *cache, AccelStream *stream,
     const guint64 *key, guint n_words, GError **error);
 
+/* registry.c: a float or double with the digits that read back as it,
+ * for parameter ranges and fingerprints */
+gchar *accel_real_to_string (double v, gboolean single);
+
 /* checkpoint.c */
 gboolean accel_checkpoint_write (
     const char *path, guint64 sequence, GBytes *state, GError **error);

@@ -52,8 +52,7 @@ real_text (double v, gboolean single)
   back = g_ascii_strtod (buf, NULL);
   if (single ? (float)back == (float)v : back == v)
     return g_strdup (buf);
-  g_ascii_formatd (buf, sizeof (buf), single ? "%.9g" : "%.17g", v);
-  return g_strdup (buf);
+  return accel_real_to_string (v, single);
 }
 
 /* a parameter's value as text, or NULL for one that is no plain value

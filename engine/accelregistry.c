@@ -344,11 +344,11 @@ pspec_type_name (GParamSpec *p)
     }
 }
 
-/* the fewest digits that read back as @v (as a float where @single):
- * "%g" rounded a bound such as 32 / 3 to 10.6667, which the range then
- * refused */
-static void
-append_real (GString *s, double v, gboolean single)
+/* @v with the fewest digits that read back as it (as a float where
+ * @single): "%g" rounded a bound such as 32 / 3 to 10.6667, which the
+ * range then refused, and "%f" wrote 1e-7 and 4e-7 alike */
+gchar *
+accel_real_to_string (double v, gboolean single)
 {
   gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -363,7 +363,7 @@ append_real (GString *s, double v, gboolean single)
       if (single ? (float)back == (float)v : back == v)
         break;
     }
-  g_string_append (s, buf);
+  return g_strdup (buf);
 }
 
 /**
@@ -399,16 +399,16 @@ accel_param_spec_dup_range (GParamSpec *pspec)
   if (G_IS_PARAM_SPEC_DOUBLE (pspec) || G_IS_PARAM_SPEC_FLOAT (pspec))
     {
       gboolean single = G_IS_PARAM_SPEC_FLOAT (pspec);
+      g_autofree gchar *lo
+          = accel_real_to_string (single ? G_PARAM_SPEC_FLOAT (pspec)->minimum
+                                         : G_PARAM_SPEC_DOUBLE (pspec)->minimum,
+              single);
+      g_autofree gchar *hi
+          = accel_real_to_string (single ? G_PARAM_SPEC_FLOAT (pspec)->maximum
+                                         : G_PARAM_SPEC_DOUBLE (pspec)->maximum,
+              single);
 
-      append_real (s,
-          single ? G_PARAM_SPEC_FLOAT (pspec)->minimum
-                 : G_PARAM_SPEC_DOUBLE (pspec)->minimum,
-          single);
-      g_string_append (s, " .. ");
-      append_real (s,
-          single ? G_PARAM_SPEC_FLOAT (pspec)->maximum
-                 : G_PARAM_SPEC_DOUBLE (pspec)->maximum,
-          single);
+      g_string_append_printf (s, "%s .. %s", lo, hi);
     }
   else
     {
