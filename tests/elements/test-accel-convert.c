@@ -204,6 +204,31 @@ test_case (gconstpointer data)
 
 /* downstream sets the width only: the height follows the aspect ratio;
  * the same caps on both sides: the buffer passes through */
+/* runs @pipeline to its end of stream; returns the caps element @name's
+ * source pad had (transfer full) */
+static GstCaps *
+src_caps_after_run (GstElement *pipeline, const char *name)
+{
+  GstElement *element;
+  GstPad *pad;
+  GstCaps *caps;
+  GstMessage *msg;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  element = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  pad = gst_element_get_static_pad (element, "src");
+  caps = gst_pad_get_current_caps (pad);
+  g_assert_nonnull (caps);
+  gst_object_unref (pad);
+  gst_object_unref (element);
+  return caps;
+}
+
 static void
 test_negotiation (void)
 {
@@ -213,33 +238,21 @@ test_negotiation (void)
       "height=187 ! accelconvert name=a ! video/x-raw,width=166 ! "
       "accelconvert name=b ! fakesink",
       &error);
-  GstElement *a, *b;
-  GstPad *pad;
+  GstElement *b;
   GstCaps *caps;
   GstStructure *s;
   gint h = 0;
-  GstMessage *msg;
 
   g_assert_no_error (error);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
-  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
+  caps = src_caps_after_run (pipeline, "a");
   b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
-  pad = gst_element_get_static_pad (a, "src");
-  caps = gst_pad_get_current_caps (pad);
   s = gst_caps_get_structure (caps, 0);
   g_assert_true (gst_structure_get_int (s, "height", &h));
   g_assert_cmpint (h, ==, 93);
   g_assert_cmpstr (gst_structure_get_string (s, "format"), ==, "RGBA");
   g_assert_true (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (b)));
   gst_caps_unref (caps);
-  gst_object_unref (pad);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (a);
   gst_object_unref (b);
   gst_object_unref (pipeline);
 }
@@ -257,28 +270,15 @@ test_rgb_colorimetry_taken (void)
       "height=48 ! accelconvert name=a ! videoconvert ! "
       "video/x-raw,format=BGRA,colorimetry=sRGB ! fakesink",
       &error);
-  GstElement *a;
-  GstPad *pad;
   GstCaps *caps;
-  GstMessage *msg;
 
   g_assert_no_error (error);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
-  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  a = gst_bin_get_by_name (GST_BIN (pipeline), "a");
-  pad = gst_element_get_static_pad (a, "src");
-  caps = gst_pad_get_current_caps (pad);
+  caps = src_caps_after_run (pipeline, "a");
   g_assert_cmpstr (
       gst_structure_get_string (gst_caps_get_structure (caps, 0), "format"), ==,
       "BGRA");
   gst_caps_unref (caps);
-  gst_object_unref (pad);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (a);
   gst_object_unref (pipeline);
 }
 

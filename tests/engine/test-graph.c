@@ -674,12 +674,12 @@ test_send_eos_and_frame_limit (GraphFixture *f, gconstpointer data)
   accel_graph_stop (f->other);
 }
 
-static void
-test_param_async (GraphFixture *f, gconstpointer data)
+/* an endless source -> core.scale -> null sink, started; returns the
+ * scale stage */
+static AccelStage *
+start_scaled (GraphFixture *f)
 {
-  GValue v = G_VALUE_INIT;
   AccelStage *scale;
-  gfloat got;
 
   f->src = source (f, "src", -1, "64");
   scale = add (f, "core.scale", "scale");
@@ -687,6 +687,17 @@ test_param_async (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "src", "scale");
   link_ok (f->graph, "scale", "sink");
   g_assert_true (accel_graph_start (f->graph, &f->error));
+  return scale;
+}
+
+static void
+test_param_async (GraphFixture *f, gconstpointer data)
+{
+  GValue v = G_VALUE_INIT;
+  AccelStage *scale;
+  gfloat got;
+
+  scale = start_scaled (f);
 
   g_value_init (&v, G_TYPE_FLOAT);
   g_value_set_float (&v, 3.5f);
@@ -744,12 +755,7 @@ test_control_while_stopping (GraphFixture *f, gconstpointer data)
       if (round > 0)
         graph_renew (f);
       c.graph = f->graph;
-      source (f, "src", -1, "64");
-      c.scale = add (f, "core.scale", "scale");
-      add (f, "core.null-sink", "sink");
-      link_ok (f->graph, "src", "scale");
-      link_ok (f->graph, "scale", "sink");
-      g_assert_true (accel_graph_start (f->graph, &f->error));
+      c.scale = start_scaled (f);
       thread = g_thread_new ("control", control_loop, &c);
       /* the calls have begun while the graph runs */
       while (!g_atomic_int_get (&c.calls))
@@ -844,12 +850,7 @@ test_stop_from_stage_thread (GraphFixture *f, gconstpointer data)
       GValue v = G_VALUE_INIT;
       AccelStage *scale;
 
-      f->src = source (f, "src", -1, "64");
-      scale = add (f, "core.scale", "scale");
-      f->sink = add (f, "core.null-sink", "sink");
-      link_ok (f->graph, "src", "scale");
-      link_ok (f->graph, "scale", "sink");
-      g_assert_true (accel_graph_start (f->graph, &f->error));
+      scale = start_scaled (f);
       g_signal_connect (
           scale, "notify::scale", G_CALLBACK (stop_from_here), f->graph);
       g_value_init (&v, G_TYPE_FLOAT);
@@ -884,12 +885,7 @@ test_last_unref_on_stage_thread (GraphFixture *f, gconstpointer data)
   AccelStage *scale;
   gint64 end;
 
-  f->src = source (f, "src", -1, "64");
-  scale = add (f, "core.scale", "scale");
-  f->sink = add (f, "core.null-sink", "sink");
-  link_ok (graph, "src", "scale");
-  link_ok (graph, "scale", "sink");
-  g_assert_true (accel_graph_start (graph, &f->error));
+  scale = start_scaled (f);
   /* the graph's only reference is the handler's from here (the fixture
    * tears down another) */
   f->graph = accel_graph_new ("other");

@@ -533,6 +533,30 @@ test_interrupt_mid_stream (Fixture *f, gconstpointer data)
   world_assert_tmp_clean (tmp);
 }
 
+/* the pid of @p's first child (a supervisor's first worker), waiting up
+ * to 20 s for it */
+static int
+world_first_child (GSubprocess *p)
+{
+  g_autofree gchar *children_file
+      = g_strdup_printf ("/proc/%s/task/%s/children",
+          g_subprocess_get_identifier (p), g_subprocess_get_identifier (p));
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  int child = 0;
+
+  while (child <= 0 && g_get_monotonic_time () < deadline)
+    {
+      g_autofree gchar *children = NULL;
+
+      if (g_file_get_contents (children_file, &children, NULL, NULL))
+        child = atoi (children);
+      if (child <= 0)
+        g_usleep (10000);
+    }
+  g_assert_cmpint (child, >, 0);
+  return child;
+}
+
 /* whether @pid has ended (gone, or a zombie its new parent has not reaped
  * yet) */
 static gboolean
@@ -571,25 +595,13 @@ test_supervisor_gone_then_interrupt (Fixture *f, gconstpointer data)
     "hung.yaml", NULL };
   g_autofree gchar *tmp = world_make_tmp (f->dir);
   g_autoptr (GSubprocess) p = NULL;
-  g_autofree gchar *children_file = NULL;
   g_autofree gchar *out = NULL, *err = NULL;
-  gint64 t0, deadline;
-  int worker = 0;
+  gint64 t0;
+  int worker;
 
   world_write (f->dir, "hung.yaml", yaml, strlen (yaml));
   p = world_spawn_in (f->dir, tmp, TRUE, env, args);
-  children_file = g_strdup_printf ("/proc/%s/task/%s/children",
-      g_subprocess_get_identifier (p), g_subprocess_get_identifier (p));
-  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  while (worker <= 0 && g_get_monotonic_time () < deadline)
-    {
-      g_autofree gchar *children = NULL;
-
-      if (g_file_get_contents (children_file, &children, NULL, NULL))
-        worker = atoi (children);
-      g_usleep (10000);
-    }
-  g_assert_cmpint (worker, >, 0);
+  worker = world_first_child (p);
   /* the worker runs, and hangs at frame 20 */
   g_usleep (1500 * G_TIME_SPAN_MILLISECOND);
   kill (atoi (g_subprocess_get_identifier (p)), SIGKILL);
@@ -620,16 +632,10 @@ test_interrupt_one_rank (Fixture *f, gconstpointer data)
   g_autofree gchar *tmp = world_make_tmp (f->dir);
   g_autoptr (GSubprocess) p = world_spawn_in (f->dir, tmp, TRUE, NULL, args);
   gint64 t0 = g_get_monotonic_time ();
-  g_autofree gchar *children_file
-      = g_strdup_printf ("/proc/%s/task/%s/children",
-          g_subprocess_get_identifier (p), g_subprocess_get_identifier (p));
-  g_autofree gchar *children = NULL;
   g_auto (WorldRun) r = { 0 };
 
   world_wait_ranks_running (tmp, 2, t0);
-  g_assert_true (g_file_get_contents (children_file, &children, NULL, NULL));
-  g_assert_cmpint (atoi (children), >, 0);
-  g_assert_cmpint (kill (atoi (children), SIGINT), ==, 0);
+  g_assert_cmpint (kill (world_first_child (p), SIGINT), ==, 0);
   world_wait (p, &r, t0);
   g_assert_cmpint (r.status, ==, 1);
   world_assert_says (&r, "that rank alone was interrupted");
