@@ -109,6 +109,7 @@ typedef struct
   GSource *produce;
   int produced_fd;  /* live sources: where the last sequence is kept, or -1 */
   gboolean stepped; /* a frame only when the graph steps */
+  gint live;        /* -1: as its class says, else accel_stage_set_live () */
 } AccelSourceState;
 
 /* sinks */

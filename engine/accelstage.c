@@ -275,6 +275,7 @@ accel_stage_init (AccelStage *self)
 
   priv->source.frame_limit = -1;
   priv->source.produced_fd = -1;
+  priv->source.live = -1;
   accel_stage_supervisor_init (&priv->supervisor);
   g_mutex_init (&priv->mailbox_lock);
   g_mutex_init (&priv->stats_lock);

@@ -226,10 +226,30 @@ accel_stage_can_capture_always (AccelStage *stage, const AccelFrame *frame)
 gboolean
 accel_stage_is_live (AccelStage *stage)
 {
-  AccelStageClassInfo *info
-      = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelStageClassInfo *info;
 
+  if (priv->source.live >= 0)
+    return priv->source.live;
+  info = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
   return info && info->live;
+}
+
+/**
+ * accel_stage_set_live:
+ * @stage: a source
+ * @live: whether this instance can produce a frame again
+ *
+ * For a source whose class is live for some of what it reads and not for
+ * the rest: a file read by position can be read again, a pipe cannot.
+ * Overrides accel_stage_class_set_live() for @stage. Called from
+ * negotiate(), which runs before the graph opens its state directory.
+ */
+void
+accel_stage_set_live (AccelStage *stage, gboolean live)
+{
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  accel_stage_get_private (stage)->source.live = live ? 1 : 0;
 }
 
 /**

@@ -168,6 +168,7 @@ void accel_stage_class_set_needs_application (
     AccelStageClass *klass, gboolean needs);
 gboolean accel_stage_needs_application (AccelStage *stage);
 gboolean accel_stage_is_live (AccelStage *stage);
+void accel_stage_set_live (AccelStage *stage, gboolean live);
 gboolean accel_stage_can_capture_always (
     AccelStage *stage, const AccelFrame *frame);
 void accel_stage_class_set_metadata (

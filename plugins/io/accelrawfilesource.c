@@ -80,6 +80,11 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
           accel_stage_get_name (stage), self->location);
       return FALSE;
     }
+  /* a pipe or a device cannot give its frames again after a restart, as a
+   * regular file read by position does: it is live, for the state
+   * directory's resume */
+  accel_stage_set_live (
+      stage, !g_file_test (self->location, G_FILE_TEST_IS_REGULAR));
   return accel_io_type_props_to_type (
       &self->type_props, stage, &out_types[0], error);
 }

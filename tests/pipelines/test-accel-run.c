@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -1425,6 +1426,72 @@ test_resume_refuses_live (void)
   result_clear (&r);
 }
 
+/* writes @data's bytes into a FIFO once a reader has it open, giving up
+ * after 60 s without one: the run under test may fail before it opens */
+typedef struct
+{
+  const char *path;
+  gsize size;
+} FifoFeed;
+
+static gpointer
+feed_fifo (gpointer data)
+{
+  FifoFeed *feed = data;
+  g_autofree guint8 *bytes = g_malloc0 (feed->size);
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  int fd;
+
+  while ((fd = open (feed->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0
+         && errno == ENXIO && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  if (fd < 0)
+    return NULL;
+  /* blocking again: the reader takes the frames at its pace */
+  fcntl (fd, F_SETFL, 0);
+  for (gsize i = 0; i < feed->size; i++)
+    bytes[i] = (guint8)(i * 7);
+  g_assert_cmpint (write (fd, bytes, feed->size), ==, (gssize)feed->size);
+  close (fd);
+  return NULL;
+}
+
+/* a raw file source on a pipe is live, though its class reads regular
+ * files again by position: an output that lost committed frames cannot
+ * have them again from the pipe, so the resume is refused */
+static void
+test_resume_refuses_pipe (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fifo = g_build_filename (sc.dir, "in.fifo", NULL);
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  FifoFeed feed = { fifo, 64 * 8 };
+  GThread *writer;
+  Result r = { 0 };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: resume-pipe\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.fifo, shape: '64', dtype: u8}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  writer = g_thread_new ("writer", feed_fifo, &feed);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_thread_join (writer);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_cmpint (truncate (out, 64 * 3), ==, 0);
+  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (
+      strstr (r.err, "holds 3 whole frames in order, its commit log 8"));
+  g_assert_nonnull (strstr (r.err, "stage 'src' (io.raw-file-source) is live"));
+  result_clear (&r);
+}
+
 /* a file written over since its frames were committed, at the same size,
  * is told by the digest of its last frame's end kept beside the commit log:
  * the resume is refused rather than appending to another run's frames */
@@ -1923,6 +1990,7 @@ main (int argc, char **argv)
       "/accel-run/resume-verifies-output", test_resume_verifies_output);
   g_test_add_func ("/accel-run/resume-verifies-png", test_resume_verifies_png);
   g_test_add_func ("/accel-run/resume-refuses-live", test_resume_refuses_live);
+  g_test_add_func ("/accel-run/resume-refuses-pipe", test_resume_refuses_pipe);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
       test_resume_refuses_changed_file);
   g_test_add_func ("/accel-run/state-fingerprint", test_state_fingerprint);
