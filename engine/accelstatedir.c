@@ -184,7 +184,8 @@ is_state_file (const char *name)
 {
   return g_str_equal (name, "fingerprint") || g_str_has_suffix (name, ".tmp")
          || g_str_has_suffix (name, ".commits")
-         || g_str_has_suffix (name, ".commits.tail")
+         || g_str_has_suffix (name, ".commits.digests")
+         || g_str_has_suffix (name, ".commits.tail") /* before .digests */
          || g_str_has_suffix (name, ".produced")
          || strstr (name, ".checkpoint.") != NULL;
 }

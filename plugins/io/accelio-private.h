@@ -108,14 +108,16 @@ void accel_io_ring_hold (
     AccelIoRing *ring, gpointer data, GDestroyNotify notify);
 void accel_io_ring_free (AccelIoRing *ring);
 
-/* acceliotailmark.c: where a file sink's last frames end, and a digest of
- * their last bytes, beside its commit log */
-typedef struct _AccelIoTailMark AccelIoTailMark;
-AccelIoTailMark *accel_io_tail_mark_open (AccelCommitLog *log, GError **error);
-gboolean accel_io_tail_mark_write (AccelIoTailMark *mark, guint64 sequence,
-    guint64 end, gconstpointer frame, gsize size, GError **error);
-void accel_io_tail_mark_close (AccelIoTailMark *mark);
-gboolean accel_io_tail_mark_check (AccelCommitLog *log, const char *location,
-    gsize frame_size, guint64 n_whole, GError **error);
+/* acceliodigests.c: a digest of the last bytes of each frame a file sink
+ * wrote, beside its commit log */
+typedef struct _AccelIoFrameDigests AccelIoFrameDigests;
+AccelIoFrameDigests *accel_io_frame_digests_open (
+    AccelCommitLog *log, GError **error);
+gboolean accel_io_frame_digests_write (AccelIoFrameDigests *digests,
+    guint64 sequence, guint64 end, gconstpointer frame, gsize size,
+    GError **error);
+void accel_io_frame_digests_close (AccelIoFrameDigests *digests);
+gboolean accel_io_frame_digests_check (AccelCommitLog *log,
+    const char *location, gsize frame_size, guint64 n_whole, GError **error);
 
 G_END_DECLS

@@ -20,8 +20,8 @@ struct _AccelRawFileSink
 
   int fd;
   gboolean stream; /* a pipe or a socket: written in order, no going back */
-  AccelBuffer *staging;  /* GPU: pinned copy of the frame being written */
-  AccelIoTailMark *tail; /* with a commit log */
+  AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
+  AccelIoFrameDigests *digests; /* with a commit log */
 };
 
 static void accel_raw_file_sink_file_output_init (
@@ -109,7 +109,7 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
 
   if (!open_file (self, size, error)
       || (log && !self->stream
-          && !(self->tail = accel_io_tail_mark_open (log, error))))
+          && !(self->digests = accel_io_frame_digests_open (log, error))))
     return FALSE;
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -125,7 +125,7 @@ accel_raw_file_sink_stop (AccelStage *stage)
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
 
   g_clear_pointer (&self->staging, accel_buffer_unref);
-  g_clear_pointer (&self->tail, accel_io_tail_mark_close);
+  g_clear_pointer (&self->digests, accel_io_frame_digests_close);
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;
@@ -172,8 +172,8 @@ accel_raw_file_sink_render (
           self->location);
       return ACCEL_FLOW_ERROR;
     }
-  if (self->tail
-      && !accel_io_tail_mark_write (self->tail, frame->sequence,
+  if (self->digests && accel_buffer_get_size (in) > 0
+      && !accel_io_frame_digests_write (self->digests, frame->sequence,
           (guint64)lseek (self->fd, 0, SEEK_CUR), accel_buffer_get_data (data),
           accel_buffer_get_size (in), error))
     return ACCEL_FLOW_ERROR;
@@ -213,7 +213,7 @@ accel_raw_file_sink_verify (
           "cannot check %s: %s", self->location, g_strerror (saved));
       return FALSE;
     }
-  return accel_io_tail_mark_check (
+  return accel_io_frame_digests_check (
              log, self->location, frame_size, whole, error)
          && accel_file_output_keep_in_order (
              log, self->location, whole, what, error);

@@ -1492,8 +1492,9 @@ test_resume_refuses_pipe (void)
   result_clear (&r);
 }
 
-/* a file written over since its frames were committed, at the same size,
- * is told by the digest of its last frame's end kept beside the commit log:
+/* a file written over since its frames were committed, at the same size
+ * or shorter, is told by the digest of its last frame's end kept beside
+ * the commit log:
  * the resume is refused rather than appending to another run's frames */
 static void
 test_resume_refuses_changed_file (void)
@@ -1532,6 +1533,19 @@ test_resume_refuses_changed_file (void)
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
   assert_contents (out, expected);
+
+  /* written over shorter: its last whole frame is checked, not a repair
+   * that would append the lost frames to another run's */
+  g_free (changed);
+  len = 12 * 100 * sizeof (float);
+  changed = g_memdup2 (g_bytes_get_data (expected, NULL), len);
+  changed[len - 1] ^= 0x5a;
+  g_assert_true (g_file_set_contents (out, changed, (gssize)len, NULL));
+  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (
+      strstr (r.err, "out.bin was changed since frame 11 was committed"));
+  result_clear (&r);
 }
 
 /* a state directory keeps the graph's fingerprint: a changed parameter, a
