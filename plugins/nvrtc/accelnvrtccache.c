@@ -279,18 +279,29 @@ write_entry (const char *path, GBytes *cubin, GError **error)
       path, (const gchar *)entry, DIGEST_SIZE + size, error);
 }
 
-/* whether the code may depend on files that the key does not cover: a
- * quoted #include, or an include path or header in @options */
+/* whether the code may depend on files that the key does not cover: an
+ * #include of anything but a <header> (a quoted name, or a macro that may
+ * name any file), or an include path or header among the options as NVRTC
+ * gets them, quotes taken off. Options that cannot be read are refused by
+ * the compile, which no cache entry came from */
 static gboolean
 reads_user_headers (const char *source, const char *options)
 {
-  g_autoptr (GRegex) quoted = g_regex_new (
-      "^[ \t]*#[ \t]*include[ \t]*\"", G_REGEX_MULTILINE, 0, NULL);
-  g_autoptr (GRegex) path = g_regex_new (
-      "(^|\\s)(-I|--include-path|-include|--pre-include)", 0, 0, NULL);
+  static const char *const reads[]
+      = { "-I", "--include-path", "-include", "--pre-include" };
+  g_autoptr (GRegex) include = g_regex_new (
+      "^[ \t]*#[ \t]*include[ \t]*[^< \t]", G_REGEX_MULTILINE, 0, NULL);
+  g_auto (GStrv) argv = NULL;
 
-  return g_regex_match (quoted, source, 0, NULL)
-         || (options && g_regex_match (path, options, 0, NULL));
+  if (g_regex_match (include, source, 0, NULL))
+    return TRUE;
+  if (!options || !g_shell_parse_argv (options, NULL, &argv, NULL))
+    return FALSE;
+  for (guint i = 0; argv[i]; i++)
+    for (guint r = 0; r < G_N_ELEMENTS (reads); r++)
+      if (g_str_has_prefix (argv[i], reads[r]))
+        return TRUE;
+  return FALSE;
 }
 
 /**
@@ -311,10 +322,11 @@ reads_user_headers (const char *source, const char *options)
  * is kept under accel_nvrtc_cache_key() with its SHA-256. A cache hit does
  * not touch NVRTC; an entry that does not match its checksum is removed and
  * compiled again; a new CUBIN is written atomically, and a cache that
- * cannot be written is only logged. A source with a quoted `#include`, or
- * options with an include path or header (`-I`, `--include-path`,
- * `-include`, `--pre-include`), is never cached: the key cannot cover the
- * headers it reads. No GPU is needed. MT safe.
+ * cannot be written is only logged. A source with an `#include` of
+ * anything but a `<header>` (a quoted name, a macro), or options with an
+ * include path or header (`-I`, `--include-path`, `-include`,
+ * `--pre-include`, quoted or not), is never cached: the key cannot cover
+ * the headers it reads. No GPU is needed. MT safe.
  *
  * Returns: (transfer full): the CUBIN, or %NULL with %ACCEL_ERROR_LIBRARY
  *   holding NVRTC's log, each error's source line quoted, on a compile

@@ -190,13 +190,14 @@ test_cache_damaged (CacheFixture *f, gconstpointer data)
 }
 
 /* a source that reads headers of its own is compiled every time: the key
- * covers the source and options, not the files they name */
+ * covers the source and options, not the files they name. Each way of
+ * naming a header: quoted, through a macro (with no option at all), and
+ * through include paths in options quoted as a shell would */
 static void
 test_cache_headers (CacheFixture *f, gconstpointer data)
 {
-  static const char source[]
-      = "#include \"gain.cuh\"\n"
-        "extern \"C\" __global__ void\n"
+  static const char kernel[]
+      = "extern \"C\" __global__ void\n"
         "kernel (const float *in, float *out, long long n)\n"
         "{\n"
         "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
@@ -205,23 +206,43 @@ test_cache_headers (CacheFixture *f, gconstpointer data)
         "}\n";
   g_autofree gchar *headers = g_dir_make_tmp ("accel-nvrtc-h-XXXXXX", NULL);
   g_autofree gchar *header = g_build_filename (headers, "gain.cuh", NULL);
-  g_autofree gchar *options = g_strdup_printf ("-I%s", headers);
-  g_autoptr (GBytes) two = NULL, three = NULL;
-  g_autoptr (GError) error = NULL;
-  gboolean hit = TRUE;
+  struct
+  {
+    gchar *include, *options;
+  } ways[] = {
+    { g_strdup ("#include \"gain.cuh\"\n"), g_strdup_printf ("-I%s", headers) },
+    { g_strdup_printf ("#define GAIN_H \"%s\"\n#include GAIN_H\n", header),
+        NULL },
+    { g_strdup ("#include <gain.cuh>\n"), g_strdup_printf ("'-I%s'", headers) },
+    { g_strdup ("#include <gain.cuh>\n"),
+        g_strdup_printf ("\"--include-path=%s\"", headers) },
+  };
 
-  g_assert_true (g_file_set_contents (header, "#define GAIN 2.0f\n", -1, NULL));
-  two = accel_nvrtc_compile_full (
-      source, "gain.cu", options, "sm_90", f->dir, &hit, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_false (hit);
-  g_assert_true (g_file_set_contents (header, "#define GAIN 3.0f\n", -1, NULL));
-  three = accel_nvrtc_compile_full (
-      source, "gain.cu", options, "sm_90", f->dir, &hit, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_false (hit);
-  g_assert_false (g_bytes_equal (two, three));
-  g_assert_cmpuint (count_entries (f->dir), ==, 0);
+  for (guint w = 0; w < G_N_ELEMENTS (ways); w++)
+    {
+      g_autofree gchar *source = g_strconcat (ways[w].include, kernel, NULL);
+      g_autoptr (GBytes) two = NULL, three = NULL;
+      g_autoptr (GError) error = NULL;
+      gboolean hit = TRUE;
+
+      g_test_message ("%s with options %s", ways[w].include, ways[w].options);
+      g_assert_true (
+          g_file_set_contents (header, "#define GAIN 2.0f\n", -1, NULL));
+      two = accel_nvrtc_compile_full (source, "gain.cu", ways[w].options,
+          "sm_90", f->dir, &hit, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (hit);
+      g_assert_true (
+          g_file_set_contents (header, "#define GAIN 3.0f\n", -1, NULL));
+      three = accel_nvrtc_compile_full (source, "gain.cu", ways[w].options,
+          "sm_90", f->dir, &hit, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (hit);
+      g_assert_false (g_bytes_equal (two, three));
+      g_assert_cmpuint (count_entries (f->dir), ==, 0);
+      g_free (ways[w].include);
+      g_free (ways[w].options);
+    }
   g_unlink (header);
   g_rmdir (headers);
 }
