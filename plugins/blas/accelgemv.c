@@ -99,7 +99,7 @@ accel_gemv_stop (AccelStage *stage)
 static void
 process_host (AccelGemv *self, gconstpointer a, gconstpointer x, gpointer y)
 {
-  enum CBLAS_TRANSPOSE ta = self->transa ? CblasTrans : CblasNoTrans;
+  enum CBLAS_TRANSPOSE ta = self->shape.transa ? CblasTrans : CblasNoTrans;
 
   switch (self->shape.dtype)
     {
@@ -130,7 +130,7 @@ accel_gemv_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer y = accel_buffer_get_data (frame->outputs[0]);
   /* row-major A read column-major is A^T (cols x rows): A x is then the
    * transposed product of that reading, and A^T x the plain one */
-  cublasOperation_t op = self->transa ? CUBLAS_OP_N : CUBLAS_OP_T;
+  cublasOperation_t op = self->shape.transa ? CUBLAS_OP_N : CUBLAS_OP_T;
   int rows = (int)self->cols, cols = (int)self->rows, ld = (int)self->cols;
   float alpha_f = (float)self->alpha, beta_f = 0.0f;
   double beta_d = 0.0;

@@ -33,6 +33,18 @@ test_case (gconstpointer data)
   g_assert_cmpfloat (diff, <=, blas_tolerance (c->dtype));
 }
 
+/* transa flipped once the graph is prepared: the GPU keeps the negotiated
+ * product too */
+static void
+test_transa_fixed (gconstpointer data)
+{
+  const BlasCase *c = data;
+  g_autoptr (BlasData) d = blas_data_new (c, 2, TRUE);
+  g_autoptr (GPtrArray) gpu = blas_case_run_transa_flipped (c, d, FALSE);
+
+  blas_case_check (c, d, gpu);
+}
+
 static void
 free_case (gpointer data)
 {
@@ -135,6 +147,8 @@ main (int argc, char **argv)
       add (
           "blas.gemm", dt, 3, 17, 9, 31, FALSE, TRUE, 2, 1.0, 0.0, "-shared-b");
       add ("blas.gemv", dt, 0, 17, 1, 40, TRUE, FALSE, 0, -1.0, 0.0, "-ta");
+      add_test (test_transa_fixed, "transa-fixed/", "blas.gemv", dt, 0, 2, 1,
+          64, FALSE, FALSE, 0, 1.0, 0.0, "");
       add_test (test_graph_mode, "graph-mode/", "blas.gemm-c", dt, 0, 17, 17,
           17, FALSE, TRUE, 0, 1.5, -0.5, "");
       add_test (test_graph_mode, "graph-mode/", "blas.gemm", dt, 3, 64, 48, 32,

@@ -399,6 +399,19 @@ blas_case_run (const BlasCase *c, const BlasData *data, gboolean host)
   return test_tensor_run (g, "sink");
 }
 
+GPtrArray *
+blas_case_run_transa_flipped (
+    const BlasCase *c, const BlasData *data, gboolean host)
+{
+  g_autoptr (AccelGraph) g = blas_graph_new (c, data, host);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (accel_graph_prepare (g, &error));
+  g_assert_no_error (error);
+  g_object_set (accel_graph_get_stage (g, "stage"), "transa", !c->transa, NULL);
+  return test_tensor_run (g, "sink");
+}
+
 double
 blas_case_check (const BlasCase *c, const BlasData *data, GPtrArray *out)
 {

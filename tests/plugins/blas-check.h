@@ -54,6 +54,10 @@ AccelGraph *blas_graph_new (
     const BlasCase *c, const BlasData *data, gboolean host);
 GPtrArray *blas_case_run (
     const BlasCase *c, const BlasData *data, gboolean host);
+/* as blas_case_run(), with @c's transa flipped once the graph is prepared:
+ * the frames must keep the product negotiated */
+GPtrArray *blas_case_run_transa_flipped (
+    const BlasCase *c, const BlasData *data, gboolean host);
 /* asserts every output is within blas_tolerance() of the reference;
  * returns the largest relative error */
 double blas_case_check (

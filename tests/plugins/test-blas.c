@@ -186,6 +186,20 @@ test_output_types (void)
     }
 }
 
+/* transa is read when the graph is prepared: flipped after, the frames
+ * keep the negotiated product (read per frame, A^T of a 2 x 64 A wrote 64
+ * values into the 2 of y) */
+static void
+test_gemv_transa_fixed (void)
+{
+  static const BlasCase c
+      = { "", "blas.gemv", F32, 0, 2, 1, 64, FALSE, FALSE, 0, 1.0 };
+  g_autoptr (BlasData) d = blas_data_new (&c, 3, TRUE);
+  g_autoptr (GPtrArray) out = blas_case_run_transa_flipped (&c, d, TRUE);
+
+  blas_case_check (&c, d, out);
+}
+
 /* the host path's f16 and bf16 rounding, bit by bit */
 static void
 test_half_rounding (void)
@@ -247,5 +261,6 @@ main (int argc, char **argv)
   g_test_add_func ("/blas/negotiate/link-errors", test_link_errors);
   g_test_add_func ("/blas/negotiate/output-types", test_output_types);
   g_test_add_func ("/blas/half/rounding", test_half_rounding);
+  g_test_add_func ("/blas/gemv/transa-fixed", test_gemv_transa_fixed);
   return g_test_run ();
 }

@@ -140,6 +140,27 @@ test_link_errors (void)
       "have one dtype");
 }
 
+/* the activation is read when the graph is prepared: set after it, the
+ * frames keep the one negotiated, as cuDNN's descriptors on a GPU do (the
+ * host read it per frame) */
+static void
+test_activation_fixed (void)
+{
+  static const DnnCase c = { "", "dnn.conv2d", F32, 1, 3, 8, 8, 4, 3, 3, 1, 1,
+    1, 1, 1, 1, 1, NULL, 1.0 };
+  g_autoptr (DnnData) d = dnn_data_new (&c, 2, TRUE);
+  g_autoptr (AccelGraph) g = dnn_graph_new (&c, d, TRUE);
+  g_autoptr (GPtrArray) out = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (accel_graph_prepare (g, &error));
+  g_assert_no_error (error);
+  test_stage_set_enum (
+      accel_graph_get_stage (g, "stage"), "activation", "relu");
+  out = test_tensor_run (g, "sink");
+  dnn_case_check (&c, d, out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -150,5 +171,6 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     g_test_add_data_func (cases[i].path, &cases[i], test_case);
   g_test_add_func ("/dnn/negotiate/link-errors", test_link_errors);
+  g_test_add_func ("/dnn/conv2d/activation-fixed", test_activation_fixed);
   return g_test_run ();
 }
