@@ -9,6 +9,7 @@
 #include "accelaxpy.h"
 #include "accelblas-private.h"
 #include "accelhalf.h"
+#include "accelhostscratch.h"
 
 struct _AccelAxpy
 {
@@ -52,10 +53,14 @@ accel_axpy_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     {
-      if (accel_dtype_is_half (self->dtype))
+      if (accel_dtype_is_half (self->dtype)
+          && (!(self->host.a = accel_host_scratch_new (
+                    stage, self->n, sizeof (float), error))
+              || !(self->host.c = accel_host_scratch_new (
+                       stage, self->n, sizeof (float), error))))
         {
-          self->host.a = g_new (float, self->n);
-          self->host.c = g_new (float, self->n);
+          accel_dense_host_clear (&self->host);
+          return FALSE;
         }
       return TRUE;
     }

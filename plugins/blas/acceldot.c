@@ -8,6 +8,7 @@
 #include "accelblas-private.h"
 #include "acceldot.h"
 #include "accelhalf.h"
+#include "accelhostscratch.h"
 
 struct _AccelDot
 {
@@ -44,10 +45,14 @@ accel_dot_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     {
-      if (accel_dtype_is_half (self->dtype))
+      if (accel_dtype_is_half (self->dtype)
+          && (!(self->host.a = accel_host_scratch_new (
+                    stage, self->n, sizeof (float), error))
+              || !(self->host.b = accel_host_scratch_new (
+                       stage, self->n, sizeof (float), error))))
         {
-          self->host.a = g_new (float, self->n);
-          self->host.b = g_new (float, self->n);
+          accel_dense_host_clear (&self->host);
+          return FALSE;
         }
       return TRUE;
     }

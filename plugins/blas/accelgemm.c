@@ -44,10 +44,7 @@ accel_gemm_start (AccelStage *stage, GError **error)
   AccelGemm *self = ACCEL_GEMM (stage);
 
   if (accel_stage_is_host (stage))
-    {
-      accel_dense_host_start (&self->shape, &self->host);
-      return TRUE;
-    }
+    return accel_dense_host_start (stage, &self->shape, &self->host, error);
   return accel_blas_gpu_start (
       stage, &self->gpu, CUBLAS_POINTER_MODE_HOST, error);
 }

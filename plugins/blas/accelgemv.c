@@ -79,10 +79,7 @@ accel_gemv_start (AccelStage *stage, GError **error)
   AccelGemv *self = ACCEL_GEMV (stage);
 
   if (accel_stage_is_host (stage))
-    {
-      accel_dense_host_start (&self->shape, &self->host);
-      return TRUE;
-    }
+    return accel_dense_host_start (stage, &self->shape, &self->host, error);
   return accel_blas_gpu_start (
       stage, &self->gpu, CUBLAS_POINTER_MODE_HOST, error);
 }

@@ -11,6 +11,7 @@
 
 #include "acceldense.h"
 #include "accelhalf.h"
+#include "accelhostscratch.h"
 #include "accelblaslt-private.h"
 
 /* what cuBLAS asks for on Hopper */
@@ -314,9 +315,15 @@ accel_lt_matmul_start (AccelStage *stage, GError **error)
 
   if (!accel_stage_is_host (stage))
     return start_gpu (self, error);
-  accel_dense_host_start (&priv->shape, &priv->host);
-  if (accel_dtype_is_half (priv->shape.dtype))
-    priv->bias = g_new (float, priv->shape.n);
+  if (!accel_dense_host_start (stage, &priv->shape, &priv->host, error))
+    return FALSE;
+  if (accel_dtype_is_half (priv->shape.dtype)
+      && !(priv->bias = accel_host_scratch_new (
+               stage, priv->shape.n, sizeof (float), error)))
+    {
+      accel_dense_host_clear (&priv->host);
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -7,6 +7,7 @@
 
 #include "acceldense.h"
 #include "accelhalf.h"
+#include "accelhostscratch.h"
 
 /**
  * accel_dense_mismatch:
@@ -231,21 +232,32 @@ accel_dense_gemm_b_elements (const AccelGemmShape *s)
 
 /**
  * accel_dense_host_start:
+ * @stage: the stage
  * @shape: the negotiated product
  * @host: (out): the f32 scratch of an f16 or bf16 product
+ * @error: return location for a #GError, or %NULL
  *
  * Makes the scratch accel_dense_gemm_host() computes half precision products
  * in. Called from start() on the host backend.
+ *
+ * Returns: %FALSE, with nothing made, when the scratch cannot be had.
  */
-void
-accel_dense_host_start (const AccelGemmShape *shape, AccelDenseHost *host)
+gboolean
+accel_dense_host_start (AccelStage *stage, const AccelGemmShape *shape,
+    AccelDenseHost *host, GError **error)
 {
   memset (host, 0, sizeof (*host));
   if (!accel_dtype_is_half (shape->dtype))
-    return;
-  host->a = g_new (float, accel_dense_gemm_a_elements (shape));
-  host->b = g_new (float, accel_dense_gemm_b_elements (shape));
-  host->c = g_new (float, shape->batch * shape->m * shape->n);
+    return TRUE;
+  if ((host->a = accel_host_scratch_new (
+           stage, accel_dense_gemm_a_elements (shape), sizeof (float), error))
+      && (host->b = accel_host_scratch_new (stage,
+              accel_dense_gemm_b_elements (shape), sizeof (float), error))
+      && (host->c = accel_host_scratch_new (stage,
+              shape->batch * shape->m * shape->n, sizeof (float), error)))
+    return TRUE;
+  accel_dense_host_clear (host);
+  return FALSE;
 }
 
 /**

@@ -59,7 +59,8 @@ gboolean accel_dense_gemm_negotiate (AccelStage *stage, const AccelType *a,
     AccelGemmShape *shape, AccelType *out, GError **error);
 gsize accel_dense_gemm_a_elements (const AccelGemmShape *shape);
 gsize accel_dense_gemm_b_elements (const AccelGemmShape *shape);
-void accel_dense_host_start (const AccelGemmShape *shape, AccelDenseHost *host);
+gboolean accel_dense_host_start (AccelStage *stage, const AccelGemmShape *shape,
+    AccelDenseHost *host, GError **error);
 void accel_dense_host_clear (AccelDenseHost *host);
 void accel_dense_gemm_host (const AccelGemmShape *shape, AccelDenseHost *host,
     double alpha, double beta, gconstpointer a, gconstpointer b, gpointer c);

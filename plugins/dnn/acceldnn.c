@@ -11,6 +11,7 @@
 #include "accelconvhost.h"
 #include "acceldense.h"
 #include "accelhalf.h"
+#include "accelhostscratch.h"
 #include "acceldnn-private.h"
 
 /* the most workspace an algorithm may ask for: cuDNN's heuristics rank
@@ -570,6 +571,8 @@ process_host (AccelDnnConv *self, AccelFrame *frame)
   accel_half_narrow (s->dtype, priv->host_out, out, s->n * s->k * s->p * s->q);
 }
 
+static void accel_dnn_conv_stop (AccelStage *stage);
+
 static gboolean
 accel_dnn_conv_start (AccelStage *stage, GError **error)
 {
@@ -579,15 +582,19 @@ accel_dnn_conv_start (AccelStage *stage, GError **error)
 
   if (!accel_stage_is_host (stage))
     return start_gpu (self, error);
-  if (s->dtype == ACCEL_DTYPE_F16)
-    {
-      priv->host_in = g_new (float, s->n * s->c * s->h * s->w);
-      priv->host_weights
-          = g_new (float, s->k *(s->c / s->groups) * s->r * s->s);
-      priv->host_bias = g_new (float, s->k);
-      priv->host_out = g_new (float, s->n * s->k * s->p * s->q);
-    }
-  return TRUE;
+  if (s->dtype != ACCEL_DTYPE_F16
+      || ((priv->host_in = accel_host_scratch_new (
+               stage, s->n * s->c * s->h * s->w, sizeof (float), error))
+          && (priv->host_weights = accel_host_scratch_new (stage,
+                  s->k * (s->c / s->groups) * s->r * s->s, sizeof (float),
+                  error))
+          && (priv->host_bias
+              = accel_host_scratch_new (stage, s->k, sizeof (float), error))
+          && (priv->host_out = accel_host_scratch_new (
+                  stage, s->n * s->k * s->p * s->q, sizeof (float), error))))
+    return TRUE;
+  accel_dnn_conv_stop (stage);
+  return FALSE;
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "accelcholesky.h"
+#include "accelhostscratch.h"
 #include "accelsolver-private.h"
 
 /* a row-major matrix read column-major is its transpose, which for a
@@ -61,8 +62,8 @@ accel_cholesky_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     {
-      self->factor = g_malloc (s->n * s->n * es);
-      return TRUE;
+      self->factor = accel_host_scratch_new (stage, s->n * s->n, es, error);
+      return self->factor != NULL;
     }
   self->off_rhs = accel_solver_align (s->n * s->n * es);
   if (!accel_solver_gpu_start (stage, &self->gpu,

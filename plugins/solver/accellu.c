@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "accellu.h"
+#include "accelhostscratch.h"
 #include "accelsolver-private.h"
 
 struct _AccelLu
@@ -56,9 +57,12 @@ accel_lu_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     {
-      self->lu = g_malloc (s->n * s->n * es);
-      self->ipiv = g_new (lapack_int, s->n);
-      return TRUE;
+      if ((self->lu = accel_host_scratch_new (stage, s->n * s->n, es, error))
+          && (self->ipiv = accel_host_scratch_new (
+                  stage, s->n, sizeof (lapack_int), error)))
+        return TRUE;
+      g_clear_pointer (&self->lu, g_free);
+      return FALSE;
     }
   self->off_ipiv = accel_solver_align (s->n * s->n * es);
   self->off_rhs = self->off_ipiv + accel_solver_align (s->n * sizeof (int));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "accelqr.h"
+#include "accelhostscratch.h"
 #include "accelsolver-private.h"
 
 struct _AccelQr
@@ -83,9 +84,12 @@ accel_qr_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     {
-      self->factor = g_malloc (s->m * s->n * es);
-      self->tau = g_malloc (self->k * es);
-      return TRUE;
+      if ((self->factor
+              = accel_host_scratch_new (stage, s->m * s->n, es, error))
+          && (self->tau = accel_host_scratch_new (stage, self->k, es, error)))
+        return TRUE;
+      g_clear_pointer (&self->factor, g_free);
+      return FALSE;
     }
   self->off_tau = accel_solver_align (s->m * s->n * es);
   if (!accel_solver_gpu_start (

@@ -5,6 +5,7 @@
 #include <lapacke.h>
 #include <string.h>
 
+#include "accelhostscratch.h"
 #include "accelsolver-private.h"
 #include "accelsvd.h"
 
@@ -74,9 +75,12 @@ accel_svd_start (AccelStage *stage, GError **error)
 
   if (accel_stage_is_host (stage))
     {
-      self->copy = g_malloc (s->m * s->n * es);
-      self->superb = g_malloc (self->k * es);
-      return TRUE;
+      if ((self->copy = accel_host_scratch_new (stage, s->m * s->n, es, error))
+          && (self->superb
+              = accel_host_scratch_new (stage, self->k, es, error)))
+        return TRUE;
+      g_clear_pointer (&self->copy, g_free);
+      return FALSE;
     }
   self->off_u = accel_solver_align (s->m * s->n * es);
   self->off_vt = self->off_u;

@@ -1682,6 +1682,42 @@ under_valgrind (void)
   return preload && strstr (preload, "vgpreload");
 }
 
+/* host memory a library stage's host path computes in, more than the
+ * process may have: its start fails, naming the stage, where g_malloc ()
+ * aborted the run (status 133) */
+static void
+test_host_scratch_too_big (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-scratch-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "lu.yaml", NULL);
+  Limit space = { RLIMIT_AS, { 8ul << 30, 8ul << 30 } };
+  Result r = { 0 };
+
+  if (under_valgrind () || g_getenv ("ASAN_OPTIONS"))
+    {
+      g_test_skip ("the tool reserves more address space than the limit");
+      remove_dir (dir);
+      return;
+    }
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: lu-huge\n"
+      "stages:\n"
+      "  - {name: a, kind: rand.normal,\n"
+      "     params: {shape: '46000x46000', dtype: f64, num-buffers: 1}}\n"
+      "  - {name: b, kind: rand.normal,\n"
+      "     params: {shape: '46000', dtype: f64, num-buffers: 1}}\n"
+      "  - {name: s, kind: solver.lu}\n"
+      "  - {name: k, kind: core.null-sink}\n"
+      "links: [a -> s.a, b -> s.b, s -> k]\n",
+      -1, NULL));
+  run_limited (&r, dir, &space, "--backend=host", "--quiet", yaml, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "stage 's' (solver.lu): cannot allocate "
+                                   "2116000000 elements of 8 bytes"));
+  result_clear (&r);
+  remove_dir (dir);
+}
+
 /* a graph of many stages needs a descriptor per stage's thread: under a
  * low soft limit the run raises it toward the hard one; under a low hard
  * limit it is refused naming the count and the limit, never killed by
@@ -1977,6 +2013,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
   g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);
   g_test_add_func ("/accel-run/fault-stop-counted", test_fault_stop_counted);
+  g_test_add_func (
+      "/accel-run/host-scratch-too-big", test_host_scratch_too_big);
   g_test_add_func (
       "/accel-run/resume-checksum-in-place", test_resume_checksum_in_place);
   g_test_add_func (
