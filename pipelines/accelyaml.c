@@ -721,6 +721,7 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
 {
   AccelWorld *world = accel_world_get_default ();
   guint rank = world ? accel_world_get_rank (world) : 0;
+  guint size = world ? accel_world_get_size (world) : 1;
   gboolean found = FALSE, ok = TRUE;
 
   *other_rank = FALSE;
@@ -752,13 +753,14 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
           ok = FALSE;
           continue;
         }
-      if (world && r >= accel_world_get_size (world))
+      if (r >= size)
         {
           report (l, item->start_mark,
               "stage '%s' runs on rank %" G_GUINT64_FORMAT
-              ", but the world has %u ranks (0 to %u)",
-              name, r, accel_world_get_size (world),
-              accel_world_get_size (world) - 1);
+              ", but the world has %u ranks (0 to %u)%s",
+              name, r, size, size - 1,
+              world ? "" : ": a process alone is rank 0 of 1 (run the "
+                           "world with --ranks or --world)");
           ok = FALSE;
           continue;
         }

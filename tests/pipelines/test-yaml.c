@@ -343,7 +343,10 @@ static const Golden goldens[] = {
       "list the ranks that run it, or leave 'ranks' out for every rank\n"
       "bad/ranks.yaml:6:49: stage 'minus': a rank is a number from 0, not "
       "'-1'\n"
-      "bad/ranks.yaml:7:49: a list of ranks must be a list, not a scalar" },
+      "bad/ranks.yaml:7:49: a list of ranks must be a list, not a scalar\n"
+      "bad/ranks.yaml:8:47: stage 'far' runs on rank 7, but the world has 1 "
+      "ranks (0 to 0): a process alone is rank 0 of 1 (run the world with "
+      "--ranks or --world)" },
   { "bad-links.yaml", "bad/bad-links.yaml:4:12: a stage named 'src' is already "
                       "declared at line 3\n"
                       "bad/bad-links.yaml:7:12: link to unknown stage 'snik' "
