@@ -455,9 +455,11 @@ describe_params (GString *s, GParamSpec **pspecs, guint n, gboolean common)
         continue;
       def = value_to_string (g_param_spec_get_default_value (p));
       range = accel_param_spec_dup_range (p);
-      g_string_append_printf (s, "  %-14s %s, default %s%s%s\n      %s\n",
+      g_string_append_printf (s, "  %-14s %s, default %s%s%s%s\n      %s\n",
           p->name, pspec_type_name (p), def, range ? ", range " : "",
-          range ? range : "", g_param_spec_get_blurb (p));
+          range ? range : "",
+          (p->flags & ACCEL_PARAM_FIXED) ? ", fixed once prepared" : "",
+          g_param_spec_get_blurb (p));
     }
 }
 

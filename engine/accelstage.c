@@ -509,6 +509,7 @@ accel_stage_negotiate (
           return FALSE;
         }
     }
+  g_atomic_int_set (&priv->negotiated, TRUE);
   return TRUE;
 }
 

@@ -58,6 +58,32 @@ post_control (AccelStagePrivate *priv, AccelMessage *msg)
 }
 
 /**
+ * accel_stage_refuses_param:
+ * @stage: a stage
+ * @pspec: one of its properties
+ *
+ * For the set_property() of a stage: whether a change of @pspec is
+ * refused, because it is %ACCEL_PARAM_FIXED and @stage has negotiated.
+ * It is then said once, as a warning naming the stage, and set_property()
+ * returns at once, leaving the value the stage runs with.
+ *
+ * Returns: %TRUE when the change is refused. MT safe.
+ */
+gboolean
+accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  if (!(pspec->flags & ACCEL_PARAM_FIXED)
+      || !g_atomic_int_get (&priv->negotiated))
+    return FALSE;
+  g_warning ("stage '%s' (%s): '%s' is fixed once the graph is prepared: "
+             "the change is refused",
+      priv->name, priv->info->kind_name, pspec->name);
+  return TRUE;
+}
+
+/**
  * accel_stage_set_param_async:
  * @stage: a stage
  * @name: a property name
@@ -67,8 +93,9 @@ post_control (AccelStagePrivate *priv, AccelMessage *msg)
  * running stage never sees a parameter change in the middle of a frame.
  * Before the stage starts the property is set at once.
  *
- * Returns: %FALSE when @stage has no such writable property, or when @value
- * does not convert to the property's type or is out of its range; nothing is
+ * Returns: %FALSE when @stage has no such writable property, when @value
+ * does not convert to the property's type or is out of its range, or when
+ * the property is %ACCEL_PARAM_FIXED and @stage has negotiated; nothing is
  * set then. MT safe.
  */
 gboolean
@@ -89,6 +116,13 @@ accel_stage_set_param_async (
   if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)
       || (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
     return FALSE;
+  if ((pspec->flags & ACCEL_PARAM_FIXED)
+      && g_atomic_int_get (&priv->negotiated))
+    {
+      g_debug ("stage '%s': '%s' is fixed once the graph is prepared",
+          accel_stage_get_name (stage), name);
+      return FALSE;
+    }
   /* checked here, on the caller's thread: the stage's thread would only
    * warn and drop a value of the wrong type or out of range */
   g_value_init (&checked, G_PARAM_SPEC_VALUE_TYPE (pspec));

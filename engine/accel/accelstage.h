@@ -160,6 +160,17 @@ struct _AccelStageClass
   gpointer _accel_reserved[4];
 };
 
+/**
+ * ACCEL_PARAM_FIXED:
+ *
+ * A flag of a stage property's #GParamSpec: the property is read when the
+ * graph is prepared (it sizes an output, the stage's state or a plan, or
+ * it is agreed with other ranks), so once the stage has negotiated a
+ * change is refused (accel_stage_refuses_param ()).
+ */
+#define ACCEL_PARAM_FIXED (1 << G_PARAM_USER_SHIFT)
+
+gboolean accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec);
 void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
 void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);
 void accel_stage_class_set_start_waits (

@@ -249,6 +249,8 @@ accel_cloth_set_property (
   AccelCloth *self = ACCEL_CLOTH (object);
   gfloat *f = float_field (self, prop_id);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   if (f)
     {
       *f = g_value_get_float (value);
@@ -347,12 +349,13 @@ install_float (GObjectClass *klass, guint id, const char *name,
       klass, id, g_param_spec_float (name, name, blurb, lo, hi, def, FLAGS));
 }
 
+/* @extra: ACCEL_PARAM_FIXED for what sizes the state or the frame */
 static void
 install_int (GObjectClass *klass, guint id, const char *name, const char *blurb,
-    int lo, int hi, int def)
+    int lo, int hi, int def, GParamFlags extra)
 {
-  g_object_class_install_property (
-      klass, id, g_param_spec_int (name, name, blurb, lo, hi, def, FLAGS));
+  g_object_class_install_property (klass, id,
+      g_param_spec_int (name, name, blurb, lo, hi, def, FLAGS | extra));
 }
 
 static void
@@ -378,18 +381,20 @@ accel_cloth_class_init (AccelClothClass *klass)
       g_param_spec_int ("grid-size", "Grid size",
           "Vertices per side of a square cloth: sets grid-width and "
           "grid-height (reads grid-width)",
-          2, 4096, 48, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          2, 4096, 48,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | ACCEL_PARAM_FIXED));
   install_int (gobject_class, PROP_GRID_WIDTH, "grid-width",
       "Vertices per row of the cloth (which spans 2 units across)", 2, 4096,
-      48);
+      48, ACCEL_PARAM_FIXED);
   install_int (gobject_class, PROP_GRID_HEIGHT, "grid-height",
-      "Rows of vertices of the cloth", 2, 4096, 48);
+      "Rows of vertices of the cloth", 2, 4096, 48, ACCEL_PARAM_FIXED);
   install_int (gobject_class, PROP_WIDTH, "width", "Frame width in pixels", 1,
-      16384, 512);
+      16384, 512, ACCEL_PARAM_FIXED);
   install_int (gobject_class, PROP_HEIGHT, "height", "Frame height in pixels",
-      1, 16384, 512);
+      1, 16384, 512, ACCEL_PARAM_FIXED);
   install_int (gobject_class, PROP_ITERATIONS, "iterations",
-      "Constraint sweeps per frame (Jacobi: rounded up to even)", 0, 10000, 20);
+      "Constraint sweeps per frame (Jacobi: rounded up to even)", 0, 10000, 20,
+      0);
   install_float (gobject_class, PROP_GRAVITY, "gravity",
       "Downward acceleration, units per second squared", -1000.0f, 1000.0f,
       9.8f);

@@ -153,6 +153,8 @@ accel_fluid_set_property (
   AccelFluid *self = ACCEL_FLUID (object);
   AccelFluidParams *p = &self->params;
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_GRID_SIZE:
@@ -292,11 +294,12 @@ accel_fluid_class_init (AccelFluidClass *klass)
   g_object_class_install_property (gobject_class, PROP_GRID_SIZE,
       g_param_spec_int ("grid-size", "Grid size",
           "Cells per side of the grid (and pixels per side of the frame)", 8,
-          8192, 256, flags));
+          8192, 256, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_SIZE_DEPRECATED,
       g_param_spec_int ("size", "Size", "Deprecated: use grid-size", 8, 8192,
           256,
-          G_PARAM_READWRITE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_DEPRECATED | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
   install_float (gobject_class, PROP_DT, "dt", "Time step, in cell units", 0.0f,
       100.0f, 1.0f);
   install_float (gobject_class, PROP_VISCOSITY, "viscosity",

@@ -375,6 +375,8 @@ accel_particles_set_property (
   gfloat *f = float_field (self, prop_id);
   guint *u = uint_field (self, prop_id);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   if (f)
     *f = g_value_get_float (value);
   else if (u)
@@ -452,9 +454,11 @@ accel_particles_class_init (AccelParticlesClass *klass)
   stage_class->snapshot = accel_particles_snapshot;
   stage_class->restore = accel_particles_restore;
 
-  install_uint (gobject_class, PROP_CAPACITY, "capacity",
-      "Most particles alive at once", ACCEL_PARTICLES_MIN_CAPACITY, 1u << 30,
-      65536);
+  /* it sizes the state: fixed once the graph is prepared */
+  g_object_class_install_property (gobject_class, PROP_CAPACITY,
+      g_param_spec_uint ("capacity", "capacity",
+          "Most particles alive at once", ACCEL_PARTICLES_MIN_CAPACITY,
+          1u << 30, 65536, FLAGS | ACCEL_PARAM_FIXED));
   install_uint (gobject_class, PROP_EMIT_RATE, "emit-rate",
       "Particles emitted per step (while there is room)", 0, 1u << 30, 400);
   install_float (gobject_class, PROP_LIFETIME, "lifetime",

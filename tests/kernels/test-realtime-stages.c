@@ -243,6 +243,85 @@ test_bad_parameters (void)
       "stage 'med' (realtime.median): size 4 is not 3 or 5");
 }
 
+/* what sizes a simulation's state or frame is fixed once the graph is
+ * prepared: a change after is refused, by accel_stage_set_param_async ()
+ * and, with a warning, by g_object_set (), and the run keeps the negotiated
+ * sizes (a bigger size read per frame wrote past the state and the frame) */
+static void
+test_fixed_parameters (void)
+{
+  static const struct
+  {
+    const char *kind, *prop;
+    int value; /* the property's type: int, or uint for capacity */
+  } cases[] = {
+    { "realtime.particles", "capacity", 1 << 16 },
+    { "realtime.splat", "width", 1024 },
+    { "realtime.splat", "height", 1024 },
+    { "realtime.cloth", "grid-width", 64 },
+    { "realtime.cloth", "grid-size", 64 },
+    { "realtime.cloth", "width", 1024 },
+    { "realtime.fluid", "grid-size", 512 },
+    { "realtime.fluid", "size", 512 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("fixed");
+      g_autoptr (GError) error = NULL;
+      g_auto (GValue) value = G_VALUE_INIT, before = G_VALUE_INIT;
+      g_auto (GValue) after = G_VALUE_INIT;
+      gboolean splat = g_str_equal (cases[i].kind, "realtime.splat");
+      AccelStage *sim = accel_test_stage (
+          g, splat ? "realtime.particles" : cases[i].kind, "sim");
+      AccelStage *stage = sim;
+      GParamSpec *pspec;
+
+      g_test_message ("%s %s", cases[i].kind, cases[i].prop);
+      g_object_set (sim, "num-buffers", (gint64)N_FRAMES, NULL);
+      if (g_str_equal (cases[i].kind, "realtime.particles"))
+        g_object_set (sim, "capacity", 256u, NULL);
+      if (splat)
+        {
+          stage = accel_test_stage (g, "realtime.splat", "splat");
+          g_object_set (stage, "width", 32, "height", 16, NULL);
+          link_ok (g, "sim", "splat");
+        }
+      else if (!g_str_equal (cases[i].kind, "realtime.particles"))
+        g_object_set (sim,
+            g_str_has_suffix (cases[i].kind, "fluid") ? "grid-size" : "width",
+            32, NULL);
+      accel_test_stage (g, "core.checksum-sink", "sink");
+      link_ok (g, splat ? "splat" : "sim", "sink");
+      g_assert_true (accel_graph_prepare (g, &error));
+      g_assert_no_error (error);
+
+      pspec = g_object_class_find_property (
+          G_OBJECT_GET_CLASS (stage), cases[i].prop);
+      g_assert_nonnull (pspec);
+      g_assert_true (pspec->flags & ACCEL_PARAM_FIXED);
+      g_value_init (&before, pspec->value_type);
+      g_object_get_property (G_OBJECT (stage), cases[i].prop, &before);
+      g_value_init (&value, G_TYPE_INT);
+      g_value_set_int (&value, cases[i].value);
+      g_assert_false (
+          accel_stage_set_param_async (stage, cases[i].prop, &value));
+      g_test_expect_message ("accel-stage", G_LOG_LEVEL_WARNING,
+          "*'" /* the property */ "*' is fixed once the graph is prepared*");
+      g_object_set_property (G_OBJECT (stage), cases[i].prop, &value);
+      g_test_assert_expected_messages ();
+      g_value_init (&after, pspec->value_type);
+      g_object_get_property (G_OBJECT (stage), cases[i].prop, &after);
+      g_assert_cmpint (g_param_values_cmp (pspec, &before, &after), ==, 0);
+
+      g_assert_true (accel_graph_run (g, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (
+          accel_stage_get_n_processed (accel_graph_get_stage (g, "sink")), ==,
+          N_FRAMES);
+    }
+}
+
 static const StageCase filter_cases[] = {
   { "realtime.gaussian-blur", 0,
       { "sigma-1.5", TEST_KERNEL_GAUSSIAN_BLUR, 1.5f } },
@@ -274,6 +353,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/realtime/unsupported-format-names-stage", test_unsupported_format);
   g_test_add_func ("/realtime/bad-parameters", test_bad_parameters);
+  g_test_add_func ("/realtime/fixed-parameters", test_fixed_parameters);
 
   for (guint i = 0; i < G_N_ELEMENTS (filter_cases); i++)
     for (guint f = 0; f < G_N_ELEMENTS (test_filter_formats); f++)
