@@ -759,8 +759,9 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
               "stage '%s' runs on rank %" G_GUINT64_FORMAT
               ", but the world has %u ranks (0 to %u)%s",
               name, r, size, size - 1,
-              world ? "" : ": a process alone is rank 0 of 1 (run the "
-                           "world with --ranks or --world)");
+              world ? ""
+                    : ": a process alone is rank 0 of 1 (run the "
+                      "world with --ranks or --world)");
           ok = FALSE;
           continue;
         }

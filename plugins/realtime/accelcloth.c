@@ -384,8 +384,8 @@ accel_cloth_class_init (AccelClothClass *klass)
           2, 4096, 48,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | ACCEL_PARAM_FIXED));
   install_int (gobject_class, PROP_GRID_WIDTH, "grid-width",
-      "Vertices per row of the cloth (which spans 2 units across)", 2, 4096,
-      48, ACCEL_PARAM_FIXED);
+      "Vertices per row of the cloth (which spans 2 units across)", 2, 4096, 48,
+      ACCEL_PARAM_FIXED);
   install_int (gobject_class, PROP_GRID_HEIGHT, "grid-height",
       "Rows of vertices of the cloth", 2, 4096, 48, ACCEL_PARAM_FIXED);
   install_int (gobject_class, PROP_WIDTH, "width", "Frame width in pixels", 1,

@@ -456,9 +456,9 @@ accel_particles_class_init (AccelParticlesClass *klass)
 
   /* it sizes the state: fixed once the graph is prepared */
   g_object_class_install_property (gobject_class, PROP_CAPACITY,
-      g_param_spec_uint ("capacity", "capacity",
-          "Most particles alive at once", ACCEL_PARTICLES_MIN_CAPACITY,
-          1u << 30, 65536, FLAGS | ACCEL_PARAM_FIXED));
+      g_param_spec_uint ("capacity", "capacity", "Most particles alive at once",
+          ACCEL_PARTICLES_MIN_CAPACITY, 1u << 30, 65536,
+          FLAGS | ACCEL_PARAM_FIXED));
   install_uint (gobject_class, PROP_EMIT_RATE, "emit-rate",
       "Particles emitted per step (while there is room)", 0, 1u << 30, 400);
   install_float (gobject_class, PROP_LIFETIME, "lifetime",

@@ -199,13 +199,11 @@ accel_splat_class_init (AccelSplatClass *klass)
   stage_class->can_capture = accel_stage_can_capture_always;
 
   g_object_class_install_property (gobject_class, PROP_WIDTH,
-      g_param_spec_int (
-          "width", "Width", "Frame width in pixels", 1, 16384, 512,
-          FLAGS | ACCEL_PARAM_FIXED));
+      g_param_spec_int ("width", "Width", "Frame width in pixels", 1, 16384,
+          512, FLAGS | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
-      g_param_spec_int (
-          "height", "Height", "Frame height in pixels", 1, 16384, 512,
-          FLAGS | ACCEL_PARAM_FIXED));
+      g_param_spec_int ("height", "Height", "Frame height in pixels", 1, 16384,
+          512, FLAGS | ACCEL_PARAM_FIXED));
   install_float (gobject_class, PROP_CENTER_X, "center-x",
       "World x at the frame's centre", -1e6f, 1e6f, 0.0f);
   install_float (gobject_class, PROP_CENTER_Y, "center-y",
