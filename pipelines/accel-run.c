@@ -1330,9 +1330,21 @@ main (int argc, char **argv)
           || (!opt_no_supervise
               && accel_backend_get_default () == ACCEL_BACKEND_CUDA)))
     {
-      /* check the file here, so a bad one is reported once, with status 2 */
-      g_autoptr (AccelGraph) check
-          = load_graph (opt_description ? "-e" : args[1], &error);
+      /* check the file here, so a bad one is reported once, with status 2;
+       * in a world as its first rank here takes it (its stages' ranks) */
+      g_autoptr (AccelWorld) as_rank = NULL;
+      g_autoptr (AccelGraph) check = NULL;
+
+      if (opt_ranks > 0 || opt_world > 0)
+        {
+          as_rank
+              = accel_world_new ("127.0.0.1:1", opt_ranks > 0 ? 0 : opt_rank,
+                  opt_ranks > 0 ? opt_ranks : opt_world);
+          accel_world_set_default (as_rank);
+        }
+      check = load_graph (opt_description ? "-e" : args[1], &error);
+      if (as_rank)
+        accel_world_set_default (NULL);
       if (!check)
         {
           g_printerr ("%s\n", error->message);

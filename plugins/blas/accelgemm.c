@@ -85,6 +85,9 @@ accel_gemm_set_property (
 {
   AccelGemm *self = ACCEL_GEMM (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_TRANSA:
@@ -142,11 +145,11 @@ accel_gemm_class_init (AccelGemmClass *klass)
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",
           "Use a transposed: a is then k x m (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_TRANSB,
       g_param_spec_boolean ("transb", "Transpose B",
           "Use b transposed: b is then n x k (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of the product",
           -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, flags));

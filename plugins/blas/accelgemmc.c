@@ -112,6 +112,9 @@ accel_gemm_c_set_property (
 {
   AccelGemmC *self = ACCEL_GEMM_C (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_TRANSA:
@@ -175,11 +178,11 @@ accel_gemm_c_class_init (AccelGemmCClass *klass)
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",
           "Use a transposed: a is then k x m (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_TRANSB,
       g_param_spec_boolean ("transb", "Transpose B",
           "Use b transposed: b is then n x k (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of the product",
           -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, flags));

@@ -168,6 +168,9 @@ accel_gemv_set_property (
 {
   AccelGemv *self = ACCEL_GEMV (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_TRANSA:
@@ -219,7 +222,7 @@ accel_gemv_class_init (AccelGemvClass *klass)
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",
           "Use a transposed: y = alpha A^T x (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of the product",
           -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, flags));

@@ -433,6 +433,9 @@ accel_lt_matmul_set_property (
   AccelLtMatmulPrivate *priv
       = accel_lt_matmul_get_instance_private (ACCEL_LT_MATMUL (object));
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_TRANSA:
@@ -497,11 +500,11 @@ accel_lt_matmul_class_init (AccelLtMatmulClass *klass)
   g_object_class_install_property (gobject_class, PROP_TRANSA,
       g_param_spec_boolean ("transa", "Transpose A",
           "Use a transposed: a is then k x m (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_TRANSB,
       g_param_spec_boolean ("transb", "Transpose B",
           "Use b transposed: b is then n x k (read at negotiation)", FALSE,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha", "Factor of the product",
           -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, flags));
@@ -510,7 +513,8 @@ accel_lt_matmul_class_init (AccelLtMatmulClass *klass)
           "What is applied to the product before it is stored: none, bias, "
           "relu, gelu (tanh approximation), bias-relu, bias-gelu (read at "
           "negotiation)",
-          ACCEL_TYPE_LT_EPILOGUE, ACCEL_LT_EPILOGUE_NONE, flags));
+          ACCEL_TYPE_LT_EPILOGUE, ACCEL_LT_EPILOGUE_NONE,
+          flags | ACCEL_PARAM_FIXED));
 }
 
 static void

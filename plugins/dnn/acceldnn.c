@@ -630,6 +630,9 @@ accel_dnn_conv_set_property (
   AccelDnnConvPrivate *priv
       = accel_dnn_conv_get_instance_private (ACCEL_DNN_CONV (object));
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_PAD_H:
@@ -711,7 +714,8 @@ install_int (GObjectClass *gobject_class, guint prop_id, const char *name,
 {
   g_object_class_install_property (gobject_class, prop_id,
       g_param_spec_int (name, nick, blurb, minimum, G_MAXINT, default_value,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 }
 
 static void
@@ -755,7 +759,8 @@ accel_dnn_conv_class_init (AccelDnnConvClass *klass)
       g_param_spec_enum ("activation", "Activation",
           "Applied to each output element after the bias: none, relu, "
           "sigmoid, tanh, elu (read at negotiation)",
-          ACCEL_TYPE_DNN_ACTIVATION, ACCEL_DNN_ACTIVATION_NONE, flags));
+          ACCEL_TYPE_DNN_ACTIVATION, ACCEL_DNN_ACTIVATION_NONE,
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_ALPHA,
       g_param_spec_double ("alpha", "Alpha",
           "Factor of the convolution, before the bias (may change while "

@@ -662,6 +662,9 @@ accel_fft_set_property (
 {
   AccelFftPrivate *priv = accel_fft_get_instance_private (ACCEL_FFT (object));
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_TYPE:
@@ -738,17 +741,17 @@ accel_fft_class_init (AccelFftClass *klass)
           "auto (c2c for complex input, r2c for real input), c2c, r2c "
           "(forward only: last dimension n becomes n/2+1) or c2r (inverse "
           "only: last dimension m becomes real-length)",
-          ACCEL_TYPE_FFT_TYPE, ACCEL_FFT_TYPE_AUTO, flags));
+          ACCEL_TYPE_FFT_TYPE, ACCEL_FFT_TYPE_AUTO, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_RANK,
       g_param_spec_int ("rank", "Rank",
           "Dimensions of one transform, taken from the innermost dimensions; "
           "the outer ones are the batch. 0: all of them, at most 3",
-          0, 3, 0, flags));
+          0, 3, 0, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_REAL_LENGTH,
       g_param_spec_int64 ("real-length", "Real length",
           "c2r only: length of the real output's last dimension, 2(m-1) or "
           "2(m-1)+1 for m complex inputs. 0: 2(m-1)",
-          0, G_MAXINT64, 0, flags));
+          0, G_MAXINT64, 0, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NORMALIZE,
       g_param_spec_boolean ("normalize", "Normalize",
           "Multiply the result by 1/N, N the number of points of one "

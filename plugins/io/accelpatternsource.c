@@ -384,6 +384,9 @@ accel_pattern_source_set_property (
 {
   AccelPatternSource *self = ACCEL_PATTERN_SOURCE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_PATTERN:
@@ -483,7 +486,7 @@ accel_pattern_source_class_init (AccelPatternSourceClass *klass)
 
   g_object_class_install_property (gobject_class, PROP_PATTERN,
       g_param_spec_enum ("pattern", "Pattern", "What the images show",
-          ACCEL_TYPE_PATTERN, ACCEL_PATTERN_SMPTE, flags));
+          ACCEL_TYPE_PATTERN, ACCEL_PATTERN_SMPTE, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_string ("format", "Format",
           "Image format: RGBA8, BGRA8, GRAY8 or RGBAF32", "RGBA8", flags));
@@ -504,11 +507,11 @@ accel_pattern_source_class_init (AccelPatternSourceClass *klass)
   g_object_class_install_property (gobject_class, PROP_SEED,
       g_param_spec_uint ("seed", "Seed",
           "Seed of the noise pattern: frame s of a seed is always the same", 0,
-          G_MAXUINT, 0, flags));
+          G_MAXUINT, 0, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_SQUARE_SIZE,
       g_param_spec_int ("square-size", "Square size",
           "Side of the checkerboard's squares in pixels", 1, G_MAXINT16, 8,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
 
   accel_stage_class_set_metadata (stage_class, "io.pattern-source",
       "Test images: SMPTE colour bars, a gradient, a checkerboard or "

@@ -232,6 +232,9 @@ accel_raw_file_sink_set_property (
 {
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_LOCATION:
@@ -290,7 +293,8 @@ accel_raw_file_sink_class_init (AccelRawFileSinkClass *klass)
           "or cut back to the committed frames when the graph keeps state; "
           "a restart of the stage goes on with it)",
           NULL,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 
   accel_stage_class_set_metadata (stage_class, "io.raw-file-sink",
       "Append the bytes of every buffer to a file");

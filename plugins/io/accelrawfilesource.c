@@ -354,6 +354,9 @@ accel_raw_file_source_set_property (
 {
   AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_LOCATION:
@@ -430,11 +433,11 @@ accel_raw_file_source_class_init (AccelRawFileSourceClass *klass)
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location",
           "File of frames, each the size of the type, back to back", NULL,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_LOOP,
       g_param_spec_boolean ("loop", "Loop",
           "Start over at the end of the file instead of ending the stream",
-          FALSE, flags));
+          FALSE, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Frames to produce before end of stream (-1: to the end of the "

@@ -37,6 +37,9 @@ accel_all_reduce_set_property (
 {
   AccelAllReduce *self = ACCEL_ALL_REDUCE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_OP:

@@ -44,6 +44,9 @@ static void
 accel_broadcast_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_ROOT:
@@ -81,7 +84,8 @@ accel_broadcast_class_init (AccelBroadcastClass *klass)
   g_object_class_install_property (gobject_class, PROP_ROOT,
       g_param_spec_uint ("root", "Root", "The rank whose input goes to all", 0,
           65535, 0,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
   accel_stage_class_set_metadata (stage_class, "nccl.broadcast",
       "The root rank's input in every rank's output (the other ranks' input "
       "paces them and is not read), through NCCL on a GPU and Gloo on the "

@@ -430,7 +430,8 @@ accel_collective_class_install_op (GObjectClass *klass, guint prop_id)
       g_param_spec_enum ("op", "Operation",
           "The reduction: sum, prod, min, max or avg", ACCEL_TYPE_REDUCE_OP,
           ACCEL_REDUCE_SUM,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 }
 
 static void
@@ -439,6 +440,9 @@ accel_collective_set_property (
 {
   AccelCollectivePrivate *priv
       = accel_collective_get_instance_private (ACCEL_COLLECTIVE (object));
+
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
 
   switch (prop_id)
     {
@@ -502,7 +506,9 @@ accel_collective_class_init (AccelCollectiveClass *klass)
       g_param_spec_string ("group", "Group",
           "Name of the communicator, the same on every rank (empty: the "
           "stage's name)",
-          "", G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          "",
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 }
 
 static void

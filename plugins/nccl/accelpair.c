@@ -71,5 +71,6 @@ accel_pair_class_install_peer (
 {
   g_object_class_install_property (klass, prop_id,
       g_param_spec_uint ("peer", "Peer", blurb, 0, 65535, 0,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 }

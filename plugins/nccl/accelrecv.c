@@ -78,6 +78,9 @@ accel_recv_set_property (
 {
   AccelRecv *self = ACCEL_RECV (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_PEER:
@@ -153,11 +156,11 @@ accel_recv_class_init (AccelRecvClass *klass)
   g_object_class_install_property (gobject_class, PROP_SHAPE,
       g_param_spec_string ("shape", "Shape",
           "Tensor dimensions of each frame, outermost first, as the sender's",
-          "1024", flags));
+          "1024", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
       g_param_spec_string ("dtype", "Element type",
           "f32, f64, f16, bf16, i32, u32 or u8, as the sender's", "f32",
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Frames to receive before end of stream (-1: until the sender's "

@@ -50,6 +50,9 @@ accel_reduce_set_property (
 {
   AccelReduce *self = ACCEL_REDUCE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_OP:
@@ -97,7 +100,8 @@ accel_reduce_class_init (AccelReduceClass *klass)
   g_object_class_install_property (gobject_class, PROP_ROOT,
       g_param_spec_uint ("root", "Root", "The rank that gets the reduction", 0,
           65535, 0,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 
   accel_stage_class_set_metadata (stage_class, "nccl.reduce",
       "Every rank's input reduced element by element (sum, prod, min, max, "

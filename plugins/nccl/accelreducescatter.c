@@ -64,6 +64,9 @@ accel_reduce_scatter_set_property (
 {
   AccelReduceScatter *self = ACCEL_REDUCE_SCATTER (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_OP:

@@ -68,6 +68,9 @@ static void
 accel_send_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_PEER:

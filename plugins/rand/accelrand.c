@@ -333,6 +333,9 @@ accel_rand_set_property (
   AccelRandPrivate *priv
       = accel_rand_get_instance_private (ACCEL_RAND (object));
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_SHAPE:
@@ -417,19 +420,20 @@ accel_rand_class_init (AccelRandClass *klass)
   g_object_class_install_property (gobject_class, PROP_SHAPE,
       g_param_spec_string ("shape", "Shape",
           "Tensor dimensions, outermost first, such as 1024 or 480x640", "1024",
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
-      g_param_spec_string (
-          "dtype", "Dtype", "Element type: f32 or f64", "f32", flags));
+      g_param_spec_string ("dtype", "Dtype", "Element type: f32 or f64", "f32",
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_GENERATOR,
       g_param_spec_enum ("generator", "Generator",
           "philox (Philox4x32-10, counter based) or xorwow",
-          ACCEL_TYPE_RAND_GENERATOR, ACCEL_RAND_PHILOX, flags));
+          ACCEL_TYPE_RAND_GENERATOR, ACCEL_RAND_PHILOX,
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_SEED,
       g_param_spec_uint64 ("seed", "Seed",
           "Seed of the generator; frame s is a function of (generator, seed, "
           "s) only, so runs and restarts reproduce it",
-          0, G_MAXUINT64, 0, flags));
+          0, G_MAXUINT64, 0, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Buffers to produce before end of stream (-1: no end)", -1,

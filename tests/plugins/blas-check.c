@@ -408,7 +408,10 @@ blas_case_run_transa_flipped (
 
   g_assert_true (accel_graph_prepare (g, &error));
   g_assert_no_error (error);
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_WARNING,
+      "*'transa' is fixed once the graph is prepared*");
   g_object_set (accel_graph_get_stage (g, "stage"), "transa", !c->transa, NULL);
+  g_test_assert_expected_messages ();
   return test_tensor_run (g, "sink");
 }
 

@@ -55,7 +55,8 @@ AccelGraph *blas_graph_new (
 GPtrArray *blas_case_run (
     const BlasCase *c, const BlasData *data, gboolean host);
 /* as blas_case_run(), with @c's transa flipped once the graph is prepared:
- * the frames must keep the product negotiated */
+ * the change is refused with a warning, and the frames keep the product
+ * negotiated */
 GPtrArray *blas_case_run_transa_flipped (
     const BlasCase *c, const BlasData *data, gboolean host);
 /* asserts every output is within blas_tolerance() of the reference;

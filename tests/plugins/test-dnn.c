@@ -141,8 +141,8 @@ test_link_errors (void)
 }
 
 /* the activation is read when the graph is prepared: set after it, the
- * frames keep the one negotiated, as cuDNN's descriptors on a GPU do (the
- * host read it per frame) */
+ * change is refused with a warning and the frames keep the one negotiated,
+ * as cuDNN's descriptors on a GPU do (the host read it per frame) */
 static void
 test_activation_fixed (void)
 {
@@ -155,8 +155,11 @@ test_activation_fixed (void)
 
   g_assert_true (accel_graph_prepare (g, &error));
   g_assert_no_error (error);
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_WARNING,
+      "*'activation' is fixed once the graph is prepared*");
   test_stage_set_enum (
       accel_graph_get_stage (g, "stage"), "activation", "relu");
+  g_test_assert_expected_messages ();
   out = test_tensor_run (g, "sink");
   dnn_case_check (&c, d, out);
 }
