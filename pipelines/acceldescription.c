@@ -528,7 +528,8 @@ write_stage (Parser *p, Item *item)
   newline (p);
 }
 
-/* names and ports are checked: written as they are */
+/* names and ports are checked (no quote in them): written as they are,
+ * inside the link's quotes */
 static void
 write_end (Parser *p, Item *item)
 {
@@ -629,15 +630,20 @@ write_yaml (Parser *p)
   for (guint i = 0; i < p->links->len; i++)
     {
       Link *link = &g_array_index (p->links, Link, i);
+      Item *src = p->items->pdata[link->src];
+      /* quoted where it starts with '-', which would begin a list */
+      gboolean quoted = src->name[0] == '-';
 
-      g_string_append (y, "  - ");
+      g_string_append (y, quoted ? "  - '" : "  - ");
       anchor (p, link->col, FALSE);
-      write_end (p, p->items->pdata[link->src]);
+      write_end (p, src);
       g_string_append (y, " -> ");
       anchor (p, ((Item *)p->items->pdata[link->dst])->col, FALSE);
       write_end (p, p->items->pdata[link->dst]);
       if (link->dst_port)
         g_string_append_printf (y, ".%s", link->dst_port);
+      if (quoted)
+        g_string_append_c (y, '\'');
       newline (p);
     }
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -22,6 +23,8 @@
  * has the document's depth and nodes, and the longest name compared for a
  * suggestion) */
 #define MAX_FILE_BYTES (16 * 1024 * 1024)
+/* how long a pipe may give nothing before the read is given up */
+#define INPUT_WAIT_MS 10000
 #define MAX_PROBLEMS 1000
 #define MAX_STAGES 1024
 #define MAX_LINKS 4096
@@ -68,12 +71,13 @@ typedef struct
   GArray *problems;    /* Problem */
   gboolean incomplete; /* the graph is not what the file says: no prepare */
   AccelGraph *graph;
-  GPtrArray *decls;    /* Decl*, in file order */
-  GHashTable *by_name; /* stage name -> Decl* */
-  GArray *links;       /* Link */
-  GHashTable *linked;  /* "stage.port" of each linked input -> Link* */
-  yaml_node_t *stages; /* the stages list, for problems of the whole */
-  GArray *defaults;    /* Default */
+  GPtrArray *decls;      /* Decl*, in file order */
+  GHashTable *by_name;   /* stage name -> Decl* */
+  GArray *links;         /* Link */
+  gboolean links_capped; /* a link past MAX_LINKS was refused */
+  GHashTable *linked;    /* "stage.port" of each linked input -> Link* */
+  yaml_node_t *stages;   /* the stages list, for problems of the whole */
+  GArray *defaults;      /* Default */
   AccelStreamPolicy policy;
   gboolean no_segments;          /* defaults: segments: off */
   AccelCaptureMode capture_mode; /* defaults: graph */
@@ -115,6 +119,34 @@ static const ParamSetting supervision_params[] = {
 
 static const yaml_mark_t no_mark = { 0, 0, 0 };
 
+/* @msg (taken) with its control characters written as escapes: a problem
+ * is one line, and text from the file (a value, a key) can neither break
+ * it nor send the terminal escape sequences */
+static gchar *
+escape_controls (gchar *msg)
+{
+  GString *out;
+
+  for (const char *c = msg; *c; c++)
+    if (g_ascii_iscntrl (*c))
+      goto escape;
+  return msg;
+
+escape:
+  out = g_string_sized_new (strlen (msg) + 8);
+  for (const char *c = msg; *c; c++)
+    if (*c == '\n')
+      g_string_append (out, "\\n");
+    else if (*c == '\t')
+      g_string_append (out, "\\t");
+    else if (g_ascii_iscntrl (*c))
+      g_string_append_printf (out, "\\x%02x", (guint)(guchar)*c);
+    else
+      g_string_append_c (out, *c);
+  g_free (msg);
+  return g_string_free (out, FALSE);
+}
+
 static void G_GNUC_PRINTF (4, 0) report_valist (Loader *l, gboolean blocking,
     yaml_mark_t mark, const char *format, va_list args)
 {
@@ -128,7 +160,7 @@ static void G_GNUC_PRINTF (4, 0) report_valist (Loader *l, gboolean blocking,
       l->n_dropped++;
       return;
     }
-  msg = g_strdup_vprintf (format, args);
+  msg = escape_controls (g_strdup_vprintf (format, args));
   p.line = mark.line;
   p.column = mark.column;
   p.seq = l->problems->len;
@@ -918,6 +950,9 @@ load_link (Loader *l, yaml_node_t *n)
 
   if (!expect (l, n, YAML_SCALAR_NODE, "a link"))
     return;
+  /* said once */
+  if (l->links_capped)
+    return;
   ends = g_array_new (FALSE, TRUE, sizeof (End));
   for (p = text;;)
     {
@@ -943,6 +978,16 @@ load_link (Loader *l, yaml_node_t *n)
         goto malformed;
       if (!arrow)
         break;
+      /* a chain counts a link an arrow, against the cap on links */
+      if (l->links->len + ends->len > MAX_LINKS)
+        {
+          report (l, n->start_mark,
+              "a pipeline has at most %d links, and this chain takes it "
+              "past them",
+              MAX_LINKS);
+          l->links_capped = TRUE;
+          goto done;
+        }
       p = arrow + 2;
     }
   if (ends->len < 2)
@@ -1505,34 +1550,49 @@ accel_graph_new_from_yaml_string (
 }
 
 /* the file's bytes, NUL-terminated, refusing more than MAX_FILE_BYTES; a
- * pipe or a device has no size to stat, so the cap is on what is read */
+ * pipe or a device has no size to stat, so the cap is on what is read. A
+ * FIFO is opened without waiting for a writer, and one that gives nothing
+ * for INPUT_WAIT_MS is given up: no input holds the run for good */
 static gboolean
 read_capped (const char *path, gchar **text, gsize *length, GError **error)
 {
   g_autoptr (GByteArray) buf = g_byte_array_new ();
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   int saved;
 
   if (fd < 0)
     {
       saved = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-          "Failed to open file \u201c%s\u201d: %s", path, g_strerror (saved));
+          "%s:0:0: cannot open it: %s", path, g_strerror (saved));
       return FALSE;
     }
   for (;;)
     {
       guint8 chunk[65536];
-      gssize n = read (fd, chunk, sizeof chunk);
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      int ready = poll (&pfd, 1, INPUT_WAIT_MS);
+      gssize n;
 
-      if (n < 0 && errno == EINTR)
+      /* a FIFO reads as ended before its writer comes: it is waited for */
+      if (ready < 0 && errno == EINTR)
+        continue;
+      if (ready == 0)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+              "%s:0:0: nothing to read for %d s (a FIFO with no writer, or "
+              "a pipe whose writer writes nothing)",
+              path, INPUT_WAIT_MS / 1000);
+          goto failed;
+        }
+      n = read (fd, chunk, sizeof chunk);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
         continue;
       if (n < 0)
         {
           saved = errno;
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-              "Failed to read from file \u201c%s\u201d: %s", path,
-              g_strerror (saved));
+              "%s:0:0: cannot read it: %s", path, g_strerror (saved));
           goto failed;
         }
       if (n == 0)

@@ -1718,6 +1718,37 @@ test_host_scratch_too_big (void)
   remove_dir (dir);
 }
 
+/* a FIFO with no writer as the pipeline file: given up after 10 s with a
+ * status 2, where open () waited for good */
+static void
+test_fifo_without_writer (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-fifo-XXXXXX", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "p.yaml", NULL);
+  Result r = { 0 };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  run_in (&r, dir, "--validate", "p.yaml", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "p.yaml:0:0: nothing to read for 10 s"));
+  result_clear (&r);
+  remove_dir (dir);
+}
+
+/* a stage named '-' in a description: its links are written so that the
+ * YAML reads them as links, not as a list */
+static void
+test_description_dash_name (void)
+{
+  Result r = { 0 };
+
+  run_in (&r, NULL, "--validate", "-e",
+      "core.test-source name=- num-buffers=1 ! core.null-sink", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "-e: valid"));
+  result_clear (&r);
+}
+
 /* a graph of many stages needs a descriptor per stage's thread: under a
  * low soft limit the run raises it toward the hard one; under a low hard
  * limit it is refused naming the count and the limit, never killed by
@@ -2015,6 +2046,9 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/fault-stop-counted", test_fault_stop_counted);
   g_test_add_func (
       "/accel-run/host-scratch-too-big", test_host_scratch_too_big);
+  g_test_add_func ("/accel-run/fifo-without-writer", test_fifo_without_writer);
+  g_test_add_func (
+      "/accel-run/description-dash-name", test_description_dash_name);
   g_test_add_func (
       "/accel-run/resume-checksum-in-place", test_resume_checksum_in_place);
   g_test_add_func (

@@ -1121,6 +1121,47 @@ test_limit_many_stages (void)
       msg, ==, "lim:3:3: a pipeline has at most 1024 stages, not 100000");
 }
 
+/* a chain counts a link an arrow against the cap on links: 5.5 million
+ * arrows in one item took 1.4 GB and seconds where 4097 are refused */
+static void
+test_limit_long_chain (void)
+{
+  g_autoptr (GString) s = NULL;
+  g_autofree gchar *msg = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      trap_within ("long-chain", 10);
+      return;
+    }
+  s = g_string_new ("pipeline: t\nstages:\n"
+                    "  - {name: a, kind: core.test-source}\nlinks:\n  - a");
+  for (guint i = 0; i < 1000000; i++)
+    g_string_append (s, " -> a");
+  g_string_append (s, "\n");
+  msg = string_error (s->str);
+  g_assert_cmpstr (msg, ==,
+      "lim:5:5: a pipeline has at most 4096 links, and this chain takes it "
+      "past them");
+}
+
+/* text from the file in a problem keeps it one line, and without the
+ * terminal's escape sequences */
+static void
+test_problem_one_line (void)
+{
+  g_autofree gchar *msg
+      = string_error ("pipeline: t\nstages:\n"
+                      "  - {name: s, kind: core.test-source,\n"
+                      "     params: {format: \"\\e[31mRED\\nlim:1:1: fake\"}}\n"
+                      "  - {name: k, kind: core.null-sink}\n"
+                      "links: [s -> k]\n");
+
+  g_assert_cmpstr (msg, ==,
+      "lim:3:12: stage 's': format '\\x1b[31mRED\\nlim:1:1: fake' is not one "
+      "of RGBA8, BGRA8, GRAY8, NV12, I420, RGBAF32");
+}
+
 /* the examples are valid as they are */
 static void
 test_examples_load (void)
@@ -1194,5 +1235,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/long-names", test_limit_long_names);
   g_test_add_func ("/yaml/limits/many-keys", test_limit_many_keys);
   g_test_add_func ("/yaml/limits/many-stages", test_limit_many_stages);
+  g_test_add_func ("/yaml/limits/long-chain", test_limit_long_chain);
+  g_test_add_func ("/yaml/problem-one-line", test_problem_one_line);
   return g_test_run ();
 }
