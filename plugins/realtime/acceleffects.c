@@ -27,11 +27,14 @@ struct _AccelEffects
   AccelStage parent;
 
   gchar *description;
-  /* the description's parameters, or the last good ones if it failed */
+  /* the description's parameters, or the last good ones if it failed; set
+   * from any thread, under lock */
+  GMutex lock;
   AccelEffectsParams params;
   gchar *parse_error; /* NULL when the description parsed */
 
   /* stage thread only, between start() and stop() */
+  AccelEffectsParams running; /* this frame's copy of params */
   gboolean started;
   int width, height;
   AccelBuffer *history; /* NULL without temporal effects */
@@ -90,15 +93,25 @@ clear_history (AccelEffects *self, GError **error)
       error);
 }
 
+/* this frame's parameters: the history is sized and the kernel run from
+ * one copy, whatever another thread sets meanwhile */
+static void
+take_params (AccelEffects *self)
+{
+  g_mutex_lock (&self->lock);
+  self->running = self->params;
+  g_mutex_unlock (&self->lock);
+}
+
 /* a history that suits the current effects: (re)allocated when their
  * temporal effects changed, empty then */
 static gboolean
 ensure_history (AccelEffects *self, GError **error)
 {
   AccelStage *stage = ACCEL_STAGE (self);
-  unsigned temporal = self->params.flags & ACCEL_EFFECTS_TEMPORAL;
+  unsigned temporal = self->running.flags & ACCEL_EFFECTS_TEMPORAL;
   gsize size
-      = accel_effects_history_size (&self->params, self->width, self->height);
+      = accel_effects_history_size (&self->running, self->width, self->height);
   AccelType bytes;
 
   if (self->history && temporal == self->history_temporal)
@@ -126,6 +139,7 @@ accel_effects_start (AccelStage *stage, GError **error)
   self->height = (int)in->dims[0];
   self->width = (int)in->dims[1];
   self->started = TRUE;
+  take_params (self);
   return ensure_history (self, error);
 }
 
@@ -146,7 +160,10 @@ static gboolean
 accel_effects_can_capture (AccelStage *stage, const AccelFrame *frame)
 {
   AccelEffects *self = ACCEL_EFFECTS (stage);
-  unsigned temporal = self->params.flags & ACCEL_EFFECTS_TEMPORAL;
+  unsigned temporal;
+
+  take_params (self);
+  temporal = self->running.flags & ACCEL_EFFECTS_TEMPORAL;
 
   if (temporal == 0)
     return self->history == NULL;
@@ -162,6 +179,7 @@ accel_effects_process (AccelStage *stage, AccelFrame *frame, GError **error)
   float *history;
 
   /* a parameter change may have brought other temporal effects */
+  take_params (self);
   if (!ensure_history (self, error))
     return ACCEL_FLOW_ERROR;
   history = self->history ? accel_buffer_get_data (self->history) : NULL;
@@ -171,7 +189,7 @@ accel_effects_process (AccelStage *stage, AccelFrame *frame, GError **error)
     {
       if (!accel_realtime_host_check (stage,
               accel_effects_apply_host (in.format, in.data, in.pitch, out.data,
-                  out.pitch, in.width, in.height, &self->params, history,
+                  out.pitch, in.width, in.height, &self->running, history,
                   self->history_valid),
               error))
         return ACCEL_FLOW_ERROR;
@@ -179,7 +197,7 @@ accel_effects_process (AccelStage *stage, AccelFrame *frame, GError **error)
   else if (!accel_cuda_check (
                accel_effects_apply (accel_stream_get_handle (frame->stream),
                    in.format, in.data, in.pitch, out.data, out.pitch, in.width,
-                   in.height, &self->params, history, self->history_valid),
+                   in.height, &self->running, history, self->history_valid),
                error))
     return ACCEL_FLOW_ERROR;
   self->history_valid = self->history != NULL;
@@ -290,7 +308,9 @@ set_description (AccelEffects *self, const char *description)
             accel_stage_get_name (ACCEL_STAGE (self)), message);
       return;
     }
+  g_mutex_lock (&self->lock);
   self->params = params;
+  g_mutex_unlock (&self->lock);
 }
 
 static void
@@ -333,6 +353,7 @@ accel_effects_finalize (GObject *object)
   g_free (self->description);
   g_free (self->parse_error);
   g_clear_pointer (&self->history, accel_buffer_unref);
+  g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (accel_effects_parent_class)->finalize (object);
 }
 
@@ -371,5 +392,6 @@ accel_effects_class_init (AccelEffectsClass *klass)
 static void
 accel_effects_init (AccelEffects *self)
 {
+  g_mutex_init (&self->lock);
   accel_effects_params_init (&self->params);
 }
