@@ -42,6 +42,7 @@ struct _GstAccelEffects
   float *history; /* device memory on a GPU, host memory without */
   gboolean history_on_gpu;
   size_t history_size;
+  int history_width, history_height; /* the frames it holds the past of */
   unsigned history_temporal; /* the temporal effects it holds the past of */
   gboolean history_valid;
 };
@@ -83,8 +84,12 @@ gst_accel_effects_filter (GstAccelFilter *filter, void *stream, int format,
    * changes (size, effects, or where it lives): echo's trail and the
    * difference's last frame take the same bytes, not the same content */
   size = accel_effects_history_size (&params, width, height);
-  if ((params.flags & ACCEL_EFFECTS_TEMPORAL) != self->history_temporal)
+  /* 64x48 then 48x64 take the same bytes, not the same pixels */
+  if ((params.flags & ACCEL_EFFECTS_TEMPORAL) != self->history_temporal
+      || width != self->history_width || height != self->history_height)
     self->history_valid = FALSE;
+  self->history_width = width;
+  self->history_height = height;
   self->history_temporal = params.flags & ACCEL_EFFECTS_TEMPORAL;
   if (size != self->history_size || (stream != NULL) != self->history_on_gpu)
     {
@@ -93,8 +98,12 @@ gst_accel_effects_filter (GstAccelFilter *filter, void *stream, int format,
       if (size > 0 && stream
           && (ret = cudaMalloc ((void **)&self->history, size)))
         return ret;
-      if (size > 0 && !stream)
-        self->history = g_malloc (size);
+      if (size > 0 && !stream && !(self->history = g_try_malloc (size)))
+        {
+          GST_ERROR_OBJECT (self,
+              "cannot allocate %" G_GSIZE_FORMAT " bytes of history", size);
+          return ACCEL_IMAGE_NO_MEMORY;
+        }
       self->history_size = size;
       GST_DEBUG_OBJECT (self,
           "history of %" G_GSIZE_FORMAT " bytes on the %s, started afresh",

@@ -598,7 +598,11 @@ gst_accel_filter_transform_frame (
   if (ret != ACCEL_IMAGE_OK)
     {
       GST_ELEMENT_ERROR (filter, STREAM, FAILED, (NULL),
-          ("image kernel failed with code %d", ret));
+          ("image kernel failed: %s (code %d)",
+              ret == ACCEL_IMAGE_NO_MEMORY       ? "out of host memory"
+              : ret == ACCEL_IMAGE_INVALID_VALUE ? "invalid value"
+                                                 : "error",
+              ret));
       return GST_FLOW_ERROR;
     }
   return GST_FLOW_OK;

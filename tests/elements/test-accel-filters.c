@@ -359,6 +359,54 @@ push_and_copy (GstHarness *h, GstVideoInfo *info, GstBuffer *in, guint8 *out)
   gst_buffer_unref (got);
 }
 
+/* @buf's pixels, tightly packed, and @buf unreffed */
+static guint8 *
+take_pixels (GstVideoInfo *info, GstBuffer *buf)
+{
+  gsize row = (gsize)GST_VIDEO_INFO_WIDTH (info) * 4;
+  guint8 *out = g_malloc (row * GST_VIDEO_INFO_HEIGHT (info));
+  GstVideoFrame frame;
+
+  g_assert_nonnull (buf);
+  g_assert_true (gst_video_frame_map (&frame, info, buf, GST_MAP_READ));
+  for (int y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++)
+    memcpy (out + y * row,
+        (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        row);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  return out;
+}
+
+/* a caps change to frames of the same area starts the temporal effects
+ * afresh: 16x8 then 8x16 take the same history bytes, not the same pixels
+ * (the difference was taken against the old frame read at the new shape) */
+static void
+test_effects_history_new_shape (void)
+{
+  GstHarness *h = gst_harness_new_parse ("acceleffects effects=difference");
+  GstHarness *fresh = gst_harness_new_parse ("acceleffects effects=difference");
+  GstVideoInfo wide, tall;
+  g_autofree guint8 *got = NULL, *want = NULL;
+
+  gst_video_info_set_format (&wide, GST_VIDEO_FORMAT_RGBA, WIDTH, HEIGHT);
+  gst_video_info_set_format (&tall, GST_VIDEO_FORMAT_RGBA, HEIGHT, WIDTH);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&wide));
+  gst_buffer_unref (
+      gst_harness_push_and_pull (h, make_rgba_frame (&wide, step_pixel)));
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&tall));
+  got = take_pixels (&tall,
+      gst_harness_push_and_pull (h, make_rgba_frame (&tall, step_pixel)));
+  gst_harness_set_src_caps (fresh, gst_video_info_to_caps (&tall));
+  want = take_pixels (&tall,
+      gst_harness_push_and_pull (fresh, make_rgba_frame (&tall, step_pixel)));
+  g_assert_cmpmem (
+      got, (gsize)WIDTH * HEIGHT * 4, want, (gsize)WIDTH * HEIGHT * 4);
+  gst_harness_teardown (fresh);
+  gst_harness_teardown (h);
+}
+
 /* the temporal effects set while playing start their history afresh: the
  * difference after an echo is the difference of a fresh element, not the
  * difference from the echo's trail (the same bytes, so it was kept) */
@@ -417,6 +465,8 @@ main (int argc, char **argv)
       "acceldownload", test_transfer_passthrough);
   g_test_add_func (
       "/elements/effects/history-restarts", test_effects_history_restarts);
+  g_test_add_func (
+      "/elements/effects/history-new-shape", test_effects_history_new_shape);
   g_test_add_func (
       "/elements/filter/sync-meta-property", test_sync_meta_property);
   g_test_add_func (
