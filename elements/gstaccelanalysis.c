@@ -487,15 +487,23 @@ gst_accel_analysis_transform_ip (GstBaseTransform *trans, GstBuffer *buffer)
 }
 
 /* passing through, downstream's answer is the one that counts: frames go
- * there as they come */
+ * there as they come. But for crop meta: a crop left to downstream would
+ * have this element measure the whole uncropped frame */
 static gboolean
 gst_accel_analysis_propose_allocation (
     GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
 {
-  if (!decide_query)
-    return gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), query);
-  return GST_BASE_TRANSFORM_CLASS (gst_accel_analysis_parent_class)
-      ->propose_allocation (trans, decide_query, query);
+  guint index;
+
+  if (decide_query)
+    return GST_BASE_TRANSFORM_CLASS (gst_accel_analysis_parent_class)
+        ->propose_allocation (trans, decide_query, query);
+  if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), query))
+    return FALSE;
+  while (gst_query_find_allocation_meta (
+      query, GST_VIDEO_CROP_META_API_TYPE, &index))
+    gst_query_remove_nth_allocation_meta (query, index);
+  return TRUE;
 }
 
 static gboolean

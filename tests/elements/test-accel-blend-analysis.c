@@ -591,6 +591,57 @@ test_analysis (gconstpointer data)
   stop (pipeline);
 }
 
+/* the "mean" of the first analysis message of @launch, serialised */
+static gchar *
+first_mean (const char *launch)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *mean = NULL;
+
+  g_assert_no_error (error);
+  bus = gst_element_get_bus (pipeline);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while (!mean
+         && (msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+                 GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR | GST_MESSAGE_EOS)))
+    {
+      const GstStructure *st = gst_message_get_structure (msg);
+
+      g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_ELEMENT);
+      if (gst_structure_has_field (st, "mean"))
+        mean = gst_value_serialize (gst_structure_get_value (st, "mean"));
+      gst_message_unref (msg);
+    }
+  gst_object_unref (bus);
+  stop (pipeline);
+  g_assert_nonnull (mean);
+  return mean;
+}
+
+/* a crop upstream is measured as cropped, whether or not the sink takes
+ * crop meta: passing through, the element had forwarded the sink's crop
+ * meta support, so the crop was left to the sink and the whole frame was
+ * measured */
+static void
+test_analysis_cropped (void)
+{
+#define CROPPED                                                                \
+  "videotestsrc num-buffers=1 pattern=smpte ! "                                \
+  "video/x-raw,format=RGBA,width=64,height=48 ! "                              \
+  "videocrop left=40 top=30 ! accelanalysis ! "
+  const char *plain = CROPPED "fakesink";
+  const char *meta = CROPPED "fakevideosink";
+#undef CROPPED
+  g_autofree gchar *want = first_mean (plain);
+  g_autofree gchar *got = first_mean (meta);
+
+  g_assert_cmpstr (got, ==, want);
+}
+
 /* system memory on every side: on a GPU analysis alone runs on the host,
  * equalisation through device copies */
 static void
@@ -647,6 +698,7 @@ main (int argc, char **argv)
       "/analysis/accelhistogram", &histogram_case, test_analysis);
   g_test_add_data_func (
       "/analysis/system-memory", &stats_case, test_analysis_system_memory);
+  g_test_add_func ("/analysis/cropped", test_analysis_cropped);
   g_test_add_data_func ("/analysis/equalize-system-memory", &luma_case,
       test_analysis_system_memory);
   return g_test_run ();
