@@ -409,6 +409,19 @@ gst_accel_convert_set_info (GstVideoFilter *filter, GstCaps *incaps,
         && GST_VIDEO_INFO_WIDTH (in_info) == GST_VIDEO_INFO_WIDTH (out_info)
         && GST_VIDEO_INFO_HEIGHT (in_info) == GST_VIDEO_INFO_HEIGHT (out_info);
 
+  /* a frame of two fields scaled as one would blend the fields */
+  if (GST_VIDEO_INFO_IS_INTERLACED (in_info)
+      && (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info)
+          || GST_VIDEO_INFO_HEIGHT (in_info)
+                 != GST_VIDEO_INFO_HEIGHT (out_info)))
+    {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+          ("accelconvert scales progressive frames; the input is interlaced "
+           "(%s): put deinterlace before it",
+              gst_video_interlace_mode_to_string (
+                  GST_VIDEO_INFO_INTERLACE_MODE (in_info))));
+      return FALSE;
+    }
   self->yuv_matrix = ACCEL_YUV_BT601;
   self->yuv_full_range = TRUE;
   if (is_yuv_info (in_info) && !copies

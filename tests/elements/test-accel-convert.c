@@ -398,6 +398,28 @@ first_pixel (const char *description, guint8 px[4], gchar **error)
   return ok;
 }
 
+/* interlaced frames are scaled by nothing here: two fields scaled as one
+ * frame were blended and still called interlaced; at their own size they
+ * convert */
+static void
+test_interlaced (void)
+{
+#define INTERLACED                                                             \
+  "videotestsrc num-buffers=1 ! "                                              \
+  "video/x-raw,format=I420,width=64,height=48 ! interlace ! accelconvert ! "
+  g_autofree gchar *error = NULL;
+  guint8 px[4];
+
+  g_assert_false (first_pixel (INTERLACED "video/x-raw,format=RGBA,height=24 "
+                                          "! appsink name=sink",
+      px, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error, "the input is interlaced"));
+  g_assert_true (first_pixel (
+      INTERLACED "video/x-raw,format=RGBA ! appsink name=sink", px, NULL));
+#undef INTERLACED
+}
+
 #define GREEN                                                                  \
   "videotestsrc pattern=solid-color foreground-color=0xff00ff00 "              \
   "num-buffers=1 ! video/x-raw,format=RGBA,width=1280,height=720"
@@ -576,6 +598,7 @@ main (int argc, char **argv)
   g_test_add_func ("/convert/negotiation", test_negotiation);
   g_test_add_func ("/convert/pixel-aspect-ratio", test_pixel_aspect_ratio);
   g_test_add_func ("/convert/colorimetry", test_colorimetry);
+  g_test_add_func ("/convert/interlaced", test_interlaced);
   g_test_add_func (
       "/convert/rgb-colorimetry-taken", test_rgb_colorimetry_taken);
   g_test_add_func ("/convert/navigation", test_navigation);
