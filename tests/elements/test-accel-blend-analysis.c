@@ -636,9 +636,13 @@ test_analysis_cropped (void)
   const char *plain = CROPPED "fakesink";
   const char *meta = CROPPED "fakevideosink";
 #undef CROPPED
-  g_autofree gchar *want = first_mean (plain);
-  g_autofree gchar *got = first_mean (meta);
+  g_autofree gchar *want = NULL, *got = NULL;
 
+  if (!elements_test_have ("videocrop")
+      || !elements_test_have ("fakevideosink"))
+    return;
+  want = first_mean (plain);
+  got = first_mean (meta);
   g_assert_cmpstr (got, ==, want);
 }
 
