@@ -10,6 +10,7 @@
 #include "accelblas-private.h"
 #include "accelhalf.h"
 #include "accelhostscratch.h"
+#include "accelscalar.h"
 
 struct _AccelAxpy
 {
@@ -43,7 +44,8 @@ accel_axpy_negotiate (AccelStage *stage, const AccelType *in_types,
   self->dtype = in_types[1].dtype;
   out_types[0] = in_types[1];
   out_types[0].memory = ACCEL_MEMORY_DEVICE;
-  return TRUE;
+  return accel_scalar_check (
+      stage, "alpha", self->alpha, self->dtype, FALSE, error);
 }
 
 static gboolean
@@ -114,6 +116,9 @@ accel_axpy_process (AccelStage *stage, AccelFrame *frame, GError **error)
   cudaDataType dt = accel_blas_cuda_dtype (self->dtype);
   gboolean ok;
 
+  if (!accel_scalar_check (
+          stage, "alpha", self->alpha, self->dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     {
       process_host (self, x, y, out);

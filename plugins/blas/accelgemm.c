@@ -5,6 +5,7 @@
 
 #include "accelblas-private.h"
 #include "accelgemm.h"
+#include "accelscalar.h"
 
 struct _AccelGemm
 {
@@ -35,7 +36,10 @@ accel_gemm_stage_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelGemm *self = ACCEL_GEMM (stage);
 
   return accel_dense_gemm_negotiate (stage, &in_types[0], &in_types[1],
-      self->transa, self->transb, TRUE, &self->shape, &out_types[0], error);
+             self->transa, self->transb, TRUE, &self->shape, &out_types[0],
+             error)
+         && accel_scalar_check (
+             stage, "alpha", self->alpha, self->shape.dtype, FALSE, error);
 }
 
 static gboolean
@@ -66,6 +70,9 @@ accel_gemm_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gconstpointer b = accel_buffer_get_data (frame->inputs[1]);
   gpointer out = accel_buffer_get_data (frame->outputs[0]);
 
+  if (!accel_scalar_check (
+          stage, "alpha", self->alpha, self->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     {
       accel_dense_gemm_host (

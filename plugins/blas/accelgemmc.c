@@ -7,6 +7,7 @@
 
 #include "accelblas-private.h"
 #include "accelgemmc.h"
+#include "accelscalar.h"
 
 struct _AccelGemmC
 {
@@ -53,7 +54,10 @@ accel_gemm_c_negotiate (AccelStage *stage, const AccelType *in_types,
           have, accel_dtype_to_string (self->shape.dtype), self->shape.m,
           self->shape.n);
     }
-  return TRUE;
+  return accel_scalar_check (
+             stage, "alpha", self->alpha, self->shape.dtype, FALSE, error)
+         && accel_scalar_check (
+             stage, "beta", self->beta, self->shape.dtype, FALSE, error);
 }
 
 static gboolean
@@ -86,6 +90,12 @@ accel_gemm_c_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer out = accel_buffer_get_data (frame->outputs[0]);
   gsize size = accel_buffer_get_size (frame->outputs[0]);
 
+  if (!accel_scalar_check (
+          stage, "alpha", self->alpha, self->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
+  if (!accel_scalar_check (
+          stage, "beta", self->beta, self->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   /* the product accumulates into the output, which starts as C (inputs
    * are read-only: another stage may read C too) */
   if (accel_stage_is_host (stage))

@@ -7,6 +7,7 @@
 
 #include "accelblas-private.h"
 #include "accelgemv.h"
+#include "accelscalar.h"
 
 struct _AccelGemv
 {
@@ -70,7 +71,8 @@ accel_gemv_negotiate (AccelStage *stage, const AccelType *in_types,
   self->shape.ldb = 1;
   accel_type_init_tensor (
       &out_types[0], a->dtype, ACCEL_MEMORY_DEVICE, 1, &self->shape.m);
-  return TRUE;
+  return accel_scalar_check (
+      stage, "alpha", self->alpha, self->shape.dtype, FALSE, error);
 }
 
 static gboolean
@@ -133,6 +135,9 @@ accel_gemv_process (AccelStage *stage, AccelFrame *frame, GError **error)
   double beta_d = 0.0;
   gboolean ok;
 
+  if (!accel_scalar_check (
+          stage, "alpha", self->alpha, self->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     {
       process_host (self, a, x, y);

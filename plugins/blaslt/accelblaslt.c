@@ -13,6 +13,7 @@
 #include "accelhalf.h"
 #include "accelhostscratch.h"
 #include "accelblaslt-private.h"
+#include "accelscalar.h"
 
 /* what cuBLAS asks for on Hopper */
 #define WORKSPACE_SIZE ((gsize)32 << 20)
@@ -140,7 +141,8 @@ accel_lt_matmul_negotiate (AccelStage *stage, const AccelType *in_types,
           break;
         }
     }
-  return TRUE;
+  return accel_scalar_check (
+      stage, "alpha", priv->alpha, priv->shape.dtype, FALSE, error);
 }
 
 static cublasLtEpilogue_t
@@ -402,6 +404,9 @@ accel_lt_matmul_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer out = accel_buffer_get_data (frame->outputs[0]);
   float alpha = (float)priv->alpha, beta = 0.0f;
 
+  if (!accel_scalar_check (
+          stage, "alpha", priv->alpha, priv->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     {
       process_host (self, frame);

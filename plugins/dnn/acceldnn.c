@@ -13,6 +13,7 @@
 #include "accelhalf.h"
 #include "accelhostscratch.h"
 #include "acceldnn-private.h"
+#include "accelscalar.h"
 
 /* the most workspace an algorithm may ask for: cuDNN's heuristics rank
  * algorithms that need more last, and they are passed over */
@@ -215,7 +216,8 @@ accel_dnn_conv_negotiate (AccelStage *stage, const AccelType *in_types,
       &out_types[0], s->dtype, ACCEL_MEMORY_DEVICE, 4, dims);
   priv->out_size = accel_type_get_size (&out_types[0]);
   priv->applied = priv->activation;
-  return TRUE;
+  return accel_scalar_check (
+      stage, "alpha", priv->alpha, s->dtype, FALSE, error);
 }
 
 /* GPU */
@@ -614,7 +616,11 @@ static AccelFlow
 accel_dnn_conv_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelDnnConv *self = ACCEL_DNN_CONV (stage);
+  AccelDnnConvPrivate *priv = accel_dnn_conv_get_instance_private (self);
 
+  if (!accel_scalar_check (
+          stage, "alpha", priv->alpha, priv->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     {
       process_host (self, frame);

@@ -7,6 +7,7 @@
 #include "accelspmv.h"
 #include "accelsparse-private.h"
 #include "accelsparsehost.h"
+#include "accelscalar.h"
 
 struct _AccelSpmv
 {
@@ -36,7 +37,8 @@ accel_spmv_negotiate (AccelStage *stage, const AccelType *in_types,
     return FALSE;
   accel_type_init_tensor (
       &out_types[0], self->shape.dtype, ACCEL_MEMORY_DEVICE, 1, &self->shape.m);
-  return TRUE;
+  return accel_scalar_check (
+      stage, "alpha", self->alpha, self->shape.dtype, FALSE, error);
 }
 
 static gboolean
@@ -93,6 +95,9 @@ accel_spmv_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gconstpointer alpha = f64 ? (gconstpointer)&alpha_d : (gconstpointer)&alpha_f;
   gconstpointer beta = f64 ? (gconstpointer)&beta_d : (gconstpointer)&beta_f;
 
+  if (!accel_scalar_check (
+          stage, "alpha", self->alpha, self->shape.dtype, TRUE, error))
+    return ACCEL_FLOW_ERROR;
   if (accel_stage_is_host (stage))
     return process_host (self, frame, error);
 

@@ -1718,6 +1718,62 @@ test_host_scratch_too_big (void)
   remove_dir (dir);
 }
 
+/* an alpha the product's scalar type cannot hold is refused when the graph
+ * is prepared, naming it: as a float it became infinity on the GPU, and the
+ * host paths that compute in doubles gave finite numbers */
+static void
+test_alpha_out_of_range (void)
+{
+  static const struct
+  {
+    const char *kind, *inputs[2], *shapes[2];
+  } cases[] = {
+    { "blas.gemm", { "a", "b" }, { "4x4", "4x4" } },
+    { "blas.gemv", { "a", "x" }, { "4x4", "4" } },
+    { "blas.axpy", { "x", "y" }, { "4", "4" } },
+    { "blaslt.matmul", { "a", "b" }, { "4x4", "4x4" } },
+    { "dnn.conv2d", { "in", "weights" }, { "1x1x4x4", "1x1x3x3" } },
+  };
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-alpha-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "a.yaml", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint f64 = 0; f64 < 2; f64++)
+      {
+        g_autofree gchar *text = g_strdup_printf (
+            "pipeline: alpha\n"
+            "stages:\n"
+            "  - {name: %s, kind: rand.normal,\n"
+            "     params: {shape: '%s', dtype: %s, num-buffers: 1}}\n"
+            "  - {name: %s, kind: rand.normal,\n"
+            "     params: {shape: '%s', dtype: %s, num-buffers: 1}}\n"
+            "  - {name: s, kind: %s, params: {alpha: 1e39}}\n"
+            "  - {name: k, kind: core.null-sink}\n"
+            "links: [%s -> s.%s, %s -> s.%s, s -> k]\n",
+            cases[i].inputs[0], cases[i].shapes[0], f64 ? "f64" : "f32",
+            cases[i].inputs[1], cases[i].shapes[1], f64 ? "f64" : "f32",
+            cases[i].kind, cases[i].inputs[0], cases[i].inputs[0],
+            cases[i].inputs[1], cases[i].inputs[1]);
+        g_autofree gchar *want = g_strdup_printf (
+            "stage 's' (%s): alpha 1e+39 is not finite as a float, the scalar "
+            "type of f32 products",
+            cases[i].kind);
+        Result r = { 0 };
+
+        /* blaslt and dnn take no f64: only their f32 case */
+        if (f64 && !g_str_has_prefix (cases[i].kind, "blas."))
+          continue;
+        g_test_message ("%s %s", cases[i].kind, f64 ? "f64" : "f32");
+        g_assert_true (g_file_set_contents (yaml, text, -1, NULL));
+        run_in (&r, dir, "--backend=host", "--validate", "a.yaml", NULL);
+        g_assert_cmpint (r.status, ==, f64 ? 0 : 2);
+        if (!f64)
+          g_assert_nonnull (strstr (r.err, want));
+        result_clear (&r);
+      }
+  remove_dir (dir);
+}
+
 /* a FIFO with no writer as the pipeline file: given up after 10 s with a
  * status 2, where open () waited for good */
 static void
@@ -2047,6 +2103,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/host-scratch-too-big", test_host_scratch_too_big);
   g_test_add_func ("/accel-run/fifo-without-writer", test_fifo_without_writer);
+  g_test_add_func ("/accel-run/alpha-out-of-range", test_alpha_out_of_range);
   g_test_add_func (
       "/accel-run/description-dash-name", test_description_dash_name);
   g_test_add_func (
