@@ -121,6 +121,11 @@ resolve (AccelFft *self, const AccelType *in, FftPlan *plan, GError **error)
     return type_error (
         stage, in, error, "it transforms tensors of f32, f64, c64 or c128");
 
+  /* the direction first: either input type would be wrong for these */
+  if (priv->type == ACCEL_FFT_TYPE_R2C && sign > 0)
+    return type_error (stage, in, error,
+        "type r2c is a forward transform (fft.forward); the inverse of r2c "
+        "is c2r");
   if (is_complex (in->dtype))
     {
       if (priv->type == ACCEL_FFT_TYPE_R2C)
@@ -179,9 +184,9 @@ resolve (AccelFft *self, const AccelType *in, FftPlan *plan, GError **error)
         return type_error (stage, in, error,
             "a c2r transform of a last dimension of %" G_GINT64_FORMAT
             " complex values makes %s%" G_GINT64_FORMAT
-            " real value%s, not %" G_GINT64_FORMAT " (property real-length)",
+            " real value%s, not %" G_GINT64_FORMAT " (property real-length%s)",
             n_last_in, even, 2 * (n_last_in - 1) + 1, n_last_in > 1 ? "s" : "",
-            real);
+            real, priv->real_length > 0 ? "" : " unset: 2 (m - 1)");
       plan->n[rank - 1] = real;
       n_last_out = real;
     }

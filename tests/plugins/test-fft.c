@@ -143,7 +143,16 @@ test_type_errors (void)
       "makes 8 or 9 real values, not 7");
   /* and one makes one (it said "0 or 1") */
   expect_mismatch ("fft.inverse", ACCEL_DTYPE_C64, 2, one, "c2r", 1, 2,
-      "makes 1 real value, not 2");
+      "makes 1 real value, not 2 (property real-length)");
+  /* unset, real-length is 2 (m - 1): 0 here, which the message explains */
+  expect_mismatch ("fft.inverse", ACCEL_DTYPE_C64, 2, one, "c2r", 1, 0,
+      "makes 1 real value, not 0 (property real-length unset: 2 (m - 1))");
+  /* r2c on an inverse is the direction, whatever the input (it sent a
+   * complex input to real and a real one to complex) */
+  expect_mismatch ("fft.inverse", ACCEL_DTYPE_C64, 2, d2, "r2c", 0, 0,
+      "type r2c is a forward transform (fft.forward)");
+  expect_mismatch ("fft.inverse", ACCEL_DTYPE_F32, 2, d2, "r2c", 0, 0,
+      "type r2c is a forward transform (fft.forward)");
 }
 
 /* the output types negotiation gives, r2c and c2r */

@@ -224,6 +224,9 @@ test_invalid_parameters (void)
       "rand.normal", "f32", "mean", 1e39, "stddev", 1.0, "mean must be finite");
   expect_bad_distribution (
       "rand.log-normal", "f32", "mean", 0.0, "stddev", 1e39, "stddev from 0");
+  /* every value exp (100 + ...) was infinite as an f32 */
+  expect_bad_distribution ("rand.log-normal", "f32", "mean", 100.0, "stddev",
+      0.1, "exp (mean), the distribution's median, must be finite");
 }
 
 int
