@@ -54,10 +54,18 @@ typedef struct
   GPtrArray *items; /* Item */
   GArray *links;    /* Link */
   GString *problems;
+  guint n_problems; /* past MAX_PROBLEMS only counted */
   GString *yaml;
   gint yaml_line;
   GArray *anchors; /* Anchor */
+  /* the last column asked for, counted on from there: columns are asked
+   * in order, and counting each from the start took quadratic time */
+  const char *col_at;
+  gint col;
 } Parser;
+
+/* problems listed, as for a file; the rest are counted */
+#define MAX_PROBLEMS 1000
 
 static void
 prop_clear (gpointer p)
@@ -86,6 +94,8 @@ static void G_GNUC_PRINTF (3, 4)
 {
   va_list args;
 
+  if (++p->n_problems > MAX_PROBLEMS)
+    return;
   g_string_append_printf (p->problems, "%s:1:%d: ", p->origin, col);
   va_start (args, format);
   g_string_append_vprintf (p->problems, format, args);
@@ -97,7 +107,14 @@ static void G_GNUC_PRINTF (3, 4)
 static gint
 column_of (Parser *p, const char *at)
 {
-  return (gint)g_utf8_strlen (p->text, at - p->text) + 1;
+  if (!p->col_at || at < p->col_at)
+    {
+      p->col_at = p->text;
+      p->col = 1;
+    }
+  p->col += (gint)g_utf8_strlen (p->col_at, at - p->col_at);
+  p->col_at = at;
+  return p->col;
 }
 
 /* reads a value at @at, bare or quoted ("..." with \-escapes, '...'), up to
@@ -697,6 +714,9 @@ parse (Parser *p, GError **error)
   if (p->problems->len)
     {
       g_string_truncate (p->problems, p->problems->len - 1);
+      if (p->n_problems > MAX_PROBLEMS)
+        g_string_append_printf (p->problems, "\n%s: %u more problems not shown",
+            p->origin, p->n_problems - MAX_PROBLEMS);
       g_set_error_literal (
           error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, p->problems->str);
       return FALSE;
