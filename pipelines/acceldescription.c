@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "accelyaml-private.h"
+
 /* the loader's own limits on what a description may declare */
 #define MAX_ITEMS 1024
 
@@ -833,6 +835,7 @@ accel_graph_new_from_description_full (const char *description,
   Parser p = { 0 };
   AccelGraph *graph = NULL;
   g_autoptr (GError) load_error = NULL;
+  g_autoptr (GString) warnings = g_string_new (NULL);
 
   g_return_val_if_fail (description != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -840,8 +843,19 @@ accel_graph_new_from_description_full (const char *description,
   parser_init (&p, description, origin);
   if (!parse (&p, error))
     goto done;
+  /* the loader's warnings point into the YAML: at the line's columns */
+  accel_yaml_collect_warnings (warnings);
   graph = accel_graph_new_from_yaml_string_full (
       p.yaml->str, p.origin, overrides, &load_error);
+  accel_yaml_collect_warnings (NULL);
+  if (warnings->len)
+    {
+      g_autofree gchar *mapped = NULL;
+
+      g_string_truncate (warnings, warnings->len - 1);
+      mapped = map_message (&p, warnings->str);
+      g_printerr ("%s\n", mapped);
+    }
   if (!graph)
     {
       g_autofree gchar *message = map_message (&p, load_error->message);

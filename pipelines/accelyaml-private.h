@@ -20,6 +20,9 @@ G_BEGIN_DECLS
  * hold: an alias to a long scalar counts as its bytes, not one node */
 #define MAX_ALIASED_BYTES (16 * 1024 * 1024)
 
+/* accelyaml.c */
+G_GNUC_INTERNAL void accel_yaml_collect_warnings (GString *into);
+
 /* accelyaml-values.c */
 G_GNUC_INTERNAL void accel_yaml_suggestions_reset (void);
 G_GNUC_INTERNAL gchar *accel_yaml_did_you_mean (

@@ -414,6 +414,36 @@ set_param (
   return NULL;
 }
 
+/* where this thread's loader warnings go: stderr, or a description's
+ * collector, which maps the YAML's lines and columns to its own */
+static GPrivate warning_collector;
+
+/**
+ * accel_yaml_collect_warnings:
+ * @into: (nullable): where the warnings of this thread's loads go, a line
+ *   each, or %NULL to print them again
+ *
+ * For a caller whose YAML stands for another text. Called from any thread.
+ */
+void
+accel_yaml_collect_warnings (GString *into)
+{
+  g_private_set (&warning_collector, into);
+}
+
+/* @line (taken), a warning, printed or collected */
+static void
+warn (gchar *line)
+{
+  GString *into = g_private_get (&warning_collector);
+
+  if (into)
+    g_string_append_printf (into, "%s\n", line);
+  else
+    g_printerr ("%s\n", line);
+  g_free (line);
+}
+
 /* an old name kept as an alias still works, with a warning that names the
  * new one (its blurb says "Deprecated: use NEW") */
 static void
@@ -429,11 +459,11 @@ warn_deprecated (Loader *l, yaml_node_t *key, AccelStage *stage)
   blurb = g_param_spec_get_blurb (pspec);
   if (g_str_has_prefix (blurb, "Deprecated: "))
     blurb += strlen ("Deprecated: ");
-  g_printerr ("%s:%zu:%zu: warning: parameter '%s' of stage '%s' (%s) is "
-              "deprecated: %s\n",
+  warn (g_strdup_printf ("%s:%zu:%zu: warning: parameter '%s' of stage '%s' "
+                         "(%s) is deprecated: %s",
       l->origin, key->start_mark.line + 1, key->start_mark.column + 1,
       pspec->name, accel_stage_get_name (stage),
-      accel_stage_get_kind_name (stage), blurb);
+      accel_stage_get_kind_name (stage), blurb));
 }
 
 /* "auto" (NULL), "host" or a GPU number; returns what is wrong, or NULL;
@@ -473,13 +503,14 @@ parse_device (const char *text, AccelDevice **device, gboolean *host_instead)
 static void
 warn_host_instead (Loader *l, yaml_node_t *n, const char *setting)
 {
+  const char *instead
+      = "is a GPU, but the host backend runs every stage: on the host instead";
+
   if (n)
-    g_printerr ("%s:%zu:%zu: warning: device %s", l->origin,
-        n->start_mark.line + 1, n->start_mark.column + 1, scalar (n));
+    warn (g_strdup_printf ("%s:%zu:%zu: warning: device %s %s", l->origin,
+        n->start_mark.line + 1, n->start_mark.column + 1, scalar (n), instead));
   else
-    g_printerr ("warning: %s", setting);
-  g_printerr (" is a GPU, but the host backend runs every stage: on the host "
-              "instead\n");
+    warn (g_strdup_printf ("warning: %s %s", setting, instead));
 }
 
 static gboolean

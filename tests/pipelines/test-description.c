@@ -294,8 +294,10 @@ test_grid_size (void)
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("*warning: parameter 'size' of stage 'fluid0' "
-                             "(realtime.fluid) is deprecated: use grid-size*");
+  /* at the line's column, not the YAML's it stands for */
+  g_test_trap_assert_stderr (
+      "*description:1:16: warning: parameter 'size' of stage 'fluid0' "
+      "(realtime.fluid) is deprecated: use grid-size*");
 
   cloth = accel_graph_new_from_description (
       "realtime.cloth grid-size=12 num-buffers=1 ! core.null-sink", &error);
@@ -393,12 +395,12 @@ test_collide_radius (void)
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("*warning: parameter 'collisions' of stage "
-                             "'particles0' (realtime.particles) is "
-                             "deprecated: use collide-radius*");
-  g_test_trap_assert_stderr ("*warning: parameter 'particle-radius' of stage "
-                             "'particles0' (realtime.particles) is "
-                             "deprecated: use collide-radius*");
+  g_test_trap_assert_stderr (
+      "*description:1:20: warning: parameter 'collisions' of stage "
+      "'particles0' (realtime.particles) is deprecated: use collide-radius*");
+  g_test_trap_assert_stderr (
+      "*description:1:36: warning: parameter 'particle-radius' of stage "
+      "'particles0' (realtime.particles) is deprecated: use collide-radius*");
 
   g = accel_graph_new_from_description (
       "realtime.particles collide-radius=0.03 num-buffers=2 ! core.null-sink",
