@@ -41,7 +41,8 @@ static GPtrArray *overrides; /* --set and --device, NULL-terminated */
 static gint64 opt_frames;
 static gboolean opt_frames_given; /* every value of opt_frames is one given */
 static gboolean opt_restart_state;
-static gint opt_http = -1;
+/* G_MININT: not given (-1 is refused as any port out of range) */
+static gint opt_http = G_MININT;
 static gchar *opt_http_address;
 static gint opt_ranks = -1, opt_rank = -1, opt_world;
 /* the supervisors' restart intensity: restarts allowed within a window
@@ -1153,7 +1154,7 @@ check_options (GError **error)
           "--device must be auto, host or a GPU number, not '%s'", opt_device);
       return FALSE;
     }
-  if (opt_http > G_MAXUINT16 || (opt_http < 0 && opt_http != -1))
+  if (opt_http != G_MININT && (opt_http < 0 || opt_http > G_MAXUINT16))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
           "--http must be a port from 0 to 65535, not %d", opt_http);

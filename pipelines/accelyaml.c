@@ -712,6 +712,11 @@ check_name (Loader *l, yaml_node_t *n, gboolean stage)
     }
   if (valid_name (name, stage))
     return TRUE;
+  if (!*name)
+    {
+      report (l, n->start_mark, "the %s name is empty", what);
+      return FALSE;
+    }
   shown = g_strescape (name, NULL);
   if (stage)
     report (l, n->start_mark,

@@ -472,6 +472,9 @@ test_usage (void)
     { { "--set=blur.sigma=10.667", demo, NULL },
         "is out of range: 10.667 is not in 0.1 .. 10.666667" },
     { { "--ranks=0", demo, NULL }, "--ranks must be from 1 to 4096, not 0" },
+    /* -1 stood for no --http, and ran with no server */
+    { { "--http=-1", demo, NULL },
+        "--http must be a port from 0 to 65535, not -1" },
     /* it overflowed --http's last port, and its supervisor's arrays */
     { { "--world=2147483647", demo, NULL },
         "--world must be from 1 to 4096, not 2147483647" },

@@ -1147,6 +1147,21 @@ test_limit_long_chain (void)
 
 /* text from the file in a problem keeps it one line, and without the
  * terminal's escape sequences */
+/* an empty pipeline name says so (it said the name held control
+ * characters) */
+static void
+test_empty_pipeline_name (void)
+{
+  g_autofree gchar *msg
+      = string_error ("pipeline: ''\n"
+                      "stages:\n"
+                      "  - {name: s, kind: core.test-source}\n"
+                      "  - {name: k, kind: core.null-sink}\n"
+                      "links: [s -> k]\n");
+
+  g_assert_cmpstr (msg, ==, "lim:1:11: the pipeline name is empty");
+}
+
 static void
 test_problem_one_line (void)
 {
@@ -1237,5 +1252,6 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/many-stages", test_limit_many_stages);
   g_test_add_func ("/yaml/limits/long-chain", test_limit_long_chain);
   g_test_add_func ("/yaml/problem-one-line", test_problem_one_line);
+  g_test_add_func ("/yaml/empty-pipeline-name", test_empty_pipeline_name);
   return g_test_run ();
 }
