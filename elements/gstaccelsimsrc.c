@@ -532,6 +532,34 @@ gst_accel_sim_src_get_property (
     }
 }
 
+/* a simulation runs forward only, so a seek restarts its clock at the
+ * seek's position, the simulation going on from its state. Refused, a
+ * flushing seek through an aggregator (accelblend, compositor) flushed the
+ * aggregator's other inputs and waited for good on this one */
+static gboolean
+gst_accel_sim_src_is_seekable (GstBaseSrc *src)
+{
+  return TRUE;
+}
+
+static gboolean
+gst_accel_sim_src_do_seek (GstBaseSrc *src, GstSegment *segment)
+{
+  GstAccelSimSrcPrivate *priv
+      = gst_accel_sim_src_get_instance_private (GST_ACCEL_SIM_SRC (src));
+
+  if (segment->rate < 0 || segment->format != GST_FORMAT_TIME)
+    return FALSE;
+  segment->time = segment->start;
+  segment->position = segment->start;
+  priv->base_time = segment->start;
+  priv->rate_frames = 0;
+  GST_CAT_DEBUG_OBJECT (CAT (src), src,
+      "seek: the simulation goes on, its clock from %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (segment->start));
+  return TRUE;
+}
+
 static void
 gst_accel_sim_src_class_init (GstAccelSimSrcClass *klass)
 {
@@ -561,6 +589,8 @@ gst_accel_sim_src_class_init (GstAccelSimSrcClass *klass)
   src_class->decide_allocation
       = GST_DEBUG_FUNCPTR (gst_accel_sim_src_decide_allocation);
   src_class->fill = GST_DEBUG_FUNCPTR (gst_accel_sim_src_fill);
+  src_class->is_seekable = GST_DEBUG_FUNCPTR (gst_accel_sim_src_is_seekable);
+  src_class->do_seek = GST_DEBUG_FUNCPTR (gst_accel_sim_src_do_seek);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ACCEL_SIM_SRC, 0);
 }
