@@ -552,6 +552,14 @@ accel_effects_parse (const char *description, AccelEffectsParams *effects,
     for (int j = 0; j < 4; j++)
       {
         float f = (float)m[i][j];
+        /* contrast=4 sixty-four times: infinities, then NaN, then black */
+        if (!isfinite (f))
+          {
+            set_message (message, size,
+                "the colour effects compose to a matrix past the range of "
+                "a float; use fewer of them or milder values");
+            return ACCEL_IMAGE_INVALID_VALUE;
+          }
         effects->matrix[4 * i + j] = f;
         identity &= f == (j == i ? 1.0f : 0.0f);
       }

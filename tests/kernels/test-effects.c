@@ -223,6 +223,29 @@ static const ParseError parse_errors[] = {
   { "echo echo=0.5", "'echo=0.5': echo is given twice" },
 };
 
+/* colour effects whose composed matrix a float cannot hold: contrast=4
+ * sixty-four times overflowed to infinities, then NaN, and every pixel
+ * came out black; sixty of them still compose */
+static void
+test_parse_matrix_overflow (void)
+{
+  g_autoptr (GString) many = g_string_new (NULL);
+  AccelEffectsParams p;
+  char message[256];
+
+  for (guint i = 0; i < 60; i++)
+    g_string_append (many, "contrast=4 ");
+  g_assert_cmpint (accel_effects_parse (many->str, &p, message, sizeof message),
+      ==, ACCEL_IMAGE_OK);
+  for (guint i = 0; i < 10; i++)
+    g_string_append (many, "contrast=4 ");
+  g_assert_cmpint (accel_effects_parse (many->str, &p, message, sizeof message),
+      ==, ACCEL_IMAGE_INVALID_VALUE);
+  g_assert_cmpstr (message, ==,
+      "the colour effects compose to a matrix past the range of a float; use "
+      "fewer of them or milder values");
+}
+
 static void
 test_parse_errors (void)
 {
@@ -961,6 +984,8 @@ main (int argc, char **argv)
   g_test_add_func ("/effects/parse/blank", test_parse_blank);
   g_test_add_func ("/effects/parse/values", test_parse_values);
   g_test_add_func ("/effects/parse/errors", test_parse_errors);
+  g_test_add_func (
+      "/effects/parse/matrix-overflow", test_parse_matrix_overflow);
   g_test_add_func (
       "/effects/identity-leaves-frame", test_identity_leaves_frame);
   g_test_add_func ("/effects/colour-matrix", test_colour_effects);
