@@ -94,8 +94,14 @@ accel_io_frame_digests_write (AccelIoFrameDigests *digests, guint64 sequence,
   guint64 place;
   Record record;
 
-  g_return_val_if_fail (size > 0 && end >= size, FALSE);
-
+  if (size == 0 || end < size)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "frame %" G_GUINT64_FORMAT " of %" G_GSIZE_FORMAT
+          " bytes ends at byte %" G_GUINT64_FORMAT " of its file",
+          sequence, size, end);
+      return FALSE;
+    }
   place = end / size - 1;
   record.place_plus_one = GUINT64_TO_LE (place + 1);
   record.digest = GUINT64_TO_LE (digest ((const guint8 *)frame + size - n, n));

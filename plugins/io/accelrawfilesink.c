@@ -19,7 +19,8 @@ struct _AccelRawFileSink
   gchar *location;
 
   int fd;
-  gboolean stream; /* a pipe or a socket: written in order, no going back */
+  gboolean stream;  /* a pipe or a socket: written in order, no going back */
+  gboolean regular; /* a regular file: frames where their digests say */
   AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
   AccelIoFrameDigests *digests; /* with a commit log */
 };
@@ -74,6 +75,9 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
     goto failed;
   /* /dev/stdout into another program, a FIFO: frames go on at its end */
   self->stream = lseek (self->fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
+  /* only a regular file's frames are where the digests say: /dev/null
+   * seeks, but stays at 0 */
+  self->regular = fstat (self->fd, &st) == 0 && S_ISREG (st.st_mode);
   if (self->stream)
     return TRUE;
   if (restart || !log)
@@ -108,7 +112,7 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
   AccelType bytes;
 
   if (!open_file (self, size, error)
-      || (log && !self->stream
+      || (log && !self->stream && self->regular
           && !(self->digests = accel_io_frame_digests_open (log, error))))
     return FALSE;
   if (accel_stage_is_host (stage))
@@ -158,10 +162,14 @@ accel_raw_file_sink_render (
   off_t start = self->stream ? -1 : lseek (self->fd, 0, SEEK_CUR);
 
   if (!accel_io_write_all (self->fd, accel_buffer_get_data (data),
-          accel_buffer_get_size (in), error))
+          accel_buffer_get_size (in), error)
+      || (self->digests && accel_buffer_get_size (in) > 0
+          && !accel_io_frame_digests_write (self->digests, frame->sequence,
+              (guint64)lseek (self->fd, 0, SEEK_CUR),
+              accel_buffer_get_data (data), accel_buffer_get_size (in), error)))
     {
-      /* no part of the frame stays: a restart or a rerun writes it whole,
-       * once */
+      /* no part of the frame stays, nor a frame whose digest is not
+       * kept: a restart or a rerun writes it whole, once */
       if (start >= 0 && lseek (self->fd, 0, SEEK_CUR) > start
           && (ftruncate (self->fd, start) != 0
               || lseek (self->fd, start, SEEK_SET) < 0))
@@ -172,11 +180,6 @@ accel_raw_file_sink_render (
           self->location);
       return ACCEL_FLOW_ERROR;
     }
-  if (self->digests && accel_buffer_get_size (in) > 0
-      && !accel_io_frame_digests_write (self->digests, frame->sequence,
-          (guint64)lseek (self->fd, 0, SEEK_CUR), accel_buffer_get_data (data),
-          accel_buffer_get_size (in), error))
-    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 

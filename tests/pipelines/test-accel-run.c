@@ -1459,6 +1459,32 @@ feed_fifo (gpointer data)
   return NULL;
 }
 
+/* a raw file sink on /dev/null with a state directory commits its frames:
+ * /dev/null seeks but stays at 0, where a frame's digest was refused and
+ * nothing was committed, with the run passing */
+static void
+test_raw_sink_dev_null_with_state (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: dev-null\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {num-buffers: 3}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: /dev/null}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "CRITICAL"));
+  result_clear (&r);
+  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "resuming at frame 3"));
+  result_clear (&r);
+}
+
 /* a raw file source on a pipe is live, though its class reads regular
  * files again by position: an output that lost committed frames cannot
  * have them again from the pipe, so the resume is refused */
@@ -2137,6 +2163,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-verifies-png", test_resume_verifies_png);
   g_test_add_func ("/accel-run/resume-refuses-live", test_resume_refuses_live);
   g_test_add_func ("/accel-run/resume-refuses-pipe", test_resume_refuses_pipe);
+  g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
+      test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
       test_resume_refuses_changed_file);
   g_test_add_func ("/accel-run/state-fingerprint", test_state_fingerprint);
