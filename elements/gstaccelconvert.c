@@ -31,6 +31,8 @@ struct _GstAccelConvert
   /* how a 4:2:0 input is decoded (set_info) */
   int yuv_matrix;
   gboolean yuv_full_range;
+  /* a mixed stream's frame flagged interlaced (before_transform) */
+  gboolean frame_interlaced;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstAccelConvert, gst_accel_convert,
@@ -314,6 +316,14 @@ resizable (int format)
          || format == ACCEL_IMAGE_GRAY8;
 }
 
+/* a mixed stream says per frame whether it is interlaced */
+static void
+gst_accel_convert_before_transform (GstBaseTransform *trans, GstBuffer *buffer)
+{
+  GST_ACCEL_CONVERT (trans)->frame_interlaced
+      = GST_BUFFER_FLAG_IS_SET (buffer, GST_VIDEO_BUFFER_FLAG_INTERLACED);
+}
+
 /* one conversion at the same size; otherwise the resize runs in a packed
  * format (the input's, or GRAY8 or RGBA8), with conversions around it */
 static int
@@ -326,6 +336,14 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
   GstAccelImage a, b;
   int mid, ret;
 
+  if (self->frame_interlaced
+      && (in->width != out->width || in->height != out->height))
+    {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+          ("accelconvert scales progressive frames; this frame of a mixed "
+           "stream is interlaced: put deinterlace before it"));
+      return ACCEL_IMAGE_INVALID_VALUE;
+    }
   if (in->width == out->width && in->height == out->height)
     {
       GST_LOG_OBJECT (self, "%s -> %s at %dx%d",
@@ -409,8 +427,11 @@ gst_accel_convert_set_info (GstVideoFilter *filter, GstCaps *incaps,
         && GST_VIDEO_INFO_WIDTH (in_info) == GST_VIDEO_INFO_WIDTH (out_info)
         && GST_VIDEO_INFO_HEIGHT (in_info) == GST_VIDEO_INFO_HEIGHT (out_info);
 
-  /* a frame of two fields scaled as one would blend the fields */
+  /* a frame of two fields scaled as one would blend the fields; a mixed
+   * stream's frames are looked at one by one (before_transform) */
   if (GST_VIDEO_INFO_IS_INTERLACED (in_info)
+      && GST_VIDEO_INFO_INTERLACE_MODE (in_info)
+             != GST_VIDEO_INTERLACE_MODE_MIXED
       && (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info)
           || GST_VIDEO_INFO_HEIGHT (in_info)
                  != GST_VIDEO_INFO_HEIGHT (out_info)))
@@ -506,6 +527,7 @@ gst_accel_convert_class_init (GstAccelConvertClass *klass)
   trans_class->fixate_caps = gst_accel_convert_fixate_caps;
   trans_class->src_event = gst_accel_convert_src_event;
   trans_class->stop = gst_accel_convert_stop;
+  trans_class->before_transform = gst_accel_convert_before_transform;
   GST_VIDEO_FILTER_CLASS (klass)->set_info = gst_accel_convert_set_info;
   filter_class->filter_images = gst_accel_convert_filter_images;
   filter_class->debug_category = gst_accel_convert_debug;

@@ -103,6 +103,7 @@ void accel_stage_set_observer (
     AccelStage *stage, const AccelStageObserver *observer, gpointer user_data);
 gboolean accel_stage_negotiate (
     AccelStage *stage, const AccelType *in_types, GError **error);
+void accel_stage_fix_params (AccelStage *stage);
 void accel_stage_add_link (
     AccelStage *stage, guint out_port, AccelStage *target, guint in_port);
 void accel_stage_clear_links (AccelStage *stage);

@@ -338,6 +338,10 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
       accel_stage_add_link (
           link->src, link->src_port, link->dst, link->dst_port);
     }
+  /* only a graph prepared holds the stages to what they negotiated: one
+   * that failed may be changed and prepared again */
+  for (guint i = 0; i < graph->order->len; i++)
+    accel_stage_fix_params (graph->order->pdata[i]);
   graph->state = GRAPH_PREPARED;
   return TRUE;
 

@@ -154,7 +154,7 @@ typedef struct
   guint n_in, n_out;
   AccelType in_types[ACCEL_MAX_PORTS];
   AccelType out_types[ACCEL_MAX_PORTS];
-  gint negotiated; /* atomic: its ACCEL_PARAM_FIXED properties are read */
+  gint negotiated; /* atomic: its graph is prepared, ACCEL_PARAM_FIXED held */
   GArray *links[ACCEL_MAX_PORTS];         /* AccelLink, per output port */
   AccelStage *producers[ACCEL_MAX_PORTS]; /* per input port */
   AccelStageObserver observer;

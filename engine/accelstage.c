@@ -509,7 +509,6 @@ accel_stage_negotiate (
           return FALSE;
         }
     }
-  g_atomic_int_set (&priv->negotiated, TRUE);
   return TRUE;
 }
 

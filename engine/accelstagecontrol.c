@@ -57,14 +57,22 @@ post_control (AccelStagePrivate *priv, AccelMessage *msg)
   return posted;
 }
 
+/* the graph was prepared: @stage's ACCEL_PARAM_FIXED properties are held
+ * to what it negotiated. Called from the thread that prepares the graph */
+void
+accel_stage_fix_params (AccelStage *stage)
+{
+  g_atomic_int_set (&accel_stage_get_private (stage)->negotiated, TRUE);
+}
+
 /**
  * accel_stage_refuses_param:
  * @stage: a stage
  * @pspec: one of its properties
  *
  * For the set_property() of a stage: whether a change of @pspec is
- * refused, because it is %ACCEL_PARAM_FIXED and @stage has negotiated.
- * It is then said once, as a warning naming the stage, and set_property()
+ * refused, because it is %ACCEL_PARAM_FIXED and @stage's graph is
+ * prepared. It is then said, as a warning naming the stage, and set_property()
  * returns at once, leaving the value the stage runs with.
  *
  * Returns: %TRUE when the change is refused. MT safe.
@@ -95,7 +103,7 @@ accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec)
  *
  * Returns: %FALSE when @stage has no such writable property, when @value
  * does not convert to the property's type or is out of its range, or when
- * the property is %ACCEL_PARAM_FIXED and @stage has negotiated; nothing is
+ * the property is %ACCEL_PARAM_FIXED and @stage's graph is prepared; nothing is
  * set then. MT safe.
  */
 gboolean

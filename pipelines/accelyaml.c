@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -1594,7 +1595,8 @@ read_capped (const char *path, gchar **text, gsize *length, GError **error)
 {
   g_autoptr (GByteArray) buf = g_byte_array_new ();
   int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-  int saved;
+  struct stat st;
+  int wait_ms, saved;
 
   if (fd < 0)
     {
@@ -1603,16 +1605,26 @@ read_capped (const char *path, gchar **text, gsize *length, GError **error)
           "%s:0:0: cannot open it: %s", path, g_strerror (saved));
       return FALSE;
     }
+  /* a pipe or FIFO is given up when it gives nothing for a while; a
+   * terminal is someone typing, waited for */
+  wait_ms = fstat (fd, &st) == 0 && S_ISFIFO (st.st_mode) ? INPUT_WAIT_MS : -1;
   for (;;)
     {
       guint8 chunk[65536];
       struct pollfd pfd = { fd, POLLIN, 0 };
-      int ready = poll (&pfd, 1, INPUT_WAIT_MS);
+      int ready = poll (&pfd, 1, wait_ms);
       gssize n;
 
       /* a FIFO reads as ended before its writer comes: it is waited for */
       if (ready < 0 && errno == EINTR)
         continue;
+      if (ready < 0)
+        {
+          saved = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+              "%s:0:0: cannot read it: %s", path, g_strerror (saved));
+          goto failed;
+        }
       if (ready == 0)
         {
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,

@@ -165,8 +165,9 @@ struct _AccelStageClass
  *
  * A flag of a stage property's #GParamSpec: the property is read when the
  * graph is prepared (it sizes an output, the stage's state or a plan, or
- * it is agreed with other ranks), so once the stage has negotiated a
- * change is refused (accel_stage_refuses_param ()).
+ * it is agreed with other ranks), so once its graph is prepared a change
+ * is refused (accel_stage_refuses_param ()); a graph whose prepare failed
+ * may still be changed.
  */
 #define ACCEL_PARAM_FIXED (1 << G_PARAM_USER_SHIFT)
 

@@ -35,6 +35,7 @@ struct _AccelEffects
 
   /* stage thread only, between start() and stop() */
   AccelEffectsParams running; /* this frame's copy of params */
+  gboolean running_taken;     /* taken by can_capture () for the frame */
   gboolean started;
   int width, height;
   AccelBuffer *history; /* NULL without temporal effects */
@@ -162,7 +163,9 @@ accel_effects_can_capture (AccelStage *stage, const AccelFrame *frame)
   AccelEffects *self = ACCEL_EFFECTS (stage);
   unsigned temporal;
 
+  /* the frame then runs on the copy its capture was decided on */
   take_params (self);
+  self->running_taken = TRUE;
   temporal = self->running.flags & ACCEL_EFFECTS_TEMPORAL;
 
   if (temporal == 0)
@@ -179,7 +182,9 @@ accel_effects_process (AccelStage *stage, AccelFrame *frame, GError **error)
   float *history;
 
   /* a parameter change may have brought other temporal effects */
-  take_params (self);
+  if (!self->running_taken)
+    take_params (self);
+  self->running_taken = FALSE;
   if (!ensure_history (self, error))
     return ACCEL_FLOW_ERROR;
   history = self->history ? accel_buffer_get_data (self->history) : NULL;

@@ -398,28 +398,59 @@ first_pixel (const char *description, guint8 px[4], gchar **error)
   return ok;
 }
 
-/* interlaced frames are scaled by nothing here: two fields scaled as one
- * frame were blended and still called interlaced; at their own size they
- * convert */
+/* interlaced frames are not scaled here: two fields scaled as one frame
+ * were blended and still called interlaced. An interlaced stream's scaling
+ * is refused when the caps are set, a mixed stream's frame by frame (the
+ * interlace element flags its third); at their own size they convert */
 static void
 test_interlaced (void)
 {
-#define INTERLACED                                                             \
-  "videotestsrc num-buffers=1 ! "                                              \
-  "video/x-raw,format=I420,width=64,height=48 ! interlace ! accelconvert ! "
+#define INTERLEAVED                                                            \
+  "videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=64,height=48,"   \
+  "interlace-mode=interleaved ! accelconvert ! "
   g_autofree gchar *error = NULL;
+  g_autoptr (GError) parse_error = NULL;
+  GstElement *pipeline, *sink;
+  GstSample *sample;
+  GstMessage *msg;
+  GError *e = NULL;
+  gchar *debug = NULL;
   guint8 px[4];
+
+  g_assert_false (first_pixel (INTERLEAVED
+      "video/x-raw,format=RGBA,height=24 ! appsink name=sink",
+      px, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error, "the input is interlaced (interleaved)"));
+  g_assert_true (first_pixel (
+      INTERLEAVED "video/x-raw,format=RGBA ! appsink name=sink", px, NULL));
+#undef INTERLEAVED
 
   if (!elements_test_have ("interlace"))
     return;
-  g_assert_false (first_pixel (INTERLACED "video/x-raw,format=RGBA,height=24 "
-                                          "! appsink name=sink",
-      px, &error));
-  g_assert_nonnull (error);
-  g_assert_nonnull (strstr (error, "the input is interlaced"));
-  g_assert_true (first_pixel (
-      INTERLACED "video/x-raw,format=RGBA ! appsink name=sink", px, NULL));
-#undef INTERLACED
+  pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=4 ! video/x-raw,format=I420,width=64,"
+      "height=48 ! interlace ! accelconvert ! video/x-raw,format=RGBA,"
+      "height=24 ! appsink name=sink",
+      &parse_error);
+  g_assert_no_error (parse_error);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample
+          = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 5 * GST_SECOND)))
+    gst_sample_unref (sample);
+  msg = gst_bus_timed_pop_filtered (
+      GST_ELEMENT_BUS (pipeline), 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &e, &debug);
+  g_assert_nonnull (
+      strstr (debug, "this frame of a mixed stream is interlaced"));
+  g_clear_error (&e);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
 }
 
 #define GREEN                                                                  \

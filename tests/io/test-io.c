@@ -408,6 +408,41 @@ read_file (const char *path)
   return g_bytes_new_take (data, size);
 }
 
+/* a graph whose prepare failed can be changed and prepared again: its
+ * fixed parameters are held only once it is prepared (the sink's location
+ * in a missing directory could not be corrected) */
+static void
+test_fixed_after_failed_prepare (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *missing = g_build_filename (dir, "no", "out.raw", NULL);
+  g_autofree gchar *out_path = g_build_filename (dir, "out.raw", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("retry");
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *location = NULL;
+  AccelStage *sink;
+
+  g_object_set (accel_test_stage (g, "core.test-source", "src"), "num-buffers",
+      (gint64)2, NULL);
+  sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  g_object_set (sink, "location", missing, NULL);
+  test_link (g, "src", "sink");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_clear_error (&error);
+  g_object_set (sink, "location", out_path, NULL);
+  g_object_get (sink, "location", &location, NULL);
+  g_assert_cmpstr (location, ==, out_path);
+  g_assert_true (accel_graph_prepare (g, &error));
+  g_assert_no_error (error);
+  /* prepared, it holds */
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_WARNING,
+      "*'location' is fixed once the graph is prepared*");
+  g_object_set (sink, "location", missing, NULL);
+  g_test_assert_expected_messages ();
+  test_run (g);
+  g_assert_true (g_file_test (out_path, G_FILE_TEST_IS_REGULAR));
+}
+
 /* raw-file-source -> core.scale -> raw-file-sink against the host
  * reference, for u8 and f32 tensors */
 static void
@@ -1657,6 +1692,8 @@ main (int argc, char **argv)
 #endif
 
   g_test_add_func ("/io/registered", test_registered);
+  g_test_add_func (
+      "/io/fixed-after-failed-prepare", test_fixed_after_failed_prepare);
   g_test_add_func (
       "/io/pattern-source/noise-reproducible", test_noise_reproducible);
   g_test_add_func ("/io/pattern-source/timestamps", test_pattern_timestamps);
