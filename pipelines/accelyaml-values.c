@@ -6,6 +6,7 @@
 
 #include <accel/accel.h>
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -113,10 +114,13 @@ parse_integer (const char *text, gboolean *negative, guint64 *magnitude,
 
       if (!g_ascii_isdigit (digits->str[0]) && digits->str[0] != '.')
         return FALSE;
+      errno = 0;
       v = g_ascii_strtod (digits->str, &end);
-      if (*end || !isfinite (v) || v != floor (v))
+      /* 1e400 is a whole number too big, 1e-400 none that rounded to 0 */
+      if (*end || (v == 0.0 && errno == ERANGE) || isnan (v)
+          || (isfinite (v) && v != floor (v)))
         return FALSE;
-      *overflow = v >= 18446744073709551616.0;
+      *overflow = isinf (v) || v >= 18446744073709551616.0;
       *magnitude = *overflow ? 0 : (guint64)v;
       return TRUE;
     }

@@ -325,6 +325,14 @@ check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
               what, node_kind (k));
           continue;
         }
+      if (g_str_equal (key, "<<"))
+        {
+          report (l, k->start_mark,
+              "merge keys ('<<') are not read in %s: write its keys out (an "
+              "alias may stand for a whole value)",
+              what);
+          continue;
+        }
       if (keys && !g_strv_contains (keys, key))
         {
           g_autofree gchar *hint = accel_yaml_did_you_mean (
@@ -936,8 +944,9 @@ load_stage (Loader *l, yaml_node_t *map)
           g_autofree gchar *problem = NULL;
           gboolean at_value;
 
-          /* a repeated key is reported by check_keys() */
-          if (!scalar (k) || !g_hash_table_add (set, (gpointer)scalar (k)))
+          /* a repeated key and a merge key are reported by check_keys() */
+          if (!scalar (k) || g_str_equal (scalar (k), "<<")
+              || !g_hash_table_add (set, (gpointer)scalar (k)))
             continue;
           problem = set_param (decl->stage, scalar (k), scalar (v), &at_value);
           if (problem)

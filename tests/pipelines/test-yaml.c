@@ -218,6 +218,11 @@ typedef struct
 /* one file per class of mistake, and the exact problems it is reported with
  */
 static const Golden goldens[] = {
+  { "merge.yaml",
+      "bad/merge.yaml:5:42: merge keys ('<<') are not read in params: write "
+      "its keys out (an alias may stand for a whole value)\n"
+      "bad/merge.yaml:6:37: merge keys ('<<') are not read in a stage: write "
+      "its keys out (an alias may stand for a whole value)" },
   { "malformed.yaml", "bad/malformed.yaml:4:6: did not find expected ',' or "
                       "'}' (while parsing a flow mapping that starts at 3:5)" },
   { "tab.yaml", "bad/tab.yaml:3:1: found character that cannot start any token "
@@ -337,7 +342,13 @@ static const Golden goldens[] = {
       "bad/values.yaml:21:32: parameter 'rate' of stage 'q' (test.params) must "
       "be a finite number, not '1e400'\n"
       "bad/values.yaml:21:57: parameter 'gain' of stage 'q' (test.params) must "
-      "be a finite number, not 'nan'" },
+      "be a finite number, not 'nan'\n"
+      /* a whole number too big is out of range; one below the smallest
+       * double is no whole number (it read as 0) */
+      "bad/values.yaml:22:50: parameter 'count' of stage 'r' (test.params) is "
+      "out of range: 1e400 is not in 0 .. 100\n"
+      "bad/values.yaml:22:63: parameter 'size' of stage 'r' (test.params) must "
+      "be an integer, not '1e-400'" },
   { "ranks.yaml",
       "bad/ranks.yaml:5:47: stage 'none': 'ranks: []' would run it on no rank; "
       "list the ranks that run it, or leave 'ranks' out for every rank\n"
