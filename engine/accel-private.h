@@ -96,7 +96,8 @@ typedef struct
 {
   void (*eos) (AccelStage *stage, gpointer user_data);
   void (*error) (AccelStage *stage, const GError *error, gpointer user_data);
-  void (*frame) (AccelStage *stage, gpointer user_data); /* a sink's, done */
+  /* a sink's frame done, or any stage's frame skipped */
+  void (*frame) (AccelStage *stage, gpointer user_data);
 } AccelStageObserver;
 
 void accel_stage_set_observer (

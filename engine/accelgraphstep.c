@@ -7,7 +7,7 @@
 
 #include "accelgraph-private.h"
 
-/* a sink finished a frame (or skipped it): a step may be over */
+/* a sink finished a frame, or any stage skipped one: a step may be over */
 static void
 on_sink_frame (AccelStage *stage, gpointer user_data)
 {
@@ -48,7 +48,25 @@ accel_graph_set_stepped (AccelGraph *graph, gboolean stepped)
   graph->stepped = stepped;
 }
 
-/* frames done (or skipped) by the sinks of @graph */
+/* the sinks downstream of @stage, into @sinks */
+static void
+collect_sinks (AccelGraph *graph, AccelStage *stage, GHashTable *sinks)
+{
+  if (accel_stage_get_n_outputs (stage) == 0)
+    {
+      g_hash_table_add (sinks, stage);
+      return;
+    }
+  for (guint l = 0; l < graph->wiring->len; l++)
+    {
+      GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+      if (link->src == stage)
+        collect_sinks (graph, link->dst, sinks);
+    }
+}
+
+/* frames done or skipped by the sinks of @graph, each frame another stage
+ * skipped counted once for every sink below it, which it never reaches */
 static guint64
 sink_frames (AccelGraph *graph)
 {
@@ -57,9 +75,17 @@ sink_frames (AccelGraph *graph)
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
+      guint64 skipped = accel_stage_get_n_skipped (stage);
+
       if (accel_stage_get_n_outputs (stage) == 0)
-        n += accel_stage_get_n_processed (stage)
-             + accel_stage_get_n_skipped (stage);
+        n += accel_stage_get_n_processed (stage) + skipped;
+      else if (skipped > 0)
+        {
+          g_autoptr (GHashTable) sinks = g_hash_table_new (NULL, NULL);
+
+          collect_sinks (graph, stage, sinks);
+          n += skipped * g_hash_table_size (sinks);
+        }
     }
   return n;
 }

@@ -365,7 +365,9 @@ accel_stage_count_fault (
   if (!priv->first_fault && fault)
     priv->first_fault = g_strdup (fault->message);
   g_mutex_unlock (&priv->stats_lock);
-  if (priv->n_out == 0 && priv->observer.frame)
+  /* a frame skipped anywhere never reaches the sinks below: a stepped
+   * graph's step may be over */
+  if (priv->observer.frame)
     priv->observer.frame (stage, priv->observer_data);
 }
 

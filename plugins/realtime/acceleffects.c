@@ -265,6 +265,17 @@ accel_effects_restore (AccelStage *stage, GBytes *state, GError **error)
     return FALSE;
   if (size >= sizeof (header))
     memcpy (&header, data, sizeof (header));
+  /* the effects changed since the snapshot: a change of the temporal
+   * effects starts their history afresh, a restart after it too */
+  if (size >= sizeof (header) && header.magic == HISTORY_MAGIC
+      && header.temporal != self->history_temporal)
+    {
+      g_debug ("stage '%s': the saved history is of other temporal effects: "
+               "they start afresh",
+          accel_stage_get_name (stage));
+      self->history_valid = FALSE;
+      return TRUE;
+    }
   if (size < sizeof (header) || header.magic != HISTORY_MAGIC || !self->history
       || header.temporal != self->history_temporal
       || header.width != self->width || header.height != self->height

@@ -1061,6 +1061,39 @@ test_stepped (GraphFixture *f, gconstpointer data)
   g_assert_cmpstr (by_one[7], !=, by_two[7]);
 }
 
+/* a frame a middle stage skips never reaches the sinks below it: its step
+ * is over all the same, where it waited for good (or to its timeout) */
+static void
+test_stepped_skip (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *k;
+
+  f->src = source (f, "src", 6, "64");
+  k = add (f, "core.scale", "k");
+  f->sink = add (f, "core.checksum-sink", "sink");
+  add (f, "core.null-sink", "other");
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "sink");
+  link_ok (f->graph, "src", "other");
+  accel_fault_inject ("k", ACCEL_FAULT_INVALID_INPUT, 2);
+  g_object_set (k, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  accel_graph_set_stepped (f->graph, TRUE);
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_true (
+          accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+      g_assert_no_error (f->error);
+      g_assert_cmpuint (
+          accel_stage_get_n_processed (f->sink), ==, i < 2 ? i + 1 : i);
+    }
+  g_assert_cmpuint (accel_stage_get_n_skipped (k), ==, 1);
+  g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&f->error);
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1101,6 +1134,8 @@ main (int argc, char **argv)
       graph_tear_down);
   g_test_add ("/graph/stepped", GraphFixture, "stepped", graph_set_up,
       test_stepped, graph_tear_down);
+  g_test_add ("/graph/stepped-skip", GraphFixture, "stepped-skip", graph_set_up,
+      test_stepped_skip, graph_tear_down);
   g_test_add ("/graph/one-thread/stepped", GraphFixture, "stepped",
       graph_set_up_one_thread, test_stepped, graph_tear_down);
   g_test_add ("/graph/dot", GraphFixture, "dotted", graph_set_up, test_dot,

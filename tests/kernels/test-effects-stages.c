@@ -213,6 +213,46 @@ test_effects_restores_history (void)
   g_assert_cmpstr (digest, ==, expected);
 }
 
+/* the temporal effects changed while running, then a restart: the
+ * snapshot, of the old effects, is dropped and the new ones start afresh,
+ * where the restart failed the graph ("the saved history is of ... other
+ * temporal effects") */
+static void
+test_effects_restart_after_change (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("change");
+  g_auto (GValue) echo = G_VALUE_INIT;
+  AccelStage *fx, *sink;
+
+  image_source (g, "src", "RGBA8", WIDTH, HEIGHT);
+  fx = accel_test_stage (g, "realtime.effects", "fx");
+  g_object_set (fx, "effects", "difference", "snapshot-interval", 1, NULL);
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  link_ok (g, "src", "fx");
+  link_ok (g, "fx", "sink");
+  g_assert_true (accel_fault_inject_parse ("fx:library:3", &error));
+  g_assert_no_error (error);
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_value_init (&echo, G_TYPE_STRING);
+  g_value_set_string (&echo, "echo=0.5");
+  for (guint i = 0; i < N_FRAMES; i++)
+    {
+      /* the frame that faults is the first of the new effects: the last
+       * snapshot is of the old ones */
+      if (i == 3)
+        g_assert_true (accel_stage_set_param_async (fx, "effects", &echo));
+      g_assert_true (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+      g_assert_no_error (error);
+    }
+  accel_fault_clear ();
+  g_assert_cmpuint (accel_stage_get_n_restarts (fx), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, N_FRAMES - 1);
+  accel_graph_stop (g);
+}
+
 typedef struct
 {
   int mode;
@@ -422,6 +462,8 @@ main (int argc, char **argv)
       "/effects-stages/unsupported-format", test_unsupported_format);
   g_test_add_func ("/effects-stages/effects/restores-history",
       test_effects_restores_history);
+  g_test_add_func ("/effects-stages/restart-after-change",
+      test_effects_restart_after_change);
   g_test_add_func ("/effects-stages/blend/mismatch", test_blend_mismatch);
 
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
