@@ -82,6 +82,9 @@ accel_convert_set_property (
 {
   AccelConvert *self = ACCEL_CONVERT (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_FORMAT:
@@ -136,7 +139,7 @@ accel_convert_class_init (AccelConvertClass *klass)
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_string ("format", "Format",
           "Output format: RGBA8, BGRA8, GRAY8, NV12, I420 or RGBAF32", "RGBA8",
-          flags));
+          flags | ACCEL_PARAM_FIXED));
 
   accel_stage_class_set_metadata (stage_class, "realtime.convert",
       "Colour conversion between RGBA8, BGRA8, GRAY8, NV12, I420 and "

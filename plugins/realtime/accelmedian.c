@@ -21,19 +21,27 @@ enum
   PROP_SIZE,
 };
 
+/* the range is 3 to 5, for a property that may change while running:
+ * 4 is refused at prepare, and fails the frame when set while running */
+static gboolean
+check_size (AccelMedian *self, AccelError code, GError **error)
+{
+  if (self->size == 3 || self->size == 5)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, code,
+      "stage '%s' (realtime.median): size %d is not 3 or 5",
+      accel_stage_get_name (ACCEL_STAGE (self)), self->size);
+  return FALSE;
+}
+
 static gboolean
 accel_median_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
 {
   AccelMedian *self = ACCEL_MEDIAN (stage);
 
-  if (self->size != 3 && self->size != 5)
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (realtime.median): size %d is not 3 or 5",
-          accel_stage_get_name (stage), self->size);
-      return FALSE;
-    }
+  if (!check_size (self, ACCEL_ERROR_INVALID_PIPELINE, error))
+    return FALSE;
   if (!accel_realtime_check_format (
           stage, &in_types[0], ACCEL_REALTIME_FILTER_FORMATS, error))
     return FALSE;
@@ -48,6 +56,8 @@ accel_median_process (AccelStage *stage, AccelFrame *frame, GError **error)
   AccelMedian *self = ACCEL_MEDIAN (stage);
   AccelRealtimeImage in, out;
 
+  if (!check_size (self, ACCEL_ERROR_INVALID_INPUT, error))
+    return ACCEL_FLOW_ERROR;
   accel_realtime_image_init (&in, frame->inputs[0]);
   accel_realtime_image_init (&out, frame->outputs[0]);
   if (accel_stage_is_host (stage))

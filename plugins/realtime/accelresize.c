@@ -71,6 +71,9 @@ accel_resize_set_property (
 {
   AccelResize *self = ACCEL_RESIZE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_WIDTH:
@@ -120,11 +123,11 @@ accel_resize_class_init (AccelResizeClass *klass)
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width",
           "Output width in pixels; 0 keeps the input's", 0, G_MAXINT16, 0,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_int ("height", "Height",
           "Output height in pixels; 0 keeps the input's", 0, G_MAXINT16, 0,
-          flags));
+          flags | ACCEL_PARAM_FIXED));
 
   accel_stage_class_set_metadata (stage_class, "realtime.resize",
       "Bilinear resize to any size, pixel centres aligned, edges clamped");

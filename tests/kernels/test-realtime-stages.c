@@ -3,6 +3,8 @@
  * ACCEL_PLUGIN_PATH, run in graphs from core.test-source to
  * core.checksum-sink with the host references' results, and their type
  * errors */
+#include <stdlib.h>
+
 #include "accel-test.h"
 #include "test-image.h"
 #include "test-stages.h"
@@ -322,6 +324,84 @@ test_fixed_parameters (void)
     }
 }
 
+/* an image stage's output size and format are fixed once the graph is
+ * prepared (a change was taken, read back, and never applied); a median's
+ * size of 4, in its range but no window, fails the frame naming it */
+static void
+test_image_fixed_parameters (void)
+{
+  static const struct
+  {
+    const char *kind, *prop, *value;
+  } cases[] = {
+    { "realtime.resize", "width", "8" },
+    { "realtime.resize", "height", "8" },
+    { "realtime.convert", "format", "GRAY8" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("fixed");
+      g_autoptr (GError) error = NULL;
+      g_auto (GValue) value = G_VALUE_INIT;
+      AccelStage *stage;
+
+      image_source (g, "RGBA8", WIDTH, HEIGHT);
+      stage = accel_test_stage (g, cases[i].kind, "x");
+      accel_test_stage (g, "core.null-sink", "sink");
+      link_ok (g, "src", "x");
+      link_ok (g, "x", "sink");
+      g_assert_true (accel_graph_prepare (g, &error));
+      g_assert_no_error (error);
+      if (g_str_equal (cases[i].prop, "format"))
+        {
+          g_value_init (&value, G_TYPE_STRING);
+          g_value_set_string (&value, cases[i].value);
+        }
+      else
+        {
+          g_value_init (&value, G_TYPE_INT);
+          g_value_set_int (&value, atoi (cases[i].value));
+        }
+      g_assert_true (g_object_class_find_property (
+                         G_OBJECT_GET_CLASS (stage), cases[i].prop)
+                         ->flags
+                     & ACCEL_PARAM_FIXED);
+      g_assert_false (
+          accel_stage_set_param_async (stage, cases[i].prop, &value));
+    }
+}
+
+static void
+test_median_size_while_running (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("median");
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *fault = NULL;
+  g_auto (GValue) four = G_VALUE_INIT;
+  AccelStage *med;
+
+  image_source (g, "RGBA8", WIDTH, HEIGHT);
+  med = accel_test_stage (g, "realtime.median", "med");
+  g_object_set (med, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  accel_test_stage (g, "core.null-sink", "sink");
+  link_ok (g, "src", "med");
+  link_ok (g, "med", "sink");
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_value_init (&four, G_TYPE_INT);
+  g_value_set_int (&four, 4);
+  g_assert_true (accel_stage_set_param_async (med, "size", &four));
+  g_assert_true (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_stage_get_n_skipped (med), ==, 1);
+  fault = accel_stage_dup_first_fault (med);
+  g_assert_cmpstr (
+      fault, ==, "stage 'med' (realtime.median): size 4 is not 3 or 5");
+  accel_graph_stop (g);
+}
+
 static const StageCase filter_cases[] = {
   { "realtime.gaussian-blur", 0,
       { "sigma-1.5", TEST_KERNEL_GAUSSIAN_BLUR, 1.5f } },
@@ -354,6 +434,10 @@ main (int argc, char **argv)
       "/realtime/unsupported-format-names-stage", test_unsupported_format);
   g_test_add_func ("/realtime/bad-parameters", test_bad_parameters);
   g_test_add_func ("/realtime/fixed-parameters", test_fixed_parameters);
+  g_test_add_func (
+      "/realtime/image-fixed-parameters", test_image_fixed_parameters);
+  g_test_add_func (
+      "/realtime/median-size-while-running", test_median_size_while_running);
 
   for (guint i = 0; i < G_N_ELEMENTS (filter_cases); i++)
     for (guint f = 0; f < G_N_ELEMENTS (test_filter_formats); f++)
