@@ -63,10 +63,10 @@ source_begin (AccelStage *self)
   g_source_unref (source);
 }
 
-/* a live source's last sequence, overwritten in place, without fsync: it
- * has to outlive the process, not the machine */
+/* a live source's last sequence (-1: none), overwritten in place, without
+ * fsync: it has to outlive the process, not the machine */
 static void
-record_produced (AccelStage *self, guint64 sequence)
+record_produced (AccelStage *self, gint64 sequence)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   char line[32];
@@ -74,7 +74,11 @@ record_produced (AccelStage *self, guint64 sequence)
 
   if (priv->source.produced_fd < 0)
     return;
-  n = g_snprintf (line, sizeof (line), "%020" G_GUINT64_FORMAT "\n", sequence);
+  /* none: a line of the same width that reads as no number */
+  if (sequence < 0)
+    n = g_snprintf (line, sizeof (line), "%20s\n", "none");
+  else
+    n = g_snprintf (line, sizeof (line), "%020" G_GINT64_FORMAT "\n", sequence);
   if (pwrite (priv->source.produced_fd, line, n, 0) != n)
     g_warning ("stage '%s': cannot record its last sequence: %s", priv->name,
         g_strerror (errno));
@@ -93,7 +97,7 @@ source_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
       && source->next_sequence >= (guint64)source->frame_limit)
     return ACCEL_SEQUENCE_END;
   *sequence = source->next_sequence++;
-  record_produced (self, *sequence);
+  record_produced (self, (gint64)*sequence);
   return ACCEL_SEQUENCE_RUN;
 }
 
@@ -106,7 +110,18 @@ push_outputs (AccelStage *self, AccelFrame *frame, gint64 t0, GError **error)
 static gboolean
 source_frame_done (AccelStage *self, guint64 sequence, GError **error)
 {
+  accel_stage_get_private (self)->source.last_done = (gint64)sequence;
   return TRUE;
+}
+
+/* at the end of the stream the sequence taken for the end itself made no
+ * frame: the last one handed on is what was produced (a clean run's rerun
+ * counted one frame lost) */
+static void
+source_end (AccelStage *self)
+{
+  record_produced (self, accel_stage_get_private (self)->source.last_done);
+  accel_stage_send_eos_downstream (self);
 }
 
 const AccelStageRole accel_source_role = {
@@ -114,7 +129,7 @@ const AccelStageRole accel_source_role = {
   .next_sequence = source_next_sequence,
   .hand_on = push_outputs,
   .frame_done = source_frame_done,
-  .end = accel_stage_send_eos_downstream,
+  .end = source_end,
 };
 
 void

@@ -108,6 +108,7 @@ typedef struct
   guint64 next_sequence;
   GSource *produce;
   int produced_fd;  /* live sources: where the last sequence is kept, or -1 */
+  gint64 last_done; /* the last sequence handed on in this run, or -1 */
   gboolean stepped; /* a frame only when the graph steps */
   gint live;        /* -1: as its class says, else accel_stage_set_live () */
 } AccelSourceState;

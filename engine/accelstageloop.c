@@ -822,6 +822,7 @@ accel_stage_start_begin (
   priv->busy = FALSE;
   priv->capture_warm = FALSE;
   priv->source.next_sequence = priv->source.start_sequence;
+  priv->source.last_done = -1;
   for (guint o = 0; o < priv->n_out; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)
       g_array_index (priv->links[o], AccelLink, l).ended = FALSE;

@@ -1459,6 +1459,41 @@ feed_fifo (gpointer data)
   return NULL;
 }
 
+/* a live source's clean end leaves nothing lost for a rerun: the sequence
+ * taken for the end made no frame (a rerun said "1 frames (sequences 8 to
+ * 8) were lost" and exited 3) */
+static void
+test_live_clean_end_rerun (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fifo = g_build_filename (sc.dir, "in.fifo", NULL);
+  FifoFeed feed = { fifo, 64 * 8 }, nothing = { fifo, 0 };
+  GThread *writer;
+  Result r = { 0 };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: live-rerun\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.fifo, shape: '64', dtype: u8}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  writer = g_thread_new ("writer", feed_fifo, &feed);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_thread_join (writer);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  writer = g_thread_new ("writer", feed_fifo, &nothing);
+  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_thread_join (writer);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "resuming at frame 8"));
+  g_assert_null (strstr (r.err, "lost"));
+  result_clear (&r);
+}
+
 /* a raw file sink on /dev/null with a state directory commits its frames:
  * /dev/null seeks but stays at 0, where a frame's digest was refused and
  * nothing was committed, with the run passing */
@@ -2163,6 +2198,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-verifies-png", test_resume_verifies_png);
   g_test_add_func ("/accel-run/resume-refuses-live", test_resume_refuses_live);
   g_test_add_func ("/accel-run/resume-refuses-pipe", test_resume_refuses_pipe);
+  g_test_add_func (
+      "/accel-run/live-clean-end-rerun", test_live_clean_end_rerun);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
