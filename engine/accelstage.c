@@ -698,6 +698,21 @@ accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence)
 }
 
 /**
+ * accel_stage_get_start_sequence:
+ * @stage: a source
+ *
+ * Returns: the sequence its run starts at: 0, or the frame a state
+ * directory resumes at (a source that cannot give that frame refuses to
+ * start). Called from start().
+ */
+guint64
+accel_stage_get_start_sequence (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
+  return accel_stage_get_private (stage)->source.start_sequence;
+}
+
+/**
  * accel_stage_get_commit_log: (skip)
  * @stage: a sink
  *

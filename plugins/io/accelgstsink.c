@@ -181,11 +181,14 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
   AccelGstSink *self = ACCEL_GST_SINK (stage);
   const AccelType *type = accel_stage_get_input_type (stage, 0);
   gboolean restart = accel_stage_is_restarting (stage);
+  AccelCommitLog *log = accel_stage_get_commit_log (stage);
+  /* a resume from a state directory: frames already written */
+  gboolean resume = log && accel_commit_log_get_n_committed (log) > 0;
   AccelType pinned;
 
   if (!self->pipeline && !build (self, type, error))
     return FALSE;
-  if (restart && GST_IS_BIN (self->pipeline))
+  if ((restart || resume) && GST_IS_BIN (self->pipeline))
     {
       g_auto (GValue) writer = G_VALUE_INIT;
       g_autoptr (GstIterator) it
@@ -195,10 +198,12 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
       gst_iterator_fold (it, find_file_writer, &writer, NULL);
       if (g_value_get_string (&writer))
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "cannot restart: its element '%s' would write its files "
-              "again from the start",
-              g_value_get_string (&writer));
+          g_set_error (error, ACCEL_ERROR,
+              restart ? ACCEL_ERROR_FAILED : ACCEL_ERROR_STATE_MISMATCH,
+              "cannot %s: its element '%s' would write its files again from "
+              "the start%s",
+              restart ? "restart" : "resume", g_value_get_string (&writer),
+              restart ? "" : " (discard the state to start over)");
           teardown (self);
           return FALSE;
         }

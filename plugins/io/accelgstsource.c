@@ -234,6 +234,17 @@ accel_gst_source_start (AccelStage *stage, GError **error)
           "images again from the first");
       return FALSE;
     }
+  /* nor can it resume from a state directory at a later frame */
+  if (accel_stage_get_start_sequence (stage) > 0 && !self->live)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "cannot resume at frame %" G_GUINT64_FORMAT
+          ": the description is not live, and would give its images again "
+          "from the first under later numbers (discard the state to start "
+          "over)",
+          accel_stage_get_start_sequence (stage));
+      return FALSE;
+    }
   /* a second run builds the description again: it must give the same */
   if (!self->pipeline && !build (self, error))
     return FALSE;

@@ -753,6 +753,7 @@ test_application_stages_refused (void)
   static const struct
   {
     const char *stages, *says;
+    gsize size; /* of out.raw after the first run */
   } cases[] = {
     { "  - {name: src, kind: io.app-source, params: {shape: '4', dtype: "
       "f32}}\n  - {name: out, kind: core.null-sink}\n",
@@ -1457,6 +1458,57 @@ feed_fifo (gpointer data)
   g_assert_cmpint (write (fd, bytes, feed->size), ==, (gssize)feed->size);
   close (fd);
   return NULL;
+}
+
+/* GStreamer descriptions that cannot resume from a state directory are
+ * refused there, as they are on a restart: a sink's filesink emptied the
+ * file of the committed frames, and a file or test pattern source gave its
+ * images again from the first under later numbers */
+static void
+test_resume_gst_refused (void)
+{
+  static const struct
+  {
+    const char *stages, *says;
+    gsize size; /* of out.raw after the first run */
+  } cases[] = {
+    { "  - {name: src, kind: io.pattern-source,\n"
+      "     params: {num-buffers: 4, width: 8, height: 8}}\n"
+      "  - {name: out, kind: io.gst-sink,\n"
+      "     params: {description: 'filesink location=out.raw'}}\n",
+        "cannot resume: its element 'filesink0' would write its files again",
+        4 * 8 * 8 * 4 },
+    { "  - {name: src, kind: io.gst-source, params: {description:\n"
+      "     'videotestsrc num-buffers=4 ! "
+      "video/x-raw,format=GRAY8,width=8,height=8'}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.raw}}\n",
+        "cannot resume at frame 4: the description is not live", 4 * 8 * 8 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Scratch) sc = scratch_new ();
+      g_autofree gchar *out = g_build_filename (sc.dir, "out.raw", NULL);
+      g_autofree gchar *yaml = g_strdup_printf (
+          "pipeline: gst-resume\nstages:\n%slinks: [src -> out]\n",
+          cases[i].stages);
+      g_autoptr (GBytes) before = NULL, after = NULL;
+      Result r = { 0 };
+
+      g_assert_true (g_file_set_contents (sc.yaml, yaml, -1, NULL));
+      run_in (
+          &r, sc.dir, "--backend=host", "--quiet", sc.state_arg, sc.yaml, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      before = contents (out);
+      g_assert_cmpuint (g_bytes_get_size (before), ==, cases[i].size);
+      run_in (&r, sc.dir, "--backend=host", sc.state_arg, sc.yaml, NULL);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      result_clear (&r);
+      after = contents (out);
+      g_assert_true (g_bytes_equal (before, after));
+    }
 }
 
 /* a live source's clean end leaves nothing lost for a rerun: the sequence
@@ -2200,6 +2252,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-refuses-pipe", test_resume_refuses_pipe);
   g_test_add_func (
       "/accel-run/live-clean-end-rerun", test_live_clean_end_rerun);
+  g_test_add_func ("/accel-run/resume-gst-refused", test_resume_gst_refused);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
