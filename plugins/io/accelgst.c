@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "accel-gst"
 
 #include "accelgst-private.h"
+#include "accelio-private.h"
 #include "gstaccelframecopy.h"
 
 #include <string.h>
@@ -74,7 +75,7 @@ gboolean
 accel_gst_watch_wait_error (
     AccelGstWatch *watch, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = g_get_monotonic_time () + timeout_us;
+  gint64 deadline = accel_io_deadline_after (timeout_us);
 
   g_mutex_lock (&watch->lock);
   while (
@@ -99,7 +100,7 @@ gboolean
 accel_gst_watch_wait_eos (
     AccelGstWatch *watch, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = g_get_monotonic_time () + timeout_us;
+  gint64 deadline = accel_io_deadline_after (timeout_us);
   gboolean ok = TRUE;
 
   g_mutex_lock (&watch->lock);

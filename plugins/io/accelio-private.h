@@ -120,4 +120,8 @@ void accel_io_frame_digests_close (AccelIoFrameDigests *digests);
 gboolean accel_io_frame_digests_check (AccelCommitLog *log,
     const char *location, gsize frame_size, guint64 n_whole, GError **error);
 
+/* accelio.c: now + @timeout_us on the monotonic clock, or the farthest
+ * time where that would overflow */
+gint64 accel_io_deadline_after (gint64 timeout_us);
+
 G_END_DECLS

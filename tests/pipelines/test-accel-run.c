@@ -1511,6 +1511,23 @@ test_resume_gst_refused (void)
     }
 }
 
+/* io.gst-sink's eos-timeout at the top of its range waits: its deadline
+ * overflowed into the past and the run failed at once ("did not finish
+ * within 9223372036854775 ms of its end of stream") */
+static void
+test_gst_sink_longest_eos_timeout (void)
+{
+  Result r = { 0 };
+
+  run_in (&r, NULL, "--backend=host", "--quiet", "--no-supervise", "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 ! io.gst-sink "
+      "eos-timeout=9223372036854775 "
+      "description=\"identity sleep-time=100000 ! fakesink\"",
+      NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+}
+
 /* a live source's clean end leaves nothing lost for a rerun: the sequence
  * taken for the end made no frame (a rerun said "1 frames (sequences 8 to
  * 8) were lost" and exited 3) */
@@ -2253,6 +2270,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/live-clean-end-rerun", test_live_clean_end_rerun);
   g_test_add_func ("/accel-run/resume-gst-refused", test_resume_gst_refused);
+  g_test_add_func ("/accel-run/gst-sink-longest-eos-timeout",
+      test_gst_sink_longest_eos_timeout);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
