@@ -291,7 +291,13 @@ next_sample (AccelGstSource *self, gboolean *yield, GError **error)
     return g_steal_pointer (&self->first);
   for (;;)
     {
-      GstSample *sample = gst_app_sink_try_pull_sample (
+      GstSample *sample;
+
+      /* an element's error ends the stage even while another branch of the
+       * description still feeds the appsink */
+      if (accel_gst_watch_get_error (&self->watch, error))
+        return NULL;
+      sample = gst_app_sink_try_pull_sample (
           self->appsink, ACCEL_IO_WAIT_SLICE_US * GST_USECOND);
       if (sample)
         return sample;

@@ -4,6 +4,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1511,6 +1512,30 @@ test_resume_gst_refused (void)
     }
 }
 
+/* an element's error in a io.gst-source description ends the stage while
+ * another branch still feeds the appsink: it was read only once the
+ * appsink ran dry, and the run went on (here to 20000 frames, exit 0) */
+static void
+test_gst_source_error_other_branch (void)
+{
+  Result r = { 0 };
+  const char *frames;
+
+  run_in (&r, NULL, "--backend=host", "--quiet", "--no-supervise", "--stats=-",
+      "-e",
+      "io.gst-source description=\"videotestsrc num-buffers=3 ! identity "
+      "error-after=2 ! fakesink videotestsrc num-buffers=20000 ! "
+      "video/x-raw,format=RGBA,width=8,height=8\" ! core.checksum-sink",
+      NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "GStreamer element 'identity0' failed"));
+  /* ended by the error, not by the other branch's end */
+  frames = strstr (r.out, "\"frames\": ");
+  g_assert_nonnull (frames);
+  g_assert_cmpint (atoi (frames + strlen ("\"frames\": ")), <, 20000);
+  result_clear (&r);
+}
+
 /* io.gst-sink's eos-timeout at the top of its range waits: its deadline
  * overflowed into the past and the run failed at once ("did not finish
  * within 9223372036854775 ms of its end of stream") */
@@ -2272,6 +2297,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-gst-refused", test_resume_gst_refused);
   g_test_add_func ("/accel-run/gst-sink-longest-eos-timeout",
       test_gst_sink_longest_eos_timeout);
+  g_test_add_func ("/accel-run/gst-source-error-other-branch",
+      test_gst_source_error_other_branch);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
