@@ -1553,21 +1553,20 @@ test_gst_sink_longest_eos_timeout (void)
   result_clear (&r);
 }
 
-/* a live source's clean end leaves nothing lost for a rerun: the sequence
- * taken for the end made no frame (a rerun said "1 frames (sequences 8 to
- * 8) were lost" and exited 3) */
-static void
-test_live_clean_end_rerun (void)
+/* a raw file source on @sc's FIFO in.fifo into out.bin, run once with 8
+ * frames of 64 bytes fed: the first run of the tests of a pipe's resume.
+ * Returns: (transfer full): the FIFO's path */
+static gchar *
+first_run_from_fifo (Scratch *sc)
 {
-  g_auto (Scratch) sc = scratch_new ();
-  g_autofree gchar *fifo = g_build_filename (sc.dir, "in.fifo", NULL);
-  FifoFeed feed = { fifo, 64 * 8 }, nothing = { fifo, 0 };
+  gchar *fifo = g_build_filename (sc->dir, "in.fifo", NULL);
+  FifoFeed feed = { fifo, 64 * 8 };
   GThread *writer;
   Result r = { 0 };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  g_assert_true (g_file_set_contents (sc.yaml,
-      "pipeline: live-rerun\n"
+  g_assert_true (g_file_set_contents (sc->yaml,
+      "pipeline: from-pipe\n"
       "stages:\n"
       "  - {name: src, kind: io.raw-file-source,\n"
       "     params: {location: in.fifo, shape: '64', dtype: u8}}\n"
@@ -1575,10 +1574,25 @@ test_live_clean_end_rerun (void)
       "links: [src -> out]\n",
       -1, NULL));
   writer = g_thread_new ("writer", feed_fifo, &feed);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
   g_thread_join (writer);
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
+  return fifo;
+}
+
+/* a live source's clean end leaves nothing lost for a rerun: the sequence
+ * taken for the end made no frame (a rerun said "1 frames (sequences 8 to
+ * 8) were lost" and exited 3) */
+static void
+test_live_clean_end_rerun (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fifo = first_run_from_fifo (&sc);
+  FifoFeed nothing = { fifo, 0 };
+  GThread *writer;
+  Result r = { 0 };
+
   writer = g_thread_new ("writer", feed_fifo, &nothing);
   run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
   g_thread_join (writer);
@@ -1621,26 +1635,10 @@ static void
 test_resume_refuses_pipe (void)
 {
   g_auto (Scratch) sc = scratch_new ();
-  g_autofree gchar *fifo = g_build_filename (sc.dir, "in.fifo", NULL);
   g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
-  FifoFeed feed = { fifo, 64 * 8 };
-  GThread *writer;
+  g_autofree gchar *fifo = first_run_from_fifo (&sc);
   Result r = { 0 };
 
-  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  g_assert_true (g_file_set_contents (sc.yaml,
-      "pipeline: resume-pipe\n"
-      "stages:\n"
-      "  - {name: src, kind: io.raw-file-source,\n"
-      "     params: {location: in.fifo, shape: '64', dtype: u8}}\n"
-      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
-      "links: [src -> out]\n",
-      -1, NULL));
-  writer = g_thread_new ("writer", feed_fifo, &feed);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_thread_join (writer);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
   g_assert_cmpint (truncate (out, 64 * 3), ==, 0);
   run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 2);
