@@ -1628,12 +1628,7 @@ read_capped (const char *path, gchar **text, gsize *length, GError **error)
       if (ready < 0 && errno == EINTR)
         continue;
       if (ready < 0)
-        {
-          saved = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-              "%s:0:0: cannot read it: %s", path, g_strerror (saved));
-          goto failed;
-        }
+        goto read_failed;
       if (ready == 0)
         {
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
@@ -1646,12 +1641,7 @@ read_capped (const char *path, gchar **text, gsize *length, GError **error)
       if (n < 0 && (errno == EINTR || errno == EAGAIN))
         continue;
       if (n < 0)
-        {
-          saved = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-              "%s:0:0: cannot read it: %s", path, g_strerror (saved));
-          goto failed;
-        }
+        goto read_failed;
       if (n == 0)
         break;
       if (buf->len + (gsize)n > MAX_FILE_BYTES)
@@ -1671,6 +1661,12 @@ read_capped (const char *path, gchar **text, gsize *length, GError **error)
   return TRUE;
 
   /* ERRORS */
+read_failed:
+  {
+    saved = errno;
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "%s:0:0: cannot read it: %s", path, g_strerror (saved));
+  }
 failed:
   {
     g_close (fd, NULL);

@@ -9,7 +9,6 @@
 #include "accelaxpy.h"
 #include "accelblas-private.h"
 #include "accelhalf.h"
-#include "accelhostscratch.h"
 #include "accelscalar.h"
 
 struct _AccelAxpy
@@ -54,18 +53,8 @@ accel_axpy_start (AccelStage *stage, GError **error)
   AccelAxpy *self = ACCEL_AXPY (stage);
 
   if (accel_stage_is_host (stage))
-    {
-      if (accel_dtype_is_half (self->dtype)
-          && (!(self->host.a = accel_host_scratch_new (
-                    stage, self->n, sizeof (float), error))
-              || !(self->host.c = accel_host_scratch_new (
-                       stage, self->n, sizeof (float), error))))
-        {
-          accel_dense_host_clear (&self->host);
-          return FALSE;
-        }
-      return TRUE;
-    }
+    return accel_dense_host_start_vectors (stage, self->dtype, self->n,
+        &self->host, &self->host.a, &self->host.c, error);
   return accel_blas_gpu_start (
       stage, &self->gpu, CUBLAS_POINTER_MODE_HOST, error);
 }

@@ -8,7 +8,6 @@
 #include "accelblas-private.h"
 #include "acceldot.h"
 #include "accelhalf.h"
-#include "accelhostscratch.h"
 
 struct _AccelDot
 {
@@ -44,18 +43,8 @@ accel_dot_start (AccelStage *stage, GError **error)
   AccelDot *self = ACCEL_DOT (stage);
 
   if (accel_stage_is_host (stage))
-    {
-      if (accel_dtype_is_half (self->dtype)
-          && (!(self->host.a = accel_host_scratch_new (
-                    stage, self->n, sizeof (float), error))
-              || !(self->host.b = accel_host_scratch_new (
-                       stage, self->n, sizeof (float), error))))
-        {
-          accel_dense_host_clear (&self->host);
-          return FALSE;
-        }
-      return TRUE;
-    }
+    return accel_dense_host_start_vectors (stage, self->dtype, self->n,
+        &self->host, &self->host.a, &self->host.b, error);
   /* the result is written to device memory: nothing waits for it */
   return accel_blas_gpu_start (
       stage, &self->gpu, CUBLAS_POINTER_MODE_DEVICE, error);

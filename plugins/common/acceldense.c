@@ -261,6 +261,35 @@ accel_dense_host_start (AccelStage *stage, const AccelGemmShape *shape,
 }
 
 /**
+ * accel_dense_host_start_vectors:
+ * @stage: the stage
+ * @dtype: its vectors' dtype
+ * @n: their length
+ * @host: the stage's host scratch, empty
+ * @first: (out): where in @host the first f32 copy goes
+ * @second: (out): where in @host the second goes
+ * @error: return location for a #GError, or %NULL
+ *
+ * The f32 scratch of an f16 or bf16 vector stage (axpy, dot): two vectors
+ * of @n floats, none for other dtypes. Called from start() on the host
+ * backend.
+ *
+ * Returns: %FALSE, with nothing made, when the scratch cannot be had.
+ */
+gboolean
+accel_dense_host_start_vectors (AccelStage *stage, AccelDType dtype, gsize n,
+    AccelDenseHost *host, float **first, float **second, GError **error)
+{
+  if (!accel_dtype_is_half (dtype))
+    return TRUE;
+  if ((*first = accel_host_scratch_new (stage, n, sizeof (float), error))
+      && (*second = accel_host_scratch_new (stage, n, sizeof (float), error)))
+    return TRUE;
+  accel_dense_host_clear (host);
+  return FALSE;
+}
+
+/**
  * accel_dense_host_clear:
  * @host: host scratch
  *

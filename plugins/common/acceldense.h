@@ -61,6 +61,9 @@ gsize accel_dense_gemm_a_elements (const AccelGemmShape *shape);
 gsize accel_dense_gemm_b_elements (const AccelGemmShape *shape);
 gboolean accel_dense_host_start (AccelStage *stage, const AccelGemmShape *shape,
     AccelDenseHost *host, GError **error);
+gboolean accel_dense_host_start_vectors (AccelStage *stage, AccelDType dtype,
+    gsize n, AccelDenseHost *host, float **first, float **second,
+    GError **error);
 void accel_dense_host_clear (AccelDenseHost *host);
 void accel_dense_gemm_host (const AccelGemmShape *shape, AccelDenseHost *host,
     double alpha, double beta, gconstpointer a, gconstpointer b, gpointer c);

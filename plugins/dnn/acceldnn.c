@@ -32,7 +32,6 @@ typedef struct
   /* from negotiation */
   AccelConvShape shape;
   gsize out_size;
-  AccelDnnActivation applied; /* the activation as negotiated */
 
   /* GPU: made in start() for the negotiated shape */
   cudnnHandle_t handle;
@@ -215,7 +214,6 @@ accel_dnn_conv_negotiate (AccelStage *stage, const AccelType *in_types,
   accel_type_init_tensor (
       &out_types[0], s->dtype, ACCEL_MEMORY_DEVICE, 4, dims);
   priv->out_size = accel_type_get_size (&out_types[0]);
-  priv->applied = priv->activation;
   return accel_scalar_check (
       stage, "alpha", priv->alpha, s->dtype, FALSE, error);
 }
@@ -441,7 +439,7 @@ start_gpu (AccelDnnConv *self, GError **error)
   gboolean has_bias = ACCEL_DNN_CONV_GET_CLASS (self)->has_bias;
   cudaStream_t stream
       = accel_stream_get_handle (accel_stage_get_stream (stage));
-  gboolean relu = priv->applied == ACCEL_DNN_ACTIVATION_RELU;
+  gboolean relu = priv->activation == ACCEL_DNN_ACTIVATION_RELU;
 
   if (!accel_cudnn_check (stage, cudnnCreate (&priv->handle), error)
       || !accel_cudnn_check (
@@ -467,9 +465,9 @@ start_gpu (AccelDnnConv *self, GError **error)
       && !make_activation (stage, &priv->fused_desc,
           relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, error))
     goto failed;
-  if (priv->applied != ACCEL_DNN_ACTIVATION_NONE && !(priv->fused && relu)
+  if (priv->activation != ACCEL_DNN_ACTIVATION_NONE && !(priv->fused && relu)
       && !make_activation (
-          stage, &priv->act_desc, cudnn_activation (priv->applied), error))
+          stage, &priv->act_desc, cudnn_activation (priv->activation), error))
     goto failed;
   return TRUE;
 
@@ -558,7 +556,8 @@ process_host (AccelDnnConv *self, AccelFrame *frame)
 
   if (s->dtype == ACCEL_DTYPE_F32)
     {
-      accel_conv2d_host_f32 (s, in, w, bias, priv->alpha, priv->applied, out);
+      accel_conv2d_host_f32 (
+          s, in, w, bias, priv->alpha, priv->activation, out);
       return;
     }
   /* f16: widened to f32, computed, rounded back to the nearest */
@@ -568,7 +567,7 @@ process_host (AccelDnnConv *self, AccelFrame *frame)
   if (bias)
     accel_half_widen (s->dtype, bias, priv->host_bias, s->k);
   accel_conv2d_host_f32 (s, priv->host_in, priv->host_weights,
-      bias ? priv->host_bias : NULL, priv->alpha, priv->applied,
+      bias ? priv->host_bias : NULL, priv->alpha, priv->activation,
       priv->host_out);
   accel_half_narrow (s->dtype, priv->host_out, out, s->n * s->k * s->p * s->q);
 }
