@@ -50,6 +50,9 @@ gboolean accel_gst_watch_wait_eos (
 GstElement *accel_gst_pipeline_new (AccelStage *stage, const char *description,
     const char *full, AccelGstWatch *watch, GError **error);
 void accel_gst_pipeline_free (GstElement *pipeline);
+GstStateChangeReturn accel_gst_pipeline_set_state_within (
+    GstElement *pipeline, GstState state, gint64 timeout_us);
+gboolean accel_gst_pipeline_is_abandoned (GstElement *pipeline);
 void accel_gst_pipeline_share_context (
     GstElement *pipeline, AccelGstWatch *watch, GstContext *context);
 

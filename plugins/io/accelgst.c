@@ -250,6 +250,112 @@ accel_gst_pipeline_new (AccelStage *stage, const char *description,
   return pipeline;
 }
 
+/* a state change run on a thread of its own, so its caller can give up on
+ * it: shared by the two until both are done with it */
+typedef struct
+{
+  gint refs;
+  GMutex lock;
+  GCond cond;
+  GstElement *pipeline;
+  GstState state;
+  GstStateChangeReturn ret;
+  gboolean done;
+  gboolean abandoned;
+} StateChange;
+
+static void
+state_change_unref (StateChange *change)
+{
+  if (!g_atomic_int_dec_and_test (&change->refs))
+    return;
+  gst_object_unref (change->pipeline);
+  g_mutex_clear (&change->lock);
+  g_cond_clear (&change->cond);
+  g_free (change);
+}
+
+static gpointer
+state_change_thread (gpointer data)
+{
+  StateChange *change = data;
+  GstStateChangeReturn ret;
+  gboolean abandoned;
+
+  ret = gst_element_set_state (change->pipeline, change->state);
+  g_mutex_lock (&change->lock);
+  change->ret = ret;
+  change->done = TRUE;
+  abandoned = change->abandoned;
+  g_cond_signal (&change->cond);
+  g_mutex_unlock (&change->lock);
+  /* its stage gave up on it and let it go: nobody else stops it */
+  if (abandoned)
+    gst_element_set_state (change->pipeline, GST_STATE_NULL);
+  state_change_unref (change);
+  return NULL;
+}
+
+/**
+ * accel_gst_pipeline_set_state_within:
+ * @pipeline: a pipeline from accel_gst_pipeline_new()
+ * @state: the state to go to
+ * @timeout_us: how long the state change may block
+ *
+ * gst_element_set_state() that gives up after @timeout_us: an element
+ * can block in its change for good (filesrc or filesink opening a FIFO
+ * with no one at its other end). The change then goes on on a thread of
+ * its own; the pipeline is abandoned (accel_gst_pipeline_free() lets it
+ * go without stopping it, and the thread stops it if its change ever
+ * ends).
+ *
+ * Returns: what gst_element_set_state() returned, or
+ *   %GST_STATE_CHANGE_FAILURE with @pipeline abandoned
+ */
+GstStateChangeReturn
+accel_gst_pipeline_set_state_within (
+    GstElement *pipeline, GstState state, gint64 timeout_us)
+{
+  StateChange *change = g_new0 (StateChange, 1);
+  gint64 deadline = g_get_monotonic_time () + MAX (timeout_us, 0);
+  GstStateChangeReturn ret;
+
+  change->refs = 2;
+  g_mutex_init (&change->lock);
+  g_cond_init (&change->cond);
+  change->pipeline = gst_object_ref (pipeline);
+  change->state = state;
+  g_thread_unref (
+      g_thread_new ("accel-gst-state", state_change_thread, change));
+
+  g_mutex_lock (&change->lock);
+  while (!change->done
+         && g_cond_wait_until (&change->cond, &change->lock, deadline))
+    ;
+  if (!change->done)
+    {
+      change->abandoned = TRUE;
+      g_object_set_data (
+          G_OBJECT (pipeline), "accel-gst-abandoned", GINT_TO_POINTER (TRUE));
+    }
+  ret = change->done ? change->ret : GST_STATE_CHANGE_FAILURE;
+  g_mutex_unlock (&change->lock);
+  state_change_unref (change);
+  return ret;
+}
+
+/**
+ * accel_gst_pipeline_is_abandoned:
+ * @pipeline: a pipeline from accel_gst_pipeline_new()
+ *
+ * Returns: whether accel_gst_pipeline_set_state_within() gave up on it
+ */
+gboolean
+accel_gst_pipeline_is_abandoned (GstElement *pipeline)
+{
+  return g_object_get_data (G_OBJECT (pipeline), "accel-gst-abandoned") != NULL;
+}
+
 /**
  * accel_gst_pipeline_free:
  * @pipeline: (transfer full) (nullable): a pipeline from
@@ -264,7 +370,10 @@ accel_gst_pipeline_free (GstElement *pipeline)
 
   if (!pipeline)
     return;
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* one whose state change blocks would block this too: its thread stops
+   * it */
+  if (!accel_gst_pipeline_is_abandoned (pipeline))
+    gst_element_set_state (pipeline, GST_STATE_NULL);
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);

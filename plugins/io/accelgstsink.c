@@ -19,6 +19,7 @@ struct _AccelGstSink
   gchar *description;
   gchar *framerate;
   gint64 eos_timeout_ms;
+  gint64 start_timeout_ms;
 
   gint fps_n, fps_d;
   AccelGstWatch watch;
@@ -42,6 +43,7 @@ enum
   PROP_DESCRIPTION,
   PROP_FRAMERATE,
   PROP_EOS_TIMEOUT,
+  PROP_START_TIMEOUT,
   PROP_MEMORY,
 };
 
@@ -221,11 +223,18 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
           return FALSE;
         }
     }
-  if (gst_element_set_state (self->pipeline, GST_STATE_PLAYING)
+  if (accel_gst_pipeline_set_state_within (
+          self->pipeline, GST_STATE_PLAYING, self->start_timeout_ms * 1000)
       == GST_STATE_CHANGE_FAILURE)
     {
-      if (!accel_gst_watch_wait_error (
-              &self->watch, ACCEL_GST_ERROR_WAIT_US, error))
+      if (accel_gst_pipeline_is_abandoned (self->pipeline))
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+            "an element of the GStreamer pipeline was still starting after "
+            "%" G_GINT64_FORMAT " ms (start-timeout), such as a filesink "
+            "opening a FIFO no one reads",
+            self->start_timeout_ms);
+      else if (!accel_gst_watch_wait_error (
+                   &self->watch, ACCEL_GST_ERROR_WAIT_US, error))
         g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
             "the GStreamer pipeline could not start playing");
       teardown (self);
@@ -458,6 +467,9 @@ accel_gst_sink_set_property (
     case PROP_EOS_TIMEOUT:
       self->eos_timeout_ms = g_value_get_int64 (value);
       break;
+    case PROP_START_TIMEOUT:
+      self->start_timeout_ms = g_value_get_int64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -479,6 +491,9 @@ accel_gst_sink_get_property (
       break;
     case PROP_EOS_TIMEOUT:
       g_value_set_int64 (value, self->eos_timeout_ms);
+      break;
+    case PROP_START_TIMEOUT:
+      g_value_set_int64 (value, self->start_timeout_ms);
       break;
     case PROP_MEMORY:
       g_value_set_string (value, self->cuda_memory   ? "cuda"
@@ -547,6 +562,11 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
           "Milliseconds the description may take to finish (flush encoders, "
           "close files) once the stage stops",
           0, G_MAXINT64 / 1000, 30000, flags));
+  g_object_class_install_property (gobject_class, PROP_START_TIMEOUT,
+      g_param_spec_int64 ("start-timeout", "Start timeout",
+          "Milliseconds the description's elements may take to start (a "
+          "filesink opening a FIFO waits for its reader)",
+          1, G_MAXINT64 / 1000000, 10000, flags));
   g_object_class_install_property (gobject_class, PROP_MEMORY,
       g_param_spec_string ("memory", "Memory",
           "What the appsrc hands GStreamer, chosen when the graph is "

@@ -81,7 +81,19 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
   GstStateChangeReturn ret;
   GstPad *pad;
 
-  ret = gst_element_set_state (self->pipeline, GST_STATE_PAUSED);
+  /* an element that blocks in its change (filesrc opening a FIFO no one
+   * writes) is given up on at the deadline too */
+  ret = accel_gst_pipeline_set_state_within (
+      self->pipeline, GST_STATE_PAUSED, self->preroll_timeout_ms * 1000);
+  if (accel_gst_pipeline_is_abandoned (self->pipeline))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "stage '%s' (io.gst-source): an element of the GStreamer pipeline "
+          "was still starting after %" G_GINT64_FORMAT " ms "
+          "(preroll-timeout), such as a filesrc opening a FIFO no one writes",
+          accel_stage_get_name (ACCEL_STAGE (self)), self->preroll_timeout_ms);
+      return FALSE;
+    }
   while (ret == GST_STATE_CHANGE_ASYNC
          && !accel_gst_watch_get_error (&self->watch, NULL)
          && g_get_monotonic_time () < deadline)

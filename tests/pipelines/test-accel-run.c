@@ -1947,6 +1947,43 @@ test_fifo_without_writer (void)
   remove_dir (dir);
 }
 
+/* io.gst-source reading a FIFO no one writes, and io.gst-sink writing one
+ * no one reads: filesrc and filesink block in open () within their state
+ * change, which waited for good past preroll-timeout; both are given up
+ * on at their timeouts */
+static void
+test_gst_fifo_without_peer (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-gst-fifo-XXXXXX", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "f", NULL);
+  g_autofree gchar *source = g_strdup_printf (
+      "io.gst-source preroll-timeout=300 description=\"filesrc location=%s "
+      "! rawvideoparse width=8 height=8 format=rgba\" ! core.null-sink",
+      fifo);
+  g_autofree gchar *sink
+      = g_strdup_printf ("io.pattern-source num-buffers=2 width=8 height=8 ! "
+                         "io.gst-sink start-timeout=300 description=\"filesink "
+                         "location=%s\"",
+          fifo);
+  Result r = { 0 };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  run_in (&r, NULL, "--backend=host", "--no-supervise", "-e", source, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "was still starting after 300 ms "
+                                   "(preroll-timeout)"));
+  result_clear (&r);
+
+  run_in (&r, NULL, "--backend=host", "--no-supervise", "-e", sink, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "stage 'gst-sink0' could not start: an "
+                                   "element of the GStreamer pipeline was "
+                                   "still starting after 300 ms "
+                                   "(start-timeout)"));
+  result_clear (&r);
+  remove_dir (dir);
+}
+
 /* a stage named '-' in a description: its links are written so that the
  * YAML reads them as links, not as a list */
 static void
@@ -2295,6 +2332,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-gst-refused", test_resume_gst_refused);
   g_test_add_func ("/accel-run/gst-sink-longest-eos-timeout",
       test_gst_sink_longest_eos_timeout);
+  g_test_add_func (
+      "/accel-run/gst-fifo-without-peer", test_gst_fifo_without_peer);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
