@@ -6,10 +6,12 @@
 #include "accelio-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <png.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct _AccelPngSink
 {
@@ -176,16 +178,19 @@ accel_png_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
              : ACCEL_FLOW_ERROR;
 }
 
-/* written to a temporary name and renamed: a file of the pattern is always
- * a whole image */
+/* written to a temporary name in its directory and renamed: a file of the
+ * pattern is always a whole image. The name is short and unique, so a
+ * name near the longest a directory takes still has one */
 static gboolean
 write_png (
     const char *path, const AccelType *type, gconstpointer data, GError **error)
 {
-  g_autofree gchar *tmp = g_strconcat (path, ".tmp", NULL);
+  g_autofree gchar *dir = g_path_get_dirname (path);
+  g_autofree gchar *tmp = g_build_filename (dir, ".accel-png-XXXXXX", NULL);
   png_image image = { 0 };
-  FILE *file;
+  FILE *file = NULL;
   gboolean ok;
+  int fd;
 
   image.version = PNG_IMAGE_VERSION;
   image.height = (png_uint_32)type->dims[0];
@@ -193,11 +198,18 @@ write_png (
   image.format = type->format == ACCEL_FORMAT_GRAY8   ? PNG_FORMAT_GRAY
                  : type->format == ACCEL_FORMAT_BGRA8 ? PNG_FORMAT_BGRA
                                                       : PNG_FORMAT_RGBA;
-  if (!(file = g_fopen (tmp, "wb")))
+  /* 0666 under the umask, as a file opened by name would be */
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0 || !(file = fdopen (fd, "wb")))
     {
       int saved = errno;
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
-          tmp, g_strerror (saved));
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot write an image into %s: %s", dir, g_strerror (saved));
+      if (fd >= 0)
+        {
+          close (fd);
+          g_unlink (tmp);
+        }
       return FALSE;
     }
   errno = 0;
@@ -208,17 +220,17 @@ write_png (
     {
       int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot write %s: %s", tmp, g_strerror (saved));
+          "cannot write %s: %s", path, g_strerror (saved));
     }
   else if (!ok)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-        "libpng cannot write %s: %s", tmp, image.message);
+        "libpng cannot write %s: %s", path, image.message);
   png_image_free (&image);
   if (fclose (file) != 0 && ok)
     {
       int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "cannot write %s: %s", tmp, g_strerror (saved));
+          "cannot write %s: %s", path, g_strerror (saved));
       ok = FALSE;
     }
   if (ok && g_rename (tmp, path) != 0)

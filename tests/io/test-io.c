@@ -326,6 +326,28 @@ test_checkerboard_bgra_png (void)
   test_dir_remove (dir);
 }
 
+/* a name near the longest a directory takes (253 bytes of 255): the
+ * image was written first to NAME.tmp, too long a name, and the run
+ * failed; its mode is the umask's, as for any file opened by name */
+static void
+test_png_long_name (void)
+{
+  g_autofree gchar *stem = g_strnfill (248, 'a');
+  g_autofree gchar *pattern = g_strconcat (stem, "%d.png", NULL);
+  g_autofree gchar *name = g_strconcat (stem, "0.png", NULL);
+  mode_t was = umask (022);
+  g_autofree gchar *dir = write_pngs ("gradient", "GRAY8", 8, 4, 1, pattern);
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  g_autofree guint8 *px = read_png (dir, name, PNG_FORMAT_GRAY, 8, 4);
+  GStatBuf st;
+
+  umask (was);
+  g_assert_cmpuint (test_dir_count (dir), ==, 1);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpuint (st.st_mode & 0777, ==, 0644);
+  test_dir_remove (dir);
+}
+
 static void
 test_png_bad_location (void)
 {
@@ -1705,6 +1727,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/png-sink/gradient-gray", test_gradient_gray_png);
   g_test_add_func (
       "/io/png-sink/checkerboard-bgra", test_checkerboard_bgra_png);
+  g_test_add_func ("/io/png-sink/long-name", test_png_long_name);
   g_test_add_func ("/io/png-sink/bad-location", test_png_bad_location);
   g_test_add_func ("/io/png-sink/bad-format", test_png_bad_format);
 #endif

@@ -2104,7 +2104,7 @@ test_write_errors (void)
       -1, NULL));
   run_limited (&r, sc.dir, &fsize, "--quiet", sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 1);
-  g_assert_nonnull (strstr (r.err, "cannot write f-0.png.tmp: File too large"));
+  g_assert_nonnull (strstr (r.err, "cannot write f-0.png: File too large"));
   result_clear (&r);
 
   g_assert_true (g_file_set_contents (sc.yaml,
