@@ -65,6 +65,8 @@ void accel_graph_observe_steps (
     AccelGraph *graph, AccelStageObserver *observer);
 
 /* accelsegment.c */
+gboolean accel_graph_refuse_call (
+    AccelGraph *graph, const char *needs, GError **error);
 gboolean accel_graph_check_capture (AccelStage *stage, GError **error);
 const char *accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage);
 

@@ -58,6 +58,8 @@ accel_graph_finalize (GObject *object)
   g_free (self->name);
   g_free (self->state_dir);
   g_clear_object (&self->device);
+  for (guint i = 0; i < self->stages->len; i++)
+    accel_stage_leave_graph (self->stages->pdata[i]);
   g_ptr_array_unref (self->stages);
   g_array_unref (self->links);
   g_array_unref (self->wiring);
@@ -185,6 +187,25 @@ free_owner (gpointer data)
   g_free (data);
 }
 
+/* a call that @graph's state does not allow: the error says the state
+ * and what the call needs, so a program that reads its error learns it
+ * (%ACCEL_ERROR_STOPPED once stopped). Returns %FALSE */
+gboolean
+accel_graph_refuse_call (AccelGraph *graph, const char *needs, GError **error)
+{
+  static const char *const states[] = {
+    [GRAPH_NEW] = "not prepared",
+    [GRAPH_PREPARED] = "prepared",
+    [GRAPH_RUNNING] = "running",
+    [GRAPH_STOPPED] = "stopped",
+  };
+
+  g_set_error (error, ACCEL_ERROR,
+      graph->state == GRAPH_STOPPED ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
+      "graph '%s' is %s: %s", graph->name, states[graph->state], needs);
+  return FALSE;
+}
+
 /**
  * accel_graph_add:
  * @graph: a graph that is not running
@@ -205,7 +226,9 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
-  g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
+  if (graph->state != GRAPH_NEW)
+    return accel_graph_refuse_call (
+        graph, "stages are added before it is prepared", error);
 
   owner = g_object_get_qdata (G_OBJECT (stage), graph_owner_quark ());
   other = owner ? g_weak_ref_get (owner) : NULL;
@@ -350,7 +373,9 @@ accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (ACCEL_IS_STAGE (src), FALSE);
   g_return_val_if_fail (ACCEL_IS_STAGE (dst), FALSE);
-  g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
+  if (graph->state != GRAPH_NEW)
+    return accel_graph_refuse_call (
+        graph, "stages are linked before it is prepared", error);
 
   if (!g_ptr_array_find (graph->stages, src, NULL)
       || !g_ptr_array_find (graph->stages, dst, NULL))
@@ -594,12 +619,16 @@ accel_graph_start (AccelGraph *graph, GError **error)
   gboolean one_stream;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
-  g_return_val_if_fail (graph->state != GRAPH_RUNNING, FALSE);
+  if (graph->state == GRAPH_RUNNING)
+    return accel_graph_refuse_call (graph, "it is started once", error);
 
   accel_fault_init_from_env ();
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
+  /* counted again against what is open now: other graphs may have
+   * started since this one was prepared */
   if (!accel_graph_prepare (graph, error)
+      || !accel_graph_check_descriptors (graph, error)
       || !(!graph->state_dir || accel_state_dir_open (graph, error)))
     return FALSE;
 
@@ -667,8 +696,9 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
   gboolean ok = TRUE;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
-  g_return_val_if_fail (
-      graph->state == GRAPH_RUNNING || graph->state == GRAPH_STOPPED, FALSE);
+  if (graph->state != GRAPH_RUNNING && graph->state != GRAPH_STOPPED)
+    return accel_graph_refuse_call (
+        graph, "a wait needs it started (accel_graph_start)", error);
 
   g_mutex_lock (&graph->lock);
   while (

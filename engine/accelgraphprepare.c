@@ -292,9 +292,11 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
   g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
-  if (graph->state == GRAPH_PREPARED)
+  if (graph->state == GRAPH_PREPARED || graph->state == GRAPH_STOPPED)
     return TRUE;
-  g_return_val_if_fail (graph->state == GRAPH_NEW, FALSE);
+  if (graph->state == GRAPH_RUNNING)
+    return accel_graph_refuse_call (
+        graph, "it was prepared as it started", error);
 
   if (graph->stages->len == 0)
     {

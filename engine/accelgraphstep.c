@@ -65,8 +65,9 @@ collect_sinks (AccelGraph *graph, AccelStage *stage, GHashTable *sinks)
     }
 }
 
-/* frames done or skipped by the sinks of @graph, each frame another stage
- * skipped counted once for every sink below it, which it never reaches */
+/* frames done, skipped or committed before by the sinks of @graph; each
+ * frame another stage skipped or withheld counted once for every sink
+ * below it, which it never reaches */
 static guint64
 sink_frames (AccelGraph *graph)
 {
@@ -75,7 +76,8 @@ sink_frames (AccelGraph *graph)
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      guint64 skipped = accel_stage_get_n_skipped (stage);
+      guint64 skipped = accel_stage_get_n_skipped (stage)
+                        + accel_stage_get_n_withheld (stage);
 
       if (accel_stage_get_n_outputs (stage) == 0)
         n += accel_stage_get_n_processed (stage) + skipped;
@@ -116,7 +118,9 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (graph->stepped, FALSE);
-  g_return_val_if_fail (graph->state == GRAPH_RUNNING, FALSE);
+  if (graph->state != GRAPH_RUNNING)
+    return accel_graph_refuse_call (
+        graph, "a step needs it started (accel_graph_start)", error);
 
   /* each sink that is still running takes one frame; with none left
    * there is no frame to take (the target would be met as it is) */

@@ -29,11 +29,23 @@ finish_pending (AccelStage *self, const GError *wait_error)
       ACCEL_NVTX_PUSH (priv->name, sink->pending.sequence);
       flow = klass->render (self, &sink->pending, &error);
       ACCEL_NVTX_POP ();
+      /* a frame that failed is never counted as done */
+      if (flow == ACCEL_FLOW_ERROR && !error)
+        g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+            "render () failed without saying why");
     }
   accel_stage_clear_frame (&sink->pending);
-  if (flow != ACCEL_FLOW_ERROR && sink->commit_log)
-    accel_commit_log_commit (sink->commit_log, sink->pending.sequence, &error);
+  /* the frame's fault is supervised as one of process () is: on-fault
+   * decides */
   if (error)
+    {
+      accel_stage_handle_fault (self, error, sink->pending.sequence);
+      return;
+    }
+  /* a frame written but not committed cannot be skipped */
+  if (sink->commit_log
+      && !accel_commit_log_commit (
+          sink->commit_log, sink->pending.sequence, &error))
     {
       accel_stage_fail (self, error);
       return;

@@ -211,6 +211,8 @@ typedef struct
   guint64 n_restarts;
   guint64 n_skipped;
   guint64 n_lost;     /* live sources: frames a restart could not replay */
+  guint64 n_withheld; /* frames that reach no sink below, though they did not
+                         fail: see accel_stage_count_withheld () */
   gchar *first_fault; /* the first fault the supervisor took, for reports */
   /* atomics, outside stats_lock: graph mode counts every frame */
   guint64 n_replayed; /* frames whose work was a replayed CUDA graph */
@@ -235,6 +237,7 @@ void accel_stage_record_frame (
     AccelStage *stage, guint64 sequence, gint64 t0, gint64 t1);
 void accel_stage_count_fault (
     AccelStage *stage, gboolean restarted, const GError *fault);
+void accel_stage_count_withheld (AccelStage *stage);
 void accel_stage_count_batched (
     AccelStage *stage, gboolean replayed, gboolean captured);
 

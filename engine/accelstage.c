@@ -48,6 +48,8 @@ accel_stage_set_property (
   AccelStage *self = ACCEL_STAGE (object);
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
+  if (accel_stage_refuses_param (self, pspec))
+    return;
   switch (prop_id)
     {
     case PROP_NAME:
@@ -208,24 +210,28 @@ accel_stage_class_init (AccelStageClass *klass)
 
   props[PROP_NAME] = g_param_spec_string ("name", "Name",
       "Name of the stage, unique in its graph", NULL,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_CONSTRUCT
+          | G_PARAM_STATIC_STRINGS);
   props[PROP_DEVICE] = g_param_spec_object ("device", "Device",
       "Device the stage runs on (default: the graph's)", ACCEL_TYPE_DEVICE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_STATIC_STRINGS);
   props[PROP_MAILBOX_SIZE] = g_param_spec_uint ("mailbox-size", "Mailbox size",
       "Buffers queued per input port before the producer "
       "waits",
       1, 1024, 4,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_CONSTRUCT
+          | G_PARAM_STATIC_STRINGS);
   props[PROP_COMPLETION] = g_param_spec_enum ("completion", "Completion",
       "How a sink learns that GPU work is done before its host part runs",
       ACCEL_TYPE_COMPLETION, ACCEL_COMPLETION_POLL,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_CONSTRUCT
+          | G_PARAM_STATIC_STRINGS);
   props[PROP_POOL_SIZE] = g_param_spec_uint ("pool-size", "Pool size",
       "Buffers per output pool (0: the deepest of its own and its consumers' "
       "mailboxes + 3)",
       0, 1024, 0,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_CONSTRUCT
+          | G_PARAM_STATIC_STRINGS);
   props[PROP_POOL_TIMEOUT] = g_param_spec_int64 ("pool-timeout", "Pool timeout",
       "Milliseconds to wait for a free output buffer before "
       "failing (-1: forever)",
@@ -235,7 +241,9 @@ accel_stage_class_init (AccelStageClass *klass)
       "Run on the thread of this name, shared with every stage naming it "
       "(cheap stages hand buffers on by a function call); empty: a thread "
       "of its own",
-      NULL, G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+      NULL,
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_CONSTRUCT
+          | G_PARAM_STATIC_STRINGS);
   props[PROP_ON_FAULT] = g_param_spec_enum ("on-fault", "On fault",
       "What the stage does when a frame fails", ACCEL_TYPE_SUPERVISION,
       ACCEL_SUPERVISION_AUTO,
@@ -264,7 +272,8 @@ accel_stage_class_init (AccelStageClass *klass)
       "Capture the stage's work into a CUDA graph and replay it: auto (where "
       "its kind can be), on (an error where it cannot) or off",
       ACCEL_TYPE_CAPTURE_MODE, ACCEL_CAPTURE_AUTO,
-      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+      G_PARAM_READWRITE | ACCEL_PARAM_FIXED | G_PARAM_CONSTRUCT
+          | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
 }
 
@@ -602,6 +611,8 @@ accel_stage_clear_links (AccelStage *stage)
   for (guint o = 0; o < priv->n_out; o++)
     g_array_set_size (priv->links[o], 0);
   memset (priv->producers, 0, sizeof (priv->producers));
+  /* a sink's source is found again on the new links */
+  priv->origin = NULL;
 }
 
 void

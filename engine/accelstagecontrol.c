@@ -7,6 +7,8 @@
 
 #include "accelstage-private.h"
 
+#include <math.h>
+
 /**
  * accel_stage_adopt_input:
  * @stage: a stage in its process()
@@ -65,6 +67,16 @@ accel_stage_fix_params (AccelStage *stage)
   g_atomic_int_set (&accel_stage_get_private (stage)->negotiated, TRUE);
 }
 
+/* @stage's graph lets it go (a stage outlives the graph that dropped it):
+ * what it held for that graph goes too, so it joins another as a new
+ * stage. Called from the thread that finalises the graph */
+void
+accel_stage_leave_graph (AccelStage *stage)
+{
+  g_atomic_int_set (&accel_stage_get_private (stage)->negotiated, FALSE);
+  accel_stage_clear_links (stage);
+}
+
 /**
  * accel_stage_refuses_param:
  * @stage: a stage
@@ -89,6 +101,61 @@ accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec)
              "the change is refused",
       priv->name, priv->info->kind_name, pspec->name);
   return TRUE;
+}
+
+static gboolean
+is_integer_type (GType type)
+{
+  switch (G_TYPE_FUNDAMENTAL (type))
+    {
+    case G_TYPE_CHAR:
+    case G_TYPE_UCHAR:
+    case G_TYPE_INT:
+    case G_TYPE_UINT:
+    case G_TYPE_LONG:
+    case G_TYPE_ULONG:
+    case G_TYPE_INT64:
+    case G_TYPE_UINT64:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* @value into @checked's type. Into an integer, only a value the integer
+ * holds as it is: GLib's transforms are C casts, which made NaN 0, 2.9 2
+ * and 5e9 705032704 */
+static gboolean
+convert_param_value (const GValue *value, GValue *checked)
+{
+  GType from = G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value));
+  gboolean real = from == G_TYPE_FLOAT || from == G_TYPE_DOUBLE;
+  g_auto (GValue) back = G_VALUE_INIT;
+  g_autofree gchar *was = NULL;
+  g_autofree gchar *now = NULL;
+  double d = 0;
+
+  if (!is_integer_type (G_VALUE_TYPE (checked)))
+    return g_value_transform (value, checked);
+  if (real)
+    {
+      d = from == G_TYPE_FLOAT ? g_value_get_float (value)
+                               : g_value_get_double (value);
+      /* past these the cast itself is undefined */
+      if (!isfinite (d) || d <= -0x1p63 || d >= 0x1p64)
+        return FALSE;
+    }
+  if (!g_value_transform (value, checked))
+    return FALSE;
+  /* what the integer holds, back in the value's own type */
+  g_value_init (&back, real ? G_TYPE_DOUBLE : G_VALUE_TYPE (value));
+  if (!g_value_transform (checked, &back))
+    return FALSE;
+  if (real)
+    return g_value_get_double (&back) == d;
+  was = g_strdup_value_contents (value);
+  now = g_strdup_value_contents (&back);
+  return g_str_equal (was, now);
 }
 
 /**
@@ -134,7 +201,7 @@ accel_stage_set_param_async (
   /* checked here, on the caller's thread: the stage's thread would only
    * warn and drop a value of the wrong type or out of range */
   g_value_init (&checked, G_PARAM_SPEC_VALUE_TYPE (pspec));
-  if (!g_value_transform (value, &checked)
+  if (!convert_param_value (value, &checked)
       || g_param_value_validate (pspec, &checked))
     {
       g_debug ("stage '%s': refused a value of type %s for '%s'",

@@ -352,6 +352,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   *t_done = g_get_monotonic_time ();
   if (flow == ACCEL_FLOW_EOS)
     res = ACCEL_FRAME_EOS;
+  else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0)
+    accel_stage_count_withheld (self);
   else if (flow == ACCEL_FLOW_OK
            && (res = priv->role->hand_on (self, &frame, t0, error))
                   == ACCEL_FRAME_FAILED)
@@ -516,6 +518,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     case ACCEL_SEQUENCE_DONE:
       for (guint i = 0; i < priv->n_in; i++)
         accel_buffer_unref (inputs[i]);
+      accel_stage_count_withheld (self);
       return TRUE;
     default:
       break;

@@ -371,6 +371,27 @@ accel_stage_count_fault (
     priv->observer.frame (stage, priv->observer_data);
 }
 
+/* a frame that did not fail reaches no sink below @stage: its process ()
+ * withheld it (%ACCEL_FLOW_SKIP), or @stage is a sink that committed it
+ * in an earlier run. A stepped graph's step may be over */
+void
+accel_stage_count_withheld (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_withheld++;
+  g_mutex_unlock (&priv->stats_lock);
+  if (priv->observer.frame)
+    priv->observer.frame (stage, priv->observer_data);
+}
+
+guint64
+accel_stage_get_n_withheld (AccelStage *stage)
+{
+  return read_counter (stage, &accel_stage_get_private (stage)->n_withheld);
+}
+
 /* a batched frame's work ran: replayed, captured, or (neither) launched */
 void
 accel_stage_count_batched (

@@ -6,7 +6,8 @@
  * at C, which only that same thread drains: neither ever moves. Segments
  * cannot do this (a stage joins one only when all its producers are in
  * it), so named threads are the one way to build such a graph, and it is
- * refused while it is prepared */
+ * refused while it is prepared. So are threads that feed each other in a
+ * ring, each waiting for room at the next */
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
@@ -72,6 +73,110 @@ find_return (AccelGraph *graph, const char *thread)
   return path;
 }
 
+/* what a stage runs on, as a key: its named thread (interned), or the
+ * stage itself for a thread of its own */
+static gconstpointer
+thread_key (AccelStage *stage)
+{
+  const char *name = accel_stage_get_thread_name (stage);
+
+  return name ? (gconstpointer)g_intern_string (name) : (gconstpointer)stage;
+}
+
+typedef struct
+{
+  AccelGraph *graph;
+  GHashTable *state; /* key -> 1 on the search's path, 2 done */
+  GPtrArray *ring;   /* the links of the ring found, GraphLink *, reversed */
+} RingSearch;
+
+/* a depth-first search of the threads from @key along the links between
+ * two threads; TRUE with the ring's links from @key back to where the
+ * ring closes */
+static gboolean
+find_ring (RingSearch *r, gconstpointer key, gconstpointer *closes)
+{
+  g_hash_table_insert (r->state, (gpointer)key, GINT_TO_POINTER (1));
+  for (guint l = 0; l < r->graph->wiring->len; l++)
+    {
+      GraphLink *link = &g_array_index (r->graph->wiring, GraphLink, l);
+      gconstpointer to = thread_key (link->dst);
+      gint state;
+
+      if (thread_key (link->src) != key || to == key)
+        continue;
+      state = GPOINTER_TO_INT (g_hash_table_lookup (r->state, to));
+      if (state == 1 || (state == 0 && find_ring (r, to, closes)))
+        {
+          if (state == 1)
+            *closes = to;
+          if (*closes)
+            g_ptr_array_add (r->ring, link);
+          /* past where it closed, the path is no part of the ring */
+          if (*closes == key)
+            *closes = NULL;
+          return TRUE;
+        }
+    }
+  g_hash_table_insert (r->state, (gpointer)key, GINT_TO_POINTER (2));
+  return FALSE;
+}
+
+static void
+append_stage_thread (GString *s, AccelStage *stage)
+{
+  const char *thread = accel_stage_get_thread_name (stage);
+
+  if (thread)
+    g_string_append_printf (
+        s, "'%s' (thread '%s')", accel_stage_get_name (stage), thread);
+  else
+    g_string_append_printf (
+        s, "'%s' (its own thread)", accel_stage_get_name (stage));
+}
+
+/* threads that wait on each other in a ring: a stage on thread A feeds
+ * one on B, and one on B one on A (s1 on io -> x on compute, s2 on
+ * compute -> y on io). With both mailboxes full each thread waits in a
+ * push for the other, which waits in its own */
+static gboolean
+check_rings (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GHashTable) state = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) ring = g_ptr_array_new ();
+  RingSearch r = { graph, state, ring };
+  g_autoptr (GString) names = NULL;
+  gconstpointer closes = NULL;
+  gboolean found = FALSE;
+
+  for (guint i = 0; i < graph->order->len && !found; i++)
+    {
+      gconstpointer key = thread_key (graph->order->pdata[i]);
+
+      if (!g_hash_table_contains (state, key))
+        found = find_ring (&r, key, &closes);
+    }
+  if (!found)
+    return TRUE;
+  names = g_string_new (NULL);
+  for (guint k = ring->len; k-- > 0;)
+    {
+      GraphLink *link = ring->pdata[k];
+
+      if (k + 1 < ring->len)
+        g_string_append (names, ", ");
+      append_stage_thread (names, link->src);
+      g_string_append (names, " -> ");
+      append_stage_thread (names, link->dst);
+    }
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "threads wait on each other in a ring: %s; with their mailboxes full "
+      "each would wait for the next for good: put the stages of the ring "
+      "on one thread, or on threads of their own",
+      names->str);
+  return FALSE;
+}
+
 /**
  * accel_graph_check_threads:
  * @graph: a graph being prepared, its wiring made
@@ -113,5 +218,5 @@ accel_graph_check_threads (AccelGraph *graph, GError **error)
           accel_stage_get_name (path->pdata[0]), thread, names->str, thread);
       return FALSE;
     }
-  return TRUE;
+  return check_rings (graph, error);
 }

@@ -140,6 +140,72 @@ test_slow_sink_init (TestSlowSink *self)
 {
 }
 
+/* test.render-failer: a sink whose host part fails frame 2, saying why
+ * or, with "silent", not */
+struct _TestRenderFailer
+{
+  AccelStage parent;
+  gboolean silent;
+};
+G_DEFINE_FINAL_TYPE (TestRenderFailer, test_render_failer, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+render_failer_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  return ACCEL_FLOW_OK;
+}
+
+static AccelFlow
+render_failer_render (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  if (frame->sequence != 2)
+    return ACCEL_FLOW_OK;
+  if (!TEST_RENDER_FAILER (stage)->silent)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "render refuses frame %" G_GUINT64_FORMAT, frame->sequence);
+  return ACCEL_FLOW_ERROR;
+}
+
+static void
+render_failer_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  TEST_RENDER_FAILER (object)->silent = g_value_get_boolean (value);
+}
+
+static void
+render_failer_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  g_value_set_boolean (value, TEST_RENDER_FAILER (object)->silent);
+}
+
+static void
+test_render_failer_class_init (TestRenderFailerClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType in;
+
+  gobject_class->set_property = render_failer_set_property;
+  gobject_class->get_property = render_failer_get_property;
+  g_object_class_install_property (gobject_class, 1,
+      g_param_spec_boolean ("silent", "Silent",
+          "Fail without setting the error", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  sc->process = render_failer_process;
+  sc->render = render_failer_render;
+  accel_stage_class_set_metadata (
+      sc, "test.render-failer", "Its host part fails frame 2");
+  accel_type_init_any (&in);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &in, NULL);
+}
+
+static void
+test_render_failer_init (TestRenderFailer *self)
+{
+}
+
 /* test.failer: passes buffers on, fails at sequence 3 */
 struct _TestFailer
 {
@@ -421,6 +487,7 @@ test_stages_register (void)
   accel_registry_register (registry, TEST_TYPE_PAIR_SINK);
   accel_registry_register (registry, TEST_TYPE_SLOW_SINK);
   accel_registry_register (registry, TEST_TYPE_FAILER);
+  accel_registry_register (registry, TEST_TYPE_RENDER_FAILER);
   accel_registry_register (registry, TEST_TYPE_COUNTER);
   accel_registry_register (registry, TEST_TYPE_LIVE_SOURCE);
   accel_registry_register (registry, TEST_TYPE_BLANK_SOURCE);

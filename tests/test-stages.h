@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage kinds that exist only in the tests: a typed consumer, a two-input
- * sink, a slow sink, a stage that fails on purpose, a live source and one
+ * sink, a slow sink, stages that fail on purpose, a live source and one
  * that never writes its frames */
 #pragma once
 
@@ -18,6 +18,10 @@ G_DECLARE_FINAL_TYPE (TestSlowSink, test_slow_sink, TEST, SLOW_SINK, AccelStage)
 
 #define TEST_TYPE_FAILER (test_failer_get_type ())
 G_DECLARE_FINAL_TYPE (TestFailer, test_failer, TEST, FAILER, AccelStage)
+
+#define TEST_TYPE_RENDER_FAILER (test_render_failer_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestRenderFailer, test_render_failer, TEST, RENDER_FAILER, AccelStage)
 
 #define TEST_TYPE_COUNTER (test_counter_get_type ())
 G_DECLARE_FINAL_TYPE (TestCounter, test_counter, TEST, COUNTER, AccelStage)

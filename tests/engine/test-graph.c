@@ -2,6 +2,7 @@
 /* graphs: validation errors, end of stream through fan-out and fan-in,
  * stopping mid-stream, backpressure, stage errors */
 #include "accel-test.h"
+#include "json-test.h"
 #include "test-stages.h"
 #include "core/pattern.h"
 
@@ -146,6 +147,37 @@ test_thread_left_and_returned (GraphFixture *f, gconstpointer data)
   g_assert_true (
       accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
   g_assert_no_error (f->error);
+}
+
+/* two chains crossing two named threads: s1 (io) -> x (compute) and
+ * s2 (compute) -> y (io). No path leaves a thread and comes back, but
+ * each thread waits in a push for the other; it was accepted and hung */
+static void
+test_threads_in_a_ring (GraphFixture *f, gconstpointer data)
+{
+  const char *const stages[][3] = {
+    { "s1", "core.test-source", "io" },
+    { "x", "core.scale", "compute" },
+    { "k1", "core.null-sink", NULL },
+    { "s2", "core.test-source", "compute" },
+    { "y", "core.scale", "io" },
+    { "k2", "core.null-sink", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
+    g_object_set (add (f, stages[i][1], stages[i][0]), "thread",
+        stages[i][2] ? stages[i][2] : "", NULL);
+  link_ok (f->graph, "s1", "x");
+  link_ok (f->graph, "x", "k1");
+  link_ok (f->graph, "s2", "y");
+  link_ok (f->graph, "y", "k2");
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (f->error->message, ==,
+      "threads wait on each other in a ring: 's1' (thread 'io') -> 'x' "
+      "(thread 'compute'), 's2' (thread 'compute') -> 'y' (thread 'io'); "
+      "with their mailboxes full each would wait for the next for good: put "
+      "the stages of the ring on one thread, or on threads of their own");
 }
 
 static void
@@ -372,6 +404,144 @@ test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
   g_test_message ("%" G_GUINT64_FORMAT " frames in flight", in_flight);
   g_assert_cmpuint (in_flight, <, 64);
   accel_graph_stop (f->graph);
+}
+
+/* a stage's frame counter in /stats.json's terms */
+static guint64
+json_frames (Json *json, const char *stage)
+{
+  GPtrArray *stages = json_member (json, "stages", JSON_ARRAY)->items;
+
+  for (guint i = 0; i < stages->len; i++)
+    if (g_str_equal (
+            json_member (stages->pdata[i], "name", JSON_STRING)->string, stage))
+      return (guint64)json_member (stages->pdata[i], "frames", JSON_NUMBER)
+          ->number;
+  g_assert_not_reached ();
+}
+
+/* the metrics read the counters of the frames in flight first, sinks before
+ * sources: a sink never shows more frames than its source but the one the
+ * source hands on before counting it. Read in the graph's order, with the
+ * other stages' work between the source and the sink (made long here by
+ * stages whose latencies fill their rings), a fast sink had overtaken its
+ * source by many frames, and nothing was ever in flight */
+static void
+test_metrics_read_sinks_first (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (GPtrArray) sinks = g_ptr_array_new ();
+  AccelStage *out;
+
+  source (f, "src", -1, "16");
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autofree gchar *from = g_strdup_printf ("few%u", i);
+      g_autofree gchar *to = g_strdup_printf ("few%u-out", i);
+
+      g_object_set (source (f, from, 1100, "16"), "thread", "few", NULL);
+      g_ptr_array_add (sinks, add (f, "core.null-sink", to));
+      g_object_set (sinks->pdata[i], "thread", "few", NULL);
+      link_ok (f->graph, from, to);
+    }
+  out = add (f, "core.null-sink", "out");
+  link_ok (f->graph, "src", "out");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  for (guint i = 0; i < sinks->len; i++)
+    accel_test_wait_processed (sinks->pdata[i], 1100);
+  accel_test_wait_processed (out, 2000);
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree gchar *text = accel_graph_metrics_to_json (f->graph);
+      g_autoptr (Json) json = json_parse (text);
+
+      g_assert_nonnull (json);
+      g_assert_cmpuint (
+          json_frames (json, "out"), <=, json_frames (json, "src") + 1);
+    }
+  accel_graph_stop (f->graph);
+}
+
+/* a stage class registered under no kind name, as a binding's subclass of
+ * AccelStage is */
+#define TEST_TYPE_KINDLESS (test_kindless_get_type ())
+G_DECLARE_FINAL_TYPE (TestKindless, test_kindless, TEST, KINDLESS, AccelStage)
+
+struct _TestKindless
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestKindless, test_kindless, ACCEL_TYPE_STAGE)
+
+static void
+test_kindless_class_init (TestKindlessClass *klass)
+{
+  AccelType out;
+
+  /* a port, and no accel_stage_class_set_metadata () */
+  accel_type_init_any (&out);
+  accel_stage_class_add_port (
+      ACCEL_STAGE_CLASS (klass), ACCEL_PORT_OUTPUT, "out", &out, NULL);
+}
+
+static void
+test_kindless_init (TestKindless *self)
+{
+}
+
+/* the metrics of a stage without a kind name: its kind is empty, as in the
+ * DOT text (the JSON writer once read the missing name) */
+static void
+test_metrics_kindless (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (AccelStage) stage
+      = g_object_new (TEST_TYPE_KINDLESS, "name", "mine", NULL);
+  g_autofree gchar *prometheus = NULL;
+  g_autofree gchar *text = NULL;
+  g_autoptr (Json) json = NULL;
+  Json *st;
+
+  g_assert_null (accel_stage_get_kind_name (stage));
+  g_assert_true (accel_graph_add (f->graph, stage, &f->error));
+  g_assert_no_error (f->error);
+  prometheus = accel_graph_metrics_to_prometheus (f->graph);
+  g_assert_nonnull (strstr (prometheus, "stage=\"mine\""));
+  text = accel_graph_metrics_to_json (f->graph);
+  json = json_parse (text);
+  g_assert_nonnull (json);
+  st = json_member (json, "stages", JSON_ARRAY)->items->pdata[0];
+  g_assert_cmpstr (json_member (st, "name", JSON_STRING)->string, ==, "mine");
+  g_assert_cmpstr (json_member (st, "kind", JSON_STRING)->string, ==, "");
+}
+
+/* names that are not UTF-8 (a graph is named after its file's path) are
+ * written as UTF-8 all the same, each other byte as \xNN; UTF-8 passes */
+static void
+test_metrics_utf8 (GraphFixture *f, gconstpointer data)
+{
+  g_autofree gchar *prometheus = NULL;
+  g_autofree gchar *text = NULL;
+  g_autoptr (Json) json = NULL;
+  Json *st;
+
+  /* the graph is "caf\xe9" (Latin-1), the stage "s\u00e9" and a lone
+   * lead byte */
+  source (f, "s\xc3\xa9\xc3", 1, "16");
+  prometheus = accel_graph_metrics_to_prometheus (f->graph);
+  g_assert_true (g_utf8_validate (prometheus, -1, NULL));
+  g_assert_nonnull (strstr (prometheus,
+      "accel_stage_frames_total{graph=\"caf\\\\xe9\",stage=\"s\xc3\xa9"
+      "\\\\xc3\"} 0\n"));
+  text = accel_graph_metrics_to_json (f->graph);
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  json = json_parse (text);
+  g_assert_nonnull (json);
+  g_assert_cmpstr (
+      json_member (json, "graph", JSON_STRING)->string, ==, "caf\\xe9");
+  st = json_member (json, "stages", JSON_ARRAY)->items->pdata[0];
+  g_assert_cmpstr (
+      json_member (st, "name", JSON_STRING)->string, ==, "s\xc3\xa9\\xc3");
 }
 
 /* stages on one thread never wait for room in each other's mailboxes: a
@@ -816,22 +986,19 @@ test_stop_wakes_wait (GraphFixture *f, gconstpointer data)
   g_clear_error (&w.error);
 }
 
-/* waiting on a graph that never started is a programming error: nothing
- * would end the wait */
+/* waiting on a graph that never started: nothing would end the wait, so
+ * it fails at once saying so */
 static void
 test_wait_before_start (GraphFixture *f, gconstpointer data)
 {
-  if (g_test_subprocess ())
-    {
-      f->src = source (f, "src", 3, "64");
-      f->sink = add (f, "core.null-sink", "sink");
-      link_ok (f->graph, "src", "sink");
-      accel_graph_wait (f->graph, -1, NULL);
-      return;
-    }
-  g_test_trap_subprocess (NULL, 10 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_failed ();
-  g_test_trap_assert_stderr ("*CRITICAL*accel_graph_wait*");
+  f->src = source (f, "src", 3, "64");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "sink");
+  g_assert_false (accel_graph_wait (f->graph, -1, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_true (g_str_has_suffix (
+      f->error->message, "a wait needs it started (accel_graph_start)"));
+  g_clear_error (&f->error);
 }
 
 static void
@@ -1094,6 +1261,36 @@ test_stepped_skip (GraphFixture *f, gconstpointer data)
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
 }
 
+/* a stage that withholds frames (ACCEL_FLOW_SKIP) in a stepped graph:
+ * they reach no sink, and each step waited for one to its timeout */
+static void
+test_stepped_withheld (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *k;
+
+  f->src = source (f, "src", 6, "64");
+  k = add (f, "test.failer", "k");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "sink");
+  /* frame 3 fails and is skipped; every other one is withheld */
+  g_object_set (k, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  accel_graph_set_stepped (f->graph, TRUE);
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_true (
+          accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+      g_assert_no_error (f->error);
+    }
+  g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_skipped (k), ==, 1);
+  g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&f->error);
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1103,6 +1300,8 @@ main (int argc, char **argv)
       graph_set_up, test_type_mismatch, graph_tear_down);
   g_test_add ("/graph/thread-left-and-returned", GraphFixture, "returning",
       graph_set_up, test_thread_left_and_returned, graph_tear_down);
+  g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
+      test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
       test_invalid_graphs, graph_tear_down);
   g_test_add ("/graph/unlinked-and-cycle", GraphFixture, "open", graph_set_up,
@@ -1113,6 +1312,12 @@ main (int argc, char **argv)
       graph_set_up, test_fan_in_ends_with_shortest, graph_tear_down);
   g_test_add ("/graph/in-flight-per-branch", GraphFixture, "branches",
       graph_set_up, test_in_flight_per_branch, graph_tear_down);
+  g_test_add ("/graph/metrics-read-sinks-first", GraphFixture, "fast",
+      graph_set_up, test_metrics_read_sinks_first, graph_tear_down);
+  g_test_add ("/graph/metrics-kindless-stage", GraphFixture, "kindless",
+      graph_set_up, test_metrics_kindless, graph_tear_down);
+  g_test_add ("/graph/metrics-utf8", GraphFixture, "caf\xe9", graph_set_up,
+      test_metrics_utf8, graph_tear_down);
   g_test_add ("/graph/stop-mid-stream", GraphFixture, "endless", graph_set_up,
       test_stop_mid_stream, graph_tear_down);
   g_test_add ("/graph/backpressure", GraphFixture, "pressure", graph_set_up,
@@ -1134,6 +1339,8 @@ main (int argc, char **argv)
       graph_tear_down);
   g_test_add ("/graph/stepped", GraphFixture, "stepped", graph_set_up,
       test_stepped, graph_tear_down);
+  g_test_add ("/graph/stepped-withheld", GraphFixture, "stepped-withheld",
+      graph_set_up, test_stepped_withheld, graph_tear_down);
   g_test_add ("/graph/stepped-skip", GraphFixture, "stepped-skip", graph_set_up,
       test_stepped_skip, graph_tear_down);
   g_test_add ("/graph/one-thread/stepped", GraphFixture, "stepped",

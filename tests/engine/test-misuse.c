@@ -3,7 +3,9 @@
  * stage for a bad pipeline, never a crash */
 #include "accel-test.h"
 
+#include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* a shape whose f32 size is 2^64 bytes: wraps to 0 without a check */
 #define WRAPPING_SHAPE "65536x65536x65536x16384"
@@ -135,6 +137,29 @@ test_param_async_invalid (void)
   g_value_set_string (&v, "fast");
   g_assert_false (accel_stage_set_param_async (scale, "scale", &v));
   g_value_unset (&v);
+  /* a real into an integer only as a whole number it holds: a C cast
+   * made NaN 0 and 2.5 2 */
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (guint i = 0; i < 5; i++)
+    {
+      const double refused[] = { NAN, INFINITY, 2.5, -1, 5e19 };
+      g_value_set_double (&v, refused[i]);
+      g_assert_false (accel_stage_set_param_async (scale, "spin-ns", &v));
+    }
+  g_value_unset (&v);
+  /* nor a negative integer into an unsigned one */
+  g_value_init (&v, G_TYPE_INT64);
+  g_value_set_int64 (&v, -1);
+  g_assert_false (accel_stage_set_param_async (scale, "spin-ns", &v));
+  g_value_unset (&v);
+  /* the stage's own parameters that its start sized: a renamed stage
+   * freed the name that metrics read on other threads */
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, "renamed");
+  g_assert_false (accel_stage_set_param_async (scale, "name", &v));
+  g_assert_false (accel_stage_set_param_async (scale, "thread", &v));
+  g_assert_cmpstr (accel_stage_get_name (scale), ==, "scale");
+  g_value_unset (&v);
   /* a value that converts is taken */
   g_value_init (&v, G_TYPE_INT);
   g_value_set_int (&v, 0);
@@ -148,6 +173,170 @@ test_param_async_invalid (void)
     }
   g_assert_cmpuint (spin, ==, 0);
   accel_graph_stop (graph);
+}
+
+/* a call the graph's state does not allow fails with an error that says
+ * why, where a critical left the caller's error unset (and a program that
+ * read it crashed) */
+static void
+test_calls_out_of_order (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("order");
+  g_autoptr (AccelStage) late
+      = accel_stage_new ("core.null-sink", "late", NULL);
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", "4", "num-buffers", (gint64)3, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+
+  g_assert_false (accel_graph_wait (graph, 0, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==,
+      "graph 'order' is not prepared: a wait needs it started "
+      "(accel_graph_start)");
+  g_clear_error (&error);
+
+  g_assert_true (accel_graph_prepare (graph, &error));
+  g_assert_false (accel_graph_add (graph, late, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==,
+      "graph 'order' is prepared: stages are added before it is prepared");
+  g_clear_error (&error);
+  g_assert_false (accel_graph_link (graph, "src", "sink", &error));
+  g_assert_cmpstr (error->message, ==,
+      "graph 'order' is prepared: stages are linked before it is prepared");
+  g_clear_error (&error);
+
+  g_assert_true (accel_graph_start (graph, &error));
+  g_assert_false (accel_graph_start (graph, &error));
+  g_assert_cmpstr (
+      error->message, ==, "graph 'order' is running: it is started once");
+  g_clear_error (&error);
+  g_assert_false (accel_graph_prepare (graph, &error));
+  g_assert_cmpstr (error->message, ==,
+      "graph 'order' is running: it was prepared as it started");
+  g_clear_error (&error);
+  g_assert_true (accel_graph_wait (graph, -1, &error));
+  accel_graph_stop (graph);
+  /* stopped, it is prepared for a run again */
+  g_assert_true (accel_graph_prepare (graph, &error));
+  g_assert_no_error (error);
+}
+
+/* a stepped graph stepped once stopped: %ACCEL_ERROR_STOPPED, as
+ * documented, where a critical left the error unset */
+static void
+test_step_after_stop (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("stepped");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", "4", NULL);
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  accel_graph_set_stepped (graph, TRUE);
+  g_assert_true (accel_graph_start (graph, &error));
+  g_assert_true (accel_graph_step (graph, 30 * G_USEC_PER_SEC, &error));
+  accel_graph_stop (graph);
+  g_assert_false (accel_graph_step (graph, 0, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+}
+
+/* a stage kept after its graph is gone joins another as a new one: its
+ * fixed parameters change again before the new graph is prepared, and a
+ * sink no longer measures its latency against the old graph's source (a
+ * pointer to it was kept: freed memory read on every frame) */
+static void
+test_stage_joins_new_graph (void)
+{
+  g_autoptr (AccelStage) sink
+      = accel_stage_new ("core.null-sink", "sink", NULL);
+  g_autoptr (AccelStage) scale = accel_stage_new ("core.scale", "k", NULL);
+  g_autoptr (GError) error = NULL;
+
+  for (guint run = 0; run < 2; run++)
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("again");
+      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+      g_autofree gchar *thread = NULL;
+
+      g_object_set (src, "shape", "4", "num-buffers", (gint64)40, NULL);
+      /* fixed once the last graph was prepared, free again now */
+
+      g_object_set (scale, "thread", run ? "t" : "", NULL);
+      g_object_get (scale, "thread", &thread, NULL);
+      g_assert_cmpstr (thread, ==, run ? "t" : "");
+      g_assert_true (accel_graph_add (graph, scale, &error));
+      g_assert_true (accel_graph_add (graph, sink, &error));
+      g_assert_true (accel_graph_link (graph, "src", "k", &error));
+      g_assert_true (accel_graph_link (graph, "k", "sink", &error));
+      g_assert_true (accel_graph_run (graph, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* a chain of @n stages, prepared */
+static AccelGraph *
+prepared_chain (guint n)
+{
+  AccelGraph *graph = accel_graph_new ("chain");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "s0");
+
+  g_object_set (src, "shape", "4", NULL);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("s%u", i);
+      g_autofree gchar *prev = g_strdup_printf ("s%u", i - 1);
+      accel_test_stage (
+          graph, i + 1 < n ? "core.scale" : "core.null-sink", name);
+      g_assert_true (accel_graph_link (graph, prev, name, &error));
+    }
+  g_assert_true (accel_graph_prepare (graph, &error));
+  g_assert_no_error (error);
+  return graph;
+}
+
+/* graphs prepared first and started after: each counted the descriptors
+ * its threads need against what was open at its prepare, so the last
+ * starts ran out of them and GLib aborted the process ("Creating pipes
+ * for GWakeup: Too many open files"); a start counts again and raises
+ * the limit */
+static void
+test_descriptors_counted_at_start (void)
+{
+  struct rlimit lim;
+
+  g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < 2048)
+    {
+      g_test_skip ("the hard limit of open files is under 2048");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GPtrArray) graphs
+          = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autoptr (GError) error = NULL;
+
+      lim.rlim_cur = 256;
+      g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+      for (guint i = 0; i < 4; i++)
+        g_ptr_array_add (graphs, prepared_chain (100));
+      for (guint i = 0; i < graphs->len; i++)
+        {
+          g_assert_true (accel_graph_start (graphs->pdata[i], &error));
+          g_assert_no_error (error);
+        }
+      for (guint i = 0; i < graphs->len; i++)
+        accel_graph_stop (graphs->pdata[i]);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
 }
 
 /* a source of @kind with @prop set to @value, into a null sink: preparing
@@ -257,6 +446,11 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/link-stage-not-added", test_link_stage_not_added);
   g_test_add_func ("/misuse/stage-in-two-graphs", test_stage_in_two_graphs);
   g_test_add_func ("/misuse/param-async-invalid", test_param_async_invalid);
+  g_test_add_func ("/misuse/calls-out-of-order", test_calls_out_of_order);
+  g_test_add_func ("/misuse/step-after-stop", test_step_after_stop);
+  g_test_add_func ("/misuse/stage-joins-new-graph", test_stage_joins_new_graph);
+  g_test_add_func ("/misuse/descriptors-counted-at-start",
+      test_descriptors_counted_at_start);
   g_test_add_func (
       "/overflow/test-source-shape", test_test_source_shape_overflows);
   g_test_add_func ("/overflow/rand-shape", test_rand_shape_overflows);
