@@ -5,6 +5,8 @@
 
 #include "accelgraph-private.h"
 
+#include <string.h>
+
 G_DEFINE_FINAL_TYPE (AccelGraph, accel_graph, G_TYPE_OBJECT)
 
 static gboolean on_stage_thread (AccelGraph *graph);
@@ -187,6 +189,12 @@ free_owner (gpointer data)
   g_free (data);
 }
 
+static gboolean
+valid_stage_name (const char *name)
+{
+  return name && *name && !strchr (name, '.') && !strchr (name, '/');
+}
+
 /* a call that @graph's state does not allow: the error says the state
  * and what the call needs, so a program that reads its error learns it
  * (%ACCEL_ERROR_STOPPED once stopped). Returns %FALSE */
@@ -239,6 +247,15 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
           "graph",
           accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
           accel_graph_get_name (other));
+      return FALSE;
+    }
+  if (!valid_stage_name (accel_stage_get_name (stage)))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s): a stage's name is not empty and holds no '.' "
+          "(links name ports as stage.port) and no '/' (its files in a "
+          "state directory are named after it)",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
       return FALSE;
     }
   if (accel_graph_get_stage (graph, accel_stage_get_name (stage)))

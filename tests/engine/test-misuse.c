@@ -110,6 +110,31 @@ test_stage_in_two_graphs (void)
   g_object_unref (src);
 }
 
+/* a name with '/' put a sink's files outside the state directory
+ * ("../../escaped.commits"); one with '.' could not be linked by name */
+static void
+test_stage_name_refused (void)
+{
+  const char *const names[] = { "../../escaped", "a.b", "" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("names");
+      g_autoptr (AccelStage) sink
+          = accel_stage_new ("core.null-sink", names[i], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *want = g_strdup_printf (
+          "stage '%s' (core.null-sink): a stage's name is not empty and "
+          "holds no '.' (links name ports as stage.port) and no '/' (its "
+          "files in a state directory are named after it)",
+          names[i]);
+
+      g_assert_false (accel_graph_add (graph, sink, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_cmpstr (error->message, ==, want);
+    }
+}
+
 static void
 test_param_async_invalid (void)
 {
@@ -445,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/add-null-stage", test_add_null_stage);
   g_test_add_func ("/misuse/link-stage-not-added", test_link_stage_not_added);
   g_test_add_func ("/misuse/stage-in-two-graphs", test_stage_in_two_graphs);
+  g_test_add_func ("/misuse/stage-name-refused", test_stage_name_refused);
   g_test_add_func ("/misuse/param-async-invalid", test_param_async_invalid);
   g_test_add_func ("/misuse/calls-out-of-order", test_calls_out_of_order);
   g_test_add_func ("/misuse/step-after-stop", test_step_after_stop);

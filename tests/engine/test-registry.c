@@ -20,9 +20,13 @@ test_lookup_and_list (void)
   for (i = 1; i < kinds->len; i++)
     g_assert_cmpint (g_strcmp0 (kinds->pdata[i - 1], kinds->pdata[i]), <, 0);
 
+  /* unnamed: the kind's own name, numbered, which links can address */
   stage = accel_stage_new ("core.scale", NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (accel_stage_get_name (stage), ==, "core.scale");
+  g_assert_cmpstr (accel_stage_get_name (stage), ==, "scale0");
+  g_object_unref (stage);
+  stage = accel_stage_new ("core.scale", NULL, &error);
+  g_assert_cmpstr (accel_stage_get_name (stage), ==, "scale1");
   g_assert_cmpstr (accel_stage_get_kind_name (stage), ==, "core.scale");
   g_assert_cmpint (
       accel_stage_get_stage_kind (stage), ==, ACCEL_STAGE_TRANSFORM);
