@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel core plugin: core.checksum-sink, a SHA-256 of every buffer that
- * arrives; programs read the results as properties (accelcore.h) */
+ * arrives; programs read the results as properties (accelcore.h). An
+ * endless run keeps a running digest and the last records only: the file
+ * at location holds them all */
 #define G_LOG_DOMAIN "accel-checksum-sink"
 
 #include "accelchecksumsink.h"
@@ -13,6 +15,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* the sequences and checksums properties give the last this many (their
+ * blurbs say so) */
+#define MAX_RECORDS 4096
+
+typedef struct
+{
+  guint64 sequence;
+  gchar sum[65]; /* SHA-256 in hex */
+} Record;
+
 struct _AccelChecksumSink
 {
   AccelStage parent;
@@ -20,9 +32,13 @@ struct _AccelChecksumSink
   AccelBuffer *staging; /* pinned copy of a device buffer */
   gchar *location;
   int fd;
+
+  /* the results of the current run (or the last), read from any thread */
   GMutex lock;
-  GArray *sequences;    /* guint64 */
-  GPtrArray *checksums; /* gchar* */
+  guint64 n_received;
+  GChecksum *digest; /* over every line "sequence sha256\n" so far */
+  GArray *records;   /* Record: a ring, the last MAX_RECORDS */
+  guint oldest;      /* the ring's first record once it is full */
 };
 
 static void accel_checksum_sink_file_output_init (
@@ -73,14 +89,14 @@ is_special (const char *path)
 /* keeps the lines of committed sequence numbers only, in order: what a run
  * cut short wrote past its last commit is written again, once. A line
  * that is not whole, or not after the one before (something else wrote
- * there), ends what is kept. Cut in place, so that a link's file is cut,
- * not replaced by a file of its own */
+ * there), ends what is kept (appended to @kept). Cut in place, so that a
+ * link's file is cut, not replaced by a file of its own */
 static gboolean
-keep_committed_lines (const char *path, AccelCommitLog *log, GError **error)
+keep_committed_lines (
+    const char *path, AccelCommitLog *log, GString *kept, GError **error)
 {
   g_autofree gchar *data = NULL;
   g_auto (GStrv) lines = NULL;
-  g_autoptr (GString) kept = g_string_new (NULL);
   gboolean any = FALSE;
   guint64 last = 0;
   int fd, saved;
@@ -156,20 +172,37 @@ accel_checksum_sink_file_output_init (AccelFileOutputInterface *iface)
   iface->verify = accel_checksum_sink_verify;
 }
 
+/* a graph's start begins the results anew */
+static void
+reset_results (AccelChecksumSink *self)
+{
+  g_mutex_lock (&self->lock);
+  self->n_received = 0;
+  g_checksum_reset (self->digest);
+  g_array_set_size (self->records, 0);
+  self->oldest = 0;
+  g_mutex_unlock (&self->lock);
+}
+
 static gboolean
 accel_checksum_sink_start (AccelStage *stage, GError **error)
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
   const AccelType *in = accel_stage_get_input_type (stage, 0);
   AccelCommitLog *log = accel_stage_get_commit_log (stage);
+  /* a restart by the stage's supervisor goes on with the lines written so
+   * far, and the results: each line was written whole before its frame
+   * was done */
+  gboolean restart = accel_stage_is_restarting (stage);
+  g_autoptr (GString) kept = g_string_new (NULL);
   AccelType bytes;
 
+  if (!restart)
+    reset_results (self);
   if (self->location)
     {
-      /* a restart by the stage's supervisor goes on with the lines written
-       * so far: each was written whole before its frame was done */
-      gboolean restart = accel_stage_is_restarting (stage);
-      if (log && !restart && !keep_committed_lines (self->location, log, error))
+      if (log && !restart
+          && !keep_committed_lines (self->location, log, kept, error))
         return FALSE;
       self->fd = g_open (self->location,
           O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND
@@ -182,6 +215,10 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
               "cannot open %s: %s", self->location, g_strerror (saved));
           return FALSE;
         }
+      /* a resumed run's digest is the whole stream's, as its file is */
+      g_mutex_lock (&self->lock);
+      g_checksum_update (self->digest, (const guchar *)kept->str, kept->len);
+      g_mutex_unlock (&self->lock);
     }
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -228,10 +265,8 @@ accel_checksum_sink_process (
  * or a rerun writes the line once, whole; errno is the failed call's own */
 static gboolean
 write_line (
-    AccelChecksumSink *self, guint64 sequence, const char *sum, GError **error)
+    AccelChecksumSink *self, guint64 sequence, const char *line, GError **error)
 {
-  g_autofree gchar *line
-      = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", sequence, sum);
   gsize len = strlen (line), done = 0;
   off_t start = lseek (self->fd, 0, SEEK_END);
   int saved;
@@ -260,6 +295,29 @@ failed:
   }
 }
 
+/* the results: a record in the ring, the line in the digest */
+static void
+add_result (AccelChecksumSink *self, guint64 sequence, const char *sum,
+    const char *line)
+{
+  Record record = { .sequence = sequence };
+
+  g_strlcpy (record.sum, sum, sizeof (record.sum));
+  g_mutex_lock (&self->lock);
+  self->n_received++;
+  g_checksum_update (self->digest, (const guchar *)line, -1);
+  if (self->records->len < MAX_RECORDS)
+    {
+      g_array_append_val (self->records, record);
+    }
+  else
+    {
+      g_array_index (self->records, Record, self->oldest) = record;
+      self->oldest = (self->oldest + 1) % MAX_RECORDS;
+    }
+  g_mutex_unlock (&self->lock);
+}
+
 static AccelFlow
 accel_checksum_sink_render (
     AccelStage *stage, AccelFrame *frame, GError **error)
@@ -267,19 +325,24 @@ accel_checksum_sink_render (
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
   AccelBuffer *data = self->staging ? self->staging : in;
-  gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+  g_autofree gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
       accel_buffer_get_data (data), accel_buffer_get_size (in));
+  g_autofree gchar *line
+      = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", frame->sequence, sum);
 
-  if (self->fd >= 0 && !write_line (self, frame->sequence, sum, error))
-    {
-      g_free (sum);
-      return ACCEL_FLOW_ERROR;
-    }
-  g_mutex_lock (&self->lock);
-  g_array_append_val (self->sequences, frame->sequence);
-  g_ptr_array_add (self->checksums, sum);
-  g_mutex_unlock (&self->lock);
+  if (self->fd >= 0 && !write_line (self, frame->sequence, line, error))
+    return ACCEL_FLOW_ERROR;
+  add_result (self, frame->sequence, sum, line);
   return ACCEL_FLOW_OK;
+}
+
+/* the @i-th record kept, oldest first; called with the lock held */
+static const Record *
+record_at_unlocked (AccelChecksumSink *self, guint i)
+{
+  guint len = self->records->len;
+
+  return &g_array_index (self->records, Record, (self->oldest + i) % len);
 }
 
 static GArray *
@@ -288,7 +351,9 @@ dup_sequences (AccelChecksumSink *self)
   GArray *copy;
 
   g_mutex_lock (&self->lock);
-  copy = g_array_copy (self->sequences);
+  copy = g_array_sized_new (FALSE, FALSE, sizeof (guint64), self->records->len);
+  for (guint i = 0; i < self->records->len; i++)
+    g_array_append_val (copy, record_at_unlocked (self, i)->sequence);
   g_mutex_unlock (&self->lock);
   return copy;
 }
@@ -299,30 +364,25 @@ dup_checksums (AccelChecksumSink *self)
   GStrv sums;
 
   g_mutex_lock (&self->lock);
-  sums = g_new0 (gchar *, self->checksums->len + 1);
-  for (guint i = 0; i < self->checksums->len; i++)
-    sums[i] = g_strdup (self->checksums->pdata[i]);
+  sums = g_new0 (gchar *, self->records->len + 1);
+  for (guint i = 0; i < self->records->len; i++)
+    sums[i] = g_strdup (record_at_unlocked (self, i)->sum);
   g_mutex_unlock (&self->lock);
   return sums;
 }
 
 /* one SHA-256 over every buffer's sequence number and checksum, in arrival
- * order: equal digests mean equal runs */
+ * order: equal digests mean equal runs. Read from a copy: reading a
+ * GChecksum's string ends it */
 static gchar *
 dup_digest (AccelChecksumSink *self)
 {
-  g_autoptr (GChecksum) all = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr (GChecksum) copy = NULL;
 
   g_mutex_lock (&self->lock);
-  for (guint i = 0; i < self->checksums->len; i++)
-    {
-      g_autofree gchar *line = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n",
-          g_array_index (self->sequences, guint64, i),
-          (gchar *)self->checksums->pdata[i]);
-      g_checksum_update (all, (const guchar *)line, -1);
-    }
+  copy = g_checksum_copy (self->digest);
   g_mutex_unlock (&self->lock);
-  return g_strdup (g_checksum_get_string (all));
+  return g_strdup (g_checksum_get_string (copy));
 }
 
 static void
@@ -330,8 +390,8 @@ accel_checksum_sink_finalize (GObject *object)
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (object);
 
-  g_array_unref (self->sequences);
-  g_ptr_array_unref (self->checksums);
+  g_checksum_free (self->digest);
+  g_array_unref (self->records);
   g_free (self->location);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (accel_checksum_sink_parent_class)->finalize (object);
@@ -369,7 +429,7 @@ accel_checksum_sink_get_property (
       break;
     case PROP_N_RECEIVED:
       g_mutex_lock (&self->lock);
-      g_value_set_uint64 (value, self->sequences->len);
+      g_value_set_uint64 (value, self->n_received);
       g_mutex_unlock (&self->lock);
       break;
     case PROP_SEQUENCES:
@@ -401,23 +461,27 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
           "none)",
           NULL,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
-  /* the results, read from any thread while the graph runs */
+  /* the results of the graph's run (each start begins them anew), read
+   * from any thread while it runs and after */
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_N_RECEIVED,
       g_param_spec_uint64 ("n-received", "Received",
-          "Buffers checksummed so far", 0, G_MAXUINT64, 0,
+          "Buffers checksummed so far in this run", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_SEQUENCES,
       g_param_spec_boxed ("sequences", "Sequences",
-          "The sequence numbers (a GArray of guint64), in arrival order",
+          "The sequence numbers of the last 4096 buffers (a GArray of "
+          "guint64), in arrival order",
           G_TYPE_ARRAY, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_CHECKSUMS,
       g_param_spec_boxed ("checksums", "Checksums",
-          "The SHA-256 of each buffer, in arrival order", G_TYPE_STRV,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+          "The SHA-256 of each of the last 4096 buffers, in arrival order",
+          G_TYPE_STRV, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_DIGEST,
       g_param_spec_string ("digest", "Digest",
-          "One SHA-256 over every buffer's sequence number and checksum, in "
-          "arrival order: equal digests mean equal runs",
+          "One SHA-256 over each buffer's line \"sequence sha256\", in "
+          "arrival order (what location holds): equal digests mean equal "
+          "runs. A run resumed from a state directory starts from the lines "
+          "its location kept",
           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   stage_class->start = accel_checksum_sink_start;
   stage_class->stop = accel_checksum_sink_stop;
@@ -435,7 +499,7 @@ static void
 accel_checksum_sink_init (AccelChecksumSink *self)
 {
   g_mutex_init (&self->lock);
-  self->sequences = g_array_new (FALSE, FALSE, sizeof (guint64));
-  self->checksums = g_ptr_array_new_with_free_func (g_free);
+  self->digest = g_checksum_new (G_CHECKSUM_SHA256);
+  self->records = g_array_new (FALSE, FALSE, sizeof (Record));
   self->fd = -1;
 }

@@ -33,8 +33,9 @@ accel_checksum_sink_get_n_received (AccelStage *sink)
  * accel_checksum_sink_get_sequences:
  * @sink: a core.checksum-sink stage
  *
- * Returns: (transfer full) (element-type guint64): the sequence numbers, in
- * arrival order. MT safe.
+ * Returns: (transfer full) (element-type guint64): the sequence numbers of
+ * the last 4096 buffers of the run, in arrival order (the sink's file has
+ * them all). MT safe.
  */
 GArray *
 accel_checksum_sink_get_sequences (AccelStage *sink)
@@ -50,8 +51,8 @@ accel_checksum_sink_get_sequences (AccelStage *sink)
  * accel_checksum_sink_dup_checksums:
  * @sink: a core.checksum-sink stage
  *
- * Returns: (transfer full): the SHA-256 of each buffer, in arrival order.
- * MT safe.
+ * Returns: (transfer full): the SHA-256 of each of the last 4096 buffers
+ * of the run, in arrival order. MT safe.
  */
 GStrv
 accel_checksum_sink_dup_checksums (AccelStage *sink)
@@ -67,8 +68,9 @@ accel_checksum_sink_dup_checksums (AccelStage *sink)
  * accel_checksum_sink_dup_digest:
  * @sink: a core.checksum-sink stage
  *
- * Returns: (transfer full): one SHA-256 over every buffer's sequence number
- * and checksum, in arrival order: equal digests mean equal runs. MT safe.
+ * Returns: (transfer full): one SHA-256 over every buffer's line
+ * "sequence sha256\n" of the run, in arrival order (what its location
+ * holds): equal digests mean equal runs. MT safe.
  */
 gchar *
 accel_checksum_sink_dup_digest (AccelStage *sink)

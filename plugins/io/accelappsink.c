@@ -22,6 +22,15 @@ struct _AccelAppSink
   guint64 n_dropped;
   AccelPool *pool;      /* host memory the application gets */
   AccelBuffer *pending; /* filled by process(), queued by render() */
+
+  /* frames the stage went back to its loop with while the application
+   * held every buffer: copies of its own, handed on in order once there
+   * is room. Stage thread only */
+  AccelPool *aside_pool;  /* at most max-buffers frames wait aside */
+  GQueue aside;           /* AccelBuffer*, complete, oldest first */
+  AccelBuffer *aside_new; /* filled by process(), aside from render() */
+  GSource *retry;         /* hands on what is aside when no frame comes */
+  gboolean eos_after_aside;
 };
 
 G_DEFINE_FINAL_TYPE (AccelAppSink, accel_app_sink, ACCEL_TYPE_STAGE)
@@ -44,52 +53,20 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static gboolean
-accel_app_sink_start (AccelStage *stage, GError **error)
+/* puts @buffer (taken) in the queue for the application */
+static void
+queue_buffer (AccelAppSink *self, AccelBuffer *buffer)
 {
-  AccelAppSink *self = ACCEL_APP_SINK (stage);
-  AccelType type = *accel_stage_get_input_type (stage, 0);
-
-  type.memory
-      = accel_stage_is_host (stage) ? ACCEL_MEMORY_HOST : ACCEL_MEMORY_PINNED;
-  /* the pool bounds what is queued plus what the application holds */
-  self->pool = accel_pool_new (
-      accel_stage_get_device (stage), &type, MAX (self->max_buffers, 1));
-  accel_pool_set_timeout (self->pool, ACCEL_IO_WAIT_SLICE_US);
-  /* a restart keeps the frames the application has not pulled */
-  if (accel_stage_is_restarting (stage))
-    return TRUE;
   g_mutex_lock (&self->lock);
-  g_queue_clear_full (&self->queue, (GDestroyNotify)accel_buffer_unref);
-  self->eos = FALSE;
-  g_mutex_unlock (&self->lock);
-  return TRUE;
-}
-
-/* the stream ended: a pull that finds the queue empty returns at once */
-static gboolean
-accel_app_sink_eos (AccelStage *stage, GError **error)
-{
-  AccelAppSink *self = ACCEL_APP_SINK (stage);
-
-  g_mutex_lock (&self->lock);
-  self->eos = TRUE;
+  g_queue_push_tail (&self->queue, buffer);
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
-  g_object_notify (G_OBJECT (self), "eos");
-  return TRUE;
+  g_signal_emit (self, signals[SIGNAL_NEW_BUFFER], 0);
 }
 
 static void
-accel_app_sink_stop (AccelStage *stage)
+set_eos (AccelAppSink *self)
 {
-  AccelAppSink *self = ACCEL_APP_SINK (stage);
-
-  g_clear_pointer (&self->pending, accel_buffer_unref);
-  /* buffers still queued or held keep the pool */
-  g_clear_object (&self->pool);
-  if (accel_stage_is_restarting (stage))
-    return;
   g_mutex_lock (&self->lock);
   self->eos = TRUE;
   g_cond_broadcast (&self->cond);
@@ -97,11 +74,14 @@ accel_app_sink_stop (AccelStage *stage)
   g_object_notify (G_OBJECT (self), "eos");
 }
 
-/* a host buffer for the next frame: waits while the application holds them
- * all, or, with drop, takes back the oldest it has not pulled */
+/* a host buffer for the next frame: waits (with @wait, in slices, until
+ * the stage should yield) while the application holds them all, or, with
+ * drop, takes back the oldest it has not pulled. %NULL without an error:
+ * no room now */
 static AccelBuffer *
-acquire_host_buffer (AccelAppSink *self, GError **error)
+acquire_host_buffer (AccelAppSink *self, gboolean wait, GError **error)
 {
+  accel_pool_set_timeout (self->pool, wait ? ACCEL_IO_WAIT_SLICE_US : 0);
   for (;;)
     {
       GError *pool_error = NULL;
@@ -128,14 +108,179 @@ acquire_host_buffer (AccelAppSink *self, GError **error)
           accel_buffer_unref (oldest);
           continue;
         }
-      if (accel_stage_should_yield (ACCEL_STAGE (self)))
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
-              "stopped while the application held all %u buffers",
-              self->max_buffers);
-          return NULL;
-        }
+      if (!wait || accel_stage_should_yield (ACCEL_STAGE (self)))
+        return NULL;
     }
+}
+
+/* hands the frames set aside to the application, oldest first, while there
+ * is room (waiting for it with @wait); what finds none stays aside */
+static gboolean
+hand_on_aside (AccelAppSink *self, gboolean wait, GError **error)
+{
+  AccelBuffer *held;
+
+  while ((held = g_queue_peek_head (&self->aside)))
+    {
+      GError *local = NULL;
+      AccelBuffer *out = acquire_host_buffer (self, wait, &local);
+
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (!out)
+        return TRUE;
+      accel_buffer_set_sequence (out, accel_buffer_get_sequence (held));
+      accel_buffer_set_pts (out, accel_buffer_get_pts (held));
+      accel_buffer_set_duration (out, accel_buffer_get_duration (held));
+      /* host memory both, and @held is whole: its frame was rendered */
+      memcpy (accel_buffer_get_data (out), accel_buffer_get_data (held),
+          accel_buffer_get_size (held));
+      accel_buffer_unref (g_queue_pop_head (&self->aside));
+      queue_buffer (self, out);
+    }
+  return TRUE;
+}
+
+/* a buffer of the stage's own for a frame that goes aside */
+static AccelBuffer *
+acquire_aside (AccelAppSink *self, GError **error)
+{
+  GError *pool_error = NULL;
+  AccelBuffer *buffer = accel_pool_acquire (self->aside_pool, &pool_error);
+
+  if (buffer)
+    return buffer;
+  if (!g_error_matches (pool_error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+    {
+      g_propagate_error (error, pool_error);
+      return NULL;
+    }
+  g_error_free (pool_error);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+      "stopped while the application held all %u buffers and %u frames "
+      "waited aside",
+      self->max_buffers, g_queue_get_length (&self->aside));
+  return NULL;
+}
+
+static gboolean
+retry_aside (gpointer user_data)
+{
+  AccelAppSink *self = user_data;
+  g_autoptr (GError) error = NULL;
+
+  /* a frame between its process() and render() is handed on first */
+  if (self->pending || self->aside_new)
+    return G_SOURCE_CONTINUE;
+  if (!hand_on_aside (self, FALSE, &error))
+    g_warning ("stage '%s' (io.app-sink): %s",
+        accel_stage_get_name (ACCEL_STAGE (self)), error->message);
+  if (!g_queue_is_empty (&self->aside))
+    return G_SOURCE_CONTINUE;
+  self->retry = NULL;
+  if (self->eos_after_aside)
+    set_eos (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* frames aside are handed on before the next frame's, or by this source
+ * once the application makes room, so that a slow stream does not hold
+ * them back */
+static void
+watch_aside (AccelAppSink *self)
+{
+  if (self->retry || g_queue_is_empty (&self->aside))
+    return;
+  self->retry = g_timeout_source_new (ACCEL_IO_WAIT_SLICE_US / 1000);
+  g_source_set_callback (self->retry, retry_aside, self, NULL);
+  g_source_attach (self->retry, accel_stage_get_context (ACCEL_STAGE (self)));
+  g_source_unref (self->retry);
+}
+
+static gboolean
+accel_app_sink_start (AccelStage *stage, GError **error)
+{
+  AccelAppSink *self = ACCEL_APP_SINK (stage);
+  AccelType type = *accel_stage_get_input_type (stage, 0);
+
+  type.memory
+      = accel_stage_is_host (stage) ? ACCEL_MEMORY_HOST : ACCEL_MEMORY_PINNED;
+  /* the pool bounds what is queued plus what the application holds */
+  self->pool = accel_pool_new (
+      accel_stage_get_device (stage), &type, MAX (self->max_buffers, 1));
+  /* allocated only when a frame goes aside */
+  self->aside_pool = accel_pool_new (
+      accel_stage_get_device (stage), &type, MAX (self->max_buffers, 1));
+  accel_pool_set_timeout (self->aside_pool, 0);
+  /* a restart keeps the frames the application has not pulled, and those
+   * aside */
+  if (accel_stage_is_restarting (stage))
+    {
+      watch_aside (self);
+      return TRUE;
+    }
+  g_queue_clear_full (&self->aside, (GDestroyNotify)accel_buffer_unref);
+  self->eos_after_aside = FALSE;
+  g_mutex_lock (&self->lock);
+  g_queue_clear_full (&self->queue, (GDestroyNotify)accel_buffer_unref);
+  self->eos = FALSE;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+/* the stream ended: a pull that finds the queue empty returns at once,
+ * after the frames aside */
+static gboolean
+accel_app_sink_eos (AccelStage *stage, GError **error)
+{
+  AccelAppSink *self = ACCEL_APP_SINK (stage);
+
+  if (!hand_on_aside (self, FALSE, error))
+    return FALSE;
+  if (!g_queue_is_empty (&self->aside))
+    {
+      g_debug ("stage '%s': the end waits for %u frames aside",
+          accel_stage_get_name (stage), g_queue_get_length (&self->aside));
+      self->eos_after_aside = TRUE;
+      return TRUE;
+    }
+  set_eos (self);
+  return TRUE;
+}
+
+static void
+accel_app_sink_stop (AccelStage *stage)
+{
+  AccelAppSink *self = ACCEL_APP_SINK (stage);
+  AccelBuffer *held;
+  guint n_aside = 0;
+
+  if (self->retry)
+    g_source_destroy (self->retry);
+  self->retry = NULL;
+  /* not rendered, so not committed: as a frame cut short */
+  g_clear_pointer (&self->pending, accel_buffer_unref);
+  g_clear_pointer (&self->aside_new, accel_buffer_unref);
+  /* buffers still queued or held keep the pools */
+  g_clear_object (&self->pool);
+  g_clear_object (&self->aside_pool);
+  if (accel_stage_is_restarting (stage))
+    return;
+  /* each frame aside was committed: the application gets it, past
+   * max-buffers now that nothing more comes */
+  g_mutex_lock (&self->lock);
+  while ((held = g_queue_pop_head (&self->aside)))
+    {
+      g_queue_push_tail (&self->queue, held);
+      n_aside++;
+    }
+  g_mutex_unlock (&self->lock);
+  for (guint i = 0; i < n_aside; i++)
+    g_signal_emit (self, signals[SIGNAL_NEW_BUFFER], 0);
+  set_eos (self);
 }
 
 /* copies the frame into host memory (on the GPU, enqueued); render() hands
@@ -145,11 +290,34 @@ accel_app_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelAppSink *self = ACCEL_APP_SINK (stage);
   AccelBuffer *in = frame->inputs[0];
-  AccelBuffer *out;
+  GError *local = NULL;
+  AccelBuffer *out = NULL;
+  gboolean set_aside = FALSE;
 
   g_clear_pointer (&self->pending, accel_buffer_unref);
-  if (!(out = acquire_host_buffer (self, error)))
+  g_clear_pointer (&self->aside_new, accel_buffer_unref);
+  if (!hand_on_aside (self, TRUE, error))
     return ACCEL_FLOW_ERROR;
+  /* behind frames still aside, this one goes aside too */
+  if (g_queue_is_empty (&self->aside))
+    out = acquire_host_buffer (self, TRUE, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return ACCEL_FLOW_ERROR;
+    }
+  if (!out)
+    {
+      /* the application holds every buffer and the engine has something
+       * to run first (a parameter change, a flush, a stop): failing the
+       * frame would fail the graph, and the engine cannot hand the frame
+       * back. It waits aside, and the thread goes back to its loop */
+      if (!(out = acquire_aside (self, error)))
+        return ACCEL_FLOW_ERROR;
+      g_debug ("stage '%s': frame %" G_GUINT64_FORMAT " waits aside",
+          accel_stage_get_name (stage), frame->sequence);
+      set_aside = TRUE;
+    }
   accel_buffer_set_sequence (out, frame->sequence);
   accel_buffer_set_pts (out, accel_buffer_get_pts (in));
   accel_buffer_set_duration (out, accel_buffer_get_duration (in));
@@ -162,7 +330,10 @@ accel_app_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
       accel_buffer_unref (out);
       return ACCEL_FLOW_ERROR;
     }
-  self->pending = out;
+  if (set_aside)
+    self->aside_new = out;
+  else
+    self->pending = out;
   return ACCEL_FLOW_OK;
 }
 
@@ -171,11 +342,13 @@ accel_app_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelAppSink *self = ACCEL_APP_SINK (stage);
 
-  g_mutex_lock (&self->lock);
-  g_queue_push_tail (&self->queue, g_steal_pointer (&self->pending));
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
-  g_signal_emit (self, signals[SIGNAL_NEW_BUFFER], 0);
+  if (self->pending)
+    queue_buffer (self, g_steal_pointer (&self->pending));
+  if (self->aside_new)
+    {
+      g_queue_push_tail (&self->aside, g_steal_pointer (&self->aside_new));
+      watch_aside (self);
+    }
   return ACCEL_FLOW_OK;
 }
 
@@ -258,7 +431,12 @@ accel_app_sink_finalize (GObject *object)
 
   g_queue_clear_full (&self->queue, (GDestroyNotify)accel_buffer_unref);
   g_clear_pointer (&self->pending, accel_buffer_unref);
+  g_clear_pointer (&self->aside_new, accel_buffer_unref);
+  g_queue_clear_full (&self->aside, (GDestroyNotify)accel_buffer_unref);
+  if (self->retry)
+    g_source_destroy (self->retry);
   g_clear_object (&self->pool);
+  g_clear_object (&self->aside_pool);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (accel_app_sink_parent_class)->finalize (object);
@@ -285,7 +463,9 @@ accel_app_sink_class_init (AccelAppSinkClass *klass)
   g_object_class_install_property (gobject_class, PROP_MAX_BUFFERS,
       g_param_spec_uint ("max-buffers", "Max buffers",
           "Buffers queued for the application or held by it; past that the "
-          "stage waits (or drops the oldest queued one, with drop)",
+          "stage waits (or drops the oldest queued one, with drop). A "
+          "parameter change, flush or stop that comes meanwhile sets the "
+          "frame aside, in as many buffers more",
           1, G_MAXUINT16, 4, flags));
   g_object_class_install_property (gobject_class, PROP_DROP,
       g_param_spec_boolean ("drop", "Drop",
@@ -348,4 +528,5 @@ accel_app_sink_init (AccelAppSink *self)
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   g_queue_init (&self->queue);
+  g_queue_init (&self->aside);
 }

@@ -83,6 +83,36 @@ test_resume_skips_bad_input (Chain *c, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 0);
 }
 
+/* a sink's host part (render ()) that fails is supervised as process ()
+ * is: on-fault resume skips the frame, where the graph failed whatever
+ * on-fault said; one that fails without saying why fails the graph
+ * saying so, where the frame was counted as done */
+static void
+test_render_fault_supervised (void)
+{
+  for (guint silent = 0; silent < 2; silent++)
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("render");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+      AccelStage *sink = accel_test_stage (graph, "test.render-failer", "out");
+      g_autofree gchar *fault = NULL;
+
+      g_object_set (src, "shape", "16", "num-buffers", (gint64)5, NULL);
+      g_object_set (
+          sink, "on-fault", ACCEL_SUPERVISION_RESUME, "silent", silent, NULL);
+      g_assert_true (accel_graph_link (graph, "src", "out", &error));
+      g_assert_true (accel_graph_run (graph, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, 1);
+      g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 4);
+      fault = accel_stage_dup_first_fault (sink);
+      g_assert_cmpstr (fault, ==,
+          silent ? "render () failed without saying why"
+                 : "render refuses frame 2");
+    }
+}
+
 static void
 test_restart_after_library_error (Chain *c, gconstpointer data)
 {
@@ -142,6 +172,7 @@ test_restarted_sink_keeps_file (Chain *c, gconstpointer data)
   g_autofree gchar *dir = g_dir_make_tmp ("accel-restart-XXXXXX", NULL);
   g_autofree gchar *path = g_build_filename (dir, "sums", NULL);
   g_autofree gchar *clean = NULL, *faulty = NULL;
+  g_autofree gchar *digest = NULL, *want_digest = NULL;
   g_auto (GStrv) lines = NULL;
   GString *want = g_string_new (NULL);
 
@@ -160,6 +191,11 @@ test_restarted_sink_keeps_file (Chain *c, gconstpointer data)
   g_assert_no_error (c->error);
   g_assert_cmpuint (accel_stage_get_n_restarts (c->sink), ==, 1);
   g_assert_true (g_file_get_contents (path, &faulty, NULL, &c->error));
+  /* and its results: the digest is the file's */
+  g_assert_cmpuint (received (c), ==, 7);
+  digest = accel_checksum_sink_dup_digest (c->sink);
+  want_digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, faulty, -1);
+  g_assert_cmpstr (digest, ==, want_digest);
 
   lines = g_strsplit (clean, "\n", -1);
   for (guint i = 0; lines[i] && *lines[i]; i++)
@@ -341,8 +377,9 @@ test_commit_log_short_write (void)
   g_rmdir (dir);
 }
 
-/* src -> scale -> checksum sink writing "seq sha256" lines, with state */
-static void
+/* src -> scale -> checksum sink writing "seq sha256" lines, with state;
+ * the sink's digest */
+static gchar *
 run_durable (const char *dir, const char *fault)
 {
   g_autoptr (GError) error = NULL;
@@ -367,6 +404,7 @@ run_durable (const char *dir, const char *fault)
   accel_graph_set_state_dir (g, dir, 0);
   g_assert_true (accel_graph_run (g, &error));
   g_assert_no_error (error);
+  return accel_checksum_sink_dup_digest (sink);
 }
 
 static gchar *
@@ -394,17 +432,19 @@ remove_dir (const char *dir)
 }
 
 /* the process is killed mid-stream; a new run with the same state finishes
- * the job: every frame once, output equal to a run without the crash */
+ * the job: every frame once, output equal to a run without the crash, and
+ * so is its digest */
 static void
 test_crash_resume_exactly_once (void)
 {
   static gchar *crash_dir;
   g_autofree gchar *clean_dir = NULL;
   g_autofree gchar *expected = NULL, *got = NULL;
+  g_autofree gchar *resumed = NULL, *clean = NULL, *want = NULL;
 
   if (g_test_subprocess ())
     {
-      run_durable (g_getenv ("ACCEL_TEST_STATE"), "scale:crash:23");
+      g_free (run_durable (g_getenv ("ACCEL_TEST_STATE"), "scale:crash:23"));
       g_assert_not_reached ();
     }
   crash_dir = g_dir_make_tmp ("accel-crash-XXXXXX", NULL);
@@ -419,18 +459,23 @@ test_crash_resume_exactly_once (void)
   g_assert_null (strstr (got, "\n23 "));
   g_clear_pointer (&got, g_free);
 
-  run_durable (crash_dir, NULL);
-  run_durable (clean_dir, NULL);
+  resumed = run_durable (crash_dir, NULL);
+  clean = run_durable (clean_dir, NULL);
   got = read_output (crash_dir);
   expected = read_output (clean_dir);
   g_assert_cmpuint (strlen (expected), ==, 60 * (2 + 1 + 64 + 1) - 10);
   g_assert_cmpstr (got, ==, expected);
+  want = g_compute_checksum_for_string (G_CHECKSUM_SHA256, expected, -1);
+  g_assert_cmpstr (clean, ==, want);
+  g_assert_cmpstr (resumed, ==, want);
 
   /* a third run has nothing left to do and writes nothing twice */
-  run_durable (crash_dir, NULL);
+  g_clear_pointer (&resumed, g_free);
+  resumed = run_durable (crash_dir, NULL);
   g_clear_pointer (&got, g_free);
   got = read_output (crash_dir);
   g_assert_cmpstr (got, ==, expected);
+  g_assert_cmpstr (resumed, ==, want);
 
   remove_dir (crash_dir);
   remove_dir (clean_dir);
@@ -438,17 +483,23 @@ test_crash_resume_exactly_once (void)
 }
 
 /* 100 000 buffers with recoverable faults at random frames: every frame is
- * either delivered or counted as skipped, none twice, none lost */
+ * either delivered or counted as skipped, none twice, none lost. The sink
+ * keeps the last records only: its file has every one */
 static void
 test_soak (Chain *c, gconstpointer data)
 {
   const guint64 n = g_test_slow () ? 100000 : 20000;
   const char *kinds[] = { "invalid-input", "library", "oom" };
-  g_autoptr (GArray) seqs = NULL;
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-soak-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "sums", NULL);
+  g_autofree gchar *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GArray) seqs = g_array_new (FALSE, FALSE, sizeof (guint64));
   GRand *rand = g_rand_new_with_seed (7);
   guint n_faults = 0;
 
   chain_set_frames (c, (gint64)n);
+  g_object_set (c->sink, "location", path, NULL);
   g_object_set (c->src, "shape", "64", NULL);
   g_object_set (c->work, "max-restarts", G_MAXUINT16, NULL);
   for (guint64 s = 1; s < n; s += g_rand_int_range (rand, 1, 400))
@@ -462,7 +513,16 @@ test_soak (Chain *c, gconstpointer data)
 
   g_assert_true (accel_graph_run (c->graph, &c->error));
   g_assert_no_error (c->error);
-  seqs = accel_checksum_sink_get_sequences (c->sink);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++)
+    {
+      guint64 seq = g_ascii_strtoull (lines[i], NULL, 10);
+      g_array_append_val (seqs, seq);
+    }
+  g_assert_cmpuint (seqs->len, ==, received (c));
+  g_unlink (path);
+  g_rmdir (dir);
   for (guint i = 1; i < seqs->len; i++)
     g_assert_cmpuint (g_array_index (seqs, guint64, i - 1), <,
         g_array_index (seqs, guint64, i));
@@ -1096,6 +1156,8 @@ main (int argc, char **argv)
   g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,
       test_fault_spec, chain_tear_down);
   g_test_add_func ("/supervision/commit-log", test_commit_log);
+  g_test_add_func (
+      "/supervision/render-fault-supervised", test_render_fault_supervised);
   g_test_add_func (
       "/supervision/commit-log-short-write", test_commit_log_short_write);
   g_test_add_func ("/supervision/commit-log-forget", test_commit_log_forget);

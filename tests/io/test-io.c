@@ -597,6 +597,15 @@ test_raw_sink_rerun (void)
 
 /* core.checksum-sink, like raw-file-sink, starts its file anew on each graph
  * start */
+/* the SHA-256 of @text: a checksum sink's digest is that of its file */
+static gchar *
+sha256_of (const char *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+/* a graph run again writes the same file and gives the same results: each
+ * start begins them anew */
 static void
 test_checksum_sink_rerun (void)
 {
@@ -613,13 +622,70 @@ test_checksum_sink_rerun (void)
   for (guint run = 0; run < 3; run++)
     {
       g_autofree gchar *text = NULL;
+      g_autofree gchar *digest = NULL;
+      g_autofree gchar *want = NULL;
+      g_autoptr (GArray) seqs = NULL;
+      g_auto (GStrv) sums = NULL;
 
       test_run (g);
       g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
       if (!first)
         first = g_strdup (text);
       g_assert_cmpstr (text, ==, first);
+      g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, 3);
+      seqs = accel_checksum_sink_get_sequences (sink);
+      g_assert_cmpuint (seqs->len, ==, 3);
+      for (guint i = 0; i < seqs->len; i++)
+        g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
+      sums = accel_checksum_sink_dup_checksums (sink);
+      g_assert_cmpuint (g_strv_length (sums), ==, 3);
+      digest = test_digest (sink);
+      want = sha256_of (text);
+      g_assert_cmpstr (digest, ==, want);
     }
+  test_dir_remove (dir);
+}
+
+/* an endless run keeps the last 4096 records, and the digest of all: the
+ * file holds every line */
+static void
+test_checksum_sink_last_records (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *path = g_build_filename (dir, "out.sum", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("long");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sum");
+  g_autofree gchar *text = NULL;
+  g_autofree gchar *digest = NULL;
+  g_autofree gchar *want = NULL;
+  g_autoptr (GArray) seqs = NULL;
+  g_auto (GStrv) sums = NULL;
+  g_auto (GStrv) lines = NULL;
+  const guint n = 5000, kept = 4096;
+
+  g_object_set (src, "shape", "4", "num-buffers", (gint64)n, NULL);
+  g_object_set (sink, "location", path, NULL);
+  test_link (g, "src", "sum");
+  test_run (g);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, n);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, n + 1);
+  seqs = accel_checksum_sink_get_sequences (sink);
+  sums = accel_checksum_sink_dup_checksums (sink);
+  g_assert_cmpuint (seqs->len, ==, kept);
+  g_assert_cmpuint (g_strv_length (sums), ==, kept);
+  for (guint i = 0; i < kept; i++)
+    {
+      g_autofree gchar *line = g_strdup_printf ("%u %s", n - kept + i, sums[i]);
+
+      g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, n - kept + i);
+      g_assert_cmpstr (line, ==, lines[n - kept + i]);
+    }
+  digest = test_digest (sink);
+  want = sha256_of (text);
+  g_assert_cmpstr (digest, ==, want);
   test_dir_remove (dir);
 }
 
@@ -1211,8 +1277,9 @@ test_app_source_type_set_while_pushing (void)
   accel_graph_stop (g);
 }
 
-/* a sink whose application does not pull lets the graph stop; with drop it
- * keeps the newest */
+/* a sink whose application does not pull lets the graph stop, and keeps
+ * the frame it waited with for the application; with drop it keeps the
+ * newest */
 static void
 test_app_sink_not_pulled (void)
 {
@@ -1232,7 +1299,16 @@ test_app_sink_not_pulled (void)
   t0 = g_get_monotonic_time ();
   accel_graph_stop (g);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
-  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 2);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+      g_assert_nonnull (buf);
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, i);
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+  g_signal_emit_by_name (sink, "pull-buffer", (gint64)-1, &buf);
+  g_assert_null (buf);
 
   g_object_set (src, "num-buffers", (gint64)20, NULL);
   g_object_set (sink, "drop", TRUE, NULL);
@@ -1243,6 +1319,210 @@ test_app_sink_not_pulled (void)
   g_assert_nonnull (buf);
   g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, 18);
   accel_buffer_unref (buf);
+}
+
+/* a graph of @n frames (at least 4) into an app-sink of 2 buffers,
+ * started, with the application pulling nothing yet: once this returns,
+ * the sink waits for room with frame 2, frames 0 and 1 queued (the source
+ * has handed on those, frame 2, and frame 3 to the sink's mailbox of 1) */
+static AccelGraph *
+start_sink_behind (gint64 n, AccelStage **src, AccelStage **sink)
+{
+  AccelGraph *g = accel_graph_new ("behind");
+  g_autoptr (GError) error = NULL;
+
+  *src = accel_test_stage (g, "core.test-source", "src");
+  *sink = accel_test_stage (g, "io.app-sink", "sink");
+  g_object_set (*src, "shape", "16", "num-buffers", n, NULL);
+  g_object_set (*sink, "max-buffers", 2, "mailbox-size", 1, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  accel_test_wait_processed (*src, 4);
+  return g;
+}
+
+/* waits until the sink of start_sink_behind() has taken frame 2 after all
+ * (a parameter change or a flush came first), or its graph has failed */
+static void
+wait_frame_2_taken (AccelStage *sink)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (accel_stage_get_n_processed (sink) < 3
+         && !accel_stage_graph_has_failed (sink))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_usleep (200);
+    }
+}
+
+/* the sequence numbers of what pull-buffer gives until the end */
+static GArray *
+pull_sequences (AccelStage *sink)
+{
+  GArray *seqs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  AccelBuffer *buf = NULL;
+
+  for (;;)
+    {
+      guint64 seq;
+
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)-1, &buf);
+      if (!buf)
+        return seqs;
+      seq = accel_buffer_get_sequence (buf);
+      g_array_append_val (seqs, seq);
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+}
+
+static void
+set_drop_async (AccelStage *sink, gboolean drop)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_BOOLEAN);
+  g_value_set_boolean (&v, drop);
+  g_assert_true (accel_stage_set_param_async (sink, "drop", &v));
+  g_value_unset (&v);
+}
+
+/* a parameter change while the application is behind is run at once; the
+ * frame the sink waited with is not lost, nor the graph failed ("stopped
+ * while the application held all 2 buffers") */
+static void
+test_app_sink_param_while_behind (void)
+{
+  AccelStage *src, *sink;
+  g_autoptr (AccelGraph) g = start_sink_behind (50, &src, &sink);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) seqs = NULL;
+  guint64 dropped = 1;
+
+  set_drop_async (sink, FALSE);
+  wait_frame_2_taken (sink);
+  seqs = pull_sequences (sink);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (seqs->len, ==, 50);
+  for (guint i = 0; i < seqs->len; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
+  g_object_get (sink, "n-dropped", &dropped, NULL);
+  g_assert_cmpuint (dropped, ==, 0);
+  accel_graph_stop (g);
+}
+
+/* an application that falls behind switches its sink to drop: the run goes
+ * on, every frame pulled or counted as dropped */
+static void
+test_app_sink_drop_while_behind (void)
+{
+  AccelStage *src, *sink;
+  g_autoptr (AccelGraph) g = start_sink_behind (50, &src, &sink);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) seqs = NULL;
+  guint64 dropped = 0;
+
+  set_drop_async (sink, TRUE);
+  wait_frame_2_taken (sink);
+  seqs = pull_sequences (sink);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_object_get (sink, "n-dropped", &dropped, NULL);
+  g_assert_cmpuint (seqs->len + dropped, ==, 50);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 50);
+  for (guint i = 1; i < seqs->len; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i - 1), <,
+        g_array_index (seqs, guint64, i));
+  g_assert_cmpuint (g_array_index (seqs, guint64, seqs->len - 1), ==, 49);
+  accel_graph_stop (g);
+}
+
+/* a flush while the application is behind drops what waits in the sink's
+ * mailbox, not the frame the sink had taken */
+static void
+test_app_sink_flush_while_behind (void)
+{
+  AccelStage *src, *sink;
+  g_autoptr (AccelGraph) g = start_sink_behind (50, &src, &sink);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) seqs = NULL;
+
+  accel_stage_flush_async (sink);
+  wait_frame_2_taken (sink);
+  seqs = pull_sequences (sink);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (seqs->len, ==, accel_stage_get_n_processed (sink));
+  g_assert_cmpuint (seqs->len, >=, 3);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
+  for (guint i = 1; i < seqs->len; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i - 1), <,
+        g_array_index (seqs, guint64, i));
+  g_assert_cmpuint (g_array_index (seqs, guint64, seqs->len - 1), ==, 49);
+  accel_graph_stop (g);
+}
+
+/* a parameter change for @sink, which takes it between frames: the value
+ * read back says when */
+static void
+set_max_restarts_async (AccelStage *sink, guint n)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_UINT);
+  g_value_set_uint (&v, n);
+  g_assert_true (accel_stage_set_param_async (sink, "max-restarts", &v));
+  g_value_unset (&v);
+}
+
+static void
+wait_max_restarts (AccelStage *sink, guint n)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  guint now = 0;
+
+  for (;;)
+    {
+      g_object_get (sink, "max-restarts", &now, NULL);
+      if (now == n)
+        return;
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_usleep (200);
+    }
+}
+
+/* frames set aside when the stream ends: the end waits for them, and a
+ * pull gets every frame, then the end */
+static void
+test_app_sink_end_while_aside (void)
+{
+  AccelStage *src, *sink;
+  g_autoptr (AccelGraph) g = start_sink_behind (4, &src, &sink);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) seqs = NULL;
+  gboolean eos = FALSE;
+
+  /* frame 2 goes aside; frame 3, the last, waits for room behind it */
+  set_max_restarts_async (sink, 7);
+  wait_frame_2_taken (sink);
+  wait_max_restarts (sink, 7);
+  /* frame 3 goes aside too, and the stream ends with both aside (or, when
+   * the change comes before the sink takes frame 3, that waits for room
+   * as before: the same frames come either way) */
+  set_max_restarts_async (sink, 8);
+  wait_max_restarts (sink, 8);
+  seqs = pull_sequences (sink);
+  g_assert_cmpuint (seqs->len, ==, 4);
+  for (guint i = 0; i < seqs->len; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
+  g_object_get (sink, "eos", &eos, NULL);
+  g_assert_true (eos);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  accel_graph_stop (g);
 }
 
 /* the GStreamer bridge */
@@ -1743,6 +2023,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/raw-file/disk-full", test_raw_sink_disk_full);
   g_test_add_func ("/io/raw-file/rerun", test_raw_sink_rerun);
   g_test_add_func ("/io/checksum-sink/rerun", test_checksum_sink_rerun);
+  g_test_add_func (
+      "/io/checksum-sink/last-records", test_checksum_sink_last_records);
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);
   g_test_add_func (
@@ -1761,6 +2043,14 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/app/type-set-while-pushing", test_app_source_type_set_while_pushing);
   g_test_add_func ("/io/app/sink-not-pulled", test_app_sink_not_pulled);
+  g_test_add_func (
+      "/io/app/sink-param-while-behind", test_app_sink_param_while_behind);
+  g_test_add_func (
+      "/io/app/sink-drop-while-behind", test_app_sink_drop_while_behind);
+  g_test_add_func (
+      "/io/app/sink-flush-while-behind", test_app_sink_flush_while_behind);
+  g_test_add_func (
+      "/io/app/sink-end-while-aside", test_app_sink_end_while_aside);
 #ifdef ACCEL_IO_HAVE_GST
   g_test_add_func ("/io/gst-source/count", test_gst_source_count);
   g_test_add_func ("/io/gst-source/pixels", test_gst_source_pixels);
