@@ -254,7 +254,7 @@ accel_buffer_new_wrapped (AccelDevice *device, const AccelType *type,
  *
  * Returns: (transfer full): a buffer of @type in %ACCEL_MEMORY_HOST on the
  * host device, or %NULL with %ACCEL_ERROR_INVALID_INPUT when @bytes is not
- * the size of @type. MT safe.
+ * the size of @type, or @type's size overflows a #gsize. MT safe.
  */
 AccelBuffer *
 accel_buffer_new_from_bytes (
@@ -269,13 +269,24 @@ accel_buffer_new_from_bytes (
   host_type = *type;
   host_type.memory = ACCEL_MEMORY_HOST;
   size = g_bytes_get_size (bytes);
-  if (!accel_type_get_size_checked (&host_type, &want) || size != want)
+  if (!accel_type_get_size_checked (&host_type, &want))
+    goto size_overflows;
+  if (size != want)
     goto wrong_size;
   return accel_buffer_new_wrapped (accel_device_get_host (), &host_type,
       (gpointer)g_bytes_get_data (bytes, NULL), size,
       (GDestroyNotify)g_bytes_unref, g_bytes_ref (bytes));
 
   /* ERRORS */
+size_overflows:
+  {
+    g_autofree gchar *name = accel_type_to_string (&host_type);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "%" G_GSIZE_FORMAT " bytes are no buffer of type %s: its size "
+        "overflows",
+        size, name);
+    return NULL;
+  }
 wrong_size:
   {
     g_autofree gchar *name = accel_type_to_string (&host_type);

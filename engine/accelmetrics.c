@@ -17,6 +17,8 @@ typedef struct
   const char *kind;
   const char *state;
   guint64 frames, dropped, restarts, skipped, lost;
+  guint64
+      withheld; /* frames it withheld (ACCEL_FLOW_SKIP) or committed before */
   guint queue_now, queue_max;
   gint64 p50_ns, p99_ns;
   AccelHistogram latency;
@@ -94,9 +96,9 @@ find_snapshot (GPtrArray *stages, Snapshot *snap, AccelStage *stage)
 }
 
 /* the frames @sink has still to finish: what the sources upstream of it
- * produced, less what it finished and what the stages between them
- * skipped or dropped (those never come). Graphs of independent branches
- * are each held to their own sources */
+ * produced, less what it finished (or had committed before) and what the
+ * stages between them skipped, dropped or withheld (those never come). Graphs
+ * of independent branches are each held to their own sources */
 static guint64
 sink_in_flight (AccelGraph *graph, Snapshot *snap, AccelStage *sink)
 {
@@ -118,13 +120,29 @@ sink_in_flight (AccelGraph *graph, Snapshot *snap, AccelStage *sink)
       if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SOURCE)
         produced = MAX (produced, st->frames);
       else if (stage != sink)
-        gone += st->skipped + st->dropped;
+        gone += st->skipped + st->dropped + st->withheld;
       for (guint l = 0; l < wiring->len; l++)
         if (g_array_index (wiring, GraphLink, l).dst == stage)
           g_ptr_array_add (todo, g_array_index (wiring, GraphLink, l).src);
     }
-  gone += mine->skipped + mine->dropped + mine->frames;
+  gone += mine->skipped + mine->dropped + mine->withheld + mine->frames;
   return produced > gone ? produced - gone : 0;
+}
+
+/* the order take_snapshot() reads the counters of each kind of stage in:
+ * downstream first */
+static guint
+counter_pass (AccelStageKind kind)
+{
+  switch (kind)
+    {
+    case ACCEL_STAGE_SINK:
+      return 0;
+    case ACCEL_STAGE_SOURCE:
+      return 2;
+    default:
+      return 1;
+    }
 }
 
 static void
@@ -136,25 +154,39 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
   snap->stages = g_array_new (FALSE, TRUE, sizeof (StageSnapshot));
   snap->pools = g_array_new (FALSE, TRUE, sizeof (PoolSnapshot));
   snap->devices = g_array_new (FALSE, TRUE, sizeof (DeviceSnapshot));
+  g_array_set_size (snap->stages, stages->len);
+
+  /* the counters frames in flight come from are read first, together, and
+   * sinks before sources: a sink read after its sources, or with the rest
+   * of this work in between, could have finished more frames than they
+   * were read to have produced, and the frames in flight read 0 */
+  for (guint pass = 0; pass < 3; pass++)
+    for (guint i = 0; i < stages->len; i++)
+      {
+        AccelStage *stage = stages->pdata[i];
+        StageSnapshot *s = &g_array_index (snap->stages, StageSnapshot, i);
+
+        if (counter_pass (accel_stage_get_stage_kind (stage)) != pass)
+          continue;
+        s->frames = accel_stage_get_n_processed (stage);
+        s->dropped = accel_stage_get_n_dropped (stage);
+        s->skipped = accel_stage_get_n_skipped (stage);
+        s->withheld = accel_stage_get_n_withheld (stage);
+      }
 
   for (guint i = 0; i < stages->len; i++)
     {
       AccelStage *stage = stages->pdata[i];
-      AccelStageKind kind = accel_stage_get_stage_kind (stage);
-      StageSnapshot s = { 0 };
+      StageSnapshot *s = &g_array_index (snap->stages, StageSnapshot, i);
 
-      s.stage = stage;
-      s.kind = kind_name (kind);
-      s.state = accel_stage_get_state_name (stage);
-      s.frames = accel_stage_get_n_processed (stage);
-      s.dropped = accel_stage_get_n_dropped (stage);
-      s.restarts = accel_stage_get_n_restarts (stage);
-      s.skipped = accel_stage_get_n_skipped (stage);
-      s.lost = accel_stage_get_n_lost (stage);
-      accel_stage_get_queue_depth (stage, &s.queue_now, &s.queue_max);
-      accel_stage_get_latency (stage, &s.p50_ns, &s.p99_ns);
-      s.is_sink = accel_stage_get_histograms (stage, &s.latency, &s.e2e);
-      g_array_append_val (snap->stages, s);
+      s->stage = stage;
+      s->kind = kind_name (accel_stage_get_stage_kind (stage));
+      s->state = accel_stage_get_state_name (stage);
+      s->restarts = accel_stage_get_n_restarts (stage);
+      s->lost = accel_stage_get_n_lost (stage);
+      accel_stage_get_queue_depth (stage, &s->queue_now, &s->queue_max);
+      accel_stage_get_latency (stage, &s->p50_ns, &s->p99_ns);
+      s->is_sink = accel_stage_get_histograms (stage, &s->latency, &s->e2e);
 
       for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
         {
@@ -194,13 +226,33 @@ snapshot_clear (Snapshot *snap)
   g_array_unref (snap->devices);
 }
 
+/* appends @value (%NULL: empty, as in accel_graph_to_dot()) escaped: each
+ * run of valid UTF-8 by @append_run, each other byte as \xNN with its
+ * backslash escaped, in Prometheus text and JSON alike. Names are not
+ * checked for UTF-8 (a graph is named after its file's path), and both
+ * formats must be UTF-8; this keeps the byte, read back as `\xNN` */
+static void
+append_utf8 (GString *s, const char *value,
+    void (*append_run) (GString *s, const char *run, const char *end))
+{
+  const char *p = value ? value : "", *end;
+
+  while (!g_utf8_validate (p, -1, &end))
+    {
+      append_run (s, p, end);
+      g_string_append_printf (s, "\\\\x%02x", (guchar)*end);
+      p = end + 1;
+    }
+  append_run (s, p, end);
+}
+
 /* Prometheus */
 
 /* a label value: backslash, double quote and newline escaped */
 static void
-append_label (GString *s, const char *value)
+append_label_run (GString *s, const char *run, const char *end)
 {
-  for (const char *p = value; *p; p++)
+  for (const char *p = run; p < end; p++)
     {
       if (*p == '\\' || *p == '"')
         g_string_append_c (s, '\\');
@@ -209,6 +261,12 @@ append_label (GString *s, const char *value)
       else
         g_string_append_c (s, *p);
     }
+}
+
+static void
+append_label (GString *s, const char *value)
+{
+  append_utf8 (s, value, append_label_run);
 }
 
 static void
@@ -489,10 +547,9 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
 /* JSON */
 
 static void
-append_json_string (GString *s, const char *value)
+append_json_run (GString *s, const char *run, const char *end)
 {
-  g_string_append_c (s, '"');
-  for (const char *p = value; *p; p++)
+  for (const char *p = run; p < end; p++)
     {
       guchar c = (guchar)*p;
       if (c == '"' || c == '\\')
@@ -502,6 +559,14 @@ append_json_string (GString *s, const char *value)
       else
         g_string_append_c (s, (gchar)c);
     }
+}
+
+/* a JSON string; %NULL (a stage class without a kind name) as "" */
+static void
+append_json_string (GString *s, const char *value)
+{
+  g_string_append_c (s, '"');
+  append_utf8 (s, value, append_json_run);
   g_string_append_c (s, '"');
 }
 

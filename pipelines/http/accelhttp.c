@@ -180,18 +180,22 @@ reply (SoupServerMessage *msg, const char *type, gchar *body)
 }
 
 /* before a request's body is read: the server takes GET and HEAD without
- * a body only. Anything else is answered at once on the connection, taken
- * from the server and closed: the body is never read, so a client cannot
- * make the server hold a body of any size */
+ * a body only (a Content-Length of 0 at most). Anything else is answered at
+ * once on the connection, taken from the server and closed: the body is never
+ * read, so a client cannot make the server hold a body of any size */
 static void
 on_early_request (SoupServer *server, SoupServerMessage *msg, const char *path,
     GHashTable *query, gpointer user_data)
 {
   const char *method = soup_server_message_get_method (msg);
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  SoupEncoding encoding = soup_message_headers_get_encoding (headers);
+  /* any length but 0 has a body: libsoup gives one that does not fit
+   * (-1, past 2^63) as -1 */
   gboolean body
-      = soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CHUNKED
-        || soup_message_headers_get_content_length (headers) > 0;
+      = encoding != SOUP_ENCODING_NONE
+        && (encoding != SOUP_ENCODING_CONTENT_LENGTH
+            || soup_message_headers_get_content_length (headers) != 0);
   gboolean readable
       = g_str_equal (method, "GET") || g_str_equal (method, "HEAD");
   g_autoptr (GIOStream) stream = NULL;
@@ -217,6 +221,12 @@ on_request (SoupServer *server, SoupServerMessage *msg, const char *path,
   const char *method = soup_server_message_get_method (msg);
 
   g_debug ("%s %s", method, path);
+  /* libsoup before 3.3.0 never closes a kept-alive connection its client
+   * closed: one socket leaked per connection, until the descriptors run
+   * out. Connection: close has the server close it after the answer */
+  if (!soup_check_version (3, 3, 0))
+    soup_message_headers_replace (
+        soup_server_message_get_response_headers (msg), "Connection", "close");
   if (!g_str_equal (method, "GET") && !g_str_equal (method, "HEAD"))
     {
       soup_server_message_set_status (

@@ -262,6 +262,24 @@ test_bytes (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
 }
 
+/* a type whose size overflows a gsize is refused as such: the message has
+ * no byte count for it (it once printed an uninitialised one) */
+static void
+test_bytes_size_overflows (void)
+{
+  static const gint64 dims[]
+      = { G_GINT64_CONSTANT (1) << 32, G_GINT64_CONSTANT (1) << 32 };
+  g_autoptr (GBytes) bytes = g_bytes_new_static ("", 0);
+  g_autoptr (GError) error = NULL;
+  AccelType t;
+
+  accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+  g_assert_null (accel_buffer_new_from_bytes (&t, bytes, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_suffix (error->message, ": its size overflows"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -273,6 +291,7 @@ main (int argc, char **argv)
   g_test_add_func ("/buffer/stale-generation", test_stale_generation);
   g_test_add_func ("/buffer/wrapped", test_wrapped);
   g_test_add_func ("/buffer/bytes", test_bytes);
+  g_test_add_func ("/buffer/bytes-size-overflows", test_bytes_size_overflows);
   g_test_add_func ("/pool/starts-zeroed", test_starts_zeroed);
   return g_test_run ();
 }

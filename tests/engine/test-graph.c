@@ -406,6 +406,24 @@ test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
   accel_graph_stop (f->graph);
 }
 
+/* frames a stage withholds (ACCEL_FLOW_SKIP) never reach the sink: they
+ * are not in flight once the run is over */
+static void
+test_in_flight_withheld (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *k;
+
+  source (f, "src", 40, "16");
+  k = add (f, "test.failer", "k");
+  add (f, "core.null-sink", "out");
+  g_object_set (k, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "out");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (frames_in_flight (f->graph), ==, 0);
+}
+
 /* a stage's frame counter in /stats.json's terms */
 static guint64
 json_frames (Json *json, const char *stage)
@@ -1310,6 +1328,8 @@ main (int argc, char **argv)
       graph_set_up, test_fan_out_fan_in_eos, graph_tear_down);
   g_test_add ("/graph/fan-in-ends-with-shortest", GraphFixture, "shortest",
       graph_set_up, test_fan_in_ends_with_shortest, graph_tear_down);
+  g_test_add ("/graph/in-flight-withheld", GraphFixture, "withheld",
+      graph_set_up, test_in_flight_withheld, graph_tear_down);
   g_test_add ("/graph/in-flight-per-branch", GraphFixture, "branches",
       graph_set_up, test_in_flight_per_branch, graph_tear_down);
   g_test_add ("/graph/metrics-read-sinks-first", GraphFixture, "fast",

@@ -4,7 +4,9 @@
 
   test-http.py metrics   /metrics passes promtool and holds the expected
                          series; /stats.json's frame counter moves; / draws
-                         the graph; other paths are 404
+                         the graph; other paths are 404; requests with a
+                         body are refused before it; connections kept
+                         alive leave no socket behind
   test-http.py page      the live page in headless Chromium: the stage names
                          and a frame counter that moves between two loads;
                          a screenshot is kept and its path printed
@@ -15,6 +17,7 @@ frame 2000, which is skipped: the skip shows in /metrics and on the page.
 Without promtool or chromium it skips (77), except under CI, which installs
 them (.ci/run): there their absence fails the test.
 """
+import http.client
 import json
 import os
 import re
@@ -116,7 +119,7 @@ def sample(text, name, **labels):
     return None
 
 
-def test_metrics(url):
+def test_metrics(proc, url):
     promtool = need("promtool")
     time.sleep(1.0)  # past the sink's warm-up
     status, ctype, text = get(url + "metrics")
@@ -188,6 +191,7 @@ def test_metrics(url):
         check("<pre>digraph" in page, "the page shows the DOT as text")
     check(get(url + "page.js")[0] == 200, "/page.js is served")
     check_refused_early(url)
+    check_connections_closed(proc, url)
     check_port_taken(url)
     try:
         get(url + "no-such-page")
@@ -201,7 +205,10 @@ def raw_request(url, head):
     host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         sock.sendall(head.encode())
-        reply = sock.makefile("rb").readline().decode()
+        try:
+            reply = sock.makefile("rb").readline().decode()
+        except socket.timeout:
+            return "(no answer within 10 s)"
     return reply.strip()
 
 
@@ -217,7 +224,60 @@ def check_refused_early(url):
                        "Content-Length: 1000000\r\n\r\n")
     check(line.startswith("HTTP/1.1 413"),
           "a GET with a body is refused before it: %s" % line)
-    check(time.monotonic() - t0 < 5, "both answered at once")
+    # libsoup takes a length it cannot parse for -1: a body all the same
+    for length in ("-1", "18446744073709551615", "99999999999999999999999"):
+        line = raw_request(url, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                           "Content-Length: %s\r\n\r\n" % length)
+        check(line.startswith("HTTP/1.1 413"),
+              "a GET of length %s is refused before its body: %s"
+              % (length, line))
+    line = raw_request(url, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\n")
+    check(line.startswith("HTTP/1.1 413"),
+          "a chunked GET is refused before its body: %s" % line)
+    check(time.monotonic() - t0 < 5, "all answered at once")
+    line = raw_request(url, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                       "Content-Length: 0\r\n\r\n")
+    check(line.startswith("HTTP/1.1 200"),
+          "a GET of length 0 is answered: %s" % line)
+
+
+def sockets(pid):
+    """the sockets open in process @pid and its children."""
+    n = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+            n += sum(sockets(int(child)) for child in f.read().split())
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
+        except FileNotFoundError:
+            pass
+    return n
+
+
+def check_connections_closed(proc, url):
+    """connections kept alive and closed by their client are closed by the
+    server too (libsoup before 3.3.0 kept each open, until the descriptors
+    ran out)."""
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    before = sockets(proc.pid)
+    for _ in range(100):
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        conn.request("GET", "/metrics")  # HTTP/1.1: kept alive by default
+        reply = conn.getresponse()
+        reply.read()
+        conn.close()
+        if reply.status != 200:
+            fail("a kept-alive request got %d" % reply.status)
+    # the server closes its end as it gets to it: wait a while for that
+    deadline = time.monotonic() + 30
+    while sockets(proc.pid) > before + 10 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    after = sockets(proc.pid)
+    check(after <= before + 10,
+          "100 connections closed by their client leave no socket open: "
+          "%d sockets before, %d after" % (before, after))
 
 
 def check_port_taken(url):
@@ -261,7 +321,7 @@ def frames_in_dom(dom, stage):
     return int(cell.group(1)) if cell else None
 
 
-def test_page(url):
+def test_page(proc, url):
     browser = need("chromium")
     with tempfile.TemporaryDirectory() as profile:
         first = chromium(browser, profile, "--dump-dom", url)
@@ -310,7 +370,7 @@ def main():
         need("promtool")
     proc, url = start()
     try:
-        (test_page if mode == "page" else test_metrics)(url)
+        (test_page if mode == "page" else test_metrics)(proc, url)
     except SystemExit:
         proc.kill()
         raise
