@@ -52,11 +52,12 @@ gint64 accel_supervisor_progress_mark (const char *state_dir);
  * (accel_supervisor_interrupted()), passes it on to the workers added as
  * ACCEL_SUPERVISOR_INTERRUPT (a terminal's Ctrl-C reaches them itself too,
  * as they share its process group: a worker takes the two as one) and
- * starts no new worker after it. SIGTERM (a service manager's stop) is
- * taken as SIGINT. The handlers it replaces in @previous */
+ * starts no new worker after it. SIGTERM (a service manager's stop) and
+ * SIGHUP (a terminal closed) are taken as SIGINT. The handlers it
+ * replaces in @previous */
 typedef struct
 {
-  struct sigaction sigint, sigterm;
+  struct sigaction sigint, sigterm, sighup;
 } AccelSupervisorHandlers;
 void accel_supervisor_begin (AccelSupervisorHandlers *previous);
 void accel_supervisor_end (const AccelSupervisorHandlers *previous);

@@ -115,7 +115,17 @@ gchar *
 accel_graph_fingerprint (AccelGraph *graph)
 {
   GString *s = g_string_new (FINGERPRINT_HEADER);
+  AccelWorld *world = accel_world_get_default ();
 
+  /* collectives over another number of ranks make other frames. Only
+   * worlds have the line: state directories of lone processes made
+   * before it still resume */
+  if (world)
+    {
+      g_autofree gchar *size
+          = g_strdup_printf ("%u", accel_world_get_size (world));
+      append_line (s, "world", size, NULL);
+    }
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
@@ -206,6 +216,8 @@ describe_key (const char *key, gchar **kind_key)
     return g_strdup_printf ("stage '%s' output '%s' type", f[1], f[2]);
   if (n == 3 && g_str_equal (f[0], "link"))
     return g_strdup_printf ("link %s -> %s", f[1], f[2]);
+  if (n == 1 && g_str_equal (f[0], "world"))
+    return g_strdup ("the world's number of ranks");
   return g_strdup (key);
 }
 
@@ -244,7 +256,7 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
             g_strdup_printf ("%s was of kind %s, now %s", what, old, new));
       else if (!kind_key && !old)
         g_ptr_array_add (changes, g_strdup_printf ("%s was added", what));
-      else if (same_kind (was, now, kind_key))
+      else if (!kind_key || same_kind (was, now, kind_key))
         g_ptr_array_add (changes, g_strdup_printf ("%s was %s, now %s", what,
                                       old ? old : "not there", new));
     }

@@ -126,6 +126,7 @@ accel_supervisor_begin (AccelSupervisorHandlers *previous)
   /* killed by it, the supervisor left its temporary state behind and
    * its workers stopped at once */
   sigaction (SIGTERM, &note, &previous->sigterm);
+  sigaction (SIGHUP, &note, &previous->sighup);
 }
 
 void
@@ -133,6 +134,7 @@ accel_supervisor_end (const AccelSupervisorHandlers *previous)
 {
   sigaction (SIGINT, &previous->sigint, NULL);
   sigaction (SIGTERM, &previous->sigterm, NULL);
+  sigaction (SIGHUP, &previous->sighup, NULL);
 }
 
 gboolean
@@ -381,7 +383,7 @@ run_workers (const char *const *argv, guint max_restarts,
           return FALSE;
         }
       if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
-        why = g_strdup ("its CUDA context was poisoned");
+        why = g_strdup ("its CUDA context or its communicator was poisoned");
       else if (WIFSIGNALED (status))
         why = g_strdup_printf ("it was killed by signal %d (%s)",
             WTERMSIG (status), g_strsignal (WTERMSIG (status)));

@@ -365,7 +365,8 @@ early_signals_thread (gpointer data)
 static void
 early_signals_start (Run *run)
 {
-  static const int signals[] = { SIGINT, SIGTERM };
+  /* SIGHUP too: a terminal closed under the run */
+  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
 
   early.context = g_main_context_new ();
   early.loop = g_main_loop_new (early.context, FALSE);
@@ -1245,6 +1246,10 @@ main (int argc, char **argv)
    * harmlessly, --stats=- and a sink writing to it as errors. Workers
    * inherit it */
   signal (SIGPIPE, SIG_IGN);
+  /* past a file size limit (ulimit -f) a write fails with "File too large"
+   * and the sink says which frame, where the signal killed the run with a
+   * frame cut short */
+  signal (SIGXFSZ, SIG_IGN);
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,

@@ -44,6 +44,9 @@ typedef struct
   AccelStage *stage; /* NULL when it could not be made */
   gboolean link_failed;
   gboolean other_rank; /* its ranks leave this one out: no stage here */
+  guint n_ranks;       /* the ranks that run it */
+  gchar *shared_file;  /* a file it writes whose name has no {rank} */
+  yaml_mark_t shared_mark;
 } Decl;
 
 /* one end of a link: "stage" or "stage.port" */
@@ -794,7 +797,8 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
 /* whether a stage's `ranks: [0, 2]` (absent: every rank) holds this
  * process's rank in its world; a process that runs alone is rank 0 of 1 */
 static gboolean
-in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
+in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank,
+    guint *n_ranks)
 {
   AccelWorld *world = accel_world_get_default ();
   guint rank = world ? accel_world_get_rank (world) : 0;
@@ -802,6 +806,7 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
   gboolean found = FALSE, ok = TRUE;
 
   *other_rank = FALSE;
+  *n_ranks = size;
   if (!n || is_null (n))
     return TRUE;
   if (!expect (l, n, YAML_SEQUENCE_NODE, "a list of ranks"))
@@ -844,10 +849,45 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank)
         }
       found |= r == rank;
     }
+  *n_ranks = (guint)(n->data.sequence.items.top - n->data.sequence.items.start);
   *other_rank = ok && !found;
   if (*other_rank)
     g_debug ("stage '%s': not on rank %u", name, rank);
   return ok;
+}
+
+/* the file a stage that writes files (location) is given: one with no
+ * {rank} in its name is written by every rank that runs the stage */
+static void
+note_file (Decl *decl, const char *param, const char *text, yaml_mark_t mark)
+{
+  if (!g_str_equal (param, "location")
+      || !G_TYPE_CHECK_INSTANCE_TYPE (decl->stage, ACCEL_TYPE_FILE_OUTPUT))
+    return;
+  g_clear_pointer (&decl->shared_file, g_free);
+  if (strstr (text, "{rank}") || g_str_equal (text, "/dev/null"))
+    return;
+  decl->shared_file = g_strdup (text);
+  decl->shared_mark = mark;
+}
+
+/* ranks writing one file interleave their frames in it, as they would
+ * --stats and --dot's */
+static void
+check_shared_files (Loader *l)
+{
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+
+      if (decl->stage && decl->shared_file && decl->n_ranks > 1)
+        report (l, decl->shared_mark,
+            "stage '%s' (%s): each of the %u ranks that run it would write "
+            "%s; put {rank} in the file's name, or run it on one rank "
+            "(ranks: [0])",
+            decl->name, accel_stage_get_kind_name (decl->stage), decl->n_ranks,
+            decl->shared_file);
+    }
 }
 
 static void
@@ -896,7 +936,8 @@ load_stage (Loader *l, yaml_node_t *map)
     }
   if (!expect (l, kind_n, YAML_SCALAR_NODE, "a stage's kind"))
     return;
-  if (!in_ranks (l, lookup (l, map, "ranks"), name, &decl->other_rank)
+  if (!in_ranks (
+          l, lookup (l, map, "ranks"), name, &decl->other_rank, &decl->n_ranks)
       || decl->other_rank)
     return;
   decl->stage = make_stage (l, scalar (kind_n), name, kind_n->start_mark);
@@ -953,6 +994,8 @@ load_stage (Loader *l, yaml_node_t *map)
             report (l, at_value ? v->start_mark : k->start_mark, "%s", problem);
           else
             warn_deprecated (l, k, decl->stage);
+          if (!problem)
+            note_file (decl, scalar (k), scalar (v), v->start_mark);
         }
     }
 
@@ -966,6 +1009,7 @@ decl_free (gpointer data)
   Decl *decl = data;
 
   g_free (decl->name);
+  g_free (decl->shared_file);
   g_clear_object (&decl->stage);
   g_free (decl);
 }
@@ -1328,6 +1372,8 @@ apply_override (Loader *l, const char *setting)
     {
       gboolean at_value;
       problem = set_param (decl->stage, dot + 1, value, &at_value);
+      if (!problem)
+        note_file (decl, dot + 1, value, decl->mark);
     }
   if (problem)
     report_override (l, setting, problem);
@@ -1434,6 +1480,7 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
       g_debug ("--set %s", overrides[i]);
       apply_override (l, overrides[i]);
     }
+  check_shared_files (l);
   check_inputs (l);
 }
 

@@ -615,7 +615,7 @@ worker_main (void)
 
 /* the supervisor's message for each worker it replaces */
 #define KILLED "it was killed by signal 9 (*)"
-#define POISONED "its CUDA context was poisoned"
+#define POISONED "its CUDA context or its communicator was poisoned"
 
 static void
 expect_restart (guint worker, const char *why)
@@ -787,7 +787,8 @@ test_supervisor_gives_up (void)
   g_test_assert_expected_messages ();
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
   g_assert_cmpstr (error->message, ==,
-      "worker 3 stopped because its CUDA context was poisoned; already "
+      "worker 3 stopped because its CUDA context or its communicator was "
+      "poisoned; already "
       "restarted 2 times within 10000 ms, giving up");
   g_clear_error (&error);
 
@@ -846,7 +847,8 @@ test_supervisor_gives_up_without_progress (void)
   g_test_assert_expected_messages ();
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED);
   g_assert_cmpstr (error->message, ==,
-      "worker 4 stopped because its CUDA context was poisoned; the last 4 "
+      "worker 4 stopped because its CUDA context or its communicator was "
+      "poisoned; the last 4 "
       "workers stopped before committing a frame, giving up");
   g_unsetenv ("ACCEL_TEST_WORKER_FAILS");
   g_unsetenv ("ACCEL_TEST_WORKER_FAILS_BEFORE");

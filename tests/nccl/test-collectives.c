@@ -664,6 +664,39 @@ test_rank_skips_a_frame (Fixture *f, gconstpointer data)
   world_assert_silent_on (&run, "rebuilding the world");
 }
 
+/* a state directory resumed by another number of ranks: the sums over 2
+ * and 3 ranks were mixed in one file, exit 0; the world's size is in the
+ * fingerprint, and the resume is refused */
+static void
+test_resume_other_world_size (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: sizes\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 4}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: core.checksum-sink, params: {location: "
+        "\"sums-{rank}.txt\"}}\n"
+        "links: [src -> sum -> out]\n";
+  const char *two[]
+      = { "--ranks", "2", "--state-dir", "state", "sizes.yaml", NULL };
+  const char *three[]
+      = { "--ranks", "3", "--state-dir", "state", "sizes.yaml", NULL };
+  g_auto (WorldRun) first = { 0 };
+  g_auto (WorldRun) second = { 0 };
+
+  if (!world_fits (3))
+    return;
+  world_write (f->dir, "sizes.yaml", yaml, strlen (yaml));
+  world_run (&first, f->dir, NULL, two);
+  g_assert_cmpint (first.status, ==, 0);
+  world_run (&second, f->dir, NULL, three);
+  g_assert_cmpint (second.status, ==, 2);
+  world_assert_says (&second, "holds the state of another pipeline: the "
+                              "world's number of ranks was 2, now 3");
+}
+
 /* a rank that skips a frame before a collective: NCCL would pair the other
  * ranks' frame with its next one. The gap (frame 3) or the first frame that
  * differs (frame 0) fails as a lost communicator at once, and the rebuilt
@@ -972,6 +1005,8 @@ main (int argc, char **argv)
       test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
   ADD ("/collectives/rank-skips-a-frame", NULL, test_rank_skips_a_frame);
+  ADD ("/collectives/resume-other-world-size", NULL,
+      test_resume_other_world_size);
   ADD ("/collectives/skip-before-collective/first", GUINT_TO_POINTER (0),
       test_skip_before_collective);
   ADD ("/collectives/skip-before-collective/middle", GUINT_TO_POINTER (3),

@@ -273,6 +273,40 @@ test_validate_world_no_sink (Fixture *f, gconstpointer data)
   world_assert_says (&r, "rank 1 runs no sink");
 }
 
+/* ... and a file that every rank would write: their frames interleaved in
+ * it, exit 0; refused unless {rank} is in its name or one rank runs it */
+static void
+test_validate_world_shared_file (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: shared\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 2}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: io.raw-file-sink, params: {location: "
+        "same.bin}}\n"
+        "  - {name: one, kind: io.raw-file-sink, ranks: [0], params: "
+        "{location: one.bin}}\n"
+        "links: [src -> sum -> out, sum -> one]\n";
+  const char *args[] = { "--ranks", "2", "--validate", "shared.yaml", NULL };
+  const char *ranked[] = { "--ranks", "2", "--validate", "--set",
+    "out.location=out-{rank}.bin", "shared.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+  g_auto (WorldRun) ok = { 0 };
+
+  world_write (f->dir, "shared.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, "shared.yaml:5:60: stage 'out' (io.raw-file-sink): "
+                         "each of the 2 ranks that run it would write "
+                         "same.bin; put {rank} in the file's name, or run it "
+                         "on one rank (ranks: [0])");
+  world_assert_silent_on (&r, "stage 'one'");
+  world_run (&ok, f->dir, NULL, ranked);
+  g_assert_cmpint (ok.status, ==, 0);
+}
+
 static void
 test_rank_never_joins (Fixture *f, gconstpointer data)
 {
@@ -940,6 +974,7 @@ main (int argc, char **argv)
   ADD ("/world/coordinator-ipv6", test_coordinator_ipv6);
   ADD ("/world/validate", test_validate_world);
   ADD ("/world/validate-no-sink", test_validate_world_no_sink);
+  ADD ("/world/validate-shared-file", test_validate_world_shared_file);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),

@@ -41,7 +41,9 @@ apply_limit (gpointer data)
 {
   Limit *l = data;
 
-  signal (SIGXFSZ, SIG_IGN);
+  /* as a shell leaves it: past RLIMIT_FSIZE the signal killed accel-run
+   * with a frame cut short, before it ignored the signal itself */
+  signal (SIGXFSZ, SIG_DFL);
   setrlimit (l->resource, &l->limit);
 }
 
@@ -604,6 +606,13 @@ static void
 test_sigterm (void)
 {
   check_signal_ends_run (SIGTERM);
+}
+
+/* so does SIGHUP (a terminal closed): it killed the run, status 129 */
+static void
+test_sighup (void)
+{
+  check_signal_ends_run (SIGHUP);
 }
 
 /* a second Ctrl-C does not wait for the frames in flight: here the sink
@@ -2287,6 +2296,7 @@ main (int argc, char **argv)
       "/accel-run/stats-stdout-escaped", test_stats_stdout_escaped);
   g_test_add_func ("/accel-run/dot-image", test_dot_image);
   g_test_add_func ("/accel-run/sigterm", test_sigterm);
+  g_test_add_func ("/accel-run/sighup", test_sighup);
   g_test_add_func (
       "/accel-run/sigint-while-joining", test_sigint_while_joining);
   g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
