@@ -373,7 +373,27 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
   if (world && accel_world_get_generation (world) > 0
       && !accel_world_agree_min (world, "resume", &resume, error))
     goto failed_open;
-  resume = common_checkpoint (dir, order, resume);
+  /* ... and start their stateful stages from their state after one frame:
+   * a rank whose checkpoint there is missing (it died as it wrote it)
+   * takes the world back to an earlier one, until every rank lowers the
+   * agreed frame no further */
+  for (guint round = 1;; round++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("resume/%u", round);
+      guint64 lowered = common_checkpoint (dir, order, resume);
+      guint64 agreed = lowered;
+
+      if (!world || accel_world_get_generation (world) == 0)
+        {
+          resume = lowered;
+          break;
+        }
+      if (!accel_world_agree_min (world, name, &agreed, error))
+        goto failed_open;
+      if (agreed == resume)
+        break;
+      resume = agreed;
+    }
   for (guint i = 0; i < order->len; i++)
     {
       AccelStage *stage = order->pdata[i];

@@ -664,6 +664,55 @@ test_rank_skips_a_frame (Fixture *f, gconstpointer data)
   world_assert_silent_on (&run, "rebuilding the world");
 }
 
+/* a stateful stage on rank 1 only, and rank 1 killed before its first
+ * checkpoint: rank 1 must start over from frame 0 while rank 0's sink had
+ * committed frames, and each rank resumed where its own checkpoints said,
+ * apart, in every generation until the run gave up. The ranks agree on
+ * the frame their checkpoints allow, and the output is a clean run's */
+static void
+test_checkpoint_on_one_rank (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: asym\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {format: RGBA8, "
+        "width: 32, height: 16, num-buffers: 40}}\n"
+        "  - {name: fx, kind: realtime.effects, ranks: [1], params: "
+        "{effects: echo}}\n"
+        "  - {name: pass, kind: core.scale, ranks: [0], params: {scale: 1}}\n"
+        "  - {name: sum, kind: nccl.all-reduce, params: {op: max}}\n"
+        "  - {name: out, kind: core.checksum-sink, params: {location: "
+        "\"sums-{rank}.txt\"}}\n"
+        "links: [src -> fx, src -> pass, fx -> sum, pass -> sum, sum -> "
+        "out]\n";
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=fx:crash:20:1", NULL };
+  const char *args[] = { "--ranks", "2", "asym.yaml", NULL };
+  const char *clean_args[] = { "--ranks", "2", "--set",
+    "out.location=clean-{rank}.txt", "asym.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+  g_auto (WorldRun) clean = { 0 };
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "asym.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, env, args);
+  g_assert_cmpint (run.status, ==, 0);
+  world_assert_says (&run, "rebuilding the world as generation 2");
+  world_run (&clean, f->dir, NULL, clean_args);
+  g_assert_cmpint (clean.status, ==, 0);
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("sums-%u.txt", r);
+      g_autofree gchar *clean_name = g_strdup_printf ("clean-%u.txt", r);
+      gsize len, clean_len;
+      g_autofree gchar *got = world_read (f->dir, name, &len);
+      g_autofree gchar *want = world_read (f->dir, clean_name, &clean_len);
+
+      g_assert_cmpmem (got, len, want, clean_len);
+    }
+}
+
 /* a state directory resumed by another number of ranks: the sums over 2
  * and 3 ranks were mixed in one file, exit 0; the world's size is in the
  * fingerprint, and the resume is refused */
@@ -1005,6 +1054,8 @@ main (int argc, char **argv)
       test_coordinator_rank_killed);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
   ADD ("/collectives/rank-skips-a-frame", NULL, test_rank_skips_a_frame);
+  ADD (
+      "/collectives/checkpoint-on-one-rank", NULL, test_checkpoint_on_one_rank);
   ADD ("/collectives/resume-other-world-size", NULL,
       test_resume_other_world_size);
   ADD ("/collectives/skip-before-collective/first", GUINT_TO_POINTER (0),
