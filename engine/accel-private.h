@@ -107,6 +107,8 @@ gboolean accel_stage_negotiate (
     AccelStage *stage, const AccelType *in_types, GError **error);
 void accel_stage_fix_params (AccelStage *stage);
 void accel_stage_leave_graph (AccelStage *stage);
+void accel_stage_set_numbered (AccelStage *stage);
+const char *accel_stage_get_numbered (AccelStage *stage);
 guint64 accel_stage_get_n_withheld (AccelStage *stage);
 void accel_stage_add_link (
     AccelStage *stage, guint out_port, AccelStage *target, guint in_port);

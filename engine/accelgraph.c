@@ -222,8 +222,13 @@ accel_graph_refuse_call (AccelGraph *graph, const char *needs, GError **error)
  *
  * Adds @stage; it runs once the graph starts.
  *
- * Returns: %FALSE when a stage of the same name is already there, or when
- * @stage is in another graph that still exists.
+ * A stage made without a name (accel_stage_new()) is named here after its
+ * kind, numbered as the first free name ("scale0", "scale1", ...).
+ *
+ * Returns: %FALSE when @graph is prepared already, when a stage of the
+ * same name is already there, when the name is empty or holds '.' or '/'
+ * (%ACCEL_ERROR_INVALID_PIPELINE), or when @stage is in another graph that
+ * still exists.
  * Called from the thread that builds the graph, before accel_graph_start().
  */
 gboolean
@@ -249,6 +254,18 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
           accel_graph_get_name (other));
       return FALSE;
     }
+  /* made without a name: its kind's, numbered as the first free here */
+  if (accel_stage_get_numbered (stage))
+    for (guint n = 0;; n++)
+      {
+        g_autofree gchar *name
+            = g_strdup_printf ("%s%u", accel_stage_get_numbered (stage), n);
+
+        if (accel_graph_get_stage (graph, name))
+          continue;
+        g_object_set (stage, "name", name, NULL);
+        break;
+      }
   if (!valid_stage_name (accel_stage_get_name (stage)))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
@@ -642,10 +659,12 @@ accel_graph_start (AccelGraph *graph, GError **error)
   accel_fault_init_from_env ();
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
-  /* counted again against what is open now: other graphs may have
-   * started since this one was prepared */
+  /* a graph prepared before counts its descriptors again against what is
+   * open now: other graphs may have started since */
+  if (graph->state != GRAPH_NEW
+      && !accel_graph_check_descriptors (graph, error))
+    return FALSE;
   if (!accel_graph_prepare (graph, error)
-      || !accel_graph_check_descriptors (graph, error)
       || !(!graph->state_dir || accel_state_dir_open (graph, error)))
     return FALSE;
 
@@ -693,8 +712,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
  *
  * Waits until every sink has seen end of stream (and its GPU work is done),
  * a stage fails or the graph is stopped (accel_graph_stop() from another
- * thread wakes it up at once). Waiting on a graph that was never started is
- * a programming error (a critical, %FALSE): nothing would ever end it.
+ * thread wakes it up at once). A graph that was never started fails at
+ * once (%ACCEL_ERROR_FAILED, saying so): nothing would ever end the wait.
  *
  * A stage's own faults keep their codes (a missed deadline is
  * %ACCEL_ERROR_DEADLINE, a pool that timed out %ACCEL_ERROR_TIMEOUT) and

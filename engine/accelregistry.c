@@ -523,32 +523,12 @@ accel_registry_describe (
   return g_string_free (s, FALSE);
 }
 
-/* "scale0", "scale1", ... for "core.scale": the kind's own name, which a
- * link can address (the namespace's '.' would read as a port), numbered
- * across the process so two never share one */
-static gchar *
-default_stage_name (const char *kind_name)
-{
-  static GMutex lock;
-  static GHashTable *counts;
-  const char *dot = strrchr (kind_name, '.');
-  const char *base = dot ? dot + 1 : kind_name;
-  guint n;
-
-  g_mutex_lock (&lock);
-  if (!counts)
-    counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, base));
-  g_hash_table_insert (counts, g_strdup (base), GUINT_TO_POINTER (n + 1));
-  g_mutex_unlock (&lock);
-  return g_strdup_printf ("%s%u", base, n);
-}
-
 /**
  * accel_stage_new:
  * @kind_name: a registered kind, such as "core.scale"
  * @name: (nullable): the stage's name; %NULL: the kind's name after its
- *   namespace, numbered ("scale0", "scale1", ...)
+ *   namespace ("scale"), numbered in the graph it is added to ("scale0",
+ *   "scale1", ...), which links can address
  * @error: return location for a #GError, or %NULL
  *
  * Creates a stage of a kind in the default registry.
@@ -573,8 +553,12 @@ accel_stage_new (const char *kind_name, const char *name, GError **error)
     }
   if (!name)
     {
-      g_autofree gchar *numbered = default_stage_name (kind_name);
-      return g_object_new (type, "name", numbered, NULL);
+      const char *dot = strrchr (kind_name, '.');
+      AccelStage *stage
+          = g_object_new (type, "name", dot ? dot + 1 : kind_name, NULL);
+
+      accel_stage_set_numbered (stage);
+      return stage;
     }
   return g_object_new (type, "name", name, NULL);
 }

@@ -36,7 +36,13 @@ finish_pending (AccelStage *self, const GError *wait_error)
     }
   accel_stage_clear_frame (&sink->pending);
   /* the frame's fault is supervised as one of process () is: on-fault
-   * decides */
+   * decides. A render () that stopped because the stage is stopping (or
+   * yields) is no fault: that ends the stage as before */
+  if (error && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED))
+    {
+      accel_stage_fail (self, error);
+      return;
+    }
   if (error)
     {
       accel_stage_handle_fault (self, error, sink->pending.sequence);

@@ -77,6 +77,22 @@ accel_stage_leave_graph (AccelStage *stage)
   accel_stage_clear_links (stage);
 }
 
+/* a stage made without a name: the graph it joins numbers its kind's name
+ * (accel_graph_add ()) */
+void
+accel_stage_set_numbered (AccelStage *stage)
+{
+  g_object_set_data_full (G_OBJECT (stage), "accel-numbered",
+      g_strdup (accel_stage_get_name (stage)), g_free);
+}
+
+/* the name a stage made without one is numbered from, or %NULL */
+const char *
+accel_stage_get_numbered (AccelStage *stage)
+{
+  return g_object_get_data (G_OBJECT (stage), "accel-numbered");
+}
+
 /**
  * accel_stage_refuses_param:
  * @stage: a stage
@@ -123,39 +139,37 @@ is_integer_type (GType type)
 }
 
 /* @value into @checked's type. Into an integer, only a value the integer
- * holds as it is: GLib's transforms are C casts, which made NaN 0, 2.9 2
- * and 5e9 705032704 */
+ * holds as it is: GLib's transforms are C casts, which made NaN 0, 2.9 2,
+ * 5e9 705032704 and -1 4294967295 */
 static gboolean
 convert_param_value (const GValue *value, GValue *checked)
 {
   GType from = G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value));
-  gboolean real = from == G_TYPE_FLOAT || from == G_TYPE_DOUBLE;
   g_auto (GValue) back = G_VALUE_INIT;
   g_autofree gchar *was = NULL;
   g_autofree gchar *now = NULL;
-  double d = 0;
+  double d;
 
   if (!is_integer_type (G_VALUE_TYPE (checked)))
     return g_value_transform (value, checked);
-  if (real)
+  if (from != G_TYPE_FLOAT && from != G_TYPE_DOUBLE)
     {
-      d = from == G_TYPE_FLOAT ? g_value_get_float (value)
-                               : g_value_get_double (value);
-      /* past these the cast itself is undefined */
-      if (!isfinite (d) || d <= -0x1p63 || d >= 0x1p64)
+      /* an integer: the same number written both ways */
+      if (!g_value_transform (value, checked))
         return FALSE;
+      was = g_strdup_value_contents (value);
+      now = g_strdup_value_contents (checked);
+      return g_str_equal (was, now);
     }
-  if (!g_value_transform (value, checked))
+  d = from == G_TYPE_FLOAT ? g_value_get_float (value)
+                           : g_value_get_double (value);
+  /* past these the cast itself is undefined */
+  if (!isfinite (d) || d <= -0x1p63 || d >= 0x1p64
+      || !g_value_transform (value, checked))
     return FALSE;
-  /* what the integer holds, back in the value's own type */
-  g_value_init (&back, real ? G_TYPE_DOUBLE : G_VALUE_TYPE (value));
-  if (!g_value_transform (checked, &back))
-    return FALSE;
-  if (real)
-    return g_value_get_double (&back) == d;
-  was = g_strdup_value_contents (value);
-  now = g_strdup_value_contents (&back);
-  return g_str_equal (was, now);
+  /* what the integer holds, back as a double */
+  g_value_init (&back, G_TYPE_DOUBLE);
+  return g_value_transform (checked, &back) && g_value_get_double (&back) == d;
 }
 
 /**

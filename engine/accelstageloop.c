@@ -352,7 +352,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   *t_done = g_get_monotonic_time ();
   if (flow == ACCEL_FLOW_EOS)
     res = ACCEL_FRAME_EOS;
-  else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0)
+  /* a source that skips yields its thread: it made no frame */
+  else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0 && priv->n_in > 0)
     accel_stage_count_withheld (self);
   else if (flow == ACCEL_FLOW_OK
            && (res = priv->role->hand_on (self, &frame, t0, error))

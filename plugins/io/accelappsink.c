@@ -113,6 +113,15 @@ acquire_host_buffer (AccelAppSink *self, gboolean wait, GError **error)
     }
 }
 
+/* @to is frame @sequence, at @from's time */
+static void
+take_timing (AccelBuffer *to, guint64 sequence, AccelBuffer *from)
+{
+  accel_buffer_set_sequence (to, sequence);
+  accel_buffer_set_pts (to, accel_buffer_get_pts (from));
+  accel_buffer_set_duration (to, accel_buffer_get_duration (from));
+}
+
 /* hands the frames set aside to the application, oldest first, while there
  * is room (waiting for it with @wait); what finds none stays aside */
 static gboolean
@@ -132,9 +141,7 @@ hand_on_aside (AccelAppSink *self, gboolean wait, GError **error)
         }
       if (!out)
         return TRUE;
-      accel_buffer_set_sequence (out, accel_buffer_get_sequence (held));
-      accel_buffer_set_pts (out, accel_buffer_get_pts (held));
-      accel_buffer_set_duration (out, accel_buffer_get_duration (held));
+      take_timing (out, accel_buffer_get_sequence (held), held);
       /* host memory both, and @held is whole: its frame was rendered */
       memcpy (accel_buffer_get_data (out), accel_buffer_get_data (held),
           accel_buffer_get_size (held));
@@ -256,7 +263,6 @@ accel_app_sink_stop (AccelStage *stage)
 {
   AccelAppSink *self = ACCEL_APP_SINK (stage);
   AccelBuffer *held;
-  guint n_aside = 0;
 
   if (self->retry)
     g_source_destroy (self->retry);
@@ -271,15 +277,8 @@ accel_app_sink_stop (AccelStage *stage)
     return;
   /* each frame aside was committed: the application gets it, past
    * max-buffers now that nothing more comes */
-  g_mutex_lock (&self->lock);
   while ((held = g_queue_pop_head (&self->aside)))
-    {
-      g_queue_push_tail (&self->queue, held);
-      n_aside++;
-    }
-  g_mutex_unlock (&self->lock);
-  for (guint i = 0; i < n_aside; i++)
-    g_signal_emit (self, signals[SIGNAL_NEW_BUFFER], 0);
+    queue_buffer (self, held);
   set_eos (self);
 }
 
@@ -318,9 +317,7 @@ accel_app_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
           accel_stage_get_name (stage), frame->sequence);
       set_aside = TRUE;
     }
-  accel_buffer_set_sequence (out, frame->sequence);
-  accel_buffer_set_pts (out, accel_buffer_get_pts (in));
-  accel_buffer_set_duration (out, accel_buffer_get_duration (in));
+  take_timing (out, frame->sequence, in);
   if (accel_stage_is_host (stage))
     memcpy (accel_buffer_get_data (out), accel_buffer_get_data (in),
         accel_buffer_get_size (in));

@@ -345,6 +345,26 @@ accel_gst_pipeline_set_state_within (
 }
 
 /**
+ * accel_gst_set_start_timeout_error:
+ * @error: return location for a #GError, or %NULL
+ * @timeout_ms: the timeout that ran out
+ * @option: the parameter that set it
+ * @example: an element that would block so
+ *
+ * The error of a state change accel_gst_pipeline_set_state_within() gave up
+ * on (%ACCEL_ERROR_TIMEOUT).
+ */
+void
+accel_gst_set_start_timeout_error (
+    GError **error, gint64 timeout_ms, const char *option, const char *example)
+{
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+      "an element of the GStreamer pipeline was still starting after "
+      "%" G_GINT64_FORMAT " ms (%s), such as %s",
+      timeout_ms, option, example);
+}
+
+/**
  * accel_gst_pipeline_is_abandoned:
  * @pipeline: a pipeline from accel_gst_pipeline_new()
  *

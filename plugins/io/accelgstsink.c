@@ -78,6 +78,12 @@ release_pool (AccelGstSink *self)
 static void
 teardown (AccelGstSink *self)
 {
+  GstAppSrcCallbacks none = { 0 };
+
+  /* an abandoned pipeline (accel_gst_pipeline_set_state_within ()) may run
+   * on after the stage is gone: its appsrc must not call into it */
+  if (self->appsrc)
+    gst_app_src_set_callbacks (self->appsrc, &none, NULL, NULL);
   g_clear_pointer (&self->appsrc, gst_object_unref);
   g_clear_pointer (&self->pipeline, accel_gst_pipeline_free);
   self->playing = FALSE;
@@ -228,11 +234,8 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
       == GST_STATE_CHANGE_FAILURE)
     {
       if (accel_gst_pipeline_is_abandoned (self->pipeline))
-        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-            "an element of the GStreamer pipeline was still starting after "
-            "%" G_GINT64_FORMAT " ms (start-timeout), such as a filesink "
-            "opening a FIFO no one reads",
-            self->start_timeout_ms);
+        accel_gst_set_start_timeout_error (error, self->start_timeout_ms,
+            "start-timeout", "a filesink opening a FIFO no one reads");
       else if (!accel_gst_watch_wait_error (
                    &self->watch, ACCEL_GST_ERROR_WAIT_US, error))
         g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,

@@ -87,11 +87,10 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
       self->pipeline, GST_STATE_PAUSED, self->preroll_timeout_ms * 1000);
   if (accel_gst_pipeline_is_abandoned (self->pipeline))
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-          "stage '%s' (io.gst-source): an element of the GStreamer pipeline "
-          "was still starting after %" G_GINT64_FORMAT " ms "
-          "(preroll-timeout), such as a filesrc opening a FIFO no one writes",
-          accel_stage_get_name (ACCEL_STAGE (self)), self->preroll_timeout_ms);
+      accel_gst_set_start_timeout_error (error, self->preroll_timeout_ms,
+          "preroll-timeout", "a filesrc opening a FIFO no one writes");
+      g_prefix_error (error, "stage '%s' (io.gst-source): ",
+          accel_stage_get_name (ACCEL_STAGE (self)));
       return FALSE;
     }
   while (ret == GST_STATE_CHANGE_ASYNC

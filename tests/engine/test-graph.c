@@ -407,21 +407,27 @@ test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
 }
 
 /* frames a stage withholds (ACCEL_FLOW_SKIP) never reach the sink: they
- * are not in flight once the run is over */
+ * are not in flight (they were counted so, growing without end) */
 static void
 test_in_flight_withheld (GraphFixture *f, gconstpointer data)
 {
-  AccelStage *k;
+  AccelStage *src, *k;
+  guint64 in_flight;
 
-  source (f, "src", 40, "16");
+  src = source (f, "src", -1, "16");
   k = add (f, "test.failer", "k");
   add (f, "core.null-sink", "out");
   g_object_set (k, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
   link_ok (f->graph, "src", "k");
   link_ok (f->graph, "k", "out");
-  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_true (accel_graph_start (f->graph, &f->error));
   g_assert_no_error (f->error);
-  g_assert_cmpuint (frames_in_flight (f->graph), ==, 0);
+  while (accel_stage_get_n_processed (src) < 2000)
+    g_usleep (1000);
+  in_flight = frames_in_flight (f->graph);
+  g_test_message ("%" G_GUINT64_FORMAT " frames in flight", in_flight);
+  g_assert_cmpuint (in_flight, <, 64);
+  accel_graph_stop (f->graph);
 }
 
 /* a stage's frame counter in /stats.json's terms */

@@ -172,10 +172,16 @@ test_param_async_invalid (void)
       g_assert_false (accel_stage_set_param_async (scale, "spin-ns", &v));
     }
   g_value_unset (&v);
-  /* nor a negative integer into an unsigned one */
+  /* nor a negative integer into an unsigned one, whose whole range
+   * 4294967295 is in: a cast and a cast back gave -1 again */
   g_value_init (&v, G_TYPE_INT64);
   g_value_set_int64 (&v, -1);
   g_assert_false (accel_stage_set_param_async (scale, "spin-ns", &v));
+  g_assert_false (accel_stage_set_param_async (scale, "snapshot-interval", &v));
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, -1);
+  g_assert_false (accel_stage_set_param_async (scale, "snapshot-interval", &v));
   g_value_unset (&v);
   /* the stage's own parameters that its start sized: a renamed stage
    * freed the name that metrics read on other threads */

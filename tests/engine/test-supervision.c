@@ -85,8 +85,8 @@ test_resume_skips_bad_input (Chain *c, gconstpointer data)
 
 /* a sink's host part (render ()) that fails is supervised as process ()
  * is: on-fault resume skips the frame, where the graph failed whatever
- * on-fault said; one that fails without saying why fails the graph
- * saying so, where the frame was counted as done */
+ * on-fault said; one that fails without saying why is a fault too, with
+ * an error that says so, where the frame was counted as done */
 static void
 test_render_fault_supervised (void)
 {

@@ -1842,6 +1842,32 @@ test_gst_sink_error_at_eos (void)
 }
 
 #ifdef ACCEL_IO_HAVE_PNG
+/* a graph stopped while its io.gst-sink waits for GStreamer to take a
+ * frame: the render () that stops is no fault. Supervised as one, the
+ * stop restarted the sink under on-fault restart (a new pipeline built
+ * as the graph stopped) or counted a skipped frame under resume */
+static void
+test_gst_sink_stop_is_no_fault (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("stop");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.gst-sink", "sink");
+
+  g_object_set (src, "width", 8, "height", 8, NULL);
+  g_object_set (sink, "description", "fakesink sync=true", "framerate", "4/1",
+      "on-fault", ACCEL_SUPERVISION_RESTART, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  /* GStreamer takes four frames a second: the sink waits on it */
+  while (accel_stage_get_n_processed (sink) < 2)
+    g_usleep (10000);
+  accel_graph_stop (g);
+  g_assert_cmpuint (accel_stage_get_n_restarts (sink), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, 0);
+}
+
 /* core.test-source -> gst-sink (pngenc): lossless, so the files hold the
  * test pattern exactly, and they are complete when the run returns */
 static void
@@ -2062,6 +2088,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-sink/error-at-eos", test_gst_sink_error_at_eos);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
+  g_test_add_func (
+      "/io/gst-sink/stop-is-no-fault", test_gst_sink_stop_is_no_fault);
   g_test_add_func (
       "/io/gst-sink/restart-refused", test_gst_sink_restart_refused);
 #endif
