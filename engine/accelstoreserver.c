@@ -399,6 +399,35 @@ accel_store_server_get_address (AccelStoreServer *server)
 }
 
 /**
+ * accel_store_server_forget_round:
+ * @server: a server
+ *
+ * The world's ranks are gone (its supervisor reaped them all): a round
+ * of joins that did not complete is given up, so that the next
+ * generation's ranks begin a round of their own. A dead rank's join
+ * still waited and counted, and completed the round with the first new
+ * rank, leaving the others to a round of their own that never
+ * completed. Called from the supervising process's main thread.
+ */
+void
+accel_store_server_forget_round (AccelStoreServer *server)
+{
+  g_mutex_lock (&server->lock);
+  if (!server->complete && server->n_joined > 0)
+    {
+      g_debug ("world round %u given up with %u of %u ranks joined",
+          server->generation, server->n_joined, server->world_size);
+      /* its waiting joins end (generation left) and their ranks are gone */
+      server->generation++;
+      server->n_joined = 0;
+      memset (server->joined, 0, server->world_size * sizeof (gboolean));
+      memset (server->waiting, 0, server->world_size * sizeof (guint));
+      g_cond_broadcast (&server->changed);
+    }
+  g_mutex_unlock (&server->lock);
+}
+
+/**
  * accel_store_server_free: (skip)
  * @server: (transfer full): a server
  *

@@ -98,6 +98,37 @@ test_join_twice_timed_out (void)
   join_both (r0, r1);
 }
 
+/* a rank that died while its join waited (its process gone, its request
+ * still counted), then both ranks started again: the first new rank's
+ * join completed the old round with the dead one, and the other began a
+ * round alone that never completed. Once the supervisor forgets the
+ * round, the two new ranks form the world */
+static void
+test_dead_join_forgotten (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, &error);
+  g_autoptr (AccelWorld) dead = world_of (server, 1);
+  g_autoptr (AccelWorld) r0 = world_of (server, 0);
+  g_autoptr (AccelWorld) r1 = world_of (server, 1);
+  Joining waiting = { dead };
+  GThread *t;
+
+  g_assert_no_error (error);
+  t = g_thread_new ("rank-1-dies", join_thread, &waiting);
+  /* its join waits in the server (for rank 0): a connection on this
+   * machine's loopback takes far less */
+  g_usleep (G_USEC_PER_SEC);
+  accel_store_server_forget_round (server);
+  g_thread_join (t);
+  g_assert_false (waiting.joined);
+  g_clear_error (&waiting.error);
+  join_both (r0, r1);
+  g_assert_cmpuint (
+      accel_world_get_generation (r0), ==, accel_world_get_generation (r1));
+}
+
 static void
 test_generation_left (void)
 {
@@ -272,6 +303,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/store/generation-left", test_generation_left);
+  g_test_add_func ("/store/dead-join-forgotten", test_dead_join_forgotten);
   g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
   g_test_add_func ("/store/not-a-store", test_not_a_store);
