@@ -532,6 +532,9 @@ load_device (Loader *l, yaml_node_t *n, AccelDevice **device)
   gboolean host_instead;
 
   *device = NULL;
+  /* empty, ~ or null: absent, as for any key (auto) */
+  if (is_null (n))
+    return TRUE;
   if (!expect (l, n, YAML_SCALAR_NODE, "device"))
     return FALSE;
   problem = parse_device (scalar (n), device, &host_instead);
@@ -563,7 +566,8 @@ load_param_settings (Loader *l, yaml_node_t *map, const ParamSetting *table,
       Default d = { table[i].key, table[i].param, G_VALUE_INIT };
       const char *text;
 
-      if (!v)
+      /* empty, ~ or null: absent, as for any key */
+      if (!v || is_null (v))
         continue;
       if (!(text = scalar (v)))
         {
@@ -714,7 +718,6 @@ check_name (Loader *l, yaml_node_t *n, gboolean stage)
 {
   const char *name = scalar (n);
   const char *what = stage ? "stage" : "pipeline";
-  g_autofree gchar *shown = NULL;
 
   if (strlen (name) > MAX_NAME_BYTES)
     {
@@ -729,15 +732,15 @@ check_name (Loader *l, yaml_node_t *n, gboolean stage)
       report (l, n->start_mark, "the %s name is empty", what);
       return FALSE;
     }
-  shown = g_strescape (name, NULL);
+  /* report () escapes its control characters as it does a value's */
   if (stage)
     report (l, n->start_mark,
         "stage name '%s' may hold only letters, digits, '_', '-' and '\"', "
         "as links and state files are named after it",
-        shown);
+        name);
   else
     report (l, n->start_mark,
-        "pipeline name '%s' may not hold control characters", shown);
+        "pipeline name '%s' may not hold control characters", name);
   return FALSE;
 }
 
@@ -988,6 +991,11 @@ load_stage (Loader *l, yaml_node_t *map)
           /* a repeated key and a merge key are reported by check_keys() */
           if (!scalar (k) || g_str_equal (scalar (k), "<<")
               || !g_hash_table_add (set, (gpointer)scalar (k)))
+            continue;
+          /* a parameter it has, empty, ~ or null: absent, as any key */
+          if (is_null (v)
+              && g_object_class_find_property (
+                  G_OBJECT_GET_CLASS (decl->stage), scalar (k)))
             continue;
           problem = set_param (decl->stage, scalar (k), scalar (v), &at_value);
           if (problem)

@@ -800,6 +800,31 @@ test_nulls (void)
   g_assert_nonnull (g);
 }
 
+/* a key of a mapping, empty, ~ or null, is absent too: `device` (top and
+ * per stage), a default, a supervision setting and a parameter said "must
+ * be auto, host or a GPU number, not '~'" and the like; a parameter the
+ * stage lacks is still named */
+static void
+test_null_values (void)
+{
+  const char *yaml
+      = "pipeline: nulls\n"
+        "device: ~\n"
+        "defaults: {mailbox: ~}\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, device: null,\n"
+        "     params: {shape: '4', dtype: ~}, supervision: {within: }}\n"
+        "  - {name: sink, kind: core.null-sink, params: {widht: ~}}\n"
+        "links: [src -> sink]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "nulls", &error);
+
+  g_assert_null (g);
+  g_assert_cmpstr (error->message, ==,
+      "nulls:7:49: stage 'sink' (core.null-sink) has no parameter 'widht'");
+}
+
 static void
 test_file_errors (void)
 {
@@ -1183,9 +1208,14 @@ test_problem_one_line (void)
                       "  - {name: k, kind: core.null-sink}\n"
                       "links: [s -> k]\n");
 
+  g_autofree gchar *name = string_error (
+      "pipeline: t\nstages:\n  - {name: \"a\\eb\", kind: core.null-sink}\n");
+
   g_assert_cmpstr (msg, ==,
       "lim:3:12: stage 's': format '\\x1b[31mRED\\nlim:1:1: fake' is not one "
       "of RGBA8, BGRA8, GRAY8, NV12, I420, RGBAF32");
+  /* a stage's name the same way (it was octal, \033) */
+  g_assert_true (g_str_has_prefix (name, "lim:3:12: stage name 'a\\x1bb' "));
 }
 
 /* the examples are valid as they are */
@@ -1248,6 +1278,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/supervision", test_supervision);
   g_test_add_func ("/yaml/chain-and-fan-out", test_chain_and_fan_out);
   g_test_add_func ("/yaml/nulls", test_nulls);
+  g_test_add_func ("/yaml/null-values", test_null_values);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/examples-load", test_examples_load);
