@@ -882,6 +882,42 @@ supervised_status (gboolean ok, const GError *error)
 
 /* with a GPU the pipeline runs in supervised worker processes, so a poisoned
  * context costs a restart, not the run */
+static volatile sig_atomic_t signalled_around_workers;
+
+static void
+note_signal_around_workers (int sig)
+{
+  signalled_around_workers = sig;
+}
+
+/* before the supervisor's workers start and after they end, a signal is
+ * noted: its default killed the supervisor with its temporary state left
+ * behind (SIGTERM as a world finished, status 143). One before the
+ * workers start ends the run there */
+static void
+note_signals_around_workers (void)
+{
+  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+  struct sigaction note = { 0 };
+
+  note.sa_handler = note_signal_around_workers;
+  sigemptyset (&note.sa_mask);
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    sigaction (signals[i], &note, NULL);
+}
+
+/* a signal came before any worker started: no run, no state left */
+static gboolean
+signalled_before_workers (gchar *tmp_state)
+{
+  if (!signalled_around_workers)
+    return FALSE;
+  g_printerr ("accel-run: interrupted before the graph started: leaving\n");
+  if (tmp_state)
+    remove_tree (tmp_state);
+  return TRUE;
+}
+
 static int
 supervise (int argc, char **argv, const char *state_dir)
 {
@@ -894,6 +930,8 @@ supervise (int argc, char **argv, const char *state_dir)
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_RUNTIME;
     }
+  if (signalled_before_workers (tmp_state))
+    return EXIT_STOPPED;
   /* the worker keeps its state there, and the supervisor watches its
    * commits (restarts that commit nothing end the run) */
   g_setenv ("ACCEL_STATE_DIR", tmp_state ? tmp_state : state_dir, TRUE);
@@ -918,6 +956,8 @@ supervise_world (char **argv)
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_RUNTIME;
     }
+  if (signalled_before_workers (tmp_state))
+    return EXIT_STOPPED;
   ok = accel_world_supervise ((const char *const *)argv, (guint)opt_ranks,
       opt_coordinator, opt_state_dir ? opt_state_dir : tmp_state,
       intensity_restarts, intensity_window_ms, &error);
@@ -1356,9 +1396,10 @@ main (int argc, char **argv)
           g_printerr ("%s\n", error->message);
           return EXIT_INVALID;
         }
-      /* the supervisor passes no main loop: signals take their default
-       * course, and end the workers with it */
+      /* the supervisor passes no main loop; while its workers run it
+       * handles the signals itself (accel_supervisor_run ()) */
       early_signals_stop ();
+      note_signals_around_workers ();
       if (opt_ranks > 0)
         return supervise_world (argv);
       if (opt_coordinator)
