@@ -53,11 +53,14 @@ gint64 accel_supervisor_progress_mark (const char *state_dir);
  * ACCEL_SUPERVISOR_INTERRUPT (a terminal's Ctrl-C reaches them itself too,
  * as they share its process group: a worker takes the two as one) and
  * starts no new worker after it. SIGTERM (a service manager's stop) and
- * SIGHUP (a terminal closed) are taken as SIGINT. The handlers it
- * replaces in @previous */
+ * SIGHUP (a terminal closed; left ignored under nohup) are taken as
+ * SIGINT. The three are unblocked meanwhile, so one a caller held blocked
+ * until its handler was in is taken now. The handlers and the signal mask
+ * it replaces in @previous */
 typedef struct
 {
   struct sigaction sigint, sigterm, sighup;
+  sigset_t mask;
 } AccelSupervisorHandlers;
 void accel_supervisor_begin (AccelSupervisorHandlers *previous);
 void accel_supervisor_end (const AccelSupervisorHandlers *previous);

@@ -110,6 +110,7 @@ void
 accel_supervisor_begin (AccelSupervisorHandlers *previous)
 {
   struct sigaction note = { 0 };
+  sigset_t taken;
 
   supervisor_pid = getpid ();
   note.sa_handler = note_interrupt;
@@ -126,7 +127,15 @@ accel_supervisor_begin (AccelSupervisorHandlers *previous)
   /* killed by it, the supervisor left its temporary state behind and
    * its workers stopped at once */
   sigaction (SIGTERM, &note, &previous->sigterm);
-  sigaction (SIGHUP, &note, &previous->sighup);
+  /* under nohup it stays ignored, for the workers too */
+  sigaction (SIGHUP, NULL, &previous->sighup);
+  if (previous->sighup.sa_handler != SIG_IGN)
+    sigaction (SIGHUP, &note, NULL);
+  sigemptyset (&taken);
+  sigaddset (&taken, SIGINT);
+  sigaddset (&taken, SIGTERM);
+  sigaddset (&taken, SIGHUP);
+  pthread_sigmask (SIG_UNBLOCK, &taken, &previous->mask);
 }
 
 void
@@ -135,6 +144,7 @@ accel_supervisor_end (const AccelSupervisorHandlers *previous)
   sigaction (SIGINT, &previous->sigint, NULL);
   sigaction (SIGTERM, &previous->sigterm, NULL);
   sigaction (SIGHUP, &previous->sighup, NULL);
+  pthread_sigmask (SIG_SETMASK, &previous->mask, NULL);
 }
 
 gboolean

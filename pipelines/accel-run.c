@@ -33,6 +33,8 @@
 #define GRACE_S 5
 
 static gboolean opt_validate, opt_list, opt_quiet, opt_no_supervise;
+/* SIGHUP was ignored when the run began (nohup): it stays so */
+static gboolean hangup_ignored;
 static gchar *opt_dot, *opt_describe, *opt_device, *opt_backend, *opt_stats;
 static gchar *opt_state_dir, *opt_graph, *opt_description;
 static gboolean opt_print_yaml;
@@ -365,18 +367,19 @@ early_signals_thread (gpointer data)
 static void
 early_signals_start (Run *run)
 {
-  /* SIGHUP too: a terminal closed under the run */
+  /* SIGHUP too: a terminal closed under the run (but under nohup) */
   static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
 
   early.context = g_main_context_new ();
   early.loop = g_main_loop_new (early.context, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
-    {
-      g_autoptr (GSource) source = g_unix_signal_source_new (signals[i]);
+    if (!(signals[i] == SIGHUP && hangup_ignored))
+      {
+        g_autoptr (GSource) source = g_unix_signal_source_new (signals[i]);
 
-      g_source_set_callback (source, on_early_signal, run, NULL);
-      g_source_attach (source, early.context);
-    }
+        g_source_set_callback (source, on_early_signal, run, NULL);
+        g_source_attach (source, early.context);
+      }
   if (accel_supervisor_is_worker ())
     {
       g_autoptr (GSource) source
@@ -903,13 +906,23 @@ note_signals_around_workers (void)
   note.sa_handler = note_signal_around_workers;
   sigemptyset (&note.sa_mask);
   for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
-    sigaction (signals[i], &note, NULL);
+    if (!(signals[i] == SIGHUP && hangup_ignored))
+      sigaction (signals[i], &note, NULL);
 }
 
-/* a signal came before any worker started: no run, no state left */
+/* a signal came before any worker started: no run, no state left. From
+ * here the signals wait, blocked, for the supervisor's own handlers
+ * (accel_supervisor_begin () unblocks them): one in between is not lost */
 static gboolean
 signalled_before_workers (gchar *tmp_state)
 {
+  sigset_t taken;
+
+  sigemptyset (&taken);
+  sigaddset (&taken, SIGINT);
+  sigaddset (&taken, SIGTERM);
+  sigaddset (&taken, SIGHUP);
+  sigprocmask (SIG_BLOCK, &taken, NULL);
   if (!signalled_around_workers)
     return FALSE;
   g_printerr ("accel-run: interrupted before the graph started: leaving\n");
@@ -1280,6 +1293,11 @@ main (int argc, char **argv)
   /* then signals go to their thread (see on_early_signal ()): one before
    * the graph starts leaves at once, one while it starts is taken once it
    * runs. SIGTERM as Ctrl-C: a service manager gets finished files too */
+  {
+    struct sigaction hup;
+    hangup_ignored
+        = sigaction (SIGHUP, NULL, &hup) == 0 && hup.sa_handler == SIG_IGN;
+  }
   early_signals_start (&the_run);
   /* a reader of stdout that goes away (`accel-run ... | head`) must not
    * end the run unseen: writes there fail instead, the progress lines

@@ -43,10 +43,10 @@ typedef struct
   yaml_mark_t mark;  /* of the name */
   AccelStage *stage; /* NULL when it could not be made */
   gboolean link_failed;
-  gboolean other_rank; /* its ranks leave this one out: no stage here */
-  guint n_ranks;       /* the ranks that run it */
-  gchar *shared_file;  /* a file it writes whose name has no {rank} */
-  yaml_mark_t shared_mark;
+  gboolean other_rank;   /* its ranks leave this one out: no stage here */
+  guint n_ranks;         /* the ranks that run it */
+  gboolean ranked_file;  /* its location has {rank} in it */
+  yaml_mark_t file_mark; /* of its location, or its name */
 } Decl;
 
 /* one end of a link: "stage" or "stage.port" */
@@ -807,6 +807,7 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank,
   guint rank = world ? accel_world_get_rank (world) : 0;
   guint size = world ? accel_world_get_size (world) : 1;
   gboolean found = FALSE, ok = TRUE;
+  g_autoptr (GHashTable) listed = g_hash_table_new (NULL, NULL);
 
   *other_rank = FALSE;
   *n_ranks = size;
@@ -851,45 +852,51 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank,
           continue;
         }
       found |= r == rank;
+      g_hash_table_add (listed, GUINT_TO_POINTER ((guint)r));
     }
-  *n_ranks = (guint)(n->data.sequence.items.top - n->data.sequence.items.start);
+  /* [0, 0] is one rank */
+  *n_ranks = g_hash_table_size (listed);
   *other_rank = ok && !found;
   if (*other_rank)
     g_debug ("stage '%s': not on rank %u", name, rank);
   return ok;
 }
 
-/* the file a stage that writes files (location) is given: one with no
- * {rank} in its name is written by every rank that runs the stage */
+/* where the location a stage that writes files is given was, and whether
+ * it names each rank's file ({rank}) */
 static void
 note_file (Decl *decl, const char *param, const char *text, yaml_mark_t mark)
 {
-  if (!g_str_equal (param, "location")
-      || !G_TYPE_CHECK_INSTANCE_TYPE (decl->stage, ACCEL_TYPE_FILE_OUTPUT))
+  if (!g_str_equal (param, "location"))
     return;
-  g_clear_pointer (&decl->shared_file, g_free);
-  if (strstr (text, "{rank}") || g_str_equal (text, "/dev/null"))
-    return;
-  decl->shared_file = g_strdup (text);
-  decl->shared_mark = mark;
+  decl->ranked_file = strstr (text, "{rank}") != NULL;
+  decl->file_mark = mark;
 }
 
-/* ranks writing one file interleave their frames in it, as they would
- * --stats and --dot's */
+/* ranks writing one file (a location without {rank}, or the stage's
+ * default) interleave their frames in it, as they would --stats and
+ * --dot's */
 static void
 check_shared_files (Loader *l)
 {
   for (guint i = 0; i < l->decls->len; i++)
     {
       Decl *decl = l->decls->pdata[i];
+      g_autofree gchar *path = NULL;
 
-      if (decl->stage && decl->shared_file && decl->n_ranks > 1)
-        report (l, decl->shared_mark,
-            "stage '%s' (%s): each of the %u ranks that run it would write "
-            "%s; put {rank} in the file's name, or run it on one rank "
-            "(ranks: [0])",
-            decl->name, accel_stage_get_kind_name (decl->stage), decl->n_ranks,
-            decl->shared_file);
+      if (!decl->stage || decl->n_ranks < 2 || decl->ranked_file
+          || !G_TYPE_CHECK_INSTANCE_TYPE (decl->stage, ACCEL_TYPE_FILE_OUTPUT))
+        continue;
+      /* the parameter: the stage's path is known once it is prepared */
+      g_object_get (decl->stage, "location", &path, NULL);
+      if (!path || !*path || g_str_equal (path, "/dev/null"))
+        continue;
+      report (l, decl->file_mark,
+          "stage '%s' (%s): each of the %u ranks that run it would write "
+          "%s; put {rank} in the file's name, or run it on one rank "
+          "(ranks: [0])",
+          decl->name, accel_stage_get_kind_name (decl->stage), decl->n_ranks,
+          path);
     }
 }
 
@@ -928,6 +935,7 @@ load_stage (Loader *l, yaml_node_t *map)
   decl = g_new0 (Decl, 1);
   decl->name = g_strdup (name);
   decl->mark = name_n->start_mark;
+  decl->file_mark = decl->mark;
   g_ptr_array_add (l->decls, decl);
   g_hash_table_insert (l->by_name, decl->name, decl);
 
@@ -1017,7 +1025,6 @@ decl_free (gpointer data)
   Decl *decl = data;
 
   g_free (decl->name);
-  g_free (decl->shared_file);
   g_clear_object (&decl->stage);
   g_free (decl);
 }

@@ -734,6 +734,7 @@ test_resume_other_world_size (Fixture *f, gconstpointer data)
       = { "--ranks", "3", "--state-dir", "state", "sizes.yaml", NULL };
   g_auto (WorldRun) first = { 0 };
   g_auto (WorldRun) second = { 0 };
+  g_auto (WorldRun) again = { 0 };
 
   if (!world_fits (3))
     return;
@@ -744,6 +745,24 @@ test_resume_other_world_size (Fixture *f, gconstpointer data)
   g_assert_cmpint (second.status, ==, 2);
   world_assert_says (&second, "holds the state of another pipeline: the "
                               "world's number of ranks was 2, now 3");
+
+  /* a state kept before the size was in the fingerprint resumes */
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("state/rank-%u/fingerprint", r);
+      gsize len;
+      g_autofree gchar *print = world_read (f->dir, name, &len);
+      g_auto (GStrv) lines = g_strsplit (print, "\n", -1);
+      g_autoptr (GString) old = g_string_new (NULL);
+
+      for (guint i = 0; lines[i] && *lines[i]; i++)
+        if (!g_str_has_prefix (lines[i], "world\t"))
+          g_string_append_printf (old, "%s\n", lines[i]);
+      g_assert_cmpuint (old->len, <, len);
+      world_write (f->dir, name, old->str, old->len);
+    }
+  world_run (&again, f->dir, NULL, two);
+  g_assert_cmpint (again.status, ==, 0);
 }
 
 /* a rank that skips a frame before a collective: NCCL would pair the other

@@ -288,10 +288,18 @@ test_validate_world_shared_file (Fixture *f, gconstpointer data)
         "same.bin}}\n"
         "  - {name: one, kind: io.raw-file-sink, ranks: [0], params: "
         "{location: one.bin}}\n"
-        "links: [src -> sum -> out, sum -> one]\n";
+        "  - {name: twice, kind: io.raw-file-sink, ranks: [0, 0], params: "
+        "{location: twice.bin}}\n"
+        "  - {name: none, kind: core.checksum-sink, params: {location: "
+        "''}}\n"
+        "  - {name: pat, kind: io.pattern-source, params: {num-buffers: 2}}\n"
+        "  - {name: pngs, kind: io.png-sink}\n"
+        "links: [src -> sum -> out, sum -> one, sum -> twice, sum -> none, "
+        "pat -> pngs]\n";
   const char *args[] = { "--ranks", "2", "--validate", "shared.yaml", NULL };
-  const char *ranked[] = { "--ranks", "2", "--validate", "--set",
-    "out.location=out-{rank}.bin", "shared.yaml", NULL };
+  const char *ranked[]
+      = { "--ranks", "2", "--validate", "--set", "out.location=out-{rank}.bin",
+          "--set", "pngs.location=f-{rank}-%05d.png", "shared.yaml", NULL };
   g_auto (WorldRun) r = { 0 };
   g_auto (WorldRun) ok = { 0 };
 
@@ -302,7 +310,13 @@ test_validate_world_shared_file (Fixture *f, gconstpointer data)
                          "each of the 2 ranks that run it would write "
                          "same.bin; put {rank} in the file's name, or run it "
                          "on one rank (ranks: [0])");
+  /* the stage's default location is one file for every rank too */
+  world_assert_says (&r, "stage 'pngs' (io.png-sink): each of the 2 ranks "
+                         "that run it would write frame-%05d.png");
+  /* one rank (listed twice), and no file at all, are fine */
   world_assert_silent_on (&r, "stage 'one'");
+  world_assert_silent_on (&r, "stage 'twice'");
+  world_assert_silent_on (&r, "stage 'none'");
   world_run (&ok, f->dir, NULL, ranked);
   g_assert_cmpint (ok.status, ==, 0);
 }

@@ -272,6 +272,7 @@ typedef struct
   gboolean read_stdout; /* read stdout instead of stderr */
   const char *debug;    /* G_MESSAGES_DEBUG for the run, or NULL */
   gboolean own_group;   /* in a process group of its own */
+  gboolean nohup;       /* SIGHUP ignored, as nohup starts it */
 } Live;
 
 static gpointer
@@ -302,6 +303,12 @@ own_group (gpointer data)
 }
 
 static void
+ignore_hangup (gpointer data)
+{
+  signal (SIGHUP, SIG_IGN);
+}
+
+static void
 live_start (Live *l, const char **argv, const char *fault, guint limit_s)
 {
   g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
@@ -319,6 +326,8 @@ live_start (Live *l, const char **argv, const char *fault, guint limit_s)
     g_subprocess_launcher_setenv (launcher, "G_MESSAGES_DEBUG", l->debug, TRUE);
   if (l->own_group)
     g_subprocess_launcher_set_child_setup (launcher, own_group, NULL, NULL);
+  if (l->nohup)
+    g_subprocess_launcher_set_child_setup (launcher, ignore_hangup, NULL, NULL);
   l->p = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
   l->err = g_data_input_stream_new (l->read_stdout
@@ -613,6 +622,26 @@ static void
 test_sighup (void)
 {
   check_signal_ends_run (SIGHUP);
+}
+
+/* ... but under nohup, which ignores it: the run goes on */
+static void
+test_sighup_under_nohup (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  const char *argv[] = { NULL, "--backend=host", endless, NULL };
+  Live l = { .nohup = TRUE };
+
+  live_start (&l, argv, NULL, 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running 'endless'"));
+  g_subprocess_send_signal (l.p, SIGHUP);
+  g_usleep (500 * 1000);
+  /* still running (taken as an interrupt, the endless run ended at once) */
+  g_assert_nonnull (g_subprocess_get_identifier (l.p));
+  g_subprocess_send_signal (l.p, SIGINT);
+  g_assert_cmpint (live_finish (&l), ==, 0);
+  live_clear (&l);
 }
 
 /* a second Ctrl-C does not wait for the frames in flight: here the sink
@@ -2297,6 +2326,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/dot-image", test_dot_image);
   g_test_add_func ("/accel-run/sigterm", test_sigterm);
   g_test_add_func ("/accel-run/sighup", test_sighup);
+  g_test_add_func ("/accel-run/sighup-under-nohup", test_sighup_under_nohup);
   g_test_add_func (
       "/accel-run/sigint-while-joining", test_sigint_while_joining);
   g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
