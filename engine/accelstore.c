@@ -278,8 +278,11 @@ accel_store_join (const char *address, guint rank, guint world_size,
                           : g_strdup ("127.0.0.1");
       g_clear_object (&c);
     }
-  request = g_strdup_printf ("JOIN %u %u %s %u", rank, world_size, name,
-      (guint)MAX (0, (deadline - g_get_monotonic_time ()) / 1000));
+  /* with the generation of workers it is in: a join of one its supervisor
+   * has given up on is refused */
+  request = g_strdup_printf ("JOIN %u %u %s %u %u", rank, world_size, name,
+      (guint)MAX (0, (deadline - g_get_monotonic_time ()) / 1000),
+      accel_supervisor_get_generation ());
   if (!(reply = call (address, request, timeout_ms, error)))
     return 0;
   if (g_str_has_prefix (reply, "JOINED ")

@@ -35,8 +35,10 @@ struct _AccelStoreServer
   gboolean *joined;  /* [world_size], this round */
   guint *waiting;    /* [world_size], joins of this round still waiting */
   guint n_joined;
-  guint n_active;   /* requests being answered */
-  gboolean closing; /* waits end at once */
+  guint first_workers; /* joins of workers of an earlier generation are
+                          refused: their supervisor gave up on them */
+  guint n_active;      /* requests being answered */
+  gboolean closing;    /* waits end at once */
 };
 
 static gchar *
@@ -54,12 +56,20 @@ missing_ranks_unlocked (AccelStoreServer *server)
  * complete has been started again: the world starts a new generation */
 static gchar *
 handle_join (AccelStoreServer *server, guint rank, guint size,
-    const char *pipeline, gint64 deadline)
+    const char *pipeline, guint workers, gint64 deadline)
 {
   gchar *reply = NULL;
   guint mine;
 
   g_mutex_lock (&server->lock);
+  /* sent by a rank that was gone before the server read it */
+  if (workers < server->first_workers)
+    {
+      reply = g_strdup_printf ("ERROR rank %u of workers %u joins after its "
+                               "supervisor gave up on them",
+          rank, workers);
+      goto out;
+    }
   if (size != server->world_size)
     {
       reply = g_strdup_printf ("ERROR rank %u was started for a world of %u "
@@ -180,14 +190,15 @@ handle_set (AccelStoreServer *server, const char *key, const char *text)
   return g_strdup ("OK");
 }
 
-/* "SET key base64", "GET key timeout_ms", "JOIN rank size name timeout_ms"
- * (the name in base64) */
+/* "SET key base64", "GET key timeout_ms", "JOIN rank size name timeout_ms
+ * [workers]" (the name in base64; workers: the generation of workers the
+ * rank's supervisor started it in) */
 static gchar *
 handle_line (AccelStoreServer *server, const char *line)
 {
   g_auto (GStrv) w = g_strsplit (line, " ", 6);
   guint n = g_strv_length (w);
-  guint64 a = 0, b = 0, timeout = 0;
+  guint64 a = 0, b = 0, timeout = 0, workers = 1;
 
   if (n == 3 && g_str_equal (w[0], "SET"))
     return handle_set (server, w[1], w[2]);
@@ -195,15 +206,18 @@ handle_line (AccelStoreServer *server, const char *line)
       && g_ascii_string_to_unsigned (w[2], 10, 0, G_MAXUINT, &timeout, NULL))
     return handle_get (server, w[1],
         g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
-  if (n == 5 && g_str_equal (w[0], "JOIN")
+  if ((n == 5 || n == 6) && g_str_equal (w[0], "JOIN")
       && g_ascii_string_to_unsigned (w[1], 10, 0, G_MAXUINT, &a, NULL)
       && g_ascii_string_to_unsigned (w[2], 10, 1, G_MAXUINT, &b, NULL)
-      && g_ascii_string_to_unsigned (w[4], 10, 0, G_MAXUINT, &timeout, NULL))
+      && g_ascii_string_to_unsigned (w[4], 10, 0, G_MAXUINT, &timeout, NULL)
+      && (n == 5
+          || g_ascii_string_to_unsigned (
+              w[5], 10, 1, G_MAXUINT, &workers, NULL)))
     {
       gsize len;
       g_autofree guchar *name = g_base64_decode (w[3], &len);
       g_autofree gchar *text = g_strndup ((const char *)name, len);
-      return handle_join (server, (guint)a, (guint)b, text,
+      return handle_join (server, (guint)a, (guint)b, text, (guint)workers,
           g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
     }
   return g_strdup ("ERROR not a request of the accel store");
@@ -401,6 +415,9 @@ accel_store_server_get_address (AccelStoreServer *server)
 /**
  * accel_store_server_forget_round:
  * @server: a server
+ * @next_workers: the generation of the workers its supervisor starts next
+ *   (`ACCEL_GENERATION`): joins of earlier ones are refused from now on,
+ *   even those the server has yet to read
  *
  * The world's ranks are gone (its supervisor reaped them all): a round
  * of joins that did not complete is given up, so that the next
@@ -410,9 +427,10 @@ accel_store_server_get_address (AccelStoreServer *server)
  * completed. Called from the supervising process's main thread.
  */
 void
-accel_store_server_forget_round (AccelStoreServer *server)
+accel_store_server_forget_round (AccelStoreServer *server, guint next_workers)
 {
   g_mutex_lock (&server->lock);
+  server->first_workers = MAX (server->first_workers, next_workers);
   if (!server->complete && server->n_joined > 0)
     {
       g_debug ("world round %u given up with %u of %u ranks joined",

@@ -244,8 +244,9 @@ supervise_worlds (const char *const *argv, guint n_ranks,
         }
       if (status == 0)
         return FALSE; /* it could not start */
-      /* every rank is gone: a join one left waiting counts no more */
-      accel_store_server_forget_round (server);
+      /* every rank is gone: a join one left (waiting, or not yet read)
+       * counts no more */
+      accel_store_server_forget_round (server, generation + 1);
       if (accel_supervisor_interrupted ())
         {
           g_autofree gchar *end = accel_supervisor_describe_end (status);

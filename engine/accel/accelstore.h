@@ -14,7 +14,8 @@ AccelStoreServer *accel_store_server_new (
     const char *address, guint world_size, GError **error);
 guint16 accel_store_server_get_port (AccelStoreServer *server);
 const char *accel_store_server_get_address (AccelStoreServer *server);
-void accel_store_server_forget_round (AccelStoreServer *server);
+void accel_store_server_forget_round (
+    AccelStoreServer *server, guint next_workers);
 void accel_store_server_free (AccelStoreServer *server);
 
 gboolean accel_store_parse_address (

@@ -9,6 +9,7 @@
 #include "accel-test.h"
 
 #include <gio/gio.h>
+#include <string.h>
 
 typedef struct
 {
@@ -112,6 +113,9 @@ test_dead_join_forgotten (void)
   g_autoptr (AccelWorld) dead = world_of (server, 1);
   g_autoptr (AccelWorld) r0 = world_of (server, 0);
   g_autoptr (AccelWorld) r1 = world_of (server, 1);
+  g_autoptr (AccelWorld) late = world_of (server, 1);
+  g_autoptr (AccelWorld) r0_next = world_of (server, 0);
+  g_autoptr (AccelWorld) r1_next = world_of (server, 1);
   Joining waiting = { dead };
   GThread *t;
 
@@ -120,13 +124,24 @@ test_dead_join_forgotten (void)
   /* its join waits in the server (for rank 0): a connection on this
    * machine's loopback takes far less */
   g_usleep (G_USEC_PER_SEC);
-  accel_store_server_forget_round (server);
+  accel_store_server_forget_round (server, 1);
   g_thread_join (t);
   g_assert_false (waiting.joined);
   g_clear_error (&waiting.error);
   join_both (r0, r1);
   g_assert_cmpuint (
       accel_world_get_generation (r0), ==, accel_world_get_generation (r1));
+
+  /* a join sent by workers given up on, that the server reads only after
+   * the round was forgotten, is refused at once; the next workers join */
+  accel_store_server_forget_round (server, 2);
+  g_assert_false (accel_world_join (late, "store", &error));
+  g_assert_nonnull (strstr (error->message,
+      "rank 1 of workers 1 joins after its supervisor gave up on them"));
+  g_clear_error (&error);
+  g_setenv ("ACCEL_GENERATION", "2", TRUE);
+  join_both (r0_next, r1_next);
+  g_unsetenv ("ACCEL_GENERATION");
 }
 
 static void
