@@ -33,13 +33,17 @@
 #define GRACE_S 5
 
 static gboolean opt_validate, opt_list, opt_quiet, opt_no_supervise;
-/* SIGHUP was ignored when the run began (nohup): it stays so */
-static gboolean hangup_ignored;
 static gchar *opt_dot, *opt_describe, *opt_device, *opt_backend, *opt_stats;
 static gchar *opt_state_dir, *opt_graph, *opt_description;
 static gboolean opt_print_yaml;
 static gchar **opt_set;
 static GPtrArray *overrides; /* --set and --device, NULL-terminated */
+
+/* the signals that end a run: Ctrl-C, SIGTERM as Ctrl-C (a service
+ * manager gets finished files too) and SIGHUP (a terminal closed) */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/* SIGHUP was ignored when the run began (nohup): it stays so */
+static gboolean hangup_ignored;
 static gint64 opt_frames;
 static gboolean opt_frames_given; /* every value of opt_frames is one given */
 static gboolean opt_restart_state;
@@ -364,18 +368,22 @@ early_signals_thread (gpointer data)
   return NULL;
 }
 
+/* whether accel-run takes @sig of stop_signals: not SIGHUP under nohup */
+static gboolean
+handles_signal (int sig)
+{
+  return sig != SIGHUP || !hangup_ignored;
+}
+
 static void
 early_signals_start (Run *run)
 {
-  /* SIGHUP too: a terminal closed under the run (but under nohup) */
-  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
-
   early.context = g_main_context_new ();
   early.loop = g_main_loop_new (early.context, FALSE);
-  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
-    if (!(signals[i] == SIGHUP && hangup_ignored))
+  for (guint i = 0; i < G_N_ELEMENTS (stop_signals); i++)
+    if (handles_signal (stop_signals[i]))
       {
-        g_autoptr (GSource) source = g_unix_signal_source_new (signals[i]);
+        g_autoptr (GSource) source = g_unix_signal_source_new (stop_signals[i]);
 
         g_source_set_callback (source, on_early_signal, run, NULL);
         g_source_attach (source, early.context);
@@ -900,14 +908,13 @@ note_signal_around_workers (int sig)
 static void
 note_signals_around_workers (void)
 {
-  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
   struct sigaction note = { 0 };
 
   note.sa_handler = note_signal_around_workers;
   sigemptyset (&note.sa_mask);
-  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
-    if (!(signals[i] == SIGHUP && hangup_ignored))
-      sigaction (signals[i], &note, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (stop_signals); i++)
+    if (handles_signal (stop_signals[i]))
+      sigaction (stop_signals[i], &note, NULL);
 }
 
 /* a signal came before any worker started: no run, no state left. From
@@ -919,9 +926,8 @@ signalled_before_workers (gchar *tmp_state)
   sigset_t taken;
 
   sigemptyset (&taken);
-  sigaddset (&taken, SIGINT);
-  sigaddset (&taken, SIGTERM);
-  sigaddset (&taken, SIGHUP);
+  for (guint i = 0; i < G_N_ELEMENTS (stop_signals); i++)
+    sigaddset (&taken, stop_signals[i]);
   sigprocmask (SIG_BLOCK, &taken, NULL);
   if (!signalled_around_workers)
     return FALSE;

@@ -4,6 +4,7 @@
 
 #include <accel/accel.h>
 #include <glib/gstdio.h>
+#include <gobject/gvaluecollector.h>
 /* a core.checksum-sink's results */
 #include "accelcore.h"
 
@@ -91,6 +92,26 @@ accel_test_wait_processed (AccelStage *stage, guint64 n)
       g_assert_cmpint (g_get_monotonic_time (), <, end);
       g_usleep (200);
     }
+}
+
+/* accel_stage_set_param_async () of parameter @name to the value after it,
+ * of the parameter's own type (a gboolean, a guint, ...), which the stage
+ * must take */
+static inline void
+accel_test_set_param_async (AccelStage *stage, const char *name, ...)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  g_auto (GValue) value = G_VALUE_INIT;
+  g_autofree gchar *problem = NULL;
+  va_list ap;
+
+  g_assert_nonnull (pspec);
+  va_start (ap, name);
+  G_VALUE_COLLECT_INIT (&value, pspec->value_type, ap, 0, &problem);
+  va_end (ap);
+  g_assert_null (problem);
+  g_assert_true (accel_stage_set_param_async (stage, name, &value));
 }
 
 /* removes @dir and everything in it (what a test run and the libraries it

@@ -379,6 +379,21 @@ frames_in_flight (AccelGraph *g)
   return g_ascii_strtoull (at + strlen ("\"frames_in_flight\": "), NULL, 10);
 }
 
+/* once @endless has made 2000 frames, what the running graph has in
+ * flight is what its mailboxes and pools hold, not a count that grows;
+ * then the graph stops */
+static void
+assert_few_in_flight (GraphFixture *f, AccelStage *endless)
+{
+  guint64 in_flight;
+
+  accel_test_wait_processed (endless, 2000);
+  in_flight = frames_in_flight (f->graph);
+  g_test_message ("%" G_GUINT64_FORMAT " frames in flight", in_flight);
+  g_assert_cmpuint (in_flight, <, 64);
+  accel_graph_stop (f->graph);
+}
+
 /* each branch of a graph is held to its own sources: a short branch that
  * ended, beside an endless one, leaves nothing in flight but what the
  * endless one's mailboxes and pools hold (it was the endless source's count
@@ -387,7 +402,6 @@ static void
 test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
 {
   AccelStage *endless, *short_sink;
-  guint64 in_flight;
 
   source (f, "few", 5, "16");
   endless = source (f, "many", -1, "16");
@@ -397,13 +411,8 @@ test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "many", "many-out");
   g_assert_true (accel_graph_start (f->graph, &f->error));
   g_assert_no_error (f->error);
-  while (accel_stage_get_n_processed (short_sink) < 5
-         || accel_stage_get_n_processed (endless) < 2000)
-    g_usleep (1000);
-  in_flight = frames_in_flight (f->graph);
-  g_test_message ("%" G_GUINT64_FORMAT " frames in flight", in_flight);
-  g_assert_cmpuint (in_flight, <, 64);
-  accel_graph_stop (f->graph);
+  accel_test_wait_processed (short_sink, 5);
+  assert_few_in_flight (f, endless);
 }
 
 /* frames a stage withholds (ACCEL_FLOW_SKIP) never reach the sink: they
@@ -412,7 +421,6 @@ static void
 test_in_flight_withheld (GraphFixture *f, gconstpointer data)
 {
   AccelStage *src, *k;
-  guint64 in_flight;
 
   src = source (f, "src", -1, "16");
   k = add (f, "test.failer", "k");
@@ -422,12 +430,7 @@ test_in_flight_withheld (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "k", "out");
   g_assert_true (accel_graph_start (f->graph, &f->error));
   g_assert_no_error (f->error);
-  while (accel_stage_get_n_processed (src) < 2000)
-    g_usleep (1000);
-  in_flight = frames_in_flight (f->graph);
-  g_test_message ("%" G_GUINT64_FORMAT " frames in flight", in_flight);
-  g_assert_cmpuint (in_flight, <, 64);
-  accel_graph_stop (f->graph);
+  assert_few_in_flight (f, src);
 }
 
 /* a stage's frame counter in /stats.json's terms */

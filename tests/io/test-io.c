@@ -1377,17 +1377,6 @@ pull_sequences (AccelStage *sink)
     }
 }
 
-static void
-set_drop_async (AccelStage *sink, gboolean drop)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, G_TYPE_BOOLEAN);
-  g_value_set_boolean (&v, drop);
-  g_assert_true (accel_stage_set_param_async (sink, "drop", &v));
-  g_value_unset (&v);
-}
-
 /* a parameter change while the application is behind is run at once; the
  * frame the sink waited with is not lost, nor the graph failed ("stopped
  * while the application held all 2 buffers") */
@@ -1400,7 +1389,7 @@ test_app_sink_param_while_behind (void)
   g_autoptr (GArray) seqs = NULL;
   guint64 dropped = 1;
 
-  set_drop_async (sink, FALSE);
+  accel_test_set_param_async (sink, "drop", FALSE);
   wait_frame_2_taken (sink);
   seqs = pull_sequences (sink);
   g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
@@ -1424,7 +1413,7 @@ test_app_sink_drop_while_behind (void)
   g_autoptr (GArray) seqs = NULL;
   guint64 dropped = 0;
 
-  set_drop_async (sink, TRUE);
+  accel_test_set_param_async (sink, "drop", TRUE);
   wait_frame_2_taken (sink);
   seqs = pull_sequences (sink);
   g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
@@ -1465,19 +1454,9 @@ test_app_sink_flush_while_behind (void)
   accel_graph_stop (g);
 }
 
-/* a parameter change for @sink, which takes it between frames: the value
- * read back says when */
-static void
-set_max_restarts_async (AccelStage *sink, guint n)
-{
-  GValue v = G_VALUE_INIT;
-
-  g_value_init (&v, G_TYPE_UINT);
-  g_value_set_uint (&v, n);
-  g_assert_true (accel_stage_set_param_async (sink, "max-restarts", &v));
-  g_value_unset (&v);
-}
-
+/* waits until @sink takes the max-restarts set by
+ * accel_test_set_param_async (), between frames: the value read back says
+ * when */
 static void
 wait_max_restarts (AccelStage *sink, guint n)
 {
@@ -1506,13 +1485,13 @@ test_app_sink_end_while_aside (void)
   gboolean eos = FALSE;
 
   /* frame 2 goes aside; frame 3, the last, waits for room behind it */
-  set_max_restarts_async (sink, 7);
+  accel_test_set_param_async (sink, "max-restarts", 7);
   wait_frame_2_taken (sink);
   wait_max_restarts (sink, 7);
   /* frame 3 goes aside too, and the stream ends with both aside (or, when
    * the change comes before the sink takes frame 3, that waits for room
    * as before: the same frames come either way) */
-  set_max_restarts_async (sink, 8);
+  accel_test_set_param_async (sink, "max-restarts", 8);
   wait_max_restarts (sink, 8);
   seqs = pull_sequences (sink);
   g_assert_cmpuint (seqs->len, ==, 4);
