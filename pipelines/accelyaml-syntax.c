@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: the YAML loader's checks of the text before a document is built:
- * its shape (how deep it nests, how many nodes its aliases reach) and
- * libyaml's syntax errors, said with where they are */
+ * its shape (how deep it nests, how many nodes its aliases reach), its
+ * tags, and libyaml's syntax errors, said with where they are */
 #define G_LOG_DOMAIN "accel-yaml"
 
 #include <glib.h>
@@ -30,6 +30,42 @@ typedef struct
 {
   guint64 nodes, bytes;
 } Reach;
+
+/* the problem with a node's explicit @tag, or NULL: values are read by
+ * the setting they go to, so only YAML's own tags of the node's kind are
+ * taken; an !include or a type of its own would be read as the plain text
+ * after it */
+static gchar *
+tag_problem (const yaml_char_t *tag, yaml_event_type_t type)
+{
+  static const char *const scalar_tags[]
+      = { "str", "int", "float", "bool", "null", NULL };
+  const char *yaml_tag = "tag:yaml.org,2002:";
+  const char *name;
+
+  /* "!" alone is a plain scalar's */
+  if (!tag || g_str_equal ((const char *)tag, "!"))
+    return NULL;
+  if (!g_str_has_prefix ((const char *)tag, yaml_tag))
+    return g_strdup_printf (
+        "the tag '%s' is not understood: a pipeline file takes YAML's own "
+        "tags (!!str, !!int, !!float, !!bool, !!null) and no others, so no "
+        "!include or type of its own; write the value itself",
+        (const char *)tag);
+  name = (const char *)tag + strlen (yaml_tag);
+  if (type == YAML_SCALAR_EVENT           ? g_strv_contains (scalar_tags, name)
+      : type == YAML_SEQUENCE_START_EVENT ? g_str_equal (name, "seq")
+                                          : g_str_equal (name, "map"))
+    return NULL;
+  return g_strdup_printf ("the tag '!!%s' does not fit a %s here; a pipeline "
+                          "file takes !!str, !!int, !!float, !!bool and "
+                          "!!null on values, !!seq on lists, !!map on "
+                          "mappings",
+      name,
+      type == YAML_SCALAR_EVENT           ? "value"
+      : type == YAML_SEQUENCE_START_EVENT ? "list"
+                                          : "mapping");
+}
 
 /* the document's shape checked on its events, before it is built: nesting
  * deeper than MAX_DEPTH, or more than MAX_NODES nodes or MAX_ALIASED_BYTES
@@ -80,6 +116,12 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
               ok = FALSE;
               break;
             }
+          if ((*problem = tag_problem (event.data.scalar.tag, event.type)))
+            {
+              *mark = event.start_mark;
+              ok = FALSE;
+              break;
+            }
           add = (Reach){ 1, event.data.scalar.length };
           name = (const char *)event.data.scalar.anchor;
           break;
@@ -98,6 +140,16 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
                   "collections nested more than %d deep; a pipeline needs a "
                   "few levels",
                   MAX_DEPTH);
+              ok = FALSE;
+              break;
+            }
+          *problem = tag_problem (event.type == YAML_SEQUENCE_START_EVENT
+                                      ? event.data.sequence_start.tag
+                                      : event.data.mapping_start.tag,
+              event.type);
+          if (*problem)
+            {
+              *mark = event.start_mark;
               ok = FALSE;
               break;
             }

@@ -825,6 +825,50 @@ test_null_values (void)
       "nulls:7:49: stage 'sink' (core.null-sink) has no parameter 'widht'");
 }
 
+/* tags were ignored: "!include other.yaml" read as the text after it */
+static void
+test_tags (void)
+{
+  static const struct
+  {
+    const char *yaml, *problem;
+  } cases[] = {
+    { "stages:\n  - {name: s, kind: core.test-source,\n"
+      "     params: {shape: !include shape.yaml}}\n",
+        "tags:3:22: the tag '!include' is not understood" },
+    { "stages: !!map [a]\n", "tags:1:9: the tag '!!map' does not fit a list" },
+    { "stages:\n  - !!seq {name: s}\n",
+        "tags:2:5: the tag '!!seq' does not fit a mapping" },
+    { "stages: [{name: s, kind: !!timestamp 2001-12-14}]\n",
+        "tags:1:26: the tag '!!timestamp' does not fit a value" },
+  };
+  /* YAML's own tags where they fit are taken */
+  const char *fits = "pipeline: !!str tagged\n"
+                     "stages: !!seq\n"
+                     "  - !!map {name: !!str src, kind: core.test-source,\n"
+                     "     params: {shape: ! '4', num-buffers: !!int 2,\n"
+                     "              dtype: !!null }}\n"
+                     "  - {name: sink, kind: core.null-sink}\n"
+                     "links: [src -> sink]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (fits, "tags", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (g);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (AccelGraph) none
+          = accel_graph_new_from_yaml_string (cases[i].yaml, "tags", &e);
+
+      g_assert_null (none);
+      g_assert_nonnull (e);
+      if (!g_str_has_prefix (e->message, cases[i].problem))
+        g_error ("case %u: %s", i, e->message);
+    }
+}
+
 static void
 test_file_errors (void)
 {
@@ -1279,6 +1323,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/chain-and-fan-out", test_chain_and_fan_out);
   g_test_add_func ("/yaml/nulls", test_nulls);
   g_test_add_func ("/yaml/null-values", test_null_values);
+  g_test_add_func ("/yaml/tags", test_tags);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/examples-load", test_examples_load);
