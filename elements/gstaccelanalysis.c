@@ -76,6 +76,8 @@ typedef struct
   gboolean cuda_memory;   /* the negotiated caps are in CUDA memory */
   guint64 frames;         /* since start or the last flush */
   gboolean post;          /* the frame at hand is posted */
+  gboolean analysed;      /* analyse () ran on it: a frame the base class
+                             could not map (a GAP, one cut short) is not */
 
   /* on the GPU: the sums in device memory, their copy in pinned memory
    * and the event after the copy; on the host: both the same */
@@ -251,6 +253,7 @@ analyse (GstAccelAnalysis *self, gpointer stream, int format, const void *src,
               dst_pitch, width, height, hist, s->equalize)
                  : accel_equalize_host (format, src, src_pitch, dst, dst_pitch,
                      width, height, hist, s->equalize);
+  priv->analysed = ret == ACCEL_IMAGE_OK;
   return ret;
 }
 
@@ -331,6 +334,7 @@ begin_frame (GstAccelAnalysis *self)
   GST_OBJECT_UNLOCK (self);
   priv->post
       = priv->frame.interval > 0 && priv->frames % priv->frame.interval == 0;
+  priv->analysed = FALSE;
   GST_CAT_LOG_OBJECT (CAT (self), self, "frame %" G_GUINT64_FORMAT "%s",
       priv->frames, priv->post ? ", posted" : "");
 }
@@ -343,6 +347,15 @@ finish_frame (GstAccelAnalysis *self, GstBuffer *buffer, GstFlowReturn ret)
   GstAccelAnalysisPrivate *priv = PRIV (self);
   cudaError_t err = cudaSuccess;
 
+  /* the base class warned of a frame it could not map, and passed it on:
+   * its results would be the last frame's, or none yet */
+  if (ret == GST_FLOW_OK && priv->post && !priv->analysed)
+    {
+      GST_CAT_WARNING_OBJECT (CAT (self), self,
+          "frame %" G_GUINT64_FORMAT " was not analysed: nothing posted",
+          priv->frames);
+      priv->post = FALSE;
+    }
   if (ret == GST_FLOW_OK && priv->post && priv->on_gpu)
     {
       GST_CAT_LOG_OBJECT (
