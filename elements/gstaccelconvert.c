@@ -229,11 +229,31 @@ gst_accel_convert_fixate_caps (GstBaseTransform *trans,
       if (opar_n <= 0 || opar_d <= 0)
         opar_n = opar_d = 1;
 
+      /* the input's height, unless the width that keeps the shape there
+       * is out of downstream's range: then the width it allows */
       if (!w_fixed && !h_fixed)
         {
-          gst_structure_fixate_field_nearest_int (outs, "height", in_h);
-          gst_structure_get_int (outs, "height", &out_h);
-          h_fixed = TRUE;
+          GstStructure *trial = gst_structure_copy (outs);
+          gint want_w, got_w = 0;
+
+          gst_structure_fixate_field_nearest_int (trial, "height", in_h);
+          gst_structure_get_int (trial, "height", &out_h);
+          want_w = scale_side (
+              out_h, (guint64)dar_n * opar_d, (guint64)dar_d * opar_n);
+          gst_structure_fixate_field_nearest_int (trial, "width", want_w);
+          gst_structure_get_int (trial, "width", &got_w);
+          gst_structure_free (trial);
+          if (got_w == want_w)
+            {
+              gst_structure_fixate_field_nearest_int (outs, "height", out_h);
+              h_fixed = TRUE;
+            }
+          else
+            {
+              gst_structure_fixate_field_nearest_int (outs, "width", got_w);
+              gst_structure_get_int (outs, "width", &out_w);
+              w_fixed = TRUE;
+            }
         }
       /* width / height = dar x opar_d / opar_n */
       if (w_fixed && !h_fixed)
@@ -316,6 +336,28 @@ resizable (int format)
          || format == ACCEL_IMAGE_GRAY8;
 }
 
+static gboolean
+is_yuv_format (int format)
+{
+  return format == ACCEL_IMAGE_NV12 || format == ACCEL_IMAGE_I420;
+}
+
+/* what an interlaced frame cannot have done as one frame: a scale blends
+ * its two fields, and a 4:2:0 chroma row spans a row of each field, so
+ * decoding or encoding 4:2:0 mixes them (a copy between NV12 and I420
+ * keeps its rows); NULL if @in converts into @out as it is */
+static const char *
+refused_when_interlaced (gint in_w, gint in_h, gboolean in_yuv, gint out_w,
+    gint out_h, gboolean out_yuv)
+{
+  if (in_w != out_w || in_h != out_h)
+    return "accelconvert scales progressive frames";
+  if (in_yuv != out_yuv)
+    return "accelconvert decodes and encodes 4:2:0 in progressive frames "
+           "(its chroma rows would mix the two fields)";
+  return NULL;
+}
+
 /* a mixed stream says per frame whether it is interlaced */
 static void
 gst_accel_convert_before_transform (GstBaseTransform *trans, GstBuffer *buffer)
@@ -333,15 +375,19 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
   GstAccelConvert *self = GST_ACCEL_CONVERT (filter);
   gboolean device = stream != NULL;
   const GstAccelImage *src = in, *dst = out;
+  const char *refused;
   GstAccelImage a, b;
   int mid, ret;
 
   if (self->frame_interlaced
-      && (in->width != out->width || in->height != out->height))
+      && (refused = refused_when_interlaced (in->width, in->height,
+              is_yuv_format (in->format), out->width, out->height,
+              is_yuv_format (out->format))))
     {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
-          ("accelconvert scales progressive frames; this frame of a mixed "
-           "stream is interlaced: put deinterlace before it"));
+          ("%s; this frame of a mixed stream is interlaced: put deinterlace "
+           "before it",
+              refused));
       return ACCEL_IMAGE_INVALID_VALUE;
     }
   if (in->width == out->width && in->height == out->height)
@@ -422,23 +468,24 @@ gst_accel_convert_set_info (GstVideoFilter *filter, GstCaps *incaps,
     GstVideoInfo *in_info, GstCaps *outcaps, GstVideoInfo *out_info)
 {
   GstAccelConvert *self = GST_ACCEL_CONVERT (filter);
+  const char *refused;
   gboolean copies
       = is_yuv_info (in_info) && is_yuv_info (out_info)
         && GST_VIDEO_INFO_WIDTH (in_info) == GST_VIDEO_INFO_WIDTH (out_info)
         && GST_VIDEO_INFO_HEIGHT (in_info) == GST_VIDEO_INFO_HEIGHT (out_info);
 
-  /* a frame of two fields scaled as one would blend the fields; a mixed
-   * stream's frames are looked at one by one (before_transform) */
+  /* a mixed stream's frames are looked at one by one (before_transform) */
   if (GST_VIDEO_INFO_IS_INTERLACED (in_info)
       && GST_VIDEO_INFO_INTERLACE_MODE (in_info)
              != GST_VIDEO_INTERLACE_MODE_MIXED
-      && (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info)
-          || GST_VIDEO_INFO_HEIGHT (in_info)
-                 != GST_VIDEO_INFO_HEIGHT (out_info)))
+      && (refused = refused_when_interlaced (GST_VIDEO_INFO_WIDTH (in_info),
+              GST_VIDEO_INFO_HEIGHT (in_info), is_yuv_info (in_info),
+              GST_VIDEO_INFO_WIDTH (out_info), GST_VIDEO_INFO_HEIGHT (out_info),
+              is_yuv_info (out_info))))
     {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-          ("accelconvert scales progressive frames; the input is interlaced "
-           "(%s): put deinterlace before it",
+          ("%s; the input is interlaced (%s): put deinterlace before it",
+              refused,
               gst_video_interlace_mode_to_string (
                   GST_VIDEO_INFO_INTERLACE_MODE (in_info))));
       return FALSE;

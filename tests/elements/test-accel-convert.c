@@ -307,6 +307,10 @@ static const ParCase par_cases[] = {
   { "width=640,height=480", 640, 480, 1, 1 },
   { "pixel-aspect-ratio=1/1,width=400", 400, 300, 1, 1 },
   { "format=RGBA", 720, 576, 16, 15 },
+  /* a width range that the input's height would overrun: the height
+   * follows the width allowed (it stayed 576: a squashed picture) */
+  { "width=[1,640],pixel-aspect-ratio=1/1", 640, 480, 1, 1 },
+  { "width=[1,600],height=[1,4096],pixel-aspect-ratio=1/1", 600, 450, 1, 1 },
 };
 
 static void
@@ -399,9 +403,10 @@ first_pixel (const char *description, guint8 px[4], gchar **error)
 }
 
 /* interlaced frames are not scaled here: two fields scaled as one frame
- * were blended and still called interlaced. An interlaced stream's scaling
+ * were blended and still called interlaced; nor decoded from 4:2:0 or
+ * encoded into it, which mixed the fields' colours. An interlaced stream's
  * is refused when the caps are set, a mixed stream's frame by frame (the
- * interlace element flags its third); at their own size they convert */
+ * interlace element flags its third); the rest convert */
 static void
 test_interlaced (void)
 {
@@ -422,8 +427,20 @@ test_interlaced (void)
       px, &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error, "the input is interlaced (interleaved)"));
+  /* decoded as one frame, 4:2:0's chroma rows mixed the fields */
+  g_clear_pointer (&error, g_free);
+  g_assert_false (first_pixel (
+      INTERLEAVED "video/x-raw,format=RGBA ! appsink name=sink", px, &error));
+  g_assert_nonnull (strstr (error, "accelconvert decodes and encodes 4:2:0 in "
+                                   "progressive frames"));
+  /* a copy between 4:2:0 layouts keeps its rows; packed formats convert */
   g_assert_true (first_pixel (
-      INTERLEAVED "video/x-raw,format=RGBA ! appsink name=sink", px, NULL));
+      INTERLEAVED "video/x-raw,format=NV12 ! appsink name=sink", px, NULL));
+  g_assert_true (first_pixel (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,"
+      "height=48,interlace-mode=interleaved ! accelconvert ! "
+      "video/x-raw,format=GRAY8 ! appsink name=sink",
+      px, NULL));
 #undef INTERLEAVED
 
   if (!elements_test_have ("interlace"))
