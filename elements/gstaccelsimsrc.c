@@ -440,7 +440,7 @@ handle_navigation (GstAccelSimSrc *self, GstEvent *event)
   GstAccelSimSrcPrivate *priv = gst_accel_sim_src_get_instance_private (self);
   GstAccelPointer *p = &priv->pointer;
   GstNavigationEventType type = gst_navigation_event_get_type (event);
-  gdouble x, y;
+  gdouble x, y, w, h;
   gint button;
 
   switch (type)
@@ -459,11 +459,17 @@ handle_navigation (GstAccelSimSrc *self, GstEvent *event)
       return FALSE;
     }
   /* an application's event may say anything: one NaN would reach the
-   * simulation's state and stay there */
+   * simulation's state and stay there, and so would a finite position far
+   * enough out (3e38 becomes infinity as a float). A pointer dragged out of
+   * the window stays within a frame of it */
   if (!isfinite (x) || !isfinite (y))
     return FALSE;
 
   GST_OBJECT_LOCK (self);
+  w = MAX (GST_VIDEO_INFO_WIDTH (&priv->info), 1);
+  h = MAX (GST_VIDEO_INFO_HEIGHT (&priv->info), 1);
+  x = CLAMP (x, -w, 2.0 * w);
+  y = CLAMP (y, -h, 2.0 * h);
   if (p->inside)
     {
       p->dx += x - p->x;

@@ -56,6 +56,9 @@ typedef enum
   POINTER_STILL,
   POINTER_DRAG,
   POINTER_NOT_FINITE,
+  /* the move and the release far out of the frame; and where they hold */
+  POINTER_FAR,
+  POINTER_FAR_HELD,
 } Pointer;
 
 /* what the sink's pad probe does, in the streaming thread: the pointer's
@@ -85,10 +88,21 @@ static GstPadProbeReturn
 sink_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
   SinkProbe *probe = data;
-  gboolean finite = probe->pointer == POINTER_DRAG;
+  gboolean finite = probe->pointer != POINTER_NOT_FINITE;
   /* not finite: the press and the release at NaN, the move to infinity */
   double press_x = finite ? PRESS_X : NAN, press_y = finite ? DRAG_Y : NAN;
   double drag_x = finite ? DRAG_X : INFINITY, drag_y = finite ? DRAG_Y : NAN;
+  double release_x = finite ? DRAG_X : NAN;
+
+  /* far: past a float's range; a frame out is where it holds */
+  if (probe->pointer == POINTER_FAR || probe->pointer == POINTER_FAR_HELD)
+    {
+      gboolean held = probe->pointer == POINTER_FAR_HELD;
+
+      drag_x = held ? 2.0 * WIDTH : 1e300;
+      drag_y = held ? 2.0 * HEIGHT : 1e300;
+      release_x = held ? -WIDTH : -1e300;
+    }
 
   if (probe->pointer != POINTER_STILL && probe->count == PRESS_AT)
     {
@@ -100,8 +114,8 @@ sink_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
     }
   else if (probe->pointer != POINTER_STILL && probe->count == RELEASE_AT)
     gst_pad_push_event (
-        pad, gst_navigation_event_new_mouse_button_release (1,
-                 finite ? DRAG_X : NAN, drag_y, GST_NAVIGATION_MODIFIER_NONE));
+        pad, gst_navigation_event_new_mouse_button_release (
+                 1, release_x, drag_y, GST_NAVIGATION_MODIFIER_NONE));
   if (probe->rate_at && probe->count == probe->rate_at)
     set_framerate_60 (probe->capsfilter);
   probe->count++;
@@ -495,6 +509,24 @@ test_pointer_not_finite (gconstpointer data)
     assert_frames_equal (got->pdata[k], still->pdata[k], k);
 }
 
+/* a pointer far out of the frame is taken where a frame's size out of it
+ * holds it: finite positions past a float's range (1e300) took the fluid
+ * into a state of NaN it never left, the cloth from 1e20 on; @data: the
+ * source */
+static void
+test_pointer_far (gconstpointer data)
+{
+  g_autoptr (GPtrArray) still = run_source (data, "", POINTER_STILL);
+  g_autoptr (GPtrArray) held = run_source (data, "", POINTER_FAR_HELD);
+  g_autoptr (GPtrArray) got = run_source (data, "", POINTER_FAR);
+
+  for (guint k = 0; k < FRAMES; k++)
+    assert_frames_equal (got->pdata[k], held->pdata[k], k);
+  /* the drag did something */
+  g_assert_false (
+      frames_equal (held->pdata[FRAMES - 1], still->pdata[FRAMES - 1]));
+}
+
 /* solver=gauss-seidel: the reference's Gauss-Seidel frames, which the
  * default Jacobi sweeps do not give */
 static void
@@ -559,6 +591,10 @@ main (int argc, char **argv)
       "/sources/fluid/framerate-change", "", test_fluid_framerate_change);
   g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
   g_test_add_data_func ("/sources/cloth/drag", "", test_cloth_drag);
+  g_test_add_data_func ("/sources/fluid/pointer-far",
+      "accelfluid grid-size=" G_STRINGIFY (GRID), test_pointer_far);
+  g_test_add_data_func ("/sources/cloth/pointer-far",
+      "accelcloth grid-size=" G_STRINGIFY (CLOTH), test_pointer_far);
   g_test_add_data_func ("/sources/fluid/pointer-not-finite",
       "accelfluid grid-size=" G_STRINGIFY (GRID), test_pointer_not_finite);
   g_test_add_data_func ("/sources/cloth/pointer-not-finite",
