@@ -92,9 +92,12 @@ static AccelSequenceResult
 source_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
 {
   AccelSourceState *source = &accel_stage_get_private (self)->source;
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
 
-  if (source->frame_limit >= 0
-      && source->next_sequence >= (guint64)source->frame_limit)
+  /* before the outputs are taken: the frame past the end needs none */
+  if ((source->frame_limit >= 0
+          && source->next_sequence >= (guint64)source->frame_limit)
+      || (klass->has_frame && !klass->has_frame (self, source->next_sequence)))
     return ACCEL_SEQUENCE_END;
   *sequence = source->next_sequence++;
   record_produced (self, (gint64)*sequence);

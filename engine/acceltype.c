@@ -702,9 +702,9 @@ accel_type_parse_dims (AccelType *type, const char *text, GError **error)
 invalid:
   {
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "shape '%s' is not a list of 1 to %d positive sizes such as "
+        "shape '%s' is not a list of 1 to %d sizes from 1 to %d such as "
         "'1024' or '480x640'",
-        text ? text : "", ACCEL_TYPE_MAX_DIMS);
+        text ? text : "", ACCEL_TYPE_MAX_DIMS, G_MAXINT32);
     return FALSE;
   }
 too_large:

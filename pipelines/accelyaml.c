@@ -457,13 +457,14 @@ warn (gchar *line)
 }
 
 /* an old name kept as an alias still works, with a warning that names the
- * new one (its blurb says "Deprecated: use NEW") */
+ * new one (its blurb says "Deprecated: use NEW"); set beside the new name
+ * (in @given), which of the two won was the order of the keys: refused */
 static void
-warn_deprecated (Loader *l, yaml_node_t *key, AccelStage *stage)
+check_deprecated (
+    Loader *l, yaml_node_t *key, AccelStage *stage, GHashTable *given)
 {
   GParamSpec *pspec
       = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), scalar (key));
-
   const char *blurb;
 
   if (!pspec || !(pspec->flags & G_PARAM_DEPRECATED))
@@ -471,6 +472,16 @@ warn_deprecated (Loader *l, yaml_node_t *key, AccelStage *stage)
   blurb = g_param_spec_get_blurb (pspec);
   if (g_str_has_prefix (blurb, "Deprecated: "))
     blurb += strlen ("Deprecated: ");
+  if (g_str_has_prefix (blurb, "use ")
+      && g_hash_table_contains (given, blurb + strlen ("use ")))
+    {
+      report (l, key->start_mark,
+          "stage '%s' (%s) sets both '%s' and '%s', its old name: give '%s' "
+          "alone",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          blurb + strlen ("use "), pspec->name, blurb + strlen ("use "));
+      return;
+    }
   warn (g_strdup_printf ("%s:%zu:%zu: warning: parameter '%s' of stage '%s' "
                          "(%s) is deprecated: %s",
       l->origin, key->start_mark.line + 1, key->start_mark.column + 1,
@@ -987,6 +998,8 @@ load_stage (Loader *l, yaml_node_t *map)
       && expect (l, params, YAML_MAPPING_NODE, "params"))
     {
       g_autoptr (GHashTable) set = g_hash_table_new (g_str_hash, g_str_equal);
+      /* the keys set, each to its node */
+      g_autoptr (GHashTable) given = g_hash_table_new (g_str_hash, g_str_equal);
 
       check_keys (l, params, NULL, "params", TRUE);
       for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
@@ -1009,9 +1022,18 @@ load_stage (Loader *l, yaml_node_t *map)
           if (problem)
             report (l, at_value ? v->start_mark : k->start_mark, "%s", problem);
           else
-            warn_deprecated (l, k, decl->stage);
-          if (!problem)
             note_file (decl, scalar (k), scalar (v), v->start_mark);
+          if (!problem)
+            g_hash_table_insert (given, (gpointer)scalar (k), k);
+        }
+      /* once every key is known: an old name may come before the new */
+      for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
+           p < params->data.mapping.pairs.top; p++)
+        {
+          yaml_node_t *k = node (l, p->key);
+
+          if (scalar (k) && g_hash_table_lookup (given, scalar (k)) == k)
+            check_deprecated (l, k, decl->stage, given);
         }
     }
 

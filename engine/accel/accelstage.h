@@ -139,6 +139,11 @@ typedef struct
  *   the host, changes no host state and returns %ACCEL_FLOW_OK. %NULL (the
  *   default): never. accel_stage_can_capture_always() says yes for every
  *   frame. Stage thread, before process().
+ * @has_frame: sources: whether the stage makes the frame of @sequence;
+ *   %FALSE ends its stream there, before a buffer is taken for its outputs
+ *   (a frame of 16 GiB past `num-buffers` is not allocated to find the
+ *   end). %NULL (the default): every frame is made, and process() ends the
+ *   stream with %ACCEL_FLOW_EOS. Stage thread.
  */
 struct _AccelStageClass
 {
@@ -155,9 +160,10 @@ struct _AccelStageClass
   gboolean (*restore) (AccelStage *stage, GBytes *state, GError **error);
   gboolean (*eos) (AccelStage *stage, GError **error);
   gboolean (*can_capture) (AccelStage *stage, const AccelFrame *frame);
+  gboolean (*has_frame) (AccelStage *stage, guint64 sequence);
 
   /*< private >*/
-  gpointer _accel_reserved[4];
+  gpointer _accel_reserved[3];
 };
 
 /**

@@ -57,7 +57,7 @@ accel_gemv_negotiate (AccelStage *stage, const AccelType *in_types,
       return accel_dense_mismatch (stage, error,
           "a is %s%s but x has %" G_GINT64_FORMAT
           " elements; it needs %" G_GINT64_FORMAT,
-          da, self->transa ? ", used transposed," : "", x->dims[0], want);
+          da, self->transa ? " (used transposed)" : "", x->dims[0], want);
     }
 
   memset (&self->shape, 0, sizeof (self->shape));

@@ -94,14 +94,14 @@ accel_dense_check_dtype (
   return TRUE;
 }
 
-/* "a is 64x32", or "a is 32x64, used transposed" */
+/* "a is 64x32", or "a is 32x64 (used transposed)" */
 static gchar *
 describe_operand (const char *name, const AccelType *type, gboolean trans)
 {
   g_autofree gchar *dims = accel_dense_dims_to_string (type);
 
   return g_strdup_printf (
-      "%s is %s%s", name, dims, trans ? ", used transposed," : "");
+      "%s is %s%s", name, dims, trans ? " (used transposed)" : "");
 }
 
 /**

@@ -59,12 +59,22 @@ accel_test_source_negotiate (AccelStage *stage, const AccelType *in_types,
   if (dtype != ACCEL_DTYPE_F32 && dtype != ACCEL_DTYPE_U8)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s': dtype '%s' is not f32 or u8",
-          accel_stage_get_name (stage), self->dtype);
+          "stage '%s' (%s): dtype '%s' is not f32 or u8",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          self->dtype);
       return FALSE;
     }
   accel_type_init_tensor (&out_types[0], dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
   return accel_type_parse_dims (&out_types[0], self->shape, error);
+}
+
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_test_source_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelTestSource *self = ACCEL_TEST_SOURCE (stage);
+
+  return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
 }
 
 static AccelFlow
@@ -76,9 +86,6 @@ accel_test_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer data = accel_buffer_get_data (out);
   gboolean is_f32 = type->dtype == ACCEL_DTYPE_F32;
   gsize n = accel_buffer_get_size (out) / (is_f32 ? 4 : 1);
-
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
 
   if (accel_stage_is_host (stage))
     {
@@ -195,6 +202,7 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
   gobject_class->finalize = accel_test_source_finalize;
   stage_class->negotiate = accel_test_source_negotiate;
   stage_class->process = accel_test_source_process;
+  stage_class->has_frame = accel_test_source_has_frame;
 
   g_object_class_install_property (gobject_class, PROP_SHAPE,
       g_param_spec_string ("shape", "Shape",

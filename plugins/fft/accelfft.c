@@ -190,10 +190,16 @@ resolve (AccelFft *self, const AccelType *in, FftPlan *plan, GError **error)
       plan->n[rank - 1] = real;
       n_last_out = real;
     }
-  else if (plan->type == ACCEL_FFT_TYPE_R2C)
+  else if (priv->real_length > 0)
     {
-      n_last_out = n_last_in / 2 + 1;
+      /* set for a transform that has no real output: a mistake, not a no-op */
+      return type_error (stage, in, error,
+          "real-length (%" G_GINT64_FORMAT ") sizes the real output of a c2r "
+          "transform; this one is %s",
+          priv->real_length, plan->type == ACCEL_FFT_TYPE_R2C ? "r2c" : "c2c");
     }
+  if (plan->type == ACCEL_FFT_TYPE_R2C)
+    n_last_out = n_last_in / 2 + 1;
 
   plan->in_elems = n_last_in;
   plan->out_elems = n_last_out;

@@ -334,6 +334,15 @@ accel_pattern_source_stop (AccelStage *stage)
   g_clear_pointer (&self->reference, accel_buffer_unref);
 }
 
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_pattern_source_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelPatternSource *self = ACCEL_PATTERN_SOURCE (stage);
+
+  return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
+}
+
 static AccelFlow
 accel_pattern_source_process (
     AccelStage *stage, AccelFrame *frame, GError **error)
@@ -345,8 +354,6 @@ accel_pattern_source_process (
   gint64 duration = accel_io_frame_duration (self->fps_n, self->fps_d);
   gpointer staging;
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
   if (duration > 0)
     {
       accel_buffer_set_pts (
@@ -483,6 +490,7 @@ accel_pattern_source_class_init (AccelPatternSourceClass *klass)
   stage_class->start = accel_pattern_source_start;
   stage_class->stop = accel_pattern_source_stop;
   stage_class->process = accel_pattern_source_process;
+  stage_class->has_frame = accel_pattern_source_has_frame;
 
   g_object_class_install_property (gobject_class, PROP_PATTERN,
       g_param_spec_enum ("pattern", "Pattern", "What the images show",

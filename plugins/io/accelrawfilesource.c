@@ -289,6 +289,24 @@ read_frame (AccelRawFileSource *self, guint64 seq, gpointer dst, GError **error)
   return r;
 }
 
+/* a stream's frames by their own numbers: a yield took a sequence */
+static guint64
+frame_number (AccelRawFileSource *self, guint64 sequence)
+{
+  return self->seekable ? sequence
+                        : accel_io_numbers_peek (&self->numbers, sequence);
+}
+
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_raw_file_source_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
+
+  return self->num_buffers < 0
+         || frame_number (self, sequence) < (guint64)self->num_buffers;
+}
+
 static AccelFlow
 accel_raw_file_source_process (
     AccelStage *stage, AccelFrame *frame, GError **error)
@@ -300,12 +318,7 @@ accel_raw_file_source_process (
   gpointer staging;
   guint64 number;
 
-  /* a stream's frames by their own numbers: a yield took a sequence */
-  number = self->seekable
-               ? frame->sequence
-               : accel_io_numbers_peek (&self->numbers, frame->sequence);
-  if (self->num_buffers >= 0 && number >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
+  number = frame_number (self, frame->sequence);
   if (!self->seekable)
     accel_buffer_set_sequence (out, number);
   if (accel_stage_is_host (stage))
@@ -429,6 +442,7 @@ accel_raw_file_source_class_init (AccelRawFileSourceClass *klass)
   stage_class->start = accel_raw_file_source_start;
   stage_class->stop = accel_raw_file_source_stop;
   stage_class->process = accel_raw_file_source_process;
+  stage_class->has_frame = accel_raw_file_source_has_frame;
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location",

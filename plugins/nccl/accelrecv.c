@@ -51,6 +51,15 @@ accel_recv_negotiate (AccelStage *stage, const AccelType *in_types,
 
 /* a frame keeps the number its sender gave it, so a frame the sender's
  * rank skipped leaves a gap rather than renumbering the rest */
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_recv_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelRecv *self = ACCEL_RECV (stage);
+
+  return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
+}
+
 static AccelFlow
 accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -58,8 +67,6 @@ accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
   guint64 sequence = 0;
   gboolean ended;
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
   if (!accel_communicator_recv (
           accel_collective_get_communicator (ACCEL_COLLECTIVE (stage)), frame,
           frame->outputs[0],
@@ -150,6 +157,7 @@ accel_recv_class_init (AccelRecvClass *klass)
   gobject_class->finalize = accel_recv_finalize;
   stage_class->negotiate = accel_recv_negotiate;
   stage_class->process = accel_recv_process;
+  stage_class->has_frame = accel_recv_has_frame;
   ACCEL_COLLECTIVE_CLASS (klass)->members = accel_recv_members;
   accel_pair_class_install_peer (
       gobject_class, PROP_PEER, "The rank whose nccl.send sends the frames");

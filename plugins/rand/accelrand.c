@@ -304,14 +304,21 @@ generate_gpu (AccelRand *self, AccelFrame *frame, GError **error)
   return TRUE;
 }
 
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_rand_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelRandPrivate *priv = accel_rand_get_instance_private (ACCEL_RAND (stage));
+
+  return priv->num_buffers < 0 || sequence < (guint64)priv->num_buffers;
+}
+
 static AccelFlow
 accel_rand_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   AccelRand *self = ACCEL_RAND (stage);
   AccelRandPrivate *priv = accel_rand_get_instance_private (self);
 
-  if (priv->num_buffers >= 0 && frame->sequence >= (guint64)priv->num_buffers)
-    return ACCEL_FLOW_EOS;
   /* set while running: the frame fails as bad input */
   if (!check_parameters (self, priv->f64, ACCEL_ERROR_INVALID_INPUT, error))
     return ACCEL_FLOW_ERROR;
@@ -420,6 +427,7 @@ accel_rand_class_init (AccelRandClass *klass)
   stage_class->start = accel_rand_start;
   stage_class->stop = accel_rand_stop;
   stage_class->process = accel_rand_process;
+  stage_class->has_frame = accel_rand_has_frame;
 
   g_object_class_install_property (gobject_class, PROP_SHAPE,
       g_param_spec_string ("shape", "Shape",

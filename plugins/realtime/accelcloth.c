@@ -162,9 +162,16 @@ accel_cloth_can_capture (AccelStage *stage, const AccelFrame *frame)
 {
   AccelCloth *self = ACCEL_CLOTH (stage);
 
-  return self->wind == 0.0f
-         && (self->num_buffers < 0
-             || frame->sequence < (guint64)self->num_buffers);
+  return self->wind == 0.0f;
+}
+
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_cloth_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelCloth *self = ACCEL_CLOTH (stage);
+
+  return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
 }
 
 static AccelFlow
@@ -176,8 +183,6 @@ accel_cloth_process (AccelStage *stage, AccelFrame *frame, GError **error)
   AccelClothParams p;
   AccelClothView v;
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
   frame_params (self, frame->sequence, &p);
   view_init (self, &v);
   if (accel_stage_is_host (stage))
@@ -371,6 +376,7 @@ accel_cloth_class_init (AccelClothClass *klass)
   stage_class->start = accel_cloth_start;
   stage_class->stop = accel_cloth_stop;
   stage_class->process = accel_cloth_process;
+  stage_class->has_frame = accel_cloth_has_frame;
   stage_class->can_capture = accel_cloth_can_capture;
   stage_class->snapshot = accel_cloth_snapshot;
   stage_class->restore = accel_cloth_restore;

@@ -89,14 +89,13 @@ accel_fluid_stop (AccelStage *stage)
   g_clear_pointer (&ACCEL_FLUID (stage)->state, accel_buffer_unref);
 }
 
-/* every step is the same launches on the same fields; the last frame's
- * end of stream is decided on the host */
+/* num-buffers ends the stream before the frame past it takes a buffer */
 static gboolean
-accel_fluid_can_capture (AccelStage *stage, const AccelFrame *frame)
+accel_fluid_has_frame (AccelStage *stage, guint64 sequence)
 {
   AccelFluid *self = ACCEL_FLUID (stage);
 
-  return self->num_buffers < 0 || frame->sequence < (guint64)self->num_buffers;
+  return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
 }
 
 static AccelFlow
@@ -107,8 +106,6 @@ accel_fluid_process (AccelStage *stage, AccelFrame *frame, GError **error)
   gpointer stream = accel_stream_get_handle (frame->stream);
   size_t pitch = (size_t)self->params.n * 4;
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
   if (accel_stage_is_host (stage))
     {
       accel_fluid_step_host (&self->params, &self->fields);
@@ -286,7 +283,9 @@ accel_fluid_class_init (AccelFluidClass *klass)
   stage_class->start = accel_fluid_start;
   stage_class->stop = accel_fluid_stop;
   stage_class->process = accel_fluid_process;
-  stage_class->can_capture = accel_fluid_can_capture;
+  /* every step is the same launches on the same fields */
+  stage_class->can_capture = accel_stage_can_capture_always;
+  stage_class->has_frame = accel_fluid_has_frame;
   stage_class->snapshot = accel_fluid_snapshot;
   stage_class->restore = accel_fluid_restore;
 

@@ -246,6 +246,15 @@ current (AccelParticles *self)
  * the step cannot work in place (it compacts), and keeping a reference to
  * the output (read by the next stage and by the next step, written by
  * neither) saves copying it back */
+/* num-buffers ends the stream before the frame past it takes a buffer */
+static gboolean
+accel_particles_has_frame (AccelStage *stage, guint64 sequence)
+{
+  AccelParticles *self = ACCEL_PARTICLES (stage);
+
+  return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
+}
+
 static AccelFlow
 accel_particles_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -255,8 +264,6 @@ accel_particles_process (AccelStage *stage, AccelFrame *frame, GError **error)
   AccelParticlesParams p;
   AccelParticleState in_s, out_s;
 
-  if (self->num_buffers >= 0 && frame->sequence >= (guint64)self->num_buffers)
-    return ACCEL_FLOW_EOS;
   accel_particles_params (self, &p);
   accel_particle_state_init (
       &in_s, accel_buffer_get_data (current (self)), p.capacity);
@@ -451,6 +458,7 @@ accel_particles_class_init (AccelParticlesClass *klass)
   stage_class->start = accel_particles_start;
   stage_class->stop = accel_particles_stop;
   stage_class->process = accel_particles_process;
+  stage_class->has_frame = accel_particles_has_frame;
   stage_class->snapshot = accel_particles_snapshot;
   stage_class->restore = accel_particles_restore;
 

@@ -97,6 +97,28 @@ link_ok (AccelGraph *g, const char *a, const char *b)
   g_assert_no_error (error);
 }
 
+/* a source's num-buffers ends its stream before a buffer is taken for the
+ * frame past it: buffers of 4 EiB, which no host allocates, were taken (and
+ * zeroed) to learn that no frame came, and the run failed */
+static void
+test_source_end_takes_no_buffer (GraphFixture *f, gconstpointer data)
+{
+  const char *huge = "2147483647x2147483647";
+  AccelStage *noise = add (f, "rand.uniform", "noise");
+  AccelStage *a, *b;
+
+  source (f, "src", 0, huge);
+  g_object_set (noise, "shape", huge, "num-buffers", (gint64)0, NULL);
+  a = add (f, "core.null-sink", "a");
+  b = add (f, "core.null-sink", "b");
+  link_ok (f->graph, "src", "a");
+  link_ok (f->graph, "noise", "b");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (accel_stage_get_n_processed (a), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_processed (b), ==, 0);
+}
+
 static void
 test_type_mismatch (GraphFixture *f, gconstpointer data)
 {
@@ -1368,6 +1390,9 @@ main (int argc, char **argv)
       graph_tear_down);
   g_test_add ("/graph/stepped", GraphFixture, "stepped", graph_set_up,
       test_stepped, graph_tear_down);
+  g_test_add ("/graph/source-end-takes-no-buffer", GraphFixture,
+      "source-end-takes-no-buffer", graph_set_up,
+      test_source_end_takes_no_buffer, graph_tear_down);
   g_test_add ("/graph/stepped-withheld", GraphFixture, "stepped-withheld",
       graph_set_up, test_stepped_withheld, graph_tear_down);
   g_test_add ("/graph/stepped-skip", GraphFixture, "stepped-skip", graph_set_up,

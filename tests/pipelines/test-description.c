@@ -276,8 +276,8 @@ test_accel_run (void)
 static void
 test_grid_size (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) cloth = NULL;
+  g_autoptr (GError) error = NULL, both_error = NULL;
+  g_autoptr (AccelGraph) cloth = NULL, both = NULL;
   gint w = 0, h = 0;
 
   if (g_test_subprocess ())
@@ -306,6 +306,15 @@ test_grid_size (void)
       "grid-height", &h, NULL);
   g_assert_cmpint (w, ==, 12);
   g_assert_cmpint (h, ==, 12);
+
+  /* an old name beside its new one: the order of the keys chose */
+  both = accel_graph_new_from_description (
+      "realtime.fluid grid-size=32 size=16 num-buffers=1 ! core.null-sink",
+      &both_error);
+  g_assert_null (both);
+  g_assert_cmpstr (both_error->message, ==,
+      "description:1:29: stage 'fluid0' (realtime.fluid) sets both "
+      "'grid-size' and 'size', its old name: give 'grid-size' alone");
 }
 
 /* the digest of core.checksum-sink "sum" after running @description */

@@ -126,7 +126,7 @@ test_link_errors (void)
       "dimensions 32 and 48 differ",
       NULL);
   expect_mismatch (&gemm_t, 1, &t,
-      "stage 'stage' (blas.gemm): a is 32x64, used transposed, but b is "
+      "stage 'stage' (blas.gemm): a is 32x64 (used transposed) but b is "
       "48x16; inner dimensions 32 and 48 differ",
       NULL);
   accel_type_init_tensor (&t, F64, ACCEL_MEMORY_DEVICE, 2, b_dims);

@@ -153,6 +153,12 @@ test_type_errors (void)
       "type r2c is a forward transform (fft.forward)");
   expect_mismatch ("fft.inverse", ACCEL_DTYPE_F32, 2, d2, "r2c", 0, 0,
       "type r2c is a forward transform (fft.forward)");
+  /* real-length where there is no real output was taken and ignored */
+  expect_mismatch ("fft.forward", ACCEL_DTYPE_F32, 2, d2, "auto", 0, 9,
+      "real-length (9) sizes the real output of a c2r transform; this one "
+      "is r2c");
+  expect_mismatch (
+      "fft.inverse", ACCEL_DTYPE_C64, 2, d2, "c2c", 0, 11, "this one is c2c");
 }
 
 /* the output types negotiation gives, r2c and c2r */
