@@ -97,7 +97,8 @@ typedef struct
   GBytes *snapshot;     /* the last state taken, restored on restart */
   gchar *checkpoint;    /* where snapshots go on disk, or NULL */
   gboolean stateless;   /* said so there (accel_checkpoint_mark_stateless) */
-  gchar *restore_from;  /* the checkpoint to start from, or NULL */
+  gboolean checkpoint_failing; /* the last save failed, and said so */
+  gchar *restore_from;         /* the checkpoint to start from, or NULL */
 } AccelStageSupervisor;
 
 /* sources */
@@ -298,7 +299,6 @@ AccelSupervision accel_stage_supervisor_decide (
     AccelStageSupervisor *sup, GError **error);
 gboolean accel_stage_supervisor_restore_checkpoint (
     AccelStage *self, GError **error);
-gboolean accel_stage_supervisor_frame_done (
-    AccelStage *self, guint64 sequence, GError **error);
+void accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence);
 
 G_END_DECLS

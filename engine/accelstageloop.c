@@ -542,9 +542,9 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     {
     case ACCEL_FRAME_DONE:
       accel_stage_record_frame (self, sequence, t0, t_done);
-      if (!priv->role->frame_done (self, sequence, &error)
-          || !accel_stage_supervisor_frame_done (self, sequence, &error))
+      if (!priv->role->frame_done (self, sequence, &error))
         return accel_stage_handle_fault (self, error, sequence);
+      accel_stage_supervisor_frame_done (self, sequence);
       return TRUE;
     case ACCEL_FRAME_PENDING:
       return TRUE;

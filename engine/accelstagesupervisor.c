@@ -50,10 +50,16 @@ accel_stage_supervisor_clear (AccelStageSupervisor *sup)
 static AccelSupervision
 strategy_for (AccelStageSupervisor *sup, const GError *error)
 {
-  if (error->code == ACCEL_ERROR_CONTEXT_POISONED)
+  gboolean ours = error->domain == ACCEL_ERROR;
+
+  if (ours && error->code == ACCEL_ERROR_CONTEXT_POISONED)
     return ACCEL_SUPERVISION_ESCALATE;
   if (sup->on_fault != ACCEL_SUPERVISION_AUTO)
     return sup->on_fault;
+  /* another domain's codes mean other things (G_FILE_ERROR_NOSPC has
+   * ACCEL_ERROR_DEADLINE's number): a fault of no known class */
+  if (!ours)
+    return ACCEL_SUPERVISION_ESCALATE;
   switch (error->code)
     {
     case ACCEL_ERROR_INVALID_INPUT:
@@ -103,33 +109,55 @@ accel_stage_supervisor_decide (AccelStageSupervisor *sup, GError **error)
   return strategy;
 }
 
+/* a checkpoint not saved loses no frame (this one is through): a resume
+ * starts from the last one saved, and the next interval tries again. Said
+ * when they start failing and when they are saved again */
+static void
+note_checkpoint (AccelStage *self, guint64 sequence, const GError *error)
+{
+  AccelStageSupervisor *sup = &accel_stage_get_private (self)->supervisor;
+
+  if (error && !sup->checkpoint_failing)
+    g_message ("stage '%s': its checkpoint at frame %" G_GUINT64_FORMAT
+               " was not saved (%s); the run goes on, and a resume would "
+               "start from the last one saved",
+        accel_stage_get_name (self), sequence, error->message);
+  else if (!error && sup->checkpoint_failing)
+    g_message ("stage '%s': its checkpoints are saved again, from frame "
+               "%" G_GUINT64_FORMAT,
+        accel_stage_get_name (self), sequence);
+  sup->checkpoint_failing = error != NULL;
+}
+
 /* a frame is through: every snapshot-interval frames a stateful stage's
  * state is taken, and saved as a checkpoint when the graph keeps state; a
  * snapshot that holds no state marks the stage stateless there instead */
-gboolean
-accel_stage_supervisor_frame_done (
-    AccelStage *self, guint64 sequence, GError **error)
+void
+accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
 {
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   AccelStageSupervisor *sup = &accel_stage_get_private (self)->supervisor;
+  g_autoptr (GError) error = NULL;
 
   if (!klass->snapshot || sup->snapshot_interval == 0
       || sequence % sup->snapshot_interval != 0)
-    return TRUE;
+    return;
   g_clear_pointer (&sup->snapshot, g_bytes_unref);
   sup->snapshot = klass->snapshot (self);
   if (!sup->checkpoint)
-    return TRUE;
+    return;
   /* once a run: the marker stays */
   if (!sup->snapshot)
     {
       if (!sup->stateless)
         sup->stateless
-            = accel_checkpoint_mark_stateless (sup->checkpoint, error);
-      return sup->stateless;
+            = accel_checkpoint_mark_stateless (sup->checkpoint, &error);
     }
-  return accel_checkpoint_save (
-      sup->checkpoint, sequence, sup->snapshot, error);
+  else
+    {
+      accel_checkpoint_save (sup->checkpoint, sequence, sup->snapshot, &error);
+    }
+  note_checkpoint (self, sequence, error);
 }
 
 /* a new worker takes the state the last one saved */

@@ -141,11 +141,12 @@ test_slow_sink_init (TestSlowSink *self)
 }
 
 /* test.render-failer: a sink whose host part fails frame 2, saying why
- * or, with "silent", not */
+ * or, with "silent", not; with "file-error", with an error of another
+ * domain (G_FILE_ERROR_NOSPC) */
 struct _TestRenderFailer
 {
   AccelStage parent;
-  gboolean silent;
+  gboolean silent, file_error;
 };
 G_DEFINE_FINAL_TYPE (TestRenderFailer, test_render_failer, ACCEL_TYPE_STAGE)
 
@@ -160,7 +161,10 @@ render_failer_render (AccelStage *stage, AccelFrame *frame, GError **error)
 {
   if (frame->sequence != 2)
     return ACCEL_FLOW_OK;
-  if (!TEST_RENDER_FAILER (stage)->silent)
+  if (TEST_RENDER_FAILER (stage)->file_error)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC,
+        "no room for frame %" G_GUINT64_FORMAT, frame->sequence);
+  else if (!TEST_RENDER_FAILER (stage)->silent)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
         "render refuses frame %" G_GUINT64_FORMAT, frame->sequence);
   return ACCEL_FLOW_ERROR;
@@ -170,14 +174,21 @@ static void
 render_failer_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
-  TEST_RENDER_FAILER (object)->silent = g_value_get_boolean (value);
+  TestRenderFailer *self = TEST_RENDER_FAILER (object);
+
+  if (prop_id == 1)
+    self->silent = g_value_get_boolean (value);
+  else
+    self->file_error = g_value_get_boolean (value);
 }
 
 static void
 render_failer_get_property (
     GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  g_value_set_boolean (value, TEST_RENDER_FAILER (object)->silent);
+  TestRenderFailer *self = TEST_RENDER_FAILER (object);
+
+  g_value_set_boolean (value, prop_id == 1 ? self->silent : self->file_error);
 }
 
 static void
@@ -192,6 +203,10 @@ test_render_failer_class_init (TestRenderFailerClass *klass)
   g_object_class_install_property (gobject_class, 1,
       g_param_spec_boolean ("silent", "Silent",
           "Fail without setting the error", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, 2,
+      g_param_spec_boolean ("file-error", "File error",
+          "Fail with G_FILE_ERROR_NOSPC", FALSE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   sc->process = render_failer_process;
   sc->render = render_failer_render;

@@ -113,6 +113,62 @@ test_render_fault_supervised (void)
     }
 }
 
+/* an error of another domain is a fault of no known class: escalated by
+ * on-fault auto. It went by its code alone, and G_FILE_ERROR_NOSPC, the
+ * number of ACCEL_ERROR_DEADLINE, restarted the stage */
+static void
+test_other_domain_escalates (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("domain");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (graph, "test.render-failer", "out");
+
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)5, NULL);
+  g_object_set (sink, "file-error", TRUE, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "out", &error));
+  g_assert_false (accel_graph_run (graph, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
+  g_assert_cmpuint (accel_stage_get_n_restarts (sink), ==, 0);
+}
+
+/* a checkpoint that cannot be saved loses no frame: it was a fault of the
+ * frame just handed on, counted skipped (exit status 3 from accel-run with
+ * every frame written), and restarted the stage. Said once, and once more
+ * when they are saved again */
+static void
+test_checkpoint_not_saved (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-ckpt-XXXXXX", NULL);
+  g_autofree gchar *blocked
+      = g_build_filename (dir, "count.checkpoint.10", NULL);
+  g_autoptr (AccelGraph) graph = accel_graph_new ("checkpoints");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+  AccelStage *count = accel_test_stage (graph, "test.counter", "count");
+  AccelStage *sink = accel_test_stage (graph, "core.null-sink", "sink");
+
+  /* the file is renamed onto a directory there: refused */
+  g_assert_cmpint (g_mkdir (blocked, 0700), ==, 0);
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)30, NULL);
+  g_object_set (count, "snapshot-interval", 10, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "count", &error));
+  g_assert_true (accel_graph_link (graph, "count", "sink", &error));
+  accel_graph_set_state_dir (graph, dir, 0);
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "stage 'count': its checkpoint at frame 10 was not saved (*); the run "
+      "goes on*");
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "stage 'count': its checkpoints are saved again, from frame 20");
+  g_assert_true (accel_graph_run (graph, &error));
+  g_assert_no_error (error);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (accel_stage_get_n_skipped (count), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_restarts (count), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 30);
+  accel_test_remove_tree (dir);
+}
+
 static void
 test_restart_after_library_error (Chain *c, gconstpointer data)
 {
@@ -1160,6 +1216,10 @@ main (int argc, char **argv)
   g_test_add_func ("/supervision/commit-log", test_commit_log);
   g_test_add_func (
       "/supervision/render-fault-supervised", test_render_fault_supervised);
+  g_test_add_func (
+      "/supervision/other-domain-escalates", test_other_domain_escalates);
+  g_test_add_func (
+      "/supervision/checkpoint-not-saved", test_checkpoint_not_saved);
   g_test_add_func (
       "/supervision/commit-log-short-write", test_commit_log_short_write);
   g_test_add_func ("/supervision/commit-log-forget", test_commit_log_forget);
