@@ -350,3 +350,26 @@ accel_stage_should_yield (AccelStage *stage)
   g_mutex_unlock (&priv->mailbox_lock);
   return yield;
 }
+
+/**
+ * accel_stage_should_stop:
+ * @stage: a running stage
+ *
+ * accel_stage_should_yield() for a stage that cannot give its frame back:
+ * a sink waiting to hand a frame on would lose it by returning for a
+ * parameter change, which then waits until the frame is through.
+ *
+ * Returns: %TRUE when the stage is stopping. MT safe.
+ */
+gboolean
+accel_stage_should_stop (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gboolean stop;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  g_mutex_lock (&priv->mailbox_lock);
+  stop = !priv->mailbox || accel_mailbox_is_closed (priv->mailbox);
+  g_mutex_unlock (&priv->mailbox_lock);
+  return stop;
+}

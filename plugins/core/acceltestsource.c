@@ -208,21 +208,21 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
       g_param_spec_string ("shape", "Shape",
           "Tensor dimensions, outermost "
           "first, such as 1024 or 480x640",
-          "1024", flags));
+          "1024", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
-      g_param_spec_string (
-          "dtype", "Dtype", "Tensor element type: f32 or u8", "f32", flags));
+      g_param_spec_string ("dtype", "Dtype", "Tensor element type: f32 or u8",
+          "f32", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_string ("format", "Format",
           "Image format (RGBA8, BGRA8, "
           "GRAY8, NV12, I420, RGBAF32); empty for a tensor",
-          "", flags));
+          "", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width", "Image width in pixels", 1,
-          G_MAXINT16, 320, flags));
+          G_MAXINT16, 320, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_int ("height", "Height", "Image height in pixels", 1,
-          G_MAXINT16, 240, flags));
+          G_MAXINT16, 240, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Buffers to "

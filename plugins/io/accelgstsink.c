@@ -383,7 +383,8 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
       g_mutex_lock (&watch->lock);
       g_cond_wait_until (&watch->cond, &watch->lock, until);
       g_mutex_unlock (&watch->lock);
-      if (accel_stage_should_yield (ACCEL_STAGE (self)))
+      /* a parameter change waits for the frame: returning would lose it */
+      if (accel_stage_should_stop (ACCEL_STAGE (self)))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
               "stopped while the GStreamer pipeline took no data");

@@ -29,27 +29,27 @@ accel_io_type_props_install (GObjectClass *klass, guint first_prop_id)
       g_param_spec_string ("shape", "Shape",
           "Tensor dimensions, outermost first, such as 1024 or 480x640; when "
           "set the data is a tensor of dtype, else an image of format",
-          "", flags));
+          "", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (klass,
       first_prop_id + ACCEL_IO_TYPE_PROP_DTYPE,
       g_param_spec_string ("dtype", "Dtype",
           "Tensor element type (u8, i8, u16, i16, u32, i32, u64, i64, f16, "
           "bf16, f32, f64, c64, c128)",
-          "u8", flags));
+          "u8", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (klass,
       first_prop_id + ACCEL_IO_TYPE_PROP_FORMAT,
       g_param_spec_string ("format", "Format",
           "Image format (RGBA8, BGRA8, GRAY8, NV12, I420, RGBAF32), used "
           "when shape is empty",
-          "RGBA8", flags));
+          "RGBA8", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (klass,
       first_prop_id + ACCEL_IO_TYPE_PROP_WIDTH,
       g_param_spec_int ("width", "Width", "Image width in pixels", 1,
-          G_MAXINT16, 320, flags));
+          G_MAXINT16, 320, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (klass,
       first_prop_id + ACCEL_IO_TYPE_PROP_HEIGHT,
       g_param_spec_int ("height", "Height", "Image height in pixels", 1,
-          G_MAXINT16, 240, flags));
+          G_MAXINT16, 240, flags | ACCEL_PARAM_FIXED));
 }
 
 /* FALSE when @prop_id is not one of the type properties */

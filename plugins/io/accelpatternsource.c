@@ -497,13 +497,14 @@ accel_pattern_source_class_init (AccelPatternSourceClass *klass)
           ACCEL_TYPE_PATTERN, ACCEL_PATTERN_SMPTE, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_string ("format", "Format",
-          "Image format: RGBA8, BGRA8, GRAY8 or RGBAF32", "RGBA8", flags));
+          "Image format: RGBA8, BGRA8, GRAY8 or RGBAF32", "RGBA8",
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_int ("width", "Width", "Image width in pixels", 1,
-          G_MAXINT16, 320, flags));
+          G_MAXINT16, 320, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_int ("height", "Height", "Image height in pixels", 1,
-          G_MAXINT16, 240, flags));
+          G_MAXINT16, 240, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Images to produce before end of stream (-1: no end)", -1, G_MAXINT64,

@@ -922,6 +922,16 @@ test_param_async (GraphFixture *f, gconstpointer data)
   g_value_set_float (&v, 3.5f);
   g_assert_true (accel_stage_set_param_async (scale, "scale", &v));
   g_assert_false (accel_stage_set_param_async (scale, "no-such", &v));
+  {
+    /* what sizes a source's output is fixed: it was taken and ignored */
+    GValue shape = G_VALUE_INIT;
+
+    g_value_init (&shape, G_TYPE_STRING);
+    g_value_set_static_string (&shape, "64");
+    g_assert_false (accel_stage_set_param_async (
+        accel_graph_get_stage (f->graph, "src"), "shape", &shape));
+    g_value_unset (&shape);
+  }
   for (gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
        g_get_monotonic_time () < end;)
     {

@@ -1857,6 +1857,37 @@ test_gst_sink_stop_is_no_fault (void)
   g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, 0);
 }
 
+/* a parameter changed while io.gst-sink waits for GStreamer to take a
+ * frame waits for the frame: the sink took the change for a stop and
+ * failed the graph ("stopped while the GStreamer pipeline took no data") */
+static void
+test_gst_sink_param_while_waiting (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("param");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.gst-sink", "sink");
+
+  g_object_set (src, "width", 8, "height", 8, "num-buffers", (gint64)12, NULL);
+  g_object_set (
+      sink, "description", "fakesink sync=true", "framerate", "40/1", NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  /* GStreamer takes 40 frames a second: the sink waits on it */
+  while (accel_stage_get_n_processed (sink) < 2)
+    g_usleep (1000);
+  for (gint64 t = 20000; t < 20005; t++)
+    {
+      accel_test_set_param_async (sink, "eos-timeout", t);
+      g_usleep (20000);
+    }
+  g_assert_true (accel_graph_wait (g, -1, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 12);
+  g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, 0);
+}
+
 /* core.test-source -> gst-sink (pngenc): lossless, so the files hold the
  * test pattern exactly, and they are complete when the run returns */
 static void
@@ -2079,6 +2110,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
   g_test_add_func (
       "/io/gst-sink/stop-is-no-fault", test_gst_sink_stop_is_no_fault);
+  g_test_add_func (
+      "/io/gst-sink/param-while-waiting", test_gst_sink_param_while_waiting);
   g_test_add_func (
       "/io/gst-sink/restart-refused", test_gst_sink_restart_refused);
 #endif
