@@ -123,6 +123,7 @@ void accel_stage_start_begin (
     AccelStage *stage, AccelWorker *worker, AccelStreamAllocator *streams);
 gboolean accel_stage_start_end (AccelStage *stage, GError **error);
 gboolean accel_stage_start_waits (AccelStage *stage);
+gboolean accel_stage_is_remote_source (AccelStage *stage);
 void accel_stage_begin (AccelStage *stage);
 void accel_stage_close (AccelStage *stage);
 void accel_stage_join (AccelStage *stage);

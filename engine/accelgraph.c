@@ -689,7 +689,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_observer (stage, &observer, graph);
       accel_stage_set_stepped (stage, graph->stepped);
       accel_stage_set_one_stream (stage, one_stream);
-      accel_stage_set_frame_limit (stage, graph->frame_limit);
+      accel_stage_set_frame_limit (stage,
+          accel_stage_is_remote_source (stage) ? -1 : graph->frame_limit);
       accel_stage_set_graph_failed (stage, FALSE);
       accel_stage_set_graph_ending (stage, FALSE);
     }

@@ -20,6 +20,7 @@ typedef struct
   gboolean blocking;          /* process() may wait on the host */
   gboolean start_waits;       /* start() waits for other processes */
   gboolean needs_application; /* fed or drained by the running program */
+  gboolean remote_source;     /* a source of another graph's frames */
 } AccelStageClassInfo;
 
 typedef struct

@@ -60,6 +60,7 @@ class_info_ensure (GType type)
       info->blocking = parent->blocking;
       info->start_waits = parent->start_waits;
       info->needs_application = parent->needs_application;
+      info->remote_source = parent->remote_source;
     }
   g_type_set_qdata (type, class_info_quark (), info);
   return info;
@@ -166,6 +167,34 @@ accel_stage_needs_application (AccelStage *stage)
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
   info = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
   return info && info->needs_application;
+}
+
+/**
+ * accel_stage_class_set_remote_source:
+ * @klass: a source's class
+ * @remote: %TRUE when its frames are another graph's, which ends its
+ *   stream (nccl.recv)
+ *
+ * Called from class_init. The graph's frame limit
+ * (accel_graph_set_frame_limit()) stops the sources that make frames; such
+ * a source ends where the other graph's stream ends, as its sender sends
+ * the end after the frames the limit left it (ended at the limit, it
+ * closed on the sender's end of stream, which failed).
+ */
+void
+accel_stage_class_set_remote_source (AccelStageClass *klass, gboolean remote)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->remote_source = remote;
+}
+
+/* whether @stage is a source of another graph's frames */
+gboolean
+accel_stage_is_remote_source (AccelStage *stage)
+{
+  AccelStageClassInfo *info
+      = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+
+  return info && info->remote_source;
 }
 
 /* whether @stage's start() waits for other processes */

@@ -107,6 +107,18 @@ parse_integer (const char *text, gboolean *negative, guint64 *magnitude,
           digits->str, 10, 0, G_MAXUINT64, magnitude, NULL);
       return TRUE;
     }
+  /* 0x...: exact, where a double keeps only 53 bits (0x20000000000001
+   * read as 0x20000000000000) */
+  if (digits->len > 2 && digits->str[0] == '0'
+      && g_ascii_tolower (digits->str[1]) == 'x')
+    {
+      for (gsize i = 2; i < digits->len; i++)
+        if (!g_ascii_isxdigit (digits->str[i]))
+          return FALSE;
+      *overflow = !g_ascii_string_to_unsigned (
+          digits->str + 2, 16, 0, G_MAXUINT64, magnitude, NULL);
+      return TRUE;
+    }
   else
     {
       gchar *end = NULL;
@@ -234,7 +246,9 @@ accel_yaml_convert (
           }
         if (fundamental == G_TYPE_FLOAT)
           {
-            if (fabs (v) > G_MAXFLOAT)
+            /* what rounds to the largest float is in range: the bound as
+             * --describe prints it (3.4028235e+38) is a little above it */
+            if (isinf ((gfloat)v))
               goto range;
             g_value_set_float (value, (gfloat)v);
           }

@@ -180,6 +180,8 @@ struct _AccelStageClass
 gboolean accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec);
 void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
 void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);
+void accel_stage_class_set_remote_source (
+    AccelStageClass *klass, gboolean remote);
 void accel_stage_class_set_start_waits (
     AccelStageClass *klass, gboolean start_waits);
 void accel_stage_class_set_needs_application (

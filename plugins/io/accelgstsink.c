@@ -565,7 +565,7 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
       g_param_spec_int64 ("eos-timeout", "End of stream timeout",
           "Milliseconds the description may take to finish (flush encoders, "
           "close files) once the stage stops",
-          0, G_MAXINT64 / 1000, 30000, flags));
+          1, G_MAXINT64 / 1000, 30000, flags));
   g_object_class_install_property (gobject_class, PROP_START_TIMEOUT,
       g_param_spec_int64 ("start-timeout", "Start timeout",
           "Milliseconds the description's elements may take to start (a "

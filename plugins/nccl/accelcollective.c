@@ -346,13 +346,38 @@ accel_collective_get_communicator (AccelCollective *self)
  * @error: return location for a #GError, or %NULL
  *
  * Returns: whether the stage takes @in: a tensor of f32, f64, f16, bf16,
- * i32, u32 or u8 (an image counts as its bytes, u8). Thread that
- * prepares the graph.
+ * i32, u32 or u8 (an image counts as its bytes, u8), and its `group`, a
+ * word the world's store can hold. Thread that prepares the graph.
  */
+/* a group names the communicator in the world's store's keys, made of
+ * words between '/': a word of at most 128 bytes with no space or control
+ * character (one with a space failed at start, naming the store's key
+ * rather than the parameter) */
+static gboolean
+check_group (AccelStage *stage, GError **error)
+{
+  AccelCollectivePrivate *priv
+      = accel_collective_get_instance_private (ACCEL_COLLECTIVE (stage));
+  const char *group = priv->group;
+  gboolean ok = !group || strlen (group) <= 128;
+
+  for (const char *c = group; ok && c && *c; c++)
+    ok = !g_ascii_isspace (*c) && !g_ascii_iscntrl (*c) && *c != '/';
+  if (ok)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s): parameter 'group' must be a word of at most 128 "
+      "bytes, with no '/', space or control character",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+  return FALSE;
+}
+
 gboolean
 accel_collective_check_input (
     AccelStage *stage, const AccelType *in, GError **error)
 {
+  if (!check_group (stage, error))
+    return FALSE;
   if (accel_reduce_dtype_supported (in->dtype))
     return TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,

@@ -49,8 +49,6 @@ accel_recv_negotiate (AccelStage *stage, const AccelType *in_types,
   return accel_type_parse_dims (&out_types[0], self->shape, error);
 }
 
-/* a frame keeps the number its sender gave it, so a frame the sender's
- * rank skipped leaves a gap rather than renumbering the rest */
 /* num-buffers ends the stream before the frame past it takes a buffer */
 static gboolean
 accel_recv_has_frame (AccelStage *stage, guint64 sequence)
@@ -60,6 +58,8 @@ accel_recv_has_frame (AccelStage *stage, guint64 sequence)
   return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
 }
 
+/* a frame keeps the number its sender gave it, so a frame the sender's
+ * rank skipped leaves a gap rather than renumbering the rest */
 static AccelFlow
 accel_recv_process (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -179,6 +179,8 @@ accel_recv_class_init (AccelRecvClass *klass)
       "declared here, through NCCL on a GPU and Gloo on the host");
   accel_collective_class_add_ports (
       stage_class, FALSE, TRUE, "the frames received");
+  /* the sender's frame limit is this stream's */
+  accel_stage_class_set_remote_source (stage_class, TRUE);
 }
 
 static void

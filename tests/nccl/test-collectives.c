@@ -975,6 +975,38 @@ test_send_nothing (Fixture *f, gconstpointer data)
   world_assert_silent_on (&run, "ended its stream");
 }
 
+/* --frames stops the sources that make frames: the receiver ends where
+ * its sender's stream ends. Stopped at the limit itself, it closed before
+ * the sender's end came, which failed the sender, every time */
+static void
+test_frame_limit_send_recv (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: frame-limit\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16'}}\n"
+        "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
+        "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "shape: '16'}}\n"
+        "  - {name: got, kind: io.raw-file-sink, ranks: [1], params: "
+        "{location: got.raw}}\n"
+        "links: [src -> tx -> sent, rx -> got]\n";
+  const char *args[] = { "--ranks", "2", "--frames", "3", "limit.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *got = NULL;
+  gsize len = 0;
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "limit.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, NULL, args);
+  g_assert_cmpint (run.status, ==, 0);
+  got = world_read (f->dir, "got.raw", &len);
+  g_assert_cmpuint (len, ==, 3 * 16 * sizeof (float));
+}
+
 /* a round trip: rank 0 sends to rank 1, which doubles each frame and sends
  * it back, beside an all-reduce. Each rank's graph starts its pairs and its
  * collective in its own order, and each start waits for the peer: they
@@ -1085,6 +1117,7 @@ main (int argc, char **argv)
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   ADD ("/collectives/send-nothing", NULL, test_send_nothing);
+  ADD ("/collectives/frame-limit-send-recv", NULL, test_frame_limit_send_recv);
   ADD ("/collectives/round-trip", NULL, test_round_trip);
   return g_test_run ();
 }

@@ -275,6 +275,31 @@ test_validate_world_no_sink (Fixture *f, gconstpointer data)
 
 /* ... and a file that every rank would write: their frames interleaved in
  * it, exit 0; refused unless {rank} is in its name or one rank runs it */
+/* a group the world's store cannot hold in its keys is refused at load,
+ * naming the parameter: one with a space failed at start with the store's
+ * key, after --validate had passed it */
+static void
+test_validate_group (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: group\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 2}}\n"
+        "  - {name: sum, kind: nccl.all-reduce, params: {group: 'a b'}}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> sum -> out]\n";
+  const char *args[] = { "--ranks", "2", "--validate", "group.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "group.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, "stage 'sum' (nccl.all-reduce): parameter 'group' "
+                         "must be a word of at most 128 bytes, with no '/', "
+                         "space or control character");
+}
+
 static void
 test_validate_world_shared_file (Fixture *f, gconstpointer data)
 {
@@ -989,6 +1014,7 @@ main (int argc, char **argv)
   ADD ("/world/validate", test_validate_world);
   ADD ("/world/validate-no-sink", test_validate_world_no_sink);
   ADD ("/world/validate-shared-file", test_validate_world_shared_file);
+  ADD ("/world/validate-group", test_validate_group);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),

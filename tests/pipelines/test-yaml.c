@@ -698,6 +698,37 @@ test_values (void)
   g_assert_cmpint (p->mode, ==, TEST_MODE_ACCURATE);
   g_assert_cmpuint (p->channels, ==, TEST_CHANNEL_RED | TEST_CHANNEL_BLUE);
   g_assert_cmpstr (p->label, ==, "12 monkeys");
+
+  /* hexadecimal exactly: through a double, 2^53 + 1 was 2^53 */
+  {
+    g_autoptr (GError) hex_error = NULL;
+    g_autoptr (AccelGraph) hex = accel_graph_new_from_yaml_string (
+        "stages:\n"
+        "  - {name: src, kind: core.test-source}\n"
+        "  - {name: p, kind: test.params, params: {huge: 0x20000000000001}}\n"
+        "links: [src -> p]\n",
+        "hex", &hex_error);
+
+    g_assert_no_error (hex_error);
+    p = TEST_PARAMS (accel_graph_get_stage (hex, "p"));
+    g_assert_cmpuint (p->huge, ==, G_GUINT64_CONSTANT (0x20000000000001));
+  }
+  /* the largest float as --describe prints it (a little above it) */
+  {
+    g_autoptr (GError) max_error = NULL;
+    g_autoptr (AccelGraph) max = accel_graph_new_from_yaml_string (
+        "stages:\n"
+        "  - {name: src, kind: core.test-source}\n"
+        "  - {name: k, kind: core.scale, params: {scale: 3.4028235e+38}}\n"
+        "  - {name: sink, kind: core.null-sink}\n"
+        "links: [src -> k -> sink]\n",
+        "max", &max_error);
+    gfloat scale = 0;
+
+    g_assert_no_error (max_error);
+    g_object_get (accel_graph_get_stage (max, "k"), "scale", &scale, NULL);
+    g_assert_cmpfloat (scale, ==, G_MAXFLOAT);
+  }
 }
 
 /* supervision for the whole pipeline, a stage's own over it, params over
