@@ -221,6 +221,59 @@ discard_state (const char *dir, GPtrArray *notes, GError **error)
   return TRUE;
 }
 
+/* whether @dir holds a fingerprint: the state of a run */
+static gboolean
+holds_run (const char *dir)
+{
+  g_autofree gchar *path = g_build_filename (dir, "fingerprint", NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* a new state is not kept where a run of another shape keeps its own: a
+ * world's supervisor gives rank r the directory rank-r inside the one it
+ * was given. A process alone in a world's directory (or a world in one
+ * process's) started over beside it, and cut the files it had written */
+static gboolean
+check_run_shape (AccelGraph *graph, GError **error)
+{
+  const char *dir = graph->state_dir;
+  g_autofree gchar *parent = g_path_get_dirname (dir);
+  g_autofree gchar *base = g_path_get_basename (dir);
+  g_autoptr (GDir) d = NULL;
+  const char *name;
+
+  /* starting over, as asked: the other run's files go too */
+  if (graph->discard_state)
+    return TRUE;
+  if (accel_world_get_default ())
+    {
+      if (!g_str_has_prefix (base, "rank-") || !holds_run (parent))
+        return TRUE;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "the state directory %s holds the state of a run of one process: "
+          "resume it as one, or give the world a directory of its own",
+          parent);
+      return FALSE;
+    }
+  d = g_dir_open (dir, 0, NULL);
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *rank = g_build_filename (dir, name, NULL);
+
+      if (g_str_has_prefix (name, "rank-") && holds_run (rank))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+              "the state directory %s holds the state of a world (%s): "
+              "resume it with --ranks as before, or give this run a "
+              "directory of its own",
+              dir, name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* <dir>/fingerprint: written by the first run, compared by the others */
 static gboolean
 check_fingerprint (AccelGraph *graph, GError **error)
@@ -238,7 +291,8 @@ check_fingerprint (AccelGraph *graph, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  return g_file_set_contents (path, now, -1, error);
+  return check_run_shape (graph, error)
+         && g_file_set_contents (path, now, -1, error);
 }
 
 /* the first live stage of @order, or NULL */
@@ -368,6 +422,16 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
       accel_stage_set_commit_log (stage, log);
     }
   close (lock_fd);
+  /* a frame limit below what the outputs hold does not cut them */
+  if (graph->frame_limit >= 0 && resume != G_MAXUINT64
+      && resume > (guint64)graph->frame_limit)
+    g_ptr_array_add (notes,
+        g_strdup_printf (
+            "the outputs hold %" G_GUINT64_FORMAT
+            " frames already, more than the frame limit of %" G_GINT64_FORMAT
+            ": they are kept (discard the state "
+            "to write %" G_GINT64_FORMAT ")",
+            resume, graph->frame_limit, graph->frame_limit));
   /* the ranks of a world resume at one frame, the first some rank's sink
    * lacks: collectives pair the ranks' frames by their order */
   if (world && accel_world_get_generation (world) > 0

@@ -275,6 +275,48 @@ test_validate_world_no_sink (Fixture *f, gconstpointer data)
 
 /* ... and a file that every rank would write: their frames interleaved in
  * it, exit 0; refused unless {rank} is in its name or one rank runs it */
+/* a state directory is resumed by a run of its own shape: a process alone
+ * in a world's directory started over beside the ranks' states and cut
+ * rank 0's files (a world in one process's the same) */
+static void
+test_state_dir_shape (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: shape\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 4}}\n"
+        "  - {name: out, kind: io.raw-file-sink, params: {location: "
+        "'out-{rank}.raw'}}\n"
+        "links: [src -> out]\n";
+  const char *world[]
+      = { "--ranks", "2", "--state-dir", "world-state", "shape.yaml", NULL };
+  const char *alone[] = { "--state-dir", "world-state", "shape.yaml", NULL };
+  const char *alone2[] = { "--state-dir", "alone-state", "shape.yaml", NULL };
+  const char *world2[]
+      = { "--ranks", "2", "--state-dir", "alone-state", "shape.yaml", NULL };
+  g_auto (WorldRun) r1 = { 0 }, r2 = { 0 }, r3 = { 0 }, r4 = { 0 };
+  g_autofree gchar *out = NULL;
+  gsize len = 0;
+
+  world_write (f->dir, "shape.yaml", yaml, strlen (yaml));
+  world_run (&r1, f->dir, NULL, world);
+  g_assert_cmpint (r1.status, ==, 0);
+  world_run (&r2, f->dir, NULL, alone);
+  g_assert_cmpint (r2.status, ==, 2);
+  world_assert_says (&r2, "the state directory world-state holds the state "
+                          "of a world (rank-");
+  out = world_read (f->dir, "out-0.raw", &len);
+  g_assert_cmpuint (len, ==, 4 * 16 * sizeof (float));
+
+  world_run (&r3, f->dir, NULL, alone2);
+  g_assert_cmpint (r3.status, ==, 0);
+  world_run (&r4, f->dir, NULL, world2);
+  g_assert_cmpint (r4.status, ==, 2);
+  world_assert_says (&r4, "the state directory alone-state holds the state "
+                          "of a run of one process");
+}
+
 /* a group the world's store cannot hold in its keys is refused at load,
  * naming the parameter: one with a space failed at start with the store's
  * key, after --validate had passed it */
@@ -1015,6 +1057,7 @@ main (int argc, char **argv)
   ADD ("/world/validate-no-sink", test_validate_world_no_sink);
   ADD ("/world/validate-shared-file", test_validate_world_shared_file);
   ADD ("/world/validate-group", test_validate_group);
+  ADD ("/world/state-dir-shape", test_state_dir_shape);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),

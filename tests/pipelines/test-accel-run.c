@@ -1439,6 +1439,37 @@ test_resume_verifies_png (void)
   assert_contents (f4, expected4);
 }
 
+/* a frame limit below what the outputs hold keeps them, and says so: the
+ * resume ended with "0 frames" and every frame of the longer run kept */
+static void
+test_resume_past_frame_limit (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  g_autofree gchar *data = NULL;
+  gsize len = 0;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: past-limit\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '4', "
+      "num-buffers: 8}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  run_in (&r, sc.dir, "--frames=3", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "the outputs hold 8 frames already, more "
+                                   "than the frame limit of 3: they are kept"));
+  result_clear (&r);
+  g_assert_true (g_file_get_contents (out, &data, &len, NULL));
+  g_assert_cmpuint (len, ==, 8 * 4 * sizeof (float));
+}
+
 /* a live source cannot produce again what an output lost: the resume is
  * refused (status 2), saying so, rather than writing other frames */
 static void
@@ -2424,6 +2455,8 @@ main (int argc, char **argv)
       "/accel-run/gst-fifo-without-peer", test_gst_fifo_without_peer);
   g_test_add_func ("/accel-run/gst-validate-writes-nothing",
       test_gst_validate_writes_nothing);
+  g_test_add_func (
+      "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
