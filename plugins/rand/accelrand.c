@@ -115,8 +115,10 @@ invalid:
 /* the distribution's parameters as @dtype holds them: uniform's range not
  * empty and its width finite (low -1e308, high 1e308 gave infinities, and
  * low 5, high 1 values in [1, 5)), a normal's mean and deviation finite
- * (an f32 of 1e39 is infinite), and a log-normal's median exp (mean)
- * finite (mean 100 made every f32 infinite). Checked when the graph is
+ * (an f32 of 1e39 is infinite) and 9 deviations from the mean too (a
+ * deviation of 1.8e308 made infinities), and a log-normal's largest value
+ * exp (mean + 9 stddev) finite (mean 100 made every f32 infinite, stddev
+ * 2^31 half of them). Checked when the graph is
  * prepared and at each frame, as they may change meanwhile */
 static gboolean
 check_parameters (
@@ -136,9 +138,13 @@ check_parameters (
   else if (dist != ACCEL_RAND_DIST_UNIFORM
            && !(fabs (a) <= most && b >= 0.0 && b <= most))
     why = "mean must be finite and stddev from 0 to finite in the dtype";
-  else if (dist == ACCEL_RAND_DIST_LOG_NORMAL && !(exp (a) <= most))
-    why = "exp (mean), the distribution's median, must be finite in the "
-          "dtype";
+  /* no normal value lies 9 deviations out (Box-Muller on 53-bit uniforms
+   * reaches 8.6): within that, every value is finite */
+  else if (dist != ACCEL_RAND_DIST_UNIFORM && !(fabs (a) + 9.0 * b <= most))
+    why = "mean plus and minus 9 stddev must be finite in the dtype";
+  else if (dist == ACCEL_RAND_DIST_LOG_NORMAL && !(exp (a + 9.0 * b) <= most))
+    why = "exp (mean + 9 stddev), past which no value lies, must be finite "
+          "in the dtype";
   if (!why)
     return TRUE;
   g_set_error (error, ACCEL_ERROR, code, "stage '%s' (%s): %s (%s %g, %s %g)",

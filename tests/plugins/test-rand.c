@@ -226,7 +226,13 @@ test_invalid_parameters (void)
       "rand.log-normal", "f32", "mean", 0.0, "stddev", 1e39, "stddev from 0");
   /* every value exp (100 + ...) was infinite as an f32 */
   expect_bad_distribution ("rand.log-normal", "f32", "mean", 100.0, "stddev",
-      0.1, "exp (mean), the distribution's median, must be finite");
+      0.1, "exp (mean + 9 stddev), past which no value lies, must be finite");
+  /* half the values were infinite: exp (z 2^31) */
+  expect_bad_distribution ("rand.log-normal", "f32", "mean", 0.0, "stddev",
+      2147483648.0, "exp (mean + 9 stddev)");
+  /* 3 values of 8 were infinite */
+  expect_bad_distribution ("rand.normal", "f64", "mean", 0.0, "stddev",
+      G_MAXDOUBLE, "mean plus and minus 9 stddev must be finite");
 }
 
 int
