@@ -103,10 +103,8 @@ stand_in (GstBin *parent, GstPad *peer, GstCaps *caps)
 
   if (!filter || !fake)
     {
-      if (filter)
-        gst_object_unref (gst_object_ref_sink (filter));
-      if (fake)
-        gst_object_unref (gst_object_ref_sink (fake));
+      g_clear_pointer (&filter, gst_object_unref);
+      g_clear_pointer (&fake, gst_object_unref);
       return FALSE;
     }
   if (!gst_caps_is_any (caps))
