@@ -53,7 +53,6 @@ void accel_gst_pipeline_free (GstElement *pipeline);
 GstStateChangeReturn accel_gst_pipeline_set_state_within (
     GstElement *pipeline, GstState state, gint64 timeout_us);
 gboolean accel_gst_pipeline_is_abandoned (GstElement *pipeline);
-gint accel_gst_stand_in_sinks (GstElement *pipeline, GstElement *keep);
 void accel_gst_set_start_timeout_error (
     GError **error, gint64 timeout_ms, const char *option, const char *example);
 void accel_gst_pipeline_share_context (

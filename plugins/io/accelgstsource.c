@@ -27,12 +27,10 @@ struct _AccelGstSource
   AccelGstWatch watch;
   GstElement *pipeline;
   GstAppSink *appsink;
-  GstSample *first;  /* a live description's first sample, taken to learn its
-                        caps */
-  AccelType type;    /* what negotiate() found */
-  gboolean live;     /* the description prerolls no image: it is live */
-  gboolean stood_in; /* its own sinks stood in for: a pipeline to learn the
-                        type from, not to run */
+  GstSample *first; /* a live description's first sample, taken to learn its
+                       caps */
+  AccelType type;   /* what negotiate() found */
+  gboolean live;    /* the description prerolls no image: it is live */
   GstVideoInfo info;
   AccelIoNumbers numbers;
   AccelIoRing *ring;    /* GPU: the samples its copies read */
@@ -161,10 +159,8 @@ first_is_page_locked (AccelGstSource *self)
              gst_sample_get_buffer (sample), self->cuda);
 }
 
-/* the description with the stage's appsink; @stand_in: its own sinks
- * stood in for where it has any (to learn its type without writing) */
 static gboolean
-build (AccelGstSource *self, gboolean stand_in, GError **error)
+build (AccelGstSource *self, GError **error)
 {
   AccelStage *stage = ACCEL_STAGE (self);
   g_autofree gchar *description = NULL;
@@ -186,19 +182,6 @@ build (AccelGstSource *self, gboolean stand_in, GError **error)
     return FALSE;
   self->appsink = GST_APP_SINK (
       gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsink"));
-  self->stood_in = FALSE;
-  if (stand_in)
-    {
-      gint n = accel_gst_stand_in_sinks (
-          self->pipeline, GST_ELEMENT (self->appsink));
-      /* one it could not stand in for: the description prerolls as it is */
-      if (n < 0)
-        {
-          teardown (self);
-          return build (self, FALSE, error);
-        }
-      self->stood_in = n > 0;
-    }
   /* on a GPU CUDA memory comes first: a decoder or cudaupload then hands
    * its frames over on the device */
   /* made again with the pipeline: the stage's device may have changed */
@@ -240,12 +223,9 @@ accel_gst_source_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelGstSource *self = ACCEL_GST_SOURCE (stage);
 
   teardown (self);
-  if (!build (self, TRUE, error))
+  if (!build (self, error))
     return FALSE;
   out_types[0] = self->type;
-  /* a pipeline with stand-ins is not the one to run: start () builds it */
-  if (self->stood_in)
-    teardown (self);
   return TRUE;
 }
 
@@ -277,7 +257,7 @@ accel_gst_source_start (AccelStage *stage, GError **error)
       return FALSE;
     }
   /* a second run builds the description again: it must give the same */
-  if (!self->pipeline && !build (self, FALSE, error))
+  if (!self->pipeline && !build (self, error))
     return FALSE;
   if (!accel_io_types_match (&self->type, want))
     {

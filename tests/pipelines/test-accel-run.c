@@ -1597,9 +1597,7 @@ test_gst_source_error_other_branch (void)
       "video/x-raw,format=RGBA,width=8,height=8\" ! core.checksum-sink",
       NULL);
   g_assert_cmpint (r.status, ==, 1);
-  /* numbered by GStreamer in each pipeline built: the probe's was 0 */
-  g_assert_nonnull (strstr (r.err, "GStreamer element 'identity"));
-  g_assert_nonnull (strstr (r.err, "' failed: Failed after iterations"));
+  g_assert_nonnull (strstr (r.err, "GStreamer element 'identity0' failed"));
   /* ended by the error, not by the other branch's end */
   frames = strstr (r.out, "\"frames\": ");
   g_assert_nonnull (frames);
@@ -2055,52 +2053,6 @@ test_gst_fifo_without_peer (void)
   remove_dir (dir);
 }
 
-/* io.gst-source learns its type by prerolling its description, whose own
- * sinks stand in as fakesinks: --validate (or a load that fails later)
- * truncated the file a tee's branch writes, and wrote a frame into it */
-static void
-test_gst_validate_writes_nothing (void)
-{
-  g_auto (Scratch) sc = scratch_new ();
-  g_autofree gchar *kept = g_build_filename (sc.dir, "kept.raw", NULL);
-  g_autofree gchar *line = g_strdup_printf (
-      "io.gst-source description=\"videotestsrc num-buffers=3 ! tee name=t "
-      "t. ! queue ! filesink location=%s t. ! queue ! videoconvert ! "
-      "video/x-raw,format=RGBA,width=8,height=8\" ! core.null-sink",
-      kept);
-  /* an image into a tensor stage: refused once the source is prepared */
-  g_autofree gchar *failing = g_strdup_printf (
-      "io.gst-source description=\"videotestsrc ! tee name=t t. ! queue ! "
-      "filesink location=%s t. ! queue ! videoconvert ! "
-      "video/x-raw,format=RGBA,width=8,height=8\" ! fft.forward ! "
-      "core.null-sink",
-      kept);
-  g_autofree gchar *contents = NULL;
-  gsize length;
-  Result r = { 0 };
-
-  g_assert_true (g_file_set_contents (kept, "a recording", -1, NULL));
-  run_in (&r, NULL, "--backend=host", "--validate", "-e", line, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
-  /* a graph that fails to load after the source was prepared */
-  run_in (&r, NULL, "--backend=host", "--validate", "-e", failing, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "kind image is not tensor"));
-  result_clear (&r);
-  g_assert_true (g_file_get_contents (kept, &contents, NULL, NULL));
-  g_assert_cmpstr (contents, ==, "a recording");
-  g_clear_pointer (&contents, g_free);
-
-  /* the run writes every frame through the description's own filesink */
-  run_in (&r, NULL, "--backend=host", "--quiet", "--no-supervise", "-e", line,
-      NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
-  g_assert_true (g_file_get_contents (kept, &contents, &length, NULL));
-  g_assert_cmpuint (length, ==, 3 * 8 * 8 * 4);
-}
-
 /* a stage named '-' in a description: its links are written so that the
  * YAML reads them as links, not as a list */
 static void
@@ -2453,8 +2405,6 @@ main (int argc, char **argv)
       test_gst_sink_longest_eos_timeout);
   g_test_add_func (
       "/accel-run/gst-fifo-without-peer", test_gst_fifo_without_peer);
-  g_test_add_func ("/accel-run/gst-validate-writes-nothing",
-      test_gst_validate_writes_nothing);
   g_test_add_func (
       "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
