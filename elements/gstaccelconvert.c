@@ -342,17 +342,35 @@ is_yuv_format (int format)
   return format == ACCEL_IMAGE_NV12 || format == ACCEL_IMAGE_I420;
 }
 
+/* a frame's colour: a pixel's own (RGBA, BGRA), 4:2:0 or none (GRAY8) */
+typedef enum
+{
+  CHROMA_FULL,
+  CHROMA_420,
+  CHROMA_NONE,
+} Chroma;
+
+static Chroma
+chroma_of_format (int format)
+{
+  return is_yuv_format (format)        ? CHROMA_420
+         : format == ACCEL_IMAGE_GRAY8 ? CHROMA_NONE
+                                       : CHROMA_FULL;
+}
+
 /* what an interlaced frame cannot have done as one frame: a scale blends
  * its two fields, and a 4:2:0 chroma row spans a row of each field, so
- * decoding or encoding 4:2:0 mixes them (a copy between NV12 and I420
- * keeps its rows); NULL if @in converts into @out as it is */
+ * decoding or encoding the colours of 4:2:0 mixes them (a copy between
+ * NV12 and I420 keeps its rows, and GRAY8 has no colour); NULL if @in
+ * converts into @out as it is */
 static const char *
-refused_when_interlaced (gint in_w, gint in_h, gboolean in_yuv, gint out_w,
-    gint out_h, gboolean out_yuv)
+refused_when_interlaced (
+    gint in_w, gint in_h, Chroma in, gint out_w, gint out_h, Chroma out)
 {
   if (in_w != out_w || in_h != out_h)
     return "accelconvert scales progressive frames";
-  if (in_yuv != out_yuv)
+  if ((in == CHROMA_420 && out == CHROMA_FULL)
+      || (in == CHROMA_FULL && out == CHROMA_420))
     return "accelconvert decodes and encodes 4:2:0 in progressive frames "
            "(its chroma rows would mix the two fields)";
   return NULL;
@@ -381,8 +399,8 @@ gst_accel_convert_filter_images (GstAccelFilter *filter, void *stream,
 
   if (self->frame_interlaced
       && (refused = refused_when_interlaced (in->width, in->height,
-              is_yuv_format (in->format), out->width, out->height,
-              is_yuv_format (out->format))))
+              chroma_of_format (in->format), out->width, out->height,
+              chroma_of_format (out->format))))
     {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
           ("%s; this frame of a mixed stream is interlaced: put deinterlace "
@@ -459,6 +477,14 @@ is_yuv_info (const GstVideoInfo *info)
   return f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420;
 }
 
+static Chroma
+chroma_of_info (const GstVideoInfo *info)
+{
+  return is_yuv_info (info)                                       ? CHROMA_420
+         : GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY8 ? CHROMA_NONE
+                                                                  : CHROMA_FULL;
+}
+
 /* the input's decoding, and an output 4:2:0 frame labelled as what it
  * holds: the input's planes copied, or the encoders' BT.601 at full range.
  * Anything else is refused by name rather than converted to the wrong
@@ -479,9 +505,9 @@ gst_accel_convert_set_info (GstVideoFilter *filter, GstCaps *incaps,
       && GST_VIDEO_INFO_INTERLACE_MODE (in_info)
              != GST_VIDEO_INTERLACE_MODE_MIXED
       && (refused = refused_when_interlaced (GST_VIDEO_INFO_WIDTH (in_info),
-              GST_VIDEO_INFO_HEIGHT (in_info), is_yuv_info (in_info),
+              GST_VIDEO_INFO_HEIGHT (in_info), chroma_of_info (in_info),
               GST_VIDEO_INFO_WIDTH (out_info), GST_VIDEO_INFO_HEIGHT (out_info),
-              is_yuv_info (out_info))))
+              chroma_of_info (out_info))))
     {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
           ("%s; the input is interlaced (%s): put deinterlace before it",

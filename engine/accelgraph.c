@@ -865,7 +865,9 @@ accel_graph_send_eos (AccelGraph *graph)
 /**
  * accel_graph_set_frame_limit:
  * @graph: a graph that is not running
- * @n_frames: frames each source produces before end of stream, or -1
+ * @n_frames: frames each source produces before end of stream, or -1; a
+ *   source of another graph's frames (nccl.recv) ends where that graph's
+ *   stream ends instead
  *
  * Called from the thread that builds the graph, before accel_graph_start().
  */

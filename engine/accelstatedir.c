@@ -230,10 +230,12 @@ holds_run (const char *dir)
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
-/* a new state is not kept where a run of another shape keeps its own: a
+/* a state is not kept where a run of another shape keeps its own: a
  * world's supervisor gives rank r the directory rank-r inside the one it
  * was given. A process alone in a world's directory (or a world in one
- * process's) started over beside it, and cut the files it had written */
+ * process's) started over beside it, and cut the files it had written.
+ * Discarding the state does not help (it is this run's it discards), so
+ * the directory is refused each time, not only when new */
 static gboolean
 check_run_shape (AccelGraph *graph, GError **error)
 {
@@ -243,14 +245,11 @@ check_run_shape (AccelGraph *graph, GError **error)
   g_autoptr (GDir) d = NULL;
   const char *name;
 
-  /* starting over, as asked: the other run's files go too */
-  if (graph->discard_state)
-    return TRUE;
   if (accel_world_get_default ())
     {
       if (!g_str_has_prefix (base, "rank-") || !holds_run (parent))
         return TRUE;
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
           "the state directory %s holds the state of a run of one process: "
           "resume it as one, or give the world a directory of its own",
           parent);
@@ -263,7 +262,7 @@ check_run_shape (AccelGraph *graph, GError **error)
 
       if (g_str_has_prefix (name, "rank-") && holds_run (rank))
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
               "the state directory %s holds the state of a world (%s): "
               "resume it with --ranks as before, or give this run a "
               "directory of its own",
@@ -291,8 +290,7 @@ check_fingerprint (AccelGraph *graph, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  return check_run_shape (graph, error)
-         && g_file_set_contents (path, now, -1, error);
+  return g_file_set_contents (path, now, -1, error);
 }
 
 /* the first live stage of @order, or NULL */
@@ -396,7 +394,8 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
   if (!accel_graph_check_descriptors (graph, error)
       || (lock_fd = lock_state_dir (dir, error)) < 0)
     return FALSE;
-  if ((graph->discard_state && !discard_state (dir, notes, error))
+  if (!check_run_shape (graph, error)
+      || (graph->discard_state && !discard_state (dir, notes, error))
       || !check_fingerprint (graph, error))
     goto failed;
   for (guint i = 0; i < order->len; i++)

@@ -68,15 +68,17 @@ out_of_range (const char *text, GParamSpec *pspec)
   return g_strdup_printf ("is out of range: %s is not in %s", text, range);
 }
 
-/* @text without the "_" that group digits, as in 2_000_000 */
+/* @text without the "_" that group digits, as in 2_000_000 or 0xFF_FF */
 static GString *
 ungroup (const char *text)
 {
+  gboolean hex = text[0] == '0' && g_ascii_tolower (text[1]) == 'x';
   GString *s = g_string_new (NULL);
 
   for (const char *c = text; *c; c++)
-    if (!(*c == '_' && c > text && g_ascii_isdigit (c[-1])
-            && g_ascii_isdigit (c[1])))
+    if (!(*c == '_' && c > text
+            && (hex ? g_ascii_isxdigit (c[-1]) && g_ascii_isxdigit (c[1])
+                    : g_ascii_isdigit (c[-1]) && g_ascii_isdigit (c[1]))))
       g_string_append_c (s, *c);
   return s;
 }

@@ -112,6 +112,8 @@ accel_test_source_set_property (
 {
   AccelTestSource *self = ACCEL_TEST_SOURCE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_SHAPE:

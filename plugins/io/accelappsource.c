@@ -294,6 +294,8 @@ accel_app_source_set_property (
   AccelAppSource *self = ACCEL_APP_SOURCE (object);
   gboolean known;
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_MAX_BUFFERS:

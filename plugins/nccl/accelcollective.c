@@ -339,16 +339,6 @@ accel_collective_get_communicator (AccelCollective *self)
   return priv->comm;
 }
 
-/**
- * accel_collective_check_input:
- * @stage: a collective stage
- * @in: its input's type
- * @error: return location for a #GError, or %NULL
- *
- * Returns: whether the stage takes @in: a tensor of f32, f64, f16, bf16,
- * i32, u32 or u8 (an image counts as its bytes, u8), and its `group`, a
- * word the world's store can hold. Thread that prepares the graph.
- */
 /* a group names the communicator in the world's store's keys, made of
  * words between '/': a word of at most 128 bytes with no space or control
  * character (one with a space failed at start, naming the store's key
@@ -372,6 +362,16 @@ check_group (AccelStage *stage, GError **error)
   return FALSE;
 }
 
+/**
+ * accel_collective_check_input:
+ * @stage: a collective stage
+ * @in: its input's type
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: whether the stage takes @in: a tensor of f32, f64, f16, bf16,
+ * i32, u32 or u8 (an image counts as its bytes, u8), and its `group`, a
+ * word the world's store can hold. Thread that prepares the graph.
+ */
 gboolean
 accel_collective_check_input (
     AccelStage *stage, const AccelType *in, GError **error)

@@ -242,10 +242,6 @@ current (AccelParticles *self)
   return self->last ? self->last : self->state;
 }
 
-/* a step from the particles now into the output, which then holds them:
- * the step cannot work in place (it compacts), and keeping a reference to
- * the output (read by the next stage and by the next step, written by
- * neither) saves copying it back */
 /* num-buffers ends the stream before the frame past it takes a buffer */
 static gboolean
 accel_particles_has_frame (AccelStage *stage, guint64 sequence)
@@ -254,6 +250,11 @@ accel_particles_has_frame (AccelStage *stage, guint64 sequence)
 
   return self->num_buffers < 0 || sequence < (guint64)self->num_buffers;
 }
+
+/* a step from the particles now into the output, which then holds them:
+ * the step cannot work in place (it compacts), and keeping a reference to
+ * the output (read by the next stage and by the next step, written by
+ * neither) saves copying it back */
 
 static AccelFlow
 accel_particles_process (AccelStage *stage, AccelFrame *frame, GError **error)

@@ -436,6 +436,9 @@ test_interlaced (void)
   /* a copy between 4:2:0 layouts keeps its rows; packed formats convert */
   g_assert_true (first_pixel (
       INTERLEAVED "video/x-raw,format=NV12 ! appsink name=sink", px, NULL));
+  /* luma alone has no colour to mix */
+  g_assert_true (first_pixel (
+      INTERLEAVED "video/x-raw,format=GRAY8 ! appsink name=sink", px, NULL));
   g_assert_true (first_pixel (
       "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,"
       "height=48,interlace-mode=interleaved ! accelconvert ! "

@@ -98,8 +98,8 @@ link_ok (AccelGraph *g, const char *a, const char *b)
 }
 
 /* a source's num-buffers ends its stream before a buffer is taken for the
- * frame past it: buffers of 4 EiB, which no host allocates, were taken (and
- * zeroed) to learn that no frame came, and the run failed */
+ * frame past it: buffers of 16 EiB (2^31 x 2^31 floats), which no host
+ * allocates, were taken to learn that no frame came, and the run failed */
 static void
 test_source_end_takes_no_buffer (GraphFixture *f, gconstpointer data)
 {

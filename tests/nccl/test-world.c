@@ -292,10 +292,13 @@ test_state_dir_shape (Fixture *f, gconstpointer data)
   const char *world[]
       = { "--ranks", "2", "--state-dir", "world-state", "shape.yaml", NULL };
   const char *alone[] = { "--state-dir", "world-state", "shape.yaml", NULL };
+  const char *alone_over[]
+      = { "--state-dir", "world-state", "--restart-state", "shape.yaml", NULL };
   const char *alone2[] = { "--state-dir", "alone-state", "shape.yaml", NULL };
   const char *world2[]
       = { "--ranks", "2", "--state-dir", "alone-state", "shape.yaml", NULL };
   g_auto (WorldRun) r1 = { 0 }, r2 = { 0 }, r3 = { 0 }, r4 = { 0 };
+  g_auto (WorldRun) r5 = { 0 };
   g_autofree gchar *out = NULL;
   gsize len = 0;
 
@@ -308,6 +311,10 @@ test_state_dir_shape (Fixture *f, gconstpointer data)
                           "of a world (rank-");
   out = world_read (f->dir, "out-0.raw", &len);
   g_assert_cmpuint (len, ==, 4 * 16 * sizeof (float));
+  /* it discards its own state, not the world's: refused again */
+  world_run (&r5, f->dir, NULL, alone_over);
+  g_assert_cmpint (r5.status, ==, 2);
+  world_assert_says (&r5, "holds the state of a world");
 
   world_run (&r3, f->dir, NULL, alone2);
   g_assert_cmpint (r3.status, ==, 0);

@@ -699,13 +699,14 @@ test_values (void)
   g_assert_cmpuint (p->channels, ==, TEST_CHANNEL_RED | TEST_CHANNEL_BLUE);
   g_assert_cmpstr (p->label, ==, "12 monkeys");
 
-  /* hexadecimal exactly: through a double, 2^53 + 1 was 2^53 */
+  /* hexadecimal exactly, grouped too: through a double, 2^53 + 1 was 2^53 */
   {
     g_autoptr (GError) hex_error = NULL;
     g_autoptr (AccelGraph) hex = accel_graph_new_from_yaml_string (
         "stages:\n"
         "  - {name: src, kind: core.test-source}\n"
-        "  - {name: p, kind: test.params, params: {huge: 0x20000000000001}}\n"
+        "  - {name: p, kind: test.params, params: {huge: "
+        "0x20_0000_0000_0001}}\n"
         "links: [src -> p]\n",
         "hex", &hex_error);
 
