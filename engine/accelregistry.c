@@ -211,8 +211,10 @@ GPtrArray *
 accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
 {
   g_autoptr (GPtrArray) all = NULL;
+  g_autofree guint *dists = NULL;
   GPtrArray *best;
   const char *tail;
+  gsize len, longest = 0;
   guint limit;
 
   g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), NULL);
@@ -220,20 +222,32 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
 
   all = accel_registry_list_kinds (registry);
   best = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < all->len; i++)
+    longest = MAX (longest, strlen (all->pdata[i]));
+  /* a name far longer than any kind is no misspelling of one: its edit
+   * distances cost its length times theirs (100 000 bytes took minutes) */
+  len = strlen (kind_name);
+  if (len > longest + 8)
+    return best;
   tail = strchr (kind_name, '.');
-  limit = MAX (2, (guint)strlen (kind_name) / 3);
+  limit = MAX (2, (guint)len / 3);
+  dists = g_new (guint, all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const char *name = all->pdata[i];
+      const char *ntail = strchr (name, '.');
 
+      dists[i] = accel_str_edit_distance (kind_name, name);
+      /* the same kind in another plugin, or without its plugin ("scale") */
+      if (ntail
+          && (tail ? g_str_equal (tail, ntail)
+                   : g_str_equal (kind_name, ntail + 1)))
+        dists[i] = MIN (dists[i], 1);
+    }
   for (guint d = 0; d <= limit && best->len < 3; d++)
     for (guint i = 0; i < all->len && best->len < 3; i++)
-      {
-        const char *name = all->pdata[i];
-        const char *ntail = strchr (name, '.');
-        guint dist = accel_str_edit_distance (kind_name, name);
-        if (tail && ntail && g_str_equal (tail, ntail))
-          dist = MIN (dist, 1);
-        if (dist == d)
-          g_ptr_array_add (best, g_strdup (name));
-      }
+      if (dists[i] == d)
+        g_ptr_array_add (best, g_strdup (all->pdata[i]));
   return best;
 }
 

@@ -100,8 +100,10 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
   gboolean any_failed = FALSE;
   gint64 until = 0;
 
-  /* a rank goes with its supervisor, however that ends */
-  for (guint r = 0; r < n_ranks; r++)
+  /* a rank goes with its supervisor, however that ends; after an
+   * interrupt no more start (each started the run of 300 ranks anew only
+   * to leave at once) */
+  for (guint r = 0; r < n_ranks && !accel_supervisor_interrupted (); r++)
     {
       g_auto (GStrv) env
           = rank_env (r, n_ranks, generation, coordinator, state_dir);

@@ -262,6 +262,7 @@ static struct
   GThread *thread;
   gboolean graph_starting;
   gboolean loop_running;
+  gboolean loop_ended;
 } early;
 
 /* on_sigint () once, on the main loop */
@@ -315,7 +316,7 @@ take_interrupt (Run *run, int kind)
   g_mutex_lock (&early.lock);
   if (early.loop_running)
     g_main_context_invoke (NULL, on_sigint_once, run);
-  else if (!early.graph_starting || run->early_signal)
+  else if (early.loop_ended || !early.graph_starting || run->early_signal)
     leave = TRUE;
   else
     {
@@ -327,8 +328,9 @@ take_interrupt (Run *run, int kind)
   if (leave)
     {
       g_printerr ("accel-run: interrupted %s: leaving\n",
-          early.graph_starting ? "again while the graph starts"
-                               : "before the graph started");
+          early.loop_ended       ? "as the run ended"
+          : early.graph_starting ? "again while the graph starts"
+                                 : "before the graph started");
       _exit (EXIT_STOPPED);
     }
   return G_SOURCE_CONTINUE;
@@ -425,6 +427,19 @@ early_signals_loop_running (Run *run)
   pending = run->early_signal;
   g_mutex_unlock (&early.lock);
   return pending;
+}
+
+/* the main loop has ended: what is left (stopping the graph, writing the
+ * stats) has no loop to take a signal, so one leaves at once (it went to
+ * the loop that had ended, and a --stats FIFO no one read held accel-run
+ * for good) */
+static void
+early_signals_loop_ended (void)
+{
+  g_mutex_lock (&early.lock);
+  early.loop_running = FALSE;
+  early.loop_ended = TRUE;
+  g_mutex_unlock (&early.lock);
 }
 
 /* the signals take their default course again (a supervisor's: its worker
@@ -782,6 +797,7 @@ run_pipeline (const char *path)
   if (early_signals_loop_running (run))
     on_sigint (run);
   g_main_loop_run (loop);
+  early_signals_loop_ended ();
   /* the stages' pools go with accel_graph_stop(): no request after it */
   g_clear_pointer (&http, free_http);
   if (run->grace_expired)

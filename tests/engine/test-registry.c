@@ -87,6 +87,18 @@ test_describe (void)
   g_assert_null (accel_registry_describe (reg, "core.scael", &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_nonnull (strstr (error->message, "(did you mean 'core.scale'"));
+  g_clear_error (&error);
+  /* a kind without its plugin, as the YAML loader suggests it */
+  g_assert_null (accel_registry_describe (reg, "scale", &error));
+  g_assert_nonnull (strstr (error->message, "(did you mean 'core.scale'"));
+  g_clear_error (&error);
+  {
+    /* far longer than any kind: no edit distances (minutes at 100 KB) */
+    g_autofree gchar *huge = g_strnfill (100000, 'A');
+    g_autoptr (GPtrArray) near = accel_registry_suggest (reg, huge);
+
+    g_assert_cmpuint (near->len, ==, 0);
+  }
 }
 
 static void
