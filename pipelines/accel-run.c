@@ -161,20 +161,29 @@ load_graph (const char *path, GError **error)
   return NULL;
 }
 
-/* the first stage that writes its frames where stdout goes (/dev/stdout
- * piped into another program, the file stdout was sent to), or NULL */
+/* whether @path names the file @file is (@file NULL: not there yet, and
+ * then the names are compared) */
+static gboolean
+is_file (const char *path, const char *name, const struct stat *file)
+{
+  struct stat st;
+  g_autofree gchar *a = NULL, *b = NULL;
+
+  if (file)
+    return g_stat (path, &st) == 0 && st.st_dev == file->st_dev
+           && st.st_ino == file->st_ino;
+  a = g_canonicalize_filename (path, NULL);
+  b = g_canonicalize_filename (name, NULL);
+  return g_str_equal (a, b);
+}
+
+/* the first stage that writes its frames into @file (or, @file NULL, the
+ * file named @name), or NULL */
 static AccelStage *
-stage_writing_stdout (AccelGraph *graph)
+stage_writing (AccelGraph *graph, const char *name, const struct stat *file)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
-  struct stat out, st;
 
-  /* a pipe, a socket or a file: a terminal or /dev/null carries no frames
-   * anyone reads */
-  if (fstat (STDOUT_FILENO, &out) != 0
-      || !(S_ISFIFO (out.st_mode) || S_ISSOCK (out.st_mode)
-           || S_ISREG (out.st_mode)))
-    return NULL;
   for (guint i = 0; i < stages->len; i++)
     {
       g_autofree gchar *path = NULL;
@@ -183,11 +192,56 @@ stage_writing_stdout (AccelGraph *graph)
               stages->pdata[i], ACCEL_TYPE_FILE_OUTPUT))
         continue;
       path = accel_file_output_get_path (stages->pdata[i]);
-      if (path && g_stat (path, &st) == 0 && st.st_dev == out.st_dev
-          && st.st_ino == out.st_ino)
+      if (path && is_file (path, name, file))
         return stages->pdata[i];
     }
   return NULL;
+}
+
+/* the first stage that writes its frames where stdout goes (/dev/stdout
+ * piped into another program, the file stdout was sent to), or NULL */
+static AccelStage *
+stage_writing_stdout (AccelGraph *graph)
+{
+  struct stat out;
+
+  /* a pipe, a socket or a file: a terminal or /dev/null carries no frames
+   * anyone reads */
+  if (fstat (STDOUT_FILENO, &out) != 0
+      || !(S_ISFIFO (out.st_mode) || S_ISSOCK (out.st_mode)
+           || S_ISREG (out.st_mode)))
+    return NULL;
+  return stage_writing (graph, NULL, &out);
+}
+
+/* --stats or --dot (@option) into @name: not into the pipeline file
+ * (@path) nor where a stage writes its frames, which it would replace */
+static gboolean
+check_report_file (
+    AccelGraph *graph, const char *option, const char *name, const char *path)
+{
+  struct stat st;
+  gboolean there = g_stat (name, &st) == 0;
+  AccelStage *writer;
+
+  /* stdout is checked on its own; a device (/dev/null, a terminal) keeps
+   * nothing to lose */
+  if (g_str_equal (name, "-") || (there && S_ISCHR (st.st_mode)))
+    return TRUE;
+  if (path && !g_str_equal (path, "-e")
+      && is_file (path, name, there ? &st : NULL))
+    {
+      g_printerr (
+          "accel-run: %s %s is the pipeline file itself\n", option, name);
+      return FALSE;
+    }
+  writer = stage_writing (graph, name, there ? &st : NULL);
+  if (!writer)
+    return TRUE;
+  g_printerr ("accel-run: %s %s is where stage '%s' writes its frames; give "
+              "it another file\n",
+      option, name, accel_stage_get_name (writer));
+  return FALSE;
 }
 
 static gboolean
@@ -706,6 +760,9 @@ run_pipeline (const char *path)
     }
   if (opt_graph)
     accel_graph_set_capture_mode (graph, capture_mode_from_option ());
+  if ((opt_dot && !check_report_file (graph, "--dot", opt_dot, path))
+      || (opt_stats && !check_report_file (graph, "--stats", opt_stats, path)))
+    return EXIT_INVALID;
   if (opt_dot && !accel_run_write_dot (graph, opt_dot, &error))
     {
       g_printerr ("accel-run: %s\n", error->message);

@@ -1471,6 +1471,45 @@ test_resume_verifies_png (void)
   assert_contents (f4, expected4);
 }
 
+/* --stats and --dot are refused the pipeline file and a sink's file,
+ * which they replaced (exit status 0, the frames or the file gone) */
+static void
+test_report_file_refused (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  g_autofree gchar *into_out = g_strdup_printf ("--stats=%s", out);
+  g_autofree gchar *dot_out = g_strdup_printf ("--dot=%s", out);
+  g_autofree gchar *into_self = g_strdup_printf ("--stats=%s", sc.yaml);
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: reports\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '4', "
+      "num-buffers: 2}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  /* not there yet: by its name */
+  run_in (&r, sc.dir, "--quiet", into_out, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "is where stage 'out' writes its frames"));
+  result_clear (&r);
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  /* there: by the file it is */
+  run_in (&r, sc.dir, "--quiet", dot_out, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--dot"));
+  result_clear (&r);
+  run_in (&r, sc.dir, "--quiet", into_self, sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "is the pipeline file itself"));
+  result_clear (&r);
+}
+
 /* a frame limit below what the outputs hold keeps them, and says so: the
  * resume ended with "0 frames" and every frame of the longer run kept */
 static void
@@ -2440,6 +2479,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
+  g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
