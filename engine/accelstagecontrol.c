@@ -324,6 +324,22 @@ accel_stage_is_restarting (AccelStage *stage)
   return accel_stage_get_private (stage)->restarting;
 }
 
+/* whether the stage is stopping (its mailbox closed, or gone: it goes when
+ * the stage is joined, on another thread), or with @control, has a control
+ * message waiting */
+static gboolean
+mailbox_says (AccelStage *stage, gboolean control)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gboolean says;
+
+  g_mutex_lock (&priv->mailbox_lock);
+  says = !priv->mailbox || accel_mailbox_is_closed (priv->mailbox)
+         || (control && accel_mailbox_has_control (priv->mailbox));
+  g_mutex_unlock (&priv->mailbox_lock);
+  return says;
+}
+
 /**
  * accel_stage_should_yield:
  * @stage: a running stage
@@ -339,16 +355,8 @@ accel_stage_is_restarting (AccelStage *stage)
 gboolean
 accel_stage_should_yield (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-  gboolean yield;
-
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
-  /* the mailbox goes when the stage is joined, on another thread */
-  g_mutex_lock (&priv->mailbox_lock);
-  yield = !priv->mailbox || accel_mailbox_has_control (priv->mailbox)
-          || accel_mailbox_is_closed (priv->mailbox);
-  g_mutex_unlock (&priv->mailbox_lock);
-  return yield;
+  return mailbox_says (stage, TRUE);
 }
 
 /**
@@ -364,12 +372,6 @@ accel_stage_should_yield (AccelStage *stage)
 gboolean
 accel_stage_should_stop (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-  gboolean stop;
-
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
-  g_mutex_lock (&priv->mailbox_lock);
-  stop = !priv->mailbox || accel_mailbox_is_closed (priv->mailbox);
-  g_mutex_unlock (&priv->mailbox_lock);
-  return stop;
+  return mailbox_says (stage, FALSE);
 }
