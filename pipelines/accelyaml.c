@@ -764,26 +764,15 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
 
   if (!accel_registry_lookup (reg, kind))
     {
-      /* no kind is that long: no suggestion worth its cost */
-      g_autoptr (GPtrArray) near = strlen (kind) > MAX_NAME_BYTES
-                                       ? g_ptr_array_new_with_free_func (g_free)
-                                       : accel_registry_suggest (reg, kind);
+      /* "core.scale" for "scale" too; none for a name longer than any */
+      g_autoptr (GPtrArray) near = accel_registry_suggest (reg, kind);
       g_autoptr (GPtrArray) all = accel_registry_list_kinds (reg);
-      g_autofree gchar *tail = g_strconcat (".", kind, NULL);
       const char *dot = strchr (kind, '.');
       gboolean prefix_known = FALSE;
 
-      for (guint i = 0; i < all->len; i++)
-        {
-          const char *known = all->pdata[i];
-          /* "scale" for "core.scale": the plugin's part left out */
-          if (!dot && near->len < 3 && g_str_has_suffix (known, tail)
-              && !g_ptr_array_find_with_equal_func (
-                  near, known, g_str_equal, NULL))
-            g_ptr_array_add (near, g_strdup (known));
-          if (dot && strncmp (known, kind, (gsize)(dot - kind) + 1) == 0)
-            prefix_known = TRUE;
-        }
+      for (guint i = 0; i < all->len && dot; i++)
+        if (strncmp (all->pdata[i], kind, (gsize)(dot - kind) + 1) == 0)
+          prefix_known = TRUE;
       if (near->len > 0)
         {
           g_autofree gchar *list = NULL;

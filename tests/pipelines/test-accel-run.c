@@ -624,38 +624,6 @@ test_sighup (void)
   check_signal_ends_run (SIGHUP);
 }
 
-/* a signal once the main loop has ended (here while --stats opens a FIFO
- * no one reads) leaves at once: it went to the loop that had ended, and
- * only SIGKILL ended the run, supervised or not */
-static void
-test_signal_after_loop (void)
-{
-  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
-  g_autofree gchar *fifo = g_build_filename (dir, "stats.fifo", NULL);
-  g_autofree gchar *stats = g_strdup_printf ("--stats=%s", fifo);
-
-  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  for (guint supervised = 0; supervised < 2; supervised++)
-    {
-      const char *argv[] = { NULL, "--backend=host", stats,
-        supervised ? "--backend=host" : "--no-supervise", "-e",
-        "core.test-source num-buffers=3 ! core.null-sink", NULL };
-      Live l = { 0 };
-
-      live_start (&l, argv, NULL, 60);
-      g_assert_true (live_wait_for (&l, "accel-run: running"));
-      /* the three frames are through: it waits on the FIFO */
-      g_usleep (500 * 1000);
-      g_subprocess_send_signal (l.p, SIGTERM);
-      g_assert_true (
-          live_wait_for (&l, "accel-run: interrupted as the run ended"));
-      g_assert_cmpint (live_finish (&l), ==, 130);
-      live_clear (&l);
-    }
-  g_unlink (fifo);
-  g_rmdir (dir);
-}
-
 /* ... but under nohup, which ignores it: the run goes on */
 static void
 test_sighup_under_nohup (void)
@@ -674,6 +642,38 @@ test_sighup_under_nohup (void)
   g_subprocess_send_signal (l.p, SIGINT);
   g_assert_cmpint (live_finish (&l), ==, 0);
   live_clear (&l);
+}
+
+/* a signal once the main loop has ended (here while --stats opens a FIFO
+ * no one reads) leaves at once: it went to the loop that had ended, and
+ * only SIGKILL ended the run, supervised or not */
+static void
+test_signal_after_loop (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "stats.fifo", NULL);
+  g_autofree gchar *stats = g_strdup_printf ("--stats=%s", fifo);
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (guint supervised = 0; supervised < 2; supervised++)
+    {
+      const char *argv[] = { NULL, "--backend=host", stats, "-e",
+        "core.test-source num-buffers=3 ! core.null-sink",
+        supervised ? NULL : "--no-supervise", NULL };
+      Live l = { 0 };
+
+      live_start (&l, argv, NULL, 60);
+      g_assert_true (live_wait_for (&l, "accel-run: running"));
+      /* the three frames are through: it waits on the FIFO */
+      g_usleep (500 * 1000);
+      g_subprocess_send_signal (l.p, SIGTERM);
+      g_assert_true (
+          live_wait_for (&l, "accel-run: interrupted as the run ended"));
+      g_assert_cmpint (live_finish (&l), ==, 130);
+      live_clear (&l);
+    }
+  g_unlink (fifo);
+  g_rmdir (dir);
 }
 
 /* a second Ctrl-C does not wait for the frames in flight: here the sink
