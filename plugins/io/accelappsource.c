@@ -72,7 +72,8 @@ accel_app_source_push_buffer (
 
   g_return_val_if_fail (buffer != NULL, FALSE);
 
-  /* the type properties may be set meanwhile, on any thread */
+  /* the type properties may be set meanwhile, on any thread, until the
+   * graph is prepared */
   g_mutex_lock (&self->lock);
   if (!accel_io_type_props_to_type (
           &self->type_props, stage, &want, &type_error))
@@ -239,7 +240,8 @@ accel_app_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
   if (!(in = take_buffer (self, &yield)))
     return yield ? ACCEL_FLOW_SKIP : ACCEL_FLOW_EOS;
   /* push-buffer checked it against the type properties, which may have
-   * changed since negotiation: the copy takes the output's size from it */
+   * changed before they were fixed at prepare (a buffer pushed before the
+   * graph was): the copy takes the output's size from it */
   if (!accel_io_types_match (
           accel_buffer_peek_type (in), accel_buffer_peek_type (out)))
     {
@@ -249,8 +251,7 @@ accel_app_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
           = accel_type_to_string (accel_buffer_peek_type (out));
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
           "a pushed buffer of type %s does not fit the negotiated output "
-          "type %s: the type properties changed after the graph was "
-          "prepared",
+          "type %s: the type properties changed after it was pushed",
           have, want);
       return ACCEL_FLOW_ERROR;
     }
