@@ -223,16 +223,18 @@ accel_run_say_incomplete (AccelGraph *graph)
   return TRUE;
 }
 
-/* the graph as .dot, or rendered to .svg or .png by graphviz */
+/* the graph as .dot, or rendered to .svg or .png (any case: g.SVG too)
+ * by graphviz */
 gboolean
 accel_run_write_dot (AccelGraph *graph, const char *path, GError **error)
 {
   g_autofree gchar *dot = accel_graph_to_dot (graph);
   g_autofree gchar *dot_exe = NULL;
   g_autofree gchar *tmp = NULL;
-  const char *fmt = g_str_has_suffix (path, ".svg")   ? "-Tsvg"
-                    : g_str_has_suffix (path, ".png") ? "-Tpng"
-                                                      : NULL;
+  g_autofree gchar *lower = g_ascii_strdown (path, -1);
+  const char *fmt = g_str_has_suffix (lower, ".svg")   ? "-Tsvg"
+                    : g_str_has_suffix (lower, ".png") ? "-Tpng"
+                                                       : NULL;
   gint status;
   gboolean ok;
 

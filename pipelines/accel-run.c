@@ -10,6 +10,7 @@
 #include "accelhttp.h"
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
@@ -47,7 +48,7 @@ static gboolean hangup_ignored;
 static gint64 opt_frames;
 static gboolean opt_frames_given; /* every value of opt_frames is one given */
 static gboolean opt_restart_state;
-/* G_MININT: not given (-1 is refused as any port out of range) */
+/* G_MININT: not given (parse_number () takes 0 to 65535) */
 static gint opt_http = G_MININT;
 static gchar *opt_http_address;
 static gint opt_ranks = -1, opt_rank = -1, opt_world;
@@ -71,6 +72,47 @@ parse_frames (
     }
   opt_frames_given = TRUE;
   return TRUE;
+}
+
+/* the whole-number options, read in decimal only (GOption's own reading
+ * takes octal and hex: --http=010 was port 8); a value out of range is
+ * refused here, so the defaults mean "not given" and nothing else */
+static const struct
+{
+  const char *name;
+  gint *value;
+  gint min, max;
+} number_options[] = {
+  { "--http", &opt_http, 0, G_MAXUINT16 },
+  { "--ranks", &opt_ranks, 1, ACCEL_SUPERVISOR_MAX_WORKERS },
+  /* past it, the sizes overflowed (--http's last port) or a world far
+   * larger than any a supervisor passes interrupts on to was joined */
+  { "--world", &opt_world, 1, ACCEL_SUPERVISOR_MAX_WORKERS },
+  { "--rank", &opt_rank, 0, ACCEL_SUPERVISOR_MAX_WORKERS - 1 },
+};
+
+static gboolean
+parse_number (
+    const char *option, const char *value, gpointer data, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (number_options); i++)
+    {
+      gint64 number;
+
+      if (!g_str_equal (option, number_options[i].name))
+        continue;
+      if (!g_ascii_string_to_signed (value, 10, number_options[i].min,
+              number_options[i].max, &number, NULL))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+              "%s must be a whole number from %d to %d, not '%s'", option,
+              number_options[i].min, number_options[i].max, value);
+          return FALSE;
+        }
+      *number_options[i].value = (gint)number;
+      return TRUE;
+    }
+  g_return_val_if_reached (FALSE);
 }
 
 static GOptionEntry entries[] = {
@@ -105,13 +147,13 @@ static GOptionEntry entries[] = {
       "Keep commit logs here; a run started again resumes", "DIR" },
   { "restart-state", 0, 0, G_OPTION_ARG_NONE, &opt_restart_state,
       "Discard what the state directory holds and start over", NULL },
-  { "http", 0, 0, G_OPTION_ARG_INT, &opt_http,
+  { "http", 0, 0, G_OPTION_ARG_CALLBACK, parse_number,
       "Serve metrics (/metrics), stats (/stats.json) and a live page (/) "
       "over HTTP; 0 picks a free port",
       "PORT" },
   { "http-address", 0, 0, G_OPTION_ARG_STRING, &opt_http_address,
       "Address the --http server listens on (default 127.0.0.1)", "ADDRESS" },
-  { "ranks", 0, 0, G_OPTION_ARG_INT, &opt_ranks,
+  { "ranks", 0, 0, G_OPTION_ARG_CALLBACK, parse_number,
       "Run a world of N ranks, one worker process each on this machine "
       "(rank r on GPU r)",
       "N" },
@@ -119,9 +161,9 @@ static GOptionEntry entries[] = {
       "The world's coordinator: rank 0 serves its store there, the other "
       "ranks join it (with --rank and --world; or where --ranks serves it)",
       "HOST:PORT" },
-  { "rank", 0, 0, G_OPTION_ARG_INT, &opt_rank,
+  { "rank", 0, 0, G_OPTION_ARG_CALLBACK, parse_number,
       "This process's rank in the world of --coordinator", "R" },
-  { "world", 0, 0, G_OPTION_ARG_INT, &opt_world,
+  { "world", 0, 0, G_OPTION_ARG_CALLBACK, parse_number,
       "The number of ranks of the world of --coordinator", "W" },
   { "no-supervise", 0, 0, G_OPTION_ARG_NONE, &opt_no_supervise,
       "Run in this process, without a supervisor", NULL },
@@ -1118,13 +1160,65 @@ check_output_path (const char *option, const char *path, GError **error)
           "%s %s: that is a directory; give a file's name", option, mine);
       return FALSE;
     }
-  /* as the report writes it: a file (new or not) is
-   * replaced through its directory, anything else written in place */
-  if (access (accel_run_output_replaces (mine) ? dir : mine, W_OK) != 0)
+  /* as the report writes it: a file (new or not) is replaced through a
+   * file of its name and six more characters beside it, which is made here
+   * and removed (access () passed names too long for the file system and
+   * directories such as /sys that take no new files); anything else is
+   * written in place */
+  if (accel_run_output_replaces (mine))
+    {
+      g_autofree gchar *probe = g_strdup_printf ("%s.XXXXXX", mine);
+      int fd = g_mkstemp_full (probe, O_RDWR, 0600);
+
+      if (fd >= 0)
+        {
+          close (fd);
+          g_unlink (probe);
+          return TRUE;
+        }
+    }
+  else if (access (mine, W_OK) == 0)
+    return TRUE;
+  {
+    int saved = errno;
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "%s %s: cannot be written: %s", option, mine, g_strerror (saved));
+  }
+  return FALSE;
+}
+
+/* --state-dir @dir can be made, as accel_state_dir_open () makes it, with
+ * its parents: the nearest of them that is there is a directory this
+ * process may write. Checked first, so a bad name is a usage error */
+static gboolean
+check_state_dir (const char *dir, GError **error)
+{
+  g_autofree gchar *whole = g_canonicalize_filename (dir, NULL);
+  g_autofree gchar *at = g_strdup (whole);
+
+  while (!g_file_test (at, G_FILE_TEST_EXISTS))
+    {
+      gchar *parent = g_path_get_dirname (at);
+
+      g_free (at);
+      at = parent;
+    }
+  if (!g_file_test (at, G_FILE_TEST_IS_DIR))
+    {
+      if (g_str_equal (at, whole))
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+            "--state-dir %s is a file, not a directory", dir);
+      else
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+            "--state-dir %s: %s is a file, not a directory", dir, at);
+      return FALSE;
+    }
+  if (access (at, W_OK | X_OK) != 0 && !g_file_test (dir, G_FILE_TEST_EXISTS))
     {
       int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-          "%s %s: cannot be written: %s", option, mine, g_strerror (saved));
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--state-dir %s: cannot be made in %s: %s", dir, at,
+          g_strerror (saved));
       return FALSE;
     }
   return TRUE;
@@ -1182,16 +1276,7 @@ check_world_options (void)
   g_autoptr (GError) error = NULL;
   guint16 port;
 
-  /* -1: not given */
-  if (opt_ranks == 0 || opt_ranks < -1
-      || opt_ranks > ACCEL_SUPERVISOR_MAX_WORKERS)
-    return g_strdup_printf ("--ranks must be from 1 to %d, not %d",
-        ACCEL_SUPERVISOR_MAX_WORKERS, opt_ranks);
-  /* past it, the sizes overflowed (--http's last port) or a world far
-   * larger than any a supervisor passes interrupts on to was joined */
-  if (opt_world < 0 || opt_world > ACCEL_SUPERVISOR_MAX_WORKERS)
-    return g_strdup_printf ("--world must be from 1 to %d, not %d",
-        ACCEL_SUPERVISOR_MAX_WORKERS, opt_world);
+  /* parse_number () kept each in its range: -1 and 0 are "not given" */
   if (opt_ranks > 0 && (opt_rank >= 0 || opt_world > 0))
     return g_strdup ("--ranks starts every rank here: it takes no --rank "
                      "or --world");
@@ -1287,19 +1372,8 @@ check_options (GError **error)
           "--device must be auto, host or a GPU number, not '%s'", opt_device);
       return FALSE;
     }
-  if (opt_http != G_MININT && (opt_http < 0 || opt_http > G_MAXUINT16))
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--http must be a port from 0 to 65535, not %d", opt_http);
-      return FALSE;
-    }
-  if (opt_state_dir && g_file_test (opt_state_dir, G_FILE_TEST_EXISTS)
-      && !g_file_test (opt_state_dir, G_FILE_TEST_IS_DIR))
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--state-dir %s is a file, not a directory", opt_state_dir);
-      return FALSE;
-    }
+  if (opt_state_dir && !check_state_dir (opt_state_dir, error))
+    return FALSE;
 #ifdef ACCEL_HAVE_HTTP
   if (opt_http_address)
     {

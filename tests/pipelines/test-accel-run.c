@@ -459,6 +459,15 @@ test_usage (void)
   g_autofree gchar *state_file = g_strdup_printf ("--state-dir=%s", file);
   g_autofree gchar *says_file
       = g_strdup_printf ("--state-dir %s is a file, not a directory", file);
+  /* found only as the graph started, with exit status 1 */
+  g_autofree gchar *state_under_file
+      = g_strdup_printf ("--state-dir=%s/state", file);
+  g_autofree gchar *says_under_file = g_strdup_printf (
+      "--state-dir %s/state: %s is a file, not a directory", file, file);
+  /* the report's temporary file is its name and 7 characters more */
+  g_autofree gchar *long_name = g_strnfill (250, 'n');
+  g_autofree gchar *stats_long
+      = g_strdup_printf ("--stats=%s/%s", dir, long_name);
   struct
   {
     const char *args[3];
@@ -483,13 +492,24 @@ test_usage (void)
      * 10.6667, which the range refuses */
     { { "--set=blur.sigma=10.667", demo, NULL },
         "is out of range: 10.667 is not in 0.1 .. 10.666667" },
-    { { "--ranks=0", demo, NULL }, "--ranks must be from 1 to 4096, not 0" },
+    { { "--ranks=0", demo, NULL },
+        "--ranks must be a whole number from 1 to 4096, not '0'" },
     /* -1 stood for no --http, and ran with no server */
     { { "--http=-1", demo, NULL },
-        "--http must be a port from 0 to 65535, not -1" },
+        "--http must be a whole number from 0 to 65535, not '-1'" },
+    /* GOption reads octal and hex: 010 was port 8 */
+    { { "--http=0x50", demo, NULL },
+        "--http must be a whole number from 0 to 65535, not '0x50'" },
     /* it overflowed --http's last port, and its supervisor's arrays */
     { { "--world=2147483647", demo, NULL },
-        "--world must be from 1 to 4096, not 2147483647" },
+        "--world must be a whole number from 1 to 4096, not '2147483647'" },
+    /* -1, 0 and -1 stood for "not given": the run went on alone */
+    { { "--ranks=-1", demo, NULL },
+        "--ranks must be a whole number from 1 to 4096, not '-1'" },
+    { { "--world=0", demo, NULL },
+        "--world must be a whole number from 1 to 4096, not '0'" },
+    { { "--rank=-1", demo, NULL },
+        "--rank must be a whole number from 0 to 4095, not '-1'" },
     /* refused at the end of the run, as its rename failed */
     { { "--stats=", demo, NULL },
         "--stats: give a file's name, or - for standard output" },
@@ -502,6 +522,8 @@ test_usage (void)
         "does not exist" },
     { { stats_dir, demo, NULL }, says_dir },
     { { state_file, demo, NULL }, says_file },
+    { { state_under_file, demo, NULL }, says_under_file },
+    { { stats_long, demo, NULL }, "cannot be written: File name too long" },
     { { "--http-address=localhost", demo, NULL },
         "--http-address: 'localhost' is not an IP address, such as 127.0.0.1 "
         "or ::1" },
@@ -559,7 +581,8 @@ test_dot_image (void)
 {
   g_autofree gchar *demo = example ("demo.yaml");
   g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
-  g_autofree gchar *svg = g_build_filename (dir, "g.svg", NULL);
+  /* the suffix in any case (g.SVG was written as DOT text) */
+  g_autofree gchar *svg = g_build_filename (dir, "g.SVG", NULL);
   g_autofree gchar *arg = g_strdup_printf ("--dot=%s", svg);
   g_autofree gchar *dot = g_find_program_in_path ("dot");
   g_autofree gchar *text = NULL;
@@ -775,17 +798,18 @@ test_stats_when_start_fails (void)
   g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
   g_autofree gchar *stats = g_build_filename (dir, "s.json", NULL);
   g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
-  g_autofree gchar *blocker = g_build_filename (dir, "file", NULL);
-  g_autofree gchar *state_arg
-      = g_strdup_printf ("--state-dir=%s/state", blocker);
+  g_autofree gchar *state = g_build_filename (dir, "state", NULL);
+  g_autofree gchar *blocker = g_build_filename (state, "lock", NULL);
+  g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
   g_autofree gchar *endless
       = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
   g_autofree gchar *json = NULL;
   g_autoptr (Json) parsed = NULL;
   Result r = { 0 };
 
-  /* a state directory under a plain file cannot be made */
-  g_assert_true (g_file_set_contents (blocker, "", -1, NULL));
+  /* a state directory whose lock file is a directory cannot be locked
+   * (one under a plain file is refused before the run) */
+  g_assert_cmpint (g_mkdir_with_parents (blocker, 0755), ==, 0);
   run (&r, "--quiet", stats_arg, state_arg, endless, NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_file_get_contents (stats, &json, NULL, NULL));
@@ -797,7 +821,8 @@ test_stats_when_start_fails (void)
       strstr (json_member (parsed, "error", JSON_STRING)->string, blocker));
   result_clear (&r);
   g_unlink (stats);
-  g_unlink (blocker);
+  g_rmdir (blocker);
+  g_rmdir (state);
   g_rmdir (dir);
 }
 
