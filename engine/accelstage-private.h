@@ -21,6 +21,7 @@ typedef struct
   gboolean start_waits;       /* start() waits for other processes */
   gboolean needs_application; /* fed or drained by the running program */
   gboolean remote_source;     /* a source of another graph's frames */
+  AccelMeetFunc meet;         /* whom it meets on other ranks, or NULL */
 } AccelStageClassInfo;
 
 typedef struct

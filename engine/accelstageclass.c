@@ -61,6 +61,7 @@ class_info_ensure (GType type)
       info->start_waits = parent->start_waits;
       info->needs_application = parent->needs_application;
       info->remote_source = parent->remote_source;
+      info->meet = parent->meet;
     }
   g_type_set_qdata (type, class_info_quark (), info);
   return info;
@@ -185,6 +186,76 @@ void
 accel_stage_class_set_remote_source (AccelStageClass *klass, gboolean remote)
 {
   class_info_ensure (G_TYPE_FROM_CLASS (klass))->remote_source = remote;
+}
+
+/**
+ * accel_stage_class_set_meet_func: (skip)
+ * @klass: a stage class
+ * @func: whom a stage of the class meets on other ranks of its world
+ *
+ * Called from class_init by a stage that runs together with stages on
+ * other ranks (a collective, a send and its receive). A loader that knows
+ * every rank's stages (the YAML loader, whose file is every rank's) asks
+ * each of them through accel_stage_meet () and refuses the file where a
+ * member of a meeting is missing, doubled or runs it otherwise, rather
+ * than have the ranks wait for each other until the world's timeout.
+ */
+void
+accel_stage_class_set_meet_func (AccelStageClass *klass, AccelMeetFunc func)
+{
+  class_info_ensure (G_TYPE_FROM_CLASS (klass))->meet = func;
+}
+
+/**
+ * accel_stage_class_has_meet_func:
+ * @klass: a stage class
+ *
+ * Returns: whether a stage of @klass meets stages on other ranks
+ * (accel_stage_class_set_meet_func ()). MT safe.
+ */
+gboolean
+accel_stage_class_has_meet_func (AccelStageClass *klass)
+{
+  AccelStageClassInfo *info;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE_CLASS (klass), FALSE);
+  info = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  return info && info->meet;
+}
+
+/**
+ * accel_stage_meet:
+ * @stage: a stage, its parameters set as the rank of @world would set them
+ * @world: a world of the rank that runs @stage (its rank and size; it need
+ *   not be joined)
+ * @key: (out) (transfer full) (nullable): the meeting's name, the same on
+ *   each member; %NULL when @stage meets no one
+ * @members: (out) (transfer full) (array length=n_members): the ranks that
+ *   meet there, @world's among them
+ * @n_members: (out): their number
+ * @terms: (out) (transfer full): how this rank runs it ("nccl.all-reduce op
+ *   sum"), which every member's must equal
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE when @stage's parameters name no meeting in @world (a
+ * peer outside it, or itself). MT safe.
+ */
+gboolean
+accel_stage_meet (AccelStage *stage, AccelWorld *world, gchar **key,
+    guint **members, guint *n_members, gchar **terms, GError **error)
+{
+  AccelStageClassInfo *info;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  g_return_val_if_fail (ACCEL_IS_WORLD (world), FALSE);
+  *key = NULL;
+  *members = NULL;
+  *n_members = 0;
+  *terms = NULL;
+  info = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
+  if (!info || !info->meet)
+    return TRUE;
+  return info->meet (stage, world, key, members, n_members, terms, error);
 }
 
 /* whether @stage is a source of another graph's frames */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: what the YAML loader's files share (accelyaml.c, the loader;
  * accelyaml-values.c, its scalars; accelyaml-syntax.c, the text's shape
- * and syntax); not installed */
+ * and syntax; accelyaml-meetings.c, the world's stages across its ranks);
+ * not installed */
 #pragma once
 
+#include <accel/accel.h>
 #include <glib-object.h>
 #include <yaml.h>
 
@@ -37,5 +39,19 @@ G_GNUC_INTERNAL gboolean accel_yaml_check_shape (
     const char *yaml, yaml_mark_t *mark, gchar **problem);
 G_GNUC_INTERNAL gchar *accel_yaml_syntax_problem (
     yaml_parser_t *parser, const char *yaml, yaml_mark_t *mark);
+
+/* accelyaml-meetings.c */
+typedef struct
+{
+  AccelStage *stage; /* its parameters as @rank sets them */
+  guint rank;
+  guint decl; /* which declaration of the file */
+} AccelYamlMember;
+
+typedef void (*AccelYamlReport) (
+    guint decl, const char *problem, gpointer data);
+
+G_GNUC_INTERNAL void accel_yaml_check_meetings (
+    GArray *members, guint size, AccelYamlReport report, gpointer data);
 
 G_END_DECLS

@@ -47,6 +47,10 @@ typedef struct
   guint n_ranks;         /* the ranks that run it */
   gboolean ranked_file;  /* its location has {rank} in it */
   yaml_mark_t file_mark; /* of its location, or its name */
+  /* what other ranks make of it too (accel_yaml_check_meetings ()) */
+  const char *kind;    /* NULL when not a scalar */
+  yaml_node_t *params; /* NULL when none */
+  GArray *ranks;       /* guint: the ranks that run it; NULL: every one */
 } Decl;
 
 /* one end of a link: "stage" or "stage.port" */
@@ -88,6 +92,7 @@ typedef struct
   guint n_dropped;               /* problems past MAX_PROBLEMS */
   AccelPlacer *placer;           /* placement: for stages on device auto */
   gboolean device_fixed;         /* the pipeline's device is not auto */
+  const char *const *overrides;  /* --set, applied after the file */
 } Loader;
 
 static const char *const top_keys[] = { "pipeline", "device", "placement",
@@ -372,11 +377,12 @@ lookup (Loader *l, yaml_node_t *map, const char *key)
   return NULL;
 }
 
-/* sets parameter @name of @stage from @text; returns what is wrong, or NULL,
- * and whether that is the value (else the name) */
+/* sets parameter @name of @stage from @text as the rank of @as (NULL: this
+ * process's) reads it; returns what is wrong, or NULL, and whether that is
+ * the value (else the name) */
 static gchar *
-set_param (
-    AccelStage *stage, const char *name, const char *text, gboolean *at_value)
+set_param (AccelStage *stage, const char *name, const char *text,
+    AccelWorld *as, gboolean *at_value)
 {
   GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
   GParamSpec *pspec = g_object_class_find_property (klass, name);
@@ -414,7 +420,7 @@ set_param (
                             "scalar",
         name, accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
   /* each rank of a world its own files: {rank} and {world} */
-  own = accel_world_substitute (accel_world_get_default (), text);
+  own = accel_world_substitute (as ? as : accel_world_get_default (), text);
   text = own;
   if (!accel_yaml_convert (text, pspec, &value, &problem))
     return g_strdup_printf ("parameter '%s' of stage '%s' (%s) %s", name,
@@ -801,7 +807,7 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
  * process's rank in its world; a process that runs alone is rank 0 of 1 */
 static gboolean
 in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank,
-    guint *n_ranks)
+    guint *n_ranks, GArray **ranks)
 {
   AccelWorld *world = accel_world_get_default ();
   guint rank = world ? accel_world_get_rank (world) : 0;
@@ -852,7 +858,14 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank,
           continue;
         }
       found |= r == rank;
-      g_hash_table_add (listed, GUINT_TO_POINTER ((guint)r));
+      if (g_hash_table_add (listed, GUINT_TO_POINTER ((guint)r)))
+        {
+          guint as_uint = (guint)r;
+
+          if (!*ranks)
+            *ranks = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_array_append_val (*ranks, as_uint);
+        }
     }
   /* [0, 0] is one rank */
   *n_ranks = g_hash_table_size (listed);
@@ -947,8 +960,10 @@ load_stage (Loader *l, yaml_node_t *map)
     }
   if (!expect (l, kind_n, YAML_SCALAR_NODE, "a stage's kind"))
     return;
-  if (!in_ranks (
-          l, lookup (l, map, "ranks"), name, &decl->other_rank, &decl->n_ranks)
+  decl->kind = scalar (kind_n);
+  decl->params = lookup (l, map, "params");
+  if (!in_ranks (l, lookup (l, map, "ranks"), name, &decl->other_rank,
+          &decl->n_ranks, &decl->ranks)
       || decl->other_rank)
     return;
   decl->stage = make_stage (l, scalar (kind_n), name, kind_n->start_mark);
@@ -1007,7 +1022,8 @@ load_stage (Loader *l, yaml_node_t *map)
               && g_object_class_find_property (
                   G_OBJECT_GET_CLASS (decl->stage), scalar (k)))
             continue;
-          problem = set_param (decl->stage, scalar (k), scalar (v), &at_value);
+          problem = set_param (
+              decl->stage, scalar (k), scalar (v), NULL, &at_value);
           if (problem)
             report (l, at_value ? v->start_mark : k->start_mark, "%s", problem);
           else
@@ -1037,6 +1053,7 @@ decl_free (gpointer data)
 
   g_free (decl->name);
   g_clear_object (&decl->stage);
+  g_clear_pointer (&decl->ranks, g_array_unref);
   g_free (decl);
 }
 
@@ -1397,12 +1414,109 @@ apply_override (Loader *l, const char *setting)
   else
     {
       gboolean at_value;
-      problem = set_param (decl->stage, dot + 1, value, &at_value);
+      problem = set_param (decl->stage, dot + 1, value, NULL, &at_value);
       if (!problem)
         note_file (decl, dot + 1, value, decl->mark);
     }
   if (problem)
     report_override (l, setting, problem);
+}
+
+/* @decl's stage as rank @as makes it: its parameters, then those --set
+ * gives it, each read as that rank reads it; NULL when it cannot be made.
+ * Only its meetings are asked of it, and its problems are reported where
+ * @decl is made */
+static AccelStage *
+make_probe (Loader *l, Decl *decl, AccelWorld *as)
+{
+  AccelStage *probe = accel_stage_new (decl->kind, decl->name, NULL);
+  gsize name_len = strlen (decl->name);
+  gboolean at_value;
+
+  if (!probe)
+    return NULL;
+  if (decl->params && decl->params->type == YAML_MAPPING_NODE)
+    for (yaml_node_pair_t *p = decl->params->data.mapping.pairs.start;
+         p < decl->params->data.mapping.pairs.top; p++)
+      {
+        yaml_node_t *k = node (l, p->key), *v = node (l, p->value);
+
+        if (scalar (k) && !is_null (v))
+          g_free (set_param (probe, scalar (k), scalar (v), as, &at_value));
+      }
+  for (guint i = 0; l->overrides && l->overrides[i]; i++)
+    {
+      const char *setting = l->overrides[i], *eq = strchr (setting, '=');
+      g_autofree gchar *param = NULL;
+
+      if (!eq || strncmp (setting, decl->name, name_len) != 0
+          || setting[name_len] != '.')
+        continue;
+      param = g_strndup (
+          setting + name_len + 1, (gsize)(eq - setting) - name_len - 1);
+      g_free (set_param (probe, param, eq + 1, as, &at_value));
+    }
+  return probe;
+}
+
+static void
+report_meeting (guint decl, const char *problem, gpointer data)
+{
+  Loader *l = data;
+
+  report (l, ((Decl *)l->decls->pdata[decl])->mark, "%s", problem);
+}
+
+/* in a world, the stages that meet stages on other ranks (collectives, a
+ * send and its receive) as every rank makes them: the file is every
+ * rank's, so a member missing, doubled or running it otherwise is found
+ * here, where the ranks waited for each other until the world's timeout */
+static void
+check_meetings (Loader *l)
+{
+  AccelWorld *world = accel_world_get_default ();
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (GArray) members = NULL;
+  g_autoptr (GPtrArray) probes = NULL;
+  guint size, me;
+
+  if (!world)
+    return;
+  size = accel_world_get_size (world);
+  me = accel_world_get_rank (world);
+  members = g_array_new (FALSE, FALSE, sizeof (AccelYamlMember));
+  probes = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+      GType type = decl->kind ? accel_registry_lookup (reg, decl->kind) : 0;
+      g_autoptr (GTypeClass) klass = NULL;
+      guint n = decl->ranks ? decl->ranks->len : size;
+
+      /* a stage of this rank that could not be made was reported */
+      if (!type || (!decl->other_rank && !decl->stage))
+        continue;
+      klass = g_type_class_ref (type);
+      if (!accel_stage_class_has_meet_func (ACCEL_STAGE_CLASS (klass)))
+        continue;
+      for (guint j = 0; j < n; j++)
+        {
+          guint rank = decl->ranks ? g_array_index (decl->ranks, guint, j) : j;
+          AccelYamlMember member = { decl->stage, rank, i };
+
+          if (rank != me || !decl->stage)
+            {
+              g_autoptr (AccelWorld) as
+                  = accel_world_new ("127.0.0.1:1", rank, size);
+
+              if (!(member.stage = make_probe (l, decl, as)))
+                break;
+              g_ptr_array_add (probes, member.stage);
+            }
+          g_array_append_val (members, member);
+        }
+    }
+  accel_yaml_check_meetings (members, size, report_meeting, l);
 }
 
 static void
@@ -1501,11 +1615,13 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
       load_link (l, node (l, *i));
   wire_links (l);
 
+  l->overrides = overrides;
   for (guint i = 0; overrides && overrides[i]; i++)
     {
       g_debug ("--set %s", overrides[i]);
       apply_override (l, overrides[i]);
     }
+  check_meetings (l);
   check_shared_files (l);
   check_inputs (l);
 }

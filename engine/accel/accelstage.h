@@ -10,6 +10,7 @@
 #include <accel/accelcompletion.h>
 #include <accel/accelsupervision.h>
 #include <accel/accelcommitlog.h>
+#include <accel/accelworld.h>
 
 G_BEGIN_DECLS
 
@@ -177,6 +178,29 @@ struct _AccelStageClass
  */
 #define ACCEL_PARAM_FIXED (1 << G_PARAM_USER_SHIFT)
 
+/**
+ * AccelMeetFunc: (skip)
+ * @stage: a stage of the class
+ * @world: a world of a rank that runs @stage
+ * @key: (out): the meeting's name
+ * @members: (out): the ranks that meet there
+ * @n_members: (out): their number
+ * @terms: (out): how this rank runs it
+ * @error: return location for a #GError, or %NULL
+ *
+ * Whom @stage meets on other ranks (accel_stage_meet ()).
+ *
+ * Returns: %FALSE when @stage's parameters name no meeting in @world.
+ */
+typedef gboolean (*AccelMeetFunc) (AccelStage *stage, AccelWorld *world,
+    gchar **key, guint **members, guint *n_members, gchar **terms,
+    GError **error);
+
+void accel_stage_class_set_meet_func (
+    AccelStageClass *klass, AccelMeetFunc func);
+gboolean accel_stage_class_has_meet_func (AccelStageClass *klass);
+gboolean accel_stage_meet (AccelStage *stage, AccelWorld *world, gchar **key,
+    guint **members, guint *n_members, gchar **terms, GError **error);
 gboolean accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec);
 void accel_stage_class_set_live (AccelStageClass *klass, gboolean live);
 void accel_stage_class_set_blocking (AccelStageClass *klass, gboolean blocking);

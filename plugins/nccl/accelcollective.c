@@ -77,20 +77,29 @@ given_type (AccelStage *stage, AccelWorld *world)
       accel_world_get_rank (world), text);
 }
 
-/* what every member of a communicator must run alike: its kind (a pair:
- * a send and its receive, whichever end) and its op and root where it has
- * them. Ranks whose files differ there ran, with exit 0, a sum on one and
- * a max on the other (the frames half summed, half the max), or waited
- * out the timeout in every generation with roots that differ */
+/* what every member of a communicator in @world must run alike: its
+ * kind (a pair: the direction its frames go, a send at one end and a
+ * receive at the other) and its op and root where it has them. Ranks whose
+ * files differ there ran, with exit 0, a sum on one and a max on the other
+ * (the frames half summed, half the max), or waited out the timeout in
+ * every generation with roots that differ, or two sends to each other */
 static gchar *
-run_terms (AccelStage *stage)
+run_terms (AccelStage *stage, AccelWorld *world)
 {
   GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
   GString *s = g_string_new (NULL);
   static const char *const terms[] = { "op", "root" };
 
   if (g_object_class_find_property (klass, "peer"))
-    return g_string_free (g_string_append (s, "a pair"), FALSE);
+    {
+      guint me = accel_world_get_rank (world), peer;
+      gboolean sends = accel_stage_get_n_inputs (stage) > 0;
+
+      g_object_get (stage, "peer", &peer, NULL);
+      g_string_append_printf (s, "frames from rank %u to rank %u",
+          sends ? me : peer, sends ? peer : me);
+      return g_string_free (s, FALSE);
+    }
   g_string_append (s, accel_stage_get_kind_name (stage));
   for (guint i = 0; i < G_N_ELEMENTS (terms); i++)
     {
@@ -163,7 +172,7 @@ agree_on_type (AccelStage *stage, AccelWorld *world, const char *key,
     guint member, guint size, GError **error)
 {
   g_autofree gchar *type = given_type (stage, world);
-  g_autofree gchar *terms = run_terms (stage);
+  g_autofree gchar *terms = run_terms (stage, world);
   /* the type's line, then the terms' */
   g_autofree gchar *mine = g_strdup_printf ("%s\n%s", type, terms);
   g_autofree gchar *mine_key = g_strdup_printf ("%s/type/%u", key, member);
@@ -508,6 +517,35 @@ accel_collective_finalize (GObject *object)
   G_OBJECT_CLASS (accel_collective_parent_class)->finalize (object);
 }
 
+/* the meeting a loader checks every rank's stages against (see
+ * accel_stage_meet ()): the communicator's key, its members' world ranks
+ * (a pair's two ends, or every rank) and how this rank runs it */
+static gboolean
+accel_collective_meet (AccelStage *stage, AccelWorld *world, gchar **key,
+    guint **members, guint *n_members, gchar **terms, GError **error)
+{
+  AccelCollective *self = ACCEL_COLLECTIVE (stage);
+  guint rank, size;
+
+  if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
+          self, world, &rank, &size, key, error))
+    return FALSE;
+  *n_members = size;
+  *members = g_new (guint, size);
+  for (guint m = 0; m < size; m++)
+    (*members)[m] = m;
+  /* a pair: its two ends, the lower rank first */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "peer"))
+    {
+      guint me = accel_world_get_rank (world), peer = member_rank (stage, 0);
+
+      (*members)[0] = MIN (me, peer);
+      (*members)[1] = MAX (me, peer);
+    }
+  *terms = run_terms (stage, world);
+  return TRUE;
+}
+
 static void
 accel_collective_class_init (AccelCollectiveClass *klass)
 {
@@ -526,6 +564,7 @@ accel_collective_class_init (AccelCollectiveClass *klass)
   accel_stage_class_set_blocking (stage_class, TRUE);
   /* a rank's collectives and pairs wait for their peers as they start */
   accel_stage_class_set_start_waits (stage_class, TRUE);
+  accel_stage_class_set_meet_func (stage_class, accel_collective_meet);
 
   g_object_class_install_property (gobject_class, PROP_GROUP,
       g_param_spec_string ("group", "Group",

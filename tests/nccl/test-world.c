@@ -1003,8 +1003,9 @@ test_all_gather_image (Fixture *f, gconstpointer data)
 }
 
 /* a collective that some rank's graph leaves out is an error naming that
- * rank, once: it used to time out, count as a lost communicator and have
- * the world rebuilt for ever, a generation each timeout */
+ * rank, once, as the file is loaded: it used to time out, count as a lost
+ * communicator and have the world rebuilt for ever, a generation each
+ * timeout; then it failed after the world's timeout */
 static void
 test_collective_left_out (Fixture *f, gconstpointer data)
 {
@@ -1017,7 +1018,59 @@ test_collective_left_out (Fixture *f, gconstpointer data)
       "  - {name: out, kind: core.null-sink, ranks: [0]}\n"
       "  - {name: other, kind: core.null-sink, ranks: [1]}\n"
       "links: [src -> sum -> out, src -> other]\n",
-      "stage 'sum' (nccl.all-reduce): rank 1 did not reach it within");
+      "partial.yaml:4:12: stage 'sum' (nccl.all-reduce) on rank 0 meets rank "
+      "1 in 'comm/sum' (nccl.all-reduce op sum), but no stage of rank 1 "
+      "does");
+}
+
+/* a send and a receive that do not pair up (groups that differ, two
+ * sends to each other, a peer outside the world) are refused as the file
+ * is loaded, on every rank, naming both ends: the ranks waited for each
+ * other until the world's timeout (60 s by default) */
+static void
+test_pairs_checked_at_load (Fixture *f, gconstpointer data)
+{
+  static const char head[] = "pipeline: pairs\n"
+                             "stages:\n"
+                             "  - {name: src, kind: core.test-source, params: "
+                             "{shape: \"16\", num-buffers: 2}}\n";
+  static const char tail[] = "  - {name: out, kind: core.null-sink}\n"
+                             "links: [src -> tx -> out, rx -> out]\n";
+  struct
+  {
+    const char *stages, *says;
+  } cases[] = {
+    { "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1, "
+      "group: a}}\n"
+      "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+      "shape: '16', group: b}}\n",
+        "pairs.yaml:5:12: stage 'rx' (nccl.recv) on rank 1 meets rank 0 in "
+        "'p2p/b/0-1' (frames from rank 0 to rank 1), but no stage of rank 0 "
+        "does" },
+    /* a peer read as each rank reads it: 2 is past the world */
+    { "  - {name: tx, kind: nccl.send, params: {peer: \"{world}\"}}\n"
+      "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+      "shape: '16', group: other}}\n",
+        "on rank 0, stage 'tx' (nccl.send): peer 2 is not a rank of the "
+        "world" },
+    /* two sends to each other: no end receives */
+    { "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+      "  - {name: rx, kind: nccl.send, ranks: [1], params: {peer: 0}}\n",
+        "stage 'rx' (nccl.send): rank 0 runs it as frames from rank 0 to "
+        "rank 1, rank 1 as frames from rank 1 to rank 0" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *yaml = g_strconcat (head, cases[i].stages, tail, NULL);
+      const char *args[] = { "--ranks", "2", "--validate", "pairs.yaml", NULL };
+      g_auto (WorldRun) r = { 0 };
+
+      world_write (f->dir, "pairs.yaml", yaml, strlen (yaml));
+      world_run (&r, f->dir, NULL, args);
+      g_assert_cmpint (r.status, ==, 2);
+      world_assert_says (&r, cases[i].says);
+    }
 }
 
 /* a world that fails in every generation before committing a frame, too
@@ -1052,6 +1105,7 @@ main (int argc, char **argv)
   ADD ("/world/collective-types", test_collective_types);
   ADD ("/world/collective-mismatch", test_collective_mismatch);
   ADD ("/world/collective-left-out", test_collective_left_out);
+  ADD ("/world/pairs-checked-at-load", test_pairs_checked_at_load);
   ADD ("/world/root-out-of-world", test_root_out_of_world);
   ADD ("/world/all-gather-image", test_all_gather_image);
   ADD ("/world/pairs-share-connection", test_pairs_share_connection);
