@@ -46,7 +46,10 @@ struct _AccelGraph
   gboolean segments; /* non-blocking GPU chains share a thread */
   AccelCaptureMode capture_mode;
 
-  GPtrArray *workers; /* AccelWorker*, while running */
+  GPtrArray *workers; /* AccelWorker*, while running; changed under lock */
+  /* held through a stop, so that a second stop (accel_graph_run ()'s own,
+   * after another thread's) waits for the first and finds it done */
+  GMutex stop_lock;
 
   GMutex lock;
   GCond cond;
@@ -65,6 +68,11 @@ void accel_graph_observe_steps (
     AccelGraph *graph, AccelStageObserver *observer);
 
 /* accelsegment.c */
+gboolean accel_graph_check_stage_name (AccelStage *stage, GError **error);
+gboolean accel_graph_on_stage_thread (AccelGraph *graph);
+gboolean accel_graph_refuse_stage_thread (
+    AccelGraph *graph, const char *call, GError **error);
+gint64 accel_graph_deadline_after (gint64 timeout_us);
 gboolean accel_graph_refuse_call (
     AccelGraph *graph, const char *needs, GError **error);
 gboolean accel_graph_check_capture (AccelStage *stage, GError **error);

@@ -9,8 +9,6 @@
 
 G_DEFINE_FINAL_TYPE (AccelGraph, accel_graph, G_TYPE_OBJECT)
 
-static gboolean on_stage_thread (AccelGraph *graph);
-
 /* drops the reference the graph took when its last was dropped on one of
  * its own threads, once it has stopped */
 static gpointer
@@ -38,7 +36,7 @@ accel_graph_dispose (GObject *object)
    * as it would had it kept its reference */
   if (self->state == GRAPH_RUNNING && self->stop_elsewhere)
     return;
-  if (self->state == GRAPH_RUNNING && on_stage_thread (self))
+  if (self->state == GRAPH_RUNNING && accel_graph_on_stage_thread (self))
     {
       self->stop_elsewhere = TRUE;
       g_debug ("graph '%s': last reference dropped on its own thread; "
@@ -70,6 +68,7 @@ accel_graph_finalize (GObject *object)
   g_ptr_array_unref (self->workers);
   g_clear_error (&self->error);
   g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->stop_lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (accel_graph_parent_class)->finalize (object);
 }
@@ -96,6 +95,7 @@ accel_graph_init (AccelGraph *self)
   self->segments = TRUE;
   self->commit_interval_us = 100 * 1000;
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->stop_lock);
   g_cond_init (&self->cond);
 }
 
@@ -189,10 +189,21 @@ free_owner (gpointer data)
   g_free (data);
 }
 
-static gboolean
-valid_stage_name (const char *name)
+/* @stage's name: not empty, no '.' and no '/'. Checked as it is added and
+ * again as the graph is prepared, as it may have been renamed since */
+gboolean
+accel_graph_check_stage_name (AccelStage *stage, GError **error)
 {
-  return name && *name && !strchr (name, '.') && !strchr (name, '/');
+  const char *name = accel_stage_get_name (stage);
+
+  if (name && *name && !strchr (name, '.') && !strchr (name, '/'))
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s): a stage's name is not empty and holds no '.' "
+      "(links name ports as stage.port) and no '/' (its files in a "
+      "state directory are named after it)",
+      name ? name : "", accel_stage_get_kind_name (stage));
+  return FALSE;
 }
 
 /* a call that @graph's state does not allow: the error says the state
@@ -245,7 +256,16 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
 
   owner = g_object_get_qdata (G_OBJECT (stage), graph_owner_quark ());
   other = owner ? g_weak_ref_get (owner) : NULL;
-  if (other && other != graph)
+  /* before it is numbered: a second add renamed it */
+  if (other == graph)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) is already in graph '%s'",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          graph->name);
+      return FALSE;
+    }
+  if (other)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
           "stage '%s' (%s) is already in graph '%s': a stage belongs to one "
@@ -266,15 +286,8 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
         g_object_set (stage, "name", name, NULL);
         break;
       }
-  if (!valid_stage_name (accel_stage_get_name (stage)))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (%s): a stage's name is not empty and holds no '.' "
-          "(links name ports as stage.port) and no '/' (its files in a "
-          "state directory are named after it)",
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
-      return FALSE;
-    }
+  if (!accel_graph_check_stage_name (stage, error))
+    return FALSE;
   if (accel_graph_get_stage (graph, accel_stage_get_name (stage)))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
@@ -451,12 +464,14 @@ split_spec (AccelGraph *graph, const char *spec, AccelStage **stage,
     gchar **port, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (spec, ".", 2);
+  /* "" splits into no parts at all */
+  const char *name = parts[0] ? parts[0] : "";
 
-  *stage = accel_graph_get_stage (graph, parts[0]);
+  *stage = accel_graph_get_stage (graph, name);
   if (!*stage)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "graph '%s' has no stage named '%s'", graph->name, parts[0]);
+          "graph '%s' has no stage named '%s'", graph->name, name);
       return FALSE;
     }
   *port = g_strdup (parts[1]);
@@ -537,6 +552,57 @@ static const AccelStageObserver graph_observer = {
  * the one shared under its thread name (@by_name), or a thread of its own.
  * Apart, so that a thread named as a segment's first stage is not that
  * segment's */
+/* whether the calling thread runs one of @graph's stages */
+gboolean
+accel_graph_on_stage_thread (AccelGraph *graph)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&graph->lock);
+  for (guint i = 0; i < graph->workers->len && !found; i++)
+    found = accel_worker_is_current (graph->workers->pdata[i]);
+  g_mutex_unlock (&graph->lock);
+  return found;
+}
+
+/* @call on a stage's thread, which would wait for that stage: refused,
+ * as accel_graph_refuse_call () does. Returns %FALSE */
+gboolean
+accel_graph_refuse_stage_thread (
+    AccelGraph *graph, const char *call, GError **error)
+{
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "graph '%s': %s on a thread of its stages would wait for that stage "
+      "for good; call it from another thread",
+      graph->name, call);
+  return FALSE;
+}
+
+/* the monotonic time @timeout_us from now, or -1 for none (a negative
+ * timeout, or one past the clock's range) */
+gint64
+accel_graph_deadline_after (gint64 timeout_us)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  return timeout_us < 0 || timeout_us > G_MAXINT64 - now ? -1
+                                                         : now + timeout_us;
+}
+
+/* drops the workers, which ends their threads, outside the lock: a stage
+ * may take it until its thread ends */
+static void
+drop_workers (AccelGraph *graph)
+{
+  g_autoptr (GPtrArray) workers = NULL;
+
+  g_mutex_lock (&graph->lock);
+  workers = g_steal_pointer (&graph->workers);
+  graph->workers
+      = g_ptr_array_new_with_free_func ((GDestroyNotify)accel_worker_unref);
+  g_mutex_unlock (&graph->lock);
+}
+
 static AccelWorker *
 worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
     AccelStage *stage)
@@ -552,7 +618,9 @@ worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
       worker = accel_worker_new (segment ? accel_stage_get_name (segment)
                                  : name  ? name
                                          : accel_stage_get_name (stage));
+      g_mutex_lock (&graph->lock);
       g_ptr_array_add (graph->workers, worker);
+      g_mutex_unlock (&graph->lock);
       if (table)
         g_hash_table_insert (table, key, worker);
     }
@@ -696,7 +764,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
     }
   if (!start_stages (graph, by_segment, by_name, streams, error))
     {
-      g_ptr_array_set_size (graph->workers, 0);
+      drop_workers (graph);
       return FALSE;
     }
   graph->state = GRAPH_RUNNING;
@@ -723,19 +791,23 @@ accel_graph_start (AccelGraph *graph, GError **error)
  * accel_graph_stop() ends that wait too.
  *
  * Returns: %TRUE at end of stream; %FALSE with the first stage error, with
- * %ACCEL_ERROR_STOPPED when the graph was stopped before its end, or with
- * %ACCEL_ERROR_TIMEOUT when @timeout_us ran out. MT safe.
+ * %ACCEL_ERROR_STOPPED when the graph was stopped before its end, with
+ * %ACCEL_ERROR_TIMEOUT when @timeout_us ran out, or with
+ * %ACCEL_ERROR_FAILED on one of its stages' threads (whose stage it would
+ * hold up for good). MT safe.
  */
 gboolean
 accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = timeout_us < 0 ? -1 : g_get_monotonic_time () + timeout_us;
+  gint64 deadline = accel_graph_deadline_after (timeout_us);
   gboolean ok = TRUE;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
   if (graph->state != GRAPH_RUNNING && graph->state != GRAPH_STOPPED)
     return accel_graph_refuse_call (
         graph, "a wait needs it started (accel_graph_start)", error);
+  if (accel_graph_on_stage_thread (graph))
+    return accel_graph_refuse_stage_thread (graph, "a wait", error);
 
   g_mutex_lock (&graph->lock);
   while (
@@ -769,16 +841,6 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
   return ok;
 }
 
-/* whether the calling thread runs one of @graph's stages */
-static gboolean
-on_stage_thread (AccelGraph *graph)
-{
-  for (guint i = 0; i < graph->workers->len; i++)
-    if (accel_worker_is_current (graph->workers->pdata[i]))
-      return TRUE;
-  return FALSE;
-}
-
 /**
  * accel_graph_stop:
  * @graph: a graph
@@ -786,18 +848,24 @@ on_stage_thread (AccelGraph *graph)
  * Stops every stage at once, wherever the data is: queued buffers are
  * dropped, blocked producers wake up, each thread waits for its stream and
  * ends; a thread blocked in accel_graph_wait() returns. Safe to call in any
- * state and more than once. Called from the thread that started the graph,
- * never from a stage's thread: it waits for them all, so there it is a
- * programming error (a critical, and nothing is stopped).
+ * state and more than once, and from any thread but a stage's: a stop
+ * while another is under way (accel_graph_run () stops the graph it ran
+ * when another thread stopped it) waits for that one to end. It waits for
+ * every stage's thread, so on one it is a programming error (a critical,
+ * and nothing is stopped). MT safe.
  */
 void
 accel_graph_stop (AccelGraph *graph)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
-  if (graph->state != GRAPH_RUNNING)
-    return;
-  g_return_if_fail (!on_stage_thread (graph));
+  g_return_if_fail (!accel_graph_on_stage_thread (graph));
 
+  g_mutex_lock (&graph->stop_lock);
+  if (graph->state != GRAPH_RUNNING)
+    {
+      g_mutex_unlock (&graph->stop_lock);
+      return;
+    }
   g_mutex_lock (&graph->lock);
   graph->stopping = TRUE;
   g_cond_broadcast (&graph->cond);
@@ -808,8 +876,9 @@ accel_graph_stop (AccelGraph *graph)
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_join (graph->order->pdata[i]);
   /* the last reference ends each thread */
-  g_ptr_array_set_size (graph->workers, 0);
+  drop_workers (graph);
   graph->state = GRAPH_STOPPED;
+  g_mutex_unlock (&graph->stop_lock);
 }
 
 /**

@@ -271,6 +271,32 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
   return TRUE;
 }
 
+/* the stages' names as they are now: a stage renamed since it was added
+ * (g_object_set (stage, "name", ...)) could leave the state directory or
+ * share another's commit log */
+static gboolean
+check_names (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < graph->stages->len; i++)
+    {
+      AccelStage *stage = graph->stages->pdata[i];
+
+      if (!accel_graph_check_stage_name (stage, error))
+        return FALSE;
+      if (!g_hash_table_add (seen, (gpointer)accel_stage_get_name (stage)))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "graph '%s' has two stages named '%s' (one was renamed after "
+              "it was added)",
+              graph->name, accel_stage_get_name (stage));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /**
  * accel_graph_prepare:
  * @graph: a graph
@@ -304,7 +330,7 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
           "graph '%s' has no stages", graph->name);
       return FALSE;
     }
-  if (!sort_stages (graph, sorted, error))
+  if (!check_names (graph, error) || !sort_stages (graph, sorted, error))
     return FALSE;
 
   g_clear_pointer (&graph->order, g_ptr_array_unref);

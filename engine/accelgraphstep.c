@@ -107,20 +107,25 @@ sink_frames (AccelGraph *graph)
  * Returns: %TRUE when the frame went through; %FALSE with
  * %ACCEL_ERROR_TIMEOUT past @timeout_us, %ACCEL_ERROR_STOPPED when the
  * graph has ended (its sources' last frame was the step before) or was
- * stopped, or the error that stopped it.
+ * stopped, the error that stopped it, or %ACCEL_ERROR_FAILED for a graph
+ * that is not stepped or a call on one of its stages' threads.
  */
 gboolean
 accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = timeout_us < 0 ? -1 : g_get_monotonic_time () + timeout_us;
+  gint64 deadline = accel_graph_deadline_after (timeout_us);
   guint64 target;
   gboolean ok, ended;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
-  g_return_val_if_fail (graph->stepped, FALSE);
+  if (!graph->stepped)
+    return accel_graph_refuse_call (
+        graph, "a step needs a stepped graph (accel_graph_set_stepped)", error);
   if (graph->state != GRAPH_RUNNING)
     return accel_graph_refuse_call (
         graph, "a step needs it started (accel_graph_start)", error);
+  if (accel_graph_on_stage_thread (graph))
+    return accel_graph_refuse_stage_thread (graph, "a step", error);
 
   /* each sink that is still running takes one frame; with none left
    * there is no frame to take (the target would be met as it is) */

@@ -256,6 +256,119 @@ test_calls_out_of_order (void)
   g_assert_no_error (error);
 }
 
+/* a stage renamed after it was added is checked again as the graph is
+ * prepared: "../../evil" wrote its commit log outside the state directory,
+ * and two stages of one name shared one */
+static void
+test_stage_renamed_after_add (void)
+{
+  const char *const names[] = { "../../evil", "a.b", "", "sink" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("renamed");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+      AccelStage *other = accel_test_stage (graph, "core.null-sink", "other");
+
+      accel_test_stage (graph, "core.null-sink", "sink");
+      g_object_set (src, "shape", "4", "num-buffers", (gint64)1, NULL);
+      g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+      g_assert_true (accel_graph_link (graph, "src", "other", &error));
+      g_object_set (other, "name", names[i], NULL);
+      g_assert_false (accel_graph_prepare (graph, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_test_message ("%s: %s", names[i], error->message);
+      g_assert_nonnull (strstr (error->message,
+          i == 3 ? "has two stages named 'sink'" : "a stage's name is not"));
+    }
+}
+
+/* a stage added twice is refused as it is, where its second add numbered
+ * it anew (null-sink1) and named that in the error */
+static void
+test_stage_added_twice (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("twice");
+  g_autoptr (AccelStage) sink = accel_stage_new ("core.null-sink", NULL, NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (accel_graph_add (graph, sink, &error));
+  g_assert_cmpstr (accel_stage_get_name (sink), ==, "null-sink0");
+  g_assert_false (accel_graph_add (graph, sink, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'null-sink0' (core.null-sink) is already in graph 'twice'");
+  g_assert_cmpstr (accel_stage_get_name (sink), ==, "null-sink0");
+  g_clear_error (&error);
+  /* "" named no stage as "(null)" */
+  g_assert_false (accel_graph_link (graph, "", "null-sink0", &error));
+  g_assert_cmpstr (error->message, ==, "graph 'twice' has no stage named ''");
+}
+
+static gpointer
+run_graph (gpointer graph)
+{
+  g_autoptr (GError) error = NULL;
+
+  /* stopped from elsewhere: %ACCEL_ERROR_STOPPED */
+  g_assert_false (accel_graph_run (graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  return NULL;
+}
+
+/* accel_graph_stop () from another thread while accel_graph_run () waits,
+ * as accel_graph_wait () invites: run's own stop then ran beside it, and
+ * both joined the stages (SIGSEGV in accel_stage_join ()) */
+static void
+test_stop_while_run_elsewhere (void)
+{
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("elsewhere");
+      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+      AccelStage *sink = accel_test_stage (graph, "core.null-sink", "sink");
+      g_autoptr (GError) error = NULL;
+      GThread *runner;
+
+      g_object_set (src, "shape", "16", NULL);
+      g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+      g_assert_true (accel_graph_prepare (graph, &error));
+      runner = g_thread_new ("run", run_graph, graph);
+      /* running: a stop before the start would find nothing to stop, and
+       * the endless source would run on */
+      while (accel_stage_get_n_processed (sink) == 0)
+        g_usleep (100);
+      g_usleep (500 * (i % 8));
+      accel_graph_stop (graph);
+      accel_graph_stop (graph);
+      g_thread_join (runner);
+    }
+}
+
+/* a step of a graph that is not stepped is an error, not only a critical
+ * that left the error unset */
+static void
+test_step_not_stepped (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("plain");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", "4", "num-buffers", (gint64)2, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  g_assert_true (accel_graph_start (graph, &error));
+  g_assert_false (accel_graph_step (graph, -1, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==,
+      "graph 'plain' is running: a step needs a stepped graph "
+      "(accel_graph_set_stepped)");
+  g_clear_error (&error);
+  g_assert_true (accel_graph_wait (graph, G_MAXINT64, &error));
+  accel_graph_stop (graph);
+}
+
 /* a stepped graph stepped once stopped: %ACCEL_ERROR_STOPPED, as
  * documented, where a critical left the error unset */
 static void
@@ -480,6 +593,12 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/param-async-invalid", test_param_async_invalid);
   g_test_add_func ("/misuse/calls-out-of-order", test_calls_out_of_order);
   g_test_add_func ("/misuse/step-after-stop", test_step_after_stop);
+  g_test_add_func ("/misuse/step-not-stepped", test_step_not_stepped);
+  g_test_add_func (
+      "/misuse/stage-renamed-after-add", test_stage_renamed_after_add);
+  g_test_add_func ("/misuse/stage-added-twice", test_stage_added_twice);
+  g_test_add_func (
+      "/misuse/stop-while-run-elsewhere", test_stop_while_run_elsewhere);
   g_test_add_func ("/misuse/stage-joins-new-graph", test_stage_joins_new_graph);
   g_test_add_func ("/misuse/descriptors-counted-at-start",
       test_descriptors_counted_at_start);
