@@ -19,10 +19,16 @@ struct _AccelHttpServer
   AccelGraph *graph;
   gchar *page; /* the page, with the graph drawn in */
   guint port;
+  guint idle_timeout_s;
 };
 
 /* how long the page waits for dot: a graph is drawn in well under a second */
 #define DOT_TIMEOUT_MS 5000
+
+/* how long a connection may wait on its client (ACCEL_HTTP_IDLE_TIMEOUT):
+ * far longer than any scraper or browser pauses within a request or between
+ * kept-alive ones */
+#define IDLE_TIMEOUT_S 30
 
 typedef struct
 {
@@ -179,13 +185,17 @@ reply (SoupServerMessage *msg, const char *type, gchar *body)
       msg, type, SOUP_MEMORY_TAKE, body, strlen (body));
 }
 
-/* before a request's body is read: the server takes GET and HEAD without
- * a body only (a Content-Length of 0 at most). Anything else is answered at
- * once on the connection, taken from the server and closed: the body is never
- * read, so a client cannot make the server hold a body of any size */
+/* every request, once its headers are read and before its body is: the
+ * server takes GET and HEAD of a path without a body only (a Content-Length
+ * of 0 at most). Anything else is answered here at once, its connection
+ * taken from the server and closed: the body is never read, so a client
+ * cannot make the server hold a body of any size. That includes what libsoup
+ * would answer itself, reading the body first and keeping the connection:
+ * the target "*" and a request it refused (400 for a path that does not
+ * decode or a URI that is not http, set by its own got-headers handler,
+ * which runs before this one). What passes reaches on_request() */
 static void
-on_early_request (SoupServer *server, SoupServerMessage *msg, const char *path,
-    GHashTable *query, gpointer user_data)
+on_got_headers (SoupServerMessage *msg, gpointer user_data)
 {
   const char *method = soup_server_message_get_method (msg);
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
@@ -198,19 +208,53 @@ on_early_request (SoupServer *server, SoupServerMessage *msg, const char *path,
             || soup_message_headers_get_content_length (headers) != 0);
   gboolean readable
       = g_str_equal (method, "GET") || g_str_equal (method, "HEAD");
+  guint status = soup_server_message_get_status (msg);
   g_autoptr (GIOStream) stream = NULL;
+  g_autofree gchar *target = NULL;
   g_autofree gchar *answer = NULL;
 
-  if (readable && !body)
-    return;
-  g_debug ("%s %s refused before its body", method, path);
-  answer = g_strdup_printf ("HTTP/1.1 %s\r\nContent-Length: 0\r\n"
+  if (status == 0)
+    {
+      if (!readable)
+        status = SOUP_STATUS_METHOD_NOT_ALLOWED;
+      else if (body)
+        status = SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+      else if (soup_server_message_is_options_ping (msg))
+        status = SOUP_STATUS_BAD_REQUEST;
+      else
+        return;
+    }
+  /* a GUri cannot hold "*" */
+  target = soup_server_message_is_options_ping (msg)
+               ? g_strdup ("*")
+               : g_uri_to_string (soup_server_message_get_uri (msg));
+  g_debug ("%s %s refused before its body: %u", method, target, status);
+  answer = g_strdup_printf ("HTTP/1.1 %u %s\r\n%sContent-Length: 0\r\n"
                             "Connection: close\r\n\r\n",
-      readable ? "413 Content Too Large" : "405 Method Not Allowed");
+      status, soup_status_get_phrase (status),
+      status == SOUP_STATUS_METHOD_NOT_ALLOWED ? "Allow: GET, HEAD\r\n" : "");
   stream = soup_server_message_steal_connection (msg);
   g_output_stream_write_all (g_io_stream_get_output_stream (stream), answer,
       strlen (answer), NULL, NULL, NULL);
   g_io_stream_close (stream, NULL, NULL);
+}
+
+/* a connection's first message is started as it is accepted, before the
+ * client has sent a byte (later ones as their first byte comes) */
+static void
+on_request_started (
+    SoupServer *server, SoupServerMessage *msg, gpointer user_data)
+{
+  AccelHttpServer *self = user_data;
+  GSocket *socket = soup_server_message_get_socket (msg);
+
+  /* libsoup has no idle timeout of its own: with one on the socket, a wait
+   * of more than that for a byte to read or room to write fails, and libsoup
+   * closes the connection. Without it a client that sends nothing, or half
+   * a request, would hold a descriptor for good */
+  if (socket)
+    g_socket_set_timeout (socket, self->idle_timeout_s);
+  g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers), NULL);
 }
 
 static void
@@ -218,21 +262,15 @@ on_request (SoupServer *server, SoupServerMessage *msg, const char *path,
     GHashTable *query, gpointer user_data)
 {
   AccelHttpServer *self = user_data;
-  const char *method = soup_server_message_get_method (msg);
 
-  g_debug ("%s %s", method, path);
+  g_debug ("%s %s", soup_server_message_get_method (msg), path);
   /* libsoup before 3.3.0 never closes a kept-alive connection its client
    * closed: one socket leaked per connection, until the descriptors run
-   * out. Connection: close has the server close it after the answer */
+   * out. Connection: close has the server close it after the answer (every
+   * other answer is on_got_headers()'s, which closes its connection) */
   if (!soup_check_version (3, 3, 0))
     soup_message_headers_replace (
         soup_server_message_get_response_headers (msg), "Connection", "close");
-  if (!g_str_equal (method, "GET") && !g_str_equal (method, "HEAD"))
-    {
-      soup_server_message_set_status (
-          msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
-      return;
-    }
   if (g_str_equal (path, "/metrics"))
     reply (msg, "text/plain; version=0.0.4; charset=utf-8",
         accel_graph_metrics_to_prometheus (self->graph));
@@ -250,6 +288,24 @@ on_request (SoupServer *server, SoupServerMessage *msg, const char *path,
     }
   else
     soup_server_message_set_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+}
+
+/* IDLE_TIMEOUT_S, or ACCEL_HTTP_IDLE_TIMEOUT's seconds: a GSocket's timeout
+ * counts in whole seconds */
+static guint
+idle_timeout (void)
+{
+  const char *env = g_getenv ("ACCEL_HTTP_IDLE_TIMEOUT");
+  guint64 s = IDLE_TIMEOUT_S;
+
+  if (env && !g_ascii_string_to_unsigned (env, 10, 1, G_MAXUINT, &s, NULL))
+    {
+      g_warning ("ACCEL_HTTP_IDLE_TIMEOUT must be seconds from 1 to %u, not "
+                 "'%s'; closing connections idle for %d s",
+          G_MAXUINT, env, IDLE_TIMEOUT_S);
+      s = IDLE_TIMEOUT_S;
+    }
+  return (guint)s;
 }
 
 /**
@@ -309,9 +365,10 @@ accel_graph_serve_http (
   self = g_new0 (AccelHttpServer, 1);
   self->graph = g_object_ref (graph);
   self->page = make_page (graph);
+  self->idle_timeout_s = idle_timeout ();
   self->server = soup_server_new ("server-header", "accel ", NULL);
-  soup_server_add_early_handler (
-      self->server, NULL, on_early_request, self, NULL);
+  g_signal_connect (
+      self->server, "request-started", G_CALLBACK (on_request_started), self);
   soup_server_add_handler (self->server, NULL, on_request, self, NULL);
   sockaddr = g_inet_socket_address_new (inet, (guint16)port);
   if (!soup_server_listen (self->server, sockaddr, 0, error))

@@ -5,8 +5,11 @@
   test-http.py metrics   /metrics passes promtool and holds the expected
                          series; /stats.json's frame counter moves; / draws
                          the graph; other paths are 404; requests with a
-                         body are refused before it; connections kept
-                         alive leave no socket behind
+                         body are refused before it, and so are targets
+                         libsoup would answer itself ("*", a path that does
+                         not decode), their connections closed; connections
+                         kept alive leave no socket behind; idle ones are
+                         closed after ACCEL_HTTP_IDLE_TIMEOUT
   test-http.py page      the live page in headless Chromium: the stage names
                          and a frame counter that moves between two loads;
                          a screenshot is kept and its path printed
@@ -35,6 +38,7 @@ SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.dirname(__file__))
 BUILDDIR = os.environ.get("G_TEST_BUILDDIR", ".")
 ACCEL_RUN = os.environ["ACCEL_RUN"]
 STAGES = ("src", "twice", "out")
+IDLE_TIMEOUT = 3  # s: ACCEL_HTTP_IDLE_TIMEOUT of the run
 FAULT = "--fault" in sys.argv
 
 
@@ -62,6 +66,7 @@ def need(program):
 def start():
     """accel-run on the endless pipeline, port 0; returns (process, url)."""
     env = dict(os.environ)
+    env["ACCEL_HTTP_IDLE_TIMEOUT"] = str(IDLE_TIMEOUT)
     if FAULT:
         env["ACCEL_FAULT"] = "twice:invalid-input:2000"
     proc = subprocess.Popen(
@@ -191,7 +196,9 @@ def test_metrics(proc, url):
         check("<pre>digraph" in page, "the page shows the DOT as text")
     check(get(url + "page.js")[0] == 200, "/page.js is served")
     check_refused_early(url)
+    check_odd_targets(proc, url)
     check_connections_closed(proc, url)
+    check_idle_closed(url)
     check_port_taken(url)
     try:
         get(url + "no-such-page")
@@ -210,6 +217,23 @@ def raw_request(url, head):
         except socket.timeout:
             return "(no answer within 10 s)"
     return reply.strip()
+
+
+def raw_exchange(url, head):
+    """(the status line the server answers @head with, sent alone, and
+    whether the server then closes the connection within 10 s)."""
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    reply = b""
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        try:
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    return reply.split(b"\r\n")[0].decode(), True
+                reply += data
+        except socket.timeout:
+            return reply.split(b"\r\n")[0].decode(), False
 
 
 def check_refused_early(url):
@@ -240,6 +264,61 @@ def check_refused_early(url):
                        "Content-Length: 0\r\n\r\n")
     check(line.startswith("HTTP/1.1 200"),
           "a GET of length 0 is answered: %s" % line)
+
+
+def check_odd_targets(proc, url):
+    """the targets libsoup answers itself when no handler sees them ("*",
+    a path that does not decode, a URI not http) are answered before their
+    body too, and their connections closed: libsoup read each body whole and
+    kept the connection (before 3.3.0 until the descriptors ran out)."""
+    t0 = time.monotonic()
+    line = raw_request(url, "POST * HTTP/1.1\r\nHost: x\r\n"
+                       "Content-Length: 100000000000\r\n\r\n")
+    check(line.startswith("HTTP/1.1 405") and time.monotonic() - t0 < 5,
+          "a POST * of 100 GB is refused before its body: %s" % line)
+    for target, status in (("OPTIONS *", 405), ("GET *", 400),
+                           ("HEAD *", 400), ("GET /metrics%00", 400),
+                           ("GET ftp://x/metrics", 400)):
+        line, closed = raw_exchange(url, target + " HTTP/1.1\r\nHost: x"
+                                    "\r\n\r\n")
+        check(line.startswith("HTTP/1.1 %d" % status) and closed,
+              "%s is answered %d and its connection closed: %s%s"
+              % (target, status, line, "" if closed else " (left open)"))
+    before = sockets(proc.pid)
+    for _ in range(50):
+        raw_request(url, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+    deadline = time.monotonic() + 10
+    while sockets(proc.pid) > before + 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    after = sockets(proc.pid)
+    check(after <= before + 5,
+          "50 OPTIONS * leave no socket open: %d sockets before, %d after"
+          % (before, after))
+
+
+def check_idle_closed(url):
+    """a connection that sends nothing, or half a request line, is closed
+    once idle for ACCEL_HTTP_IDLE_TIMEOUT: else idle ones would pile up
+    toward the descriptor limit."""
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    sent = ("", "GET /metr")
+    socks = [socket.create_connection((host, int(port)),
+                                      timeout=IDLE_TIMEOUT + 5)
+             for _ in sent]
+    t0 = time.monotonic()
+    for sock, head in zip(socks, sent):
+        sock.sendall(head.encode())
+    for sock, head in zip(socks, sent):
+        try:
+            closed = sock.recv(999) == b""
+        except socket.timeout:
+            closed = False
+        waited = time.monotonic() - t0
+        sock.close()
+        check(closed and waited >= IDLE_TIMEOUT - 0.5,
+              "a connection idle after %r is closed at its bound of %d s: "
+              "%s after %.1f s" % (head, IDLE_TIMEOUT,
+                                   "closed" if closed else "open", waited))
 
 
 def sockets(pid):
