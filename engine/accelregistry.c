@@ -19,6 +19,10 @@ struct _AccelRegistry
 
 G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
 
+/* the kinds the plugin this thread is loading has registered so far
+ * (gchar*), or NULL outside accel_registry_load_plugin () */
+static GPrivate loading_kinds;
+
 static void
 accel_registry_class_init (AccelRegistryClass *klass)
 {
@@ -50,7 +54,7 @@ load_plugins_from (AccelRegistry *self, const char *dir)
         continue;
       path = g_build_filename (dir, entry, NULL);
       if (!accel_registry_load_plugin (self, path, &error))
-        g_debug ("plugin %s not loaded: %s", path, error->message);
+        g_message ("plugin %s not loaded: %s", path, error->message);
     }
 }
 
@@ -143,6 +147,8 @@ accel_registry_register (AccelRegistry *registry, GType stage_type)
   g_hash_table_insert (
       registry->kinds, g_strdup (name), GSIZE_TO_POINTER (stage_type));
   g_mutex_unlock (&registry->lock);
+  if (g_private_get (&loading_kinds))
+    g_ptr_array_add (g_private_get (&loading_kinds), g_strdup (name));
   g_debug ("registered %s", name);
   /* the class stays referenced: kinds are never unregistered */
 }
@@ -297,11 +303,26 @@ accel_registry_load_plugin (
       g_module_close (module);
       return FALSE;
     }
+  g_private_set (&loading_kinds, g_ptr_array_new_with_free_func (g_free));
   if (!reg (registry, error))
     {
+      g_autoptr (GPtrArray) kinds = g_private_get (&loading_kinds);
+
+      g_private_set (&loading_kinds, NULL);
+      /* the kinds it registered before it failed are not kept, but their
+       * types stay in GLib's type system, their code in the module: it
+       * stays loaded (closed, a kind's stage ran code no longer there) */
+      g_mutex_lock (&registry->lock);
+      for (guint i = 0; i < kinds->len; i++)
+        g_hash_table_remove (registry->kinds, kinds->pdata[i]);
+      g_mutex_unlock (&registry->lock);
+      if (kinds->len > 0)
+        g_module_make_resident (module);
       g_module_close (module);
       return FALSE;
     }
+  g_ptr_array_unref (g_private_get (&loading_kinds));
+  g_private_set (&loading_kinds, NULL);
   g_module_make_resident (module);
   g_mutex_lock (&registry->lock);
   g_hash_table_insert (registry->modules, g_steal_pointer (&base), module);

@@ -143,6 +143,33 @@ test_plugin_from_path (void)
   g_assert_nonnull (strstr (error->message, "is not an accel plugin"));
 }
 
+/* a plugin whose registration fails after it registered a kind: the kind
+ * is not kept (a stage of it ran the code of a module closed since:
+ * SIGSEGV), and the module stays loaded for the type left in GLib's */
+static void
+test_plugin_fails (void)
+{
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) kinds = accel_registry_list_kinds (reg);
+  g_autofree gchar *path = g_test_build_filename (
+      G_TEST_BUILT, "libacceltestfailing." G_MODULE_SUFFIX, NULL);
+  g_autoptr (AccelStage) echo = NULL;
+
+  /* tried when the registry was made, from ACCEL_PLUGIN_PATH */
+  g_assert_cmpuint (
+      accel_registry_lookup (reg, "testfailing.echo"), ==, G_TYPE_INVALID);
+  for (guint i = 0; i < kinds->len; i++)
+    g_assert_cmpstr (kinds->pdata[i], !=, "testfailing.echo");
+  echo = accel_stage_new ("testfailing.echo", "e", &error);
+  g_assert_null (echo);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_clear_error (&error);
+  g_assert_false (accel_registry_load_plugin (reg, path, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, "the library it needs is missing");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -161,5 +188,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/describe", test_describe);
   g_test_add_func ("/registry/load-bad-plugin", test_load_bad_plugin);
   g_test_add_func ("/registry/plugin-from-path", test_plugin_from_path);
+  g_test_add_func ("/registry/plugin-fails", test_plugin_fails);
   return g_test_run ();
 }
