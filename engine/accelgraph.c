@@ -139,6 +139,7 @@ void
 accel_graph_set_device (AccelGraph *graph, AccelDevice *device)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
   g_set_object (&graph->device, device);
 }
 
@@ -170,6 +171,7 @@ accel_graph_set_stream_policy (
     AccelGraph *graph, AccelStreamPolicy policy, guint n_streams)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
   graph->stream_policy = policy;
   graph->n_streams = MAX (n_streams, 1);
 }
@@ -901,6 +903,7 @@ accel_graph_set_state_dir (
     AccelGraph *graph, const char *dir, gint64 commit_interval_us)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
   g_free (graph->state_dir);
   graph->state_dir = g_strdup (dir);
   graph->commit_interval_us = commit_interval_us;
@@ -944,6 +947,7 @@ void
 accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
   graph->frame_limit = n_frames;
 }
 

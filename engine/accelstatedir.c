@@ -505,5 +505,6 @@ void
 accel_graph_set_discard_state (AccelGraph *graph, gboolean discard)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (graph->state != GRAPH_RUNNING);
   graph->discard_state = discard;
 }
