@@ -7,7 +7,8 @@
  * cannot do this (a stage joins one only when all its producers are in
  * it), so named threads are the one way to build such a graph, and it is
  * refused while it is prepared. So are threads that feed each other in a
- * ring, each waiting for room at the next */
+ * ring, each waiting for room at the next, and two stages of one thread
+ * whose frames meet at a stage off it */
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
@@ -177,13 +178,123 @@ check_rings (AccelGraph *graph, GError **error)
   return FALSE;
 }
 
+/* the stages downstream of @stage (itself left out) */
+static GHashTable *
+downstream (AccelGraph *graph, AccelStage *stage)
+{
+  GHashTable *reached = g_hash_table_new (NULL, NULL);
+  g_autoptr (GQueue) queue = g_queue_new ();
+
+  g_queue_push_tail (queue, stage);
+  while (!g_queue_is_empty (queue))
+    {
+      AccelStage *at = g_queue_pop_head (queue);
+
+      for (guint l = 0; l < graph->wiring->len; l++)
+        {
+          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+
+          if (link->src == at && g_hash_table_add (reached, link->dst))
+            g_queue_push_tail (queue, link->dst);
+        }
+    }
+  return reached;
+}
+
+/* the stages a path from @stage reaches once it leaves @thread by a link
+ * of @stage's own, the stages off it included */
+static GHashTable *
+reached_leaving (AccelGraph *graph, AccelStage *stage, const char *thread)
+{
+  GHashTable *reached = g_hash_table_new (NULL, NULL);
+
+  for (guint l = 0; l < graph->wiring->len; l++)
+    {
+      GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+
+      if (link->src == stage && !on_thread (link->dst, thread))
+        {
+          g_autoptr (GHashTable) below = downstream (graph, link->dst);
+          GHashTableIter iter;
+          gpointer key;
+
+          g_hash_table_add (reached, link->dst);
+          g_hash_table_iter_init (&iter, below);
+          while (g_hash_table_iter_next (&iter, &key, NULL))
+            g_hash_table_add (reached, key);
+        }
+    }
+  return reached;
+}
+
+/* two stages of one thread, neither downstream of the other, each with a
+ * link that leaves it, whose frames meet at a stage off it (a join:
+ * blas.axpy of a -> sum.x and b -> sum.y): with the join's mailbox from
+ * the first full, the thread waits in a push for room that only the
+ * second's frames, which that same thread would make, can give. (One
+ * stage feeding both branches, or a stage and one downstream of it, has
+ * given each branch its frames before it waits: the ordinary diamond.)
+ * Returns the join, its two stages in @a and @b */
+static AccelStage *
+find_split_join (
+    AccelGraph *graph, const char *thread, AccelStage **a, AccelStage **b)
+{
+  g_autoptr (GPtrArray) on = g_ptr_array_new ();
+  g_autoptr (GPtrArray) below
+      = g_ptr_array_new_with_free_func ((GDestroyNotify)g_hash_table_unref);
+  g_autoptr (GPtrArray) leaving
+      = g_ptr_array_new_with_free_func ((GDestroyNotify)g_hash_table_unref);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      GHashTable *reached;
+
+      if (!on_thread (stage, thread))
+        continue;
+      reached = reached_leaving (graph, stage, thread);
+      if (g_hash_table_size (reached) == 0)
+        {
+          g_hash_table_unref (reached);
+          continue;
+        }
+      g_ptr_array_add (on, stage);
+      g_ptr_array_add (leaving, reached);
+      g_ptr_array_add (below, downstream (graph, stage));
+    }
+  for (guint i = 0; i < on->len; i++)
+    for (guint j = i + 1; j < on->len; j++)
+      {
+        GHashTable *li = leaving->pdata[i], *lj = leaving->pdata[j];
+
+        if (g_hash_table_contains (below->pdata[i], on->pdata[j])
+            || g_hash_table_contains (below->pdata[j], on->pdata[i]))
+          continue;
+        /* the first such join in the graph's order */
+        for (guint k = 0; k < graph->order->len; k++)
+          {
+            AccelStage *join = graph->order->pdata[k];
+
+            if (g_hash_table_contains (li, join)
+                && g_hash_table_contains (lj, join))
+              {
+                *a = on->pdata[i];
+                *b = on->pdata[j];
+                return join;
+              }
+          }
+      }
+  return NULL;
+}
+
 /**
  * accel_graph_check_threads:
  * @graph: a graph being prepared, its wiring made
  * @error: return location for a #GError, or %NULL
  *
  * Refuses a named thread that a path leaves and comes back to, naming the
- * path (see above).
+ * path, one with two stages whose frames meet off it, and threads in a
+ * ring (see above).
  *
  * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE. Called from the
  * thread that builds the graph.
@@ -203,7 +314,23 @@ accel_graph_check_threads (AccelGraph *graph, GError **error)
         continue;
       path = find_return (graph, thread);
       if (!path)
-        continue;
+        {
+          AccelStage *a, *b, *join = find_split_join (graph, thread, &a, &b);
+
+          if (!join)
+            continue;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stages '%s' and '%s' share thread '%s', and their frames meet "
+              "at '%s' off it: once the frames from '%s' fill the mailbox "
+              "on their way, the thread waits for room there while '%s' "
+              "waits for a frame from '%s', which only that thread runs; "
+              "put '%s' on '%s' too, or the two on threads of their own",
+              accel_stage_get_name (a), accel_stage_get_name (b), thread,
+              accel_stage_get_name (join), accel_stage_get_name (a),
+              accel_stage_get_name (join), accel_stage_get_name (b),
+              accel_stage_get_name (join), thread);
+          return FALSE;
+        }
       names = g_string_new (NULL);
       for (guint k = path->len; k-- > 0;)
         g_string_append_printf (names, "%s'%s'",
