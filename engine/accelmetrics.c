@@ -14,6 +14,7 @@
 typedef struct
 {
   AccelStage *stage;
+  AccelStageKind role;
   const char *kind;
   const char *state;
   guint64 frames, dropped, restarts, skipped, lost;
@@ -84,46 +85,94 @@ add_device (Snapshot *snap, AccelDevice *device)
   g_array_append_val (snap->devices, d);
 }
 
-/* the snapshot of @stage, whose index in @snap is its index in @stages */
-static const StageSnapshot *
-find_snapshot (GPtrArray *stages, Snapshot *snap, AccelStage *stage)
+/* who feeds whom, by index in the snapshot, built once a snapshot: the
+ * stages feeding stage i are from[first[i]] .. from[first[i + 1] - 1] */
+typedef struct
 {
-  guint i;
+  guint *first;
+  guint *from;
+  guint *mark; /* per stage: 1 + the index of the last sink that reached it */
+  guint *todo; /* the stages a sink's walk has still to visit */
+} Upstream;
 
-  if (!g_ptr_array_find (stages, stage, &i) || i >= snap->stages->len)
-    return NULL;
-  return &g_array_index (snap->stages, StageSnapshot, i);
+static void
+upstream_init (Upstream *up, AccelGraph *graph, GPtrArray *stages)
+{
+  GArray *wiring = graph->wiring ? graph->wiring : graph->links;
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  g_autofree guint *src = g_new (guint, wiring->len);
+  g_autofree guint *dst = g_new (guint, wiring->len);
+  guint n = 0;
+
+  /* 1 + the index, as 0 is no stage of the snapshot */
+  for (guint i = 0; i < stages->len; i++)
+    g_hash_table_insert (index, stages->pdata[i], GUINT_TO_POINTER (i + 1));
+  /* a link from or to a stage outside the snapshot leads nowhere */
+  for (guint l = 0; l < wiring->len; l++)
+    {
+      const GraphLink *link = &g_array_index (wiring, GraphLink, l);
+      guint s = GPOINTER_TO_UINT (g_hash_table_lookup (index, link->src));
+      guint d = GPOINTER_TO_UINT (g_hash_table_lookup (index, link->dst));
+
+      if (s && d)
+        {
+          src[n] = s - 1;
+          dst[n++] = d - 1;
+        }
+    }
+  up->first = g_new0 (guint, stages->len + 1);
+  up->from = g_new (guint, n);
+  up->mark = g_new0 (guint, stages->len);
+  up->todo = g_new (guint, stages->len);
+  /* each stage's count summed up to the end of its slots, then its feeders
+   * filled in from there back to their start */
+  for (guint l = 0; l < n; l++)
+    up->first[dst[l]]++;
+  for (guint i = 0; i < stages->len; i++)
+    up->first[i + 1] += up->first[i];
+  for (guint l = n; l-- > 0;)
+    up->from[--up->first[dst[l]]] = src[l];
 }
 
-/* the frames @sink has still to finish: what the sources upstream of it
- * produced, less what it finished (or had committed before) and what the
- * stages between them skipped, dropped or withheld (those never come). Graphs
- * of independent branches are each held to their own sources */
-static guint64
-sink_in_flight (AccelGraph *graph, Snapshot *snap, AccelStage *sink)
+static void
+upstream_clear (Upstream *up)
 {
-  GPtrArray *stages = accel_graph_get_stages (graph);
-  GArray *wiring = graph->wiring ? graph->wiring : graph->links;
-  g_autoptr (GPtrArray) todo = g_ptr_array_new ();
-  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
-  const StageSnapshot *mine = find_snapshot (stages, snap, sink);
+  g_free (up->first);
+  g_free (up->from);
+  g_free (up->mark);
+  g_free (up->todo);
+}
+
+/* the frames the sink at @sink in @snap has still to finish: what the
+ * sources upstream of it produced, less what it finished (or had committed
+ * before) and what the stages between them skipped, dropped or withheld
+ * (those never come). Graphs of independent branches are each held to
+ * their own sources */
+static guint64
+sink_in_flight (Snapshot *snap, Upstream *up, guint sink)
+{
+  const StageSnapshot *mine
+      = &g_array_index (snap->stages, StageSnapshot, sink);
   guint64 produced = 0, gone = 0;
+  guint n_todo = 0;
 
-  g_ptr_array_add (todo, sink);
-  while (todo->len > 0)
+  up->mark[sink] = sink + 1;
+  up->todo[n_todo++] = sink;
+  while (n_todo > 0)
     {
-      AccelStage *stage = g_ptr_array_steal_index_fast (todo, todo->len - 1);
-      const StageSnapshot *st = find_snapshot (stages, snap, stage);
+      guint i = up->todo[--n_todo];
+      const StageSnapshot *st = &g_array_index (snap->stages, StageSnapshot, i);
 
-      if (!g_hash_table_add (seen, stage) || !st)
-        continue;
-      if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SOURCE)
+      if (st->role == ACCEL_STAGE_SOURCE)
         produced = MAX (produced, st->frames);
-      else if (stage != sink)
+      else if (i != sink)
         gone += st->skipped + st->dropped + st->withheld;
-      for (guint l = 0; l < wiring->len; l++)
-        if (g_array_index (wiring, GraphLink, l).dst == stage)
-          g_ptr_array_add (todo, g_array_index (wiring, GraphLink, l).src);
+      for (guint f = up->first[i]; f < up->first[i + 1]; f++)
+        if (up->mark[up->from[f]] != sink + 1)
+          {
+            up->mark[up->from[f]] = sink + 1;
+            up->todo[n_todo++] = up->from[f];
+          }
     }
   gone += mine->skipped + mine->dropped + mine->withheld + mine->frames;
   return produced > gone ? produced - gone : 0;
@@ -149,6 +198,7 @@ static void
 take_snapshot (AccelGraph *graph, Snapshot *snap)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
+  Upstream up;
 
   snap->graph = accel_graph_get_name (graph);
   snap->stages = g_array_new (FALSE, TRUE, sizeof (StageSnapshot));
@@ -180,7 +230,8 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
       StageSnapshot *s = &g_array_index (snap->stages, StageSnapshot, i);
 
       s->stage = stage;
-      s->kind = kind_name (accel_stage_get_stage_kind (stage));
+      s->role = accel_stage_get_stage_kind (stage);
+      s->kind = kind_name (s->role);
       s->state = accel_stage_get_state_name (stage);
       s->restarts = accel_stage_get_n_restarts (stage);
       s->lost = accel_stage_get_n_lost (stage);
@@ -207,15 +258,20 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
     }
   /* the sink furthest behind; one whose stream ended waits for nothing */
   snap->in_flight = 0;
+  upstream_init (&up, graph, stages);
   for (guint i = 0; i < stages->len; i++)
     {
       const StageSnapshot *st = &g_array_index (snap->stages, StageSnapshot, i);
+      guint64 behind;
 
-      if (accel_stage_get_stage_kind (st->stage) == ACCEL_STAGE_SINK
-          && !g_str_equal (st->state, "done"))
-        snap->in_flight
-            = MAX (snap->in_flight, sink_in_flight (graph, snap, st->stage));
+      if (st->role != ACCEL_STAGE_SINK || g_str_equal (st->state, "done"))
+        continue;
+      /* MAX () evaluates its arguments twice, and a second walk would find
+       * every stage marked */
+      behind = sink_in_flight (snap, &up, i);
+      snap->in_flight = MAX (snap->in_flight, behind);
     }
+  upstream_clear (&up);
 }
 
 static void
@@ -568,6 +624,28 @@ append_json_string (GString *s, const char *value)
   g_string_append_c (s, '"');
   append_utf8 (s, value, append_json_run);
   g_string_append_c (s, '"');
+}
+
+/**
+ * accel_json_quote:
+ * @text: (nullable): a string, UTF-8 or not
+ *
+ * @text as a JSON string, double quotes included, escaped as
+ * accel_graph_metrics_to_json() escapes names: `"`, `\` and control
+ * characters by JSON's escapes, and each byte that is not UTF-8 as the text
+ * `\xNN` (its backslash escaped), so the result is valid UTF-8 whatever
+ * @text holds (a pipeline named after a Latin-1 file name). %NULL is
+ * written as `""`. MT safe.
+ *
+ * Returns: (transfer full): the quoted string.
+ */
+gchar *
+accel_json_quote (const char *text)
+{
+  GString *s = g_string_new (NULL);
+
+  append_json_string (s, text);
+  return g_string_free (s, FALSE);
 }
 
 static void

@@ -101,23 +101,6 @@ write_output (const char *path, const char *text, GError **error)
   return ok;
 }
 
-/* @text as a JSON string, quotes included */
-static gchar *
-json_string (const char *text)
-{
-  GString *s = g_string_new ("\"");
-
-  for (const guchar *c = (const guchar *)text; *c; c++)
-    if (*c == '"' || *c == '\\')
-      g_string_append_printf (s, "\\%c", *c);
-    else if (*c < 0x20)
-      g_string_append_printf (s, "\\u%04x", *c);
-    else
-      g_string_append_c (s, (gchar)*c);
-  g_string_append_c (s, '"');
-  return g_string_free (s, FALSE);
-}
-
 gboolean
 accel_run_write_stats (Run *run, const char *path, GError **error)
 {
@@ -125,11 +108,11 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
   g_autoptr (GString) s = g_string_new (NULL);
   double secs = (g_get_monotonic_time () - run->t0) / 1e6;
   guint64 frames = frames_done (run->graph);
-  g_autofree gchar *name = json_string (accel_graph_get_name (run->graph));
-  g_autofree gchar *device = json_string (
+  g_autofree gchar *name = accel_json_quote (accel_graph_get_name (run->graph));
+  g_autofree gchar *device = accel_json_quote (
       accel_device_get_name (accel_graph_get_device (run->graph)));
   g_autofree gchar *error_text
-      = run->error ? json_string (run->error->message) : g_strdup ("null");
+      = run->error ? accel_json_quote (run->error->message) : g_strdup ("null");
   /* JSON's decimal point, whatever the locale's */
   gchar seconds[G_ASCII_DTOSTR_BUF_SIZE], rate[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -146,8 +129,9 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
   for (guint i = 0; i < stages->len; i++)
     {
       AccelStage *st = stages->pdata[i];
-      g_autofree gchar *st_name = json_string (accel_stage_get_name (st));
-      g_autofree gchar *st_kind = json_string (accel_stage_get_kind_name (st));
+      g_autofree gchar *st_name = accel_json_quote (accel_stage_get_name (st));
+      g_autofree gchar *st_kind
+          = accel_json_quote (accel_stage_get_kind_name (st));
       gint64 p50, p99;
       accel_stage_get_latency (st, &p50, &p99);
       g_string_append_printf (s,

@@ -7,5 +7,6 @@ G_BEGIN_DECLS
 
 gchar *accel_graph_metrics_to_prometheus (AccelGraph *graph);
 gchar *accel_graph_metrics_to_json (AccelGraph *graph);
+gchar *accel_json_quote (const char *text);
 
 G_END_DECLS

@@ -574,6 +574,40 @@ test_stats_stdout_escaped (void)
   result_clear (&r);
 }
 
+/* a pipeline named after a file name that is not UTF-8 (Latin-1 here) has
+ * --stats written as UTF-8 all the same, the byte as \xNN, as /stats.json
+ * writes it (the raw byte made the file invalid JSON) */
+static void
+test_stats_name_not_utf8 (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "caf\xe9.yaml", NULL);
+  g_autofree gchar *stats = g_build_filename (dir, "stats.json", NULL);
+  g_autofree gchar *arg = g_strdup_printf ("--stats=%s", stats);
+  const char *yaml = "stages:\n"
+                     "  - {name: src, kind: core.test-source,\n"
+                     "     params: {shape: 8, num-buffers: 3}}\n"
+                     "  - {name: sink, kind: core.null-sink}\n"
+                     "links: [src -> sink]\n";
+  g_autofree gchar *text = NULL;
+  g_autoptr (Json) parsed = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (path, yaml, -1, NULL));
+  run (&r, "--quiet", arg, path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  parsed = json_parse (text);
+  g_assert_nonnull (parsed);
+  g_assert_true (g_str_has_suffix (
+      json_member (parsed, "pipeline", JSON_STRING)->string, "caf\\xe9.yaml"));
+  g_unlink (stats);
+  g_unlink (path);
+  g_rmdir (dir);
+  result_clear (&r);
+}
+
 /* .svg and .png go through graphviz's dot where it is installed, and fail
  * clearly where it is not */
 static void
@@ -2450,6 +2484,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/usage", test_usage);
   g_test_add_func (
       "/accel-run/stats-stdout-escaped", test_stats_stdout_escaped);
+  g_test_add_func ("/accel-run/stats-name-not-utf8", test_stats_name_not_utf8);
   g_test_add_func ("/accel-run/dot-image", test_dot_image);
   g_test_add_func ("/accel-run/sigterm", test_sigterm);
   g_test_add_func ("/accel-run/sighup", test_sighup);
