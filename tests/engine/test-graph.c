@@ -171,6 +171,49 @@ test_thread_left_and_returned (GraphFixture *f, gconstpointer data)
   g_assert_no_error (f->error);
 }
 
+/* src -> a -> pair.a and src -> b -> pair.b, a and b on thread x, pair
+ * on @pair_thread (NULL: its own) */
+static void
+add_split_on_thread (GraphFixture *f, const char *pair_thread)
+{
+  source (f, "src", 64, "4");
+  g_object_set (add (f, "core.scale", "a"), "thread", "x", NULL);
+  g_object_set (add (f, "core.scale", "b"), "thread", "x", NULL);
+  g_object_set (add (f, "test.pair-sink", "pair"), "thread", pair_thread, NULL);
+  link_ok (f->graph, "src", "a");
+  link_ok (f->graph, "src", "b");
+  link_ok (f->graph, "a", "pair.a");
+  link_ok (f->graph, "b", "pair.b");
+}
+
+/* two stages of one thread whose frames meet at a join off it: once the
+ * join's mailbox from the first is full, the thread waits for room there
+ * while the join waits for the second's frame, which only that thread
+ * runs (it stopped after 4 frames, for good, and --validate passed it).
+ * The join on that thread too runs */
+static void
+test_thread_split_and_joined (GraphFixture *f, gconstpointer data)
+{
+  add_split_on_thread (f, NULL);
+  g_assert_false (accel_graph_prepare (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (f->error->message, ==,
+      "stages 'a' and 'b' share thread 'x', and their frames meet at 'pair' "
+      "off it: once the frames from 'a' fill the mailbox on their way, the "
+      "thread waits for room there while 'pair' waits for a frame from 'b', "
+      "which only that thread runs; put 'pair' on 'x' too, or the two on "
+      "threads of their own");
+  g_clear_error (&f->error);
+
+  graph_renew (f);
+  add_split_on_thread (f, "x");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_true (
+      accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
+  g_assert_no_error (f->error);
+}
+
 /* two chains crossing two named threads: s1 (io) -> x (compute) and
  * s2 (compute) -> y (io). No path leaves a thread and comes back, but
  * each thread waits in a push for the other; it was accepted and hung */
@@ -453,6 +496,148 @@ test_in_flight_withheld (GraphFixture *f, gconstpointer data)
   g_assert_true (accel_graph_start (f->graph, &f->error));
   g_assert_no_error (f->error);
   assert_few_in_flight (f, src);
+}
+
+/* a transform that withholds frame 1 (ACCEL_FLOW_SKIP) and passes the
+ * others on, unwritten (nothing reads them) */
+#define TEST_TYPE_HOLD (test_hold_get_type ())
+G_DECLARE_FINAL_TYPE (TestHold, test_hold, TEST, HOLD, AccelStage)
+
+struct _TestHold
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestHold, test_hold, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+hold_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  return frame->sequence == 1 ? ACCEL_FLOW_SKIP : ACCEL_FLOW_OK;
+}
+
+static void
+test_hold_class_init (TestHoldClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  sc->process = hold_process;
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &any, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &any, NULL);
+}
+
+static void
+test_hold_init (TestHold *self)
+{
+}
+
+/* a sink of two inputs whose first frame waits until the gate opens, so
+ * that frames stay in flight for as long as the test reads them; it blocks
+ * its thread, which on a GPU would otherwise be its producers' too */
+#define TEST_TYPE_GATE (test_gate_get_type ())
+G_DECLARE_FINAL_TYPE (TestGate, test_gate, TEST, GATE, AccelStage)
+
+struct _TestGate
+{
+  AccelStage parent;
+  GMutex lock;
+  GCond cond;
+  gboolean open;
+};
+G_DEFINE_FINAL_TYPE (TestGate, test_gate, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+gate_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  TestGate *self = TEST_GATE (stage);
+
+  g_mutex_lock (&self->lock);
+  while (!self->open)
+    g_cond_wait (&self->cond, &self->lock);
+  g_mutex_unlock (&self->lock);
+  return ACCEL_FLOW_OK;
+}
+
+static void
+gate_open (TestGate *self)
+{
+  g_mutex_lock (&self->lock);
+  self->open = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+gate_finalize (GObject *object)
+{
+  TestGate *self = TEST_GATE (object);
+
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (test_gate_parent_class)->finalize (object);
+}
+
+static void
+test_gate_class_init (TestGateClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  G_OBJECT_CLASS (klass)->finalize = gate_finalize;
+  sc->process = gate_process;
+  accel_stage_class_set_blocking (sc, TRUE);
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "a", &any, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "b", &any, NULL);
+}
+
+static void
+test_gate_init (TestGate *self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+}
+
+static AccelStage *
+add_new (GraphFixture *f, GType type, const char *name)
+{
+  g_autoptr (AccelStage) stage = g_object_new (type, "name", name, NULL);
+
+  g_assert_true (accel_graph_add (f->graph, stage, &f->error));
+  g_assert_no_error (f->error);
+  return stage;
+}
+
+/* the frames in flight of a sink behind a diamond, exactly: its own
+ * source's frames (not those of the branch beside it) less the one
+ * withheld above it, counted once though both of its inputs lead there */
+static void
+test_in_flight_diamond (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *src, *hold, *other, *gate;
+
+  src = source (f, "src", 4, "16");
+  hold = add_new (f, TEST_TYPE_HOLD, "hold");
+  gate = add_new (f, TEST_TYPE_GATE, "gate");
+  source (f, "more", 8, "16");
+  other = add (f, "core.null-sink", "other");
+  link_ok (f->graph, "src", "hold");
+  link_ok (f->graph, "hold", "gate.a");
+  link_ok (f->graph, "hold", "gate.b");
+  link_ok (f->graph, "more", "other");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  /* the gate holds frame 0; frames 2 and 3 wait in its mailboxes */
+  accel_test_wait_processed (src, 4);
+  accel_test_wait_processed (hold, 4);
+  accel_test_wait_processed (other, 8);
+  g_assert_cmpuint (frames_in_flight (f->graph), ==, 3);
+  gate_open (TEST_GATE (gate));
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (accel_stage_get_n_processed (gate), ==, 3);
+  g_assert_cmpuint (frames_in_flight (f->graph), ==, 0);
 }
 
 /* a stage's frame counter in /stats.json's terms */
@@ -1359,6 +1544,8 @@ main (int argc, char **argv)
       graph_set_up, test_type_mismatch, graph_tear_down);
   g_test_add ("/graph/thread-left-and-returned", GraphFixture, "returning",
       graph_set_up, test_thread_left_and_returned, graph_tear_down);
+  g_test_add ("/graph/thread-split-and-joined", GraphFixture, NULL,
+      graph_set_up, test_thread_split_and_joined, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
@@ -1373,6 +1560,8 @@ main (int argc, char **argv)
       graph_set_up, test_in_flight_withheld, graph_tear_down);
   g_test_add ("/graph/in-flight-per-branch", GraphFixture, "branches",
       graph_set_up, test_in_flight_per_branch, graph_tear_down);
+  g_test_add ("/graph/in-flight-diamond", GraphFixture, "behind-diamond",
+      graph_set_up, test_in_flight_diamond, graph_tear_down);
   g_test_add ("/graph/metrics-read-sinks-first", GraphFixture, "fast",
       graph_set_up, test_metrics_read_sinks_first, graph_tear_down);
   g_test_add ("/graph/metrics-kindless-stage", GraphFixture, "kindless",
