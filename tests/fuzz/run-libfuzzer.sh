@@ -23,7 +23,7 @@ clang -g -O1 -fsanitize=fuzzer,address -DACCEL_FUZZ_LIBFUZZER \
   -I"$top/engine" -I"$bdir/engine" $(pkg-config --cflags glib-2.0 gobject-2.0) \
   "$here/fuzz-$harness.c" "$top/pipelines/accelyaml.c" \
   "$top/pipelines/accelyaml-values.c" "$top/pipelines/accelyaml-syntax.c" \
-  "$top/pipelines/acceldescription.c" \
+  "$top/pipelines/accelyaml-meetings.c" "$top/pipelines/acceldescription.c" \
   $(pkg-config --cflags --libs yaml-0.1) \
   -L"$bdir/engine" -laccel-1.0 \
   $(pkg-config --libs glib-2.0 gobject-2.0) -Wl,-rpath,"$bdir/engine" \
