@@ -230,9 +230,10 @@ accel_stage_class_has_meet_func (AccelStageClass *klass)
  *   not be joined)
  * @key: (out) (transfer full) (nullable): the meeting's name, the same on
  *   each member; %NULL when @stage meets no one
- * @members: (out) (transfer full) (array length=n_members): the ranks that
- *   meet there, @world's among them
- * @n_members: (out): their number
+ * @members: (out) (transfer full) (array length=n_members) (nullable): the
+ *   ranks that meet there, @world's among them, or %NULL for every rank of
+ *   @world
+ * @n_members: (out): their number, or 0 for every rank
  * @terms: (out) (transfer full): how this rank runs it ("nccl.all-reduce op
  *   sum"), which every member's must equal
  * @error: return location for a #GError, or %NULL

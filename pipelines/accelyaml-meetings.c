@@ -10,7 +10,7 @@
 typedef struct
 {
   gchar *key;
-  guint *ranks; /* its members' */
+  guint *ranks; /* its members', or NULL for every rank of the world */
   guint n_ranks;
   gchar *terms; /* how its first member runs it */
   const AccelYamlMember *first;
@@ -146,21 +146,22 @@ accel_yaml_check_meetings (
   for (guint i = 0; i < order->len; i++)
     {
       Meeting *m = order->pdata[i];
+      guint n = m->ranks ? m->n_ranks : size;
 
-      for (guint r = 0; r < m->n_ranks; r++)
+      for (guint r = 0; r < n; r++)
         {
+          guint rank = m->ranks ? m->ranks[r] : r;
           g_autofree gchar *problem = NULL;
 
-          if (g_hash_table_contains (
-                  m->by_rank, GUINT_TO_POINTER (m->ranks[r])))
+          if (g_hash_table_contains (m->by_rank, GUINT_TO_POINTER (rank)))
             continue;
           problem = g_strdup_printf (
               "stage '%s' (%s) on rank %u meets rank %u in '%s' (%s), but "
               "no stage of rank %u does: every member runs it, in the same "
               "group (a collective's 'ranks' leave none out; a pair's two "
               "ends name each other as 'peer')",
-              name_of (m->first), kind_of (m->first), m->first->rank,
-              m->ranks[r], m->key, m->terms, m->ranks[r]);
+              name_of (m->first), kind_of (m->first), m->first->rank, rank,
+              m->key, m->terms, rank);
           report (m->first->decl, problem, data);
         }
     }

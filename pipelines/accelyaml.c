@@ -1459,6 +1459,34 @@ make_probe (Loader *l, Decl *decl, AccelWorld *as)
   return probe;
 }
 
+/* whether @decl's parameters, or those --set gives it, read the rank
+ * ({rank}, {world}): then each rank makes a stage of its own */
+static gboolean
+reads_rank (Loader *l, Decl *decl)
+{
+  gsize name_len = strlen (decl->name);
+
+  if (decl->params && decl->params->type == YAML_MAPPING_NODE)
+    for (yaml_node_pair_t *p = decl->params->data.mapping.pairs.start;
+         p < decl->params->data.mapping.pairs.top; p++)
+      {
+        const char *text = scalar (node (l, p->value));
+
+        if (text && (strstr (text, "{rank}") || strstr (text, "{world}")))
+          return TRUE;
+      }
+  for (guint i = 0; l->overrides && l->overrides[i]; i++)
+    {
+      const char *setting = l->overrides[i];
+
+      if (strncmp (setting, decl->name, name_len) == 0
+          && setting[name_len] == '.'
+          && (strstr (setting, "{rank}") || strstr (setting, "{world}")))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 report_meeting (guint decl, const char *problem, gpointer data)
 {
@@ -1492,6 +1520,10 @@ check_meetings (Loader *l)
       GType type = decl->kind ? accel_registry_lookup (reg, decl->kind) : 0;
       g_autoptr (GTypeClass) klass = NULL;
       guint n = decl->ranks ? decl->ranks->len : size;
+      /* one stage serves every rank unless its parameters read the rank:
+       * a world of thousands makes no stage for each */
+      AccelStage *alike = NULL;
+      gboolean per_rank;
 
       /* a stage of this rank that could not be made was reported */
       if (!type || (!decl->other_rank && !decl->stage))
@@ -1499,12 +1531,16 @@ check_meetings (Loader *l)
       klass = g_type_class_ref (type);
       if (!accel_stage_class_has_meet_func (ACCEL_STAGE_CLASS (klass)))
         continue;
+      per_rank = reads_rank (l, decl);
+      alike = per_rank ? NULL : decl->stage;
       for (guint j = 0; j < n; j++)
         {
           guint rank = decl->ranks ? g_array_index (decl->ranks, guint, j) : j;
           AccelYamlMember member = { decl->stage, rank, i };
 
-          if (rank != me || !decl->stage)
+          if (alike)
+            member.stage = alike;
+          else if (rank != me || !decl->stage)
             {
               g_autoptr (AccelWorld) as
                   = accel_world_new ("127.0.0.1:1", rank, size);
@@ -1512,6 +1548,8 @@ check_meetings (Loader *l)
               if (!(member.stage = make_probe (l, decl, as)))
                 break;
               g_ptr_array_add (probes, member.stage);
+              if (!per_rank)
+                alike = member.stage;
             }
           g_array_append_val (members, member);
         }

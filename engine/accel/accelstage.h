@@ -183,8 +183,8 @@ struct _AccelStageClass
  * @stage: a stage of the class
  * @world: a world of a rank that runs @stage
  * @key: (out): the meeting's name
- * @members: (out): the ranks that meet there
- * @n_members: (out): their number
+ * @members: (out): the ranks that meet there, or %NULL for every rank
+ * @n_members: (out): their number, or 0 for every rank
  * @terms: (out): how this rank runs it
  * @error: return location for a #GError, or %NULL
  *

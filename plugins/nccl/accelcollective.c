@@ -530,15 +530,13 @@ accel_collective_meet (AccelStage *stage, AccelWorld *world, gchar **key,
   if (!ACCEL_COLLECTIVE_GET_CLASS (self)->members (
           self, world, &rank, &size, key, error))
     return FALSE;
-  *n_members = size;
-  *members = g_new (guint, size);
-  for (guint m = 0; m < size; m++)
-    (*members)[m] = m;
-  /* a pair: its two ends, the lower rank first */
+  /* a pair: its two ends, the lower rank first; a group: every rank */
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "peer"))
     {
       guint me = accel_world_get_rank (world), peer = member_rank (stage, 0);
 
+      *n_members = 2;
+      *members = g_new (guint, 2);
       (*members)[0] = MIN (me, peer);
       (*members)[1] = MAX (me, peer);
     }
