@@ -550,10 +550,6 @@ static const AccelStageObserver graph_observer = {
   .error = on_stage_error,
 };
 
-/* the thread of the stage's segment (@by_segment, by its first stage),
- * the one shared under its thread name (@by_name), or a thread of its own.
- * Apart, so that a thread named as a segment's first stage is not that
- * segment's */
 /* whether the calling thread runs one of @graph's stages */
 gboolean
 accel_graph_on_stage_thread (AccelGraph *graph)
@@ -605,6 +601,10 @@ drop_workers (AccelGraph *graph)
   g_mutex_unlock (&graph->lock);
 }
 
+/* the thread of the stage's segment (@by_segment, by its first stage),
+ * the one shared under its thread name (@by_name), or a thread of its own.
+ * Apart, so that a thread named as a segment's first stage is not that
+ * segment's */
 static AccelWorker *
 worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
     AccelStage *stage)
@@ -852,9 +852,10 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
  * ends; a thread blocked in accel_graph_wait() returns. Safe to call in any
  * state and more than once, and from any thread but a stage's: a stop
  * while another is under way (accel_graph_run () stops the graph it ran
- * when another thread stopped it) waits for that one to end. It waits for
- * every stage's thread, so on one it is a programming error (a critical,
- * and nothing is stopped). MT safe.
+ * when another thread stopped it) waits for that one to end; one before
+ * accel_graph_start () has returned finds nothing running and does
+ * nothing. It waits for every stage's thread, so on one it is a
+ * programming error (a critical, and nothing is stopped). MT safe.
  */
 void
 accel_graph_stop (AccelGraph *graph)

@@ -54,7 +54,14 @@ load_plugins_from (AccelRegistry *self, const char *dir)
         continue;
       path = g_build_filename (dir, entry, NULL);
       if (!accel_registry_load_plugin (self, path, &error))
-        g_message ("plugin %s not loaded: %s", path, error->message);
+        {
+          /* a library this host lacks (cuDNN) leaves its plugin out, as
+           * designed; a broken plugin is a message */
+          if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED))
+            g_debug ("plugin %s not loaded: %s", path, error->message);
+          else
+            g_message ("plugin %s not loaded: %s", path, error->message);
+        }
     }
 }
 
@@ -267,7 +274,10 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
  * is loaded once; loading it again, or another file of the same name, does
  * nothing. The module's `accel_plugin_register` runs on the calling thread.
  *
- * Returns: %TRUE on success. MT safe.
+ * Returns: %TRUE on success; %FALSE with %ACCEL_ERROR_NOT_SUPPORTED when
+ * the module cannot be opened (a library it needs is missing here), else
+ * with %ACCEL_ERROR_FAILED or its `accel_plugin_register`'s error. MT
+ * safe.
  */
 gboolean
 accel_registry_load_plugin (
@@ -292,7 +302,7 @@ accel_registry_load_plugin (
   module = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (!module)
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
           "cannot load plugin %s: %s", path, g_module_error ());
       return FALSE;
     }

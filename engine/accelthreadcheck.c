@@ -227,14 +227,75 @@ reached_leaving (AccelGraph *graph, AccelStage *stage, const char *thread)
   return reached;
 }
 
+/* where the frames of each stage on @thread come into it, by stage: the
+ * stages of the thread that take them from another thread or make them
+ * (sources), from which links within the thread hand them on by a call */
+static GHashTable *
+entries_by_stage (AccelGraph *graph, const char *thread)
+{
+  GHashTable *by_stage = g_hash_table_new_full (
+      NULL, NULL, NULL, (GDestroyNotify)g_hash_table_unref);
+
+  /* in the graph's order, every producer before its consumers */
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      GHashTable *entries;
+      gboolean fed = FALSE;
+
+      if (!on_thread (stage, thread))
+        continue;
+      entries = g_hash_table_new (NULL, NULL);
+      for (guint l = 0; l < graph->wiring->len; l++)
+        {
+          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+          GHashTable *theirs;
+          GHashTableIter iter;
+          gpointer key;
+
+          if (link->dst != stage)
+            continue;
+          theirs = g_hash_table_lookup (by_stage, link->src);
+          if (!theirs)
+            {
+              g_hash_table_add (entries, stage);
+              continue;
+            }
+          fed = TRUE;
+          g_hash_table_iter_init (&iter, theirs);
+          while (g_hash_table_iter_next (&iter, &key, NULL))
+            g_hash_table_add (entries, key);
+        }
+      if (!fed)
+        g_hash_table_add (entries, stage);
+      g_hash_table_insert (by_stage, stage, entries);
+    }
+  return by_stage;
+}
+
+static gboolean
+share_any (GHashTable *a, GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (g_hash_table_contains (b, key))
+      return TRUE;
+  return FALSE;
+}
+
 /* two stages of one thread, neither downstream of the other, each with a
  * link that leaves it, whose frames meet at a stage off it (a join:
- * blas.axpy of a -> sum.x and b -> sum.y): with the join's mailbox from
+ * blas.axpy of a -> sum.x and b -> sum.y) and come into the thread apart
+ * (from another thread each, or two sources): with the join's mailbox from
  * the first full, the thread waits in a push for room that only the
- * second's frames, which that same thread would make, can give. (One
- * stage feeding both branches, or a stage and one downstream of it, has
- * given each branch its frames before it waits: the ordinary diamond.)
- * Returns the join, its two stages in @a and @b */
+ * second's frames, which that same thread would make, can give. (Frames
+ * that come in at one stage of the thread go on to both by calls, each
+ * frame to both before the next: the ordinary diamond; so does a stage
+ * and one downstream of it.) Returns the join, its two stages in @a and
+ * @b */
 static AccelStage *
 find_split_join (
     AccelGraph *graph, const char *thread, AccelStage **a, AccelStage **b)
@@ -244,6 +305,7 @@ find_split_join (
       = g_ptr_array_new_with_free_func ((GDestroyNotify)g_hash_table_unref);
   g_autoptr (GPtrArray) leaving
       = g_ptr_array_new_with_free_func ((GDestroyNotify)g_hash_table_unref);
+  g_autoptr (GHashTable) entries = entries_by_stage (graph, thread);
 
   for (guint i = 0; i < graph->order->len; i++)
     {
@@ -268,7 +330,9 @@ find_split_join (
         GHashTable *li = leaving->pdata[i], *lj = leaving->pdata[j];
 
         if (g_hash_table_contains (below->pdata[i], on->pdata[j])
-            || g_hash_table_contains (below->pdata[j], on->pdata[i]))
+            || g_hash_table_contains (below->pdata[j], on->pdata[i])
+            || share_any (g_hash_table_lookup (entries, on->pdata[i]),
+                g_hash_table_lookup (entries, on->pdata[j])))
           continue;
         /* the first such join in the graph's order */
         for (guint k = 0; k < graph->order->len; k++)

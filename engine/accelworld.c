@@ -18,6 +18,7 @@ struct _AccelWorld
   guint generation; /* 0 until joined */
   gchar *local_host;
   guint timeout_ms;
+  gboolean same_pipeline; /* every rank loads this process's file */
 };
 
 G_DEFINE_FINAL_TYPE (AccelWorld, accel_world, G_TYPE_OBJECT)
@@ -231,6 +232,40 @@ accel_world_get_timeout_ms (AccelWorld *world)
 {
   g_return_val_if_fail (ACCEL_IS_WORLD (world), 0);
   return world->timeout_ms;
+}
+
+/**
+ * accel_world_set_same_pipeline:
+ * @world: a world
+ * @same: whether every rank loads the pipeline file this process loads,
+ *   with the same settings (accel-run --ranks N starts every rank so)
+ *
+ * A loader that knows every rank's stages then checks them against each
+ * other as it loads (a collective some rank leaves out, a send whose
+ * receiver names another group): see accel_stage_meet (). Ranks that each
+ * load their own file (--coordinator, --rank, --world) find such problems
+ * as their stages start. Called before the pipeline is loaded, from the
+ * thread that made @world.
+ */
+void
+accel_world_set_same_pipeline (AccelWorld *world, gboolean same)
+{
+  g_return_if_fail (ACCEL_IS_WORLD (world));
+  world->same_pipeline = same;
+}
+
+/**
+ * accel_world_get_same_pipeline:
+ * @world: a world
+ *
+ * Returns: whether every rank loads the pipeline this process loads
+ * (accel_world_set_same_pipeline ()). MT safe.
+ */
+gboolean
+accel_world_get_same_pipeline (AccelWorld *world)
+{
+  g_return_val_if_fail (ACCEL_IS_WORLD (world), FALSE);
+  return world->same_pipeline;
 }
 
 /**

@@ -794,6 +794,11 @@ run_pipeline (const char *path)
   substitute_rank (&opt_stats, world);
   substitute_rank (&opt_dot, world);
 
+  /* the ranks of --ranks N were all started with this command line: the
+   * loader checks their stages against each other (--validate's ranks are
+   * checked once, as rank 0 loads) */
+  if (world && opt_ranks > 0 && !opt_validate)
+    accel_world_set_same_pipeline (world, TRUE);
   graph = load_graph (path, &error);
   if (!graph)
     {
@@ -1316,6 +1321,8 @@ validate_world (const char *path, guint size)
       g_autoptr (AccelWorld) world = accel_world_new ("127.0.0.1:1", r, size);
       int status;
 
+      /* every rank's stages checked against each other once */
+      accel_world_set_same_pipeline (world, r == 0);
       /* each rank's own --dot */
       g_free (opt_dot);
       opt_dot = g_strdup (dot);

@@ -113,6 +113,8 @@ join (GHashTable *by_key, GPtrArray *order, const AccelYamlMember *member,
  * @members: (element-type AccelYamlMember): every rank's stages that may
  *   meet others, each set as its rank sets it
  * @size: the world's size
+ * @every_rank: whether @members are every rank's (else one rank's, whose
+ *   meetings' other members are not known here)
  * @report: called with each problem and the declaration it is about
  * @data: for @report
  *
@@ -122,8 +124,8 @@ join (GHashTable *by_key, GPtrArray *order, const AccelYamlMember *member,
  * the first.
  */
 void
-accel_yaml_check_meetings (
-    GArray *members, guint size, AccelYamlReport report, gpointer data)
+accel_yaml_check_meetings (GArray *members, guint size, gboolean every_rank,
+    AccelYamlReport report, gpointer data)
 {
   g_autoptr (GHashTable) by_key
       = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, meeting_free);
@@ -143,7 +145,7 @@ accel_yaml_check_meetings (
             = accel_world_new ("127.0.0.1:1", member->rank, size);
       join (by_key, order, member, worlds->pdata[member->rank], report, data);
     }
-  for (guint i = 0; i < order->len; i++)
+  for (guint i = 0; i < order->len && every_rank; i++)
     {
       Meeting *m = order->pdata[i];
       guint n = m->ranks ? m->n_ranks : size;

@@ -51,7 +51,7 @@ typedef struct
 typedef void (*AccelYamlReport) (
     guint decl, const char *problem, gpointer data);
 
-G_GNUC_INTERNAL void accel_yaml_check_meetings (
-    GArray *members, guint size, AccelYamlReport report, gpointer data);
+G_GNUC_INTERNAL void accel_yaml_check_meetings (GArray *members, guint size,
+    gboolean every_rank, AccelYamlReport report, gpointer data);
 
 G_END_DECLS

@@ -1507,11 +1507,15 @@ check_meetings (Loader *l)
   g_autoptr (GArray) members = NULL;
   g_autoptr (GPtrArray) probes = NULL;
   guint size, me;
+  gboolean across;
 
   if (!world)
     return;
   size = accel_world_get_size (world);
   me = accel_world_get_rank (world);
+  /* ranks that load files of their own: this rank's stages alone (a peer
+   * that is itself or outside the world, two stages on one meeting) */
+  across = accel_world_get_same_pipeline (world);
   members = g_array_new (FALSE, FALSE, sizeof (AccelYamlMember));
   probes = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < l->decls->len; i++)
@@ -1526,7 +1530,8 @@ check_meetings (Loader *l)
       gboolean per_rank;
 
       /* a stage of this rank that could not be made was reported */
-      if (!type || (!decl->other_rank && !decl->stage))
+      if (!type || (!decl->other_rank && !decl->stage)
+          || (!across && !decl->stage))
         continue;
       klass = g_type_class_ref (type);
       if (!accel_stage_class_has_meet_func (ACCEL_STAGE_CLASS (klass)))
@@ -1537,6 +1542,9 @@ check_meetings (Loader *l)
         {
           guint rank = decl->ranks ? g_array_index (decl->ranks, guint, j) : j;
           AccelYamlMember member = { decl->stage, rank, i };
+
+          if (!across && rank != me)
+            continue;
 
           if (alike)
             member.stage = alike;
@@ -1554,7 +1562,7 @@ check_meetings (Loader *l)
           g_array_append_val (members, member);
         }
     }
-  accel_yaml_check_meetings (members, size, report_meeting, l);
+  accel_yaml_check_meetings (members, size, across, report_meeting, l);
 }
 
 static void

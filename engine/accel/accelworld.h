@@ -25,6 +25,8 @@ const char *accel_world_get_coordinator (AccelWorld *world);
 const char *accel_world_get_local_host (AccelWorld *world);
 guint accel_world_get_timeout_ms (AccelWorld *world);
 void accel_world_set_timeout_ms (AccelWorld *world, guint timeout_ms);
+void accel_world_set_same_pipeline (AccelWorld *world, gboolean same);
+gboolean accel_world_get_same_pipeline (AccelWorld *world);
 
 gboolean accel_world_join (
     AccelWorld *world, const char *pipeline, GError **error);

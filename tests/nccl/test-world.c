@@ -474,6 +474,52 @@ test_world_sizes_differ (Fixture *f, gconstpointer data)
   world_assert_says (&r0, "rank 1 of 2 did not join in time");
 }
 
+/* ranks that each load a file of their own (--coordinator, --rank,
+ * --world), a sender's and a receiver's, run: the loader checks the
+ * meetings across ranks only for --ranks N, whose ranks all load one file
+ * (this world was refused at load, each file taken as every rank's) */
+static void
+test_ranks_own_files (Fixture *f, gconstpointer data)
+{
+  static const char sender[]
+      = "pipeline: pair\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 3}}\n"
+        "  - {name: tx, kind: nccl.send, params: {peer: 1}}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> tx -> out]\n";
+  static const char receiver[]
+      = "pipeline: pair\n"
+        "stages:\n"
+        "  - {name: rx, kind: nccl.recv, params: {peer: 0, shape: '16'}}\n"
+        "  - {name: out, kind: core.checksum-sink, params: {location: "
+        "'got-{rank}.txt'}}\n"
+        "links: [rx -> out]\n";
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  const char *env[] = { TIMEOUT_ENV, NULL };
+  const char *zero[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "sender.yaml", NULL };
+  const char *one[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    "receiver.yaml", NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GSubprocess) p0 = NULL;
+  g_auto (WorldRun) r0 = { 0 }, r1 = { 0 };
+  g_autofree gchar *got = NULL;
+  gsize n;
+
+  world_write (f->dir, "sender.yaml", sender, strlen (sender));
+  world_write (f->dir, "receiver.yaml", receiver, strlen (receiver));
+  p0 = world_spawn (f->dir, env, zero);
+  world_run (&r1, f->dir, env, one);
+  world_wait (p0, &r0, t0);
+  g_assert_cmpint (r0.status, ==, 0);
+  g_assert_cmpint (r1.status, ==, 0);
+  got = world_read (f->dir, "got-1.txt", &n);
+  g_assert_cmpuint (n, >, 0);
+}
+
 /* the first world holds the port: a second one cannot serve there, and a
  * rank of another pipeline cannot join the first */
 static void
@@ -1121,6 +1167,7 @@ main (int argc, char **argv)
   ADD ("/world/state-dir-shape", test_state_dir_shape);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
+  ADD ("/world/ranks-own-files", test_ranks_own_files);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),
       fixture_set_up, test_interrupt, fixture_tear_down);
   ADD ("/world/interrupt-one-rank", test_interrupt_one_rank);
