@@ -20,6 +20,10 @@ struct _AccelCloth
   gint width, height;
   gfloat gravity, wind;
   gint64 num_buffers;
+  /* grid-size, grid-width and grid-height as given after construction
+   * (0: not given), so that a size beside a width that disagrees is
+   * refused whichever was set last */
+  gint given_size, given_w, given_h;
 
   /* stage thread only, between start() and stop() */
   AccelBuffer *state; /* every array, device (or host) memory */
@@ -89,6 +93,19 @@ accel_cloth_negotiate (AccelStage *stage, const AccelType *in_types,
 {
   AccelCloth *self = ACCEL_CLOTH (stage);
 
+  if (self->given_size
+      && ((self->given_w && self->given_w != self->given_size)
+          || (self->given_h && self->given_h != self->given_size)))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s): grid-size %d sets grid-width and grid-height, "
+          "which are given as %d and %d: give grid-size alone for a square "
+          "cloth, or grid-width and grid-height",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          self->given_size, self->given_w ? self->given_w : self->given_size,
+          self->given_h ? self->given_h : self->given_size);
+      return FALSE;
+    }
   accel_type_init_image (&out_types[0], ACCEL_FORMAT_RGBA8, ACCEL_MEMORY_DEVICE,
       self->width, self->height);
   return TRUE;
@@ -264,15 +281,19 @@ accel_cloth_set_property (
   switch (prop_id)
     {
     case PROP_GRID_SIZE:
+      self->given_size = g_value_get_int (value);
       self->params.h = g_value_get_int (value);
       /* a square grid: the width too */
       G_GNUC_FALLTHROUGH;
     case PROP_GRID_WIDTH:
+      if (prop_id == PROP_GRID_WIDTH)
+        self->given_w = g_value_get_int (value);
       self->params.w = g_value_get_int (value);
       /* the cloth spans 2 units across, whatever its resolution */
       self->params.spacing = 2.0f / (float)(self->params.w - 1);
       break;
     case PROP_GRID_HEIGHT:
+      self->given_h = g_value_get_int (value);
       self->params.h = g_value_get_int (value);
       break;
     case PROP_WIDTH:
@@ -363,6 +384,16 @@ install_int (GObjectClass *klass, guint id, const char *name, const char *blurb,
       g_param_spec_int (name, name, blurb, lo, hi, def, FLAGS | extra));
 }
 
+/* the construct properties' defaults were set as given: forgotten */
+static void
+accel_cloth_constructed (GObject *object)
+{
+  AccelCloth *self = ACCEL_CLOTH (object);
+
+  G_OBJECT_CLASS (accel_cloth_parent_class)->constructed (object);
+  self->given_size = self->given_w = self->given_h = 0;
+}
+
 static void
 accel_cloth_class_init (AccelClothClass *klass)
 {
@@ -370,6 +401,7 @@ accel_cloth_class_init (AccelClothClass *klass)
   AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
   AccelType out;
 
+  gobject_class->constructed = accel_cloth_constructed;
   gobject_class->set_property = accel_cloth_set_property;
   gobject_class->get_property = accel_cloth_get_property;
   stage_class->negotiate = accel_cloth_negotiate;

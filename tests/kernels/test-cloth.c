@@ -365,6 +365,47 @@ test_stage_yaml (void)
   g_assert_no_error (error);
 }
 
+/* grid-size beside a grid-width or grid-height that disagrees is refused
+ * whichever was set last (the last one won); beside one that agrees, or
+ * alone, it runs */
+static void
+test_stage_grid_size_conflict (void)
+{
+  struct
+  {
+    const char *first, *second;
+    gint a, b;
+    gboolean refused;
+  } cases[] = {
+    { "grid-width", "grid-size", 64, 32, TRUE },
+    { "grid-size", "grid-height", 32, 16, TRUE },
+    { "grid-size", "grid-width", 32, 32, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("grid");
+      g_autoptr (GError) error = NULL;
+      AccelStage *sim = accel_test_stage (g, "realtime.cloth", "sim");
+
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (sim, cases[i].first, cases[i].a, NULL);
+      g_object_set (sim, cases[i].second, cases[i].b, NULL);
+      g_assert_true (accel_graph_link (g, "sim", "sink", &error));
+      if (!cases[i].refused)
+        {
+          g_assert_true (accel_graph_prepare (g, &error));
+          g_assert_no_error (error);
+          continue;
+        }
+      g_assert_false (accel_graph_prepare (g, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_nonnull (strstr (error->message,
+          "stage 'sim' (realtime.cloth): grid-size 32 sets grid-width and "
+          "grid-height, which are given as"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -390,5 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cloth/stage/gauss-seidel", test_stage_gauss_seidel);
   g_test_add_func ("/cloth/stage/restores", test_stage_restores);
   g_test_add_func ("/cloth/stage/yaml", test_stage_yaml);
+  g_test_add_func (
+      "/cloth/stage/grid-size-conflict", test_stage_grid_size_conflict);
   return g_test_run ();
 }
