@@ -1422,6 +1422,19 @@ apply_override (Loader *l, const char *setting)
     report_override (l, setting, problem);
 }
 
+/* "param=value" of a --set @setting for @decl ("stage.param=value"), or
+ * NULL when it sets another stage */
+static const char *
+override_for (Decl *decl, const char *setting)
+{
+  gsize name_len = strlen (decl->name);
+
+  return strncmp (setting, decl->name, name_len) == 0
+                 && setting[name_len] == '.' && strchr (setting, '=')
+             ? setting + name_len + 1
+             : NULL;
+}
+
 /* @decl's stage as rank @as makes it: its parameters, then those --set
  * gives it, each read as that rank reads it; NULL when it cannot be made.
  * Only its meetings are asked of it, and its problems are reported where
@@ -1430,7 +1443,6 @@ static AccelStage *
 make_probe (Loader *l, Decl *decl, AccelWorld *as)
 {
   AccelStage *probe = accel_stage_new (decl->kind, decl->name, NULL);
-  gsize name_len = strlen (decl->name);
   gboolean at_value;
 
   if (!probe)
@@ -1446,14 +1458,13 @@ make_probe (Loader *l, Decl *decl, AccelWorld *as)
       }
   for (guint i = 0; l->overrides && l->overrides[i]; i++)
     {
-      const char *setting = l->overrides[i], *eq = strchr (setting, '=');
+      const char *setting = override_for (decl, l->overrides[i]);
+      const char *eq = setting ? strchr (setting, '=') : NULL;
       g_autofree gchar *param = NULL;
 
-      if (!eq || strncmp (setting, decl->name, name_len) != 0
-          || setting[name_len] != '.')
+      if (!setting)
         continue;
-      param = g_strndup (
-          setting + name_len + 1, (gsize)(eq - setting) - name_len - 1);
+      param = g_strndup (setting, (gsize)(eq - setting));
       g_free (set_param (probe, param, eq + 1, as, &at_value));
     }
   return probe;
@@ -1464,8 +1475,6 @@ make_probe (Loader *l, Decl *decl, AccelWorld *as)
 static gboolean
 reads_rank (Loader *l, Decl *decl)
 {
-  gsize name_len = strlen (decl->name);
-
   if (decl->params && decl->params->type == YAML_MAPPING_NODE)
     for (yaml_node_pair_t *p = decl->params->data.mapping.pairs.start;
          p < decl->params->data.mapping.pairs.top; p++)
@@ -1477,10 +1486,9 @@ reads_rank (Loader *l, Decl *decl)
       }
   for (guint i = 0; l->overrides && l->overrides[i]; i++)
     {
-      const char *setting = l->overrides[i];
+      const char *setting = override_for (decl, l->overrides[i]);
 
-      if (strncmp (setting, decl->name, name_len) == 0
-          && setting[name_len] == '.'
+      if (setting
           && (strstr (setting, "{rank}") || strstr (setting, "{world}")))
         return TRUE;
     }
@@ -1496,9 +1504,11 @@ report_meeting (guint decl, const char *problem, gpointer data)
 }
 
 /* in a world, the stages that meet stages on other ranks (collectives, a
- * send and its receive) as every rank makes them: the file is every
- * rank's, so a member missing, doubled or running it otherwise is found
- * here, where the ranks waited for each other until the world's timeout */
+ * send and its receive). Where every rank loads this file
+ * (accel_world_set_same_pipeline ()), as every rank makes them: a member
+ * missing, doubled or running it otherwise is found here, where the ranks
+ * waited for each other until the world's timeout. Elsewhere this rank's
+ * own */
 static void
 check_meetings (Loader *l)
 {

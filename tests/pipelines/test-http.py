@@ -287,10 +287,7 @@ def check_odd_targets(proc, url):
     before = sockets(proc.pid)
     for _ in range(50):
         raw_request(url, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
-    deadline = time.monotonic() + 10
-    while sockets(proc.pid) > before + 5 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    after = sockets(proc.pid)
+    after = sockets_settle(proc.pid, before + 5, 10)
     check(after <= before + 5,
           "50 OPTIONS * leave no socket open: %d sockets before, %d after"
           % (before, after))
@@ -335,6 +332,15 @@ def sockets(pid):
     return n
 
 
+def sockets_settle(pid, most, seconds):
+    """the sockets open in @pid once at most @most, or after @seconds: the
+    server closes its ends as it gets to them."""
+    deadline = time.monotonic() + seconds
+    while sockets(pid) > most and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return sockets(pid)
+
+
 def check_connections_closed(proc, url):
     """connections kept alive and closed by their client are closed by the
     server too (libsoup before 3.3.0 kept each open, until the descriptors
@@ -349,11 +355,7 @@ def check_connections_closed(proc, url):
         conn.close()
         if reply.status != 200:
             fail("a kept-alive request got %d" % reply.status)
-    # the server closes its end as it gets to it: wait a while for that
-    deadline = time.monotonic() + 30
-    while sockets(proc.pid) > before + 10 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    after = sockets(proc.pid)
+    after = sockets_settle(proc.pid, before + 10, 30)
     check(after <= before + 10,
           "100 connections closed by their client leave no socket open: "
           "%d sockets before, %d after" % (before, after))
