@@ -361,6 +361,13 @@ accel_app_source_finalize (GObject *object)
 }
 
 static void
+accel_app_source_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (accel_app_source_parent_class)->constructed (object);
+  accel_io_type_props_constructed (&ACCEL_APP_SOURCE (object)->type_props);
+}
+
+static void
 accel_app_source_class_init (AccelAppSourceClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -369,6 +376,7 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
       = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
   AccelType out;
 
+  gobject_class->constructed = accel_app_source_constructed;
   gobject_class->set_property = accel_app_source_set_property;
   gobject_class->get_property = accel_app_source_get_property;
   gobject_class->finalize = accel_app_source_finalize;

@@ -28,6 +28,9 @@ typedef struct
   gchar *format;
   gint width;
   gint height;
+  /* the properties set since construction, 1 << ACCEL_IO_TYPE_PROP_* (a
+   * format beside a shape was ignored without a word) */
+  guint given;
 } AccelIoTypeProps;
 
 /* property ids, relative to the first id given to _install() */
@@ -42,6 +45,7 @@ enum
 };
 
 void accel_io_type_props_install (GObjectClass *klass, guint first_prop_id);
+void accel_io_type_props_constructed (AccelIoTypeProps *props);
 gboolean accel_io_type_props_set (
     AccelIoTypeProps *props, guint prop_id, const GValue *value);
 gboolean accel_io_type_props_get (

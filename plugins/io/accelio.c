@@ -57,6 +57,8 @@ gboolean
 accel_io_type_props_set (
     AccelIoTypeProps *props, guint prop_id, const GValue *value)
 {
+  if (prop_id < ACCEL_IO_TYPE_N_PROPS)
+    props->given |= 1u << prop_id;
   switch (prop_id)
     {
     case ACCEL_IO_TYPE_PROP_SHAPE:
@@ -148,6 +150,20 @@ invalid:
 }
 
 /**
+ * accel_io_type_props_constructed:
+ * @props: a stage's type properties
+ *
+ * Forgets that the construct properties' defaults were set: called from
+ * the stage's constructed(), so that what is set from then on counts as
+ * given (see accel_io_type_props_to_type ()).
+ */
+void
+accel_io_type_props_constructed (AccelIoTypeProps *props)
+{
+  props->given = 0;
+}
+
+/**
  * accel_io_type_props_to_type:
  * @props: the properties
  * @stage: the stage they belong to, for error messages
@@ -163,7 +179,27 @@ gboolean
 accel_io_type_props_to_type (const AccelIoTypeProps *props, AccelStage *stage,
     AccelType *type, GError **error)
 {
-  if (props->shape && *props->shape)
+  const guint image = (1u << ACCEL_IO_TYPE_PROP_FORMAT)
+                      | (1u << ACCEL_IO_TYPE_PROP_WIDTH)
+                      | (1u << ACCEL_IO_TYPE_PROP_HEIGHT);
+  gboolean tensor = props->shape && *props->shape;
+
+  /* one of the two descriptions, not parts of both: the other's were
+   * ignored */
+  if ((tensor && (props->given & image))
+      || (!tensor && (props->given & (1u << ACCEL_IO_TYPE_PROP_DTYPE))))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s): %s; give shape and dtype for a tensor, or "
+          "format, width and height for an image",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          tensor ? "shape makes it a tensor, and format, width and height "
+                   "describe an image"
+                 : "dtype is a tensor's element type, and without a shape "
+                   "it is an image");
+      return FALSE;
+    }
+  if (tensor)
     {
       AccelDType dtype
           = accel_dtype_from_string (props->dtype ? props->dtype : "");

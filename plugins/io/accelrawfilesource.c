@@ -427,6 +427,13 @@ accel_raw_file_source_finalize (GObject *object)
 }
 
 static void
+accel_raw_file_source_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (accel_raw_file_source_parent_class)->constructed (object);
+  accel_io_type_props_constructed (&ACCEL_RAW_FILE_SOURCE (object)->type_props);
+}
+
+static void
 accel_raw_file_source_class_init (AccelRawFileSourceClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -435,6 +442,7 @@ accel_raw_file_source_class_init (AccelRawFileSourceClass *klass)
       = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
   AccelType out;
 
+  gobject_class->constructed = accel_raw_file_source_constructed;
   gobject_class->set_property = accel_raw_file_source_set_property;
   gobject_class->get_property = accel_raw_file_source_get_property;
   gobject_class->finalize = accel_raw_file_source_finalize;

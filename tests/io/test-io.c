@@ -569,6 +569,58 @@ test_raw_sink_restart_keeps_output (void)
   test_dir_remove (dir);
 }
 
+/* a type given in parts of both descriptions (a shape beside a format, a
+ * width or a height, or a dtype without a shape) is refused naming both,
+ * where the image's parts were ignored without a word; either one alone
+ * runs */
+static void
+test_raw_type_described_twice (void)
+{
+  struct
+  {
+    const char *kind;
+    const char *shape, *param;
+    gboolean refused;
+  } cases[] = {
+    { "io.raw-file-source", "10", "format", TRUE },
+    { "io.raw-file-source", "10", "width", TRUE },
+    { "io.app-source", "10", "height", TRUE },
+    { "io.raw-file-source", "", "dtype", TRUE },
+    { "io.raw-file-source", "10", "dtype", FALSE },
+    { "io.app-source", "", "format", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("twice");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, cases[i].kind, "src");
+
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (src, "shape", cases[i].shape, NULL);
+      if (g_str_equal (cases[i].param, "format"))
+        g_object_set (src, "format", "GRAY8", NULL);
+      else if (g_str_equal (cases[i].param, "dtype"))
+        g_object_set (src, "dtype", "f32", NULL);
+      else
+        g_object_set (src, cases[i].param, 64, NULL);
+      if (g_str_equal (cases[i].kind, "io.raw-file-source"))
+        g_object_set (src, "location", "/dev/zero", NULL);
+      test_link (g, "src", "sink");
+      g_assert_cmpint (accel_graph_prepare (g, &error), ==, !cases[i].refused);
+      if (!cases[i].refused)
+        {
+          g_assert_no_error (error);
+          continue;
+        }
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_test_message ("%s: %s", cases[i].param, error->message);
+      g_assert_nonnull (strstr (error->message,
+          "give shape and dtype for a tensor, or format, width and height "
+          "for an image"));
+    }
+}
+
 /* the same graph run again starts its file anew: only a restart by the
  * stage's supervisor goes on with it */
 static void
@@ -2064,6 +2116,8 @@ main (int argc, char **argv)
   g_test_add_data_func (
       "/io/raw-file/round-trip/f32", "f32", test_raw_round_trip);
   g_test_add_func ("/io/raw-file/loop", test_raw_loop);
+  g_test_add_func (
+      "/io/raw-file/type-described-twice", test_raw_type_described_twice);
   g_test_add_func ("/io/raw-file/missing-file", test_raw_missing_file);
   g_test_add_func ("/io/raw-file/directory", test_raw_directory);
   g_test_add_func (
