@@ -206,6 +206,20 @@ test_param_async_invalid (void)
   accel_graph_stop (graph);
 }
 
+/* src (core.test-source, shape @shape, @n_buffers frames, -1 endless) ->
+ * sink (core.null-sink) in @graph; returns src */
+static AccelStage *
+add_src_to_sink (AccelGraph *graph, const char *shape, gint64 n_buffers)
+{
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", shape, "num-buffers", n_buffers, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  return src;
+}
+
 /* a call the graph's state does not allow fails with an error that says
  * why, where a critical left the caller's error unset (and a program that
  * read it crashed) */
@@ -216,12 +230,8 @@ test_calls_out_of_order (void)
   g_autoptr (AccelStage) late
       = accel_stage_new ("core.null-sink", "late", NULL);
   g_autoptr (GError) error = NULL;
-  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
 
-  accel_test_stage (graph, "core.null-sink", "sink");
-  g_object_set (src, "shape", "4", "num-buffers", (gint64)3, NULL);
-  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
-
+  add_src_to_sink (graph, "4", 3);
   g_assert_false (accel_graph_wait (graph, 0, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
   g_assert_cmpstr (error->message, ==,
@@ -268,12 +278,9 @@ test_stage_renamed_after_add (void)
     {
       g_autoptr (AccelGraph) graph = accel_graph_new ("renamed");
       g_autoptr (GError) error = NULL;
-      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
       AccelStage *other = accel_test_stage (graph, "core.null-sink", "other");
 
-      accel_test_stage (graph, "core.null-sink", "sink");
-      g_object_set (src, "shape", "4", "num-buffers", (gint64)1, NULL);
-      g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+      add_src_to_sink (graph, "4", 1);
       g_assert_true (accel_graph_link (graph, "src", "other", &error));
       g_object_set (other, "name", names[i], NULL);
       g_assert_false (accel_graph_prepare (graph, &error));
@@ -326,13 +333,12 @@ test_stop_while_run_elsewhere (void)
   for (guint i = 0; i < 40; i++)
     {
       g_autoptr (AccelGraph) graph = accel_graph_new ("elsewhere");
-      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
-      AccelStage *sink = accel_test_stage (graph, "core.null-sink", "sink");
       g_autoptr (GError) error = NULL;
+      AccelStage *sink;
       GThread *runner;
 
-      g_object_set (src, "shape", "16", NULL);
-      g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+      add_src_to_sink (graph, "16", -1);
+      sink = accel_graph_get_stage (graph, "sink");
       g_assert_true (accel_graph_prepare (graph, &error));
       runner = g_thread_new ("run", run_graph, graph);
       /* running: a stop before the start would find nothing to stop, and
@@ -353,11 +359,8 @@ test_step_not_stepped (void)
 {
   g_autoptr (AccelGraph) graph = accel_graph_new ("plain");
   g_autoptr (GError) error = NULL;
-  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
 
-  accel_test_stage (graph, "core.null-sink", "sink");
-  g_object_set (src, "shape", "4", "num-buffers", (gint64)2, NULL);
-  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  add_src_to_sink (graph, "4", 2);
   g_assert_true (accel_graph_start (graph, &error));
   g_assert_false (accel_graph_step (graph, -1, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
@@ -382,11 +385,8 @@ test_step_after_stop (void)
 {
   g_autoptr (AccelGraph) graph = accel_graph_new ("stepped");
   g_autoptr (GError) error = NULL;
-  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
 
-  accel_test_stage (graph, "core.null-sink", "sink");
-  g_object_set (src, "shape", "4", NULL);
-  g_assert_true (accel_graph_link (graph, "src", "sink", &error));
+  add_src_to_sink (graph, "4", -1);
   accel_graph_set_stepped (graph, TRUE);
   g_assert_true (accel_graph_start (graph, &error));
   g_assert_true (accel_graph_step (graph, 30 * G_USEC_PER_SEC, &error));

@@ -95,6 +95,25 @@ run_in (Result *r, const char *cwd, const char *first, ...)
   va_end (ap);
 }
 
+/* runs accel-run as run_in () does and expects exit @status and, unless
+ * @says is NULL, @says on its stderr */
+static void
+expect_in (
+    int status, const char *says, const char *cwd, const char *first, ...)
+{
+  Result r = { 0 };
+  va_list ap;
+
+  va_start (ap, first);
+  run_va (&r, cwd, NULL, -1, first, ap);
+  va_end (ap);
+  g_test_message ("status %d, stderr: %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, status);
+  if (says)
+    g_assert_nonnull (strstr (r.err, says));
+  result_clear (&r);
+}
+
 /* as run_in(), under @limit */
 static void
 run_limited (Result *r, const char *cwd, Limit *limit, const char *first, ...)
@@ -975,9 +994,7 @@ test_resume_after_crash (void)
       "     params: {location: sums.txt}}\n"
       "links: [sim -> draw, draw -> fx, fx -> check]\n",
       -1, NULL));
-  run_in (&r, dir, "--quiet", yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, dir, "--quiet", yaml, NULL);
   g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
   g_unlink (sums);
 
@@ -993,9 +1010,7 @@ test_resume_after_crash (void)
       g_unsetenv ("ACCEL_FAULT");
       g_assert_cmpint (r.status, ==, -1); /* killed */
       result_clear (&r);
-      run_in (&r, dir, "--quiet", state_arg, yaml, NULL);
-      g_assert_cmpint (r.status, ==, 0);
-      result_clear (&r);
+      expect_in (0, NULL, dir, "--quiet", state_arg, yaml, NULL);
       g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
       g_assert_cmpstr (got, ==, expected);
       g_unlink (sums);
@@ -1040,9 +1055,7 @@ test_resume_without_checkpoint (void)
       yaml[i] = g_build_filename (dir, name, NULL);
       g_assert_true (g_file_set_contents (yaml[i], text, -1, NULL));
     }
-  run_in (&r, dir, "--quiet", yaml[1], NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, dir, "--quiet", yaml[1], NULL);
   g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
   g_unlink (sums);
 
@@ -1322,9 +1335,7 @@ test_resume_verifies_output (void)
       Result r = { 0 };
 
       g_assert_true (g_file_set_contents (sc.yaml, text, -1, NULL));
-      run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
-      g_assert_cmpint (r.status, ==, 0);
-      result_clear (&r);
+      expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
       expected = contents (out);
 
       /* cut in the middle of a frame after a complete run */
@@ -1432,9 +1443,7 @@ test_resume_checksum_in_place (void)
       "out.txt}}\n"
       "links: [src -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
   expected = contents (link);
   g_unlink (link);
   g_assert_cmpint (symlink ("real.txt", link), ==, 0);
@@ -1507,7 +1516,6 @@ test_resume_verifies_png (void)
   g_autofree gchar *f2 = g_build_filename (sc.dir, "f-2.png", NULL);
   g_autofree gchar *f4 = g_build_filename (sc.dir, "f-4.png", NULL);
   g_autoptr (GBytes) expected2 = NULL, expected4 = NULL;
-  Result r = { 0 };
 
   g_assert_true (g_file_set_contents (sc.yaml,
       "pipeline: verify-png\n"
@@ -1517,9 +1525,7 @@ test_resume_verifies_png (void)
       "  - {name: out, kind: io.png-sink, params: {location: 'f-%d.png'}}\n"
       "links: [src -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   expected2 = contents (f2);
   expected4 = contents (f4);
   g_assert_cmpuint (g_bytes_get_size (expected2), >, 0);
@@ -1540,7 +1546,6 @@ test_report_file_refused (void)
   g_autofree gchar *into_out = g_strdup_printf ("--stats=%s", out);
   g_autofree gchar *dot_out = g_strdup_printf ("--dot=%s", out);
   g_autofree gchar *into_self = g_strdup_printf ("--stats=%s", sc.yaml);
-  Result r = { 0 };
 
   g_assert_true (g_file_set_contents (sc.yaml,
       "pipeline: reports\n"
@@ -1551,22 +1556,13 @@ test_report_file_refused (void)
       "links: [src -> out]\n",
       -1, NULL));
   /* not there yet: by its name */
-  run_in (&r, sc.dir, "--quiet", into_out, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "is where stage 'out' writes its frames"));
-  result_clear (&r);
-  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (2, "is where stage 'out' writes its frames", sc.dir, "--quiet",
+      into_out, sc.yaml, NULL);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
   /* there: by the file it is */
-  run_in (&r, sc.dir, "--quiet", dot_out, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "--dot"));
-  result_clear (&r);
-  run_in (&r, sc.dir, "--quiet", into_self, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "is the pipeline file itself"));
-  result_clear (&r);
+  expect_in (2, "--dot", sc.dir, "--quiet", dot_out, sc.yaml, NULL);
+  expect_in (2, "is the pipeline file itself", sc.dir, "--quiet", into_self,
+      sc.yaml, NULL);
 }
 
 /* a frame limit below what the outputs hold keeps them, and says so: the
@@ -1578,7 +1574,6 @@ test_resume_past_frame_limit (void)
   g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
   g_autofree gchar *data = NULL;
   gsize len = 0;
-  Result r = { 0 };
 
   g_assert_true (g_file_set_contents (sc.yaml,
       "pipeline: past-limit\n"
@@ -1588,14 +1583,11 @@ test_resume_past_frame_limit (void)
       "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
       "links: [src -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
-  run_in (&r, sc.dir, "--frames=3", sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.err, "the outputs hold 8 frames already, more "
-                                   "than the frame limit of 3: they are kept"));
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  expect_in (0,
+      "the outputs hold 8 frames already, more "
+      "than the frame limit of 3: they are kept",
+      sc.dir, "--frames=3", sc.state_arg, sc.yaml, NULL);
   g_assert_true (g_file_get_contents (out, &data, &len, NULL));
   g_assert_cmpuint (len, ==, 8 * 4 * sizeof (float));
 }
@@ -1618,9 +1610,7 @@ test_resume_refuses_live (void)
       "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
       "links: [cam -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   g_assert_cmpint (truncate (out, 16 * 8 * 4 * 3), ==, 0);
   run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 2);
@@ -1741,15 +1731,12 @@ test_gst_source_error_other_branch (void)
 static void
 test_gst_sink_longest_eos_timeout (void)
 {
-  Result r = { 0 };
 
-  run_in (&r, NULL, "--backend=host", "--quiet", "--no-supervise", "-e",
+  expect_in (0, NULL, NULL, "--backend=host", "--quiet", "--no-supervise", "-e",
       "io.pattern-source num-buffers=3 width=8 height=8 ! io.gst-sink "
       "eos-timeout=9223372036854775 "
       "description=\"identity sleep-time=100000 ! fakesink\"",
       NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
 }
 
 /* a raw file source on @sc's FIFO in.fifo into out.bin, run once with 8
@@ -1821,10 +1808,7 @@ test_raw_sink_dev_null_with_state (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strstr (r.err, "CRITICAL"));
   result_clear (&r);
-  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.err, "resuming at frame 3"));
-  result_clear (&r);
+  expect_in (0, "resuming at frame 3", sc.dir, sc.state_arg, sc.yaml, NULL);
 }
 
 /* a raw file source on a pipe is live, though its class reads regular
@@ -1869,19 +1853,14 @@ test_resume_refuses_changed_file (void)
       "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
       "links: [src -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   expected = contents (out);
 
   g_assert_true (g_file_get_contents (out, &changed, &len, NULL));
   changed[len - 10] ^= 0x5a;
   g_assert_true (g_file_set_contents (out, changed, (gssize)len, NULL));
-  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (
-      strstr (r.err, "out.bin was changed since frame 19 was committed"));
-  result_clear (&r);
+  expect_in (2, "out.bin was changed since frame 19 was committed", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
 
   run_in (
       &r, sc.dir, "--quiet", "--restart-state", sc.state_arg, sc.yaml, NULL);
@@ -1896,11 +1875,8 @@ test_resume_refuses_changed_file (void)
   changed = g_memdup2 (g_bytes_get_data (expected, NULL), len);
   changed[len - 1] ^= 0x5a;
   g_assert_true (g_file_set_contents (out, changed, (gssize)len, NULL));
-  run_in (&r, sc.dir, sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (
-      strstr (r.err, "out.bin was changed since frame 11 was committed"));
-  result_clear (&r);
+  expect_in (2, "out.bin was changed since frame 11 was committed", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
 }
 
 /* a state directory keeps the graph's fingerprint: a changed parameter, a
@@ -1932,15 +1908,12 @@ test_state_fingerprint (void)
       "  - {name: out, kind: core.checksum-sink, params: {location: out.txt}}\n"
       "links: [src -> work, work -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", "--set", "src.shape=128", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--set", "src.shape=128", sc.yaml, NULL);
   expected = contents (out);
   g_unlink (out);
 
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   run_in (&r, sc.dir, sc.state_arg, "--set", "src.shape=128", sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (
@@ -1954,21 +1927,15 @@ test_state_fingerprint (void)
   result_clear (&r);
 
   /* starting over: the file is the new pipeline's alone */
-  run_in (&r, sc.dir, "--restart-state", sc.state_arg, "--set", "src.shape=128",
-      sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.err, "discarded the state"));
-  result_clear (&r);
+  expect_in (0, "discarded the state", sc.dir, "--restart-state", sc.state_arg,
+      "--set", "src.shape=128", sc.yaml, NULL);
   assert_contents (out, expected);
   /* and the new fingerprint is kept */
-  run_in (&r, sc.dir, sc.state_arg, "--set", "src.shape=128", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (
+      0, NULL, sc.dir, sc.state_arg, "--set", "src.shape=128", sc.yaml, NULL);
 
-  run_in (&r, sc.dir, "--restart-state", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "--restart-state needs --state-dir"));
-  result_clear (&r);
+  expect_in (2, "--restart-state needs --state-dir", sc.dir, "--restart-state",
+      sc.yaml, NULL);
   run (&r, "--help", NULL);
   g_assert_nonnull (strstr (r.out, "--restart-state"));
   result_clear (&r);
@@ -2136,13 +2103,10 @@ test_fifo_without_writer (void)
 {
   g_autofree gchar *dir = g_dir_make_tmp ("accel-fifo-XXXXXX", NULL);
   g_autofree gchar *fifo = g_build_filename (dir, "p.yaml", NULL);
-  Result r = { 0 };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  run_in (&r, dir, "--validate", "p.yaml", NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "p.yaml:0:0: nothing to read for 10 s"));
-  result_clear (&r);
+  expect_in (2, "p.yaml:0:0: nothing to read for 10 s", dir, "--validate",
+      "p.yaml", NULL);
   remove_dir (dir);
 }
 
@@ -2164,22 +2128,19 @@ test_gst_fifo_without_peer (void)
                          "io.gst-sink start-timeout=300 description=\"filesink "
                          "location=%s\"",
           fifo);
-  Result r = { 0 };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  run_in (&r, NULL, "--backend=host", "--no-supervise", "-e", source, NULL);
-  g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "was still starting after 300 ms "
-                                   "(preroll-timeout)"));
-  result_clear (&r);
+  expect_in (2,
+      "was still starting after 300 ms "
+      "(preroll-timeout)",
+      NULL, "--backend=host", "--no-supervise", "-e", source, NULL);
 
-  run_in (&r, NULL, "--backend=host", "--no-supervise", "-e", sink, NULL);
-  g_assert_cmpint (r.status, ==, 1);
-  g_assert_nonnull (strstr (r.err, "stage 'gst-sink0' could not start: an "
-                                   "element of the GStreamer pipeline was "
-                                   "still starting after 300 ms "
-                                   "(start-timeout)"));
-  result_clear (&r);
+  expect_in (1,
+      "stage 'gst-sink0' could not start: an "
+      "element of the GStreamer pipeline was "
+      "still starting after 300 ms "
+      "(start-timeout)",
+      NULL, "--backend=host", "--no-supervise", "-e", sink, NULL);
   remove_dir (dir);
 }
 
@@ -2314,9 +2275,7 @@ test_write_errors (void)
       "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
       "links: [src -> out]\n",
       -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
   expected = contents (out);
   g_unlink (out);
   run_limited (&r, sc.dir, &fsize, "--quiet", sc.state_arg, sc.yaml, NULL);
@@ -2441,9 +2400,7 @@ test_frames_to_stdout (void)
   Result r = { 0 };
 
   g_assert_true (g_file_set_contents (sc.yaml, to_ref, -1, NULL));
-  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
-  g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
   g_assert_true (g_file_get_contents (ref, &expected, &expected_len, NULL));
   g_assert_cmpuint (expected_len, ==, 50 * 64 * sizeof (float));
 
