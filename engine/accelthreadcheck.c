@@ -273,12 +273,15 @@ entries_by_stage (AccelGraph *graph, const char *thread)
   return by_stage;
 }
 
+/* whether @a and @b hold a stage in common, looked up from the smaller */
 static gboolean
 share_any (GHashTable *a, GHashTable *b)
 {
   GHashTableIter iter;
   gpointer key;
 
+  if (g_hash_table_size (a) > g_hash_table_size (b))
+    return share_any (b, a);
   g_hash_table_iter_init (&iter, a);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (g_hash_table_contains (b, key))
@@ -332,7 +335,8 @@ find_split_join (
         if (g_hash_table_contains (below->pdata[i], on->pdata[j])
             || g_hash_table_contains (below->pdata[j], on->pdata[i])
             || share_any (g_hash_table_lookup (entries, on->pdata[i]),
-                g_hash_table_lookup (entries, on->pdata[j])))
+                g_hash_table_lookup (entries, on->pdata[j]))
+            || !share_any (li, lj))
           continue;
         /* the first such join in the graph's order */
         for (guint k = 0; k < graph->order->len; k++)
