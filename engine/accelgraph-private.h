@@ -72,7 +72,6 @@ gboolean accel_graph_check_stage_name (AccelStage *stage, GError **error);
 gboolean accel_graph_on_stage_thread (AccelGraph *graph);
 gboolean accel_graph_refuse_stage_thread (
     AccelGraph *graph, const char *call, GError **error);
-gint64 accel_graph_deadline_after (gint64 timeout_us);
 gboolean accel_graph_refuse_call (
     AccelGraph *graph, const char *needs, GError **error);
 gboolean accel_graph_check_capture (AccelStage *stage, GError **error);

@@ -576,17 +576,6 @@ accel_graph_refuse_stage_thread (
   return FALSE;
 }
 
-/* the monotonic time @timeout_us from now, or -1 for none (a negative
- * timeout, or one past the clock's range) */
-gint64
-accel_graph_deadline_after (gint64 timeout_us)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  return timeout_us < 0 || timeout_us > G_MAXINT64 - now ? -1
-                                                         : now + timeout_us;
-}
-
 /* drops the workers, which ends their threads, outside the lock: a stage
  * may take it until its thread ends */
 static void
@@ -801,7 +790,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
 gboolean
 accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = accel_graph_deadline_after (timeout_us);
+  gint64 deadline = accel_deadline_after (timeout_us);
   gboolean ok = TRUE;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);

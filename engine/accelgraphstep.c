@@ -113,7 +113,7 @@ sink_frames (AccelGraph *graph)
 gboolean
 accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = accel_graph_deadline_after (timeout_us);
+  gint64 deadline = accel_deadline_after (timeout_us);
   guint64 target;
   gboolean ok, ended;
 

@@ -46,3 +46,22 @@ accel_str_edit_distance (const char *a, const char *b)
     }
   return row[lb];
 }
+
+/**
+ * accel_deadline_after:
+ * @timeout_us: a wait in microseconds, or a negative value for no end
+ *
+ * Returns: the monotonic time (g_get_monotonic_time ()) @timeout_us from
+ * now; %G_MAXINT64 where that overflows (a wait at the top of its range
+ * came out in the past, and timed out at once); -1, no deadline, for a
+ * negative @timeout_us. MT safe.
+ */
+gint64
+accel_deadline_after (gint64 timeout_us)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (timeout_us < 0)
+    return -1;
+  return timeout_us > G_MAXINT64 - now ? G_MAXINT64 : now + timeout_us;
+}

@@ -7,5 +7,6 @@
 G_BEGIN_DECLS
 
 guint accel_str_edit_distance (const char *a, const char *b);
+gint64 accel_deadline_after (gint64 timeout_us);
 
 G_END_DECLS

@@ -353,7 +353,7 @@ accel_app_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
 static AccelBuffer *
 accel_app_sink_pull_buffer (AccelAppSink *self, gint64 timeout_us)
 {
-  gint64 deadline = accel_io_deadline_after (MAX (timeout_us, 0));
+  gint64 deadline = accel_deadline_after (MAX (timeout_us, 0));
   AccelBuffer *buffer;
 
   g_mutex_lock (&self->lock);

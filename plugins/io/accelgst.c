@@ -75,7 +75,7 @@ gboolean
 accel_gst_watch_wait_error (
     AccelGstWatch *watch, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = accel_io_deadline_after (timeout_us);
+  gint64 deadline = accel_deadline_after (timeout_us);
 
   g_mutex_lock (&watch->lock);
   while (
@@ -100,7 +100,7 @@ gboolean
 accel_gst_watch_wait_eos (
     AccelGstWatch *watch, gint64 timeout_us, GError **error)
 {
-  gint64 deadline = accel_io_deadline_after (timeout_us);
+  gint64 deadline = accel_deadline_after (timeout_us);
   gboolean ok = TRUE;
 
   g_mutex_lock (&watch->lock);

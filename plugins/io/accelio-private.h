@@ -126,6 +126,5 @@ gboolean accel_io_frame_digests_check (AccelCommitLog *log,
 
 /* accelio.c: now + @timeout_us on the monotonic clock, or the farthest
  * time where that would overflow */
-gint64 accel_io_deadline_after (gint64 timeout_us);
 
 G_END_DECLS

@@ -642,19 +642,3 @@ accel_io_ring_free (AccelIoRing *ring)
   g_object_unref (ring->device);
   g_free (ring);
 }
-
-/**
- * accel_io_deadline_after:
- * @timeout_us: a wait, 0 or more
- *
- * Returns: now + @timeout_us on the monotonic clock, or %G_MAXINT64 where
- * that overflows: a timeout at the top of its range came out in the past,
- * and timed out at once. MT safe.
- */
-gint64
-accel_io_deadline_after (gint64 timeout_us)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  return timeout_us > G_MAXINT64 - now ? G_MAXINT64 : now + timeout_us;
-}
