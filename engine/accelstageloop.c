@@ -48,7 +48,10 @@ take_no_more (AccelStage *self)
   accel_stage_resume_producers (self);
 }
 
-/* the stage takes no more frames; the graph hears of @error (taken) */
+/* the graph hears of @error (taken), then the stage takes no more frames:
+ * in that order, so that a stage upstream that learns nothing more is
+ * taken finds the graph failed already (an app source refused a push
+ * "after end of stream" rather than "after the graph failed", at times) */
 void
 accel_stage_fail (AccelStage *self, GError *error)
 {
@@ -56,9 +59,9 @@ accel_stage_fail (AccelStage *self, GError *error)
 
   g_debug ("stage '%s' failed: %s", priv->name, error->message);
   g_atomic_int_set (&priv->failed, TRUE);
-  take_no_more (self);
   if (priv->observer.error)
     priv->observer.error (self, error, priv->observer_data);
+  take_no_more (self);
   g_error_free (error);
 }
 
