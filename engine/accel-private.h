@@ -87,6 +87,8 @@ AccelWorker *accel_worker_ref (AccelWorker *worker);
 void accel_worker_unref (AccelWorker *worker);
 GMainContext *accel_worker_get_context (AccelWorker *worker);
 gboolean accel_worker_is_current (AccelWorker *worker);
+void accel_worker_count_stage (AccelWorker *worker, gint delta);
+gboolean accel_worker_is_shared (AccelWorker *worker);
 void accel_worker_call (AccelWorker *worker, GSourceFunc func, gpointer data);
 typedef struct _AccelWorkerCall AccelWorkerCall;
 AccelWorkerCall *accel_worker_call_begin (
@@ -234,6 +236,9 @@ void accel_buffer_reset_for_pool (AccelBuffer *buffer, AccelPool *pool);
 void accel_pool_return (AccelPool *pool, AccelBuffer *buffer);
 AccelBuffer *accel_pool_acquire_in_step (
     AccelPool *pool, guint64 sequence, GError **error);
+AccelBuffer *accel_pool_acquire_or_wake (AccelPool *pool, gboolean in_step,
+    guint64 sequence, GSource *wake, gint64 *since, GError **error);
+void accel_pool_forget_wake (AccelPool *pool, GSource *wake);
 guint accel_buffer_get_pool_slot (AccelBuffer *buffer);
 void accel_buffer_set_pool_slot (AccelBuffer *buffer, guint slot);
 void accel_buffer_set_unzeroed (AccelBuffer *buffer);

@@ -22,6 +22,7 @@ struct _AccelPool
   guint n_outstanding;
   guint peak_outstanding;
   guint n_waiting; /* threads in g_cond_wait */
+  GSource *wake;   /* a stage's, made ready once a buffer may be had */
   guint64 n_waits; /* acquires that had to wait */
   gboolean flushing;
   guint8 *slot_taken; /* per slot: a buffer of the pool has it */
@@ -50,6 +51,7 @@ accel_pool_finalize (GObject *object)
 
   g_debug ("pool %p: freeing %u buffers; at most %u of %u were handed out",
       self, self->free.length, self->peak_outstanding, self->max_buffers);
+  g_clear_pointer (&self->wake, g_source_unref);
   /* outstanding buffers hold a ref, so every buffer is free by now */
   while ((buf = g_queue_pop_head (&self->free)))
     accel_buffer_free (buf);
@@ -197,13 +199,33 @@ first_untaken_locked (AccelPool *pool)
   return slot;
 }
 
-/* @slot: the slot preferred, or -1 */
+/* the stage whose frame waits for a buffer (accel_pool_acquire_or_wake ())
+ * is woken once: returns its source, to be made ready unlocked */
+static GSource *
+take_wake_locked (AccelPool *pool)
+{
+  return g_steal_pointer (&pool->wake);
+}
+
+static void
+fire_wake (GSource *wake)
+{
+  if (!wake)
+    return;
+  g_source_set_ready_time (wake, 0);
+  g_source_unref (wake);
+}
+
+/* @slot: the slot preferred, or -1. With @wake, waits for no buffer: when
+ * every one is in use, arms @wake and returns NULL without an error; the
+ * wait began at *@since (0: now, which it sets) */
 static AccelBuffer *
-acquire (AccelPool *pool, gint slot, GError **error)
+acquire (
+    AccelPool *pool, gint slot, GSource *wake, gint64 *since, GError **error)
 {
   AccelBuffer *buf = NULL;
   GError *alloc_error = NULL;
-  gint64 deadline = -1, t_wait = 0;
+  gint64 deadline = -1, t_wait = since ? *since : 0;
   guint new_slot = 0;
 
   g_mutex_lock (&pool->lock);
@@ -242,8 +264,19 @@ acquire (AccelPool *pool, gint slot, GError **error)
       if (t_wait == 0)
         {
           t_wait = g_get_monotonic_time ();
-          deadline = pool->timeout_us < 0 ? -1 : t_wait + pool->timeout_us;
           pool->n_waits++;
+        }
+      deadline = pool->timeout_us < 0 ? -1 : t_wait + pool->timeout_us;
+      if (wake)
+        {
+          if (deadline >= 0 && g_get_monotonic_time () >= deadline)
+            goto timeout;
+          g_clear_pointer (&pool->wake, g_source_unref);
+          pool->wake = g_source_ref (wake);
+          g_source_set_ready_time (wake, deadline);
+          *since = t_wait;
+          g_mutex_unlock (&pool->lock);
+          return NULL;
         }
       pool->n_waiting++;
       if (deadline < 0)
@@ -324,7 +357,7 @@ AccelBuffer *
 accel_pool_acquire (AccelPool *pool, GError **error)
 {
   g_return_val_if_fail (ACCEL_IS_POOL (pool), NULL);
-  return acquire (pool, -1, error);
+  return acquire (pool, -1, NULL, NULL, error);
 }
 
 /* as accel_pool_acquire(), preferring the buffer of slot @sequence modulo
@@ -334,7 +367,36 @@ accel_pool_acquire (AccelPool *pool, GError **error)
 AccelBuffer *
 accel_pool_acquire_in_step (AccelPool *pool, guint64 sequence, GError **error)
 {
-  return acquire (pool, (gint)(sequence % pool->max_buffers), error);
+  return acquire (
+      pool, (gint)(sequence % pool->max_buffers), NULL, NULL, error);
+}
+
+/* as accel_pool_acquire () (or its in-step form, with @in_step), for a
+ * stage whose thread runs other stages: waiting there would hold up the
+ * stages that would give a buffer back. So when every buffer is in use it
+ * returns NULL without an error and makes @wake ready (from the thread
+ * that frees one) once a buffer may be had, or at the pool's timeout,
+ * counted from *@since (0: now, which it sets); acquiring again then
+ * hands one out, or fails with the timeout's error once it has passed */
+AccelBuffer *
+accel_pool_acquire_or_wake (AccelPool *pool, gboolean in_step, guint64 sequence,
+    GSource *wake, gint64 *since, GError **error)
+{
+  return acquire (pool, in_step ? (gint)(sequence % pool->max_buffers) : -1,
+      wake, since, error);
+}
+
+/* the stage stops waiting: @wake is not made ready by @pool any more */
+void
+accel_pool_forget_wake (AccelPool *pool, GSource *wake)
+{
+  GSource *mine = NULL;
+
+  g_mutex_lock (&pool->lock);
+  if (pool->wake == wake)
+    mine = take_wake_locked (pool);
+  g_mutex_unlock (&pool->lock);
+  g_clear_pointer (&mine, g_source_unref);
 }
 
 /* the last reference of a handed-out buffer is gone; MT safe: called from
@@ -342,13 +404,17 @@ accel_pool_acquire_in_step (AccelPool *pool, guint64 sequence, GError **error)
 void
 accel_pool_return (AccelPool *pool, AccelBuffer *buffer)
 {
+  GSource *wake;
+
   g_mutex_lock (&pool->lock);
   g_queue_push_tail (&pool->free, buffer);
   pool->n_outstanding--;
   /* a signal is a syscall even with nobody waiting */
   if (pool->n_waiting > 0)
     g_cond_signal (&pool->cond);
+  wake = take_wake_locked (pool);
   g_mutex_unlock (&pool->lock);
+  fire_wake (wake);
   /* may finalize the pool, which frees @buffer with the others */
   g_object_unref (pool);
 }
@@ -365,13 +431,16 @@ void
 accel_pool_set_flushing (AccelPool *pool, gboolean flushing)
 {
   guint n_woken;
+  GSource *wake;
 
   g_return_if_fail (ACCEL_IS_POOL (pool));
   g_mutex_lock (&pool->lock);
   pool->flushing = flushing;
   n_woken = pool->n_waiting;
   g_cond_broadcast (&pool->cond);
+  wake = take_wake_locked (pool);
   g_mutex_unlock (&pool->lock);
+  fire_wake (wake);
   g_debug ("pool %p: %s (%u waiting stages woken)", pool,
       flushing ? "flushing, acquires fail" : "no longer flushing", n_woken);
 }
@@ -477,6 +546,7 @@ accel_pool_trim (AccelPool *pool)
 {
   GQueue slack = G_QUEUE_INIT;
   AccelBuffer *buf;
+  GSource *wake;
   guint n, n_left, n_out;
 
   g_return_val_if_fail (ACCEL_IS_POOL (pool), 0);
@@ -488,7 +558,9 @@ accel_pool_trim (AccelPool *pool)
   n_left = pool->n_allocated;
   n_out = pool->n_outstanding;
   g_cond_broadcast (&pool->cond);
+  wake = n > 0 ? take_wake_locked (pool) : NULL;
   g_mutex_unlock (&pool->lock);
+  fire_wake (wake);
 
   g_debug ("pool %p: trimmed %u free buffers; %u left, %u of them handed out",
       pool, n, n_left, n_out);

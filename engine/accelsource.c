@@ -30,14 +30,17 @@ produce_dispatch (gpointer user_data)
     {
       more = !priv->done && accel_stage_run_frame (self, NULL);
       if (accel_mailbox_has_control (priv->mailbox)
-          || accel_stage_is_parked (self))
+          || accel_stage_is_parked (self)
+          || accel_stage_is_waiting_for_buffer (self))
         break;
     }
   accel_stage_leave (previous);
   priv->busy = FALSE;
   /* downstream has no room: produce again once the parked outputs are
-   * taken (accelstagepark.c) */
-  if (!more || accel_stage_is_parked (self))
+   * taken (accelstagepark.c), or once a buffer is free
+   * (accelstagebufferwait.c) */
+  if (!more || accel_stage_is_parked (self)
+      || accel_stage_is_waiting_for_buffer (self))
     {
       priv->source.produce = NULL;
       return G_SOURCE_REMOVE;

@@ -49,6 +49,8 @@ typedef enum
   ACCEL_FRAME_EOS,     /* no more frames: a source's end, or none wanted */
   ACCEL_FRAME_CLOSED,  /* downstream is gone: the graph stops */
   ACCEL_FRAME_FAILED,  /* the error is set */
+  ACCEL_FRAME_WAITING, /* an output's pool has no free buffer: the frame
+                          waits for one (accelstagebufferwait.c) */
 } AccelFrameResult;
 
 typedef enum
@@ -127,6 +129,20 @@ typedef struct
   gboolean have_pending;
 } AccelSinkState;
 
+/* a frame whose output found no free buffer, on a thread that runs other
+ * stages too (accelstagebufferwait.c) */
+typedef struct
+{
+  gboolean active;
+  AccelBuffer *inputs[ACCEL_MAX_PORTS];
+  guint64 sequence;
+  gint64 since;       /* when the wait began, for the pool's timeout */
+  guint port;         /* the output whose pool it waits on */
+  gboolean eos_after; /* a source's end was asked for meanwhile */
+  guint steps_after;  /* steps asked for meanwhile (stepped sources) */
+  GSource *wake;      /* ready once the pool may hand out a buffer */
+} AccelBufferWait;
+
 typedef struct _AccelStageBatch AccelStageBatch;
 
 /* fixed log-spaced buckets (accelstagestats.c); counts are per bucket, not
@@ -180,6 +196,7 @@ typedef struct
   GQueue parked;
   gboolean eos_parked; /* the end of stream goes out after them */
   GPtrArray *parked_producers;
+  AccelBufferWait buffer_wait;
   AccelStreamAllocator *streams;
   AccelStream *stream;
   AccelPool *pools[ACCEL_MAX_PORTS];
@@ -255,6 +272,8 @@ AccelPool *accel_stage_dup_output_pool (AccelStage *stage, guint port);
 const char *accel_stage_enter (AccelStage *stage);
 void accel_stage_leave (const char *previous);
 gboolean accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs);
+gboolean accel_stage_run_waiting_frame (
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence);
 void accel_stage_handle_eos (AccelStage *self);
 void accel_stage_fail (AccelStage *self, GError *error);
 AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);
@@ -276,6 +295,16 @@ gboolean accel_stage_park_eos (AccelStage *self);
 gboolean accel_stage_is_parked (AccelStage *self);
 void accel_stage_park_flush (AccelStage *self);
 void accel_stage_park_stop (AccelStage *self);
+
+/* accelstagebufferwait.c: frames that wait for a free output buffer */
+AccelBuffer *accel_stage_acquire_output (
+    AccelStage *self, guint port, guint64 sequence, GError **error);
+void accel_stage_wait_for_buffer (
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence);
+gboolean accel_stage_is_waiting_for_buffer (AccelStage *self);
+gboolean accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg);
+void accel_stage_buffer_wait_flush (AccelStage *self);
+void accel_stage_buffer_wait_stop (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */
 gboolean accel_stage_batch_defer (AccelStage *self, AccelFrame *frame);

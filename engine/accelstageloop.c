@@ -299,17 +299,21 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   frame.n_outputs = priv->n_out;
   frame.outputs = outputs;
 
+  /* the buffers first: a frame that waits for one has done nothing yet */
+  for (guint o = 0; o < priv->n_out; o++)
+    if (!(outputs[o] = accel_stage_acquire_output (self, o, sequence, error)))
+      {
+        if (*error)
+          goto failed;
+        for (guint p = 0; p < o; p++)
+          g_clear_pointer (&outputs[p], accel_buffer_unref);
+        return ACCEL_FRAME_WAITING;
+      }
   for (guint i = 0; i < priv->n_in; i++)
     if (!accel_buffer_acquire_read (inputs[i], priv->stream, error))
       goto failed;
   for (guint o = 0; o < priv->n_out; o++)
     {
-      outputs[o]
-          = priv->pools_in_step
-                ? accel_pool_acquire_in_step (priv->pools[o], sequence, error)
-                : accel_pool_acquire (priv->pools[o], error);
-      if (!outputs[o])
-        goto failed;
       accel_buffer_set_sequence (outputs[o], sequence);
       accel_buffer_set_pts (outputs[o], frame.pts);
       if (!accel_buffer_acquire_write (outputs[o], priv->stream, error)
@@ -492,6 +496,8 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 }
 
 static gboolean run_frame (AccelStage *self, AccelBuffer **inputs);
+static gboolean run_numbered_frame (
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence);
 
 /* runs a frame under supervision; takes @inputs. FALSE: no more frames.
  * The outermost frame on a thread runs the work batched meanwhile */
@@ -505,14 +511,24 @@ accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs)
   return more;
 }
 
+/* runs again, as accel_stage_run_frame () does, a frame of @sequence that
+ * waited for a free output buffer (accelstagebufferwait.c); takes @inputs */
+gboolean
+accel_stage_run_waiting_frame (
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence)
+{
+  AccelStageBatch *batch = accel_stage_batch_enter (self);
+  gboolean more = run_numbered_frame (self, inputs, sequence);
+
+  accel_stage_batch_leave (self, batch);
+  return more;
+}
+
 static gboolean
 run_frame (AccelStage *self, AccelBuffer **inputs)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
-  GError *error = NULL;
-  gint64 t0 = g_get_monotonic_time (), t_done = t0;
   guint64 sequence = 0;
-  AccelFrameResult res;
 
   switch (priv->role->next_sequence (self, inputs, &sequence))
     {
@@ -527,6 +543,16 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     default:
       break;
     }
+  return run_numbered_frame (self, inputs, sequence);
+}
+
+static gboolean
+run_numbered_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  GError *error = NULL;
+  gint64 t0 = g_get_monotonic_time (), t_done = t0;
+  AccelFrameResult res;
 
   res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
   if (res == ACCEL_FRAME_FAILED
@@ -537,6 +563,11 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
         accel_pool_trim (priv->pools[o]);
       g_clear_error (&error);
       res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
+    }
+  if (res == ACCEL_FRAME_WAITING)
+    {
+      accel_stage_wait_for_buffer (self, inputs, sequence);
+      return TRUE;
     }
   for (guint i = 0; i < priv->n_in; i++)
     accel_buffer_unref (inputs[i]);
@@ -568,6 +599,8 @@ handle_control (AccelStage *self, AccelMessage *msg)
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
 
+  if (accel_stage_buffer_wait_defers (self, msg))
+    return;
   switch (msg->type)
     {
     case ACCEL_MESSAGE_PARAM:
@@ -579,6 +612,7 @@ handle_control (AccelStage *self, AccelMessage *msg)
       accel_mailbox_drain (priv->mailbox);
       accel_stage_resume_producers (self);
       accel_stage_park_flush (self);
+      accel_stage_buffer_wait_flush (self);
       if (klass->flush)
         klass->flush (self);
       forget_captures (priv);
@@ -773,6 +807,7 @@ stop_on_thread (AccelStage *self)
   priv->started = FALSE;
   accel_stage_batch_free (self);
   accel_stage_park_stop (self);
+  accel_stage_buffer_wait_stop (self);
   /* the graph's metrics read the pools from other threads */
   g_mutex_lock (&priv->stats_lock);
   for (guint o = 0; o < priv->n_out; o++)
@@ -815,6 +850,7 @@ accel_stage_start_begin (
   g_return_if_fail (priv->worker == NULL);
 
   priv->worker = accel_worker_ref (worker);
+  accel_worker_count_stage (worker, 1);
   priv->context = accel_worker_get_context (worker);
   g_mutex_lock (&priv->mailbox_lock);
   priv->mailbox
@@ -916,6 +952,7 @@ accel_stage_join (AccelStage *stage)
   g_mutex_unlock (&priv->mailbox_lock);
   priv->mailbox_source = NULL;
   priv->context = NULL;
+  accel_worker_count_stage (priv->worker, -1);
   g_clear_pointer (&priv->worker, accel_worker_unref);
   g_clear_object (&priv->streams);
   g_clear_error (&priv->start_error);

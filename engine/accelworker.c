@@ -9,6 +9,7 @@
 struct _AccelWorker
 {
   gint refcount;
+  gint n_stages; /* atomic: the stages it runs */
   gchar *name;
   GMainContext *context;
   GMainLoop *loop;
@@ -87,6 +88,21 @@ accel_worker_unref (AccelWorker *worker)
   g_main_context_unref (worker->context);
   g_free (worker->name);
   g_free (worker);
+}
+
+/* a stage runs on @worker (@delta 1) or no longer does (-1). MT safe */
+void
+accel_worker_count_stage (AccelWorker *worker, gint delta)
+{
+  g_atomic_int_add (&worker->n_stages, delta);
+}
+
+/* whether @worker runs more than one stage: one of them that waited in
+ * its thread would hold the others up. MT safe */
+gboolean
+accel_worker_is_shared (AccelWorker *worker)
+{
+  return g_atomic_int_get (&worker->n_stages) > 1;
 }
 
 /**

@@ -219,6 +219,64 @@ test_thread_split_and_joined (GraphFixture *f, gconstpointer data)
     }
 }
 
+/* every stage on thread x, a frame of whose has to wait for a free
+ * buffer off the thread: it waited in the pool, holding the thread, for
+ * good (or to the pool's timeout, 10 s by default, losing the frame).
+ * - "transform": src -> a -> pair.a and src -> b -> pair.b, a's pool one
+ *   buffer that never times out, b skipping frame 2. Pair keeps a's frame
+ *   2 until b's frame 3 shows it has no partner, and b makes that only
+ *   once the thread has run a's frame 3, which needs that buffer.
+ * - "source": src -> pair.a and src2 -> pair.b, src's pool so. Pair keeps
+ *   src's frame 0 until src2 makes its own, which it does only once src's
+ *   frame 1 has let the thread go */
+static void
+test_buffer_wait_on_shared_thread (GraphFixture *f, gconstpointer data)
+{
+  gboolean transform = g_str_equal (data, "transform");
+  const char *waits = transform ? "a" : "src";
+  g_autoptr (GArray) pairs = NULL;
+  AccelStage *pair;
+
+  f->thread = "x";
+  source (f, "src", 64, "4");
+  add (f, "test.pair-sink", "pair");
+  if (transform)
+    {
+      add (f, "core.scale", "a");
+      add (f, "core.scale", "b");
+      link_ok (f->graph, "src", "a");
+      link_ok (f->graph, "a", "pair.a");
+      link_ok (f->graph, "src", "b");
+      link_ok (f->graph, "b", "pair.b");
+      g_object_set (accel_graph_get_stage (f->graph, "b"), "on-fault",
+          ACCEL_SUPERVISION_RESUME, NULL);
+      accel_fault_inject ("b", ACCEL_FAULT_INVALID_INPUT, 2);
+    }
+  else
+    {
+      source (f, "src2", 64, "4");
+      link_ok (f->graph, "src", "pair.a");
+      link_ok (f->graph, "src2", "pair.b");
+    }
+  g_object_set (accel_graph_get_stage (f->graph, waits), "pool-size", 1,
+      "pool-timeout", (gint64)-1, NULL);
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_true (
+      accel_graph_wait (f->graph, 20 * G_TIME_SPAN_SECOND, &f->error));
+  g_assert_no_error (f->error);
+  pair = accel_graph_get_stage (f->graph, "pair");
+  pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
+  /* every frame (but the one skipped), each with its partner */
+  g_assert_cmpuint (pairs->len, ==, 2 * (transform ? 63 : 64));
+  for (guint i = 0; i < pairs->len; i += 2)
+    g_assert_cmpuint (g_array_index (pairs, guint64, i), ==,
+        g_array_index (pairs, guint64, i + 1));
+  g_assert_cmpuint (
+      accel_stage_get_n_skipped (accel_graph_get_stage (f->graph, waits)), ==,
+      0);
+}
+
 /* two chains crossing two named threads: s1 (io) -> x (compute) and
  * s2 (compute) -> y (io). No path leaves a thread and comes back, but
  * each thread waits in a push for the other; it was accepted and hung */
@@ -1551,6 +1609,10 @@ main (int argc, char **argv)
       graph_set_up, test_thread_left_and_returned, graph_tear_down);
   g_test_add ("/graph/thread-split-and-joined", GraphFixture, NULL,
       graph_set_up, test_thread_split_and_joined, graph_tear_down);
+  g_test_add ("/graph/buffer-wait-on-shared-thread/transform", GraphFixture,
+      "a", graph_set_up, test_buffer_wait_on_shared_thread, graph_tear_down);
+  g_test_add ("/graph/buffer-wait-on-shared-thread/source", GraphFixture, "src",
+      graph_set_up, test_buffer_wait_on_shared_thread, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,

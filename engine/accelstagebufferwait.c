@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* accel: a frame that waits for a free output buffer without holding its
+ * thread. A stage alone on its thread waits in the pool. On a thread that
+ * runs other stages that wait would hold up the stages that give buffers
+ * back: a join keeps a stage's last buffer until a frame from a stage on
+ * the same thread arrives, say, and the thread waited for itself until the
+ * pool timed out, or for good. So the frame keeps its inputs here and the
+ * thread goes back to its main loop; the stage takes no other frame (its
+ * mailbox is blocked, a source stops producing) until the pool frees a
+ * buffer, or its timeout passes and the frame fails as the pool's own wait
+ * would have */
+#define G_LOG_DOMAIN "accel-stage"
+
+#include "accelstage-private.h"
+
+static gboolean wake_dispatch (gpointer user_data);
+
+/* ready at its ready time alone: the pool sets it */
+static gboolean
+wake_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+  return callback (data);
+}
+
+static GSourceFuncs wake_source_funcs = {
+  .dispatch = wake_source_dispatch,
+};
+
+/**
+ * accel_stage_acquire_output:
+ * @self: a stage, mid-frame
+ * @port: an output port
+ * @sequence: the frame's sequence
+ * @error: return location for a #GError, not %NULL
+ *
+ * Returns: (transfer full): a buffer of @port's pool; or %NULL with @error
+ *   set; or %NULL with @error unset when the frame is to wait for a free
+ *   buffer (accel_stage_wait_for_buffer ()).
+ */
+AccelBuffer *
+accel_stage_acquire_output (
+    AccelStage *self, guint port, guint64 sequence, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+  AccelBuffer *buffer;
+
+  if (!accel_worker_is_shared (priv->worker))
+    return priv->pools_in_step
+               ? accel_pool_acquire_in_step (priv->pools[port], sequence, error)
+               : accel_pool_acquire (priv->pools[port], error);
+  if (!wait->wake)
+    {
+      wait->wake = g_source_new (&wake_source_funcs, sizeof (GSource));
+      g_source_set_static_name (wait->wake, "accel-buffer-wait");
+      g_source_set_callback (wait->wake, wake_dispatch, self, NULL);
+      g_source_set_ready_time (wait->wake, -1);
+      g_source_attach (wait->wake, priv->context);
+    }
+  buffer = accel_pool_acquire_or_wake (priv->pools[port], priv->pools_in_step,
+      sequence, wait->wake, &wait->since, error);
+  if (buffer || *error)
+    wait->since = 0;
+  else
+    wait->port = port;
+  return buffer;
+}
+
+/**
+ * accel_stage_wait_for_buffer:
+ * @self: a stage whose frame found no free output buffer
+ * @inputs: (transfer full): the frame's inputs
+ * @sequence: the frame's sequence
+ *
+ * Keeps the frame until the pool wakes the stage; meanwhile the stage
+ * takes no other frame.
+ */
+void
+accel_stage_wait_for_buffer (
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+
+  ACCEL_TRACE ("stage '%s' waits for a free buffer of its output %u and "
+               "takes no frame meanwhile; its thread runs on",
+      priv->name, wait->port);
+  wait->active = TRUE;
+  wait->sequence = sequence;
+  for (guint i = 0; i < priv->n_in; i++)
+    wait->inputs[i] = inputs[i];
+  if (priv->n_in > 0)
+    accel_mailbox_set_blocked (priv->mailbox, TRUE);
+}
+
+/* whether @self keeps a frame that waits for a free output buffer */
+gboolean
+accel_stage_is_waiting_for_buffer (AccelStage *self)
+{
+  return accel_stage_get_private (self)->buffer_wait.active;
+}
+
+/* the frame runs, or is dropped: the stage takes frames again (a frame
+ * that parks its outputs or waits again blocks its mailbox anew) */
+static void
+end_wait (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  priv->buffer_wait.active = FALSE;
+  if (priv->n_in > 0 && priv->mailbox)
+    accel_mailbox_set_blocked (priv->mailbox, FALSE);
+}
+
+static void
+drop_frame (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+
+  for (guint i = 0; i < priv->n_in; i++)
+    g_clear_pointer (&wait->inputs[i], accel_buffer_unref);
+  wait->since = 0;
+  end_wait (self);
+}
+
+/* a source goes on as it would have after the frame: the end asked for
+ * meanwhile, the steps asked for, or producing */
+static void
+source_goes_on (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+
+  if (wait->eos_after && !priv->done)
+    {
+      wait->eos_after = FALSE;
+      wait->steps_after = 0;
+      accel_stage_handle_eos (self);
+      return;
+    }
+  while (wait->steps_after > 0 && !priv->done && !wait->active)
+    {
+      wait->steps_after--;
+      priv->busy = TRUE;
+      accel_stage_run_frame (self, NULL);
+      priv->busy = FALSE;
+    }
+  if (!priv->done && !wait->active && !accel_stage_is_parked (self)
+      && !priv->source.produce)
+    priv->role->begin (self);
+}
+
+/* the pool may have a buffer, or its timeout passed: the frame runs again
+ * (and fails there if the timeout passed with none) */
+static gboolean
+wake_dispatch (gpointer user_data)
+{
+  AccelStage *self = user_data;
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+  AccelBuffer *inputs[ACCEL_MAX_PORTS];
+  const char *previous;
+
+  /* mid-frame (nothing nests the main loop, so this only guards): the
+   * wake stays ready for the next iteration */
+  if (priv->busy)
+    return G_SOURCE_CONTINUE;
+  g_source_set_ready_time (wait->wake, -1);
+  if (!wait->active || priv->stopped)
+    return G_SOURCE_CONTINUE;
+  previous = accel_stage_enter (self);
+  for (guint i = 0; i < priv->n_in; i++)
+    inputs[i] = g_steal_pointer (&wait->inputs[i]);
+  end_wait (self);
+  if (priv->done)
+    {
+      /* failed meanwhile: the frame goes nowhere */
+      for (guint i = 0; i < priv->n_in; i++)
+        accel_buffer_unref (inputs[i]);
+      wait->since = 0;
+      accel_stage_leave (previous);
+      return G_SOURCE_CONTINUE;
+    }
+  priv->busy = TRUE;
+  accel_stage_run_waiting_frame (self, inputs, wait->sequence);
+  priv->busy = FALSE;
+  if (!wait->active)
+    {
+      if (priv->n_in == 0)
+        source_goes_on (self);
+      else
+        accel_stage_drain (self);
+    }
+  accel_stage_leave (previous);
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * accel_stage_buffer_wait_defers:
+ * @self: a stage
+ * @msg: a control message for it
+ *
+ * A source's end of stream or step waits behind the frame that waits for a
+ * buffer.
+ *
+ * Returns: whether @msg is taken care of: it applies once the frame has
+ *   run.
+ */
+gboolean
+accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+
+  if (!wait->active || priv->n_in > 0)
+    return FALSE;
+  if (msg->type == ACCEL_MESSAGE_EOS)
+    wait->eos_after = TRUE;
+  else if (msg->type == ACCEL_MESSAGE_STEP)
+    wait->steps_after++;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* a flush drops the frame that waits; a source produces again */
+void
+accel_stage_buffer_wait_flush (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (!priv->buffer_wait.active)
+    return;
+  drop_frame (self);
+  if (priv->n_in == 0)
+    source_goes_on (self);
+}
+
+/* the stage stops: the frame that waits is dropped with the graph, and the
+ * pool wakes no one */
+void
+accel_stage_buffer_wait_stop (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelBufferWait *wait = &priv->buffer_wait;
+
+  if (wait->active)
+    drop_frame (self);
+  wait->eos_after = FALSE;
+  wait->steps_after = 0;
+  if (!wait->wake)
+    return;
+  for (guint o = 0; o < priv->n_out; o++)
+    if (priv->pools[o])
+      accel_pool_forget_wake (priv->pools[o], wait->wake);
+  g_source_destroy (wait->wake);
+  g_clear_pointer (&wait->wake, g_source_unref);
+}
