@@ -197,6 +197,10 @@ gboolean accel_capture_is_valid (AccelStream *stream);
 gboolean accel_capture_end (AccelCaptureCache *cache, AccelStream *stream,
     const guint64 *key, guint n_words, GError **error);
 
+/* accelpluginfile.c */
+gboolean accel_plugin_file_check (
+    const char *path, gchar **build_id, GError **error);
+
 /* registry.c: a float or double with the digits that read back as it,
  * for parameter ranges and fingerprints */
 gchar *accel_real_to_string (double v, gboolean single);

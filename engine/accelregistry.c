@@ -15,6 +15,7 @@ struct _AccelRegistry
   GMutex lock;
   GHashTable *kinds;   /* kind name -> GType */
   GHashTable *modules; /* file name -> GModule, never unloaded */
+  GHashTable *builds;  /* build ID -> the path of the plugin loaded */
 };
 
 G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
@@ -34,6 +35,8 @@ accel_registry_init (AccelRegistry *self)
   g_mutex_init (&self->lock);
   self->kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->builds
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 static void
@@ -283,7 +286,8 @@ gboolean
 accel_registry_load_plugin (
     AccelRegistry *registry, const char *path, GError **error)
 {
-  g_autofree gchar *base = NULL;
+  g_autofree gchar *base = NULL, *build_id = NULL;
+  const char *loaded_as;
   GModule *module;
   AccelPluginRegisterFunc reg;
 
@@ -297,6 +301,20 @@ accel_registry_load_plugin (
   module = g_hash_table_lookup (registry->modules, base);
   g_mutex_unlock (&registry->lock);
   if (module)
+    return TRUE;
+
+  if (!accel_plugin_file_check (path, &build_id, error))
+    return FALSE;
+  /* a copy of a plugin loaded already would register its types again */
+  g_mutex_lock (&registry->lock);
+  loaded_as
+      = build_id ? g_hash_table_lookup (registry->builds, build_id) : NULL;
+  if (loaded_as)
+    g_message ("plugin %s is a copy of %s, which is loaded already: "
+               "not loaded again",
+        path, loaded_as);
+  g_mutex_unlock (&registry->lock);
+  if (loaded_as)
     return TRUE;
 
   module = g_module_open (path, G_MODULE_BIND_LOCAL);
@@ -336,6 +354,9 @@ accel_registry_load_plugin (
   g_module_make_resident (module);
   g_mutex_lock (&registry->lock);
   g_hash_table_insert (registry->modules, g_steal_pointer (&base), module);
+  if (build_id)
+    g_hash_table_insert (
+        registry->builds, g_steal_pointer (&build_id), g_strdup (path));
   g_mutex_unlock (&registry->lock);
   return TRUE;
 }

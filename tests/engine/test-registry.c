@@ -170,6 +170,56 @@ test_plugin_fails (void)
   g_assert_cmpstr (error->message, ==, "the library it needs is missing");
 }
 
+/* a plugin file cut short (a copy that did not finish) or no shared object
+ * at all is refused before it is opened: the first died of SIGBUS inside
+ * dlopen (). A copy of a plugin loaded already, under another name, is
+ * not loaded again: its types were registered again, a GLib critical each */
+static void
+test_plugin_files_checked (void)
+{
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *path = g_test_build_filename (
+      G_TEST_BUILT, "libacceltestplugin." G_MODULE_SUFFIX, NULL);
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-plugins-XXXXXX", NULL);
+  g_autofree gchar *cut = g_build_filename (dir, "libaccelcut.so", NULL);
+  g_autofree gchar *text = g_build_filename (dir, "libacceltext.so", NULL);
+  g_autofree gchar *copy = g_build_filename (dir, "libaccelcopy.so", NULL);
+  g_autofree gchar *contents = NULL;
+  g_autoptr (GPtrArray) before = accel_registry_list_kinds (reg);
+  g_autoptr (GPtrArray) after = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  g_assert_cmpuint (length, >, 4096);
+  g_assert_true (g_file_set_contents (cut, contents, 1024, NULL));
+  g_assert_true (g_file_set_contents (text, "not a plugin\n", -1, NULL));
+  g_assert_true (g_file_set_contents (copy, contents, length, NULL));
+
+  g_assert_false (accel_registry_load_plugin (reg, cut, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "is cut short: a segment ends"));
+  g_clear_error (&error);
+  g_assert_false (accel_registry_load_plugin (reg, text, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "is not a shared object"));
+  g_clear_error (&error);
+
+  g_test_expect_message ("accel-registry", G_LOG_LEVEL_MESSAGE,
+      "plugin *libaccelcopy.so is a copy of *libacceltestplugin.so, which "
+      "is loaded already: not loaded again");
+  g_assert_true (accel_registry_load_plugin (reg, copy, &error));
+  g_assert_no_error (error);
+  g_test_assert_expected_messages ();
+  after = accel_registry_list_kinds (reg);
+  g_assert_cmpuint (after->len, ==, before->len);
+
+  g_unlink (cut);
+  g_unlink (text);
+  g_unlink (copy);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -189,5 +239,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/load-bad-plugin", test_load_bad_plugin);
   g_test_add_func ("/registry/plugin-from-path", test_plugin_from_path);
   g_test_add_func ("/registry/plugin-fails", test_plugin_fails);
+  g_test_add_func ("/registry/plugin-files-checked", test_plugin_files_checked);
   return g_test_run ();
 }
