@@ -197,6 +197,9 @@ gboolean accel_capture_is_valid (AccelStream *stream);
 gboolean accel_capture_end (AccelCaptureCache *cache, AccelStream *stream,
     const guint64 *key, guint n_words, GError **error);
 
+/* accelutil.c */
+gint64 accel_deadline_from (gint64 start, gint64 timeout_us);
+
 /* accelpluginfile.c */
 gboolean accel_plugin_file_check (
     const char *path, gchar **build_id, GError **error);

@@ -266,7 +266,7 @@ acquire (
           t_wait = g_get_monotonic_time ();
           pool->n_waits++;
         }
-      deadline = pool->timeout_us < 0 ? -1 : t_wait + pool->timeout_us;
+      deadline = accel_deadline_from (t_wait, pool->timeout_us);
       if (wake)
         {
           if (deadline >= 0 && g_get_monotonic_time () >= deadline)

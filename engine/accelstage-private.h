@@ -136,11 +136,12 @@ typedef struct
   gboolean active;
   AccelBuffer *inputs[ACCEL_MAX_PORTS];
   guint64 sequence;
-  gint64 since;       /* when the wait began, for the pool's timeout */
-  guint port;         /* the output whose pool it waits on */
-  gboolean eos_after; /* a source's end was asked for meanwhile */
-  guint steps_after;  /* steps asked for meanwhile (stepped sources) */
-  GSource *wake;      /* ready once the pool may hand out a buffer */
+  gint64 t0;       /* when the frame began */
+  gint64 since;    /* when the wait began, for the pool's timeout */
+  guint port;      /* the output whose pool it waits on */
+  GQueue deferred; /* AccelMessage: parameters, ends and steps that came
+                      meanwhile; they apply after the frame */
+  GSource *wake;   /* ready once the pool may hand out a buffer */
 } AccelBufferWait;
 
 typedef struct _AccelStageBatch AccelStageBatch;
@@ -273,7 +274,8 @@ const char *accel_stage_enter (AccelStage *stage);
 void accel_stage_leave (const char *previous);
 gboolean accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs);
 gboolean accel_stage_run_waiting_frame (
-    AccelStage *self, AccelBuffer **inputs, guint64 sequence);
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0);
+void accel_stage_handle_control (AccelStage *self, AccelMessage *msg);
 void accel_stage_handle_eos (AccelStage *self);
 void accel_stage_fail (AccelStage *self, GError *error);
 AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);
@@ -300,7 +302,7 @@ void accel_stage_park_stop (AccelStage *self);
 AccelBuffer *accel_stage_acquire_output (
     AccelStage *self, guint port, guint64 sequence, GError **error);
 void accel_stage_wait_for_buffer (
-    AccelStage *self, AccelBuffer **inputs, guint64 sequence);
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0);
 gboolean accel_stage_is_waiting_for_buffer (AccelStage *self);
 gboolean accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg);
 void accel_stage_buffer_wait_flush (AccelStage *self);

@@ -57,11 +57,11 @@ accel_stage_acquire_output (
       g_source_set_ready_time (wait->wake, -1);
       g_source_attach (wait->wake, priv->context);
     }
+  /* since stays until the frame is over (accelstageloop.c): the timeout
+   * counts from its first wait, whichever output that was on */
   buffer = accel_pool_acquire_or_wake (priv->pools[port], priv->pools_in_step,
       sequence, wait->wake, &wait->since, error);
-  if (buffer || *error)
-    wait->since = 0;
-  else
+  if (!buffer && !*error)
     wait->port = port;
   return buffer;
 }
@@ -71,13 +71,14 @@ accel_stage_acquire_output (
  * @self: a stage whose frame found no free output buffer
  * @inputs: (transfer full): the frame's inputs
  * @sequence: the frame's sequence
+ * @t0: when the frame began
  *
  * Keeps the frame until the pool wakes the stage; meanwhile the stage
  * takes no other frame.
  */
 void
 accel_stage_wait_for_buffer (
-    AccelStage *self, AccelBuffer **inputs, guint64 sequence)
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelBufferWait *wait = &priv->buffer_wait;
@@ -87,6 +88,7 @@ accel_stage_wait_for_buffer (
       priv->name, wait->port);
   wait->active = TRUE;
   wait->sequence = sequence;
+  wait->t0 = t0;
   for (guint i = 0; i < priv->n_in; i++)
     wait->inputs[i] = inputs[i];
   if (priv->n_in > 0)
@@ -124,30 +126,35 @@ drop_frame (AccelStage *self)
   end_wait (self);
 }
 
-/* a source goes on as it would have after the frame: the end asked for
- * meanwhile, the steps asked for, or producing */
+/* the messages that came while the frame waited, in order, until one
+ * (a step) makes a frame wait again */
 static void
-source_goes_on (AccelStage *self)
+apply_deferred (AccelStage *self)
+{
+  AccelBufferWait *wait = &accel_stage_get_private (self)->buffer_wait;
+  AccelMessage *msg;
+
+  while (!wait->active && (msg = g_queue_pop_head (&wait->deferred)))
+    {
+      accel_stage_handle_control (self, msg);
+      accel_message_free (msg);
+    }
+}
+
+/* the frame is over: the stage goes on as it would have after it, with
+ * the messages that came meanwhile, then its frames (a source produces) */
+static void
+go_on (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
-  AccelBufferWait *wait = &priv->buffer_wait;
 
-  if (wait->eos_after && !priv->done)
-    {
-      wait->eos_after = FALSE;
-      wait->steps_after = 0;
-      accel_stage_handle_eos (self);
-      return;
-    }
-  while (wait->steps_after > 0 && !priv->done && !wait->active)
-    {
-      wait->steps_after--;
-      priv->busy = TRUE;
-      accel_stage_run_frame (self, NULL);
-      priv->busy = FALSE;
-    }
-  if (!priv->done && !wait->active && !accel_stage_is_parked (self)
-      && !priv->source.produce)
+  apply_deferred (self);
+  if (priv->buffer_wait.active || priv->stopped)
+    return;
+  if (priv->n_in > 0)
+    accel_stage_drain (self);
+  else if (!priv->done && !accel_stage_is_parked (self)
+           && !priv->source.produce)
     priv->role->begin (self);
 }
 
@@ -179,19 +186,15 @@ wake_dispatch (gpointer user_data)
       for (guint i = 0; i < priv->n_in; i++)
         accel_buffer_unref (inputs[i]);
       wait->since = 0;
+      apply_deferred (self);
       accel_stage_leave (previous);
       return G_SOURCE_CONTINUE;
     }
   priv->busy = TRUE;
-  accel_stage_run_waiting_frame (self, inputs, wait->sequence);
+  accel_stage_run_waiting_frame (self, inputs, wait->sequence, wait->t0);
   priv->busy = FALSE;
   if (!wait->active)
-    {
-      if (priv->n_in == 0)
-        source_goes_on (self);
-      else
-        accel_stage_drain (self);
-    }
+    go_on (self);
   accel_stage_leave (previous);
   return G_SOURCE_CONTINUE;
 }
@@ -199,32 +202,28 @@ wake_dispatch (gpointer user_data)
 /**
  * accel_stage_buffer_wait_defers:
  * @self: a stage
- * @msg: a control message for it
+ * @msg: (transfer full): a control message for it, taken when deferred
  *
- * A source's end of stream or step waits behind the frame that waits for a
- * buffer.
+ * A parameter, a source's end of stream or a step that comes while a frame
+ * waits for a buffer applies after that frame, which was taken before it;
+ * a flush or a stop cuts through.
  *
- * Returns: whether @msg is taken care of: it applies once the frame has
- *   run.
+ * Returns: whether @msg was taken, to apply once the frame is over.
  */
 gboolean
 accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (self);
-  AccelBufferWait *wait = &priv->buffer_wait;
+  AccelBufferWait *wait = &accel_stage_get_private (self)->buffer_wait;
 
-  if (!wait->active || priv->n_in > 0)
+  if (!wait->active || msg->type == ACCEL_MESSAGE_FLUSH
+      || msg->type == ACCEL_MESSAGE_STOP)
     return FALSE;
-  if (msg->type == ACCEL_MESSAGE_EOS)
-    wait->eos_after = TRUE;
-  else if (msg->type == ACCEL_MESSAGE_STEP)
-    wait->steps_after++;
-  else
-    return FALSE;
+  g_queue_push_tail (&wait->deferred, msg);
   return TRUE;
 }
 
-/* a flush drops the frame that waits; a source produces again */
+/* a flush drops the frame that waits; what came before the flush applies
+ * first, then the flush; a source produces again */
 void
 accel_stage_buffer_wait_flush (AccelStage *self)
 {
@@ -233,8 +232,10 @@ accel_stage_buffer_wait_flush (AccelStage *self)
   if (!priv->buffer_wait.active)
     return;
   drop_frame (self);
-  if (priv->n_in == 0)
-    source_goes_on (self);
+  apply_deferred (self);
+  if (priv->n_in == 0 && !priv->done && !accel_stage_is_parked (self)
+      && !priv->source.produce)
+    priv->role->begin (self);
 }
 
 /* the stage stops: the frame that waits is dropped with the graph, and the
@@ -247,8 +248,7 @@ accel_stage_buffer_wait_stop (AccelStage *self)
 
   if (wait->active)
     drop_frame (self);
-  wait->eos_after = FALSE;
-  wait->steps_after = 0;
+  g_queue_clear_full (&wait->deferred, (GDestroyNotify)accel_message_free);
   if (!wait->wake)
     return;
   for (guint o = 0; o < priv->n_out; o++)

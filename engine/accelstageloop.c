@@ -290,6 +290,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   AccelFrame frame = { 0 };
   AccelFlow flow = ACCEL_FLOW_ERROR;
   AccelFrameResult res = ACCEL_FRAME_DONE;
+  gint64 t_work = t0;
 
   frame.stream = priv->stream;
   frame.sequence = sequence;
@@ -309,6 +310,10 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
           g_clear_pointer (&outputs[p], accel_buffer_unref);
         return ACCEL_FRAME_WAITING;
       }
+  /* the deadline is the stage's own time: a wait for a free buffer is
+   * downstream's backpressure, whichever thread the stage has */
+  if (priv->deadline_ms > 0 && priv->n_out > 0)
+    t_work = g_get_monotonic_time ();
   for (guint i = 0; i < priv->n_in; i++)
     if (!accel_buffer_acquire_read (inputs[i], priv->stream, error))
       goto failed;
@@ -346,12 +351,13 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   if (flow == ACCEL_FLOW_ERROR)
     goto failed;
   if (priv->deadline_ms > 0
-      && g_get_monotonic_time () - t0 > priv->deadline_ms * 1000)
+      && g_get_monotonic_time () - t_work > priv->deadline_ms * 1000)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_DEADLINE,
           "frame %" G_GUINT64_FORMAT " took %" G_GINT64_FORMAT
           " ms, past the %" G_GINT64_FORMAT " ms deadline",
-          sequence, (g_get_monotonic_time () - t0) / 1000, priv->deadline_ms);
+          sequence, (g_get_monotonic_time () - t_work) / 1000,
+          priv->deadline_ms);
       goto failed;
     }
 
@@ -497,7 +503,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 
 static gboolean run_frame (AccelStage *self, AccelBuffer **inputs);
 static gboolean run_numbered_frame (
-    AccelStage *self, AccelBuffer **inputs, guint64 sequence);
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0);
 
 /* runs a frame under supervision; takes @inputs. FALSE: no more frames.
  * The outermost frame on a thread runs the work batched meanwhile */
@@ -511,14 +517,15 @@ accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs)
   return more;
 }
 
-/* runs again, as accel_stage_run_frame () does, a frame of @sequence that
- * waited for a free output buffer (accelstagebufferwait.c); takes @inputs */
+/* runs again, as accel_stage_run_frame () does, a frame of @sequence
+ * begun at @t0 that waited for a free output buffer
+ * (accelstagebufferwait.c); takes @inputs */
 gboolean
 accel_stage_run_waiting_frame (
-    AccelStage *self, AccelBuffer **inputs, guint64 sequence)
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0)
 {
   AccelStageBatch *batch = accel_stage_batch_enter (self);
-  gboolean more = run_numbered_frame (self, inputs, sequence);
+  gboolean more = run_numbered_frame (self, inputs, sequence, t0);
 
   accel_stage_batch_leave (self, batch);
   return more;
@@ -543,15 +550,16 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     default:
       break;
     }
-  return run_numbered_frame (self, inputs, sequence);
+  return run_numbered_frame (self, inputs, sequence, g_get_monotonic_time ());
 }
 
 static gboolean
-run_numbered_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence)
+run_numbered_frame (
+    AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GError *error = NULL;
-  gint64 t0 = g_get_monotonic_time (), t_done = t0;
+  gint64 t_done = t0;
   AccelFrameResult res;
 
   res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
@@ -566,9 +574,11 @@ run_numbered_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence)
     }
   if (res == ACCEL_FRAME_WAITING)
     {
-      accel_stage_wait_for_buffer (self, inputs, sequence);
+      accel_stage_wait_for_buffer (self, inputs, sequence, t0);
       return TRUE;
     }
+  /* the frame's wait, if any, is over: the next one's starts anew */
+  priv->buffer_wait.since = 0;
   for (guint i = 0; i < priv->n_in; i++)
     accel_buffer_unref (inputs[i]);
 
@@ -593,14 +603,14 @@ run_numbered_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence)
     }
 }
 
-static void
-handle_control (AccelStage *self, AccelMessage *msg)
+/* a control message, in the order it was posted; @msg stays the
+ * caller's */
+void
+accel_stage_handle_control (AccelStage *self, AccelMessage *msg)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
 
-  if (accel_stage_buffer_wait_defers (self, msg))
-    return;
   switch (msg->type)
     {
     case ACCEL_MESSAGE_PARAM:
@@ -609,10 +619,11 @@ handle_control (AccelStage *self, AccelMessage *msg)
       forget_captures (priv);
       break;
     case ACCEL_MESSAGE_FLUSH:
+      /* first: what came before the flush applies before it */
+      accel_stage_buffer_wait_flush (self);
       accel_mailbox_drain (priv->mailbox);
       accel_stage_resume_producers (self);
       accel_stage_park_flush (self);
-      accel_stage_buffer_wait_flush (self);
       if (klass->flush)
         klass->flush (self);
       forget_captures (priv);
@@ -698,8 +709,12 @@ mailbox_dispatch (gpointer user_data)
   while (!priv->stopped && (msg = accel_mailbox_pop_control (priv->mailbox)))
     {
       const char *previous = accel_stage_enter (self);
-      handle_control (self, msg);
-      accel_message_free (msg);
+      /* a frame that waits for a buffer was taken before it */
+      if (!accel_stage_buffer_wait_defers (self, msg))
+        {
+          accel_stage_handle_control (self, msg);
+          accel_message_free (msg);
+        }
       accel_stage_leave (previous);
     }
   if (priv->stopped)

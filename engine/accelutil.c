@@ -2,7 +2,7 @@
 /* accel: small utilities shared by the engine and its front ends */
 #define G_LOG_DOMAIN "accel-util"
 
-#include "accel/accelutil.h"
+#include "accel-private.h"
 
 #include <string.h>
 
@@ -59,9 +59,14 @@ accel_str_edit_distance (const char *a, const char *b)
 gint64
 accel_deadline_after (gint64 timeout_us)
 {
-  gint64 now = g_get_monotonic_time ();
+  return accel_deadline_from (g_get_monotonic_time (), timeout_us);
+}
 
+/* as accel_deadline_after (), @timeout_us from @start (monotonic, ≥ 0) */
+gint64
+accel_deadline_from (gint64 start, gint64 timeout_us)
+{
   if (timeout_us < 0)
     return -1;
-  return timeout_us > G_MAXINT64 - now ? G_MAXINT64 : now + timeout_us;
+  return timeout_us > G_MAXINT64 - start ? G_MAXINT64 : start + timeout_us;
 }

@@ -277,6 +277,96 @@ test_buffer_wait_on_shared_thread (GraphFixture *f, gconstpointer data)
       0);
 }
 
+/* src -> sc on thread x, -> out, sc's pool one buffer, out an app sink
+ * that keeps what it is given until pulled: a frame of sc soon waits for
+ * its buffer. A parameter posted meanwhile applies after that
+ * frame, which sc took before it (it applied to it: the frame's values
+ * came out scaled anew) */
+static void
+test_buffer_wait_param_after_frame (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *src, *sc, *out;
+  GValue two = G_VALUE_INIT;
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  guint64 taken, n = 0;
+  AccelBuffer *buf;
+
+  f->thread = "x";
+  src = source (f, "src", 6, "4");
+  sc = add (f, "core.scale", "sc");
+  out = add (f, "io.app-sink", "out");
+  g_object_set (sc, "pool-size", 1, "pool-timeout", (gint64)-1, NULL);
+  /* an app sink waits in its thread when full: one of its own */
+  g_object_set (out, "max-buffers", 1, "thread", "", NULL);
+  link_ok (f->graph, "src", "sc");
+  link_ok (f->graph, "sc", "out");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  /* out holds frame 0 and waits with frame 1; src hands each frame to sc
+   * by a call: once it has made three, sc holds frame 2, which waits,
+   * and takes none past it */
+  while (accel_stage_get_n_processed (src) < 3 && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_assert_cmpuint (accel_stage_get_n_processed (src), >=, 3);
+  taken = accel_stage_get_n_processed (sc);
+  g_value_init (&two, G_TYPE_DOUBLE);
+  g_value_set_double (&two, 2.0);
+  accel_stage_set_param_async (sc, "scale", &two);
+  for (;;)
+    {
+      g_signal_emit_by_name (
+          out, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      if (!buf)
+        break;
+      /* the test source's frame s starts with 131 s mod 1021; frames up
+       * to the one that waited are scaled by 1 */
+      g_assert_cmpfloat (((const float *)accel_buffer_get_data (buf))[0], ==,
+          (float)((131 * n) % 1021) * (n <= taken ? 1.0f : 2.0f));
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, n);
+      accel_buffer_unref (buf);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 6);
+  g_assert_true (
+      accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
+  g_assert_no_error (f->error);
+}
+
+/* a stage of three outputs on thread x whose frame waits for a buffer of
+ * its second output, held by an app sink no one pulls: the frame fails at
+ * the pool's timeout (an earlier output's buffer restarted the wait at
+ * each try, and it waited for good) */
+static void
+test_buffer_wait_times_out_on_any_output (GraphFixture *f, gconstpointer data)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  AccelStage *an, *stats;
+
+  f->thread = "x";
+  g_object_set (source (f, "src", 50, ""), "format", "RGBA8", "width", 8,
+      "height", 8, NULL);
+  an = add (f, "realtime.analysis", "an");
+  add (f, "core.null-sink", "img");
+  stats = add (f, "io.app-sink", "stats");
+  add (f, "core.null-sink", "hist");
+  g_object_set (stats, "thread", "", NULL);
+  g_object_set (an, "pool-size", 1, "pool-timeout", (gint64)200, "on-fault",
+      ACCEL_SUPERVISION_STOP, NULL);
+  g_object_set (stats, "max-buffers", 1, NULL);
+  link_ok (f->graph, "src", "an");
+  link_ok (f->graph, "an.out", "img");
+  link_ok (f->graph, "an.stats", "stats");
+  link_ok (f->graph, "an.histogram", "hist");
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  /* the frame that timed out is skipped, and the stage stops there */
+  while (accel_stage_get_n_skipped (an) == 0 && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_assert_cmpuint (accel_stage_get_n_skipped (an), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_processed (an), <=, 2);
+  accel_graph_stop (f->graph);
+}
+
 /* two chains crossing two named threads: s1 (io) -> x (compute) and
  * s2 (compute) -> y (io). No path leaves a thread and comes back, but
  * each thread waits in a push for the other; it was accepted and hung */
@@ -1610,9 +1700,17 @@ main (int argc, char **argv)
   g_test_add ("/graph/thread-split-and-joined", GraphFixture, NULL,
       graph_set_up, test_thread_split_and_joined, graph_tear_down);
   g_test_add ("/graph/buffer-wait-on-shared-thread/transform", GraphFixture,
-      "a", graph_set_up, test_buffer_wait_on_shared_thread, graph_tear_down);
-  g_test_add ("/graph/buffer-wait-on-shared-thread/source", GraphFixture, "src",
-      graph_set_up, test_buffer_wait_on_shared_thread, graph_tear_down);
+      "transform", graph_set_up, test_buffer_wait_on_shared_thread,
+      graph_tear_down);
+  g_test_add ("/graph/buffer-wait-on-shared-thread/source", GraphFixture,
+      "source", graph_set_up, test_buffer_wait_on_shared_thread,
+      graph_tear_down);
+  g_test_add ("/graph/buffer-wait-on-shared-thread/param-after-frame",
+      GraphFixture, "param", graph_set_up, test_buffer_wait_param_after_frame,
+      graph_tear_down);
+  g_test_add ("/graph/buffer-wait-on-shared-thread/times-out-on-any-output",
+      GraphFixture, "timeout", graph_set_up,
+      test_buffer_wait_times_out_on_any_output, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
