@@ -30,9 +30,9 @@
 #endif
 
 static gboolean
-read_at (int fd, goffset offset, gpointer buf, gsize size, goffset file_size)
+read_at (int fd, guint64 offset, gpointer buf, gsize size, goffset file_size)
 {
-  if (offset < 0 || (guint64)offset + size > (guint64)file_size)
+  if (offset > (guint64)file_size || size > (guint64)file_size - offset)
     return FALSE;
   return pread (fd, buf, size, offset) == (gssize)size;
 }
@@ -42,7 +42,9 @@ static gchar *
 build_id_in (int fd, const ElfW (Phdr) * phdr, goffset file_size)
 {
   g_autofree guint8 *notes = NULL;
-  gsize pos = 0, size = phdr->p_filesz;
+  guint64 pos = 0, size = phdr->p_filesz;
+  /* notes are padded to the segment's alignment, 4 or 8 */
+  guint64 align = phdr->p_align == 8 ? 8 : 4;
 
   if (size == 0 || size > 65536)
     return NULL;
@@ -52,12 +54,13 @@ build_id_in (int fd, const ElfW (Phdr) * phdr, goffset file_size)
   while (pos + sizeof (ElfW (Nhdr)) <= size)
     {
       ElfW (Nhdr) nhdr;
-      gsize name_at = pos + sizeof nhdr, desc_at, next;
+      guint64 name_at = pos + sizeof nhdr, desc_at, next;
 
       memcpy (&nhdr, notes + pos, sizeof nhdr);
-      desc_at = name_at + (((gsize)nhdr.n_namesz + 3) & ~(gsize)3);
-      next = desc_at + (((gsize)nhdr.n_descsz + 3) & ~(gsize)3);
-      if (next > size || next <= pos)
+      /* in 64 bits: a note's sizes are 32-bit words */
+      desc_at = name_at + (((guint64)nhdr.n_namesz + align - 1) & ~(align - 1));
+      next = desc_at + (((guint64)nhdr.n_descsz + align - 1) & ~(align - 1));
+      if (next > size || desc_at + nhdr.n_descsz > size)
         return NULL;
       if (nhdr.n_type == NT_GNU_BUILD_ID
           && nhdr.n_namesz == sizeof BUILD_ID_OWNER
@@ -83,7 +86,9 @@ build_id_in (int fd, const ElfW (Phdr) * phdr, goffset file_size)
  * @error: return location for a #GError, or %NULL
  *
  * Reads @path's ELF headers: it has to be a shared object of this machine
- * whose loaded segments lie within the file.
+ * whose loaded segments lie within the file. A @path that names no file
+ * as it is (a bare name the dynamic loader searches for, a name without
+ * its suffix, which GModule completes) is left to the loader: %TRUE.
  *
  * Returns: whether dlopen() may be given @path; %FALSE with
  *   %ACCEL_ERROR_NOT_SUPPORTED when it cannot be read (as dlopen () would
@@ -93,62 +98,77 @@ gboolean
 accel_plugin_file_check (const char *path, gchar **build_id, GError **error)
 {
   ElfW (Ehdr) ehdr;
+  ElfW (Phdr) phdr;
   struct stat st;
   int fd, saved_errno;
-  gboolean ok = FALSE;
 
   if (build_id)
     *build_id = NULL;
+  if (!strchr (path, G_DIR_SEPARATOR))
+    return TRUE;
   fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0 && errno == ENOENT)
+    return TRUE;
   if (fd < 0 || fstat (fd, &st) != 0)
-    {
-      saved_errno = errno;
-      if (fd >= 0)
-        close (fd);
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
-          "cannot load plugin %s: %s", path, g_strerror (saved_errno));
-      return FALSE;
-    }
+    goto unreadable;
   if (!S_ISREG (st.st_mode) || !read_at (fd, 0, &ehdr, sizeof ehdr, st.st_size)
       || memcmp (ehdr.e_ident, ELFMAG, SELFMAG) != 0
       || ehdr.e_ident[EI_CLASS] != NATIVE_CLASS || ehdr.e_type != ET_DYN
       || ehdr.e_phentsize != sizeof (ElfW (Phdr)))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "%s is not a shared object of this machine", path);
-      goto out;
-    }
+    goto not_a_shared_object;
   for (guint i = 0; i < ehdr.e_phnum; i++)
     {
-      ElfW (Phdr) phdr;
-
-      if (!read_at (fd, ehdr.e_phoff + (goffset)i * sizeof phdr, &phdr,
+      if (ehdr.e_phoff > (guint64)st.st_size
+          || !read_at (fd, ehdr.e_phoff + (guint64)i * sizeof phdr, &phdr,
               sizeof phdr, st.st_size))
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "%s is cut short: its headers end past its %" G_GOFFSET_FORMAT
-              " bytes",
-              path, (goffset)st.st_size);
-          goto out;
-        }
-      if (phdr.p_type == PT_LOAD
+        goto headers_cut_short;
+      /* a segment of no file bytes (all zeros) maps nothing */
+      if (phdr.p_type == PT_LOAD && phdr.p_filesz > 0
           && (phdr.p_offset > (guint64)st.st_size
               || phdr.p_filesz > (guint64)st.st_size - phdr.p_offset))
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "%s is cut short: a segment ends at byte %" G_GUINT64_FORMAT
-              ", past its %" G_GOFFSET_FORMAT " bytes",
-              path, (guint64)phdr.p_offset + phdr.p_filesz,
-              (goffset)st.st_size);
-          goto out;
-        }
+        goto segment_cut_short;
       if (phdr.p_type == PT_NOTE && build_id && !*build_id)
         *build_id = build_id_in (fd, &phdr, st.st_size);
     }
-  ok = TRUE;
-out:
   close (fd);
-  if (!ok && build_id)
-    g_clear_pointer (build_id, g_free);
-  return ok;
+  return TRUE;
+
+  /* ERRORS */
+unreadable:
+  {
+    saved_errno = errno;
+    if (fd >= 0)
+      close (fd);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+        "cannot load plugin %s: %s", path, g_strerror (saved_errno));
+    return FALSE;
+  }
+not_a_shared_object:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "%s is not a shared object of this machine", path);
+    goto failed;
+  }
+headers_cut_short:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "%s is cut short: its headers end past its %" G_GOFFSET_FORMAT " bytes",
+        path, (goffset)st.st_size);
+    goto failed;
+  }
+segment_cut_short:
+  {
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "%s is cut short: a segment ends at byte %" G_GUINT64_FORMAT
+        ", past its %" G_GOFFSET_FORMAT " bytes",
+        path, (guint64)phdr.p_offset + phdr.p_filesz, (goffset)st.st_size);
+    goto failed;
+  }
+failed:
+  {
+    close (fd);
+    if (build_id)
+      g_clear_pointer (build_id, g_free);
+    return FALSE;
+  }
 }

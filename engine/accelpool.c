@@ -21,9 +21,10 @@ struct _AccelPool
   guint n_allocated; /* free + outstanding + being allocated */
   guint n_outstanding;
   guint peak_outstanding;
-  guint n_waiting; /* threads in g_cond_wait */
-  GSource *wake;   /* a stage's, made ready once a buffer may be had */
-  guint64 n_waits; /* acquires that had to wait */
+  guint n_waiting;      /* threads in g_cond_wait */
+  GSource *wake;        /* a stage's, made ready once a buffer may be had */
+  gboolean wake_waited; /* its frame has waited here: counted once */
+  guint64 n_waits;      /* acquires that had to wait */
   gboolean flushing;
   guint8 *slot_taken; /* per slot: a buffer of the pool has it */
 };
@@ -200,20 +201,16 @@ first_untaken_locked (AccelPool *pool)
 }
 
 /* the stage whose frame waits for a buffer (accel_pool_acquire_or_wake ())
- * is woken once: returns its source, to be made ready unlocked */
-static GSource *
-take_wake_locked (AccelPool *pool)
-{
-  return g_steal_pointer (&pool->wake);
-}
-
+ * is woken once. Under the lock, so that once accel_pool_forget_wake ()
+ * has returned no wake of the stage's is under way (the lock order is the
+ * pool's, then the context's, as when the wake is armed) */
 static void
-fire_wake (GSource *wake)
+wake_locked (AccelPool *pool)
 {
-  if (!wake)
+  if (!pool->wake)
     return;
-  g_source_set_ready_time (wake, 0);
-  g_source_unref (wake);
+  g_source_set_ready_time (pool->wake, 0);
+  g_clear_pointer (&pool->wake, g_source_unref);
 }
 
 /* @slot: the slot preferred, or -1. With @wake, waits for no buffer: when
@@ -226,6 +223,7 @@ acquire (
   AccelBuffer *buf = NULL;
   GError *alloc_error = NULL;
   gint64 deadline = -1, t_wait = since ? *since : 0;
+  gboolean waited = FALSE;
   guint new_slot = 0;
 
   g_mutex_lock (&pool->lock);
@@ -260,15 +258,17 @@ acquire (
           break;
         }
       /* the clock is read only when there is a wait: a free buffer is
-       * the hot path, once a frame and stage */
+       * the hot path, once a frame and stage. A frame that waits off its
+       * thread counts once here, its wait since its first on any pool */
+      if (wake ? !pool->wake_waited : !waited)
+        pool->n_waits++;
+      waited = TRUE;
       if (t_wait == 0)
-        {
-          t_wait = g_get_monotonic_time ();
-          pool->n_waits++;
-        }
+        t_wait = g_get_monotonic_time ();
       deadline = accel_deadline_from (t_wait, pool->timeout_us);
       if (wake)
         {
+          pool->wake_waited = TRUE;
           if (deadline >= 0 && g_get_monotonic_time () >= deadline)
             goto timeout;
           g_clear_pointer (&pool->wake, g_source_unref);
@@ -290,12 +290,17 @@ acquire (
         }
       pool->n_waiting--;
     }
+  if (wake)
+    {
+      waited = pool->wake_waited;
+      pool->wake_waited = FALSE;
+    }
   pool->n_outstanding++;
   pool->peak_outstanding = MAX (pool->peak_outstanding, pool->n_outstanding);
   g_mutex_unlock (&pool->lock);
 
   /* a pool that sets the pace: in a steady state, once a frame */
-  if (t_wait != 0)
+  if (waited)
     ACCEL_TRACE ("pool %p: all %u buffers were in use: '%s' waited "
                  "%" G_GINT64_FORMAT " us for one",
         pool, pool->max_buffers, current_name (),
@@ -328,6 +333,7 @@ timeout:
   {
     guint max = pool->max_buffers;
     gint64 ms = pool->timeout_us / 1000;
+    pool->wake_waited = FALSE;
     g_mutex_unlock (&pool->lock);
     g_debug ("pool %p: '%s' timed out: all %u buffers stayed in use for "
              "%" G_GINT64_FORMAT " ms",
@@ -377,7 +383,9 @@ accel_pool_acquire_in_step (AccelPool *pool, guint64 sequence, GError **error)
  * returns NULL without an error and makes @wake ready (from the thread
  * that frees one) once a buffer may be had, or at the pool's timeout,
  * counted from *@since (0: now, which it sets); acquiring again then
- * hands one out, or fails with the timeout's error once it has passed */
+ * hands one out, or fails with the timeout's error once it has passed.
+ * Called from the stage's thread; @wake is made ready from whichever
+ * thread gives a buffer back */
 AccelBuffer *
 accel_pool_acquire_or_wake (AccelPool *pool, gboolean in_step, guint64 sequence,
     GSource *wake, gint64 *since, GError **error)
@@ -386,17 +394,15 @@ accel_pool_acquire_or_wake (AccelPool *pool, gboolean in_step, guint64 sequence,
       wake, since, error);
 }
 
-/* the stage stops waiting: @wake is not made ready by @pool any more */
+/* the stage stops waiting: @wake is not made ready by @pool any more,
+ * nor is it being made so once this returns. Stage thread */
 void
 accel_pool_forget_wake (AccelPool *pool, GSource *wake)
 {
-  GSource *mine = NULL;
-
   g_mutex_lock (&pool->lock);
   if (pool->wake == wake)
-    mine = take_wake_locked (pool);
+    g_clear_pointer (&pool->wake, g_source_unref);
   g_mutex_unlock (&pool->lock);
-  g_clear_pointer (&mine, g_source_unref);
 }
 
 /* the last reference of a handed-out buffer is gone; MT safe: called from
@@ -404,17 +410,14 @@ accel_pool_forget_wake (AccelPool *pool, GSource *wake)
 void
 accel_pool_return (AccelPool *pool, AccelBuffer *buffer)
 {
-  GSource *wake;
-
   g_mutex_lock (&pool->lock);
   g_queue_push_tail (&pool->free, buffer);
   pool->n_outstanding--;
   /* a signal is a syscall even with nobody waiting */
   if (pool->n_waiting > 0)
     g_cond_signal (&pool->cond);
-  wake = take_wake_locked (pool);
+  wake_locked (pool);
   g_mutex_unlock (&pool->lock);
-  fire_wake (wake);
   /* may finalize the pool, which frees @buffer with the others */
   g_object_unref (pool);
 }
@@ -431,16 +434,14 @@ void
 accel_pool_set_flushing (AccelPool *pool, gboolean flushing)
 {
   guint n_woken;
-  GSource *wake;
 
   g_return_if_fail (ACCEL_IS_POOL (pool));
   g_mutex_lock (&pool->lock);
   pool->flushing = flushing;
   n_woken = pool->n_waiting;
   g_cond_broadcast (&pool->cond);
-  wake = take_wake_locked (pool);
+  wake_locked (pool);
   g_mutex_unlock (&pool->lock);
-  fire_wake (wake);
   g_debug ("pool %p: %s (%u waiting stages woken)", pool,
       flushing ? "flushing, acquires fail" : "no longer flushing", n_woken);
 }
@@ -546,7 +547,6 @@ accel_pool_trim (AccelPool *pool)
 {
   GQueue slack = G_QUEUE_INIT;
   AccelBuffer *buf;
-  GSource *wake;
   guint n, n_left, n_out;
 
   g_return_val_if_fail (ACCEL_IS_POOL (pool), 0);
@@ -558,9 +558,9 @@ accel_pool_trim (AccelPool *pool)
   n_left = pool->n_allocated;
   n_out = pool->n_outstanding;
   g_cond_broadcast (&pool->cond);
-  wake = n > 0 ? take_wake_locked (pool) : NULL;
+  if (n > 0)
+    wake_locked (pool);
   g_mutex_unlock (&pool->lock);
-  fire_wake (wake);
 
   g_debug ("pool %p: trimmed %u free buffers; %u left, %u of them handed out",
       pool, n, n_left, n_out);

@@ -295,6 +295,7 @@ AccelMailboxPush accel_stage_push_local (
 void accel_stage_resume_producers (AccelStage *self);
 gboolean accel_stage_park_eos (AccelStage *self);
 gboolean accel_stage_is_parked (AccelStage *self);
+void accel_stage_update_blocked (AccelStage *self);
 void accel_stage_park_flush (AccelStage *self);
 void accel_stage_park_stop (AccelStage *self);
 
@@ -306,6 +307,7 @@ void accel_stage_wait_for_buffer (
 gboolean accel_stage_is_waiting_for_buffer (AccelStage *self);
 gboolean accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg);
 void accel_stage_buffer_wait_flush (AccelStage *self);
+void accel_stage_buffer_wait_end (AccelStage *self);
 void accel_stage_buffer_wait_stop (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */

@@ -35,7 +35,7 @@ static GSourceFuncs wake_source_funcs = {
  *
  * Returns: (transfer full): a buffer of @port's pool; or %NULL with @error
  *   set; or %NULL with @error unset when the frame is to wait for a free
- *   buffer (accel_stage_wait_for_buffer ()).
+ *   buffer (accel_stage_wait_for_buffer ()). Stage thread.
  */
 AccelBuffer *
 accel_stage_acquire_output (
@@ -74,7 +74,7 @@ accel_stage_acquire_output (
  * @t0: when the frame began
  *
  * Keeps the frame until the pool wakes the stage; meanwhile the stage
- * takes no other frame.
+ * takes no other frame. Stage thread.
  */
 void
 accel_stage_wait_for_buffer (
@@ -91,11 +91,11 @@ accel_stage_wait_for_buffer (
   wait->t0 = t0;
   for (guint i = 0; i < priv->n_in; i++)
     wait->inputs[i] = inputs[i];
-  if (priv->n_in > 0)
-    accel_mailbox_set_blocked (priv->mailbox, TRUE);
+  accel_stage_update_blocked (self);
 }
 
-/* whether @self keeps a frame that waits for a free output buffer */
+/* whether @self keeps a frame that waits for a free output buffer; stage
+ * thread */
 gboolean
 accel_stage_is_waiting_for_buffer (AccelStage *self)
 {
@@ -107,11 +107,8 @@ accel_stage_is_waiting_for_buffer (AccelStage *self)
 static void
 end_wait (AccelStage *self)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (self);
-
-  priv->buffer_wait.active = FALSE;
-  if (priv->n_in > 0 && priv->mailbox)
-    accel_mailbox_set_blocked (priv->mailbox, FALSE);
+  accel_stage_get_private (self)->buffer_wait.active = FALSE;
+  accel_stage_update_blocked (self);
 }
 
 static void
@@ -180,16 +177,8 @@ wake_dispatch (gpointer user_data)
   for (guint i = 0; i < priv->n_in; i++)
     inputs[i] = g_steal_pointer (&wait->inputs[i]);
   end_wait (self);
-  if (priv->done)
-    {
-      /* failed meanwhile: the frame goes nowhere */
-      for (guint i = 0; i < priv->n_in; i++)
-        accel_buffer_unref (inputs[i]);
-      wait->since = 0;
-      apply_deferred (self);
-      accel_stage_leave (previous);
-      return G_SOURCE_CONTINUE;
-    }
+  /* a stage that takes no more drops its waiting frame then */
+  g_assert (!priv->done);
   priv->busy = TRUE;
   accel_stage_run_waiting_frame (self, inputs, wait->sequence, wait->t0);
   priv->busy = FALSE;
@@ -208,7 +197,8 @@ wake_dispatch (gpointer user_data)
  * waits for a buffer applies after that frame, which was taken before it;
  * a flush or a stop cuts through.
  *
- * Returns: whether @msg was taken, to apply once the frame is over.
+ * Returns: whether @msg was taken, to apply once the frame is over. Stage
+ *   thread.
  */
 gboolean
 accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg)
@@ -222,6 +212,18 @@ accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg)
   return TRUE;
 }
 
+/* the stage takes no more frames (its stream ended or it failed, in graph
+ * mode through another stage's batch): a frame that waits goes nowhere,
+ * and is counted as withheld before the end goes downstream */
+void
+accel_stage_buffer_wait_end (AccelStage *self)
+{
+  if (!accel_stage_get_private (self)->buffer_wait.active)
+    return;
+  drop_frame (self);
+  accel_stage_count_withheld (self);
+}
+
 /* a flush drops the frame that waits; what came before the flush applies
  * first, then the flush; a source produces again */
 void
@@ -231,8 +233,14 @@ accel_stage_buffer_wait_flush (AccelStage *self)
 
   if (!priv->buffer_wait.active)
     return;
-  drop_frame (self);
-  apply_deferred (self);
+  /* a step that came before the flush makes a frame that the flush drops
+   * too, as it would have been in flight */
+  do
+    {
+      drop_frame (self);
+      apply_deferred (self);
+    }
+  while (priv->buffer_wait.active);
   if (priv->n_in == 0 && !priv->done && !accel_stage_is_parked (self)
       && !priv->source.produce)
     priv->role->begin (self);
@@ -245,10 +253,19 @@ accel_stage_buffer_wait_stop (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelBufferWait *wait = &priv->buffer_wait;
+  AccelMessage *msg;
 
   if (wait->active)
     drop_frame (self);
-  g_queue_clear_full (&wait->deferred, (GDestroyNotify)accel_message_free);
+  /* a parameter taken is set, as it is on a stage that waited in its pool
+   * (the stop wakes it, then the parameter applies); ends and steps go
+   * with the graph */
+  while ((msg = g_queue_pop_head (&wait->deferred)))
+    {
+      if (msg->type == ACCEL_MESSAGE_PARAM)
+        accel_stage_handle_control (self, msg);
+      accel_message_free (msg);
+    }
   if (!wait->wake)
     return;
   for (guint o = 0; o < priv->n_out; o++)

@@ -42,6 +42,7 @@ take_no_more (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
   priv->done = TRUE;
+  accel_stage_buffer_wait_end (self);
   g_clear_pointer (&priv->source.produce, g_source_destroy);
   if (priv->mailbox)
     accel_mailbox_end (priv->mailbox);

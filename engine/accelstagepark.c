@@ -68,12 +68,11 @@ park (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
       ACCEL_TRACE ("stage '%s' parks its output for '%s', which has no room, "
                    "and takes no frame until it does",
           priv->name, accel_stage_get_name (link->target));
-      /* a transform takes no frame meanwhile; a source sees it when its
-       * frame returns (accelsource.c) */
-      if (priv->n_in > 0)
-        accel_mailbox_set_blocked (priv->mailbox, TRUE);
     }
   g_queue_push_tail (&priv->parked, p);
+  /* a transform takes no frame meanwhile; a source sees it when its frame
+   * returns (accelsource.c) */
+  accel_stage_update_blocked (self);
   wait_on (link->target, self);
 }
 
@@ -124,15 +123,15 @@ unpark (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
   ACCEL_TRACE ("stage '%s' has handed on what it parked", priv->name);
-  if (priv->n_in > 0)
-    accel_mailbox_set_blocked (priv->mailbox, FALSE);
+  accel_stage_update_blocked (self);
   if (priv->eos_parked)
     {
       priv->eos_parked = FALSE;
       accel_stage_send_eos_downstream (self);
     }
   else if (priv->n_in == 0 && !priv->busy && !priv->done
-           && !priv->source.produce)
+           && !priv->source.produce
+           && !accel_stage_is_waiting_for_buffer (self))
     priv->role->begin (self);
   /* last: their frames may park this stage again */
   accel_stage_resume_producers (self);
@@ -229,6 +228,19 @@ accel_stage_park_eos (AccelStage *self)
     return FALSE;
   priv->eos_parked = TRUE;
   return TRUE;
+}
+
+/* a transform's mailbox gives no frame while the stage has outputs parked
+ * or a frame that waits for a buffer (accelstagebufferwait.c): one flag
+ * for both, so that the end of either does not open it under the other */
+void
+accel_stage_update_blocked (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (priv->n_in > 0 && priv->n_out > 0 && priv->mailbox)
+    accel_mailbox_set_blocked (
+        priv->mailbox, is_parked (priv) || priv->buffer_wait.active);
 }
 
 /* whether @self waits for room before it takes a frame */

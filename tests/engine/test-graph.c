@@ -279,17 +279,15 @@ test_buffer_wait_on_shared_thread (GraphFixture *f, gconstpointer data)
 
 /* src -> sc on thread x, -> out, sc's pool one buffer, out an app sink
  * that keeps what it is given until pulled: a frame of sc soon waits for
- * its buffer. A parameter posted meanwhile applies after that
- * frame, which sc took before it (it applied to it: the frame's values
- * came out scaled anew) */
-static void
-test_buffer_wait_param_after_frame (GraphFixture *f, gconstpointer data)
+ * its buffer. Starts the graph and returns how many frames sc had done
+ * then; the frame after them waits, and a parameter set to 2 is posted */
+static guint64
+start_with_param_posted (GraphFixture *f)
 {
   AccelStage *src, *sc, *out;
   GValue two = G_VALUE_INIT;
   gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  guint64 taken, n = 0;
-  AccelBuffer *buf;
+  guint64 taken;
 
   f->thread = "x";
   src = source (f, "src", 6, "4");
@@ -311,7 +309,20 @@ test_buffer_wait_param_after_frame (GraphFixture *f, gconstpointer data)
   taken = accel_stage_get_n_processed (sc);
   g_value_init (&two, G_TYPE_DOUBLE);
   g_value_set_double (&two, 2.0);
-  accel_stage_set_param_async (sc, "scale", &two);
+  g_assert_true (accel_stage_set_param_async (sc, "scale", &two));
+  return taken;
+}
+
+/* a parameter posted while a frame waits for its buffer applies after
+ * that frame, which the stage took before it (it applied to it: the
+ * frame's values came out scaled anew) */
+static void
+test_buffer_wait_param_after_frame (GraphFixture *f, gconstpointer data)
+{
+  guint64 taken = start_with_param_posted (f), n = 0;
+  AccelStage *out = accel_graph_get_stage (f->graph, "out");
+  AccelBuffer *buf;
+
   for (;;)
     {
       g_signal_emit_by_name (
@@ -330,6 +341,19 @@ test_buffer_wait_param_after_frame (GraphFixture *f, gconstpointer data)
   g_assert_true (
       accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
   g_assert_no_error (f->error);
+}
+
+/* and is set when the graph stops first, as on a stage that waited in its
+ * pool (it was dropped with the frame) */
+static void
+test_buffer_wait_param_at_stop (GraphFixture *f, gconstpointer data)
+{
+  gfloat scale = 0;
+
+  start_with_param_posted (f);
+  accel_graph_stop (f->graph);
+  g_object_get (accel_graph_get_stage (f->graph, "sc"), "scale", &scale, NULL);
+  g_assert_cmpfloat (scale, ==, 2.0f);
 }
 
 /* a stage of three outputs on thread x whose frame waits for a buffer of
@@ -1707,6 +1731,9 @@ main (int argc, char **argv)
       graph_tear_down);
   g_test_add ("/graph/buffer-wait-on-shared-thread/param-after-frame",
       GraphFixture, "param", graph_set_up, test_buffer_wait_param_after_frame,
+      graph_tear_down);
+  g_test_add ("/graph/buffer-wait-on-shared-thread/param-at-stop", GraphFixture,
+      "param-stop", graph_set_up, test_buffer_wait_param_at_stop,
       graph_tear_down);
   g_test_add ("/graph/buffer-wait-on-shared-thread/times-out-on-any-output",
       GraphFixture, "timeout", graph_set_up,
