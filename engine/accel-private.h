@@ -300,8 +300,17 @@ void accel_mailbox_post (AccelMailbox *mb, AccelMessage *msg);
 AccelMessage *accel_mailbox_pop_control (AccelMailbox *mb);
 gboolean accel_mailbox_has_control (AccelMailbox *mb);
 gboolean accel_mailbox_is_closed (AccelMailbox *mb);
-gboolean accel_mailbox_pop_frame (
-    AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos);
+typedef enum
+{
+  ACCEL_MAILBOX_POP_NONE,
+  ACCEL_MAILBOX_POP_FRAME,
+  ACCEL_MAILBOX_POP_GAP, /* a frame skipped upstream */
+  ACCEL_MAILBOX_POP_EOS,
+} AccelMailboxPop;
+
+AccelMailboxPop accel_mailbox_pop_frame (
+    AccelMailbox *mb, AccelBuffer **buffers, guint64 *gap);
+void accel_mailbox_push_gap (AccelMailbox *mb, guint port, guint64 sequence);
 void accel_mailbox_set_blocked (AccelMailbox *mb, gboolean blocked);
 void accel_mailbox_close (AccelMailbox *mb);
 void accel_mailbox_end (AccelMailbox *mb);

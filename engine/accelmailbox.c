@@ -12,9 +12,56 @@
 #define EOS_ITEM ((gpointer)&eos_marker)
 static const int eos_marker;
 
+/* a gap: the frame of a sequence that will not come on a port, its
+ * producer having skipped it. Held in a port's queue beside the buffers
+ * as a pointer tagged in its low bit (allocations are aligned). A join
+ * that learns of it lets the other inputs' frames of that sequence go at
+ * once, where it kept them until a later frame came on that port: a stage
+ * whose last buffer it kept waited, and with it, on a thread of its own,
+ * the frame that would have come */
 typedef struct
 {
-  GQueue items;       /* AccelBuffer* or EOS_ITEM */
+  guint64 sequence;
+} Gap;
+
+static inline gboolean
+is_gap (gpointer item)
+{
+  return ((guintptr)item & 1) != 0;
+}
+
+static inline Gap *
+gap_of (gpointer item)
+{
+  return (Gap *)((guintptr)item & ~(guintptr)1);
+}
+
+/* the sequence of a buffer or a gap */
+static guint64
+item_sequence (gpointer item)
+{
+  return is_gap (item) ? gap_of (item)->sequence
+                       : accel_buffer_get_sequence (item);
+}
+
+/* frees a queued item: TRUE when it was a buffer */
+static gboolean
+free_item (gpointer item)
+{
+  if (item == EOS_ITEM)
+    return FALSE;
+  if (is_gap (item))
+    {
+      g_free (gap_of (item));
+      return FALSE;
+    }
+  accel_buffer_unref (item);
+  return TRUE;
+}
+
+typedef struct
+{
+  GQueue items;       /* AccelBuffer*, a gap or EOS_ITEM */
   GCond room;         /* signalled when an item is taken */
   guint n_waiting;    /* producers waiting for room */
   gboolean done;      /* EOS taken: nothing more will come */
@@ -165,8 +212,7 @@ accel_mailbox_new (guint n_ports, guint capacity, GMainContext *context)
 static void
 drop_item (gpointer item)
 {
-  if (item != EOS_ITEM)
-    accel_buffer_unref (item);
+  free_item (item);
 }
 
 /**
@@ -361,6 +407,42 @@ accel_mailbox_push_eos (AccelMailbox *mb, guint port)
 }
 
 /**
+ * accel_mailbox_push_gap:
+ * @mb: the consumer's mailbox
+ * @port: the consumer's input
+ * @sequence: a frame the producer skipped
+ *
+ * Queues word that frame @sequence will not come on @port. Like the end of
+ * stream it never waits for room; once the consumer's stream has ended it
+ * is dropped.
+ *
+ * MT safe: called from a producer stage's thread.
+ */
+void
+accel_mailbox_push_gap (AccelMailbox *mb, guint port, guint64 sequence)
+{
+  Gap *gap;
+  gboolean wake;
+
+  g_mutex_lock (&mb->lock);
+  if (mb->ended)
+    {
+      g_mutex_unlock (&mb->lock);
+      return;
+    }
+  gap = g_new (Gap, 1);
+  gap->sequence = sequence;
+  g_queue_push_tail (&mb->ports[port].items, (gpointer)((guintptr)gap | 1));
+  wake = take_sleeping_unlocked (mb);
+  g_mutex_unlock (&mb->lock);
+  ACCEL_TRACE ("'%s' skipped frame %" G_GUINT64_FORMAT
+               ": input %u of %s learns it will not come",
+      current_name (), sequence, port, consumer_name (mb));
+  if (wake)
+    g_main_context_wakeup (mb->context);
+}
+
+/**
  * accel_mailbox_post:
  * @mb: a mailbox
  * @msg: (transfer full): a control message
@@ -434,7 +516,7 @@ pop_port_unlocked (AccelMailbox *mb, guint i)
   if (item == EOS_ITEM)
     mb->ports[i].done = TRUE;
   else if (item)
-    accel_buffer_unref (item);
+    free_item (item);
   signal_room_unlocked (mb, i);
 }
 
@@ -471,11 +553,7 @@ end_unlocked (AccelMailbox *mb, guint *n_woken)
       gpointer item;
 
       while ((item = g_queue_pop_head (&mb->ports[i].items)))
-        if (item != EOS_ITEM)
-          {
-            accel_buffer_unref (item);
-            n++;
-          }
+        n += free_item (item);
       mb->ports[i].done = TRUE;
       *n_woken += mb->ports[i].n_waiting;
       g_cond_broadcast (&mb->ports[i].room);
@@ -489,22 +567,25 @@ end_unlocked (AccelMailbox *mb, guint *n_woken)
  * @mb: a mailbox
  * @buffers: (out caller-allocates) (transfer full): one buffer per port, all
  *   of one sequence
- * @eos: (out): set when the stream is over: every port reached end of stream,
- *   or one did and the others' buffers can never be matched
+ * @gap: (out): the sequence of a frame skipped upstream
  *
  * Fan-in: takes one buffer from each port once all heads carry the same
  * sequence number. A head older than the others has no partner left and is
- * dropped (counted); so are buffers left on a port whose peer has ended.
+ * dropped (counted); so are buffers left on a port whose peer has ended,
+ * and those of a sequence that a gap on another port says will not come.
  *
- * Returns: %TRUE when @buffers or @eos were filled.
+ * Returns: %ACCEL_MAILBOX_POP_FRAME with @buffers filled,
+ *   %ACCEL_MAILBOX_POP_GAP with @gap set (the consumer skips that frame
+ *   too), %ACCEL_MAILBOX_POP_EOS when the stream is over (every port
+ *   reached end of stream, or one did and the others' buffers can never be
+ *   matched), or %ACCEL_MAILBOX_POP_NONE.
  * Called from the consumer stage's thread only.
  */
-gboolean
-accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
+AccelMailboxPop
+accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, guint64 *gap)
 {
-  gboolean found = FALSE;
+  AccelMailboxPop found = ACCEL_MAILBOX_POP_NONE;
 
-  *eos = FALSE;
   g_mutex_lock (&mb->lock);
   learn_consumer (mb);
   while (!found && frame_ready_unlocked (mb))
@@ -527,8 +608,7 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
             }
           else if (head)
             {
-              max_seq = MAX (
-                  max_seq, accel_buffer_get_sequence ((AccelBuffer *)head));
+              max_seq = MAX (max_seq, item_sequence (head));
               n_buffers++;
             }
         }
@@ -540,8 +620,7 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
           end_unlocked (mb, &n_woken);
           g_debug (
               "every input of %s has ended: end of stream", consumer_name (mb));
-          *eos = TRUE;
-          found = TRUE;
+          found = ACCEL_MAILBOX_POP_EOS;
         }
       else if (n_done + n_eos_head > 0)
         {
@@ -553,17 +632,17 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
                    "can never be matched: end of stream, %u queued buffers "
                    "dropped",
               ended_port, consumer_name (mb), n);
-          *eos = TRUE;
-          found = TRUE;
+          found = ACCEL_MAILBOX_POP_EOS;
         }
       else
         {
-          gboolean matched = TRUE;
+          gboolean matched = TRUE, skipped = FALSE;
           for (guint i = 0; i < mb->n_ports; i++)
             {
-              AccelBuffer *head = g_queue_peek_head (&mb->ports[i].items);
-              guint64 seq = accel_buffer_get_sequence (head);
+              gpointer head = g_queue_peek_head (&mb->ports[i].items);
+              guint64 seq = item_sequence (head);
 
+              skipped |= is_gap (head);
               if (seq < max_seq)
                 {
                   g_debug ("%s drops frame %" G_GUINT64_FORMAT
@@ -571,12 +650,27 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
                            "%" G_GUINT64_FORMAT " already, so it has no "
                            "partner",
                       consumer_name (mb), seq, i, max_seq);
+                  mb->n_dropped += !is_gap (head);
                   pop_port_unlocked (mb, i);
-                  mb->n_dropped++;
                   matched = FALSE;
                 }
             }
-          if (matched)
+          if (matched && skipped)
+            {
+              /* the frame will not come whole: its parts go */
+              for (guint i = 0; i < mb->n_ports; i++)
+                {
+                  mb->n_dropped
+                      += !is_gap (g_queue_peek_head (&mb->ports[i].items));
+                  pop_port_unlocked (mb, i);
+                }
+              ACCEL_TRACE ("%s skips frame %" G_GUINT64_FORMAT
+                           ": an input's producer skipped it",
+                  consumer_name (mb), max_seq);
+              *gap = max_seq;
+              found = ACCEL_MAILBOX_POP_GAP;
+            }
+          else if (matched)
             {
               for (guint i = 0; i < mb->n_ports; i++)
                 {
@@ -586,7 +680,7 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, gboolean *eos)
               ACCEL_TRACE ("%s takes frame %" G_GUINT64_FORMAT
                            " (%u more queued on input 0)",
                   consumer_name (mb), max_seq, mb->ports[0].items.length);
-              found = TRUE;
+              found = ACCEL_MAILBOX_POP_FRAME;
             }
         }
     }
@@ -699,14 +793,9 @@ accel_mailbox_drain (AccelMailbox *mb)
       while ((item = g_queue_pop_head (&mb->ports[i].items)))
         {
           if (item == EOS_ITEM)
-            {
-              g_queue_push_tail (&keep, item);
-            }
+            g_queue_push_tail (&keep, item);
           else
-            {
-              accel_buffer_unref (item);
-              n++;
-            }
+            n += free_item (item);
         }
       mb->ports[i].items = keep;
       g_cond_broadcast (&mb->ports[i].room);

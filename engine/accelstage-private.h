@@ -280,6 +280,7 @@ void accel_stage_handle_eos (AccelStage *self);
 void accel_stage_fail (AccelStage *self, GError *error);
 AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);
 void accel_stage_send_eos_downstream (AccelStage *self);
+void accel_stage_send_gap_downstream (AccelStage *self, guint64 sequence);
 void accel_stage_clear_frame (AccelFrame *frame);
 gboolean accel_stage_release_frame (
     AccelStage *self, AccelFrame *frame, GError **error);

@@ -95,6 +95,35 @@ accel_stage_send_eos_downstream (AccelStage *self)
       }
 }
 
+/* tells every consumer that frame @sequence will not come: a join then
+ * lets its other inputs' parts of it go at once (accelmailbox.c). What is
+ * batched goes first; a stage with parked outputs says nothing, as the
+ * word would overtake them, and the join drops those parts once a later
+ * frame comes, as it always did */
+void
+accel_stage_send_gap_downstream (AccelStage *self, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (priv->n_out == 0)
+    return;
+  accel_stage_batch_flush (self);
+  if (accel_stage_is_parked (self))
+    return;
+  for (guint o = 0; o < priv->n_out; o++)
+    for (guint l = 0; l < priv->links[o]->len; l++)
+      {
+        AccelLink *link = &g_array_index (priv->links[o], AccelLink, l);
+
+        if (link->ended)
+          continue;
+        accel_mailbox_push_gap (
+            stage_mailbox (link->target), link->port, sequence);
+        if (same_worker (self, link->target))
+          accel_stage_drain (link->target);
+      }
+}
+
 /* whether @error gives up a frame (or the stream's end) as the graph
  * ends: a collective whose peers ended their streams before it, each rank
  * interrupted where it was. Said on stderr; no fault */
@@ -368,7 +397,10 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     res = ACCEL_FRAME_EOS;
   /* a source that skips yields its thread: it made no frame */
   else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0 && priv->n_in > 0)
-    accel_stage_count_withheld (self);
+    {
+      accel_stage_count_withheld (self);
+      accel_stage_send_gap_downstream (self, sequence);
+    }
   else if (flow == ACCEL_FLOW_OK
            && (res = priv->role->hand_on (self, &frame, t0, error))
                   == ACCEL_FRAME_FAILED)
@@ -472,6 +504,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
           sequence, error->message);
       accel_stage_count_fault (self, FALSE, error);
       g_error_free (error);
+      accel_stage_send_gap_downstream (self, sequence);
       return TRUE;
     case ACCEL_SUPERVISION_RESTART:
       g_debug ("stage '%s' restarts after frame %" G_GUINT64_FORMAT ": %s",
@@ -486,6 +519,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
         }
       accel_stage_count_fault (self, TRUE, error);
       g_error_free (error);
+      accel_stage_send_gap_downstream (self, sequence);
       return TRUE;
     case ACCEL_SUPERVISION_STOP:
       /* the frame is skipped as by resume, and counted so: a graph that
@@ -661,7 +695,8 @@ accel_stage_drain (AccelStage *self)
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelBuffer *inputs[ACCEL_MAX_PORTS];
   const char *previous;
-  gboolean eos;
+  AccelMailboxPop popped;
+  guint64 gap;
 
   if (priv->busy || priv->stopped)
     return;
@@ -670,12 +705,18 @@ accel_stage_drain (AccelStage *self)
   /* a message posted before a frame arrived goes first: the mailbox's
    * dispatch handles it, then the frames */
   while (!priv->sink.have_pending && !accel_mailbox_has_control (priv->mailbox)
-         && accel_mailbox_pop_frame (priv->mailbox, inputs, &eos))
+         && (popped = accel_mailbox_pop_frame (priv->mailbox, inputs, &gap)))
     {
-      if (eos)
+      if (popped == ACCEL_MAILBOX_POP_EOS)
         {
           accel_stage_handle_eos (self);
           break;
+        }
+      if (popped == ACCEL_MAILBOX_POP_GAP)
+        {
+          if (!priv->done)
+            accel_stage_send_gap_downstream (self, gap);
+          continue;
         }
       if (priv->done)
         {

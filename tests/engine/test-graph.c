@@ -356,6 +356,47 @@ test_buffer_wait_param_at_stop (GraphFixture *f, gconstpointer data)
   g_assert_cmpfloat (scale, ==, 2.0f);
 }
 
+/* src -> pair.a and src -> b -> pair.b, src's pool one buffer that never
+ * times out, b skipping frame 2; every stage on thread x, or each on one
+ * of its own (@data "apart"). Pair kept src's frame 2 until b's frame 3 came,
+ * which needed src's frame 3, which needed that very buffer: it waited for
+ * good (to the pool's timeout by default, a second frame lost). Now b's
+ * skip tells pair at once that frame 2 will not come */
+static void
+test_skip_tells_join (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) pairs = NULL;
+  AccelStage *b;
+
+  if (!g_str_equal (data, "apart"))
+    f->thread = "x";
+  source (f, "src", 64, "4");
+  b = add (f, "core.scale", "b");
+  add (f, "test.pair-sink", "pair");
+  link_ok (f->graph, "src", "pair.a");
+  link_ok (f->graph, "src", "b");
+  link_ok (f->graph, "b", "pair.b");
+  g_object_set (accel_graph_get_stage (f->graph, "src"), "pool-size", 1,
+      "pool-timeout", (gint64)-1, NULL);
+  g_object_set (b, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  accel_fault_inject ("b", ACCEL_FAULT_INVALID_INPUT, 2);
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_true (
+      accel_graph_wait (f->graph, 20 * G_TIME_SPAN_SECOND, &f->error));
+  g_assert_no_error (f->error);
+  pairs = test_pair_sink_get_pairs (
+      TEST_PAIR_SINK (accel_graph_get_stage (f->graph, "pair")));
+  g_assert_cmpuint (pairs->len, ==, 2 * 63);
+  for (guint i = 0; i < pairs->len; i += 2)
+    {
+      g_assert_cmpuint (g_array_index (pairs, guint64, i), ==,
+          g_array_index (pairs, guint64, i + 1));
+      g_assert_cmpuint (g_array_index (pairs, guint64, i), !=, 2);
+    }
+  g_assert_cmpuint (accel_stage_get_n_skipped (b), ==, 1);
+}
+
 /* a stage of three outputs on thread x whose frame waits for a buffer of
  * its second output, held by an app sink no one pulls: the frame fails at
  * the pool's timeout (an earlier output's buffer restarted the wait at
@@ -1738,6 +1779,10 @@ main (int argc, char **argv)
   g_test_add ("/graph/buffer-wait-on-shared-thread/times-out-on-any-output",
       GraphFixture, "timeout", graph_set_up,
       test_buffer_wait_times_out_on_any_output, graph_tear_down);
+  g_test_add ("/graph/skip-tells-join/one-thread", GraphFixture, "one",
+      graph_set_up, test_skip_tells_join, graph_tear_down);
+  g_test_add ("/graph/skip-tells-join/apart", GraphFixture, "apart",
+      graph_set_up, test_skip_tells_join, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
