@@ -422,11 +422,21 @@ void
 accel_mailbox_push_gap (AccelMailbox *mb, guint port, guint64 sequence)
 {
   Gap *gap;
+  gpointer tail;
   gboolean wake;
 
   g_mutex_lock (&mb->lock);
   if (mb->ended)
     {
+      g_mutex_unlock (&mb->lock);
+      return;
+    }
+  /* a gap at the tail moves on: sequences only grow on a link, so nothing
+   * up to the later one is to come, and skips do not pile up */
+  tail = g_queue_peek_tail (&mb->ports[port].items);
+  if (tail && tail != EOS_ITEM && is_gap (tail))
+    {
+      gap_of (tail)->sequence = sequence;
       g_mutex_unlock (&mb->lock);
       return;
     }

@@ -317,6 +317,7 @@ gboolean accel_stage_batch_holds (AccelStage *self, AccelStage *target);
 void accel_stage_batch_push (
     AccelStage *self, AccelLink *link, AccelBuffer *buffer, guint64 sequence);
 void accel_stage_batch_flush (AccelStage *self);
+gboolean accel_stage_batch_is_flushing (AccelStage *self);
 AccelStageBatch *accel_stage_batch_enter (AccelStage *self);
 void accel_stage_batch_leave (AccelStage *self, AccelStageBatch *batch);
 void accel_stage_batch_free (AccelStage *self);

@@ -50,6 +50,7 @@ struct _AccelStageBatch
   guint depth;                   /* walks and flushes under way */
   gboolean orphaned; /* its stage stopped: freed once no longer in use */
   guint failures;    /* captures that failed in a row, no stage to blame */
+  guint flushing;    /* flushes under way: their pushes are yet to go */
   AccelCaptureCache *cache;
   gchar *nvtx_name; /* "<segment> graph": the range of a replay or capture */
 };
@@ -427,6 +428,7 @@ accel_stage_batch_flush (AccelStage *self)
     return;
   /* the hand-ons below may run a stop on this thread */
   batch->depth++;
+  batch->flushing++;
   frames = take (&batch->frames, &batch->spare_frames, frames_new);
   pushes = take (&batch->pushes, &batch->spare_pushes, pushes_new);
 
@@ -480,8 +482,19 @@ accel_stage_batch_flush (AccelStage *self)
         accel_stage_push_link (
             p->producer, p->link, g_steal_pointer (&p->buffer));
     }
+  batch->flushing--;
   give_back (pushes, &batch->spare_pushes);
   batch_release (batch);
+}
+
+/* whether a flush of @self's batch is under way, its pushes yet to go:
+ * nothing may overtake them (a fault it raises sends no gap) */
+gboolean
+accel_stage_batch_is_flushing (AccelStage *self)
+{
+  AccelStageBatch *batch = accel_stage_get_private (owner_of (self))->batch;
+
+  return batch && batch->flushing > 0;
 }
 
 /* a frame's walk begins on the stage's thread: the batch to give to

@@ -96,16 +96,19 @@ accel_stage_send_eos_downstream (AccelStage *self)
 }
 
 /* tells every consumer that frame @sequence will not come: a join then
- * lets its other inputs' parts of it go at once (accelmailbox.c). What is
- * batched goes first; a stage with parked outputs says nothing, as the
- * word would overtake them, and the join drops those parts once a later
+ * lets its other inputs' parts of it go at once (accelmailbox.c). Only a
+ * transform's sequences are its consumers' (a source may number its
+ * buffers itself). What is batched goes first; a stage whose outputs are
+ * parked, or whose batch's flush has pushes yet to make, says nothing, as
+ * the word would overtake them: the join drops those parts once a later
  * frame comes, as it always did */
 void
 accel_stage_send_gap_downstream (AccelStage *self, guint64 sequence)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
-  if (priv->n_out == 0)
+  if (priv->n_out == 0 || priv->n_in == 0
+      || accel_stage_batch_is_flushing (self))
     return;
   accel_stage_batch_flush (self);
   if (accel_stage_is_parked (self))
@@ -114,8 +117,10 @@ accel_stage_send_gap_downstream (AccelStage *self, guint64 sequence)
     for (guint l = 0; l < priv->links[o]->len; l++)
       {
         AccelLink *link = &g_array_index (priv->links[o], AccelLink, l);
+        AccelStagePrivate *theirs = accel_stage_get_private (link->target);
 
-        if (link->ended)
+        /* a sink of one input has no use for it */
+        if (link->ended || (theirs->n_out == 0 && theirs->n_in == 1))
           continue;
         accel_mailbox_push_gap (
             stage_mailbox (link->target), link->port, sequence);
@@ -837,6 +842,24 @@ start_on_thread (AccelStage *self, GError **error)
   return accel_stage_supervisor_restore_checkpoint (self, error);
 }
 
+/* the stage stops with messages it had not taken: a parameter accepted
+ * (accel_stage_set_param_async () returned TRUE) is set all the same, for
+ * the next start, whichever of the stop and the message came first on
+ * the thread; the rest go with the run */
+static void
+set_params_left (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelMessage *msg;
+
+  while (priv->mailbox && (msg = accel_mailbox_pop_control (priv->mailbox)))
+    {
+      if (msg->type == ACCEL_MESSAGE_PARAM)
+        g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
+      accel_message_free (msg);
+    }
+}
+
 static void
 stop_on_thread (AccelStage *self)
 {
@@ -865,6 +888,7 @@ stop_on_thread (AccelStage *self)
   accel_stage_batch_free (self);
   accel_stage_park_stop (self);
   accel_stage_buffer_wait_stop (self);
+  set_params_left (self);
   /* the graph's metrics read the pools from other threads */
   g_mutex_lock (&priv->stats_lock);
   for (guint o = 0; o < priv->n_out; o++)
