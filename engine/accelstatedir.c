@@ -190,7 +190,34 @@ is_state_file (const char *name)
          || strstr (name, ".checkpoint.") != NULL;
 }
 
-/* drops what @dir holds of an earlier run: the graph starts over */
+/* whether @dir holds a fingerprint: the state of a run */
+static gboolean
+holds_run (const char *dir)
+{
+  g_autofree gchar *path = g_build_filename (dir, "fingerprint", NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+remove_state_file (const char *dir, const char *name, GError **error)
+{
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  int saved;
+
+  if (g_unlink (path) == 0 || errno == ENOENT)
+    return TRUE;
+  saved = errno;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot remove %s: %s",
+      path, g_strerror (saved));
+  return FALSE;
+}
+
+/* drops what @dir holds of an earlier run: the graph starts over. The
+ * fingerprint goes last: a discard cut short (killed, or a file it could
+ * not remove) leaves the old graph's logs under its fingerprint, which
+ * the next run of another graph refuses; without it they were taken for
+ * a directory from before fingerprints, and resumed from */
 static gboolean
 discard_state (const char *dir, GPtrArray *notes, GError **error)
 {
@@ -202,32 +229,22 @@ discard_state (const char *dir, GPtrArray *notes, GError **error)
     return FALSE;
   while ((name = g_dir_read_name (d)))
     {
-      g_autofree gchar *path = g_build_filename (dir, name, NULL);
-
-      if (!is_state_file (name))
+      if (!is_state_file (name) || g_str_equal (name, "fingerprint"))
         continue;
-      if (g_unlink (path) != 0)
-        {
-          int saved = errno;
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "cannot remove %s: %s", path, g_strerror (saved));
-          return FALSE;
-        }
+      if (!remove_state_file (dir, name, error))
+        return FALSE;
+      n++;
+    }
+  if (holds_run (dir))
+    {
+      if (!remove_state_file (dir, "fingerprint", error))
+        return FALSE;
       n++;
     }
   if (n > 0)
     g_ptr_array_add (notes,
         g_strdup_printf ("discarded the state in %s: starting over", dir));
   return TRUE;
-}
-
-/* whether @dir holds a fingerprint: the state of a run */
-static gboolean
-holds_run (const char *dir)
-{
-  g_autofree gchar *path = g_build_filename (dir, "fingerprint", NULL);
-
-  return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
 /* a state is not kept where a run of another shape keeps its own: a
