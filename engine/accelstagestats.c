@@ -106,6 +106,24 @@ accel_stage_dup_first_fault (AccelStage *stage)
 }
 
 /**
+ * accel_stage_carries_state:
+ * @stage: a stage
+ *
+ * Returns: whether @stage carries state from one frame to the next (its
+ *   class takes snapshots, and they held state): a frame it skipped, or a
+ *   restart that took it back to its last snapshot, changes its later
+ *   frames from those of a run without the fault. MT safe once the graph
+ *   has stopped.
+ */
+gboolean
+accel_stage_carries_state (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+  return ACCEL_STAGE_GET_CLASS (stage)->snapshot != NULL
+         && !accel_stage_get_private (stage)->supervisor.stateless;
+}
+
+/**
  * accel_stage_get_n_lost:
  * @stage: a stage
  *

@@ -194,6 +194,11 @@ accel_run_say_incomplete (AccelGraph *graph)
       /* the counts alone do not say why */
       if (s > 0 && (fault = accel_stage_dup_first_fault (st)))
         g_string_append_printf (line, "; the first: %s", fault);
+      /* nor that a stateful stage's later frames are not a clean run's */
+      if (s > 0 && accel_stage_carries_state (st))
+        g_string_append (line, "; it carries state from frame to frame, so "
+                               "its frames after the fault differ from a "
+                               "run without it");
       g_printerr ("%s\n", line->str);
       skipped += s;
       lost += l;

@@ -248,6 +248,7 @@ guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
 guint64 accel_stage_get_n_lost (AccelStage *stage);
 gchar *accel_stage_dup_first_fault (AccelStage *stage);
+gboolean accel_stage_carries_state (AccelStage *stage);
 guint64 accel_stage_get_n_replayed (AccelStage *stage);
 guint64 accel_stage_get_n_captured (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);

@@ -962,6 +962,31 @@ test_fault_stop_counted (void)
   g_assert_nonnull (strstr (r.err, "stage 'k' (core.scale) skipped 1 frame "
                                    "after faults (0 restarts); the first: "));
   g_assert_nonnull (strstr (r.err, "1 skipped, 0 lost (exit status 3)"));
+  /* a stage of no state is not said to carry any */
+  g_assert_null (strstr (r.err, "carries state"));
+  result_clear (&r);
+
+  /* a simulation that skips a frame does not take its step: its later
+   * frames are not a clean run's, and the report says so (it said only
+   * that one frame was skipped) */
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: sim\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles, supervision: {on-fault: "
+      "resume}, params: {capacity: 256, emit-rate: 16, num-buffers: 8}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [sim -> out]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "sim:invalid-input:3", TRUE);
+  run_in (&r, dir, "--backend=host", "--quiet", yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "stage 'sim' (realtime.particles) "
+                                   "skipped 1 frame after faults"));
+  g_assert_nonnull (strstr (r.err, "; it carries state from frame to frame, "
+                                   "so its frames after the fault differ "
+                                   "from a run without it"));
   result_clear (&r);
   remove_dir (dir);
 }
