@@ -1442,6 +1442,51 @@ test_checkpoint_name_checked (void)
   result_clear (&r);
 }
 
+/* a checkpoint whose state was damaged on disk after its header is
+ * refused as damaged: only its header was checked, and a resume restored
+ * it without a word (the frames after it differed) */
+static void
+test_checkpoint_body_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: damaged\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles,\n"
+      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
+      "              snapshot-interval: 8}}\n"
+      "  - {name: check, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [sim -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  /* one byte in the middle of each state, so that whichever the resume
+   * takes is one */
+  for (gint s = 0; s <= 16; s += 8)
+    {
+      g_autofree gchar *path
+          = g_strdup_printf ("%s/sim.checkpoint.%d", sc.state, s);
+      g_autofree gchar *data = NULL;
+      gsize len;
+
+      g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+      g_assert_cmpuint (len, >, 64);
+      data[len / 2] ^= 0x40;
+      g_assert_true (g_file_set_contents (path, data, (gssize)len, NULL));
+    }
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "is damaged"));
+  result_clear (&r);
+}
+
 /* the checksum sink's resume cuts its file in place, to its committed lines
  * in order: through a link it cut the link's file (it wrote a file of its
  * own over the link, and the real one lacked the frames resumed), and a
@@ -2487,6 +2532,8 @@ main (int argc, char **argv)
       "/accel-run/resume-checksum-in-place", test_resume_checksum_in_place);
   g_test_add_func (
       "/accel-run/checkpoint-name-checked", test_checkpoint_name_checked);
+  g_test_add_func (
+      "/accel-run/checkpoint-body-checked", test_checkpoint_body_checked);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
