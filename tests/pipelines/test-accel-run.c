@@ -1400,6 +1400,31 @@ test_resume_verifies_output (void)
     }
 }
 
+/* a particle simulation with checkpoints every 8 frames into a checksum
+ * sink, killed at frame 21 with its state in @sc: checkpoints 0, 8 and 16
+ * are on disk */
+static void
+crash_checkpointed_sim (Scratch *sc)
+{
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc->yaml,
+      "pipeline: checkpointed\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles,\n"
+      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
+      "              snapshot-interval: 8}}\n"
+      "  - {name: check, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [sim -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
+  run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+}
+
 /* a checkpoint holds the state of the frame its name says: renamed (each
  * one's state under the next frame's name, so that whichever the resume
  * takes is one) it is refused as damaged; it was restored, and the frames
@@ -1410,21 +1435,7 @@ test_checkpoint_name_checked (void)
   g_auto (Scratch) sc = scratch_new ();
   Result r = { 0 };
 
-  g_assert_true (g_file_set_contents (sc.yaml,
-      "pipeline: renamed\n"
-      "stages:\n"
-      "  - {name: sim, kind: realtime.particles,\n"
-      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
-      "              snapshot-interval: 8}}\n"
-      "  - {name: check, kind: core.checksum-sink, params: {location: "
-      "sums.txt}}\n"
-      "links: [sim -> check]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  crash_checkpointed_sim (&sc);
   /* newest first: 16 to 17, 8 to 9, 0 to 1 */
   for (gint s = 16; s >= 0; s -= 8)
     {
@@ -1451,21 +1462,7 @@ test_checkpoint_body_checked (void)
   g_auto (Scratch) sc = scratch_new ();
   Result r = { 0 };
 
-  g_assert_true (g_file_set_contents (sc.yaml,
-      "pipeline: damaged\n"
-      "stages:\n"
-      "  - {name: sim, kind: realtime.particles,\n"
-      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
-      "              snapshot-interval: 8}}\n"
-      "  - {name: check, kind: core.checksum-sink, params: {location: "
-      "sums.txt}}\n"
-      "links: [sim -> check]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  crash_checkpointed_sim (&sc);
   /* one byte in the middle of each state, so that whichever the resume
    * takes is one */
   for (gint s = 0; s <= 16; s += 8)
