@@ -163,6 +163,43 @@ list (const char *base)
   return seqs;
 }
 
+/* whether @name is "<prefix>.<sequence>.XXXXXX": the temporary file of a
+ * checkpoint write that was cut short (killed), the size of the state */
+static gboolean
+is_leftover (const char *name, const char *prefix)
+{
+  gsize n = strlen (prefix);
+  const char *digits = name + n + 1, *dot;
+
+  if (strncmp (name, prefix, n) != 0 || name[n] != '.'
+      || !(dot = strchr (digits, '.')) || dot == digits
+      || strlen (dot + 1) != 6)
+    return FALSE;
+  for (const char *c = digits; c < dot; c++)
+    if (!g_ascii_isdigit (*c))
+      return FALSE;
+  return TRUE;
+}
+
+/* removes what writes of @base's checkpoints cut short left: the stage is
+ * the only writer, and none of its writes is under way */
+static void
+remove_leftovers (const char *base)
+{
+  g_autofree gchar *dir = g_path_get_dirname (base);
+  g_autofree gchar *prefix = g_path_get_basename (base);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    if (is_leftover (name, prefix))
+      {
+        g_autofree gchar *path = g_build_filename (dir, name, NULL);
+        g_debug ("%s removed: a write cut short left it", path);
+        g_unlink (path);
+      }
+}
+
 /* writes the checkpoint of @sequence and drops all but the newest few */
 gboolean
 accel_checkpoint_save (
@@ -185,6 +222,7 @@ accel_checkpoint_save (
       g_debug ("%s removed: %d newer ones are kept", old, KEEP);
       g_unlink (old);
     }
+  remove_leftovers (base);
   return TRUE;
 }
 

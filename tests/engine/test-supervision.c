@@ -135,13 +135,18 @@ test_other_domain_escalates (void)
 /* a checkpoint that cannot be saved loses no frame: it was a fault of the
  * frame just handed on, counted skipped (exit status 3 from accel-run with
  * every frame written), and restarted the stage. Said once, and once more
- * when they are saved again */
+ * when they are saved again. What a write cut short (killed) left, the
+ * size of the state, is removed by the next save (it stayed for good) */
 static void
 test_checkpoint_not_saved (void)
 {
   g_autofree gchar *dir = g_dir_make_tmp ("accel-ckpt-XXXXXX", NULL);
   g_autofree gchar *blocked
       = g_build_filename (dir, "count.checkpoint.10", NULL);
+  g_autofree gchar *leftover
+      = g_build_filename (dir, "count.checkpoint.40.Ab12Cd", NULL);
+  g_autofree gchar *other
+      = g_build_filename (dir, "count.checkpoint.notes", NULL);
   g_autoptr (AccelGraph) graph = accel_graph_new ("checkpoints");
   g_autoptr (GError) error = NULL;
   AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
@@ -150,6 +155,8 @@ test_checkpoint_not_saved (void)
 
   /* the file is renamed onto a directory there: refused */
   g_assert_cmpint (g_mkdir (blocked, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (leftover, "cut", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "kept", -1, NULL));
   g_object_set (src, "shape", "16", "num-buffers", (gint64)30, NULL);
   g_object_set (count, "snapshot-interval", 10, NULL);
   g_assert_true (accel_graph_link (graph, "src", "count", &error));
@@ -166,6 +173,8 @@ test_checkpoint_not_saved (void)
   g_assert_cmpuint (accel_stage_get_n_skipped (count), ==, 0);
   g_assert_cmpuint (accel_stage_get_n_restarts (count), ==, 0);
   g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 30);
+  g_assert_false (g_file_test (leftover, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
   accel_test_remove_tree (dir);
 }
 
