@@ -97,6 +97,23 @@ link_ok (AccelGraph *g, const char *a, const char *b)
   g_assert_no_error (error);
 }
 
+static void
+start_ok (GraphFixture *f)
+{
+  g_assert_true (accel_graph_start (f->graph, &f->error));
+  g_assert_no_error (f->error);
+}
+
+/* starts the graph and waits up to @seconds for its end, without error */
+static void
+run_ok (GraphFixture *f, gint64 seconds)
+{
+  start_ok (f);
+  g_assert_true (
+      accel_graph_wait (f->graph, seconds * G_TIME_SPAN_SECOND, &f->error));
+  g_assert_no_error (f->error);
+}
+
 /* a source's num-buffers ends its stream before a buffer is taken for the
  * frame past it: buffers of 16 EiB (2^31 x 2^31 floats), which no host
  * allocates, were taken to learn that no frame came, and the run failed */
@@ -164,11 +181,7 @@ test_thread_left_and_returned (GraphFixture *f, gconstpointer data)
 
   graph_renew (f);
   add_through_mid (f, "t2");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
-  g_assert_true (
-      accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
-  g_assert_no_error (f->error);
+  run_ok (f, 10);
 }
 
 /* src -> a -> pair.a and src -> b -> pair.b, a and b on thread x, src on
@@ -211,11 +224,7 @@ test_thread_split_and_joined (GraphFixture *f, gconstpointer data)
     {
       graph_renew (f);
       add_split_on_thread (f, i ? "x" : NULL, i ? NULL : "x");
-      g_assert_true (accel_graph_start (f->graph, &f->error));
-      g_assert_no_error (f->error);
-      g_assert_true (
-          accel_graph_wait (f->graph, 10 * G_TIME_SPAN_SECOND, &f->error));
-      g_assert_no_error (f->error);
+      run_ok (f, 10);
     }
 }
 
@@ -260,11 +269,7 @@ test_buffer_wait_on_shared_thread (GraphFixture *f, gconstpointer data)
     }
   g_object_set (accel_graph_get_stage (f->graph, waits), "pool-size", 1,
       "pool-timeout", (gint64)-1, NULL);
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
-  g_assert_true (
-      accel_graph_wait (f->graph, 20 * G_TIME_SPAN_SECOND, &f->error));
-  g_assert_no_error (f->error);
+  run_ok (f, 20);
   pair = accel_graph_get_stage (f->graph, "pair");
   pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (pair));
   /* every frame (but the one skipped), each with its partner */
@@ -285,8 +290,6 @@ static guint64
 start_with_param_posted (GraphFixture *f)
 {
   AccelStage *src, *sc, *out;
-  GValue two = G_VALUE_INIT;
-  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   guint64 taken;
 
   f->thread = "x";
@@ -298,18 +301,13 @@ start_with_param_posted (GraphFixture *f)
   g_object_set (out, "max-buffers", 1, "thread", "", NULL);
   link_ok (f->graph, "src", "sc");
   link_ok (f->graph, "sc", "out");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   /* out holds frame 0 and waits with frame 1; src hands each frame to sc
    * by a call: once it has made three, sc holds frame 2, which waits,
    * and takes none past it */
-  while (accel_stage_get_n_processed (src) < 3 && g_get_monotonic_time () < end)
-    g_usleep (1000);
-  g_assert_cmpuint (accel_stage_get_n_processed (src), >=, 3);
+  accel_test_wait_processed (src, 3);
   taken = accel_stage_get_n_processed (sc);
-  g_value_init (&two, G_TYPE_DOUBLE);
-  g_value_set_double (&two, 2.0);
-  g_assert_true (accel_stage_set_param_async (sc, "scale", &two));
+  accel_test_set_param_async (sc, "scale", 2.0);
   return taken;
 }
 
@@ -380,11 +378,7 @@ test_skip_tells_join (GraphFixture *f, gconstpointer data)
       "pool-timeout", (gint64)-1, NULL);
   g_object_set (b, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
   accel_fault_inject ("b", ACCEL_FAULT_INVALID_INPUT, 2);
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
-  g_assert_true (
-      accel_graph_wait (f->graph, 20 * G_TIME_SPAN_SECOND, &f->error));
-  g_assert_no_error (f->error);
+  run_ok (f, 20);
   pairs = test_pair_sink_get_pairs (
       TEST_PAIR_SINK (accel_graph_get_stage (f->graph, "pair")));
   g_assert_cmpuint (pairs->len, ==, 2 * 63);
@@ -422,8 +416,7 @@ test_buffer_wait_times_out_on_any_output (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "an.out", "img");
   link_ok (f->graph, "an.stats", "stats");
   link_ok (f->graph, "an.histogram", "hist");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   /* the frame that timed out is skipped, and the stage stops there */
   while (accel_stage_get_n_skipped (an) == 0 && g_get_monotonic_time () < end)
     g_usleep (1000);
@@ -692,8 +685,7 @@ test_in_flight_per_branch (GraphFixture *f, gconstpointer data)
   add (f, "core.null-sink", "many-out");
   link_ok (f->graph, "few", "few-out");
   link_ok (f->graph, "many", "many-out");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   accel_test_wait_processed (short_sink, 5);
   assert_few_in_flight (f, endless);
 }
@@ -711,8 +703,7 @@ test_in_flight_withheld (GraphFixture *f, gconstpointer data)
   g_object_set (k, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
   link_ok (f->graph, "src", "k");
   link_ok (f->graph, "k", "out");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   assert_few_in_flight (f, src);
 }
 
@@ -844,8 +835,7 @@ test_in_flight_diamond (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "hold", "gate.a");
   link_ok (f->graph, "hold", "gate.b");
   link_ok (f->graph, "more", "other");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   /* the gate holds frame 0; frames 2 and 3 wait in its mailboxes */
   accel_test_wait_processed (src, 4);
   accel_test_wait_processed (hold, 4);
@@ -897,8 +887,7 @@ test_metrics_read_sinks_first (GraphFixture *f, gconstpointer data)
     }
   out = add (f, "core.null-sink", "out");
   link_ok (f->graph, "src", "out");
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   for (guint i = 0; i < sinks->len; i++)
     accel_test_wait_processed (sinks->pdata[i], 1100);
   accel_test_wait_processed (out, 2000);
@@ -1174,8 +1163,7 @@ test_flush_mid_stream (GraphFixture *f, gconstpointer data)
   link_ok (f->graph, "mid", "pair.a");
   link_ok (f->graph, "other", "pair.b");
 
-  g_assert_true (accel_graph_start (f->graph, &f->error));
-  g_assert_no_error (f->error);
+  start_ok (f);
   g_assert_true (wait_for_pairs (pair, 20));
   for (guint i = 0; i < 8; i++)
     {
@@ -1207,8 +1195,7 @@ test_stop_mid_stream (GraphFixture *f, gconstpointer data)
       link_ok (f->graph, "a", "b");
       link_ok (f->graph, "b", "slow");
       link_ok (f->graph, "a", "fast");
-      g_assert_true (accel_graph_start (f->graph, &f->error));
-      g_assert_no_error (f->error);
+      start_ok (f);
       g_usleep (5000 * (round + 1));
 
       t0 = g_get_monotonic_time ();

@@ -214,10 +214,7 @@ test_plugin_files_checked (void)
   after = accel_registry_list_kinds (reg);
   g_assert_cmpuint (after->len, ==, before->len);
 
-  g_unlink (cut);
-  g_unlink (text);
-  g_unlink (copy);
-  g_rmdir (dir);
+  accel_test_remove_tree (dir);
 }
 
 int
