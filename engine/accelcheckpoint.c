@@ -144,10 +144,30 @@ cmp_u64 (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* whether @name is "<prefix>.<sequence>.XXXXXX": the temporary file of a
+ * checkpoint write that was cut short (killed), the size of the state */
+static gboolean
+is_leftover (const char *name, const char *prefix)
+{
+  gsize n = strlen (prefix);
+  const char *digits, *dot;
+
+  if (strncmp (name, prefix, n) != 0 || name[n] != '.')
+    return FALSE;
+  digits = name + n + 1;
+  if (!(dot = strchr (digits, '.')) || dot == digits || strlen (dot + 1) != 6)
+    return FALSE;
+  for (const char *c = digits; c < dot; c++)
+    if (!g_ascii_isdigit (*c))
+      return FALSE;
+  return TRUE;
+}
+
 /* the sequence numbers of @base's checkpoints ("dir/stage.checkpoint"), in
- * increasing order */
+ * increasing order; with @leftovers, the paths of what its writes cut
+ * short left there too */
 static GArray *
-list (const char *base)
+list (const char *base, GPtrArray *leftovers)
 {
   g_autofree gchar *dir = g_path_get_dirname (base);
   g_autofree gchar *prefix = g_path_get_basename (base);
@@ -159,45 +179,10 @@ list (const char *base)
   while (d && (name = g_dir_read_name (d)))
     if (parse_name (name, prefix, &seq))
       g_array_append_val (seqs, seq);
+    else if (leftovers && is_leftover (name, prefix))
+      g_ptr_array_add (leftovers, g_build_filename (dir, name, NULL));
   g_array_sort (seqs, cmp_u64);
   return seqs;
-}
-
-/* whether @name is "<prefix>.<sequence>.XXXXXX": the temporary file of a
- * checkpoint write that was cut short (killed), the size of the state */
-static gboolean
-is_leftover (const char *name, const char *prefix)
-{
-  gsize n = strlen (prefix);
-  const char *digits = name + n + 1, *dot;
-
-  if (strncmp (name, prefix, n) != 0 || name[n] != '.'
-      || !(dot = strchr (digits, '.')) || dot == digits
-      || strlen (dot + 1) != 6)
-    return FALSE;
-  for (const char *c = digits; c < dot; c++)
-    if (!g_ascii_isdigit (*c))
-      return FALSE;
-  return TRUE;
-}
-
-/* removes what writes of @base's checkpoints cut short left: the stage is
- * the only writer, and none of its writes is under way */
-static void
-remove_leftovers (const char *base)
-{
-  g_autofree gchar *dir = g_path_get_dirname (base);
-  g_autofree gchar *prefix = g_path_get_basename (base);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    if (is_leftover (name, prefix))
-      {
-        g_autofree gchar *path = g_build_filename (dir, name, NULL);
-        g_debug ("%s removed: a write cut short left it", path);
-        g_unlink (path);
-      }
 }
 
 /* writes the checkpoint of @sequence and drops all but the newest few */
@@ -208,13 +193,14 @@ accel_checkpoint_save (
   g_autofree gchar *path
       = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, base, sequence);
   g_autoptr (GArray) seqs = NULL;
+  g_autoptr (GPtrArray) leftovers = g_ptr_array_new_with_free_func (g_free);
 
   if (!accel_checkpoint_write (path, sequence, state, error))
     return FALSE;
   g_debug ("%s: state up to frame %" G_GUINT64_FORMAT ", %" G_GSIZE_FORMAT
            " bytes",
       path, sequence, g_bytes_get_size (state));
-  seqs = list (base);
+  seqs = list (base, leftovers);
   for (guint i = 0; i + KEEP < seqs->len; i++)
     {
       g_autofree gchar *old = g_strdup_printf (
@@ -222,7 +208,13 @@ accel_checkpoint_save (
       g_debug ("%s removed: %d newer ones are kept", old, KEEP);
       g_unlink (old);
     }
-  remove_leftovers (base);
+  /* the stage is their only writer, and none of its writes is under way */
+  for (guint i = 0; i < leftovers->len; i++)
+    {
+      g_debug ("%s removed: a write cut short left it",
+          (const char *)leftovers->pdata[i]);
+      g_unlink (leftovers->pdata[i]);
+    }
   return TRUE;
 }
 
@@ -230,7 +222,7 @@ accel_checkpoint_save (
 gchar *
 accel_checkpoint_find (const char *base, guint64 before, guint64 *sequence)
 {
-  g_autoptr (GArray) seqs = list (base);
+  g_autoptr (GArray) seqs = list (base, NULL);
 
   for (guint i = seqs->len; i > 0; i--)
     {

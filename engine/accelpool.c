@@ -366,6 +366,13 @@ accel_pool_acquire (AccelPool *pool, GError **error)
   return acquire (pool, -1, NULL, NULL, error);
 }
 
+/* the slot a frame of @sequence prefers in step */
+static gint
+slot_in_step (AccelPool *pool, guint64 sequence)
+{
+  return (gint)(sequence % pool->max_buffers);
+}
+
 /* as accel_pool_acquire(), preferring the buffer of slot @sequence modulo
  * the pool's bound: in graph mode every pool of a segment then cycles
  * through its buffers in step, and the same few sets of addresses come
@@ -373,8 +380,7 @@ accel_pool_acquire (AccelPool *pool, GError **error)
 AccelBuffer *
 accel_pool_acquire_in_step (AccelPool *pool, guint64 sequence, GError **error)
 {
-  return acquire (
-      pool, (gint)(sequence % pool->max_buffers), NULL, NULL, error);
+  return acquire (pool, slot_in_step (pool, sequence), NULL, NULL, error);
 }
 
 /* as accel_pool_acquire () (or its in-step form, with @in_step), for a
@@ -390,8 +396,8 @@ AccelBuffer *
 accel_pool_acquire_or_wake (AccelPool *pool, gboolean in_step, guint64 sequence,
     GSource *wake, gint64 *since, GError **error)
 {
-  return acquire (pool, in_step ? (gint)(sequence % pool->max_buffers) : -1,
-      wake, since, error);
+  return acquire (
+      pool, in_step ? slot_in_step (pool, sequence) : -1, wake, since, error);
 }
 
 /* the stage stops waiting: @wake is not made ready by @pool any more,

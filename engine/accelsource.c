@@ -48,6 +48,26 @@ produce_dispatch (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/**
+ * accel_stage_produce_again:
+ * @self: a stage
+ *
+ * A source that stopped producing while its outputs waited (parked, or a
+ * frame that waited for a buffer) produces again once nothing holds it;
+ * any other stage, or a source that is mid-frame, done or producing, is
+ * left as it is. Stage thread.
+ */
+void
+accel_stage_produce_again (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (priv->n_in == 0 && !priv->busy && !priv->done && !priv->source.produce
+      && !accel_stage_is_parked (self)
+      && !accel_stage_is_waiting_for_buffer (self))
+    priv->role->begin (self);
+}
+
 static void
 source_begin (AccelStage *self)
 {

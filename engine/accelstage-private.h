@@ -310,6 +310,7 @@ gboolean accel_stage_buffer_wait_defers (AccelStage *self, AccelMessage *msg);
 void accel_stage_buffer_wait_flush (AccelStage *self);
 void accel_stage_buffer_wait_end (AccelStage *self);
 void accel_stage_buffer_wait_stop (AccelStage *self);
+AccelMessage *accel_stage_buffer_wait_pop_deferred (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */
 gboolean accel_stage_batch_defer (AccelStage *self, AccelFrame *frame);
@@ -326,6 +327,7 @@ void accel_stage_batch_free (AccelStage *self);
 extern const AccelStageRole accel_source_role;
 extern const AccelStageRole accel_transform_role;
 extern const AccelStageRole accel_sink_role;
+void accel_stage_produce_again (AccelStage *self);
 void accel_source_state_clear (AccelSourceState *source);
 void accel_sink_state_clear (AccelSinkState *sink);
 

@@ -150,9 +150,8 @@ go_on (AccelStage *self)
     return;
   if (priv->n_in > 0)
     accel_stage_drain (self);
-  else if (!priv->done && !accel_stage_is_parked (self)
-           && !priv->source.produce)
-    priv->role->begin (self);
+  else
+    accel_stage_produce_again (self);
 }
 
 /* the pool may have a buffer, or its timeout passed: the frame runs again
@@ -241,9 +240,16 @@ accel_stage_buffer_wait_flush (AccelStage *self)
       apply_deferred (self);
     }
   while (priv->buffer_wait.active);
-  if (priv->n_in == 0 && !priv->done && !accel_stage_is_parked (self)
-      && !priv->source.produce)
-    priv->role->begin (self);
+  accel_stage_produce_again (self);
+}
+
+/* the oldest message deferred behind a frame that waited, or NULL: the
+ * stage stops, and sets the parameters among them (accelstageloop.c) */
+AccelMessage *
+accel_stage_buffer_wait_pop_deferred (AccelStage *self)
+{
+  return g_queue_pop_head (
+      &accel_stage_get_private (self)->buffer_wait.deferred);
 }
 
 /* the stage stops: the frame that waits is dropped with the graph, and the
@@ -253,19 +259,9 @@ accel_stage_buffer_wait_stop (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelBufferWait *wait = &priv->buffer_wait;
-  AccelMessage *msg;
 
   if (wait->active)
     drop_frame (self);
-  /* a parameter taken is set, as it is on a stage that waited in its pool
-   * (the stop wakes it, then the parameter applies); ends and steps go
-   * with the graph */
-  while ((msg = g_queue_pop_head (&wait->deferred)))
-    {
-      if (msg->type == ACCEL_MESSAGE_PARAM)
-        accel_stage_handle_control (self, msg);
-      accel_message_free (msg);
-    }
   if (!wait->wake)
     return;
   for (guint o = 0; o < priv->n_out; o++)

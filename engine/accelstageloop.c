@@ -842,17 +842,20 @@ start_on_thread (AccelStage *self, GError **error)
   return accel_stage_supervisor_restore_checkpoint (self, error);
 }
 
-/* the stage stops with messages it had not taken: a parameter accepted
- * (accel_stage_set_param_async () returned TRUE) is set all the same, for
- * the next start, whichever of the stop and the message came first on
- * the thread; the rest go with the run */
+/* the stage stops with messages it had not applied, deferred behind a
+ * frame that waited for a buffer, then in its mailbox: a parameter
+ * accepted (accel_stage_set_param_async () returned TRUE) is set all the
+ * same, for the next start, whichever of the stop and the message came
+ * first on the thread; ends and steps go with the run */
 static void
 set_params_left (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelMessage *msg;
 
-  while (priv->mailbox && (msg = accel_mailbox_pop_control (priv->mailbox)))
+  while (
+      (msg = accel_stage_buffer_wait_pop_deferred (self))
+      || (priv->mailbox && (msg = accel_mailbox_pop_control (priv->mailbox))))
     {
       if (msg->type == ACCEL_MESSAGE_PARAM)
         g_object_set_property (G_OBJECT (self), msg->name, &msg->value);

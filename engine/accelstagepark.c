@@ -129,10 +129,8 @@ unpark (AccelStage *self)
       priv->eos_parked = FALSE;
       accel_stage_send_eos_downstream (self);
     }
-  else if (priv->n_in == 0 && !priv->busy && !priv->done
-           && !priv->source.produce
-           && !accel_stage_is_waiting_for_buffer (self))
-    priv->role->begin (self);
+  else
+    accel_stage_produce_again (self);
   /* last: their frames may park this stage again */
   accel_stage_resume_producers (self);
 }
