@@ -76,6 +76,10 @@ void accel_supervisor_child_setup (gpointer sig);
 /* how a worker's wait status @status ended it: "exit status n" or
  * "signal n (name)" */
 gchar *accel_supervisor_describe_end (int status);
+/* why a worker of wait status @status stopped, said after its name
+ * ("stopped because ...", "was killed by signal n (name)"), or NULL when a
+ * new worker would not mend it */
+gchar *accel_supervisor_restart_cause (int status);
 
 /* stream.c */
 cudaStream_t accel_stream_get_cuda (AccelStream *stream);
@@ -199,6 +203,16 @@ gboolean accel_capture_end (AccelCaptureCache *cache, AccelStream *stream,
 
 /* accelutil.c */
 gint64 accel_deadline_from (gint64 start, gint64 timeout_us);
+
+/* accelfault.c */
+gchar **accel_fault_dup_stages (void);
+
+/* accelstagewatchdog.c: the graph's watchdog */
+typedef struct _AccelStageWatchdog AccelStageWatchdog;
+AccelStageWatchdog *accel_stage_watchdog_start (GPtrArray *stages,
+    void (*hung) (AccelStage *stage, const GError *error, gpointer data),
+    gpointer data);
+void accel_stage_watchdog_stop (AccelStageWatchdog *dog);
 
 /* accelpluginfile.c */
 gboolean accel_plugin_file_check (

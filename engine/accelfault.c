@@ -135,6 +135,24 @@ accel_fault_clear (void)
   g_mutex_unlock (&lock);
 }
 
+/* the stages that faults still wait for, each once */
+gchar **
+accel_fault_dup_stages (void)
+{
+  g_autoptr (GStrvBuilder) names = g_strv_builder_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_mutex_lock (&lock);
+  for (guint i = 0; faults && i < faults->len; i++)
+    {
+      const char *stage = g_array_index (faults, Fault, i).stage;
+      if (g_hash_table_add (seen, (gpointer)stage))
+        g_strv_builder_add (names, stage);
+    }
+  g_mutex_unlock (&lock);
+  return g_strv_builder_end (names);
+}
+
 static gboolean
 take (const char *stage, guint64 sequence, AccelFaultKind *kind)
 {

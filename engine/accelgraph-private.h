@@ -47,6 +47,7 @@ struct _AccelGraph
   AccelCaptureMode capture_mode;
 
   GPtrArray *workers; /* AccelWorker*, while running; changed under lock */
+  AccelStageWatchdog *watchdog; /* while running, when a stage has one */
   /* held through a stop, so that a second stop (accel_graph_run ()'s own,
    * after another thread's) waits for the first and finds it done */
   GMutex stop_lock;

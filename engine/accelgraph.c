@@ -691,6 +691,21 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
   return FALSE;
 }
 
+/* a fault scheduled for a stage the graph does not have never fires: a
+ * misspelt ACCEL_FAULT would test nothing, and say nothing */
+static void
+note_faults_elsewhere (AccelGraph *graph)
+{
+  g_auto (GStrv) stages = accel_fault_dup_stages ();
+
+  for (guint i = 0; stages[i]; i++)
+    if (!accel_graph_get_stage (graph, stages[i]))
+      g_ptr_array_add (graph->notes,
+          g_strdup_printf ("a fault is scheduled for stage '%s', which graph "
+                           "'%s' does not have: it never fires here",
+              stages[i], graph->name));
+}
+
 /**
  * accel_graph_start:
  * @graph: a graph
@@ -727,6 +742,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
       || !(!graph->state_dir || accel_state_dir_open (graph, error)))
     return FALSE;
 
+  note_faults_elsewhere (graph);
   accel_graph_partition (graph);
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done = 0;
@@ -759,6 +775,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
       return FALSE;
     }
   graph->state = GRAPH_RUNNING;
+  graph->watchdog
+      = accel_stage_watchdog_start (graph->order, on_stage_error, graph);
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_begin (graph->order->pdata[i]);
   return TRUE;
@@ -863,6 +881,7 @@ accel_graph_stop (AccelGraph *graph)
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 
+  g_clear_pointer (&graph->watchdog, accel_stage_watchdog_stop);
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_close (graph->order->pdata[i]);
   for (guint i = 0; i < graph->order->len; i++)

@@ -167,6 +167,11 @@ typedef struct
   guint pool_size;
   gint64 pool_timeout_ms;
   gint64 deadline_ms;
+  gint64 watchdog_ms;
+  /* atomics: when the frame at work began (0: none) and its sequence, for
+   * the graph's watchdog (accelstagewatchdog.c) */
+  gint64 work_since;
+  guint64 work_sequence;
   gchar *thread_name; /* stages naming the same thread share it */
   AccelCaptureMode capture_mode;
 
@@ -311,6 +316,11 @@ void accel_stage_buffer_wait_flush (AccelStage *self);
 void accel_stage_buffer_wait_end (AccelStage *self);
 void accel_stage_buffer_wait_stop (AccelStage *self);
 AccelMessage *accel_stage_buffer_wait_pop_deferred (AccelStage *self);
+
+/* accelstagewatchdog.c: frames that never return */
+gint64 accel_stage_get_watchdog_us (AccelStage *stage);
+void accel_stage_watch_work (AccelStage *self, guint64 sequence, gint64 since);
+void accel_stage_unwatch_work (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */
 gboolean accel_stage_batch_defer (AccelStage *self, AccelFrame *frame);

@@ -26,6 +26,7 @@ enum
   PROP_MAX_RESTARTS,
   PROP_RESTART_WINDOW,
   PROP_DEADLINE,
+  PROP_WATCHDOG,
   PROP_SNAPSHOT_INTERVAL,
   PROP_GRAPH,
   N_PROPS
@@ -88,6 +89,9 @@ accel_stage_set_property (
     case PROP_DEADLINE:
       priv->deadline_ms = g_value_get_int64 (value);
       break;
+    case PROP_WATCHDOG:
+      priv->watchdog_ms = g_value_get_int64 (value);
+      break;
     case PROP_SNAPSHOT_INTERVAL:
       priv->supervisor.snapshot_interval = g_value_get_uint (value);
       break;
@@ -140,6 +144,9 @@ accel_stage_get_property (
       break;
     case PROP_DEADLINE:
       g_value_set_int64 (value, priv->deadline_ms);
+      break;
+    case PROP_WATCHDOG:
+      g_value_set_int64 (value, priv->watchdog_ms);
       break;
     case PROP_SNAPSHOT_INTERVAL:
       g_value_set_uint (value, priv->supervisor.snapshot_interval);
@@ -260,6 +267,12 @@ accel_stage_class_init (AccelStageClass *klass)
   props[PROP_DEADLINE] = g_param_spec_int64 ("deadline", "Deadline",
       "Milliseconds of host time a frame may take before it counts as a "
       "timeout fault (0: no deadline)",
+      0, G_MAXINT64 / 1000, 0,
+      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+  props[PROP_WATCHDOG] = g_param_spec_int64 ("watchdog", "Watchdog",
+      "Milliseconds a frame may run before the stage counts as hung and its "
+      "graph fails with it (0: ten times the deadline, at least 10 s; "
+      "none without a deadline)",
       0, G_MAXINT64 / 1000, 0,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
   props[PROP_SNAPSHOT_INTERVAL]

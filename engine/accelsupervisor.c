@@ -163,6 +163,23 @@ accel_supervisor_describe_end (int status)
       "exit status %d", WIFEXITED (status) ? WEXITSTATUS (status) : -1);
 }
 
+gchar *
+accel_supervisor_restart_cause (int status)
+{
+  if (status < 0)
+    return NULL;
+  if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
+    return g_strdup ("stopped because its CUDA context or its communicator "
+                     "was poisoned");
+  if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_HUNG)
+    return g_strdup ("stopped because one of its stages hung past its "
+                     "watchdog");
+  if (WIFSIGNALED (status))
+    return g_strdup_printf ("was killed by signal %d (%s)", WTERMSIG (status),
+        g_strsignal (WTERMSIG (status)));
+  return NULL;
+}
+
 /* in the worker, between fork and exec: the signal comes when the thread
  * that spawned it ends (the supervisor's main thread); a supervisor gone
  * already sends nothing, so the worker ends here */
@@ -234,7 +251,8 @@ accel_supervisor_get_generation (void)
  * Returns: the status a worker exits with: 0 when done,
  * %ACCEL_EXIT_INCOMPLETE when done with frames skipped or lost
  * (%ACCEL_ERROR_INCOMPLETE), %ACCEL_EXIT_POISONED for a poisoned context
- * (the supervisor starts a new worker), 1 for any other failure (the
+ * and %ACCEL_EXIT_HUNG for a stage that hung (%ACCEL_ERROR_HUNG; the
+ * supervisor starts a new worker for both), 1 for any other failure (the
  * supervisor gives up). MT safe.
  */
 int
@@ -246,6 +264,8 @@ accel_supervisor_exit_status (const GError *error)
     return ACCEL_EXIT_INCOMPLETE;
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED))
     return ACCEL_EXIT_POISONED;
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG))
+    return ACCEL_EXIT_HUNG;
   return 1;
 }
 
@@ -392,12 +412,7 @@ run_workers (const char *const *argv, guint max_restarts,
               "worker %u stopped after an interrupt (%s)", generation, end);
           return FALSE;
         }
-      if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
-        why = g_strdup ("its CUDA context or its communicator was poisoned");
-      else if (WIFSIGNALED (status))
-        why = g_strdup_printf ("it was killed by signal %d (%s)",
-            WTERMSIG (status), g_strsignal (WTERMSIG (status)));
-      else
+      if (!(why = accel_supervisor_restart_cause (status)))
         {
           gboolean invalid = WIFEXITED (status)
                              && WEXITSTATUS (status) == ACCEL_EXIT_INVALID;
@@ -413,7 +428,7 @@ run_workers (const char *const *argv, guint max_restarts,
       if (recent >= max_restarts)
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
-              "worker %u stopped because %s; already restarted %u times "
+              "worker %u %s; already restarted %u times "
               "within %" G_GINT64_FORMAT " ms, giving up",
               generation, why, recent, restart_window_ms);
           return FALSE;
@@ -422,14 +437,14 @@ run_workers (const char *const *argv, guint max_restarts,
       if (stalled > max_restarts)
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
-              "worker %u stopped because %s; the last %u workers stopped "
+              "worker %u %s; the last %u workers stopped "
               "before committing a frame, giving up",
               generation, why, stalled);
           return FALSE;
         }
       g_array_append_val (restarts, now);
-      g_message ("worker %u stopped because %s; starting worker %u", generation,
-          why, generation + 1);
+      g_message (
+          "worker %u %s; starting worker %u", generation, why, generation + 1);
       generation++;
     }
 }
@@ -444,7 +459,8 @@ run_workers (const char *const *argv, guint max_restarts,
  *
  * Runs @argv as a worker (with `ACCEL_WORKER=1` and `ACCEL_GENERATION=n` in
  * its environment) until it exits 0 or %ACCEL_EXIT_INCOMPLETE. A worker that
- * exits with %ACCEL_EXIT_POISONED or is killed by a signal is started again,
+ * exits with %ACCEL_EXIT_POISONED or %ACCEL_EXIT_HUNG, or is killed by a
+ * signal, is started again,
  * one generation later; past the restart intensity, or when a worker fails in
  * any other way, the run fails. When `ACCEL_STATE_DIR` names the workers' state
  * directory, more workers in a row than @max_restarts that end without

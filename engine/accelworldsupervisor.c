@@ -173,22 +173,6 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
   return TRUE;
 }
 
-/* why a worker stopped, or NULL when it failed in a way a restart does
- * not mend */
-static gchar *
-restartable_cause (int status)
-{
-  if (status < 0)
-    return NULL;
-  if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_POISONED)
-    return g_strdup ("stopped because its CUDA context or its communicator "
-                     "was poisoned");
-  if (WIFSIGNALED (status))
-    return g_strdup_printf ("was killed by signal %d (%s)", WTERMSIG (status),
-        g_strsignal (WTERMSIG (status)));
-  return NULL;
-}
-
 /**
  * accel_world_get_worker_defaults:
  *
@@ -257,7 +241,7 @@ supervise_worlds (const char *const *argv, guint n_ranks,
               end);
           return FALSE;
         }
-      if (!(why = restartable_cause (status)))
+      if (!(why = accel_supervisor_restart_cause (status)))
         {
           g_set_error (error, ACCEL_ERROR,
               WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INVALID
@@ -311,8 +295,8 @@ supervise_worlds (const char *const *argv, guint n_ranks,
  * `ACCEL_COORDINATOR` and accel_world_get_worker_defaults() (unless set)
  * in its environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
  * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
- * %ACCEL_EXIT_POISONED, the others are ended and the world starts again,
- * one generation later; past the restart intensity, or once more
+ * %ACCEL_EXIT_POISONED or %ACCEL_EXIT_HUNG, the others are ended and the world
+ * starts again, one generation later; past the restart intensity, or once more
  * generations in a row than @max_restarts end without a frame committed
  * under @state_dir, the run fails naming the rank, this host and the
  * fault.

@@ -587,6 +587,17 @@ stop_graph (gpointer data)
   return NULL;
 }
 
+/* only a supervisor knows what the poisoned and hung statuses mean: a run
+ * of no supervisor's fails as any other */
+static int
+status_outside_worker (int status)
+{
+  if ((status == ACCEL_EXIT_POISONED || status == ACCEL_EXIT_HUNG)
+      && !accel_supervisor_is_worker ())
+    return EXIT_RUNTIME;
+  return status;
+}
+
 static gboolean
 stop_within_grace (AccelGraph *graph)
 {
@@ -916,20 +927,26 @@ run_pipeline (const char *path)
       fflush (stdout);
       _exit (EXIT_STOPPED);
     }
-  /* a worker whose context is lost may have stages waiting on GPU work
-   * that never ends (a collective whose peer is gone): its supervisor
-   * starts a new worker either way, so it leaves without them */
-  if (run->done && accel_supervisor_is_worker ()
-      && g_error_matches (
-          run->wait_error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED)
+  /* a stage that hung holds its thread for good; a worker whose context
+   * is lost may have stages waiting on GPU work that never ends (a
+   * collective whose peer is gone), and its supervisor starts a new worker
+   * either way: the run leaves without them */
+  if (run->done
+      && (g_error_matches (run->wait_error, ACCEL_ERROR, ACCEL_ERROR_HUNG)
+          || (accel_supervisor_is_worker ()
+              && g_error_matches (
+                  run->wait_error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED)))
       && !stop_within_grace (graph))
     {
       g_printerr ("accel-run: %s\n", run->wait_error->message);
-      g_printerr ("accel-run: a stage did not return within %d s of the "
-                  "context being lost; leaving without it\n",
-          GRACE_S);
+      g_printerr ("accel-run: a stage did not return within %d s of %s; "
+                  "leaving without it, outputs hold the frames committed\n",
+          GRACE_S,
+          run->wait_error->code == ACCEL_ERROR_HUNG ? "its graph failing"
+                                                    : "the context being lost");
       fflush (stdout);
-      _exit (ACCEL_EXIT_POISONED);
+      _exit (status_outside_worker (
+          accel_supervisor_exit_status (run->wait_error)));
     }
   /* wakes the waiter when the run stopped at once */
   accel_graph_stop (graph);
@@ -1441,7 +1458,6 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) args = g_strdupv (argv);
   gint n_args = argc;
-  int status;
 
   /* the user's language and character set (--help, messages) */
   setlocale (LC_ALL, "");
@@ -1590,9 +1606,6 @@ main (int argc, char **argv)
   if (opt_validate && MAX (opt_ranks, opt_world) > 0)
     return validate_world (
         opt_description ? "-e" : args[1], (guint)MAX (opt_ranks, opt_world));
-  status = run_pipeline (opt_description ? "-e" : args[1]);
-  /* only a supervisor knows what the poisoned status means */
-  if (status == ACCEL_EXIT_POISONED && !accel_supervisor_is_worker ())
-    status = EXIT_RUNTIME;
-  return status;
+  return status_outside_worker (
+      run_pipeline (opt_description ? "-e" : args[1]));
 }

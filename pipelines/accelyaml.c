@@ -100,7 +100,7 @@ static const char *const top_keys[] = { "pipeline", "device", "placement",
 static const char *const stage_keys[]
     = { "name", "kind", "params", "device", "supervision", "ranks", NULL };
 static const char *const supervision_keys[] = { "on-fault", "max-restarts",
-  "within", "deadline", "snapshot-interval", NULL };
+  "within", "deadline", "watchdog", "snapshot-interval", NULL };
 static const char *const default_keys[] = { "completion", "streams", "segments",
   "graph", "mailbox", "thread", NULL };
 
@@ -123,6 +123,7 @@ static const ParamSetting supervision_params[] = {
   { "max-restarts", "max-restarts" },
   { "within", "restart-window", TRUE },
   { "deadline", "deadline", TRUE },
+  { "watchdog", "watchdog", TRUE },
   { "snapshot-interval", "snapshot-interval" },
 };
 
@@ -616,7 +617,7 @@ load_param_settings (Loader *l, yaml_node_t *map, const ParamSetting *table,
   g_type_class_unref (stage_class);
 }
 
-/* supervision: {on-fault, max-restarts, within, deadline,
+/* supervision: {on-fault, max-restarts, within, deadline, watchdog,
  * snapshot-interval}, for the whole pipeline or one stage */
 static void
 load_supervision (Loader *l, yaml_node_t *map, GArray *into)

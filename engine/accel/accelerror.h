@@ -42,6 +42,10 @@ G_BEGIN_DECLS
  * @ACCEL_ERROR_STREAM_ENDS: a stage gives the frame up as its graph ends:
  * the stage's peers in other processes ended their streams before it
  * (each interrupted where it was), so its stream ends there too, no fault
+ * @ACCEL_ERROR_HUNG: a stage's frame ran past its watchdog and has not
+ * returned; nothing stops its thread, so accel_graph_stop() waits for it:
+ * a process that cannot wait ends without it (accel-run does, and its
+ * process supervisor starts a new worker)
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -63,6 +67,7 @@ typedef enum
   ACCEL_ERROR_STATE_MISMATCH,
   ACCEL_ERROR_INCOMPLETE,
   ACCEL_ERROR_STREAM_ENDS,
+  ACCEL_ERROR_HUNG,
 } AccelError;
 
 GQuark accel_error_quark (void);

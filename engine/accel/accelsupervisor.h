@@ -10,6 +10,9 @@ G_BEGIN_DECLS
 
 /* a worker's exit status for "my CUDA context is poisoned: start me again" */
 #define ACCEL_EXIT_POISONED 75
+/* a worker's exit status for "a stage's frame hung past its watchdog, and
+ * I left it behind: start me again" (%ACCEL_ERROR_HUNG) */
+#define ACCEL_EXIT_HUNG 76
 /* a worker's exit status for "the job is done, but frames were skipped or
  * lost (I said which on stderr)": not started again */
 #define ACCEL_EXIT_INCOMPLETE 3

@@ -300,6 +300,33 @@ test_watchdog (Chain *c, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 1);
 }
 
+/* a frame that does not return: the graph fails naming the stage and the
+ * frame once the frame has run past the stage's watchdog, long before the
+ * frame returns (the injected hang sleeps two deadlines, 4 s) */
+static void
+test_watchdog_hung (Chain *c, gconstpointer data)
+{
+  gint64 t0;
+
+  chain_set_frames (c, 6);
+  g_object_set (
+      c->work, "deadline", (gint64)2000, "watchdog", (gint64)100, NULL);
+  accel_fault_inject ("work", ACCEL_FAULT_HANG, 2);
+  g_assert_true (accel_graph_start (c->graph, &c->error));
+  t0 = g_get_monotonic_time ();
+  g_assert_false (accel_graph_wait (c->graph, -1, &c->error));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 3 * G_USEC_PER_SEC);
+  g_assert_error (c->error, ACCEL_ERROR, ACCEL_ERROR_HUNG);
+  g_assert_true (g_str_has_prefix (
+      c->error->message, "stage 'work' (core.scale): frame 2 has run for "));
+  g_assert_nonnull (strstr (c->error->message,
+      "past its 100 ms watchdog: the stage is hung, and its thread cannot "
+      "be stopped"));
+  /* the stop waits for the frame */
+  accel_graph_stop (c->graph);
+  g_assert_cmpuint (received (c), <=, 2);
+}
+
 /* in a child: on a GPU the injected fault really poisons the context */
 static void
 test_poisoned_context_escalates (Chain *c, gconstpointer data)
@@ -679,15 +706,15 @@ worker_main (void)
 }
 
 /* the supervisor's message for each worker it replaces */
-#define KILLED "it was killed by signal 9 (*)"
-#define POISONED "its CUDA context or its communicator was poisoned"
+#define KILLED "was killed by signal 9 (*)"
+#define POISONED                                                               \
+  "stopped because its CUDA context or its communicator was poisoned"
 
 static void
 expect_restart (guint worker, const char *why)
 {
-  g_autofree gchar *pattern
-      = g_strdup_printf ("worker %u stopped because %s; starting worker %u",
-          worker, why, worker + 1);
+  g_autofree gchar *pattern = g_strdup_printf (
+      "worker %u %s; starting worker %u", worker, why, worker + 1);
 
   g_test_expect_message ("accel-supervisor", G_LOG_LEVEL_MESSAGE, pattern);
 }
@@ -1229,6 +1256,8 @@ main (int argc, char **argv)
       test_stop_ends_stream, chain_tear_down);
   g_test_add ("/supervision/watchdog", Chain, NULL, chain_set_up, test_watchdog,
       chain_tear_down);
+  g_test_add ("/supervision/watchdog-hung", Chain, NULL, chain_set_up,
+      test_watchdog_hung, chain_tear_down);
   g_test_add ("/supervision/poisoned-context-escalates", Chain, NULL,
       chain_set_up, test_poisoned_context_escalates, chain_tear_down);
   g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,

@@ -1400,6 +1400,77 @@ test_resume_verifies_output (void)
     }
 }
 
+/* a fault for a stage the pipeline does not have (misspelt) is said: it
+ * would never fire, and the run would test nothing */
+static void
+test_fault_for_missing_stage (void)
+{
+  Result r = { 0 };
+
+  g_setenv ("ACCEL_FAULT", "scael:library:2", TRUE);
+  run (&r, "-e", "core.test-source num-buffers=4 ! core.scale ! core.null-sink",
+      NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "accel-run: a fault is scheduled for stage "
+                                   "'scael', which graph '"));
+  g_assert_nonnull (strstr (r.err, "' does not have: it never fires here"));
+  result_clear (&r);
+}
+
+/* a stage whose frame does not return (an injected hang of 60 s): its
+ * watchdog fails the run long before, and accel-run leaves without the
+ * stage's thread; supervised (a world of one rank), the next worker
+ * resumes, and the output is a clean run's */
+static void
+test_hung_stage_left (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
+  g_autofree gchar *expected = NULL, *got = NULL;
+  Result r = { 0 };
+  gint64 t0;
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: hung\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '64', num-buffers: 20}}\n"
+      "  - {name: k, kind: core.scale,\n"
+      "     supervision: {deadline: 30s, watchdog: 300ms}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> k -> check]\n",
+      -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
+  g_unlink (sums);
+
+  g_setenv ("ACCEL_FAULT", "k:hang:7", TRUE);
+  t0 = g_get_monotonic_time ();
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 30 * G_USEC_PER_SEC);
+  g_assert_nonnull (
+      strstr (r.err, "stage 'k' (core.scale): frame 7 has run for "));
+  g_assert_nonnull (strstr (r.err, "past its 300 ms watchdog"));
+  g_assert_nonnull (strstr (r.err, "; leaving without it"));
+  result_clear (&r);
+  g_unlink (sums);
+
+  run_in (&r, sc.dir, "--quiet", "--ranks=1", sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (
+      r.err, "stopped because one of its stages hung past its watchdog"));
+  result_clear (&r);
+  g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, expected);
+  g_unlink (sums);
+}
+
 /* a particle simulation with checkpoints every 8 frames into a checksum
  * sink, killed at frame 21 with its state in @sc: checkpoints 0, 8 and 16
  * are on disk */
@@ -2546,6 +2617,9 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
   g_test_add_func (
       "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
+  g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
+  g_test_add_func (
+      "/accel-run/fault-for-missing-stage", test_fault_for_missing_stage);
   g_test_add_func ("/accel-run/says-resume", test_says_resume);
   g_test_add_func ("/accel-run/state-dir-locked", test_state_dir_locked);
   g_test_add_func (

@@ -255,7 +255,7 @@ static const Golden goldens[] = {
       "-1 is not in 0 .. 65535\n"
       "bad/supervision.yaml:5:54: unknown key 'deadlin' in supervision (did "
       "you mean 'deadline'?); expected one of on-fault, max-restarts, within, "
-      "deadline, snapshot-interval\n"
+      "deadline, watchdog, snapshot-interval\n"
       "bad/supervision.yaml:5:77: supervision 'deadline' must be a scalar, "
       "not a list" },
   { "duplicates.yaml", "bad/duplicates.yaml:2:1: key 'pipeline' appears twice "
@@ -746,7 +746,8 @@ test_supervision (void)
         "  - name: k\n"
         "    kind: core.scale\n"
         "    supervision: {on-fault: resume, within: 2min,\n"
-        "                  snapshot-interval: 10, deadline: 1.5s}\n"
+        "                  snapshot-interval: 10, deadline: 1.5s,\n"
+        "                  watchdog: 1min}\n"
         "    params: {max-restarts: 1}\n"
         "  - {name: sink, kind: core.null-sink}\n"
         "links: [src -> k -> sink]\n";
@@ -755,24 +756,26 @@ test_supervision (void)
       = accel_graph_new_from_yaml_string (yaml, "sup", &error);
   gint on_fault;
   guint max_restarts, interval;
-  gint64 window, deadline;
+  gint64 window, deadline, watchdog;
 
   g_assert_no_error (error);
   g_object_get (accel_graph_get_stage (g, "sink"), "on-fault", &on_fault,
       "max-restarts", &max_restarts, "restart-window", &window, "deadline",
-      &deadline, NULL);
+      &deadline, "watchdog", &watchdog, NULL);
   g_assert_cmpint (on_fault, ==, ACCEL_SUPERVISION_RESTART);
   g_assert_cmpuint (max_restarts, ==, 5);
   g_assert_cmpint (window, ==, 30000);
   g_assert_cmpint (deadline, ==, 250);
+  g_assert_cmpint (watchdog, ==, 0);
   g_object_get (accel_graph_get_stage (g, "k"), "on-fault", &on_fault,
       "max-restarts", &max_restarts, "restart-window", &window, "deadline",
-      &deadline, "snapshot-interval", &interval, NULL);
+      &deadline, "snapshot-interval", &interval, "watchdog", &watchdog, NULL);
   g_assert_cmpint (on_fault, ==, ACCEL_SUPERVISION_RESUME);
   g_assert_cmpuint (max_restarts, ==, 1);
   g_assert_cmpint (window, ==, 120000);
   g_assert_cmpint (deadline, ==, 1500);
   g_assert_cmpuint (interval, ==, 10);
+  g_assert_cmpint (watchdog, ==, 60000);
 }
 
 /* "a -> b -> c" links like "a -> b" and "b -> c"; an output may feed
