@@ -583,6 +583,8 @@ end_unlocked (AccelMailbox *mb, guint *n_woken)
  * sequence number. A head older than the others has no partner left and is
  * dropped (counted); so are buffers left on a port whose peer has ended,
  * and those of a sequence that a gap on another port says will not come.
+ * A frame dropped for having no partner, with no frame to take after it,
+ * is a gap too: the consumer's own consumers learn that it will not come.
  *
  * Returns: %ACCEL_MAILBOX_POP_FRAME with @buffers filled,
  *   %ACCEL_MAILBOX_POP_GAP with @gap set (the consumer skips that frame
@@ -595,6 +597,9 @@ AccelMailboxPop
 accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, guint64 *gap)
 {
   AccelMailboxPop found = ACCEL_MAILBOX_POP_NONE;
+  /* the latest sequence dropped for having no partner: its frame will not
+   * come out of this consumer either */
+  gint64 dropped = -1;
 
   g_mutex_lock (&mb->lock);
   learn_consumer (mb);
@@ -661,6 +666,7 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, guint64 *gap)
                            "partner",
                       consumer_name (mb), seq, i, max_seq);
                   mb->n_dropped += !is_gap (head);
+                  dropped = MAX (dropped, (gint64)seq);
                   pop_port_unlocked (mb, i);
                   matched = FALSE;
                 }
@@ -693,6 +699,13 @@ accel_mailbox_pop_frame (AccelMailbox *mb, AccelBuffer **buffers, guint64 *gap)
               found = ACCEL_MAILBOX_POP_FRAME;
             }
         }
+    }
+  /* a consumer joined further down may hold the dropped frame's other
+   * parts (and with them a pool's last buffer) until it learns so */
+  if (!found && dropped >= 0)
+    {
+      *gap = (guint64)dropped;
+      found = ACCEL_MAILBOX_POP_GAP;
     }
   g_mutex_unlock (&mb->lock);
   return found;

@@ -391,6 +391,44 @@ test_skip_tells_join (GraphFixture *f, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_skipped (b), ==, 1);
 }
 
+/* joins in a row: the source s2 gives up its frame 2 (sources send no
+ * gaps: their numbers are their own), so mix drops src's frame 2 as having
+ * no partner. pair, below it, holds src's frame 2, src's only buffer,
+ * until it learns that mix's frame 2 will not come: mix now says so. It
+ * waited for good */
+static void
+test_join_drop_tells_join (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) pairs = NULL;
+  AccelStage *src, *s2;
+
+  f->thread = "x";
+  src = source (f, "src", 40, "");
+  s2 = source (f, "s2", 40, "");
+  g_object_set (src, "format", "RGBA8", "width", 8, "height", 8, "pool-size", 1,
+      "pool-timeout", (gint64)-1, NULL);
+  g_object_set (s2, "format", "RGBA8", "width", 8, "height", 8, "on-fault",
+      ACCEL_SUPERVISION_RESUME, NULL);
+  add (f, "realtime.blend", "mix");
+  add (f, "test.pair-sink", "pair");
+  link_ok (f->graph, "src", "mix.a");
+  link_ok (f->graph, "s2", "mix.b");
+  link_ok (f->graph, "mix", "pair.a");
+  link_ok (f->graph, "src", "pair.b");
+  accel_fault_inject ("s2", ACCEL_FAULT_INVALID_INPUT, 2);
+  run_ok (f, 20);
+  pairs = test_pair_sink_get_pairs (
+      TEST_PAIR_SINK (accel_graph_get_stage (f->graph, "pair")));
+  for (guint i = 0; i < pairs->len; i += 2)
+    {
+      guint64 seq = g_array_index (pairs, guint64, i);
+      g_assert_cmpuint (seq, ==, g_array_index (pairs, guint64, i + 1));
+      g_assert_cmpuint (seq, !=, 2);
+    }
+  g_assert_cmpuint (pairs->len, >=, 2 * 38);
+  g_assert_cmpuint (accel_stage_get_n_skipped (s2), ==, 1);
+}
+
 /* a stage of three outputs on thread x whose frame waits for a buffer of
  * its second output, held by an app sink no one pulls: the frame fails at
  * the pool's timeout (an earlier output's buffer restarted the wait at
@@ -1770,6 +1808,8 @@ main (int argc, char **argv)
       graph_set_up, test_skip_tells_join, graph_tear_down);
   g_test_add ("/graph/skip-tells-join/apart", GraphFixture, "apart",
       graph_set_up, test_skip_tells_join, graph_tear_down);
+  g_test_add ("/graph/join-drop-tells-join", GraphFixture, NULL, graph_set_up,
+      test_join_drop_tells_join, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,
