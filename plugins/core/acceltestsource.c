@@ -15,6 +15,10 @@ struct _AccelTestSource
   gint width, height;
   gint64 num_buffers;
   guint64 spin_ns;
+  /* the parameters given since construction, by PROP_ bit: an image's
+   * and a tensor's are refused together */
+  guint given;
+  gboolean constructed;
 };
 
 G_DEFINE_FINAL_TYPE (AccelTestSource, accel_test_source, ACCEL_TYPE_STAGE)
@@ -31,6 +35,37 @@ enum
   PROP_SPIN_NS,
 };
 
+/* a parameter of the other kind of output than the one made: it would be
+ * ignored without a word */
+static gboolean
+check_kind_params (AccelTestSource *self, gboolean image, GError **error)
+{
+  static const struct
+  {
+    guint prop;
+    const char *name;
+    gboolean image;
+  } params[] = { { PROP_SHAPE, "shape", FALSE }, { PROP_DTYPE, "dtype", FALSE },
+    { PROP_WIDTH, "width", TRUE }, { PROP_HEIGHT, "height", TRUE } };
+  AccelStage *stage = ACCEL_STAGE (self);
+
+  for (guint i = 0; i < G_N_ELEMENTS (params); i++)
+    if (params[i].image != image && (self->given & (1u << params[i].prop)))
+      {
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+            image ? "stage '%s' (%s) sets '%s' beside 'format': format makes "
+                    "an image of width x height, '%s' is a tensor's; set one "
+                    "kind of output"
+                  : "stage '%s' (%s) sets '%s' without 'format': '%s' is an "
+                    "image's, and without a format the stage makes a tensor "
+                    "of 'shape'",
+            accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+            params[i].name, params[i].name);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 static gboolean
 accel_test_source_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
@@ -38,6 +73,8 @@ accel_test_source_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelTestSource *self = ACCEL_TEST_SOURCE (stage);
   AccelDType dtype;
 
+  if (!check_kind_params (self, self->format && *self->format, error))
+    return FALSE;
   if (self->format && *self->format)
     {
       AccelFormat format = accel_format_from_string (self->format);
@@ -106,6 +143,19 @@ accel_test_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
   return ACCEL_FLOW_OK;
 }
 
+/* an empty string gives nothing (format's default), and takes back what
+ * was given */
+static gboolean
+gives_value (const GValue *value)
+{
+  const char *text;
+
+  if (!G_VALUE_HOLDS_STRING (value))
+    return TRUE;
+  text = g_value_get_string (value);
+  return text && *text;
+}
+
 static void
 accel_test_source_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -114,6 +164,9 @@ accel_test_source_set_property (
 
   if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
     return;
+  if (self->constructed)
+    self->given = gives_value (value) ? self->given | (1u << prop_id)
+                                      : self->given & ~(1u << prop_id);
   switch (prop_id)
     {
     case PROP_SHAPE:
@@ -191,6 +244,13 @@ accel_test_source_finalize (GObject *object)
 }
 
 static void
+accel_test_source_constructed (GObject *object)
+{
+  ACCEL_TEST_SOURCE (object)->constructed = TRUE;
+  G_OBJECT_CLASS (accel_test_source_parent_class)->constructed (object);
+}
+
+static void
 accel_test_source_class_init (AccelTestSourceClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -202,6 +262,7 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
   gobject_class->set_property = accel_test_source_set_property;
   gobject_class->get_property = accel_test_source_get_property;
   gobject_class->finalize = accel_test_source_finalize;
+  gobject_class->constructed = accel_test_source_constructed;
   stage_class->negotiate = accel_test_source_negotiate;
   stage_class->process = accel_test_source_process;
   stage_class->has_frame = accel_test_source_has_frame;
@@ -209,22 +270,25 @@ accel_test_source_class_init (AccelTestSourceClass *klass)
   g_object_class_install_property (gobject_class, PROP_SHAPE,
       g_param_spec_string ("shape", "Shape",
           "Tensor dimensions, outermost "
-          "first, such as 1024 or 480x640",
+          "first, such as 1024 or 480x640 (without a format)",
           "1024", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
-      g_param_spec_string ("dtype", "Dtype", "Tensor element type: f32 or u8",
-          "f32", flags | ACCEL_PARAM_FIXED));
+      g_param_spec_string ("dtype", "Dtype",
+          "Tensor element type: f32 or u8 (without a format)", "f32",
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_string ("format", "Format",
           "Image format (RGBA8, BGRA8, "
           "GRAY8, NV12, I420, RGBAF32); empty for a tensor",
           "", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_WIDTH,
-      g_param_spec_int ("width", "Width", "Image width in pixels", 1,
-          G_MAXINT16, 320, flags | ACCEL_PARAM_FIXED));
+      g_param_spec_int ("width", "Width",
+          "Image width in pixels (with a format)", 1, G_MAXINT16, 320,
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
-      g_param_spec_int ("height", "Height", "Image height in pixels", 1,
-          G_MAXINT16, 240, flags | ACCEL_PARAM_FIXED));
+      g_param_spec_int ("height", "Height",
+          "Image height in pixels (with a format)", 1, G_MAXINT16, 240,
+          flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_NUM_BUFFERS,
       g_param_spec_int64 ("num-buffers", "Number of buffers",
           "Buffers to "

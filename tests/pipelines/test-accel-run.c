@@ -1400,6 +1400,32 @@ test_resume_verifies_output (void)
     }
 }
 
+/* core.test-source makes an image (format) or a tensor (shape): a
+ * parameter of the other kind is refused, where it was ignored */
+static void
+test_test_source_kind_params (void)
+{
+  expect_in (2,
+      "stage 'test-source0' (core.test-source) sets 'shape' beside 'format'",
+      NULL, "-e",
+      "core.test-source format=RGBA8 shape=64 num-buffers=1 ! core.null-sink",
+      NULL);
+  expect_in (2,
+      "stage 'test-source0' (core.test-source) sets 'height' without "
+      "'format'",
+      NULL, "-e", "core.test-source height=64 num-buffers=1 ! core.null-sink",
+      NULL);
+  /* each kind's own, and an empty format, are fine */
+  expect_in (0, NULL, NULL, "-e",
+      "core.test-source format=GRAY8 width=8 height=4 num-buffers=1 ! "
+      "core.null-sink",
+      NULL);
+  expect_in (0, NULL, NULL, "-e",
+      "core.test-source format= shape=8 dtype=u8 num-buffers=1 ! "
+      "core.null-sink",
+      NULL);
+}
+
 /* a fault for a stage the pipeline does not have (misspelt) is said: it
  * would never fire, and the run would test nothing */
 static void
@@ -2618,6 +2644,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
   g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
+  g_test_add_func (
+      "/accel-run/test-source-kind-params", test_test_source_kind_params);
   g_test_add_func (
       "/accel-run/fault-for-missing-stage", test_fault_for_missing_stage);
   g_test_add_func ("/accel-run/says-resume", test_says_resume);
