@@ -373,6 +373,51 @@ close_state_files (GPtrArray *order)
     }
 }
 
+/* @stage's num-buffers, or -1 for none or no end */
+static gint64
+num_buffers (AccelStage *stage)
+{
+  GParamSpec *pspec = g_object_class_find_property (
+      G_OBJECT_GET_CLASS (stage), "num-buffers");
+  g_auto (GValue) value = G_VALUE_INIT;
+  g_auto (GValue) n = G_VALUE_INIT;
+
+  if (!pspec)
+    return -1;
+  g_value_init (&value, pspec->value_type);
+  g_value_init (&n, G_TYPE_INT64);
+  g_object_get_property (G_OBJECT (stage), "num-buffers", &value);
+  if (!g_value_transform (&value, &n))
+    return -1;
+  return g_value_get_int64 (&n);
+}
+
+/* a source whose num-buffers ends before what the outputs hold (lowered
+ * since they were written: it is not in the fingerprint) makes nothing,
+ * and they are kept, as for a frame limit */
+static void
+note_sources_short (GPtrArray *order, guint64 resume, GPtrArray *notes)
+{
+  for (guint i = 0; i < order->len && resume != G_MAXUINT64; i++)
+    {
+      AccelStage *stage = order->pdata[i];
+      gint64 n;
+
+      if (accel_stage_get_stage_kind (stage) != ACCEL_STAGE_SOURCE
+          || (n = num_buffers (stage)) < 0 || resume <= (guint64)n)
+        continue;
+      g_ptr_array_add (notes,
+          g_strdup_printf (
+              "the outputs hold %" G_GUINT64_FORMAT
+              " frames already, more than stage '%s' (%s) "
+              "makes (num-buffers %" G_GINT64_FORMAT
+              "): they are kept (discard the state to write %" G_GINT64_FORMAT
+              ")",
+              resume, accel_stage_get_name (stage),
+              accel_stage_get_kind_name (stage), n, n));
+    }
+}
+
 /**
  * accel_state_dir_open:
  * @graph: a prepared graph with a state directory
@@ -448,6 +493,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
             ": they are kept (discard the state "
             "to write %" G_GINT64_FORMAT ")",
             resume, graph->frame_limit, graph->frame_limit));
+  note_sources_short (order, resume, notes);
   /* the ranks of a world resume at one frame, the first some rank's sink
    * lacks: collectives pair the ranks' frames by their order */
   if (world && accel_world_get_generation (world) > 0

@@ -1752,6 +1752,11 @@ test_resume_past_frame_limit (void)
       "the outputs hold 8 frames already, more "
       "than the frame limit of 3: they are kept",
       sc.dir, "--frames=3", sc.state_arg, sc.yaml, NULL);
+  /* a source's own end, lowered since, the same (it said nothing) */
+  expect_in (0,
+      "the outputs hold 8 frames already, more than stage 'src' "
+      "(core.test-source) makes (num-buffers 5): they are kept",
+      sc.dir, "--set", "src.num-buffers=5", sc.state_arg, sc.yaml, NULL);
   g_assert_true (g_file_get_contents (out, &data, &len, NULL));
   g_assert_cmpuint (len, ==, 8 * 4 * sizeof (float));
 }
