@@ -526,6 +526,12 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
   AccelGraph *graph = user_data;
 
   g_mutex_lock (&graph->lock);
+  /* the graph failed already, or stops, and its stop waits for this
+   * stage: said, since the graph's error does not say it */
+  if ((graph->error || graph->stopping)
+      && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG))
+    g_warning ("stage '%s' (%s): %s", accel_stage_get_name (stage),
+        accel_stage_get_kind_name (stage), error->message);
   if (!graph->error && !graph->stopping)
     {
       const char *name = accel_stage_get_name (stage);
@@ -697,13 +703,26 @@ static void
 note_faults_elsewhere (AccelGraph *graph)
 {
   g_auto (GStrv) stages = accel_fault_dup_stages ();
+  AccelWorld *world = accel_world_get_default ();
 
+  /* the ranks of a world run parts of one pipeline: a stage may be
+   * another rank's */
+  if (world && accel_world_get_size (world) > 1)
+    return;
   for (guint i = 0; stages[i]; i++)
-    if (!accel_graph_get_stage (graph, stages[i]))
-      g_ptr_array_add (graph->notes,
-          g_strdup_printf ("a fault is scheduled for stage '%s', which graph "
-                           "'%s' does not have: it never fires here",
-              stages[i], graph->name));
+    {
+      g_autofree gchar *note = NULL;
+
+      if (accel_graph_get_stage (graph, stages[i]))
+        continue;
+      note = g_strdup_printf ("a fault is scheduled for stage '%s', which "
+                              "graph '%s' does not have: it never fires here",
+          stages[i], graph->name);
+      /* a graph started again keeps the notes of its first start */
+      if (!g_ptr_array_find_with_equal_func (
+              graph->notes, note, g_str_equal, NULL))
+        g_ptr_array_add (graph->notes, g_steal_pointer (&note));
+    }
 }
 
 /**
@@ -881,11 +900,12 @@ accel_graph_stop (AccelGraph *graph)
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 
-  g_clear_pointer (&graph->watchdog, accel_stage_watchdog_stop);
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_close (graph->order->pdata[i]);
+  /* the watchdog names a stage whose frame holds the stop */
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_join (graph->order->pdata[i]);
+  g_clear_pointer (&graph->watchdog, accel_stage_watchdog_stop);
   /* the last reference ends each thread */
   drop_workers (graph);
   graph->state = GRAPH_STOPPED;

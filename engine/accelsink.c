@@ -26,9 +26,11 @@ finish_pending (AccelStage *self, const GError *wait_error)
     }
   else
     {
+      accel_stage_watch_work (self, sink->pending.sequence);
       ACCEL_NVTX_PUSH (priv->name, sink->pending.sequence);
       flow = klass->render (self, &sink->pending, &error);
       ACCEL_NVTX_POP ();
+      accel_stage_unwatch_work (self);
       /* a frame that failed is never counted as done */
       if (flow == ACCEL_FLOW_ERROR && !error)
         g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,

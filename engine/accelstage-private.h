@@ -319,7 +319,7 @@ AccelMessage *accel_stage_buffer_wait_pop_deferred (AccelStage *self);
 
 /* accelstagewatchdog.c: frames that never return */
 gint64 accel_stage_get_watchdog_us (AccelStage *stage);
-void accel_stage_watch_work (AccelStage *self, guint64 sequence, gint64 since);
+void accel_stage_watch_work (AccelStage *self, guint64 sequence);
 void accel_stage_unwatch_work (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */

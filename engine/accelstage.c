@@ -86,11 +86,14 @@ accel_stage_set_property (
     case PROP_RESTART_WINDOW:
       priv->supervisor.restart_window_ms = g_value_get_int64 (value);
       break;
+    /* the graph's watchdog reads both as the stage runs */
     case PROP_DEADLINE:
-      priv->deadline_ms = g_value_get_int64 (value);
+      __atomic_store_n (
+          &priv->deadline_ms, g_value_get_int64 (value), __ATOMIC_RELAXED);
       break;
     case PROP_WATCHDOG:
-      priv->watchdog_ms = g_value_get_int64 (value);
+      __atomic_store_n (
+          &priv->watchdog_ms, g_value_get_int64 (value), __ATOMIC_RELAXED);
       break;
     case PROP_SNAPSHOT_INTERVAL:
       priv->supervisor.snapshot_interval = g_value_get_uint (value);

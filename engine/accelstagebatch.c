@@ -258,9 +258,11 @@ call_process (BatchedFrame *f, GError **error)
   AccelFlow flow;
 
   frame_view (priv, f, &frame);
+  accel_stage_watch_work (f->stage, f->sequence);
   ACCEL_NVTX_PUSH (priv->name, f->sequence);
   flow = ACCEL_STAGE_GET_CLASS (f->stage)->process (f->stage, &frame, error);
   ACCEL_NVTX_POP ();
+  accel_stage_unwatch_work (f->stage);
   accel_stage_leave (previous);
   return flow;
 }

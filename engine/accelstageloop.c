@@ -326,7 +326,6 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   AccelFlow flow = ACCEL_FLOW_ERROR;
   AccelFrameResult res = ACCEL_FRAME_DONE;
   gint64 t_work = t0;
-  gboolean watched = accel_stage_get_watchdog_us (self) > 0;
 
   frame.stream = priv->stream;
   frame.sequence = sequence;
@@ -347,12 +346,9 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
         return ACCEL_FRAME_WAITING;
       }
   /* the deadline is the stage's own time: a wait for a free buffer is
-   * downstream's backpressure, whichever thread the stage has; so is the
-   * watchdog's */
-  if ((priv->deadline_ms > 0 || watched) && priv->n_out > 0)
+   * downstream's backpressure, whichever thread the stage has */
+  if (priv->deadline_ms > 0 && priv->n_out > 0)
     t_work = g_get_monotonic_time ();
-  if (watched)
-    accel_stage_watch_work (self, sequence, t_work);
   for (guint i = 0; i < priv->n_in; i++)
     if (!accel_buffer_acquire_read (inputs[i], priv->stream, error))
       goto failed;
@@ -375,6 +371,9 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     {
       /* work batched before this goes first */
       accel_stage_batch_flush (self);
+      /* the frame's own work, for the watchdog: the flush above pushes
+       * to other threads, whose backpressure it is not */
+      accel_stage_watch_work (self, sequence);
       if (!accel_fault_fire (priv->name, priv->stream, sequence,
               MAX (priv->deadline_ms, 500) * 2000, error))
         goto failed;
@@ -386,9 +385,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
               self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
           && flow != ACCEL_FLOW_ERROR)
         goto failed;
+      accel_stage_unwatch_work (self);
     }
-  if (watched)
-    accel_stage_unwatch_work (self);
   if (flow == ACCEL_FLOW_ERROR)
     goto failed;
   if (priv->deadline_ms > 0
@@ -426,8 +424,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
 failed:
   {
     priv->frame_deferred = FALSE;
-    if (watched)
-      accel_stage_unwatch_work (self);
+    accel_stage_unwatch_work (self);
     if (error && !*error)
       g_set_error (
           error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "failed without saying why");

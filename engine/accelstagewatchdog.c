@@ -21,12 +21,18 @@
 #define POLL_MIN_US (10 * 1000)
 #define POLL_MAX_US G_USEC_PER_SEC
 
+typedef struct
+{
+  AccelStage *stage;
+  gint64 since;   /* the mark last seen */
+  gint64 excused; /* how long the process stood still since then */
+} Watched;
+
 struct _AccelStageWatchdog
 {
-  GPtrArray *stages; /* AccelStage*, those with a watchdog; owned */
+  GArray *watched; /* Watched, every stage: limits may change as it runs */
   void (*hung) (AccelStage *stage, const GError *error, gpointer data);
   gpointer data;
-  gint64 poll_us;
   GThread *thread;
   GMutex lock;
   GCond wake;
@@ -39,35 +45,43 @@ struct _AccelStageWatchdog
  *
  * Returns: how long one frame of @stage may run before it counts as hung,
  *   in microseconds, or 0 for no limit: the "watchdog" property, or ten
- *   times the deadline and at least 10 s when a deadline is set.
+ *   times the deadline and at least 10 s when a deadline is set, but for
+ *   a source that waits for its input (live or remote): that wait may be
+ *   as long as the input's pause. MT safe.
  */
 gint64
 accel_stage_get_watchdog_us (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gint64 watchdog = __atomic_load_n (&priv->watchdog_ms, __ATOMIC_RELAXED);
+  gint64 deadline = __atomic_load_n (&priv->deadline_ms, __ATOMIC_RELAXED);
 
-  if (priv->watchdog_ms > 0)
-    return priv->watchdog_ms * 1000;
-  if (priv->deadline_ms <= 0)
+  if (watchdog > 0)
+    return watchdog * 1000;
+  if (deadline <= 0
+      || (priv->n_in == 0
+          && (accel_stage_is_live (stage)
+              || accel_stage_is_remote_source (stage))))
     return 0;
   /* deadlines stop at G_MAXINT64 / 1000 ms: ten of them saturate */
-  if (priv->deadline_ms > G_MAXINT64 / 1000 / AUTO_FACTOR)
+  if (deadline > G_MAXINT64 / 1000 / AUTO_FACTOR)
     return G_MAXINT64;
-  return MAX (priv->deadline_ms * AUTO_FACTOR, AUTO_MIN_MS) * 1000;
+  return MAX (deadline * AUTO_FACTOR, AUTO_MIN_MS) * 1000;
 }
 
-/* the frame @sequence is at work since @since (monotonic µs); its stage's
- * thread only */
+/* @self's frame @sequence begins its own work now (process () and what
+ * follows it on the thread, or render ()); its stage's thread only */
 void
-accel_stage_watch_work (AccelStage *self, guint64 sequence, gint64 since)
+accel_stage_watch_work (AccelStage *self, guint64 sequence)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
   __atomic_store_n (&priv->work_sequence, sequence, __ATOMIC_RELAXED);
-  __atomic_store_n (&priv->work_since, MAX (since, 1), __ATOMIC_RELEASE);
+  __atomic_store_n (
+      &priv->work_since, MAX (g_get_monotonic_time (), 1), __ATOMIC_RELEASE);
 }
 
-/* no frame is at work; its stage's thread only */
+/* no frame of @self is at work; its stage's thread only */
 void
 accel_stage_unwatch_work (AccelStage *self)
 {
@@ -76,53 +90,93 @@ accel_stage_unwatch_work (AccelStage *self)
   __atomic_store_n (&priv->work_since, 0, __ATOMIC_RELEASE);
 }
 
-/* the frame @stage has at work past its watchdog, as an error, or NULL */
+/* the frame @w's stage has at work past its watchdog, as an error, or
+ * NULL. @stood_still: how long the process stood still (stopped by a
+ * signal or a debugger, or the machine asleep) since the last look: a
+ * frame at work through it is not charged for it */
 static GError *
-check_stage (AccelStage *stage, gint64 now)
+check_stage (Watched *w, gint64 now, gint64 stood_still)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
-  gint64 limit = accel_stage_get_watchdog_us (stage);
+  AccelStagePrivate *priv = accel_stage_get_private (w->stage);
+  gint64 limit = accel_stage_get_watchdog_us (w->stage);
   gint64 since = __atomic_load_n (&priv->work_since, __ATOMIC_ACQUIRE);
   guint64 sequence = __atomic_load_n (&priv->work_sequence, __ATOMIC_RELAXED);
+  gint64 ran;
 
+  /* a frame first seen now stood still for the part of the stall after
+   * it began */
+  if (since != w->since)
+    {
+      w->since = since;
+      w->excused = MIN (stood_still, MAX (now - since, 0));
+    }
+  else
+    {
+      w->excused += stood_still;
+    }
+  ran = now - since - w->excused;
   /* the mark read again: a frame that ended between the reads is not
    * taken for the next one */
-  if (since <= 0 || now - since <= limit
+  if (since <= 0 || limit <= 0 || ran <= limit
       || __atomic_load_n (&priv->work_since, __ATOMIC_ACQUIRE) != since)
     return NULL;
   return g_error_new (ACCEL_ERROR, ACCEL_ERROR_HUNG,
       "frame %" G_GUINT64_FORMAT " has run for %" G_GINT64_FORMAT
       " ms, past its %" G_GINT64_FORMAT
       " ms watchdog: the stage is hung, and its thread cannot be stopped",
-      sequence, (now - since + 999) / 1000, limit / 1000);
+      sequence, (ran + 999) / 1000, limit / 1000);
+}
+
+/* how long to wait before the next look: a quarter of the shortest limit */
+static gint64
+poll_interval (GArray *watched)
+{
+  gint64 shortest = G_MAXINT64;
+
+  for (guint i = 0; i < watched->len; i++)
+    {
+      gint64 limit = accel_stage_get_watchdog_us (
+          g_array_index (watched, Watched, i).stage);
+      if (limit > 0)
+        shortest = MIN (shortest, limit);
+    }
+  return CLAMP (shortest / 4, POLL_MIN_US, POLL_MAX_US);
 }
 
 static gpointer
 watch (gpointer data)
 {
   AccelStageWatchdog *dog = data;
+  gint64 looked = g_get_monotonic_time ();
 
   g_mutex_lock (&dog->lock);
   while (!dog->stopping)
     {
-      gint64 until = g_get_monotonic_time () + dog->poll_us;
+      gint64 poll = poll_interval (dog->watched), now, stood_still;
       GError *error = NULL;
-      AccelStage *stage = NULL;
+      Watched *w = NULL;
 
-      while (
-          !dog->stopping && g_cond_wait_until (&dog->wake, &dog->lock, until))
+      while (!dog->stopping
+             && g_cond_wait_until (&dog->wake, &dog->lock, looked + poll))
         ;
-      for (guint i = 0; i < dog->stages->len && !dog->stopping && !error; i++)
+      now = g_get_monotonic_time ();
+      /* a look that came much later than asked: the process stood still
+       * (the clock counts on while it is stopped); a busy machine may
+       * delay it a little, which is excused too */
+      stood_still = MAX (now - looked - poll, 0);
+      looked = now;
+      for (guint i = 0; i < dog->watched->len && !dog->stopping && !error; i++)
         {
-          stage = dog->stages->pdata[i];
-          error = check_stage (stage, g_get_monotonic_time ());
+          w = &g_array_index (dog->watched, Watched, i);
+          error = check_stage (w, now, stood_still);
         }
       if (!error)
         continue;
       /* the graph fails once: nothing more to watch */
       g_mutex_unlock (&dog->lock);
-      g_debug ("stage '%s': %s", accel_stage_get_name (stage), error->message);
-      dog->hung (stage, error, dog->data);
+      g_debug (
+          "stage '%s': %s", accel_stage_get_name (w->stage), error->message);
+      dog->hung (w->stage, error, dog->data);
       g_error_free (error);
       g_mutex_lock (&dog->lock);
       while (!dog->stopping)
@@ -132,36 +186,24 @@ watch (gpointer data)
   return NULL;
 }
 
-/* watches the frames of those of @stages that have a watchdog, calling
- * @hung on a thread of its own for the first that runs past it; NULL when
- * none has one. Stopped, and freed, by accel_stage_watchdog_stop () */
+/* watches the frames of @stages, calling @hung on a thread of its own for
+ * the first that runs past its stage's watchdog. Stopped, and freed, by
+ * accel_stage_watchdog_stop () */
 AccelStageWatchdog *
 accel_stage_watchdog_start (GPtrArray *stages,
     void (*hung) (AccelStage *stage, const GError *error, gpointer data),
     gpointer data)
 {
-  AccelStageWatchdog *dog;
-  gint64 shortest = G_MAXINT64;
-  GPtrArray *watched = g_ptr_array_new_with_free_func (g_object_unref);
+  AccelStageWatchdog *dog = g_new0 (AccelStageWatchdog, 1);
 
+  dog->watched = g_array_sized_new (FALSE, TRUE, sizeof (Watched), stages->len);
   for (guint i = 0; i < stages->len; i++)
     {
-      gint64 limit = accel_stage_get_watchdog_us (stages->pdata[i]);
-      if (limit <= 0)
-        continue;
-      g_ptr_array_add (watched, g_object_ref (stages->pdata[i]));
-      shortest = MIN (shortest, limit);
+      Watched w = { g_object_ref (stages->pdata[i]), 0, 0 };
+      g_array_append_val (dog->watched, w);
     }
-  if (watched->len == 0)
-    {
-      g_ptr_array_unref (watched);
-      return NULL;
-    }
-  dog = g_new0 (AccelStageWatchdog, 1);
-  dog->stages = watched;
   dog->hung = hung;
   dog->data = data;
-  dog->poll_us = CLAMP (shortest / 4, POLL_MIN_US, POLL_MAX_US);
   g_mutex_init (&dog->lock);
   g_cond_init (&dog->wake);
   dog->thread = g_thread_new ("accel-watchdog", watch, dog);
@@ -178,7 +220,9 @@ accel_stage_watchdog_stop (AccelStageWatchdog *dog)
   g_cond_signal (&dog->wake);
   g_mutex_unlock (&dog->lock);
   g_thread_join (dog->thread);
-  g_ptr_array_unref (dog->stages);
+  for (guint i = 0; i < dog->watched->len; i++)
+    g_object_unref (g_array_index (dog->watched, Watched, i).stage);
+  g_array_unref (dog->watched);
   g_mutex_clear (&dog->lock);
   g_cond_clear (&dog->wake);
   g_free (dog);

@@ -927,23 +927,19 @@ run_pipeline (const char *path)
       fflush (stdout);
       _exit (EXIT_STOPPED);
     }
-  /* a stage that hung holds its thread for good; a worker whose context
-   * is lost may have stages waiting on GPU work that never ends (a
-   * collective whose peer is gone), and its supervisor starts a new worker
-   * either way: the run leaves without them */
-  if (run->done
-      && (g_error_matches (run->wait_error, ACCEL_ERROR, ACCEL_ERROR_HUNG)
-          || (accel_supervisor_is_worker ()
-              && g_error_matches (
-                  run->wait_error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED)))
-      && !stop_within_grace (graph))
+  /* a failed graph may have a stage that does not return: hung (the
+   * watchdog said so, or a later stage's failure came first), or waiting
+   * on GPU work of a lost context that never ends (a collective whose peer
+   * is gone). Its stop would wait for good: the run leaves without it */
+  if (run->done && run->wait_error && !stop_within_grace (graph))
     {
       g_printerr ("accel-run: %s\n", run->wait_error->message);
-      g_printerr ("accel-run: a stage did not return within %d s of %s; "
-                  "leaving without it, outputs hold the frames committed\n",
-          GRACE_S,
-          run->wait_error->code == ACCEL_ERROR_HUNG ? "its graph failing"
-                                                    : "the context being lost");
+      g_printerr ("accel-run: a stage did not return within %d s of its "
+                  "graph failing; leaving without it, outputs hold the "
+                  "frames committed\n",
+          GRACE_S);
+      if (opt_stats && !accel_run_write_stats (run, opt_stats, &error))
+        g_printerr ("accel-run: %s\n", error->message);
       fflush (stdout);
       _exit (status_outside_worker (
           accel_supervisor_exit_status (run->wait_error)));

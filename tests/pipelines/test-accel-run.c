@@ -1497,6 +1497,88 @@ test_hung_stage_left (void)
   g_unlink (sums);
 }
 
+/* a stage that hangs, and another that fails the graph before the
+ * watchdog's report: the stop waited for the hung frame for good; the run
+ * leaves after the grace, naming the hung stage. k holds frame 0 and four
+ * more fit its mailbox, so src hands frame 4 on (to k first) once k took
+ * frame 0: x fails on a frame that comes after k's hang began */
+static void
+test_hung_after_failure (void)
+{
+  Result r = { 0 };
+  gint64 t0 = g_get_monotonic_time ();
+
+  g_setenv ("ACCEL_FAULT", "k:hang:0,x:library:4", TRUE);
+  run (&r, "--quiet", "-e",
+      "core.test-source name=src shape=64 num-buffers=40 ! core.scale name=k "
+      "mailbox-size=4 deadline=30000 watchdog=500 ! core.null-sink  src. ! "
+      "core.scale name=x on-fault=escalate ! core.null-sink",
+      NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 30 * G_USEC_PER_SEC);
+  g_assert_nonnull (strstr (r.err, "stage 'x' (core.scale): injected"));
+  g_assert_nonnull (strstr (r.err, "stage 'k' (core.scale): frame 0 has run"));
+  g_assert_nonnull (strstr (r.err, "; leaving without it"));
+  result_clear (&r);
+}
+
+/* a process stopped by a signal (or a debugger) is not hung: the time it
+ * stood still is not the frame's. Here frame 3 takes 2 s of a 3 s
+ * watchdog, and the process is stopped for 4 s of it: the frame misses
+ * its deadline (status 3), it was taken for hung (status 1) */
+static void
+test_stopped_is_not_hung (void)
+{
+  const char *argv[] = { NULL, "--backend=host", "--no-supervise", "-e",
+    "core.test-source shape=64 num-buffers=6 ! core.scale name=k "
+    "deadline=1000 watchdog=3000 ! core.null-sink",
+    NULL };
+  Live l = { 0 };
+  gint status;
+
+  live_start (&l, argv, "k:hang:3", 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running"));
+  g_usleep (300 * 1000);
+  g_subprocess_send_signal (l.p, SIGSTOP);
+  g_usleep (4 * G_USEC_PER_SEC);
+  g_subprocess_send_signal (l.p, SIGCONT);
+  status = live_finish (&l);
+  g_test_message ("%s", l.said->str);
+  g_assert_cmpint (status, ==, 3);
+  g_assert_null (strstr (l.said->str, "watchdog"));
+  live_clear (&l);
+}
+
+/* a sink's own work (here a write to a pipe no one reads) is watched as a
+ * frame's is */
+static void
+test_hung_sink (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fifo = g_build_filename (sc.dir, "out.fifo", NULL);
+  g_autofree gchar *sink = g_strdup_printf (
+      "core.test-source shape=4096 num-buffers=40 ! io.raw-file-sink "
+      "name=out location=%s watchdog=300",
+      fifo);
+  Result r = { 0 };
+  int reader;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  /* opened, never read: the pipe fills after four frames */
+  reader = g_open (fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  g_assert_cmpint (reader, >=, 0);
+  run (&r, "--quiet", "-e", sink, NULL);
+  close (reader);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "stage 'out' (io.raw-file-sink): frame "));
+  g_assert_nonnull (strstr (r.err, "past its 300 ms watchdog"));
+  result_clear (&r);
+  g_unlink (fifo);
+}
+
 /* a particle simulation with checkpoints every 8 frames into a checksum
  * sink, killed at frame 21 with its state in @sc: checkpoints 0, 8 and 16
  * are on disk */
@@ -2649,6 +2731,9 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
   g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
+  g_test_add_func ("/accel-run/hung-after-failure", test_hung_after_failure);
+  g_test_add_func ("/accel-run/stopped-is-not-hung", test_stopped_is_not_hung);
+  g_test_add_func ("/accel-run/hung-sink", test_hung_sink);
   g_test_add_func (
       "/accel-run/test-source-kind-params", test_test_source_kind_params);
   g_test_add_func (
