@@ -128,13 +128,36 @@ accel_stage_carries_state (AccelStage *stage)
  * @stage: a stage
  *
  * Returns: for a live source, the frames it had produced before a worker
- *   restart that no sink committed and that it cannot produce again.
- *   MT safe.
+ *   restart that no sink committed and that it cannot produce again; for
+ *   a sink, those it had taken that never reached its output
+ *   (accel_stage_count_lost()). MT safe.
  */
 guint64
 accel_stage_get_n_lost (AccelStage *stage)
 {
   return read_counter (stage, &accel_stage_get_private (stage)->n_lost);
+}
+
+/**
+ * accel_stage_count_lost:
+ * @stage: a sink
+ * @n: frames it had taken, their render () returned, that will not reach
+ *   its output after all (a GStreamer pipeline that failed with them
+ *   queued)
+ *
+ * Counts them lost: the run is incomplete and says so, as for frames
+ * skipped after faults. Called from the stage's thread.
+ */
+void
+accel_stage_count_lost (AccelStage *stage, guint64 n)
+{
+  AccelStagePrivate *priv;
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  priv = accel_stage_get_private (stage);
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_lost += n;
+  g_mutex_unlock (&priv->stats_lock);
 }
 
 /**

@@ -155,7 +155,8 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
 
 /* a run that reached its end without every frame says which stages
  * skipped frames after faults (on-fault: resume, restart) or lost them (a
- * live source past a restart); TRUE when any did */
+ * live source past a restart, a sink whose output failed with frames on
+ * their way); TRUE when any did */
 gboolean
 accel_run_say_incomplete (AccelGraph *graph)
 {
@@ -187,10 +188,11 @@ accel_run_say_incomplete (AccelGraph *graph)
             s, s == 1 ? "" : "s", accel_stage_get_n_restarts (st),
             l > 0 ? " and" : "");
       if (l > 0)
-        g_string_append_printf (line,
-            " lost %" G_GUINT64_FORMAT " frame%s a restart could not "
-            "produce again",
-            l, l == 1 ? "" : "s");
+        g_string_append_printf (line, " lost %" G_GUINT64_FORMAT " frame%s %s",
+            l, l == 1 ? "" : "s",
+            accel_stage_get_stage_kind (st) == ACCEL_STAGE_SINK
+                ? "on their way out when its output failed"
+                : "a restart could not produce again");
       /* the counts alone do not say why */
       if (s > 0 && (fault = accel_stage_dup_first_fault (st)))
         g_string_append_printf (line, "; the first: %s", fault);

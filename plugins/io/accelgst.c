@@ -568,7 +568,8 @@ accel_gst_frame_to_packed (
  * @format: its format
  * @frame: a frame of the same size, mapped for writing
  *
- * Copies @src into @frame's planes at the frame's strides.
+ * Copies @src into @frame's planes at the frame's strides, and zeroes
+ * the rows' padding.
  */
 void
 accel_gst_packed_to_frame (
@@ -586,6 +587,10 @@ accel_gst_packed_to_frame (
       for (gint r = 0; r < rows[p]; r++)
         {
           memcpy (dst + (gsize)r * stride, src, row[p]);
+          /* the padding too: a new buffer's bytes are the heap's, and
+           * they would reach the files downstream */
+          if ((gsize)stride > row[p])
+            memset (dst + (gsize)r * stride + row[p], 0, stride - row[p]);
           src += row[p];
         }
     }

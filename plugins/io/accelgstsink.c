@@ -33,6 +33,10 @@ struct _AccelGstSink
   gboolean page_locked; /* or system memory in page-locked frames */
   GstBufferPool *pool;  /* of either, while started */
   GstBuffer *pending;   /* the frame process() copies and render() pushes */
+  /* frames pushed into the pipeline, and the buffers that reached each of
+   * its sink elements (guint64*, atomic, each owned by its pad's probe) */
+  guint64 pushed;
+  GPtrArray *reached;
 };
 
 G_DEFINE_FINAL_TYPE (AccelGstSink, accel_gst_sink, ACCEL_TYPE_STAGE)
@@ -75,6 +79,56 @@ release_pool (AccelGstSink *self)
   gst_clear_object (&self->pool);
 }
 
+static GstPadProbeReturn
+count_buffers (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  guint64 n = 1;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+    n = gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+  __atomic_add_fetch ((guint64 *)user_data, n, __ATOMIC_RELAXED);
+  return GST_PAD_PROBE_OK;
+}
+
+/* each sink element of the description counts the buffers that reach it */
+static gboolean
+watch_sink_element (const GValue *item, GValue *ret, gpointer user_data)
+{
+  AccelGstSink *self = user_data;
+  GstElement *element = g_value_get_object (item);
+  g_autoptr (GstPad) pad = NULL;
+  guint64 *reached;
+
+  if (!GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SINK)
+      || !(pad = gst_element_get_static_pad (element, "sink")))
+    return TRUE;
+  reached = g_new0 (guint64, 1);
+  gst_pad_add_probe (pad,
+      GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST, count_buffers,
+      reached, g_free);
+  g_ptr_array_add (self->reached, reached);
+  return TRUE;
+}
+
+/* a pipeline that failed drops what it held: the frames pushed that
+ * reached none of its sink elements (the least any reached) are lost,
+ * though their render () had returned */
+static void
+count_lost_in_pipeline (AccelGstSink *self)
+{
+  guint64 reached = G_MAXUINT64;
+
+  for (guint i = 0; i < self->reached->len; i++)
+    reached = MIN (reached,
+        __atomic_load_n ((guint64 *)self->reached->pdata[i], __ATOMIC_RELAXED));
+  if (self->reached->len == 0 || reached >= self->pushed)
+    return;
+  g_debug ("stage '%s': the GStreamer pipeline failed with %" G_GUINT64_FORMAT
+           " frames on their way",
+      accel_stage_get_name (ACCEL_STAGE (self)), self->pushed - reached);
+  accel_stage_count_lost (ACCEL_STAGE (self), self->pushed - reached);
+}
+
 static void
 teardown (AccelGstSink *self)
 {
@@ -87,6 +141,10 @@ teardown (AccelGstSink *self)
   g_clear_pointer (&self->appsrc, gst_object_unref);
   g_clear_pointer (&self->pipeline, accel_gst_pipeline_free);
   self->playing = FALSE;
+  /* the counters go with the pads, which an abandoned pipeline keeps */
+  if (self->reached)
+    g_ptr_array_set_size (self->reached, 0);
+  self->pushed = 0;
 }
 
 static gboolean
@@ -112,6 +170,12 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
     return FALSE;
   self->appsrc = GST_APP_SRC (
       gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsrc"));
+  if (GST_IS_BIN (self->pipeline))
+    {
+      g_autoptr (GstIterator) it
+          = gst_bin_iterate_recurse (GST_BIN (self->pipeline));
+      gst_iterator_fold (it, watch_sink_element, NULL, self);
+    }
   caps = accel_gst_caps_from_type (type, self->fps_n, self->fps_d);
   gst_video_info_from_caps (&self->info, caps);
 
@@ -290,7 +354,9 @@ accel_gst_sink_stop (AccelStage *stage)
 
   /* stopped before the end of the stream: still close the files (an error
    * the pipeline posted already failed a frame or the end of stream) */
-  if (!accel_gst_watch_get_error (&self->watch, NULL) && !finish (self, &error))
+  if (accel_gst_watch_get_error (&self->watch, NULL))
+    count_lost_in_pipeline (self);
+  else if (!finish (self, &error))
     g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
                "finish: %s",
         accel_stage_get_name (stage), error->message);
@@ -441,6 +507,7 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
   GST_BUFFER_OFFSET (buffer) = frame->sequence;
 
   ret = gst_app_src_push_buffer (self->appsrc, buffer);
+  self->pushed += ret == GST_FLOW_OK;
   if (ret != GST_FLOW_OK)
     {
       if (!accel_gst_watch_get_error (&self->watch, error))
@@ -528,6 +595,7 @@ accel_gst_sink_finalize (GObject *object)
   g_free (self->description);
   g_free (self->framerate);
   accel_gst_watch_clear (&self->watch);
+  g_ptr_array_unref (self->reached);
   G_OBJECT_CLASS (accel_gst_sink_parent_class)->finalize (object);
 }
 
@@ -593,4 +661,5 @@ static void
 accel_gst_sink_init (AccelGstSink *self)
 {
   accel_gst_watch_init (&self->watch);
+  self->reached = g_ptr_array_new ();
 }

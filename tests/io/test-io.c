@@ -1982,6 +1982,79 @@ test_gst_sink_png (void)
   test_dir_remove (dir);
 }
 
+/* rows of GRAY8 7 wide are 8 bytes in GStreamer's buffers: the byte of
+ * padding is zero, where it was the heap's (valgrind: uninitialised bytes
+ * written) and the file differed from run to run */
+static void
+test_gst_sink_padding_zeroed (void)
+{
+  static const char *const need[] = { "filesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autofree gchar *dir = NULL, *path = NULL, *description = NULL;
+  g_autofree guint8 *data = NULL;
+  gsize len = 0;
+  AccelStage *src, *sink;
+
+  if (!have_elements (need))
+    return;
+  dir = test_dir_new ();
+  path = g_build_filename (dir, "out.raw", NULL);
+  description = g_strdup_printf ("filesink location=%s", path);
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "GRAY8", "width", 7, "height", 5, "num-buffers",
+      (gint64)3, NULL);
+  g_object_set (sink, "description", description, NULL);
+  test_link (g, "src", "out");
+  test_run (g);
+
+  g_assert_true (g_file_get_contents (path, (gchar **)&data, &len, NULL));
+  g_assert_cmpuint (len, ==, 3 * 5 * 8);
+  for (guint s = 0; s < 3; s++)
+    for (guint r = 0; r < 5; r++)
+      {
+        const guint8 *row = data + (s * 5 + r) * 8;
+        for (guint c = 0; c < 7; c++)
+          g_assert_cmpuint (row[c], ==, ACCEL_PATTERN_U8 (s, r * 7 + c));
+        g_assert_cmpuint (row[7], ==, 0);
+      }
+  test_dir_remove (dir);
+}
+
+/* a description that fails with frames in its queue drops them as the
+ * stage restarts: they are counted lost, where they counted as written.
+ * Each identity fails at its 21st buffer, with up to two frames in the
+ * queue and four in the appsrc behind it; the source's 60 frames take two
+ * or three pipelines, each failure seen by a frame that follows it */
+static void
+test_gst_sink_restart_counts_lost (void)
+{
+  static const char *const need[] = { "queue", "identity", "fakesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+  guint64 restarts;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "GRAY8", "width", 8, "height", 8, "num-buffers",
+      (gint64)60, NULL);
+  g_object_set (sink, "description",
+      "queue max-size-buffers=2 ! identity sleep-time=2000 error-after=20 ! "
+      "fakesink",
+      "on-fault", ACCEL_SUPERVISION_RESTART, NULL);
+  test_link (g, "src", "out");
+  accel_graph_run (g, &error);
+  g_assert_no_error (error);
+  restarts = accel_stage_get_n_restarts (sink);
+  g_assert_cmpuint (restarts, >=, 1);
+  g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, restarts);
+  g_assert_cmpuint (accel_stage_get_n_lost (sink), >=, 1);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink) + restarts, ==, 60);
+}
+
 /* a restart would open the description's files again from the start: it
  * fails the graph rather than lose the frames already written */
 static void
@@ -2164,6 +2237,9 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-sink/error-at-eos", test_gst_sink_error_at_eos);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
+  g_test_add_func ("/io/gst-sink/padding-zeroed", test_gst_sink_padding_zeroed);
+  g_test_add_func (
+      "/io/gst-sink/restart-counts-lost", test_gst_sink_restart_counts_lost);
   g_test_add_func (
       "/io/gst-sink/stop-is-no-fault", test_gst_sink_stop_is_no_fault);
   g_test_add_func (
