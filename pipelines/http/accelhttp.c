@@ -9,9 +9,23 @@
 #include "accelhttp.h"
 
 #include <libsoup/soup.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include "accelhttp-resources.h"
+
+/* the connections open at once, at most: each holds a descriptor, which
+ * the stages' files need too; more are closed as they come */
+#define MAX_CONNECTIONS 64
+/* after an accept that failed (no descriptor left), how long before the
+ * next: the connection waits in the backlog, and accepting it again at
+ * once would spin */
+#define ACCEPT_RETRY_MS 100
+
+typedef struct
+{
+  gint n; /* atomic: the connections open */
+} Connections;
 
 struct _AccelHttpServer
 {
@@ -20,6 +34,11 @@ struct _AccelHttpServer
   gchar *page; /* the page, with the graph drawn in */
   guint port;
   guint idle_timeout_s;
+  GSocket *listener;
+  GMainContext *context;
+  GSource *accept_source;   /* while accepting */
+  GSource *retry_source;    /* while waiting to accept again */
+  Connections *connections; /* shared with the connections' weak refs */
 };
 
 /* how long the page waits for dot: a graph is drawn in well under a second */
@@ -159,8 +178,9 @@ make_page (AccelGraph *graph)
   g_autoptr (GBytes) html = NULL;
   g_autofree gchar *dot = accel_graph_to_dot (graph);
   g_autofree gchar *drawn = dot_to_svg (dot);
-  g_autofree gchar *title
-      = g_markup_escape_text (accel_graph_get_name (graph), -1);
+  /* a graph is named after its file's path, which need not be UTF-8 */
+  g_autofree gchar *name = g_utf8_make_valid (accel_graph_get_name (graph), -1);
+  g_autofree gchar *title = g_markup_escape_text (name, -1);
 
   html = g_resource_lookup_data (accel_http_get_resource (),
       "/org/accel/http/page.html", G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
@@ -264,6 +284,10 @@ on_request (SoupServer *server, SoupServerMessage *msg, const char *path,
   AccelHttpServer *self = user_data;
 
   g_debug ("%s %s", soup_server_message_get_method (msg), path);
+  /* libsoup answers a Range itself, from the whole body: "bytes=0-,0-,…"
+   * made a 12 KB answer 97 MB. The answers are small: always whole */
+  soup_message_headers_remove (
+      soup_server_message_get_request_headers (msg), "Range");
   /* libsoup before 3.3.0 never closes a kept-alive connection its client
    * closed: one socket leaked per connection, until the descriptors run
    * out. Connection: close has the server close it after the answer (every
@@ -306,6 +330,105 @@ idle_timeout (void)
       s = IDLE_TIMEOUT_S;
     }
   return (guint)s;
+}
+
+static void arm_accept (AccelHttpServer *self);
+
+static void
+connection_gone (gpointer data, GObject *where_the_object_was)
+{
+  Connections *connections = data;
+
+  g_atomic_int_add (&connections->n, -1);
+  g_atomic_rc_box_release (connections);
+}
+
+static gboolean
+retry_accept (gpointer data)
+{
+  AccelHttpServer *self = data;
+
+  g_clear_pointer (&self->retry_source, g_source_unref);
+  arm_accept (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* a client connects: its connection goes to libsoup, unless MAX_CONNECTIONS
+ * are open already (it is closed at once). Accepting here rather than in
+ * libsoup bounds the descriptors, and lives through running out of them:
+ * libsoup's listener stopped for good at the first accept that failed */
+static gboolean
+on_incoming (GSocket *listener, GIOCondition condition, gpointer data)
+{
+  AccelHttpServer *self = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSocket) client = g_socket_accept (listener, NULL, &error);
+  g_autoptr (GSocketConnection) connection = NULL;
+  g_autoptr (GSocketAddress) local = NULL, remote = NULL;
+
+  if (!client)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        return G_SOURCE_CONTINUE;
+      g_debug ("cannot accept a connection: %s; again in %d ms", error->message,
+          ACCEPT_RETRY_MS);
+      g_clear_pointer (&self->accept_source, g_source_unref);
+      self->retry_source = g_timeout_source_new (ACCEPT_RETRY_MS);
+      g_source_set_callback (self->retry_source, retry_accept, self, NULL);
+      g_source_attach (self->retry_source, self->context);
+      return G_SOURCE_REMOVE;
+    }
+  if (g_atomic_int_get (&self->connections->n) >= MAX_CONNECTIONS)
+    {
+      g_debug ("a connection refused: %d are open", MAX_CONNECTIONS);
+      g_socket_close (client, NULL);
+      return G_SOURCE_CONTINUE;
+    }
+  g_socket_set_timeout (client, self->idle_timeout_s);
+  connection = g_socket_connection_factory_create_connection (client);
+  local = g_socket_get_local_address (client, NULL);
+  remote = g_socket_get_remote_address (client, NULL);
+  if (!local || !remote
+      || !soup_server_accept_iostream (
+          self->server, G_IO_STREAM (connection), local, remote, &error))
+    {
+      g_debug ("a connection dropped: %s",
+          error ? error->message : "its addresses are unknown");
+      g_socket_close (client, NULL);
+      return G_SOURCE_CONTINUE;
+    }
+  g_atomic_int_inc (&self->connections->n);
+  g_object_weak_ref (G_OBJECT (connection), connection_gone,
+      g_atomic_rc_box_acquire (self->connections));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+arm_accept (AccelHttpServer *self)
+{
+  self->accept_source = g_socket_create_source (self->listener, G_IO_IN, NULL);
+  g_source_set_callback (
+      self->accept_source, G_SOURCE_FUNC (on_incoming), self, NULL);
+  g_source_attach (self->accept_source, self->context);
+}
+
+/* a socket listening on @address; "::" takes IPv4 clients as well */
+static GSocket *
+listen_on (GSocketAddress *address, GError **error)
+{
+  g_autoptr (GSocket) socket
+      = g_socket_new (g_socket_address_get_family (address),
+          G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+
+  if (!socket)
+    return NULL;
+  if (g_socket_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
+    g_socket_set_option (socket, IPPROTO_IPV6, IPV6_V6ONLY, 0, NULL);
+  g_socket_set_blocking (socket, FALSE);
+  if (!g_socket_bind (socket, address, TRUE, error)
+      || !g_socket_listen (socket, error))
+    return NULL;
+  return g_steal_pointer (&socket);
 }
 
 /**
@@ -353,8 +476,7 @@ accel_graph_serve_http (
 {
   g_autoptr (AccelHttpServer) self = NULL;
   g_autoptr (GInetAddress) inet = NULL;
-  g_autoptr (GSocketAddress) sockaddr = NULL;
-  GSList *uris;
+  g_autoptr (GSocketAddress) sockaddr = NULL, bound = NULL;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), NULL);
   g_return_val_if_fail (port <= G_MAXUINT16, NULL);
@@ -371,12 +493,15 @@ accel_graph_serve_http (
       self->server, "request-started", G_CALLBACK (on_request_started), self);
   soup_server_add_handler (self->server, NULL, on_request, self, NULL);
   sockaddr = g_inet_socket_address_new (inet, (guint16)port);
-  if (!soup_server_listen (self->server, sockaddr, 0, error))
+  if (!(self->listener = listen_on (sockaddr, error)))
     return NULL;
-  uris = soup_server_get_uris (self->server);
-  if (uris)
-    self->port = (guint)g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
+  bound = g_socket_get_local_address (self->listener, error);
+  if (!bound)
+    return NULL;
+  self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  self->connections = g_atomic_rc_box_new0 (Connections);
+  self->context = g_main_context_ref_thread_default ();
+  arm_accept (self);
   return g_steal_pointer (&self);
 }
 
@@ -405,6 +530,17 @@ accel_http_server_free (AccelHttpServer *server)
 {
   if (!server)
     return;
+  if (server->accept_source)
+    g_source_destroy (server->accept_source);
+  g_clear_pointer (&server->accept_source, g_source_unref);
+  if (server->retry_source)
+    g_source_destroy (server->retry_source);
+  g_clear_pointer (&server->retry_source, g_source_unref);
+  if (server->listener)
+    g_socket_close (server->listener, NULL);
+  g_clear_object (&server->listener);
+  g_clear_pointer (&server->context, g_main_context_unref);
+  g_clear_pointer (&server->connections, g_atomic_rc_box_release);
   if (server->server)
     {
       soup_server_disconnect (server->server);

@@ -198,6 +198,8 @@ def test_metrics(proc, url):
     check_refused_early(url)
     check_odd_targets(proc, url)
     check_connections_closed(proc, url)
+    check_connection_flood(proc, url)
+    check_range_ignored(url)
     check_idle_closed(url)
     check_port_taken(url)
     try:
@@ -359,6 +361,47 @@ def check_connections_closed(proc, url):
     check(after <= before + 10,
           "100 connections closed by their client leave no socket open: "
           "%d sockets before, %d after" % (before, after))
+
+
+def check_connection_flood(proc, url):
+    """idle connections past the server's bound (64) are closed as they
+    come: the server holds a bounded number of descriptors and answers
+    throughout. Before, about a thousand took every descriptor, and the
+    listener stopped accepting for good."""
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    before = sockets(proc.pid)
+    flood = []
+    for _ in range(200):
+        try:
+            flood.append(socket.create_connection((host, int(port)),
+                                                  timeout=10))
+        except OSError:
+            break
+    during = sockets_settle(proc.pid, before + 70, 10)
+    check(during <= before + 70,
+          "200 idle connections hold at most 64 of the server's sockets: "
+          "%d before, %d during" % (before, during))
+    check(get(url + "stats.json")[0] == 200,
+          "the server answers while they stay open")
+    for sock in flood:
+        sock.close()
+    check(get(url + "stats.json")[0] == 200,
+          "and once they are gone")
+
+
+def check_range_ignored(url):
+    """a Range is answered with the whole body: libsoup cut a small body
+    into as many parts as asked, "bytes=0-,0-,..." made 12 KB 97 MB."""
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.request("GET", "/metrics",
+                 headers={"Range": "bytes=" + ",".join(["0-"] * 1000)})
+    reply = conn.getresponse()
+    body = reply.read()
+    conn.close()
+    check(reply.status == 200 and len(body) < 10 * 1024 * 1024,
+          "a Range of 1000 parts gets the body once: %d, %d bytes"
+          % (reply.status, len(body)))
 
 
 def check_port_taken(url):
