@@ -172,7 +172,7 @@ nearest (const char *name, size_t len)
 /* a decimal number, "[+-]digits[.digits][(e|E)[+-]digits]", the whole of
  * @s (@len bytes), whatever the locale; 0 if it is not one. Up to 19
  * significant digits and powers of ten up to 22 the result is the double
- * nearest the text, rounded to float */
+ * nearest the text, rounded to float; past a float's range, +-3e38 */
 static int
 parse_number (const char *s, size_t len, float *out)
 {
@@ -224,8 +224,10 @@ parse_number (const char *s, size_t len, float *out)
   for (; exp10 < -22; exp10 += 22)
     v /= 1e22;
   v = exp10 >= 0 ? v * pow10[exp10] : v / pow10[-exp10];
+  /* past a float's range: a number all the same, which the effect's own
+   * range refuses saying so ("1e308" is no less a number than "1e30") */
   if (!isfinite (v) || v > 3.0e38)
-    return 0;
+    v = 3.0e38;
   *out = (float)(neg ? -v : v);
   return 1;
 }

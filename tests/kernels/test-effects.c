@@ -191,6 +191,9 @@ static const ParseError parse_errors[] = {
       "unknown effect 'chroma_key' (did you mean 'chroma-key'?)" },
   { "Invert", "unknown effect 'Invert' (did you mean 'invert'?)" },
   { "contrast=9", "'contrast=9': the value must be in [0, 4]" },
+  /* past a float's range: still a number, out of the effect's */
+  { "contrast=1e308", "'contrast=1e308': the value must be in [0, 4]" },
+  { "brightness=-1e39", "'brightness=-1e39': the value must be in [-1, 1]" },
   { "brightness=-1.5", "'brightness=-1.5': the value must be in [-1, 1]" },
   { "hue=200", "'hue=200': the value must be in [-180, 180]" },
   { "gamma=0", "'gamma=0': the value must be in [0.1, 10]" },
