@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: a graph's fingerprint, kept in its state directory: stage names,
- * kinds, parameters, negotiated output types and links, one per line, so
+ * kinds, parameters, negotiated output types, the first bytes of the files
+ * sources read, and links, one per line, so
  * that a state directory reused for another pipeline is refused, saying
  * what changed, rather than mixing the two runs' frames */
 #define G_LOG_DOMAIN "accel-graph"
@@ -8,6 +9,7 @@
 #include "accelgraph-private.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define FINGERPRINT_HEADER "# accel graph fingerprint 1\n"
@@ -103,6 +105,66 @@ append_params (GString *s, AccelStage *stage)
     }
 }
 
+/* the bytes at the start of a source's input file its line covers: a file
+ * replaced by another recording differs there, and one that grew since
+ * (a recording still being made) does not */
+#define INPUT_PREFIX (64 * 1024)
+
+/* "L:digest" of the first L bytes of @path (up to @most), or NULL where it
+ * cannot be read */
+static gchar *
+input_prefix (const char *path, gsize most)
+{
+  g_autofree guint8 *buf = g_malloc (MAX (most, 1));
+  FILE *f = fopen (path, "rb");
+  guint64 h = 14695981039346656037u; /* FNV-1a */
+  gsize n;
+
+  if (!f)
+    return NULL;
+  n = fread (buf, 1, most, f);
+  fclose (f);
+  for (gsize i = 0; i < n; i++)
+    h = (h ^ buf[i]) * 1099511628211u;
+  return g_strdup_printf (
+      "%" G_GSIZE_FORMAT ":%016" G_GINT64_MODIFIER "x", n, h);
+}
+
+/* a source that reads a regular file (its "location"): the file's first
+ * bytes, so that a resume on another file of the same name is refused */
+static void
+append_input (GString *s, AccelStage *stage)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "location");
+  g_autofree gchar *location = NULL, *prefix = NULL;
+
+  if (accel_stage_get_n_inputs (stage) > 0 || !pspec
+      || pspec->value_type != G_TYPE_STRING)
+    return;
+  g_object_get (stage, "location", &location, NULL);
+  if (!location || !g_file_test (location, G_FILE_TEST_IS_REGULAR)
+      || !(prefix = input_prefix (location, INPUT_PREFIX)))
+    return;
+  append_line (
+      s, "input", accel_stage_get_name (stage), location, prefix, NULL);
+}
+
+/* whether @path starts as it did when its line @was ("L:digest") was
+ * made: the same first L bytes, whatever follows */
+static gboolean
+input_starts_as (const char *path, const char *was)
+{
+  char *end;
+  guint64 n = g_ascii_strtoull (was, &end, 10);
+  g_autofree gchar *now = NULL;
+
+  if (*end != ':' || n > INPUT_PREFIX)
+    return FALSE;
+  now = input_prefix (path, (gsize)n);
+  return now && g_str_equal (now, was);
+}
+
 /**
  * accel_graph_fingerprint:
  * @graph: a prepared graph
@@ -133,6 +195,7 @@ accel_graph_fingerprint (AccelGraph *graph)
 
       append_line (s, "kind", name, accel_stage_get_kind_name (stage), NULL);
       append_params (s, stage);
+      append_input (s, stage);
       for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
         {
           g_autofree gchar *type
@@ -216,6 +279,8 @@ describe_key (const char *key, gchar **kind_key)
     return g_strdup_printf ("stage '%s' output '%s' type", f[1], f[2]);
   if (n == 3 && g_str_equal (f[0], "link"))
     return g_strdup_printf ("link %s -> %s", f[1], f[2]);
+  if (n == 3 && g_str_equal (f[0], "input"))
+    return g_strdup_printf ("stage '%s' input %s", f[1], f[2]);
   if (n == 1 && g_str_equal (f[0], "world"))
     return g_strdup ("the world's number of ranks");
   return g_strdup (key);
@@ -233,10 +298,12 @@ same_kind (Lines *was, Lines *now, const char *kind_key)
 
 /* what differs from @was to @now, a phrase each, into @changes: a stage
  * added, removed or of another kind is said once, without its
- * parameters */
-static void
+ * parameters. Returns: how many input lines differ as text only */
+static guint
 diff (Lines *was, Lines *now, GPtrArray *changes)
 {
+  guint n_inputs_alike = 0;
+
   for (guint i = 0; i < now->keys->len; i++)
     {
       const char *key = now->keys->pdata[i];
@@ -248,6 +315,23 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
 
       if (old && g_str_equal (old, new))
         continue;
+      /* an input that grew since is the same input; one not in the kept
+       * fingerprint (kept before inputs were, or its location changed,
+       * which its parameter's line says) is not compared */
+      if (g_str_has_prefix (key, "input\t"))
+        {
+          g_auto (GStrv) f = g_strsplit (key, "\t", -1);
+          g_autofree gchar *path = g_strcompress (f[2]);
+
+          if (!old || input_starts_as (path, old))
+            n_inputs_alike++;
+          else
+            g_ptr_array_add (changes,
+                g_strdup_printf ("%s does not start as it did (another file "
+                                 "of that name, or one changed in place)",
+                    what));
+          continue;
+        }
       if (is_kind && !old)
         g_ptr_array_add (
             changes, g_strdup_printf ("%s (%s) was added", what, new));
@@ -267,7 +351,8 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
       g_autofree gchar *kind_key = NULL;
       g_autofree gchar *what = NULL;
 
-      if (g_hash_table_contains (now->values, key))
+      if (g_hash_table_contains (now->values, key)
+          || g_str_has_prefix (key, "input\t"))
         continue;
       what = describe_key (key, &kind_key);
       if (!kind_key || g_str_has_prefix (key, "kind\t"))
@@ -276,6 +361,7 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
         g_ptr_array_add (
             changes, g_strdup_printf ("%s was %s, now not there", what, old));
     }
+  return n_inputs_alike;
 }
 
 /**
@@ -297,6 +383,7 @@ accel_fingerprint_compare (
   g_autofree gchar *list = NULL;
   g_autofree gchar *without_world = NULL;
   const char *world;
+  guint n_inputs_alike;
   Lines a, b;
 
   /* a world's state kept before its size was in the fingerprint: the rest
@@ -311,9 +398,11 @@ accel_fingerprint_compare (
     return TRUE;
   lines_parse (&a, was);
   lines_parse (&b, now);
-  diff (&a, &b, changes);
+  n_inputs_alike = diff (&a, &b, changes);
   lines_clear (&a);
   lines_clear (&b);
+  if (changes->len == 0 && n_inputs_alike > 0)
+    return TRUE;
   if (changes->len == 0)
     g_ptr_array_add (changes, g_strdup ("its fingerprint differs"));
   g_ptr_array_add (changes, NULL);

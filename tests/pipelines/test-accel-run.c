@@ -1843,6 +1843,48 @@ test_resume_past_frame_limit (void)
   g_assert_cmpuint (len, ==, 8 * 4 * sizeof (float));
 }
 
+/* a resume whose source reads another file of the same name is refused,
+ * saying so (it mixed two inputs' frames in its output); one whose file
+ * grew since resumes */
+static void
+test_resume_refuses_changed_input (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree guint8 *frames = g_malloc (50 * 64);
+  Result r = { 0 };
+
+  for (guint i = 0; i < 50 * 64; i++)
+    frames[i] = (guint8)(i * 7 + i / 64);
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * 64, NULL));
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: changed-input\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.raw, shape: '64'}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+
+  /* another recording: the same size, other bytes */
+  frames[100] ^= 0xff;
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * 64, NULL));
+  expect_in (2,
+      "stage 'src' input in.raw does not start as it did (another file of "
+      "that name, or one changed in place)",
+      sc.dir, sc.state_arg, sc.yaml, NULL);
+  /* the first one, grown by ten frames */
+  frames[100] ^= 0xff;
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 50 * 64, NULL));
+  expect_in (0, "resuming at frame 17", sc.dir, sc.state_arg, sc.yaml, NULL);
+}
+
 /* a live source cannot produce again what an output lost: the resume is
  * refused (status 2), saying so, rather than writing other frames */
 static void
@@ -2756,6 +2798,8 @@ main (int argc, char **argv)
       "/accel-run/gst-fifo-without-peer", test_gst_fifo_without_peer);
   g_test_add_func (
       "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
+  g_test_add_func ("/accel-run/resume-refuses-changed-input",
+      test_resume_refuses_changed_input);
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
   g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
