@@ -40,7 +40,17 @@ struct _AccelCommitLog
   gint64 sync_interval_us;
   gint64 last_sync;
   gboolean dirty;
+  int digests_fd; /* <path>.digests, once a digest is written, or -1 */
 };
+
+/* a digest of what a sink wrote at a place of its output: at 16 place in
+ * <path>.digests, little-endian, place + 1 (0: none, a hole) and the
+ * digest */
+typedef struct
+{
+  guint64 place_plus_one;
+  guint64 digest;
+} DigestRecord;
 
 static guint32
 record_check (guint64 sequence)
@@ -143,6 +153,7 @@ accel_commit_log_open (const char *path, GError **error)
   AccelCommitLog *log = g_new0 (AccelCommitLog, 1);
 
   log->lock_fd = -1;
+  log->digests_fd = -1;
 
   log->path = g_strdup (path);
   log->committed
@@ -190,6 +201,8 @@ accel_commit_log_close (AccelCommitLog *log)
     }
   if (log->lock_fd >= 0)
     close (log->lock_fd);
+  if (log->digests_fd >= 0)
+    close (log->digests_fd);
   g_hash_table_unref (log->committed);
   g_free (log->path);
   g_free (log);
@@ -502,4 +515,78 @@ accel_commit_log_hold_lock (AccelCommitLog *log, int lock_fd)
   if (log->lock_fd >= 0)
     close (log->lock_fd);
   log->lock_fd = lock_fd;
+}
+
+static gchar *
+digests_path (AccelCommitLog *log)
+{
+  return g_strconcat (log->path, ".digests", NULL);
+}
+
+/**
+ * accel_commit_log_write_digest: (skip)
+ * @log: the sink's commit log
+ * @place: a place of the sink's output (a frame of a raw file, a line)
+ * @digest: what the sink wrote there, digested (accel_digest_bytes())
+ * @error: return location for a #GError, or %NULL
+ *
+ * Keeps @digest beside the log, so that a resume can tell the output the
+ * log speaks of from another file of its name (the sink's verify()). A
+ * place written again takes the new digest.
+ *
+ * Returns: %FALSE when it cannot be written.
+ * Called from the thread that uses @log, after the output is written and
+ * before the frame is committed.
+ */
+gboolean
+accel_commit_log_write_digest (
+    AccelCommitLog *log, guint64 place, guint64 digest, GError **error)
+{
+  DigestRecord record = { GUINT64_TO_LE (place + 1), GUINT64_TO_LE (digest) };
+
+  if (log->digests_fd < 0)
+    {
+      g_autofree gchar *path = digests_path (log);
+      log->digests_fd = g_open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (log->digests_fd < 0)
+        return io_error (error, "cannot open", path);
+    }
+  if (pwrite (log->digests_fd, &record, sizeof (record),
+          (off_t)(place * sizeof (record)))
+      != sizeof (record))
+    {
+      g_autofree gchar *path = digests_path (log);
+      return io_error (error, "cannot write a digest to", path);
+    }
+  return TRUE;
+}
+
+/**
+ * accel_commit_log_read_digest: (skip)
+ * @log: the sink's commit log, from an earlier run
+ * @place: a place of the sink's output
+ * @digest: (out): the digest written there
+ *
+ * Returns: whether a digest of @place was written
+ * (accel_commit_log_write_digest()); none for a state directory kept
+ * before its sink wrote them. Called from the thread that uses @log.
+ */
+gboolean
+accel_commit_log_read_digest (
+    AccelCommitLog *log, guint64 place, guint64 *digest)
+{
+  g_autofree gchar *path = digests_path (log);
+  DigestRecord record;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  gssize n;
+
+  if (fd < 0)
+    return FALSE;
+  n = pread (fd, &record, sizeof (record), (off_t)(place * sizeof (record)));
+  close (fd);
+  if (n != sizeof (record)
+      || GUINT64_FROM_LE (record.place_plus_one) != place + 1)
+    return FALSE;
+  *digest = GUINT64_FROM_LE (record.digest);
+  return TRUE;
 }

@@ -117,17 +117,14 @@ input_prefix (const char *path, gsize most)
 {
   g_autofree guint8 *buf = g_malloc (MAX (most, 1));
   FILE *f = fopen (path, "rb");
-  guint64 h = 14695981039346656037u; /* FNV-1a */
   gsize n;
 
   if (!f)
     return NULL;
   n = fread (buf, 1, most, f);
   fclose (f);
-  for (gsize i = 0; i < n; i++)
-    h = (h ^ buf[i]) * 1099511628211u;
-  return g_strdup_printf (
-      "%" G_GSIZE_FORMAT ":%016" G_GINT64_MODIFIER "x", n, h);
+  return g_strdup_printf ("%" G_GSIZE_FORMAT ":%016" G_GINT64_MODIFIER "x", n,
+      accel_digest_bytes (ACCEL_DIGEST_INIT, buf, n));
 }
 
 /* a source that reads a regular file (its "location"): the file's first

@@ -25,6 +25,10 @@ gboolean accel_commit_log_forget (AccelCommitLog *log, const guint64 *sequences,
 gboolean accel_commit_log_forget_from (
     AccelCommitLog *log, guint64 first, GError **error);
 void accel_commit_log_hold_lock (AccelCommitLog *log, int lock_fd);
+gboolean accel_commit_log_write_digest (
+    AccelCommitLog *log, guint64 place, guint64 digest, GError **error);
+gboolean accel_commit_log_read_digest (
+    AccelCommitLog *log, guint64 place, guint64 *digest);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AccelCommitLog, accel_commit_log_close)
 

@@ -9,4 +9,12 @@ G_BEGIN_DECLS
 guint accel_str_edit_distance (const char *a, const char *b);
 gint64 accel_deadline_after (gint64 timeout_us);
 
+/**
+ * ACCEL_DIGEST_INIT:
+ *
+ * The digest of no bytes, where accel_digest_bytes() starts.
+ */
+#define ACCEL_DIGEST_INIT G_GUINT64_CONSTANT (14695981039346656037)
+guint64 accel_digest_bytes (guint64 digest, gconstpointer data, gsize size);
+
 G_END_DECLS

@@ -32,6 +32,10 @@ struct _AccelChecksumSink
   AccelBuffer *staging; /* pinned copy of a device buffer */
   gchar *location;
   int fd;
+  /* the file's lines so far, and their digest, kept beside the commit
+   * log line by line: a resume tells the file from another one */
+  guint64 n_lines;
+  guint64 lines_digest;
 
   /* the results of the current run (or the last), read from any thread */
   GMutex lock;
@@ -130,6 +134,42 @@ keep_committed_lines (
   return FALSE;
 }
 
+static guint64
+count_lines (const char *text)
+{
+  guint64 n = 0;
+
+  for (const char *c = text; *c; c++)
+    n += *c == '\n';
+  return n;
+}
+
+/* whether the first @n @lines of @location are those the sink wrote, by
+ * their digest beside @log (where one was written: not in a state kept
+ * before). Lines in order, from 0, can be another run's as well */
+static gboolean
+lines_as_written (AccelCommitLog *log, const char *location, GStrv lines,
+    guint64 n, GError **error)
+{
+  guint64 want, digest = ACCEL_DIGEST_INIT;
+
+  if (n == 0 || !accel_commit_log_read_digest (log, n - 1, &want))
+    return TRUE;
+  for (guint64 i = 0; i < n; i++)
+    {
+      digest = accel_digest_bytes (digest, lines[i], strlen (lines[i]));
+      digest = accel_digest_bytes (digest, "\n", 1);
+    }
+  if (digest == want)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+      "%s was changed since frame %" G_GUINT64_FORMAT
+      " was committed: its lines differ from those written; it is not the "
+      "file the commit log speaks of (discard the state to start over)",
+      location, n - 1);
+  return FALSE;
+}
+
 static gchar *
 accel_checksum_sink_get_path (AccelFileOutput *output)
 {
@@ -161,6 +201,8 @@ accel_checksum_sink_verify (
   lines = g_strsplit (data ? data : "", "\n", -1);
   while (whole < first && lines[whole] && is_line_of (lines[whole], whole))
     whole++;
+  if (!lines_as_written (log, self->location, lines, whole, error))
+    return FALSE;
   return accel_file_output_keep_in_order (
       log, self->location, whole, what, error);
 }
@@ -219,6 +261,12 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
       g_mutex_lock (&self->lock);
       g_checksum_update (self->digest, (const guchar *)kept->str, kept->len);
       g_mutex_unlock (&self->lock);
+      if (!restart)
+        {
+          self->n_lines = count_lines (kept->str);
+          self->lines_digest
+              = accel_digest_bytes (ACCEL_DIGEST_INIT, kept->str, kept->len);
+        }
     }
   if (accel_stage_is_host (stage))
     return TRUE;
@@ -330,8 +378,20 @@ accel_checksum_sink_render (
   g_autofree gchar *line
       = g_strdup_printf ("%" G_GUINT64_FORMAT " %s\n", frame->sequence, sum);
 
+  AccelCommitLog *log = accel_stage_get_commit_log (stage);
+
   if (self->fd >= 0 && !write_line (self, frame->sequence, line, error))
     return ACCEL_FLOW_ERROR;
+  if (self->fd >= 0)
+    {
+      self->lines_digest
+          = accel_digest_bytes (self->lines_digest, line, strlen (line));
+      if (log
+          && !accel_commit_log_write_digest (
+              log, self->n_lines, self->lines_digest, error))
+        return ACCEL_FLOW_ERROR;
+      self->n_lines++;
+    }
   add_result (self, frame->sequence, sum, line);
   return ACCEL_FLOW_OK;
 }

@@ -114,13 +114,8 @@ void accel_io_ring_free (AccelIoRing *ring);
 
 /* acceliodigests.c: a digest of the last bytes of each frame a file sink
  * wrote, beside its commit log */
-typedef struct _AccelIoFrameDigests AccelIoFrameDigests;
-AccelIoFrameDigests *accel_io_frame_digests_open (
-    AccelCommitLog *log, GError **error);
-gboolean accel_io_frame_digests_write (AccelIoFrameDigests *digests,
-    guint64 sequence, guint64 end, gconstpointer frame, gsize size,
-    GError **error);
-void accel_io_frame_digests_close (AccelIoFrameDigests *digests);
+gboolean accel_io_frame_digests_write (AccelCommitLog *log, guint64 sequence,
+    guint64 end, gconstpointer frame, gsize size, GError **error);
 gboolean accel_io_frame_digests_check (AccelCommitLog *log,
     const char *location, gsize frame_size, guint64 n_whole, GError **error);
 

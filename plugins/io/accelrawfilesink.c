@@ -21,8 +21,8 @@ struct _AccelRawFileSink
   int fd;
   gboolean stream;  /* a pipe or a socket: written in order, no going back */
   gboolean regular; /* a regular file: frames where their digests say */
-  AccelBuffer *staging; /* GPU: pinned copy of the frame being written */
-  AccelIoFrameDigests *digests; /* with a commit log */
+  AccelBuffer *staging;    /* GPU: pinned copy of the frame being written */
+  AccelCommitLog *digests; /* where its frames' digests go, or NULL */
 };
 
 static void accel_raw_file_sink_file_output_init (
@@ -111,10 +111,9 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
   AccelCommitLog *log = accel_stage_get_commit_log (stage);
   AccelType bytes;
 
-  if (!open_file (self, size, error)
-      || (log && !self->stream && self->regular
-          && !(self->digests = accel_io_frame_digests_open (log, error))))
+  if (!open_file (self, size, error))
     return FALSE;
+  self->digests = !self->stream && self->regular ? log : NULL;
   if (accel_stage_is_host (stage))
     return TRUE;
   accel_type_init_bytes (&bytes, ACCEL_MEMORY_PINNED, (gint64)size);
@@ -129,7 +128,7 @@ accel_raw_file_sink_stop (AccelStage *stage)
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
 
   g_clear_pointer (&self->staging, accel_buffer_unref);
-  g_clear_pointer (&self->digests, accel_io_frame_digests_close);
+  self->digests = NULL;
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;

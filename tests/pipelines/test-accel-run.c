@@ -2172,6 +2172,58 @@ test_resume_refuses_changed_file (void)
       sc.state_arg, sc.yaml, NULL);
 }
 
+/* a checksum file written over by another run, its lines as well formed
+ * and in order as the first run's, is refused (status 2): a resume cut it
+ * back to its committed lines and appended, mixing the two runs' lines */
+static void
+test_resume_refuses_changed_sums (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
+  g_autofree gchar *other = NULL, *expected = NULL, *got = NULL;
+  const char *end;
+  Result r = { 0 };
+#define SUMS_PIPELINE(shape)                                                   \
+  "pipeline: sums\n"                                                           \
+  "stages:\n"                                                                  \
+  "  - {name: src, kind: core.test-source,\n"                                  \
+  "     params: {shape: '" shape "', num-buffers: 30}}\n"                      \
+  "  - {name: check, kind: core.checksum-sink,\n"                              \
+  "     params: {location: sums.txt}}\n"                                       \
+  "links: [src -> check]\n"
+  const char *first = SUMS_PIPELINE ("64"), *second = SUMS_PIPELINE ("32");
+
+  /* another pipeline's sums, all 30 lines, without a state */
+  g_assert_true (g_file_set_contents (sc.yaml, second, -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &other, NULL, NULL));
+  /* this one's, whole, to compare with */
+  g_assert_true (g_file_set_contents (sc.yaml, first, -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
+  end = expected;
+
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  g_assert_true (g_file_set_contents (sums, other, -1, NULL));
+  expect_in (2,
+      "sums.txt was changed since frame 16 was committed: its lines "
+      "differ from those written",
+      sc.dir, sc.state_arg, sc.yaml, NULL);
+
+  /* this run's 17 lines again: the resume writes the rest */
+  for (guint lines = 0; lines < 17; lines++)
+    end = strchr (end, '\n') + 1;
+  g_assert_true (
+      g_file_set_contents (sums, expected, (gssize)(end - expected), NULL));
+  expect_in (0, "resuming at frame 17", sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, expected);
+}
+
 /* a state directory keeps the graph's fingerprint: a changed parameter, a
  * changed link or a stage more is refused (status 2) saying what changed;
  * --restart-state starts over */
@@ -2800,6 +2852,8 @@ main (int argc, char **argv)
       "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
   g_test_add_func ("/accel-run/resume-refuses-changed-input",
       test_resume_refuses_changed_input);
+  g_test_add_func ("/accel-run/resume-refuses-changed-sums",
+      test_resume_refuses_changed_sums);
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
   g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
