@@ -62,6 +62,7 @@ struct _AccelGraph
   gboolean stop_elsewhere;
   gboolean stepped;      /* sources produce a frame per step */
   guint64 n_sink_frames; /* stepped: frames the sinks finished */
+  guint64 step_target;   /* stepped: the sink frames the steps asked for */
 };
 
 /* accelgraphstep.c */

@@ -171,6 +171,9 @@ accel_graph_set_stream_policy (
     AccelGraph *graph, AccelStreamPolicy policy, guint n_streams)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (policy == ACCEL_STREAM_POLICY_PER_STAGE
+                    || policy == ACCEL_STREAM_POLICY_SINGLE
+                    || policy == ACCEL_STREAM_POLICY_POOLED);
   g_return_if_fail (graph->state != GRAPH_RUNNING);
   graph->stream_policy = policy;
   graph->n_streams = MAX (n_streams, 1);
@@ -765,6 +768,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   accel_graph_partition (graph);
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done = 0;
+  graph->step_target = 0;
   graph->stopping = FALSE;
   g_clear_error (&graph->error);
   g_mutex_unlock (&graph->lock);
@@ -793,11 +797,16 @@ accel_graph_start (AccelGraph *graph, GError **error)
       drop_workers (graph);
       return FALSE;
     }
+  /* a stop from another thread comes before the graph runs (and finds
+   * nothing to stop) or after its stages began: between the two it closed
+   * the stages that begin then, on no thread */
+  g_mutex_lock (&graph->stop_lock);
   graph->state = GRAPH_RUNNING;
   graph->watchdog
       = accel_stage_watchdog_start (graph->order, on_stage_error, graph);
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_begin (graph->order->pdata[i]);
+  g_mutex_unlock (&graph->stop_lock);
   return TRUE;
 }
 

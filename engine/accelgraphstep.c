@@ -128,9 +128,13 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
     return accel_graph_refuse_stage_thread (graph, "a step", error);
 
   /* each sink that is still running takes one frame; with none left
-   * there is no frame to take (the target would be met as it is) */
+   * there is no frame to take (the target would be met as it is). A step
+   * that timed out asked for a frame still on its way: this one's comes
+   * after it */
   g_mutex_lock (&graph->lock);
-  target = sink_frames (graph) + (graph->n_sinks - graph->n_sinks_done);
+  target = MAX (graph->step_target, sink_frames (graph))
+           + (graph->n_sinks - graph->n_sinks_done);
+  graph->step_target = target;
   ended = graph->n_sinks_done == graph->n_sinks;
   g_mutex_unlock (&graph->lock);
   for (guint i = 0; i < graph->order->len && !ended; i++)

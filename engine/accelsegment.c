@@ -154,6 +154,8 @@ void
 accel_graph_set_capture_mode (AccelGraph *graph, AccelCaptureMode mode)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_return_if_fail (mode == ACCEL_CAPTURE_AUTO || mode == ACCEL_CAPTURE_ON
+                    || mode == ACCEL_CAPTURE_OFF);
   g_return_if_fail (graph->state != GRAPH_RUNNING);
   graph->capture_mode = mode;
 }

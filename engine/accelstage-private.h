@@ -172,7 +172,8 @@ typedef struct
    * the graph's watchdog (accelstagewatchdog.c) */
   gint64 work_since;
   guint64 work_sequence;
-  gchar *thread_name; /* stages naming the same thread share it */
+  gboolean work_paused; /* accel_stage_wait_begin (): its thread's only */
+  gchar *thread_name;   /* stages naming the same thread share it */
   AccelCaptureMode capture_mode;
 
   /* the class's ports and the graph's wiring */

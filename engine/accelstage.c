@@ -602,8 +602,12 @@ const AccelPortTemplate *
 accel_stage_get_port (
     AccelStage *stage, AccelPortDirection direction, guint index)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelStagePrivate *priv;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  g_return_val_if_fail (
+      direction == ACCEL_PORT_INPUT || direction == ACCEL_PORT_OUTPUT, NULL);
+  priv = accel_stage_get_private (stage);
   g_return_val_if_fail (index < priv->info->ports[direction]->len, NULL);
   return priv->info->ports[direction]->pdata[index];
 }

@@ -9,15 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a counter the stage's thread writes, read from any thread */
+/* a counter the stage's thread writes, at @offset in its private part,
+ * read from any thread */
 static guint64
-read_counter (AccelStage *stage, const guint64 *counter)
+read_counter (AccelStage *stage, glong offset)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelStagePrivate *priv;
   guint64 n;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
+  priv = accel_stage_get_private (stage);
   g_mutex_lock (&priv->stats_lock);
-  n = *counter;
+  n = G_STRUCT_MEMBER (guint64, priv, offset);
   g_mutex_unlock (&priv->stats_lock);
   return n;
 }
@@ -31,7 +34,7 @@ read_counter (AccelStage *stage, const guint64 *counter)
 guint64
 accel_stage_get_n_processed (AccelStage *stage)
 {
-  return read_counter (stage, &accel_stage_get_private (stage)->n_processed);
+  return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_processed));
 }
 
 /**
@@ -45,8 +48,11 @@ accel_stage_get_n_processed (AccelStage *stage)
 guint64
 accel_stage_get_n_dropped (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelStagePrivate *priv;
   guint64 n;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
+  priv = accel_stage_get_private (stage);
 
   /* the mailbox goes when the stage is joined, on another thread */
   g_mutex_lock (&priv->mailbox_lock);
@@ -65,7 +71,7 @@ accel_stage_get_n_dropped (AccelStage *stage)
 guint64
 accel_stage_get_n_restarts (AccelStage *stage)
 {
-  return read_counter (stage, &accel_stage_get_private (stage)->n_restarts);
+  return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_restarts));
 }
 
 /**
@@ -77,7 +83,7 @@ accel_stage_get_n_restarts (AccelStage *stage)
 guint64
 accel_stage_get_n_skipped (AccelStage *stage)
 {
-  return read_counter (stage, &accel_stage_get_private (stage)->n_skipped);
+  return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_skipped));
 }
 
 /**
@@ -135,7 +141,7 @@ accel_stage_carries_state (AccelStage *stage)
 guint64
 accel_stage_get_n_lost (AccelStage *stage)
 {
-  return read_counter (stage, &accel_stage_get_private (stage)->n_lost);
+  return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_lost));
 }
 
 /**
@@ -170,6 +176,7 @@ accel_stage_count_lost (AccelStage *stage, guint64 n)
 guint64
 accel_stage_get_n_replayed (AccelStage *stage)
 {
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
   return __atomic_load_n (
       &accel_stage_get_private (stage)->n_replayed, __ATOMIC_RELAXED);
 }
@@ -184,6 +191,7 @@ accel_stage_get_n_replayed (AccelStage *stage)
 guint64
 accel_stage_get_n_captured (AccelStage *stage)
 {
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
   return __atomic_load_n (
       &accel_stage_get_private (stage)->n_captured, __ATOMIC_RELAXED);
 }
@@ -430,7 +438,7 @@ accel_stage_count_withheld (AccelStage *stage)
 guint64
 accel_stage_get_n_withheld (AccelStage *stage)
 {
-  return read_counter (stage, &accel_stage_get_private (stage)->n_withheld);
+  return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_withheld));
 }
 
 /* a batched frame's work ran: replayed, captured, or (neither) launched */

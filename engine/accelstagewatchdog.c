@@ -90,6 +90,45 @@ accel_stage_unwatch_work (AccelStage *self)
   __atomic_store_n (&priv->work_since, 0, __ATOMIC_RELEASE);
 }
 
+/**
+ * accel_stage_wait_begin:
+ * @stage: a stage, in its process () or render ()
+ *
+ * The stage waits for room outside the graph: an application that has not
+ * pulled the last frames, a GStreamer pipeline that has not taken them.
+ * That is backpressure, not the frame's own work: its watchdog does not
+ * count it, until accel_stage_wait_end(). Called from the stage's thread.
+ */
+void
+accel_stage_wait_begin (AccelStage *stage)
+{
+  AccelStagePrivate *priv;
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  priv = accel_stage_get_private (stage);
+  priv->work_paused = __atomic_load_n (&priv->work_since, __ATOMIC_RELAXED) > 0;
+  accel_stage_unwatch_work (stage);
+}
+
+/**
+ * accel_stage_wait_end:
+ * @stage: a stage that called accel_stage_wait_begin()
+ *
+ * The wait is over: the watchdog counts the frame's work again, from now.
+ * Called from the stage's thread.
+ */
+void
+accel_stage_wait_end (AccelStage *stage)
+{
+  AccelStagePrivate *priv;
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  priv = accel_stage_get_private (stage);
+  if (priv->work_paused)
+    accel_stage_watch_work (stage, priv->work_sequence);
+  priv->work_paused = FALSE;
+}
+
 /* the frame @w's stage has at work past its watchdog, as an error, or
  * NULL. @stood_still: how long the process stood still (stopped by a
  * signal or a debugger, or the machine asleep) since the last look: a

@@ -248,6 +248,8 @@ guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
 guint64 accel_stage_get_n_lost (AccelStage *stage);
 void accel_stage_count_lost (AccelStage *stage, guint64 n);
+void accel_stage_wait_begin (AccelStage *stage);
+void accel_stage_wait_end (AccelStage *stage);
 gchar *accel_stage_dup_first_fault (AccelStage *stage);
 gboolean accel_stage_carries_state (AccelStage *stage);
 guint64 accel_stage_get_n_replayed (AccelStage *stage);

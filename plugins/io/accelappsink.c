@@ -295,11 +295,17 @@ accel_app_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
 
   g_clear_pointer (&self->pending, accel_buffer_unref);
   g_clear_pointer (&self->aside_new, accel_buffer_unref);
+  /* the waits for the application to pull are backpressure, not work */
+  accel_stage_wait_begin (stage);
   if (!hand_on_aside (self, TRUE, error))
-    return ACCEL_FLOW_ERROR;
+    {
+      accel_stage_wait_end (stage);
+      return ACCEL_FLOW_ERROR;
+    }
   /* behind frames still aside, this one goes aside too */
   if (g_queue_is_empty (&self->aside))
     out = acquire_host_buffer (self, TRUE, &local);
+  accel_stage_wait_end (stage);
   if (local)
     {
       g_propagate_error (error, local);

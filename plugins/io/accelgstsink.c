@@ -472,8 +472,14 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
   GstBuffer *buffer;
   GstFlowReturn ret;
 
+  /* GStreamer taking its time is backpressure, not the frame's work */
+  accel_stage_wait_begin (stage);
   if (!wait_for_room (self, frame->sequence, error))
-    return ACCEL_FLOW_ERROR;
+    {
+      accel_stage_wait_end (stage);
+      return ACCEL_FLOW_ERROR;
+    }
+  accel_stage_wait_end (stage);
 
   if (self->pool)
     {

@@ -17,6 +17,7 @@ typedef struct
   AccelStage *src, *sink; /* the graph's, as the test names them */
   const char *thread;     /* when set, every stage runs on this one thread */
   GError *error;
+  gint done; /* atomic: for tests with a thread of their own */
 } GraphFixture;
 
 static void
@@ -1748,6 +1749,62 @@ test_stepped_skip (GraphFixture *f, gconstpointer data)
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
 }
 
+/* a step that timed out leaves its frame on its way: the next step waits
+ * for a frame of its own, where it returned as the late frame came */
+static void
+test_step_after_timeout (GraphFixture *f, gconstpointer data)
+{
+  f->src = source (f, "src", 4, "64");
+  add (f, "core.scale", "k");
+  f->sink = add (f, "core.checksum-sink", "sink");
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "sink");
+  /* frames 0 and 1 take a second each */
+  accel_fault_inject ("k", ACCEL_FAULT_HANG, 0);
+  accel_fault_inject ("k", ACCEL_FAULT_HANG, 1);
+  accel_graph_set_stepped (f->graph, TRUE);
+  start_ok (f);
+  g_assert_false (accel_graph_step (f->graph, 50 * 1000, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_clear_error (&f->error);
+  g_assert_true (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 2);
+  accel_graph_stop (f->graph);
+}
+
+/* a stop from another thread while the graph starts, again and again: it
+ * came between the graph's state and its stages' beginning, and a source
+ * began on no thread (a crash) */
+static gpointer
+stop_until_done (gpointer data)
+{
+  GraphFixture *f = data;
+
+  while (!g_atomic_int_get (&f->done))
+    accel_graph_stop (f->graph);
+  return NULL;
+}
+
+static void
+test_start_races_stop (GraphFixture *f, gconstpointer data)
+{
+  gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
+  GThread *stopper;
+
+  source (f, "src", -1, "16");
+  add (f, "core.scale", "k");
+  add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "sink");
+  stopper = g_thread_new ("stopper", stop_until_done, f);
+  while (g_get_monotonic_time () < end)
+    accel_graph_start (f->graph, NULL);
+  g_atomic_int_set (&f->done, TRUE);
+  g_thread_join (stopper);
+  accel_graph_stop (f->graph);
+}
+
 /* a stage that withholds frames (ACCEL_FLOW_SKIP) in a stepped graph:
  * they reach no sink, and each step waited for one to its timeout */
 static void
@@ -1810,6 +1867,10 @@ main (int argc, char **argv)
       graph_set_up, test_skip_tells_join, graph_tear_down);
   g_test_add ("/graph/join-drop-tells-join", GraphFixture, NULL, graph_set_up,
       test_join_drop_tells_join, graph_tear_down);
+  g_test_add ("/graph/step-after-timeout", GraphFixture, NULL, graph_set_up,
+      test_step_after_timeout, graph_tear_down);
+  g_test_add ("/graph/start-races-stop", GraphFixture, NULL, graph_set_up,
+      test_start_races_stop, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,

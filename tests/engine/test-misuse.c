@@ -23,6 +23,42 @@ test_stage_new_null_kind (void)
   g_test_trap_assert_stderr ("*CRITICAL*accel_stage_new*kind_name != NULL*");
 }
 
+/* a stage's counters and ports, given no stage or no direction: a
+ * critical, where they read through a null pointer */
+static void
+test_stage_getters_invalid (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("g");
+      AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+
+      g_assert_cmpuint (accel_stage_get_n_processed (NULL), ==, 0);
+      g_assert_null (accel_stage_get_port (src, (AccelPortDirection)7, 0));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*read_counter*ACCEL_IS_STAGE*");
+}
+
+/* a value of no enum member: a critical, where the graph took it and ran */
+static void
+test_graph_modes_invalid (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("g");
+
+      accel_graph_set_stream_policy (graph, (AccelStreamPolicy)99, 1);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr (
+      "*CRITICAL*accel_graph_set_stream_policy*ACCEL_STREAM_POLICY_POOLED*");
+}
+
 static void
 test_link_null_ends (void)
 {
@@ -591,6 +627,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/misuse/stage-new-null-kind", test_stage_new_null_kind);
   g_test_add_func ("/misuse/link-null-ends", test_link_null_ends);
+  g_test_add_func ("/misuse/stage-getters-invalid", test_stage_getters_invalid);
+  g_test_add_func ("/misuse/graph-modes-invalid", test_graph_modes_invalid);
   g_test_add_func ("/misuse/link-ports-null-stage", test_link_ports_null_stage);
   g_test_add_func ("/misuse/add-null-stage", test_add_null_stage);
   g_test_add_func ("/misuse/link-stage-not-added", test_link_stage_not_added);

@@ -861,6 +861,40 @@ test_raw_pipe_restart (void)
   test_dir_remove (dir);
 }
 
+/* an application that pulls slowly holds the app sink back: backpressure,
+ * not a hung frame, whatever the sink's watchdog (here 200 ms against
+ * pauses of 600 and 300 ms); it failed the graph as hung */
+static void
+test_app_sink_slow_pull_not_hung (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("slow");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  guint pulled = 0;
+
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)8, NULL);
+  g_object_set (sink, "watchdog", (gint64)200, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_usleep (600 * 1000);
+  for (;; pulled++)
+    {
+      g_autoptr (AccelBuffer) buf = NULL;
+
+      g_signal_emit_by_name (
+          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      if (!buf)
+        break;
+      g_usleep (300 * 1000);
+    }
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (pulled, ==, 8);
+  accel_graph_stop (g);
+}
+
 static guint
 count_fds (void)
 {
@@ -2204,6 +2238,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);
   g_test_add_func (
       "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);
+  g_test_add_func (
+      "/io/app-sink/slow-pull-not-hung", test_app_sink_slow_pull_not_hung);
   g_test_add_func ("/io/app/push-pull", test_app_push_pull);
   g_test_add_func ("/io/app/wrong-type", test_app_wrong_type);
   g_test_add_func ("/io/app/type-changed", test_app_type_changed);
