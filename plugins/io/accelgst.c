@@ -237,10 +237,23 @@ accel_gst_pipeline_new (AccelStage *stage, const char *description,
       full, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &parse_error);
   if (!pipeline)
     {
+      /* the bridge's own element names: one in the description is
+       * linked in its place, and the message spoke of neither */
+      const char *own = strstr (description, "accelsink")  ? "accelsink"
+                        : strstr (description, "accelsrc") ? "accelsrc"
+                                                           : NULL;
+      g_autofree gchar *hint
+          = own ? g_strdup_printf (" (the name '%s' is the bridge's own: "
+                                   "name the element otherwise)",
+                own)
+                : g_strdup ("");
+
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (%s): cannot build the GStreamer description '%s': %s",
+          "stage '%s' (%s): cannot build the GStreamer description '%s': "
+          "%s%s",
           accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-          description, parse_error ? parse_error->message : "no reason given");
+          description, parse_error ? parse_error->message : "no reason given",
+          hint);
       return NULL;
     }
   bus = gst_element_get_bus (pipeline);

@@ -1426,6 +1426,20 @@ test_test_source_kind_params (void)
       NULL);
 }
 
+/* an element of a GStreamer description named as the bridge's own: the
+ * error says so, where it said "could not link accelsink to accelsink" */
+static void
+test_gst_reserved_name (void)
+{
+  expect_in (2,
+      "(the name 'accelsink' is the bridge's own: name the element "
+      "otherwise)",
+      NULL, "-e",
+      "io.gst-source description='videotestsrc num-buffers=2 ! identity "
+      "name=accelsink' ! core.null-sink",
+      NULL);
+}
+
 /* a fault for a stage the pipeline does not have (misspelt) is said: it
  * would never fire, and the run would test nothing */
 static void
@@ -2825,6 +2839,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
   g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
+  g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
   g_test_add_func ("/accel-run/hung-after-failure", test_hung_after_failure);
   g_test_add_func ("/accel-run/stopped-is-not-hung", test_stopped_is_not_hung);
   g_test_add_func ("/accel-run/hung-sink", test_hung_sink);
