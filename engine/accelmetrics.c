@@ -218,7 +218,9 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
 
         if (counter_pass (accel_stage_get_stage_kind (stage)) != pass)
           continue;
-        s->frames = accel_stage_get_n_processed (stage);
+        /* with its histograms, in one read: their counts are the frames' */
+        s->is_sink = accel_stage_get_histograms (
+            stage, &s->frames, &s->latency, &s->e2e);
         s->dropped = accel_stage_get_n_dropped (stage);
         s->skipped = accel_stage_get_n_skipped (stage);
         s->withheld = accel_stage_get_n_withheld (stage);
@@ -237,7 +239,6 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
       s->lost = accel_stage_get_n_lost (stage);
       accel_stage_get_queue_depth (stage, &s->queue_now, &s->queue_max);
       accel_stage_get_latency (stage, &s->p50_ns, &s->p99_ns);
-      s->is_sink = accel_stage_get_histograms (stage, &s->latency, &s->e2e);
 
       for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
         {

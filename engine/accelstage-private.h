@@ -269,8 +269,8 @@ void accel_stage_count_batched (
     AccelStage *stage, gboolean replayed, gboolean captured);
 
 /* accelstagestats.c: what the graph's metrics read, MT safe */
-gboolean accel_stage_get_histograms (
-    AccelStage *stage, AccelHistogram *latency, AccelHistogram *e2e);
+gboolean accel_stage_get_histograms (AccelStage *stage, guint64 *frames,
+    AccelHistogram *latency, AccelHistogram *e2e);
 void accel_stage_get_queue_depth (AccelStage *stage, guint *now, guint *max);
 const char *accel_stage_get_state_name (AccelStage *stage);
 AccelPool *accel_stage_dup_output_pool (AccelStage *stage, guint port);

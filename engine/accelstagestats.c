@@ -344,15 +344,17 @@ accel_stage_record_frame (
     priv->observer.frame (stage, priv->observer_data);
 }
 
-/* copies the stage's histograms; %TRUE when it is a sink (@e2e means
+/* copies the stage's histograms and its frames, read together so that
+ * a scrape's counts agree; %TRUE when it is a sink (@e2e means
  * something). MT safe */
 gboolean
-accel_stage_get_histograms (
-    AccelStage *stage, AccelHistogram *latency, AccelHistogram *e2e)
+accel_stage_get_histograms (AccelStage *stage, guint64 *frames,
+    AccelHistogram *latency, AccelHistogram *e2e)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
   g_mutex_lock (&priv->stats_lock);
+  *frames = priv->n_processed;
   *latency = priv->latency_hist;
   *e2e = priv->e2e_hist;
   g_mutex_unlock (&priv->stats_lock);

@@ -186,6 +186,13 @@ def test_metrics(proc, url):
               "%s's frame counter moves: %d -> %d"
               % (stage, fa[stage], fb[stage]))
     check(b["time_us"] > a["time_us"], "time_us moves")
+    # a scrape reads a stage's frames and its histogram together: they
+    # agree (read apart, the sink's differed by a few frames)
+    for scrape in (a, b):
+        for s in scrape["stages"]:
+            check(s["frames"] == s["latency"]["count"],
+                  "%s's frames and latency count agree in one scrape: "
+                  "%d, %d" % (s["name"], s["frames"], s["latency"]["count"]))
 
     status, ctype, page = get(url)
     check(status == 200 and ctype.startswith("text/html"), "/ is HTML")
