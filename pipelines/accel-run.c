@@ -1440,8 +1440,13 @@ print_yaml (void)
       g_printerr ("%s\n", error->message);
       return EXIT_INVALID;
     }
+  /* quoted for a shell, so that the line can be pasted back: a description
+   * may quote its own values */
   if (!strchr (opt_description, '\n'))
-    g_print ("# accel-run -e '%s'\n", opt_description);
+    {
+      g_autofree gchar *quoted = g_shell_quote (opt_description);
+      g_print ("# accel-run -e %s\n", quoted);
+    }
   g_print ("%s", yaml);
   return EXIT_DONE;
 }

@@ -247,6 +247,26 @@ test_accel_run (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
+  /* a line that quotes its own values: the comment reads back through a
+   * shell as the line (its quotes were nested, and it did not) */
+  {
+    const char *quoting = "core.test-source num-buffers=1 ! io.gst-sink "
+                          "description='fakesink sync=false'";
+    g_auto (GStrv) argv = NULL;
+    gchar *nl;
+
+    out = run_accel_run (
+        (const char *[]){ "--print-yaml", "-e", quoting, NULL }, &status, &err);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_true (g_str_has_prefix (out, "# "));
+    nl = strchr (out, '\n');
+    *nl = '\0';
+    g_assert_true (g_shell_parse_argv (out + 2, NULL, &argv, NULL));
+    g_assert_cmpstr (argv[2], ==, quoting);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+
   out = run_accel_run ((const char *[]){ "-e", line, NULL }, &status, &err);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_assert_true (g_file_get_contents (sums, &written, NULL, NULL));
