@@ -172,8 +172,10 @@ typedef struct
    * the graph's watchdog (accelstagewatchdog.c) */
   gint64 work_since;
   guint64 work_sequence;
-  gboolean work_paused; /* accel_stage_wait_begin (): its thread's only */
-  gchar *thread_name;   /* stages naming the same thread share it */
+  gboolean work_paused;   /* accel_stage_wait_begin (): its thread's only */
+  gint64 wait_began;      /* the same: when the wait began */
+  gint64 frame_waited_us; /* the frame's waits so far, not its deadline's */
+  gchar *thread_name;     /* stages naming the same thread share it */
   AccelCaptureMode capture_mode;
 
   /* the class's ports and the graph's wiring */

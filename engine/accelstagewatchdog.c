@@ -94,10 +94,13 @@ accel_stage_unwatch_work (AccelStage *self)
  * accel_stage_wait_begin:
  * @stage: a stage, in its process () or render ()
  *
- * The stage waits for room outside the graph: an application that has not
- * pulled the last frames, a GStreamer pipeline that has not taken them.
- * That is backpressure, not the frame's own work: its watchdog does not
- * count it, until accel_stage_wait_end(). Called from the stage's thread.
+ * The stage waits for what is outside the graph: a live source for its
+ * input (a pipe's writer, a camera, the application's next push), a sink
+ * for room (an application that has not pulled the last frames, a
+ * GStreamer pipeline that has not taken them). That is neither the
+ * frame's work nor the stage's fault: neither its deadline nor its
+ * watchdog counts it, until accel_stage_wait_end(). Called from the
+ * stage's thread.
  */
 void
 accel_stage_wait_begin (AccelStage *stage)
@@ -107,6 +110,7 @@ accel_stage_wait_begin (AccelStage *stage)
   g_return_if_fail (ACCEL_IS_STAGE (stage));
   priv = accel_stage_get_private (stage);
   priv->work_paused = __atomic_load_n (&priv->work_since, __ATOMIC_RELAXED) > 0;
+  priv->wait_began = g_get_monotonic_time ();
   accel_stage_unwatch_work (stage);
 }
 
@@ -124,6 +128,9 @@ accel_stage_wait_end (AccelStage *stage)
 
   g_return_if_fail (ACCEL_IS_STAGE (stage));
   priv = accel_stage_get_private (stage);
+  if (priv->wait_began > 0)
+    priv->frame_waited_us += g_get_monotonic_time () - priv->wait_began;
+  priv->wait_began = 0;
   if (priv->work_paused)
     accel_stage_watch_work (stage, priv->work_sequence);
   priv->work_paused = FALSE;

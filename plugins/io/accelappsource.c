@@ -237,7 +237,11 @@ accel_app_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
   g_autoptr (AccelBuffer) in = NULL;
   gboolean yield;
 
-  if (!(in = take_buffer (self, &yield)))
+  /* the application's next push is input from outside, not work */
+  accel_stage_wait_begin (stage);
+  in = take_buffer (self, &yield);
+  accel_stage_wait_end (stage);
+  if (!in)
     return yield ? ACCEL_FLOW_SKIP : ACCEL_FLOW_EOS;
   /* push-buffer checked it against the type properties, which may have
    * changed before they were fixed at prepare (a buffer pushed before the

@@ -448,7 +448,11 @@ accel_gst_source_process (AccelStage *stage, AccelFrame *frame, GError **error)
   g_autoptr (GstSample) sample = NULL;
   gboolean yield;
 
-  if (!(sample = next_sample (self, &yield, error)))
+  /* GStreamer's next image is input from outside, not work */
+  accel_stage_wait_begin (stage);
+  sample = next_sample (self, &yield, error);
+  accel_stage_wait_end (stage);
+  if (!sample)
     {
       if (error && *error)
         return ACCEL_FLOW_ERROR;

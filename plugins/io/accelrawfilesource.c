@@ -220,7 +220,7 @@ typedef enum
  * ACCEL_IO_WAIT_SLICE_US, so a stop or an end of stream is taken at once
  * while a pipe's writer is idle or absent */
 static ReadResult
-read_stream_frame (AccelRawFileSource *self, GError **error)
+wait_stream_frame (AccelRawFileSource *self, GError **error)
 {
   while (self->filled < self->frame_size)
     {
@@ -264,6 +264,19 @@ failed:
         error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "%s", g_strerror (saved));
     return READ_END;
   }
+}
+
+/* a stream's writer is outside the graph: the wait for its frame is
+ * neither the frame's work nor its deadline's */
+static ReadResult
+read_stream_frame (AccelRawFileSource *self, GError **error)
+{
+  ReadResult result;
+
+  accel_stage_wait_begin (ACCEL_STAGE (self));
+  result = wait_stream_frame (self, error);
+  accel_stage_wait_end (ACCEL_STAGE (self));
+  return result;
 }
 
 /* frame @seq into @dst */

@@ -1767,6 +1767,53 @@ test_checksum_fifo_with_state (void)
   g_assert_cmpuint (g_strv_length (lines), ==, 41);
 }
 
+/* writes two frames of 64 bytes to the FIFO @path, waits a second and
+ * writes two more */
+static gpointer
+write_with_pause (gpointer path)
+{
+  guint8 frames[128] = { 0 };
+  int fd = g_open (path, O_WRONLY | O_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, frames, sizeof (frames)), ==, sizeof (frames));
+  g_usleep (G_USEC_PER_SEC);
+  g_assert_cmpint (write (fd, frames, sizeof (frames)), ==, sizeof (frames));
+  close (fd);
+  return NULL;
+}
+
+/* a live source waits for its input outside its deadline: a writer's
+ * pause of a second under a deadline of 100 ms loses nothing (the frame
+ * after the pause missed its deadline and was skipped, status 3) */
+static void
+test_live_wait_not_deadline (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fifo = g_build_filename (sc.dir, "in.fifo", NULL);
+  GThread *writer;
+  Result r = { 0 };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: live-wait\n"
+      "supervision: {deadline: 100ms}\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.fifo, shape: '64'}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  writer = g_thread_new ("writer", write_with_pause, fifo);
+  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  g_thread_join (writer);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "skipped"));
+  result_clear (&r);
+}
+
 /* the png sink's committed files are checked one by one: a deleted or an
  * emptied one is written again, the others are not touched */
 static void
@@ -2839,6 +2886,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
   g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
+  g_test_add_func (
+      "/accel-run/live-wait-not-deadline", test_live_wait_not_deadline);
   g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
   g_test_add_func ("/accel-run/hung-after-failure", test_hung_after_failure);
   g_test_add_func ("/accel-run/stopped-is-not-hung", test_stopped_is_not_hung);
