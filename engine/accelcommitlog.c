@@ -195,6 +195,9 @@ accel_commit_log_close (AccelCommitLog *log)
     return;
   if (log->fd >= 0)
     {
+      /* the digests first: a commit on disk speaks of them */
+      if (log->dirty && log->digests_fd >= 0)
+        fsync (log->digests_fd);
       if (log->dirty)
         fsync (log->fd);
       close (log->fd);
@@ -290,6 +293,9 @@ accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
 gboolean
 accel_commit_log_sync (AccelCommitLog *log, GError **error)
 {
+  /* the digests first: a commit on disk speaks of them */
+  if (log->dirty && log->digests_fd >= 0 && fsync (log->digests_fd) != 0)
+    return io_error (error, "cannot sync the digests of", log->path);
   if (log->dirty && fsync (log->fd) != 0)
     return io_error (error, "cannot sync", log->path);
   if (log->dirty)

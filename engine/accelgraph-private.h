@@ -47,7 +47,8 @@ struct _AccelGraph
   AccelCaptureMode capture_mode;
 
   GPtrArray *workers; /* AccelWorker*, while running; changed under lock */
-  AccelStageWatchdog *watchdog; /* while running, when a stage has one */
+  AccelStageWatchdog *watchdog; /* while running */
+  gboolean hung; /* the watchdog found a stage hung (under lock) */
   /* held through a stop, so that a second stop (accel_graph_run ()'s own,
    * after another thread's) waits for the first and finds it done */
   GMutex stop_lock;
@@ -63,6 +64,7 @@ struct _AccelGraph
   gboolean stepped;      /* sources produce a frame per step */
   guint64 n_sink_frames; /* stepped: frames the sinks finished */
   guint64 step_target;   /* stepped: the sink frames the steps asked for */
+  guint step_sinks_done; /* stepped: the sinks done when it was set */
 };
 
 /* accelgraphstep.c */

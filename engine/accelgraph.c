@@ -529,12 +529,15 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
   AccelGraph *graph = user_data;
 
   g_mutex_lock (&graph->lock);
-  /* the graph failed already, or stops, and its stop waits for this
-   * stage: said, since the graph's error does not say it */
-  if ((graph->error || graph->stopping)
-      && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG))
-    g_warning ("stage '%s' (%s): %s", accel_stage_get_name (stage),
-        accel_stage_get_kind_name (stage), error->message);
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG))
+    {
+      graph->hung = TRUE;
+      /* the graph failed already, or stops, and its stop waits for this
+       * stage: said, since the graph's error does not say it */
+      if (graph->error || graph->stopping)
+        g_message ("stage '%s' (%s): %s", accel_stage_get_name (stage),
+            accel_stage_get_kind_name (stage), error->message);
+    }
   if (!graph->error && !graph->stopping)
     {
       const char *name = accel_stage_get_name (stage);
@@ -769,6 +772,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done = 0;
   graph->step_target = 0;
+  graph->step_sinks_done = 0;
+  graph->hung = FALSE;
   graph->stopping = FALSE;
   g_clear_error (&graph->error);
   g_mutex_unlock (&graph->lock);
@@ -876,6 +881,29 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
     }
   g_mutex_unlock (&graph->lock);
   return ok;
+}
+
+/**
+ * accel_graph_is_hung:
+ * @graph: a graph
+ *
+ * Whether a stage's frame ran past its watchdog since the graph started
+ * (%ACCEL_ERROR_HUNG, which is the graph's error unless another came
+ * first): accel_graph_stop() waits for that frame, which may never
+ * return, so a process that cannot wait ends without it.
+ *
+ * Returns: %TRUE when a stage hung. MT safe.
+ */
+gboolean
+accel_graph_is_hung (AccelGraph *graph)
+{
+  gboolean hung;
+
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  g_mutex_lock (&graph->lock);
+  hung = graph->hung;
+  g_mutex_unlock (&graph->lock);
+  return hung;
 }
 
 /**

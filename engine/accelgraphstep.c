@@ -132,6 +132,10 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
    * that timed out asked for a frame still on its way: this one's comes
    * after it */
   g_mutex_lock (&graph->lock);
+  /* a sink that ended since takes no frame: the late one may never come */
+  if (graph->step_sinks_done != graph->n_sinks_done)
+    graph->step_target = 0;
+  graph->step_sinks_done = graph->n_sinks_done;
   target = MAX (graph->step_target, sink_frames (graph))
            + (graph->n_sinks - graph->n_sinks_done);
   graph->step_target = target;

@@ -598,16 +598,28 @@ status_outside_worker (int status)
   return status;
 }
 
+/* stops @graph on a thread of its own and waits for the stop: for the
+ * grace when @stuck (a stage may never return), else for as long as it
+ * takes (a sink finishing its files), unless the watchdog finds a stage
+ * hung meanwhile, which starts the grace. Returns whether it ended */
 static gboolean
-stop_within_grace (AccelGraph *graph)
+stop_graph_bounded (AccelGraph *graph, gboolean stuck)
 {
   gint64 end = g_get_monotonic_time () + GRACE_S * G_USEC_PER_SEC;
   GThread *stopper = g_thread_new ("accel-run-stop", stop_graph, graph);
   gboolean done;
 
   g_mutex_lock (&stop_lock);
-  while (!stop_done && g_cond_wait_until (&stop_cond, &stop_lock, end))
-    ;
+  while (!stop_done && (!stuck || g_get_monotonic_time () < end))
+    {
+      g_cond_wait_until (&stop_cond, &stop_lock,
+          g_get_monotonic_time () + G_USEC_PER_SEC / 10);
+      if (!stuck && accel_graph_is_hung (graph))
+        {
+          stuck = TRUE;
+          end = g_get_monotonic_time () + GRACE_S * G_USEC_PER_SEC;
+        }
+    }
   done = stop_done;
   g_mutex_unlock (&stop_lock);
   if (done)
@@ -615,6 +627,12 @@ stop_within_grace (AccelGraph *graph)
   else
     g_thread_unref (stopper);
   return done;
+}
+
+static gboolean
+stop_within_grace (AccelGraph *graph)
+{
+  return stop_graph_bounded (graph, TRUE);
 }
 
 /* a blocking wait on a thread of its own: a stage's fault, whatever its
@@ -928,10 +946,16 @@ run_pipeline (const char *path)
       _exit (EXIT_STOPPED);
     }
   /* a failed graph may have a stage that does not return: hung (the
-   * watchdog said so, or a later stage's failure came first), or waiting
-   * on GPU work of a lost context that never ends (a collective whose peer
-   * is gone). Its stop would wait for good: the run leaves without it */
-  if (run->done && run->wait_error && !stop_within_grace (graph))
+   * watchdog says so, before or after another stage's failure), or, in a
+   * worker, waiting on GPU work of a lost context that never ends (a
+   * collective whose peer is gone). Its stop would wait for good: the run
+   * leaves without it. Any other failure's stop takes what it takes */
+  if (run->done && run->wait_error
+      && !stop_graph_bounded (
+          graph, accel_graph_is_hung (graph)
+                     || (accel_supervisor_is_worker ()
+                         && g_error_matches (run->wait_error, ACCEL_ERROR,
+                             ACCEL_ERROR_CONTEXT_POISONED))))
     {
       g_printerr ("accel-run: %s\n", run->wait_error->message);
       g_printerr ("accel-run: a stage did not return within %d s of its "

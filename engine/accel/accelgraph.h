@@ -29,6 +29,7 @@ gboolean accel_graph_link_ports (AccelGraph *graph, AccelStage *src,
 
 gboolean accel_graph_prepare (AccelGraph *graph, GError **error);
 gboolean accel_graph_start (AccelGraph *graph, GError **error);
+gboolean accel_graph_is_hung (AccelGraph *graph);
 gboolean accel_graph_wait (
     AccelGraph *graph, gint64 timeout_us, GError **error);
 void accel_graph_stop (AccelGraph *graph);

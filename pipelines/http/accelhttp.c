@@ -15,16 +15,17 @@
 #include "accelhttp-resources.h"
 
 /* the connections open at once, at most: each holds a descriptor, which
- * the stages' files need too; more are closed as they come */
+ * the stages' files need too; past it the oldest is shut */
 #define MAX_CONNECTIONS 64
 /* after an accept that failed (no descriptor left), how long before the
  * next: the connection waits in the backlog, and accepting it again at
  * once would spin */
 #define ACCEPT_RETRY_MS 100
 
+/* the connections open, oldest first: on the thread that serves */
 typedef struct
 {
-  gint n; /* atomic: the connections open */
+  GQueue open; /* GSocketConnection*, not owned: each leaves as it goes */
 } Connections;
 
 struct _AccelHttpServer
@@ -339,8 +340,22 @@ connection_gone (gpointer data, GObject *where_the_object_was)
 {
   Connections *connections = data;
 
-  g_atomic_int_add (&connections->n, -1);
+  g_queue_remove (&connections->open, where_the_object_was);
   g_atomic_rc_box_release (connections);
+}
+
+/* the oldest connection is shut down to make room: 64 clients that
+ * connect and send nothing (or a client that keeps reconnecting) kept
+ * every other out until the idle timeout; libsoup sees its end and lets
+ * it go */
+static void
+shut_oldest (Connections *connections)
+{
+  GSocketConnection *oldest = g_queue_pop_head (&connections->open);
+
+  g_debug ("%d connections open: the oldest is shut", MAX_CONNECTIONS);
+  /* no longer counted: its weak reference finds it gone from the queue */
+  g_socket_shutdown (g_socket_connection_get_socket (oldest), TRUE, TRUE, NULL);
 }
 
 static gboolean
@@ -353,9 +368,9 @@ retry_accept (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* a client connects: its connection goes to libsoup, unless MAX_CONNECTIONS
- * are open already (it is closed at once). Accepting here rather than in
- * libsoup bounds the descriptors, and lives through running out of them:
+/* a client connects: its connection goes to libsoup, the oldest shut when
+ * MAX_CONNECTIONS are open already. Accepting here rather than in libsoup
+ * bounds the descriptors, and lives through running out of them:
  * libsoup's listener stopped for good at the first accept that failed */
 static gboolean
 on_incoming (GSocket *listener, GIOCondition condition, gpointer data)
@@ -378,12 +393,8 @@ on_incoming (GSocket *listener, GIOCondition condition, gpointer data)
       g_source_attach (self->retry_source, self->context);
       return G_SOURCE_REMOVE;
     }
-  if (g_atomic_int_get (&self->connections->n) >= MAX_CONNECTIONS)
-    {
-      g_debug ("a connection refused: %d are open", MAX_CONNECTIONS);
-      g_socket_close (client, NULL);
-      return G_SOURCE_CONTINUE;
-    }
+  if (self->connections->open.length >= MAX_CONNECTIONS)
+    shut_oldest (self->connections);
   g_socket_set_timeout (client, self->idle_timeout_s);
   connection = g_socket_connection_factory_create_connection (client);
   local = g_socket_get_local_address (client, NULL);
@@ -397,7 +408,7 @@ on_incoming (GSocket *listener, GIOCondition condition, gpointer data)
       g_socket_close (client, NULL);
       return G_SOURCE_CONTINUE;
     }
-  g_atomic_int_inc (&self->connections->n);
+  g_queue_push_tail (&self->connections->open, connection);
   g_object_weak_ref (G_OBJECT (connection), connection_gone,
       g_atomic_rc_box_acquire (self->connections));
   return G_SOURCE_CONTINUE;
@@ -425,6 +436,8 @@ listen_on (GSocketAddress *address, GError **error)
   if (g_socket_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
     g_socket_set_option (socket, IPPROTO_IPV6, IPV6_V6ONLY, 0, NULL);
   g_socket_set_blocking (socket, FALSE);
+  /* a burst of clients waits to be accepted rather than being refused */
+  g_socket_set_listen_backlog (socket, 128);
   if (!g_socket_bind (socket, address, TRUE, error)
       || !g_socket_listen (socket, error))
     return NULL;

@@ -110,9 +110,12 @@ watch_sink_element (const GValue *item, GValue *ret, gpointer user_data)
   return TRUE;
 }
 
-/* a pipeline that failed drops what it held: the frames pushed that
- * reached none of its sink elements (the least any reached) are lost,
- * though their render () had returned */
+/* a pipeline that failed drops what it held: the frames pushed that did
+ * not reach every one of its sink elements (pushed less the least any
+ * reached) are lost, though their render () had returned. Exact where the
+ * description passes frames one for one; an encoder or a muxer may make
+ * more buffers or fewer, and a sink element with request pads only is not
+ * counted */
 static void
 count_lost_in_pipeline (AccelGstSink *self)
 {

@@ -1782,7 +1782,10 @@ stop_until_done (gpointer data)
   GraphFixture *f = data;
 
   while (!g_atomic_int_get (&f->done))
-    accel_graph_stop (f->graph);
+    {
+      accel_graph_stop (f->graph);
+      g_thread_yield ();
+    }
   return NULL;
 }
 
