@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel: the graph's watchdog, for a frame that never returns. A stage's
+/* accel: the graph's watchdog, for a frame that never returns, and the
+ * waits for what is outside the graph that neither it nor a stage's
+ * deadline counts (accel_stage_wait_begin ()). A stage's
  * deadline is checked when its frame returns, so a frame stuck in its work
  * (a driver call that never comes back, a plugin's endless loop, a peer
  * that never answers) would hold its thread, and the run, for good. Each
@@ -118,8 +120,9 @@ accel_stage_wait_begin (AccelStage *stage)
  * accel_stage_wait_end:
  * @stage: a stage that called accel_stage_wait_begin()
  *
- * The wait is over: the watchdog counts the frame's work again, from now.
- * Called from the stage's thread.
+ * The wait is over: its time is left out of the frame's deadline, and the
+ * watchdog counts the frame's work again from now. Called from the
+ * stage's thread.
  */
 void
 accel_stage_wait_end (AccelStage *stage)
