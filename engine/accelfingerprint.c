@@ -140,10 +140,8 @@ append_input (GString *s, AccelStage *stage)
       || pspec->value_type != G_TYPE_STRING)
     return;
   g_object_get (stage, "location", &location, NULL);
-  /* an empty file says nothing of the file that comes in its place */
   if (!location || !g_file_test (location, G_FILE_TEST_IS_REGULAR)
-      || !(prefix = input_prefix (location, INPUT_PREFIX))
-      || g_str_has_prefix (prefix, "0:"))
+      || !(prefix = input_prefix (location, INPUT_PREFIX)))
     return;
   append_line (
       s, "input", accel_stage_get_name (stage), location, prefix, NULL);

@@ -300,8 +300,13 @@ check_fingerprint (AccelGraph *graph, GError **error)
   g_autofree gchar *was = NULL;
   g_autoptr (GError) local = NULL;
 
+  /* a fingerprint accepted as it differs (an input that grew, a line of
+   * a later format) is kept as it is now: the next resume compares with
+   * what this run reads */
   if (g_file_get_contents (path, &was, NULL, &local))
-    return accel_fingerprint_compare (was, now, graph->state_dir, error);
+    return accel_fingerprint_compare (was, now, graph->state_dir, error)
+           && (g_str_equal (was, now)
+               || g_file_set_contents (path, now, -1, error));
   if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
       g_propagate_error (error, g_steal_pointer (&local));

@@ -1912,10 +1912,10 @@ test_resume_refuses_changed_input (void)
 {
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
-  g_autofree guint8 *frames = g_malloc (50 * 64);
+  g_autofree guint8 *frames = g_malloc (60 * 64);
   Result r = { 0 };
 
-  for (guint i = 0; i < 50 * 64; i++)
+  for (guint i = 0; i < 60 * 64; i++)
     frames[i] = (guint8)(i * 7 + i / 64);
   g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * 64, NULL));
   g_assert_true (g_file_set_contents (sc.yaml,
@@ -1944,6 +1944,21 @@ test_resume_refuses_changed_input (void)
   frames[100] ^= 0xff;
   g_assert_true (g_file_set_contents (in, (gchar *)frames, 50 * 64, NULL));
   expect_in (0, "resuming at frame 17", sc.dir, sc.state_arg, sc.yaml, NULL);
+
+  /* grown by ten more, cut short at 55, then changed at frame 52: the
+   * state keeps what the last run read, not what the first did (the
+   * change lay past the first run's 40 frames, and the resume mixed the
+   * two files' frames with status 0) */
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 60 * 64, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:55", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  frames[52 * 64] ^= 0xff;
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 60 * 64, NULL));
+  expect_in (2, "stage 'src' input in.raw does not start as it did", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
 }
 
 /* a live source cannot produce again what an output lost: the resume is
