@@ -7,6 +7,8 @@
 
 #include "accelgraph-private.h"
 
+#include <stdlib.h>
+
 #include <stdarg.h>
 
 /* topological order of the user's stages; FALSE names a cycle */
@@ -297,6 +299,91 @@ check_names (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
+/* the file @path names, whether it is there yet or not: links and "./"
+ * resolved where it is, so that two names of one file compare equal; NULL
+ * for what is no regular file (a FIFO, /dev/null: shared on purpose) */
+static gchar *
+file_key (const char *path)
+{
+  char *real;
+  gchar *key;
+
+  if (!path || !*path)
+    return NULL;
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)
+          || !(real = realpath (path, NULL)))
+        return NULL;
+      key = g_strdup (real);
+      free (real);
+      return key;
+    }
+  return g_canonicalize_filename (path, NULL);
+}
+
+/* the file a source reads (its "location"), or NULL */
+static gchar *
+input_path (AccelStage *stage)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "location");
+  gchar *location = NULL;
+
+  if (accel_stage_get_n_inputs (stage) > 0 || !pspec
+      || pspec->value_type != G_TYPE_STRING)
+    return NULL;
+  g_object_get (stage, "location", &location, NULL);
+  return location;
+}
+
+/* two sinks that write one file mix their frames in it, and a sink that
+ * writes a source's file writes over the run's own input: both refused,
+ * naming the two stages */
+static gboolean
+check_shared_files (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GHashTable) users
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) writes = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      gboolean writer = ACCEL_IS_FILE_OUTPUT (stage);
+      g_autofree gchar *path
+          = writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
+                   : input_path (stage);
+      gchar *key = file_key (path);
+      gboolean other_writes;
+      AccelStage *other;
+
+      if (!key)
+        continue;
+      if (!(other = g_hash_table_lookup (users, key)))
+        {
+          g_hash_table_insert (users, key, stage);
+          if (writer)
+            g_hash_table_add (writes, key);
+          continue;
+        }
+      other_writes = g_hash_table_contains (writes, key);
+      g_free (key);
+      /* two sources may read one file */
+      if (!writer && !other_writes)
+        continue;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) %s %s, which stage '%s' (%s) %s: %s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          writer ? "writes" : "reads", path, accel_stage_get_name (other),
+          accel_stage_get_kind_name (other), other_writes ? "writes" : "reads",
+          writer && other_writes ? "their frames would mix in one file"
+                                 : "the run would write over its own input");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * accel_graph_prepare:
  * @graph: a graph
@@ -355,7 +442,8 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
       g_ptr_array_add (graph->order, g_object_ref (stage));
     }
 
-  if (!accel_graph_check_descriptors (graph, error)
+  if (!check_shared_files (graph, error)
+      || !accel_graph_check_descriptors (graph, error)
       || !accel_graph_check_threads (graph, error))
     goto failed;
   for (guint i = 0; i < graph->order->len; i++)

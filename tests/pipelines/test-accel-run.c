@@ -1440,6 +1440,38 @@ test_gst_reserved_name (void)
       NULL);
 }
 
+/* two sinks writing one file (two names of it), or a sink writing the
+ * file a source reads, are refused as the graph is prepared, naming both
+ * stages: the frames were interleaved in one file, or the input was cut
+ * to nothing (status 1, the input gone) */
+static void
+test_shared_files_refused (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *data = NULL;
+  gsize len = 0;
+
+  expect_in (2,
+      "stage 'b' (io.raw-file-sink) writes ./o.raw, which stage 'a' "
+      "(io.raw-file-sink) writes: their frames would mix in one file",
+      sc.dir, "-e",
+      "core.test-source name=src shape=16 num-buffers=4 ! io.raw-file-sink "
+      "name=a location=o.raw  src. ! io.raw-file-sink name=b "
+      "location=./o.raw",
+      NULL);
+  g_assert_true (g_file_set_contents (in, "0123456789abcdef", 16, NULL));
+  expect_in (2,
+      "stage 'out' (io.raw-file-sink) writes in.raw, which stage 'src' "
+      "(io.raw-file-source) reads: the run would write over its own input",
+      sc.dir, "-e",
+      "io.raw-file-source name=src location=in.raw shape=16 ! "
+      "io.raw-file-sink name=out location=in.raw",
+      NULL);
+  g_assert_true (g_file_get_contents (in, &data, &len, NULL));
+  g_assert_cmpuint (len, ==, 16);
+}
+
 /* a fault for a stage the pipeline does not have (misspelt) is said: it
  * would never fire, and the run would test nothing */
 static void
@@ -2901,6 +2933,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/resume-without-checkpoint", test_resume_without_checkpoint);
   g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
+  g_test_add_func (
+      "/accel-run/shared-files-refused", test_shared_files_refused);
   g_test_add_func (
       "/accel-run/live-wait-not-deadline", test_live_wait_not_deadline);
   g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
