@@ -132,14 +132,9 @@ input_prefix (const char *path, gsize most)
 static void
 append_input (GString *s, AccelStage *stage)
 {
-  GParamSpec *pspec
-      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "location");
-  g_autofree gchar *location = NULL, *prefix = NULL;
+  g_autofree gchar *location = accel_graph_source_input (stage);
+  g_autofree gchar *prefix = NULL;
 
-  if (accel_stage_get_n_inputs (stage) > 0 || !pspec
-      || pspec->value_type != G_TYPE_STRING)
-    return;
-  g_object_get (stage, "location", &location, NULL);
   if (!location || !g_file_test (location, G_FILE_TEST_IS_REGULAR)
       || !(prefix = input_prefix (location, INPUT_PREFIX)))
     return;

@@ -67,6 +67,9 @@ struct _AccelGraph
   guint step_sinks_done; /* stepped: the sinks done when it was set */
 };
 
+/* accelgraphprepare.c */
+gchar *accel_graph_source_input (AccelStage *stage);
+
 /* accelgraphstep.c */
 void accel_graph_observe_steps (
     AccelGraph *graph, AccelStageObserver *observer);

@@ -323,8 +323,8 @@ file_key (const char *path)
 }
 
 /* the file a source reads (its "location"), or NULL */
-static gchar *
-input_path (AccelStage *stage)
+gchar *
+accel_graph_source_input (AccelStage *stage)
 {
   GParamSpec *pspec
       = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "location");
@@ -353,7 +353,7 @@ check_shared_files (AccelGraph *graph, GError **error)
       gboolean writer = ACCEL_IS_FILE_OUTPUT (stage);
       g_autofree gchar *path
           = writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
-                   : input_path (stage);
+                   : accel_graph_source_input (stage);
       gchar *key = file_key (path);
       gboolean other_writes;
       AccelStage *other;
