@@ -139,15 +139,14 @@ accel_stage_wait_end (AccelStage *stage)
   priv->work_paused = FALSE;
 }
 
-/* the frame @w's stage has at work past its watchdog, as an error, or
- * NULL. @stood_still: how long the process stood still (stopped by a
- * signal or a debugger, or the machine asleep) since the last look: a
+/* the frame @w's stage has at work past its watchdog @limit (0: none),
+ * as an error, or NULL. @stood_still: how long the process stood still (stopped
+ * by a signal or a debugger, or the machine asleep) since the last look: a
  * frame at work through it is not charged for it */
 static GError *
-check_stage (Watched *w, gint64 now, gint64 stood_still)
+check_stage (Watched *w, gint64 limit, gint64 now, gint64 stood_still)
 {
   AccelStagePrivate *priv = accel_stage_get_private (w->stage);
-  gint64 limit = accel_stage_get_watchdog_us (w->stage);
   gint64 since = __atomic_load_n (&priv->work_since, __ATOMIC_ACQUIRE);
   guint64 sequence = __atomic_load_n (&priv->work_sequence, __ATOMIC_RELAXED);
   gint64 ran;
@@ -176,32 +175,19 @@ check_stage (Watched *w, gint64 now, gint64 stood_still)
       sequence, (ran + 999) / 1000, limit / 1000);
 }
 
-/* how long to wait before the next look: a quarter of the shortest limit */
-static gint64
-poll_interval (GArray *watched)
-{
-  gint64 shortest = G_MAXINT64;
-
-  for (guint i = 0; i < watched->len; i++)
-    {
-      gint64 limit = accel_stage_get_watchdog_us (
-          g_array_index (watched, Watched, i).stage);
-      if (limit > 0)
-        shortest = MIN (shortest, limit);
-    }
-  return CLAMP (shortest / 4, POLL_MIN_US, POLL_MAX_US);
-}
-
 static gpointer
 watch (gpointer data)
 {
   AccelStageWatchdog *dog = data;
   gint64 looked = g_get_monotonic_time ();
+  /* the first look comes soon; each sets the next a quarter of the
+   * shortest limit it read later */
+  gint64 poll = POLL_MIN_US;
 
   g_mutex_lock (&dog->lock);
   while (!dog->stopping)
     {
-      gint64 poll = poll_interval (dog->watched), now, stood_still;
+      gint64 now, stood_still, shortest = G_MAXINT64;
       GError *error = NULL;
       Watched *w = NULL;
 
@@ -216,9 +202,15 @@ watch (gpointer data)
       looked = now;
       for (guint i = 0; i < dog->watched->len && !dog->stopping && !error; i++)
         {
+          gint64 limit;
+
           w = &g_array_index (dog->watched, Watched, i);
-          error = check_stage (w, now, stood_still);
+          limit = accel_stage_get_watchdog_us (w->stage);
+          if (limit > 0)
+            shortest = MIN (shortest, limit);
+          error = check_stage (w, limit, now, stood_still);
         }
+      poll = CLAMP (shortest / 4, POLL_MIN_US, POLL_MAX_US);
       if (!error)
         continue;
       /* the graph fails once: nothing more to watch */

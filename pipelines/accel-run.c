@@ -629,12 +629,6 @@ stop_graph_bounded (AccelGraph *graph, gboolean stuck)
   return done;
 }
 
-static gboolean
-stop_within_grace (AccelGraph *graph)
-{
-  return stop_graph_bounded (graph, TRUE);
-}
-
 /* a blocking wait on a thread of its own: a stage's fault, whatever its
  * code, cannot be taken for a wait's timeout, and accel_graph_stop() ends
  * the wait when the run stops at once */
@@ -936,7 +930,7 @@ run_pipeline (const char *path)
   if (run->grace_expired)
     g_printerr ("accel-run: the frames in flight did not finish within %d s\n",
         GRACE_S);
-  if (run->stopped && !stop_within_grace (graph))
+  if (run->stopped && !stop_graph_bounded (graph, TRUE))
     {
       /* a stage's thread is stuck in its work: only leaving ends it */
       g_printerr ("accel-run: a stage did not return within %d s of being "

@@ -291,21 +291,19 @@ accel_app_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
   AccelBuffer *in = frame->inputs[0];
   GError *local = NULL;
   AccelBuffer *out = NULL;
-  gboolean set_aside = FALSE;
+  gboolean set_aside = FALSE, handed;
 
   g_clear_pointer (&self->pending, accel_buffer_unref);
   g_clear_pointer (&self->aside_new, accel_buffer_unref);
   /* the waits for the application to pull are backpressure, not work */
   accel_stage_wait_begin (stage);
-  if (!hand_on_aside (self, TRUE, error))
-    {
-      accel_stage_wait_end (stage);
-      return ACCEL_FLOW_ERROR;
-    }
+  handed = hand_on_aside (self, TRUE, error);
   /* behind frames still aside, this one goes aside too */
-  if (g_queue_is_empty (&self->aside))
+  if (handed && g_queue_is_empty (&self->aside))
     out = acquire_host_buffer (self, TRUE, &local);
   accel_stage_wait_end (stage);
+  if (!handed)
+    return ACCEL_FLOW_ERROR;
   if (local)
     {
       g_propagate_error (error, local);

@@ -474,15 +474,14 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
   GstVideoFrame vframe;
   GstBuffer *buffer;
   GstFlowReturn ret;
+  gboolean room;
 
   /* GStreamer taking its time is backpressure, not the frame's work */
   accel_stage_wait_begin (stage);
-  if (!wait_for_room (self, frame->sequence, error))
-    {
-      accel_stage_wait_end (stage);
-      return ACCEL_FLOW_ERROR;
-    }
+  room = wait_for_room (self, frame->sequence, error);
   accel_stage_wait_end (stage);
+  if (!room)
+    return ACCEL_FLOW_ERROR;
 
   if (self->pool)
     {
