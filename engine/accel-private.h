@@ -65,6 +65,10 @@ typedef struct
 void accel_supervisor_begin (AccelSupervisorHandlers *previous);
 void accel_supervisor_end (const AccelSupervisorHandlers *previous);
 gboolean accel_supervisor_interrupted (void);
+/* whether a worker of wait status @status ended after an interrupt that
+ * did not reach its supervisor: a signal sent to the worker alone, which
+ * stops the run short of its end (an interrupt of both is a run's end) */
+gboolean accel_supervisor_interrupted_alone (int status);
 /* a worker started, and its end (blocking, or a look): between begin and
  * end; TRUE with @status once reaped */
 void accel_supervisor_add_worker (GPid pid);

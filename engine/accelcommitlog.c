@@ -18,6 +18,10 @@
 #include <unistd.h>
 
 #define HEADER "ACCELCL1"
+/* the header of a log whose sink keeps digests beside it: a resume then
+ * needs them, and a digests file deleted or cut short is not taken for a
+ * state kept before digests were */
+#define HEADER_DIGESTS "ACCELCL2"
 #define HEADER_SIZE 8
 #define RECORD_MAGIC 0x434d5431u /* "CMT1" */
 
@@ -40,7 +44,8 @@ struct _AccelCommitLog
   gint64 sync_interval_us;
   gint64 last_sync;
   gboolean dirty;
-  int digests_fd; /* <path>.digests, once a digest is written, or -1 */
+  int digests_fd;       /* <path>.digests, once a digest is written, or -1 */
+  gboolean has_digests; /* the header says digests are kept */
 };
 
 /* a digest of what a sink wrote at a place of its output: at 16 place in
@@ -98,7 +103,10 @@ load (AccelCommitLog *log, GError **error)
         return io_error (error, "cannot write", log->path);
       return TRUE;
     }
-  if (len < HEADER_SIZE || memcmp (data, HEADER, HEADER_SIZE) != 0)
+  log->has_digests
+      = len >= HEADER_SIZE && memcmp (data, HEADER_DIGESTS, HEADER_SIZE) == 0;
+  if (len < HEADER_SIZE
+      || (memcmp (data, HEADER, HEADER_SIZE) != 0 && !log->has_digests))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "%s is not a commit log (bad header)", log->path);
@@ -407,7 +415,9 @@ rewrite (AccelCommitLog *log, GError **error)
   g_autofree gchar *tmp = g_strconcat (log->path, ".tmp", NULL);
   int fd;
 
-  g_byte_array_append (data, (const guint8 *)HEADER, HEADER_SIZE);
+  g_byte_array_append (data,
+      (const guint8 *)(log->has_digests ? HEADER_DIGESTS : HEADER),
+      HEADER_SIZE);
   for (guint i = 0; i < seqs->len; i++)
     {
       guint64 seq = g_array_index (seqs, guint64, i);
@@ -529,6 +539,25 @@ digests_path (AccelCommitLog *log)
   return g_strconcat (log->path, ".digests", NULL);
 }
 
+/* the header says digests are kept, once the first is: through a second
+ * descriptor, as the log's appends wherever it writes. It reaches the disk
+ * with the commits (the log's sync) */
+static gboolean
+mark_digests_kept (AccelCommitLog *log, GError **error)
+{
+  int fd = g_open (log->path, O_WRONLY | O_CLOEXEC, 0);
+  gboolean ok;
+
+  if (fd < 0)
+    return io_error (error, "cannot open commit log", log->path);
+  ok = pwrite (fd, HEADER_DIGESTS, HEADER_SIZE, 0) == HEADER_SIZE;
+  if (!ok)
+    io_error (error, "cannot write", log->path);
+  close (fd);
+  log->has_digests = ok;
+  return ok;
+}
+
 /**
  * accel_commit_log_write_digest: (skip)
  * @log: the sink's commit log
@@ -564,35 +593,49 @@ accel_commit_log_write_digest (
       g_autofree gchar *path = digests_path (log);
       return io_error (error, "cannot write a digest to", path);
     }
-  return TRUE;
+  return log->has_digests || mark_digests_kept (log, error);
 }
 
 /**
  * accel_commit_log_read_digest: (skip)
  * @log: the sink's commit log, from an earlier run
  * @place: a place of the sink's output
- * @digest: (out): the digest written there
+ * @found: (out): whether a digest of @place was written
+ *   (accel_commit_log_write_digest()): none for a state directory kept
+ *   before its sink wrote them
+ * @digest: (out): the digest written there, when found
+ * @error: return location for a #GError, or %NULL
  *
- * Returns: whether a digest of @place was written
- * (accel_commit_log_write_digest()); none for a state directory kept
- * before its sink wrote them. Called from the thread that uses @log.
+ * Returns: %FALSE with %ACCEL_ERROR_STATE_MISMATCH when @place has no
+ * digest though the log says its sink kept them (the digests file was
+ * deleted, cut short or written over). Called from the thread that uses
+ * @log.
  */
 gboolean
-accel_commit_log_read_digest (
-    AccelCommitLog *log, guint64 place, guint64 *digest)
+accel_commit_log_read_digest (AccelCommitLog *log, guint64 place,
+    gboolean *found, guint64 *digest, GError **error)
 {
   g_autofree gchar *path = digests_path (log);
   DigestRecord record;
   int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   gssize n;
 
-  if (fd < 0)
-    return FALSE;
-  n = pread (fd, &record, sizeof (record), (off_t)(place * sizeof (record)));
-  close (fd);
-  if (n != sizeof (record)
-      || GUINT64_FROM_LE (record.place_plus_one) != place + 1)
-    return FALSE;
-  *digest = GUINT64_FROM_LE (record.digest);
-  return TRUE;
+  n = fd < 0 ? -1
+             : pread (fd, &record, sizeof (record),
+                 (off_t)(place * sizeof (record)));
+  if (fd >= 0)
+    close (fd);
+  *found = n == sizeof (record)
+           && GUINT64_FROM_LE (record.place_plus_one) == place + 1;
+  if (*found)
+    *digest = GUINT64_FROM_LE (record.digest);
+  if (*found || !log->has_digests)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+      "%s lacks the digest of place %" G_GUINT64_FORMAT
+      " of its sink's output, which the commit log %s says was kept "
+      "(deleted, cut short or written over?): the output cannot be told "
+      "from another file of its name (discard the state to start over)",
+      path, place, log->path);
+  return FALSE;
 }

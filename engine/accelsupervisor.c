@@ -153,6 +153,15 @@ accel_supervisor_interrupted (void)
   return interrupted != 0;
 }
 
+gboolean
+accel_supervisor_interrupted_alone (int status)
+{
+  return WIFEXITED (status)
+         && (WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
+             || WEXITSTATUS (status) == ACCEL_EXIT_STOPPED)
+         && !accel_supervisor_interrupted ();
+}
+
 gchar *
 accel_supervisor_describe_end (int status)
 {
@@ -390,12 +399,24 @@ run_workers (const char *const *argv, guint max_restarts,
           return FALSE;
         }
       accel_supervisor_add_worker (pid);
+      g_debug ("worker %u is process %d", generation, (int)pid);
       accel_supervisor_reap_worker (pid, TRUE, &status);
 
-      if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+      if (WIFEXITED (status)
+          && (WEXITSTATUS (status) == 0
+              || (WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
+                  && accel_supervisor_interrupted ())))
         {
           g_debug ("worker %u finished the job", generation);
           return TRUE;
+        }
+      if (accel_supervisor_interrupted_alone (status))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+              "worker %u (process %d) was interrupted by a signal sent to "
+              "it alone, and stopped short of the run's end",
+              generation, (int)pid);
+          return FALSE;
         }
       /* done: a restart would not bring the frames back */
       if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE)

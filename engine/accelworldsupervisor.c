@@ -66,6 +66,17 @@ end_ranks (Rank *ranks, guint n)
       }
 }
 
+/* a rank interrupted alone ends its stream early, and the others would
+ * wait for it, or run on without it: they are interrupted as well, as by
+ * an interrupt of the supervisor's own */
+static void
+interrupt_ranks (Rank *ranks, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (ranks[i].running)
+      kill (ranks[i].pid, ACCEL_SUPERVISOR_INTERRUPT);
+}
+
 /* how telling a rank's bad end is: a signal, then a pipeline it refused
  * (status 2), then the rest (a communicator that broke, often because of
  * one of those) */
@@ -89,7 +100,9 @@ is_better_culprit (int status, int than)
 
 /* starts every rank; waits until all finished (TRUE, @incomplete set when
  * one skipped or lost frames) or one did not (FALSE, with its rank and wait
- * status) */
+ * status). A rank interrupted alone ends the others' streams too, and is
+ * named (FALSE) whatever they do: the world is not rebuilt to undo an
+ * interrupt */
 static gboolean
 run_world (const char *const *argv, guint n_ranks, guint generation,
     const char *coordinator, const char *state_dir, guint *failed,
@@ -97,7 +110,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
 {
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
-  gboolean any_failed = FALSE;
+  gboolean any_failed = FALSE, interrupted_alone = FALSE;
   gint64 until = 0;
 
   /* a rank goes with its supervisor, however that ends; after an
@@ -138,13 +151,28 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
           n_running--;
           if (WIFEXITED (status)
               && (WEXITSTATUS (status) == 0
-                  || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE))
+                  || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE
+                  || (WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
+                      && accel_supervisor_interrupted ())))
             {
               g_debug ("generation %u: rank %u finished", generation, r);
               *incomplete |= WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE;
               continue;
             }
-          if (!any_failed || is_better_culprit (status, *failed_status))
+          if (accel_supervisor_interrupted_alone (status)
+              && WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED)
+            {
+              if (!interrupted_alone)
+                {
+                  *failed = r;
+                  *failed_status = status;
+                  interrupt_ranks (ranks, n_ranks);
+                }
+              interrupted_alone = TRUE;
+              continue;
+            }
+          if (!interrupted_alone
+              && (!any_failed || is_better_culprit (status, *failed_status)))
             {
               *failed = r;
               *failed_status = status;
@@ -170,7 +198,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
       end_ranks (ranks, n_ranks);
       return FALSE;
     }
-  return TRUE;
+  return !interrupted_alone;
 }
 
 /**
@@ -239,6 +267,15 @@ supervise_worlds (const char *const *argv, guint n_ranks,
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
               "rank %u on %s stopped after an interrupt (%s)", failed, host,
               end);
+          return FALSE;
+        }
+      if (accel_supervisor_interrupted_alone (status))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+              "rank %u on %s was interrupted by a signal sent to its worker "
+              "alone: the other ranks were interrupted too, and the world "
+              "stopped short of the run's end",
+              failed, host);
           return FALSE;
         }
       if (!(why = accel_supervisor_restart_cause (status)))

@@ -27,7 +27,7 @@
 /* done, but frames were skipped or lost (ACCEL_EXIT_INCOMPLETE) */
 #define EXIT_INCOMPLETE ACCEL_EXIT_INCOMPLETE
 /* a second Ctrl-C: stopped at once, as shells report a SIGINT */
-#define EXIT_STOPPED 130
+#define EXIT_STOPPED ACCEL_EXIT_STOPPED
 
 /* after Ctrl-C or SIGTERM, how long the frames in flight may take before
  * the run stops at once */
@@ -991,6 +991,10 @@ run_pipeline (const char *path)
     }
   else if (accel_run_say_incomplete (graph) && status == EXIT_DONE)
     status = EXIT_INCOMPLETE;
+  /* the supervisor tells an interrupt of its own from one of this worker
+   * alone, whose run ended short */
+  if (run->interrupted && status == EXIT_DONE && accel_supervisor_is_worker ())
+    status = ACCEL_EXIT_INTERRUPTED;
   g_clear_error (&run->error);
   run->graph = NULL;
   return status;

@@ -13,6 +13,13 @@ G_BEGIN_DECLS
 /* a worker's exit status for "a stage's frame hung past its watchdog, and
  * I left it behind: start me again" (%ACCEL_ERROR_HUNG) */
 #define ACCEL_EXIT_HUNG 76
+/* a worker's exit status for "an interrupt ended my stream early, and I
+ * finished the frames in flight": done when the supervisor was interrupted
+ * too, a stop short of the end when the signal was sent to the worker alone */
+#define ACCEL_EXIT_INTERRUPTED 74
+/* a worker's exit status for "an interrupt stopped me at once, or before my
+ * graph ran", as shells report a SIGINT */
+#define ACCEL_EXIT_STOPPED 130
 /* a worker's exit status for "the job is done, but frames were skipped or
  * lost (I said which on stderr)": not started again */
 #define ACCEL_EXIT_INCOMPLETE 3

@@ -151,9 +151,12 @@ static gboolean
 lines_as_written (AccelCommitLog *log, const char *location, GStrv lines,
     guint64 n, GError **error)
 {
+  gboolean found = FALSE;
   guint64 want, digest = ACCEL_DIGEST_INIT;
 
-  if (n == 0 || !accel_commit_log_read_digest (log, n - 1, &want))
+  if (n > 0 && !accel_commit_log_read_digest (log, n - 1, &found, &want, error))
+    return FALSE;
+  if (!found)
     return TRUE;
   for (guint64 i = 0; i < n; i++)
     {

@@ -90,10 +90,13 @@ accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
     gsize frame_size, guint64 n_whole, GError **error)
 {
   guint64 kept = MIN (n_whole, accel_commit_log_first_uncommitted (log));
+  gboolean found = FALSE;
   guint64 want;
 
-  if (kept == 0 || !accel_commit_log_read_digest (log, kept - 1, &want)
-      || tail_matches (location, kept - 1, frame_size, want))
+  if (kept > 0
+      && !accel_commit_log_read_digest (log, kept - 1, &found, &want, error))
+    return FALSE;
+  if (!found || tail_matches (location, kept - 1, frame_size, want))
     return TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
       "%s was changed since frame %" G_GUINT64_FORMAT

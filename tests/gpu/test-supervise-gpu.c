@@ -7,6 +7,7 @@
  * run's. Skips without a GPU. */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "accel-test.h"
@@ -181,6 +182,73 @@ test_recovers (gconstpointer data)
   run_clear (&clean);
 }
 
+/* stderr up to a line holding @text (NULL: to its end), appended to @said:
+ * that line, or NULL at the end */
+static gchar *
+read_until (GDataInputStream *err, GString *said, const char *text)
+{
+  gchar *line;
+
+  while ((line = g_data_input_stream_read_line_utf8 (err, NULL, NULL, NULL)))
+    {
+      g_string_append_printf (said, "%s\n", line);
+      if (text && strstr (line, text))
+        return line;
+      g_free (line);
+    }
+  return NULL;
+}
+
+/* SIGTERM to the supervisor of an endless run ends it cleanly (0). Sent to
+ * its worker alone, the worker ended its stream early and exited 0, and so
+ * did the run, short of its end without a word: it now says so (130) */
+static void
+test_worker_interrupted_alone (void)
+{
+  const char *endless = "core.test-source shape=4096 ! core.scale scale=2 ! "
+                        "core.checksum-sink";
+
+  if (accel_test_skip_under_sanitizer (ACCEL_TEST_FAULT_WHY))
+    return;
+  for (guint alone = 0; alone < 2; alone++)
+    {
+      const char *argv[] = { g_getenv ("ACCEL_RUN"), "-e", endless, NULL };
+      g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+          G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+      g_autoptr (GSubprocess) p = NULL;
+      g_autoptr (GDataInputStream) err = NULL;
+      g_autoptr (GString) said = g_string_new (NULL);
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *started = NULL, *running = NULL;
+      GPid worker;
+
+      g_subprocess_launcher_setenv (
+          launcher, "G_MESSAGES_DEBUG", "accel-supervisor", TRUE);
+      g_subprocess_launcher_unsetenv (launcher, "ACCEL_FAULT");
+      p = g_subprocess_launcher_spawnv (launcher, argv, &error);
+      g_assert_no_error (error);
+      err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (p));
+      started = read_until (err, said, "worker 1 is process ");
+      g_assert_nonnull (started);
+      worker = atoi (strstr (started, "is process ") + strlen ("is process "));
+      running = read_until (err, said, "accel-run: running");
+      g_assert_nonnull (running);
+      g_assert_cmpint (
+          kill (
+              alone ? worker : atoi (g_subprocess_get_identifier (p)), SIGTERM),
+          ==, 0);
+      read_until (err, said, NULL);
+      g_assert_true (g_subprocess_wait (p, NULL, &error));
+      g_test_message ("%s", said->str);
+      g_assert_true (g_subprocess_get_if_exited (p));
+      g_assert_cmpint (g_subprocess_get_exit_status (p), ==, alone ? 130 : 0);
+      g_assert_true (!alone
+                     == !strstr (said->str,
+                         "was interrupted by a signal sent to it alone, and "
+                         "stopped short of the run's end"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -190,5 +258,7 @@ main (int argc, char **argv)
       "/supervise/fluid-effects", pipelines[0], test_recovers);
   g_test_add_data_func (
       "/supervise/particles-effects", pipelines[1], test_recovers);
+  g_test_add_func (
+      "/supervise/worker-interrupted-alone", test_worker_interrupted_alone);
   return g_test_run ();
 }

@@ -686,6 +686,81 @@ test_sigint_while_joining (void)
   live_clear (&l);
 }
 
+/* how an interrupt reaches a world of two ranks running endless.yaml */
+typedef enum
+{
+  INTERRUPT_GROUP,      /* a terminal's Ctrl-C: every process */
+  INTERRUPT_SUPERVISOR, /* kill of the supervisor alone */
+  INTERRUPT_ONE_RANK,   /* kill of rank 1's worker alone */
+} InterruptTarget;
+
+static gint
+interrupt_world (InterruptTarget target, Live *l)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  const char *argv[] = { NULL, "--backend=host", "--ranks=2", endless, NULL };
+  const char *line;
+  GPid supervisor, rank1;
+
+  l->own_group = TRUE;
+  l->debug = "accel-world";
+  live_start (l, argv, NULL, 60);
+  supervisor = atoi (g_subprocess_get_identifier (l->p));
+  g_assert_true (live_wait_for (l, "rank 1 is process "));
+  line = live_last_line (l);
+  rank1 = atoi (
+      strstr (line, "rank 1 is process ") + strlen ("rank 1 is process "));
+  g_assert_true (live_wait_for (l, "accel-run: running 'endless'"));
+  g_assert_true (live_wait_for (l, "accel-run: running 'endless'"));
+  switch (target)
+    {
+    case INTERRUPT_GROUP:
+      g_assert_cmpint (kill (-supervisor, SIGINT), ==, 0);
+      break;
+    case INTERRUPT_SUPERVISOR:
+      g_assert_cmpint (kill (supervisor, SIGTERM), ==, 0);
+      break;
+    case INTERRUPT_ONE_RANK:
+      g_assert_cmpint (kill (rank1, SIGTERM), ==, 0);
+      break;
+    }
+  return live_finish (l);
+}
+
+/* an interrupt of the world, whether every process gets it or the
+ * supervisor passes it on, ends every rank's stream: a clean exit. One sent
+ * to a rank's worker alone ended that rank's stream, and the world
+ * exited 0 with that rank's output short (or ran on without it): the
+ * others are interrupted too, and the run says it stopped short (130) */
+static void
+test_world_interrupts (void)
+{
+  for (InterruptTarget target = INTERRUPT_GROUP; target <= INTERRUPT_ONE_RANK;
+       target++)
+    {
+      Live l = { 0 };
+      gint status = interrupt_world (target, &l);
+
+      g_test_message ("%s", l.said->str);
+      if (target == INTERRUPT_ONE_RANK)
+        {
+          g_assert_cmpint (status, ==, 130);
+          g_assert_nonnull (strstr (l.said->str, "accel-run: rank 1 on "));
+          g_assert_nonnull (strstr (l.said->str,
+              " was interrupted by a signal sent to its worker alone: the "
+              "other ranks were interrupted too, and the world stopped "
+              "short of the run's end"));
+        }
+      else
+        {
+          g_assert_cmpint (status, ==, 0);
+          g_assert_null (strstr (l.said->str, "alone"));
+        }
+      live_clear (&l);
+    }
+}
+
 /* SIGTERM ends a run as gracefully as Ctrl-C */
 static void
 test_sigterm (void)
@@ -2241,6 +2316,8 @@ test_resume_refuses_changed_file (void)
 {
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  g_autofree gchar *digests
+      = g_build_filename (sc.state, "out.commits.digests", NULL);
   g_autoptr (GBytes) expected = NULL;
   g_autofree gchar *changed = NULL;
   gsize len;
@@ -2278,18 +2355,27 @@ test_resume_refuses_changed_file (void)
   g_assert_true (g_file_set_contents (out, changed, (gssize)len, NULL));
   expect_in (2, "out.bin was changed since frame 11 was committed", sc.dir,
       sc.state_arg, sc.yaml, NULL);
+  /* the digests deleted as well: the change was taken for the run's */
+  g_assert_cmpint (g_unlink (digests), ==, 0);
+  expect_in (2, "out.commits.digests lacks the digest of place 11", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
 }
 
 /* a checksum file written over by another run, its lines as well formed
  * and in order as the first run's, is refused (status 2): a resume cut it
- * back to its committed lines and appended, mixing the two runs' lines */
+ * back to its committed lines and appended, mixing the two runs' lines. So
+ * is a resume whose digests of the lines were deleted or cut short */
 static void
 test_resume_refuses_changed_sums (void)
 {
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
+  g_autofree gchar *digests
+      = g_build_filename (sc.state, "check.commits.digests", NULL);
   g_autofree gchar *other = NULL, *expected = NULL, *got = NULL;
+  g_autofree gchar *kept_digests = NULL;
   const char *end;
+  gsize n;
   Result r = { 0 };
 #define SUMS_PIPELINE(shape)                                                   \
   "pipeline: sums\n"                                                           \
@@ -2321,6 +2407,15 @@ test_resume_refuses_changed_sums (void)
       "sums.txt was changed since frame 16 was committed: its lines "
       "differ from those written",
       sc.dir, sc.state_arg, sc.yaml, NULL);
+  /* nor when the digests are gone, or cut short: the check was off */
+  g_assert_true (g_file_get_contents (digests, &kept_digests, &n, NULL));
+  g_assert_cmpint (g_unlink (digests), ==, 0);
+  expect_in (2, "check.commits.digests lacks the digest of place 16", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_set_contents (digests, kept_digests, 16 * 16, NULL));
+  expect_in (2, "check.commits.digests lacks the digest of place 16", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_set_contents (digests, kept_digests, (gssize)n, NULL));
 
   /* this run's 17 lines again: the resume writes the rest */
   for (guint lines = 0; lines < 17; lines++)
@@ -2901,6 +2996,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/sighup-under-nohup", test_sighup_under_nohup);
   g_test_add_func (
       "/accel-run/sigint-while-joining", test_sigint_while_joining);
+  g_test_add_func ("/accel-run/world-interrupts", test_world_interrupts);
   g_test_add_func ("/accel-run/second-sigint", test_second_sigint);
   g_test_add_func ("/accel-run/sigterm-bounded", test_sigterm_bounded);
   g_test_add_func ("/accel-run/escalation-ends-run", test_escalation_ends_run);
