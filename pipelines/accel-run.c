@@ -1606,6 +1606,9 @@ main (int argc, char **argv)
           as_rank
               = accel_world_new ("127.0.0.1:1", opt_ranks > 0 ? 0 : opt_rank,
                   opt_ranks > 0 ? opt_ranks : opt_world);
+          /* the ranks of --ranks N load this file: theirs are checked
+           * against each other here, once, before any starts */
+          accel_world_set_same_pipeline (as_rank, opt_ranks > 0);
           accel_world_set_default (as_rank);
         }
       check = load_graph (opt_description ? "-e" : args[1], &error);

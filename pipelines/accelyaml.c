@@ -891,7 +891,7 @@ note_file (Decl *decl, const char *param, const char *text, yaml_mark_t mark)
  * default) interleave their frames in it, as they would --stats and
  * --dot's */
 static void
-check_shared_files (Loader *l)
+check_stage_files_per_rank (Loader *l)
 {
   for (guint i = 0; i < l->decls->len; i++)
     {
@@ -1576,6 +1576,115 @@ check_meetings (Loader *l)
   accel_yaml_check_meetings (members, size, across, report_meeting, l);
 }
 
+/* the file @stage writes, as a key that two names of it share; NULL for
+ * none, and for what is no regular file (a FIFO, /dev/null: shared on
+ * purpose) */
+static gchar *
+written_file (AccelStage *stage)
+{
+  g_autofree gchar *path = NULL;
+
+  g_object_get (stage, "location", &path, NULL);
+  if (!path || !*path
+      || (g_file_test (path, G_FILE_TEST_EXISTS)
+          && !g_file_test (path, G_FILE_TEST_IS_REGULAR)))
+    return NULL;
+  return g_canonicalize_filename (path, NULL);
+}
+
+/* where @decl's location is given, or its name where it is not */
+static yaml_mark_t
+location_mark (Loader *l, Decl *decl)
+{
+  if (decl->params && decl->params->type == YAML_MAPPING_NODE)
+    for (yaml_node_pair_t *p = decl->params->data.mapping.pairs.start;
+         p < decl->params->data.mapping.pairs.top; p++)
+      if (g_strcmp0 (scalar (node (l, p->key)), "location") == 0)
+        return node (l, p->value)->start_mark;
+  return decl->mark;
+}
+
+/* who writes a file in a world: the first stage and rank found */
+typedef struct
+{
+  guint decl, rank;
+} Writer;
+
+/* in a world whose ranks all load this file on one machine (--ranks N),
+ * two stages on different ranks that write one file interleave their
+ * frames in it, as a stage on several ranks would: each stage's file is
+ * made as each of its ranks makes it */
+static void
+check_files_across_ranks (Loader *l)
+{
+  AccelWorld *world = accel_world_get_default ();
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (GHashTable) writers = NULL;
+  guint size, me;
+
+  if (!world || !accel_world_get_same_pipeline (world))
+    return;
+  size = accel_world_get_size (world);
+  me = accel_world_get_rank (world);
+  writers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+      GType type = decl->kind ? accel_registry_lookup (reg, decl->kind) : 0;
+      guint n = decl->ranks ? decl->ranks->len : size;
+      gboolean per_rank = reads_rank (l, decl);
+      g_autofree gchar *alike = NULL;
+
+      /* a stage of this rank that could not be made was reported, and one
+       * on several ranks writing one file too */
+      if (!type || !g_type_is_a (type, ACCEL_TYPE_FILE_OUTPUT)
+          || (!decl->other_rank && !decl->stage) || (n > 1 && !per_rank))
+        continue;
+      for (guint j = 0; j < n; j++)
+        {
+          guint rank = decl->ranks ? g_array_index (decl->ranks, guint, j) : j;
+          g_autofree gchar *key = NULL;
+          Writer *first;
+
+          if (alike)
+            key = g_strdup (alike);
+          else if (rank == me && decl->stage)
+            key = written_file (decl->stage);
+          else
+            {
+              g_autoptr (AccelWorld) as
+                  = accel_world_new ("127.0.0.1:1", rank, size);
+              g_autoptr (AccelStage) probe = make_probe (l, decl, as);
+
+              if (!probe)
+                break;
+              key = written_file (probe);
+            }
+          if (!per_rank)
+            alike = g_strdup (key);
+          if (!key)
+            continue;
+          if (!(first = g_hash_table_lookup (writers, key)))
+            {
+              first = g_new (Writer, 1);
+              *first = (Writer){ i, rank };
+              g_hash_table_insert (writers, g_steal_pointer (&key), first);
+              continue;
+            }
+          /* one stage's ranks: check_stage_files_per_rank () */
+          if (first->decl == i)
+            continue;
+          report (l, location_mark (l, decl),
+              "stage '%s' (%s) on rank %u writes %s, which stage '%s' on "
+              "rank %u writes too: their frames would mix in one file; give "
+              "each a file of its own",
+              decl->name, decl->kind, rank, key,
+              ((Decl *)l->decls->pdata[first->decl])->name, first->rank);
+          break;
+        }
+    }
+}
+
 static void
 load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
 {
@@ -1679,7 +1788,8 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
       apply_override (l, overrides[i]);
     }
   check_meetings (l);
-  check_shared_files (l);
+  check_stage_files_per_rank (l);
+  check_files_across_ranks (l);
   check_inputs (l);
 }
 

@@ -1547,6 +1547,46 @@ test_shared_files_refused (void)
   g_assert_cmpuint (len, ==, 16);
 }
 
+/* two stages on different ranks of --ranks N that write one file mixed
+ * their frames in it with status 0: each rank's graph held only its own
+ * stage. Refused before any rank starts, once, with where the second
+ * location is given; a name each rank makes its own runs */
+static void
+test_shared_files_across_ranks (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  Result r = { 0 };
+#define RANKS_PIPELINE(second)                                                 \
+  "pipeline: ranks\n"                                                          \
+  "stages:\n"                                                                  \
+  "  - {name: src, kind: core.test-source,\n"                                  \
+  "     params: {shape: '16', num-buffers: 4}}\n"                              \
+  "  - {name: a, kind: io.raw-file-sink, ranks: [0],\n"                        \
+  "     params: {location: o-1.raw}}\n"                                        \
+  "  - {name: b, kind: io.raw-file-sink, ranks: [1],\n"                        \
+  "     params: {location: " second "}}\n"                                     \
+  "links: [src -> a, src -> b]\n"
+
+  g_assert_true (g_file_set_contents (
+      sc.yaml, RANKS_PIPELINE ("'o-{rank}.raw'"), -1, NULL));
+  run_in (&r, sc.dir, "--quiet", "--ranks=2", sc.yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "p.yaml:8:25: stage 'b' (io.raw-file-sink) "
+                                   "on rank 1 writes "));
+  g_assert_nonnull (strstr (r.err, "o-1.raw, which stage 'a' on rank 0 "
+                                   "writes too: their frames would mix"));
+  /* once, by the supervisor: no rank started */
+  g_assert_null (strstr (strstr (r.err, "would mix") + 1, "would mix"));
+  g_assert_null (strstr (r.err, "rank 0 on"));
+  result_clear (&r);
+
+  g_assert_true (g_file_set_contents (
+      sc.yaml, RANKS_PIPELINE ("'o-{rank}-b.raw'"), -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", "--ranks=2", sc.yaml, NULL);
+#undef RANKS_PIPELINE
+}
+
 /* a fault for a stage the pipeline does not have (misspelt) is said: it
  * would never fire, and the run would test nothing */
 static void
@@ -3031,6 +3071,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/hung-stage-left", test_hung_stage_left);
   g_test_add_func (
       "/accel-run/shared-files-refused", test_shared_files_refused);
+  g_test_add_func (
+      "/accel-run/shared-files-across-ranks", test_shared_files_across_ranks);
   g_test_add_func (
       "/accel-run/live-wait-not-deadline", test_live_wait_not_deadline);
   g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
