@@ -68,15 +68,61 @@ accel_stage_produce_again (AccelStage *self)
     priv->role->begin (self);
 }
 
+/* mid catch-up after a restart (accel_source_catch_up ()): the frame that
+ * failed is yet to be made again */
+static gboolean
+catching_up (AccelSourceState *source)
+{
+  return source->replay_until > 0
+         && source->next_sequence <= source->replay_until;
+}
+
+/**
+ * accel_source_step:
+ * @self: a stepped source
+ *
+ * A step: a frame handed on, or skipped. A frame made again to catch up
+ * after a restart hands nothing on, nor does one that failed and is made
+ * again (the catch-up went back before it): the step goes on past them. A
+ * frame that waits for a buffer goes on with the step once it has one.
+ * Stage thread.
+ */
+void
+accel_source_step (AccelStage *self)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  for (;;)
+    {
+      guint64 sequence = priv->source.next_sequence;
+      gboolean replay = accel_source_replays (self, sequence);
+
+      if (!accel_stage_run_frame (self, NULL) || priv->done
+          || accel_stage_is_waiting_for_buffer (self))
+        return;
+      if (!replay && priv->source.next_sequence > sequence)
+        return;
+    }
+}
+
 static void
 source_begin (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GSource *source;
 
-  /* stepped: each frame waits for its step message */
+  /* stepped: each frame waits for its step message, but for a step's
+   * catch-up that waited for a buffer */
   if (priv->source.stepped)
-    return;
+    {
+      if (catching_up (&priv->source))
+        {
+          priv->busy = TRUE;
+          accel_source_step (self);
+          priv->busy = FALSE;
+        }
+      return;
+    }
   source = g_idle_source_new ();
   g_source_set_static_name (source, "accel-produce");
   g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
@@ -133,10 +179,87 @@ push_outputs (AccelStage *self, AccelFrame *frame, gint64 t0, GError **error)
   return accel_stage_push_outputs (self, frame);
 }
 
+/**
+ * accel_source_replays:
+ * @self: a stage
+ * @sequence: a frame it makes
+ *
+ * Returns: whether @self is a source that makes @sequence again to catch
+ *   its restored state up (accel_source_catch_up ()): handed on before,
+ *   it is not handed on now. Stage thread.
+ */
+gboolean
+accel_source_replays (AccelStage *self, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  return priv->n_in == 0 && sequence < priv->source.replay_until;
+}
+
+/**
+ * accel_source_catch_up:
+ * @self: a stage that restarted after frame @failed failed, and took its
+ *   last snapshot's state back
+ * @failed: that frame
+ *
+ * A source that carries state from frame to frame (a simulation) goes on
+ * from the frame after its snapshot: it makes again, and keeps to itself,
+ * the frames from there to @failed, then makes @failed again and hands it
+ * on. Its frames are then those of a run without the fault, where it went
+ * on from its snapshot's state at @failed + 1 and every later frame
+ * differed. A live source cannot make a frame again.
+ *
+ * Returns: whether it catches up (else @failed is skipped). Stage thread.
+ */
+gboolean
+accel_source_catch_up (AccelStage *self, guint64 failed)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+  AccelStageSupervisor *sup = &priv->supervisor;
+  guint64 from = sup->snapshot_sequence + 1;
+
+  if (priv->n_in > 0 || !sup->snapshot || !ACCEL_STAGE_GET_CLASS (self)->restore
+      || accel_stage_is_live (self) || sup->snapshot_sequence >= failed)
+    return FALSE;
+  priv->source.next_sequence = from;
+  priv->source.replay_until = failed;
+  if (from == failed)
+    g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
+               " failed, from its state after frame %" G_GUINT64_FORMAT
+               "; frame %" G_GUINT64_FORMAT " is made again",
+        priv->name, failed, sup->snapshot_sequence, failed);
+  else
+    {
+      g_autofree gchar *again
+          = from + 1 == failed
+                ? g_strdup_printf ("frame %" G_GUINT64_FORMAT, from)
+                : g_strdup_printf ("frames %" G_GUINT64_FORMAT
+                                   " to %" G_GUINT64_FORMAT,
+                    from, failed - 1);
+
+      g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
+                 " failed; its state after frame %" G_GUINT64_FORMAT
+                 " is caught up by making %s again, not handed on, and "
+                 "frame %" G_GUINT64_FORMAT " is made again",
+          priv->name, failed, sup->snapshot_sequence, again, failed);
+    }
+  return TRUE;
+}
+
+static AccelFrameResult
+source_hand_on (AccelStage *self, AccelFrame *frame, gint64 t0, GError **error)
+{
+  if (accel_source_replays (self, frame->sequence))
+    return ACCEL_FRAME_DONE;
+  return accel_stage_push_outputs (self, frame);
+}
+
 static gboolean
 source_frame_done (AccelStage *self, guint64 sequence, GError **error)
 {
-  accel_stage_get_private (self)->source.last_done = (gint64)sequence;
+  /* the last one handed on */
+  if (!accel_source_replays (self, sequence))
+    accel_stage_get_private (self)->source.last_done = (gint64)sequence;
   return TRUE;
 }
 
@@ -153,7 +276,7 @@ source_end (AccelStage *self)
 const AccelStageRole accel_source_role = {
   .begin = source_begin,
   .next_sequence = source_next_sequence,
-  .hand_on = push_outputs,
+  .hand_on = source_hand_on,
   .frame_done = source_frame_done,
   .end = source_end,
 };

@@ -97,10 +97,11 @@ typedef struct
   guint max_restarts;
   gint64 restart_window_ms;
   guint snapshot_interval;
-  GQueue restart_times; /* monotonic µs of recent restarts */
-  GBytes *snapshot;     /* the last state taken, restored on restart */
-  gchar *checkpoint;    /* where snapshots go on disk, or NULL */
-  gboolean stateless;   /* said so there (accel_checkpoint_mark_stateless) */
+  GQueue restart_times;      /* monotonic µs of recent restarts */
+  GBytes *snapshot;          /* the last state taken, restored on restart */
+  guint64 snapshot_sequence; /* the frame it is the state after */
+  gchar *checkpoint;         /* where snapshots go on disk, or NULL */
+  gboolean stateless; /* said so there (accel_checkpoint_mark_stateless) */
   gboolean checkpoint_failing; /* the last save failed, and said so */
   gchar *restore_from;         /* the checkpoint to start from, or NULL */
 } AccelStageSupervisor;
@@ -116,6 +117,9 @@ typedef struct
   gint64 last_done; /* the last sequence handed on in this run, or -1 */
   gboolean stepped; /* a frame only when the graph steps */
   gint live;        /* -1: as its class says, else accel_stage_set_live () */
+  /* after a restart to a snapshot: the frames before it are made again to
+   * catch the state up, and not handed on (accel_source_catch_up ()) */
+  guint64 replay_until;
 } AccelSourceState;
 
 /* sinks */
@@ -264,6 +268,10 @@ AccelStageClassInfo *accel_stage_class_info_lookup (GType type);
 AccelStagePrivate *accel_stage_get_private (AccelStage *stage);
 void accel_stage_record_frame (
     AccelStage *stage, guint64 sequence, gint64 t0, gint64 t1);
+void accel_stage_count_restart (AccelStage *stage, const GError *fault);
+gboolean accel_source_catch_up (AccelStage *self, guint64 failed);
+gboolean accel_source_replays (AccelStage *self, guint64 sequence);
+void accel_source_step (AccelStage *self);
 void accel_stage_count_fault (
     AccelStage *stage, gboolean restarted, const GError *fault);
 void accel_stage_count_withheld (AccelStage *stage);

@@ -531,9 +531,16 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
           accel_stage_fail (self, restart_error);
           return FALSE;
         }
-      accel_stage_count_fault (self, TRUE, error);
+      /* a stateful source makes the frame again, from its restored state
+       * caught up: nothing is skipped */
+      if (accel_source_catch_up (self, sequence))
+        accel_stage_count_restart (self, error);
+      else
+        {
+          accel_stage_count_fault (self, TRUE, error);
+          accel_stage_send_gap_downstream (self, sequence);
+        }
       g_error_free (error);
-      accel_stage_send_gap_downstream (self, sequence);
       return TRUE;
     case ACCEL_SUPERVISION_STOP:
       /* the frame is skipped as by resume, and counted so: a graph that
@@ -634,7 +641,9 @@ run_numbered_frame (
   switch (res)
     {
     case ACCEL_FRAME_DONE:
-      accel_stage_record_frame (self, sequence, t0, t_done);
+      /* a frame made again to catch up was counted the first time */
+      if (!accel_source_replays (self, sequence))
+        accel_stage_record_frame (self, sequence, t0, t_done);
       if (!priv->role->frame_done (self, sequence, &error))
         return accel_stage_handle_fault (self, error, sequence);
       accel_stage_supervisor_frame_done (self, sequence);
@@ -690,10 +699,12 @@ accel_stage_handle_control (AccelStage *self, AccelMessage *msg)
       stop_on_thread (self);
       break;
     case ACCEL_MESSAGE_STEP:
+      /* a step hands one frame on: those made again to catch up after a
+       * restart hand none */
       if (priv->n_in == 0 && !priv->done)
         {
           priv->busy = TRUE;
-          accel_stage_run_frame (self, NULL);
+          accel_source_step (self);
           priv->busy = FALSE;
         }
       break;

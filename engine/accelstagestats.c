@@ -42,8 +42,9 @@ accel_stage_get_n_processed (AccelStage *stage)
  * @stage: a stage
  *
  * Returns: input buffers dropped in the graph's run (the last one, once
- * it stopped) because no buffer of the same sequence
- * arrived on the other input ports. MT safe.
+ * it stopped) because no buffer of the same sequence arrived on the other
+ * input ports, or because they came once the stage's stream had ended
+ * (another input ended before). MT safe.
  */
 guint64
 accel_stage_get_n_dropped (AccelStage *stage)
@@ -420,6 +421,20 @@ accel_stage_count_fault (
    * graph's step may be over */
   if (priv->observer.frame)
     priv->observer.frame (stage, priv->observer_data);
+}
+
+/* a frame failed, and the stage restarted and makes it again: nothing is
+ * skipped (accel_source_catch_up ()) */
+void
+accel_stage_count_restart (AccelStage *stage, const GError *fault)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_restarts++;
+  if (!priv->first_fault && fault)
+    priv->first_fault = g_strdup (fault->message);
+  g_mutex_unlock (&priv->stats_lock);
 }
 
 /* a frame that did not fail reaches no sink below @stage: its process ()

@@ -144,6 +144,7 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
     return;
   g_clear_pointer (&sup->snapshot, g_bytes_unref);
   sup->snapshot = klass->snapshot (self);
+  sup->snapshot_sequence = sequence;
   if (!sup->checkpoint)
     return;
   /* once a run: the marker stays */
@@ -181,6 +182,9 @@ accel_stage_supervisor_restore_checkpoint (AccelStage *self, GError **error)
   if (state && !klass->restore (self, state, error))
     return FALSE;
   if (state)
-    sup->snapshot = g_bytes_ref (state);
+    {
+      sup->snapshot = g_bytes_ref (state);
+      sup->snapshot_sequence = sequence;
+    }
   return TRUE;
 }

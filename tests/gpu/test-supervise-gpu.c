@@ -182,6 +182,45 @@ test_recovers (gconstpointer data)
   run_clear (&clean);
 }
 
+/* a library error (not a poisoned context) restarts the stage in its
+ * worker, back to its last snapshot: the simulation makes the frames since
+ * again, keeping them to itself, then the failed one, and the output is a
+ * clean run's with no frame skipped (it went on from the snapshot's state,
+ * and every later frame differed) */
+static void
+test_source_catches_up (void)
+{
+  const char *yaml
+      = "pipeline: catch-up\n"
+        "stages:\n"
+        "  - {name: sim, kind: realtime.particles,\n"
+        "     params: {capacity: 200000, emit-rate: 3000, curl: 0.5,\n"
+        "              collide-radius: 0.01, num-buffers: 40,\n"
+        "              snapshot-interval: 8}}\n"
+        "  - {name: draw, kind: realtime.splat,\n"
+        "     params: {width: 320, height: 240, scale: 110}}\n"
+        "  - {name: check, kind: core.checksum-sink,\n"
+        "     params: {location: sums.txt}}\n"
+        "links: [sim -> draw, draw -> check]\n";
+  Run clean = { 0 }, faulted = { 0 };
+
+  if (accel_test_skip_under_sanitizer (ACCEL_TEST_FAULT_WHY))
+    return;
+  run_pipeline (&clean, yaml, NULL);
+  g_assert_cmpint (clean.status, ==, 0);
+  assert_every_sequence_once (clean.sums);
+  run_pipeline (&faulted, yaml, "sim:library:21");
+  g_test_message ("exit %d, %s", faulted.status, faulted.err);
+  g_assert_cmpint (faulted.status, ==, 0);
+  g_assert_nonnull (strstr (faulted.err,
+      "stage 'sim': restarted after frame 21 failed; its state after frame "
+      "16 is caught up by making frames 17 to 20 again"));
+  g_assert_null (strstr (faulted.err, "starting worker 2"));
+  g_assert_cmpstr (faulted.sums, ==, clean.sums);
+  run_clear (&clean);
+  run_clear (&faulted);
+}
+
 /* stderr up to a line holding @text (NULL: to its end), appended to @said:
  * that line, or NULL at the end */
 static gchar *
@@ -260,5 +299,6 @@ main (int argc, char **argv)
       "/supervise/particles-effects", pipelines[1], test_recovers);
   g_test_add_func (
       "/supervise/worker-interrupted-alone", test_worker_interrupted_alone);
+  g_test_add_func ("/supervise/source-catches-up", test_source_catches_up);
   return g_test_run ();
 }

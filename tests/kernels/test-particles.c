@@ -345,6 +345,81 @@ test_stages (void)
   g_assert_cmpstr (sums[8], !=, sums[9]);
 }
 
+/* the checksums of 12 frames of a simulation with snapshots every 4,
+ * with @fault (ACCEL_FAULT's syntax, or NULL), run or @stepped frame by
+ * frame; its restarts and skipped frames in @restarts and @skipped */
+static GStrv
+sim_checksums (
+    const char *fault, gboolean stepped, guint64 *restarts, guint64 *skipped)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("catch-up");
+  AccelStage *sim = accel_test_stage (g, "realtime.particles", "sim");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+
+  g_object_set (sim, "capacity", 4096u, "emit-rate", 64u, "num-buffers",
+      (gint64)12, "collide-radius", 0.01f, "curl", 1.0f, "snapshot-interval",
+      4u, NULL);
+  g_assert_true (accel_graph_link (g, "sim", "sink", &error));
+  g_assert_true (!fault || accel_fault_inject_parse (fault, &error));
+  g_assert_no_error (error);
+  accel_graph_set_stepped (g, stepped);
+  g_assert_true (accel_graph_start (g, &error));
+  for (guint i = 0; stepped && i < 12; i++)
+    {
+      g_assert_true (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+      g_assert_no_error (error);
+      /* one frame a step, the frames made again to catch up besides */
+      g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, i + 1);
+    }
+  /* the step past the last frame ends the stream */
+  if (stepped)
+    {
+      g_assert_false (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+      g_clear_error (&error);
+    }
+  g_assert_true (accel_graph_wait (g, -1, &error));
+  g_assert_no_error (error);
+  accel_fault_clear ();
+  *restarts = accel_stage_get_n_restarts (sim);
+  *skipped = accel_stage_get_n_skipped (sim);
+  /* each frame counted once */
+  g_assert_cmpuint (accel_stage_get_n_processed (sim), ==, 12);
+  return accel_checksum_sink_dup_checksums (sink);
+}
+
+/* a restart after a failed frame takes the simulation back to its last
+ * snapshot. It went on from that state, the failed frame skipped, and
+ * every later frame differed from a clean run's; it now makes the frames
+ * since the snapshot again, keeping them to itself, and then the failed
+ * one: the frames are a clean run's, nothing skipped, run or stepped */
+static void
+test_restart_catches_up (void)
+{
+  guint64 restarts, skipped;
+  g_auto (GStrv) clean = sim_checksums (NULL, FALSE, &restarts, &skipped);
+
+  g_assert_cmpuint (g_strv_length (clean), ==, 12);
+  g_assert_cmpuint (restarts + skipped, ==, 0);
+  for (guint stepped = 0; stepped < 2; stepped++)
+    {
+      /* frames 5 and 6 made again, then 7; and frame 4 after a snapshot
+       * at 0 (and one at 4 that its failure kept from being taken) */
+      g_auto (GStrv) after_7 = NULL, after_4 = NULL;
+
+      after_7 = sim_checksums ("sim:library:7", stepped, &restarts, &skipped);
+      g_assert_cmpuint (restarts, ==, 1);
+      g_assert_cmpuint (skipped, ==, 0);
+      g_assert_true (g_strv_equal (
+          (const char *const *)after_7, (const char *const *)clean));
+      after_4 = sim_checksums ("sim:library:4", stepped, &restarts, &skipped);
+      g_assert_cmpuint (restarts, ==, 1);
+      g_assert_cmpuint (skipped, ==, 0);
+      g_assert_true (g_strv_equal (
+          (const char *const *)after_4, (const char *const *)clean));
+    }
+}
+
 /* the index keeps to twice the particles' cells (or 64 a side), with
  * cells at least two radii wide: a tiny radius asked for 1e12 cells
  * (terabytes) with 64 particles */
@@ -512,6 +587,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/particles/splat-lights-particles", test_splat_lights_particles);
   g_test_add_func ("/particles/stages", test_stages);
+  g_test_add_func ("/particles/restart-catches-up", test_restart_catches_up);
   g_test_add_func ("/particles/grid-bounded", test_grid_bounded);
   g_test_add_func ("/particles/pool-of-one-refused", test_pool_of_one_refused);
   g_test_add_func (
