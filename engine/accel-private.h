@@ -67,7 +67,10 @@ void accel_supervisor_end (const AccelSupervisorHandlers *previous);
 gboolean accel_supervisor_interrupted (void);
 /* whether a worker of wait status @status ended after an interrupt that
  * did not reach its supervisor: a signal sent to the worker alone, which
- * stops the run short of its end (an interrupt of both is a run's end) */
+ * stops the run short of its end (an interrupt of both is a run's end).
+ * The worker finished its frames (ACCEL_EXIT_INTERRUPTED), stopped at once
+ * (ACCEL_EXIT_STOPPED), or was ended by SIGINT, SIGTERM or SIGHUP before
+ * it handled them: none is a crash to restart from */
 gboolean accel_supervisor_interrupted_alone (int status);
 /* a worker started, and its end (blocking, or a look): between begin and
  * end; TRUE with @status once reaped */

@@ -597,45 +597,59 @@ accel_commit_log_write_digest (
 }
 
 /**
- * accel_commit_log_read_digest: (skip)
+ * accel_commit_log_find_digest: (skip)
  * @log: the sink's commit log, from an earlier run
- * @place: a place of the sink's output
- * @found: (out): whether a digest of @place was written
- *   (accel_commit_log_write_digest()): none for a state directory kept
- *   before its sink wrote them
- * @digest: (out): the digest written there, when found
- * @error: return location for a #GError, or %NULL
+ * @n: a number of places of the sink's output, from 0
+ * @place: (out): the newest place before @n whose digest was written
+ *   (accel_commit_log_write_digest())
+ * @digest: (out): its digest
  *
- * Returns: %FALSE with %ACCEL_ERROR_STATE_MISMATCH when @place has no
- * digest though the log says its sink kept them (the digests file was
- * deleted, cut short or written over). Called from the thread that uses
- * @log.
+ * The digests come one a place, in order: the newest before @n is that of
+ * @n - 1, or the last one when the digests file was cut short (deleted, or
+ * behind the log after a crash: their syncs are not one write).
+ *
+ * Returns: whether one was found. Called from the thread that uses @log.
  */
 gboolean
-accel_commit_log_read_digest (AccelCommitLog *log, guint64 place,
-    gboolean *found, guint64 *digest, GError **error)
+accel_commit_log_find_digest (
+    AccelCommitLog *log, guint64 n, guint64 *place, guint64 *digest)
 {
   g_autofree gchar *path = digests_path (log);
   DigestRecord record;
   int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  gssize n;
+  struct stat st;
+  guint64 at;
+  gboolean found;
 
-  n = fd < 0 ? -1
-             : pread (fd, &record, sizeof (record),
-                 (off_t)(place * sizeof (record)));
-  if (fd >= 0)
-    close (fd);
-  *found = n == sizeof (record)
-           && GUINT64_FROM_LE (record.place_plus_one) == place + 1;
-  if (*found)
-    *digest = GUINT64_FROM_LE (record.digest);
-  if (*found || !log->has_digests)
-    return TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
-      "%s lacks the digest of place %" G_GUINT64_FORMAT
-      " of its sink's output, which the commit log %s says was kept "
-      "(deleted, cut short or written over?): the output cannot be told "
-      "from another file of its name (discard the state to start over)",
-      path, place, log->path);
-  return FALSE;
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) != 0 || n == 0 || (guint64)st.st_size < sizeof (record))
+    {
+      close (fd);
+      return FALSE;
+    }
+  at = MIN (n, (guint64)st.st_size / sizeof (record)) - 1;
+  found = pread (fd, &record, sizeof (record), (off_t)(at * sizeof (record)))
+              == sizeof (record)
+          && GUINT64_FROM_LE (record.place_plus_one) == at + 1;
+  close (fd);
+  if (!found)
+    return FALSE;
+  *place = at;
+  *digest = GUINT64_FROM_LE (record.digest);
+  return TRUE;
+}
+
+/**
+ * accel_commit_log_has_digests: (skip)
+ * @log: a commit log
+ *
+ * Returns: whether its sink wrote digests beside it: then every place it
+ * committed has one, and one that lacks it is not to be trusted. Called
+ * from the thread that uses @log.
+ */
+gboolean
+accel_commit_log_has_digests (AccelCommitLog *log)
+{
+  return log->has_digests;
 }

@@ -285,6 +285,8 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   if (mb->closed || mb->ended)
     {
       res = mb->closed ? ACCEL_MAILBOX_CLOSED : ACCEL_MAILBOX_ENDED;
+      /* another input ended the stream: it has no partner */
+      mb->n_dropped += !mb->closed;
       g_mutex_unlock (&mb->lock);
       g_debug (
           "'%s' pushes to input %u of %s, which %s: buffer %" G_GUINT64_FORMAT
@@ -339,7 +341,10 @@ accel_mailbox_try_push_buffer (
   if (mb->closed)
     res = ACCEL_MAILBOX_CLOSED;
   else if (mb->ended)
-    res = ACCEL_MAILBOX_ENDED;
+    {
+      res = ACCEL_MAILBOX_ENDED;
+      mb->n_dropped++;
+    }
   else if (p->items.length >= mb->capacity)
     {
       res = ACCEL_MAILBOX_FULL;

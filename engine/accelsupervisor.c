@@ -156,10 +156,15 @@ accel_supervisor_interrupted (void)
 gboolean
 accel_supervisor_interrupted_alone (int status)
 {
+  if (accel_supervisor_interrupted ())
+    return FALSE;
+  /* an interrupt that came before the worker handled them ended it */
+  if (WIFSIGNALED (status))
+    return WTERMSIG (status) == SIGINT || WTERMSIG (status) == SIGTERM
+           || WTERMSIG (status) == SIGHUP;
   return WIFEXITED (status)
          && (WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
-             || WEXITSTATUS (status) == ACCEL_EXIT_STOPPED)
-         && !accel_supervisor_interrupted ();
+             || WEXITSTATUS (status) == ACCEL_EXIT_STOPPED);
 }
 
 gchar *
@@ -498,6 +503,12 @@ run_workers (const char *const *argv, guint max_restarts,
  * place (accel_supervisor_take_interrupts()). A worker whose supervisor
  * dies, even by SIGKILL, gets %ACCEL_SUPERVISOR_GONE (SIGUSR2), whose
  * default ends it: a worker that handles it ends as after an interrupt.
+ * A worker that ends after an interrupt exits %ACCEL_EXIT_INTERRUPTED (its
+ * frames in flight finished) or %ACCEL_EXIT_STOPPED: with an interrupt of
+ * the supervisor's own the first is a finished job, and without one either,
+ * or a worker ended by SIGINT, SIGTERM or SIGHUP, was interrupted by a
+ * signal sent to it alone: the run fails with %ACCEL_ERROR_STOPPED,
+ * started no further.
  *
  * Returns: %TRUE when a worker finished the job; %FALSE with
  *   %ACCEL_ERROR_INCOMPLETE when it finished with frames skipped or lost

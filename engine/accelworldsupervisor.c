@@ -18,6 +18,9 @@
 #define POLL_MS 10
 /* how long the other ranks may take to end on their own after one failed */
 #define CULPRIT_GRACE_MS 500
+/* ... and after one was interrupted alone: accel-run's grace for the
+ * frames in flight (5 s), and a second */
+#define INTERRUPT_GRACE_MS 6000
 
 typedef struct
 {
@@ -111,7 +114,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
   gboolean any_failed = FALSE, interrupted_alone = FALSE;
-  gint64 until = 0;
+  gint64 until = 0, interrupt_until = 0;
 
   /* a rank goes with its supervisor, however that ends; after an
    * interrupt no more start (each started the run of 300 ranks anew only
@@ -159,8 +162,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
               *incomplete |= WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE;
               continue;
             }
-          if (accel_supervisor_interrupted_alone (status)
-              && WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED)
+          if (accel_supervisor_interrupted_alone (status))
             {
               if (!interrupted_alone)
                 {
@@ -186,19 +188,22 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
        * signal needs no wait (the others only wait for that rank) */
       if (any_failed && until == 0)
         until = g_get_monotonic_time () + CULPRIT_GRACE_MS * 1000;
-      if (any_failed
+      /* ... but those interrupted finish their frames in flight, as long
+       * as an interrupted accel-run may take */
+      if (interrupted_alone && !interrupt_until)
+        interrupt_until = g_get_monotonic_time () + INTERRUPT_GRACE_MS * 1000;
+      if (any_failed && !interrupted_alone
           && (culprit_rank (*failed_status) >= 2
               || g_get_monotonic_time () >= until))
+        break;
+      if (interrupted_alone && g_get_monotonic_time () >= interrupt_until)
         break;
       if (n_running > 0)
         g_usleep (POLL_MS * 1000);
     }
-  if (any_failed)
-    {
-      end_ranks (ranks, n_ranks);
-      return FALSE;
-    }
-  return !interrupted_alone;
+  if (any_failed || interrupted_alone)
+    end_ranks (ranks, n_ranks);
+  return !any_failed && !interrupted_alone;
 }
 
 /**
@@ -340,7 +345,11 @@ supervise_worlds (const char *const *argv, guint n_ranks,
  *
  * Ctrl-C reaches the ranks too (one process group): each finishes its
  * frames in flight or stops, and the world is not rebuilt after it; a rank
- * that then fails ends the run with %ACCEL_ERROR_STOPPED.
+ * that then fails ends the run with %ACCEL_ERROR_STOPPED. A rank
+ * interrupted by a signal sent to it alone (as accel_supervisor_run() tells
+ * it) has the others interrupted too (%ACCEL_SUPERVISOR_INTERRUPT), which
+ * get 6 s to finish their frames; the run then fails with
+ * %ACCEL_ERROR_STOPPED naming that rank, and the world is not rebuilt.
  *
  * Returns: %TRUE when every rank finished; %FALSE with
  * %ACCEL_ERROR_INCOMPLETE when every rank finished but one exited with

@@ -33,5 +33,6 @@ gboolean accel_run_output_replaces (const char *path);
 gboolean accel_run_write_dot (
     AccelGraph *graph, const char *path, GError **error);
 gboolean accel_run_say_incomplete (AccelGraph *graph);
+void accel_run_say_dropped (AccelGraph *graph);
 
 G_END_DECLS

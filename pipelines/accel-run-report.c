@@ -153,6 +153,16 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
   return write_output (path, s->str, error);
 }
 
+/* "rank r: " in a world, whose ranks share the terminal, else "" */
+static gchar *
+rank_prefix (void)
+{
+  AccelWorld *world = accel_world_get_default ();
+
+  return world ? g_strdup_printf ("rank %u: ", accel_world_get_rank (world))
+               : g_strdup ("");
+}
+
 /* a run that reached its end without every frame says which stages
  * skipped frames after faults (on-fault: resume, restart) or lost them (a
  * live source past a restart, a sink whose output failed with frames on
@@ -161,11 +171,7 @@ gboolean
 accel_run_say_incomplete (AccelGraph *graph)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
-  AccelWorld *world = accel_world_get_default ();
-  /* the ranks of a world share the terminal */
-  g_autofree gchar *who
-      = world ? g_strdup_printf ("rank %u: ", accel_world_get_rank (world))
-              : g_strdup ("");
+  g_autofree gchar *who = rank_prefix ();
   g_autoptr (GString) line = g_string_new (NULL);
   guint64 skipped = 0, lost = 0;
 
@@ -212,6 +218,32 @@ accel_run_say_incomplete (AccelGraph *graph)
       " skipped, %" G_GUINT64_FORMAT " lost (exit status %d)\n",
       who, skipped, lost, ACCEL_EXIT_INCOMPLETE);
   return TRUE;
+}
+
+/* a stage of several inputs takes a frame once each input has it: what
+ * one input had that another never did (it ended sooner, or skipped the
+ * frame), and what came once the stage's stream had ended, it dropped.
+ * No fault, but frames made for nothing: said, whatever --quiet says */
+void
+accel_run_say_dropped (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  g_autofree gchar *who = rank_prefix ();
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      guint64 n = accel_stage_get_n_dropped (st);
+
+      if (n == 0)
+        continue;
+      g_printerr ("accel-run: %sstage '%s' (%s) dropped %" G_GUINT64_FORMAT
+                  " input buffer%s that had no partner on its other inputs "
+                  "or came once its stream had ended (an input ended "
+                  "before the others, or skipped a frame)\n",
+          who, accel_stage_get_name (st), accel_stage_get_kind_name (st), n,
+          n == 1 ? "" : "s");
+    }
 }
 
 /* the graph as .dot, or rendered to .svg or .png (any case: g.SVG too)

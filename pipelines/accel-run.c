@@ -989,8 +989,14 @@ run_pipeline (const char *path)
       g_printerr ("accel-run: %s\n", run->error->message);
       status = accel_supervisor_exit_status (run->error);
     }
-  else if (accel_run_say_incomplete (graph) && status == EXIT_DONE)
-    status = EXIT_INCOMPLETE;
+  else
+    {
+      /* an interrupt ends the sources where each is */
+      if (!run->interrupted)
+        accel_run_say_dropped (graph);
+      if (accel_run_say_incomplete (graph) && status == EXIT_DONE)
+        status = EXIT_INCOMPLETE;
+    }
   /* the supervisor tells an interrupt of its own from one of this worker
    * alone, whose run ended short */
   if (run->interrupted && status == EXIT_DONE && accel_supervisor_is_worker ())

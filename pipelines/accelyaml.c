@@ -1613,7 +1613,9 @@ typedef struct
 /* in a world whose ranks all load this file on one machine (--ranks N),
  * two stages on different ranks that write one file interleave their
  * frames in it, as a stage on several ranks would: each stage's file is
- * made as each of its ranks makes it */
+ * made as each of its ranks makes it. Once, where the file is checked
+ * before any rank starts: each rank's worker would make a stage for each
+ * rank again, and a world of thousands takes seconds of each */
 static void
 check_files_across_ranks (Loader *l)
 {
@@ -1622,7 +1624,8 @@ check_files_across_ranks (Loader *l)
   g_autoptr (GHashTable) writers = NULL;
   guint size, me;
 
-  if (!world || !accel_world_get_same_pipeline (world))
+  if (!world || !accel_world_get_same_pipeline (world)
+      || accel_supervisor_is_worker ())
     return;
   size = accel_world_get_size (world);
   me = accel_world_get_rank (world);

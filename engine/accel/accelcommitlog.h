@@ -27,8 +27,9 @@ gboolean accel_commit_log_forget_from (
 void accel_commit_log_hold_lock (AccelCommitLog *log, int lock_fd);
 gboolean accel_commit_log_write_digest (
     AccelCommitLog *log, guint64 place, guint64 digest, GError **error);
-gboolean accel_commit_log_read_digest (AccelCommitLog *log, guint64 place,
-    gboolean *found, guint64 *digest, GError **error);
+gboolean accel_commit_log_find_digest (
+    AccelCommitLog *log, guint64 n, guint64 *place, guint64 *digest);
+gboolean accel_commit_log_has_digests (AccelCommitLog *log);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AccelCommitLog, accel_commit_log_close)
 

@@ -145,32 +145,49 @@ count_lines (const char *text)
 }
 
 /* whether the first @n @lines of @location are those the sink wrote, by
- * their digest beside @log (where one was written: not in a state kept
- * before). Lines in order, from 0, can be another run's as well */
+ * the digest of the lines kept beside @log (lines in order, from 0, can be
+ * another run's as well). Where the digest of line @n - 1 is missing
+ * though the log says digests were kept (their file deleted or cut short,
+ * or behind the log after a crash), only the lines up to the newest one
+ * that has a digest are kept (@n_kept, and @what says why): the log
+ * forgets the others, and they are written again. A state kept before
+ * digests were keeps every line, unchecked */
 static gboolean
 lines_as_written (AccelCommitLog *log, const char *location, GStrv lines,
-    guint64 n, GError **error)
+    guint64 n, guint64 *n_kept, gchar **what, GError **error)
 {
-  gboolean found = FALSE;
-  guint64 want, digest = ACCEL_DIGEST_INIT;
+  guint64 place = 0, want = 0, digest = ACCEL_DIGEST_INIT;
+  gboolean found = accel_commit_log_find_digest (log, n, &place, &want);
+  guint64 vouched = found ? place + 1 : 0;
 
-  if (n > 0 && !accel_commit_log_read_digest (log, n - 1, &found, &want, error))
-    return FALSE;
-  if (!found)
+  *n_kept = n;
+  if (n == 0 || (!found && !accel_commit_log_has_digests (log)))
     return TRUE;
-  for (guint64 i = 0; i < n; i++)
+  for (guint64 i = 0; i < vouched; i++)
     {
       digest = accel_digest_bytes (digest, lines[i], strlen (lines[i]));
       digest = accel_digest_bytes (digest, "\n", 1);
     }
-  if (digest == want)
+  if (found && digest != want)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "%s was changed since frame %" G_GUINT64_FORMAT
+          " was committed: its lines differ from those written; it is not "
+          "the file the commit log speaks of (discard the state to start "
+          "over)",
+          location, place);
+      return FALSE;
+    }
+  if (vouched == n)
     return TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
-      "%s was changed since frame %" G_GUINT64_FORMAT
-      " was committed: its lines differ from those written; it is not the "
-      "file the commit log speaks of (discard the state to start over)",
-      location, n - 1);
-  return FALSE;
+  *what = g_strdup_printf (
+      "the digests beside its commit log lack those of lines %" G_GUINT64_FORMAT
+      " to %" G_GUINT64_FORMAT " (their file deleted or cut short, or not on "
+      "disk before a crash), so lines from %" G_GUINT64_FORMAT
+      " on cannot be checked and are lost",
+      vouched, n - 1, vouched);
+  *n_kept = vouched;
+  return accel_commit_log_forget_from (log, vouched, error);
 }
 
 static gchar *
@@ -204,7 +221,8 @@ accel_checksum_sink_verify (
   lines = g_strsplit (data ? data : "", "\n", -1);
   while (whole < first && lines[whole] && is_line_of (lines[whole], whole))
     whole++;
-  if (!lines_as_written (log, self->location, lines, whole, error))
+  if (!lines_as_written (
+          log, self->location, lines, whole, &whole, what, error))
     return FALSE;
   return accel_file_output_keep_in_order (
       log, self->location, whole, what, error);

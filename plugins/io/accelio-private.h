@@ -117,7 +117,8 @@ void accel_io_ring_free (AccelIoRing *ring);
 gboolean accel_io_frame_digests_write (AccelCommitLog *log, guint64 sequence,
     guint64 end, gconstpointer frame, gsize size, GError **error);
 gboolean accel_io_frame_digests_check (AccelCommitLog *log,
-    const char *location, gsize frame_size, guint64 n_whole, GError **error);
+    const char *location, gsize frame_size, guint64 n_whole, guint64 *n_kept,
+    gchar **what, GError **error);
 
 /* accelio.c: now + @timeout_us on the monotonic clock, or the farthest
  * time where that would overflow */

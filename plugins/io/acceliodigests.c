@@ -74,35 +74,56 @@ tail_matches (
  * @location: the file the sink appends its frames to, in order from 0
  * @frame_size: the size of a frame, more than 0
  * @n_whole: how many frames @location holds whole
+ * @n_kept: (out): how many of them a resume may keep
+ * @what: (out) (transfer full): set to what was found when fewer than the
+ *   log's frames can be kept for want of digests, else left alone
  * @error: return location for a #GError, or %NULL
  *
  * Compares the end of the last frame a resume keeps of @location (the
  * last one it holds whole, or the newest committed before it, whichever
- * comes first: accel_file_output_keep_in_order()) with its digest, where
- * one was written.
+ * comes first: accel_file_output_keep_in_order()) with its digest. Where
+ * that frame's digest is missing though the log says digests were kept
+ * (their file deleted or cut short, or behind the log after a crash),
+ * the frames are kept only up to the newest one that has a digest, which
+ * is compared, and the log forgets the others: they are written again.
+ * A state kept before digests were keeps every frame, unchecked.
  *
  * Returns: %FALSE with %ACCEL_ERROR_STATE_MISMATCH when the file was
- * changed since that frame was written. Called from the thread that starts
- * the graph.
+ * changed since the frame compared was written, or when the log cannot be
+ * rewritten. Called from the thread that starts the graph.
  */
 gboolean
 accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
-    gsize frame_size, guint64 n_whole, GError **error)
+    gsize frame_size, guint64 n_whole, guint64 *n_kept, gchar **what,
+    GError **error)
 {
   guint64 kept = MIN (n_whole, accel_commit_log_first_uncommitted (log));
-  gboolean found = FALSE;
-  guint64 want;
+  guint64 place = 0, want = 0;
+  gboolean found = accel_commit_log_find_digest (log, kept, &place, &want);
+  guint64 vouched = found ? place + 1 : 0;
 
-  if (kept > 0
-      && !accel_commit_log_read_digest (log, kept - 1, &found, &want, error))
-    return FALSE;
-  if (!found || tail_matches (location, kept - 1, frame_size, want))
+  *n_kept = n_whole;
+  if (kept == 0 || (!found && !accel_commit_log_has_digests (log)))
     return TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
-      "%s was changed since frame %" G_GUINT64_FORMAT
-      " was committed: its last bytes differ from those written; it is "
-      "not the file the commit log speaks of (discard the state to "
-      "start over)",
-      location, kept - 1);
-  return FALSE;
+  if (found && !tail_matches (location, place, frame_size, want))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "%s was changed since frame %" G_GUINT64_FORMAT
+          " was committed: its last bytes differ from those written; it is "
+          "not the file the commit log speaks of (discard the state to "
+          "start over)",
+          location, place);
+      return FALSE;
+    }
+  if (vouched == kept)
+    return TRUE;
+  *what = g_strdup_printf (
+      "the digests beside its commit log lack those of frames "
+      "%" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+      " (their file deleted or cut short, or not on "
+      "disk before a crash), so frames from %" G_GUINT64_FORMAT
+      " on cannot be checked and are lost",
+      vouched, kept - 1, vouched);
+  *n_kept = vouched;
+  return accel_commit_log_forget_from (log, vouched, error);
 }

@@ -216,7 +216,7 @@ accel_raw_file_sink_verify (
       return FALSE;
     }
   return accel_io_frame_digests_check (
-             log, self->location, frame_size, whole, error)
+             log, self->location, frame_size, whole, &whole, what, error)
          && accel_file_output_keep_in_order (
              log, self->location, whole, what, error);
 }

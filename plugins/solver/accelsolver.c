@@ -129,11 +129,16 @@ negotiate_rhs (AccelStage *stage, const AccelType *a, const AccelType *b,
         accel_dtype_to_string (shape->dtype), accel_kind_to_string (b->kind),
         accel_dtype_to_string (b->dtype), accel_dtype_to_string (shape->dtype));
   if (b->n_dims != a->n_dims - 1 && b->n_dims != a->n_dims)
-    return mismatch (stage, error,
-        "a is %s but b is %s; b must be %s[%" G_GINT64_FORMAT
-        "] or %s[%" G_GINT64_FORMAT ", nrhs]",
-        da, db, shape->batched ? "[batch, ...] " : "", shape->n,
-        shape->batched ? "[batch, ...] " : "", shape->n);
+    {
+      g_autofree gchar *batch = shape->batched ? g_strdup_printf (
+                                    "%" G_GINT64_FORMAT ", ", shape->batch)
+                                               : g_strdup ("");
+
+      return mismatch (stage, error,
+          "a is %s but b is %s; b must be [%s%" G_GINT64_FORMAT
+          "] or [%s%" G_GINT64_FORMAT ", nrhs]",
+          da, db, batch, shape->n, batch, shape->n);
+    }
   if (shape->batched && b->dims[0] != shape->batch)
     return mismatch (stage, error,
         "a is %s but b is %s; batches of %" G_GINT64_FORMAT

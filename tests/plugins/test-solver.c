@@ -136,6 +136,7 @@ test_link_errors (void)
   const SolverCase chol = { "", "solver.cholesky", F64, 4, 8, 8, 2 };
   const SolverCase qr = { "", "solver.qr", F32, 0, 8, 4 };
   const gint64 rect[] = { 16, 15 }, b15[] = { 15 }, b_batch[] = { 3, 8, 2 };
+  const gint64 b8[] = { 8 };
   AccelType t;
 
   accel_type_init_tensor (&t, F32, ACCEL_MEMORY_DEVICE, 2, rect);
@@ -149,6 +150,11 @@ test_link_errors (void)
   expect_mismatch (&chol, 1, &t,
       "stage 'stage' (solver.cholesky): a is 4x8x8 but b is 3x8x2; batches "
       "of 4 and 3 differ");
+  /* the shapes b may have, in a's numbers ("[batch, ...] [8]" before) */
+  accel_type_init_tensor (&t, F64, ACCEL_MEMORY_DEVICE, 1, b8);
+  expect_mismatch (&chol, 1, &t,
+      "stage 'stage' (solver.cholesky): a is 4x8x8 but b is 8; b must be "
+      "[4, 8] or [4, 8, nrhs]");
   accel_type_init_tensor (&t, ACCEL_DTYPE_I32, ACCEL_MEMORY_DEVICE, 2, rect);
   expect_mismatch (&qr, 0, &t,
       "stage 'stage' (solver.qr): a is tensor i32; the stage takes f32 or "
