@@ -605,8 +605,9 @@ accel_commit_log_write_digest (
  * @digest: (out): its digest
  *
  * The digests come one a place, in order: the newest before @n is that of
- * @n - 1, or the last one when the digests file was cut short (deleted, or
- * behind the log after a crash: their syncs are not one write).
+ * @n - 1, or an earlier one when the digests file was cut short, deleted,
+ * or behind the log after a crash (their syncs are not one write; its
+ * last records may be zeroes then).
  *
  * Returns: whether one was found. Called from the thread that uses @log.
  */
@@ -615,29 +616,37 @@ accel_commit_log_find_digest (
     AccelCommitLog *log, guint64 n, guint64 *place, guint64 *digest)
 {
   g_autofree gchar *path = digests_path (log);
-  DigestRecord record;
+  DigestRecord chunk[256];
   int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   struct stat st;
-  guint64 at;
-  gboolean found;
+  guint64 end;
+  gboolean found = FALSE;
 
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0 || n == 0 || (guint64)st.st_size < sizeof (record))
+  /* from the newest down: a crash may leave zeroed records at the end */
+  end = fstat (fd, &st) == 0 ? MIN (n, (guint64)st.st_size / sizeof (*chunk))
+                             : 0;
+  while (end > 0 && !found)
     {
-      close (fd);
-      return FALSE;
+      guint64 start
+          = end > G_N_ELEMENTS (chunk) ? end - G_N_ELEMENTS (chunk) : 0;
+      gsize len = (gsize)(end - start) * sizeof (*chunk);
+
+      if (pread (fd, chunk, len, (off_t)(start * sizeof (*chunk)))
+          != (gssize)len)
+        break;
+      for (guint64 at = end; at-- > start && !found;)
+        if (GUINT64_FROM_LE (chunk[at - start].place_plus_one) == at + 1)
+          {
+            *place = at;
+            *digest = GUINT64_FROM_LE (chunk[at - start].digest);
+            found = TRUE;
+          }
+      end = start;
     }
-  at = MIN (n, (guint64)st.st_size / sizeof (record)) - 1;
-  found = pread (fd, &record, sizeof (record), (off_t)(at * sizeof (record)))
-              == sizeof (record)
-          && GUINT64_FROM_LE (record.place_plus_one) == at + 1;
   close (fd);
-  if (!found)
-    return FALSE;
-  *place = at;
-  *digest = GUINT64_FROM_LE (record.digest);
-  return TRUE;
+  return found;
 }
 
 /**

@@ -216,32 +216,35 @@ accel_source_catch_up (AccelStage *self, guint64 failed)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelStageSupervisor *sup = &priv->supervisor;
-  guint64 from = sup->snapshot_sequence + 1;
+  guint64 from = sup->snapshot_sequence + 1, until;
 
   if (priv->n_in > 0 || !sup->snapshot || !ACCEL_STAGE_GET_CLASS (self)->restore
       || accel_stage_is_live (self) || sup->snapshot_sequence >= failed)
     return FALSE;
+  /* a fault in the catch-up starts it again: the frames up to the one
+   * that failed first went on already */
+  until = MAX (failed, priv->source.replay_until);
   priv->source.next_sequence = from;
-  priv->source.replay_until = failed;
-  if (from == failed)
+  priv->source.replay_until = until;
+  if (from == until)
     g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
                " failed, from its state after frame %" G_GUINT64_FORMAT
                "; frame %" G_GUINT64_FORMAT " is made again",
-        priv->name, failed, sup->snapshot_sequence, failed);
+        priv->name, failed, sup->snapshot_sequence, until);
   else
     {
       g_autofree gchar *again
-          = from + 1 == failed
+          = from + 1 == until
                 ? g_strdup_printf ("frame %" G_GUINT64_FORMAT, from)
                 : g_strdup_printf ("frames %" G_GUINT64_FORMAT
                                    " to %" G_GUINT64_FORMAT,
-                    from, failed - 1);
+                    from, until - 1);
 
       g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
                  " failed; its state after frame %" G_GUINT64_FORMAT
                  " is caught up by making %s again, not handed on, and "
                  "frame %" G_GUINT64_FORMAT " is made again",
-          priv->name, failed, sup->snapshot_sequence, again, failed);
+          priv->name, failed, sup->snapshot_sequence, again, until);
     }
   return TRUE;
 }

@@ -518,7 +518,9 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
           sequence, error->message);
       accel_stage_count_fault (self, FALSE, error);
       g_error_free (error);
-      accel_stage_send_gap_downstream (self, sequence);
+      /* a frame made again to catch up went on before */
+      if (!accel_source_replays (self, sequence))
+        accel_stage_send_gap_downstream (self, sequence);
       return TRUE;
     case ACCEL_SUPERVISION_RESTART:
       g_debug ("stage '%s' restarts after frame %" G_GUINT64_FORMAT ": %s",
@@ -970,6 +972,10 @@ accel_stage_start_begin (
   priv->capture_warm = FALSE;
   priv->source.next_sequence = priv->source.start_sequence;
   priv->source.last_done = -1;
+  /* a run's catch-up and snapshots are its own: the next start's state
+   * is its start's, or the checkpoint it restores */
+  priv->source.replay_until = 0;
+  g_clear_pointer (&priv->supervisor.snapshot, g_bytes_unref);
   for (guint o = 0; o < priv->n_out; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)
       g_array_index (priv->links[o], AccelLink, l).ended = FALSE;

@@ -238,11 +238,12 @@ accel_run_say_dropped (AccelGraph *graph)
       if (n == 0)
         continue;
       g_printerr ("accel-run: %sstage '%s' (%s) dropped %" G_GUINT64_FORMAT
-                  " input buffer%s that had no partner on its other inputs "
-                  "or came once its stream had ended (an input ended "
-                  "before the others, or skipped a frame)\n",
+                  " input buffer%s that %scame once its stream had ended\n",
           who, accel_stage_get_name (st), accel_stage_get_kind_name (st), n,
-          n == 1 ? "" : "s");
+          n == 1 ? "" : "s",
+          accel_stage_get_n_inputs (st) > 1
+              ? "had no partner on its other inputs or "
+              : "");
     }
 }
 

@@ -184,7 +184,7 @@ lines_as_written (AccelCommitLog *log, const char *location, GStrv lines,
       "the digests beside its commit log lack those of lines %" G_GUINT64_FORMAT
       " to %" G_GUINT64_FORMAT " (their file deleted or cut short, or not on "
       "disk before a crash), so lines from %" G_GUINT64_FORMAT
-      " on cannot be checked and are lost",
+      " on cannot be checked",
       vouched, n - 1, vouched);
   *n_kept = vouched;
   return accel_commit_log_forget_from (log, vouched, error);

@@ -122,7 +122,7 @@ accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
       "%" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
       " (their file deleted or cut short, or not on "
       "disk before a crash), so frames from %" G_GUINT64_FORMAT
-      " on cannot be checked and are lost",
+      " on cannot be checked",
       vouched, kept - 1, vouched);
   *n_kept = vouched;
   return accel_commit_log_forget_from (log, vouched, error);

@@ -345,22 +345,33 @@ test_stages (void)
   g_assert_cmpstr (sums[8], !=, sums[9]);
 }
 
-/* the checksums of 12 frames of a simulation with snapshots every 4,
- * with @fault (ACCEL_FAULT's syntax, or NULL), run or @stepped frame by
- * frame; its restarts and skipped frames in @restarts and @skipped */
-static GStrv
-sim_checksums (
-    const char *fault, gboolean stepped, guint64 *restarts, guint64 *skipped)
+/* a simulation of 12 frames with snapshots every 4, into a checksum sink */
+static AccelGraph *
+sim_graph (AccelStage **sim, AccelStage **sink)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g = accel_graph_new ("catch-up");
-  AccelStage *sim = accel_test_stage (g, "realtime.particles", "sim");
-  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  AccelGraph *g = accel_graph_new ("catch-up");
 
-  g_object_set (sim, "capacity", 4096u, "emit-rate", 64u, "num-buffers",
+  *sim = accel_test_stage (g, "realtime.particles", "sim");
+  *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (*sim, "capacity", 4096u, "emit-rate", 64u, "num-buffers",
       (gint64)12, "collide-radius", 0.01f, "curl", 1.0f, "snapshot-interval",
       4u, NULL);
   g_assert_true (accel_graph_link (g, "sim", "sink", &error));
+  g_assert_no_error (error);
+  return g;
+}
+
+/* the checksums of a run of sim_graph () with @fault (ACCEL_FAULT's
+ * syntax, or NULL), run or @stepped frame by frame; its restarts and
+ * skipped frames in @restarts and @skipped */
+static GStrv
+run_sim (AccelGraph *g, AccelStage *sim, AccelStage *sink, const char *fault,
+    gboolean stepped, guint64 *restarts, guint64 *skipped)
+{
+  g_autoptr (GError) error = NULL;
+  guint64 before = accel_stage_get_n_processed (sim);
+
   g_assert_true (!fault || accel_fault_inject_parse (fault, &error));
   g_assert_no_error (error);
   accel_graph_set_stepped (g, stepped);
@@ -383,41 +394,80 @@ sim_checksums (
   accel_fault_clear ();
   *restarts = accel_stage_get_n_restarts (sim);
   *skipped = accel_stage_get_n_skipped (sim);
-  /* each frame counted once */
-  g_assert_cmpuint (accel_stage_get_n_processed (sim), ==, 12);
+  /* each frame counted once (the counts go on across runs) */
+  g_assert_cmpuint (accel_stage_get_n_processed (sim), ==, before + 12);
   return accel_checksum_sink_dup_checksums (sink);
+}
+
+static GStrv
+sim_checksums (
+    const char *fault, gboolean stepped, guint64 *restarts, guint64 *skipped)
+{
+  AccelStage *sim, *sink;
+  g_autoptr (AccelGraph) g = sim_graph (&sim, &sink);
+
+  return run_sim (g, sim, sink, fault, stepped, restarts, skipped);
+}
+
+static void
+assert_same_frames (GStrv got, GStrv want)
+{
+  g_assert_true (
+      g_strv_equal ((const char *const *)got, (const char *const *)want));
 }
 
 /* a restart after a failed frame takes the simulation back to its last
  * snapshot. It went on from that state, the failed frame skipped, and
  * every later frame differed from a clean run's; it now makes the frames
  * since the snapshot again, keeping them to itself, and then the failed
- * one: the frames are a clean run's, nothing skipped, run or stepped */
+ * one: the frames are a clean run's, nothing skipped, run or stepped. A
+ * fault in that catch-up starts it again (frames went on twice), and a
+ * graph started again after one begins at frame 0 (it began where the
+ * catch-up had ended) */
 static void
 test_restart_catches_up (void)
 {
   guint64 restarts, skipped;
   g_auto (GStrv) clean = sim_checksums (NULL, FALSE, &restarts, &skipped);
+  static const struct
+  {
+    const char *fault;
+    guint64 restarts;
+  } faults[] = {
+    /* frames 5 and 6 made again, then 7 */
+    { "sim:library:7", 1 },
+    /* frame 4 after a snapshot at 0 (one at 4 its failure kept from
+     * being taken) */
+    { "sim:library:4", 1 },
+    /* frame 5's second making fails (the hang spends its first) */
+    { "sim:hang:5,sim:library:5,sim:library:7", 2 },
+  };
 
   g_assert_cmpuint (g_strv_length (clean), ==, 12);
   g_assert_cmpuint (restarts + skipped, ==, 0);
   for (guint stepped = 0; stepped < 2; stepped++)
-    {
-      /* frames 5 and 6 made again, then 7; and frame 4 after a snapshot
-       * at 0 (and one at 4 that its failure kept from being taken) */
-      g_auto (GStrv) after_7 = NULL, after_4 = NULL;
+    for (guint f = 0; f < G_N_ELEMENTS (faults); f++)
+      {
+        g_auto (GStrv) got
+            = sim_checksums (faults[f].fault, stepped, &restarts, &skipped);
 
-      after_7 = sim_checksums ("sim:library:7", stepped, &restarts, &skipped);
-      g_assert_cmpuint (restarts, ==, 1);
-      g_assert_cmpuint (skipped, ==, 0);
-      g_assert_true (g_strv_equal (
-          (const char *const *)after_7, (const char *const *)clean));
-      after_4 = sim_checksums ("sim:library:4", stepped, &restarts, &skipped);
-      g_assert_cmpuint (restarts, ==, 1);
-      g_assert_cmpuint (skipped, ==, 0);
-      g_assert_true (g_strv_equal (
-          (const char *const *)after_4, (const char *const *)clean));
-    }
+        g_test_message ("%s, %s", faults[f].fault, stepped ? "stepped" : "run");
+        g_assert_cmpuint (restarts, ==, faults[f].restarts);
+        g_assert_cmpuint (skipped, ==, 0);
+        assert_same_frames (got, clean);
+      }
+
+  {
+    AccelStage *sim, *sink;
+    g_autoptr (AccelGraph) g = sim_graph (&sim, &sink);
+    g_auto (GStrv) first = NULL, again = NULL;
+
+    first = run_sim (g, sim, sink, "sim:library:7", FALSE, &restarts, &skipped);
+    assert_same_frames (first, clean);
+    accel_graph_stop (g);
+    again = run_sim (g, sim, sink, NULL, FALSE, &restarts, &skipped);
+    assert_same_frames (again, clean);
+  }
 }
 
 /* the index keeps to twice the particles' cells (or 64 a side), with

@@ -2441,7 +2441,7 @@ test_resume_refuses_changed_file (void)
   expect_in (0,
       "the digests beside its commit log lack those of frames 0 to 11 "
       "(their file deleted or cut short, or not on disk before a crash), so "
-      "frames from 0 on cannot be checked and are lost; writing them again",
+      "frames from 0 on cannot be checked; writing them again",
       sc.dir, sc.state_arg, sc.yaml, NULL);
   assert_contents (out, expected);
 }
@@ -2508,12 +2508,27 @@ test_resume_refuses_changed_sums (void)
   g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
   g_assert_cmpstr (got, ==, expected);
 
+  /* the last record zeroed, as a crash may leave it: the lines up to the
+   * newest record kept are checked and kept, the last one written again */
+  g_free (kept_digests);
+  g_assert_true (g_file_get_contents (digests, &kept_digests, &n, NULL));
+  memset (kept_digests + n - 16, 0, 16);
+  g_assert_true (g_file_set_contents (digests, kept_digests, (gssize)n, NULL));
+  expect_in (0,
+      "lack those of lines 29 to 29 (their file deleted or cut short, or not "
+      "on disk before a crash), so lines from 29 on cannot be checked; "
+      "writing them again",
+      sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_free (got);
+  g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, expected);
+
   g_assert_true (g_file_set_contents (sums, other, -1, NULL));
   g_assert_cmpint (g_unlink (digests), ==, 0);
   expect_in (0,
       "lack those of lines 0 to 29 (their file deleted or cut short, or not "
-      "on disk before a crash), so lines from 0 on cannot be checked and "
-      "are lost; writing them again",
+      "on disk before a crash), so lines from 0 on cannot be checked; "
+      "writing them again",
       sc.dir, sc.state_arg, sc.yaml, NULL);
   g_free (got);
   g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
