@@ -397,29 +397,48 @@ num_buffers (AccelStage *stage)
   return g_value_get_int64 (&n);
 }
 
-/* a source whose num-buffers ends before what the outputs hold (lowered
- * since they were written: it is not in the fingerprint) makes nothing,
- * and they are kept, as for a frame limit */
+/* a sink's output that holds more frames than this run makes, kept as it
+ * is: past a frame limit, or a source's num-buffers lowered since (it is
+ * not in the fingerprint). Said for each such sink: they may hold
+ * different counts, and the least of them is where the run resumes */
 static void
-note_sources_short (GPtrArray *order, guint64 resume, GPtrArray *notes)
+note_outputs_past_end (GPtrArray *order, gint64 frame_limit, GPtrArray *notes)
 {
-  for (guint i = 0; i < order->len && resume != G_MAXUINT64; i++)
+  for (guint i = 0; i < order->len; i++)
     {
-      AccelStage *stage = order->pdata[i];
-      gint64 n;
+      AccelStage *sink = order->pdata[i];
+      AccelCommitLog *log = accel_stage_get_commit_log (sink);
+      guint64 held;
 
-      if (accel_stage_get_stage_kind (stage) != ACCEL_STAGE_SOURCE
-          || (n = num_buffers (stage)) < 0 || resume <= (guint64)n)
+      if (accel_stage_get_stage_kind (sink) != ACCEL_STAGE_SINK || !log)
         continue;
-      g_ptr_array_add (notes,
-          g_strdup_printf (
-              "the outputs hold %" G_GUINT64_FORMAT
-              " frames already, more than stage '%s' (%s) "
-              "makes (num-buffers %" G_GINT64_FORMAT
-              "): they are kept (discard the state to write %" G_GINT64_FORMAT
-              ")",
-              resume, accel_stage_get_name (stage),
-              accel_stage_get_kind_name (stage), n, n));
+      held = accel_commit_log_first_uncommitted (log);
+      if (frame_limit >= 0 && held > (guint64)frame_limit)
+        g_ptr_array_add (notes,
+            g_strdup_printf ("stage '%s' (%s) holds %" G_GUINT64_FORMAT
+                             " frames already, more than the frame limit of "
+                             "%" G_GINT64_FORMAT ": they are kept (discard "
+                             "the state to write %" G_GINT64_FORMAT ")",
+                accel_stage_get_name (sink), accel_stage_get_kind_name (sink),
+                held, frame_limit, frame_limit));
+      for (guint s = 0; s < order->len; s++)
+        {
+          AccelStage *source = order->pdata[s];
+          gint64 n;
+
+          if (accel_stage_get_stage_kind (source) != ACCEL_STAGE_SOURCE
+              || (n = num_buffers (source)) < 0 || held <= (guint64)n)
+            continue;
+          g_ptr_array_add (notes,
+              g_strdup_printf (
+                  "stage '%s' (%s) holds %" G_GUINT64_FORMAT
+                  " frames already, more than stage '%s' (%s) makes "
+                  "(num-buffers %" G_GINT64_FORMAT "): they are kept "
+                  "(discard the state to write %" G_GINT64_FORMAT ")",
+                  accel_stage_get_name (sink), accel_stage_get_kind_name (sink),
+                  held, accel_stage_get_name (source),
+                  accel_stage_get_kind_name (source), n, n));
+        }
     }
 }
 
@@ -488,17 +507,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
       accel_stage_set_commit_log (stage, log);
     }
   close (lock_fd);
-  /* a frame limit below what the outputs hold does not cut them */
-  if (graph->frame_limit >= 0 && resume != G_MAXUINT64
-      && resume > (guint64)graph->frame_limit)
-    g_ptr_array_add (notes,
-        g_strdup_printf (
-            "the outputs hold %" G_GUINT64_FORMAT
-            " frames already, more than the frame limit of %" G_GINT64_FORMAT
-            ": they are kept (discard the state "
-            "to write %" G_GINT64_FORMAT ")",
-            resume, graph->frame_limit, graph->frame_limit));
-  note_sources_short (order, resume, notes);
+  note_outputs_past_end (order, graph->frame_limit, notes);
   /* the ranks of a world resume at one frame, the first some rank's sink
    * lacks: collectives pair the ranks' frames by their order */
   if (world && accel_world_get_generation (world) > 0

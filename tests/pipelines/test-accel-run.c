@@ -2059,13 +2059,15 @@ test_report_file_refused (void)
       sc.yaml, NULL);
 }
 
-/* a frame limit below what the outputs hold keeps them, and says so: the
- * resume ended with "0 frames" and every frame of the longer run kept */
+/* a frame limit below what the outputs hold keeps them, and says so for
+ * each sink that holds more: the resume ended with "0 frames" and every
+ * frame of the longer run kept */
 static void
 test_resume_past_frame_limit (void)
 {
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  g_autofree gchar *b = g_build_filename (sc.dir, "b.bin", NULL);
   g_autofree gchar *data = NULL;
   gsize len = 0;
 
@@ -2079,16 +2081,35 @@ test_resume_past_frame_limit (void)
       -1, NULL));
   expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   expect_in (0,
-      "the outputs hold 8 frames already, more "
+      "stage 'out' (io.raw-file-sink) holds 8 frames already, more "
       "than the frame limit of 3: they are kept",
       sc.dir, "--frames=3", sc.state_arg, sc.yaml, NULL);
   /* a source's own end, lowered since, the same (it said nothing) */
   expect_in (0,
-      "the outputs hold 8 frames already, more than stage 'src' "
-      "(core.test-source) makes (num-buffers 5): they are kept",
+      "stage 'out' (io.raw-file-sink) holds 8 frames already, more than "
+      "stage 'src' (core.test-source) makes (num-buffers 5): they are kept",
       sc.dir, "--set", "src.num-buffers=5", sc.state_arg, sc.yaml, NULL);
   g_assert_true (g_file_get_contents (out, &data, &len, NULL));
   g_assert_cmpuint (len, ==, 8 * 4 * sizeof (float));
+
+  /* two sinks, one cut short to 3 frames: the run resumes at 3, the
+   * shortest, and said nothing of the other's 8 past the new end */
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: past-limit-2\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '4', "
+      "num-buffers: 8}}\n"
+      "  - {name: a, kind: io.raw-file-sink, params: {location: a.bin}}\n"
+      "  - {name: b, kind: io.raw-file-sink, params: {location: b.bin}}\n"
+      "links: [src -> a, src -> b]\n",
+      -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", "--restart-state", sc.state_arg,
+      sc.yaml, NULL);
+  g_assert_cmpint (truncate (b, 3 * 4 * sizeof (float)), ==, 0);
+  expect_in (0,
+      "stage 'a' (io.raw-file-sink) holds 8 frames already, more than "
+      "stage 'src' (core.test-source) makes (num-buffers 5): they are kept",
+      sc.dir, "--set", "src.num-buffers=5", sc.state_arg, sc.yaml, NULL);
 }
 
 /* a resume whose source reads another file of the same name is refused,
