@@ -68,7 +68,9 @@ accel_checkpoint_write (
       (gssize)(at + size), G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
-/* Returns: the state, with @sequence set, or NULL (no file: not an error) */
+/* Returns: the state, with @sequence set, or NULL with @error: the
+ * checkpoint was listed, so one that is not there (a dangling link) is
+ * lost, and a resume from it would start the state over mid-run */
 GBytes *
 accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
 {
@@ -79,8 +81,14 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
   gboolean checked;
   Header h;
 
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return NULL;
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "checkpoint %s is not a file (a dangling link?); remove it to "
+          "start the stage's state over",
+          path);
+      return NULL;
+    }
   if (!g_file_get_contents (path, &data, &len, error))
     return NULL;
   if (len < sizeof (h))
@@ -131,7 +139,10 @@ parse_name (const char *name, const char *prefix, guint64 *sequence)
 {
   gsize n = strlen (prefix);
 
+  /* as the checkpoint names it, and no other way: ".096" was listed as
+   * 96, and ".96", not there, read */
   return strncmp (name, prefix, n) == 0 && name[n] == '.'
+         && (name[n + 1] != '0' || name[n + 2] == '\0')
          && g_ascii_string_to_unsigned (
              name + n + 1, 10, 0, G_MAXUINT64, sequence, NULL);
 }

@@ -69,6 +69,8 @@ struct _AccelGraph
 
 /* accelgraphprepare.c */
 gchar *accel_graph_source_input (AccelStage *stage);
+gboolean accel_graph_check_state_files (AccelGraph *graph, const char *dir,
+    gboolean (*is_state) (const char *name), GError **error);
 
 /* accelgraphstep.c */
 void accel_graph_observe_steps (

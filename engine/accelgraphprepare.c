@@ -384,6 +384,42 @@ check_shared_files (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
+/* a stage that writes or reads a file of the graph's state in its
+ * directory @dir (a sink's location named after a commit log, say: a file
+ * there whose name @is_state takes) writes over its own state, or takes it
+ * for input: refused, naming the stage and the file. Other files there
+ * are the stages' own */
+gboolean
+accel_graph_check_state_files (AccelGraph *graph, const char *dir,
+    gboolean (*is_state) (const char *name), GError **error)
+{
+  g_autofree gchar *real = realpath (dir, NULL);
+  g_autofree gchar *inside = real ? g_strconcat (real, "/", NULL) : NULL;
+
+  for (guint i = 0; inside && i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      gboolean writer = ACCEL_IS_FILE_OUTPUT (stage);
+      g_autofree gchar *path
+          = writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
+                   : accel_graph_source_input (stage);
+      g_autofree gchar *key = file_key (path);
+
+      if (!key || !g_str_has_prefix (key, inside)
+          || strchr (key + strlen (inside), '/')
+          || !is_state (key + strlen (inside)))
+        continue;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s) %s %s, a file of the state directory %s: the "
+          "run would %s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          writer ? "writes" : "reads", path, dir,
+          writer ? "write over its own state" : "read its own state");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * accel_graph_prepare:
  * @graph: a graph

@@ -14,18 +14,21 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* <dir>/lock, locked (flock) while a graph uses @dir and holding its
- * process id; the caller hands a copy of the descriptor to each commit
- * log, so the lock ends with the last of them. Returns the descriptor, or
- * -1 */
+/* @dir itself, locked (flock) while a graph uses it, with its process id
+ * in <dir>/lock for the message of a run that finds it locked (a lock on
+ * that file held no more once the file was deleted, and a second run
+ * mixed its frames with the first's); the caller hands a copy of the
+ * descriptor to each commit log, so the lock ends with the last of them.
+ * Returns the descriptor, or -1 */
 static int
 lock_state_dir (const char *dir, GError **error)
 {
   g_autofree gchar *path = g_build_filename (dir, "lock", NULL);
   g_autofree gchar *pid = NULL;
+  g_autoptr (GError) pid_error = NULL;
   int fd, saved;
 
-  fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0)
     goto failed;
   if (flock (fd, LOCK_EX | LOCK_NB) != 0)
@@ -47,14 +50,8 @@ lock_state_dir (const char *dir, GError **error)
       return -1;
     }
   pid = g_strdup_printf ("%ld\n", (long)getpid ());
-  if (ftruncate (fd, 0) != 0
-      || pwrite (fd, pid, strlen (pid), 0) != (ssize_t)strlen (pid))
-    {
-      saved = errno;
-      close (fd);
-      errno = saved;
-      goto failed;
-    }
+  if (!g_file_set_contents (path, pid, -1, &pid_error))
+    g_debug ("%s", pid_error->message);
   return fd;
 
   /* ERRORS */
@@ -62,7 +59,7 @@ failed:
   {
     saved = errno;
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot lock %s: %s",
-        path, g_strerror (saved));
+        dir, g_strerror (saved));
     return -1;
   }
 }
@@ -188,6 +185,42 @@ is_state_file (const char *name)
          || g_str_has_suffix (name, ".commits.tail") /* before .digests */
          || g_str_has_suffix (name, ".produced")
          || strstr (name, ".checkpoint.") != NULL;
+}
+
+static gboolean
+is_state_or_lock (const char *name)
+{
+  return is_state_file (name) || g_str_equal (name, "lock");
+}
+
+/* what @dir holds of a state is files: a FIFO (or a device) named as one
+ * held the run at its start for good, reading or writing it (a directory
+ * fails at once, naming itself) */
+static gboolean
+check_state_files (const char *dir, GError **error)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = NULL;
+      GStatBuf st;
+
+      if (!is_state_or_lock (name))
+        continue;
+      path = g_build_filename (dir, name, NULL);
+      if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode)
+          && !S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+              "%s is not a regular file: a state directory holds only the "
+              "files a run writes there (discard the state to start over)",
+              path);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 /* whether @dir holds a fingerprint: the state of a run */
@@ -477,10 +510,13 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
       return FALSE;
     }
   /* its commit logs are more to open than prepare counted */
-  if (!accel_graph_check_descriptors (graph, error)
+  if (!accel_graph_check_state_files (graph, dir, is_state_or_lock, error)
+      || !accel_graph_check_descriptors (graph, error)
       || (lock_fd = lock_state_dir (dir, error)) < 0)
     return FALSE;
-  if (!check_run_shape (graph, error)
+  /* a discard removes what is no file as well */
+  if ((!graph->discard_state && !check_state_files (dir, error))
+      || !check_run_shape (graph, error)
       || (graph->discard_state && !discard_state (dir, notes, error))
       || !check_fingerprint (graph, error))
     goto failed;

@@ -172,9 +172,9 @@ lines_as_written (AccelCommitLog *log, const char *location, GStrv lines,
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
           "%s was changed since frame %" G_GUINT64_FORMAT
-          " was committed: its lines differ from those written; it is not "
-          "the file the commit log speaks of (discard the state to start "
-          "over)",
+          " was committed: its lines differ from those written (or the "
+          "digests beside its commit log were damaged); it is not the file "
+          "the commit log speaks of (discard the state to start over)",
           location, place);
       return FALSE;
     }

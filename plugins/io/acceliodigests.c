@@ -109,9 +109,9 @@ accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
           "%s was changed since frame %" G_GUINT64_FORMAT
-          " was committed: its last bytes differ from those written; it is "
-          "not the file the commit log speaks of (discard the state to "
-          "start over)",
+          " was committed: its last bytes differ from those written (or the "
+          "digests beside its commit log were damaged); it is not the file "
+          "the commit log speaks of (discard the state to start over)",
           location, place);
       return FALSE;
     }

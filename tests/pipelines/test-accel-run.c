@@ -938,7 +938,7 @@ test_stats_when_start_fails (void)
   g_autofree gchar *stats = g_build_filename (dir, "s.json", NULL);
   g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
   g_autofree gchar *state = g_build_filename (dir, "state", NULL);
-  g_autofree gchar *blocker = g_build_filename (state, "lock", NULL);
+  g_autofree gchar *blocker = g_build_filename (state, "out.commits", NULL);
   g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
   g_autofree gchar *endless
       = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
@@ -946,8 +946,8 @@ test_stats_when_start_fails (void)
   g_autoptr (Json) parsed = NULL;
   Result r = { 0 };
 
-  /* a state directory whose lock file is a directory cannot be locked
-   * (one under a plain file is refused before the run) */
+  /* a state directory whose sink's commit log is a directory cannot be
+   * opened (one under a plain file is refused before the run) */
   g_assert_cmpint (g_mkdir_with_parents (blocker, 0755), ==, 0);
   run (&r, "--quiet", stats_arg, state_arg, endless, NULL);
   g_assert_cmpint (r.status, ==, 1);
@@ -1230,7 +1230,8 @@ test_says_resume (void)
 }
 
 /* two runs cannot share a state directory: the second refuses, naming the
- * process of the first, and leaves the first's state alone */
+ * process of the first, and leaves the first's state alone, even when the
+ * lock file was deleted */
 static void
 test_state_dir_locked (void)
 {
@@ -1239,6 +1240,7 @@ test_state_dir_locked (void)
   g_autofree gchar *state = g_dir_make_tmp ("accel-locked-XXXXXX", NULL);
   g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
   g_autofree gchar *commits = g_build_filename (state, "out.commits", NULL);
+  g_autofree gchar *lock = g_build_filename (state, "lock", NULL);
   const char *argv[] = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet",
     state_arg, endless, NULL };
   g_autoptr (GSubprocess) first = NULL;
@@ -1260,6 +1262,13 @@ test_state_dir_locked (void)
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "is in use by another run"));
   g_assert_nonnull (strstr (r.err, pid));
+  result_clear (&r);
+  /* nor with its lock file deleted: the lock was on that file, and the
+   * second run went on, mixing its frames with the first's */
+  g_assert_cmpint (g_unlink (lock), ==, 0);
+  run (&r, "--quiet", "--frames=5", state_arg, endless, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is in use by another run"));
   result_clear (&r);
 
   g_subprocess_send_signal (first, SIGINT);
@@ -1556,6 +1565,65 @@ test_shared_files_refused (void)
       NULL);
   g_assert_true (g_file_get_contents (in, &data, &len, NULL));
   g_assert_cmpuint (len, ==, 16);
+}
+
+/* what a state directory holds is checked before it is used: a sink
+ * writing a file of it (its output and its commits interleaved, status
+ * 0), a FIFO named as a state file (the run waited at its start for good),
+ * a newest checkpoint that is a dangling link or named with a leading
+ * zero (the state started over mid-run, status 0 and frames that differed
+ * from a clean run's) */
+static void
+test_state_files_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *fingerprint
+      = g_build_filename (sc.state, "fingerprint", NULL);
+  g_autofree gchar *ck = g_build_filename (sc.state, "sim.checkpoint.8", NULL);
+  g_autofree gchar *ck0
+      = g_build_filename (sc.state, "sim.checkpoint.08", NULL);
+  g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
+  g_autofree gchar *clean = NULL, *got = NULL;
+
+  g_assert_cmpint (g_mkdir (sc.state, 0755), ==, 0);
+  expect_in (2,
+      "stage 'out' (core.checksum-sink) writes state/out.commits, a file of "
+      "the state directory ",
+      sc.dir, sc.state_arg, "-e",
+      "core.test-source shape=16 num-buffers=4 ! core.checksum-sink name=out "
+      "location=state/out.commits",
+      NULL);
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: sim\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles, params: {capacity: 256,\n"
+      "     emit-rate: 16, num-buffers: 20, snapshot-interval: 4}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [sim -> out]\n",
+      -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &clean, NULL, NULL));
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--frames=10", sc.state_arg, sc.yaml, NULL);
+
+  /* checkpoint 8, the newest before frame 10, a dangling link */
+  g_assert_cmpint (g_rename (ck, ck0), ==, 0);
+  g_assert_cmpint (symlink ("/nonexistent", ck), ==, 0);
+  expect_in (1, "sim.checkpoint.8 is not a file (a dangling link?)", sc.dir,
+      "--quiet", sc.state_arg, sc.yaml, NULL);
+  /* named with a leading zero: not taken for checkpoint 8, so the resume
+   * goes back to checkpoint 4, and the frames are a clean run's */
+  g_assert_cmpint (g_unlink (ck), ==, 0);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, clean);
+
+  g_assert_cmpint (g_unlink (fingerprint), ==, 0);
+  g_assert_cmpint (mkfifo (fingerprint, 0600), ==, 0);
+  expect_in (2, "fingerprint is not a regular file", sc.dir, "--quiet",
+      sc.state_arg, sc.yaml, NULL);
 }
 
 /* a join whose inputs end unevenly dropped the longer one's frames with
@@ -3163,6 +3231,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/shared-files-across-ranks", test_shared_files_across_ranks);
   g_test_add_func ("/accel-run/join-says-dropped", test_join_says_dropped);
+  g_test_add_func ("/accel-run/state-files-checked", test_state_files_checked);
   g_test_add_func (
       "/accel-run/live-wait-not-deadline", test_live_wait_not_deadline);
   g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
