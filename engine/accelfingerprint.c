@@ -401,6 +401,16 @@ accel_fingerprint_compare (
     }
   if (g_str_equal (was, now))
     return TRUE;
+  /* cut to nothing or written over: no pipeline's at all (it was said to
+   * be another pipeline's, its every stage added) */
+  if (!g_str_has_prefix (was, FINGERPRINT_HEADER))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "the state directory %s holds a damaged fingerprint (it does not "
+          "begin as a fingerprint does); discard the state to start over",
+          dir);
+      return FALSE;
+    }
   lines_parse (&a, was);
   lines_parse (&b, now);
   n_inputs_alike = diff (&a, &b, changes);

@@ -1572,7 +1572,8 @@ test_shared_files_refused (void)
  * 0), a FIFO named as a state file (the run waited at its start for good),
  * a newest checkpoint that is a dangling link or named with a leading
  * zero (the state started over mid-run, status 0 and frames that differed
- * from a clean run's) */
+ * from a clean run's), a fingerprint cut to nothing (said to be another
+ * pipeline's) */
 static void
 test_state_files_checked (void)
 {
@@ -1624,6 +1625,13 @@ test_state_files_checked (void)
   g_assert_cmpint (mkfifo (fingerprint, 0600), ==, 0);
   expect_in (2, "fingerprint is not a regular file", sc.dir, "--quiet",
       sc.state_arg, sc.yaml, NULL);
+  /* cut to nothing: damaged, not another pipeline's (every stage added) */
+  g_assert_cmpint (g_unlink (fingerprint), ==, 0);
+  g_assert_true (g_file_set_contents (fingerprint, "", 0, NULL));
+  expect_in (2,
+      "holds a damaged fingerprint (it does not begin as a "
+      "fingerprint does)",
+      sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
 }
 
 /* a join whose inputs end unevenly dropped the longer one's frames with
