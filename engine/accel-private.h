@@ -72,6 +72,9 @@ gboolean accel_supervisor_interrupted (void);
  * (ACCEL_EXIT_STOPPED), or was ended by SIGINT, SIGTERM or SIGHUP before
  * it handled them: none is a crash to restart from */
 gboolean accel_supervisor_interrupted_alone (int status);
+/* whether it finished its frames after the supervisor's own interrupt
+ * (ACCEL_EXIT_INTERRUPTED): the run's end, as a finished job */
+gboolean accel_supervisor_finished_interrupted (int status);
 /* a worker started, and its end (blocking, or a look): between begin and
  * end; TRUE with @status once reaped */
 void accel_supervisor_add_worker (GPid pid);

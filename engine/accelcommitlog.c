@@ -650,6 +650,36 @@ accel_commit_log_find_digest (
 }
 
 /**
+ * accel_commit_log_forget_undigested: (skip)
+ * @log: a sink's commit log whose digests of places @from to @to - 1 are
+ *   missing though it says they are kept (accel_commit_log_has_digests())
+ * @from: the first place with no digest
+ * @to: the place after the last one the sink would keep
+ * @places: what the sink calls its places ("frames", "lines")
+ * @what: (out) (transfer full): set to what was found
+ * @error: return location for a #GError, or %NULL
+ *
+ * For the verify() of a sink that keeps digests: the places no digest
+ * vouches for cannot be checked, so @log forgets them from @from on, and
+ * they are written again.
+ *
+ * Returns: %FALSE when @log cannot be rewritten. Called from the thread
+ * that starts the graph.
+ */
+gboolean
+accel_commit_log_forget_undigested (AccelCommitLog *log, guint64 from,
+    guint64 to, const char *places, gchar **what, GError **error)
+{
+  *what = g_strdup_printf (
+      "the digests beside its commit log lack those of %s %" G_GUINT64_FORMAT
+      " to %" G_GUINT64_FORMAT " (their file deleted or cut short, or not on "
+      "disk before a crash), so %s from %" G_GUINT64_FORMAT
+      " on cannot be checked",
+      places, from, to - 1, places, from);
+  return accel_commit_log_forget_from (log, from, error);
+}
+
+/**
  * accel_commit_log_has_digests: (skip)
  * @log: a commit log
  *

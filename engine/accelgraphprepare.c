@@ -337,6 +337,18 @@ accel_graph_source_input (AccelStage *stage)
   return location;
 }
 
+/* the file @stage writes (a sink's, @writer set) or reads (a source's
+ * location), in @path as named and returned as file_key () makes it; NULL
+ * for none */
+static gchar *
+stage_file (AccelStage *stage, gboolean *writer, gchar **path)
+{
+  *writer = ACCEL_IS_FILE_OUTPUT (stage);
+  *path = *writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
+                  : accel_graph_source_input (stage);
+  return file_key (*path);
+}
+
 /* two sinks that write one file mix their frames in it, and a sink that
  * writes a source's file writes over the run's own input: both refused,
  * naming the two stages */
@@ -350,12 +362,9 @@ check_shared_files (AccelGraph *graph, GError **error)
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      gboolean writer = ACCEL_IS_FILE_OUTPUT (stage);
-      g_autofree gchar *path
-          = writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
-                   : accel_graph_source_input (stage);
-      gchar *key = file_key (path);
-      gboolean other_writes;
+      g_autofree gchar *path = NULL;
+      gboolean writer, other_writes;
+      gchar *key = stage_file (stage, &writer, &path);
       AccelStage *other;
 
       if (!key)
@@ -399,11 +408,9 @@ accel_graph_check_state_files (AccelGraph *graph, const char *dir,
   for (guint i = 0; inside && i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      gboolean writer = ACCEL_IS_FILE_OUTPUT (stage);
-      g_autofree gchar *path
-          = writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
-                   : accel_graph_source_input (stage);
-      g_autofree gchar *key = file_key (path);
+      g_autofree gchar *path = NULL;
+      gboolean writer;
+      g_autofree gchar *key = stage_file (stage, &writer, &path);
 
       if (!key || !g_str_has_prefix (key, inside)
           || strchr (key + strlen (inside), '/')

@@ -154,6 +154,13 @@ accel_supervisor_interrupted (void)
 }
 
 gboolean
+accel_supervisor_finished_interrupted (int status)
+{
+  return WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
+         && accel_supervisor_interrupted ();
+}
+
+gboolean
 accel_supervisor_interrupted_alone (int status)
 {
   if (accel_supervisor_interrupted ())
@@ -407,10 +414,8 @@ run_workers (const char *const *argv, guint max_restarts,
       g_debug ("worker %u is process %d", generation, (int)pid);
       accel_supervisor_reap_worker (pid, TRUE, &status);
 
-      if (WIFEXITED (status)
-          && (WEXITSTATUS (status) == 0
-              || (WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
-                  && accel_supervisor_interrupted ())))
+      if ((WIFEXITED (status) && WEXITSTATUS (status) == 0)
+          || accel_supervisor_finished_interrupted (status))
         {
           g_debug ("worker %u finished the job", generation);
           return TRUE;

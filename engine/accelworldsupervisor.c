@@ -152,11 +152,10 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
             continue;
           ranks[r].running = FALSE;
           n_running--;
-          if (WIFEXITED (status)
-              && (WEXITSTATUS (status) == 0
-                  || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE
-                  || (WEXITSTATUS (status) == ACCEL_EXIT_INTERRUPTED
-                      && accel_supervisor_interrupted ())))
+          if ((WIFEXITED (status)
+                  && (WEXITSTATUS (status) == 0
+                      || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE))
+              || accel_supervisor_finished_interrupted (status))
             {
               g_debug ("generation %u: rank %u finished", generation, r);
               *incomplete |= WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE;

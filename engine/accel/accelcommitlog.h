@@ -30,6 +30,8 @@ gboolean accel_commit_log_write_digest (
 gboolean accel_commit_log_find_digest (
     AccelCommitLog *log, guint64 n, guint64 *place, guint64 *digest);
 gboolean accel_commit_log_has_digests (AccelCommitLog *log);
+gboolean accel_commit_log_forget_undigested (AccelCommitLog *log, guint64 from,
+    guint64 to, const char *places, gchar **what, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AccelCommitLog, accel_commit_log_close)
 

@@ -180,14 +180,9 @@ lines_as_written (AccelCommitLog *log, const char *location, GStrv lines,
     }
   if (vouched == n)
     return TRUE;
-  *what = g_strdup_printf (
-      "the digests beside its commit log lack those of lines %" G_GUINT64_FORMAT
-      " to %" G_GUINT64_FORMAT " (their file deleted or cut short, or not on "
-      "disk before a crash), so lines from %" G_GUINT64_FORMAT
-      " on cannot be checked",
-      vouched, n - 1, vouched);
   *n_kept = vouched;
-  return accel_commit_log_forget_from (log, vouched, error);
+  return accel_commit_log_forget_undigested (
+      log, vouched, n, "lines", what, error);
 }
 
 static gchar *

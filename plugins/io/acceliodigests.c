@@ -117,13 +117,7 @@ accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
     }
   if (vouched == kept)
     return TRUE;
-  *what = g_strdup_printf (
-      "the digests beside its commit log lack those of frames "
-      "%" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
-      " (their file deleted or cut short, or not on "
-      "disk before a crash), so frames from %" G_GUINT64_FORMAT
-      " on cannot be checked",
-      vouched, kept - 1, vouched);
   *n_kept = vouched;
-  return accel_commit_log_forget_from (log, vouched, error);
+  return accel_commit_log_forget_undigested (
+      log, vouched, kept, "frames", what, error);
 }
