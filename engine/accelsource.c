@@ -207,7 +207,9 @@ accel_source_replays (AccelStage *self, guint64 sequence)
  * the frames from there to @failed, then makes @failed again and hands it
  * on. Its frames are then those of a run without the fault, where it went
  * on from its snapshot's state at @failed + 1 and every later frame
- * differed. A live source cannot make a frame again.
+ * differed. Before its first snapshot (or with none kept) its restart left
+ * it in the state it starts in, that of a run from frame 0, and it goes on
+ * from there. A live source cannot make a frame again.
  *
  * Returns: whether it catches up (else @failed is skipped). Stage thread.
  */
@@ -216,10 +218,29 @@ accel_source_catch_up (AccelStage *self, guint64 failed)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   AccelStageSupervisor *sup = &priv->supervisor;
-  guint64 from = sup->snapshot_sequence + 1, until;
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  g_autofree gchar *state = NULL;
+  guint64 from, until;
 
-  if (priv->n_in > 0 || !sup->snapshot || !ACCEL_STAGE_GET_CLASS (self)->restore
-      || accel_stage_is_live (self) || sup->snapshot_sequence >= failed)
+  if (priv->n_in > 0 || !klass->snapshot || !klass->restore
+      || accel_stage_is_live (self))
+    return FALSE;
+  if (sup->snapshot)
+    {
+      if (sup->snapshot_sequence >= failed)
+        return FALSE;
+      from = sup->snapshot_sequence + 1;
+      state = g_strdup_printf (
+          "its state after frame %" G_GUINT64_FORMAT, sup->snapshot_sequence);
+    }
+  else if (priv->source.start_sequence == 0)
+    {
+      /* a resume's start from a checkpoint has a snapshot: a start from
+       * frame 0 without one is a run's first state */
+      from = 0;
+      state = g_strdup ("its initial state");
+    }
+  else
     return FALSE;
   /* a fault in the catch-up starts it again: the frames up to the one
    * that failed first went on already */
@@ -228,9 +249,8 @@ accel_source_catch_up (AccelStage *self, guint64 failed)
   priv->source.replay_until = until;
   if (from == until)
     g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
-               " failed, from its state after frame %" G_GUINT64_FORMAT
-               "; frame %" G_GUINT64_FORMAT " is made again",
-        priv->name, failed, sup->snapshot_sequence, until);
+               " failed, from %s; frame %" G_GUINT64_FORMAT " is made again",
+        priv->name, failed, state, until);
   else
     {
       g_autofree gchar *again
@@ -241,10 +261,9 @@ accel_source_catch_up (AccelStage *self, guint64 failed)
                     from, until - 1);
 
       g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
-                 " failed; its state after frame %" G_GUINT64_FORMAT
-                 " is caught up by making %s again, not handed on, and "
-                 "frame %" G_GUINT64_FORMAT " is made again",
-          priv->name, failed, sup->snapshot_sequence, again, until);
+                 " failed; %s is caught up by making %s again, not handed "
+                 "on, and frame %" G_GUINT64_FORMAT " is made again",
+          priv->name, failed, state, again, until);
     }
   return TRUE;
 }

@@ -423,7 +423,8 @@ assert_same_frames (GStrv got, GStrv want)
  * one: the frames are a clean run's, nothing skipped, run or stepped. A
  * fault in that catch-up starts it again (frames went on twice), and a
  * graph started again after one begins at frame 0 (it began where the
- * catch-up had ended) */
+ * catch-up had ended). Without a snapshot (a fault at frame 0, or
+ * snapshot-interval 0) it catches up from its initial state */
 static void
 test_restart_catches_up (void)
 {
@@ -441,6 +442,9 @@ test_restart_catches_up (void)
     { "sim:library:4", 1 },
     /* frame 5's second making fails (the hang spends its first) */
     { "sim:hang:5,sim:library:5,sim:library:7", 2 },
+    /* before the first snapshot: from the state the restart starts in
+     * (the frame was skipped) */
+    { "sim:library:0", 1 },
   };
 
   g_assert_cmpuint (g_strv_length (clean), ==, 12);
@@ -468,6 +472,20 @@ test_restart_catches_up (void)
     again = run_sim (g, sim, sink, NULL, FALSE, &restarts, &skipped);
     assert_same_frames (again, clean);
   }
+
+  for (guint stepped = 0; stepped < 2; stepped++)
+    {
+      AccelStage *sim, *sink;
+      g_autoptr (AccelGraph) g = sim_graph (&sim, &sink);
+      g_auto (GStrv) got = NULL;
+
+      g_object_set (sim, "snapshot-interval", 0u, NULL);
+      got = run_sim (
+          g, sim, sink, "sim:library:7", stepped, &restarts, &skipped);
+      g_assert_cmpuint (restarts, ==, 1);
+      g_assert_cmpuint (skipped, ==, 0);
+      assert_same_frames (got, clean);
+    }
 }
 
 /* the index keeps to twice the particles' cells (or 64 a side), with
