@@ -139,8 +139,10 @@ update_params (GstAccelParticles *self, const GstAccelPointer *pointer,
   AccelParticlesParams *p = &self->params;
 
   GST_OBJECT_LOCK (self);
-  if (self->emit_rate > 0)
-    p->emitter.rate = self->emit_rate;
+  /* 0: the default, also once another rate was set */
+  p->emitter.rate = self->emit_rate > 0
+                        ? self->emit_rate
+                        : accel_particles_default_emit_rate (p->capacity);
   p->gravity[1] = -self->gravity;
   p->drag = self->drag;
   p->curl_strength = self->curl;

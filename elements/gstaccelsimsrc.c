@@ -496,6 +496,20 @@ gst_accel_sim_src_event (GstBaseSrc *src, GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION)
     return handle_navigation (GST_ACCEL_SIM_SRC (src), event);
+  /* refused before GstBaseSrc flushes for it: refused in do_seek (), the
+   * flush had gone through, and data flowed with no segment */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)
+    {
+      gdouble rate;
+
+      gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
+      if (rate < 0)
+        {
+          GST_CAT_DEBUG_OBJECT (CAT (src), src,
+              "a simulation runs forward only: seek at rate %g refused", rate);
+          return FALSE;
+        }
+    }
   return GST_BASE_SRC_CLASS (gst_accel_sim_src_parent_class)
       ->event (src, event);
 }
@@ -556,13 +570,13 @@ gst_accel_sim_src_do_seek (GstBaseSrc *src, GstSegment *segment)
 
   if (segment->rate < 0 || segment->format != GST_FORMAT_TIME)
     return FALSE;
-  segment->time = segment->start;
-  segment->position = segment->start;
-  priv->base_time = segment->start;
+  /* the position is the seek's start, or the position reached where the
+   * seek sets none (the clock went back to the segment's start, 0) */
+  priv->base_time = segment->position;
   priv->rate_frames = 0;
   GST_CAT_DEBUG_OBJECT (CAT (src), src,
       "seek: the simulation goes on, its clock from %" GST_TIME_FORMAT,
-      GST_TIME_ARGS (segment->start));
+      GST_TIME_ARGS (segment->position));
   return TRUE;
 }
 

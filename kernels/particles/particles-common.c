@@ -94,6 +94,13 @@ accel_particles_scratch_init (
     }
 }
 
+/* about the capacity over a lifetime */
+uint32_t
+accel_particles_default_emit_rate (uint32_t capacity)
+{
+  return capacity / 150 > 0 ? capacity / 150 : 1;
+}
+
 void
 accel_particles_params_init (AccelParticlesParams *p, uint32_t capacity)
 {
@@ -113,8 +120,7 @@ accel_particles_params_init (AccelParticlesParams *p, uint32_t capacity)
   p->emitter.lifetime = 2.5f;
   p->emitter.lifetime_jitter = 0.5f;
   p->emitter.colour = 0xff40a0ffu; /* orange, opaque */
-  /* about the capacity over a lifetime */
-  p->emitter.rate = capacity / 150 > 0 ? capacity / 150 : 1;
+  p->emitter.rate = accel_particles_default_emit_rate (capacity);
   p->gravity[1] = -1.0f;
   p->drag = 0.1f;
   p->curl_scale = 2.0f;

@@ -182,6 +182,8 @@ extern "C"
    * emitter at the origin shooting up, gravity down, a container box
    * [-1, 1]^3, no attractors, no curl, no particle-particle collisions */
   void accel_particles_params_init (AccelParticlesParams *p, uint32_t capacity);
+  /* the emitter's rate by default: about the capacity over a lifetime */
+  uint32_t accel_particles_default_emit_rate (uint32_t capacity);
   /* a grid over the container box for particle-particle collisions of
    * p->collide_radius (sets p->grid) */
   void accel_particles_params_set_grid (

@@ -319,6 +319,63 @@ test_blend_system_memory (void)
   upload = gpu;
 }
 
+/* pads requested from threads at once: never a third (each saw one pad
+ * before the other was added, and a third input was ignored); a pad
+ * released gives its place back */
+typedef struct
+{
+  GstElement *blend;
+  gint *go;
+} PadRequest;
+
+static gpointer
+request_pad (gpointer data)
+{
+  PadRequest *r = data;
+
+  while (!g_atomic_int_get (r->go))
+    ;
+  return gst_element_request_pad_simple (r->blend, "sink_%u");
+}
+
+#define REQUESTERS 4
+static void
+test_blend_pads_at_once (void)
+{
+  for (guint round = 0; round < 200; round++)
+    {
+      GstElement *blend = gst_element_factory_make ("accelblend", NULL);
+      GThread *threads[REQUESTERS];
+      GstPad *pads[REQUESTERS];
+      gint go = 0;
+      PadRequest r = { blend, &go };
+      guint n = 0;
+
+      for (guint t = 0; t < REQUESTERS; t++)
+        threads[t] = g_thread_new ("request", request_pad, &r);
+      g_atomic_int_set (&go, 1);
+      for (guint t = 0; t < REQUESTERS; t++)
+        {
+          pads[t] = g_thread_join (threads[t]);
+          n += pads[t] != NULL;
+        }
+      g_assert_cmpuint (n, ==, 2);
+      g_assert_cmpuint (blend->numsinkpads, ==, 2);
+      for (guint t = 0, released = 0; t < REQUESTERS; t++)
+        if (pads[t])
+          {
+            if (!released++)
+              gst_element_release_request_pad (blend, pads[t]);
+            gst_object_unref (pads[t]);
+          }
+      pads[0] = gst_element_request_pad_simple (blend, "sink_%u");
+      g_assert_nonnull (pads[0]);
+      g_assert_null (gst_element_request_pad_simple (blend, "sink_%u"));
+      gst_object_unref (pads[0]);
+      gst_object_unref (blend);
+    }
+}
+
 static void
 test_blend_sizes_differ (void)
 {
@@ -757,6 +814,7 @@ main (int argc, char **argv)
   g_test_add_func ("/blend/layer-ends", test_blend_layer_ends);
   g_test_add_func ("/blend/system-memory", test_blend_system_memory);
   g_test_add_func ("/blend/sizes-differ", test_blend_sizes_differ);
+  g_test_add_func ("/blend/pads-at-once", test_blend_pads_at_once);
   g_test_add_func ("/blend/size-changes", test_blend_size_changes);
   g_test_add_data_func (
       "/analysis/stats-and-motion", &stats_case, test_analysis);

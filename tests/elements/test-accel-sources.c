@@ -62,14 +62,18 @@ typedef enum
 } Pointer;
 
 /* what the sink's pad probe does, in the streaming thread: the pointer's
- * events, sent upstream after frames PRESS_AT and RELEASE_AT, and a
- * framerate of 60/1 set on the capsfilter after frame rate_at (0: none) */
+ * events, sent upstream after frames PRESS_AT and RELEASE_AT, a
+ * framerate of 60/1 set on the capsfilter after frame rate_at, and
+ * accelparticles' emit-rate set back to 0 (its default) after frame
+ * emit_at (0: none) */
 typedef struct
 {
   guint count;
   Pointer pointer;
   guint rate_at;
+  guint emit_at;
   GstElement *capsfilter;
+  GstElement *source;
 } SinkProbe;
 
 static void
@@ -118,6 +122,8 @@ sink_probe (GstPad *pad, GstPadProbeInfo *info, gpointer data)
                  1, release_x, drag_y, GST_NAVIGATION_MODIFIER_NONE));
   if (probe->rate_at && probe->count == probe->rate_at)
     set_framerate_60 (probe->capsfilter);
+  if (probe->emit_at && probe->count == probe->emit_at)
+    g_object_set (probe->source, "emit-rate", 0u, NULL);
   probe->count++;
   return GST_PAD_PROBE_OK;
 }
@@ -147,18 +153,20 @@ unwrap (GstSample *sample, gboolean *cuda)
   return out;
 }
 
-/* runs "SOURCE ! CAPS ! appsink", dragging when asked and changing the
- * framerate to 60/1 after frame @rate_at (0: never); returns FRAMES
- * frames, and each one's PTS and duration in @times where given; checks
- * the memory the frames came in */
+/* runs "SOURCE ! CAPS ! appsink", dragging when asked, changing the
+ * framerate to 60/1 after frame @rate_at and the emit rate to 0 after
+ * frame @emit_at (0: never); returns FRAMES frames, and each one's PTS
+ * and duration in @times where given; checks the memory the frames came
+ * in */
 static GPtrArray *
 run_source_full (const char *source, const char *memory, Pointer pointer,
-    guint rate_at, GArray *times)
+    guint rate_at, guint emit_at, GArray *times)
 {
-  g_autofree char *description = g_strdup_printf (
-      "%s num-buffers=%d ! video/x-raw%s,width=%d,height=%d,framerate=30/1 ! "
-      "appsink name=sink sync=false",
-      source, FRAMES, memory, WIDTH, HEIGHT);
+  g_autofree char *description
+      = g_strdup_printf ("%s name=source num-buffers=%d ! "
+                         "video/x-raw%s,width=%d,height=%d,framerate=30/1 ! "
+                         "appsink name=sink sync=false",
+          source, FRAMES, memory, WIDTH, HEIGHT);
   g_autoptr (GError) error = NULL;
   GstElement *pipeline = gst_parse_launch (description, &error);
   GstElement *sink;
@@ -167,13 +175,14 @@ run_source_full (const char *source, const char *memory, Pointer pointer,
   GstSample *sample;
   GstIterator *it;
   GValue capsfilter = G_VALUE_INIT;
-  SinkProbe probe = { 0, pointer, rate_at, NULL };
+  SinkProbe probe = { 0, pointer, rate_at, emit_at, NULL, NULL };
 
   g_assert_no_error (error);
   it = gst_bin_iterate_all_by_element_factory_name (
       GST_BIN (pipeline), "capsfilter");
   g_assert_cmpint (gst_iterator_next (it, &capsfilter), ==, GST_ITERATOR_OK);
   probe.capsfilter = g_value_get_object (&capsfilter);
+  probe.source = gst_bin_get_by_name (GST_BIN (pipeline), "source");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_probe, &probe, NULL);
@@ -199,6 +208,7 @@ run_source_full (const char *source, const char *memory, Pointer pointer,
   gst_iterator_free (it);
   gst_object_unref (pad);
   gst_object_unref (sink);
+  gst_object_unref (probe.source);
   gst_object_unref (pipeline);
   return frames;
 }
@@ -206,7 +216,7 @@ run_source_full (const char *source, const char *memory, Pointer pointer,
 static GPtrArray *
 run_source (const char *source, const char *memory, Pointer pointer)
 {
-  return run_source_full (source, memory, pointer, 0, NULL);
+  return run_source_full (source, memory, pointer, 0, 0, NULL);
 }
 
 static void
@@ -315,7 +325,7 @@ test_fluid_framerate_change (gconstpointer data)
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
   g_autoptr (GPtrArray) got
       = run_source_full ("accelfluid jet=false grid-size=" G_STRINGIFY (GRID),
-          memory, POINTER_DRAG, RATE_AT, times);
+          memory, POINTER_DRAG, RATE_AT, 0, times);
   g_autoptr (GPtrArray) want = fluid_reference (TRUE);
   const GstClockTime *t = (const GstClockTime *)times->data;
   guint changed = 0;
@@ -340,8 +350,10 @@ test_fluid_framerate_change (gconstpointer data)
 /* the particles as accelparticles steps them: its defaults for a small
  * capacity, the pointer an attractor while the button is held */
 #define PARTICLES 4096
+/* emit_rate: the rate until frame emit_until, the default from there
+ * (0: the default throughout) */
 static GPtrArray *
-particles_reference (gboolean drag)
+particles_reference (gboolean drag, guint emit_rate, guint emit_until)
 {
   AccelParticlesParams p;
   AccelSplatParams sp = { .width = WIDTH,
@@ -371,6 +383,9 @@ particles_reference (gboolean drag)
     {
       guint8 *out = g_malloc ((gsize)WIDTH * HEIGHT * 4);
 
+      p.emitter.rate = emit_rate && k <= emit_until
+                           ? emit_rate
+                           : accel_particles_default_emit_rate (PARTICLES);
       p.n_attractors = 0;
       if (pointer_at (k, drag).down)
         {
@@ -408,8 +423,8 @@ test_particles_drag (gconstpointer data)
   const char *particles = "accelparticles capacity=" G_STRINGIFY (PARTICLES);
   g_autoptr (GPtrArray) still = run_source (particles, memory, POINTER_STILL);
   g_autoptr (GPtrArray) dragged = run_source (particles, memory, POINTER_DRAG);
-  g_autoptr (GPtrArray) want_still = particles_reference (FALSE);
-  g_autoptr (GPtrArray) want = particles_reference (TRUE);
+  g_autoptr (GPtrArray) want_still = particles_reference (FALSE, 0, 0);
+  g_autoptr (GPtrArray) want = particles_reference (TRUE, 0, 0);
 
   for (guint k = 0; k < FRAMES; k++)
     {
@@ -419,6 +434,28 @@ test_particles_drag (gconstpointer data)
           frames_equal (still->pdata[k], dragged->pdata[k]), ==, k <= PRESS_AT);
     }
   g_assert_false (frame_is_dark (still->pdata[FRAMES - 1]));
+}
+
+/* emit-rate set back to 0 while playing is the default rate again from
+ * the next frame (the last rate set went on) */
+#define EMIT_RATE 40
+#define EMIT_UNTIL 8
+static void
+test_particles_emit_rate_reset (gconstpointer data)
+{
+  const char *memory = data;
+  g_autoptr (GPtrArray) got
+      = run_source_full ("accelparticles capacity=" G_STRINGIFY (
+                             PARTICLES) " emit-rate=" G_STRINGIFY (EMIT_RATE),
+          memory, POINTER_STILL, 0, EMIT_UNTIL, NULL);
+  g_autoptr (GPtrArray) want
+      = particles_reference (FALSE, EMIT_RATE, EMIT_UNTIL);
+  g_autoptr (GPtrArray) kept = particles_reference (FALSE, EMIT_RATE, FRAMES);
+
+  for (guint k = 0; k < FRAMES; k++)
+    assert_frames_equal (got->pdata[k], want->pdata[k], k);
+  g_assert_false (
+      frames_equal (got->pdata[FRAMES - 1], kept->pdata[FRAMES - 1]));
 }
 
 /* the cloth as accelcloth steps it: its defaults, the vertex that was
@@ -580,6 +617,63 @@ test_seek (gconstpointer data)
   gst_object_unref (pipeline);
 }
 
+/* a seek at a negative rate is refused before anything is flushed (it
+ * was refused once the flush had gone through: the prerolled frame was
+ * lost, and data flowed with no segment); a seek that sets only a stop
+ * goes on from the position reached (the clock went back to 0) */
+static void
+test_seek_refused_or_stop_only (void)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline
+      = gst_parse_launch ("accelfluid grid-size=16 num-buffers=30 ! "
+                          "video/x-raw,width=16,height=16,framerate=30/1 ! "
+                          "appsink name=sink sync=false max-buffers=1",
+          &error);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_autoptr (GstBus) bus = gst_element_get_bus (pipeline);
+  GstClockTime last = 0;
+  GstSample *sample;
+  GstMessage *message;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (
+      gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  g_assert_false (
+      gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND));
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
+    {
+      GstClockTime pts = GST_BUFFER_PTS (gst_sample_get_buffer (sample));
+
+      /* never back: the stop-only seek keeps the position */
+      g_assert_cmpuint (pts, >=, last);
+      last = pts;
+      gst_sample_unref (sample);
+      if (++n == 10)
+        g_assert_true (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_NONE, -1, GST_SEEK_TYPE_SET,
+            100 * GST_SECOND));
+    }
+  g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  /* the refused seek lost no frame: the flush of the second may drop
+   * frames in flight, but never the first ten */
+  g_assert_cmpuint (n, >=, 10);
+  g_assert_cmpuint (last, >=, 10 * GST_SECOND / 30);
+  message = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  if (message)
+    g_error ("%" GST_PTR_FORMAT, message);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -590,6 +684,10 @@ main (int argc, char **argv)
   g_test_add_data_func (
       "/sources/fluid/framerate-change", "", test_fluid_framerate_change);
   g_test_add_data_func ("/sources/particles/drag", "", test_particles_drag);
+  g_test_add_data_func (
+      "/sources/particles/emit-rate-reset", "", test_particles_emit_rate_reset);
+  g_test_add_func ("/sources/fluid/seek-refused-or-stop-only",
+      test_seek_refused_or_stop_only);
   g_test_add_data_func ("/sources/cloth/drag", "", test_cloth_drag);
   g_test_add_data_func ("/sources/fluid/pointer-far",
       "accelfluid grid-size=" G_STRINGIFY (GRID), test_pointer_far);
