@@ -62,9 +62,8 @@ struct _AccelGraph
   /* disposed on a stage's thread: a thread of its own stops it */
   gboolean stop_elsewhere;
   gboolean stepped;      /* sources produce a frame per step */
-  guint64 n_sink_frames; /* stepped: frames the sinks finished */
-  guint64 step_target;   /* stepped: the sink frames the steps asked for */
-  guint step_sinks_done; /* stepped: the sinks done when it was set */
+  GPtrArray *step_sinks; /* stepped: each sink's frames asked for (under
+                            lock), from the start on */
 };
 
 /* accelgraphprepare.c */
@@ -75,6 +74,7 @@ gboolean accel_graph_check_state_files (AccelGraph *graph, const char *dir,
 /* accelgraphstep.c */
 void accel_graph_observe_steps (
     AccelGraph *graph, AccelStageObserver *observer);
+void accel_graph_step_sink_ended (AccelGraph *graph, AccelStage *sink);
 
 /* accelsegment.c */
 gboolean accel_graph_check_stage_name (AccelStage *stage, GError **error);

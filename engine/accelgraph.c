@@ -67,6 +67,7 @@ accel_graph_finalize (GObject *object)
   g_ptr_array_unref (self->notes);
   g_ptr_array_unref (self->workers);
   g_clear_error (&self->error);
+  g_clear_pointer (&self->step_sinks, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->stop_lock);
   g_cond_clear (&self->cond);
@@ -305,6 +306,7 @@ accel_graph_add (AccelGraph *graph, AccelStage *stage, GError **error)
   g_object_set_qdata_full (
       G_OBJECT (stage), graph_owner_quark (), owner, free_owner);
   g_ptr_array_add (graph->stages, g_object_ref (stage));
+  accel_stage_join_graph (stage);
   return TRUE;
 }
 
@@ -519,6 +521,7 @@ on_stage_eos (AccelStage *stage, gpointer user_data)
 
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done++;
+  accel_graph_step_sink_ended (graph, stage);
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 }
@@ -771,8 +774,6 @@ accel_graph_start (AccelGraph *graph, GError **error)
   accel_graph_partition (graph);
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done = 0;
-  graph->step_target = 0;
-  graph->step_sinks_done = 0;
   graph->hung = FALSE;
   graph->stopping = FALSE;
   g_clear_error (&graph->error);
@@ -1023,6 +1024,8 @@ accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
  * @error: return location for a #GError, or %NULL
  *
  * Starts the graph, waits for end of stream or the first error, and stops.
+ * A stepped graph is refused: its steps come from the thread this would
+ * block for good.
  *
  * Returns: %TRUE when every sink reached end of stream. Called from the
  * thread that builds the graph, which it blocks until the graph stops.
@@ -1032,6 +1035,15 @@ accel_graph_run (AccelGraph *graph, GError **error)
 {
   gboolean ok;
 
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  if (graph->stepped)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "graph '%s' is stepped: run it with accel_graph_start () and "
+          "accel_graph_step (), or set it unstepped",
+          graph->name);
+      return FALSE;
+    }
   if (!accel_graph_start (graph, error))
     return FALSE;
   ok = accel_graph_wait (graph, -1, error);

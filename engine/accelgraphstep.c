@@ -7,6 +7,25 @@
 
 #include "accelgraph-private.h"
 
+/* a sink as the steps see it */
+typedef struct
+{
+  AccelStage *sink;
+  GPtrArray *above; /* the stages upstream: a frame one skips never comes */
+  guint64 target;   /* the frames the steps asked of it */
+  gboolean asked;   /* running as the step began: it takes a frame */
+  gboolean ended;   /* its stream ended: it takes no more */
+} StepSink;
+
+static void
+step_sink_free (gpointer data)
+{
+  StepSink *s = data;
+
+  g_ptr_array_unref (s->above);
+  g_free (s);
+}
+
 /* a sink finished a frame, or any stage skipped one: a step may be over */
 static void
 on_sink_frame (AccelStage *stage, gpointer user_data)
@@ -14,17 +33,63 @@ on_sink_frame (AccelStage *stage, gpointer user_data)
   AccelGraph *graph = user_data;
 
   g_mutex_lock (&graph->lock);
-  graph->n_sink_frames++;
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 }
 
-/* what the graph hears of its stages when it runs stepped */
+/* the stages upstream of @stage, into @above */
+static void
+collect_above (AccelGraph *graph, AccelStage *stage, GPtrArray *above)
+{
+  for (guint l = 0; l < graph->wiring->len; l++)
+    {
+      GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+
+      if (link->dst == stage && !g_ptr_array_find (above, link->src, NULL))
+        {
+          g_ptr_array_add (above, link->src);
+          collect_above (graph, link->src, above);
+        }
+    }
+}
+
+/* what the graph hears of its stages when it runs stepped, and its sinks
+ * as the steps see them; as it starts */
 void
 accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
 {
-  if (graph->stepped)
-    observer->frame = on_sink_frame;
+  g_clear_pointer (&graph->step_sinks, g_ptr_array_unref);
+  if (!graph->stepped)
+    return;
+  observer->frame = on_sink_frame;
+  graph->step_sinks = g_ptr_array_new_with_free_func (step_sink_free);
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      StepSink *s;
+
+      if (accel_stage_get_n_outputs (stage) > 0)
+        continue;
+      s = g_new0 (StepSink, 1);
+      s->sink = stage;
+      s->above = g_ptr_array_new ();
+      collect_above (graph, stage, s->above);
+      g_ptr_array_add (graph->step_sinks, s);
+    }
+}
+
+/* @sink's stream ended: the steps ask nothing more of it. Under the
+ * graph's lock */
+void
+accel_graph_step_sink_ended (AccelGraph *graph, AccelStage *sink)
+{
+  for (guint i = 0; graph->step_sinks && i < graph->step_sinks->len; i++)
+    {
+      StepSink *s = graph->step_sinks->pdata[i];
+
+      if (s->sink == sink)
+        s->ended = TRUE;
+    }
 }
 
 /**
@@ -48,48 +113,44 @@ accel_graph_set_stepped (AccelGraph *graph, gboolean stepped)
   graph->stepped = stepped;
 }
 
-/* the sinks downstream of @stage, into @sinks */
-static void
-collect_sinks (AccelGraph *graph, AccelStage *stage, GHashTable *sinks)
+static guint64
+withheld (AccelStage *stage)
 {
-  if (accel_stage_get_n_outputs (stage) == 0)
-    {
-      g_hash_table_add (sinks, stage);
-      return;
-    }
-  for (guint l = 0; l < graph->wiring->len; l++)
-    {
-      GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
-      if (link->src == stage)
-        collect_sinks (graph, link->dst, sinks);
-    }
+  return accel_stage_get_n_skipped (stage) + accel_stage_get_n_withheld (stage);
 }
 
-/* frames done, skipped or committed before by the sinks of @graph; each
- * frame another stage skipped or withheld counted once for every sink
- * below it, which it never reaches */
+/* the frames @s finished, skipped or committed before, and those skipped
+ * or withheld above it, which never reach it */
 static guint64
-sink_frames (AccelGraph *graph)
+sink_frames (StepSink *s)
 {
-  guint64 n = 0;
+  guint64 n = accel_stage_get_n_processed (s->sink) + withheld (s->sink);
 
-  for (guint i = 0; i < graph->order->len; i++)
-    {
-      AccelStage *stage = graph->order->pdata[i];
-      guint64 skipped = accel_stage_get_n_skipped (stage)
-                        + accel_stage_get_n_withheld (stage);
-
-      if (accel_stage_get_n_outputs (stage) == 0)
-        n += accel_stage_get_n_processed (stage) + skipped;
-      else if (skipped > 0)
-        {
-          g_autoptr (GHashTable) sinks = g_hash_table_new (NULL, NULL);
-
-          collect_sinks (graph, stage, sinks);
-          n += skipped * g_hash_table_size (sinks);
-        }
-    }
+  for (guint i = 0; i < s->above->len; i++)
+    n += withheld (s->above->pdata[i]);
   return n;
+}
+
+/* how many sinks the step asked a frame of still wait for it (under the
+ * graph's lock); @reached: how many have it */
+static guint
+sinks_waiting (AccelGraph *graph, guint *reached)
+{
+  guint waiting = 0;
+
+  *reached = 0;
+  for (guint i = 0; i < graph->step_sinks->len; i++)
+    {
+      StepSink *s = graph->step_sinks->pdata[i];
+
+      if (!s->asked)
+        continue;
+      if (sink_frames (s) >= s->target)
+        *reached += 1;
+      else if (!s->ended)
+        waiting++;
+    }
+  return waiting;
 }
 
 /**
@@ -114,7 +175,7 @@ gboolean
 accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
 {
   gint64 deadline = accel_deadline_after (timeout_us);
-  guint64 target;
+  guint waiting, reached = 0;
   gboolean ok, ended;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
@@ -128,35 +189,42 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
     return accel_graph_refuse_stage_thread (graph, "a step", error);
 
   /* each sink that is still running takes one frame; with none left
-   * there is no frame to take (the target would be met as it is). A step
-   * that timed out asked for a frame still on its way: this one's comes
-   * after it */
+   * there is no frame to take. A step that timed out asked for a frame
+   * still on its way: this one's comes after it. A sink whose stream ends
+   * during the step takes none, and the step is through once every other
+   * has its frame (it waited on the one that ended) */
   g_mutex_lock (&graph->lock);
-  /* a sink that ended since takes no frame: the late one may never come */
-  if (graph->step_sinks_done != graph->n_sinks_done)
-    graph->step_target = 0;
-  graph->step_sinks_done = graph->n_sinks_done;
-  target = MAX (graph->step_target, sink_frames (graph))
-           + (graph->n_sinks - graph->n_sinks_done);
-  graph->step_target = target;
-  ended = graph->n_sinks_done == graph->n_sinks;
+  ended = TRUE;
+  for (guint i = 0; i < graph->step_sinks->len; i++)
+    {
+      StepSink *s = graph->step_sinks->pdata[i];
+
+      s->asked = !s->ended;
+      if (s->ended)
+        continue;
+      ended = FALSE;
+      s->target = MAX (s->target, sink_frames (s)) + 1;
+    }
   g_mutex_unlock (&graph->lock);
   for (guint i = 0; i < graph->order->len && !ended; i++)
     if (accel_stage_get_n_inputs (graph->order->pdata[i]) == 0)
       accel_stage_step_async (graph->order->pdata[i]);
 
   g_mutex_lock (&graph->lock);
-  while (!graph->error && !graph->stopping
-         && graph->n_sinks_done < graph->n_sinks
-         && sink_frames (graph) < target)
+  while (!ended && !graph->error && !graph->stopping
+         && sinks_waiting (graph, &reached) > 0)
     if (deadline < 0)
       g_cond_wait (&graph->cond, &graph->lock);
     else if (!g_cond_wait_until (&graph->cond, &graph->lock, deadline))
       break;
-  ok = !ended && !graph->error && sink_frames (graph) >= target;
+  waiting = ended ? 0 : sinks_waiting (graph, &reached);
+  ok = !ended && !graph->error && waiting == 0 && reached > 0;
   if (graph->error)
     g_propagate_error (error, g_error_copy (graph->error));
-  else if (!ok && !graph->stopping && graph->n_sinks_done < graph->n_sinks)
+  else if (graph->stopping && !ok)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+        "graph '%s' was stopped during the step", graph->name);
+  else if (!ok && waiting > 0)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
         "graph '%s': a step took more than %" G_GINT64_FORMAT " ms",
         graph->name, timeout_us / 1000);

@@ -97,9 +97,18 @@ accel_source_step (AccelStage *self)
       guint64 sequence = priv->source.next_sequence;
       gboolean replay = accel_source_replays (self, sequence);
 
+      priv->source.yielded = FALSE;
       if (!accel_stage_run_frame (self, NULL) || priv->done
           || accel_stage_is_waiting_for_buffer (self))
         return;
+      /* it yielded to a control message behind this step's (a parameter
+       * set while it waited for a push): the step goes on after it (the
+       * step was lost, and every later one a frame behind) */
+      if (priv->source.yielded)
+        {
+          accel_stage_step_async (self);
+          return;
+        }
       if (!replay && priv->source.next_sequence > sequence)
         return;
     }
@@ -151,6 +160,26 @@ record_produced (AccelStage *self, gint64 sequence)
   if (pwrite (priv->source.produced_fd, line, n, 0) != n)
     g_warning ("stage '%s': cannot record its last sequence: %s", priv->name,
         g_strerror (errno));
+}
+
+/**
+ * accel_source_give_back:
+ * @self: a source
+ * @sequence: the sequence it took for a frame it did not make
+ *
+ * A source that yielded its thread (%ACCEL_FLOW_SKIP) made no frame: the
+ * next one takes @sequence again, and a live source's record says the
+ * one before (it counted a frame it never made, and its sequence was
+ * missing downstream). Stage thread.
+ */
+void
+accel_source_give_back (AccelStage *self, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  priv->source.next_sequence = sequence;
+  priv->source.yielded = TRUE;
+  record_produced (self, (gint64)sequence - 1);
 }
 
 /* the sequence is recorded as it is taken, before the frame is made: a

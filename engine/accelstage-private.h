@@ -51,6 +51,8 @@ typedef enum
   ACCEL_FRAME_FAILED,  /* the error is set */
   ACCEL_FRAME_WAITING, /* an output's pool has no free buffer: the frame
                           waits for one (accelstagebufferwait.c) */
+  ACCEL_FRAME_YIELDED, /* a source made no frame for a control message
+                          (ACCEL_FLOW_SKIP): its sequence is taken again */
 } AccelFrameResult;
 
 typedef enum
@@ -120,6 +122,8 @@ typedef struct
   /* after a restart to a snapshot: the frames before it are made again to
    * catch the state up, and not handed on (accel_source_catch_up ()) */
   guint64 replay_until;
+  /* its last frame yielded to a control message (accel_source_give_back ()) */
+  gboolean yielded;
 } AccelSourceState;
 
 /* sinks */
@@ -230,6 +234,7 @@ typedef struct
   gboolean restarting;         /* stop and start run for a restart */
   gint graph_failed;           /* atomic: the graph recorded an error */
   gint graph_ending;           /* atomic: its end of stream was asked for */
+  gint graph_gone;             /* atomic: its graph was finalized */
   AccelWorkerCall *start_call; /* its start(), asked for and not waited for */
   gboolean done;               /* EOS handled, or failed */
   GError *start_error;
@@ -272,6 +277,7 @@ void accel_stage_count_restart (AccelStage *stage, const GError *fault);
 gboolean accel_source_catch_up (AccelStage *self, guint64 failed);
 gboolean accel_source_replays (AccelStage *self, guint64 sequence);
 void accel_source_step (AccelStage *self);
+void accel_source_give_back (AccelStage *self, guint64 sequence);
 void accel_stage_count_fault (
     AccelStage *stage, gboolean restarted, const GError *fault);
 void accel_stage_count_withheld (AccelStage *stage);

@@ -74,7 +74,15 @@ void
 accel_stage_leave_graph (AccelStage *stage)
 {
   g_atomic_int_set (&accel_stage_get_private (stage)->negotiated, FALSE);
+  g_atomic_int_set (&accel_stage_get_private (stage)->graph_gone, TRUE);
   accel_stage_clear_links (stage);
+}
+
+/* added to a graph (again) */
+void
+accel_stage_join_graph (AccelStage *stage)
+{
+  g_atomic_int_set (&accel_stage_get_private (stage)->graph_gone, FALSE);
 }
 
 /* a stage made without a name: the graph it joins numbers its kind's name
@@ -283,6 +291,25 @@ accel_stage_graph_has_failed (AccelStage *stage)
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
 
   return g_atomic_int_get (&accel_stage_get_private (stage)->graph_failed);
+}
+
+/**
+ * accel_stage_graph_is_gone:
+ * @stage: a stage
+ *
+ * Whether the graph @stage was in has been finalized, whether it ran or
+ * not: nothing will start it again, so what waits on the application's
+ * behalf (a push into a full queue, a pull from an empty one) gives up.
+ *
+ * Returns: %TRUE once its graph is finalized, until it joins another.
+ *   MT safe.
+ */
+gboolean
+accel_stage_graph_is_gone (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+
+  return g_atomic_int_get (&accel_stage_get_private (stage)->graph_gone);
 }
 
 /**

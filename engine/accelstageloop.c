@@ -409,7 +409,9 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   if (flow == ACCEL_FLOW_EOS)
     res = ACCEL_FRAME_EOS;
   /* a source that skips yields its thread: it made no frame */
-  else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0 && priv->n_in > 0)
+  else if (flow == ACCEL_FLOW_SKIP && priv->n_in == 0)
+    res = ACCEL_FRAME_YIELDED;
+  else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0)
     {
       accel_stage_count_withheld (self);
       accel_stage_send_gap_downstream (self, sequence);
@@ -651,6 +653,9 @@ run_numbered_frame (
       accel_stage_supervisor_frame_done (self, sequence);
       return TRUE;
     case ACCEL_FRAME_PENDING:
+      return TRUE;
+    case ACCEL_FRAME_YIELDED:
+      accel_source_give_back (self, sequence);
       return TRUE;
     case ACCEL_FRAME_EOS:
       accel_stage_handle_eos (self);

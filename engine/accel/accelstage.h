@@ -259,6 +259,7 @@ gboolean accel_stage_should_yield (AccelStage *stage);
 gboolean accel_stage_should_stop (AccelStage *stage);
 gboolean accel_stage_graph_has_failed (AccelStage *stage);
 gboolean accel_stage_graph_is_ending (AccelStage *stage);
+gboolean accel_stage_graph_is_gone (AccelStage *stage);
 gboolean accel_stage_is_restarting (AccelStage *stage);
 guint64 accel_stage_get_start_sequence (AccelStage *stage);
 gboolean accel_stage_adopt_input (

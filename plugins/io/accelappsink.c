@@ -361,10 +361,11 @@ accel_app_sink_pull_buffer (AccelAppSink *self, gint64 timeout_us)
   AccelBuffer *buffer;
 
   g_mutex_lock (&self->lock);
-  /* in slices: a graph that failed sends no more frames, and nothing else
-   * would wake a pull without a timeout */
+  /* in slices: a graph that failed or was finalized sends no more
+   * frames, and nothing else would wake a pull without a timeout */
   while (!(buffer = g_queue_pop_head (&self->queue)) && !self->eos
-         && !accel_stage_graph_has_failed (ACCEL_STAGE (self)))
+         && !accel_stage_graph_has_failed (ACCEL_STAGE (self))
+         && !accel_stage_graph_is_gone (ACCEL_STAGE (self)))
     {
       gint64 slice = g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US;
 

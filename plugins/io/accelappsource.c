@@ -68,7 +68,7 @@ accel_app_source_push_buffer (
   AccelStage *stage = ACCEL_STAGE (self);
   AccelType want;
   g_autoptr (GError) type_error = NULL;
-  gboolean failed = FALSE;
+  gboolean failed = FALSE, gone = FALSE;
 
   g_return_val_if_fail (buffer != NULL, FALSE);
 
@@ -97,16 +97,17 @@ accel_app_source_push_buffer (
     }
 
   g_mutex_lock (&self->lock);
-  /* in slices: a graph that failed takes no more frames, and nothing else
-   * would wake this wait */
+  /* in slices: a graph that failed or was finalized takes no more
+   * frames, and nothing else would wake this wait */
   while (self->block && self->max_buffers > 0
          && self->queue.length >= self->max_buffers && !self->eos
-         && !self->flushing && !(failed = accel_stage_graph_has_failed (stage)))
+         && !self->flushing && !(failed = accel_stage_graph_has_failed (stage))
+         && !(gone = accel_stage_graph_is_gone (stage)))
     g_cond_wait_until (&self->cond, &self->lock,
         g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US);
   /* a failed graph ends the source's stream too: the failure says more */
   failed = failed || accel_stage_graph_has_failed (stage);
-  if (self->eos || self->flushing || failed
+  if (self->eos || self->flushing || failed || gone
       || (self->max_buffers > 0 && self->queue.length >= self->max_buffers))
     goto refused;
   g_queue_push_tail (&self->queue, accel_buffer_ref (buffer));
@@ -120,11 +121,12 @@ refused:
     const char *why
         = self->flushing ? "while the stage is stopped"
           : failed    ? "after the graph failed (accel_graph_wait () says why)"
+          : gone      ? "once its graph is finalized"
           : self->eos ? "after end of stream"
                       : "while its queue is full (block is off)";
     g_mutex_unlock (&self->lock);
     g_set_error (error, ACCEL_ERROR,
-        self->flushing ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
+        self->flushing || gone ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
         "stage '%s' (io.app-source): cannot push a buffer %s",
         accel_stage_get_name (stage), why);
     return FALSE;

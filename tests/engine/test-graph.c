@@ -1749,6 +1749,37 @@ test_stepped_skip (GraphFixture *f, gconstpointer data)
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
 }
 
+/* a step past one source's last frame, another's still to come: the
+ * step is through once the sink still running has its frame (it waited
+ * for the ended one's for good, or to its timeout) */
+static void
+test_step_past_one_source (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *short_sink, *long_sink;
+
+  source (f, "short", 2, "8");
+  source (f, "long", 5, "8");
+  short_sink = add (f, "core.checksum-sink", "short-sink");
+  long_sink = add (f, "core.checksum-sink", "long-sink");
+  link_ok (f->graph, "short", "short-sink");
+  link_ok (f->graph, "long", "long-sink");
+  accel_graph_set_stepped (f->graph, TRUE);
+  start_ok (f);
+  for (guint i = 0; i < 5; i++)
+    {
+      g_assert_true (
+          accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+      g_assert_no_error (f->error);
+      g_assert_cmpuint (accel_stage_get_n_processed (long_sink), ==, i + 1);
+      g_assert_cmpuint (
+          accel_stage_get_n_processed (short_sink), ==, MIN (i + 1, 2));
+    }
+  g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&f->error);
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+}
+
 /* a step that timed out leaves its frame on its way: the next step waits
  * for a frame of its own, where it returned as the late frame came */
 static void
@@ -1872,6 +1903,8 @@ main (int argc, char **argv)
       test_join_drop_tells_join, graph_tear_down);
   g_test_add ("/graph/step-after-timeout", GraphFixture, NULL, graph_set_up,
       test_step_after_timeout, graph_tear_down);
+  g_test_add ("/graph/step-past-one-source", GraphFixture, NULL, graph_set_up,
+      test_step_past_one_source, graph_tear_down);
   g_test_add ("/graph/start-races-stop", GraphFixture, NULL, graph_set_up,
       test_start_races_stop, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,

@@ -431,6 +431,79 @@ test_step_after_stop (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
 }
 
+/* a stepped graph run: refused (its steps come from the thread the run
+ * blocked, which waited for good) */
+static void
+test_run_stepped (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("stepped");
+  g_autoptr (GError) error = NULL;
+
+  add_src_to_sink (graph, "4", 3);
+  accel_graph_set_stepped (graph, TRUE);
+  g_assert_false (accel_graph_run (graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "is stepped"));
+}
+
+/* a push into the full queue and a pull from the empty one of a graph
+ * never started give up once the graph is finalized (they waited for
+ * good: nothing would start it) */
+static gpointer
+push_until_refused (gpointer data)
+{
+  AccelStage *src = data;
+  g_autoptr (GError) error = NULL;
+  gint64 dims[1] = { 4 };
+  AccelType type;
+  gboolean ok = TRUE;
+
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 1, dims);
+  for (guint i = 0; ok; i++)
+    {
+      g_autoptr (AccelBuffer) buf
+          = accel_buffer_new (accel_device_get_host (), &type, &error);
+
+      g_assert_no_error (error);
+      g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+      g_assert_cmpuint (i, <=, 4);
+    }
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_assert_nonnull (strstr (error->message, "finalized"));
+  return NULL;
+}
+
+static gpointer
+pull_forever (gpointer data)
+{
+  AccelBuffer *buf = NULL;
+
+  g_signal_emit_by_name (data, "pull-buffer", (gint64)-1, &buf);
+  g_assert_null (buf);
+  return NULL;
+}
+
+static void
+test_wait_outlives_graph (void)
+{
+  AccelGraph *graph = accel_graph_new ("never");
+  AccelStage *src = accel_test_stage (graph, "io.app-source", "src");
+  AccelStage *sink = accel_test_stage (graph, "io.app-sink", "sink");
+  GThread *pusher, *puller;
+
+  g_object_set (src, "shape", "4", "dtype", "f32", "max-buffers", 4u, NULL);
+  g_object_ref (src);
+  g_object_ref (sink);
+  pusher = g_thread_new ("push", push_until_refused, src);
+  puller = g_thread_new ("pull", pull_forever, sink);
+  g_usleep (200 * G_TIME_SPAN_MILLISECOND);
+  g_object_unref (graph);
+  g_thread_join (pusher);
+  g_thread_join (puller);
+  g_object_unref (src);
+  g_object_unref (sink);
+}
+
 /* a stage kept after its graph is gone joins another as a new one: its
  * fixed parameters change again before the new graph is prepared, and a
  * sink no longer measures its latency against the old graph's source (a
@@ -638,6 +711,8 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/calls-out-of-order", test_calls_out_of_order);
   g_test_add_func ("/misuse/step-after-stop", test_step_after_stop);
   g_test_add_func ("/misuse/step-not-stepped", test_step_not_stepped);
+  g_test_add_func ("/misuse/run-stepped", test_run_stepped);
+  g_test_add_func ("/misuse/wait-outlives-graph", test_wait_outlives_graph);
   g_test_add_func (
       "/misuse/stage-renamed-after-add", test_stage_renamed_after_add);
   g_test_add_func ("/misuse/stage-added-twice", test_stage_added_twice);

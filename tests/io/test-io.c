@@ -1290,6 +1290,83 @@ test_app_source_idle_stop (void)
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
 }
 
+/* a stepped graph's step waits for a push; a parameter set meanwhile
+ * applies, and the step goes on with the push after it (the step was
+ * lost: it waited for good, and every later one was a frame behind) */
+typedef struct
+{
+  AccelGraph *graph;
+  gboolean ok;
+  GError *error;
+} StepCall;
+
+static gpointer
+step_thread (gpointer data)
+{
+  StepCall *call = data;
+
+  call->ok = accel_graph_step (call->graph, 10 * G_USEC_PER_SEC, &call->error);
+  return NULL;
+}
+
+static void
+push_value (AccelStage *src, gfloat value)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 dims[1] = { 4 };
+  AccelType type;
+  g_autoptr (AccelBuffer) buf = NULL;
+  gboolean ok = FALSE;
+
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 1, dims);
+  buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+  g_assert_no_error (error);
+  for (guint j = 0; j < 4; j++)
+    ((gfloat *)accel_buffer_get_data (buf))[j] = value;
+  g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+}
+
+static void
+test_app_source_param_during_step (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("stepped");
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  StepCall call = { g, FALSE, NULL };
+
+  g_object_set (src, "shape", "4", "dtype", "f32", NULL);
+  test_link (g, "src", "sink");
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &call.error));
+  g_assert_no_error (call.error);
+  for (guint i = 0; i < 3; i++)
+    {
+      GThread *stepper = g_thread_new ("step", step_thread, &call);
+      GValue v = G_VALUE_INIT;
+      AccelBuffer *buf = NULL;
+
+      /* the step is waiting for the push when the parameter comes */
+      g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+      g_value_init (&v, G_TYPE_UINT);
+      g_value_set_uint (&v, 8 + i);
+      g_assert_true (accel_stage_set_param_async (src, "max-buffers", &v));
+      g_value_unset (&v);
+      g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+      push_value (src, (gfloat)i);
+      g_thread_join (stepper);
+      g_assert_no_error (call.error);
+      g_assert_true (call.ok);
+      g_signal_emit_by_name (sink, "pull-buffer", (gint64)0, &buf);
+      g_assert_nonnull (buf);
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, i);
+      g_assert_cmpfloat (((gfloat *)accel_buffer_get_data (buf))[0], ==, i);
+      accel_buffer_unref (buf);
+    }
+  accel_graph_stop (g);
+}
+
 /* pushes once the graph ended the source's stream (its end of stream, as
  * on Ctrl-C, or a frame limit) are refused, saying so: they were taken,
  * queued for no one, and once the queue was full the next push waited
@@ -2247,6 +2324,8 @@ main (int argc, char **argv)
       "/io/app/restart-keeps-frames", test_app_restart_keeps_frames);
   g_test_add_func ("/io/app/graph-failed", test_app_graph_failed);
   g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
+  g_test_add_func (
+      "/io/app/param-during-step", test_app_source_param_during_step);
   g_test_add_data_func ("/io/app/push-after-end/eos", GINT_TO_POINTER (FALSE),
       test_app_source_push_after_end);
   g_test_add_data_func ("/io/app/push-after-end/frame-limit",
