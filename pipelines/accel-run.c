@@ -411,7 +411,8 @@ take_interrupt (Run *run, int kind)
   interrupts_taken++;
   g_mutex_lock (&early.lock);
   if (early.loop_running)
-    g_main_context_invoke (NULL, on_sigint_once, run);
+    g_main_context_invoke_full (
+        NULL, G_PRIORITY_HIGH, on_sigint_once, run, NULL);
   else if (early.loop_ended || !early.graph_starting || run->early_signal)
     leave = TRUE;
   else
@@ -638,7 +639,9 @@ wait_graph (gpointer data)
   Run *run = data;
 
   accel_graph_wait (run->graph, -1, &run->wait_error);
-  g_idle_add (on_graph_done, run);
+  /* ahead of the HTTP server's requests on the main loop: a few busy
+   * scrapers kept it from ever running, and a finished run went on */
+  g_idle_add_full (G_PRIORITY_HIGH, on_graph_done, run, NULL);
   return NULL;
 }
 
@@ -1332,6 +1335,9 @@ check_world_options (void)
   if ((problem = check_rank_path ("--stats", opt_stats))
       || (problem = check_rank_path ("--dot", opt_dot)))
     return problem;
+  if (opt_http_address && opt_http == G_MININT)
+    return g_strdup ("--http-address is the address of --http PORT's "
+                     "server: it takes --http");
   if (opt_http > 0 && MAX (opt_ranks, opt_world) > 1
       && opt_http + MAX (opt_ranks, opt_world) - 1 > G_MAXUINT16)
     return g_strdup_printf ("--http %d: rank r serves port %d + r, which "

@@ -543,6 +543,10 @@ test_usage (void)
     { { state_file, demo, NULL }, says_file },
     { { state_under_file, demo, NULL }, says_under_file },
     { { stats_long, demo, NULL }, "cannot be written: File name too long" },
+    /* ignored without a word */
+    { { "--http-address=127.0.0.1", demo, NULL },
+        "--http-address is the address of --http PORT's server: it takes "
+        "--http" },
     { { "--http-address=localhost", demo, NULL },
         "--http-address: 'localhost' is not an IP address, such as 127.0.0.1 "
         "or ::1" },

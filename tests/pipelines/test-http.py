@@ -209,6 +209,7 @@ def test_metrics(proc, url):
     check_range_ignored(url)
     check_idle_closed(url)
     check_port_taken(url)
+    check_ends_while_scraped()
     try:
         get(url + "no-such-page")
         fail("/no-such-page is not 404")
@@ -433,6 +434,59 @@ def check_port_taken(url):
     sys.stdout.write(world.stderr)
     check(world.returncode == 2,
           "a supervised run on a port in use ends with status 2 too")
+
+
+def check_ends_while_scraped():
+    """a run ends when its graph does, however busy its server: the end
+    was taken on the main loop after every ready request, and four
+    scrapers kept a finished run of 100 stages going for good."""
+    import threading
+    stages = 100
+    lines = ["pipeline: long", "stages:",
+             "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}"]
+    lines += ["  - {name: s%d, kind: core.scale, params: {scale: 1}}" % i
+              for i in range(stages - 2)]
+    lines += ["  - {name: out, kind: core.null-sink}", "links:",
+              "  - src -> " + " -> ".join("s%d" % i for i in range(stages - 2))
+              + " -> out"]
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+    proc = subprocess.Popen(
+        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0", "--frames=3000",
+         f.name], stderr=subprocess.PIPE, text=True)
+    url = None
+    while url is None:
+        line = proc.stderr.readline()
+        if not line:
+            fail("accel-run ended before it served: status %s" % proc.wait())
+        m = re.match(r"accel-run: serving (http://\S+/)$", line.strip())
+        url = m and m.group(1)
+    done = threading.Event()
+
+    def scrape():
+        while not done.is_set():
+            try:
+                get(url + "metrics")
+            except (OSError, urllib.error.URLError, http.client.HTTPException):
+                pass
+
+    scrapers = [threading.Thread(target=scrape) for _ in range(4)]
+    for t in scrapers:
+        t.start()
+    t0 = time.monotonic()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    done.set()
+    for t in scrapers:
+        t.join()
+    os.unlink(f.name)
+    check(proc.returncode == 0,
+          "a run of 3000 frames scraped by four clients ends with status 0 "
+          "within 60 s: status %s after %.1f s"
+          % (proc.returncode, time.monotonic() - t0))
 
 
 def chromium(browser, profile, *args):
