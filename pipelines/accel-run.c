@@ -286,6 +286,28 @@ check_report_file (
   return FALSE;
 }
 
+/* --dot and --stats into one file (or both to standard output): the one
+ * written last replaced the other, or they were mixed */
+static gboolean
+check_reports_apart (void)
+{
+  struct stat st;
+  gboolean same;
+
+  if (!opt_dot || !opt_stats)
+    return TRUE;
+  if (g_str_equal (opt_dot, "-") || g_str_equal (opt_stats, "-"))
+    same = g_str_equal (opt_dot, opt_stats);
+  else
+    same = is_file (
+        opt_dot, opt_stats, g_stat (opt_stats, &st) == 0 ? &st : NULL);
+  if (same)
+    g_printerr ("accel-run: --dot %s and --stats %s are one file: give each "
+                "its own\n",
+        opt_dot, opt_stats);
+  return !same;
+}
+
 static gboolean
 on_tick (gpointer data)
 {
@@ -834,7 +856,8 @@ run_pipeline (const char *path)
   if (opt_graph)
     accel_graph_set_capture_mode (graph, capture_mode_from_option ());
   if ((opt_dot && !check_report_file (graph, "--dot", opt_dot, path))
-      || (opt_stats && !check_report_file (graph, "--stats", opt_stats, path)))
+      || (opt_stats && !check_report_file (graph, "--stats", opt_stats, path))
+      || !check_reports_apart ())
     return EXIT_INVALID;
   if (opt_dot && !accel_run_write_dot (graph, opt_dot, &error))
     {
@@ -1242,9 +1265,17 @@ check_output_path (const char *option, const char *path, GError **error)
 static gboolean
 check_state_dir (const char *dir, GError **error)
 {
-  g_autofree gchar *whole = g_canonicalize_filename (dir, NULL);
-  g_autofree gchar *at = g_strdup (whole);
+  g_autofree gchar *whole = NULL, *at = NULL;
 
+  /* an empty name was the working directory to this check */
+  if (!*dir)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--state-dir: give a directory's name");
+      return FALSE;
+    }
+  whole = g_canonicalize_filename (dir, NULL);
+  at = g_strdup (whole);
   while (!g_file_test (at, G_FILE_TEST_EXISTS))
     {
       gchar *parent = g_path_get_dirname (at);
@@ -1431,6 +1462,14 @@ check_options (GError **error)
     }
   if (opt_state_dir && !check_state_dir (opt_state_dir, error))
     return FALSE;
+  /* they were ignored without a word */
+  if (opt_validate && (opt_stats || opt_http != G_MININT))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--validate runs nothing, so %s has nothing to report",
+          opt_stats ? "--stats" : "--http");
+      return FALSE;
+    }
 #ifdef ACCEL_HAVE_HTTP
   if (opt_http_address)
     {
@@ -1475,8 +1514,12 @@ print_yaml (void)
       return EXIT_INVALID;
     }
   /* quoted for a shell, so that the line can be pasted back: a description
-   * may quote its own values */
-  if (!strchr (opt_description, '\n'))
+   * may quote its own values. Not where a YAML line break in it would end
+   * the comment (the rest was read as YAML) */
+  if (!strpbrk (opt_description, "\n\r")
+      && !strstr (opt_description, "\xc2\x85")
+      && !strstr (opt_description, "\xe2\x80\xa8")
+      && !strstr (opt_description, "\xe2\x80\xa9"))
     {
       g_autofree gchar *quoted = g_shell_quote (opt_description);
       g_print ("# accel-run -e %s\n", quoted);
@@ -1553,6 +1596,13 @@ main (int argc, char **argv)
     g_ptr_array_add (overrides, g_strdup_printf ("device=%s", opt_device));
   g_ptr_array_add (overrides, NULL);
 
+  /* they were ignored without a word */
+  if ((opt_list || opt_describe) && n_args > 1)
+    {
+      g_printerr ("accel-run: %s takes no pipeline\n",
+          opt_list ? "--list" : "--describe");
+      return EXIT_INVALID;
+    }
   if (opt_list)
     return list_kinds ();
   if (opt_describe)

@@ -410,6 +410,24 @@ name_stages (Parser *p)
     }
 }
 
+/* whether @word reads as a reference ("name." or "name.port" of a named
+ * stage) rather than a stage kind */
+static gboolean
+names_reference (Parser *p, const char *word)
+{
+  const char *dot = strchr (word, '.');
+  g_autofree gchar *head = NULL;
+
+  if (!dot || dot == word)
+    return FALSE;
+  if (!dot[1])
+    return TRUE;
+  head = g_strndup (word, dot - word);
+  return find_named (p, head)
+         && accel_registry_lookup (accel_registry_get_default (), word)
+                == G_TYPE_INVALID;
+}
+
 static void
 resolve (Parser *p, GArray *bangs)
 {
@@ -441,6 +459,12 @@ resolve (Parser *p, GArray *bangs)
 
       if (!item->name)
         resolve_word (p, item);
+      else if (names_reference (p, item->kind))
+        /* it was an unknown stage kind 'name.' */
+        problem (p, item->name_col,
+            "'%s' is a reference to a named stage, which takes no name= of "
+            "its own",
+            item->kind);
       if (bang && prev >= 0)
         g_array_append_vals (
             p->links, &(Link){ .src = prev, .dst = i, .col = bang }, 1);
@@ -468,6 +492,20 @@ anchor (Parser *p, gint desc_col, gboolean verbatim)
       1);
 }
 
+/* the escape of a line break of YAML's own that starts @c (U+0085,
+ * U+2028, U+2029), or NULL: inside quotes they read back as spaces */
+static const char *
+yaml_break_escape (const char *c)
+{
+  if (g_str_has_prefix (c, "\xc2\x85"))
+    return "\\N";
+  if (g_str_has_prefix (c, "\xe2\x80\xa8"))
+    return "\\L";
+  if (g_str_has_prefix (c, "\xe2\x80\xa9"))
+    return "\\P";
+  return NULL;
+}
+
 /* a YAML scalar: plain where that reads back as the same text, else
  * double-quoted */
 static gboolean
@@ -487,9 +525,16 @@ write_scalar (GString *out, const char *value)
   g_string_append_c (out, '"');
   for (const char *c = value; *c; c++)
     {
-      if (*c == '"' || *c == '\\')
+      const char *escape = yaml_break_escape (c);
+
+      if (escape)
+        {
+          g_string_append (out, escape);
+          c = g_utf8_next_char (c) - 1;
+        }
+      else if (*c == '"' || *c == '\\')
         g_string_append_printf (out, "\\%c", *c);
-      else if ((guchar)*c < 0x20)
+      else if ((guchar)*c < 0x20 || *c == 0x7f)
         g_string_append_printf (out, "\\x%02x", (guchar)*c);
       else
         g_string_append_c (out, *c);
@@ -728,6 +773,48 @@ parse (Parser *p, GError **error)
   return TRUE;
 }
 
+/* the description's column of the YAML's line @line and column @col (0:
+ * the line's first anchor), or 0 */
+static gint
+desc_column (Parser *p, gint64 line, gint64 col)
+{
+  const Anchor *best = NULL;
+
+  for (guint a = 0; a < p->anchors->len; a++)
+    {
+      const Anchor *an = &g_array_index (p->anchors, Anchor, a);
+
+      if (an->line == line && (an->col <= col || (!col && !best)))
+        best = an;
+    }
+  if (!best)
+    return 0;
+  return best->desc_col + (best->verbatim && col ? (gint)(col - best->col) : 0);
+}
+
+/* "at line N" in a loader's message, of a line of the YAML the user never
+ * saw: the description's column of the stage or link there */
+static void
+append_mapping_lines (Parser *p, GString *out, const char *text)
+{
+  const char *at;
+
+  while ((at = strstr (text, "at line ")))
+    {
+      gchar *end;
+      gint64 line = g_ascii_strtoll (at + 8, &end, 10);
+      gint col = end > at + 8 ? desc_column (p, line, 0) : 0;
+
+      g_string_append_len (out, text, at - text);
+      if (col)
+        g_string_append_printf (out, "at column %d", col);
+      else
+        g_string_append_len (out, at, end - at);
+      text = end > at + 8 ? end : at + 8;
+    }
+  g_string_append (out, text);
+}
+
 /* the loader's "origin:line:column:" of the YAML, read back as the
  * description's own column */
 static gchar *
@@ -742,7 +829,6 @@ map_message (Parser *p, const char *message)
       const char *rest = lines[i] + strlen (prefix);
       gchar *end;
       gint64 line, col;
-      const Anchor *best = NULL;
 
       if (i)
         g_string_append_c (out, '\n');
@@ -753,16 +839,9 @@ map_message (Parser *p, const char *message)
           g_string_append (out, lines[i]);
           continue;
         }
-      for (guint a = 0; a < p->anchors->len; a++)
-        {
-          const Anchor *an = &g_array_index (p->anchors, Anchor, a);
-          if (an->line == line && an->col <= col)
-            best = an;
-        }
-      g_string_append_printf (out, "%s:1:%d:%s", p->origin,
-          best ? best->desc_col + (best->verbatim ? (gint)(col - best->col) : 0)
-               : 1,
-          end + 1);
+      g_string_append_printf (
+          out, "%s:1:%d:", p->origin, MAX (desc_column (p, line, col), 1));
+      append_mapping_lines (p, out, end + 1);
     }
   return g_string_free (out, FALSE);
 }

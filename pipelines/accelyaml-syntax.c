@@ -85,7 +85,7 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
   gchar *anchor[MAX_DEPTH + 1];
   guint depth = 0;
   Reach total = { 0, 0 };
-  gboolean ok = TRUE, done = FALSE;
+  gboolean ok = TRUE, done = FALSE, aliased = FALSE;
 
   yaml_parser_initialize (&parser);
   yaml_parser_set_input_string (
@@ -130,6 +130,7 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
               sizes, (const char *)event.data.alias.anchor);
           add = named ? *named : (Reach){ 1, 0 };
           add.nodes = MAX (add.nodes, 1);
+          aliased = TRUE;
           break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
@@ -190,19 +191,26 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           if (total.nodes > MAX_NODES)
             {
               *mark = event.start_mark;
-              *problem = g_strdup_printf (
-                  "the aliases reach more than %d nodes; a pipeline is "
-                  "smaller, and alias expansion stops here",
-                  MAX_NODES);
+              /* a document without aliases was said to have them */
+              *problem
+                  = aliased
+                        ? g_strdup_printf ("the aliases reach more than %d "
+                                           "nodes; a pipeline is smaller, and "
+                                           "alias expansion stops here",
+                            MAX_NODES)
+                        : g_strdup_printf ("the document has more than %d "
+                                           "nodes; a pipeline is smaller",
+                            MAX_NODES);
               ok = FALSE;
             }
           else if (total.bytes > MAX_ALIASED_BYTES)
             {
               *mark = event.start_mark;
               *problem = g_strdup_printf (
-                  "the aliases reach more than %d MiB of text; a pipeline "
-                  "is smaller, and alias expansion stops here",
-                  MAX_ALIASED_BYTES / (1024 * 1024));
+                  "the %s more than %d MiB of text; a pipeline is smaller%s",
+                  aliased ? "aliases reach" : "document holds",
+                  MAX_ALIASED_BYTES / (1024 * 1024),
+                  aliased ? ", and alias expansion stops here" : "");
               ok = FALSE;
             }
         }

@@ -1317,14 +1317,29 @@ check_inputs (Loader *l)
     }
 }
 
-/* whether @message quotes stage @name, as 'name' or 'name.port' */
-static gboolean
-names_stage (const char *message, const char *name)
+/* where @message first quotes stage @name, as 'name' or 'name.port'
+ * (not the graph's 'name'), or -1 */
+static gssize
+stage_mention (const char *message, const char *name)
 {
   g_autofree gchar *whole = g_strdup_printf ("'%s'", name);
   g_autofree gchar *port = g_strdup_printf ("'%s.", name);
+  gssize first = -1;
 
-  return strstr (message, whole) || strstr (message, port);
+  for (const char *at = message; *at; at++)
+    if ((g_str_has_prefix (at, whole) || g_str_has_prefix (at, port))
+        && !(at - message >= 6 && g_str_has_prefix (at - 6, "graph ")))
+      {
+        first = at - message;
+        break;
+      }
+  return first;
+}
+
+static gboolean
+names_stage (const char *message, const char *name)
+{
+  return stage_mention (message, name) >= 0;
 }
 
 /* an error of prepare() at the link or the stage it names */
@@ -1341,15 +1356,29 @@ report_prepare (Loader *l, const GError *error)
           return;
         }
     }
-  for (guint i = 0; i < l->decls->len; i++)
-    {
-      Decl *decl = l->decls->pdata[i];
-      if (names_stage (error->message, decl->name))
-        {
-          report (l, decl->mark, "%s", error->message);
-          return;
-        }
-    }
+  /* else at the stage it is about: the first it names, wherever that
+   * stage is declared (it was the first declared of those it names) */
+  {
+    Decl *about = NULL;
+    gssize first = -1;
+
+    for (guint i = 0; i < l->decls->len; i++)
+      {
+        Decl *decl = l->decls->pdata[i];
+        gssize at = stage_mention (error->message, decl->name);
+
+        if (at >= 0 && (first < 0 || at < first))
+          {
+            about = decl;
+            first = at;
+          }
+      }
+    if (about)
+      {
+        report (l, about->mark, "%s", error->message);
+        return;
+      }
+  }
   report (l, l->stages ? l->stages->start_mark : no_mark, "%s", error->message);
 }
 

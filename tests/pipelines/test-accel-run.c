@@ -544,6 +544,19 @@ test_usage (void)
     { { state_under_file, demo, NULL }, says_under_file },
     { { stats_long, demo, NULL }, "cannot be written: File name too long" },
     /* ignored without a word */
+    { { "--validate", "--stats=-", demo },
+        "--validate runs nothing, so --stats has nothing to report" },
+    { { "--validate", "--http=0", demo },
+        "--validate runs nothing, so --http has nothing to report" },
+    { { "--list", demo, NULL }, "--list takes no pipeline" },
+    { { "--describe=core.scale", demo, NULL }, "--describe takes no pipeline" },
+    /* the state directory was the working directory to its check, and
+     * its making failed as a runtime error (1) */
+    { { "--state-dir=", demo, NULL }, "--state-dir: give a directory's name" },
+    /* the last one written replaced the other */
+    { { "--dot=-", "--stats=-", demo },
+        "--dot - and --stats - are one file: give each its own" },
+    /* ignored without a word */
     { { "--http-address=127.0.0.1", demo, NULL },
         "--http-address is the address of --http PORT's server: it takes "
         "--http" },
@@ -1551,8 +1564,9 @@ test_shared_files_refused (void)
   g_autofree gchar *data = NULL;
   gsize len = 0;
 
+  /* at the stage it is about, b (it was at a, the first declared) */
   expect_in (2,
-      "stage 'b' (io.raw-file-sink) writes ./o.raw, which stage 'a' "
+      "-e:1:121: stage 'b' (io.raw-file-sink) writes ./o.raw, which stage 'a' "
       "(io.raw-file-sink) writes: their frames would mix in one file",
       sc.dir, "-e",
       "core.test-source name=src shape=16 num-buffers=4 ! io.raw-file-sink "

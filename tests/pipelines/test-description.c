@@ -152,6 +152,17 @@ static const BadCase bad_cases[] = {
       "number, not 'x'\n"
       "-e:1:39: stage 'scale0' (core.scale) has no parameter 'ofset' (did "
       "you mean 'offset'?)" },
+  /* a place the loader names in the YAML, told as the line's column
+   * (it was a line of a file never written) */
+  { "core.test-source name=s ! core.null-sink name=k s. ! k.",
+      "-e:1:54: input 'k.in' is already linked, from 's' at column 25; an "
+      "input takes one link" },
+  { "core.test-source ! core.scale scale=1 scale=2 ! core.null-sink",
+      "-e:1:39: key 'scale' appears twice in params (first at column 20)" },
+  /* it was an unknown stage kind 'a.' */
+  { "core.test-source name=a ! core.null-sink a. name=b ! core.null-sink",
+      "-e:1:50: 'a.' is a reference to a named stage, which takes no name= "
+      "of its own" },
   { "core.test-source ! core.scale", NULL }, /* an output may stay unlinked */
   { "core.scale ! core.null-sink",
       "-e:1:1: input 'scale0.in' (core.scale) is not linked" },
@@ -263,6 +274,35 @@ test_accel_run (void)
     *nl = '\0';
     g_assert_true (g_shell_parse_argv (out + 2, NULL, &argv, NULL));
     g_assert_cmpstr (argv[2], ==, quoting);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+
+  /* YAML's own line breaks and DEL in a value: the file reads back as
+   * the same graph (the comment line ended at the break, and the rest of
+   * it was read as YAML; quoted, the breaks read back as spaces) */
+  {
+    const char *value = "a\xc2\x85"
+                        "b\xe2\x80\xa8"
+                        "c\xe2\x80\xa9"
+                        "d\x7f"
+                        "e\r";
+    g_autofree gchar *breaking = g_strdup_printf (
+        "core.test-source num-buffers=1 thread='%s' ! core.null-sink", value);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (AccelGraph) graph = NULL;
+    g_autofree gchar *thread = NULL;
+
+    out = run_accel_run (
+        (const char *[]){ "--print-yaml", "-e", breaking, NULL }, &status,
+        &err);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_false (g_str_has_prefix (out, "#"));
+    graph = accel_graph_new_from_yaml_string (out, "printed", &error);
+    g_assert_no_error (error);
+    g_object_get (
+        accel_graph_get_stage (graph, "test-source0"), "thread", &thread, NULL);
+    g_assert_cmpstr (thread, ==, value);
     g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
   }

@@ -1093,6 +1093,21 @@ test_limit_aliased_bytes (void)
       "smaller, and alias expansion stops here");
 }
 
+/* a document past the node limit without an alias says so (it was said
+ * that its aliases reached that many) */
+static void
+test_limit_nodes (void)
+{
+  g_autoptr (GString) s = g_string_new ("pipeline: t\nmany:\n");
+  g_autofree gchar *msg = NULL;
+
+  for (guint i = 0; i < 1000001; i++)
+    g_string_append (s, "  - 1\n");
+  msg = string_error (s->str);
+  g_assert_true (g_str_has_suffix (msg,
+      ": the document has more than 1000000 nodes; a pipeline is smaller"));
+}
+
 /* "\0" in a quoted value is refused where it is, not cut short there */
 static void
 test_nul_in_scalar (void)
@@ -1367,6 +1382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/endless", test_limit_endless);
   g_test_add_func ("/yaml/limits/aliases", test_limit_aliases);
   g_test_add_func ("/yaml/limits/aliased-bytes", test_limit_aliased_bytes);
+  g_test_add_func ("/yaml/limits/nodes", test_limit_nodes);
   g_test_add_func ("/yaml/nul-in-scalar", test_nul_in_scalar);
   g_test_add_func ("/yaml/durations", test_durations);
   g_test_add_func ("/yaml/limits/depth", test_limit_depth);
