@@ -62,9 +62,9 @@ struct _GstAccelBlend
   AccelBlendMode mode;
   gfloat opacity;
   gboolean sync_meta;
-  /* sink pads given out or being made, under the object lock: two made
-   * at once each counted one before either was added */
-  guint n_inputs;
+  /* sink pads being made, under the object lock: two made at once each
+   * counted the pads there before either was added */
+  guint n_making;
 
   /* streaming thread */
   GstCudaContext *context;   /* NULL: the host implementation */
@@ -169,9 +169,9 @@ gst_accel_blend_request_new_pad (GstElement *element, GstPadTemplate *templ,
   GstPad *pad;
 
   GST_OBJECT_LOCK (self);
-  full = self->n_inputs >= 2;
+  full = element->numsinkpads + self->n_making >= 2;
   if (!full)
-    self->n_inputs++;
+    self->n_making++;
   GST_OBJECT_UNLOCK (self);
   if (full)
     {
@@ -179,26 +179,13 @@ gst_accel_blend_request_new_pad (GstElement *element, GstPadTemplate *templ,
           self, "blends two inputs, a base and a layer: no third sink pad");
       return NULL;
     }
+  /* added to the element's pads by now, or not made */
   pad = GST_ELEMENT_CLASS (gst_accel_blend_parent_class)
             ->request_new_pad (element, templ, name, caps);
-  if (!pad)
-    {
-      GST_OBJECT_LOCK (self);
-      self->n_inputs--;
-      GST_OBJECT_UNLOCK (self);
-    }
-  return pad;
-}
-
-static void
-gst_accel_blend_release_pad (GstElement *element, GstPad *pad)
-{
-  GstAccelBlend *self = GST_ACCEL_BLEND (element);
-
-  GST_ELEMENT_CLASS (gst_accel_blend_parent_class)->release_pad (element, pad);
   GST_OBJECT_LOCK (self);
-  self->n_inputs--;
+  self->n_making--;
   GST_OBJECT_UNLOCK (self);
+  return pad;
 }
 
 static void
@@ -746,7 +733,6 @@ gst_accel_blend_class_init (GstAccelBlendClass *klass)
       ACCEL_ELEMENT_AUTHOR);
 
   element_class->request_new_pad = gst_accel_blend_request_new_pad;
-  element_class->release_pad = gst_accel_blend_release_pad;
   element_class->set_context = gst_accel_blend_set_context;
   agg_class->start = gst_accel_blend_start;
   agg_class->stop = gst_accel_blend_stop;

@@ -491,25 +491,44 @@ handle_navigation (GstAccelSimSrc *self, GstEvent *event)
   return TRUE;
 }
 
+/* a seek backwards, refused before GstBaseSrc flushes for it: refused in
+ * do_seek (), the flush had gone through, and data flowed with no
+ * segment */
+static gboolean
+refuses_seek (GstBaseSrc *src, GstEvent *event)
+{
+  gdouble rate;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return FALSE;
+  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
+  if (rate >= 0)
+    return FALSE;
+  GST_CAT_DEBUG_OBJECT (CAT (src), src,
+      "a simulation runs forward only: seek at rate %g refused", rate);
+  return TRUE;
+}
+
+/* a seek sent to the element itself skips the pad's event handler */
+static gboolean
+gst_accel_sim_src_send_event (GstElement *element, GstEvent *event)
+{
+  if (refuses_seek (GST_BASE_SRC (element), event))
+    {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  return GST_ELEMENT_CLASS (gst_accel_sim_src_parent_class)
+      ->send_event (element, event);
+}
+
 static gboolean
 gst_accel_sim_src_event (GstBaseSrc *src, GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION)
     return handle_navigation (GST_ACCEL_SIM_SRC (src), event);
-  /* refused before GstBaseSrc flushes for it: refused in do_seek (), the
-   * flush had gone through, and data flowed with no segment */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)
-    {
-      gdouble rate;
-
-      gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
-      if (rate < 0)
-        {
-          GST_CAT_DEBUG_OBJECT (CAT (src), src,
-              "a simulation runs forward only: seek at rate %g refused", rate);
-          return FALSE;
-        }
-    }
+  if (refuses_seek (src, event))
+    return FALSE;
   return GST_BASE_SRC_CLASS (gst_accel_sim_src_parent_class)
       ->event (src, event);
 }
@@ -598,6 +617,7 @@ gst_accel_sim_src_class_init (GstAccelSimSrcClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   element_class->set_context
       = GST_DEBUG_FUNCPTR (gst_accel_sim_src_set_context);
+  element_class->send_event = GST_DEBUG_FUNCPTR (gst_accel_sim_src_send_event);
 
   src_class->get_caps = GST_DEBUG_FUNCPTR (gst_accel_sim_src_get_caps);
   src_class->fixate = GST_DEBUG_FUNCPTR (gst_accel_sim_src_fixate);

@@ -298,9 +298,11 @@ check_reports_apart (void)
     return TRUE;
   if (g_str_equal (opt_dot, "-") || g_str_equal (opt_stats, "-"))
     same = g_str_equal (opt_dot, opt_stats);
+  else if (g_stat (opt_stats, &st) == 0)
+    /* a device (/dev/null) keeps nothing either could lose */
+    same = !S_ISCHR (st.st_mode) && is_file (opt_dot, opt_stats, &st);
   else
-    same = is_file (
-        opt_dot, opt_stats, g_stat (opt_stats, &st) == 0 ? &st : NULL);
+    same = is_file (opt_dot, opt_stats, NULL);
   if (same)
     g_printerr ("accel-run: --dot %s and --stats %s are one file: give each "
                 "its own\n",
@@ -1496,6 +1498,22 @@ check_options (GError **error)
   return TRUE;
 }
 
+/* whether @line fits a YAML comment as it is: printable, no line break of
+ * YAML's own (the rest of the comment was read as YAML) and no control
+ * character (the file was refused) */
+static gboolean
+fits_comment (const char *line)
+{
+  for (const char *c = line; *c; c = g_utf8_next_char (c))
+    {
+      gunichar u = g_utf8_get_char (c);
+
+      if (!g_unichar_isprint (u) || u == 0x2028 || u == 0x2029 || u == 0xfeff)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* --print-yaml: the file -e stands for */
 static int
 print_yaml (void)
@@ -1514,12 +1532,8 @@ print_yaml (void)
       return EXIT_INVALID;
     }
   /* quoted for a shell, so that the line can be pasted back: a description
-   * may quote its own values. Not where a YAML line break in it would end
-   * the comment (the rest was read as YAML) */
-  if (!strpbrk (opt_description, "\n\r")
-      && !strstr (opt_description, "\xc2\x85")
-      && !strstr (opt_description, "\xe2\x80\xa8")
-      && !strstr (opt_description, "\xe2\x80\xa9"))
+   * may quote its own values */
+  if (fits_comment (opt_description))
     {
       g_autofree gchar *quoted = g_shell_quote (opt_description);
       g_print ("# accel-run -e %s\n", quoted);
@@ -1597,7 +1611,7 @@ main (int argc, char **argv)
   g_ptr_array_add (overrides, NULL);
 
   /* they were ignored without a word */
-  if ((opt_list || opt_describe) && n_args > 1)
+  if ((opt_list || opt_describe) && (n_args > 1 || opt_description))
     {
       g_printerr ("accel-run: %s takes no pipeline\n",
           opt_list ? "--list" : "--describe");

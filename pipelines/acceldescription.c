@@ -420,12 +420,11 @@ names_reference (Parser *p, const char *word)
 
   if (!dot || dot == word)
     return FALSE;
-  if (!dot[1])
-    return TRUE;
   head = g_strndup (word, dot - word);
   return find_named (p, head)
-         && accel_registry_lookup (accel_registry_get_default (), word)
-                == G_TYPE_INVALID;
+         && (!dot[1]
+             || accel_registry_lookup (accel_registry_get_default (), word)
+                    == G_TYPE_INVALID);
 }
 
 static void
@@ -478,7 +477,9 @@ yaml_col (Parser *p)
 {
   const char *line = strrchr (p->yaml->str, '\n');
 
-  return (gint)(p->yaml->len - (line ? line - p->yaml->str + 1 : 0)) + 1;
+  /* in characters, as libyaml counts (bytes put a place after a
+   * non-ASCII value that many columns too far) */
+  return (gint)g_utf8_strlen (line ? line + 1 : p->yaml->str, -1) + 1;
 }
 
 static void
@@ -492,18 +493,13 @@ anchor (Parser *p, gint desc_col, gboolean verbatim)
       1);
 }
 
-/* the escape of a line break of YAML's own that starts @c (U+0085,
- * U+2028, U+2029), or NULL: inside quotes they read back as spaces */
-static const char *
-yaml_break_escape (const char *c)
+/* whether YAML reads @u back as itself, unescaped, inside double quotes:
+ * printable, and not one of its own line breaks (U+2028 and U+2029 read
+ * back as spaces, control characters were refused) */
+static gboolean
+yaml_takes_raw (gunichar u)
 {
-  if (g_str_has_prefix (c, "\xc2\x85"))
-    return "\\N";
-  if (g_str_has_prefix (c, "\xe2\x80\xa8"))
-    return "\\L";
-  if (g_str_has_prefix (c, "\xe2\x80\xa9"))
-    return "\\P";
-  return NULL;
+  return g_unichar_isprint (u) && u != 0x2028 && u != 0x2029 && u != 0xfeff;
 }
 
 /* a YAML scalar: plain where that reads back as the same text, else
@@ -523,21 +519,20 @@ write_scalar (GString *out, const char *value)
       return TRUE;
     }
   g_string_append_c (out, '"');
-  for (const char *c = value; *c; c++)
+  for (const char *c = value; *c; c = g_utf8_next_char (c))
     {
-      const char *escape = yaml_break_escape (c);
+      gunichar u = g_utf8_get_char (c);
 
-      if (escape)
-        {
-          g_string_append (out, escape);
-          c = g_utf8_next_char (c) - 1;
-        }
-      else if (*c == '"' || *c == '\\')
+      if (u == '"' || u == '\\')
         g_string_append_printf (out, "\\%c", *c);
-      else if ((guchar)*c < 0x20 || *c == 0x7f)
-        g_string_append_printf (out, "\\x%02x", (guchar)*c);
+      else if (yaml_takes_raw (u))
+        g_string_append_len (out, c, g_utf8_next_char (c) - c);
+      else if (u <= 0xff)
+        g_string_append_printf (out, "\\x%02x", u);
+      else if (u <= 0xffff)
+        g_string_append_printf (out, "\\u%04x", u);
       else
-        g_string_append_c (out, *c);
+        g_string_append_printf (out, "\\U%08x", u);
     }
   g_string_append_c (out, '"');
   return FALSE;
@@ -773,8 +768,8 @@ parse (Parser *p, GError **error)
   return TRUE;
 }
 
-/* the description's column of the YAML's line @line and column @col (0:
- * the line's first anchor), or 0 */
+/* the description's column of the YAML's line @line and column @col, or
+ * 0 */
 static gint
 desc_column (Parser *p, gint64 line, gint64 col)
 {
@@ -784,35 +779,22 @@ desc_column (Parser *p, gint64 line, gint64 col)
     {
       const Anchor *an = &g_array_index (p->anchors, Anchor, a);
 
-      if (an->line == line && (an->col <= col || (!col && !best)))
+      if (an->line == line && an->col <= col)
         best = an;
     }
   if (!best)
     return 0;
-  return best->desc_col + (best->verbatim && col ? (gint)(col - best->col) : 0);
+  return best->desc_col + (best->verbatim ? (gint)(col - best->col) : 0);
 }
 
-/* "at line N" in a loader's message, of a line of the YAML the user never
- * saw: the description's column of the stage or link there */
-static void
-append_mapping_lines (Parser *p, GString *out, const char *text)
+/* a place of the YAML a loader's message names besides its own (a first
+ * declaration, a first link): the line's column, where it named a line of
+ * a file the user never saw */
+static gchar *
+name_place (gsize line, gsize column, gpointer data)
 {
-  const char *at;
-
-  while ((at = strstr (text, "at line ")))
-    {
-      gchar *end;
-      gint64 line = g_ascii_strtoll (at + 8, &end, 10);
-      gint col = end > at + 8 ? desc_column (p, line, 0) : 0;
-
-      g_string_append_len (out, text, at - text);
-      if (col)
-        g_string_append_printf (out, "at column %d", col);
-      else
-        g_string_append_len (out, at, end - at);
-      text = end > at + 8 ? end : at + 8;
-    }
-  g_string_append (out, text);
+  return g_strdup_printf (
+      "column %d", MAX (desc_column (data, (gint64)line, (gint64)column), 1));
 }
 
 /* the loader's "origin:line:column:" of the YAML, read back as the
@@ -839,9 +821,8 @@ map_message (Parser *p, const char *message)
           g_string_append (out, lines[i]);
           continue;
         }
-      g_string_append_printf (
-          out, "%s:1:%d:", p->origin, MAX (desc_column (p, line, col), 1));
-      append_mapping_lines (p, out, end + 1);
+      g_string_append_printf (out, "%s:1:%d:%s", p->origin,
+          MAX (desc_column (p, line, col), 1), end + 1);
     }
   return g_string_free (out, FALSE);
 }
@@ -924,8 +905,10 @@ accel_graph_new_from_description_full (const char *description,
     goto done;
   /* the loader's warnings point into the YAML: at the line's columns */
   accel_yaml_collect_warnings (warnings);
+  accel_yaml_name_places (name_place, &p);
   graph = accel_graph_new_from_yaml_string_full (
       p.yaml->str, p.origin, overrides, &load_error);
+  accel_yaml_name_places (NULL, NULL);
   accel_yaml_collect_warnings (NULL);
   if (warnings->len)
     {

@@ -24,6 +24,10 @@ G_BEGIN_DECLS
 
 /* accelyaml.c */
 G_GNUC_INTERNAL void accel_yaml_collect_warnings (GString *into);
+/* a place of the YAML (1-based line and column) as a message names it */
+typedef gchar *(*AccelYamlPlaceName) (gsize line, gsize column, gpointer data);
+G_GNUC_INTERNAL void accel_yaml_name_places (
+    AccelYamlPlaceName name, gpointer data);
 
 /* accelyaml-values.c */
 G_GNUC_INTERNAL void accel_yaml_suggestions_reset (void);

@@ -95,6 +95,49 @@ typedef struct
   const char *const *overrides;  /* --set, applied after the file */
 } Loader;
 
+/* how this thread's loads name a place in their messages: "line N", or
+ * as a description's caller says (its own column) */
+typedef struct
+{
+  AccelYamlPlaceName name;
+  gpointer data;
+} PlaceNamer;
+
+static GPrivate place_namer = G_PRIVATE_INIT (g_free);
+
+/**
+ * accel_yaml_name_places:
+ * @name: (nullable): how the messages of this thread's loads name a place
+ *   of the YAML they refer to besides their own, or %NULL for "line N"
+ * @data: for @name
+ *
+ * For a caller whose YAML stands for another text. Called from any thread.
+ */
+void
+accel_yaml_name_places (AccelYamlPlaceName name, gpointer data)
+{
+  PlaceNamer *namer = NULL;
+
+  if (name)
+    {
+      namer = g_new (PlaceNamer, 1);
+      namer->name = name;
+      namer->data = data;
+    }
+  g_private_replace (&place_namer, namer);
+}
+
+/* "line N" of @mark, or the place as this thread's caller names it */
+static gchar *
+place (yaml_mark_t mark)
+{
+  PlaceNamer *namer = g_private_get (&place_namer);
+
+  if (namer)
+    return namer->name (mark.line + 1, mark.column + 1, namer->data);
+  return g_strdup_printf ("line %zu", mark.line + 1);
+}
+
 static const char *const top_keys[] = { "pipeline", "device", "placement",
   "defaults", "supervision", "stages", "links", NULL };
 static const char *const stage_keys[]
@@ -359,9 +402,12 @@ check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
         }
       first = g_hash_table_lookup (seen, key);
       if (first)
-        report (l, k->start_mark,
-            "key '%s' appears twice in %s (first at line %zu)", key, what,
-            first->start_mark.line + 1);
+        {
+          g_autofree gchar *at = place (first->start_mark);
+
+          report (l, k->start_mark,
+              "key '%s' appears twice in %s (first at %s)", key, what, at);
+        }
       else
         g_hash_table_insert (seen, (gpointer)key, k);
     }
@@ -941,9 +987,10 @@ load_stage (Loader *l, yaml_node_t *map)
   first = g_hash_table_lookup (l->by_name, name);
   if (first)
     {
+      g_autofree gchar *at = place (first->mark);
+
       report (l, name_n->start_mark,
-          "a stage named '%s' is already declared at line %zu", name,
-          first->mark.line + 1);
+          "a stage named '%s' is already declared at %s", name, at);
       return;
     }
   decl = g_new0 (Decl, 1);
@@ -1272,10 +1319,12 @@ wire_links (Loader *l)
       before = g_hash_table_lookup (l->linked, key);
       if (before)
         {
+          g_autofree gchar *at = place (before->src.mark);
+
           report (l, link->dst.mark,
-              "input '%s' is already linked, from '%s' at line %zu; an input "
-              "takes one link",
-              key, before->src.stage, before->src.mark.line + 1);
+              "input '%s' is already linked, from '%s' at %s; an input takes "
+              "one link",
+              key, before->src.stage, at);
           d->link_failed = TRUE;
           continue;
         }

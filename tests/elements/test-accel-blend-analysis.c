@@ -371,6 +371,11 @@ test_blend_pads_at_once (void)
       pads[0] = gst_element_request_pad_simple (blend, "sink_%u");
       g_assert_nonnull (pads[0]);
       g_assert_null (gst_element_request_pad_simple (blend, "sink_%u"));
+      /* a pad removed, not released, gives its place back too */
+      g_assert_true (gst_element_remove_pad (blend, pads[0]));
+      gst_object_unref (pads[0]);
+      pads[0] = gst_element_request_pad_simple (blend, "sink_%u");
+      g_assert_nonnull (pads[0]);
       gst_object_unref (pads[0]);
       gst_object_unref (blend);
     }

@@ -626,7 +626,7 @@ test_seek_refused_or_stop_only (void)
 {
   g_autoptr (GError) error = NULL;
   GstElement *pipeline
-      = gst_parse_launch ("accelfluid grid-size=16 num-buffers=30 ! "
+      = gst_parse_launch ("accelfluid name=src grid-size=16 num-buffers=30 ! "
                           "video/x-raw,width=16,height=16,framerate=30/1 ! "
                           "appsink name=sink sync=false max-buffers=1",
           &error);
@@ -646,6 +646,15 @@ test_seek_refused_or_stop_only (void)
   g_assert_false (
       gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
           GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND));
+  /* sent to the source itself, past its pad's event handler */
+  {
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+
+    g_assert_false (gst_element_send_event (
+        src, gst_event_new_seek (-1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+                 GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND)));
+    gst_object_unref (src);
+  }
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))

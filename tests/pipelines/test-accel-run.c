@@ -549,6 +549,8 @@ test_usage (void)
     { { "--validate", "--http=0", demo },
         "--validate runs nothing, so --http has nothing to report" },
     { { "--list", demo, NULL }, "--list takes no pipeline" },
+    { { "--list", "-e", "core.test-source ! core.null-sink" },
+        "--list takes no pipeline" },
     { { "--describe=core.scale", demo, NULL }, "--describe takes no pipeline" },
     /* the state directory was the working directory to its check, and
      * its making failed as a runtime error (1) */

@@ -158,7 +158,18 @@ static const BadCase bad_cases[] = {
       "-e:1:54: input 'k.in' is already linked, from 's' at column 25; an "
       "input takes one link" },
   { "core.test-source ! core.scale scale=1 scale=2 ! core.null-sink",
-      "-e:1:39: key 'scale' appears twice in params (first at column 20)" },
+      "-e:1:39: key 'scale' appears twice in params (first at column 31)" },
+  /* after text that is not ASCII: at the value (it was at the key, the
+   * YAML's columns counted in bytes) */
+  { "core.test-source thread=\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\" "
+    "mailbox-size=x ! core.null-sink",
+      "-e:1:45: parameter 'mailbox-size' of stage 'test-source0' "
+      "(core.test-source) must be an integer, not 'x'" },
+  /* "at line" in a value is the value's */
+  { "core.test-source ! core.null-sink on-fault='no at line 3'",
+      "-e:1:44: parameter 'on-fault' of stage 'null-sink0' (core.null-sink) "
+      "must be one of auto, restart, resume, stop, escalate, not 'no at line "
+      "3'" },
   /* it was an unknown stage kind 'a.' */
   { "core.test-source name=a ! core.null-sink a. name=b ! core.null-sink",
       "-e:1:50: 'a.' is a reference to a named stage, which takes no name= "
@@ -278,15 +289,19 @@ test_accel_run (void)
     g_clear_pointer (&err, g_free);
   }
 
-  /* YAML's own line breaks and DEL in a value: the file reads back as
-   * the same graph (the comment line ended at the break, and the rest of
-   * it was read as YAML; quoted, the breaks read back as spaces) */
+  /* YAML's own line breaks, control characters and DEL in a value: the
+   * file reads back as the same graph (the comment line ended at the
+   * break, and the rest of it was read as YAML, or held a control
+   * character libyaml refuses; quoted, the breaks read back as spaces) */
   {
     const char *value = "a\xc2\x85"
                         "b\xe2\x80\xa8"
                         "c\xe2\x80\xa9"
                         "d\x7f"
-                        "e\r";
+                        "e\x01"
+                        "f\xc2\x9f"
+                        "g\xef\xbf\xbe"
+                        "h\xc3\xa9";
     g_autofree gchar *breaking = g_strdup_printf (
         "core.test-source num-buffers=1 thread='%s' ! core.null-sink", value);
     g_autoptr (GError) error = NULL;
