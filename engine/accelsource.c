@@ -70,11 +70,10 @@ accel_stage_produce_again (AccelStage *self)
 
 /* mid catch-up after a restart (accel_source_catch_up ()): the frame that
  * failed is yet to be made again */
-static gboolean
-catching_up (AccelSourceState *source)
+gboolean
+accel_source_catching_up (AccelSourceState *source)
 {
-  return source->replay_until > 0
-         && source->next_sequence <= source->replay_until;
+  return source->caught_up && source->next_sequence <= source->replay_until;
 }
 
 /**
@@ -102,13 +101,10 @@ accel_source_step (AccelStage *self)
           || accel_stage_is_waiting_for_buffer (self))
         return;
       /* it yielded to a control message behind this step's (a parameter
-       * set while it waited for a push): the step goes on after it (the
-       * step was lost, and every later one a frame behind) */
+       * set while it waited for a push): the step goes on after it
+       * (accel_source_give_back ()) */
       if (priv->source.yielded)
-        {
-          accel_stage_step_async (self);
-          return;
-        }
+        return;
       if (!replay && priv->source.next_sequence > sequence)
         return;
     }
@@ -124,7 +120,7 @@ source_begin (AccelStage *self)
    * catch-up that waited for a buffer */
   if (priv->source.stepped)
     {
-      if (catching_up (&priv->source))
+      if (accel_source_catching_up (&priv->source))
         {
           priv->busy = TRUE;
           accel_source_step (self);
@@ -180,6 +176,10 @@ accel_source_give_back (AccelStage *self, guint64 sequence)
   priv->source.next_sequence = sequence;
   priv->source.yielded = TRUE;
   record_produced (self, (gint64)sequence - 1);
+  /* the step goes on once the message is handled: also for a frame that
+   * waited for a buffer, which no step runs */
+  if (priv->source.stepped)
+    accel_stage_step_async (self);
 }
 
 /* the sequence is recorded as it is taken, before the frame is made: a
@@ -192,11 +192,17 @@ source_next_sequence (AccelStage *self, AccelBuffer **inputs, guint64 *sequence)
   AccelSourceState *source = &accel_stage_get_private (self)->source;
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
 
-  /* before the outputs are taken: the frame past the end needs none */
-  if ((source->frame_limit >= 0
-          && source->next_sequence >= (guint64)source->frame_limit)
-      || (klass->has_frame && !klass->has_frame (self, source->next_sequence)))
+  /* before the outputs are taken: the frame past the end needs none (a
+   * frame made again to catch up was made before) */
+  if (!accel_source_catching_up (source)
+      && ((source->frame_limit >= 0
+              && source->next_sequence >= (guint64)source->frame_limit)
+          || (klass->has_frame
+              && !klass->has_frame (self, source->next_sequence))))
     return ACCEL_SEQUENCE_END;
+  /* made again to catch up: with the parameters it had */
+  if (accel_source_catching_up (source))
+    accel_source_replay_params (self, source->next_sequence);
   *sequence = source->next_sequence++;
   record_produced (self, (gint64)*sequence);
   return ACCEL_SEQUENCE_RUN;
@@ -276,6 +282,9 @@ accel_source_catch_up (AccelStage *self, guint64 failed)
   until = MAX (failed, priv->source.replay_until);
   priv->source.next_sequence = from;
   priv->source.replay_until = until;
+  priv->source.caught_up = TRUE;
+  /* the values its frames from there had */
+  accel_source_rewind_params (self, from);
   if (from == until)
     g_message ("stage '%s': restarted after frame %" G_GUINT64_FORMAT
                " failed, from %s; frame %" G_GUINT64_FORMAT " is made again",
@@ -335,6 +344,7 @@ const AccelStageRole accel_source_role = {
 void
 accel_source_state_clear (AccelSourceState *source)
 {
+  accel_source_clear_params (source);
   if (source->produced_fd >= 0)
     close (source->produced_fd);
   source->produced_fd = -1;

@@ -122,8 +122,11 @@ typedef struct
   /* after a restart to a snapshot: the frames before it are made again to
    * catch the state up, and not handed on (accel_source_catch_up ()) */
   guint64 replay_until;
+  gboolean caught_up; /* a catch-up began: replay_until is its failed frame */
   /* its last frame yielded to a control message (accel_source_give_back ()) */
   gboolean yielded;
+  /* stateful: the parameter changes since its snapshot (accelsourceparams.c) */
+  GArray *params;
 } AccelSourceState;
 
 /* sinks */
@@ -278,6 +281,15 @@ gboolean accel_source_catch_up (AccelStage *self, guint64 failed);
 gboolean accel_source_replays (AccelStage *self, guint64 sequence);
 void accel_source_step (AccelStage *self);
 void accel_source_give_back (AccelStage *self, guint64 sequence);
+gboolean accel_source_catching_up (AccelSourceState *source);
+
+/* accelsourceparams.c */
+void accel_source_set_param (
+    AccelStage *self, const char *name, const GValue *value);
+void accel_source_forget_params (AccelStage *self, guint64 through);
+void accel_source_rewind_params (AccelStage *self, guint64 from);
+void accel_source_replay_params (AccelStage *self, guint64 sequence);
+void accel_source_clear_params (AccelSourceState *source);
 void accel_stage_count_fault (
     AccelStage *stage, gboolean restarted, const GError *fault);
 void accel_stage_count_withheld (AccelStage *stage);
@@ -298,6 +310,7 @@ gboolean accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs);
 gboolean accel_stage_run_waiting_frame (
     AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0);
 void accel_stage_handle_control (AccelStage *self, AccelMessage *msg);
+void accel_stage_forget_captures (AccelStage *self);
 void accel_stage_handle_eos (AccelStage *self);
 void accel_stage_fail (AccelStage *self, GError *error);
 AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);

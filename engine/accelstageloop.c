@@ -449,6 +449,12 @@ forget_captures (AccelStagePrivate *priv)
   priv->capture_warm = FALSE;
 }
 
+void
+accel_stage_forget_captures (AccelStage *self)
+{
+  forget_captures (accel_stage_get_private (self));
+}
+
 /* new stream, handles and plans; state from the last snapshot */
 static gboolean
 stop_and_start (AccelStage *self, GError **error)
@@ -679,9 +685,7 @@ accel_stage_handle_control (AccelStage *self, AccelMessage *msg)
   switch (msg->type)
     {
     case ACCEL_MESSAGE_PARAM:
-      g_object_set_property (G_OBJECT (self), msg->name, &msg->value);
-      /* graphs captured with the old value are not replayed */
-      forget_captures (priv);
+      accel_source_set_param (self, msg->name, &msg->value);
       break;
     case ACCEL_MESSAGE_FLUSH:
       /* first: what came before the flush applies before it */
@@ -980,6 +984,8 @@ accel_stage_start_begin (
   /* a run's catch-up and snapshots are its own: the next start's state
    * is its start's, or the checkpoint it restores */
   priv->source.replay_until = 0;
+  priv->source.caught_up = FALSE;
+  accel_source_clear_params (&priv->source);
   g_clear_pointer (&priv->supervisor.snapshot, g_bytes_unref);
   for (guint o = 0; o < priv->n_out; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)

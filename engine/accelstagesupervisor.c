@@ -131,21 +131,32 @@ note_checkpoint (AccelStage *self, guint64 sequence, const GError *error)
 
 /* a frame is through: every snapshot-interval frames a stateful stage's
  * state is taken, and saved as a checkpoint when the graph keeps state; a
- * snapshot that holds no state marks the stage stateless there instead */
+ * snapshot that holds no state marks the stage stateless there instead.
+ * A catch-up without snapshots (snapshot-interval 0) takes one every
+ * CATCH_UP_SNAPSHOT_INTERVAL frames it makes again, for itself: a fault
+ * in it went back to frame 0 each time, and faults that came more often
+ * than it took kept it going for good */
+#define CATCH_UP_SNAPSHOT_INTERVAL 100
 void
 accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
 {
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   AccelStageSupervisor *sup = &accel_stage_get_private (self)->supervisor;
   g_autoptr (GError) error = NULL;
+  gboolean for_catch_up
+      = sup->snapshot_interval == 0 && accel_source_replays (self, sequence);
+  guint interval
+      = for_catch_up ? CATCH_UP_SNAPSHOT_INTERVAL : sup->snapshot_interval;
 
-  if (!klass->snapshot || sup->snapshot_interval == 0
-      || sequence % sup->snapshot_interval != 0)
+  if (!klass->snapshot || interval == 0 || sequence % interval != 0)
     return;
   g_clear_pointer (&sup->snapshot, g_bytes_unref);
   sup->snapshot = klass->snapshot (self);
   sup->snapshot_sequence = sequence;
-  if (!sup->checkpoint)
+  /* a catch-up from here needs no change made up to it */
+  if (sup->snapshot)
+    accel_source_forget_params (self, sequence);
+  if (!sup->checkpoint || for_catch_up)
     return;
   /* once a run: the marker stays */
   if (!sup->snapshot)

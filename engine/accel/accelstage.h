@@ -41,7 +41,11 @@ typedef enum
  * AccelFlow:
  * @ACCEL_FLOW_OK: outputs are written; push them
  * @ACCEL_FLOW_EOS: no more data (sources); outputs are dropped
- * @ACCEL_FLOW_SKIP: drop this frame's outputs, carry on
+ * @ACCEL_FLOW_SKIP: drop this frame's outputs, carry on; a transform's
+ *   frame is withheld (counted, and a gap sent on), a source's was not
+ *   made: it yields its thread to what waits there (see
+ *   accel_stage_should_yield()), and its next frame takes the same
+ *   sequence number
  * @ACCEL_FLOW_ERROR: failed; the error is set
  */
 typedef enum

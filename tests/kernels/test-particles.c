@@ -488,6 +488,109 @@ test_restart_catches_up (void)
     }
 }
 
+/* the checksums of @n frames of a stepped simulation with snapshots every
+ * @interval frames whose curl changes before frame @change_at (0: never),
+ * with @fault (ACCEL_FAULT's syntax, or NULL), as splat draws them (the
+ * state's slots past its count hold what its buffer held before); its
+ * restarts in @restarts */
+static GStrv
+stepped_sim (guint n, guint interval, guint change_at, const char *fault,
+    guint64 *restarts)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("changes");
+  AccelStage *sim = accel_test_stage (g, "realtime.particles", "sim");
+  AccelStage *render = accel_test_stage (g, "realtime.splat", "render");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+
+  g_object_set (sim, "capacity", 4096u, "emit-rate", 64u, "num-buffers",
+      (gint64)n, "collide-radius", 0.01f, "curl", 1.0f, "snapshot-interval",
+      interval, NULL);
+  g_object_set (render, "width", 64, "height", 48, "scale", 24.0f, NULL);
+  g_assert_true (accel_graph_link (g, "sim", "render", &error));
+  g_assert_true (accel_graph_link (g, "render", "sink", &error));
+  g_assert_true (!fault || accel_fault_inject_parse (fault, &error));
+  g_assert_no_error (error);
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &error));
+  for (guint i = 0; i < n; i++)
+    {
+      if (change_at && i == change_at)
+        {
+          GValue v = G_VALUE_INIT;
+
+          g_value_init (&v, G_TYPE_FLOAT);
+          g_value_set_float (&v, 4.0f);
+          g_assert_true (accel_stage_set_param_async (sim, "curl", &v));
+        }
+      g_assert_true (accel_graph_step (g, 60 * G_USEC_PER_SEC, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_false (accel_graph_step (g, 60 * G_USEC_PER_SEC, &error));
+  g_clear_error (&error);
+  g_assert_true (accel_graph_wait (g, -1, &error));
+  accel_fault_clear ();
+  *restarts = accel_stage_get_n_restarts (sim);
+  g_assert_cmpuint (accel_stage_get_n_skipped (sim), ==, 0);
+  return accel_checksum_sink_dup_checksums (sink);
+}
+
+/* a parameter changed since the snapshot a catch-up starts from: the
+ * frames it makes again take the values they had (they took the values of
+ * now, and every frame from the fault on differed from a clean run's) */
+static void
+test_catch_up_keeps_parameters (void)
+{
+  static const struct
+  {
+    guint interval, change_at;
+    const char *fault;
+  } cases[] = {
+    /* snapshot at 4, the curl changed before frame 6, the fault at 7 */
+    { 4, 6, "sim:library:7" },
+    /* no snapshot: from the initial state, the change at 3 */
+    { 0, 3, "sim:library:7" },
+    /* the fault before the change: nothing to set back */
+    { 4, 9, "sim:library:6" },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      guint64 restarts;
+      g_auto (GStrv) clean = stepped_sim (
+          12, cases[c].interval, cases[c].change_at, NULL, &restarts);
+      g_auto (GStrv) got = stepped_sim (
+          12, cases[c].interval, cases[c].change_at, cases[c].fault, &restarts);
+
+      g_test_message ("case %u", c);
+      g_assert_cmpuint (restarts, ==, 1);
+      assert_same_frames (got, clean);
+    }
+}
+
+/* without snapshots a catch-up takes its own every 100 frames: a fault in
+ * it goes back to the last (it went back to frame 0 each time, and faults
+ * more often than a catch-up took kept it going for good) */
+static void
+test_catch_up_takes_snapshots (void)
+{
+  guint64 restarts;
+  g_auto (GStrv) clean = stepped_sim (240, 0, 0, NULL, &restarts);
+  g_auto (GStrv) got = NULL;
+
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "*restarted after frame 230 failed; its initial state is caught up*");
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "*restarted after frame 150 failed; its state after frame 100 is "
+      "caught up by making frames 101 to 229 again*");
+  /* frame 150's first making hangs a moment, its second fails */
+  got = stepped_sim (
+      240, 0, 0, "sim:library:230,sim:hang:150,sim:library:150", &restarts);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (restarts, ==, 2);
+  assert_same_frames (got, clean);
+}
+
 /* the index keeps to twice the particles' cells (or 64 a side), with
  * cells at least two radii wide: a tiny radius asked for 1e12 cells
  * (terabytes) with 64 particles */
@@ -656,6 +759,10 @@ main (int argc, char **argv)
       "/particles/splat-lights-particles", test_splat_lights_particles);
   g_test_add_func ("/particles/stages", test_stages);
   g_test_add_func ("/particles/restart-catches-up", test_restart_catches_up);
+  g_test_add_func (
+      "/particles/catch-up-keeps-parameters", test_catch_up_keeps_parameters);
+  g_test_add_func (
+      "/particles/catch-up-takes-snapshots", test_catch_up_takes_snapshots);
   g_test_add_func ("/particles/grid-bounded", test_grid_bounded);
   g_test_add_func ("/particles/pool-of-one-refused", test_pool_of_one_refused);
   g_test_add_func (
