@@ -189,13 +189,15 @@ accel_stage_push_link (AccelStage *self, AccelLink *link, AccelBuffer *buffer)
 
 /* hands each output to every linked input whose stream goes on: DONE, or
  * EOS when every consumer has ended its stream, or CLOSED when the graph
- * stops. Outputs of batched work wait for the batch to run unless their
- * consumer's work joins it */
+ * stops. A stage with no consumer at all goes on: its frames may be work
+ * of their own (an nccl.send's to its peer: it ended after one frame, and
+ * its peer's stream with it). Outputs of batched work wait for the batch
+ * to run unless their consumer's work joins it */
 AccelFrameResult
 accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
-  gboolean wanted = FALSE;
+  gboolean wanted = FALSE, linked = FALSE;
 
   for (guint o = 0; o < frame->n_outputs; o++)
     for (guint l = 0; l < priv->links[o]->len; l++)
@@ -204,6 +206,7 @@ accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
         AccelBuffer *ref;
         AccelMailboxPush res;
 
+        linked = TRUE;
         if (link->ended)
           continue;
         ref = accel_buffer_ref (frame->outputs[o]);
@@ -220,7 +223,7 @@ accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
         wanted |= res != ACCEL_MAILBOX_ENDED;
       }
   /* as GStreamer's upstream EOS: no one downstream takes more */
-  return wanted || frame->n_outputs == 0 ? ACCEL_FRAME_DONE : ACCEL_FRAME_EOS;
+  return wanted || !linked ? ACCEL_FRAME_DONE : ACCEL_FRAME_EOS;
 }
 
 void

@@ -1780,6 +1780,25 @@ test_step_past_one_source (GraphFixture *f, gconstpointer data)
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
 }
 
+/* a stage with nothing linked after it makes every frame: it ended after
+ * its first, and its upstream counted the rest dropped */
+static void
+test_leaf_stage_goes_on (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *leaf;
+
+  f->src = source (f, "src", 6, "8");
+  leaf = add (f, "core.scale", "leaf");
+  f->sink = add (f, "core.checksum-sink", "sink");
+  link_ok (f->graph, "src", "leaf");
+  link_ok (f->graph, "src", "sink");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 6);
+  g_assert_cmpuint (accel_stage_get_n_processed (leaf), ==, 6);
+  g_assert_cmpuint (accel_stage_get_n_dropped (leaf), ==, 0);
+}
+
 /* a step that timed out leaves its frame on its way: the next step waits
  * for a frame of its own, where it returned as the late frame came */
 static void
@@ -1905,6 +1924,8 @@ main (int argc, char **argv)
       test_step_after_timeout, graph_tear_down);
   g_test_add ("/graph/step-past-one-source", GraphFixture, NULL, graph_set_up,
       test_step_past_one_source, graph_tear_down);
+  g_test_add ("/graph/leaf-stage-goes-on", GraphFixture, NULL, graph_set_up,
+      test_leaf_stage_goes_on, graph_tear_down);
   g_test_add ("/graph/start-races-stop", GraphFixture, NULL, graph_set_up,
       test_start_races_stop, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,

@@ -874,6 +874,42 @@ test_send_skips_a_frame (Fixture *f, gconstpointer data)
   g_assert_cmpstr (got, ==, sent);
 }
 
+/* a sender with nothing linked after it sends every frame: it ended after
+ * its first, its peer's stream with it, and the run exited 0 with one
+ * frame of five */
+static void
+test_send_leaf (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: send-leaf\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0], params: "
+        "{shape: '16', num-buffers: 5}}\n"
+        "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.checksum-sink, ranks: [0], params: "
+        "{location: sent.txt}}\n"
+        "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+        "shape: '16'}}\n"
+        "  - {name: got, kind: core.checksum-sink, ranks: [1], params: "
+        "{location: got.txt}}\n"
+        "links: [src -> tx, src -> sent, rx -> got]\n";
+  const char *args[] = { "--ranks", "2", "send-leaf.yaml", NULL };
+  g_auto (WorldRun) run = { 0 };
+  g_autofree gchar *sent = NULL, *got = NULL;
+  gsize sent_len, got_len;
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "send-leaf.yaml", yaml, strlen (yaml));
+  world_run (&run, f->dir, NULL, args);
+  g_assert_cmpint (run.status, ==, 0);
+  world_assert_silent_on (&run, "dropped");
+  sent = world_read (f->dir, "sent.txt", &sent_len);
+  got = world_read (f->dir, "got.txt", &got_len);
+  g_assert_nonnull (strstr (sent, "\n4 "));
+  g_assert_cmpstr (got, ==, sent);
+}
+
 /* rank 0's stream ends two frames before rank 1's: rank 1's collective on
  * frame 6 fails saying so, with no rebuild (which would end the same way),
  * where it was a lost communicator rebuilt until the restart intensity */
@@ -1114,6 +1150,7 @@ main (int argc, char **argv)
   ADD ("/collectives/skip-before-collective/middle", GUINT_TO_POINTER (3),
       test_skip_before_collective);
   ADD ("/collectives/send-skips-a-frame", NULL, test_send_skips_a_frame);
+  ADD ("/collectives/send-leaf", NULL, test_send_leaf);
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   ADD ("/collectives/send-nothing", NULL, test_send_nothing);
