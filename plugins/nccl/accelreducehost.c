@@ -6,6 +6,8 @@
 #include "accelreducehost.h"
 #include "accelhalf.h"
 
+#include <math.h>
+
 GType
 accel_reduce_op_get_type (void)
 {
@@ -49,7 +51,10 @@ accel_reduce_dtype_supported (AccelDType dtype)
     }
 }
 
-/* integers wrap as NCCL's do: computed unsigned */
+/* integers wrap as NCCL's do: computed unsigned. A float's minimum and
+ * maximum leave a NaN out (fmin (), fmax ()): a comparison kept or dropped
+ * it by the order of its operands, which the ring's chunks change, so
+ * half of a frame came out NaN and half not */
 #define SUM(a, b) ((a) + (b))
 #define PROD(a, b) ((a) * (b))
 #define LEAST(a, b) ((b) < (a) ? (b) : (a))
@@ -64,17 +69,17 @@ accel_reduce_dtype_supported (AccelDType dtype)
       o[i] = (T)OP ((W)x[i], (W)y[i]);                                         \
   }
 
-#define DEFINE_REDUCE_OPS(tag, T, W, WU)                                       \
+#define DEFINE_REDUCE_OPS(tag, T, W, WU, MIN, MAX)                             \
   DEFINE_REDUCE (sum_##tag, T, WU, SUM)                                        \
   DEFINE_REDUCE (prod_##tag, T, WU, PROD)                                      \
-  DEFINE_REDUCE (min_##tag, T, W, LEAST)                                       \
-  DEFINE_REDUCE (max_##tag, T, W, MOST)
+  DEFINE_REDUCE (min_##tag, T, W, MIN)                                         \
+  DEFINE_REDUCE (max_##tag, T, W, MAX)
 
-DEFINE_REDUCE_OPS (f32, float, float, float)
-DEFINE_REDUCE_OPS (f64, double, double, double)
-DEFINE_REDUCE_OPS (i32, gint32, gint32, guint32)
-DEFINE_REDUCE_OPS (u32, guint32, guint32, guint32)
-DEFINE_REDUCE_OPS (u8, guint8, guint8, guint8)
+DEFINE_REDUCE_OPS (f32, float, float, float, fminf, fmaxf)
+DEFINE_REDUCE_OPS (f64, double, double, double, fmin, fmax)
+DEFINE_REDUCE_OPS (i32, gint32, gint32, guint32, LEAST, MOST)
+DEFINE_REDUCE_OPS (u32, guint32, guint32, guint32, LEAST, MOST)
+DEFINE_REDUCE_OPS (u8, guint8, guint8, guint8, LEAST, MOST)
 
 /* f16 and bf16: each step in f32, rounded back to the nearest */
 #define DEFINE_REDUCE_HALF(name, to_f32, from_f32, OP)                         \
@@ -89,8 +94,8 @@ DEFINE_REDUCE_OPS (u8, guint8, guint8, guint8)
 #define DEFINE_REDUCE_HALF_OPS(tag, to_f32, from_f32)                          \
   DEFINE_REDUCE_HALF (sum_##tag, to_f32, from_f32, SUM)                        \
   DEFINE_REDUCE_HALF (prod_##tag, to_f32, from_f32, PROD)                      \
-  DEFINE_REDUCE_HALF (min_##tag, to_f32, from_f32, LEAST)                      \
-  DEFINE_REDUCE_HALF (max_##tag, to_f32, from_f32, MOST)
+  DEFINE_REDUCE_HALF (min_##tag, to_f32, from_f32, fminf)                      \
+  DEFINE_REDUCE_HALF (max_##tag, to_f32, from_f32, fmaxf)
 
 DEFINE_REDUCE_HALF_OPS (f16, accel_f16_to_f32, accel_f32_to_f16)
 DEFINE_REDUCE_HALF_OPS (bf16, accel_bf16_to_f32, accel_f32_to_bf16)

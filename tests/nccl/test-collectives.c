@@ -9,6 +9,7 @@
  * later with output byte-identical to a run without the fault, or, past
  * the restart intensity, an error naming the rank, the host and the fault */
 #include <accel/accel.h>
+#include <math.h>
 
 #include "accelhalf.h"
 #include "world-test.h"
@@ -874,6 +875,56 @@ test_send_skips_a_frame (Fixture *f, gconstpointer data)
   g_assert_cmpstr (got, ==, sent);
 }
 
+/* min and max leave a NaN out wherever it lies in the frame: rank 0 gives
+ * NaN, rank 1 ones, and every element is 1 (by the order of its operands,
+ * which the ring's chunks change, half the frame was NaN) */
+#define NAN_N (1 << 20)
+static void
+test_min_max_nan (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: nan\n"
+        "stages:\n"
+        "  - {name: src, kind: io.raw-file-source, params: {location: "
+        "\"in-{rank}.raw\", shape: \"1048576\", dtype: f32}}\n"
+        "  - {name: least, kind: nccl.all-reduce, params: {op: min}}\n"
+        "  - {name: most, kind: nccl.all-reduce, params: {op: max}}\n"
+        "  - {name: mins, kind: io.raw-file-sink, params: {location: "
+        "\"min-{rank}.raw\"}}\n"
+        "  - {name: maxs, kind: io.raw-file-sink, params: {location: "
+        "\"max-{rank}.raw\"}}\n"
+        "links: [src -> least -> mins, src -> most -> maxs]\n";
+  const char *args[] = { "--ranks", "2", "nan.yaml", NULL };
+  g_autofree float *nan = g_new (float, NAN_N), *one = g_new (float, NAN_N);
+  g_auto (WorldRun) run = { 0 };
+
+  if (!world_fits (2))
+    return;
+  for (guint i = 0; i < NAN_N; i++)
+    {
+      nan[i] = NAN;
+      one[i] = 1.0f;
+    }
+  world_write (f->dir, "nan.yaml", yaml, strlen (yaml));
+  world_write (f->dir, "in-0.raw", nan, NAN_N * sizeof (float));
+  world_write (f->dir, "in-1.raw", one, NAN_N * sizeof (float));
+  world_run (&run, f->dir, NULL, args);
+  g_assert_cmpint (run.status, ==, 0);
+  for (guint r = 0; r < 2; r++)
+    for (guint m = 0; m < 2; m++)
+      {
+        g_autofree gchar *name
+            = g_strdup_printf ("%s-%u.raw", m ? "max" : "min", r);
+        gsize len;
+        g_autofree float *got = (float *)world_read (f->dir, name, &len);
+
+        g_assert_cmpuint (len, ==, NAN_N * sizeof (float));
+        for (guint i = 0; i < NAN_N; i++)
+          if (got[i] != 1.0f)
+            g_error ("%s: element %u is %g", name, i, got[i]);
+      }
+}
+
 /* a sender with nothing linked after it sends every frame: it ended after
  * its first, its peer's stream with it, and the run exited 0 with one
  * frame of five */
@@ -1151,6 +1202,7 @@ main (int argc, char **argv)
       test_skip_before_collective);
   ADD ("/collectives/send-skips-a-frame", NULL, test_send_skips_a_frame);
   ADD ("/collectives/send-leaf", NULL, test_send_leaf);
+  ADD ("/collectives/min-max-nan", NULL, test_min_max_nan);
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   ADD ("/collectives/send-nothing", NULL, test_send_nothing);
