@@ -81,17 +81,25 @@ interrupt_ranks (Rank *ranks, guint n)
 }
 
 /* how telling a rank's bad end is: a signal, then a pipeline it refused
- * (status 2), then the rest (a communicator that broke, often because of
- * one of those) */
+ * (status 2), then a failure of its own (an escalated fault), then what
+ * the world is rebuilt for (a communicator that broke or a stage that
+ * hung, often because of one of those: a peer's poisoned communicator
+ * reaped first was named, the world rebuilt, and the escalated fault gone
+ * with status 0). CULPRIT_TELLS names it at once */
+#define CULPRIT_TELLS 3
 static int
 culprit_rank (int status)
 {
+  g_autofree gchar *restarts = NULL;
+
   if (status < 0)
     return 0;
   if (WIFSIGNALED (status))
+    return 4;
+  if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INVALID)
     return 3;
-  return WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INVALID ? 2
-                                                                          : 1;
+  restarts = accel_supervisor_restart_cause (status);
+  return restarts ? 1 : 2;
 }
 
 /* of two ranks that ended badly at once, the one to name */
@@ -192,7 +200,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
       if (interrupted_alone && !interrupt_until)
         interrupt_until = g_get_monotonic_time () + INTERRUPT_GRACE_MS * 1000;
       if (any_failed && !interrupted_alone
-          && (culprit_rank (*failed_status) >= 2
+          && (culprit_rank (*failed_status) >= CULPRIT_TELLS
               || g_get_monotonic_time () >= until))
         break;
       if (interrupted_alone && g_get_monotonic_time () >= interrupt_until)

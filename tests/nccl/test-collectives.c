@@ -925,6 +925,40 @@ test_min_max_nan (Fixture *f, gconstpointer data)
       }
 }
 
+/* a fault escalated on one rank fails the world naming that rank, however
+ * the ranks' ends are reaped: the other rank's communicator, broken by it,
+ * was named when reaped first, the world rebuilt and the fault gone, with
+ * status 0 (four runs of six) */
+static void
+test_escalated_named (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: escalated\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 10}}\n"
+        "  - {name: sum, kind: nccl.all-reduce, params: {on-fault: "
+        "escalate}}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> sum -> out]\n";
+  const char *env[]
+      = { "ACCEL_FAULT_RANK=1", "ACCEL_FAULT=sum:invalid-input:3", NULL };
+  const char *args[] = { "--ranks", "2", "escalated.yaml", NULL };
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "escalated.yaml", yaml, strlen (yaml));
+  for (guint i = 0; i < 4; i++)
+    {
+      g_auto (WorldRun) run = { 0 };
+
+      world_run (&run, f->dir, env, args);
+      g_assert_cmpint (run.status, ==, 1);
+      world_assert_says (&run, "rank 1 on ");
+      world_assert_silent_on (&run, "rebuilding the world");
+    }
+}
+
 /* a sender with nothing linked after it sends every frame: it ended after
  * its first, its peer's stream with it, and the run exited 0 with one
  * frame of five */
@@ -1203,6 +1237,7 @@ main (int argc, char **argv)
   ADD ("/collectives/send-skips-a-frame", NULL, test_send_skips_a_frame);
   ADD ("/collectives/send-leaf", NULL, test_send_leaf);
   ADD ("/collectives/min-max-nan", NULL, test_min_max_nan);
+  ADD ("/collectives/escalated-named", NULL, test_escalated_named);
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   ADD ("/collectives/send-nothing", NULL, test_send_nothing);
