@@ -378,8 +378,11 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       /* the frame's own work, for the watchdog: the flush above pushes
        * to other threads, whose backpressure it is not */
       accel_stage_watch_work (self, sequence);
+      /* an injected hang outlasts twice the deadline; deadlines stop at
+       * G_MAXINT64 / 1000 ms, and twice that overflowed */
       if (!accel_fault_fire (priv->name, priv->stream, sequence,
-              MAX (priv->deadline_ms, 500) * 2000, error))
+              MIN (MAX (priv->deadline_ms, 500), G_MAXINT64 / 2000) * 2000,
+              error))
         goto failed;
       ACCEL_NVTX_PUSH (priv->name, sequence);
       flow = klass->process (self, &frame, error);

@@ -492,6 +492,11 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
     {
       buffer = gst_buffer_new_allocate (
           NULL, GST_VIDEO_INFO_SIZE (&self->info), NULL);
+      /* rows and planes padded to GStreamer's alignment: the padding
+       * zeroed, where it held whatever the heap held (files differed from
+       * run to run) */
+      if (GST_VIDEO_INFO_SIZE (&self->info) != accel_buffer_get_size (data))
+        gst_buffer_memset (buffer, 0, 0, GST_VIDEO_INFO_SIZE (&self->info));
       if (!gst_video_frame_map (&vframe, &self->info, buffer, GST_MAP_WRITE))
         {
           gst_buffer_unref (buffer);

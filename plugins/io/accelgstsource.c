@@ -37,6 +37,7 @@ struct _AccelGstSource
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsink gets CUDA memory */
   gboolean page_locked; /* or system memory from our page-locked pool */
+  gboolean failed;      /* an element's error was said: nothing more comes */
 };
 
 G_DEFINE_FINAL_TYPE (AccelGstSource, accel_gst_source, ACCEL_TYPE_STAGE)
@@ -235,6 +236,7 @@ accel_gst_source_start (AccelStage *stage, GError **error)
   AccelGstSource *self = ACCEL_GST_SOURCE (stage);
   const AccelType *want = accel_stage_get_output_type (stage, 0);
 
+  self->failed = FALSE;
   /* a restart builds the description again, which gives a file or a test
    * pattern from its first image: frames already handed on would come
    * again under new numbers. Only a live description goes on */
@@ -300,19 +302,24 @@ next_sample (AccelGstSource *self, gboolean *yield, GError **error)
   *yield = FALSE;
   if (self->first)
     return g_steal_pointer (&self->first);
+  /* the error was the frame's fault, and on-fault resume skipped it: the
+   * stream ends here (every later frame failed the same way at once, and
+   * the run skipped frames for good) */
+  if (self->failed)
+    return NULL;
   for (;;)
     {
       GstSample *sample;
 
       /* an element's error ends the stage even while another branch of the
        * description still feeds the appsink */
-      if (accel_gst_watch_get_error (&self->watch, error))
+      if ((self->failed = accel_gst_watch_get_error (&self->watch, error)))
         return NULL;
       sample = gst_app_sink_try_pull_sample (
           self->appsink, ACCEL_IO_WAIT_SLICE_US * GST_USECOND);
       if (sample)
         return sample;
-      if (accel_gst_watch_get_error (&self->watch, error)
+      if ((self->failed = accel_gst_watch_get_error (&self->watch, error))
           || gst_app_sink_is_eos (self->appsink))
         return NULL;
       if (accel_stage_should_yield (ACCEL_STAGE (self)))

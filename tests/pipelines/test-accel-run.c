@@ -2398,6 +2398,57 @@ test_gst_source_error_other_branch (void)
   result_clear (&r);
 }
 
+/* an element's error with on-fault resume: the frame is skipped and the
+ * stream ends there (every later frame failed the same way at once,
+ * skipped, for good) */
+static void
+test_gst_source_error_resumed (void)
+{
+  Result r = { 0 };
+
+  run_in (&r, NULL, "--backend=host", "--quiet", "--no-supervise", "-e",
+      "io.gst-source on-fault=resume description=\"videotestsrc "
+      "num-buffers=30 ! identity error-after=10 ! "
+      "video/x-raw,format=RGBA,width=8,height=8\" ! core.null-sink",
+      NULL);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "skipped 1 frame after faults"));
+  result_clear (&r);
+}
+
+/* io.gst-sink's frames padded to GStreamer's alignment (I420 at 63x47:
+ * rows of 64 luma bytes, 48 luma rows) hold zeros in the padding, where
+ * they held what the heap held */
+static void
+test_gst_sink_padding_zeroed (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "x.raw", NULL);
+  g_autofree gchar *line = g_strdup_printf (
+      "io.gst-source description=\"videotestsrc num-buffers=4 ! "
+      "video/x-raw,format=I420,width=63,height=47\" ! io.gst-sink "
+      "description=\"filesink location=%s\"",
+      out);
+  g_autofree guint8 *data = NULL;
+  gsize len;
+
+  /* glibc fills what it allocates with this: garbage is never zero */
+  g_setenv ("MALLOC_PERTURB_", "165", TRUE);
+  expect_in (0, NULL, NULL, "--backend=host", "--quiet", "--no-supervise", "-e",
+      line, NULL);
+  g_unsetenv ("MALLOC_PERTURB_");
+  g_assert_true (g_file_get_contents (out, (gchar **)&data, &len, NULL));
+  g_assert_cmpuint (len, ==, 4 * (64 * 48 + 2 * 32 * 24));
+  for (gsize f = 0; f < 4; f++)
+    {
+      const guint8 *y = data + f * (64 * 48 + 2 * 32 * 24);
+
+      for (guint row = 0; row < 48; row++)
+        for (guint x = row < 47 ? 63 : 0; x < 64; x++)
+          g_assert_cmpuint (y[row * 64 + x], ==, 0);
+    }
+}
+
 /* io.gst-sink's eos-timeout at the top of its range waits: its deadline
  * overflowed into the past and the run failed at once ("did not finish
  * within 9223372036854775 ms of its end of stream") */
@@ -3296,6 +3347,10 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
+  g_test_add_func (
+      "/accel-run/gst-source-error-resumed", test_gst_source_error_resumed);
+  g_test_add_func (
+      "/accel-run/gst-sink-padding-zeroed", test_gst_sink_padding_zeroed);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
