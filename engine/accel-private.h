@@ -126,6 +126,7 @@ gboolean accel_stage_negotiate (
     AccelStage *stage, const AccelType *in_types, GError **error);
 void accel_stage_fix_params (AccelStage *stage);
 void accel_stage_join_graph (AccelStage *stage);
+gboolean accel_stage_ends_a_branch (AccelStage *stage);
 void accel_stage_leave_graph (AccelStage *stage);
 void accel_stage_set_numbered (AccelStage *stage);
 const char *accel_stage_get_numbered (AccelStage *stage);

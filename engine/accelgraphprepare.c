@@ -268,8 +268,6 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
 
   if (!negotiate_stage (stage, in_types, error))
     return FALSE;
-  if (accel_stage_get_stage_kind (stage) == ACCEL_STAGE_SINK)
-    graph->n_sinks++;
   return TRUE;
 }
 
@@ -497,6 +495,9 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
       accel_stage_add_link (
           link->src, link->src_port, link->dst, link->dst_port);
     }
+  /* the ends of the branches the graph's end waits for */
+  for (guint i = 0; i < graph->order->len; i++)
+    graph->n_sinks += accel_stage_ends_a_branch (graph->order->pdata[i]);
   /* only a graph prepared holds the stages to what they negotiated: one
    * that failed may be changed and prepared again */
   for (guint i = 0; i < graph->order->len; i++)

@@ -68,7 +68,7 @@ accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
       AccelStage *stage = graph->order->pdata[i];
       StepSink *s;
 
-      if (accel_stage_get_n_outputs (stage) > 0)
+      if (!accel_stage_ends_a_branch (stage))
         continue;
       s = g_new0 (StepSink, 1);
       s->sink = stage;

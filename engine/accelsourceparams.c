@@ -44,6 +44,23 @@ set_param (AccelStage *self, const char *name, const GValue *value)
   accel_stage_forget_captures (self);
 }
 
+/* copies into @value the value of the last change of @name in @params */
+static gboolean
+last_value (GArray *params, const char *name, GValue *value)
+{
+  for (guint i = params ? params->len : 0; i-- > 0;)
+    {
+      ParamChange *change = &g_array_index (params, ParamChange, i);
+
+      if (g_str_equal (change->name, name))
+        {
+          g_value_copy (&change->after, value);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /**
  * accel_source_set_param:
  * @self: a stage
@@ -73,7 +90,10 @@ accel_source_set_param (AccelStage *self, const char *name, const GValue *value)
   change.sequence = catching_up ? source->replay_until : source->next_sequence;
   change.name = g_strdup (name);
   g_value_init (&change.before, G_PARAM_SPEC_VALUE_TYPE (pspec));
-  g_object_get_property (G_OBJECT (self), name, &change.before);
+  /* the value in force before it: the last change's (a catch-up has set
+   * the parameter back meanwhile), else the one it has */
+  if (!last_value (source->params, name, &change.before))
+    g_object_get_property (G_OBJECT (self), name, &change.before);
   g_value_init (&change.after, G_PARAM_SPEC_VALUE_TYPE (pspec));
   g_value_copy (value, &change.after);
   if (!source->params)
@@ -154,10 +174,35 @@ accel_source_replay_params (AccelStage *self, guint64 sequence)
  * accel_source_clear_params:
  * @source: a source's state
  *
- * Forgets every change: a graph's start, or the stage's end.
+ * Forgets every change: the stage's end.
  */
 void
 accel_source_clear_params (AccelSourceState *source)
 {
   g_clear_pointer (&source->params, g_array_unref);
+}
+
+/**
+ * accel_source_settle_params:
+ * @self: a stage
+ *
+ * As its stream stops: a catch-up cut short (the graph stopped, or it
+ * failed again past its restarts) had set parameters back, and held the
+ * changes that came meanwhile; each now takes its last value (they were
+ * left at the old ones, and a change the application made was lost).
+ * Then forgets every change. Stage thread.
+ */
+void
+accel_source_settle_params (AccelStage *self)
+{
+  AccelSourceState *source = &accel_stage_get_private (self)->source;
+
+  for (guint i = 0; source->params && i < source->params->len; i++)
+    {
+      ParamChange *change = &g_array_index (source->params, ParamChange, i);
+
+      if (change->sequence >= source->next_sequence)
+        set_param (self, change->name, &change->after);
+    }
+  accel_source_clear_params (source);
 }

@@ -635,6 +635,20 @@ accel_stage_clear_links (AccelStage *stage)
   priv->origin = NULL;
 }
 
+/* a stage whose outputs no stage takes (a sink, or a stage whose frames
+ * are work of their own, as an nccl.send with nothing after it): the
+ * graph's end and its steps wait for it as for a sink */
+gboolean
+accel_stage_ends_a_branch (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  for (guint o = 0; o < priv->n_out; o++)
+    if (priv->links[o]->len > 0)
+      return FALSE;
+  return TRUE;
+}
+
 void
 accel_stage_set_observer (
     AccelStage *stage, const AccelStageObserver *observer, gpointer user_data)

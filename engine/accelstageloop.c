@@ -93,6 +93,20 @@ accel_stage_send_eos_downstream (AccelStage *self)
         if (same_worker (self, link->target))
           accel_stage_drain (link->target);
       }
+  /* a stage nothing takes from ends a branch, as a sink does: the graph
+   * waits for its work (it was stopped with frames of its own queued) */
+  if (priv->n_out > 0 && accel_stage_ends_a_branch (self))
+    {
+      GError *error = NULL;
+
+      if (priv->stream && !accel_stream_synchronize (priv->stream, &error))
+        {
+          accel_stage_fail (self, error);
+          return;
+        }
+      if (priv->observer.eos)
+        priv->observer.eos (self, priv->observer_data);
+    }
 }
 
 /* tells every consumer that frame @sequence will not come: a join then
@@ -922,6 +936,7 @@ stop_on_thread (AccelStage *self)
     }
   if (priv->role && priv->role->stop)
     priv->role->stop (self);
+  accel_source_settle_params (self);
   if (priv->started && klass->stop)
     klass->stop (self);
   priv->started = FALSE;

@@ -341,7 +341,7 @@ accel_stage_record_frame (
   if (e2e >= 0)
     histogram_add_unlocked (&priv->e2e_hist, e2e);
   g_mutex_unlock (&priv->stats_lock);
-  if (priv->n_out == 0 && priv->observer.frame)
+  if (priv->observer.frame && accel_stage_ends_a_branch (stage))
     priv->observer.frame (stage, priv->observer_data);
 }
 

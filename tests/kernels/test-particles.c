@@ -568,6 +568,46 @@ test_catch_up_keeps_parameters (void)
     }
 }
 
+/* a catch-up cut short (its second fault past max-restarts fails the
+ * graph) leaves each parameter at the value last set (it stayed at the
+ * one the catch-up had set back) */
+static void
+test_catch_up_cut_short (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("cut-short");
+  AccelStage *sim = accel_test_stage (g, "realtime.particles", "sim");
+  GValue v = G_VALUE_INIT;
+  gfloat curl = 0.0f;
+
+  accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (sim, "capacity", 4096u, "num-buffers", (gint64)12, "curl", 1.0f,
+      "snapshot-interval", 4u, "max-restarts", 1u, NULL);
+  g_assert_true (accel_graph_link (g, "sim", "sink", &error));
+  /* frame 7 fails; frame 5, made again to catch up, fails too */
+  g_assert_true (accel_fault_inject_parse (
+      "sim:library:7,sim:hang:5,sim:library:5", &error));
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &error));
+  for (guint i = 0; i < 8 && !error; i++)
+    {
+      if (i == 6)
+        {
+          g_value_init (&v, G_TYPE_FLOAT);
+          g_value_set_float (&v, 4.0f);
+          g_assert_true (accel_stage_set_param_async (sim, "curl", &v));
+          g_value_unset (&v);
+        }
+      accel_graph_step (g, 60 * G_USEC_PER_SEC, &error);
+    }
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  accel_graph_stop (g);
+  accel_fault_clear ();
+  g_object_get (sim, "curl", &curl, NULL);
+  g_assert_cmpfloat (curl, ==, 4.0f);
+}
+
 /* without snapshots a catch-up takes its own every 100 frames: a fault in
  * it goes back to the last (it went back to frame 0 each time, and faults
  * more often than a catch-up took kept it going for good) */
@@ -763,6 +803,7 @@ main (int argc, char **argv)
       "/particles/catch-up-keeps-parameters", test_catch_up_keeps_parameters);
   g_test_add_func (
       "/particles/catch-up-takes-snapshots", test_catch_up_takes_snapshots);
+  g_test_add_func ("/particles/catch-up-cut-short", test_catch_up_cut_short);
   g_test_add_func ("/particles/grid-bounded", test_grid_bounded);
   g_test_add_func ("/particles/pool-of-one-refused", test_pool_of_one_refused);
   g_test_add_func (
