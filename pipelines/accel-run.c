@@ -240,11 +240,45 @@ stage_writing (AccelGraph *graph, const char *name, const struct stat *file)
   return NULL;
 }
 
+/* whether the GStreamer description @description writes to stdout, as
+ * written: an fdsink on fd 1 (its default), or an element whose location
+ * is stdout's file */
+static gboolean
+description_writes_stdout (const char *description, const struct stat *out)
+{
+  g_auto (GStrv) words = NULL;
+  gboolean in_fdsink = FALSE, fd1 = FALSE;
+
+  if (!g_shell_parse_argv (description, NULL, &words, NULL))
+    return FALSE;
+  for (guint i = 0; words[i]; i++)
+    {
+      const char *w = words[i];
+
+      if (g_str_equal (w, "!"))
+        {
+          if (in_fdsink && fd1)
+            return TRUE;
+          in_fdsink = FALSE;
+        }
+      else if (g_str_equal (w, "fdsink"))
+        in_fdsink = fd1 = TRUE;
+      else if (in_fdsink && g_str_has_prefix (w, "fd="))
+        fd1 = g_str_equal (w + 3, "1");
+      else if (g_str_has_prefix (w, "location=")
+               && is_file (w + strlen ("location="), NULL, out))
+        return TRUE;
+    }
+  return in_fdsink && fd1;
+}
+
 /* the first stage that writes its frames where stdout goes (/dev/stdout
- * piped into another program, the file stdout was sent to), or NULL */
+ * piped into another program, the file stdout was sent to; an
+ * io.gst-sink's description that does), or NULL */
 static AccelStage *
 stage_writing_stdout (AccelGraph *graph)
 {
+  GPtrArray *stages = accel_graph_get_stages (graph);
   struct stat out;
 
   /* a pipe, a socket or a file: a terminal or /dev/null carries no frames
@@ -253,6 +287,17 @@ stage_writing_stdout (AccelGraph *graph)
       || !(S_ISFIFO (out.st_mode) || S_ISSOCK (out.st_mode)
            || S_ISREG (out.st_mode)))
     return NULL;
+  for (guint i = 0; i < stages->len; i++)
+    {
+      g_autofree gchar *description = NULL;
+
+      if (!g_str_equal (
+              accel_stage_get_kind_name (stages->pdata[i]), "io.gst-sink"))
+        continue;
+      g_object_get (stages->pdata[i], "description", &description, NULL);
+      if (description && description_writes_stdout (description, &out))
+        return stages->pdata[i];
+    }
   return stage_writing (graph, NULL, &out);
 }
 

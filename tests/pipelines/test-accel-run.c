@@ -3142,6 +3142,43 @@ run_stdout_to (
   va_end (ap);
 }
 
+/* an io.gst-sink whose description writes to stdout (fdsink's default,
+ * filesink to /dev/stdout): its frames alone reach stdout, the progress
+ * goes to stderr and --stats - is refused, as for io.raw-file-sink (they
+ * were written into its frames) */
+static void
+test_gst_sink_to_stdout (void)
+{
+  static const char *const descriptions[] = {
+    "io.pattern-source width=8 height=8 num-buffers=3 ! io.gst-sink "
+    "description=fdsink",
+    "io.pattern-source width=8 height=8 num-buffers=3 ! io.gst-sink "
+    "description=\"filesink location=/dev/stdout\"",
+  };
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.raw", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (descriptions); i++)
+    {
+      Result r = { 0 };
+      GStatBuf st;
+
+      run_stdout_to (
+          &r, NULL, out, "--no-supervise", "-e", descriptions[i], NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.err, "3 frames"));
+      g_assert_cmpint (g_stat (out, &st), ==, 0);
+      g_assert_cmpint (st.st_size, ==, 3 * 8 * 8 * 4);
+      result_clear (&r);
+      run_stdout_to (&r, NULL, out, "--no-supervise", "--stats=-", "-e",
+          descriptions[i], NULL);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, "--stats - would write into the "
+                                       "frames that stage 'gst-sink0'"));
+      result_clear (&r);
+    }
+}
+
 /* a reader of the progress that goes away does not end the run (it used to
  * die of SIGPIPE, silently, its outputs cut short); stats that must reach
  * stdout and cannot are an error that says so */
@@ -3351,6 +3388,7 @@ main (int argc, char **argv)
       "/accel-run/gst-source-error-resumed", test_gst_source_error_resumed);
   g_test_add_func (
       "/accel-run/gst-sink-padding-zeroed", test_gst_sink_padding_zeroed);
+  g_test_add_func ("/accel-run/gst-sink-to-stdout", test_gst_sink_to_stdout);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
