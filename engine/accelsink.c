@@ -128,9 +128,16 @@ commit (AccelStage *self, guint64 sequence, GError **error)
          || accel_commit_log_commit (sink->commit_log, sequence, error);
 }
 
-/* the run is over once the sink's GPU work is */
-static void
-sink_end (AccelStage *self)
+/**
+ * accel_stage_end_branch:
+ * @self: a stage that ends a branch (accel_stage_ends_a_branch ()): a sink,
+ *   or a stage nothing takes from
+ *
+ * Its stream is over once its GPU work is (and a sink's last commits are
+ * on disk): then the graph hears of it, or of the failure. Stage thread.
+ */
+void
+accel_stage_end_branch (AccelStage *self)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GError *error = NULL;
@@ -165,7 +172,7 @@ const AccelStageRole accel_sink_role = {
   .next_sequence = sink_next_sequence,
   .hand_on = keep_for_render,
   .frame_done = commit,
-  .end = sink_end,
+  .end = accel_stage_end_branch,
   .stop = sink_stop,
 };
 

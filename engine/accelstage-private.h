@@ -312,6 +312,7 @@ gboolean accel_stage_run_waiting_frame (
     AccelStage *self, AccelBuffer **inputs, guint64 sequence, gint64 t0);
 void accel_stage_handle_control (AccelStage *self, AccelMessage *msg);
 void accel_stage_forget_captures (AccelStage *self);
+void accel_stage_end_branch (AccelStage *self);
 void accel_stage_handle_eos (AccelStage *self);
 void accel_stage_fail (AccelStage *self, GError *error);
 AccelFrameResult accel_stage_push_outputs (AccelStage *self, AccelFrame *frame);

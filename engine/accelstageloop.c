@@ -96,17 +96,7 @@ accel_stage_send_eos_downstream (AccelStage *self)
   /* a stage nothing takes from ends a branch, as a sink does: the graph
    * waits for its work (it was stopped with frames of its own queued) */
   if (priv->n_out > 0 && accel_stage_ends_a_branch (self))
-    {
-      GError *error = NULL;
-
-      if (priv->stream && !accel_stream_synchronize (priv->stream, &error))
-        {
-          accel_stage_fail (self, error);
-          return;
-        }
-      if (priv->observer.eos)
-        priv->observer.eos (self, priv->observer_data);
-    }
+    accel_stage_end_branch (self);
 }
 
 /* tells every consumer that frame @sequence will not come: a join then
