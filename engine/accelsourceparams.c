@@ -127,6 +127,21 @@ accel_source_forget_params (AccelStage *self, guint64 through)
 }
 
 /**
+ * accel_source_n_param_changes:
+ * @self: a stage
+ *
+ * Returns: how many changes it keeps for a catch-up: those since its
+ *   snapshot. Stage thread.
+ */
+guint
+accel_source_n_param_changes (AccelStage *self)
+{
+  GArray *params = accel_stage_get_private (self)->source.params;
+
+  return params ? params->len : 0;
+}
+
+/**
  * accel_source_rewind_params:
  * @self: a stage
  * @from: the first frame a catch-up makes again

@@ -287,6 +287,7 @@ gboolean accel_source_catching_up (AccelSourceState *source);
 void accel_source_set_param (
     AccelStage *self, const char *name, const GValue *value);
 void accel_source_forget_params (AccelStage *self, guint64 through);
+guint accel_source_n_param_changes (AccelStage *self);
 void accel_source_rewind_params (AccelStage *self, guint64 from);
 void accel_source_replay_params (AccelStage *self, guint64 sequence);
 void accel_source_clear_params (AccelSourceState *source);

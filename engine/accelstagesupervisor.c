@@ -135,8 +135,12 @@ note_checkpoint (AccelStage *self, guint64 sequence, const GError *error)
  * A catch-up without snapshots (snapshot-interval 0) takes one every
  * CATCH_UP_SNAPSHOT_INTERVAL frames it makes again, for itself: a fault
  * in it went back to frame 0 each time, and faults that came more often
- * than it took kept it going for good */
+ * than it took kept it going for good. A source that has kept
+ * PARAM_CHANGES_PER_SNAPSHOT parameter changes since its snapshot takes
+ * one for itself too: the changes a catch-up replays are kept till then,
+ * and with snapshot-interval 0 they grew with every change for the run */
 #define CATCH_UP_SNAPSHOT_INTERVAL 100
+#define PARAM_CHANGES_PER_SNAPSHOT 256
 void
 accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
 {
@@ -147,8 +151,15 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
       = sup->snapshot_interval == 0 && accel_source_replays (self, sequence);
   guint interval
       = for_catch_up ? CATCH_UP_SNAPSHOT_INTERVAL : sup->snapshot_interval;
+  /* not in a catch-up: the changes that come meanwhile wait for the
+   * frame that failed, and a snapshot would keep them all */
+  gboolean for_params
+      = !accel_source_replays (self, sequence)
+        && accel_source_n_param_changes (self) >= PARAM_CHANGES_PER_SNAPSHOT;
 
-  if (!klass->snapshot || interval == 0 || sequence % interval != 0)
+  if (!klass->snapshot)
+    return;
+  if (!for_params && (interval == 0 || sequence % interval != 0))
     return;
   g_clear_pointer (&sup->snapshot, g_bytes_unref);
   sup->snapshot = klass->snapshot (self);
@@ -156,7 +167,8 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
   /* a catch-up from here needs no change made up to it */
   if (sup->snapshot)
     accel_source_forget_params (self, sequence);
-  if (!sup->checkpoint || for_catch_up)
+  if (!sup->checkpoint || for_catch_up
+      || (interval == 0 || sequence % interval != 0))
     return;
   /* once a run: the marker stays */
   if (!sup->snapshot)

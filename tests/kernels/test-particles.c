@@ -490,12 +490,12 @@ test_restart_catches_up (void)
 
 /* the checksums of @n frames of a stepped simulation with snapshots every
  * @interval frames whose curl changes before frame @change_at (0: never),
- * with @fault (ACCEL_FAULT's syntax, or NULL), as splat draws them (the
- * state's slots past its count hold what its buffer held before); its
- * restarts in @restarts */
+ * and before each after it too when @every, with @fault (ACCEL_FAULT's syntax,
+ * or NULL), as splat draws them (the state's slots past its count hold what its
+ * buffer held before); its restarts in @restarts */
 static GStrv
-stepped_sim (guint n, guint interval, guint change_at, const char *fault,
-    guint64 *restarts)
+stepped_sim (guint n, guint interval, guint change_at, gboolean every,
+    const char *fault, guint64 *restarts)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = accel_graph_new ("changes");
@@ -515,12 +515,12 @@ stepped_sim (guint n, guint interval, guint change_at, const char *fault,
   g_assert_true (accel_graph_start (g, &error));
   for (guint i = 0; i < n; i++)
     {
-      if (change_at && i == change_at)
+      if (change_at && (i == change_at || (every && i > change_at)))
         {
           GValue v = G_VALUE_INIT;
 
           g_value_init (&v, G_TYPE_FLOAT);
-          g_value_set_float (&v, 4.0f);
+          g_value_set_float (&v, 4.0f - (i % 3));
           g_assert_true (accel_stage_set_param_async (sim, "curl", &v));
         }
       g_assert_true (accel_graph_step (g, 60 * G_USEC_PER_SEC, &error));
@@ -558,9 +558,9 @@ test_catch_up_keeps_parameters (void)
     {
       guint64 restarts;
       g_auto (GStrv) clean = stepped_sim (
-          12, cases[c].interval, cases[c].change_at, NULL, &restarts);
-      g_auto (GStrv) got = stepped_sim (
-          12, cases[c].interval, cases[c].change_at, cases[c].fault, &restarts);
+          12, cases[c].interval, cases[c].change_at, FALSE, NULL, &restarts);
+      g_auto (GStrv) got = stepped_sim (12, cases[c].interval,
+          cases[c].change_at, FALSE, cases[c].fault, &restarts);
 
       g_test_message ("case %u", c);
       g_assert_cmpuint (restarts, ==, 1);
@@ -615,7 +615,7 @@ static void
 test_catch_up_takes_snapshots (void)
 {
   guint64 restarts;
-  g_auto (GStrv) clean = stepped_sim (240, 0, 0, NULL, &restarts);
+  g_auto (GStrv) clean = stepped_sim (240, 0, 0, FALSE, NULL, &restarts);
   g_auto (GStrv) got = NULL;
 
   g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
@@ -624,10 +624,29 @@ test_catch_up_takes_snapshots (void)
       "*restarted after frame 150 failed; its state after frame 100 is "
       "caught up by making frames 101 to 229 again*");
   /* frame 150's first making hangs a moment, its second fails */
-  got = stepped_sim (
-      240, 0, 0, "sim:library:230,sim:hang:150,sim:library:150", &restarts);
+  got = stepped_sim (240, 0, 0, FALSE,
+      "sim:library:230,sim:hang:150,sim:library:150", &restarts);
   g_test_assert_expected_messages ();
   g_assert_cmpuint (restarts, ==, 2);
+  assert_same_frames (got, clean);
+}
+
+/* a source without snapshots that keeps 256 parameter changes takes a
+ * snapshot for itself, and a catch-up starts there (the changes were kept
+ * for the run, two values each, and a catch-up went back to frame 0) */
+static void
+test_changes_take_snapshots (void)
+{
+  guint64 restarts;
+  g_auto (GStrv) clean = stepped_sim (300, 0, 1, TRUE, NULL, &restarts);
+  g_auto (GStrv) got = NULL;
+
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "*restarted after frame 290 failed; its state after frame 256 is "
+      "caught up by making frames 257 to 289 again*");
+  got = stepped_sim (300, 0, 1, TRUE, "sim:library:290", &restarts);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (restarts, ==, 1);
   assert_same_frames (got, clean);
 }
 
@@ -803,6 +822,8 @@ main (int argc, char **argv)
       "/particles/catch-up-keeps-parameters", test_catch_up_keeps_parameters);
   g_test_add_func (
       "/particles/catch-up-takes-snapshots", test_catch_up_takes_snapshots);
+  g_test_add_func (
+      "/particles/changes-take-snapshots", test_changes_take_snapshots);
   g_test_add_func ("/particles/catch-up-cut-short", test_catch_up_cut_short);
   g_test_add_func ("/particles/grid-bounded", test_grid_bounded);
   g_test_add_func ("/particles/pool-of-one-refused", test_pool_of_one_refused);
