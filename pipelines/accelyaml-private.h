@@ -39,8 +39,22 @@ G_GNUC_INTERNAL gchar *accel_yaml_value_text (const GValue *value);
 G_GNUC_INTERNAL gchar *accel_yaml_duration_to_ms (const char *text);
 
 /* accelyaml-syntax.c */
+/* an alias of the text: the node it stands for is the anchored one, with
+ * the anchor's marks, so where the alias itself is comes from here */
+typedef struct
+{
+  yaml_mark_t mark;
+  gchar *anchor;
+} AccelYamlAlias;
+
+/* the place of a node in collection @coll (its index in the document, from
+ * 1): an item's index, or for a mapping 2n for the n-th key, 2n + 1 for
+ * its value */
+#define ACCEL_YAML_PLACE(coll, at) (((guint64)(coll) << 32) | (guint64)(at))
+
+G_GNUC_INTERNAL GHashTable *accel_yaml_aliases_new (void);
 G_GNUC_INTERNAL gboolean accel_yaml_check_shape (
-    const char *yaml, yaml_mark_t *mark, gchar **problem);
+    const char *yaml, yaml_mark_t *mark, gchar **problem, GHashTable *aliases);
 G_GNUC_INTERNAL gchar *accel_yaml_syntax_problem (
     yaml_parser_t *parser, const char *yaml, yaml_mark_t *mark);
 

@@ -67,14 +67,37 @@ tag_problem (const yaml_char_t *tag, yaml_event_type_t type)
                                           : "mapping");
 }
 
+static void
+alias_free (gpointer data)
+{
+  AccelYamlAlias *alias = data;
+
+  g_free (alias->anchor);
+  g_free (alias);
+}
+
+/* a table of where the first document's aliases stand, for
+ * accel_yaml_check_shape () to fill: keyed by ACCEL_YAML_PLACE () (a
+ * guint64), each an AccelYamlAlias */
+GHashTable *
+accel_yaml_aliases_new (void)
+{
+  return g_hash_table_new_full (
+      g_int64_hash, g_int64_equal, g_free, alias_free);
+}
+
 /* the document's shape checked on its events, before it is built: nesting
  * deeper than MAX_DEPTH, or more than MAX_NODES nodes or MAX_ALIASED_BYTES
  * of scalar text reached with every alias counted as what it stands for
  * ("billion laughs", or a long scalar named a thousand times). FALSE with
  * the first such problem in @problem and where it is in @mark; a syntax
- * error is left to the loader */
+ * error is left to the loader. Where the first document's aliases stand
+ * goes into @aliases (accel_yaml_aliases_new ()): the document built from
+ * the text has the anchored node in their place, and with it the anchor's
+ * marks */
 gboolean
-accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
+accel_yaml_check_shape (
+    const char *yaml, yaml_mark_t *mark, gchar **problem, GHashTable *aliases)
 {
   yaml_parser_t parser;
   yaml_event_t event;
@@ -83,6 +106,12 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
       = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   Reach count[MAX_DEPTH + 1]; /* so far in each open collection */
   gchar *anchor[MAX_DEPTH + 1];
+  /* each open collection's node, numbered in the order of the events as
+   * yaml_parser_load () numbers them (from 1; an alias makes none), and
+   * the places taken in it so far */
+  guint64 coll_node[MAX_DEPTH + 1], coll_places[MAX_DEPTH + 1];
+  guint64 doc_nodes = 0;
+  guint docs = 0;
   guint depth = 0;
   Reach total = { 0, 0 };
   gboolean ok = TRUE, done = FALSE, aliased = FALSE;
@@ -95,7 +124,15 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
       Reach add = { 0, 0 };
       const Reach *named;
       const char *name = NULL;
+      guint64 at = 0;
 
+      /* the place of a node in its collection: a mapping's keys and
+       * values take turns */
+      if (depth > 0
+          && (event.type == YAML_SCALAR_EVENT || event.type == YAML_ALIAS_EVENT
+              || event.type == YAML_SEQUENCE_START_EVENT
+              || event.type == YAML_MAPPING_START_EVENT))
+        at = coll_places[depth - 1]++;
       switch (event.type)
         {
         case YAML_STREAM_END_EVENT:
@@ -103,6 +140,8 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           break;
         case YAML_DOCUMENT_START_EVENT:
           g_hash_table_remove_all (sizes);
+          docs++;
+          doc_nodes = 0;
           break;
         case YAML_SCALAR_EVENT:
           /* "\0" in a quoted scalar: every reader of the value would see
@@ -124,6 +163,7 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
             }
           add = (Reach){ 1, event.data.scalar.length };
           name = (const char *)event.data.scalar.anchor;
+          doc_nodes++;
           break;
         case YAML_ALIAS_EVENT:
           named = g_hash_table_lookup (
@@ -131,6 +171,16 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
           add = named ? *named : (Reach){ 1, 0 };
           add.nodes = MAX (add.nodes, 1);
           aliased = TRUE;
+          if (aliases && docs == 1 && depth > 0)
+            {
+              AccelYamlAlias *alias = g_new (AccelYamlAlias, 1);
+              guint64 key = ACCEL_YAML_PLACE (coll_node[depth - 1], at);
+
+              alias->mark = event.start_mark;
+              alias->anchor = g_strdup ((const char *)event.data.alias.anchor);
+              g_hash_table_insert (
+                  aliases, g_memdup2 (&key, sizeof (key)), alias);
+            }
           break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
@@ -159,6 +209,8 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem)
                      : (const char *)event.data.mapping_start.anchor;
           count[depth] = (Reach){ 1, 0 };
           anchor[depth] = g_strdup (name);
+          coll_node[depth] = ++doc_nodes;
+          coll_places[depth] = 0;
           depth++;
           total.nodes++;
           break;

@@ -93,6 +93,7 @@ typedef struct
   AccelPlacer *placer;           /* placement: for stages on device auto */
   gboolean device_fixed;         /* the pipeline's device is not auto */
   const char *const *overrides;  /* --set, applied after the file */
+  GHashTable *aliases;           /* where the aliases stand */
 } Loader;
 
 /* how this thread's loads name a place in their messages: "line N", or
@@ -329,6 +330,50 @@ expect (Loader *l, yaml_node_t *n, yaml_node_type_t type, const char *what)
   return FALSE;
 }
 
+/* the alias that stands at place @at of collection @coll (an item's
+ * index; a mapping's key 2n, its value 2n + 1), or NULL: the node there is
+ * the anchored one, whose marks are the anchor's */
+static const AccelYamlAlias *
+alias_at (Loader *l, yaml_node_t *coll, gsize at)
+{
+  guint64 key = ACCEL_YAML_PLACE (coll - l->doc->nodes.start + 1, at);
+
+  return g_hash_table_lookup (l->aliases, &key);
+}
+
+/* where the node at place @at of @coll is written: the alias's place, or
+ * the node's own */
+static yaml_mark_t
+mark_at (Loader *l, yaml_node_t *coll, gsize at)
+{
+  const AccelYamlAlias *alias = alias_at (l, coll, at);
+  yaml_node_t *n;
+
+  if (alias)
+    return alias->mark;
+  if (coll->type == YAML_SEQUENCE_NODE)
+    n = node (l, coll->data.sequence.items.start[at]);
+  else
+    n = node (l, at % 2 ? coll->data.mapping.pairs.start[at / 2].value
+                        : coll->data.mapping.pairs.start[at / 2].key);
+  return n->start_mark;
+}
+
+/* what a problem reported at @alias adds: the text it repeats is anchored
+ * elsewhere, at @anchored; "" for none */
+static gchar *
+alias_note (const AccelYamlAlias *alias, yaml_node_t *anchored)
+{
+  g_autofree gchar *at = NULL;
+
+  if (!alias)
+    return g_strdup ("");
+  at = place (anchored->start_mark);
+  return g_strdup_printf (
+      "; here the alias *%s repeats it from its anchor at %s", alias->anchor,
+      at);
+}
+
 /* the mark of byte @offset of a scalar's value, where the text between the
  * marks is the value itself (plain or quoted, one line, no escapes) */
 static yaml_mark_t
@@ -362,24 +407,29 @@ static void
 check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
     const char *what, gboolean blocking)
 {
-  /* key -> its first node: each key looked up once, however many */
+  /* key -> 1 + its first pair's index: each key looked up once, however
+   * many */
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
        p < map->data.mapping.pairs.top; p++)
     {
-      yaml_node_t *k = node (l, p->key), *first;
+      gsize i = (gsize)(p - map->data.mapping.pairs.start);
+      yaml_node_t *k = node (l, p->key);
       const char *key = scalar (k);
+      /* a key an alias repeats is reported where the alias is */
+      yaml_mark_t at = mark_at (l, map, 2 * i);
+      gsize first;
 
       if (!key)
         {
-          report (l, k->start_mark, "a key in %s must be a scalar, not %s",
-              what, node_kind (k));
+          report (l, at, "a key in %s must be a scalar, not %s", what,
+              node_kind (k));
           continue;
         }
       if (g_str_equal (key, "<<"))
         {
-          report (l, k->start_mark,
+          report (l, at,
               "merge keys ('<<') are not read in %s: write its keys out (an "
               "alias may stand for a whole value)",
               what);
@@ -391,25 +441,24 @@ check_keys (Loader *l, yaml_node_t *map, const char *const *keys,
               key, keys, g_strv_length ((gchar **)keys));
           g_autofree gchar *list = g_strjoinv (", ", (gchar **)keys);
           if (blocking)
-            report (l, k->start_mark,
-                "unknown key '%s' in %s%s; expected one of %s", key, what, hint,
-                list);
+            report (l, at, "unknown key '%s' in %s%s; expected one of %s", key,
+                what, hint, list);
           else
-            report_aside (l, k->start_mark,
-                "unknown key '%s' in %s%s; expected one of %s", key, what, hint,
-                list);
+            report_aside (l, at, "unknown key '%s' in %s%s; expected one of %s",
+                key, what, hint, list);
           continue;
         }
-      first = g_hash_table_lookup (seen, key);
+      first = GPOINTER_TO_SIZE (g_hash_table_lookup (seen, key));
       if (first)
         {
-          g_autofree gchar *at = place (first->start_mark);
+          g_autofree gchar *was = place (mark_at (l, map, 2 * (first - 1)));
+          g_autofree gchar *note = alias_note (alias_at (l, map, 2 * i), k);
 
-          report (l, k->start_mark,
-              "key '%s' appears twice in %s (first at %s)", key, what, at);
+          report (l, at, "key '%s' appears twice in %s (first at %s)%s", key,
+              what, was, note);
         }
       else
-        g_hash_table_insert (seen, (gpointer)key, k);
+        g_hash_table_insert (seen, (gpointer)key, GSIZE_TO_POINTER (i + 1));
     }
 }
 
@@ -421,6 +470,19 @@ lookup (Loader *l, yaml_node_t *map, const char *key)
        p < map->data.mapping.pairs.top; p++)
     if (g_strcmp0 (scalar (node (l, p->key)), key) == 0)
       return node (l, p->value);
+  return NULL;
+}
+
+/* the alias that stands for the value of @key, as lookup () finds it, or
+ * NULL */
+static const AccelYamlAlias *
+lookup_alias (Loader *l, yaml_node_t *map, const char *key)
+{
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+       p < map->data.mapping.pairs.top; p++)
+    if (g_strcmp0 (scalar (node (l, p->key)), key) == 0)
+      return alias_at (
+          l, map, 2 * (gsize)(p - map->data.mapping.pairs.start) + 1);
   return NULL;
 }
 
@@ -960,22 +1022,30 @@ check_stage_files_per_rank (Loader *l)
     }
 }
 
+/* a stage; @alias: the alias the stages list has in its place, or NULL */
 static void
-load_stage (Loader *l, yaml_node_t *map)
+load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
 {
   yaml_node_t *name_n, *kind_n, *params, *dev_n, *sup_n;
   const char *name;
   Decl *decl, *first;
   g_autoptr (GError) error = NULL;
+  const AccelYamlAlias *name_alias;
+  yaml_mark_t name_mark;
 
   if (!expect (l, map, YAML_MAPPING_NODE, "a stage"))
     return;
-  check_keys (l, map, stage_keys, "a stage", TRUE);
+  /* a stage an alias repeats had its keys checked at its anchor */
+  if (!alias)
+    check_keys (l, map, stage_keys, "a stage", TRUE);
   name_n = lookup (l, map, "name");
   kind_n = lookup (l, map, "kind");
   if (!name_n || is_null (name_n))
     {
-      report (l, name_n ? name_n->start_mark : map->start_mark,
+      report (l,
+          alias    ? alias->mark
+          : name_n ? name_n->start_mark
+                   : map->start_mark,
           "a stage needs a name (name: ...)");
       return;
     }
@@ -984,18 +1054,23 @@ load_stage (Loader *l, yaml_node_t *map)
   name = scalar (name_n);
   if (!check_name (l, name_n, TRUE))
     return;
+  /* its name is where the user wrote it: an alias of the stage, or of
+   * its name */
+  name_alias = alias ? alias : lookup_alias (l, map, "name");
+  name_mark = name_alias ? name_alias->mark : name_n->start_mark;
   first = g_hash_table_lookup (l->by_name, name);
   if (first)
     {
       g_autofree gchar *at = place (first->mark);
+      g_autofree gchar *note = alias_note (name_alias, alias ? map : name_n);
 
-      report (l, name_n->start_mark,
-          "a stage named '%s' is already declared at %s", name, at);
+      report (l, name_mark, "a stage named '%s' is already declared at %s%s",
+          name, at, note);
       return;
     }
   decl = g_new0 (Decl, 1);
   decl->name = g_strdup (name);
-  decl->mark = name_n->start_mark;
+  decl->mark = name_mark;
   decl->file_mark = decl->mark;
   g_ptr_array_add (l->decls, decl);
   g_hash_table_insert (l->by_name, decl->name, decl);
@@ -1121,9 +1196,10 @@ link_clear (gpointer data)
   end_clear (&link->dst);
 }
 
-/* "a -> b", "a.out -> b.in", or a chain "a -> b -> c" */
+/* "a -> b", "a.out -> b.in", or a chain "a -> b -> c"; @alias: the alias
+ * the links list has in its place, where its problems are, or NULL */
 static void
-load_link (Loader *l, yaml_node_t *n)
+load_link (Loader *l, yaml_node_t *n, const AccelYamlAlias *alias)
 {
   const char *text = scalar (n);
   g_autoptr (GArray) ends = NULL;
@@ -1153,7 +1229,7 @@ load_link (Loader *l, yaml_node_t *n)
       dot = memchr (a, '.', (gsize)(b - a));
       e.stage = g_strndup (a, (gsize)((dot ? dot : b) - a));
       e.port = dot ? g_strndup (dot + 1, (gsize)(b - dot - 1)) : NULL;
-      e.mark = mark_in (n, (gsize)(a - text));
+      e.mark = alias ? alias->mark : mark_in (n, (gsize)(a - text));
       g_array_append_val (ends, e);
       if (!*e.stage || (e.port && (!*e.port || strchr (e.port, '.'))))
         goto malformed;
@@ -1162,7 +1238,7 @@ load_link (Loader *l, yaml_node_t *n)
       /* a chain counts a link an arrow, against the cap on links */
       if (l->links->len + ends->len > MAX_LINKS)
         {
-          report (l, n->start_mark,
+          report (l, alias ? alias->mark : n->start_mark,
               "a pipeline has at most %d links, and this chain takes it "
               "past them",
               MAX_LINKS);
@@ -1195,7 +1271,7 @@ load_link (Loader *l, yaml_node_t *n)
   goto done;
 
 malformed:
-  report (l, n->start_mark,
+  report (l, alias ? alias->mark : n->start_mark,
       "a link must read 'stage -> stage' or 'stage.port -> stage.port', "
       "not '%s'",
       text);
@@ -1844,7 +1920,8 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
             "the pipeline needs stages, and this list is empty");
       for (yaml_node_item_t *i = n->data.sequence.items.start;
            i < n->data.sequence.items.top; i++)
-        load_stage (l, node (l, *i));
+        load_stage (l, node (l, *i),
+            alias_at (l, n, (gsize)(i - n->data.sequence.items.start)));
     }
 
   n = lookup (l, root, "links");
@@ -1859,7 +1936,8 @@ load_root (Loader *l, yaml_node_t *root, const char *const *overrides)
   if (n && !is_null (n) && n->type == YAML_SEQUENCE_NODE)
     for (yaml_node_item_t *i = n->data.sequence.items.start;
          i < n->data.sequence.items.top; i++)
-      load_link (l, node (l, *i));
+      load_link (l, node (l, *i),
+          alias_at (l, n, (gsize)(i - n->data.sequence.items.start)));
   wire_links (l);
 
   l->overrides = overrides;
@@ -1929,9 +2007,10 @@ accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
   l.defaults = g_array_new (FALSE, FALSE, sizeof (Default));
   g_array_set_clear_func (l.defaults, default_clear);
   l.doc = &doc;
+  l.aliases = accel_yaml_aliases_new ();
   accel_yaml_suggestions_reset ();
 
-  if (!accel_yaml_check_shape (yaml, &shape_mark, &shape_problem))
+  if (!accel_yaml_check_shape (yaml, &shape_mark, &shape_problem, l.aliases))
     {
       report (&l, shape_mark, "%s", shape_problem);
       goto done;
@@ -2009,6 +2088,7 @@ done:
   g_array_unref (l.links);
   g_hash_table_unref (l.linked);
   g_array_unref (l.defaults);
+  g_hash_table_unref (l.aliases);
   g_clear_pointer (&l.placer, accel_placer_free);
   return result;
 }

@@ -218,6 +218,17 @@ typedef struct
 /* one file per class of mistake, and the exact problems it is reported with
  */
 static const Golden goldens[] = {
+  /* at the alias that repeats a key, a stage, a name or a link (it was at
+   * the anchor, which the alias points back to) */
+  { "aliases.yaml",
+      "bad/aliases.yaml:5:46: key 'name' appears twice in a stage (first at "
+      "line 5); here the alias *k repeats it from its anchor at line 5\n"
+      "bad/aliases.yaml:6:5: a stage named 'src' is already declared at line "
+      "4; here the alias *src repeats it from its anchor at line 4\n"
+      "bad/aliases.yaml:7:12: a stage named 'sink' is already declared at "
+      "line 5; here the alias *n repeats it from its anchor at line 5\n"
+      "bad/aliases.yaml:10:5: input 'sink.in' is already linked, from 'src' "
+      "at line 9; an input takes one link" },
   { "merge.yaml",
       "bad/merge.yaml:5:42: merge keys ('<<') are not read in params: write "
       "its keys out (an alias may stand for a whole value)\n"
