@@ -1467,6 +1467,75 @@ names_stage (const char *message, const char *name)
   return stage_mention (message, name) >= 0;
 }
 
+/* "param=value" of a --set @setting for @decl ("stage.param=value"), or
+ * NULL when it sets another stage */
+static const char *
+override_for (Decl *decl, const char *setting)
+{
+  gsize name_len = strlen (decl->name);
+
+  return strncmp (setting, decl->name, name_len) == 0
+                 && setting[name_len] == '.' && strchr (setting, '=')
+             ? setting + name_len + 1
+             : NULL;
+}
+
+/* where @word is in @text from @from on, as a word of its own (a
+ * parameter's name: after a space, a quote or a bracket, before one or a
+ * ':', ',' or ';'), or -1 */
+static gssize
+word_in (const char *text, gsize from, const char *word)
+{
+  gsize len = strlen (word);
+
+  for (const char *at = strstr (text + from, word); at;
+       at = strstr (at + 1, word))
+    if ((at == text || strchr (" '(", at[-1]))
+        && (!at[len] || strchr (" ':,;)", at[len])))
+      return at - text;
+  return -1;
+}
+
+/* where a problem preparing the graph found with stage @decl is: the
+ * value of the first of its parameters that @message names after @from
+ * (a shape, a format, a size that does not fit), else its name. A
+ * parameter --set gives has no place in the file */
+static yaml_mark_t
+problem_mark (Loader *l, Decl *decl, const char *message, gsize from)
+{
+  yaml_node_t *params = decl->params;
+  gssize first = -1;
+  yaml_mark_t mark = decl->mark;
+
+  if (!params || params->type != YAML_MAPPING_NODE)
+    return mark;
+  for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
+       p < params->data.mapping.pairs.top; p++)
+    {
+      const char *key = scalar (node (l, p->key));
+      gboolean overridden = FALSE;
+      gssize at;
+
+      if (!key || !*key)
+        continue;
+      for (guint i = 0; l->overrides && l->overrides[i] && !overridden; i++)
+        {
+          const char *setting = override_for (decl, l->overrides[i]);
+
+          overridden = setting && g_str_has_prefix (setting, key)
+                       && setting[strlen (key)] == '=';
+        }
+      at = overridden ? -1 : word_in (message, from, key);
+      if (at >= 0 && (first < 0 || at < first))
+        {
+          first = at;
+          mark = mark_at (
+              l, params, 2 * (gsize)(p - params->data.mapping.pairs.start) + 1);
+        }
+    }
+  return mark;
+}
+
 /* an error of prepare() at the link or the stage it names */
 static void
 report_prepare (Loader *l, const GError *error)
@@ -1500,7 +1569,10 @@ report_prepare (Loader *l, const GError *error)
       }
     if (about)
       {
-        report (l, about->mark, "%s", error->message);
+        report (l,
+            problem_mark (l, about, error->message,
+                (gsize)first + strlen (about->name) + 2),
+            "%s", error->message);
         return;
       }
   }
@@ -1575,19 +1647,6 @@ apply_override (Loader *l, const char *setting)
     }
   if (problem)
     report_override (l, setting, problem);
-}
-
-/* "param=value" of a --set @setting for @decl ("stage.param=value"), or
- * NULL when it sets another stage */
-static const char *
-override_for (Decl *decl, const char *setting)
-{
-  gsize name_len = strlen (decl->name);
-
-  return strncmp (setting, decl->name, name_len) == 0
-                 && setting[name_len] == '.' && strchr (setting, '=')
-             ? setting + name_len + 1
-             : NULL;
 }
 
 /* @decl's stage as rank @as makes it: its parameters, then those --set

@@ -2785,7 +2785,8 @@ test_validate_locations (void)
         "p.yaml:4:12: stage 'out' (io.png-sink): cannot write no/f-0.png" },
     { "{name: src, kind: io.pattern-source, params: {width: 8, height: 8}}",
         "{name: out, kind: io.png-sink, params: {location: 'f-%0999999d.png'}}",
-        "p.yaml:4:12: stage 'out' (io.png-sink): location 'f-%0999999d.png' "
+        /* at the value the problem is about */
+        "p.yaml:4:55: stage 'out' (io.png-sink): location 'f-%0999999d.png' "
         "pads its number to more than 32 digits" },
     { "{name: src, kind: io.raw-file-source,\n"
       "     params: {location: none.bin, shape: '4'}}",

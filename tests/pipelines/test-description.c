@@ -174,6 +174,12 @@ static const BadCase bad_cases[] = {
   { "core.test-source name=a ! core.null-sink a. name=b ! core.null-sink",
       "-e:1:50: 'a.' is a reference to a named stage, which takes no name= "
       "of its own" },
+  /* a problem preparing the graph finds, at the value it is about (it was
+   * at the stage's kind) */
+  { "core.test-source format=RGBA8 shape=64 num-buffers=1 ! core.null-sink",
+      "-e:1:37: stage 'test-source0' (core.test-source) sets 'shape' beside "
+      "'format': format makes an image of width x height, 'shape' is a "
+      "tensor's; set one kind of output" },
   { "core.test-source ! core.scale", NULL }, /* an output may stay unlinked */
   { "core.scale ! core.null-sink",
       "-e:1:1: input 'scale0.in' (core.scale) is not linked" },

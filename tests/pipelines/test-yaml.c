@@ -1318,10 +1318,48 @@ test_problem_one_line (void)
       "pipeline: t\nstages:\n  - {name: \"a\\eb\", kind: core.null-sink}\n");
 
   g_assert_cmpstr (msg, ==,
-      "lim:3:12: stage 's': format '\\x1b[31mRED\\nlim:1:1: fake' is not one "
+      "lim:4:23: stage 's': format '\\x1b[31mRED\\nlim:1:1: fake' is not one "
       "of RGBA8, BGRA8, GRAY8, NV12, I420, RGBAF32");
   /* a stage's name the same way (it was octal, \033) */
   g_assert_true (g_str_has_prefix (name, "lim:3:12: stage name 'a\\x1bb' "));
+}
+
+/* a stage's shape, format or size that does not fit, found as the graph
+ * is prepared, is reported at the value (it was at the stage's name); one
+ * that --set gives, which has no place in the file, at the name */
+static void
+test_prepare_at_value (void)
+{
+  static const struct
+  {
+    const char *params, *override, *at;
+  } cases[] = {
+    { "{num-buffers: 1, shape: 0x4}", NULL, "lim:4:38: stage 's' " },
+    { "{num-buffers: 1,\n     format: RGBA9}", NULL, "lim:5:14: stage 's': " },
+    { "{num-buffers: 1, format: RGBA8, shape: 64}", NULL,
+        "lim:4:53: stage 's' (core.test-source) sets 'shape' beside" },
+    { "{height: 8, num-buffers: 1}", NULL, "lim:4:23: stage 's' " },
+    { "{num-buffers: 1, shape: 8}", "s.shape=0", "lim:3:12: stage 's' " },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *yaml
+          = g_strdup_printf ("pipeline: t\nstages:\n"
+                             "  - {name: s, kind: core.test-source,\n"
+                             "     params: %s}\n"
+                             "  - {name: k, kind: core.null-sink}\n"
+                             "links: [s -> k]\n",
+              cases[i].params);
+      const char *overrides[] = { cases[i].override, NULL };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string_full (
+          yaml, "lim", overrides, &error);
+
+      g_test_message ("%s", error ? error->message : "(no error)");
+      g_assert_null (g);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].at));
+    }
 }
 
 /* the examples are valid as they are */
@@ -1402,6 +1440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/many-stages", test_limit_many_stages);
   g_test_add_func ("/yaml/limits/long-chain", test_limit_long_chain);
   g_test_add_func ("/yaml/problem-one-line", test_problem_one_line);
+  g_test_add_func ("/yaml/prepare-at-value", test_prepare_at_value);
   g_test_add_func ("/yaml/empty-pipeline-name", test_empty_pipeline_name);
   return g_test_run ();
 }
