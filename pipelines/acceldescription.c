@@ -732,6 +732,56 @@ parser_clear (Parser *p)
   g_array_unref (p->anchors);
 }
 
+/* a line of a message, by its column */
+typedef struct
+{
+  gint col; /* G_MAXINT: none */
+  guint seq;
+  const char *text;
+} Line;
+
+static gint
+compare_lines (gconstpointer a, gconstpointer b)
+{
+  const Line *la = a, *lb = b;
+
+  if (la->col != lb->col)
+    return la->col < lb->col ? -1 : 1;
+  return la->seq < lb->seq ? -1 : la->seq > lb->seq;
+}
+
+/* @message's lines ("origin:1:COLUMN: ...") in the order of their columns,
+ * as a file's problems are in the order of their lines (they were in the
+ * order found: the syntax's before the names', a stage's before a link's
+ * further left); a line with no column (a --set setting's) keeps its
+ * place after them */
+static gchar *
+sort_by_column (Parser *p, const char *message)
+{
+  g_auto (GStrv) lines = g_strsplit (message, "\n", -1);
+  g_autofree gchar *prefix = g_strconcat (p->origin, ":1:", NULL);
+  g_autoptr (GArray) sorted = g_array_new (FALSE, FALSE, sizeof (Line));
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      Line line = { G_MAXINT, i, lines[i] };
+      gchar *end;
+      gint64 col;
+
+      if (g_str_has_prefix (lines[i], prefix)
+          && (col = g_ascii_strtoll (lines[i] + strlen (prefix), &end, 10)) > 0
+          && col < G_MAXINT && *end == ':')
+        line.col = (gint)col;
+      g_array_append_val (sorted, line);
+    }
+  g_array_sort (sorted, compare_lines);
+  for (guint i = 0; i < sorted->len; i++)
+    g_string_append_printf (
+        out, "%s%s", i ? "\n" : "", g_array_index (sorted, Line, i).text);
+  return g_string_free (out, FALSE);
+}
+
 /* parses and writes the YAML; FALSE with the problems in @error */
 static gboolean
 parse (Parser *p, GError **error)
@@ -755,7 +805,11 @@ parse (Parser *p, GError **error)
   resolve (p, bangs);
   if (p->problems->len)
     {
+      g_autofree gchar *sorted = NULL;
+
       g_string_truncate (p->problems, p->problems->len - 1);
+      sorted = sort_by_column (p, p->problems->str);
+      g_string_assign (p->problems, sorted);
       if (p->n_problems > MAX_PROBLEMS)
         g_string_append_printf (p->problems, "\n%s: %u more problems not shown",
             p->origin, p->n_problems - MAX_PROBLEMS);
@@ -798,13 +852,13 @@ name_place (gsize line, gsize column, gpointer data)
 }
 
 /* the loader's "origin:line:column:" of the YAML, read back as the
- * description's own column */
+ * description's own column, in the order of the columns */
 static gchar *
 map_message (Parser *p, const char *message)
 {
   g_auto (GStrv) lines = g_strsplit (message, "\n", -1);
   g_autofree gchar *prefix = g_strconcat (p->origin, ":", NULL);
-  GString *out = g_string_new (NULL);
+  g_autoptr (GString) out = g_string_new (NULL);
 
   for (guint i = 0; lines[i]; i++)
     {
@@ -824,7 +878,7 @@ map_message (Parser *p, const char *message)
       g_string_append_printf (out, "%s:1:%d:%s", p->origin,
           MAX (desc_column (p, line, col), 1), end + 1);
     }
-  return g_string_free (out, FALSE);
+  return sort_by_column (p, out->str);
 }
 
 /**

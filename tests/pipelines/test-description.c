@@ -180,6 +180,18 @@ static const BadCase bad_cases[] = {
       "-e:1:37: stage 'test-source0' (core.test-source) sets 'shape' beside "
       "'format': format makes an image of width x height, 'shape' is a "
       "tensor's; set one kind of output" },
+  /* several problems in the order of their columns, as a file's are in
+   * that of their lines (they were in the order found: the names' after
+   * the syntax's, a stage's before a link's further left) */
+  { "core.test-source name=a ! core.null-sink name=a !",
+      "-e:1:47: a stage named 'a' is already declared at column 1\n"
+      "-e:1:49: '!' at the end links to nothing" },
+  { "core.test-source name=s ! core.null-sink name=k s. ! k. "
+    "core.test-source mailbox-size=x ! core.null-sink",
+      "-e:1:54: input 'k.in' is already linked, from 's' at column 25; an "
+      "input takes one link\n"
+      "-e:1:87: parameter 'mailbox-size' of stage 'test-source0' "
+      "(core.test-source) must be an integer, not 'x'" },
   { "core.test-source ! core.scale", NULL }, /* an output may stay unlinked */
   { "core.scale ! core.null-sink",
       "-e:1:1: input 'scale0.in' (core.scale) is not linked" },
