@@ -115,8 +115,26 @@ parse_number (
   g_return_val_if_reached (FALSE);
 }
 
+/* -e: the line as it came, in the locale's character set made UTF-8 where
+ * that is not UTF-8 already. Bytes that are not UTF-8 are the loader's to
+ * refuse, at their column, where GOption refused the option in a message
+ * that named neither */
+static gboolean
+parse_description (
+    const char *option, const char *value, gpointer data, GError **error)
+{
+  gchar *utf8 = NULL;
+
+  if (!g_get_charset (NULL))
+    utf8 = g_locale_to_utf8 (value, -1, NULL, NULL, NULL);
+  g_free (opt_description);
+  opt_description = utf8 ? utf8 : g_strdup (value);
+  return TRUE;
+}
+
 static GOptionEntry entries[] = {
-  { "description", 'e', 0, G_OPTION_ARG_STRING, &opt_description,
+  { "description", 'e', G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK,
+      parse_description,
       "Run the graph of a gst-launch line instead of a file: "
       "'io.pattern-source "
       "! realtime.gaussian-blur sigma=3 ! io.png-sink location=f%05d.png'",
@@ -195,8 +213,11 @@ load_graph (const char *path, GError **error)
       && !strchr (opt_description, '\n'))
     {
       g_autofree gchar *pad = g_strnfill (col - 1, ' ');
+      /* a byte that is not UTF-8 shown as U+FFFD, a character of its own */
+      g_autofree gchar *shown = g_utf8_make_valid (opt_description, -1);
+
       g_set_error (error, load_error->domain, load_error->code,
-          "%s\n  %s\n  %s^", load_error->message, opt_description, pad);
+          "%s\n  %s\n  %s^", load_error->message, shown, pad);
       return NULL;
     }
   g_propagate_error (error, g_steal_pointer (&load_error));

@@ -359,6 +359,26 @@ test_accel_run (void)
                    "'core.null-sink'?)\n"
                    "  core.test-source ! core.nul-sink\n"
                    "                     ^\n"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* a line that is not UTF-8 is refused at the byte's column, as the
+   * loader refuses it (GOption refused the option, naming neither) */
+  for (guint print = 0; print < 2; print++)
+    {
+      out = run_accel_run (
+          (const char *[]){ print ? "--print-yaml" : "-q", "-e",
+              "core.t\xe9st-source ! core.null-sink", NULL },
+          &status, &err);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+      g_assert_true (g_str_has_prefix (
+          err, "-e:1:7: the description is not UTF-8 text (byte 0xe9)\n"));
+      /* under the line, where the line is shown */
+      g_assert_true (print || strstr (err, "\n        ^\n"));
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+    }
 
   g_assert_cmpint (g_remove (sums), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
