@@ -449,6 +449,8 @@ static struct
   gboolean graph_starting;
   gboolean loop_running;
   gboolean loop_ended;
+  gboolean run_over; /* its status said, its outputs written */
+  int over_status;
 } early;
 
 /* on_sigint () once, on the main loop */
@@ -503,6 +505,14 @@ take_interrupt (Run *run, int kind)
   if (early.loop_running)
     g_main_context_invoke_full (
         NULL, G_PRIORITY_HIGH, on_sigint_once, run, NULL);
+  else if (early.run_over)
+    {
+      /* nothing is left to lose: the run keeps its status */
+      g_printerr ("accel-run: a signal came once the run was over: leaving "
+                  "with its status, %d\n",
+          early.over_status);
+      _exit (early.over_status);
+    }
   else if (early.loop_ended || !early.graph_starting || run->early_signal)
     leave = TRUE;
   else
@@ -687,6 +697,18 @@ status_outside_worker (int status)
       && !accel_supervisor_is_worker ())
     return EXIT_RUNTIME;
   return status;
+}
+
+/* the run is over, with @status: its outputs are written and what it came
+ * to is said. A signal from here leaves with that status (it left as
+ * interrupted, status 130, where nothing was lost) */
+static void
+early_signals_run_over (int status)
+{
+  g_mutex_lock (&early.lock);
+  early.run_over = TRUE;
+  early.over_status = status_outside_worker (status);
+  g_mutex_unlock (&early.lock);
 }
 
 /* stops @graph on a thread of its own and waits for the stop: for the
@@ -1065,13 +1087,8 @@ run_pipeline (const char *path)
     run->error = g_steal_pointer (&run->wait_error);
   g_clear_error (&run->wait_error);
 
-  if (!opt_quiet)
-    accel_run_print_progress (run, TRUE);
-  if (opt_stats && !accel_run_write_stats (run, opt_stats, &error))
-    {
-      g_printerr ("accel-run: %s\n", error->message);
-      status = EXIT_RUNTIME;
-    }
+  /* what the run came to is said first: once it is, and the stats are
+   * written, the run is over (the last progress line loses nothing) */
   if (run->stopped)
     {
       g_printerr ("accel-run: stopped at once; the frames in flight were "
@@ -1095,6 +1112,21 @@ run_pipeline (const char *path)
    * alone, whose run ended short */
   if (run->interrupted && status == EXIT_DONE && accel_supervisor_is_worker ())
     status = ACCEL_EXIT_INTERRUPTED;
+  if (!opt_stats)
+    early_signals_run_over (status);
+  if (!opt_quiet)
+    accel_run_print_progress (run, TRUE);
+  if (opt_stats)
+    {
+      if (!accel_run_write_stats (run, opt_stats, &error))
+        {
+          g_printerr ("accel-run: %s\n", error->message);
+          /* a stopped or failed run keeps its own status */
+          if (!run->stopped && !run->error)
+            status = EXIT_RUNTIME;
+        }
+      early_signals_run_over (status);
+    }
   g_clear_error (&run->error);
   run->graph = NULL;
   return status;

@@ -292,6 +292,7 @@ typedef struct
   const char *debug;    /* G_MESSAGES_DEBUG for the run, or NULL */
   gboolean own_group;   /* in a process group of its own */
   gboolean nohup;       /* SIGHUP ignored, as nohup starts it */
+  int stdout_fd;        /* > 0: taken as its stdout (else silenced) */
 } Live;
 
 static gpointer
@@ -333,10 +334,14 @@ live_start (Live *l, const char **argv, const char *fault, guint limit_s)
   g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
       l->read_stdout
           ? G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE
+      : l->stdout_fd > 0
+          ? G_SUBPROCESS_FLAGS_STDERR_PIPE
           : G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_autoptr (GError) error = NULL;
 
   argv[0] = g_getenv ("ACCEL_RUN");
+  if (l->stdout_fd > 0)
+    g_subprocess_launcher_take_stdout_fd (launcher, l->stdout_fd);
   if (l->cwd)
     g_subprocess_launcher_set_cwd (launcher, l->cwd);
   if (fault)
@@ -855,6 +860,39 @@ test_signal_after_loop (void)
     }
   g_unlink (fifo);
   g_rmdir (dir);
+}
+
+/* a signal once the run is over (its frames done, what it came to said,
+ * no --stats left to write) leaves with the run's status: it left as
+ * interrupted, 130, where nothing was lost. Here the last progress line
+ * waits on a stdout no one reads */
+static void
+test_signal_after_run_over (void)
+{
+  const char *argv[] = { NULL, "--backend=host", "--no-supervise", "-e",
+    "core.test-source num-buffers=3 ! core.null-sink", NULL };
+  g_autofree gchar *full = g_strnfill (4096, 'x');
+  Live l = { 0 };
+  int fds[2];
+
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  /* full before the run starts */
+  g_assert_true (g_unix_set_fd_nonblocking (fds[1], TRUE, NULL));
+  while (write (fds[1], full, 4096) > 0)
+    ;
+  g_assert_cmpint (errno, ==, EAGAIN);
+  g_assert_true (g_unix_set_fd_nonblocking (fds[1], FALSE, NULL));
+  l.stdout_fd = fds[1];
+  live_start (&l, argv, NULL, 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running"));
+  /* the three frames are through (under a second: no progress line came
+   * in the run) */
+  g_usleep (G_USEC_PER_SEC);
+  g_subprocess_send_signal (l.p, SIGTERM);
+  g_assert_true (live_wait_for (&l, "once the run was over"));
+  g_assert_cmpint (live_finish (&l), ==, 0);
+  live_clear (&l);
+  g_close (fds[0], NULL);
 }
 
 /* a second Ctrl-C does not wait for the frames in flight: here the sink
@@ -3382,6 +3420,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/resume-refuses-changed-sums",
       test_resume_refuses_changed_sums);
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
+  g_test_add_func (
+      "/accel-run/signal-after-run-over", test_signal_after_run_over);
   g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
