@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <png.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +43,14 @@ enum
 
 /* the widest padding of the location's number */
 #define MAX_PAD 32
+
+/* an image is written under ".accel-png-HOST-PID-XXXXXX" in its directory
+ * and renamed (write_png ()): the name says which process on which host
+ * writes it, so a file that a process killed in the middle left behind is
+ * known as such and removed (remove_stale ()) */
+#define TMP_PREFIX ".accel-png-"
+/* the host's name as the temporary names hold it, at most this long */
+#define TMP_HOST_BYTES 32
 
 static const AccelFormat png_formats[] = {
   ACCEL_FORMAT_RGBA8,
@@ -128,6 +138,54 @@ path_for (AccelPngSink *self, guint64 sequence)
       self->pad, sequence, self->suffix->str);
 }
 
+/* "TMP_PREFIX HOST-": the start of this host's temporary names, the host
+ * named with letters, digits, '-', '_' and '.' only */
+static gchar *
+tmp_host_prefix (void)
+{
+  GString *s = g_string_new (TMP_PREFIX);
+
+  for (const char *c = g_get_host_name ();
+       *c && s->len < strlen (TMP_PREFIX) + TMP_HOST_BYTES; c++)
+    g_string_append_c (
+        s, g_ascii_isalnum (*c) || strchr ("-_.", *c) ? *c : '_');
+  g_string_append_c (s, '-');
+  return g_string_free (s, FALSE);
+}
+
+/* removes the temporary files in @dir that a process of this host left
+ * when it was killed writing them: one whose process no longer runs. Those
+ * of a process that runs (this one, another run writing there) are its
+ * own, and those of other hosts are left to them */
+static void
+remove_stale (AccelStage *stage, const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree gchar *prefix = tmp_host_prefix ();
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      const char *pid_at = name + strlen (prefix), *dash;
+      g_autofree gchar *digits = NULL, *path = NULL;
+      guint64 pid;
+
+      if (!g_str_has_prefix (name, prefix) || !(dash = strchr (pid_at, '-'))
+          || strlen (dash + 1) != 6)
+        continue;
+      digits = g_strndup (pid_at, (gsize)(dash - pid_at));
+      if (!g_ascii_string_to_unsigned (digits, 10, 1, G_MAXINT, &pid, NULL)
+          || (pid_t)pid == getpid () || kill ((pid_t)pid, 0) == 0
+          || errno != ESRCH)
+        continue;
+      path = g_build_filename (dir, name, NULL);
+      if (g_unlink (path) == 0)
+        g_debug ("stage '%s': removed %s, which process %" G_GUINT64_FORMAT
+                 " left as it ended writing it",
+            accel_stage_get_name (stage), path, pid);
+    }
+}
+
 static gboolean
 accel_png_sink_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
@@ -143,8 +201,12 @@ static gboolean
 accel_png_sink_start (AccelStage *stage, GError **error)
 {
   AccelPngSink *self = ACCEL_PNG_SINK (stage);
+  g_autofree gchar *first = path_for (self, 0);
+  g_autofree gchar *dir = g_path_get_dirname (first);
   AccelType pinned;
 
+  /* what a run killed while writing an image left there */
+  remove_stale (stage, dir);
   if (accel_stage_is_host (stage))
     return TRUE;
   pinned = *accel_stage_get_input_type (stage, 0);
@@ -186,7 +248,10 @@ write_png (
     const char *path, const AccelType *type, gconstpointer data, GError **error)
 {
   g_autofree gchar *dir = g_path_get_dirname (path);
-  g_autofree gchar *tmp = g_build_filename (dir, ".accel-png-XXXXXX", NULL);
+  g_autofree gchar *prefix = tmp_host_prefix ();
+  g_autofree gchar *base
+      = g_strdup_printf ("%s%d-XXXXXX", prefix, (int)getpid ());
+  g_autofree gchar *tmp = g_build_filename (dir, base, NULL);
   png_image image = { 0 };
   FILE *file = NULL;
   gboolean ok;

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #ifdef ACCEL_IO_HAVE_GST
 #include <gst/gst.h>
@@ -228,13 +229,12 @@ assert_rgba (const guint8 *pixels, guint width, guint x, guint y, Rgb c)
   g_assert_cmpuint (p[3], ==, 255);
 }
 
-/* a pattern into PNG files in a new directory, which it returns */
-static gchar *
-write_pngs (const char *pattern, const char *format, gint width, gint height,
-    gint64 n, const char *name)
+/* a pattern into PNG files in @dir */
+static void
+write_pngs_into (const char *dir, const char *pattern, const char *format,
+    gint width, gint height, gint64 n, const char *name)
 {
   g_autoptr (AccelGraph) g = accel_graph_new ("png");
-  gchar *dir = test_dir_new ();
   g_autofree gchar *location = g_build_filename (dir, name, NULL);
   AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
   AccelStage *sink = accel_test_stage (g, "io.png-sink", "png");
@@ -245,6 +245,16 @@ write_pngs (const char *pattern, const char *format, gint width, gint height,
   g_object_set (sink, "location", location, NULL);
   test_link (g, "src", "png");
   test_run (g);
+}
+
+/* a pattern into PNG files in a new directory, which it returns */
+static gchar *
+write_pngs (const char *pattern, const char *format, gint width, gint height,
+    gint64 n, const char *name)
+{
+  gchar *dir = test_dir_new ();
+
+  write_pngs_into (dir, pattern, format, width, height, n, name);
   return dir;
 }
 
@@ -345,6 +355,45 @@ test_png_long_name (void)
   g_assert_cmpuint (test_dir_count (dir), ==, 1);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpuint (st.st_mode & 0777, ==, 0644);
+  test_dir_remove (dir);
+}
+
+/* an image is written under a temporary name that says which host and
+ * process write it: one that a process killed as it wrote left behind is
+ * removed by the next sink that writes there (it stayed for good), and
+ * those of a process that runs, or of another host, are left */
+static void
+test_png_stale_temporary (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autoptr (GString) host = g_string_new (NULL);
+  g_autofree gchar *stale = NULL, *running = NULL, *other = NULL;
+  pid_t gone = fork ();
+
+  g_assert_cmpint (gone, >=, 0);
+  if (gone == 0)
+    _exit (0);
+  g_assert_cmpint (waitpid (gone, NULL, 0), ==, gone);
+  /* the host's name as the names hold it */
+  for (const char *c = g_get_host_name (); *c && host->len < 32; c++)
+    g_string_append_c (
+        host, g_ascii_isalnum (*c) || strchr ("-_.", *c) ? *c : '_');
+  stale = g_strdup_printf (
+      "%s/.accel-png-%s-%d-Ab12Cd", dir, host->str, (int)gone);
+  /* process 1 runs */
+  running = g_strdup_printf ("%s/.accel-png-%s-1-Ab12Cd", dir, host->str);
+  other = g_strdup_printf (
+      "%s/.accel-png-%s.elsewhere-%d-Ab12Cd", dir, host->str, (int)gone);
+  g_assert_true (g_file_set_contents (stale, "half an image", -1, NULL));
+  g_assert_true (g_file_set_contents (running, "half an image", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "half an image", -1, NULL));
+
+  write_pngs_into (dir, "gradient", "GRAY8", 8, 4, 1, "g%d.png");
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (running, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  /* and the image, with no file of its own left */
+  g_assert_cmpuint (test_dir_count (dir), ==, 3);
   test_dir_remove (dir);
 }
 
@@ -2292,6 +2341,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/png-sink/checkerboard-bgra", test_checkerboard_bgra_png);
   g_test_add_func ("/io/png-sink/long-name", test_png_long_name);
+  g_test_add_func (
+      "/io/png-sink/stale-temporary-removed", test_png_stale_temporary);
   g_test_add_func ("/io/png-sink/bad-location", test_png_bad_location);
   g_test_add_func ("/io/png-sink/bad-format", test_png_bad_format);
 #endif
