@@ -709,6 +709,7 @@ early_signals_run_over (int status)
   early.run_over = TRUE;
   early.over_status = status_outside_worker (status);
   g_mutex_unlock (&early.lock);
+  g_debug ("the run is over, with status %d", early.over_status);
 }
 
 /* stops @graph on a thread of its own and waits for the stop: for the
