@@ -33,6 +33,8 @@ struct _AccelGstSink
   gboolean page_locked; /* or system memory in page-locked frames */
   GstBufferPool *pool;  /* of either, while started */
   GstBuffer *pending;   /* the frame process() copies and render() pushes */
+  /* a restart or a resume: the segment starts at the first frame pushed */
+  gboolean rebase;
   /* frames pushed into the pipeline, and the buffers that reached each of
    * its sink elements (guint64*, atomic, each owned by its pad's probe) */
   guint64 pushed;
@@ -208,7 +210,8 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
 
   gst_app_src_set_caps (self->appsrc, caps);
   gst_app_src_set_stream_type (self->appsrc, GST_APP_STREAM_TYPE_STREAM);
-  g_object_set (self->appsrc, "format", GST_FORMAT_TIME, "block", FALSE, NULL);
+  g_object_set (self->appsrc, "format", GST_FORMAT_TIME, "block", FALSE,
+      "handle-segment-change", TRUE, NULL);
   gst_app_src_set_callbacks (self->appsrc, &callbacks, &self->watch, NULL);
   return TRUE;
 }
@@ -312,6 +315,7 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
       return FALSE;
     }
   self->playing = TRUE;
+  self->rebase = restart || resume;
   if (accel_stage_is_host (stage) || self->pool)
     return TRUE;
   pinned = *type;
@@ -462,6 +466,26 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
     }
 }
 
+/* pushes @buffer (taken) in a segment that starts at its timestamp: a
+ * pipeline that goes on at a later frame (a restart, a resume) runs from
+ * there, where a sink synced to the clock held the frame for the time
+ * already done (frame 500 at 30/1 for 16 s). The timestamps stay the
+ * frames' own, and so does the stream time (the segment's time); the
+ * running time starts at 0, as after a seek */
+static GstFlowReturn
+push_rebased (AccelGstSink *self, GstBuffer *buffer)
+{
+  g_autoptr (GstCaps) caps = gst_app_src_get_caps (self->appsrc);
+  g_autoptr (GstSample) sample = NULL;
+  GstSegment segment;
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.start = segment.time = segment.position = GST_BUFFER_PTS (buffer);
+  sample = gst_sample_new (buffer, caps, &segment, NULL);
+  gst_buffer_unref (buffer);
+  return gst_app_src_push_sample (self->appsrc, sample);
+}
+
 static AccelFlow
 accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
 {
@@ -519,7 +543,13 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
       = duration >= 0 ? (GstClockTime)duration : GST_CLOCK_TIME_NONE;
   GST_BUFFER_OFFSET (buffer) = frame->sequence;
 
-  ret = gst_app_src_push_buffer (self->appsrc, buffer);
+  if (self->rebase && pts >= 0)
+    {
+      self->rebase = FALSE;
+      ret = push_rebased (self, buffer);
+    }
+  else
+    ret = gst_app_src_push_buffer (self->appsrc, buffer);
   self->pushed += ret == GST_FLOW_OK;
   if (ret != GST_FLOW_OK)
     {

@@ -3165,13 +3165,16 @@ run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
   va_end (ap);
 }
 
-/* as run_in(), with its stdout sent to the file @out */
+/* as run_in(), with its stdout sent to the file @out, emptied first and
+ * appended to as a shell's >> does (an fdsink whose description starts
+ * again seeks back to the start of its segment) */
 static void
 run_stdout_to (
     Result *r, const char *cwd, const char *out, const char *first, ...)
 {
   va_list ap;
-  int fd = g_open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd
+      = g_open (out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 
   g_assert_cmpint (fd, >=, 0);
   va_start (ap, first);
@@ -3214,6 +3217,134 @@ test_gst_sink_to_stdout (void)
                                        "frames that stage 'gst-sink0'"));
       result_clear (&r);
     }
+}
+
+/* the timestamps of the buffers in @path, a gdppay stream: GDP 1.0
+ * packets, each a 62-byte header (big-endian: the payload's type at byte
+ * 4, 1 for a buffer; its length at 6; the timestamp at 10) and the
+ * payload */
+static GArray *
+gdp_buffer_timestamps (const char *path)
+{
+  g_autoptr (GBytes) bytes = contents (path);
+  GArray *pts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gsize size = 0, at = 0;
+  const guint8 *p = bytes ? g_bytes_get_data (bytes, &size) : NULL;
+
+  while (at + 62 <= size)
+    {
+      const guint8 *h = p + at;
+      guint32 length = (guint32)h[6] << 24 | h[7] << 16 | h[8] << 8 | h[9];
+      guint64 ts = 0;
+
+      for (guint i = 0; i < 8; i++)
+        ts = ts << 8 | h[10 + i];
+      if ((h[4] << 8 | h[5]) == 1)
+        g_array_append_val (pts, ts);
+      at += 62 + length;
+    }
+  g_assert_cmpuint (at, ==, size);
+  return pts;
+}
+
+/* @pts holds the timestamps of frames @first to @last at 50/1, but
+ * @missing (G_MAXUINT: none) */
+static void
+assert_frame_timestamps (GArray *pts, guint first, guint last, guint missing)
+{
+  guint n = 0;
+
+  for (guint s = first; s <= last; s++)
+    {
+      if (s == missing)
+        continue;
+      g_assert_cmpuint (n, <, pts->len);
+      g_assert_cmpuint (
+          g_array_index (pts, guint64, n), ==, (guint64)s * 20000000);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, pts->len);
+}
+
+/* an io.gst-sink synced to the clock (its identity, here) that goes on
+ * at a later frame, resumed from a state directory or restarted by its
+ * supervisor, starts its segment at that frame: the frame waited for the
+ * time already done (frame 100 at 50/1 two seconds), and the run took
+ * twice as long. The frames keep their timestamps (gdppay writes them) */
+static void
+test_gst_sink_synced_goes_on (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.gdp", NULL);
+  g_autoptr (GArray) pts = NULL;
+  const char *resuming;
+  gint64 t0, crashed, resumed;
+  guint first;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: synced\n"
+      "stages:\n"
+      "  - {name: src, kind: io.pattern-source,\n"
+      "     params: {width: 8, height: 8, framerate: 50/1, num-buffers: 105}}\n"
+      "  - {name: out, kind: io.gst-sink, supervision: {on-fault: restart},\n"
+      "     params: {framerate: 50/1,\n"
+      "              description: 'identity sync=true ! gdppay ! fdsink'}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+
+  /* killed at frame 100, two seconds in, and resumed */
+  g_setenv ("ACCEL_FAULT", "out:crash:100", TRUE);
+  t0 = g_get_monotonic_time ();
+  run_stdout_to (
+      &r, sc.dir, out, "--no-supervise", sc.state_arg, sc.yaml, NULL);
+  crashed = g_get_monotonic_time () - t0;
+  g_unsetenv ("ACCEL_FAULT");
+  if (r.err && strstr (r.err, "no element \"gdppay\""))
+    {
+      g_test_skip ("GStreamer element gdppay is missing");
+      result_clear (&r);
+      return;
+    }
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  t0 = g_get_monotonic_time ();
+  run_stdout_to (
+      &r, sc.dir, out, "--no-supervise", sc.state_arg, sc.yaml, NULL);
+  resumed = g_get_monotonic_time () - t0;
+  g_test_message ("crashed after %" G_GINT64_FORMAT
+                  " ms, resumed in %" G_GINT64_FORMAT " ms; %s",
+      crashed / 1000, resumed / 1000, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  resuming = strstr (r.err, "resuming at frame ");
+  g_assert_nonnull (resuming);
+  first = (guint)atoi (resuming + strlen ("resuming at frame "));
+  g_assert_cmpuint (first, >, 80);
+  /* the frames left take 0.1 s; the resume waited as long as the run
+   * before it */
+  g_assert_cmpint (resumed, <, crashed - G_USEC_PER_SEC);
+  pts = gdp_buffer_timestamps (out);
+  assert_frame_timestamps (pts, first, 104, G_MAXUINT);
+  g_clear_pointer (&pts, g_array_unref);
+  result_clear (&r);
+
+  /* a fault at frame 100 restarts the sink, which skips it */
+  remove_dir (sc.state);
+  g_setenv ("ACCEL_FAULT", "out:library:100", TRUE);
+  t0 = g_get_monotonic_time ();
+  run_stdout_to (&r, sc.dir, out, "--no-supervise", sc.yaml, NULL);
+  resumed = g_get_monotonic_time () - t0;
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message (
+      "restarted: %" G_GINT64_FORMAT " ms; %s", resumed / 1000, r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (
+      strstr (r.err, "skipped 1 frame after faults (1 restarts)"));
+  /* 2.1 s of frames; the restart waited 2 s more */
+  g_assert_cmpint (resumed, <, crashed + G_USEC_PER_SEC);
+  pts = gdp_buffer_timestamps (out);
+  assert_frame_timestamps (pts, 0, 104, 100);
+  result_clear (&r);
 }
 
 /* a reader of the progress that goes away does not end the run (it used to
@@ -3428,6 +3559,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/gst-sink-padding-zeroed", test_gst_sink_padding_zeroed);
   g_test_add_func ("/accel-run/gst-sink-to-stdout", test_gst_sink_to_stdout);
+  g_test_add_func (
+      "/accel-run/gst-sink-synced-goes-on", test_gst_sink_synced_goes_on);
   g_test_add_func ("/accel-run/raw-sink-dev-null-with-state",
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
