@@ -182,6 +182,38 @@ accel_source_give_back (AccelStage *self, guint64 sequence)
     accel_stage_step_async (self);
 }
 
+/**
+ * accel_source_make_again:
+ * @self: a stage whose frame @sequence failed
+ * @sequence: that frame
+ * @fault: why it failed
+ *
+ * A live source reads its input in order: a frame that failed before its
+ * process () was called (an injected fault, a buffer it could not get)
+ * took nothing from it, and the next frame would have its input under the
+ * next sequence. That frame is made again instead, under @sequence, and
+ * said so: no frame of the input is lost, so none is skipped (it was
+ * counted skipped, exit status 3 in accel-run). A frame that failed in
+ * its process () may have taken its input, and is skipped.
+ *
+ * Returns: whether @sequence is made again. Stage thread.
+ */
+gboolean
+accel_source_make_again (
+    AccelStage *self, guint64 sequence, const GError *fault)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if (priv->n_in > 0 || priv->frame_worked || !accel_stage_is_live (self))
+    return FALSE;
+  priv->source.next_sequence = sequence;
+  record_produced (self, (gint64)sequence - 1);
+  g_message ("stage '%s': frame %" G_GUINT64_FORMAT " failed before it took "
+             "its input (%s); it is made again",
+      priv->name, sequence, fault->message);
+  return TRUE;
+}
+
 /* the sequence is recorded as it is taken, before the frame is made: a
  * live source's frame is gone from its device once it starts on it, and a
  * consumer in its segment that dies runs inside its push, before the

@@ -231,6 +231,7 @@ typedef struct
   guint64 capture_generation;  /* changes whenever its work may change */
   gboolean capture_warm;       /* a frame ran since the last change */
   gboolean frame_deferred;     /* the current frame's process() is batched */
+  gboolean frame_worked;       /* the current frame's process() was called */
   gboolean pools_in_step;      /* its pools cycle with the sequence */
   AccelStageBatch *batch;      /* segments' first stages: the batch */
   gboolean started;            /* klass->start succeeded */
@@ -281,6 +282,8 @@ gboolean accel_source_catch_up (AccelStage *self, guint64 failed);
 gboolean accel_source_replays (AccelStage *self, guint64 sequence);
 void accel_source_step (AccelStage *self);
 void accel_source_give_back (AccelStage *self, guint64 sequence);
+gboolean accel_source_make_again (
+    AccelStage *self, guint64 sequence, const GError *fault);
 gboolean accel_source_catching_up (AccelSourceState *source);
 
 /* accelsourceparams.c */

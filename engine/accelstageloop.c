@@ -341,6 +341,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   frame.inputs = inputs;
   frame.n_outputs = priv->n_out;
   frame.outputs = outputs;
+  priv->frame_worked = FALSE;
 
   /* the buffers first: a frame that waits for one has done nothing yet */
   for (guint o = 0; o < priv->n_out; o++)
@@ -373,6 +374,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   if (priv->frame_deferred)
     {
       /* run, and released, with its batch */
+      priv->frame_worked = TRUE;
       flow = ACCEL_FLOW_OK;
     }
   else
@@ -388,6 +390,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
               MIN (MAX (priv->deadline_ms, 500), G_MAXINT64 / 2000) * 2000,
               error))
         goto failed;
+      priv->frame_worked = TRUE;
       ACCEL_NVTX_PUSH (priv->name, sequence);
       flow = klass->process (self, &frame, error);
       ACCEL_NVTX_POP ();
@@ -532,6 +535,11 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
   switch (accel_stage_supervisor_decide (&priv->supervisor, &error))
     {
     case ACCEL_SUPERVISION_RESUME:
+      if (accel_source_make_again (self, sequence, error))
+        {
+          g_error_free (error);
+          return TRUE;
+        }
       g_debug ("stage '%s' skips frame %" G_GUINT64_FORMAT ": %s", priv->name,
           sequence, error->message);
       accel_stage_count_fault (self, FALSE, error);
@@ -552,8 +560,10 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
           return FALSE;
         }
       /* a stateful source makes the frame again, from its restored state
-       * caught up: nothing is skipped */
-      if (accel_source_catch_up (self, sequence))
+       * caught up, and a live one that had taken nothing makes it again:
+       * nothing is skipped */
+      if (accel_source_catch_up (self, sequence)
+          || accel_source_make_again (self, sequence, error))
         accel_stage_count_restart (self, error);
       else
         {

@@ -2452,6 +2452,54 @@ test_gst_source_error_resumed (void)
   result_clear (&r);
 }
 
+/* a fault of io.gst-source's before it pulls its frame (injected, here)
+ * loses no image of the description: the frame is made again under its
+ * sequence, and said so. It was counted skipped (exit status 3) though
+ * every image was written. A frame that is lost still is counted: an
+ * element's error, beside such a fault */
+static void
+test_gst_source_fault_before_pull (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.raw", NULL);
+  g_autofree gchar *line = g_strdup_printf (
+      "io.gst-source name=src description=\"videotestsrc num-buffers=10 "
+      "pattern=ball ! video/x-raw,format=GRAY8,width=8,height=8\" ! "
+      "io.raw-file-sink location=%s",
+      out);
+  g_autoptr (GBytes) clean = NULL, faulted = NULL;
+  Result r = { 0 };
+
+  expect_in (0, NULL, NULL, "--quiet", "--no-supervise", "-e", line, NULL);
+  clean = contents (out);
+  g_assert_cmpuint (g_bytes_get_size (clean), ==, 10 * 8 * 8);
+  g_setenv ("ACCEL_FAULT", "src:invalid-input:3", TRUE);
+  run_in (&r, NULL, "--quiet", "--no-supervise", "-e", line, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "stage 'src': frame 3 failed before it "
+                                   "took its input (injected invalid "
+                                   "input); it is made again"));
+  g_assert_null (strstr (r.err, "skipped"));
+  faulted = contents (out);
+  g_assert_true (g_bytes_equal (clean, faulted));
+  result_clear (&r);
+
+  g_setenv ("ACCEL_FAULT", "src:invalid-input:3", TRUE);
+  run_in (&r, NULL, "--quiet", "--no-supervise", "-e",
+      "io.gst-source name=src on-fault=resume description=\"videotestsrc "
+      "num-buffers=30 ! "
+      "identity error-after=10 ! video/x-raw,format=RGBA,width=8,height=8\" "
+      "! core.null-sink",
+      NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "skipped 1 frame after faults"));
+  result_clear (&r);
+}
+
 /* io.gst-sink's frames padded to GStreamer's alignment (I420 at 63x47:
  * rows of 64 luma bytes, 48 luma rows) hold zeros in the padding, where
  * they held what the heap held */
@@ -3556,6 +3604,8 @@ main (int argc, char **argv)
       test_gst_source_error_other_branch);
   g_test_add_func (
       "/accel-run/gst-source-error-resumed", test_gst_source_error_resumed);
+  g_test_add_func ("/accel-run/gst-source-fault-before-pull",
+      test_gst_source_fault_before_pull);
   g_test_add_func (
       "/accel-run/gst-sink-padding-zeroed", test_gst_sink_padding_zeroed);
   g_test_add_func ("/accel-run/gst-sink-to-stdout", test_gst_sink_to_stdout);
