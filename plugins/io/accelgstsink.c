@@ -364,9 +364,13 @@ accel_gst_sink_stop (AccelStage *stage)
   if (accel_gst_watch_get_error (&self->watch, NULL))
     count_lost_in_pipeline (self);
   else if (!finish (self, &error))
-    g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
-               "finish: %s",
-        accel_stage_get_name (stage), error->message);
+    {
+      g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
+                 "finish: %s",
+          accel_stage_get_name (stage), error->message);
+      /* nor did the frames it held, which go with it */
+      count_lost_in_pipeline (self);
+    }
   teardown (self);
   g_clear_pointer (&self->staging, accel_buffer_unref);
   release_pool (self);
@@ -425,15 +429,22 @@ accel_gst_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
 
 /* waits while GStreamer has a full queue: that is the backpressure. A
  * pipeline that ended its stream takes no more frames: frame @sequence
- * would be thrown away, and the queue never drain */
+ * would be thrown away, and the queue never drain. The stage's own
+ * watchdog, when set, bounds the wait, in which GStreamer takes no frame
+ * at all (the graph's watchdog leaves backpressure out): a description
+ * that stopped taking frames (an element that blocks) held the stage, and
+ * the run, for good */
 static gboolean
 wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
 {
   AccelGstWatch *watch = &self->watch;
+  gint64 began = g_get_monotonic_time ();
 
   for (;;)
     {
-      gint64 until = g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US;
+      gint64 now = g_get_monotonic_time ();
+      gint64 until = now + ACCEL_IO_WAIT_SLICE_US;
+      gint64 watchdog_ms = 0;
       gboolean ended;
 
       if (accel_gst_watch_get_error (watch, error))
@@ -453,6 +464,19 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
         }
       if (gst_app_src_get_current_level_buffers (self->appsrc) < APPSRC_QUEUE)
         return TRUE;
+      /* it may change as the graph runs */
+      g_object_get (self, "watchdog", &watchdog_ms, NULL);
+      if (watchdog_ms > 0 && now - began > watchdog_ms * 1000)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "the GStreamer pipeline took no frame for %" G_GINT64_FORMAT
+              " ms, past the stage's %" G_GINT64_FORMAT
+              " ms watchdog: frame %" G_GUINT64_FORMAT
+              " waited for room behind the %d it holds (an element of the "
+              "description that blocks?)",
+              (now - began) / 1000, watchdog_ms, sequence, APPSRC_QUEUE);
+          return FALSE;
+        }
       g_mutex_lock (&watch->lock);
       g_cond_wait_until (&watch->cond, &watch->lock, until);
       g_mutex_unlock (&watch->lock);

@@ -2118,6 +2118,52 @@ test_gst_sink_restart_counts_lost (void)
   g_assert_cmpuint (accel_stage_get_n_processed (sink) + restarts, ==, 60);
 }
 
+/* a description that takes no more frames (its fakesink waits 100 s for
+ * the second) holds io.gst-sink in its wait for room: the stage's own
+ * watchdog bounds that wait, and the frame fails saying what it waited
+ * for, where the run waited for good. Frames that the pipeline then drops
+ * are counted lost */
+static void
+test_gst_sink_stalled_watchdog (void)
+{
+  static const char *const need[] = { "fakesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("stalled");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+  gint64 t0;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "io.pattern-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "width", 8, "height", 8, "framerate", "1/100",
+      "num-buffers", (gint64)20, NULL);
+  g_object_set (sink, "description", "fakesink sync=true", "framerate", "1/100",
+      "watchdog", (gint64)300, "eos-timeout", (gint64)200, "on-fault",
+      ACCEL_SUPERVISION_ESCALATE, NULL);
+  test_link (g, "src", "out");
+  /* its end of stream is stuck behind the frame the fakesink holds */
+  g_test_expect_message ("accel-gst-sink", G_LOG_LEVEL_WARNING,
+      "stage 'out' (io.gst-sink): the GStreamer pipeline did not finish: *");
+  t0 = g_get_monotonic_time ();
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_assert_false (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT));
+  g_assert_true (g_str_has_prefix (error->message,
+      "stage 'out' (io.gst-sink): the GStreamer pipeline took no frame for "));
+  g_assert_nonnull (
+      strstr (error->message, " ms, past the stage's 300 ms watchdog: frame "));
+  g_assert_nonnull (strstr (error->message, " waited for room behind the 4 "
+                                            "it holds"));
+  accel_graph_stop (g);
+  g_test_assert_expected_messages ();
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpuint (accel_stage_get_n_lost (sink), >=, 1);
+}
+
 #ifdef ACCEL_IO_HAVE_PNG
 /* a graph stopped while its io.gst-sink waits for GStreamer to take a
  * frame: the render () that stops is no fault. Supervised as one, the
@@ -2405,6 +2451,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-sink/padding-zeroed", test_gst_sink_padding_zeroed);
   g_test_add_func (
       "/io/gst-sink/restart-counts-lost", test_gst_sink_restart_counts_lost);
+  g_test_add_func (
+      "/io/gst-sink/stalled-watchdog", test_gst_sink_stalled_watchdog);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
   g_test_add_func (
