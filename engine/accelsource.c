@@ -194,7 +194,9 @@ accel_source_give_back (AccelStage *self, guint64 sequence)
  * next sequence. That frame is made again instead, under @sequence, and
  * said so: no frame of the input is lost, so none is skipped (it was
  * counted skipped, exit status 3 in accel-run). A frame that failed in
- * its process () may have taken its input, and is skipped.
+ * its process () may have taken its input, and is skipped; so is one that
+ * fails this way again, so that a failure that lasts (no buffer to be had)
+ * is not retried for good.
  *
  * Returns: whether @sequence is made again. Stage thread.
  */
@@ -204,8 +206,10 @@ accel_source_make_again (
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
-  if (priv->n_in > 0 || priv->frame_worked || !accel_stage_is_live (self))
+  if (priv->n_in > 0 || priv->frame_worked || !accel_stage_is_live (self)
+      || priv->source.made_again == sequence + 1)
     return FALSE;
+  priv->source.made_again = sequence + 1;
   priv->source.next_sequence = sequence;
   record_produced (self, (gint64)sequence - 1);
   g_message ("stage '%s': frame %" G_GUINT64_FORMAT " failed before it took "

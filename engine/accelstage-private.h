@@ -125,6 +125,9 @@ typedef struct
   gboolean caught_up; /* a catch-up began: replay_until is its failed frame */
   /* its last frame yielded to a control message (accel_source_give_back ()) */
   gboolean yielded;
+  /* the frame accel_source_make_again () last made again, plus one (0:
+   * none): a frame that fails that way twice is skipped */
+  guint64 made_again;
   /* stateful: the parameter changes since its snapshot (accelsourceparams.c) */
   GArray *params;
 } AccelSourceState;

@@ -2486,6 +2486,16 @@ test_gst_source_fault_before_pull (void)
   g_assert_true (g_bytes_equal (clean, faulted));
   result_clear (&r);
 
+  /* the frame made again fails the same way: it is skipped, not made
+   * again for good */
+  g_setenv ("ACCEL_FAULT", "src:invalid-input:3,src:invalid-input:3", TRUE);
+  run_in (&r, NULL, "--quiet", "--no-supervise", "-e", line, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "skipped 1 frame after faults"));
+  result_clear (&r);
+
   g_setenv ("ACCEL_FAULT", "src:invalid-input:3", TRUE);
   run_in (&r, NULL, "--quiet", "--no-supervise", "-e",
       "io.gst-source name=src on-fault=resume description=\"videotestsrc "
