@@ -116,8 +116,10 @@ typedef struct
 {
   void (*eos) (AccelStage *stage, gpointer user_data);
   void (*error) (AccelStage *stage, const GError *error, gpointer user_data);
-  /* a sink's frame done, or any stage's frame skipped */
-  void (*frame) (AccelStage *stage, gpointer user_data);
+  /* a sink's frame @sequence done, or (@lost) any stage's frame skipped
+   * or withheld, which reaches no sink below it */
+  void (*frame) (
+      AccelStage *stage, guint64 sequence, gboolean lost, gpointer user_data);
 } AccelStageObserver;
 
 void accel_stage_set_observer (

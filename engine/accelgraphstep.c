@@ -12,9 +12,16 @@ typedef struct
 {
   AccelStage *sink;
   GPtrArray *above; /* the stages upstream: a frame one skips never comes */
-  guint64 target;   /* the frames the steps asked of it */
-  gboolean asked;   /* running as the step began: it takes a frame */
-  gboolean ended;   /* its stream ended: it takes no more */
+  /* the frames it skipped or withheld, and those lost above it, each once
+   * however many branches above a join lost it */
+  guint64 n_lost;
+  /* with a join above it, or at it: the sequences lost above that are
+   * after the last frame it took, sorted; %NULL without a join, where no
+   * two stages above lose the same frame */
+  GArray *lost;
+  guint64 target; /* the frames the steps asked of it */
+  gboolean asked; /* running as the step began: it takes a frame */
+  gboolean ended; /* its stream ended: it takes no more */
 } StepSink;
 
 static void
@@ -23,16 +30,68 @@ step_sink_free (gpointer data)
   StepSink *s = data;
 
   g_ptr_array_unref (s->above);
+  g_clear_pointer (&s->lost, g_array_unref);
   g_free (s);
 }
 
-/* a sink finished a frame, or any stage skipped one: a step may be over */
+/* frame @sequence was lost above @s: counted once, though each branch
+ * above a join may lose it */
 static void
-on_sink_frame (AccelStage *stage, gpointer user_data)
+note_lost_above (StepSink *s, guint64 sequence)
+{
+  guint i;
+
+  if (!s->lost)
+    {
+      s->n_lost++;
+      return;
+    }
+  /* mostly the latest */
+  for (i = s->lost->len; i > 0; i--)
+    if (g_array_index (s->lost, guint64, i - 1) <= sequence)
+      break;
+  if (i > 0 && g_array_index (s->lost, guint64, i - 1) == sequence)
+    return;
+  g_array_insert_val (s->lost, i, sequence);
+  s->n_lost++;
+}
+
+/* @s took frame @sequence (or lost it itself): each stage above it has
+ * handed on that frame, and said before which of the earlier ones it
+ * lost */
+static void
+forget_lost_before (StepSink *s, guint64 sequence)
+{
+  guint n = 0;
+
+  while (n < s->lost->len && g_array_index (s->lost, guint64, n) < sequence)
+    n++;
+  if (n > 0)
+    g_array_remove_range (s->lost, 0, n);
+}
+
+/* a sink finished frame @sequence, or (@lost) a stage skipped or withheld
+ * it: a step may be over */
+static void
+on_stage_frame (
+    AccelStage *stage, guint64 sequence, gboolean lost, gpointer user_data)
 {
   AccelGraph *graph = user_data;
 
   g_mutex_lock (&graph->lock);
+  for (guint i = 0; i < graph->step_sinks->len; i++)
+    {
+      StepSink *s = graph->step_sinks->pdata[i];
+
+      if (stage == s->sink)
+        {
+          s->n_lost += lost;
+          if (s->lost)
+            forget_lost_before (s, sequence);
+        }
+      else if (lost && g_ptr_array_find (s->above, stage, NULL))
+        note_lost_above (s, sequence);
+    }
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
 }
@@ -53,6 +112,16 @@ collect_above (AccelGraph *graph, AccelStage *stage, GPtrArray *above)
     }
 }
 
+/* whether a stage above @s joins branches, which may each lose a frame */
+static gboolean
+joins_above (StepSink *s)
+{
+  for (guint i = 0; i < s->above->len; i++)
+    if (accel_stage_get_n_inputs (s->above->pdata[i]) > 1)
+      return TRUE;
+  return FALSE;
+}
+
 /* what the graph hears of its stages when it runs stepped, and its sinks
  * as the steps see them; as it starts */
 void
@@ -61,7 +130,7 @@ accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
   g_clear_pointer (&graph->step_sinks, g_ptr_array_unref);
   if (!graph->stepped)
     return;
-  observer->frame = on_sink_frame;
+  observer->frame = on_stage_frame;
   graph->step_sinks = g_ptr_array_new_with_free_func (step_sink_free);
   for (guint i = 0; i < graph->order->len; i++)
     {
@@ -74,6 +143,8 @@ accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
       s->sink = stage;
       s->above = g_ptr_array_new ();
       collect_above (graph, stage, s->above);
+      if (accel_stage_get_n_inputs (stage) > 1 || joins_above (s))
+        s->lost = g_array_new (FALSE, FALSE, sizeof (guint64));
       g_ptr_array_add (graph->step_sinks, s);
     }
 }
@@ -113,22 +184,12 @@ accel_graph_set_stepped (AccelGraph *graph, gboolean stepped)
   graph->stepped = stepped;
 }
 
-static guint64
-withheld (AccelStage *stage)
-{
-  return accel_stage_get_n_skipped (stage) + accel_stage_get_n_withheld (stage);
-}
-
 /* the frames @s finished, skipped or committed before, and those skipped
- * or withheld above it, which never reach it */
+ * or withheld above it, which never reach it (under the graph's lock) */
 static guint64
 sink_frames (StepSink *s)
 {
-  guint64 n = accel_stage_get_n_processed (s->sink) + withheld (s->sink);
-
-  for (guint i = 0; i < s->above->len; i++)
-    n += withheld (s->above->pdata[i]);
-  return n;
+  return accel_stage_get_n_processed (s->sink) + s->n_lost;
 }
 
 /* how many sinks the step asked a frame of still wait for it (under the

@@ -298,9 +298,9 @@ void accel_source_rewind_params (AccelStage *self, guint64 from);
 void accel_source_replay_params (AccelStage *self, guint64 sequence);
 void accel_source_clear_params (AccelSourceState *source);
 void accel_source_settle_params (AccelStage *self);
-void accel_stage_count_fault (
-    AccelStage *stage, gboolean restarted, const GError *fault);
-void accel_stage_count_withheld (AccelStage *stage);
+void accel_stage_count_fault (AccelStage *stage, guint64 sequence,
+    gboolean restarted, const GError *fault);
+void accel_stage_count_withheld (AccelStage *stage, guint64 sequence);
 void accel_stage_count_batched (
     AccelStage *stage, gboolean replayed, gboolean captured);
 

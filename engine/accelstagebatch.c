@@ -373,7 +373,7 @@ run_live (GArray *frames, GArray *pushes)
                   "stage '%s' before it failed the frame: %s",
                   accel_stage_get_name (f->stage), error->message);
 
-              accel_stage_count_fault (g->stage, FALSE, before);
+              accel_stage_count_fault (g->stage, g->sequence, FALSE, before);
               g->stage = NULL;
             }
         }

@@ -220,7 +220,8 @@ accel_stage_buffer_wait_end (AccelStage *self)
   if (!accel_stage_get_private (self)->buffer_wait.active)
     return;
   drop_frame (self);
-  accel_stage_count_withheld (self);
+  accel_stage_count_withheld (
+      self, accel_stage_get_private (self)->buffer_wait.sequence);
 }
 
 /* a flush drops the frame that waits; what came before the flush applies

@@ -426,7 +426,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     res = ACCEL_FRAME_YIELDED;
   else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0)
     {
-      accel_stage_count_withheld (self);
+      accel_stage_count_withheld (self, sequence);
       accel_stage_send_gap_downstream (self, sequence);
     }
   else if (flow == ACCEL_FLOW_OK
@@ -542,7 +542,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
         }
       g_debug ("stage '%s' skips frame %" G_GUINT64_FORMAT ": %s", priv->name,
           sequence, error->message);
-      accel_stage_count_fault (self, FALSE, error);
+      accel_stage_count_fault (self, sequence, FALSE, error);
       g_error_free (error);
       /* a frame made again to catch up went on before */
       if (!accel_source_replays (self, sequence))
@@ -567,7 +567,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
         accel_stage_count_restart (self, error);
       else
         {
-          accel_stage_count_fault (self, TRUE, error);
+          accel_stage_count_fault (self, sequence, TRUE, error);
           accel_stage_send_gap_downstream (self, sequence);
         }
       g_error_free (error);
@@ -577,7 +577,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
        * ends normally after it still lacks that frame */
       g_debug ("stage '%s' stops after frame %" G_GUINT64_FORMAT ": %s",
           priv->name, sequence, error->message);
-      accel_stage_count_fault (self, FALSE, error);
+      accel_stage_count_fault (self, sequence, FALSE, error);
       g_error_free (error);
       accel_stage_handle_eos (self);
       return FALSE;
@@ -631,7 +631,7 @@ run_frame (AccelStage *self, AccelBuffer **inputs)
     case ACCEL_SEQUENCE_DONE:
       for (guint i = 0; i < priv->n_in; i++)
         accel_buffer_unref (inputs[i]);
-      accel_stage_count_withheld (self);
+      accel_stage_count_withheld (self, sequence);
       return TRUE;
     default:
       break;

@@ -342,7 +342,7 @@ accel_stage_record_frame (
     histogram_add_unlocked (&priv->e2e_hist, e2e);
   g_mutex_unlock (&priv->stats_lock);
   if (priv->observer.frame && accel_stage_ends_a_branch (stage))
-    priv->observer.frame (stage, priv->observer_data);
+    priv->observer.frame (stage, sequence, FALSE, priv->observer_data);
 }
 
 /* copies the stage's histograms and its frames, read together so that
@@ -404,10 +404,11 @@ accel_stage_dup_output_pool (AccelStage *stage, guint port)
   return pool;
 }
 
-/* a frame failed and was skipped, after a restart when @restarted */
+/* frame @sequence failed and was skipped, after a restart when
+ * @restarted */
 void
-accel_stage_count_fault (
-    AccelStage *stage, gboolean restarted, const GError *fault)
+accel_stage_count_fault (AccelStage *stage, guint64 sequence,
+    gboolean restarted, const GError *fault)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
@@ -420,7 +421,7 @@ accel_stage_count_fault (
   /* a frame skipped anywhere never reaches the sinks below: a stepped
    * graph's step may be over */
   if (priv->observer.frame)
-    priv->observer.frame (stage, priv->observer_data);
+    priv->observer.frame (stage, sequence, TRUE, priv->observer_data);
 }
 
 /* a frame failed, and the stage restarted and makes it again: nothing is
@@ -437,11 +438,11 @@ accel_stage_count_restart (AccelStage *stage, const GError *fault)
   g_mutex_unlock (&priv->stats_lock);
 }
 
-/* a frame that did not fail reaches no sink below @stage: its process ()
- * withheld it (%ACCEL_FLOW_SKIP), or @stage is a sink that committed it
- * in an earlier run. A stepped graph's step may be over */
+/* frame @sequence, which did not fail, reaches no sink below @stage: its
+ * process () withheld it (%ACCEL_FLOW_SKIP), or @stage is a sink that
+ * committed it in an earlier run. A stepped graph's step may be over */
 void
-accel_stage_count_withheld (AccelStage *stage)
+accel_stage_count_withheld (AccelStage *stage, guint64 sequence)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
@@ -449,7 +450,7 @@ accel_stage_count_withheld (AccelStage *stage)
   priv->n_withheld++;
   g_mutex_unlock (&priv->stats_lock);
   if (priv->observer.frame)
-    priv->observer.frame (stage, priv->observer_data);
+    priv->observer.frame (stage, sequence, TRUE, priv->observer_data);
 }
 
 guint64

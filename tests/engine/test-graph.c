@@ -1758,6 +1758,55 @@ test_stepped_skip (GraphFixture *f, gconstpointer data)
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
 }
 
+/* a frame that both branches above a join skip is one frame that never
+ * reaches it: the next step waits for its own frame. It was counted once
+ * per branch, and the step after it returned as the second branch's skip
+ * came, before its frame reached the join (the application saw the
+ * frame before it) */
+static void
+test_stepped_skip_joined (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *a, *b;
+
+  f->src = source (f, "src", 6, "64");
+  a = add (f, "core.scale", "a");
+  b = add (f, "core.scale", "b");
+  f->sink = add (f, "test.pair-sink", "join");
+  link_ok (f->graph, "src", "a");
+  link_ok (f->graph, "src", "b");
+  link_ok (f->graph, "a", "join.a");
+  link_ok (f->graph, "b", "join.b");
+  /* both skip frame 2; b a second later, as frame 2 outlasts its
+   * deadline: its skip comes during the next step */
+  accel_fault_inject ("a", ACCEL_FAULT_INVALID_INPUT, 2);
+  accel_fault_inject ("b", ACCEL_FAULT_HANG, 2);
+  g_object_set (a, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  g_object_set (
+      b, "on-fault", ACCEL_SUPERVISION_RESUME, "deadline", (gint64)100, NULL);
+  accel_graph_set_stepped (f->graph, TRUE);
+  start_ok (f);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autoptr (GArray) pairs = NULL;
+
+      g_assert_true (
+          accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+      g_assert_no_error (f->error);
+      g_assert_cmpuint (
+          accel_stage_get_n_processed (f->sink), ==, i < 2 ? i + 1 : i);
+      pairs = test_pair_sink_get_pairs (TEST_PAIR_SINK (f->sink));
+      if (i != 2)
+        g_assert_cmpuint (
+            g_array_index (pairs, guint64, pairs->len - 1), ==, i);
+    }
+  g_assert_cmpuint (accel_stage_get_n_skipped (a), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_skipped (b), ==, 1);
+  g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&f->error);
+  g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+}
+
 /* a step past one source's last frame, another's still to come: the
  * step is through once the sink still running has its frame (it waited
  * for the ended one's for good, or to its timeout) */
@@ -1987,8 +2036,13 @@ main (int argc, char **argv)
       graph_set_up, test_stepped_withheld, graph_tear_down);
   g_test_add ("/graph/stepped-skip", GraphFixture, "stepped-skip", graph_set_up,
       test_stepped_skip, graph_tear_down);
+  g_test_add ("/graph/stepped-skip-joined", GraphFixture, "stepped-skip-joined",
+      graph_set_up, test_stepped_skip_joined, graph_tear_down);
   g_test_add ("/graph/one-thread/stepped", GraphFixture, "stepped",
       graph_set_up_one_thread, test_stepped, graph_tear_down);
+  g_test_add ("/graph/one-thread/stepped-skip-joined", GraphFixture,
+      "stepped-skip-joined", graph_set_up_one_thread, test_stepped_skip_joined,
+      graph_tear_down);
   g_test_add ("/graph/dot", GraphFixture, "dotted", graph_set_up, test_dot,
       graph_tear_down);
   g_test_add ("/graph/stop-wakes-wait", GraphFixture, "woken", graph_set_up,
