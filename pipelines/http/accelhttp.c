@@ -42,6 +42,13 @@ struct _AccelHttpServer
   Connections *connections; /* shared with the connections' weak refs */
 };
 
+/* the most a request's head (its request line and headers) may take: one
+ * longer is answered 431 (414 while on its request line). libsoup's own
+ * bound is the same, past which it closed the connection with no answer */
+#define HEAD_LIMIT (64 * 1024)
+/* RFC 6585's, which libsoup 3.2 does not know */
+#define STATUS_HEADERS_TOO_LARGE 431
+
 /* how long the page waits for dot: a graph is drawn in well under a second */
 #define DOT_TIMEOUT_MS 5000
 
@@ -206,6 +213,19 @@ reply (SoupServerMessage *msg, const char *type, gchar *body)
       msg, type, SOUP_MEMORY_TAKE, body, strlen (body));
 }
 
+/* a refusal: the status line and headers of an answer with no body, after
+ * which the connection is closed */
+static gchar *
+refusal (guint status)
+{
+  return g_strdup_printf ("HTTP/1.1 %u %s\r\n%sContent-Length: 0\r\n"
+                          "Connection: close\r\n\r\n",
+      status,
+      status == STATUS_HEADERS_TOO_LARGE ? "Request Header Fields Too Large"
+                                         : soup_status_get_phrase (status),
+      status == SOUP_STATUS_METHOD_NOT_ALLOWED ? "Allow: GET, HEAD\r\n" : "");
+}
+
 /* every request, once its headers are read and before its body is: the
  * server takes GET and HEAD of a path without a body only (a Content-Length
  * of 0 at most). Anything else is answered here at once, its connection
@@ -250,14 +270,213 @@ on_got_headers (SoupServerMessage *msg, gpointer user_data)
                ? g_strdup ("*")
                : g_uri_to_string (soup_server_message_get_uri (msg));
   g_debug ("%s %s refused before its body: %u", method, target, status);
-  answer = g_strdup_printf ("HTTP/1.1 %u %s\r\n%sContent-Length: 0\r\n"
-                            "Connection: close\r\n\r\n",
-      status, soup_status_get_phrase (status),
-      status == SOUP_STATUS_METHOD_NOT_ALLOWED ? "Allow: GET, HEAD\r\n" : "");
+  answer = refusal (status);
   stream = soup_server_message_steal_connection (msg);
   g_output_stream_write_all (g_io_stream_get_output_stream (stream), answer,
       strlen (answer), NULL, NULL, NULL);
   g_io_stream_close (stream, NULL, NULL);
+}
+
+/* a connection's input as libsoup reads it, its heads measured on the way:
+ * the server reads no body (on_got_headers() closes a connection whose
+ * request has one), so what comes is heads, one after another, each ending
+ * at an empty line. A head longer than HEAD_LIMIT is answered here, as
+ * libsoup is to read its next byte, and the read fails, which closes the
+ * connection: libsoup never gets to its own bound (no answer at all) */
+#define ACCEL_TYPE_HTTP_HEADS (accel_http_heads_get_type ())
+G_DECLARE_FINAL_TYPE (
+    AccelHttpHeads, accel_http_heads, ACCEL, HTTP_HEADS, GFilterInputStream)
+
+struct _AccelHttpHeads
+{
+  GFilterInputStream parent;
+
+  GIOStream *connection; /* the socket's: its output takes the refusal */
+  gsize head;            /* bytes of the head being read */
+  gsize line;            /* bytes of its line since its last newline */
+  gboolean line_cr;      /* the line's first byte is a carriage return */
+  gboolean past_first;   /* its request line ended */
+  guint refused;         /* 0, or the status to answer at the next read */
+  gboolean answered;
+};
+
+static void accel_http_heads_pollable_init (
+    GPollableInputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AccelHttpHeads, accel_http_heads,
+    G_TYPE_FILTER_INPUT_STREAM,
+    G_IMPLEMENT_INTERFACE (
+        G_TYPE_POLLABLE_INPUT_STREAM, accel_http_heads_pollable_init))
+
+/* how many of @n bytes read at @data belong to heads within HEAD_LIMIT;
+ * past it, self->refused says how to answer. A head ends where libsoup's
+ * does: at an empty line ("\n" or "\r\n") after at least 2 (3) of its
+ * bytes */
+static gsize
+heads_scan (AccelHttpHeads *self, const guint8 *data, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      if (self->head == HEAD_LIMIT)
+        {
+          self->refused = self->past_first ? STATUS_HEADERS_TOO_LARGE
+                                           : SOUP_STATUS_REQUEST_URI_TOO_LONG;
+          return i;
+        }
+      if (data[i] != '\n')
+        {
+          if (self->line == 0)
+            self->line_cr = data[i] == '\r';
+          self->line++;
+          self->head++;
+          continue;
+        }
+      if ((self->line == 0 && self->head >= 2)
+          || (self->line == 1 && self->line_cr && self->head >= 4))
+        {
+          self->head = 0;
+          self->past_first = FALSE;
+        }
+      else
+        {
+          self->head++;
+          /* an empty line before a request line is skipped, as libsoup
+           * does */
+          self->past_first |= self->line > (self->line_cr ? 1u : 0u);
+        }
+      self->line = 0;
+    }
+  return n;
+}
+
+static gssize
+heads_read (AccelHttpHeads *self, void *buffer, gsize count, gboolean blocking,
+    GCancellable *cancellable, GError **error)
+{
+  GInputStream *base = G_FILTER_INPUT_STREAM (self)->base_stream;
+  gssize n;
+  gsize kept;
+
+  if (!self->refused)
+    {
+      n = g_pollable_stream_read (
+          base, buffer, count, blocking, cancellable, error);
+      if (n <= 0)
+        return n;
+      kept = heads_scan (self, buffer, n);
+      if (kept > 0)
+        return kept;
+    }
+  if (!self->answered)
+    {
+      g_autofree gchar *answer = refusal (self->refused);
+      GOutputStream *out = g_io_stream_get_output_stream (self->connection);
+      guint8 rest[4096];
+
+      self->answered = TRUE;
+      g_debug ("a request's head is longer than %d bytes: %u", HEAD_LIMIT,
+          self->refused);
+      g_output_stream_write_all (
+          out, answer, strlen (answer), NULL, NULL, NULL);
+      /* the client may still be sending its head: what came already is read
+       * (a head's worth at most) before libsoup closes the connection, which
+       * would otherwise reset it, and the client could lose the answer */
+      g_socket_shutdown (g_socket_connection_get_socket (
+                             G_SOCKET_CONNECTION (self->connection)),
+          FALSE, TRUE, NULL);
+      for (gssize got = 1, drained = 0; got > 0 && drained < HEAD_LIMIT;
+           drained += got)
+        got = g_pollable_input_stream_read_nonblocking (
+            G_POLLABLE_INPUT_STREAM (base), rest, sizeof (rest), NULL, NULL);
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+      "a request's head is longer than %d bytes", HEAD_LIMIT);
+  return -1;
+}
+
+static gssize
+accel_http_heads_read (GInputStream *stream, void *buffer, gsize count,
+    GCancellable *cancellable, GError **error)
+{
+  return heads_read (
+      ACCEL_HTTP_HEADS (stream), buffer, count, TRUE, cancellable, error);
+}
+
+static gssize
+accel_http_heads_read_nonblocking (
+    GPollableInputStream *stream, void *buffer, gsize count, GError **error)
+{
+  return heads_read (
+      ACCEL_HTTP_HEADS (stream), buffer, count, FALSE, NULL, error);
+}
+
+static gboolean
+accel_http_heads_is_readable (GPollableInputStream *stream)
+{
+  AccelHttpHeads *self = ACCEL_HTTP_HEADS (stream);
+
+  return self->refused
+         || g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (
+             G_FILTER_INPUT_STREAM (self)->base_stream));
+}
+
+static GSource *
+accel_http_heads_create_source (
+    GPollableInputStream *stream, GCancellable *cancellable)
+{
+  GPollableInputStream *base
+      = G_POLLABLE_INPUT_STREAM (G_FILTER_INPUT_STREAM (stream)->base_stream);
+  g_autoptr (GSource) base_source
+      = g_pollable_input_stream_create_source (base, NULL);
+
+  return g_pollable_source_new_full (stream, base_source, cancellable);
+}
+
+static void
+accel_http_heads_finalize (GObject *object)
+{
+  g_clear_object (&ACCEL_HTTP_HEADS (object)->connection);
+  G_OBJECT_CLASS (accel_http_heads_parent_class)->finalize (object);
+}
+
+static void
+accel_http_heads_class_init (AccelHttpHeadsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = accel_http_heads_finalize;
+  G_INPUT_STREAM_CLASS (klass)->read_fn = accel_http_heads_read;
+}
+
+static void
+accel_http_heads_pollable_init (GPollableInputStreamInterface *iface)
+{
+  iface->read_nonblocking = accel_http_heads_read_nonblocking;
+  iface->is_readable = accel_http_heads_is_readable;
+  iface->create_source = accel_http_heads_create_source;
+}
+
+static void
+accel_http_heads_init (AccelHttpHeads *self)
+{
+}
+
+/* @client's connection as libsoup takes it: a GSocketConnection (the socket
+ * and its timeout are found from it, and closing it closes the socket)
+ * whose input is measured by an AccelHttpHeads */
+static GSocketConnection *
+connection_new (GSocket *client)
+{
+  g_autoptr (GSocketConnection) plain
+      = g_socket_connection_factory_create_connection (client);
+  g_autoptr (AccelHttpHeads) heads = g_object_new (ACCEL_TYPE_HTTP_HEADS,
+      "base-stream", g_io_stream_get_input_stream (G_IO_STREAM (plain)), NULL);
+  g_autoptr (GIOStream) measured = NULL;
+
+  /* the heads hold the plain connection: dropped, it would close the
+   * streams it made */
+  heads->connection = G_IO_STREAM (g_object_ref (plain));
+  measured = g_simple_io_stream_new (G_INPUT_STREAM (heads),
+      g_io_stream_get_output_stream (G_IO_STREAM (plain)));
+  return g_tcp_wrapper_connection_new (measured, client);
 }
 
 /* a connection's first message is started as it is accepted, before the
@@ -396,7 +615,7 @@ on_incoming (GSocket *listener, GIOCondition condition, gpointer data)
   if (self->connections->open.length >= MAX_CONNECTIONS)
     shut_oldest (self->connections);
   g_socket_set_timeout (client, self->idle_timeout_s);
-  connection = g_socket_connection_factory_create_connection (client);
+  connection = connection_new (client);
   local = g_socket_get_local_address (client, NULL);
   remote = g_socket_get_remote_address (client, NULL);
   if (!local || !remote

@@ -7,7 +7,8 @@
                          the graph; other paths are 404; requests with a
                          body are refused before it, and so are targets
                          libsoup would answer itself ("*", a path that does
-                         not decode), their connections closed; connections
+                         not decode), their connections closed; heads over
+                         64 KB are answered 431 (414); connections
                          kept alive leave no socket behind; idle ones are
                          closed after ACCEL_HTTP_IDLE_TIMEOUT
   test-http.py page      the live page in headless Chromium: the stage names
@@ -204,6 +205,7 @@ def test_metrics(proc, url):
     check(get(url + "page.js")[0] == 200, "/page.js is served")
     check_refused_early(url)
     check_odd_targets(proc, url)
+    check_long_heads(proc, url)
     check_connections_closed(proc, url)
     check_connection_flood(proc, url)
     check_range_ignored(url)
@@ -301,6 +303,42 @@ def check_odd_targets(proc, url):
     check(after <= before + 5,
           "50 OPTIONS * leave no socket open: %d sockets before, %d after"
           % (before, after))
+
+
+def check_long_heads(proc, url):
+    """a request whose head (request line and headers) is longer than 64 KB
+    is answered 431, or 414 while on its request line, and its connection
+    closed: libsoup reset the connection with no answer. The server goes on
+    answering others, and keeps no socket of them."""
+    big = "a" * 70000
+    for head, status, what in (
+            ("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n" % big,
+             431, "a header of 70 KB"),
+            ("GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n" %
+             "".join("X-%d: %s\r\n" % (i, "b" * 1000) for i in range(70)),
+             431, "70 headers of 1 KB"),
+            ("GET /%s HTTP/1.1\r\nHost: x\r\n\r\n" % big, 414,
+             "a request line of 70 KB"),
+            ("\r\nGET /%s HTTP/1.1\r\nHost: x\r\n\r\n" % big, 414,
+             "a request line of 70 KB after an empty line")):
+        line, closed = raw_exchange(url, head)
+        check(line.startswith("HTTP/1.1 %d" % status) and closed,
+              "%s is answered %d and its connection closed: %s%s"
+              % (what, status, line or "(no answer)",
+                 "" if closed else " (left open)"))
+    line = raw_request(url, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                       "X-Big: %s\r\n\r\n" % ("a" * 60000))
+    check(line.startswith("HTTP/1.1 200"),
+          "a header of 60 KB is answered: %s" % line)
+    before = sockets(proc.pid)
+    for _ in range(20):
+        raw_exchange(url, "GET /metrics HTTP/1.1\r\nX-Big: %s\r\n\r\n"
+                     % big)
+    after = sockets_settle(proc.pid, before + 5, 10)
+    check(after <= before + 5,
+          "20 heads of 70 KB leave no socket open: %d sockets before, %d "
+          "after" % (before, after))
+    check(get(url + "metrics")[0] == 200, "the server goes on answering")
 
 
 def check_idle_closed(url):
