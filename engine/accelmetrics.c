@@ -44,9 +44,10 @@ typedef struct
 typedef struct
 {
   const char *graph;
-  GArray *stages;  /* StageSnapshot */
-  GArray *pools;   /* PoolSnapshot */
-  GArray *devices; /* DeviceSnapshot */
+  AccelWorld *world; /* the world the process is a rank of, or NULL */
+  GArray *stages;    /* StageSnapshot */
+  GArray *pools;     /* PoolSnapshot */
+  GArray *devices;   /* DeviceSnapshot */
   guint64 in_flight;
 } Snapshot;
 
@@ -201,6 +202,7 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
   Upstream up;
 
   snap->graph = accel_graph_get_name (graph);
+  snap->world = accel_world_get_default ();
   snap->stages = g_array_new (FALSE, TRUE, sizeof (StageSnapshot));
   snap->pools = g_array_new (FALSE, TRUE, sizeof (PoolSnapshot));
   snap->devices = g_array_new (FALSE, TRUE, sizeof (DeviceSnapshot));
@@ -333,13 +335,24 @@ append_help (GString *s, const char *name, const char *type, const char *help)
       s, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{graph="..",stage=".."} */
+/* name{graph="..",rank="..",world_size="..", the rank's labels only in a
+ * world: every rank serves its own graph, which is the same graph */
 static void
-append_stage_series (
-    GString *s, const char *name, const char *graph, AccelStage *stage)
+append_series (GString *s, const char *name, const Snapshot *snap)
 {
   g_string_append_printf (s, "%s{graph=\"", name);
-  append_label (s, graph);
+  append_label (s, snap->graph);
+  if (snap->world)
+    g_string_append_printf (s, "\",rank=\"%u\",world_size=\"%u",
+        accel_world_get_rank (snap->world), accel_world_get_size (snap->world));
+}
+
+/* name{graph="..",stage=".." */
+static void
+append_stage_series (
+    GString *s, const char *name, const Snapshot *snap, AccelStage *stage)
+{
+  append_series (s, name, snap);
   g_string_append (s, "\",stage=\"");
   append_label (s, accel_stage_get_name (stage));
   g_string_append (s, "\"");
@@ -396,7 +409,7 @@ counter_value (const StageSnapshot *s, Counter c)
 }
 
 static void
-append_histogram (GString *s, const char *name, const char *graph,
+append_histogram (GString *s, const char *name, const Snapshot *snap,
     AccelStage *stage, const AccelHistogram *h)
 {
   guint64 cumulative = 0;
@@ -407,7 +420,7 @@ append_histogram (GString *s, const char *name, const char *graph,
   for (guint b = 0; b <= ACCEL_HISTOGRAM_BUCKETS; b++)
     {
       cumulative += h->counts[b];
-      append_stage_series (s, bucket, graph, stage);
+      append_stage_series (s, bucket, snap, stage);
       g_string_append (s, ",le=\"");
       if (b < ACCEL_HISTOGRAM_BUCKETS)
         append_seconds (s, accel_histogram_bounds_ns[b]);
@@ -415,11 +428,11 @@ append_histogram (GString *s, const char *name, const char *graph,
         g_string_append (s, "+Inf");
       g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", cumulative);
     }
-  append_stage_series (s, sum, graph, stage);
+  append_stage_series (s, sum, snap, stage);
   g_string_append (s, "} ");
   append_seconds (s, h->sum_ns);
   g_string_append_c (s, '\n');
-  append_stage_series (s, count, graph, stage);
+  append_stage_series (s, count, snap, stage);
   g_string_append_printf (s, "} %" G_GUINT64_FORMAT "\n", h->count);
 }
 
@@ -443,11 +456,10 @@ static const struct
 };
 
 static void
-append_pool_series (GString *s, const char *name, const char *graph,
+append_pool_series (GString *s, const char *name, const Snapshot *snap,
     const PoolSnapshot *p, guint64 value)
 {
-  g_string_append_printf (s, "%s{graph=\"", name);
-  append_label (s, graph);
+  append_series (s, name, snap);
   g_string_append (s, "\",stage=\"");
   append_label (s, p->stage);
   g_string_append (s, "\",port=\"");
@@ -456,11 +468,10 @@ append_pool_series (GString *s, const char *name, const char *graph,
 }
 
 static void
-append_device_series (GString *s, const char *name, const char *graph,
+append_device_series (GString *s, const char *name, const Snapshot *snap,
     AccelDevice *device, guint64 value)
 {
-  g_string_append_printf (s, "%s{graph=\"", name);
-  append_label (s, graph);
+  append_series (s, name, snap);
   g_string_append (s, "\",device=\"");
   append_label (s, accel_device_get_name (device));
   g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", value);
@@ -471,7 +482,9 @@ append_device_series (GString *s, const char *name, const char *graph,
  * @graph: a graph
  *
  * The graph's metrics in the Prometheus text exposition format (version
- * 0.0.4), every series labelled with `graph`; docs/metrics.md lists them.
+ * 0.0.4), every series labelled with `graph`, and with `rank` and
+ * `world_size` in a process that is a rank of a world
+ * (accel_world_get_default()); docs/metrics.md lists them.
  * Reading them takes each stage's statistics lock briefly and never waits
  * for a frame.
  *
@@ -496,7 +509,7 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
       for (guint i = 0; i < snap.stages->len; i++)
         {
           StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
-          append_stage_series (s, counters[c].name, snap.graph, st->stage);
+          append_stage_series (s, counters[c].name, &snap, st->stage);
           g_string_append_printf (
               s, "} %" G_GUINT64_FORMAT "\n", counter_value (st, c));
         }
@@ -509,7 +522,7 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
       StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
       for (guint k = 0; k < G_N_ELEMENTS (states); k++)
         {
-          append_stage_series (s, "accel_stage_state", snap.graph, st->stage);
+          append_stage_series (s, "accel_stage_state", &snap, st->stage);
           g_string_append_printf (s, ",kind=\"%s\",state=\"%s\"} %d\n",
               st->kind, states[k], g_str_equal (st->state, states[k]));
         }
@@ -520,7 +533,7 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
   for (guint i = 0; i < snap.stages->len; i++)
     {
       StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
-      append_stage_series (s, "accel_stage_queue_depth", snap.graph, st->stage);
+      append_stage_series (s, "accel_stage_queue_depth", &snap, st->stage);
       g_string_append_printf (s, "} %u\n", st->queue_now);
     }
   append_help (s, "accel_stage_queue_depth_max", "gauge",
@@ -528,8 +541,7 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
   for (guint i = 0; i < snap.stages->len; i++)
     {
       StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
-      append_stage_series (
-          s, "accel_stage_queue_depth_max", snap.graph, st->stage);
+      append_stage_series (s, "accel_stage_queue_depth_max", &snap, st->stage);
       g_string_append_printf (s, "} %u\n", st->queue_max);
     }
 
@@ -539,8 +551,8 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
   for (guint i = 0; i < snap.stages->len; i++)
     {
       StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
-      append_histogram (s, "accel_stage_latency_seconds", snap.graph, st->stage,
-          &st->latency);
+      append_histogram (
+          s, "accel_stage_latency_seconds", &snap, st->stage, &st->latency);
     }
 
   append_help (s, "accel_sink_end_to_end_latency_seconds", "histogram",
@@ -550,8 +562,8 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
     {
       StageSnapshot *st = &g_array_index (snap.stages, StageSnapshot, i);
       if (st->is_sink)
-        append_histogram (s, "accel_sink_end_to_end_latency_seconds",
-            snap.graph, st->stage, &st->e2e);
+        append_histogram (s, "accel_sink_end_to_end_latency_seconds", &snap,
+            st->stage, &st->e2e);
     }
 
   for (guint k = 0; k < G_N_ELEMENTS (pool_series); k++)
@@ -561,7 +573,7 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
       for (guint i = 0; i < snap.pools->len; i++)
         {
           PoolSnapshot *p = &g_array_index (snap.pools, PoolSnapshot, i);
-          append_pool_series (s, pool_series[k].name, snap.graph, p,
+          append_pool_series (s, pool_series[k].name, &snap, p,
               G_STRUCT_MEMBER (guint64, p, pool_series[k].offset));
         }
     }
@@ -571,7 +583,7 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
   for (guint i = 0; i < snap.devices->len; i++)
     {
       DeviceSnapshot *d = &g_array_index (snap.devices, DeviceSnapshot, i);
-      append_device_series (s, "accel_device_generation", snap.graph, d->device,
+      append_device_series (s, "accel_device_generation", &snap, d->device,
           accel_device_get_generation (d->device));
     }
   /* used, then free: the GPU devices only */
@@ -586,15 +598,14 @@ accel_graph_metrics_to_prometheus (AccelGraph *graph)
         {
           DeviceSnapshot *d = &g_array_index (snap.devices, DeviceSnapshot, i);
           if (d->have_memory)
-            append_device_series (s, name, snap.graph, d->device,
+            append_device_series (s, name, &snap, d->device,
                 k ? d->free_bytes : d->total_bytes - d->free_bytes);
         }
     }
 
   append_help (s, "accel_graph_frames_in_flight", "gauge",
       "Frames the sources produced that the slowest sink has not finished.");
-  g_string_append (s, "accel_graph_frames_in_flight{graph=\"");
-  append_label (s, snap.graph);
+  append_series (s, "accel_graph_frames_in_flight", &snap);
   g_string_append_printf (s, "\"} %" G_GUINT64_FORMAT "\n", snap.in_flight);
 
   snapshot_clear (&snap);
@@ -692,6 +703,9 @@ accel_graph_metrics_to_json (AccelGraph *graph)
   take_snapshot (graph, &snap);
   s = g_string_new ("{\"graph\": ");
   append_json_string (s, snap.graph);
+  if (snap.world)
+    g_string_append_printf (s, ", \"rank\": %u, \"world_size\": %u",
+        accel_world_get_rank (snap.world), accel_world_get_size (snap.world));
   g_string_append_printf (s,
       ", \"time_us\": %" G_GINT64_FORMAT
       ", \"frames_in_flight\": %" G_GUINT64_FORMAT ",\n \"stages\": [",

@@ -1004,6 +1004,51 @@ test_metrics_kindless (GraphFixture *f, gconstpointer data)
   g_assert_cmpstr (json_member (st, "kind", JSON_STRING)->string, ==, "");
 }
 
+/* a process that is a rank of a world labels every series with its rank
+ * and the world's size: each rank serves its own graph, the same graph, and
+ * every rank's /metrics read alike. A process alone has neither */
+static void
+test_metrics_rank (GraphFixture *f, gconstpointer data)
+{
+  g_autoptr (AccelWorld) world = accel_world_new ("127.0.0.1:1", 1, 3);
+  g_autofree gchar *alone = NULL;
+  g_autofree gchar *json_alone = NULL;
+  g_autofree gchar *prometheus = NULL;
+  g_autofree gchar *text = NULL;
+  g_autoptr (Json) json = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint samples = 0;
+
+  source (f, "src", 1, "16");
+  alone = accel_graph_metrics_to_prometheus (f->graph);
+  json_alone = accel_graph_metrics_to_json (f->graph);
+  accel_world_set_default (world);
+  prometheus = accel_graph_metrics_to_prometheus (f->graph);
+  text = accel_graph_metrics_to_json (f->graph);
+  accel_world_set_default (NULL);
+
+  g_assert_null (strstr (alone, "rank"));
+  g_assert_null (strstr (json_alone, "rank"));
+  lines = g_strsplit (prometheus, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      if (!lines[i][0] || lines[i][0] == '#')
+        continue;
+      g_assert_true (g_str_has_prefix (strchr (lines[i], '{'),
+          "{graph=\"test\",rank=\"1\",world_size=\"3\""));
+      samples++;
+    }
+  g_assert_cmpuint (samples, >, 20);
+  g_assert_nonnull (strstr (prometheus,
+      "accel_graph_frames_in_flight{graph=\"test\",rank=\"1\",world_size="
+      "\"3\"} 0\n"));
+  json = json_parse (text);
+  g_assert_nonnull (json);
+  g_assert_cmpfloat (json_member (json, "rank", JSON_NUMBER)->number, ==, 1);
+  g_assert_cmpfloat (
+      json_member (json, "world_size", JSON_NUMBER)->number, ==, 3);
+}
+
 /* names that are not UTF-8 (a graph is named after its file's path) are
  * written as UTF-8 all the same, each other byte as \xNN; UTF-8 passes */
 static void
@@ -2006,6 +2051,8 @@ main (int argc, char **argv)
       graph_set_up, test_metrics_read_sinks_first, graph_tear_down);
   g_test_add ("/graph/metrics-kindless-stage", GraphFixture, "kindless",
       graph_set_up, test_metrics_kindless, graph_tear_down);
+  g_test_add ("/graph/metrics-rank", GraphFixture, "test", graph_set_up,
+      test_metrics_rank, graph_tear_down);
   g_test_add ("/graph/metrics-utf8", GraphFixture, "caf\xe9", graph_set_up,
       test_metrics_utf8, graph_tear_down);
   g_test_add ("/graph/stop-mid-stream", GraphFixture, "endless", graph_set_up,
