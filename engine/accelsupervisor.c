@@ -273,8 +273,9 @@ accel_supervisor_get_generation (void)
  * %ACCEL_EXIT_INCOMPLETE when done with frames skipped or lost
  * (%ACCEL_ERROR_INCOMPLETE), %ACCEL_EXIT_POISONED for a poisoned context
  * and %ACCEL_EXIT_HUNG for a stage that hung (%ACCEL_ERROR_HUNG; the
- * supervisor starts a new worker for both), 1 for any other failure (the
- * supervisor gives up). MT safe.
+ * supervisor starts a new worker for both), %ACCEL_EXIT_PEER_ENDED for the
+ * consequence of another rank's end (%ACCEL_ERROR_PEER_ENDED), 1 for any
+ * other failure (the supervisor gives up on both). MT safe.
  */
 int
 accel_supervisor_exit_status (const GError *error)
@@ -287,6 +288,8 @@ accel_supervisor_exit_status (const GError *error)
     return ACCEL_EXIT_POISONED;
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG))
     return ACCEL_EXIT_HUNG;
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_PEER_ENDED))
+    return ACCEL_EXIT_PEER_ENDED;
   return 1;
 }
 

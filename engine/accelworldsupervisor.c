@@ -18,6 +18,10 @@
 #define POLL_MS 10
 /* how long the other ranks may take to end on their own after one failed */
 #define CULPRIT_GRACE_MS 500
+/* ... and after one failed because another's stream ended: that one
+ * failed too, or ended short, and may take as long to stop as an
+ * accel-run that failed may (5 s), and a second */
+#define PEER_ENDED_GRACE_MS 6000
 /* ... and after one was interrupted alone: accel-run's grace for the
  * frames in flight (5 s), and a second */
 #define INTERRUPT_GRACE_MS 6000
@@ -85,8 +89,12 @@ interrupt_ranks (Rank *ranks, guint n)
  * the world is rebuilt for (a communicator that broke or a stage that
  * hung, often because of one of those: a peer's poisoned communicator
  * reaped first was named, the world rebuilt, and the escalated fault gone
- * with status 0). CULPRIT_TELLS names it at once */
-#define CULPRIT_TELLS 3
+ * with status 0), then a failure that says it is the consequence of
+ * another rank's end (ACCEL_EXIT_PEER_ENDED: that rank failed of its own
+ * too, or ended its stream short, and was the one to name when it left
+ * later). CULPRIT_TELLS names it at once */
+#define CULPRIT_TELLS 4
+#define CULPRIT_PEER_ENDED 1
 static int
 culprit_rank (int status)
 {
@@ -95,11 +103,21 @@ culprit_rank (int status)
   if (status < 0)
     return 0;
   if (WIFSIGNALED (status))
-    return 4;
+    return 5;
   if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_INVALID)
-    return 3;
+    return 4;
+  if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_PEER_ENDED)
+    return CULPRIT_PEER_ENDED;
   restarts = accel_supervisor_restart_cause (status);
-  return restarts ? 1 : 2;
+  return restarts ? 2 : 3;
+}
+
+/* how long the others may take to end after the rank named so far */
+static gint64
+culprit_grace_ms (int status)
+{
+  return culprit_rank (status) == CULPRIT_PEER_ENDED ? PEER_ENDED_GRACE_MS
+                                                     : CULPRIT_GRACE_MS;
 }
 
 /* of two ranks that ended badly at once, the one to name */
@@ -122,7 +140,7 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
   gboolean any_failed = FALSE, interrupted_alone = FALSE;
-  gint64 until = 0, interrupt_until = 0;
+  gint64 failed_at = 0, interrupt_until = 0;
 
   /* a rank goes with its supervisor, however that ends; after an
    * interrupt no more start (each started the run of 300 ranks anew only
@@ -192,16 +210,20 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
        * telling than a broken communicator came yet: a rank that refused
        * its pipeline closes the connections another was making, whose
        * communicator broke first, and the world was rebuilt for it. A
-       * signal needs no wait (the others only wait for that rank) */
-      if (any_failed && until == 0)
-        until = g_get_monotonic_time () + CULPRIT_GRACE_MS * 1000;
+       * signal needs no wait (the others only wait for that rank); a rank
+       * that failed because another's stream ended waits for that one's
+       * end as long as a stop may take (it was named, and the other, still
+       * stopping from its own failure, ended unnamed) */
+      if (any_failed && failed_at == 0)
+        failed_at = g_get_monotonic_time ();
       /* ... but those interrupted finish their frames in flight, as long
        * as an interrupted accel-run may take */
       if (interrupted_alone && !interrupt_until)
         interrupt_until = g_get_monotonic_time () + INTERRUPT_GRACE_MS * 1000;
       if (any_failed && !interrupted_alone
           && (culprit_rank (*failed_status) >= CULPRIT_TELLS
-              || g_get_monotonic_time () >= until))
+              || g_get_monotonic_time ()
+                     >= failed_at + culprit_grace_ms (*failed_status) * 1000))
         break;
       if (interrupted_alone && g_get_monotonic_time () >= interrupt_until)
         break;
@@ -288,6 +310,14 @@ supervise_worlds (const char *const *argv, guint n_ranks,
               "alone: the other ranks were interrupted too, and the world "
               "stopped short of the run's end",
               failed, host);
+          return FALSE;
+        }
+      if (WIFEXITED (status) && WEXITSTATUS (status) == ACCEL_EXIT_PEER_ENDED)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "rank %u on %s failed in generation %u: another rank ended its "
+              "stream before a frame this one gave it (the rank said which)",
+              failed, host, generation);
           return FALSE;
         }
       if (!(why = accel_supervisor_restart_cause (status)))

@@ -688,12 +688,13 @@ stop_graph (gpointer data)
   return NULL;
 }
 
-/* only a supervisor knows what the poisoned and hung statuses mean: a run
- * of no supervisor's fails as any other */
+/* only a supervisor knows what the poisoned, hung and peer-ended statuses
+ * mean: a run of no supervisor's fails as any other */
 static int
 status_outside_worker (int status)
 {
-  if ((status == ACCEL_EXIT_POISONED || status == ACCEL_EXIT_HUNG)
+  if ((status == ACCEL_EXIT_POISONED || status == ACCEL_EXIT_HUNG
+          || status == ACCEL_EXIT_PEER_ENDED)
       && !accel_supervisor_is_worker ())
     return EXIT_RUNTIME;
   return status;

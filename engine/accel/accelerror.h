@@ -46,6 +46,10 @@ G_BEGIN_DECLS
  * returned; nothing stops its thread, so accel_graph_stop() waits for it:
  * a process that cannot wait ends without it (accel-run does, and its
  * process supervisor starts a new worker)
+ * @ACCEL_ERROR_PEER_ENDED: another rank of the world ended its stream (a
+ * collective's or a pair's, not for an interrupt) before a frame this rank
+ * gave it: this rank fails as the consequence of that rank's end, which
+ * is where to look (its own failure, or ranks given different frames)
  *
  * Error codes of the %ACCEL_ERROR domain.
  */
@@ -68,6 +72,7 @@ typedef enum
   ACCEL_ERROR_INCOMPLETE,
   ACCEL_ERROR_STREAM_ENDS,
   ACCEL_ERROR_HUNG,
+  ACCEL_ERROR_PEER_ENDED,
 } AccelError;
 
 GQuark accel_error_quark (void);

@@ -23,6 +23,11 @@ G_BEGIN_DECLS
 /* a worker's exit status for "the job is done, but frames were skipped or
  * lost (I said which on stderr)": not started again */
 #define ACCEL_EXIT_INCOMPLETE 3
+/* a worker's exit status for "another rank ended its stream before a frame
+ * I gave it, and I failed as the consequence" (%ACCEL_ERROR_PEER_ENDED):
+ * not started again; a world's supervisor names the rank that ended, and
+ * waits for its own end */
+#define ACCEL_EXIT_PEER_ENDED 73
 /* a worker's exit status for "the pipeline or its options are invalid":
  * not started again, and the supervisor's own status */
 #define ACCEL_EXIT_INVALID 2

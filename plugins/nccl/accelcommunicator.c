@@ -77,7 +77,8 @@ peer_ended (AccelCommunicator *comm)
 }
 
 /* TRUE, with @error set and the communicator lost, when a peer ended
- * before the frame that failed: ranks given different frames, or (this
+ * before the frame that failed: ACCEL_ERROR_PEER_ENDED, the consequence of
+ * that rank's end (its own failure, or ranks given different frames), or (this
  * rank's graph ending too, as on Ctrl-C, each rank's where it was) a
  * stream that ends here, ACCEL_ERROR_STREAM_ENDS: the frame is given up, as
  * the peer's graph gave it up, rather than fail the rank */
@@ -91,7 +92,7 @@ failed_as_peer_ended (AccelCommunicator *comm, GError **error)
   comm->broken = TRUE;
   g_set_error (error, ACCEL_ERROR,
       accel_stage_graph_is_ending (comm->stage) ? ACCEL_ERROR_STREAM_ENDS
-                                                : ACCEL_ERROR_INVALID_PIPELINE,
+                                                : ACCEL_ERROR_PEER_ENDED,
       "%s: %s", comm->who, ended);
   return TRUE;
 }
@@ -955,7 +956,7 @@ accel_communicator_send (AccelCommunicator *comm, AccelFrame *frame,
  * Tells the peer's accel_communicator_recv() that no frame follows, waits
  * until that is sent, then for the receiver's end of stream.
  *
- * Returns: %TRUE when sent; %FALSE with %ACCEL_ERROR_INVALID_PIPELINE when
+ * Returns: %TRUE when sent; %FALSE with %ACCEL_ERROR_PEER_ENDED when
  * the receiver ended before the last frame sent. Stage thread, at the end
  * of its stream.
  */

@@ -91,7 +91,7 @@ lost (AccelWatchdog *dog, gchar *why)
                     "world is rebuilt\n",
             dog->who, why, accel_world_get_rank (dog->world),
             accel_world_get_generation (dog->world));
-      _exit (ended ? 1 : ACCEL_EXIT_POISONED);
+      _exit (ended ? ACCEL_EXIT_PEER_ENDED : ACCEL_EXIT_POISONED);
     }
   g_mutex_lock (&dog->lock);
   if (!dog->lost)
@@ -247,7 +247,7 @@ accel_watchdog_enqueued (AccelWatchdog *dog, cudaStream_t stream)
  * @error: return location for a #GError, or %NULL
  *
  * Returns: %FALSE, with %ACCEL_ERROR_CONTEXT_POISONED, once the watchdog
- * found the communicator lost (%ACCEL_ERROR_INVALID_PIPELINE when a peer's
+ * found the communicator lost (%ACCEL_ERROR_PEER_ENDED when a peer's
  * stream ended first). MT safe.
  */
 gboolean
@@ -258,8 +258,8 @@ accel_watchdog_check (AccelWatchdog *dog, GError **error)
   g_mutex_lock (&dog->lock);
   ok = dog->lost == NULL;
   if (!ok && dog->explained)
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE, "%s: %s",
-        dog->who, dog->lost);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_PEER_ENDED, "%s: %s", dog->who,
+        dog->lost);
   else if (!ok)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
         "%s: %s; the communicator is lost", dog->who, dog->lost);

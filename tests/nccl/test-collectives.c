@@ -959,6 +959,53 @@ test_escalated_named (Fixture *f, gconstpointer data)
     }
 }
 
+/* rank 1 ends its stream short (its 'pre' stops at frame 2), then fails of
+ * its own a second later (a frame past its deadline, escalated), and takes
+ * another second to stop (a frame of 'late' sleeps 2 s); rank 0 fails as
+ * the consequence, as soon as rank 1 leaves the all-reduce. Both failures
+ * were status 1: rank 0, reaped first, was named, and rank 1 ended by the
+ * supervisor before it said why. Rank 0 now says that its failure is the
+ * consequence of another rank's end, and rank 1 is named */
+static void
+test_own_failure_named (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: own-failure\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 10}}\n"
+        "  - {name: pre, kind: core.scale, params: {on-fault: stop}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "  - {name: slow, kind: core.scale, ranks: [1], params: {on-fault: "
+        "escalate, deadline: 500}}\n"
+        "  - {name: late, kind: core.scale, ranks: [1], params: {deadline: "
+        "1000}}\n"
+        "  - {name: slow-out, kind: core.null-sink, ranks: [1]}\n"
+        "  - {name: late-out, kind: core.null-sink, ranks: [1]}\n"
+        "links: [src -> pre -> sum -> out, src -> slow -> slow-out, "
+        "src -> late -> late-out]\n";
+  const char *env[] = { "ACCEL_FAULT_RANK=1",
+    "ACCEL_FAULT=pre:invalid-input:2,slow:hang:0,late:hang:0", NULL };
+  const char *args[] = { "--ranks", "2", "own-failure.yaml", NULL };
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "own-failure.yaml", yaml, strlen (yaml));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_auto (WorldRun) run = { 0 };
+
+      world_run (&run, f->dir, env, args);
+      g_assert_cmpint (run.status, ==, 1);
+      world_assert_says (&run, "rank 1 ended its stream at stage 'sum'");
+      world_assert_says (&run, "stage 'slow' (core.scale): frame 0 took");
+      world_assert_says (&run, "rank 1 on ");
+      world_assert_silent_on (&run, "rank 0 on ");
+      world_assert_silent_on (&run, "rebuilding the world");
+    }
+}
+
 /* a sender with nothing linked after it sends every frame: it ended after
  * its first, its peer's stream with it, and the run exited 0 with one
  * frame of five */
@@ -1238,6 +1285,7 @@ main (int argc, char **argv)
   ADD ("/collectives/send-leaf", NULL, test_send_leaf);
   ADD ("/collectives/min-max-nan", NULL, test_min_max_nan);
   ADD ("/collectives/escalated-named", NULL, test_escalated_named);
+  ADD ("/collectives/own-failure-named", NULL, test_own_failure_named);
   ADD ("/collectives/ranks-end-apart", NULL, test_ranks_end_apart);
   ADD ("/collectives/recv-takes-fewer", NULL, test_recv_takes_fewer);
   ADD ("/collectives/send-nothing", NULL, test_send_nothing);
