@@ -27,6 +27,9 @@ struct _AccelGstSink
   GstAppSrc *appsrc;
   GstVideoInfo info;
   gboolean playing;
+  /* its last wait for room ran past the watchdog: its end of stream is not
+   * waited for (it would take eos-timeout) */
+  gboolean stuck;
   AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsrc hands GStreamer CUDA memory */
@@ -315,6 +318,7 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
       return FALSE;
     }
   self->playing = TRUE;
+  self->stuck = FALSE;
   self->rebase = restart || resume;
   if (accel_stage_is_host (stage) || self->pool)
     return TRUE;
@@ -336,6 +340,13 @@ finish (AccelGstSink *self, GError **error)
   /* an error posted after the last frame went in: the files are not whole */
   if (accel_gst_watch_get_error (&self->watch, error))
     return FALSE;
+  if (self->stuck)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "the GStreamer pipeline took no frame past the stage's watchdog: "
+          "its end of stream is not waited for, and its files are not whole");
+      return FALSE;
+    }
   if (gst_app_src_end_of_stream (self->appsrc) != GST_FLOW_OK)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
@@ -360,9 +371,14 @@ accel_gst_sink_stop (AccelStage *stage)
   g_autoptr (GError) error = NULL;
 
   /* stopped before the end of the stream: still close the files (an error
-   * the pipeline posted already failed a frame or the end of stream) */
-  if (accel_gst_watch_get_error (&self->watch, NULL))
-    count_lost_in_pipeline (self);
+   * the pipeline posted already failed a frame or the end of stream), but
+   * for a pipeline that took no frame for the watchdog: a restart waited
+   * out eos-timeout (30 s by default) on it */
+  if (accel_gst_watch_get_error (&self->watch, NULL) || self->stuck)
+    {
+      self->playing = FALSE;
+      count_lost_in_pipeline (self);
+    }
   else if (!finish (self, &error))
     {
       g_warning ("stage '%s' (io.gst-sink): the GStreamer pipeline did not "
@@ -463,7 +479,10 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
           return FALSE;
         }
       if (gst_app_src_get_current_level_buffers (self->appsrc) < APPSRC_QUEUE)
-        return TRUE;
+        {
+          self->stuck = FALSE;
+          return TRUE;
+        }
       /* it may change as the graph runs */
       g_object_get (self, "watchdog", &watchdog_ms, NULL);
       if (watchdog_ms > 0 && now - began > watchdog_ms * 1000)
@@ -475,6 +494,7 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
               " waited for room behind the %d it holds (an element of the "
               "description that blocks?)",
               (now - began) / 1000, watchdog_ms, sequence, APPSRC_QUEUE);
+          self->stuck = TRUE;
           return FALSE;
         }
       g_mutex_lock (&watch->lock);
