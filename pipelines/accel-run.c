@@ -451,12 +451,23 @@ static struct
   gboolean loop_ended;
   gboolean run_over; /* its status said, its outputs written */
   int over_status;
+  /* when the main loop was last handed an interrupt it has not taken, or
+   * 0: one blocked (a progress line written to a stdout no one reads)
+   * took none, the second Ctrl-C either */
+  gint64 handed_at;
 } early;
+
+/* how long the main loop may leave an interrupt untaken before the next
+ * one leaves without it */
+#define MAIN_LOOP_ANSWER_US (G_USEC_PER_SEC)
 
 /* on_sigint () once, on the main loop */
 static gboolean
 on_sigint_once (gpointer data)
 {
+  g_mutex_lock (&early.lock);
+  early.handed_at = 0;
+  g_mutex_unlock (&early.lock);
   on_sigint (data);
   return G_SOURCE_REMOVE;
 }
@@ -502,9 +513,22 @@ take_interrupt (Run *run, int kind)
     return G_SOURCE_CONTINUE;
   interrupts_taken++;
   g_mutex_lock (&early.lock);
+  if (early.loop_running && early.handed_at
+      && g_get_monotonic_time () - early.handed_at > MAIN_LOOP_ANSWER_US)
+    {
+      g_printerr ("accel-run: interrupted again, and the run took no "
+                  "interrupt for %.1f s (its output blocked?): leaving at "
+                  "once; the frames in flight are lost\n",
+          (g_get_monotonic_time () - early.handed_at) / (double)G_USEC_PER_SEC);
+      _exit (EXIT_STOPPED);
+    }
   if (early.loop_running)
-    g_main_context_invoke_full (
-        NULL, G_PRIORITY_HIGH, on_sigint_once, run, NULL);
+    {
+      if (!early.handed_at)
+        early.handed_at = g_get_monotonic_time ();
+      g_main_context_invoke_full (
+          NULL, G_PRIORITY_HIGH, on_sigint_once, run, NULL);
+    }
   else if (early.run_over)
     {
       /* nothing is left to lose: the run keeps its status */

@@ -866,29 +866,64 @@ test_signal_after_loop (void)
  * no --stats left to write) leaves with the run's status: it left as
  * interrupted, 130, where nothing was lost. Here the last progress line
  * waits on a stdout no one reads */
+/* a pipe no one reads, full: its write end into @fds[1] for @l's stdout,
+ * its read end, to close once done, into @fds[0] */
 static void
-test_signal_after_run_over (void)
+live_stdout_full (Live *l, int fds[2])
 {
-  const char *argv[] = { NULL, "--backend=host", "--no-supervise", "-e",
-    "core.test-source num-buffers=3 ! core.null-sink", NULL };
   g_autofree gchar *full = g_strnfill (4096, 'x');
-  Live l = { 0 };
-  int fds[2];
 
   g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
-  /* full before the run starts */
   g_assert_true (g_unix_set_fd_nonblocking (fds[1], TRUE, NULL));
   while (write (fds[1], full, 4096) > 0)
     ;
   g_assert_cmpint (errno, ==, EAGAIN);
   g_assert_true (g_unix_set_fd_nonblocking (fds[1], FALSE, NULL));
-  l.stdout_fd = fds[1];
+  l->stdout_fd = fds[1];
+}
+
+static void
+test_signal_after_run_over (void)
+{
+  const char *argv[] = { NULL, "--backend=host", "--no-supervise", "-e",
+    "core.test-source num-buffers=3 ! core.null-sink", NULL };
+  Live l = { 0 };
+  int fds[2];
+
+  /* full before the run starts */
+  live_stdout_full (&l, fds);
   l.debug = "accel-run";
   live_start (&l, argv, NULL, 60);
   g_assert_true (live_wait_for (&l, "the run is over, with status 0"));
   g_subprocess_send_signal (l.p, SIGTERM);
   g_assert_true (live_wait_for (&l, "once the run was over"));
   g_assert_cmpint (live_finish (&l), ==, 0);
+  live_clear (&l);
+  g_close (fds[0], NULL);
+}
+
+/* a run whose progress line waits on a stdout no one reads takes no
+ * interrupt on its main loop: a second Ctrl-C or SIGTERM more than a
+ * second after the first leaves at once, 130 (both were lost, and it ran
+ * until killed) */
+static void
+test_signals_while_output_blocked (void)
+{
+  const char *argv[] = { NULL, "--backend=host", "--no-supervise", "-e",
+    "core.test-source ! core.null-sink", NULL };
+  Live l = { 0 };
+  int fds[2];
+
+  live_stdout_full (&l, fds);
+  live_start (&l, argv, NULL, 30);
+  g_assert_true (live_wait_for (&l, "accel-run: running"));
+  /* its first progress line, a second in, blocks */
+  g_usleep (2500 * 1000);
+  g_subprocess_send_signal (l.p, SIGTERM);
+  g_usleep (1500 * 1000);
+  g_subprocess_send_signal (l.p, SIGTERM);
+  g_assert_cmpint (live_finish (&l), ==, 130);
+  g_test_message ("%s", l.said->str);
   live_clear (&l);
   g_close (fds[0], NULL);
 }
@@ -3609,6 +3644,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
   g_test_add_func (
       "/accel-run/signal-after-run-over", test_signal_after_run_over);
+  g_test_add_func ("/accel-run/signals-while-output-blocked",
+      test_signals_while_output_blocked);
   g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
