@@ -22,6 +22,11 @@
  * needs them, and a digests file deleted or cut short is not taken for a
  * state kept before digests were */
 #define HEADER_DIGESTS "ACCELCL2"
+/* that of a log made beside the graph's fingerprint, whose sink keeps no
+ * digests (yet): a fingerprint deleted is not taken for a state kept
+ * before fingerprints were (ACCELCL1), whose logs any graph resumed. Logs
+ * with digests are all this recent */
+#define HEADER_FINGERPRINTED "ACCELCL3"
 #define HEADER_SIZE 8
 #define RECORD_MAGIC 0x434d5431u /* "CMT1" */
 
@@ -46,6 +51,7 @@ struct _AccelCommitLog
   gboolean dirty;
   int digests_fd;       /* <path>.digests, once a digest is written, or -1 */
   gboolean has_digests; /* the header says digests are kept */
+  gboolean old_header;  /* ACCELCL1: made before fingerprints were kept */
 };
 
 /* a digest of what a sink wrote at a place of its output: at 16 place in
@@ -99,14 +105,17 @@ load (AccelCommitLog *log, GError **error)
     return FALSE;
   if (len == 0)
     {
-      if (write (log->fd, HEADER, HEADER_SIZE) != HEADER_SIZE)
+      if (write (log->fd, HEADER_FINGERPRINTED, HEADER_SIZE) != HEADER_SIZE)
         return io_error (error, "cannot write", log->path);
       return TRUE;
     }
   log->has_digests
       = len >= HEADER_SIZE && memcmp (data, HEADER_DIGESTS, HEADER_SIZE) == 0;
+  log->old_header
+      = len >= HEADER_SIZE && memcmp (data, HEADER, HEADER_SIZE) == 0;
   if (len < HEADER_SIZE
-      || (memcmp (data, HEADER, HEADER_SIZE) != 0 && !log->has_digests))
+      || (!log->old_header && !log->has_digests
+          && memcmp (data, HEADER_FINGERPRINTED, HEADER_SIZE) != 0))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "%s is not a commit log (bad header)", log->path);
@@ -416,7 +425,9 @@ rewrite (AccelCommitLog *log, GError **error)
   int fd;
 
   g_byte_array_append (data,
-      (const guint8 *)(log->has_digests ? HEADER_DIGESTS : HEADER),
+      (const guint8 *)(log->has_digests  ? HEADER_DIGESTS
+                       : log->old_header ? HEADER
+                                         : HEADER_FINGERPRINTED),
       HEADER_SIZE);
   for (guint i = 0; i < seqs->len; i++)
     {
@@ -511,6 +522,36 @@ accel_commit_log_forget_from (
     i++;
   return accel_commit_log_forget (
       log, (const guint64 *)seqs->data + i, seqs->len - i, error);
+}
+
+/**
+ * accel_commit_log_file_is_fingerprinted: (skip)
+ * @path: a commit log's file
+ *
+ * Returns: whether @path is a commit log made beside a graph's
+ * fingerprint (one from before fingerprints were kept begins otherwise)
+ * that holds a commit: its directory's fingerprint is to be there. MT
+ * safe.
+ */
+gboolean
+accel_commit_log_file_is_fingerprinted (const char *path)
+{
+  char header[HEADER_SIZE];
+  GStatBuf st;
+  gboolean is = FALSE;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode)
+      || st.st_size < HEADER_SIZE + (goffset)sizeof (Record)
+      || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
+    return FALSE;
+  if (read (fd, header, HEADER_SIZE) == HEADER_SIZE)
+    is = memcmp (header, HEADER_DIGESTS, HEADER_SIZE) == 0
+         || memcmp (header, HEADER_FINGERPRINTED, HEADER_SIZE) == 0;
+  close (fd);
+  return is;
 }
 
 /**

@@ -323,7 +323,35 @@ check_run_shape (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
-/* <dir>/fingerprint: written by the first run, compared by the others */
+/* a directory without a fingerprint whose commit logs were made beside
+ * one lost it (deleted): its state cannot be told from another graph's,
+ * which took it for a state from before fingerprints, and resumed it */
+static gboolean
+check_fingerprint_kept (const char *dir, GError **error)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *path = g_build_filename (dir, name, NULL);
+
+      if (!g_str_has_suffix (name, ".commits")
+          || !accel_commit_log_file_is_fingerprinted (path))
+        continue;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "the state directory %s holds commit logs (%s) but no "
+          "fingerprint: it was deleted, and the state cannot be told from "
+          "another pipeline's; discard the state to start over",
+          dir, name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* <dir>/fingerprint: written by the first run, compared by the others;
+ * on disk before any commit log speaks of it (a machine that went down
+ * lost it, and the logs, synced, were refused for want of it) */
 static gboolean
 check_fingerprint (AccelGraph *graph, GError **error)
 {
@@ -345,7 +373,10 @@ check_fingerprint (AccelGraph *graph, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  return g_file_set_contents (path, now, -1, error);
+  return check_fingerprint_kept (graph->state_dir, error)
+         && g_file_set_contents_full (path, now, -1,
+             G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
+             error);
 }
 
 /* the first live stage of @order, or NULL */

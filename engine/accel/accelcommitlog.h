@@ -30,6 +30,7 @@ gboolean accel_commit_log_write_digest (
 gboolean accel_commit_log_find_digest (
     AccelCommitLog *log, guint64 n, guint64 *place, guint64 *digest);
 gboolean accel_commit_log_has_digests (AccelCommitLog *log);
+gboolean accel_commit_log_file_is_fingerprinted (const char *path);
 gboolean accel_commit_log_forget_undigested (AccelCommitLog *log, guint64 from,
     guint64 to, const char *places, gchar **what, GError **error);
 

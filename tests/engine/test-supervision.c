@@ -1154,6 +1154,7 @@ test_state_fingerprint (void)
 {
   g_autofree gchar *dir = g_dir_make_tmp ("accel-print-XXXXXX", NULL);
   g_autofree gchar *blocker = g_build_filename (dir, "0.commits", NULL);
+  g_autofree gchar *print = g_build_filename (dir, "fingerprint", NULL);
   g_autoptr (GError) error = NULL;
 
   g_assert_true (run_shaped (dir, "8", 4, FALSE, &error));
@@ -1179,6 +1180,16 @@ test_state_fingerprint (void)
   g_assert_true (run_shaped (dir, "16", 6, TRUE, &error));
   g_assert_no_error (error);
   g_assert_true (run_shaped (dir, "16", 6, FALSE, &error));
+  g_assert_no_error (error);
+  /* a fingerprint deleted: the logs are not taken for another graph's
+   * (nor for a directory from before fingerprints, which took them) */
+  g_assert_cmpint (g_unlink (print), ==, 0);
+  g_assert_false (run_shaped (dir, "8", 8, FALSE, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
+  g_assert_nonnull (strstr (error->message, "holds commit logs (sink.commits) "
+                                            "but no fingerprint"));
+  g_clear_error (&error);
+  g_assert_true (run_shaped (dir, "8", 8, TRUE, &error));
   g_assert_no_error (error);
   remove_dir (dir);
 }
