@@ -9,6 +9,9 @@
 
 #include <gst/app/gstappsrc.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 /* buffers queued in the appsrc before the stage waits for GStreamer */
 #define APPSRC_QUEUE 4
 
@@ -241,16 +244,39 @@ accel_gst_sink_negotiate (AccelStage *stage, const AccelType *in_types,
   return build (self, &in_types[0], error);
 }
 
+/* @element's fd (an fdsink's) is a file it can seek in: it seeks to the
+ * start of each byte segment a new pipeline sends (gdppay's, a muxer's),
+ * writing over what is there. A pipe or a terminal cannot seek back, nor
+ * can a file opened to append (a shell's >>) be written but at its end */
+static gboolean
+writes_seekable_fd (GstElement *element)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "fd");
+  struct stat st;
+  gint fd = -1, flags;
+
+  if (!pspec || pspec->value_type != G_TYPE_INT)
+    return FALSE;
+  g_object_get (element, "fd", &fd, NULL);
+  if (fd < 0 || fstat (fd, &st) != 0
+      || !(S_ISREG (st.st_mode) || S_ISBLK (st.st_mode)))
+    return FALSE;
+  flags = fcntl (fd, F_GETFL);
+  return flags >= 0 && !(flags & O_APPEND);
+}
+
 /* an element of the description that writes files: a new pipeline would
- * open them again from the start */
+ * open them again from the start, or seek back there */
 static gboolean
 find_file_writer (const GValue *item, GValue *ret, gpointer user_data)
 {
   GstElement *element = g_value_get_object (item);
 
   if (!GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SINK)
-      || !g_object_class_find_property (
-          G_OBJECT_GET_CLASS (element), "location"))
+      || (!g_object_class_find_property (
+              G_OBJECT_GET_CLASS (element), "location")
+          && !writes_seekable_fd (element)))
     return TRUE;
   g_value_set_string (ret, GST_OBJECT_NAME (element));
   return FALSE;
