@@ -9,9 +9,9 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <png.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,12 +45,14 @@ enum
 #define MAX_PAD 32
 
 /* an image is written under ".accel-png-HOST-PID-XXXXXX" in its directory
- * and renamed (write_png ()): the name says which process on which host
- * writes it, so a file that a process killed in the middle left behind is
- * known as such and removed (remove_stale ()) */
+ * and renamed (write_png ()), its writer holding a lock on it till then:
+ * a file of this host that no one holds locked was left behind by a
+ * process killed in the middle, and is removed (remove_stale ()). The
+ * process's number is for people: one of another PID namespace, sharing
+ * the host's name and the directory, may hold the same */
 #define TMP_PREFIX ".accel-png-"
-/* the host's name as the temporary names hold it, at most this long */
-#define TMP_HOST_BYTES 32
+/* tries at a temporary name that a starting sink took to remove */
+#define TMP_TRIES 8
 
 static const AccelFormat png_formats[] = {
   ACCEL_FORMAT_RGBA8,
@@ -139,24 +141,37 @@ path_for (AccelPngSink *self, guint64 sequence)
 }
 
 /* "TMP_PREFIX HOST-": the start of this host's temporary names, the host
- * named with letters, digits, '-', '_' and '.' only */
+ * named in full (pods of one deployment share long prefixes) with
+ * letters, digits, '-', '_' and '.' only */
 static gchar *
 tmp_host_prefix (void)
 {
   GString *s = g_string_new (TMP_PREFIX);
 
-  for (const char *c = g_get_host_name ();
-       *c && s->len < strlen (TMP_PREFIX) + TMP_HOST_BYTES; c++)
+  for (const char *c = g_get_host_name (); *c; c++)
     g_string_append_c (
         s, g_ascii_isalnum (*c) || strchr ("-_.", *c) ? *c : '_');
   g_string_append_c (s, '-');
   return g_string_free (s, FALSE);
 }
 
+/* @fd is the file @path names now: not one removed, or removed and
+ * made again under its name, since it was opened */
+static gboolean
+is_named (int fd, const char *path)
+{
+  GStatBuf named;
+  struct stat opened;
+
+  return fstat (fd, &opened) == 0 && g_lstat (path, &named) == 0
+         && opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
+}
+
 /* removes the temporary files in @dir that a process of this host left
- * when it was killed writing them: one whose process no longer runs. Those
- * of a process that runs (this one, another run writing there) are its
- * own, and those of other hosts are left to them */
+ * when it was killed writing them: one that no writer holds locked (the
+ * lock goes with the process). It is removed with the lock held, so no
+ * writer takes it meanwhile (create_locked ()). Those of other hosts are
+ * left to them: a lock may not reach across a network file system */
 static void
 remove_stale (AccelStage *stage, const char *dir)
 {
@@ -166,24 +181,54 @@ remove_stale (AccelStage *stage, const char *dir)
 
   while (d && (name = g_dir_read_name (d)))
     {
-      const char *pid_at = name + strlen (prefix), *dash;
-      g_autofree gchar *digits = NULL, *path = NULL;
-      guint64 pid;
+      const char *pid_at = name + strlen (prefix);
+      gsize digits = strspn (pid_at, "0123456789");
+      g_autofree gchar *path = NULL;
+      int fd;
 
-      if (!g_str_has_prefix (name, prefix) || !(dash = strchr (pid_at, '-'))
-          || strlen (dash + 1) != 6)
-        continue;
-      digits = g_strndup (pid_at, (gsize)(dash - pid_at));
-      if (!g_ascii_string_to_unsigned (digits, 10, 1, G_MAXINT, &pid, NULL)
-          || (pid_t)pid == getpid () || kill ((pid_t)pid, 0) == 0
-          || errno != ESRCH)
+      if (!g_str_has_prefix (name, prefix) || digits == 0
+          || pid_at[digits] != '-' || strlen (pid_at + digits + 1) != 6)
         continue;
       path = g_build_filename (dir, name, NULL);
-      if (g_unlink (path) == 0)
-        g_debug ("stage '%s': removed %s, which process %" G_GUINT64_FORMAT
-                 " left as it ended writing it",
-            accel_stage_get_name (stage), path, pid);
+      /* not blocking on a FIFO of that name */
+      fd = g_open (path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0);
+      if (fd < 0)
+        continue;
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0 && is_named (fd, path)
+          && g_unlink (path) == 0)
+        g_debug ("stage '%s': removed %s, which a process left as it ended "
+                 "writing it",
+            accel_stage_get_name (stage), path);
+      close (fd);
     }
+}
+
+/* creates a temporary file from the template @tmp (its name left there)
+ * and locks it, for remove_stale () to tell it from one left behind: -1
+ * and errno where it cannot. A sink that starts meanwhile may lock it
+ * first, to remove it: then another name is taken. Where the file system
+ * takes no lock, the file goes unlocked, and no sink can lock it to
+ * remove it either */
+static int
+create_locked (gchar *tmp)
+{
+  gsize len = strlen (tmp);
+
+  for (guint i = 0; i < TMP_TRIES; i++)
+    {
+      /* 0666 under the umask, as a file opened by name would be */
+      int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
+
+      if (fd < 0)
+        return -1;
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0 ? is_named (fd, tmp)
+                                             : errno != EWOULDBLOCK)
+        return fd;
+      close (fd);
+      memcpy (tmp + len - 6, "XXXXXX", 6);
+    }
+  errno = EBUSY;
+  return -1;
 }
 
 static gboolean
@@ -242,7 +287,8 @@ accel_png_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
 
 /* written to a temporary name in its directory and renamed: a file of the
  * pattern is always a whole image. The name is short and unique, so a
- * name near the longest a directory takes still has one */
+ * name near the longest a directory takes still has one. The lock on it
+ * (create_locked ()) is held till it is renamed or removed */
 static gboolean
 write_png (
     const char *path, const AccelType *type, gconstpointer data, GError **error)
@@ -255,7 +301,7 @@ write_png (
   png_image image = { 0 };
   FILE *file = NULL;
   gboolean ok;
-  int fd;
+  int fd, fd_locked;
 
   image.version = PNG_IMAGE_VERSION;
   image.height = (png_uint_32)type->dims[0];
@@ -263,17 +309,21 @@ write_png (
   image.format = type->format == ACCEL_FORMAT_GRAY8   ? PNG_FORMAT_GRAY
                  : type->format == ACCEL_FORMAT_BGRA8 ? PNG_FORMAT_BGRA
                                                       : PNG_FORMAT_RGBA;
-  /* 0666 under the umask, as a file opened by name would be */
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
+  /* the stdio stream closes its own descriptor before the rename: the
+   * lock stays with the other (and with no program this one runs) */
+  fd_locked = create_locked (tmp);
+  fd = fd_locked >= 0 ? fcntl (fd_locked, F_DUPFD_CLOEXEC, 0) : -1;
   if (fd < 0 || !(file = fdopen (fd, "wb")))
     {
       int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "cannot write an image into %s: %s", dir, g_strerror (saved));
       if (fd >= 0)
+        close (fd);
+      if (fd_locked >= 0)
         {
-          close (fd);
           g_unlink (tmp);
+          close (fd_locked);
         }
       return FALSE;
     }
@@ -307,6 +357,7 @@ write_png (
     }
   if (!ok)
     g_unlink (tmp);
+  close (fd_locked);
   return ok;
 }
 

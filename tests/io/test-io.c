@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -359,41 +360,51 @@ test_png_long_name (void)
 }
 
 /* an image is written under a temporary name that says which host and
- * process write it: one that a process killed as it wrote left behind is
- * removed by the next sink that writes there (it stayed for good), and
- * those of a process that runs, or of another host, are left */
+ * process write it, locked while it is: one that a process killed as it
+ * wrote left behind, which no one holds locked, is removed by the next
+ * sink that writes there (it stayed for good), and one held locked, or of
+ * another host, is left. A writer whose process number is not seen here
+ * (another PID namespace that shares the host's name and the directory)
+ * holds its file locked all the same: it was taken for gone, and its file
+ * removed as it wrote it */
 static void
 test_png_stale_temporary (void)
 {
   g_autofree gchar *dir = test_dir_new ();
   g_autoptr (GString) host = g_string_new (NULL);
-  g_autofree gchar *stale = NULL, *running = NULL, *other = NULL;
+  g_autofree gchar *stale = NULL, *writing = NULL, *other = NULL;
   pid_t gone = fork ();
+  int fd;
 
   g_assert_cmpint (gone, >=, 0);
   if (gone == 0)
     _exit (0);
   g_assert_cmpint (waitpid (gone, NULL, 0), ==, gone);
-  /* the host's name as the names hold it */
-  for (const char *c = g_get_host_name (); *c && host->len < 32; c++)
+  /* the host's name as the names hold it, in full */
+  for (const char *c = g_get_host_name (); *c; c++)
     g_string_append_c (
         host, g_ascii_isalnum (*c) || strchr ("-_.", *c) ? *c : '_');
   stale = g_strdup_printf (
       "%s/.accel-png-%s-%d-Ab12Cd", dir, host->str, (int)gone);
-  /* process 1 runs */
-  running = g_strdup_printf ("%s/.accel-png-%s-1-Ab12Cd", dir, host->str);
+  writing = g_strdup_printf (
+      "%s/.accel-png-%s-%d-Ef34Gh", dir, host->str, (int)gone);
   other = g_strdup_printf (
       "%s/.accel-png-%s.elsewhere-%d-Ab12Cd", dir, host->str, (int)gone);
   g_assert_true (g_file_set_contents (stale, "half an image", -1, NULL));
-  g_assert_true (g_file_set_contents (running, "half an image", -1, NULL));
+  g_assert_true (g_file_set_contents (writing, "half an image", -1, NULL));
   g_assert_true (g_file_set_contents (other, "half an image", -1, NULL));
+  /* as its writer holds it */
+  fd = g_open (writing, O_WRONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX), ==, 0);
 
   write_pngs_into (dir, "gradient", "GRAY8", 8, 4, 1, "g%d.png");
   g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
-  g_assert_true (g_file_test (running, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (writing, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
   /* and the image, with no file of its own left */
   g_assert_cmpuint (test_dir_count (dir), ==, 3);
+  close (fd);
   test_dir_remove (dir);
 }
 
