@@ -207,7 +207,7 @@ accel_source_make_again (
   AccelStagePrivate *priv = accel_stage_get_private (self);
 
   if (priv->n_in > 0 || priv->frame_worked || !accel_stage_is_live (self)
-      || priv->source.made_again == sequence + 1)
+      || accel_source_fails_again (self, sequence))
     return FALSE;
   priv->source.made_again = sequence + 1;
   priv->source.next_sequence = sequence;
@@ -216,6 +216,23 @@ accel_source_make_again (
              "its input (%s); it is made again",
       priv->name, sequence, fault->message);
   return TRUE;
+}
+
+/**
+ * accel_source_fails_again:
+ * @self: a stage whose frame @sequence failed
+ * @sequence: that frame
+ *
+ * Returns: whether @sequence, made again by accel_source_make_again (),
+ * failed again before its process () was called: it is skipped. Stage
+ * thread.
+ */
+gboolean
+accel_source_fails_again (AccelStage *self, guint64 sequence)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  return !priv->frame_worked && priv->source.made_again == sequence + 1;
 }
 
 /* the sequence is recorded as it is taken, before the frame is made: a

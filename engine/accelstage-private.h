@@ -287,6 +287,7 @@ void accel_source_step (AccelStage *self);
 void accel_source_give_back (AccelStage *self, guint64 sequence);
 gboolean accel_source_make_again (
     AccelStage *self, guint64 sequence, const GError *fault);
+gboolean accel_source_fails_again (AccelStage *self, guint64 sequence);
 gboolean accel_source_catching_up (AccelSourceState *source);
 
 /* accelsourceparams.c */
@@ -383,6 +384,8 @@ void accel_sink_state_clear (AccelSinkState *sink);
 /* accelstagesupervisor.c */
 void accel_stage_supervisor_init (AccelStageSupervisor *sup);
 void accel_stage_supervisor_clear (AccelStageSupervisor *sup);
+AccelSupervision accel_stage_supervisor_strategy (
+    AccelStageSupervisor *sup, const GError *error);
 AccelSupervision accel_stage_supervisor_decide (
     AccelStageSupervisor *sup, GError **error);
 gboolean accel_stage_supervisor_restore_checkpoint (

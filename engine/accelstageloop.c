@@ -522,6 +522,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
   GError *restart_error = NULL;
+  AccelSupervision decision;
 
   /* what was batched before the fault runs (or fails) first */
   accel_stage_batch_flush (self);
@@ -532,7 +533,17 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
       accel_stage_handle_eos (self);
       return FALSE;
     }
-  switch (accel_stage_supervisor_decide (&priv->supervisor, &error))
+  /* a live source's frame made again that fails before its process ()
+   * again is skipped, as under resume, without a restart: one for it
+   * would be the frame's second, and it is skipped after it all the same
+   * (the restart intensity was reached twice as fast) */
+  if (accel_source_fails_again (self, sequence)
+      && accel_stage_supervisor_strategy (&priv->supervisor, error)
+             == ACCEL_SUPERVISION_RESTART)
+    decision = ACCEL_SUPERVISION_RESUME;
+  else
+    decision = accel_stage_supervisor_decide (&priv->supervisor, &error);
+  switch (decision)
     {
     case ACCEL_SUPERVISION_RESUME:
       if (accel_source_make_again (self, sequence, error))

@@ -47,8 +47,11 @@ accel_stage_supervisor_clear (AccelStageSupervisor *sup)
   g_clear_pointer (&sup->restore_from, g_free);
 }
 
-static AccelSupervision
-strategy_for (AccelStageSupervisor *sup, const GError *error)
+/* what the fault @error calls for, by the stage's on-fault and the
+ * fault's class, the restart intensity aside. Called from the stage's
+ * thread. */
+AccelSupervision
+accel_stage_supervisor_strategy (AccelStageSupervisor *sup, const GError *error)
 {
   gboolean ours = error->domain == ACCEL_ERROR;
 
@@ -97,7 +100,7 @@ may_restart (AccelStageSupervisor *sup)
 AccelSupervision
 accel_stage_supervisor_decide (AccelStageSupervisor *sup, GError **error)
 {
-  AccelSupervision strategy = strategy_for (sup, *error);
+  AccelSupervision strategy = accel_stage_supervisor_strategy (sup, *error);
 
   if (strategy == ACCEL_SUPERVISION_RESTART && !may_restart (sup))
     {

@@ -2502,6 +2502,7 @@ test_gst_source_fault_before_pull (void)
       "pattern=ball ! video/x-raw,format=GRAY8,width=8,height=8\" ! "
       "io.raw-file-sink location=%s",
       out);
+  g_autofree gchar *line_restart = NULL;
   g_autoptr (GBytes) clean = NULL, faulted = NULL;
   Result r = { 0 };
 
@@ -2529,6 +2530,24 @@ test_gst_source_fault_before_pull (void)
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 3);
   g_assert_nonnull (strstr (r.err, "skipped 1 frame after faults"));
+  result_clear (&r);
+
+  /* and under restart, with one restart for it: a second one went past
+   * max-restarts 1, which failed the run */
+  line_restart = g_strdup_printf (
+      "io.gst-source name=src on-fault=restart max-restarts=1 "
+      "description=\"videotestsrc is-live=true num-buffers=10 pattern=ball ! "
+      "video/x-raw,format=GRAY8,width=8,height=8\" ! "
+      "io.raw-file-sink location=%s",
+      out);
+  g_setenv ("ACCEL_FAULT", "src:library:3,src:library:3", TRUE);
+  run_in (&r, NULL, "--quiet", "--no-supervise", "-e", line_restart, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "it is made again"));
+  g_assert_nonnull (
+      strstr (r.err, "skipped 1 frame after faults (1 restarts)"));
   result_clear (&r);
 
   g_setenv ("ACCEL_FAULT", "src:invalid-input:3", TRUE);
