@@ -13,6 +13,12 @@
 #include <string.h>
 
 #define FINGERPRINT_HEADER "# accel graph fingerprint 1\n"
+/* its last line: a digest of the lines before it, so that a byte changed
+ * or a fingerprint cut short is told from another pipeline's (a changed
+ * byte in the name of an input line's file took it for one kept before
+ * inputs were, and the input went unchecked). One kept before the check
+ * has none */
+#define CHECK_PREFIX "# check "
 
 /* a field of a line: tabs and line breaks escaped */
 static void
@@ -207,7 +213,35 @@ accel_graph_fingerprint (AccelGraph *graph)
           accel_graph_port_name (link->dst, ACCEL_PORT_INPUT, link->dst_port));
       append_line (s, "link", src, dst, "linked", NULL);
     }
+  g_string_append_printf (s, CHECK_PREFIX "%016" G_GINT64_MODIFIER "x\n",
+      accel_digest_bytes (ACCEL_DIGEST_INIT, s->str, s->len));
   return g_string_free (s, FALSE);
+}
+
+/* @text without its check line, into @body; FALSE where it has one that
+ * does not match the lines before it, or its last line is cut short or
+ * no check, though it begins as one */
+static gboolean
+strip_check (const char *text, gchar **body)
+{
+  gsize len = strlen (text);
+  const char *line = g_strrstr (text, "\n" CHECK_PREFIX);
+  const char *last = len > 1 ? g_strrstr_len (text, len - 1, "\n") : NULL;
+  guint64 want;
+  char *end;
+  gsize n;
+
+  if (!line)
+    {
+      *body = g_strdup (text);
+      return len == 0 || (text[len - 1] == '\n' && (!last || last[1] != '#'));
+    }
+  n = (gsize)(line + 1 - text);
+  *body = g_strndup (text, n);
+  want = g_ascii_strtoull (text + n + strlen (CHECK_PREFIX), &end, 16);
+  return end == text + n + strlen (CHECK_PREFIX) + 16 && *end == '\n'
+         && (gsize)(end + 1 - text) == len
+         && accel_digest_bytes (ACCEL_DIGEST_INIT, *body, n) == want;
 }
 
 /* a fingerprint's lines: all fields but the last -> the last, and the
@@ -387,10 +421,28 @@ accel_fingerprint_compare (
   g_autoptr (GPtrArray) changes = g_ptr_array_new_with_free_func (g_free);
   g_autofree gchar *list = NULL;
   g_autofree gchar *without_world = NULL;
-  const char *world;
+  g_autofree gchar *was_lines = NULL, *now_lines = NULL;
+  const char *world, *damage = NULL;
   guint n_inputs_alike;
   Lines a, b;
 
+  if (!strip_check (was, &was_lines))
+    damage = "its text does not match its check";
+  /* cut to nothing or written over: no pipeline's at all (it was said to
+   * be another pipeline's, its every stage added) */
+  else if (!g_str_has_prefix (was_lines, FINGERPRINT_HEADER))
+    damage = "it does not begin as a fingerprint does";
+  if (damage)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "the state directory %s holds a damaged fingerprint (%s); discard "
+          "the state to start over",
+          dir, damage);
+      return FALSE;
+    }
+  strip_check (now, &now_lines);
+  was = was_lines;
+  now = now_lines;
   /* a world's state kept before its size was in the fingerprint: the rest
    * is compared */
   if (!strstr (was, "\nworld\t") && (world = strstr (now, "\nworld\t")))
@@ -401,16 +453,6 @@ accel_fingerprint_compare (
     }
   if (g_str_equal (was, now))
     return TRUE;
-  /* cut to nothing or written over: no pipeline's at all (it was said to
-   * be another pipeline's, its every stage added) */
-  if (!g_str_has_prefix (was, FINGERPRINT_HEADER))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
-          "the state directory %s holds a damaged fingerprint (it does not "
-          "begin as a fingerprint does); discard the state to start over",
-          dir);
-      return FALSE;
-    }
   lines_parse (&a, was);
   lines_parse (&b, now);
   n_inputs_alike = diff (&a, &b, changes);

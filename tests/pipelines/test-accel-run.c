@@ -2288,6 +2288,9 @@ test_resume_refuses_changed_input (void)
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
   g_autofree guint8 *frames = g_malloc (60 * 64);
+  g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
+  g_autofree gchar *text = NULL;
+  char *at;
   Result r = { 0 };
 
   for (guint i = 0; i < 60 * 64; i++)
@@ -2333,6 +2336,18 @@ test_resume_refuses_changed_input (void)
   frames[52 * 64] ^= 0xff;
   g_assert_true (g_file_set_contents (in, (gchar *)frames, 60 * 64, NULL));
   expect_in (2, "stage 'src' input in.raw does not start as it did", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
+
+  /* a byte of the fingerprint changed, here in the name of the file its
+   * input line covers: damaged, not a fingerprint kept before inputs were
+   * (the input went unchecked, and the two files' frames mixed, status
+   * 0) */
+  g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
+  g_assert_nonnull ((at = strstr (text, "input\tsrc\tin.raw\t")));
+  at[strlen ("input\tsrc\tin.ra")] = 'x';
+  g_assert_true (g_file_set_contents (print, text, -1, NULL));
+  expect_in (2,
+      "holds a damaged fingerprint (its text does not match its check)", sc.dir,
       sc.state_arg, sc.yaml, NULL);
 }
 
