@@ -245,6 +245,7 @@ gboolean accel_checkpoint_save (
     const char *base, guint64 sequence, GBytes *state, GError **error);
 gchar *accel_checkpoint_find (
     const char *base, guint64 before, guint64 *sequence);
+void accel_checkpoint_drop_from (const char *base, guint64 first);
 gboolean accel_checkpoint_mark_stateless (const char *base, GError **error);
 gboolean accel_checkpoint_is_stateless (const char *base);
 

@@ -253,6 +253,28 @@ accel_checkpoint_find (const char *base, guint64 before, guint64 *sequence)
   return NULL;
 }
 
+/* removes @base's checkpoints of frames from @first on: a resume makes
+ * them again, and they are of another history (a run that skipped a
+ * frame, or saved at another interval): a later resume took one of them,
+ * and its frames differed from the frames before it */
+void
+accel_checkpoint_drop_from (const char *base, guint64 first)
+{
+  g_autoptr (GArray) seqs = list (base, NULL);
+
+  for (guint i = 0; i < seqs->len; i++)
+    {
+      guint64 seq = g_array_index (seqs, guint64, i);
+      g_autofree gchar *path = NULL;
+
+      if (seq < first)
+        continue;
+      path = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, base, seq);
+      g_debug ("%s removed: its frame is made again", path);
+      g_unlink (path);
+    }
+}
+
 /* "<base>.stateless": left by a stage whose snapshot held no state, so
  * that a resume tells it from one whose checkpoints were never written */
 static gchar *

@@ -135,7 +135,8 @@ holds_state (const char *base)
  * one before the sources resume: the newest frame before @resume (the
  * first uncommitted one) at which each of them saved its state, or none,
  * and everything starts over. Frames after it run again and the sinks skip
- * what they committed. Returns where the sources resume. */
+ * what they committed; their checkpoints go, as they are made again.
+ * Returns where the sources resume. */
 static guint64
 common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
 {
@@ -170,6 +171,7 @@ common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
         continue;
       if (r > 0 && holds_state (base))
         from = accel_checkpoint_find (base, r, &seq);
+      accel_checkpoint_drop_from (base, from ? seq + 1 : 0);
       accel_stage_set_checkpoint (stage, base, from);
     }
   return resume == G_MAXUINT64 ? resume : r;

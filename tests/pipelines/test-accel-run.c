@@ -1725,6 +1725,47 @@ test_state_files_checked (void)
       sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
 }
 
+/* a resume restores a checkpoint and makes the frames after it again:
+ * the checkpoints of those frames are of another history, and are
+ * removed. Here the first run skipped frame 5 (its state after it
+ * differs), the second went back to checkpoint 4 and saved every fifth
+ * frame, and was killed at frame 14; the third took the first run's
+ * checkpoint 12, and frames 13 to 19 differed, status 0 */
+static void
+test_resume_drops_later_checkpoints (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *yaml5 = g_build_filename (sc.dir, "p5.yaml", NULL);
+  g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
+  g_autofree gchar *clean = NULL, *got = NULL;
+  Result r = { 0 };
+#define STALE_PIPELINE(interval)                                               \
+  "pipeline: stale\n"                                                          \
+  "stages:\n"                                                                  \
+  "  - {name: sim, kind: realtime.particles, params: {capacity: 256,\n"        \
+  "     emit-rate: 16, num-buffers: 20, snapshot-interval: " interval ",\n"    \
+  "     on-fault: resume}}\n"                                                  \
+  "  - {name: out, kind: core.checksum-sink, params: {location: sums.txt}}\n"  \
+  "links: [sim -> out]\n"
+
+  g_assert_true (g_file_set_contents (sc.yaml, STALE_PIPELINE ("4"), -1, NULL));
+  g_assert_true (g_file_set_contents (yaml5, STALE_PIPELINE ("5"), -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (sums, &clean, NULL, NULL));
+
+  g_setenv ("ACCEL_FAULT", "sim:invalid-input:5", TRUE);
+  expect_in (3, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_setenv ("ACCEL_FAULT", "out:crash:14", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, yaml5, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, yaml5, NULL);
+  g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, clean);
+#undef STALE_PIPELINE
+}
+
 /* a join whose inputs end unevenly dropped the longer one's frames with
  * no word: a line says how many, and the status stays 0 (no fault) */
 static void
@@ -3720,6 +3761,8 @@ main (int argc, char **argv)
       "/accel-run/shared-files-across-ranks", test_shared_files_across_ranks);
   g_test_add_func ("/accel-run/join-says-dropped", test_join_says_dropped);
   g_test_add_func ("/accel-run/state-files-checked", test_state_files_checked);
+  g_test_add_func ("/accel-run/resume-drops-later-checkpoints",
+      test_resume_drops_later_checkpoints);
   g_test_add_func (
       "/accel-run/live-wait-not-deadline", test_live_wait_not_deadline);
   g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
