@@ -11,9 +11,11 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-/* ACCELCK2 carries a check of the state; ACCELCK1, from before it, is
+/* ACCELCK3 carries a check of the state and of the stage's name;
+ * ACCELCK2, of the state alone, and ACCELCK1, from before the check, are
  * still read */
-#define MAGIC "ACCELCK2"
+#define MAGIC "ACCELCK3"
+#define MAGIC_UNNAMED "ACCELCK2"
 #define MAGIC_UNCHECKED "ACCELCK1"
 
 /* header: magic, the last sequence number the state includes, its size,
@@ -46,6 +48,20 @@ state_check (const guint8 *data, gsize size)
   return h ^ (h >> 29);
 }
 
+/* the part of the check that is the stage's: the name in
+ * "dir/<stage>.checkpoint.<sequence>". Another stage's checkpoint under
+ * this one's name (of the same kind and size) was restored, and the
+ * stage's frames were the other's */
+static guint64
+stage_check (const char *path)
+{
+  g_autofree gchar *name = g_path_get_basename (path);
+  const char *end = g_strrstr (name, ".checkpoint.");
+
+  return accel_digest_bytes (
+      ACCEL_DIGEST_INIT, name, end ? (gsize)(end - name) : strlen (name));
+}
+
 /* written to a temporary file and renamed over the old one: a reader sees
  * the previous checkpoint or this one, never half of one */
 gboolean
@@ -57,7 +73,7 @@ accel_checkpoint_write (
   gsize at = sizeof (Header) + sizeof (guint64);
   g_autofree guint8 *buf = g_malloc (at + size);
   Header h = { { 0 }, sequence, size };
-  guint64 check = state_check (data, size);
+  guint64 check = state_check (data, size) ^ stage_check (path);
 
   memcpy (h.magic, MAGIC, sizeof (h.magic));
   memcpy (buf, &h, sizeof (h));
@@ -78,7 +94,7 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
   const char *named;
   guint64 name_sequence, check;
   gsize len, at = sizeof (Header);
-  gboolean checked;
+  gboolean checked, named_check;
   Header h;
 
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
@@ -94,7 +110,9 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
   if (len < sizeof (h))
     goto invalid;
   memcpy (&h, data, sizeof (h));
-  checked = memcmp (h.magic, MAGIC, sizeof (h.magic)) == 0;
+  named_check = memcmp (h.magic, MAGIC, sizeof (h.magic)) == 0;
+  checked
+      = named_check || memcmp (h.magic, MAGIC_UNNAMED, sizeof (h.magic)) == 0;
   if (!checked && memcmp (h.magic, MAGIC_UNCHECKED, sizeof (h.magic)) != 0)
     goto invalid;
   if (checked)
@@ -107,8 +125,12 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
   if (h.size != len - at)
     goto invalid;
   /* damage inside the state (its header was all that was read, and a
-   * resume restored it: the frames after it differed) */
-  if (checked && state_check ((const guint8 *)data + at, h.size) != check)
+   * resume restored it: the frames after it differed), or another
+   * stage's */
+  if (checked
+      && (state_check ((const guint8 *)data + at, h.size)
+             ^ (named_check ? stage_check (path) : 0))
+             != check)
     goto invalid;
   /* the sequence its name says (one renamed restored another frame's
    * state, and the frames after it differed) */
@@ -125,7 +147,8 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
 invalid:
   {
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-        "checkpoint %s is damaged; remove it to start the stage's state over",
+        "checkpoint %s is damaged (or another stage's); remove it to start "
+        "the stage's state over",
         path);
     return NULL;
   }

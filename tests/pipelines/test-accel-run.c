@@ -2072,6 +2072,42 @@ test_checkpoint_body_checked (void)
   result_clear (&r);
 }
 
+/* a checkpoint of another stage of the same kind and size under this
+ * one's name is refused: its check covers the stage's name (it was
+ * restored, and the stage's frames were the other's, status 0) */
+static void
+test_checkpoint_stage_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *a = g_build_filename (sc.state, "a.checkpoint.8", NULL);
+  g_autofree gchar *b = g_build_filename (sc.state, "b.checkpoint.8", NULL);
+  g_autofree gchar *data = NULL;
+  gsize len;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: two-sims\n"
+      "stages:\n"
+      "  - {name: a, kind: realtime.particles, params: {capacity: 256,\n"
+      "     emit-rate: 16, num-buffers: 20, snapshot-interval: 4, seed: 1}}\n"
+      "  - {name: b, kind: realtime.particles, params: {capacity: 256,\n"
+      "     emit-rate: 16, num-buffers: 20, snapshot-interval: 4, seed: 2}}\n"
+      "  - {name: oa, kind: core.checksum-sink, params: {location: a.txt}}\n"
+      "  - {name: ob, kind: core.checksum-sink, params: {location: b.txt}}\n"
+      "links: [a -> oa, b -> ob]\n",
+      -1, NULL));
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--frames=10", sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (b, &data, &len, NULL));
+  g_assert_true (g_file_set_contents (a, data, (gssize)len, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "a.checkpoint.8 is damaged (or another "
+                                   "stage's)"));
+  result_clear (&r);
+}
+
 /* the checksum sink's resume cuts its file in place, to its committed lines
  * in order: through a link it cut the link's file (it wrote a file of its
  * own over the link, and the real one lacked the frames resumed), and a
@@ -3739,6 +3775,8 @@ main (int argc, char **argv)
       "/accel-run/checkpoint-name-checked", test_checkpoint_name_checked);
   g_test_add_func (
       "/accel-run/checkpoint-body-checked", test_checkpoint_body_checked);
+  g_test_add_func (
+      "/accel-run/checkpoint-stage-checked", test_checkpoint_stage_checked);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
