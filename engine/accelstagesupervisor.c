@@ -150,19 +150,18 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
   AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   AccelStageSupervisor *sup = &accel_stage_get_private (self)->supervisor;
   g_autoptr (GError) error = NULL;
-  gboolean for_catch_up
-      = sup->snapshot_interval == 0 && accel_source_replays (self, sequence);
+  gboolean replays = accel_source_replays (self, sequence);
+  gboolean for_catch_up = sup->snapshot_interval == 0 && replays;
   guint interval
       = for_catch_up ? CATCH_UP_SNAPSHOT_INTERVAL : sup->snapshot_interval;
+  gboolean on_interval = interval != 0 && sequence % interval == 0;
   /* not in a catch-up: the changes that come meanwhile wait for the
    * frame that failed, and a snapshot would keep them all */
   gboolean for_params
-      = !accel_source_replays (self, sequence)
+      = !replays
         && accel_source_n_param_changes (self) >= PARAM_CHANGES_PER_SNAPSHOT;
 
-  if (!klass->snapshot)
-    return;
-  if (!for_params && (interval == 0 || sequence % interval != 0))
+  if (!klass->snapshot || !(on_interval || for_params))
     return;
   g_clear_pointer (&sup->snapshot, g_bytes_unref);
   sup->snapshot = klass->snapshot (self);
@@ -170,8 +169,7 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
   /* a catch-up from here needs no change made up to it */
   if (sup->snapshot)
     accel_source_forget_params (self, sequence);
-  if (!sup->checkpoint || for_catch_up
-      || (interval == 0 || sequence % interval != 0))
+  if (!sup->checkpoint || for_catch_up || !on_interval)
     return;
   /* once a run: the marker stays */
   if (!sup->snapshot)
