@@ -13,16 +13,23 @@ typedef struct
   AccelStage *sink;
   GPtrArray *above; /* the stages upstream: a frame one skips never comes */
   /* the frames it skipped or withheld, and those lost above it, each once
-   * however many branches above a join lost it */
+   * however many stages report it: the branches above a join, or the
+   * stages of a captured batch after the one that failed it, and the
+   * stage that did */
   guint64 n_lost;
-  /* with a join above it, or at it: the sequences lost above that are
-   * after the last frame it took, sorted; %NULL without a join, where no
-   * two stages above lose the same frame */
+  /* the sequences lost from the last frame it took on, as sorted runs
+   * (LostRun): consecutive losses are one run, so it holds a few runs
+   * however long the sink takes nothing */
   GArray *lost;
   guint64 target; /* the frames the steps asked of it */
   gboolean asked; /* running as the step began: it takes a frame */
   gboolean ended; /* its stream ended: it takes no more */
 } StepSink;
+
+typedef struct
+{
+  guint64 first, last;
+} LostRun;
 
 static void
 step_sink_free (gpointer data)
@@ -30,44 +37,58 @@ step_sink_free (gpointer data)
   StepSink *s = data;
 
   g_ptr_array_unref (s->above);
-  g_clear_pointer (&s->lost, g_array_unref);
+  g_array_unref (s->lost);
   g_free (s);
 }
 
-/* frame @sequence was lost above @s: counted once, though each branch
- * above a join may lose it */
+#define RUN(s, i) g_array_index ((s)->lost, LostRun, (i))
+
+/* frame @sequence was lost at or above @s: counted once, however many
+ * stages report it */
 static void
-note_lost_above (StepSink *s, guint64 sequence)
+note_lost (StepSink *s, guint64 sequence)
 {
   guint i;
 
-  if (!s->lost)
-    {
-      s->n_lost++;
-      return;
-    }
-  /* mostly the latest */
+  /* mostly the latest: i is the first run after @sequence */
   for (i = s->lost->len; i > 0; i--)
-    if (g_array_index (s->lost, guint64, i - 1) <= sequence)
+    if (RUN (s, i - 1).first <= sequence)
       break;
-  if (i > 0 && g_array_index (s->lost, guint64, i - 1) == sequence)
+  if (i > 0 && sequence <= RUN (s, i - 1).last)
     return;
-  g_array_insert_val (s->lost, i, sequence);
   s->n_lost++;
+  if (i > 0 && RUN (s, i - 1).last + 1 == sequence)
+    {
+      RUN (s, i - 1).last = sequence;
+      if (i < s->lost->len && RUN (s, i).first == sequence + 1)
+        {
+          RUN (s, i - 1).last = RUN (s, i).last;
+          g_array_remove_index (s->lost, i);
+        }
+    }
+  else if (i < s->lost->len && RUN (s, i).first == sequence + 1)
+    RUN (s, i).first = sequence;
+  else
+    {
+      LostRun run = { sequence, sequence };
+      g_array_insert_val (s->lost, i, run);
+    }
 }
 
 /* @s took frame @sequence (or lost it itself): each stage above it has
- * handed on that frame, and said before which of the earlier ones it
- * lost */
+ * handed on the frames before it, or said which of them it lost; a
+ * report of @sequence itself may still come */
 static void
 forget_lost_before (StepSink *s, guint64 sequence)
 {
   guint n = 0;
 
-  while (n < s->lost->len && g_array_index (s->lost, guint64, n) < sequence)
+  while (n < s->lost->len && RUN (s, n).last < sequence)
     n++;
   if (n > 0)
     g_array_remove_range (s->lost, 0, n);
+  if (s->lost->len > 0 && RUN (s, 0).first < sequence)
+    RUN (s, 0).first = sequence;
 }
 
 /* a sink finished frame @sequence, or (@lost) a stage skipped or withheld
@@ -85,12 +106,12 @@ on_stage_frame (
 
       if (stage == s->sink)
         {
-          s->n_lost += lost;
-          if (s->lost)
-            forget_lost_before (s, sequence);
+          if (lost)
+            note_lost (s, sequence);
+          forget_lost_before (s, sequence);
         }
       else if (lost && g_ptr_array_find (s->above, stage, NULL))
-        note_lost_above (s, sequence);
+        note_lost (s, sequence);
     }
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
@@ -110,16 +131,6 @@ collect_above (AccelGraph *graph, AccelStage *stage, GPtrArray *above)
           collect_above (graph, link->src, above);
         }
     }
-}
-
-/* whether a stage above @s joins branches, which may each lose a frame */
-static gboolean
-joins_above (StepSink *s)
-{
-  for (guint i = 0; i < s->above->len; i++)
-    if (accel_stage_get_n_inputs (s->above->pdata[i]) > 1)
-      return TRUE;
-  return FALSE;
 }
 
 /* what the graph hears of its stages when it runs stepped, and its sinks
@@ -143,8 +154,7 @@ accel_graph_observe_steps (AccelGraph *graph, AccelStageObserver *observer)
       s->sink = stage;
       s->above = g_ptr_array_new ();
       collect_above (graph, stage, s->above);
-      if (accel_stage_get_n_inputs (stage) > 1 || joins_above (s))
-        s->lost = g_array_new (FALSE, FALSE, sizeof (guint64));
+      s->lost = g_array_new (FALSE, FALSE, sizeof (LostRun));
       g_ptr_array_add (graph->step_sinks, s);
     }
 }

@@ -368,12 +368,132 @@ test_device_metrics (void)
   g_assert_cmpint (series_value (text, "accel_device_generation"), >=, 1);
 }
 
+/* test.copy-failer: copies its input on the frame's stream, a work a
+ * segment captures, and fails the frame of sequence fail-at (a parameter)
+ * there: set between two steps, its next frame is captured anew and fails
+ * in the capture, then again in the batch's stream launches */
+#define TEST_TYPE_COPY_FAILER (test_copy_failer_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestCopyFailer, test_copy_failer, TEST, COPY_FAILER, AccelStage)
+
+struct _TestCopyFailer
+{
+  AccelStage parent;
+  gint64 fail_at;
+};
+G_DEFINE_FINAL_TYPE (TestCopyFailer, test_copy_failer, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+copy_failer_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  AccelBuffer *in = frame->inputs[0], *out = frame->outputs[0];
+
+  if ((gint64)frame->sequence == TEST_COPY_FAILER (stage)->fail_at)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "sequence %" G_GUINT64_FORMAT " is not welcome", frame->sequence);
+      return ACCEL_FLOW_ERROR;
+    }
+  g_assert_cmpint (
+      cudaMemcpyAsync (accel_buffer_get_data (out), accel_buffer_get_data (in),
+          accel_buffer_get_size (in), cudaMemcpyDeviceToDevice,
+          accel_stream_get_handle (frame->stream)),
+      ==, cudaSuccess);
+  return ACCEL_FLOW_OK;
+}
+
+static void
+copy_failer_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  TEST_COPY_FAILER (object)->fail_at = g_value_get_int64 (value);
+}
+
+static void
+copy_failer_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  g_value_set_int64 (value, TEST_COPY_FAILER (object)->fail_at);
+}
+
+static void
+test_copy_failer_class_init (TestCopyFailerClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  gobject_class->set_property = copy_failer_set_property;
+  gobject_class->get_property = copy_failer_get_property;
+  g_object_class_install_property (gobject_class, 1,
+      g_param_spec_int64 ("fail-at", "Fail at", "The sequence that fails", -1,
+          G_MAXINT64, -1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  sc->process = copy_failer_process;
+  sc->can_capture = accel_stage_can_capture_always;
+  accel_stage_class_set_metadata (
+      sc, "test.copy-failer", "Copies, and fails the frame fail-at");
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &any, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &any, NULL);
+}
+
+static void
+test_copy_failer_init (TestCopyFailer *self)
+{
+  self->fail_at = -1;
+}
+
+/* a stepped graph whose frame fails inside a captured batch: the stages
+ * after the failed one in the batch skip it too, and the sink below them
+ * lost one frame, not one for each stage that said so (each step from the
+ * next on returned before its frame reached the sink) */
+static void
+test_stepped_batch_fault (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("stepped-batch");
+  AccelStage *src, *copy, *scale, *sink;
+
+  src = accel_test_stage (g, "core.test-source", "src");
+  copy = accel_test_stage (g, "test.copy-failer", "copy");
+  scale = accel_test_stage (g, "core.scale", "scale");
+  sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_object_set (src, "shape", "4096", "num-buffers", (gint64)8, NULL);
+  g_object_set (copy, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  g_assert_true (accel_graph_link (g, "src", "copy", &error));
+  g_assert_true (accel_graph_link (g, "copy", "scale", &error));
+  g_assert_true (accel_graph_link (g, "scale", "sink", &error));
+  accel_graph_set_stepped (g, TRUE);
+  g_assert_true (accel_graph_start (g, &error));
+  for (guint i = 0; i < 8; i++)
+    {
+      /* frame 3 is the first after the change: it runs as it comes; 4 is
+       * captured anew, and fails */
+      if (i == 3)
+        accel_test_set_param_async (copy, "fail-at", (gint64)4);
+      g_assert_true (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (
+          accel_stage_get_n_processed (sink), ==, i < 4 ? i + 1 : i);
+    }
+  g_assert_cmpuint (accel_stage_get_n_skipped (copy), ==, 1);
+  /* the proof that the frame failed in a batch */
+  g_assert_cmpuint (accel_stage_get_n_skipped (scale), ==, 1);
+  g_assert_false (accel_graph_step (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_clear_error (&error);
+  g_assert_true (accel_graph_wait (g, -1, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   accel_test_require_gpu ();
   test_stages_register ();
+  accel_registry_register (
+      accel_registry_get_default (), TEST_TYPE_COPY_FAILER);
   g_test_add_func ("/gpu/scale-equals-host", test_gpu_equals_host);
   g_test_add_func ("/gpu/read-after-write", test_read_after_write);
   g_test_add_func ("/gpu/write-after-read", test_write_after_read);
@@ -388,5 +508,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/inserted-copy", test_inserted_copy);
   g_test_add_func ("/gpu/stale-generation", test_stale_on_gpu);
   g_test_add_func ("/gpu/device-metrics", test_device_metrics);
+  g_test_add_func ("/gpu/stepped-batch-fault", test_stepped_batch_fault);
   return g_test_run ();
 }
