@@ -479,6 +479,8 @@ accel_checksum_sink_set_property (
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_LOCATION:
@@ -536,7 +538,8 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
           "File that gets a line \"sequence sha256\" per buffer (empty: "
           "none)",
           NULL,
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
   /* the results of the graph's run (each start begins them anew), read
    * from any thread while it runs and after */
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_N_RECEIVED,

@@ -403,6 +403,8 @@ accel_app_sink_get_property (
 {
   AccelAppSink *self = ACCEL_APP_SINK (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_MAX_BUFFERS:
@@ -468,7 +470,7 @@ accel_app_sink_class_init (AccelAppSinkClass *klass)
           "stage waits (or drops the oldest queued one, with drop). A "
           "parameter change, flush or stop that comes meanwhile sets the "
           "frame aside, in as many buffers more",
-          1, G_MAXUINT16, 4, flags));
+          1, G_MAXUINT16, 4, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_DROP,
       g_param_spec_boolean ("drop", "Drop",
           "Drop the oldest buffer not pulled yet instead of waiting for the "

@@ -512,7 +512,7 @@ accel_pattern_source_class_init (AccelPatternSourceClass *klass)
   g_object_class_install_property (gobject_class, PROP_FRAMERATE,
       g_param_spec_string ("framerate", "Frame rate",
           "Frames per second as N/D, for the images' timestamps (0/1: none)",
-          "30/1", flags));
+          "30/1", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_SEED,
       g_param_spec_uint ("seed", "Seed",
           "Seed of the noise pattern: frame s of a seed is always the same", 0,

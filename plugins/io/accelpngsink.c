@@ -426,6 +426,8 @@ accel_png_sink_set_property (
 {
   AccelPngSink *self = ACCEL_PNG_SINK (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_LOCATION:
@@ -485,7 +487,8 @@ accel_png_sink_class_init (AccelPngSinkClass *klass)
           "File name pattern with one number (such as %05d) that becomes "
           "the image's sequence number",
           "frame-%05d.png",
-          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
+              | ACCEL_PARAM_FIXED));
 
   accel_stage_class_set_metadata (
       stage_class, "io.png-sink", "Write every image to a PNG file of its own");

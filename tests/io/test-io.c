@@ -526,6 +526,91 @@ test_fixed_after_failed_prepare (void)
   test_dir_remove (dir);
 }
 
+/* a sink's file, an app-sink's pool and a pattern's frame rate are chosen
+ * as the graph is prepared or started, so their parameters are fixed then:
+ * a change after is refused by accel_stage_set_param_async () and, with a
+ * warning, by g_object_set (), and a run writes where it was told first (a
+ * change was accepted, read back, and never applied) */
+static void
+test_parameters_fixed (void)
+{
+  static const struct
+  {
+    const char *kind, *prop;
+    const char *first, *moved; /* a file in the test's directory, or a
+                                * frame rate; NULL: max-buffers 8 */
+    guint n_files;
+  } cases[] = {
+    { "core.checksum-sink", "location", "first.sum", "moved.sum", 1 },
+    { "io.png-sink", "location", "first-%03d.png", "moved-%03d.png", 2 },
+    { "io.app-sink", "max-buffers", NULL, NULL, 0 },
+    { "io.pattern-source", "framerate", "30/1", "10/1", 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *dir = test_dir_new ();
+      g_autoptr (AccelGraph) g = accel_graph_new ("fixed");
+      g_autoptr (GError) error = NULL;
+      g_auto (GValue) value = G_VALUE_INIT, before = G_VALUE_INIT;
+      g_auto (GValue) after = G_VALUE_INIT;
+      gboolean source = g_str_equal (cases[i].kind, "io.pattern-source");
+      AccelStage *src = accel_test_stage (
+          g, source ? cases[i].kind : "core.test-source", "src");
+      AccelStage *sink = accel_test_stage (
+          g, source ? "core.null-sink" : cases[i].kind, "sink");
+      AccelStage *stage = source ? src : sink;
+      GParamSpec *pspec;
+
+      g_test_message ("%s %s", cases[i].kind, cases[i].prop);
+      g_object_set (src, "format", "RGBA8", "width", 8, "height", 4,
+          "num-buffers", (gint64)2, NULL);
+      pspec = g_object_class_find_property (
+          G_OBJECT_GET_CLASS (stage), cases[i].prop);
+      g_assert_nonnull (pspec);
+      g_value_init (&value, pspec->value_type);
+      if (cases[i].n_files > 0)
+        {
+          g_autofree gchar *first
+              = g_build_filename (dir, cases[i].first, NULL);
+          g_object_set (stage, cases[i].prop, first, NULL);
+          g_value_take_string (
+              &value, g_build_filename (dir, cases[i].moved, NULL));
+        }
+      else if (cases[i].first)
+        {
+          g_object_set (stage, cases[i].prop, cases[i].first, NULL);
+          g_value_set_string (&value, cases[i].moved);
+        }
+      else
+        g_value_set_uint (&value, 8);
+      test_link (g, "src", "sink");
+      g_assert_true (accel_graph_prepare (g, &error));
+      g_assert_no_error (error);
+
+      g_assert_true (pspec->flags & ACCEL_PARAM_FIXED);
+      g_value_init (&before, pspec->value_type);
+      g_object_get_property (G_OBJECT (stage), cases[i].prop, &before);
+      g_assert_false (
+          accel_stage_set_param_async (stage, cases[i].prop, &value));
+      g_test_expect_message ("accel-stage", G_LOG_LEVEL_WARNING,
+          "*'" /* the property */ "*' is fixed once the graph is prepared*");
+      g_object_set_property (G_OBJECT (stage), cases[i].prop, &value);
+      g_test_assert_expected_messages ();
+      g_value_init (&after, pspec->value_type);
+      g_object_get_property (G_OBJECT (stage), cases[i].prop, &after);
+      g_assert_cmpint (g_param_values_cmp (pspec, &before, &after), ==, 0);
+
+      if (cases[i].n_files > 0)
+        {
+          test_run (g);
+          /* every file where the location said as the graph was prepared */
+          g_assert_cmpuint (test_dir_count (dir), ==, cases[i].n_files);
+        }
+      test_dir_remove (dir);
+    }
+}
+
 /* raw-file-source -> core.scale -> raw-file-sink against the host
  * reference, for u8 and f32 tensors */
 static void
@@ -2389,6 +2474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/registered", test_registered);
   g_test_add_func (
       "/io/fixed-after-failed-prepare", test_fixed_after_failed_prepare);
+  g_test_add_func ("/io/parameters-fixed", test_parameters_fixed);
   g_test_add_func (
       "/io/pattern-source/noise-reproducible", test_noise_reproducible);
   g_test_add_func ("/io/pattern-source/timestamps", test_pattern_timestamps);
