@@ -20,6 +20,7 @@ struct _AccelAppSink
   GQueue queue; /* AccelBuffer*, ready to pull */
   gboolean eos;
   guint64 n_dropped;
+  GThread *thread;      /* the stage's: a pull there never waits */
   AccelPool *pool;      /* host memory the application gets */
   AccelBuffer *pending; /* filled by process(), queued by render() */
 
@@ -213,6 +214,7 @@ accel_app_sink_start (AccelStage *stage, GError **error)
   AccelAppSink *self = ACCEL_APP_SINK (stage);
   AccelType type = *accel_stage_get_input_type (stage, 0);
 
+  g_atomic_pointer_set (&self->thread, g_thread_self ());
   type.memory
       = accel_stage_is_host (stage) ? ACCEL_MEMORY_HOST : ACCEL_MEMORY_PINNED;
   /* the pool bounds what is queued plus what the application holds */
@@ -264,6 +266,8 @@ accel_app_sink_stop (AccelStage *stage)
   AccelAppSink *self = ACCEL_APP_SINK (stage);
   AccelBuffer *held;
 
+  /* the thread may end, and another take its place */
+  g_atomic_pointer_set (&self->thread, NULL);
   if (self->retry)
     g_source_destroy (self->retry);
   self->retry = NULL;
@@ -357,8 +361,14 @@ accel_app_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
 static AccelBuffer *
 accel_app_sink_pull_buffer (AccelAppSink *self, gint64 timeout_us)
 {
-  gint64 deadline = accel_deadline_after (MAX (timeout_us, 0));
+  gint64 deadline;
   AccelBuffer *buffer;
+
+  /* on the stage's thread (a new-buffer handler) nothing is queued while
+   * it waits: it would wait out its timeout, or for good */
+  if (g_atomic_pointer_get (&self->thread) == g_thread_self ())
+    timeout_us = 0;
+  deadline = accel_deadline_after (MAX (timeout_us, 0));
 
   g_mutex_lock (&self->lock);
   /* in slices: a graph that failed or was finalized sends no more
@@ -384,6 +394,8 @@ accel_app_sink_set_property (
 {
   AccelAppSink *self = ACCEL_APP_SINK (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_MAX_BUFFERS:
@@ -403,8 +415,6 @@ accel_app_sink_get_property (
 {
   AccelAppSink *self = ACCEL_APP_SINK (object);
 
-  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
-    return;
   switch (prop_id)
     {
     case PROP_MAX_BUFFERS:
@@ -494,7 +504,9 @@ accel_app_sink_class_init (AccelAppSinkClass *klass)
    *
    * Takes the oldest buffer: the stage's input, in host memory (pinned on a
    * GPU), complete, with its sequence number and timestamps. Once the stage
-   * has stopped, the buffers still queued, then %NULL. MT safe.
+   * has stopped, the buffers still queued, then %NULL. On the stage's own
+   * thread (in a "new-buffer" handler) it never waits, whatever
+   * @timeout_us: no buffer comes while that thread waits. MT safe.
    *
    * Returns: (transfer full) (nullable): a buffer, or %NULL when none came
    * in time or the stream is over.

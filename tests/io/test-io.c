@@ -1219,6 +1219,52 @@ test_app_push_pull (void)
   g_assert_cmpint (g_atomic_int_get (&n_new), ==, APP_FRAMES);
 }
 
+/* a new-buffer handler that reads what is queued as a stream is read,
+ * until pull-buffer returns NULL */
+static void
+pull_in_handler (AccelStage *sink, gpointer user_data)
+{
+  AccelBuffer *buf = NULL;
+
+  for (;;)
+    {
+      g_signal_emit_by_name (
+          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      if (!buf)
+        break;
+      g_atomic_int_inc ((gint *)user_data);
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+}
+
+/* a pull on the stage's own thread (a new-buffer handler) returns at once
+ * when nothing is queued: no frame can come while that thread waits (it
+ * waited out its timeout for each frame, holding the graph back; without
+ * one, for good, and accel_graph_stop () with it) */
+static void
+test_app_sink_pull_in_handler (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  GThread *pusher;
+  gint n_pulled = 0;
+
+  g_object_set (src, "shape", "4x8", "dtype", "f32", NULL);
+  g_signal_connect (
+      sink, "new-buffer", G_CALLBACK (pull_in_handler), &n_pulled);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  pusher = g_thread_new ("pusher", push_thread, src);
+  g_thread_join (pusher);
+  g_assert_true (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  accel_graph_stop (g);
+  g_assert_cmpint (g_atomic_int_get (&n_pulled), ==, APP_FRAMES);
+}
+
 /* the frames an application pulls until pull-buffer without a timeout
  * says the stream ended */
 static guint
@@ -2530,6 +2576,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/app/type-set-while-pushing", test_app_source_type_set_while_pushing);
   g_test_add_func ("/io/app/sink-not-pulled", test_app_sink_not_pulled);
+  g_test_add_func (
+      "/io/app/sink-pull-in-handler", test_app_sink_pull_in_handler);
   g_test_add_func (
       "/io/app/sink-param-while-behind", test_app_sink_param_while_behind);
   g_test_add_func (
