@@ -171,8 +171,11 @@ accel_buffer_alloc (AccelDevice *device, const AccelType *type, GError **error)
 {
   AccelBuffer *buf;
   gpointer data;
-  gsize size = accel_type_get_size (type);
+  gsize size;
 
+  /* a size that wrapped would allocate a few bytes for a large type */
+  if (!accel_type_get_size_checked (type, &size))
+    goto size_overflows;
   if (!memory_alloc (device, type->memory, size, &data, error))
     return NULL;
   accel_debug_count_allocation ();
@@ -180,6 +183,15 @@ accel_buffer_alloc (AccelDevice *device, const AccelType *type, GError **error)
   buf->data = data;
   buf->size = size;
   return buf;
+
+  /* ERRORS */
+size_overflows:
+  {
+    g_autofree gchar *name = accel_type_to_string (type);
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "cannot allocate a buffer of type %s: its size overflows", name);
+    return NULL;
+  }
 }
 
 /**
@@ -191,7 +203,9 @@ accel_buffer_alloc (AccelDevice *device, const AccelType *type, GError **error)
  * Allocates a buffer outside any pool. Stages take theirs from pools; this is
  * for applications that push data into a graph.
  *
- * Returns: (transfer full): a new buffer, or %NULL. MT safe.
+ * Returns: (transfer full): a new buffer, or %NULL with
+ * %ACCEL_ERROR_INVALID_INPUT when @type's size overflows a #gsize, or the
+ * allocation's error. MT safe.
  */
 AccelBuffer *
 accel_buffer_new (AccelDevice *device, const AccelType *type, GError **error)
@@ -225,11 +239,13 @@ accel_buffer_new_wrapped (AccelDevice *device, const AccelType *type,
     gpointer data, gsize size, GDestroyNotify notify, gpointer user_data)
 {
   AccelBuffer *buf;
+  gsize want;
 
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), NULL);
   g_return_val_if_fail (type != NULL && accel_type_is_fixed (type), NULL);
   /* stages read and write accel_type_get_size () bytes of every buffer */
-  g_return_val_if_fail (size >= accel_type_get_size (type), NULL);
+  g_return_val_if_fail (accel_type_get_size_checked (type, &want), NULL);
+  g_return_val_if_fail (size >= want, NULL);
   g_return_val_if_fail (data != NULL || size == 0, NULL);
 
   buf = buffer_new_empty (device, type);

@@ -280,6 +280,30 @@ test_bytes_size_overflows (void)
   g_assert_true (g_str_has_suffix (error->message, ": its size overflows"));
 }
 
+/* so is a buffer allocated for it, on the host or from a pool (it got the
+ * few bytes its wrapped size said, for a large type) */
+static void
+test_new_size_overflows (void)
+{
+  static const gint64 dims[]
+      = { G_GINT64_CONSTANT (1) << 32, G_GINT64_CONSTANT (1) << 32 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelPool) pool = NULL;
+  AccelType t;
+
+  accel_type_init_tensor (&t, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+  g_assert_null (accel_buffer_new (accel_device_get_host (), &t, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_suffix (error->message, ": its size overflows"));
+  g_clear_error (&error);
+
+  pool = accel_pool_new (accel_device_get_host (), &t, 1);
+  g_assert_null (accel_pool_acquire (pool, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+  g_assert_true (g_str_has_suffix (error->message, ": its size overflows"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -292,6 +316,7 @@ main (int argc, char **argv)
   g_test_add_func ("/buffer/wrapped", test_wrapped);
   g_test_add_func ("/buffer/bytes", test_bytes);
   g_test_add_func ("/buffer/bytes-size-overflows", test_bytes_size_overflows);
+  g_test_add_func ("/buffer/new-size-overflows", test_new_size_overflows);
   g_test_add_func ("/pool/starts-zeroed", test_starts_zeroed);
   return g_test_run ();
 }
