@@ -742,8 +742,10 @@ note_faults_elsewhere (AccelGraph *graph)
  * Prepares the graph if needed, starts every stage's thread (each runs its
  * start() there), then lets the sources produce.
  *
- * Returns: %FALSE when a stage could not start; the graph is stopped again.
- * Called from the thread that builds the graph.
+ * Returns: %FALSE when a stage could not start; the graph is stopped again,
+ * and counts as failed for its stages until it starts again
+ * (accel_stage_graph_has_failed ()). Called from the thread that builds
+ * the graph.
  */
 gboolean
 accel_graph_start (AccelGraph *graph, GError **error)
@@ -801,6 +803,11 @@ accel_graph_start (AccelGraph *graph, GError **error)
   if (!start_stages (graph, by_segment, by_name, streams, error))
     {
       drop_workers (graph);
+      /* no frame comes: what waits on the application's behalf (a pull
+       * from a sink that never started) stops waiting, until the next
+       * start */
+      for (guint i = 0; i < graph->order->len; i++)
+        accel_stage_set_graph_failed (graph->order->pdata[i], TRUE);
       return FALSE;
     }
   /* a stop from another thread comes before the graph runs (and finds

@@ -118,12 +118,12 @@ accel_app_source_push_buffer (
   /* ERRORS */
 refused:
   {
-    const char *why
-        = self->flushing ? "while the stage is stopped"
-          : failed    ? "after the graph failed (accel_graph_wait () says why)"
-          : gone      ? "once its graph is finalized"
-          : self->eos ? "after end of stream"
-                      : "while its queue is full (block is off)";
+    const char *why = self->flushing ? "while the stage is stopped"
+                      : failed ? "after the graph failed (accel_graph_wait () "
+                                 "or accel_graph_start () says why)"
+                      : gone   ? "once its graph is finalized"
+                      : self->eos ? "after end of stream"
+                                  : "while its queue is full (block is off)";
     g_mutex_unlock (&self->lock);
     g_set_error (error, ACCEL_ERROR,
         self->flushing || gone ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,

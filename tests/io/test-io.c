@@ -1381,6 +1381,56 @@ test_app_graph_failed (void)
   accel_fault_clear ();
 }
 
+/* a graph that failed to start runs no frame: a pull from a sink that
+ * never started returns at once, as once a graph failed running (it waited
+ * out its timeout, or for good), and a push is refused */
+static void
+test_app_graph_failed_to_start (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *gone = g_build_filename (dir, "gone", NULL);
+  g_autofree gchar *sums = g_build_filename (gone, "out.sum", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelBuffer) buf = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  /* added before the app-sink, it starts before it */
+  AccelStage *bad = accel_test_stage (g, "core.checksum-sink", "bad");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  AccelBuffer *pulled = NULL;
+  gint64 dims[2] = { 4, 8 };
+  AccelType type;
+  gboolean ok = TRUE;
+  gint64 t0;
+
+  g_object_set (src, "shape", "4x8", "dtype", "f32", "max-buffers", 1, NULL);
+  g_assert_cmpint (g_mkdir (gone, 0755), ==, 0);
+  g_object_set (bad, "location", sums, NULL);
+  test_link (g, "src", "bad");
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_prepare (g, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rmdir (gone), ==, 0);
+  g_assert_false (accel_graph_start (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_clear_error (&error);
+
+  t0 = g_get_monotonic_time ();
+  g_signal_emit_by_name (
+      sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &pulled);
+  g_assert_null (pulled);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+  buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2 && ok; i++)
+    g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+  g_assert_false (ok);
+  g_test_message ("%s", error->message);
+  test_dir_remove (dir);
+}
+
 static void
 test_app_wrong_type (void)
 {
@@ -2566,6 +2616,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/app/restart-keeps-frames", test_app_restart_keeps_frames);
   g_test_add_func ("/io/app/graph-failed", test_app_graph_failed);
+  g_test_add_func (
+      "/io/app/graph-failed-to-start", test_app_graph_failed_to_start);
   g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
   g_test_add_func (
       "/io/app/param-during-step", test_app_source_param_during_step);
