@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* accel: a graph's fingerprint, kept in its state directory: stage names,
- * kinds, parameters, negotiated output types, the first bytes of the files
- * sources read, and links, one per line, so
+ * kinds, parameters, negotiated output types, what the files sources
+ * read hold, and links, one per line, so
  * that a state directory reused for another pipeline is refused, saying
  * what changed, rather than mixing the two runs' frames */
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FINGERPRINT_HEADER "# accel graph fingerprint 1\n"
 /* its last line: a digest of the lines before it, so that a byte changed
@@ -111,68 +115,167 @@ append_params (GString *s, AccelStage *stage)
     }
 }
 
-/* the bytes at the start of a source's input file its line covers: a file
- * replaced by another recording differs there, and one that grew since
- * (a recording still being made) does not */
-#define INPUT_PREFIX (64 * 1024)
+/* a source's input file, in its line: its length and a digest of all its
+ * bytes, "L:digest", then its identity, " dev:ino:mtime:ctime" (the times
+ * in ns). A resume finds the file as the earlier run left it where its
+ * identity and length are as kept, and reads nothing (the quick check
+ * make and rsync use; the ctime, which no one sets back, tells a file
+ * changed in place with its mtime set back); any other is read again, and
+ * must hold what it held, whatever follows: a file that grew since (a
+ * recording still being made) resumes. Only the first 64 KiB were
+ * covered, and a change past them mixed two files' frames; lines kept
+ * then have no identity */
 
-/* "L:digest" of the first L bytes of @path (up to @most), or NULL where it
- * cannot be read */
-static gchar *
-input_prefix (const char *path, gsize most)
+/* what digest_file () reads at a time */
+#define READ_CHUNK (1024 * 1024)
+
+/* the digest of the first @most bytes of @fd (fewer where it is shorter),
+ * their count in @n; FALSE where it cannot be read */
+static gboolean
+digest_file (int fd, guint64 most, guint64 *n, guint64 *digest)
 {
-  g_autofree guint8 *buf = g_malloc (MAX (most, 1));
-  FILE *f = fopen (path, "rb");
-  gsize n;
+  g_autofree guint8 *buf = g_malloc (READ_CHUNK);
 
-  if (!f)
-    return NULL;
-  n = fread (buf, 1, most, f);
-  fclose (f);
-  return g_strdup_printf ("%" G_GSIZE_FORMAT ":%016" G_GINT64_MODIFIER "x", n,
-      accel_digest_bytes (ACCEL_DIGEST_INIT, buf, n));
+  *n = 0;
+  *digest = ACCEL_DIGEST_INIT;
+  while (*n < most)
+    {
+      gssize got = read (fd, buf, (gsize)MIN (READ_CHUNK, most - *n));
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        return FALSE;
+      if (got == 0)
+        break;
+      *digest = accel_digest_bytes (*digest, buf, (gsize)got);
+      *n += (guint64)got;
+    }
+  return TRUE;
 }
 
-/* a source that reads a regular file (its "location"): the file's first
- * bytes, so that a resume on another file of the same name is refused */
+/* "L:digest" (L, the file's size) and its identity, "L:digest
+ * dev:ino:mtime:ctime", of the file @path names; @was itself where the
+ * file's size and identity are as it says (the file is not read); NULL
+ * where it cannot be read */
+static gchar *
+input_text (const char *path, const char *was)
+{
+  g_autofree gchar *identity = NULL, *size = NULL;
+  guint64 n, digest;
+  struct stat st;
+  const char *kept;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0)
+    goto failed;
+  identity = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT
+                              ":%" G_GINT64_FORMAT ".%09ld:%" G_GINT64_FORMAT
+                              ".%09ld",
+      (guint64)st.st_dev, (guint64)st.st_ino, (gint64)st.st_mtim.tv_sec,
+      (long)st.st_mtim.tv_nsec, (gint64)st.st_ctim.tv_sec,
+      (long)st.st_ctim.tv_nsec);
+  size = g_strdup_printf ("%" G_GUINT64_FORMAT ":", (guint64)st.st_size);
+  if (was && g_str_has_prefix (was, size) && (kept = strchr (was, ' '))
+      && g_str_equal (kept + 1, identity))
+    {
+      close (fd);
+      return g_strdup (was);
+    }
+  if (!digest_file (fd, (guint64)st.st_size, &n, &digest))
+    goto failed;
+  close (fd);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT ":%016" G_GINT64_MODIFIER "x %s",
+      n, digest, identity);
+
+  /* ERRORS */
+failed:
+  {
+    close (fd);
+    return NULL;
+  }
+}
+
+/* the value of @was's line for @key (its fields but the last), or NULL */
+static gchar *
+line_value (const char *was, const char *key)
+{
+  g_autofree gchar *start = g_strdup_printf ("\n%s\t", key);
+  const char *at = was ? strstr (was, start) : NULL;
+  g_autofree gchar *field = NULL;
+  const char *end;
+
+  if (!at)
+    return NULL;
+  at += strlen (start);
+  if (!(end = strchr (at, '\n')))
+    return NULL;
+  field = g_strndup (at, (gsize)(end - at));
+  return g_strcompress (field);
+}
+
+/* a source that reads a regular file (its "location"): what it holds, so
+ * that a resume on another file of the same name, or one changed since,
+ * is refused; @was, the fingerprint kept, or NULL */
 static void
-append_input (GString *s, AccelStage *stage)
+append_input (GString *s, AccelStage *stage, const char *was)
 {
   g_autofree gchar *location = accel_graph_source_input (stage);
-  g_autofree gchar *prefix = NULL;
+  g_autofree gchar *key = NULL, *kept = NULL, *text = NULL;
+  GString *k;
 
-  if (!location || !g_file_test (location, G_FILE_TEST_IS_REGULAR)
-      || !(prefix = input_prefix (location, INPUT_PREFIX)))
+  if (!location || !g_file_test (location, G_FILE_TEST_IS_REGULAR))
     return;
-  append_line (
-      s, "input", accel_stage_get_name (stage), location, prefix, NULL);
+  /* the key as append_line () writes it */
+  k = g_string_new (NULL);
+  append_line (k, "input", accel_stage_get_name (stage), location, NULL);
+  g_string_truncate (k, k->len - 1);
+  key = g_string_free (k, FALSE);
+  kept = line_value (was, key);
+  if (!(text = input_text (location, kept)))
+    return;
+  append_line (s, "input", accel_stage_get_name (stage), location, text, NULL);
 }
 
-/* whether @path starts as it did when its line @was ("L:digest") was
- * made: the same first L bytes, whatever follows */
+/* whether @path holds what it did when its line @was ("L:digest", and its
+ * identity) was made: the same first L bytes, whatever follows. @now is
+ * its line now, of all its bytes: a file of the same length is not read
+ * again */
 static gboolean
-input_starts_as (const char *path, const char *was)
+input_starts_as (const char *path, const char *was, const char *now)
 {
   char *end;
-  guint64 n = g_ascii_strtoull (was, &end, 10);
-  g_autofree gchar *now = NULL;
+  guint64 n = g_ascii_strtoull (was, &end, 10), want, got, digest;
+  guint64 now_n = g_ascii_strtoull (now, NULL, 10);
+  gboolean ok;
+  int fd;
 
-  if (*end != ':' || n > INPUT_PREFIX)
+  if (*end != ':')
     return FALSE;
-  now = input_prefix (path, (gsize)n);
-  return now && g_str_equal (now, was);
+  want = g_ascii_strtoull (end + 1, NULL, 16);
+  if (n == now_n)
+    return strncmp (strchr (now, ':') + 1, end + 1, 16) == 0;
+  if (n > now_n || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
+    return FALSE;
+  ok = digest_file (fd, n, &got, &digest);
+  close (fd);
+  return ok && got == n && digest == want;
 }
 
 /**
  * accel_graph_fingerprint:
  * @graph: a prepared graph
+ * @was: (nullable): the fingerprint kept in the state directory: an input
+ *   file it finds unchanged (its size and identity) is not read again
  *
  * Returns: (transfer full): the graph's fingerprint: a line per stage
- * (name and kind), parameter, negotiated output type and link.
- * Called from the thread that starts the graph.
+ * (name and kind), parameter, input file, negotiated output type and
+ * link. Called from the thread that starts the graph.
  */
 gchar *
-accel_graph_fingerprint (AccelGraph *graph)
+accel_graph_fingerprint (AccelGraph *graph, const char *was)
 {
   GString *s = g_string_new (FINGERPRINT_HEADER);
   AccelWorld *world = accel_world_get_default ();
@@ -193,7 +296,7 @@ accel_graph_fingerprint (AccelGraph *graph)
 
       append_line (s, "kind", name, accel_stage_get_kind_name (stage), NULL);
       append_params (s, stage);
-      append_input (s, stage);
+      append_input (s, stage, was);
       for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
         {
           g_autofree gchar *type
@@ -349,7 +452,7 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
           g_auto (GStrv) f = g_strsplit (key, "\t", -1);
           g_autofree gchar *path = g_strcompress (f[2]);
 
-          if (!old || input_starts_as (path, old))
+          if (!old || input_starts_as (path, old, new))
             n_inputs_alike++;
           else
             g_ptr_array_add (changes,

@@ -99,7 +99,7 @@ gboolean accel_graph_check_threads (AccelGraph *graph, GError **error);
 gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
 
 /* accelfingerprint.c */
-gchar *accel_graph_fingerprint (AccelGraph *graph);
+gchar *accel_graph_fingerprint (AccelGraph *graph, const char *was);
 gboolean accel_fingerprint_compare (
     const char *was, const char *now, const char *dir, GError **error);
 

@@ -359,7 +359,7 @@ check_fingerprint (AccelGraph *graph, GError **error)
 {
   g_autofree gchar *path
       = g_build_filename (graph->state_dir, "fingerprint", NULL);
-  g_autofree gchar *now = accel_graph_fingerprint (graph);
+  g_autofree gchar *now = NULL;
   g_autofree gchar *was = NULL;
   g_autoptr (GError) local = NULL;
 
@@ -367,14 +367,18 @@ check_fingerprint (AccelGraph *graph, GError **error)
    * a later format) is kept as it is now: the next resume compares with
    * what this run reads */
   if (g_file_get_contents (path, &was, NULL, &local))
-    return accel_fingerprint_compare (was, now, graph->state_dir, error)
-           && (g_str_equal (was, now)
-               || g_file_set_contents (path, now, -1, error));
+    {
+      now = accel_graph_fingerprint (graph, was);
+      return accel_fingerprint_compare (was, now, graph->state_dir, error)
+             && (g_str_equal (was, now)
+                 || g_file_set_contents (path, now, -1, error));
+    }
   if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
+  now = accel_graph_fingerprint (graph, NULL);
   return check_fingerprint_kept (graph->state_dir, error)
          && g_file_set_contents_full (path, now, -1,
              G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,

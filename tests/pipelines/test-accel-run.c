@@ -2428,6 +2428,61 @@ test_resume_refuses_changed_input (void)
       sc.state_arg, sc.yaml, NULL);
 }
 
+/* a byte of the input changed in place past its first 64 KiB, in a frame
+ * the run had read, its mtime set back: the resume is refused (only the
+ * first 64 KiB were compared, and the output mixed the two files' frames,
+ * status 0); the byte put back, the file holds what the run read, and it
+ * resumes */
+static void
+test_resume_refuses_input_changed_far (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  gsize frame = 4096 * sizeof (float), at = 10 * frame + 100;
+  g_autofree guint8 *frames = g_malloc (40 * frame);
+  Result r = { 0 };
+
+  for (gsize i = 0; i < 40 * frame; i++)
+    frames[i] = (guint8)(i * 7 + i / 64);
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * frame, NULL));
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: changed-input-far\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.raw, shape: '4096'}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+
+  for (guint round = 0; round < 2; round++)
+    {
+      struct stat st;
+      struct timespec times[2];
+      int fd = g_open (in, O_WRONLY | O_CLOEXEC, 0);
+
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (fstat (fd, &st), ==, 0);
+      frames[at] ^= 0xff;
+      g_assert_cmpint (pwrite (fd, frames + at, 1, (off_t)at), ==, 1);
+      times[0] = st.st_atim;
+      times[1] = st.st_mtim;
+      g_assert_cmpint (futimens (fd, times), ==, 0);
+      close (fd);
+      if (round == 0)
+        expect_in (2,
+            "stage 'src' input in.raw does not start as it did (another "
+            "file of that name, or one changed in place)",
+            sc.dir, sc.state_arg, sc.yaml, NULL);
+    }
+  expect_in (0, "resuming at frame 17", sc.dir, sc.state_arg, sc.yaml, NULL);
+}
+
 /* a live source cannot produce again what an output lost: the resume is
  * refused (status 2), saying so, rather than writing other frames */
 static void
@@ -3831,6 +3886,8 @@ main (int argc, char **argv)
       "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
   g_test_add_func ("/accel-run/resume-refuses-changed-input",
       test_resume_refuses_changed_input);
+  g_test_add_func ("/accel-run/resume-refuses-input-changed-far",
+      test_resume_refuses_input_changed_far);
   g_test_add_func ("/accel-run/resume-refuses-changed-sums",
       test_resume_refuses_changed_sums);
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
