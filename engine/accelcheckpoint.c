@@ -11,15 +11,18 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-/* ACCELCK3 carries a check of the state and of the stage's name;
- * ACCELCK2, of the state alone, and ACCELCK1, from before the check, are
- * still read */
-#define MAGIC "ACCELCK3"
+/* ACCELCK4 carries the identity of its state directory and a check of
+ * the state, the stage's name and that identity; ACCELCK3, without the
+ * identity, ACCELCK2, a check of the state alone, and ACCELCK1, from
+ * before the check, are still read */
+#define MAGIC "ACCELCK4"
+#define MAGIC_NO_DIR "ACCELCK3"
 #define MAGIC_UNNAMED "ACCELCK2"
 #define MAGIC_UNCHECKED "ACCELCK1"
 
 /* header: magic, the last sequence number the state includes, its size,
- * and (ACCELCK2) the check of the state */
+ * then (ACCELCK2 on) the check, and (ACCELCK4) the state directory's
+ * identity */
 typedef struct
 {
   char magic[8];
@@ -63,21 +66,23 @@ stage_check (const char *path)
 }
 
 /* written to a temporary file and renamed over the old one: a reader sees
- * the previous checkpoint or this one, never half of one */
+ * the previous checkpoint or this one, never half of one. @state_id: the
+ * identity of the state directory (accel_fingerprint_get_identity()) */
 gboolean
-accel_checkpoint_write (
-    const char *path, guint64 sequence, GBytes *state, GError **error)
+accel_checkpoint_write (const char *path, guint64 state_id, guint64 sequence,
+    GBytes *state, GError **error)
 {
   gsize size;
   const guint8 *data = g_bytes_get_data (state, &size);
-  gsize at = sizeof (Header) + sizeof (guint64);
+  gsize at = sizeof (Header) + 2 * sizeof (guint64);
   g_autofree guint8 *buf = g_malloc (at + size);
   Header h = { { 0 }, sequence, size };
-  guint64 check = state_check (data, size) ^ stage_check (path);
+  guint64 check = state_check (data, size) ^ stage_check (path) ^ state_id;
 
   memcpy (h.magic, MAGIC, sizeof (h.magic));
   memcpy (buf, &h, sizeof (h));
   memcpy (buf + sizeof (h), &check, sizeof (check));
+  memcpy (buf + sizeof (h) + sizeof (check), &state_id, sizeof (state_id));
   if (size)
     memcpy (buf + at, data, size);
   return g_file_set_contents_full (path, (const gchar *)buf,
@@ -86,15 +91,18 @@ accel_checkpoint_write (
 
 /* Returns: the state, with @sequence set, or NULL with @error: the
  * checkpoint was listed, so one that is not there (a dangling link) is
- * lost, and a resume from it would start the state over mid-run */
+ * lost, and a resume from it would start the state over mid-run; one of
+ * another state directory than @state_id's (copied from one of the same
+ * pipeline) would mix that run's state into this one's */
 GBytes *
-accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
+accel_checkpoint_read (
+    const char *path, guint64 state_id, guint64 *sequence, GError **error)
 {
   g_autofree gchar *data = NULL;
   const char *named;
-  guint64 name_sequence, check;
+  guint64 name_sequence, check, dir_id = 0;
   gsize len, at = sizeof (Header);
-  gboolean checked, named_check;
+  gboolean checked, named_check, dir_check;
   Header h;
 
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
@@ -110,7 +118,9 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
   if (len < sizeof (h))
     goto invalid;
   memcpy (&h, data, sizeof (h));
-  named_check = memcmp (h.magic, MAGIC, sizeof (h.magic)) == 0;
+  dir_check = memcmp (h.magic, MAGIC, sizeof (h.magic)) == 0;
+  named_check
+      = dir_check || memcmp (h.magic, MAGIC_NO_DIR, sizeof (h.magic)) == 0;
   checked
       = named_check || memcmp (h.magic, MAGIC_UNNAMED, sizeof (h.magic)) == 0;
   if (!checked && memcmp (h.magic, MAGIC_UNCHECKED, sizeof (h.magic)) != 0)
@@ -122,6 +132,13 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
       memcpy (&check, data + at, sizeof (check));
       at += sizeof (check);
     }
+  if (dir_check)
+    {
+      if (len < at + sizeof (dir_id))
+        goto invalid;
+      memcpy (&dir_id, data + at, sizeof (dir_id));
+      at += sizeof (dir_id);
+    }
   if (h.size != len - at)
     goto invalid;
   /* damage inside the state (its header was all that was read, and a
@@ -129,9 +146,20 @@ accel_checkpoint_read (const char *path, guint64 *sequence, GError **error)
    * stage's */
   if (checked
       && (state_check ((const guint8 *)data + at, h.size)
-             ^ (named_check ? stage_check (path) : 0))
+             ^ (named_check ? stage_check (path) : 0) ^ dir_id)
              != check)
     goto invalid;
+  /* another state directory's, of the same pipeline and stage: restored,
+   * the stage's frames were that run's */
+  if (dir_check && dir_id != state_id)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "checkpoint %s was written in another state directory (its "
+          "identity is not this one's): restoring it would mix that run's "
+          "state into this one's; remove it to start the stage's state over",
+          path);
+      return NULL;
+    }
   /* the sequence its name says (one renamed restored another frame's
    * state, and the frames after it differed) */
   named = strrchr (path, '.');
@@ -221,15 +249,15 @@ list (const char *base, GPtrArray *leftovers)
 
 /* writes the checkpoint of @sequence and drops all but the newest few */
 gboolean
-accel_checkpoint_save (
-    const char *base, guint64 sequence, GBytes *state, GError **error)
+accel_checkpoint_save (const char *base, guint64 state_id, guint64 sequence,
+    GBytes *state, GError **error)
 {
   g_autofree gchar *path
       = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, base, sequence);
   g_autoptr (GArray) seqs = NULL;
   g_autoptr (GPtrArray) leftovers = g_ptr_array_new_with_free_func (g_free);
 
-  if (!accel_checkpoint_write (path, sequence, state, error))
+  if (!accel_checkpoint_write (path, state_id, sequence, state, error))
     return FALSE;
   g_debug ("%s: state up to frame %" G_GUINT64_FORMAT ", %" G_GSIZE_FORMAT
            " bytes",

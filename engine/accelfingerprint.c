@@ -23,6 +23,12 @@
  * inputs were, and the input went unchecked). One kept before the check
  * has none */
 #define CHECK_PREFIX "# check "
+/* the state directory's identity, made at random by its first run and
+ * kept by the others: its checkpoints carry it, so that one copied from
+ * another state directory (of the same pipeline and stage) is refused.
+ * No part of what the graph is: a fingerprint kept before it has none,
+ * and gains one */
+#define IDENTITY_PREFIX "identity\t"
 
 /* a field of a line: tabs and line breaks escaped */
 static void
@@ -270,15 +276,22 @@ input_starts_as (const char *path, const char *was, const char *now)
  * @was: (nullable): the fingerprint kept in the state directory: an input
  *   file it finds unchanged (its size and identity) is not read again
  *
- * Returns: (transfer full): the graph's fingerprint: a line per stage
- * (name and kind), parameter, input file, negotiated output type and
- * link. Called from the thread that starts the graph.
+ * Returns: (transfer full): the graph's fingerprint: the state
+ * directory's identity (@was's, or a new one), and a line per stage (name
+ * and kind), parameter, input file, negotiated output type and link.
+ * Called from the thread that starts the graph.
  */
 gchar *
 accel_graph_fingerprint (AccelGraph *graph, const char *was)
 {
   GString *s = g_string_new (FINGERPRINT_HEADER);
   AccelWorld *world = accel_world_get_default ();
+  guint64 identity = was ? accel_fingerprint_get_identity (was) : 0;
+
+  while (identity == 0)
+    identity = ((guint64)g_random_int () << 32) | g_random_int ();
+  g_string_append_printf (
+      s, IDENTITY_PREFIX "%016" G_GINT64_MODIFIER "x\n", identity);
 
   /* collectives over another number of ranks make other frames. Only
    * worlds have the line: state directories of lone processes made
@@ -493,17 +506,40 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
   return n_inputs_alike;
 }
 
-/* @text without its input lines */
+/* @text without its lines that begin with @prefix */
 static gchar *
-without_inputs (const char *text)
+without_lines (const char *text, const char *prefix)
 {
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   GString *rest = g_string_new (NULL);
 
-  for (guint i = 0; lines[i]; i++)
-    if (!g_str_has_prefix (lines[i], "input\t"))
+  /* the empty string after the last line break is no line */
+  for (guint i = 0; lines[i] && (lines[i + 1] || *lines[i]); i++)
+    if (!g_str_has_prefix (lines[i], prefix))
       g_string_append_printf (rest, "%s\n", lines[i]);
   return g_string_free (rest, FALSE);
+}
+
+/**
+ * accel_fingerprint_get_identity:
+ * @fingerprint: a fingerprint (accel_graph_fingerprint())
+ *
+ * Returns: the identity of the state directory it is kept in, or 0 for a
+ * fingerprint kept before state directories had one. MT safe.
+ */
+guint64
+accel_fingerprint_get_identity (const char *fingerprint)
+{
+  const char *line = strstr (fingerprint, "\n" IDENTITY_PREFIX);
+  const char *digits;
+  char *end;
+  guint64 identity;
+
+  if (!line)
+    return 0;
+  digits = line + 1 + strlen (IDENTITY_PREFIX);
+  identity = g_ascii_strtoull (digits, &end, 16);
+  return end == digits + 16 && *end == '\n' ? identity : 0;
 }
 
 /**
@@ -525,6 +561,7 @@ accel_fingerprint_compare (
   g_autofree gchar *list = NULL;
   g_autofree gchar *without_world = NULL;
   g_autofree gchar *was_lines = NULL, *now_lines = NULL;
+  g_autofree gchar *was_graph = NULL, *now_graph = NULL;
   const char *world, *damage = NULL;
   guint n_inputs_alike;
   Lines a, b;
@@ -544,8 +581,9 @@ accel_fingerprint_compare (
       return FALSE;
     }
   strip_check (now, &now_lines);
-  was = was_lines;
-  now = now_lines;
+  /* the state directory's identity is no part of the graph */
+  was = was_graph = without_lines (was_lines, IDENTITY_PREFIX);
+  now = now_graph = without_lines (now_lines, IDENTITY_PREFIX);
   /* a world's state kept before its size was in the fingerprint: the rest
    * is compared */
   if (!strstr (was, "\nworld\t") && (world = strstr (now, "\nworld\t")))
@@ -565,8 +603,8 @@ accel_fingerprint_compare (
    * does not look */
   if (changes->len == 0 && n_inputs_alike > 0)
     {
-      g_autofree gchar *a_rest = without_inputs (was);
-      g_autofree gchar *b_rest = without_inputs (now);
+      g_autofree gchar *a_rest = without_lines (was, "input\t");
+      g_autofree gchar *b_rest = without_lines (now, "input\t");
       if (g_str_equal (a_rest, b_rest))
         return TRUE;
     }

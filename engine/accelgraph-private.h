@@ -40,6 +40,7 @@ struct _AccelGraph
   GraphState state;
   gint64 frame_limit;
   gchar *state_dir;
+  guint64 state_id; /* its identity, in its fingerprint: its checkpoints' */
   gint64 commit_interval_us;
   /* the state directory's state is dropped when the graph starts */
   gboolean discard_state;
@@ -100,6 +101,7 @@ gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
 
 /* accelfingerprint.c */
 gchar *accel_graph_fingerprint (AccelGraph *graph, const char *was);
+guint64 accel_fingerprint_get_identity (const char *fingerprint);
 gboolean accel_fingerprint_compare (
     const char *was, const char *now, const char *dir, GError **error);
 

@@ -103,6 +103,7 @@ typedef struct
   GBytes *snapshot;          /* the last state taken, restored on restart */
   guint64 snapshot_sequence; /* the frame it is the state after */
   gchar *checkpoint;         /* where snapshots go on disk, or NULL */
+  guint64 state_id;          /* the identity of their state directory */
   gboolean stateless; /* said so there (accel_checkpoint_mark_stateless) */
   gboolean checkpoint_failing; /* the last save failed, and said so */
   gchar *restore_from;         /* the checkpoint to start from, or NULL */

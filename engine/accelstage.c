@@ -776,11 +776,12 @@ accel_stage_get_commit_log (AccelStage *stage)
   return priv->sink.commit_log;
 }
 
-/* stateful stages: where their snapshots go on disk (@base.<sequence>), and
- * the one to start from, or NULL */
+/* stateful stages: where their snapshots go on disk (@base.<sequence>), the
+ * one to start from, or NULL, and the identity of the state directory
+ * they carry */
 void
-accel_stage_set_checkpoint (
-    AccelStage *stage, const char *base, const char *restore_from)
+accel_stage_set_checkpoint (AccelStage *stage, const char *base,
+    const char *restore_from, guint64 state_id)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
@@ -788,6 +789,7 @@ accel_stage_set_checkpoint (
   g_free (priv->supervisor.restore_from);
   priv->supervisor.checkpoint = g_strdup (base);
   priv->supervisor.restore_from = g_strdup (restore_from);
+  priv->supervisor.state_id = state_id;
   priv->supervisor.stateless = FALSE;
 }
 

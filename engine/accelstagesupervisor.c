@@ -180,7 +180,8 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
     }
   else
     {
-      accel_checkpoint_save (sup->checkpoint, sequence, sup->snapshot, &error);
+      accel_checkpoint_save (
+          sup->checkpoint, sup->state_id, sequence, sup->snapshot, &error);
     }
   note_checkpoint (self, sequence, error);
 }
@@ -197,7 +198,8 @@ accel_stage_supervisor_restore_checkpoint (AccelStage *self, GError **error)
 
   if (!sup->restore_from || !klass->restore)
     return TRUE;
-  state = accel_checkpoint_read (sup->restore_from, &sequence, &read_error);
+  state = accel_checkpoint_read (
+      sup->restore_from, sup->state_id, &sequence, &read_error);
   if (read_error)
     {
       g_propagate_error (error, g_steal_pointer (&read_error));

@@ -138,7 +138,8 @@ holds_state (const char *base)
  * what they committed; their checkpoints go, as they are made again.
  * Returns where the sources resume. */
 static guint64
-common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
+common_checkpoint (
+    const char *dir, guint64 state_id, GPtrArray *order, guint64 resume)
 {
   guint64 r = resume == G_MAXUINT64 ? 0 : resume, before;
 
@@ -172,7 +173,7 @@ common_checkpoint (const char *dir, GPtrArray *order, guint64 resume)
       if (r > 0 && holds_state (base))
         from = accel_checkpoint_find (base, r, &seq);
       accel_checkpoint_drop_from (base, from ? seq + 1 : 0);
-      accel_stage_set_checkpoint (stage, base, from);
+      accel_stage_set_checkpoint (stage, base, from, state_id);
     }
   return resume == G_MAXUINT64 ? resume : r;
 }
@@ -369,18 +370,26 @@ check_fingerprint (AccelGraph *graph, GError **error)
   if (g_file_get_contents (path, &was, NULL, &local))
     {
       now = accel_graph_fingerprint (graph, was);
-      return accel_fingerprint_compare (was, now, graph->state_dir, error)
-             && (g_str_equal (was, now)
-                 || g_file_set_contents (path, now, -1, error));
+      if (!accel_fingerprint_compare (was, now, graph->state_dir, error))
+        return FALSE;
     }
-  if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+  else if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  now = accel_graph_fingerprint (graph, NULL);
-  return check_fingerprint_kept (graph->state_dir, error)
-         && g_file_set_contents_full (path, now, -1,
+  else
+    {
+      now = accel_graph_fingerprint (graph, NULL);
+      if (!check_fingerprint_kept (graph->state_dir, error))
+        return FALSE;
+    }
+  /* the checkpoints of this run carry the identity it holds: on disk
+   * before them, or a resume after the machine went down would refuse
+   * them as another directory's */
+  graph->state_id = accel_fingerprint_get_identity (now);
+  return (was && g_str_equal (was, now))
+         || g_file_set_contents_full (path, now, -1,
              G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
              error);
 }
@@ -593,7 +602,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
   for (guint round = 1;; round++)
     {
       g_autofree gchar *name = g_strdup_printf ("resume/%u", round);
-      guint64 lowered = common_checkpoint (dir, order, resume);
+      guint64 lowered = common_checkpoint (dir, graph->state_id, order, resume);
       guint64 agreed = lowered;
 
       if (!world || accel_world_get_generation (world) == 0)

@@ -2108,6 +2108,44 @@ test_checkpoint_stage_checked (void)
   result_clear (&r);
 }
 
+/* a checkpoint copied from another state directory of the same pipeline
+ * and stage is refused: its check covers the directory's identity (it was
+ * restored, and the stage's frames after it were the other run's, status
+ * 0) */
+static void
+test_checkpoint_state_dir_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *other = g_build_filename (sc.dir, "other", NULL);
+  g_autofree gchar *other_arg = g_strdup_printf ("--state-dir=%s", other);
+  g_autofree gchar *mine = g_build_filename (sc.state, "a.checkpoint.8", NULL);
+  g_autofree gchar *theirs = g_build_filename (other, "a.checkpoint.8", NULL);
+  g_autofree gchar *data = NULL;
+  gsize len;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: one-sim\n"
+      "stages:\n"
+      "  - {name: a, kind: realtime.particles, params: {capacity: 256,\n"
+      "     emit-rate: 16, num-buffers: 20, snapshot-interval: 4, seed: 1}}\n"
+      "  - {name: oa, kind: core.checksum-sink, params: {location: a.txt}}\n"
+      "links: [a -> oa]\n",
+      -1, NULL));
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--frames=10", other_arg, sc.yaml, NULL);
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--frames=10", sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (theirs, &data, &len, NULL));
+  g_assert_true (g_file_set_contents (mine, data, (gssize)len, NULL));
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "a.checkpoint.8 was written in another "
+                                   "state directory"));
+  result_clear (&r);
+}
+
 /* the checksum sink's resume cuts its file in place, to its committed lines
  * in order: through a link it cut the link's file (it wrote a file of its
  * own over the link, and the real one lacked the frames resumed), and a
@@ -3832,6 +3870,8 @@ main (int argc, char **argv)
       "/accel-run/checkpoint-body-checked", test_checkpoint_body_checked);
   g_test_add_func (
       "/accel-run/checkpoint-stage-checked", test_checkpoint_stage_checked);
+  g_test_add_func ("/accel-run/checkpoint-state-dir-checked",
+      test_checkpoint_state_dir_checked);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
