@@ -132,30 +132,81 @@ append_params (GString *s, AccelStage *stage)
  * covered, and a change past them mixed two files' frames; lines kept
  * then have no identity */
 
-/* what digest_file () reads at a time */
+/* what digest_file () reads at a time: a whole number of blocks */
 #define READ_CHUNK (1024 * 1024)
+#define LANES 4
+
+/* the digest of whole files: FNV-1a's step on four lanes of 64-bit words
+ * at once, folded with a shift, then the lanes, the length and the last
+ * bytes through accel_digest_bytes (). Byte by byte, FNV-1a digested
+ * 0.35 GB/s on one core, and a first run's read of a 10 GB input took
+ * half a minute. @data holds @size bytes, a whole number of blocks unless
+ * it is the file's end: returns how many it digested */
+static gsize
+digest_blocks (guint64 lane[LANES], const guint8 *data, gsize size)
+{
+  gsize whole = size / (8 * LANES) * (8 * LANES);
+
+  for (gsize at = 0; at < whole; at += 8 * LANES)
+    for (guint k = 0; k < LANES; k++)
+      {
+        guint64 w;
+
+        memcpy (&w, data + at + 8 * k, 8);
+        lane[k] = (lane[k] ^ GUINT64_FROM_LE (w))
+                  * G_GUINT64_CONSTANT (1099511628211);
+        lane[k] ^= lane[k] >> 29;
+      }
+  return whole;
+}
 
 /* the digest of the first @most bytes of @fd (fewer where it is shorter),
- * their count in @n; FALSE where it cannot be read */
+ * their count in @n; FALSE where it cannot be read. @bytewise: FNV-1a
+ * byte by byte, as lines kept without the file's identity were made */
 static gboolean
-digest_file (int fd, guint64 most, guint64 *n, guint64 *digest)
+digest_file (
+    int fd, guint64 most, gboolean bytewise, guint64 *n, guint64 *digest)
 {
   g_autofree guint8 *buf = g_malloc (READ_CHUNK);
+  guint64 lane[LANES] = { 1, 2, 3, 4 };
+  gsize filled = 0, done;
 
   *n = 0;
   *digest = ACCEL_DIGEST_INIT;
-  while (*n < most)
+  for (;;)
     {
-      gssize got = read (fd, buf, (gsize)MIN (READ_CHUNK, most - *n));
+      gssize got = 0;
 
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got < 0)
-        return FALSE;
-      if (got == 0)
+      /* fill the buffer, so that only the file's end leaves a part of a
+       * block */
+      if (*n + filled < most && filled < READ_CHUNK)
+        {
+          got = read (fd, buf + filled,
+              (gsize)MIN (READ_CHUNK - filled, most - *n - filled));
+          if (got < 0 && errno == EINTR)
+            continue;
+          if (got < 0)
+            return FALSE;
+          filled += (gsize)got;
+          if (got > 0 && filled < READ_CHUNK && *n + filled < most)
+            continue;
+        }
+      if (filled == 0)
         break;
-      *digest = accel_digest_bytes (*digest, buf, (gsize)got);
-      *n += (guint64)got;
+      if (bytewise)
+        *digest = accel_digest_bytes (*digest, buf, filled);
+      else if ((done = digest_blocks (lane, buf, filled)) < filled)
+        {
+          /* the file's end: what is left of a block */
+          *digest = accel_digest_bytes (*digest, buf + done, filled - done);
+        }
+      *n += filled;
+      filled = 0;
+    }
+  if (!bytewise)
+    {
+      *digest = accel_digest_bytes (*digest, lane, sizeof (lane));
+      *digest = accel_digest_bytes (*digest, n, sizeof (*n));
     }
   return TRUE;
 }
@@ -190,7 +241,7 @@ input_text (const char *path, const char *was)
       close (fd);
       return g_strdup (was);
     }
-  if (!digest_file (fd, (guint64)st.st_size, &n, &digest))
+  if (!digest_file (fd, (guint64)st.st_size, FALSE, &n, &digest))
     goto failed;
   close (fd);
   return g_strdup_printf ("%" G_GUINT64_FORMAT ":%016" G_GINT64_MODIFIER "x %s",
@@ -261,11 +312,12 @@ input_starts_as (const char *path, const char *was, const char *now)
   if (*end != ':')
     return FALSE;
   want = g_ascii_strtoull (end + 1, NULL, 16);
-  if (n == now_n)
+  /* a line kept without the identity digested bytewise */
+  if (n == now_n && strchr (was, ' '))
     return strncmp (strchr (now, ':') + 1, end + 1, 16) == 0;
   if (n > now_n || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
     return FALSE;
-  ok = digest_file (fd, n, &got, &digest);
+  ok = digest_file (fd, n, strchr (was, ' ') == NULL, &got, &digest);
   close (fd);
   return ok && got == n && digest == want;
 }

@@ -2521,6 +2521,67 @@ test_resume_refuses_input_changed_far (void)
   expect_in (0, "resuming at frame 17", sc.dir, sc.state_arg, sc.yaml, NULL);
 }
 
+/* an input line kept in the first form, the length and byte-wise digest
+ * of the first 64 KiB, in a fingerprint from before its check line: the
+ * unchanged file resumes (it gains the whole file's line), one changed in
+ * those bytes is refused */
+static void
+test_resume_old_input_line (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
+  gsize frame = 4096 * sizeof (float), first = 64 * 1024;
+  g_autofree guint8 *frames = g_malloc (40 * frame);
+  g_autofree gchar *text = NULL, *old = NULL;
+  g_auto (GStrv) lines = NULL;
+  GString *kept = g_string_new (NULL);
+  Result r = { 0 };
+
+  for (gsize i = 0; i < 40 * frame; i++)
+    frames[i] = (guint8)(i * 5 + i / 64);
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * frame, NULL));
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: old-input-line\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.raw, shape: '4096'}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+
+  old = g_strdup_printf ("%" G_GSIZE_FORMAT ":%016" G_GINT64_MODIFIER "x",
+      first, accel_digest_bytes (ACCEL_DIGEST_INIT, frames, first));
+  g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      if (g_str_has_prefix (lines[i], "# check") || !*lines[i])
+        continue;
+      if (g_str_has_prefix (lines[i], "input\tsrc\tin.raw\t"))
+        g_string_append_printf (kept, "input\tsrc\tin.raw\t%s\n", old);
+      else
+        g_string_append_printf (kept, "%s\n", lines[i]);
+    }
+  g_assert_nonnull (strstr (kept->str, old));
+  g_assert_true (g_file_set_contents (print, kept->str, -1, NULL));
+  g_string_free (kept, TRUE);
+
+  frames[first - 1] ^= 0xff;
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * frame, NULL));
+  expect_in (2, "stage 'src' input in.raw does not start as it did", sc.dir,
+      sc.state_arg, sc.yaml, NULL);
+  frames[first - 1] ^= 0xff;
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * frame, NULL));
+  expect_in (0, "resuming at frame 17", sc.dir, sc.state_arg, sc.yaml, NULL);
+}
+
 /* a live source cannot produce again what an output lost: the resume is
  * refused (status 2), saying so, rather than writing other frames */
 static void
@@ -3928,6 +3989,8 @@ main (int argc, char **argv)
       test_resume_refuses_changed_input);
   g_test_add_func ("/accel-run/resume-refuses-input-changed-far",
       test_resume_refuses_input_changed_far);
+  g_test_add_func (
+      "/accel-run/resume-old-input-line", test_resume_old_input_line);
   g_test_add_func ("/accel-run/resume-refuses-changed-sums",
       test_resume_refuses_changed_sums);
   g_test_add_func ("/accel-run/signal-after-loop", test_signal_after_loop);
