@@ -688,48 +688,49 @@ store_words4 (uint8_t *row, int x, int width, const uint32_t w[4])
 
 // a block's tile of ROWS x CHUNKS chunks of four RGBA8 pixels, chunk (0, 0)
 // at pixel (x0, y0) (x0 a multiple of 4), from rows that start on 16 bytes,
-// clamped to the frame; @put (ly, c, w) stores chunk c of tile row ly. The
-// THREADS threads issue every load before their first store, so a block
-// waits for memory once
+// clamped to the frame; @put (ly, c, w) stores chunk c of tile row ly. Each
+// thread keeps one chunk column and takes every STEP-th row of it, so its
+// addresses step by a constant; the THREADS threads issue every load before
+// their first store, so a block waits for memory once
 template <int ROWS, int CHUNKS, int THREADS, class Put>
 __device__ __forceinline__ void
 load_tile_words4 (const uint8_t *__restrict__ src, size_t pitch, int x0, int y0,
     int width, int height, Put put)
 {
-  constexpr int N = ROWS * CHUNKS, PER = (N + THREADS - 1) / THREADS;
+  // rows a round of the threads covers, and rounds
+  constexpr int STEP = THREADS / CHUNKS, PER = (ROWS + STEP - 1) / STEP;
+  static_assert (STEP > 0, "a tile row takes more chunks than threads");
+  // the THREADS % CHUNKS threads left over take the first columns of the
+  // round's last row again: the same chunks, the same bytes
+  const int c = threadIdx.x % CHUNKS,
+            ly = min ((int)threadIdx.x / CHUNKS, STEP - 1);
   uint32_t w[PER][4];
 
   // a tile inside the frame: one 16-byte load a chunk, no clamp and not
   // both of load_words4_clamped ()'s paths issued (the 5x5 median 1-2 %
   // faster on an H200)
   if (x0 >= 0 && x0 + 4 * CHUNKS <= width && y0 >= 0 && y0 + ROWS <= height)
+    {
+      const uint4 *at
+          = reinterpret_cast<const uint4 *> (src + (size_t)(y0 + ly) * pitch)
+            + x0 / 4 + c;
+      const size_t step = STEP * pitch / sizeof (uint4);
 #pragma unroll
-    for (int k = 0; k < PER; k++)
-      {
-        const int i = threadIdx.x + k * THREADS;
-        if (i < N)
-          chunk_words<1> (reinterpret_cast<const uint4 *> (
-                              src + (size_t)(y0 + i / CHUNKS) * pitch)
-                              + x0 / 4 + i % CHUNKS,
-              w[k]);
-      }
+      for (int k = 0; k < PER; k++, at += step)
+        if ((k + 1) * STEP <= ROWS || ly + k * STEP < ROWS)
+          chunk_words<1> (at, w[k]);
+    }
   else
 #pragma unroll
     for (int k = 0; k < PER; k++)
-      {
-        const int i = threadIdx.x + k * THREADS;
-        if (i < N)
-          load_words4_clamped (
-              src + (size_t)clampi (y0 + i / CHUNKS, 0, height - 1) * pitch,
-              x0 + 4 * (i % CHUNKS), width, w[k]);
-      }
+      if ((k + 1) * STEP <= ROWS || ly + k * STEP < ROWS)
+        load_words4_clamped (
+            src + (size_t)clampi (y0 + ly + k * STEP, 0, height - 1) * pitch,
+            x0 + 4 * c, width, w[k]);
 #pragma unroll
   for (int k = 0; k < PER; k++)
-    {
-      const int i = threadIdx.x + k * THREADS;
-      if (i < N)
-        put (i / CHUNKS, i % CHUNKS, w[k]);
-    }
+    if ((k + 1) * STEP <= ROWS || ly + k * STEP < ROWS)
+      put (ly + k * STEP, c, w[k]);
 }
 
 // rows a grid covers in y: the y dimension is at most 65535 blocks
