@@ -2,11 +2,12 @@
 // median filter on the GPU: the window's values come out of a shared tile
 // and a forgetful selection finds the median with min/max steps only, so
 // RGBA8 runs all four channels at once in 16-bit SIMD lanes. RGBA8 and BGRA8
-// rows on 16 bytes make four pixels of two rows at a time per thread, one
-// channel pair after the other, with networks that sort and merge what
-// neighbouring windows share once for all of them, part of their
-// comparisons as exact half arithmetic on the FMA pipe: the 5x5 out of a
-// tile filled from 16-byte loads, the 3x3 streamed down strips with no tile
+// rows on 16 bytes make eight (5x5) or four (3x3) pixels of two rows at a
+// time per thread, one channel pair after the other, with networks that
+// sort and merge what neighbouring windows share once for all of them,
+// part of their comparisons as exact half arithmetic on the FMA pipe: the
+// 5x5 out of a tile filled from 16-byte loads, the 3x3 streamed down
+// strips with no tile
 #include <cuda_runtime.h>
 
 #include "median.h"
@@ -433,93 +434,80 @@ merge_kept (const typename O::T (&a)[M], const typename O::T (&b)[N],
     out[i - k.first] = all[i];
 }
 
-// the sorted values of the four windows of five (k .. k + 4, k = 0 .. 3)
-// over a row of eight: windows 0 and 1 share columns 1 .. 4, windows 2 and
-// 3 columns 3 .. 6, sorted once from pairs
-template <class O>
-__device__ __forceinline__ void
-row_windows (const typename O::T (&v)[8], typename O::T (&out)[4][5])
-{
-  typedef typename O::T T;
-  T pair[3][2], four[2][4];
-
-#pragma unroll
-  for (int i = 0; i < 3; i++)
-    {
-      const T p[2] = { v[1 + 2 * i], v[2 + 2 * i] };
-      sort<O> (p, pair[i]);
-    }
-  merge<O> (pair[0], pair[1], four[0]);
-  merge<O> (pair[1], pair[2], four[1]);
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    {
-      const T one[1] = { v[k % 2 ? k + 4 : k] };
-      merge<O> (four[k / 2], one, out[k]);
-    }
-}
-
-// the 5x5 medians of the 4 x 2 pixels a thread makes, of one channel pair:
-// @px holds the 8 x 6 pixels their windows cover (window (k, r): columns k ..
-// k + 4, rows r .. r + 4). Every sorted run and merge is made once for all
-// the windows that contain it, and merges keep only the ranks that can
-// still be a median, so each window ends as one value out of 6 + 5. The
-// sorts and full merges order with @F on the FMA pipe, the kept merges with
-// @O: the split that measured fastest
-template <class O, class F>
-__device__ __forceinline__ void
-median5_4x2 (const typename O::T (&px)[6][8], typename O::T (&out)[2][4])
-{
-  typedef typename O::T T;
-  // rows 1 .. 4 of each column are in the windows of both rows; rows 0 and
-  // 5, in the windows of one, are sorted along the row
-  T col[8][4], row[2][4][5], core[8];
-
-#pragma unroll
-  for (int j = 0; j < 8; j++)
-    {
-      const T c[4] = { px[1][j], px[2][j], px[3][j], px[4][j] };
-      sort<F> (c, col[j]);
-    }
-#pragma unroll
-  for (int r = 0; r < 2; r++)
-    row_windows<F> (px[r ? 5 : 0], row[r]);
-  // columns 3 and 4 are in all eight windows
-  merge<F> (col[3], col[4], core);
-#pragma unroll
-  for (int h = 0; h < 2; h++)
-    {
-      // columns 1 .. 4 (3 .. 6) are in windows 0 and 1 (2 and 3) of both
-      // rows: of these 16 values, 3 are below any of their medians and 3
-      // above
-      T side[8], half[10];
-      merge<F> (col[1 + 4 * h], col[2 + 4 * h], side);
-      merge_kept<O, 0, 0> (core, side, half);
-#pragma unroll
-      for (int e = 0; e < 2; e++)
-        {
-          // with the window's fifth column, 7 of its rows 1 .. 4 are below
-          // its median and 7 above; its row 0 (or 5) leaves one
-          const int k = 2 * h + e;
-          T mid[6];
-          merge_kept<O, 3, 3> (half, col[e ? k + 4 : k], mid);
-#pragma unroll
-          for (int r = 0; r < 2; r++)
-            {
-              T m[1];
-              merge_kept<O, 7, 7> (mid, row[r][k], m);
-              out[r][k] = m[0];
-            }
-        }
-    }
-}
-
 // median of @a and the sorted pair @lo <= @hi
 template <class O>
 __device__ __forceinline__ typename O::T
 median_pair (typename O::T a, typename O::T lo, typename O::T hi)
 {
   return O::mx (lo, O::mn (hi, a));
+}
+
+// the 5x5 medians of the 8 x 2 pixels a thread makes, of one channel pair:
+// @px holds the 12 x 6 pixels their windows cover (window (k, r): columns k
+// .. k + 4, rows r .. r + 4). Every sorted run and merge is made once for
+// all the windows that contain it, and merges keep only the ranks that can
+// still be a median. Rows 1 .. 4 of a column are in the windows of both
+// rows; columns 1 + 2 j .. 4 + 2 j of them in windows 2 j and 2 j + 1 of
+// both rows; columns 1 + 2 j .. 4 + 2 j of row 0 (5) in windows 2 j and
+// 2 j + 1 of row 0 (1). So a window ends as its fifth column of rows 1 ..
+// 4, then the four shared columns of its own row, then its one pixel of
+// that row left. The sorts, the full merges and two of the four merges of
+// 16 order with @F on the FMA pipe, the other kept merges with @O, which
+// leaves the kernel's instructions about twice its ALU-pipe ones
+template <class O, class F>
+__device__ __forceinline__ void
+median5_8x2 (const typename O::T (&px)[6][12], typename O::T (&out)[2][8])
+{
+  typedef typename O::T T;
+  T col[12][4], cols[5][8], half[4][10], four[2][4][4];
+
+#pragma unroll
+  for (int j = 0; j < 12; j++)
+    {
+      const T c[4] = { px[1][j], px[2][j], px[3][j], px[4][j] };
+      sort<F> (c, col[j]);
+    }
+#pragma unroll
+  for (int i = 0; i < 5; i++)
+    merge<F> (col[1 + 2 * i], col[2 + 2 * i], cols[i]);
+  // of the 16 values of columns 1 + 2 j .. 4 + 2 j, 3 are below any of
+  // their windows' medians and 3 above
+  merge_kept<F, 0, 0> (cols[0], cols[1], half[0]);
+  merge_kept<F, 0, 0> (cols[1], cols[2], half[1]);
+  merge_kept<O, 0, 0> (cols[2], cols[3], half[2]);
+  merge_kept<O, 0, 0> (cols[3], cols[4], half[3]);
+#pragma unroll
+  for (int r = 0; r < 2; r++)
+    {
+      T pair[5][2];
+#pragma unroll
+      for (int i = 0; i < 5; i++)
+        {
+          const T p[2] = { px[r ? 5 : 0][1 + 2 * i], px[r ? 5 : 0][2 + 2 * i] };
+          sort<F> (p, pair[i]);
+        }
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        merge<F> (pair[j], pair[j + 1], four[r][j]);
+    }
+#pragma unroll
+  for (int k = 0; k < 8; k++)
+    {
+      // with the window's fifth column, 7 of its rows 1 .. 4 are below its
+      // median and 7 above
+      const int o = k % 2 ? k + 4 : k;
+      T mid[6];
+      merge_kept<O, 3, 3> (half[k / 2], col[o], mid);
+#pragma unroll
+      for (int r = 0; r < 2; r++)
+        {
+          // and with the four of its row, 11 and 11: the median is the
+          // middle one of the two left and the row's last pixel
+          T two[2];
+          merge_kept<O, 7, 7> (mid, four[r][k / 2], two);
+          out[r][k] = median_pair<O> (px[r ? 5 : 0][o], two[0], two[1]);
+        }
+    }
 }
 
 // the 3x3 medians of the 4 x 2 pixels a thread makes, of one channel pair,
@@ -581,70 +569,82 @@ median3_4x2 (const typename O::T (&px)[4][6], typename O::T (&out)[2][4])
 
 constexpr int FAST_W = 64;
 constexpr int FAST_THREADS = 128;
-// each thread makes four pixels of two rows
-constexpr int FAST_H = 2 * FAST_THREADS / (FAST_W / 4);
+// each thread makes eight pixels of two rows
+constexpr int FAST_H = 2 * FAST_THREADS / (FAST_W / 8);
 // a tile row holds the pixels from x0 - 4 on, whole chunks of four
 constexpr int FAST_CHUNKS = FAST_W / 4 + 2;
 
-// the 5x5 median of RGBA8 and BGRA8 rows on 16 bytes, from a shared tile
+// the 5x5 median of RGBA8 and BGRA8 rows on 16 bytes, from a shared tile;
+// four blocks an SM: 104 registers, none spilled (left to itself, ptxas
+// takes 96 and spills)
 __global__ void
-__launch_bounds__ (FAST_THREADS)
+__launch_bounds__ (FAST_THREADS, 4)
     median5_rgba (const uint8_t *__restrict__ src, size_t src_pitch,
         uint8_t *__restrict__ dst, size_t dst_pitch, int width, int height)
 {
   constexpr int R = 2, ROWS = FAST_H + 2 * R, S = 2 * R + 1;
   // channels 0 and 2 of each pixel in plane 0, 1 and 3 in plane 1, in
-  // 16-bit lanes
-  __shared__ uint4 tile[2][ROWS][FAST_CHUNKS];
+  // 16-bit lanes; even chunks apart from odd ones, so that the 16-byte
+  // loads of neighbouring threads, two chunks apart, meet no bank twice
+  __shared__ uint4 tile[2][ROWS][2][FAST_CHUNKS / 2];
   const int x0 = blockIdx.x * FAST_W, y0 = blockIdx.y * FAST_H;
 
   load_tile_words4<ROWS, FAST_CHUNKS, FAST_THREADS> (src, src_pitch, x0 - 4,
       y0 - R, width, height, [&] (int ly, int c, const uint32_t *w) {
         // bytes 0 and 2 (1 and 3) each under a byte of 0x64: 1024 + v
-        tile[0][ly][c] = make_uint4 (__byte_perm (w[0], 0x64, 0x4240),
-            __byte_perm (w[1], 0x64, 0x4240), __byte_perm (w[2], 0x64, 0x4240),
-            __byte_perm (w[3], 0x64, 0x4240));
-        tile[1][ly][c] = make_uint4 (__byte_perm (w[0], 0x64, 0x4341),
-            __byte_perm (w[1], 0x64, 0x4341), __byte_perm (w[2], 0x64, 0x4341),
-            __byte_perm (w[3], 0x64, 0x4341));
+        tile[0][ly][c % 2][c / 2] = make_uint4 (
+            __byte_perm (w[0], 0x64, 0x4240), __byte_perm (w[1], 0x64, 0x4240),
+            __byte_perm (w[2], 0x64, 0x4240), __byte_perm (w[3], 0x64, 0x4240));
+        tile[1][ly][c % 2][c / 2] = make_uint4 (
+            __byte_perm (w[0], 0x64, 0x4341), __byte_perm (w[1], 0x64, 0x4341),
+            __byte_perm (w[2], 0x64, 0x4341), __byte_perm (w[3], 0x64, 0x4341));
       });
   __syncthreads ();
 
-  const int q = threadIdx.x % (FAST_W / 4),
-            oy = 2 * (threadIdx.x / (FAST_W / 4));
-  const int x = x0 + 4 * q, y = y0 + oy;
+  const int q = threadIdx.x % (FAST_W / 8),
+            oy = 2 * (threadIdx.x / (FAST_W / 8));
+  const int x = x0 + 8 * q, y = y0 + oy;
   if (x >= width || y >= height)
     return;
 
-  uint32_t m[2][2][4];
+  uint32_t m[2][2][8];
 #pragma unroll
   for (int p = 0; p < 2; p++)
     {
-      // columns x - R .. x + 3 + R: pixel x is word 4 of the three chunks
-      uint32_t px[S + 1][4 + 2 * R];
+      // columns x - R .. x + 7 + R: pixel x is word 4 of the four chunks
+      // 2 q .. 2 q + 3
+      uint32_t px[S + 1][8 + 2 * R];
 #pragma unroll
       for (int r = 0; r < S + 1; r++)
         {
-          const uint4 a = tile[p][oy + r][q], b = tile[p][oy + r][q + 1],
-                      c = tile[p][oy + r][q + 2];
-          const uint32_t w[12]
-              = { a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w };
+          uint32_t w[16];
 #pragma unroll
-          for (int j = 0; j < 4 + 2 * R; j++)
+          for (int c = 0; c < 4; c++)
+            {
+              const uint4 v = tile[p][oy + r][c % 2][q + c / 2];
+              w[4 * c] = v.x;
+              w[4 * c + 1] = v.y;
+              w[4 * c + 2] = v.z;
+              w[4 * c + 3] = v.w;
+            }
+#pragma unroll
+          for (int j = 0; j < 8 + 2 * R; j++)
             px[r][j] = w[4 - R + j];
         }
-      median5_4x2<Lanes, HalfLanes> (px, m[p]);
+      median5_8x2<Lanes, HalfLanes> (px, m[p]);
     }
 #pragma unroll
   for (int r = 0; r < 2; r++)
     if (y + r < height)
-      {
-        uint32_t w[4];
 #pragma unroll
-        for (int i = 0; i < 4; i++)
-          w[i] = __byte_perm (m[0][r][i], m[1][r][i], 0x6240);
-        store_words4 (dst + (size_t)(y + r) * dst_pitch, x, width, w);
-      }
+      for (int h = 0; h < 2; h++)
+        {
+          uint32_t w[4];
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            w[i] = __byte_perm (m[0][r][4 * h + i], m[1][r][4 * h + i], 0x6240);
+          store_words4 (dst + (size_t)(y + r) * dst_pitch, x + 4 * h, width, w);
+        }
 }
 
 // the 3x3 median of RGBA8 and BGRA8 rows on 16 bytes streamed down
