@@ -254,11 +254,16 @@ release_frames (GstAccelBlend *self)
     gst_accel_cuda_scope_leave ();
 }
 
+/* GstVideoAggregator's start and stop reset the output's timing and each
+ * input's last frame and caps: without them a run after READY took the
+ * previous run's state, and lost its first frames */
 static gboolean
 gst_accel_blend_start (GstAggregator *agg)
 {
   GstAccelBlend *self = GST_ACCEL_BLEND (agg);
 
+  if (!GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)->start (agg))
+    return FALSE;
   /* without a GPU the host implementation runs: no error */
   if (!gst_accel_cuda_usable ())
     {
@@ -293,7 +298,7 @@ gst_accel_blend_stop (GstAggregator *agg)
   release_frames (self);
   gst_clear_object (&self->context);
   GST_DEBUG_OBJECT (self, "stopped, stream and staging freed");
-  return TRUE;
+  return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)->stop (agg);
 }
 
 static gboolean

@@ -224,19 +224,15 @@ blend_reference (int format, const guint8 *base, const guint8 *layer,
 
 /* one frame at a time, so that a property set before a frame is pushed
  * holds for that frame: @opacities per frame (NULL: the element's);
- * after @layer_frames the layer ends and the base must pass unchanged */
+ * after @layer_frames the layer ends and the base must pass unchanged;
+ * then the end of the stream */
 static void
-run_blend (const char *format, AccelBlendMode mode, const float *opacities,
-    float opacity, guint layer_frames)
+blend_frames (Blend *b, const char *format, AccelBlendMode mode,
+    const float *opacities, float opacity, guint layer_frames)
 {
-  static const char *modes[] = { "over", "add", "multiply", "screen" };
   g_autoptr (GPtrArray) bases = random_frames (FRAMES, 0, 256);
   g_autoptr (GPtrArray) layers = random_frames (FRAMES, 0, 256);
-  g_autofree gchar *props
-      = g_strdup_printf ("mode=%s opacity=%g", modes[mode], opacity);
-  Blend b;
 
-  blend_start (&b, format, props, WIDTH, HEIGHT);
   for (guint f = 0; f < FRAMES; f++)
     {
       g_autofree guint8 *got = NULL, *want = NULL;
@@ -245,21 +241,21 @@ run_blend (const char *format, AccelBlendMode mode, const float *opacities,
       if (opacities)
         {
           opacity = opacities[f];
-          g_object_set (b.blend, "opacity", opacity, NULL);
+          g_object_set (b->blend, "opacity", opacity, NULL);
         }
       g_assert_cmpint (gst_app_src_push_buffer (
-                           b.base, wrap (bases->pdata[f], FRAME_SIZE, f)),
+                           b->base, wrap (bases->pdata[f], FRAME_SIZE, f)),
           ==, GST_FLOW_OK);
       if (f < layer_frames)
         g_assert_cmpint (gst_app_src_push_buffer (
-                             b.layer, wrap (layers->pdata[f], FRAME_SIZE, f)),
+                             b->layer, wrap (layers->pdata[f], FRAME_SIZE, f)),
             ==, GST_FLOW_OK);
       if (f + 1 == layer_frames)
-        gst_app_src_end_of_stream (b.layer);
+        gst_app_src_end_of_stream (b->layer);
 
-      sample = gst_app_sink_try_pull_sample (b.sink, PULL_TIMEOUT);
+      sample = gst_app_sink_try_pull_sample (b->sink, PULL_TIMEOUT);
       if (!sample)
-        assert_no_error (b.pipeline);
+        assert_no_error (b->pipeline);
       g_assert_nonnull (sample);
       g_assert_cmpuint (
           GST_BUFFER_PTS (gst_sample_get_buffer (sample)), ==, pts_of (f));
@@ -270,13 +266,32 @@ run_blend (const char *format, AccelBlendMode mode, const float *opacities,
       assert_frames_equal (got, want, f);
       gst_sample_unref (sample);
     }
-  gst_app_src_end_of_stream (b.base);
+  gst_app_src_end_of_stream (b->base);
   if (layer_frames >= FRAMES)
-    gst_app_src_end_of_stream (b.layer);
-  g_assert_null (gst_app_sink_try_pull_sample (b.sink, PULL_TIMEOUT));
-  g_assert_true (gst_app_sink_is_eos (b.sink));
-  assert_memory (b.pipeline, "blend");
-  assert_no_error (b.pipeline);
+    gst_app_src_end_of_stream (b->layer);
+  g_assert_null (gst_app_sink_try_pull_sample (b->sink, PULL_TIMEOUT));
+  g_assert_true (gst_app_sink_is_eos (b->sink));
+  assert_memory (b->pipeline, "blend");
+  assert_no_error (b->pipeline);
+}
+
+static gchar *
+blend_props (AccelBlendMode mode, float opacity)
+{
+  static const char *modes[] = { "over", "add", "multiply", "screen" };
+
+  return g_strdup_printf ("mode=%s opacity=%g", modes[mode], opacity);
+}
+
+static void
+run_blend (const char *format, AccelBlendMode mode, const float *opacities,
+    float opacity, guint layer_frames)
+{
+  g_autofree gchar *props = blend_props (mode, opacity);
+  Blend b;
+
+  blend_start (&b, format, props, WIDTH, HEIGHT);
+  blend_frames (&b, format, mode, opacities, opacity, layer_frames);
   blend_finish (&b);
 }
 
@@ -307,6 +322,25 @@ static void
 test_blend_layer_ends (void)
 {
   run_blend ("RGBA", ACCEL_BLEND_MULTIPLY, NULL, 0.5f, FRAMES / 2);
+}
+
+/* a second run after NULL blends every frame of its own: GstVideoAggregator
+ * kept the first run's timing and last frames, and the second lost its
+ * first frames */
+static void
+test_blend_restart (void)
+{
+  g_autofree gchar *props = blend_props (ACCEL_BLEND_OVER, 0.5f);
+  Blend b;
+
+  blend_start (&b, "RGBA", props, WIDTH, HEIGHT);
+  blend_frames (&b, "RGBA", ACCEL_BLEND_OVER, NULL, 0.5f, FRAMES);
+  g_assert_cmpint (gst_element_set_state (b.pipeline, GST_STATE_NULL), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  g_assert_cmpint (gst_element_set_state (b.pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  blend_frames (&b, "RGBA", ACCEL_BLEND_OVER, NULL, 0.5f, FRAMES);
+  blend_finish (&b);
 }
 
 /* inputs of two sizes: an error that names both */
@@ -817,6 +851,7 @@ main (int argc, char **argv)
   g_test_add_func ("/blend/bgra", test_blend_bgra);
   g_test_add_func ("/blend/opacity-while-playing", test_blend_opacity);
   g_test_add_func ("/blend/layer-ends", test_blend_layer_ends);
+  g_test_add_func ("/blend/restart", test_blend_restart);
   g_test_add_func ("/blend/system-memory", test_blend_system_memory);
   g_test_add_func ("/blend/sizes-differ", test_blend_sizes_differ);
   g_test_add_func ("/blend/pads-at-once", test_blend_pads_at_once);
