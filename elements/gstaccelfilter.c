@@ -359,24 +359,40 @@ gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,
     GstVideoFrame *in, GstVideoFrame *out)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstVideoInfo *info = &filter->in_info;
 
   if (!gst_video_frame_map (in, &filter->in_info, inbuf,
           GST_MAP_READ | in_flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
-    goto failed;
+    goto in_failed;
   if (!gst_video_frame_map (out, &filter->out_info, outbuf,
           GST_MAP_WRITE | out_flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
     {
       gst_video_frame_unmap (in);
-      goto failed;
+      info = &filter->out_info;
+      goto out_failed;
     }
   return TRUE;
 
   /* ERRORS */
-failed:
+in_failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("cannot map the frames (input in %s memory, output in %s memory)",
-            in_flags ? "CUDA" : "system", out_flags ? "CUDA" : "system"));
+        ("cannot map the input frame at %" GST_TIME_FORMAT ": %" G_GSIZE_FORMAT
+         " bytes in %s memory, where a %dx%d %s frame takes %" G_GSIZE_FORMAT,
+            GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), gst_buffer_get_size (inbuf),
+            in_flags ? "CUDA" : "system", GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+            GST_VIDEO_INFO_SIZE (info)));
+    return FALSE;
+  }
+out_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("cannot map the output frame: %" G_GSIZE_FORMAT
+         " bytes in %s memory, where a %dx%d %s frame takes %" G_GSIZE_FORMAT,
+            gst_buffer_get_size (outbuf), out_flags ? "CUDA" : "system",
+            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+            GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info)));
     return FALSE;
   }
 }
@@ -532,6 +548,32 @@ frame_story (GstAccelFilterPrivate *priv, GstAccelFrameSync *sync)
          "meta";
 }
 
+/* a buffer that marks a gap and holds no frame (flagged GAP, smaller than
+ * a frame): there is nothing to filter, and downstream is told of the gap
+ * by an event, as of one announced upstream by an event. Filtered as a
+ * frame, it went on as a frame of whatever its output buffer held before
+ * (an earlier frame) on the host, and failed the stream on a GPU */
+static gboolean
+pass_gap (GstAccelFilter *self, GstBuffer *inbuf)
+{
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstClockTime pts = GST_BUFFER_PTS (inbuf);
+
+  if (!GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP)
+      || gst_buffer_get_size (inbuf) >= GST_VIDEO_INFO_SIZE (info))
+    return FALSE;
+  GST_CAT_LOG_OBJECT (CAT (self), self,
+      "gap at %" GST_TIME_FORMAT ": passed on as a gap event",
+      GST_TIME_ARGS (pts));
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
+        gst_event_new_gap (pts, GST_BUFFER_DURATION (inbuf)));
+  return TRUE;
+}
+
+static GstFlowReturn gst_accel_filter_transform_frame (
+    GstVideoFilter *filter, GstVideoFrame *in_frame, GstVideoFrame *out_frame);
+
 static GstFlowReturn
 gst_accel_filter_transform (
     GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
@@ -540,12 +582,24 @@ gst_accel_filter_transform (
   GstAccelFilterPrivate *priv = gst_accel_filter_get_instance_private (self);
   GstAccelFrameSync sync;
   GstVideoFrame in, out;
+  GstFlowReturn flow;
   int ret = ACCEL_IMAGE_OK, err = cudaSuccess;
 
-  /* the host implementation: GstVideoFilter maps, transform_frame() */
+  if (pass_gap (self, inbuf))
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  /* the host implementation, mapped as on the GPU: a frame that does not
+   * map is an error there too (GstVideoFilter warned and pushed the output
+   * buffer as it was) */
   if (!priv->context)
-    return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
-        ->transform (trans, inbuf, outbuf);
+    {
+      if (!gst_accel_filter_map_frames (self, inbuf, 0, outbuf, 0, &in, &out))
+        return GST_FLOW_ERROR;
+      flow = gst_accel_filter_transform_frame (
+          GST_VIDEO_FILTER (self), &in, &out);
+      gst_video_frame_unmap (&out);
+      gst_video_frame_unmap (&in);
+      return flow;
+    }
 
   if (!gst_accel_filter_map_frames (self, inbuf,
           priv->in_cuda ? GST_MAP_CUDA : 0, outbuf,

@@ -282,6 +282,72 @@ test_caps_refuse_nv12 (void)
   gst_harness_teardown (h);
 }
 
+/* the next event @h's sink received that is not a sticky one of the
+ * stream's start (stream-start, caps, segment), or NULL */
+static GstEvent *
+next_stream_event (GstHarness *h)
+{
+  GstEvent *event;
+
+  while ((event = gst_harness_try_pull_event (h)) && GST_EVENT_IS_STICKY (event)
+         && GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    gst_event_unref (event);
+  return event;
+}
+
+/* an empty buffer flagged GAP is a gap, not a frame: it goes on as a gap
+ * event of its time, and the frames around it as they are (it went on as
+ * a frame of whatever its output buffer held, an earlier frame) */
+static void
+test_filter_gap (gconstpointer data)
+{
+  GstHarness *h = gst_harness_new_parse (data);
+  GstVideoInfo info;
+  GstBuffer *gap = gst_buffer_new ();
+  GstClockTime pts, duration;
+  GstEvent *event;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, WIDTH, HEIGHT);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  gst_buffer_unref (
+      gst_harness_push_and_pull (h, make_rgba_frame (&info, step_pixel)));
+  GST_BUFFER_FLAG_SET (gap, GST_BUFFER_FLAG_GAP);
+  GST_BUFFER_PTS (gap) = GST_SECOND / 30;
+  GST_BUFFER_DURATION (gap) = GST_SECOND / 30;
+  g_assert_cmpint (gst_harness_push (h, gap), ==, GST_FLOW_OK);
+  g_assert_cmpuint (gst_harness_buffers_in_queue (h), ==, 0);
+  event = next_stream_event (h);
+  g_assert_nonnull (event);
+  g_assert_cmpint (GST_EVENT_TYPE (event), ==, GST_EVENT_GAP);
+  gst_event_parse_gap (event, &pts, &duration);
+  g_assert_cmpuint (pts, ==, GST_SECOND / 30);
+  g_assert_cmpuint (duration, ==, GST_SECOND / 30);
+  gst_event_unref (event);
+  gst_buffer_unref (
+      gst_harness_push_and_pull (h, make_rgba_frame (&info, step_pixel)));
+  gst_harness_teardown (h);
+}
+
+/* a buffer too small for its caps is an error that says so, as on a GPU
+ * (GstVideoFilter warned "code not implemented" and pushed the output
+ * buffer with whatever it held) */
+static void
+test_filter_short_frame (gconstpointer data)
+{
+  GstHarness *h = gst_harness_new_parse (data);
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, WIDTH, HEIGHT);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  gst_buffer_unref (
+      gst_harness_push_and_pull (h, make_rgba_frame (&info, step_pixel)));
+  g_assert_cmpint (
+      gst_harness_push (h, gst_buffer_new_allocate (NULL, info.size / 2, NULL)),
+      ==, GST_FLOW_ERROR);
+  g_assert_cmpuint (gst_harness_buffers_in_queue (h), ==, 0);
+  gst_harness_teardown (h);
+}
+
 /* bytes taken from malloc and not given back, mapped blocks included */
 static gsize
 heap_in_use (void)
@@ -469,6 +535,14 @@ main (int argc, char **argv)
       "/elements/effects/history-new-shape", test_effects_history_new_shape);
   g_test_add_func (
       "/elements/filter/sync-meta-property", test_sync_meta_property);
+  g_test_add_data_func (
+      "/elements/filter/gap", "accelgaussianblur sigma=2", test_filter_gap);
+  g_test_add_data_func ("/elements/filter/gap/equalize",
+      "accelanalysis equalize=luma", test_filter_gap);
+  g_test_add_data_func (
+      "/elements/filter/short-frame", "accelsobel", test_filter_short_frame);
+  g_test_add_data_func ("/elements/filter/short-frame/effects",
+      "acceleffects effects=invert", test_filter_short_frame);
   g_test_add_func (
       "/elements/filter/staging-freed-across-caps", test_staging_freed);
 
