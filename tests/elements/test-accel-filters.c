@@ -23,12 +23,13 @@ make_rgba_frame (GstVideoInfo *info, guint8 (*pixel) (int x, int y, int c))
   GstVideoFrame frame;
   int x, y, c;
 
+  /* the frame's own size: a tall frame's rows are short */
   gst_video_frame_map (&frame, info, buf, GST_MAP_WRITE);
-  for (y = 0; y < HEIGHT; y++)
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++)
     {
       guint8 *row = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
                     + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-      for (x = 0; x < WIDTH; x++)
+      for (x = 0; x < GST_VIDEO_INFO_WIDTH (info); x++)
         for (c = 0; c < 4; c++)
           row[x * 4 + c] = pixel (x, y, c);
     }
