@@ -347,8 +347,8 @@ finish_frame (GstAccelAnalysis *self, GstBuffer *buffer, GstFlowReturn ret)
   GstAccelAnalysisPrivate *priv = PRIV (self);
   cudaError_t err = cudaSuccess;
 
-  /* the base class warned of a frame it could not map, and passed it on:
-   * its results would be the last frame's, or none yet */
+  /* a frame that did not map (a gap, one cut short) was passed on
+   * unanalysed: its results would be the last frame's, or none yet */
   if (ret == GST_FLOW_OK && priv->post && !priv->analysed)
     {
       GST_CAT_WARNING_OBJECT (CAT (self), self,
@@ -483,6 +483,41 @@ failed:
   }
 }
 
+/* passing a frame in system memory through: analysed on the host. One
+ * that does not map goes on as it is, unanalysed: a gap (an empty buffer
+ * flagged GAP) quietly, any other with a warning that gives its size and
+ * the frame's (GstVideoFilter's warning said "code not implemented",
+ * for gaps too) */
+static GstFlowReturn
+analyse_system_frame (GstAccelAnalysis *self, GstBuffer *buffer)
+{
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstVideoFrame frame;
+  GstFlowReturn ret;
+
+  if (gst_video_frame_map (&frame, info, buffer, GST_MAP_READ))
+    {
+      ret = gst_accel_analysis_transform_frame_ip (
+          GST_VIDEO_FILTER (self), &frame);
+      gst_video_frame_unmap (&frame);
+      return ret;
+    }
+  if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_GAP)
+      && gst_buffer_get_size (buffer) == 0)
+    GST_CAT_LOG_OBJECT (CAT (self), self,
+        "gap at %" GST_TIME_FORMAT ": passed on, nothing to analyse",
+        GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
+  else
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+        ("frame at %" GST_TIME_FORMAT " passed on unanalysed: %" G_GSIZE_FORMAT
+         " bytes, where a %dx%d %s frame takes %" G_GSIZE_FORMAT,
+            GST_TIME_ARGS (GST_BUFFER_PTS (buffer)),
+            gst_buffer_get_size (buffer), GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+            GST_VIDEO_INFO_SIZE (info)));
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_accel_analysis_transform_ip (GstBaseTransform *trans, GstBuffer *buffer)
 {
@@ -494,8 +529,7 @@ gst_accel_analysis_transform_ip (GstBaseTransform *trans, GstBuffer *buffer)
   if (priv->cuda_memory)
     ret = analyse_cuda_frame (self, buffer);
   else
-    ret = GST_BASE_TRANSFORM_CLASS (gst_accel_analysis_parent_class)
-              ->transform_ip (trans, buffer);
+    ret = analyse_system_frame (self, buffer);
   return finish_frame (self, buffer, ret);
 }
 
