@@ -216,6 +216,29 @@ gst_accel_blend_src_query (GstAggregator *agg, GstQuery *query)
 }
 
 static gboolean
+send_upstream (GstElement *element, GstPad *pad, gpointer event)
+{
+  gst_pad_push_event (pad, gst_event_ref (event));
+  return TRUE;
+}
+
+/* pointer events go to both inputs, each of the output's size, as they
+ * come: a simulation source on either follows the pointer.
+ * GstAggregator drops them, and one behind the element never saw it */
+static gboolean
+gst_accel_blend_src_event (GstAggregator *agg, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION)
+    {
+      gst_element_foreach_sink_pad (GST_ELEMENT (agg), send_upstream, event);
+      gst_event_unref (event);
+      return TRUE;
+    }
+  return GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+      ->src_event (agg, event);
+}
+
+static gboolean
 gst_accel_blend_sink_query (
     GstAggregator *agg, GstAggregatorPad *pad, GstQuery *query)
 {
@@ -742,6 +765,7 @@ gst_accel_blend_class_init (GstAccelBlendClass *klass)
   agg_class->start = gst_accel_blend_start;
   agg_class->stop = gst_accel_blend_stop;
   agg_class->src_query = gst_accel_blend_src_query;
+  agg_class->src_event = gst_accel_blend_src_event;
   agg_class->sink_query = gst_accel_blend_sink_query;
   agg_class->propose_allocation = gst_accel_blend_propose_allocation;
   agg_class->decide_allocation = gst_accel_blend_decide_allocation;

@@ -343,6 +343,50 @@ test_blend_restart (void)
   blend_finish (&b);
 }
 
+static GstPadProbeReturn
+count_pointer (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  gdouble x = 0, y = 0;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION
+      && gst_navigation_event_get_coordinates (event, &x, &y) && x == 10.0
+      && y == 5.0)
+    g_atomic_int_inc ((gint *)data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* a pointer event from the sink reaches both inputs where it is (each has
+ * the output's size), so a simulation source behind the element follows
+ * the pointer (GstAggregator dropped it) */
+static void
+test_blend_navigation (void)
+{
+  GstAppSrc *srcs[2];
+  gint seen[2] = { 0, 0 };
+  GstPad *sinkpad;
+  Blend b;
+
+  blend_start (&b, "RGBA", "", WIDTH, HEIGHT);
+  srcs[0] = b.base;
+  srcs[1] = b.layer;
+  for (guint i = 0; i < 2; i++)
+    {
+      GstPad *pad = gst_element_get_static_pad (GST_ELEMENT (srcs[i]), "src");
+
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, count_pointer,
+          &seen[i], NULL);
+      gst_object_unref (pad);
+    }
+  sinkpad = gst_element_get_static_pad (GST_ELEMENT (b.sink), "sink");
+  gst_pad_push_event (
+      sinkpad, gst_navigation_event_new_mouse_button_press (1, 10.0, 5.0, 0));
+  gst_object_unref (sinkpad);
+  g_assert_cmpint (g_atomic_int_get (&seen[0]), ==, 1);
+  g_assert_cmpint (g_atomic_int_get (&seen[1]), ==, 1);
+  blend_finish (&b);
+}
+
 /* inputs of two sizes: an error that names both */
 /* system memory on every side: on a GPU the blend runs on the host */
 static void
@@ -868,6 +912,7 @@ main (int argc, char **argv)
   g_test_add_func ("/blend/opacity-while-playing", test_blend_opacity);
   g_test_add_func ("/blend/layer-ends", test_blend_layer_ends);
   g_test_add_func ("/blend/restart", test_blend_restart);
+  g_test_add_func ("/blend/navigation", test_blend_navigation);
   g_test_add_func ("/blend/system-memory", test_blend_system_memory);
   g_test_add_func ("/blend/sizes-differ", test_blend_sizes_differ);
   g_test_add_func ("/blend/pads-at-once", test_blend_pads_at_once);
