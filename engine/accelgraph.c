@@ -131,16 +131,20 @@ accel_graph_get_name (AccelGraph *graph)
 
 /**
  * accel_graph_set_device:
- * @graph: a graph that is not running
+ * @graph: a graph that is not prepared
  * @device: (nullable): device for stages that name none; %NULL: the default
  *
- * Called from the thread that builds the graph, before accel_graph_start().
+ * Called from the thread that builds the graph, before
+ * accel_graph_prepare() or accel_graph_start(): preparing places the
+ * stages, so a prepared graph keeps the device it was given (another,
+ * even the default named, is a critical: it was taken, read back, and
+ * never used).
  */
 void
 accel_graph_set_device (AccelGraph *graph, AccelDevice *device)
 {
   g_return_if_fail (ACCEL_IS_GRAPH (graph));
-  g_return_if_fail (graph->state != GRAPH_RUNNING);
+  g_return_if_fail (graph->state == GRAPH_NEW || device == graph->device);
   g_set_object (&graph->device, device);
 }
 

@@ -256,6 +256,29 @@ add_src_to_sink (AccelGraph *graph, const char *shape, gint64 n_buffers)
   return src;
 }
 
+/* another device for a prepared graph, whose stages are placed: a
+ * critical (it was taken and read back, and the graph ran on the first) */
+static void
+test_device_after_prepare (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("placed");
+      g_autoptr (GError) error = NULL;
+
+      add_src_to_sink (graph, "4", 3);
+      g_assert_true (accel_graph_prepare (graph, &error));
+      /* what it was given: nothing changes */
+      accel_graph_set_device (graph, NULL);
+      accel_graph_set_device (graph, accel_device_get_host ());
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr (
+      "*CRITICAL*accel_graph_set_device*GRAPH_NEW*device == graph->device*");
+}
+
 /* a call the graph's state does not allow fails with an error that says
  * why, where a critical left the caller's error unset (and a program that
  * read it crashed) */
@@ -702,6 +725,7 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/link-null-ends", test_link_null_ends);
   g_test_add_func ("/misuse/stage-getters-invalid", test_stage_getters_invalid);
   g_test_add_func ("/misuse/graph-modes-invalid", test_graph_modes_invalid);
+  g_test_add_func ("/misuse/device-after-prepare", test_device_after_prepare);
   g_test_add_func ("/misuse/link-ports-null-stage", test_link_ports_null_stage);
   g_test_add_func ("/misuse/add-null-stage", test_add_null_stage);
   g_test_add_func ("/misuse/link-stage-not-added", test_link_stage_not_added);
