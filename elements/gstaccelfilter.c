@@ -553,8 +553,8 @@ frame_story (GstAccelFilterPrivate *priv, GstAccelFrameSync *sync)
  * by an event, as of one announced upstream by an event. Filtered as a
  * frame, it went on as a frame of whatever its output buffer held before
  * (an earlier frame) on the host, and failed the stream on a GPU */
-static gboolean
-pass_gap (GstAccelFilter *self, GstBuffer *inbuf)
+gboolean
+gst_accel_filter_pass_gap (GstAccelFilter *self, GstBuffer *inbuf)
 {
   GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
   GstClockTime pts = GST_BUFFER_PTS (inbuf);
@@ -585,7 +585,7 @@ gst_accel_filter_transform (
   GstFlowReturn flow;
   int ret = ACCEL_IMAGE_OK, err = cudaSuccess;
 
-  if (pass_gap (self, inbuf))
+  if (gst_accel_filter_pass_gap (self, inbuf))
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   /* the host implementation, mapped as on the GPU: a frame that does not
    * map is an error there too (GstVideoFilter warned and pushed the output

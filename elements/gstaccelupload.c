@@ -55,6 +55,10 @@ gst_accel_upload_transform (
   GstVideoFrame in, out;
   int err, end;
 
+  /* a gap holds no frame to copy: it goes on as a gap event (mapped, it
+   * failed the stream) */
+  if (gst_accel_filter_pass_gap (base, inbuf))
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
   if (!gst_accel_filter_map_frames (
           base, inbuf, 0, outbuf, GST_MAP_CUDA, &in, &out))
     return GST_FLOW_ERROR;

@@ -294,6 +294,101 @@ run_and_check (const char *description, const Step *const *chains,
   play_and_check (parse_after_appsrc (description), chains, n_sinks, frames);
 }
 
+/* counts the gap events through a pad */
+static GstPadProbeReturn
+count_gaps (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_GAP)
+    g_atomic_int_inc ((gint *)user_data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* an empty buffer flagged GAP between two frames: it holds no frame to
+ * upload, blur or download, and goes on as a gap event; the frames around
+ * it come out exact, and the stream ends without an error (on a GPU the
+ * upload mapped it and failed the stream). @description: after the
+ * appsrc, ending in an appsink "sink0"; @caps: the appsrc's, or NULL */
+static void
+play_with_gap (const char *description, const char *caps)
+{
+  static const Step blur[] = { blur2, NULL }, none[] = { NULL };
+  g_autoptr (GPtrArray) frames = random_frames ();
+  GstElement *pipeline = parse_after_appsrc (description);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink0");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GstBuffer *gap = gst_buffer_new ();
+  GstMessage *msg;
+  GstSample *sample;
+  gint gaps = 0;
+  guint n = 0;
+
+  if (caps)
+    {
+      GstCaps *c = gst_caps_from_string (caps);
+      g_object_set (src, "caps", c, NULL);
+      gst_caps_unref (c);
+    }
+  gst_pad_add_probe (
+      pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, count_gaps, &gaps, NULL);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  GST_BUFFER_FLAG_SET (gap, GST_BUFFER_FLAG_GAP);
+  GST_BUFFER_PTS (gap) = GST_SECOND / 30;
+  GST_BUFFER_DURATION (gap) = GST_SECOND / 30;
+  if (!caps)
+    g_assert_cmpint (
+        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[0], 0)),
+        ==, GST_FLOW_OK);
+  g_assert_cmpint (
+      gst_app_src_push_buffer (GST_APP_SRC (src), gap), ==, GST_FLOW_OK);
+  if (!caps)
+    g_assert_cmpint (
+        gst_app_src_push_buffer (GST_APP_SRC (src), wrap (frames->pdata[2], 2)),
+        ==, GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))))
+    {
+      guint f = n == 0 ? 0 : 2;
+      g_autofree guint8 *got = unwrap (sample);
+      g_autofree guint8 *want = reference (
+          frames->pdata[f], strstr (description, "blur") ? blur : none);
+
+      g_assert_cmpuint (GST_BUFFER_PTS (gst_sample_get_buffer (sample)), ==,
+          f * GST_SECOND / 30);
+      assert_frames_equal (got, want, f);
+      gst_sample_unref (sample);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, caps ? 0 : 2);
+  g_assert_cmpint (g_atomic_int_get (&gaps), ==, 1);
+  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+  if (msg)
+    {
+      GError *err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_error ("pipeline error: %s", err->message);
+    }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+static void
+test_gap (void)
+{
+  play_with_gap ("accelupload name=up ! accelgaussianblur sigma=2 ! "
+                 "acceldownload ! appsink name=sink0 sync=false",
+      NULL);
+  /* a gap that reaches acceldownload in CUDA memory */
+  if (gpu)
+    play_with_gap ("acceldownload ! appsink name=sink0 sync=false",
+        "video/x-raw(memory:CUDAMemory),format=RGBA,width=333,height=187,"
+        "framerate=30/1");
+}
+
 static const Step chain4[] = { blur2, sobel, median5, unsharp, NULL };
 
 static void
@@ -727,6 +822,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipelines/system-memory", test_system_memory);
   g_test_add_func ("/pipelines/tee", test_tee);
   g_test_add_func ("/pipelines/effects-temporal", test_effects);
+  g_test_add_func ("/pipelines/gap", test_gap);
   if (gpu)
     {
       g_test_add_func ("/pipelines/meta-on-the-wire", test_meta_on_the_wire);
