@@ -133,6 +133,19 @@ io_failed:
   }
 }
 
+/* @reply is no line of the store's protocol: whatever serves @address
+ * (a web server, another service) is no world's store */
+static void
+set_not_a_store (GError **error, const char *address, const char *reply)
+{
+  g_autofree gchar *line = g_strchomp (g_strdup (reply));
+
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "the world's coordinator at %s answered '%s', which is no reply of a "
+      "world's store: is an accel-run serving that address?",
+      address, line);
+}
+
 static gboolean
 check_key (const char *key, GError **error)
 {
@@ -171,11 +184,16 @@ accel_store_set (const char *address, const char *key, GBytes *value,
   request = g_strdup_printf ("SET %s %s", key, text);
   if (!(reply = call (address, request, timeout_ms, error)))
     return FALSE;
+  if (!g_str_equal (reply, "OK") && !g_str_has_prefix (reply, "ERROR "))
+    {
+      set_not_a_store (error, address, reply);
+      return FALSE;
+    }
   if (!g_str_equal (reply, "OK"))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "the world's coordinator at %s did not store '%s': %s", address, key,
-          reply);
+          reply + strlen ("ERROR "));
       return FALSE;
     }
   return TRUE;
@@ -221,11 +239,16 @@ accel_store_get (
           address, timeout_ms);
       return NULL;
     }
-  if (!g_str_has_prefix (reply, "VALUE "))
+  if (g_str_has_prefix (reply, "ERROR "))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-          "the world's coordinator at %s answered '%s' for '%s'", address,
-          reply, key);
+          "the world's coordinator at %s refused '%s': %s", address, key,
+          reply + strlen ("ERROR "));
+      return NULL;
+    }
+  if (!g_str_has_prefix (reply, "VALUE "))
+    {
+      set_not_a_store (error, address, reply);
       return NULL;
     }
   data = g_base64_decode (reply + strlen ("VALUE "), &n);
@@ -289,6 +312,12 @@ accel_store_join (const char *address, guint rank, guint world_size,
       && g_ascii_string_to_unsigned (
           reply + strlen ("JOINED "), 10, 1, G_MAXUINT, &generation, NULL))
     return (guint)generation;
+  if (!g_str_has_prefix (reply, "ERROR "))
+    {
+      set_not_a_store (error, address, reply);
+      g_prefix_error (error, "rank %u cannot join the world: ", rank);
+      return 0;
+    }
   g_set_error (error, ACCEL_ERROR,
       strstr (reply, "did not join") ? ACCEL_ERROR_TIMEOUT : ACCEL_ERROR_FAILED,
       "rank %u cannot join the world at %s: %s", rank, address,

@@ -313,6 +313,48 @@ test_not_a_store (void)
   g_thread_join (t);
 }
 
+/* a server that is no accel store, an HTTP one say: answers whatever
+ * comes with one line of its own and closes */
+static gpointer
+answer_http (gpointer data)
+{
+  GSocketListener *listener = data;
+  g_autoptr (GSocketConnection) c
+      = g_socket_listener_accept (listener, NULL, NULL, NULL);
+  static const char reply[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
+
+  g_assert_nonnull (c);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (c)),
+      reply, strlen (reply), NULL, NULL, NULL);
+  return NULL;
+}
+
+/* a rank joining there is told that no store answered, with what did; it
+ * said only "rank 1 cannot join the world at ...: HTTP/1.1 400 Bad
+ * Request", as if the world had refused it */
+static void
+test_join_not_a_store (void)
+{
+  g_autoptr (GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *address = NULL;
+  guint16 port;
+  GThread *t;
+
+  port = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+  g_assert_no_error (error);
+  address = g_strdup_printf ("127.0.0.1:%u", port);
+  t = g_thread_new ("http", answer_http, listener);
+  g_assert_cmpuint (
+      accel_store_join (address, 1, 2, "p", 2000, NULL, &error), ==, 0);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "'HTTP/1.1 400 Bad Request'"));
+  g_assert_nonnull (
+      strstr (error->message, "is an accel-run serving that address?"));
+  g_thread_join (t);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,5 +364,6 @@ main (int argc, char **argv)
   g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
   g_test_add_func ("/store/not-a-store", test_not_a_store);
+  g_test_add_func ("/store/join-not-a-store", test_join_not_a_store);
   return g_test_run ();
 }
