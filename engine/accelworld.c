@@ -46,19 +46,51 @@ accel_world_class_init (AccelWorldClass *klass)
 static void
 accel_world_init (AccelWorld *self)
 {
+  static gsize warned;
+  g_autoptr (GError) error = NULL;
+
+  /* said once: a process makes worlds of its own (one per rank its
+   * --validate checks), each read it */
+  if (!accel_world_timeout_from_env (&self->timeout_ms, &error)
+      && g_once_init_enter (&warned))
+    {
+      g_warning (
+          "%s; waiting %u ms", error->message, ACCEL_WORLD_DEFAULT_TIMEOUT_MS);
+      g_once_init_leave (&warned, 1);
+    }
+}
+
+/**
+ * accel_world_timeout_from_env:
+ * @timeout_ms: (out): the world's timeout in ms: `ACCEL_WORLD_TIMEOUT`'s,
+ *   or %ACCEL_WORLD_DEFAULT_TIMEOUT_MS where it is unset or no timeout
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads `ACCEL_WORLD_TIMEOUT`, which every world made in this process
+ * takes. A program that starts a world checks it first with this, so that
+ * a value that is no timeout is refused, not waited out as the default.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE when it is set to
+ * anything but milliseconds from 1 to %G_MAXINT. MT safe.
+ */
+gboolean
+accel_world_timeout_from_env (guint *timeout_ms, GError **error)
+{
   guint64 ms = ACCEL_WORLD_DEFAULT_TIMEOUT_MS;
   const char *env = g_getenv ("ACCEL_WORLD_TIMEOUT");
 
+  *timeout_ms = ACCEL_WORLD_DEFAULT_TIMEOUT_MS;
   /* at most G_MAXINT: Gloo takes an int, and from 2^31 refused every
    * collective as a negative timeout */
   if (env && !g_ascii_string_to_unsigned (env, 10, 1, G_MAXINT, &ms, NULL))
     {
-      g_warning ("ACCEL_WORLD_TIMEOUT must be milliseconds from 1 to %d, not "
-                 "'%s'; waiting %u ms",
-          G_MAXINT, env, ACCEL_WORLD_DEFAULT_TIMEOUT_MS);
-      ms = ACCEL_WORLD_DEFAULT_TIMEOUT_MS;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "ACCEL_WORLD_TIMEOUT must be milliseconds from 1 to %d, not '%s'",
+          G_MAXINT, env);
+      return FALSE;
     }
-  self->timeout_ms = (guint)ms;
+  *timeout_ms = (guint)ms;
+  return TRUE;
 }
 
 /**

@@ -1484,6 +1484,7 @@ check_world_options (void)
   g_autofree gchar *host = NULL;
   g_autoptr (GError) error = NULL;
   guint16 port;
+  guint timeout_ms;
 
   /* parse_number () kept each in its range: -1 and 0 are "not given" */
   if (opt_ranks > 0 && (opt_rank >= 0 || opt_world > 0))
@@ -1512,6 +1513,10 @@ check_world_options (void)
   if (opt_coordinator
       && !accel_store_parse_address (opt_coordinator, &host, &port, &error))
     return g_strdup_printf ("--coordinator: %s", error->message);
+  /* every rank would warn, and wait the default instead */
+  if ((opt_ranks > 0 || opt_coordinator)
+      && !accel_world_timeout_from_env (&timeout_ms, &error))
+    return g_strdup (error->message);
   return NULL;
 }
 

@@ -14,6 +14,8 @@ G_DECLARE_FINAL_TYPE (AccelWorld, accel_world, ACCEL, WORLD, GObject)
  * ACCEL_WORLD_TIMEOUT (ms) says otherwise */
 #define ACCEL_WORLD_DEFAULT_TIMEOUT_MS 60000
 
+gboolean accel_world_timeout_from_env (guint *timeout_ms, GError **error);
+
 AccelWorld *accel_world_new (const char *coordinator, guint rank, guint size);
 AccelWorld *accel_world_get_default (void);
 void accel_world_set_default (AccelWorld *world);

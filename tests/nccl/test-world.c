@@ -450,6 +450,26 @@ test_bad_coordinator (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (e.seconds, <, 20.0);
 }
 
+/* a world's timeout that is no number of milliseconds is refused before
+ * any rank starts, as ACCEL_RESTART_INTENSITY is; before, every rank and
+ * the supervisor warned (ten times for two ranks) and waited the default
+ * 60 s instead */
+static void
+test_bad_timeout (Fixture *f, gconstpointer data)
+{
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=5s", NULL };
+  const char *args[]
+      = { "--ranks", "2", "--frames", "2", "endless.yaml", NULL };
+  const char *says = "ACCEL_WORLD_TIMEOUT must be milliseconds from 1 to "
+                     "2147483647, not '5s'";
+  g_auto (WorldRun) r = { 0 };
+
+  world_run (&r, f->dir, env, args);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, says);
+  g_assert_null (strstr (strstr (r.err, says) + 1, says));
+}
+
 static void
 test_world_sizes_differ (Fixture *f, gconstpointer data)
 {
@@ -1164,6 +1184,7 @@ main (int argc, char **argv)
   ADD ("/world/rank-never-joins", test_rank_never_joins);
   ADD ("/world/bad-coordinator", test_bad_coordinator);
   ADD ("/world/coordinator-ipv6", test_coordinator_ipv6);
+  ADD ("/world/bad-timeout", test_bad_timeout);
   ADD ("/world/validate", test_validate_world);
   ADD ("/world/validate-no-sink", test_validate_world_no_sink);
   ADD ("/world/validate-shared-file", test_validate_world_shared_file);
