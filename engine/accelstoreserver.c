@@ -52,6 +52,34 @@ missing_ranks_unlocked (AccelStoreServer *server)
   return g_strdup (s->str);
 }
 
+/* of the ranks missing from round @mine, those that finished their run in
+ * an earlier generation, as a sentence to add to a join that timed out;
+ * "" when none did */
+static gchar *
+finished_ranks_unlocked (AccelStoreServer *server, guint mine)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint r = 0; r < server->world_size; r++)
+    for (guint g = mine - 1; g > 0 && !server->joined[r]; g--)
+      {
+        g_autofree gchar *key = g_strdup_printf ("g%u/world/finished/%u", g, r);
+
+        if (!g_hash_table_contains (server->values, key))
+          continue;
+        g_string_append_printf (s,
+            "%srank %u finished its run in generation %u", s->len ? ", " : ": ",
+            r, g);
+        break;
+      }
+  if (s->len)
+    g_string_append (s, " (a rank started on its own leaves with its "
+                        "supervisor once it finishes, and a world is rebuilt "
+                        "only while every rank runs: run every rank again "
+                        "with its --state-dir to resume)");
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
 /* a rank joins the current round; a rank that joins a round that is
  * complete has been started again: the world starts a new generation */
 static gchar *
@@ -134,14 +162,16 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   else if (server->generation == mine)
     {
       g_autofree gchar *missing = missing_ranks_unlocked (server);
+      g_autofree gchar *finished = finished_ranks_unlocked (server, mine);
       /* the rank leaves the round with its last waiting join */
       if (server->waiting[rank] == 0 && server->joined[rank])
         {
           server->joined[rank] = FALSE;
           server->n_joined--;
         }
-      reply = g_strdup_printf ("ERROR rank%s %s of %u did not join in time",
-          strchr (missing, ',') ? "s" : "", missing, server->world_size);
+      reply = g_strdup_printf ("ERROR rank%s %s of %u did not join in time%s",
+          strchr (missing, ',') ? "s" : "", missing, server->world_size,
+          finished);
     }
   else
     reply = g_strdup_printf ("ERROR generation %u was left for %u before "

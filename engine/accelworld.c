@@ -358,6 +358,36 @@ scoped_key (AccelWorld *world, const char *key)
 }
 
 /**
+ * accel_world_finish:
+ * @world: a world
+ *
+ * Tells the world's store that this rank finished its run, so that a rank
+ * started again later, which waits for this one in a new generation of the
+ * world, is told why it does not come: a rank started on its own leaves
+ * with its supervisor once it finishes. Asks once, for up to a second: a
+ * store already gone (rank 0 finished first) is no failure of this rank's.
+ *
+ * Called from the thread that joined, once this rank's graph finished; does
+ * nothing before accel_world_join().
+ */
+void
+accel_world_finish (AccelWorld *world)
+{
+  g_autofree gchar *key = NULL, *scoped = NULL;
+  g_autoptr (GBytes) value = NULL;
+
+  g_return_if_fail (ACCEL_IS_WORLD (world));
+  if (world->generation == 0)
+    return;
+  key = g_strdup_printf ("world/finished/%u", world->rank);
+  scoped = scoped_key (world, key);
+  value = g_bytes_new_static ("1", 1);
+  if (!accel_store_set (world->coordinator, scoped, value,
+          MIN (world->timeout_ms, 1000), NULL))
+    g_debug ("rank %u could not tell the store it finished", world->rank);
+}
+
+/**
  * accel_world_set:
  * @world: a joined world
  * @key: the key, scoped to the world's generation

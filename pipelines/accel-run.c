@@ -1153,6 +1153,9 @@ run_pipeline (const char *path)
         }
       early_signals_run_over (status);
     }
+  /* a rank started again later waits for this one in vain: it is told why */
+  if (world && (status == EXIT_DONE || status == EXIT_INCOMPLETE))
+    accel_world_finish (world);
   g_clear_error (&run->error);
   run->graph = NULL;
   return status;

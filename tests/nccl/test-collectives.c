@@ -610,6 +610,53 @@ test_coordinator_rank_killed (Fixture *f, gconstpointer data)
   g_assert_cmpmem (got, len, sums->data, sums->len);
 }
 
+/* ranks joined through --coordinator: rank 1 finishes, and its supervisor
+ * leaves with it; rank 0 then dies after its last collective, and its
+ * worker started again waits for a rank 1 that will never join. Its join
+ * fails saying that rank 1 finished and left, where it said only that
+ * rank 1 did not join in time */
+static void
+test_coordinator_rank_finished (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: tail\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 20}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: after, kind: core.scale, params: {scale: 1}}\n"
+        "  - {name: out, kind: core.checksum-sink, params: {location: "
+        "\"sums-{rank}.txt\"}}\n"
+        "links: [src -> sum -> after -> out]\n";
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  const char *env0[] = { "ACCEL_WORLD_TIMEOUT=3000",
+    "ACCEL_FAULT=after:hang:18,after:crash:19", NULL };
+  const char *env1[] = { "ACCEL_WORLD_TIMEOUT=3000", NULL };
+  const char *args0[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "--state-dir", "state", "tail.yaml", NULL };
+  const char *args1[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    "--state-dir", "state", "tail.yaml", NULL };
+  g_autoptr (GSubprocess) p0 = NULL;
+  g_auto (WorldRun) r0 = { 0 }, r1 = { 0 };
+  gint64 t0;
+
+  if (!world_fits (2))
+    return;
+  world_write (f->dir, "tail.yaml", yaml, strlen (yaml));
+  t0 = g_get_monotonic_time ();
+  p0 = world_spawn (f->dir, env0, args0);
+  world_run (&r1, f->dir, env1, args1);
+  world_wait (p0, &r0, t0);
+  g_assert_cmpint (r1.status, ==, 0);
+  g_assert_cmpint (r0.status, ==, 1);
+  world_assert_says (&r0, "killed by signal 9");
+  world_assert_says (&r0, "rank 1 of 2 did not join in time: rank 1 "
+                          "finished its run in generation 1");
+  world_assert_says (&r0, "run every rank again with its --state-dir");
+  g_assert_cmpfloat (r0.seconds, <, 30.0);
+}
+
 /* rank 1 dies in every generation: past 3 rebuilds within 10 s the run
  * fails, naming the rank, this host and the fault */
 static void
@@ -1273,6 +1320,8 @@ main (int argc, char **argv)
       test_collective_not_restarted_alone);
   ADD ("/collectives/coordinator-rank-killed", NULL,
       test_coordinator_rank_killed);
+  ADD ("/collectives/coordinator-rank-finished", NULL,
+      test_coordinator_rank_finished);
   ADD ("/collectives/rank-stays-gone", NULL, test_rank_stays_gone);
   ADD ("/collectives/rank-skips-a-frame", NULL, test_rank_skips_a_frame);
   ADD (
