@@ -30,6 +30,8 @@ typedef struct
 void accel_run_print_progress (Run *run, gboolean final);
 gboolean accel_run_write_stats (Run *run, const char *path, GError **error);
 gboolean accel_run_output_replaces (const char *path);
+gboolean accel_run_write_output (
+    const char *path, const char *text, GError **error);
 gboolean accel_run_write_dot (
     AccelGraph *graph, const char *path, GError **error);
 gboolean accel_run_say_incomplete (AccelGraph *graph);

@@ -65,8 +65,8 @@ accel_run_print_progress (Run *run, gboolean final)
   fflush (run->progress);
 }
 
-/* whether write_output () replaces @path (a regular file, or none yet)
- * through its directory, rather than write it in place */
+/* whether accel_run_write_output () replaces @path (a regular file, or none
+ * yet) through its directory, rather than write it in place */
 gboolean
 accel_run_output_replaces (const char *path)
 {
@@ -78,11 +78,11 @@ accel_run_output_replaces (const char *path)
 /* "-" is stdout; a link, a device or a pipe is written in place (replacing
  * it with a file, as g_file_set_contents() does, would be wrong), a file
  * atomically */
-static gboolean
-write_output (const char *path, const char *text, GError **error)
+gboolean
+accel_run_write_output (const char *path, const char *text, GError **error)
 {
   FILE *f;
-  gboolean ok;
+  int saved = 0;
 
   if (accel_run_output_replaces (path))
     return g_file_set_contents (path, text, -1, error);
@@ -94,11 +94,17 @@ write_output (const char *path, const char *text, GError **error)
           "cannot open %s: %s", path, g_strerror (saved));
       return FALSE;
     }
-  ok = fputs (text, f) >= 0;
-  ok = (f == stdout ? fflush (f) : fclose (f)) == 0 && ok;
-  if (!ok)
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s", path);
-  return ok;
+  /* the first failure's reason, where a full disk or a reader gone
+   * said only that the write failed */
+  if (fputs (text, f) < 0)
+    saved = errno;
+  if ((f == stdout ? fflush (f) : fclose (f)) != 0 && !saved)
+    saved = errno;
+  if (saved)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "cannot write %s: %s", f == stdout ? "stdout" : path,
+        g_strerror (saved));
+  return !saved;
 }
 
 gboolean
@@ -150,7 +156,7 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
           i + 1 < stages->len ? "," : "");
     }
   g_string_append (s, "  ]\n}\n");
-  return write_output (path, s->str, error);
+  return accel_run_write_output (path, s->str, error);
 }
 
 /* "rank r: " in a world, whose ranks share the terminal, else "" */
@@ -263,7 +269,7 @@ accel_run_write_dot (AccelGraph *graph, const char *path, GError **error)
   gboolean ok;
 
   if (!fmt)
-    return write_output (path, dot, error);
+    return accel_run_write_output (path, dot, error);
   dot_exe = g_find_program_in_path ("dot");
   if (!dot_exe)
     {

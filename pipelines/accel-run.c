@@ -783,21 +783,36 @@ wait_graph (gpointer data)
   return NULL;
 }
 
+/* @text on stdout, all that --list, --describe, --print-yaml and
+ * --validate do: EXIT_RUNTIME where it could not be written, saying so (a
+ * full disk or a reader gone left an empty or cut file, with status 0) */
+static int
+print_all (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (accel_run_write_output ("-", text, &error))
+    return EXIT_DONE;
+  g_printerr ("accel-run: %s\n", error->message);
+  return EXIT_RUNTIME;
+}
+
 static int
 list_kinds (void)
 {
   AccelRegistry *reg = accel_registry_get_default ();
   g_autoptr (GPtrArray) kinds = accel_registry_list_kinds (reg);
+  g_autoptr (GString) text = g_string_new (NULL);
 
   for (guint i = 0; i < kinds->len; i++)
     {
       GType t = accel_registry_lookup (reg, kinds->pdata[i]);
       AccelStageClass *klass = g_type_class_ref (t);
-      g_print ("%-24s %s\n", (char *)kinds->pdata[i],
+      g_string_append_printf (text, "%-24s %s\n", (char *)kinds->pdata[i],
           accel_stage_class_get_description (klass));
       g_type_class_unref (klass);
     }
-  return EXIT_DONE;
+  return print_all (text->str);
 }
 
 /* starts @graph and says what its state directory made of the run (where
@@ -998,12 +1013,14 @@ run_pipeline (const char *path)
     }
   if (opt_validate)
     {
-      if (!opt_quiet && world)
-        g_print ("%s: valid as rank %u of %u\n", path,
-            accel_world_get_rank (world), accel_world_get_size (world));
-      else if (!opt_quiet)
-        g_print ("%s: valid\n", path);
-      return EXIT_DONE;
+      g_autofree gchar *valid = NULL;
+
+      if (opt_quiet)
+        return EXIT_DONE;
+      valid = world ? g_strdup_printf ("%s: valid as rank %u of %u\n", path,
+                  accel_world_get_rank (world), accel_world_get_size (world))
+                    : g_strdup_printf ("%s: valid\n", path);
+      return print_all (valid);
     }
 
   if (world && !accel_world_join (world, accel_graph_get_name (graph), &error))
@@ -1668,10 +1685,11 @@ print_yaml (void)
   if (fits_comment (opt_description))
     {
       g_autofree gchar *quoted = g_shell_quote (opt_description);
-      g_print ("# accel-run -e %s\n", quoted);
+      g_autofree gchar *with
+          = g_strdup_printf ("# accel-run -e %s\n%s", quoted, yaml);
+      return print_all (with);
     }
-  g_print ("%s", yaml);
-  return EXIT_DONE;
+  return print_all (yaml);
 }
 
 int
@@ -1760,8 +1778,7 @@ main (int argc, char **argv)
           g_printerr ("accel-run: %s\n", error->message);
           return EXIT_INVALID;
         }
-      g_print ("%s", text);
-      return EXIT_DONE;
+      return print_all (text);
     }
   if (opt_restart_state && !opt_state_dir && !g_getenv ("ACCEL_STATE_DIR"))
     {
