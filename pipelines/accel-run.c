@@ -1540,6 +1540,41 @@ check_world_options (void)
   return NULL;
 }
 
+/* the first option given that only a pipeline's load or run takes, or
+ * NULL: --list, --describe and --print-yaml ignored them without a word
+ * (--print-yaml printed the line's file without its --set) */
+static const char *
+pipeline_option_given (void)
+{
+  const struct
+  {
+    const char *name;
+    gboolean given;
+  } options[] = {
+    { "--set", opt_set != NULL },
+    { "--device", opt_device != NULL },
+    { "--frames", opt_frames_given },
+    { "--validate", opt_validate },
+    { "--dot", opt_dot != NULL },
+    { "--stats", opt_stats != NULL },
+    { "--graph", opt_graph != NULL },
+    { "--state-dir", opt_state_dir != NULL },
+    { "--restart-state", opt_restart_state },
+    { "--http", opt_http != G_MININT },
+    { "--http-address", opt_http_address != NULL },
+    { "--no-supervise", opt_no_supervise },
+    { "--ranks", opt_ranks >= 0 },
+    { "--coordinator", opt_coordinator != NULL },
+    { "--rank", opt_rank >= 0 },
+    { "--world", opt_world > 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (options[i].given)
+      return options[i].name;
+  return NULL;
+}
+
 /* --validate with --ranks or --world: the file as each rank takes it
  * (its stages' ranks, {rank}, a sink on every rank), where it was taken
  * as a process alone's and found valid, to fail when run */
@@ -1765,6 +1800,15 @@ main (int argc, char **argv)
     {
       g_printerr ("accel-run: %s takes no pipeline\n",
           opt_list ? "--list" : "--describe");
+      return EXIT_INVALID;
+    }
+  if ((opt_list || opt_describe || opt_print_yaml) && pipeline_option_given ())
+    {
+      g_printerr ("accel-run: %s runs no pipeline, so %s would be ignored\n",
+          opt_list       ? "--list"
+          : opt_describe ? "--describe"
+                         : "--print-yaml",
+          pipeline_option_given ());
       return EXIT_INVALID;
     }
   if (opt_list)

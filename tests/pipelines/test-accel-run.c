@@ -557,6 +557,18 @@ test_usage (void)
     { { "--list", "-e", "core.test-source ! core.null-sink" },
         "--list takes no pipeline" },
     { { "--describe=core.scale", demo, NULL }, "--describe takes no pipeline" },
+    /* ignored without a word: the file printed was the line's without
+     * the setting */
+    { { "--print-yaml", "--set=scale0.scale=3",
+          "--description=core.test-source ! core.scale ! core.null-sink" },
+        "--print-yaml runs no pipeline, so --set would be ignored" },
+    { { "--print-yaml", "--validate",
+          "--description=core.test-source ! core.null-sink" },
+        "--print-yaml runs no pipeline, so --validate would be ignored" },
+    { { "--list", "--frames=3", NULL },
+        "--list runs no pipeline, so --frames would be ignored" },
+    { { "--describe=core.scale", "--stats=s.json", NULL },
+        "--describe runs no pipeline, so --stats would be ignored" },
     /* the state directory was the working directory to its check, and
      * its making failed as a runtime error (1) */
     { { "--state-dir=", demo, NULL }, "--state-dir: give a directory's name" },
