@@ -2028,26 +2028,38 @@ report_syntax (Loader *l, yaml_parser_t *parser, const char *yaml)
   report (l, mark, "%s", problem);
 }
 
-/**
- * accel_graph_new_from_yaml_string_full:
- * @yaml: the pipeline, UTF-8
- * @origin: (nullable): a name for messages, such as the file name
- * @overrides: (nullable) (array zero-terminated=1): settings applied after
- *   the file's own, each `stage.param=value`, `stage.device=DEVICE` or
- *   `device=DEVICE`
- * @error: return location for a #GError, or %NULL
- *
- * Builds and prepares the graph @yaml declares (the format is in
- * docs/yaml.md). Every problem is reported, not only the first: the error's
- * message has one line per problem, in the order of the text, each starting
- * with `origin:line:column:` (problems of @overrides come last, each
- * starting with `--set SETTING:`). Called from any thread.
- *
- * Returns: (transfer full): the prepared graph, or %NULL with
- * %ACCEL_ERROR_INVALID_PIPELINE.
- */
-AccelGraph *
-accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
+/* a stage that writes its frames into the pipeline file @file itself (a
+ * location mistyped: p.yaml for p.raw) wrote over it, and the run went
+ * on as if nothing were wrong: reported at its location */
+static void
+report_writes_itself (Loader *l, const struct stat *file)
+{
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+      g_autofree gchar *path = NULL, *about = NULL, *problem = NULL;
+      struct stat st;
+
+      if (!decl->stage
+          || !G_TYPE_CHECK_INSTANCE_TYPE (decl->stage, ACCEL_TYPE_FILE_OUTPUT))
+        continue;
+      path = accel_file_output_get_path (ACCEL_FILE_OUTPUT (decl->stage));
+      if (!path || g_stat (path, &st) != 0 || st.st_dev != file->st_dev
+          || st.st_ino != file->st_ino)
+        continue;
+      about = g_strdup_printf ("stage '%s' (%s): ", decl->name,
+          accel_stage_get_kind_name (decl->stage));
+      problem = g_strdup_printf ("%slocation %s is the pipeline file "
+                                 "itself: the run would write over it",
+          about, path);
+      report (
+          l, problem_mark (l, decl, problem, strlen (about)), "%s", problem);
+    }
+}
+
+/* the graph of @yaml, read from the file @file where it is one */
+static AccelGraph *
+load_yaml (const char *yaml, const char *origin, const struct stat *file,
     const char *const *overrides, GError **error)
 {
   yaml_parser_t parser;
@@ -2121,6 +2133,8 @@ accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
       GPtrArray *notes = accel_graph_get_notes (l.graph);
       for (guint i = 0; i < notes->len; i++)
         g_debug ("%s: %s", l.origin, (const char *)notes->pdata[i]);
+      if (file)
+        report_writes_itself (&l, file);
     }
 
 free_doc:
@@ -2157,6 +2171,31 @@ done:
   g_hash_table_unref (l.aliases);
   g_clear_pointer (&l.placer, accel_placer_free);
   return result;
+}
+
+/**
+ * accel_graph_new_from_yaml_string_full:
+ * @yaml: the pipeline, UTF-8
+ * @origin: (nullable): a name for messages, such as the file name
+ * @overrides: (nullable) (array zero-terminated=1): settings applied after
+ *   the file's own, each `stage.param=value`, `stage.device=DEVICE` or
+ *   `device=DEVICE`
+ * @error: return location for a #GError, or %NULL
+ *
+ * Builds and prepares the graph @yaml declares (the format is in
+ * docs/yaml.md). Every problem is reported, not only the first: the error's
+ * message has one line per problem, in the order of the text, each starting
+ * with `origin:line:column:` (problems of @overrides come last, each
+ * starting with `--set SETTING:`). Called from any thread.
+ *
+ * Returns: (transfer full): the prepared graph, or %NULL with
+ * %ACCEL_ERROR_INVALID_PIPELINE.
+ */
+AccelGraph *
+accel_graph_new_from_yaml_string_full (const char *yaml, const char *origin,
+    const char *const *overrides, GError **error)
+{
+  return load_yaml (yaml, origin, NULL, overrides, error);
 }
 
 /**
@@ -2265,7 +2304,8 @@ failed:
  * @error: return location for a #GError, or %NULL
  *
  * accel_graph_new_from_yaml_string_full() on the file's contents; messages
- * start with @path. Called from any thread.
+ * start with @path. A stage that would write its frames into @path itself
+ * is a problem, reported at its location. Called from any thread.
  *
  * Returns: (transfer full): the prepared graph, or %NULL with
  * %ACCEL_ERROR_INVALID_PIPELINE.
@@ -2277,6 +2317,7 @@ accel_graph_new_from_yaml_file_full (
   g_autofree gchar *text = NULL;
   g_autoptr (GError) read_error = NULL;
   gsize length;
+  struct stat st;
 
   g_return_val_if_fail (path != NULL, NULL);
 
@@ -2302,7 +2343,10 @@ accel_graph_new_from_yaml_file_full (
       return NULL;
     }
   g_debug ("read %s: %" G_GSIZE_FORMAT " bytes", path, length);
-  return accel_graph_new_from_yaml_string_full (text, path, overrides, error);
+  /* a pipe's or a device's contents are not what a stage writes there */
+  return load_yaml (text, path,
+      g_stat (path, &st) == 0 && S_ISREG (st.st_mode) ? &st : NULL, overrides,
+      error);
 }
 
 /**

@@ -942,6 +942,64 @@ test_file_errors (void)
   g_rmdir (dir);
 }
 
+/* a sink whose location is the pipeline file itself (p.yaml for p.raw)
+ * wrote over it, and the run exited 0: refused at the location, or at the
+ * stage where --set gives it */
+static void
+test_writes_itself (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-yaml-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "p.yaml", NULL);
+  g_autofree gchar *text = g_strdup_printf (
+      "pipeline: itself\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '4'}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: '%s'}}\n"
+      "links: [src -> out]\n",
+      path);
+  g_autofree gchar *at_location = g_strdup_printf (
+      "%s:4:60: stage 'out' (io.raw-file-sink): location %s is the "
+      "pipeline file itself: the run would write over it",
+      path, path);
+  g_autofree gchar *override = g_strdup_printf ("out.location=%s", path);
+  g_autofree gchar *at_stage = g_strdup_printf (
+      "%s:4:12: stage 'out' (io.raw-file-sink): location %s is the "
+      "pipeline file itself",
+      path, path);
+  const char *overrides[] = { override, NULL };
+  g_autofree gchar *other = g_build_filename (dir, "out.raw", NULL);
+  g_autoptr (GError) error = NULL, error2 = NULL;
+  g_autoptr (AccelGraph) g = NULL, g2 = NULL, g3 = NULL;
+  g_autofree gchar *kept = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  g = accel_graph_new_from_yaml_file (path, &error);
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==, at_location);
+
+  /* --set out.location=p.yaml over a location of its own */
+  g_assert_true (g_file_set_contents (path,
+      "pipeline: itself\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '4'}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: o.raw}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  g2 = accel_graph_new_from_yaml_file_full (path, overrides, &error2);
+  g_assert_null (g2);
+  g_assert_nonnull (strstr (error2->message, at_stage));
+  g_assert_true (g_file_get_contents (path, &kept, NULL, NULL));
+  g_assert_nonnull (strstr (kept, "pipeline: itself"));
+
+  /* as a string it is no file: nothing to write over */
+  g3 = accel_graph_new_from_yaml_string (text, path, NULL);
+  g_assert_nonnull (g3);
+  g_unlink (path);
+  g_unlink (other);
+  g_rmdir (dir);
+}
+
 /* on the host backend a GPU number runs on the host, and the loader says
  * so where the file names it */
 static void
@@ -1426,6 +1484,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/tags", test_tags);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
+  g_test_add_func ("/yaml/writes-itself", test_writes_itself);
   g_test_add_func ("/yaml/examples-load", test_examples_load);
   g_test_add_func ("/yaml/limits/size", test_limit_size);
   g_test_add_func ("/yaml/limits/endless", test_limit_endless);
