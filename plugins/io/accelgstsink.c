@@ -638,6 +638,8 @@ accel_gst_sink_set_property (
 {
   AccelGstSink *self = ACCEL_GST_SINK (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_DESCRIPTION:
@@ -736,12 +738,12 @@ accel_gst_sink_class_init (AccelGstSinkClass *klass)
       g_param_spec_string ("description", "Description",
           "A gst-launch description that takes video/x-raw, in system or "
           "CUDA memory; \"appsrc ! \" is put in front",
-          NULL, flags));
+          NULL, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_FRAMERATE,
       g_param_spec_string ("framerate", "Frame rate",
           "Frames per second as N/D, for the caps and for images without "
           "timestamps (0/1: variable)",
-          "30/1", flags));
+          "30/1", flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_EOS_TIMEOUT,
       g_param_spec_int64 ("eos-timeout", "End of stream timeout",
           "Milliseconds the description may take to finish (flush encoders, "

@@ -477,6 +477,8 @@ accel_gst_source_set_property (
 {
   AccelGstSource *self = ACCEL_GST_SOURCE (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
   switch (prop_id)
     {
     case PROP_DESCRIPTION:
@@ -565,7 +567,7 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
           "A gst-launch description whose last element gives video/x-raw "
           "(RGBA, BGRA, GRAY8, NV12 or I420; in system memory, or on a GPU "
           "in CUDA memory); \"! appsink\" is added",
-          NULL, flags));
+          NULL, flags | ACCEL_PARAM_FIXED));
   g_object_class_install_property (gobject_class, PROP_SYNC,
       g_param_spec_boolean ("sync", "Sync",
           "Hand images on at their timestamps on GStreamer's clock, instead "

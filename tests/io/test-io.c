@@ -526,8 +526,10 @@ test_fixed_after_failed_prepare (void)
   test_dir_remove (dir);
 }
 
-/* a sink's file, an app-sink's pool and a pattern's frame rate are chosen
- * as the graph is prepared or started, so their parameters are fixed then:
+/* a sink's file, an app-sink's pool, a pattern's frame rate and the
+ * GStreamer description (with the caps' frame rate) of io.gst-sink and
+ * io.gst-source are chosen as the graph is prepared or started, so their
+ * parameters are fixed then:
  * a change after is refused by accel_stage_set_param_async () and, with a
  * warning, by g_object_set (), and a run writes where it was told first (a
  * change was accepted, read back, and never applied) */
@@ -538,13 +540,22 @@ test_parameters_fixed (void)
   {
     const char *kind, *prop;
     const char *first, *moved; /* a file in the test's directory, or a
-                                * frame rate; NULL: max-buffers 8 */
+                                * string; NULL: max-buffers 8 */
     guint n_files;
+    const char *description; /* a GStreamer stage's first */
   } cases[] = {
     { "core.checksum-sink", "location", "first.sum", "moved.sum", 1 },
     { "io.png-sink", "location", "first-%03d.png", "moved-%03d.png", 2 },
     { "io.app-sink", "max-buffers", NULL, NULL, 0 },
     { "io.pattern-source", "framerate", "30/1", "10/1", 0 },
+#ifdef ACCEL_IO_HAVE_GST
+    { "io.gst-sink", "description", "fakesink", "fakesink name=moved", 0,
+        "fakesink" },
+    { "io.gst-sink", "framerate", "30/1", "10/1", 0, "fakesink" },
+    { "io.gst-source", "description",
+        "videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=8,height=4",
+        "videotestsrc num-buffers=9 ! video/x-raw,format=GRAY8", 0, NULL },
+#endif
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -554,7 +565,8 @@ test_parameters_fixed (void)
       g_autoptr (GError) error = NULL;
       g_auto (GValue) value = G_VALUE_INIT, before = G_VALUE_INIT;
       g_auto (GValue) after = G_VALUE_INIT;
-      gboolean source = g_str_equal (cases[i].kind, "io.pattern-source");
+      gboolean source = g_str_has_suffix (cases[i].kind, "-source");
+      gboolean gst_source = g_str_equal (cases[i].kind, "io.gst-source");
       AccelStage *src = accel_test_stage (
           g, source ? cases[i].kind : "core.test-source", "src");
       AccelStage *sink = accel_test_stage (
@@ -563,8 +575,11 @@ test_parameters_fixed (void)
       GParamSpec *pspec;
 
       g_test_message ("%s %s", cases[i].kind, cases[i].prop);
-      g_object_set (src, "format", "RGBA8", "width", 8, "height", 4,
-          "num-buffers", (gint64)2, NULL);
+      if (!gst_source)
+        g_object_set (src, "format", "RGBA8", "width", 8, "height", 4,
+            "num-buffers", (gint64)2, NULL);
+      if (cases[i].description)
+        g_object_set (stage, "description", cases[i].description, NULL);
       pspec = g_object_class_find_property (
           G_OBJECT_GET_CLASS (stage), cases[i].prop);
       g_assert_nonnull (pspec);
