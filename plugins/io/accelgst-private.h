@@ -53,6 +53,7 @@ void accel_gst_pipeline_free (GstElement *pipeline);
 GstStateChangeReturn accel_gst_pipeline_set_state_within (
     GstElement *pipeline, GstState state, gint64 timeout_us);
 gboolean accel_gst_pipeline_is_abandoned (GstElement *pipeline);
+gchar *accel_gst_pipeline_get_unprerolled (GstElement *pipeline);
 void accel_gst_set_start_timeout_error (
     GError **error, gint64 timeout_ms, const char *option, const char *example);
 void accel_gst_pipeline_share_context (

@@ -389,6 +389,52 @@ accel_gst_pipeline_is_abandoned (GstElement *pipeline)
   return g_object_get_data (G_OBJECT (pipeline), "accel-gst-abandoned") != NULL;
 }
 
+static gboolean
+add_unprerolled_sink (const GValue *item, GValue *ret, gpointer user_data)
+{
+  GstElement *element = g_value_get_object (item);
+  GString *names = user_data;
+  GstState state;
+
+  if (!GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SINK)
+      || GST_IS_BIN (element))
+    return TRUE;
+  GST_OBJECT_LOCK (element);
+  state = GST_STATE (element);
+  GST_OBJECT_UNLOCK (element);
+  if (state < GST_STATE_PAUSED)
+    g_string_append_printf (
+        names, "%s'%s'", names->len ? ", " : "", GST_OBJECT_NAME (element));
+  return TRUE;
+}
+
+/**
+ * accel_gst_pipeline_get_unprerolled:
+ * @pipeline: a pipeline from accel_gst_pipeline_new(), set to PAUSED or
+ *   PLAYING
+ *
+ * A pipeline plays once every one of its sinks has a frame (prerolled): a
+ * sink that never gets one (a branch of a tee that drops every frame, or
+ * waits for something) holds the others, which wait in their preroll, and
+ * so the whole pipeline.
+ *
+ * Returns: (transfer full) (nullable): the quoted names of the sink
+ *   elements that have not prerolled, or %NULL when all have. MT safe.
+ */
+gchar *
+accel_gst_pipeline_get_unprerolled (GstElement *pipeline)
+{
+  g_autoptr (GstIterator) it = NULL;
+  GString *names = g_string_new (NULL);
+
+  if (GST_IS_BIN (pipeline))
+    {
+      it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+      gst_iterator_fold (it, add_unprerolled_sink, NULL, names);
+    }
+  return g_string_free (names, names->len == 0);
+}
+
 /**
  * accel_gst_pipeline_free:
  * @pipeline: (transfer full) (nullable): a pipeline from

@@ -355,11 +355,31 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
   return self->staging != NULL;
 }
 
+/* why the pipeline does not play, or NULL: its sinks that have no frame
+ * to preroll with, while the others wait in their preroll */
+static gchar *
+get_unprerolled (AccelGstSink *self)
+{
+  g_autofree gchar *sinks = accel_gst_pipeline_get_unprerolled (self->pipeline);
+
+  if (!sinks)
+    return NULL;
+  return g_strdup_printf ("its sink %s got no frame to preroll with, and "
+                          "the pipeline plays only once every sink has one: "
+                          "a branch that drops every frame or waits for "
+                          "something?",
+      sinks);
+}
+
 /* end of stream into the appsrc, then the wait for the pipeline's own: only
  * then are its files complete */
 static gboolean
 finish (AccelGstSink *self, GError **error)
 {
+  g_autoptr (GError) local = NULL;
+  g_autofree gchar *unprerolled = NULL;
+  gint64 first_ms;
+
   if (!self->playing)
     return TRUE;
   self->playing = FALSE;
@@ -379,8 +399,34 @@ finish (AccelGstSink *self, GError **error)
           "the GStreamer pipeline refused end of stream");
       return FALSE;
     }
-  return accel_gst_watch_wait_eos (
-      &self->watch, self->eos_timeout_ms * 1000, error);
+  /* a pipeline that cannot start playing never finishes: it is waited for
+   * as long as its start (end of stream prerolls a sink it reaches) */
+  first_ms = MIN (self->start_timeout_ms, self->eos_timeout_ms);
+  if (accel_gst_watch_wait_eos (&self->watch, first_ms * 1000, &local))
+    return TRUE;
+  if (g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+    {
+      unprerolled = get_unprerolled (self);
+      if (!unprerolled && first_ms < self->eos_timeout_ms)
+        {
+          g_clear_error (&local);
+          if (accel_gst_watch_wait_eos (&self->watch,
+                  (self->eos_timeout_ms - first_ms) * 1000, &local))
+            return TRUE;
+        }
+      if (g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+        {
+          g_clear_error (&local);
+          g_set_error (&local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "the GStreamer pipeline did not finish within %" G_GINT64_FORMAT
+              " ms of its end of stream%s%s",
+              unprerolled ? first_ms : self->eos_timeout_ms,
+              unprerolled ? ", and cannot start playing: " : "",
+              unprerolled ? unprerolled : "");
+        }
+    }
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
 }
 
 /* the stream ended: the graph's end of stream waits for the files */
@@ -487,6 +533,7 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
       gint64 now = g_get_monotonic_time ();
       gint64 until = now + ACCEL_IO_WAIT_SLICE_US;
       gint64 watchdog_ms = 0;
+      g_autofree gchar *unprerolled = NULL;
       gboolean ended;
 
       if (accel_gst_watch_get_error (watch, error))
@@ -513,13 +560,30 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
       g_object_get (self, "watchdog", &watchdog_ms, NULL);
       if (watchdog_ms > 0 && now - began > watchdog_ms * 1000)
         {
+          g_autofree gchar *unprerolled = get_unprerolled (self);
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
               "the GStreamer pipeline took no frame for %" G_GINT64_FORMAT
               " ms, past the stage's %" G_GINT64_FORMAT
               " ms watchdog: frame %" G_GUINT64_FORMAT
-              " waited for room behind the %d it holds (an element of the "
-              "description that blocks?)",
-              (now - began) / 1000, watchdog_ms, sequence, APPSRC_QUEUE);
+              " waited for room behind the %d it holds (%s)",
+              (now - began) / 1000, watchdog_ms, sequence, APPSRC_QUEUE,
+              unprerolled ? unprerolled
+                          : "an element of the description that blocks?");
+          self->stuck = TRUE;
+          return FALSE;
+        }
+      /* a pipeline that cannot start playing takes no more frames, with
+       * a watchdog or without: its start is bounded as the state change
+       * is */
+      if (now - began > self->start_timeout_ms * 1000
+          && (unprerolled = get_unprerolled (self)))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "the GStreamer pipeline took no frame for %" G_GINT64_FORMAT
+              " ms (start-timeout) and cannot start playing: frame "
+              "%" G_GUINT64_FORMAT " waited for room behind the %d it holds "
+              "(%s)",
+              (now - began) / 1000, sequence, APPSRC_QUEUE, unprerolled);
           self->stuck = TRUE;
           return FALSE;
         }

@@ -2373,6 +2373,63 @@ test_gst_sink_stalled_watchdog (void)
   g_assert_cmpuint (accel_stage_get_n_lost (sink), >=, 1);
 }
 
+/* a description whose tee has a branch that gets no frame (a valve that
+ * drops all, its end of stream too) cannot start playing: its other sink
+ * prerolled and waits for it, holding the frames. The wait for room, or
+ * for the end of stream of a short stream, is bounded by start-timeout and
+ * names the sink (the run waited for good, or eos-timeout, a minute here,
+ * and said only that the pipeline did not finish) */
+static void
+test_gst_sink_unprerolled_branch (void)
+{
+  static const char *const need[]
+      = { "tee", "valve", "queue", "fakesink", NULL };
+  static const struct
+  {
+    gint64 frames;
+    const char *description, *says;
+  } cases[] = {
+    { 200,
+        "tee name=t ! fakesink name=seen t. ! valve drop=true ! "
+        "fakesink name=starved",
+        "the GStreamer pipeline took no frame for " },
+    { 3,
+        "tee name=t ! queue ! fakesink name=seen t. ! queue ! valve "
+        "drop=true ! fakesink name=starved",
+        "the GStreamer pipeline did not finish within 300 ms of its end of "
+        "stream, and cannot start playing: " },
+  };
+
+  if (!have_elements (need))
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("unprerolled");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
+      AccelStage *sink = accel_test_stage (g, "io.gst-sink", "out");
+      gint64 t0 = g_get_monotonic_time ();
+
+      g_object_set (
+          src, "width", 8, "height", 8, "num-buffers", cases[i].frames, NULL);
+      g_object_set (sink, "description", cases[i].description, "start-timeout",
+          (gint64)300, "eos-timeout", (gint64)60000, NULL);
+      test_link (g, "src", "out");
+      g_assert_true (accel_graph_start (g, &error));
+      g_assert_no_error (error);
+      g_assert_false (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, cases[i].says));
+      g_assert_nonnull (strstr (error->message,
+          "its sink 'starved' got no frame to preroll with, and the pipeline "
+          "plays only once every sink has one"));
+      g_assert_true (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT));
+      accel_graph_stop (g);
+      g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+    }
+}
+
 #ifdef ACCEL_IO_HAVE_PNG
 /* a graph stopped while its io.gst-sink waits for GStreamer to take a
  * frame: the render () that stops is no fault. Supervised as one, the
@@ -2667,6 +2724,8 @@ main (int argc, char **argv)
       "/io/gst-sink/restart-counts-lost", test_gst_sink_restart_counts_lost);
   g_test_add_func (
       "/io/gst-sink/stalled-watchdog", test_gst_sink_stalled_watchdog);
+  g_test_add_func (
+      "/io/gst-sink/unprerolled-branch", test_gst_sink_unprerolled_branch);
 #ifdef ACCEL_IO_HAVE_PNG
   g_test_add_func ("/io/gst-sink/png", test_gst_sink_png);
   g_test_add_func (
