@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ struct _AccelRawFileSink
 
   int fd;
   gboolean stream;  /* a pipe or a socket: written in order, no going back */
+  gint64 cut_frame; /* the stream's frame given up on part written, or -1 */
   gboolean regular; /* a regular file: frames where their digests say */
   AccelBuffer *staging;    /* GPU: pinned copy of the frame being written */
   AccelCommitLog *digests; /* where its frames' digests go, or NULL */
@@ -73,8 +75,11 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
       O_WRONLY | O_CREAT | O_CLOEXEC | (log || restart ? 0 : O_TRUNC), 0644);
   if (self->fd < 0)
     goto failed;
-  /* /dev/stdout into another program, a FIFO: frames go on at its end */
+  /* /dev/stdout into another program, a FIFO: frames go on at its end,
+   * written without blocking (write_stream ()) */
   self->stream = lseek (self->fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
+  if (self->stream)
+    fcntl (self->fd, F_SETFL, fcntl (self->fd, F_GETFL) | O_NONBLOCK);
   /* only a regular file's frames are where the digests say: /dev/null
    * seeks, but stays at 0 */
   self->regular = fstat (self->fd, &st) == 0 && S_ISREG (st.st_mode);
@@ -111,6 +116,16 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
   AccelCommitLog *log = accel_stage_get_commit_log (stage);
   AccelType bytes;
 
+  /* its reader would take the frames after it out of place */
+  if (self->cut_frame >= 0 && accel_stage_is_restarting (stage))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot restart: the reader of %s has frame %" G_GINT64_FORMAT
+          " cut short, and would read the frames after it out of place",
+          self->location, self->cut_frame);
+      return FALSE;
+    }
+  self->cut_frame = -1;
   if (!open_file (self, size, error))
     return FALSE;
   self->digests = !self->stream && self->regular ? log : NULL;
@@ -151,6 +166,86 @@ accel_raw_file_sink_process (
              : ACCEL_FLOW_ERROR;
 }
 
+/* what the reader has of a frame given up on (as after a crash, it is
+ * left cut short: a stream cannot take it back) */
+static const char *
+cut_short (AccelRawFileSink *self, guint64 sequence, gchar **text, gsize done,
+    gsize size)
+{
+  if (done == 0)
+    return "";
+  self->cut_frame = (gint64)sequence;
+  *text = g_strdup_printf (
+      " (its reader has the frame cut short, %" G_GSIZE_FORMAT
+      " of its %" G_GSIZE_FORMAT " bytes)",
+      done, size);
+  return *text;
+}
+
+/* a stream's reader is outside the graph: the wait for it to take the
+ * bytes is backpressure, in slices of ACCEL_IO_WAIT_SLICE_US, so a stop
+ * ends it, and the stage's own watchdog, when set, bounds it. A blocking
+ * write to a reader that stopped reading held the stage for good: past a
+ * watchdog the graph failed as hung, a stage whose thread cannot be
+ * stopped, and a stop waited for the write */
+static gboolean
+write_stream (AccelRawFileSink *self, guint64 sequence, const guint8 *data,
+    gsize size, GError **error)
+{
+  AccelStage *stage = ACCEL_STAGE (self);
+  gint64 began = g_get_monotonic_time ();
+  gsize done = 0;
+
+  while (done < size)
+    {
+      struct pollfd pfd = { self->fd, POLLOUT, 0 };
+      g_autofree gchar *cut = NULL;
+      gint64 watchdog_ms = 0, waited;
+      gssize n = write (self->fd, data + done, size - done);
+
+      if (n > 0)
+        {
+          done += (gsize)n;
+          began = g_get_monotonic_time ();
+          continue;
+        }
+      if (n < 0 && errno != EAGAIN && errno != EINTR)
+        {
+          int saved = errno;
+          g_set_error (
+              error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "%s", g_strerror (saved));
+          return FALSE;
+        }
+      if (poll (&pfd, 1, ACCEL_IO_WAIT_SLICE_US / 1000) < 0 && errno != EINTR)
+        {
+          int saved = errno;
+          g_set_error (
+              error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "%s", g_strerror (saved));
+          return FALSE;
+        }
+      if (accel_stage_should_stop (stage))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+              "stopped while its reader took no data%s",
+              cut_short (self, sequence, &cut, done, size));
+          return FALSE;
+        }
+      /* it may change as the graph runs */
+      g_object_get (self, "watchdog", &watchdog_ms, NULL);
+      waited = g_get_monotonic_time () - began;
+      if (watchdog_ms > 0 && waited > watchdog_ms * 1000)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "its reader took no data for %" G_GINT64_FORMAT
+              " ms, past the stage's %" G_GINT64_FORMAT " ms watchdog%s",
+              waited / 1000, watchdog_ms,
+              cut_short (self, sequence, &cut, done, size));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static AccelFlow
 accel_raw_file_sink_render (
     AccelStage *stage, AccelFrame *frame, GError **error)
@@ -160,8 +255,19 @@ accel_raw_file_sink_render (
   AccelBuffer *data = self->staging ? self->staging : in;
   off_t start = self->stream ? -1 : lseek (self->fd, 0, SEEK_CUR);
 
-  if (!accel_io_write_all (self->fd, accel_buffer_get_data (data),
-          accel_buffer_get_size (in), error)
+  gboolean written;
+
+  if (self->stream)
+    {
+      accel_stage_wait_begin (stage);
+      written = write_stream (self, frame->sequence,
+          accel_buffer_get_data (data), accel_buffer_get_size (in), error);
+      accel_stage_wait_end (stage);
+    }
+  else
+    written = accel_io_write_all (self->fd, accel_buffer_get_data (data),
+        accel_buffer_get_size (in), error);
+  if (!written
       || (self->digests && accel_buffer_get_size (in) > 0
           && !accel_io_frame_digests_write (self->digests, frame->sequence,
               (guint64)lseek (self->fd, 0, SEEK_CUR),
@@ -309,4 +415,5 @@ static void
 accel_raw_file_sink_init (AccelRawFileSink *self)
 {
   self->fd = -1;
+  self->cut_frame = -1;
 }

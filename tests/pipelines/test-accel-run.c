@@ -1972,8 +1972,12 @@ test_stopped_is_not_hung (void)
   live_clear (&l);
 }
 
-/* a sink's own work (here a write to a pipe no one reads) is watched as a
- * frame's is */
+/* a write to a pipe no one reads is backpressure from outside the graph,
+ * as io.gst-sink's wait for room is: io.raw-file-sink waits for its reader
+ * in slices, its own watchdog bounding the wait with a timeout (the graph
+ * failed as hung, a stage whose thread cannot be stopped), and Ctrl-C ends
+ * the wait (the stop waited for the write, and the run left without the
+ * stage 5 s later) */
 static void
 test_hung_sink (void)
 {
@@ -1983,20 +1987,58 @@ test_hung_sink (void)
       "core.test-source shape=4096 num-buffers=40 ! io.raw-file-sink "
       "name=out location=%s watchdog=300",
       fifo);
+  g_autofree gchar *endless = g_strdup_printf (
+      "core.test-source shape=4096 ! io.raw-file-sink name=out location=%s",
+      fifo);
+  const char *argv[]
+      = { NULL, "--backend=host", "--no-supervise", "-e", endless, NULL };
+  Live l = { 0 };
   Result r = { 0 };
+  gint64 t0;
   int reader;
+  char drained[4096];
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   /* opened, never read: the pipe fills after four frames */
   reader = g_open (fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   g_assert_cmpint (reader, >=, 0);
   run (&r, "--quiet", "-e", sink, NULL);
-  close (reader);
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 1);
-  g_assert_nonnull (strstr (r.err, "stage 'out' (io.raw-file-sink): frame "));
-  g_assert_nonnull (strstr (r.err, "past its 300 ms watchdog"));
+  g_assert_nonnull (strstr (r.err, "stage 'out' (io.raw-file-sink): "));
+  g_assert_nonnull (strstr (r.err, "its reader took no data for "));
+  g_assert_nonnull (strstr (r.err, "past the stage's 300 ms watchdog"));
+  g_assert_null (strstr (r.err, "hung"));
   result_clear (&r);
+  g_clear_pointer (&sink, g_free);
+
+  /* a frame larger than the pipe holds is given up on part written: the
+   * reader has it cut short, and would read the frames after it out of
+   * place, so the stage is not restarted */
+  while (read (reader, drained, sizeof drained) > 0)
+    ;
+  sink = g_strdup_printf (
+      "core.test-source shape=65536 num-buffers=4 ! io.raw-file-sink "
+      "name=out location=%s watchdog=300",
+      fifo);
+  run (&r, "--quiet", "-e", sink, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "(its reader has the frame cut short, "));
+  g_assert_nonnull (strstr (r.err, "cannot restart: the reader of "));
+  result_clear (&r);
+
+  live_start (&l, argv, NULL, 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running"));
+  g_usleep (500 * 1000);
+  t0 = g_get_monotonic_time ();
+  g_subprocess_send_signal (l.p, SIGINT);
+  g_assert_cmpint (live_finish (&l), ==, 130);
+  g_test_message ("%s", l.said->str);
+  g_assert_null (strstr (l.said->str, "did not return"));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 8 * G_USEC_PER_SEC);
+  live_clear (&l);
+  close (reader);
   g_unlink (fifo);
 }
 
