@@ -18,6 +18,7 @@ struct _AccelRawFileSink
   AccelStage parent;
 
   gchar *location;
+  gint64 start_timeout_ms;
 
   int fd;
   gboolean stream;  /* a pipe or a socket: written in order, no going back */
@@ -39,6 +40,7 @@ enum
 {
   PROP_0,
   PROP_LOCATION,
+  PROP_START_TIMEOUT,
 };
 
 static gboolean
@@ -57,6 +59,26 @@ accel_raw_file_sink_negotiate (AccelStage *stage, const AccelType *in_types,
   return TRUE;
 }
 
+/* a FIFO opened for writing waits for a reader, for good (a start that
+ * neither the watchdog nor Ctrl-C ended): it is opened without waiting,
+ * again each slice, up to start-timeout */
+static int
+open_fifo (AccelRawFileSink *self)
+{
+  gint64 deadline = g_get_monotonic_time () + self->start_timeout_ms * 1000;
+  int fd;
+
+  while (
+      (fd = g_open (self->location, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0
+      && errno == ENXIO)
+    {
+      if (g_get_monotonic_time () >= deadline)
+        return -1;
+      g_usleep (ACCEL_IO_WAIT_SLICE_US);
+    }
+  return fd;
+}
+
 /* with a commit log, the file keeps the frames committed in order and the
  * run goes on from there; else it starts empty. A restart by the stage's
  * supervisor goes on after the last frame written: every frame rendered
@@ -71,8 +93,21 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
   struct stat st;
   goffset keep;
 
-  self->fd = g_open (self->location,
-      O_WRONLY | O_CREAT | O_CLOEXEC | (log || restart ? 0 : O_TRUNC), 0644);
+  if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
+    {
+      self->fd = open_fifo (self);
+      if (self->fd < 0 && errno == ENXIO)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "cannot open %s: no process opened it for reading within "
+              "%" G_GINT64_FORMAT " ms (start-timeout)",
+              self->location, self->start_timeout_ms);
+          return FALSE;
+        }
+    }
+  else
+    self->fd = g_open (self->location,
+        O_WRONLY | O_CREAT | O_CLOEXEC | (log || restart ? 0 : O_TRUNC), 0644);
   if (self->fd < 0)
     goto failed;
   /* /dev/stdout into another program, a FIFO: frames go on at its end,
@@ -349,6 +384,9 @@ accel_raw_file_sink_set_property (
       g_free (self->location);
       self->location = g_value_dup_string (value);
       break;
+    case PROP_START_TIMEOUT:
+      self->start_timeout_ms = g_value_get_int64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -364,6 +402,9 @@ accel_raw_file_sink_get_property (
     {
     case PROP_LOCATION:
       g_value_set_string (value, self->location);
+      break;
+    case PROP_START_TIMEOUT:
+      g_value_set_int64 (value, self->start_timeout_ms);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -403,6 +444,11 @@ accel_raw_file_sink_class_init (AccelRawFileSinkClass *klass)
           NULL,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
               | ACCEL_PARAM_FIXED));
+  g_object_class_install_property (gobject_class, PROP_START_TIMEOUT,
+      g_param_spec_int64 ("start-timeout", "Start timeout",
+          "Milliseconds a FIFO may go without a reader as the stage starts", 1,
+          G_MAXINT64 / 1000, 10000,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
 
   accel_stage_class_set_metadata (stage_class, "io.raw-file-sink",
       "Append the bytes of every buffer to a file");

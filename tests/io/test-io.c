@@ -960,6 +960,39 @@ test_raw_pipe_stop (void)
   test_dir_remove (dir);
 }
 
+/* a sink on a FIFO that no process reads: opening it waited for a reader
+ * for good, so the graph never started, the stage's watchdog did not
+ * count it, and Ctrl-C did not end it. It waits start-timeout, then fails
+ * saying so */
+static void
+test_raw_fifo_without_reader (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *fifo = g_build_filename (dir, "out.fifo", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("fifo");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  gint64 t0;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)2, NULL);
+  g_object_set (sink, "location", fifo, "start-timeout", (gint64)200, NULL);
+  test_link (g, "src", "sink");
+  t0 = g_get_monotonic_time ();
+  if (accel_graph_start (g, &error))
+    g_assert_false (accel_graph_wait (g, 5 * G_USEC_PER_SEC, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message,
+      "out.fifo: no process opened it for reading within 200 ms "
+      "(start-timeout)"));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  accel_graph_stop (g);
+  g_unlink (fifo);
+  test_dir_remove (dir);
+}
+
 /* a source reading a FIFO restarted by its supervisor goes on where the
  * stream is: reopened, the pipe lost what it held (here every frame after
  * the third, its writer gone), and a writer still there would have been
@@ -2677,6 +2710,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/checksum-sink/last-records", test_checksum_sink_last_records);
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
+  g_test_add_func (
+      "/io/raw-file/fifo-without-reader", test_raw_fifo_without_reader);
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);
   g_test_add_func (
       "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);
