@@ -487,6 +487,9 @@ accel_gst_source_set_property (
       break;
     case PROP_SYNC:
       self->sync = g_value_get_boolean (value);
+      /* taken at once by a running description too */
+      if (self->appsink)
+        gst_base_sink_set_sync (GST_BASE_SINK (self->appsink), self->sync);
       break;
     case PROP_PREROLL_TIMEOUT:
       self->preroll_timeout_ms = g_value_get_int64 (value);

@@ -2017,6 +2017,52 @@ test_gst_source_count (void)
   g_assert_cmpint (type->dims[1], ==, 64);
 }
 
+/* sync turned on while the description runs holds the images to their
+ * timestamps from then on (it was accepted, read back, and taken only by
+ * the next pipeline: 30 images at 10/1 came at once) */
+static void
+test_gst_source_sync_while_running (void)
+{
+  static const char *const need[] = { "videotestsrc", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  g_auto (GValue) on = G_VALUE_INIT;
+  AccelStage *src, *sink;
+  AccelBuffer *buf = NULL;
+  guint n = 0;
+  gint64 t0;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "io.gst-source", "src");
+  sink = accel_test_stage (g, "io.app-sink", "sink");
+  g_object_set (src, "description",
+      "videotestsrc num-buffers=30 ! "
+      "video/x-raw,format=GRAY8,width=8,height=8,framerate=10/1",
+      NULL);
+  test_link (g, "src", "sink");
+  t0 = g_get_monotonic_time ();
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_signal_emit_by_name (
+      sink, "pull-buffer", (gint64)(5 * G_USEC_PER_SEC), &buf);
+  g_assert_nonnull (buf);
+  g_clear_pointer (&buf, accel_buffer_unref);
+  g_value_init (&on, G_TYPE_BOOLEAN);
+  g_value_set_boolean (&on, TRUE);
+  g_assert_true (accel_stage_set_param_async (src, "sync", &on));
+  for (n = 1; n < 30; n++)
+    {
+      g_signal_emit_by_name (
+          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      g_assert_nonnull (buf);
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+  /* the last at 2.9 s of the clock */
+  g_assert_cmpint (g_get_monotonic_time () - t0, >=, 2 * G_USEC_PER_SEC);
+  accel_graph_stop (g);
+}
+
 /* pulls @n buffers of a description through an app-sink */
 static GPtrArray *
 pull_description (const char *description, guint n, AccelType *type)
@@ -2747,6 +2793,8 @@ main (int argc, char **argv)
       "/io/app/sink-end-while-aside", test_app_sink_end_while_aside);
 #ifdef ACCEL_IO_HAVE_GST
   g_test_add_func ("/io/gst-source/count", test_gst_source_count);
+  g_test_add_func (
+      "/io/gst-source/sync-while-running", test_gst_source_sync_while_running);
   g_test_add_func ("/io/gst-source/pixels", test_gst_source_pixels);
   g_test_add_func ("/io/gst-source/planar", test_gst_source_planar);
   g_test_add_func ("/io/gst-source/live", test_gst_source_live);
