@@ -58,16 +58,25 @@ static guint intensity_restarts = 3;
 static gint64 intensity_window_ms = 10000;
 static gchar *opt_coordinator;
 
-/* --frames N: a number, any; check_options () wants 1 or more */
+/* --frames N: a number, any; check_options () wants 1 or more. One past
+ * the range of a gint64 was "not a number" */
 static gboolean
 parse_frames (
     const char *option, const char *value, gpointer data, GError **error)
 {
+  g_autoptr (GError) why = NULL;
+
   if (!g_ascii_string_to_signed (
-          value, 10, G_MININT64, G_MAXINT64, &opt_frames, NULL))
+          value, 10, G_MININT64, G_MAXINT64, &opt_frames, &why))
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--frames must be a number, not '%s'", value);
+      if (g_error_matches (
+              why, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+            "--frames must be at most %" G_GINT64_FORMAT ", not %s", G_MAXINT64,
+            value);
+      else
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+            "--frames must be a number, not '%s'", value);
       return FALSE;
     }
   opt_frames_given = TRUE;

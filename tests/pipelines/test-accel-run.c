@@ -504,6 +504,10 @@ test_usage (void)
     { { "--frames=-9223372036854775808", demo, NULL },
         "--frames must be 1 or more, not -9223372036854775808" },
     { { "--frames=ten", demo, NULL }, "--frames must be a number, not 'ten'" },
+    /* a number, too big: it said "not a number" */
+    { { "--frames=99999999999999999999", demo, NULL },
+        "--frames must be at most 9223372036854775807, not "
+        "99999999999999999999" },
     { { "--device=gpu", demo, NULL },
         "--device must be auto, host or a GPU number, not 'gpu'" },
     { { "--backend=tpu", demo, NULL }, "--backend must be host or cuda" },
