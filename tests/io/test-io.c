@@ -1267,22 +1267,31 @@ test_app_push_pull (void)
   g_assert_cmpint (g_atomic_int_get (&n_new), ==, APP_FRAMES);
 }
 
+/* the frames an application pulls until pull-buffer, waiting up to
+ * @timeout_us (-1: until the stream ends), returns none */
+static guint
+pull_until_none (AccelStage *sink, gint64 timeout_us)
+{
+  AccelBuffer *buf = NULL;
+  guint n = 0;
+
+  for (;;)
+    {
+      g_signal_emit_by_name (sink, "pull-buffer", timeout_us, &buf);
+      if (!buf)
+        return n;
+      n++;
+      g_clear_pointer (&buf, accel_buffer_unref);
+    }
+}
+
 /* a new-buffer handler that reads what is queued as a stream is read,
  * until pull-buffer returns NULL */
 static void
 pull_in_handler (AccelStage *sink, gpointer user_data)
 {
-  AccelBuffer *buf = NULL;
-
-  for (;;)
-    {
-      g_signal_emit_by_name (
-          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
-      if (!buf)
-        break;
-      g_atomic_int_inc ((gint *)user_data);
-      g_clear_pointer (&buf, accel_buffer_unref);
-    }
+  g_atomic_int_add (
+      (gint *)user_data, (gint)pull_until_none (sink, 10 * G_USEC_PER_SEC));
 }
 
 /* a pull on the stage's own thread (a new-buffer handler) returns at once
@@ -1311,24 +1320,6 @@ test_app_sink_pull_in_handler (void)
   g_assert_no_error (error);
   accel_graph_stop (g);
   g_assert_cmpint (g_atomic_int_get (&n_pulled), ==, APP_FRAMES);
-}
-
-/* the frames an application pulls until pull-buffer without a timeout
- * says the stream ended */
-static guint
-pull_until_end (AccelStage *sink)
-{
-  AccelBuffer *buf = NULL;
-  guint n = 0;
-
-  for (;;)
-    {
-      g_signal_emit_by_name (sink, "pull-buffer", (gint64)-1, &buf);
-      if (!buf)
-        return n;
-      n++;
-      g_clear_pointer (&buf, accel_buffer_unref);
-    }
 }
 
 /* a restart of either app stage by its supervisor keeps what the
@@ -1422,7 +1413,7 @@ test_app_graph_failed (void)
     }
   g_assert_false (ok);
   g_assert_nonnull (strstr (push_error->message, "after the graph failed"));
-  g_assert_cmpuint (pull_until_end (sink), ==, 0);
+  g_assert_cmpuint (pull_until_none (sink, -1), ==, 0);
   g_assert_false (accel_graph_wait (g, -1, &error));
   g_assert_nonnull (error);
   accel_graph_stop (g);

@@ -2524,6 +2524,34 @@ test_resume_refuses_changed_input (void)
       sc.state_arg, sc.yaml, NULL);
 }
 
+/* @frames (@size bytes, a whole number of frames of 4096 floats) as
+ * in.raw in @sc's directory, read into a checksum sink by a run with a
+ * state directory that crashes at frame 17 */
+static void
+crash_reading_input (Scratch *sc, guint8 *frames, gsize size)
+{
+  g_autofree gchar *in = g_build_filename (sc->dir, "in.raw", NULL);
+  Result r = { 0 };
+
+  for (gsize i = 0; i < size; i++)
+    frames[i] = (guint8)(i * 7 + i / 64);
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, size, NULL));
+  g_assert_true (g_file_set_contents (sc->yaml,
+      "pipeline: raw-input\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.raw, shape: '4096'}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+}
+
 /* a byte of the input changed in place past its first 64 KiB, in a frame
  * the run had read, its mtime set back: the resume is refused (only the
  * first 64 KiB were compared, and the output mixed the two files' frames,
@@ -2536,25 +2564,8 @@ test_resume_refuses_input_changed_far (void)
   g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
   gsize frame = 4096 * sizeof (float), at = 10 * frame + 100;
   g_autofree guint8 *frames = g_malloc (40 * frame);
-  Result r = { 0 };
 
-  for (gsize i = 0; i < 40 * frame; i++)
-    frames[i] = (guint8)(i * 7 + i / 64);
-  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * frame, NULL));
-  g_assert_true (g_file_set_contents (sc.yaml,
-      "pipeline: changed-input-far\n"
-      "stages:\n"
-      "  - {name: src, kind: io.raw-file-source,\n"
-      "     params: {location: in.raw, shape: '4096'}}\n"
-      "  - {name: check, kind: core.checksum-sink,\n"
-      "     params: {location: sums.txt}}\n"
-      "links: [src -> check]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  crash_reading_input (&sc, frames, 40 * frame);
 
   for (guint round = 0; round < 2; round++)
     {
@@ -2594,25 +2605,8 @@ test_resume_old_input_line (void)
   g_autofree gchar *text = NULL, *old = NULL;
   g_auto (GStrv) lines = NULL;
   GString *kept = g_string_new (NULL);
-  Result r = { 0 };
 
-  for (gsize i = 0; i < 40 * frame; i++)
-    frames[i] = (guint8)(i * 5 + i / 64);
-  g_assert_true (g_file_set_contents (in, (gchar *)frames, 40 * frame, NULL));
-  g_assert_true (g_file_set_contents (sc.yaml,
-      "pipeline: old-input-line\n"
-      "stages:\n"
-      "  - {name: src, kind: io.raw-file-source,\n"
-      "     params: {location: in.raw, shape: '4096'}}\n"
-      "  - {name: check, kind: core.checksum-sink,\n"
-      "     params: {location: sums.txt}}\n"
-      "links: [src -> check]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  crash_reading_input (&sc, frames, 40 * frame);
 
   old = g_strdup_printf ("%" G_GSIZE_FORMAT ":%016" G_GINT64_MODIFIER "x",
       first, accel_digest_bytes (ACCEL_DIGEST_INIT, frames, first));
