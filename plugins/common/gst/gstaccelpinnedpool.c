@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 /* where the kernel backs memory in huge pages (on request) */
@@ -73,6 +74,9 @@ pinned_alloc (gsize size, cudaError_t *err)
       return NULL;
     }
   madvise (data, size, MADV_HUGEPAGE);
+  /* no copy writes the padding of the caps' rows and planes, which a
+   * filesink writes out: it held whatever the heap held */
+  memset (data, 0, size);
   *err = cudaHostRegister (data, size, cudaHostRegisterPortable);
   if (*err != cudaSuccess)
     {
