@@ -109,9 +109,12 @@ gst_accel_cloth_start_sim (
   accel_cloth_state_init (&self->arrays, self->state, p->w, p->h);
   GST_DEBUG_OBJECT (self, "%dx%d vertices for %dx%d frames, on the %s", p->w,
       p->h, width, height, self->device ? "GPU" : "host");
-  if (self->device)
-    return accel_cloth_reset (stream, p, &self->arrays) == cudaSuccess;
-  return accel_cloth_reset_host (p, &self->arrays) == 0;
+  if (self->device ? accel_cloth_reset (stream, p, &self->arrays) == cudaSuccess
+                   : accel_cloth_reset_host (p, &self->arrays) == 0)
+    return TRUE;
+  /* the base class stops only a simulation that started */
+  gst_accel_cloth_stop_sim (src);
+  return FALSE;
 }
 
 /* the pointer in the world, on the plane through the origin that faces
