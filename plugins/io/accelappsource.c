@@ -60,17 +60,16 @@ accel_app_source_negotiate (AccelStage *stage, const AccelType *in_types,
   return ok;
 }
 
-/* the "push-buffer" action signal */
+/* queues @buffer, or says why not; *@full: refused only because the queue
+ * is full and block is off, which the application asked for */
 static gboolean
-accel_app_source_push_buffer (
-    AccelAppSource *self, AccelBuffer *buffer, GError **error)
+push_buffer (
+    AccelAppSource *self, AccelBuffer *buffer, gboolean *full, GError **error)
 {
   AccelStage *stage = ACCEL_STAGE (self);
   AccelType want;
   g_autoptr (GError) type_error = NULL;
   gboolean failed = FALSE, gone = FALSE;
-
-  g_return_val_if_fail (buffer != NULL, FALSE);
 
   /* the type properties may be set meanwhile, on any thread, until the
    * graph is prepared */
@@ -107,6 +106,8 @@ accel_app_source_push_buffer (
         g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US);
   /* a failed graph ends the source's stream too: the failure says more */
   failed = failed || accel_stage_graph_has_failed (stage);
+  /* a graph collected while running was stopped first: its end says more */
+  gone = gone || accel_stage_graph_is_gone (stage);
   if (self->eos || self->flushing || failed || gone
       || (self->max_buffers > 0 && self->queue.length >= self->max_buffers))
     goto refused;
@@ -118,12 +119,13 @@ accel_app_source_push_buffer (
   /* ERRORS */
 refused:
   {
-    const char *why = self->flushing ? "while the stage is stopped"
+    const char *why = gone             ? "once its graph is finalized"
+                      : self->flushing ? "while the stage is stopped"
                       : failed ? "after the graph failed (accel_graph_wait () "
                                  "or accel_graph_start () says why)"
-                      : gone   ? "once its graph is finalized"
                       : self->eos ? "after end of stream"
                                   : "while its queue is full (block is off)";
+    *full = !self->flushing && !failed && !gone && !self->eos;
     g_mutex_unlock (&self->lock);
     g_set_error (error, ACCEL_ERROR,
         self->flushing || gone ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
@@ -131,6 +133,27 @@ refused:
         accel_stage_get_name (stage), why);
     return FALSE;
   }
+}
+
+/* the "push-buffer" action signal */
+static gboolean
+accel_app_source_push_buffer (
+    AccelAppSource *self, AccelBuffer *buffer, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  gboolean full = FALSE;
+
+  g_return_val_if_fail (buffer != NULL, FALSE);
+
+  if (push_buffer (self, buffer, &full, &local))
+    return TRUE;
+  /* a caller that takes no error (Python cannot pass one) is told why on
+   * stderr: a bare FALSE left it to guess. A full queue without block is
+   * what such a caller asked for */
+  if (!error && !full)
+    g_warning ("%s", local->message);
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
 }
 
 /* the "end-of-stream" action signal */
@@ -408,7 +431,8 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
    * @buffer: (transfer none): a buffer of the stage's output type, in any
    *   memory
    * @error: (type gpointer) (nullable): a `GError **` for the reason of a
-   *   refusal, or %NULL
+   *   refusal, or %NULL: the reason is then a warning (but for a full
+   *   queue with block off)
    *
    * Queues @buffer (a reference) as the next frame; the stage copies it
    * into its output. Waits for room while the queue is full and block is

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What Python reaches through the typelib, and how it owns it: the
 registry's name lists are copied, not freed twice; the engine's internals
-(commit logs, fences, placement) are left out of the bindings."""
+(commit logs, fences, placement) are left out of the bindings; a refusal
+that Python cannot be handed as an error is said on stderr."""
+import os
+import subprocess
 import sys
 
 import gi
@@ -16,6 +19,51 @@ def check(condition, what):
         print(f"FAIL: {what}", file=sys.stderr)
         sys.exit(1)
     print(f"ok: {what}")
+
+
+PUSH_REFUSED = """
+import gc, sys
+import gi
+gi.require_version("Accel", "1.0")
+from gi.repository import Accel, GLib
+graph = Accel.Graph.new_from_yaml_string(
+    "pipeline: refusals\\n"
+    "stages:\\n"
+    "  - {name: frames, kind: io.app-source, params: {shape: 4x4, dtype: f32}}\\n"
+    "  - {name: out, kind: io.app-sink}\\n"
+    "links:\\n"
+    "  - frames -> out\\n", "refusals")
+source = graph.get_stage("frames")
+graph.start()
+wrong = Accel.Type.init_tensor(Accel.DType.F32, Accel.Memory.HOST, [2, 8])
+buffer = Accel.Buffer.new_from_bytes(wrong, GLib.Bytes.new(bytes(64)))
+print(source.emit("push-buffer", buffer, None), flush=True)
+print("--", file=sys.stderr, flush=True)
+del graph
+gc.collect()
+right = Accel.Type.init_tensor(Accel.DType.F32, Accel.Memory.HOST, [4, 4])
+buffer = Accel.Buffer.new_from_bytes(right, GLib.Bytes.new(bytes(64)))
+print(source.emit("push-buffer", buffer, None), flush=True)
+"""
+
+
+def check_push_refusals():
+    """io.app-source's push-buffer takes a GError ** that Python passes as
+    None: a refusal says why on stderr (it was a bare False, and a script
+    could only guess: a wrong shape, its graph collected, ...)."""
+    child = subprocess.run([sys.executable, "-c", PUSH_REFUSED],
+                           capture_output=True, text=True, timeout=60)
+    sys.stdout.write(child.stderr)
+    check(child.returncode == 0 and child.stdout.split() == ["False"] * 2,
+          "both pushes are refused: %r" % child.stdout)
+    mismatch, gone = (child.stderr.split("--\n") + [""])[:2]
+    check("stage 'frames' (io.app-source)" in mismatch
+          and "tensor<f32>[2x8]@host" in mismatch
+          and "tensor<f32>[4x4]" in mismatch,
+          "a buffer of another type: stderr names the stage and both types")
+    check("stage 'frames' (io.app-source)" in gone
+          and "once its graph is finalized" in gone,
+          "a push once its graph is collected: stderr says so")
 
 
 def main():
@@ -37,6 +85,7 @@ def main():
                          ("Fence", "new"), ("Fence", "free")):
         check(not hasattr(getattr(Accel, record, None), name),
               f"Accel.{record}.{name} is not bound")
+    check_push_refusals()
 
 
 if __name__ == "__main__":
