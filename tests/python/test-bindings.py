@@ -5,8 +5,10 @@ registry's name lists are copied, not freed twice; the engine's internals
 (commit logs, fences, placement) are left out of the bindings; a refusal
 that Python cannot be handed as an error is said on stderr."""
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import gi
 
@@ -66,6 +68,52 @@ def check_push_refusals():
           "a push once its graph is collected: stderr says so")
 
 
+BLOCKED = """
+import sys, time
+import gi
+gi.require_version("Accel", "1.0")
+from gi.repository import Accel
+graph = Accel.Graph.new_from_yaml_string(
+    "pipeline: blocked\\n"
+    "stages:\\n"
+    "  - {name: frames, kind: io.app-source, params: {shape: '4', dtype: f32}}\\n"
+    "  - {name: out, kind: io.app-sink}\\n"
+    "links:\\n"
+    "  - frames -> out\\n", "blocked")
+graph.start()
+t0 = time.monotonic()
+print("waiting", flush=True)
+try:
+    if sys.argv[1] == "pull":
+        print(graph.get_stage("out").emit("pull-buffer", -1))
+    else:
+        graph.wait(-1)
+    print("returned")
+except KeyboardInterrupt:
+    print("interrupted after %.1f s" % (time.monotonic() - t0))
+graph.stop()
+"""
+
+
+def check_interrupted(what):
+    """Ctrl-C (SIGINT) reaches a script blocked in a pull or a graph's
+    wait as KeyboardInterrupt: Python runs its handler only once a call
+    into C returns, which a pull or wait of -1 on an idle graph never did
+    (Ctrl-C was held off for good)."""
+    child = subprocess.Popen([sys.executable, "-c", BLOCKED, what],
+                             stdout=subprocess.PIPE, text=True)
+    check(child.stdout.readline() == "waiting\n", "the script waits")
+    time.sleep(1)
+    child.send_signal(signal.SIGINT)
+    try:
+        out = child.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out = child.communicate()[0] + "(still waiting 30 s after SIGINT)"
+    check(child.returncode == 0 and out.startswith("interrupted"),
+          "SIGINT interrupts a %s of -1: %s" % (what, out.strip()))
+
+
 def main():
     registry = Accel.Registry.get_default()
     # both lists are (transfer container): twice each, as a double free of
@@ -86,6 +134,8 @@ def main():
         check(not hasattr(getattr(Accel, record, None), name),
               f"Accel.{record}.{name} is not bound")
     check_push_refusals()
+    check_interrupted("pull")
+    check_interrupted("wait")
 
 
 if __name__ == "__main__":

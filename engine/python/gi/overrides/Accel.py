@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""PyGObject overrides for Accel: the calls that wait on a graph take
+Ctrl-C.
+
+Python runs its signal handlers only between calls into C, so a call that
+waits (a graph's wait (), io.app-sink's "pull-buffer") held Ctrl-C off
+until it returned: for good with a timeout of -1 on a graph that gave
+nothing. Here a graph's wait runs on a thread of its own and a pull in
+slices, and KeyboardInterrupt reaches the script at once. PyGObject finds
+this file as gi/overrides/Accel.py on the Python path (docs/python.md)."""
+
+import threading
+
+from gi.repository import GLib
+
+from ..module import get_introspection_module
+from ..overrides import override
+
+Accel = get_introspection_module("Accel")
+
+__all__ = []
+
+# how long a pull waits between two looks for Ctrl-C, in µs
+_SLICE_US = 100 * 1000
+
+
+def _on_main_thread():
+    # Python runs signal handlers on its main thread only
+    return threading.current_thread() is threading.main_thread()
+
+
+class Graph(Accel.Graph):
+    def wait(self, timeout_us):
+        if not _on_main_thread():
+            return Accel.Graph.wait(self, timeout_us)
+        outcome = {}
+
+        def run():
+            try:
+                outcome["value"] = Accel.Graph.wait(self, timeout_us)
+            except Exception as e:  # handed to the caller
+                outcome["error"] = e
+
+        waiter = threading.Thread(target=run, name="accel-wait", daemon=True)
+        waiter.start()
+        # a join takes KeyboardInterrupt; the wait goes on in C until the
+        # graph ends or is stopped (accel_graph_stop () ends it at once)
+        waiter.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+
+Graph = override(Graph)
+__all__.append("Graph")
+
+
+def _pull(sink, timeout_us):
+    """io.app-sink's pull-buffer in slices: a buffer, or None once the
+    stream is over or @timeout_us (-1: no end) has passed."""
+    deadline = Accel.deadline_after(timeout_us)
+    while True:
+        now = GLib.get_monotonic_time()
+        slice_us = _SLICE_US if deadline < 0 else \
+            max(min(_SLICE_US, deadline - now), 0)
+        buffer = Accel.Stage.emit(sink, "pull-buffer", slice_us)
+        if buffer is not None:
+            return buffer
+        if sink.props.eos or sink.graph_has_failed() or sink.graph_is_gone():
+            # what the end queued after that slice is still to be taken
+            return Accel.Stage.emit(sink, "pull-buffer", 0)
+        if deadline >= 0 and GLib.get_monotonic_time() >= deadline:
+            return None
+
+
+class Stage(Accel.Stage):
+    def emit(self, signal_name, *args):
+        if (signal_name == "pull-buffer" and len(args) == 1
+                and isinstance(args[0], int) and args[0] != 0
+                and _on_main_thread()
+                and self.get_kind_name() == "io.app-sink"):
+            return _pull(self, args[0])
+        return super().emit(signal_name, *args)
+
+
+Stage = override(Stage)
+__all__.append("Stage")
