@@ -80,12 +80,15 @@ graph = Accel.Graph.new_from_yaml_string(
     "  - {name: out, kind: io.app-sink}\\n"
     "links:\\n"
     "  - frames -> out\\n", "blocked")
-graph.start()
+if sys.argv[1] != "run":
+    graph.start()
 t0 = time.monotonic()
 print("waiting", flush=True)
 try:
     if sys.argv[1] == "pull":
         print(graph.get_stage("out").emit("pull-buffer", -1))
+    elif sys.argv[1] == "run":
+        graph.run()
     else:
         graph.wait(-1)
     print("returned")
@@ -96,10 +99,10 @@ graph.stop()
 
 
 def check_interrupted(what):
-    """Ctrl-C (SIGINT) reaches a script blocked in a pull or a graph's
-    wait as KeyboardInterrupt: Python runs its handler only once a call
-    into C returns, which a pull or wait of -1 on an idle graph never did
-    (Ctrl-C was held off for good)."""
+    """Ctrl-C (SIGINT) reaches a script blocked in a pull, a graph's wait
+    or its run as KeyboardInterrupt: Python runs its handler only once a
+    call into C returns, which a pull or wait of -1 or a run on an idle
+    graph never did (Ctrl-C was held off for good)."""
     child = subprocess.Popen([sys.executable, "-c", BLOCKED, what],
                              stdout=subprocess.PIPE, text=True)
     check(child.stdout.readline() == "waiting\n", "the script waits")
@@ -111,7 +114,7 @@ def check_interrupted(what):
         child.kill()
         out = child.communicate()[0] + "(still waiting 30 s after SIGINT)"
     check(child.returncode == 0 and out.startswith("interrupted"),
-          "SIGINT interrupts a %s of -1: %s" % (what, out.strip()))
+          "SIGINT interrupts a %s: %s" % (what, out.strip()))
 
 
 def main():
@@ -136,6 +139,7 @@ def main():
     check_push_refusals()
     check_interrupted("pull")
     check_interrupted("wait")
+    check_interrupted("run")
 
 
 if __name__ == "__main__":

@@ -3,11 +3,12 @@
 Ctrl-C.
 
 Python runs its signal handlers only between calls into C, so a call that
-waits (a graph's wait (), io.app-sink's "pull-buffer") held Ctrl-C off
-until it returned: for good with a timeout of -1 on a graph that gave
-nothing. Here a graph's wait runs on a thread of its own and a pull in
-slices, and KeyboardInterrupt reaches the script at once. PyGObject finds
-this file as gi/overrides/Accel.py on the Python path (docs/python.md)."""
+waits (a graph's wait () or run (), io.app-sink's "pull-buffer") held
+Ctrl-C off until it returned: for good with a timeout of -1 on a graph
+that gave nothing. Here a graph's wait and run go on a thread of their
+own and a pull in slices, and KeyboardInterrupt reaches the script at
+once. PyGObject finds this file as gi/overrides/Accel.py on the Python
+path (docs/python.md)."""
 
 import threading
 
@@ -29,26 +30,35 @@ def _on_main_thread():
     return threading.current_thread() is threading.main_thread()
 
 
+def _on_own_thread(call, *args):
+    """call (*args) on a thread of its own, waited for where Ctrl-C
+    reaches the script; on another thread than the main one, as it is"""
+    if not _on_main_thread():
+        return call(*args)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = call(*args)
+        except Exception as e:  # handed to the caller
+            outcome["error"] = e
+
+    waiter = threading.Thread(target=run, name="accel-wait", daemon=True)
+    waiter.start()
+    # a join takes KeyboardInterrupt; the call goes on in C until the graph
+    # ends or is stopped (accel_graph_stop () ends a wait or a run at once)
+    waiter.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 class Graph(Accel.Graph):
     def wait(self, timeout_us):
-        if not _on_main_thread():
-            return Accel.Graph.wait(self, timeout_us)
-        outcome = {}
+        return _on_own_thread(Accel.Graph.wait, self, timeout_us)
 
-        def run():
-            try:
-                outcome["value"] = Accel.Graph.wait(self, timeout_us)
-            except Exception as e:  # handed to the caller
-                outcome["error"] = e
-
-        waiter = threading.Thread(target=run, name="accel-wait", daemon=True)
-        waiter.start()
-        # a join takes KeyboardInterrupt; the wait goes on in C until the
-        # graph ends or is stopped (accel_graph_stop () ends it at once)
-        waiter.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["value"]
+    def run(self):
+        return _on_own_thread(Accel.Graph.run, self)
 
 
 Graph = override(Graph)
