@@ -82,12 +82,24 @@ set_eos (AccelAppSink *self)
 static AccelBuffer *
 acquire_host_buffer (AccelAppSink *self, gboolean wait, GError **error)
 {
-  accel_pool_set_timeout (self->pool, wait ? ACCEL_IO_WAIT_SLICE_US : 0);
   for (;;)
     {
       GError *pool_error = NULL;
-      AccelBuffer *buffer = accel_pool_acquire (self->pool, &pool_error);
+      AccelBuffer *buffer;
       AccelBuffer *oldest = NULL;
+      gboolean queued = FALSE;
+
+      /* with drop, a frame queued is taken back at once: waiting a slice
+       * first held the graph to one frame a slice */
+      if (self->drop)
+        {
+          g_mutex_lock (&self->lock);
+          queued = !g_queue_is_empty (&self->queue);
+          g_mutex_unlock (&self->lock);
+        }
+      accel_pool_set_timeout (
+          self->pool, wait && !queued ? ACCEL_IO_WAIT_SLICE_US : 0);
+      buffer = accel_pool_acquire (self->pool, &pool_error);
 
       if (buffer)
         return buffer;

@@ -1777,6 +1777,29 @@ test_app_sink_not_pulled (void)
   accel_buffer_unref (buf);
 }
 
+/* with drop, a sink whose application pulls nothing drops the oldest
+ * frame queued at once: it waited a slice (20 ms) for a buffer first, so
+ * the graph ran at 50 frames/s, 2000 frames took 40 s */
+static void
+test_app_sink_drop_without_wait (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("dropping");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  guint64 dropped = 0;
+  gint64 t0;
+
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)2000, NULL);
+  g_object_set (sink, "max-buffers", 2, "drop", TRUE, NULL);
+  test_link (g, "src", "sink");
+  t0 = g_get_monotonic_time ();
+  test_run (g);
+  /* far more than the run takes, and half what it took */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 20 * G_USEC_PER_SEC);
+  g_object_get (sink, "n-dropped", &dropped, NULL);
+  g_assert_cmpuint (dropped, ==, 1998);
+}
+
 /* a graph of @n frames (at least 4) into an app-sink of 2 buffers,
  * started, with the application pulling nothing yet: once this returns,
  * the sink waits for room with frame 2, frames 0 and 1 queued (the source
@@ -2772,6 +2795,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/app/type-set-while-pushing", test_app_source_type_set_while_pushing);
   g_test_add_func ("/io/app/sink-not-pulled", test_app_sink_not_pulled);
+  g_test_add_func (
+      "/io/app/sink-drop-without-wait", test_app_sink_drop_without_wait);
   g_test_add_func (
       "/io/app/sink-pull-in-handler", test_app_sink_pull_in_handler);
   g_test_add_func (
