@@ -80,6 +80,7 @@ graph = Accel.Graph.new_from_yaml_string(
     "  - {name: out, kind: io.app-sink}\\n"
     "links:\\n"
     "  - frames -> out\\n", "blocked")
+graph.set_stepped(sys.argv[1] == "step")
 if sys.argv[1] != "run":
     graph.start()
 t0 = time.monotonic()
@@ -89,6 +90,8 @@ try:
         print(graph.get_stage("out").emit("pull-buffer", -1))
     elif sys.argv[1] == "run":
         graph.run()
+    elif sys.argv[1] == "step":
+        graph.step(-1)
     else:
         graph.wait(-1)
     print("returned")
@@ -99,10 +102,10 @@ graph.stop()
 
 
 def check_interrupted(what):
-    """Ctrl-C (SIGINT) reaches a script blocked in a pull, a graph's wait
-    or its run as KeyboardInterrupt: Python runs its handler only once a
-    call into C returns, which a pull or wait of -1 or a run on an idle
-    graph never did (Ctrl-C was held off for good)."""
+    """Ctrl-C (SIGINT) reaches a script blocked in a pull, a graph's wait,
+    run or step as KeyboardInterrupt: Python runs its handler only once a
+    call into C returns, which a pull, wait or step of -1 or a run on an
+    idle graph never did (Ctrl-C was held off for good)."""
     child = subprocess.Popen([sys.executable, "-c", BLOCKED, what],
                              stdout=subprocess.PIPE, text=True)
     check(child.stdout.readline() == "waiting\n", "the script waits")
@@ -140,6 +143,7 @@ def main():
     check_interrupted("pull")
     check_interrupted("wait")
     check_interrupted("run")
+    check_interrupted("step")
 
 
 if __name__ == "__main__":

@@ -3,11 +3,11 @@
 Ctrl-C.
 
 Python runs its signal handlers only between calls into C, so a call that
-waits (a graph's wait () or run (), io.app-sink's "pull-buffer") held
-Ctrl-C off until it returned: for good with a timeout of -1 on a graph
-that gave nothing. Here a graph's wait and run go on a thread of their
-own and a pull in slices, and KeyboardInterrupt reaches the script at
-once. PyGObject finds this file as gi/overrides/Accel.py on the Python
+waits (a graph's wait (), run () or step (), io.app-sink's "pull-buffer")
+held Ctrl-C off until it returned: for good with a timeout of -1 on a
+graph that gave nothing. Here a graph's wait, run and step go on a thread
+of their own and a pull in slices, and KeyboardInterrupt reaches the
+script at once. PyGObject finds this file as gi/overrides/Accel.py on the Python
 path (docs/python.md)."""
 
 import threading
@@ -46,7 +46,8 @@ def _on_own_thread(call, *args):
     waiter = threading.Thread(target=run, name="accel-wait", daemon=True)
     waiter.start()
     # a join takes KeyboardInterrupt; the call goes on in C until the graph
-    # ends or is stopped (accel_graph_stop () ends a wait or a run at once)
+    # ends or is stopped (accel_graph_stop () ends a wait, run or step at
+    # once)
     waiter.join()
     if "error" in outcome:
         raise outcome["error"]
@@ -59,6 +60,9 @@ class Graph(Accel.Graph):
 
     def run(self):
         return _on_own_thread(Accel.Graph.run, self)
+
+    def step(self, timeout_us):
+        return _on_own_thread(Accel.Graph.step, self, timeout_us)
 
 
 Graph = override(Graph)
