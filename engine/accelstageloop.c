@@ -663,9 +663,14 @@ run_numbered_frame (
   if (res == ACCEL_FRAME_FAILED
       && g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY))
     {
-      /* out of memory: give back the pools' slack and try once more */
+      /* out of memory: give back the pools' slack and try once more, said
+       * as a frame made again is (a retry that worked was not said) */
       for (guint o = 0; o < priv->n_out; o++)
         accel_pool_trim (priv->pools[o]);
+      g_message ("stage '%s': frame %" G_GUINT64_FORMAT " ran out of memory "
+                 "(%s); its pools' free buffers are given back and it is "
+                 "made again",
+          priv->name, sequence, error->message);
       g_clear_error (&error);
       res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
     }

@@ -212,7 +212,12 @@ test_oom_retries_once (Chain *c, gconstpointer data)
   /* one failure: the retry after trimming the pools succeeds */
   chain_set_frames (c, 8);
   accel_fault_inject ("work", ACCEL_FAULT_OUT_OF_MEMORY, 4);
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "stage 'work': frame 4 ran out of memory (injected allocation "
+      "failure); its pools' free buffers are given back and it is made "
+      "again");
   g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_test_assert_expected_messages ();
   g_assert_cmpuint (received (c), ==, 8);
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 0);
   g_assert_cmpuint (accel_stage_get_n_skipped (c->work), ==, 0);
