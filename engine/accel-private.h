@@ -220,6 +220,7 @@ gint64 accel_deadline_from (gint64 start, gint64 timeout_us);
 
 /* accelfault.c */
 gchar **accel_fault_dup_stages (void);
+gboolean accel_fault_has_hang (const char *stage);
 
 /* accelstagewatchdog.c: the graph's watchdog */
 typedef struct _AccelStageWatchdog AccelStageWatchdog;

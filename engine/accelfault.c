@@ -175,6 +175,22 @@ take (const char *stage, guint64 sequence, AccelFaultKind *kind)
   return found;
 }
 
+/* whether a hang waits to be injected into @stage */
+gboolean
+accel_fault_has_hang (const char *stage)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&lock);
+  for (guint i = 0; faults && i < faults->len && !found; i++)
+    {
+      Fault *f = &g_array_index (faults, Fault, i);
+      found = f->kind == ACCEL_FAULT_HANG && g_str_equal (f->stage, stage);
+    }
+  g_mutex_unlock (&lock);
+  return found;
+}
+
 /* called for every frame: fires the fault scheduled for it, if any; a hang
  * only delays, the others set @error. Returns FALSE when @error is set */
 /* whether a fault waits to be injected: a frame that may meet it runs

@@ -710,10 +710,21 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
   return FALSE;
 }
 
-/* a fault scheduled for a stage the graph does not have never fires: a
- * misspelt ACCEL_FAULT would test nothing, and say nothing */
+/* a note for the graph's start, once however often it starts */
 static void
-note_faults_elsewhere (AccelGraph *graph)
+add_note (AccelGraph *graph, gchar *note)
+{
+  if (g_ptr_array_find_with_equal_func (graph->notes, note, g_str_equal, NULL))
+    g_free (note);
+  else
+    g_ptr_array_add (graph->notes, note);
+}
+
+/* a fault scheduled for a stage the graph does not have never fires, and a
+ * hang in a stage without a deadline fails nothing: a misspelt ACCEL_FAULT
+ * would test nothing, and say nothing */
+static void
+note_faults_without_effect (AccelGraph *graph)
 {
   g_auto (GStrv) stages = accel_fault_dup_stages ();
   AccelWorld *world = accel_world_get_default ();
@@ -724,17 +735,22 @@ note_faults_elsewhere (AccelGraph *graph)
     return;
   for (guint i = 0; stages[i]; i++)
     {
-      g_autofree gchar *note = NULL;
+      AccelStage *stage = accel_graph_get_stage (graph, stages[i]);
+      gint64 deadline_ms = 0;
 
-      if (accel_graph_get_stage (graph, stages[i]))
-        continue;
-      note = g_strdup_printf ("a fault is scheduled for stage '%s', which "
-                              "graph '%s' does not have: it never fires here",
-          stages[i], graph->name);
-      /* a graph started again keeps the notes of its first start */
-      if (!g_ptr_array_find_with_equal_func (
-              graph->notes, note, g_str_equal, NULL))
-        g_ptr_array_add (graph->notes, g_steal_pointer (&note));
+      if (stage)
+        g_object_get (stage, "deadline", &deadline_ms, NULL);
+      if (!stage)
+        add_note (graph,
+            g_strdup_printf ("a fault is scheduled for stage '%s', which "
+                             "graph '%s' does not have: it never fires here",
+                stages[i], graph->name));
+      else if (deadline_ms == 0 && accel_fault_has_hang (stages[i]))
+        add_note (graph,
+            g_strdup_printf ("a hang is scheduled for stage '%s', which has "
+                             "no deadline: its frame is only delayed by 1 s, "
+                             "and nothing fails",
+                stages[i]));
     }
 }
 
@@ -776,7 +792,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
       || !(!graph->state_dir || accel_state_dir_open (graph, error)))
     return FALSE;
 
-  note_faults_elsewhere (graph);
+  note_faults_without_effect (graph);
   accel_graph_partition (graph);
   g_mutex_lock (&graph->lock);
   graph->n_sinks_done = 0;

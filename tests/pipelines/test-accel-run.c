@@ -1851,8 +1851,8 @@ test_shared_files_across_ranks (void)
 #undef RANKS_PIPELINE
 }
 
-/* a fault for a stage the pipeline does not have (misspelt) is said: it
- * would never fire, and the run would test nothing */
+/* a fault for a stage the pipeline does not have (misspelt), or a hang
+ * where no deadline catches it, is said: the run would test nothing */
 static void
 test_fault_for_missing_stage (void)
 {
@@ -1866,6 +1866,19 @@ test_fault_for_missing_stage (void)
   g_assert_nonnull (strstr (r.err, "accel-run: a fault is scheduled for stage "
                                    "'scael', which graph '"));
   g_assert_nonnull (strstr (r.err, "' does not have: it never fires here"));
+  result_clear (&r);
+
+  /* a hang in a stage without a deadline only delays its frame */
+  g_setenv ("ACCEL_FAULT", "work:hang:2", TRUE);
+  run (&r, "-e",
+      "core.test-source num-buffers=4 ! core.scale name=work ! core.null-sink",
+      NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (
+      strstr (r.err, "accel-run: a hang is scheduled for stage 'work', which "
+                     "has no deadline: its frame is only delayed by 1 s, and "
+                     "nothing fails"));
   result_clear (&r);
 }
 
