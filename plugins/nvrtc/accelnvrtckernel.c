@@ -262,6 +262,9 @@ accel_nvrtc_kernel_set_property (
 {
   AccelNvrtcKernel *self = ACCEL_NVRTC_KERNEL (object);
 
+  if (accel_stage_refuses_param (ACCEL_STAGE (object), pspec))
+    return;
+
   switch (prop_id)
     {
     case PROP_SOURCE:
@@ -355,6 +358,9 @@ accel_nvrtc_kernel_class_init (AccelNvrtcKernelClass *klass)
   AccelStageClass *stage_class = ACCEL_STAGE_CLASS (klass);
   GParamFlags flags
       = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS;
+  /* read when the graph is prepared or the kernel is compiled, at start:
+   * a change while running would only be taken by a restart */
+  GParamFlags fixed = flags | ACCEL_PARAM_FIXED;
   AccelType t;
 
   gobject_class->set_property = accel_nvrtc_kernel_set_property;
@@ -368,20 +374,20 @@ accel_nvrtc_kernel_class_init (AccelNvrtcKernelClass *klass)
 
   g_object_class_install_property (gobject_class, PROP_SOURCE,
       g_param_spec_string ("source", "Source",
-          "The kernel's CUDA C++ source (or use 'file')", NULL, flags));
+          "The kernel's CUDA C++ source (or use 'file')", NULL, fixed));
   g_object_class_install_property (gobject_class, PROP_FILE,
       g_param_spec_string ("file", "File",
           "Path of a .cu file with the kernel's source (or use 'source')", NULL,
-          flags));
+          fixed));
   g_object_class_install_property (gobject_class, PROP_ENTRY,
       g_param_spec_string ("entry", "Entry",
           "Name of the extern \"C\" __global__ function to launch", "kernel",
-          flags));
+          fixed));
   g_object_class_install_property (gobject_class, PROP_OPTIONS,
       g_param_spec_string ("options", "Options",
           "Extra NVRTC options separated by spaces, such as "
           "\"-DGAIN=2 --use_fast_math\"",
-          NULL, flags));
+          NULL, fixed));
   g_object_class_install_property (gobject_class, PROP_BLOCK,
       g_param_spec_uint (
           "block", "Block", "Threads per block", 1, 1024, 256, flags));
@@ -393,12 +399,12 @@ accel_nvrtc_kernel_class_init (AccelNvrtcKernelClass *klass)
   g_object_class_install_property (gobject_class, PROP_OUT_DTYPE,
       g_param_spec_string ("out-dtype", "Output dtype",
           "dtype of the output, such as \"i32\"; unset: the input's", NULL,
-          flags));
+          fixed));
   g_object_class_install_property (gobject_class, PROP_CACHE,
       g_param_spec_boolean ("cache", "Cache",
           "Keep compiled kernels in $XDG_CACHE_HOME/accel/nvrtc (also off "
           "with ACCEL_NVRTC_CACHE=0)",
-          TRUE, flags));
+          TRUE, fixed));
 
   accel_stage_class_set_metadata (stage_class, "nvrtc.kernel",
       "A CUDA kernel compiled at run time by NVRTC, launched once per frame "

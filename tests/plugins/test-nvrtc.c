@@ -457,6 +457,33 @@ test_properties (void)
   g_assert_true (cache);
 }
 
+/* what start () reads is fixed once the graph is prepared: a change while
+ * it runs would be taken by a restart only, mid-stream, or never */
+static void
+test_fixed_params (void)
+{
+  static const char *const fixed[]
+      = { "source", "file", "entry", "options", "out-dtype", "cache" };
+  static const char *const per_frame[] = { "block", "grid" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStage) stage = accel_stage_new ("nvrtc.kernel", "k", &error);
+  GObjectClass *klass;
+
+  g_assert_no_error (error);
+  klass = G_OBJECT_GET_CLASS (stage);
+  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+    {
+      GParamSpec *pspec = g_object_class_find_property (klass, fixed[i]);
+
+      g_test_message ("%s", fixed[i]);
+      g_assert_nonnull (pspec);
+      g_assert_true (pspec->flags & ACCEL_PARAM_FIXED);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (per_frame); i++)
+    g_assert_false (g_object_class_find_property (klass, per_frame[i])->flags
+                    & ACCEL_PARAM_FIXED);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -490,6 +517,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/stage/host-backend", test_host_backend);
   g_test_add_func ("/nvrtc/stage/source-or-file", test_source_or_file);
   g_test_add_func ("/nvrtc/stage/properties", test_properties);
+  g_test_add_func ("/nvrtc/stage/fixed-params", test_fixed_params);
   status = g_test_run ();
 
   /* the default cache test's directories, and whatever else the
