@@ -21,6 +21,7 @@ struct _AccelNvrtcKernel
   gchar *out_dtype;
   gboolean cache;
 
+  gchar *file_source; /* the file's contents, read when the graph is prepared */
   long long n;
   cudaLibrary_t library;
   cudaKernel_t kernel;
@@ -60,7 +61,24 @@ stage_error (
   return FALSE;
 }
 
-/* the checks that need no GPU: the properties, and the backend */
+/* the file's source, read once when the graph is prepared: a file that
+ * cannot be read is an invalid pipeline (as any source's file), and a
+ * restart compiles what the run started with, whatever became of the file */
+static gboolean
+read_file (AccelNvrtcKernel *self, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  g_clear_pointer (&self->file_source, g_free);
+  if (!self->file)
+    return TRUE;
+  if (!g_file_get_contents (self->file, &self->file_source, NULL, &local))
+    return stage_error (ACCEL_STAGE (self), error, ACCEL_ERROR_INVALID_PIPELINE,
+        "cannot read the kernel source: %s", local->message);
+  return TRUE;
+}
+
+/* the checks that need no GPU: the properties, the file, and the backend */
 static gboolean
 check_config (AccelNvrtcKernel *self, GError **error)
 {
@@ -75,6 +93,8 @@ check_config (AccelNvrtcKernel *self, GError **error)
   if (!self->entry || !*self->entry)
     return stage_error (stage, error, ACCEL_ERROR_INVALID_PIPELINE,
         "'entry' is empty; it names the kernel's __global__ function");
+  if (!read_file (self, error))
+    return FALSE;
   if (accel_stage_is_host (stage))
     return stage_error (stage, error, ACCEL_ERROR_NOT_SUPPORTED,
         "runs CUDA kernels compiled at run time and needs a GPU; this graph "
@@ -136,32 +156,23 @@ static gboolean
 accel_nvrtc_kernel_start (AccelStage *stage, GError **error)
 {
   AccelNvrtcKernel *self = ACCEL_NVRTC_KERNEL (stage);
-  g_autofree gchar *contents = NULL;
   g_autofree gchar *name = NULL;
   g_autofree gchar *arch = NULL;
   g_autofree gchar *cache_dir = NULL;
   g_autofree gchar *log = NULL;
   g_autoptr (GBytes) cubin = NULL;
-  g_autoptr (GError) local = NULL;
-  const char *source = self->source;
+  const char *source = self->file ? self->file_source : self->source;
   gboolean hit = FALSE;
   int status;
   gint major = 0, minor = 0;
 
-  if (!check_config (self, error))
-    return FALSE;
+  if (!source)
+    return stage_error (stage, error, ACCEL_ERROR_INVALID_PIPELINE,
+        "started before its graph was prepared: it has no kernel source");
   if (self->file)
-    {
-      if (!g_file_get_contents (self->file, &contents, NULL, &local))
-        return stage_error (stage, error, ACCEL_ERROR_INVALID_INPUT,
-            "cannot read the kernel source: %s", local->message);
-      source = contents;
-      name = g_strdup (self->file);
-    }
+    name = g_strdup (self->file);
   else
-    {
-      name = g_strdup_printf ("%s.cu", accel_stage_get_name (stage));
-    }
+    name = g_strdup_printf ("%s.cu", accel_stage_get_name (stage));
 
   /* a CUBIN for exactly this GPU: no JIT from PTX when the module loads */
   accel_device_get_compute_capability (
@@ -348,6 +359,7 @@ accel_nvrtc_kernel_finalize (GObject *object)
   g_free (self->entry);
   g_free (self->options);
   g_free (self->out_dtype);
+  g_free (self->file_source);
   G_OBJECT_CLASS (accel_nvrtc_kernel_parent_class)->finalize (object);
 }
 

@@ -439,6 +439,25 @@ test_source_or_file (void)
       strstr (neither->message, "neither 'source' nor 'file' is set"));
 }
 
+/* a file that cannot be read is said when the graph is prepared, as any
+ * source's file, before the backend is looked at */
+static void
+test_unreadable_file (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-nvrtc-XXXXXX", NULL);
+  g_autofree gchar *missing = g_build_filename (dir, "gone.cu", NULL);
+  g_autoptr (GError) gone = prepare_on_host ("file", missing, NULL);
+  g_autoptr (GError) directory = prepare_on_host ("file", dir, NULL);
+
+  g_assert_error (gone, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_true (g_str_has_prefix (gone->message,
+      "stage 'gain' (nvrtc.kernel): cannot read the kernel source"));
+  g_assert_nonnull (strstr (gone->message, missing));
+  g_assert_error (directory, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (directory->message, dir));
+  g_rmdir (dir);
+}
+
 static void
 test_properties (void)
 {
@@ -516,6 +535,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/cache/default-dir", test_cache_default_dir);
   g_test_add_func ("/nvrtc/stage/host-backend", test_host_backend);
   g_test_add_func ("/nvrtc/stage/source-or-file", test_source_or_file);
+  g_test_add_func ("/nvrtc/stage/unreadable-file", test_unreadable_file);
   g_test_add_func ("/nvrtc/stage/properties", test_properties);
   g_test_add_func ("/nvrtc/stage/fixed-params", test_fixed_params);
   status = g_test_run ();
