@@ -118,37 +118,6 @@ accel_io_type_props_clear (AccelIoTypeProps *props)
   g_clear_pointer (&props->format, g_free);
 }
 
-static gboolean
-parse_shape (
-    AccelStage *stage, const char *text, AccelType *type, GError **error)
-{
-  g_auto (GStrv) parts = g_strsplit (text, "x", -1);
-  guint n = g_strv_length (parts);
-
-  if (n == 0 || n > ACCEL_TYPE_MAX_DIMS)
-    goto invalid;
-  type->n_dims = (gint)n;
-  for (guint i = 0; i < n; i++)
-    {
-      guint64 v;
-      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
-        goto invalid;
-      type->dims[i] = (gint64)v;
-    }
-  return TRUE;
-
-  /* ERRORS */
-invalid:
-  {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "stage '%s' (%s): shape '%s' is not a list of 1 to %d positive "
-        "sizes such as '1024' or '480x640'",
-        accel_stage_get_name (stage), accel_stage_get_kind_name (stage), text,
-        ACCEL_TYPE_MAX_DIMS);
-    return FALSE;
-  }
-}
-
 /**
  * accel_io_type_props_constructed:
  * @props: a stage's type properties
@@ -213,7 +182,7 @@ accel_io_type_props_to_type (const AccelIoTypeProps *props, AccelStage *stage,
           return FALSE;
         }
       accel_type_init_tensor (type, dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
-      return parse_shape (stage, props->shape, type, error);
+      return accel_type_parse_dims (type, props->shape, error);
     }
   else
     {

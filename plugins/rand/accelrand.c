@@ -81,37 +81,6 @@ accel_rand_get_parameter (AccelRand *self, guint index)
   return priv->parameters[index];
 }
 
-static gboolean
-parse_shape (
-    AccelStage *stage, const char *text, AccelType *type, GError **error)
-{
-  g_auto (GStrv) parts = g_strsplit (text ? text : "", "x", -1);
-  guint n = g_strv_length (parts);
-
-  if (n == 0 || n > ACCEL_TYPE_MAX_DIMS)
-    goto invalid;
-  type->n_dims = (gint)n;
-  for (guint i = 0; i < n; i++)
-    {
-      guint64 v;
-      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXINT32, &v, NULL))
-        goto invalid;
-      type->dims[i] = (gint64)v;
-    }
-  return TRUE;
-
-  /* ERRORS */
-invalid:
-  {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-        "stage '%s' (%s): shape '%s' is not a list of 1 to %d positive "
-        "sizes such as '1024' or '480x640'",
-        accel_stage_get_name (stage), accel_stage_get_kind_name (stage), text,
-        ACCEL_TYPE_MAX_DIMS);
-    return FALSE;
-  }
-}
-
 /* the distribution's parameters as @dtype holds them: uniform's range not
  * empty and its width finite (low -1e308, high 1e308 gave infinities, and
  * low 5, high 1 values in [1, 5)), a normal's mean and deviation finite
@@ -174,7 +143,7 @@ accel_rand_negotiate (AccelStage *stage, const AccelType *in_types,
           ACCEL_ERROR_INVALID_PIPELINE, error))
     return FALSE;
   accel_type_init_tensor (&out_types[0], dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
-  return parse_shape (stage, priv->shape, &out_types[0], error);
+  return accel_type_parse_dims (&out_types[0], priv->shape, error);
 }
 
 static void accel_rand_stop (AccelStage *stage);

@@ -1420,6 +1420,40 @@ test_prepare_at_value (void)
     }
 }
 
+/* every stage with a shape parameter takes it the one way, and a size
+ * past the largest is told as such, with the limit (rand's and io's said
+ * "positive sizes" of 4294967296) */
+static void
+test_shape_limit (void)
+{
+  static const char *const stages[] = {
+    "{name: s, kind: core.test-source, params: {shape: 4294967296x4}}",
+    "{name: s, kind: rand.uniform, params: {shape: 4294967296x4}}",
+    "{name: s, kind: io.raw-file-source,\n"
+    "     params: {location: /dev/null, dtype: f32, shape: 4294967296x4}}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
+    {
+      g_autofree gchar *yaml = g_strdup_printf ("pipeline: t\nstages:\n"
+                                                "  - %s\n"
+                                                "  - {name: k, kind: "
+                                                "core.null-sink}\n"
+                                                "links: [s -> k]\n",
+          stages[i]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g
+          = accel_graph_new_from_yaml_string (yaml, "lim", &error);
+
+      g_test_message ("%s", error ? error->message : "(no error)");
+      g_assert_null (g);
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_nonnull (strstr (error->message,
+          "): shape '4294967296x4' is not a list of 1 to 8 sizes from 1 to "
+          "2147483647 such as '1024' or '480x640'"));
+    }
+}
+
 /* the examples are valid as they are */
 static void
 test_examples_load (void)
@@ -1500,6 +1534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/limits/long-chain", test_limit_long_chain);
   g_test_add_func ("/yaml/problem-one-line", test_problem_one_line);
   g_test_add_func ("/yaml/prepare-at-value", test_prepare_at_value);
+  g_test_add_func ("/yaml/shape-limit", test_shape_limit);
   g_test_add_func ("/yaml/empty-pipeline-name", test_empty_pipeline_name);
   return g_test_run ();
 }
