@@ -126,6 +126,39 @@ accel_nvrtc_quote_log (const char *log, const char *name, const char *source)
   return g_string_free (out, FALSE);
 }
 
+/**
+ * accel_nvrtc_split_options:
+ * @options: (nullable): extra NVRTC options, separated by spaces (quoted as
+ *   a shell would)
+ * @argv: (out) (optional) (transfer full): the options one by one, an empty
+ *   list for none
+ * @error: return location for a #GError, or %NULL
+ *
+ * Splits @options as the compile gives them to NVRTC. MT safe.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_INVALID_INPUT naming @options when they
+ *   cannot be split (an unclosed quote).
+ */
+gboolean
+accel_nvrtc_split_options (const char *options, gchar ***argv, GError **error)
+{
+  g_autoptr (GError) shell_error = NULL;
+  g_auto (GStrv) split = NULL;
+
+  if (options && !g_shell_parse_argv (options, NULL, &split, &shell_error)
+      && !g_error_matches (
+          shell_error, G_SHELL_ERROR, G_SHELL_ERROR_EMPTY_STRING))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+          "cannot read the NVRTC options \"%s\": %s", options,
+          shell_error->message);
+      return FALSE;
+    }
+  if (argv)
+    *argv = split ? g_steal_pointer (&split) : g_new0 (gchar *, 1);
+  return TRUE;
+}
+
 static gboolean
 nvrtc_check_full (nvrtcResult status, const char *call, GError **error)
 {
@@ -148,24 +181,15 @@ compile (const char *source, const char *name, const char *options,
   g_auto (GStrv) user = NULL;
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autofree gchar *text = NULL;
-  g_autoptr (GError) shell_error = NULL;
   nvrtcProgram prog = NULL;
   nvrtcResult status;
   gsize size = 0;
   gpointer cubin = NULL;
-  gint n_user = 0;
 
   g_ptr_array_add (argv, g_strdup_printf ("--gpu-architecture=%s", arch));
-  if (options && !g_shell_parse_argv (options, &n_user, &user, &shell_error)
-      && !g_error_matches (
-          shell_error, G_SHELL_ERROR, G_SHELL_ERROR_EMPTY_STRING))
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
-          "cannot read the NVRTC options \"%s\": %s", options,
-          shell_error->message);
-      return NULL;
-    }
-  for (gint i = 0; i < n_user; i++)
+  if (!accel_nvrtc_split_options (options, &user, error))
+    return NULL;
+  for (guint i = 0; user[i]; i++)
     g_ptr_array_add (argv, g_strdup (user[i]));
 
   status = nvrtcCreateProgram (&prog, source, name, 0, NULL, NULL);
@@ -295,7 +319,7 @@ reads_user_headers (const char *source, const char *options)
 
   if (g_regex_match (include, source, 0, NULL))
     return TRUE;
-  if (!options || !g_shell_parse_argv (options, NULL, &argv, NULL))
+  if (!accel_nvrtc_split_options (options, &argv, NULL))
     return FALSE;
   for (guint i = 0; argv[i]; i++)
     for (guint r = 0; r < G_N_ELEMENTS (reads); r++)

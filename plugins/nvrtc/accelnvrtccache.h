@@ -17,6 +17,9 @@ GBytes *accel_nvrtc_compile_full (const char *source, const char *name,
     const char *options, const char *arch, const char *cache_dir,
     gboolean *cache_hit, gchar **log, GError **error);
 
+gboolean accel_nvrtc_split_options (
+    const char *options, gchar ***argv, GError **error);
+
 gchar *accel_nvrtc_quote_log (
     const char *log, const char *name, const char *source);
 

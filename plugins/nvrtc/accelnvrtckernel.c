@@ -83,6 +83,7 @@ static gboolean
 check_config (AccelNvrtcKernel *self, GError **error)
 {
   AccelStage *stage = ACCEL_STAGE (self);
+  g_autoptr (GError) local = NULL;
 
   if ((self->source == NULL) == (self->file == NULL))
     return stage_error (stage, error, ACCEL_ERROR_INVALID_PIPELINE,
@@ -93,6 +94,13 @@ check_config (AccelNvrtcKernel *self, GError **error)
   if (!self->entry || !*self->entry)
     return stage_error (stage, error, ACCEL_ERROR_INVALID_PIPELINE,
         "'entry' is empty; it names the kernel's __global__ function");
+  if (self->out_dtype && *self->out_dtype
+      && accel_dtype_from_string (self->out_dtype) == ACCEL_DTYPE_ANY)
+    return stage_error (stage, error, ACCEL_ERROR_INVALID_PIPELINE,
+        "unknown out-dtype \"%s\"", self->out_dtype);
+  if (!accel_nvrtc_split_options (self->options, NULL, &local))
+    return stage_error (
+        stage, error, ACCEL_ERROR_INVALID_PIPELINE, "%s", local->message);
   if (!read_file (self, error))
     return FALSE;
   if (accel_stage_is_host (stage))
@@ -112,12 +120,7 @@ accel_nvrtc_kernel_negotiate (AccelStage *stage, const AccelType *in_types,
   if (!check_config (self, error))
     return FALSE;
   if (self->out_dtype && *self->out_dtype)
-    {
-      dtype = accel_dtype_from_string (self->out_dtype);
-      if (dtype == ACCEL_DTYPE_ANY)
-        return stage_error (stage, error, ACCEL_ERROR_INVALID_PIPELINE,
-            "unknown out-dtype \"%s\"", self->out_dtype);
-    }
+    dtype = accel_dtype_from_string (self->out_dtype);
   out_types[0] = in_types[0];
   out_types[0].dtype = dtype;
   out_types[0].memory = ACCEL_MEMORY_DEVICE;

@@ -458,6 +458,26 @@ test_unreadable_file (void)
   g_rmdir (dir);
 }
 
+/* every mistake that needs no GPU to be seen is said when the graph is
+ * prepared, before the backend is looked at: --validate finds it, and the
+ * host does not hide it behind the GPU it lacks */
+static void
+test_checked_when_prepared (void)
+{
+  g_autoptr (GError) dtype
+      = prepare_on_host ("source", good_source, "out-dtype", "flaot", NULL);
+  g_autoptr (GError) quote = prepare_on_host (
+      "source", good_source, "options", "-DNAME='unclosed", NULL);
+
+  g_assert_error (dtype, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (dtype->message, ==,
+      "stage 'gain' (nvrtc.kernel): unknown out-dtype \"flaot\"");
+  g_assert_error (quote, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_true (g_str_has_prefix (quote->message,
+      "stage 'gain' (nvrtc.kernel): cannot read the NVRTC options "
+      "\"-DNAME='unclosed\": "));
+}
+
 static void
 test_properties (void)
 {
@@ -536,6 +556,8 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/stage/host-backend", test_host_backend);
   g_test_add_func ("/nvrtc/stage/source-or-file", test_source_or_file);
   g_test_add_func ("/nvrtc/stage/unreadable-file", test_unreadable_file);
+  g_test_add_func (
+      "/nvrtc/stage/checked-when-prepared", test_checked_when_prepared);
   g_test_add_func ("/nvrtc/stage/properties", test_properties);
   g_test_add_func ("/nvrtc/stage/fixed-params", test_fixed_params);
   status = g_test_run ();
