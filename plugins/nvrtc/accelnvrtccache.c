@@ -174,6 +174,18 @@ nvrtc_check_full (nvrtcResult status, const char *call, GError **error)
 /* checks an NVRTC call: a GError naming the call and NVRTC's status */
 #define nvrtc_check(call, error) nvrtc_check_full ((call), #call, (error))
 
+/* the options as NVRTC got them, separated by spaces, in UTF-8 */
+static gchar *
+join_options (GPtrArray *argv)
+{
+  g_autoptr (GString) cmd = g_string_new (NULL);
+
+  for (guint i = 0; i < argv->len; i++)
+    g_string_append_printf (
+        cmd, "%s%s", i ? " " : "", (const char *)argv->pdata[i]);
+  return g_utf8_make_valid (cmd->str, -1);
+}
+
 static GBytes *
 compile (const char *source, const char *name, const char *options,
     const char *arch, gchar **log, GError **error)
@@ -221,19 +233,22 @@ compile (const char *source, const char *name, const char *options,
   /* ERRORS */
 compile_failed:
   {
+    /* the source and its name are bytes that need not be UTF-8 (a comment
+     * in Latin-1), which NVRTC quotes as they are: made valid, for the
+     * error's message and for GRegex, which matches nothing in invalid
+     * UTF-8 */
+    g_autofree gchar *valid_log = g_utf8_make_valid (text ? text : "", -1);
+    g_autofree gchar *valid_name = g_utf8_make_valid (name, -1);
+    g_autofree gchar *valid_source = g_utf8_make_valid (source, -1);
     g_autofree gchar *quoted
-        = accel_nvrtc_quote_log (text ? text : "", name, source);
-    g_autoptr (GString) cmd = g_string_new (NULL);
-
-    for (guint i = 0; i < argv->len; i++)
-      g_string_append_printf (
-          cmd, "%s%s", i ? " " : "", (const char *)argv->pdata[i]);
+        = accel_nvrtc_quote_log (valid_log, valid_name, valid_source);
+    g_autofree gchar *cmd = join_options (argv);
 
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY,
         "NVRTC could not compile %s for %s (%s, options: %s):\n%s"
         "NVRTC's log:\n%s",
-        name, arch, nvrtcGetErrorString (status), cmd->str, quoted,
-        text ? text : "(empty)\n");
+        valid_name, arch, nvrtcGetErrorString (status), cmd, quoted,
+        text ? valid_log : "(empty)\n");
     goto failed;
   }
 failed:

@@ -339,6 +339,36 @@ test_compile_error (CacheFixture *f, gconstpointer data)
   g_assert_cmpuint (count_entries (f->dir), ==, 0);
 }
 
+/* a source in Latin-1 (a comment "größe" saved by an older editor), or
+ * a file name that is not UTF-8, still gives an error message in UTF-8,
+ * as a GError's must be (it was handed on byte for byte) */
+static void
+test_compile_error_utf8 (void)
+{
+  static const char latin1[]
+      = "extern \"C\" __global__ void\n"
+        "kernel (const float *in, float *out, long long n)\n"
+        "{\n"
+        "  out[0] = in[0] * ; /* gr\xf6\xdf"
+        "e */\n"
+        "}\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) cubin = NULL;
+
+  cubin = accel_nvrtc_compile_full (latin1,
+      "gr\xf6\xdf"
+      "e.cu",
+      NULL, "sm_90", NULL, NULL, NULL, &error);
+  g_assert_null (cubin);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  g_test_message ("%s", error->message);
+  /* the line is still quoted, its bytes replaced */
+  g_assert_nonnull (
+      strstr (error->message, ":4: error: expected an expression"));
+  g_assert_nonnull (strstr (error->message, "4 | out[0] = in[0] * ;"));
+}
+
 static void
 test_quote_log (void)
 {
@@ -540,6 +570,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/compile/cubin", test_compile_cubin);
   g_test_add ("/nvrtc/compile/error-quotes-line", CacheFixture, NULL,
       cache_setup, test_compile_error, cache_teardown);
+  g_test_add_func ("/nvrtc/compile/error-in-utf8", test_compile_error_utf8);
   g_test_add_func ("/nvrtc/compile/quote-log", test_quote_log);
   g_test_add_func ("/nvrtc/compile/bad-options", test_bad_options);
   g_test_add ("/nvrtc/cache/second-compile-hits", CacheFixture, NULL,
