@@ -328,8 +328,11 @@ reads_user_headers (const char *source, const char *options)
 {
   static const char *const reads[]
       = { "-I", "--include-path", "-include", "--pre-include" };
-  g_autoptr (GRegex) include = g_regex_new (
-      "^[ \t]*#[ \t]*include[ \t]*[^< \t]", G_REGEX_MULTILINE, 0, NULL);
+  /* raw: a source need not be UTF-8 (a comment in Latin-1), and GRegex
+   * matches nothing in one that is not */
+  g_autoptr (GRegex) include
+      = g_regex_new ("^[ \t]*#[ \t]*include[ \t]*[^< \t]",
+          G_REGEX_MULTILINE | G_REGEX_RAW, 0, NULL);
   g_auto (GStrv) argv = NULL;
 
   if (g_regex_match (include, source, 0, NULL))

@@ -216,6 +216,11 @@ test_cache_headers (CacheFixture *f, gconstpointer data)
     { g_strdup ("#include <gain.cuh>\n"), g_strdup_printf ("'-I%s'", headers) },
     { g_strdup ("#include <gain.cuh>\n"),
         g_strdup_printf ("\"--include-path=%s\"", headers) },
+    /* after a comment in Latin-1 (GRegex matched nothing in the source) */
+    { g_strdup_printf ("// gr\xf6\xdf"
+                       "e\n#include \"%s\"\n",
+          header),
+        NULL },
   };
 
   for (guint w = 0; w < G_N_ELEMENTS (ways); w++)
