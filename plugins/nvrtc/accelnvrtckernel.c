@@ -270,6 +270,16 @@ accel_nvrtc_kernel_process (
              : ACCEL_FLOW_ERROR;
 }
 
+/* an empty source or file is none: a YAML 'source:' left empty is unset,
+ * and 'source=' moves a stage to its file */
+static gchar *
+dup_unless_empty (const GValue *value)
+{
+  const char *s = g_value_get_string (value);
+
+  return s && *s ? g_strdup (s) : NULL;
+}
+
 static void
 accel_nvrtc_kernel_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -283,11 +293,11 @@ accel_nvrtc_kernel_set_property (
     {
     case PROP_SOURCE:
       g_free (self->source);
-      self->source = g_value_dup_string (value);
+      self->source = dup_unless_empty (value);
       break;
     case PROP_FILE:
       g_free (self->file);
-      self->file = g_value_dup_string (value);
+      self->file = dup_unless_empty (value);
       break;
     case PROP_ENTRY:
       g_free (self->entry);

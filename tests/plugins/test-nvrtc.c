@@ -493,6 +493,27 @@ test_unreadable_file (void)
   g_rmdir (dir);
 }
 
+/* an empty source or file is no source: a YAML 'source:' left empty is
+ * said to be unset (it was compiled, to no kernel, on a GPU), and --set
+ * gain.source= moves a stage to a file */
+static void
+test_empty_is_unset (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-nvrtc-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "k.cu", NULL);
+  g_autoptr (GError) empty = prepare_on_host ("source", "", NULL);
+  g_autoptr (GError) to_file = NULL;
+
+  g_assert_error (empty, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (
+      strstr (empty->message, "neither 'source' nor 'file' is set"));
+  g_assert_true (g_file_set_contents (path, good_source, -1, NULL));
+  to_file = prepare_on_host ("source", "", "file", path, NULL);
+  g_assert_error (to_file, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* every mistake that needs no GPU to be seen is said when the graph is
  * prepared, before the backend is looked at: --validate finds it, and the
  * host does not hide it behind the GPU it lacks */
@@ -594,6 +615,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/stage/unreadable-file", test_unreadable_file);
   g_test_add_func (
       "/nvrtc/stage/checked-when-prepared", test_checked_when_prepared);
+  g_test_add_func ("/nvrtc/stage/empty-is-unset", test_empty_is_unset);
   g_test_add_func ("/nvrtc/stage/properties", test_properties);
   g_test_add_func ("/nvrtc/stage/fixed-params", test_fixed_params);
   status = g_test_run ();
