@@ -68,6 +68,23 @@ out_of_range (const char *text, GParamSpec *pspec)
   return g_strdup_printf ("is out of range: %s is not in %s", text, range);
 }
 
+/* YAML's own spellings of infinity and NaN (.inf, -.Inf, .NAN ...): numbers,
+ * and none of them finite */
+static gboolean
+is_yaml_special_float (const char *text)
+{
+  static const char *const special[]
+      = { ".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN" };
+  const char *t = text;
+
+  if (*t == '+' || *t == '-')
+    t++;
+  for (guint i = 0; i < G_N_ELEMENTS (special); i++)
+    if (g_str_equal (t, special[i]) && (t == text || i < 3))
+      return TRUE;
+  return FALSE;
+}
+
 /* @text without the "_" that group digits, as in 2_000_000 or 0xFF_FF */
 static GString *
 ungroup (const char *text)
@@ -235,7 +252,9 @@ accel_yaml_convert (
         g_autoptr (GString) number = ungroup (text);
         gchar *end = NULL;
         gdouble v = g_ascii_strtod (number->str, &end);
-        if (!number->len || g_ascii_isspace (number->str[0]) || *end)
+        if (is_yaml_special_float (text))
+          v = NAN;
+        else if (!number->len || g_ascii_isspace (number->str[0]) || *end)
           {
             *problem = g_strdup_printf ("must be a number, not '%s'", text);
             goto failed;

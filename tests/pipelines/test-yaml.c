@@ -338,8 +338,9 @@ static const Golden goldens[] = {
       "9223372036854775807\n"
       "bad/values.yaml:12:13: parameter 'gain' of stage 'p' (test.params) is "
       "out of range: 2 is not in -1 .. 1\n"
+      /* YAML's own spelling of NaN is a number, and no finite one */
       "bad/values.yaml:13:13: parameter 'rate' of stage 'p' (test.params) must "
-      "be a number, not '.nan'\n"
+      "be a finite number, not '.nan'\n"
       "bad/values.yaml:14:16: parameter 'enabled' of stage 'p' (test.params) "
       "must be true or false, not 'maybe'\n"
       "bad/values.yaml:15:13: parameter 'mode' of stage 'p' (test.params) must "
@@ -359,7 +360,9 @@ static const Golden goldens[] = {
       "bad/values.yaml:22:50: parameter 'count' of stage 'r' (test.params) is "
       "out of range: 1e400 is not in 0 .. 100\n"
       "bad/values.yaml:22:63: parameter 'size' of stage 'r' (test.params) must "
-      "be an integer, not '1e-400'" },
+      "be an integer, not '1e-400'\n"
+      "bad/values.yaml:22:77: parameter 'rate' of stage 'r' (test.params) must "
+      "be a finite number, not '-.Inf'" },
   { "ranks.yaml",
       "bad/ranks.yaml:5:47: stage 'none': 'ranks: []' would run it on no rank; "
       "list the ranks that run it, or leave 'ranks' out for every rank\n"
