@@ -59,9 +59,10 @@ accel_effects_negotiate (AccelStage *stage, const AccelType *in_types,
 
   if (self->parse_error)
     {
+      /* naming the parameter, which also puts a YAML file's message at it */
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (realtime.effects): %s", accel_stage_get_name (stage),
-          self->parse_error);
+          "stage '%s' (realtime.effects): effects: %s",
+          accel_stage_get_name (stage), self->parse_error);
       return FALSE;
     }
   if (!accel_realtime_check_format (

@@ -131,7 +131,8 @@ test_effects_parse_error (void)
   g_assert_false (accel_graph_prepare (g, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_cmpstr (error->message, ==,
-      "stage 'grade' (realtime.effects): unknown effect 'saturatoin' (did "
+      "stage 'grade' (realtime.effects): effects: unknown effect 'saturatoin' "
+      "(did "
       "you mean 'saturation'?)");
   /* the property keeps what was set */
   g_object_get (fx, "effects", &kept, NULL);
@@ -153,7 +154,8 @@ test_effects_range_error (void)
   g_assert_false (accel_graph_prepare (g, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_cmpstr (error->message, ==,
-      "stage 'fx' (realtime.effects): 'vignette=0.4/1.2': the radius must be "
+      "stage 'fx' (realtime.effects): effects: 'vignette=0.4/1.2': the radius "
+      "must be "
       "in [0, 1)");
 }
 

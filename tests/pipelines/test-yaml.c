@@ -1423,6 +1423,29 @@ test_prepare_at_value (void)
     }
 }
 
+/* realtime.effects' description that does not parse is said at its value,
+ * naming the parameter (it was at the stage's name, and named none) */
+static void
+test_effects_at_value (void)
+{
+  static const char yaml[] = "pipeline: t\nstages:\n"
+                             "  - {name: s, kind: core.test-source,\n"
+                             "     params: {format: RGBA8, num-buffers: 1}}\n"
+                             "  - {name: fx, kind: realtime.effects,\n"
+                             "     params: {effects: 'contrast=nan'}}\n"
+                             "  - {name: k, kind: core.null-sink}\n"
+                             "links: [s -> fx -> k]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "lim", &error);
+
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "lim:6:24: stage 'fx' (realtime.effects): effects: 'contrast=nan': "
+      "'nan' is not a number");
+}
+
 /* every stage with a shape parameter takes it the one way, and a size
  * past the largest is told as such, with the limit (rand's and io's said
  * "positive sizes" of 4294967296) */
@@ -1538,6 +1561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/problem-one-line", test_problem_one_line);
   g_test_add_func ("/yaml/prepare-at-value", test_prepare_at_value);
   g_test_add_func ("/yaml/shape-limit", test_shape_limit);
+  g_test_add_func ("/yaml/effects-at-value", test_effects_at_value);
   g_test_add_func ("/yaml/empty-pipeline-name", test_empty_pipeline_name);
   return g_test_run ();
 }
