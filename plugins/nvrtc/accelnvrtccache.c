@@ -137,7 +137,8 @@ accel_nvrtc_quote_log (const char *log, const char *name, const char *source)
  * Splits @options as the compile gives them to NVRTC. MT safe.
  *
  * Returns: %FALSE with %ACCEL_ERROR_INVALID_INPUT naming @options when they
- *   cannot be split (an unclosed quote).
+ *   cannot be split (an unclosed quote), or set the architecture
+ *   (`-arch`, `--gpu-architecture`), which is the compile's own.
  */
 gboolean
 accel_nvrtc_split_options (const char *options, gchar ***argv, GError **error)
@@ -154,6 +155,18 @@ accel_nvrtc_split_options (const char *options, gchar ***argv, GError **error)
           shell_error->message);
       return FALSE;
     }
+  /* NVRTC takes the last architecture given: a CUBIN for another GPU
+   * than the one that loads it */
+  for (guint i = 0; split && split[i]; i++)
+    if (g_str_has_prefix (split[i], "-arch")
+        || g_str_has_prefix (split[i], "--gpu-architecture"))
+      {
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+            "the NVRTC options \"%s\" set the GPU architecture (%s), "
+            "which the compile sets for the device itself: leave it out",
+            options, split[i]);
+        return FALSE;
+      }
   if (argv)
     *argv = split ? g_steal_pointer (&split) : g_new0 (gchar *, 1);
   return TRUE;

@@ -534,6 +534,32 @@ test_checked_when_prepared (void)
       "\"-DNAME='unclosed\": "));
 }
 
+/* the architecture is the stage's GPU's: options that set another one
+ * are refused (NVRTC took the last, and a CUBIN for sm_80 failed to load
+ * on an sm_90 GPU, or ran code built for a smaller one) */
+static void
+test_options_set_arch (void)
+{
+  static const char *const options[]
+      = { "-DGAIN=2 -arch=sm_80", "-DGAIN=2 --gpu-architecture=compute_80",
+          "-DGAIN=2 -arch sm_80", "-DGAIN=2 '-arch=sm_80'" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      g_autoptr (GError) stage = prepare_on_host (
+          "source", good_source, "options", options[i], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GBytes) cubin = accel_nvrtc_compile_full (good_source,
+          "good.cu", options[i], "sm_90", NULL, NULL, NULL, &error);
+
+      g_test_message ("%s", options[i]);
+      g_assert_error (stage, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_nonnull (strstr (stage->message, "set the GPU architecture"));
+      g_assert_null (cubin);
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+    }
+}
+
 static void
 test_properties (void)
 {
@@ -616,6 +642,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/nvrtc/stage/checked-when-prepared", test_checked_when_prepared);
   g_test_add_func ("/nvrtc/stage/empty-is-unset", test_empty_is_unset);
+  g_test_add_func ("/nvrtc/stage/options-set-arch", test_options_set_arch);
   g_test_add_func ("/nvrtc/stage/properties", test_properties);
   g_test_add_func ("/nvrtc/stage/fixed-params", test_fixed_params);
   status = g_test_run ();
