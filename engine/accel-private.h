@@ -155,7 +155,7 @@ void accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log);
 void accel_stage_set_start_sequence (AccelStage *stage, guint64 sequence);
 void accel_stage_set_produced_file (AccelStage *stage, int fd, guint64 n_lost);
 void accel_stage_set_checkpoint (AccelStage *stage, const char *base,
-    const char *restore_from, guint64 state_id);
+    const char *restore_from, guint64 state_id, gboolean state_id_gained);
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 void accel_stage_set_graph_failed (AccelStage *stage, gboolean failed);
 void accel_stage_set_graph_ending (AccelStage *stage, gboolean ending);
@@ -240,8 +240,8 @@ gchar *accel_real_to_string (double v, gboolean single);
 /* checkpoint.c */
 gboolean accel_checkpoint_write (const char *path, guint64 state_id,
     guint64 sequence, GBytes *state, GError **error);
-GBytes *accel_checkpoint_read (
-    const char *path, guint64 state_id, guint64 *sequence, GError **error);
+GBytes *accel_checkpoint_read (const char *path, guint64 state_id,
+    gboolean state_id_gained, guint64 *sequence, GError **error);
 gboolean accel_checkpoint_save (const char *base, guint64 state_id,
     guint64 sequence, GBytes *state, GError **error);
 gchar *accel_checkpoint_find (

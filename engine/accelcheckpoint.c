@@ -89,14 +89,44 @@ accel_checkpoint_write (const char *path, guint64 state_id, guint64 sequence,
       (gssize)(at + size), G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
+/* whether @path (a checkpoint, or a stateless marker: @what), which
+ * carries the identity @id (or none, without @carried), is of the state
+ * directory @state_id: one copied from another directory of the same
+ * pipeline is not (@believed says what it would do). One without an
+ * identity was written before state directories had one: the directory's
+ * own only where it held state then (@gained) */
+static gboolean
+check_identity (const char *what, const char *path, gboolean carried,
+    guint64 id, guint64 state_id, gboolean gained, const char *believed,
+    GError **error)
+{
+  if (carried ? id == state_id : gained)
+    return TRUE;
+  if (carried)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+        "%s %s was written in another state directory (its identity is "
+        "not this one's): %s; remove it to start the stage's state over",
+        what, path, believed);
+  else
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+        "%s %s carries no state directory identity, and this state "
+        "directory has had one since its first run: it was written in "
+        "another (before they had one), and %s; remove it to start the "
+        "stage's state over",
+        what, path, believed);
+  return FALSE;
+}
+
 /* Returns: the state, with @sequence set, or NULL with @error: the
  * checkpoint was listed, so one that is not there (a dangling link) is
  * lost, and a resume from it would start the state over mid-run; one of
  * another state directory than @state_id's (copied from one of the same
- * pipeline) would mix that run's state into this one's */
+ * pipeline), or one without an identity where the directory did not
+ * gain its own (@state_id_gained), would mix that run's state into this
+ * one's */
 GBytes *
-accel_checkpoint_read (
-    const char *path, guint64 state_id, guint64 *sequence, GError **error)
+accel_checkpoint_read (const char *path, guint64 state_id,
+    gboolean state_id_gained, guint64 *sequence, GError **error)
 {
   g_autofree gchar *data = NULL;
   const char *named;
@@ -151,15 +181,10 @@ accel_checkpoint_read (
     goto invalid;
   /* another state directory's, of the same pipeline and stage: restored,
    * the stage's frames were that run's */
-  if (dir_check && dir_id != state_id)
-    {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
-          "checkpoint %s was written in another state directory (its "
-          "identity is not this one's): restoring it would mix that run's "
-          "state into this one's; remove it to start the stage's state over",
-          path);
-      return NULL;
-    }
+  if (!check_identity ("checkpoint", path, dir_check, dir_id, state_id,
+          state_id_gained,
+          "restoring it would mix that run's state into this one's", error))
+    return NULL;
   /* the sequence its name says (one renamed restored another frame's
    * state, and the frames after it differed) */
   named = strrchr (path, '.');

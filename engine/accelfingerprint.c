@@ -27,8 +27,10 @@
  * kept by the others: its checkpoints carry it, so that one copied from
  * another state directory (of the same pipeline and stage) is refused.
  * No part of what the graph is: a fingerprint kept before it has none,
- * and gains one */
+ * and gains one, marked GAINED: that directory's checkpoints without one
+ * are its own, where in any other they are another directory's */
 #define IDENTITY_PREFIX "identity\t"
+#define GAINED "\tgained"
 
 /* a field of a line: tabs and line breaks escaped */
 static void
@@ -327,6 +329,7 @@ input_starts_as (const char *path, const char *was, const char *now)
  * @graph: a prepared graph
  * @was: (nullable): the fingerprint kept in the state directory: an input
  *   file it finds unchanged (its size and identity) is not read again
+ * @gained: whether the directory held state before it had an identity
  *
  * Returns: (transfer full): the graph's fingerprint: the state
  * directory's identity (@was's, or a new one), and a line per stage (name
@@ -334,7 +337,7 @@ input_starts_as (const char *path, const char *was, const char *now)
  * Called from the thread that starts the graph.
  */
 gchar *
-accel_graph_fingerprint (AccelGraph *graph, const char *was)
+accel_graph_fingerprint (AccelGraph *graph, const char *was, gboolean gained)
 {
   GString *s = g_string_new (FINGERPRINT_HEADER);
   AccelWorld *world = accel_world_get_default ();
@@ -342,8 +345,8 @@ accel_graph_fingerprint (AccelGraph *graph, const char *was)
 
   while (identity == 0)
     identity = ((guint64)g_random_int () << 32) | g_random_int ();
-  g_string_append_printf (
-      s, IDENTITY_PREFIX "%016" G_GINT64_MODIFIER "x\n", identity);
+  g_string_append_printf (s, IDENTITY_PREFIX "%016" G_GINT64_MODIFIER "x%s\n",
+      identity, gained ? GAINED : "");
 
   /* collectives over another number of ranks make other frames. Only
    * worlds have the line: state directories of lone processes made
@@ -591,7 +594,28 @@ accel_fingerprint_get_identity (const char *fingerprint)
     return 0;
   digits = line + 1 + strlen (IDENTITY_PREFIX);
   identity = g_ascii_strtoull (digits, &end, 16);
-  return end == digits + 16 && *end == '\n' ? identity : 0;
+  return end == digits + 16
+                 && (*end == '\n' || g_str_has_prefix (end, GAINED "\n"))
+             ? identity
+             : 0;
+}
+
+/**
+ * accel_fingerprint_identity_is_gained:
+ * @fingerprint: a fingerprint (accel_graph_fingerprint())
+ *
+ * Returns: whether its state directory held state before it had an
+ * identity (its checkpoints without one are its own), or %TRUE for a
+ * fingerprint without one yet. MT safe.
+ */
+gboolean
+accel_fingerprint_identity_is_gained (const char *fingerprint)
+{
+  const char *line = strstr (fingerprint, "\n" IDENTITY_PREFIX);
+
+  return accel_fingerprint_get_identity (fingerprint) == 0
+         || g_str_has_prefix (
+             line + 1 + strlen (IDENTITY_PREFIX) + 16, GAINED "\n");
 }
 
 /**

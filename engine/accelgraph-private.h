@@ -41,6 +41,8 @@ struct _AccelGraph
   gint64 frame_limit;
   gchar *state_dir;
   guint64 state_id; /* its identity, in its fingerprint: its checkpoints' */
+  /* it held state before it had one: checkpoints without one are its own */
+  gboolean state_id_gained;
   gint64 commit_interval_us;
   /* the state directory's state is dropped when the graph starts */
   gboolean discard_state;
@@ -100,8 +102,10 @@ gboolean accel_graph_check_threads (AccelGraph *graph, GError **error);
 gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
 
 /* accelfingerprint.c */
-gchar *accel_graph_fingerprint (AccelGraph *graph, const char *was);
+gchar *accel_graph_fingerprint (
+    AccelGraph *graph, const char *was, gboolean gained);
 guint64 accel_fingerprint_get_identity (const char *fingerprint);
+gboolean accel_fingerprint_identity_is_gained (const char *fingerprint);
 gboolean accel_fingerprint_compare (
     const char *was, const char *now, const char *dir, GError **error);
 

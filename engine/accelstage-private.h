@@ -104,6 +104,7 @@ typedef struct
   guint64 snapshot_sequence; /* the frame it is the state after */
   gchar *checkpoint;         /* where snapshots go on disk, or NULL */
   guint64 state_id;          /* the identity of their state directory */
+  gboolean state_id_gained;  /* those without one are its own */
   gboolean stateless; /* said so there (accel_checkpoint_mark_stateless) */
   gboolean checkpoint_failing; /* the last save failed, and said so */
   gchar *restore_from;         /* the checkpoint to start from, or NULL */

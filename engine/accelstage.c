@@ -777,11 +777,11 @@ accel_stage_get_commit_log (AccelStage *stage)
 }
 
 /* stateful stages: where their snapshots go on disk (@base.<sequence>), the
- * one to start from, or NULL, and the identity of the state directory
- * they carry */
+ * one to start from, or NULL, the identity of the state directory they
+ * carry, and whether those without one are its own (it gained one) */
 void
 accel_stage_set_checkpoint (AccelStage *stage, const char *base,
-    const char *restore_from, guint64 state_id)
+    const char *restore_from, guint64 state_id, gboolean state_id_gained)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
@@ -790,6 +790,7 @@ accel_stage_set_checkpoint (AccelStage *stage, const char *base,
   priv->supervisor.checkpoint = g_strdup (base);
   priv->supervisor.restore_from = g_strdup (restore_from);
   priv->supervisor.state_id = state_id;
+  priv->supervisor.state_id_gained = state_id_gained;
   priv->supervisor.stateless = FALSE;
 }
 

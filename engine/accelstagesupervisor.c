@@ -198,8 +198,8 @@ accel_stage_supervisor_restore_checkpoint (AccelStage *self, GError **error)
 
   if (!sup->restore_from || !klass->restore)
     return TRUE;
-  state = accel_checkpoint_read (
-      sup->restore_from, sup->state_id, &sequence, &read_error);
+  state = accel_checkpoint_read (sup->restore_from, sup->state_id,
+      sup->state_id_gained, &sequence, &read_error);
   if (read_error)
     {
       g_propagate_error (error, g_steal_pointer (&read_error));

@@ -138,9 +138,10 @@ holds_state (const char *base)
  * what they committed; their checkpoints go, as they are made again.
  * Returns where the sources resume. */
 static guint64
-common_checkpoint (
-    const char *dir, guint64 state_id, GPtrArray *order, guint64 resume)
+common_checkpoint (AccelGraph *graph, guint64 resume)
 {
+  const char *dir = graph->state_dir;
+  GPtrArray *order = graph->order;
   guint64 r = resume == G_MAXUINT64 ? 0 : resume, before;
 
   do
@@ -173,7 +174,8 @@ common_checkpoint (
       if (r > 0 && holds_state (base))
         from = accel_checkpoint_find (base, r, &seq);
       accel_checkpoint_drop_from (base, from ? seq + 1 : 0);
-      accel_stage_set_checkpoint (stage, base, from, state_id);
+      accel_stage_set_checkpoint (
+          stage, base, from, graph->state_id, graph->state_id_gained);
     }
   return resume == G_MAXUINT64 ? resume : r;
 }
@@ -352,6 +354,20 @@ check_fingerprint_kept (const char *dir, GError **error)
   return TRUE;
 }
 
+/* whether @dir holds a commit log: a state kept before fingerprints were
+ * (one kept beside a fingerprint is refused without it) */
+static gboolean
+holds_commit_logs (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    if (g_str_has_suffix (name, ".commits"))
+      return TRUE;
+  return FALSE;
+}
+
 /* <dir>/fingerprint: written by the first run, compared by the others;
  * on disk before any commit log speaks of it (a machine that went down
  * lost it, and the logs, synced, were refused for want of it) */
@@ -369,7 +385,8 @@ check_fingerprint (AccelGraph *graph, GError **error)
    * what this run reads */
   if (g_file_get_contents (path, &was, NULL, &local))
     {
-      now = accel_graph_fingerprint (graph, was);
+      now = accel_graph_fingerprint (
+          graph, was, accel_fingerprint_identity_is_gained (was));
       if (!accel_fingerprint_compare (was, now, graph->state_dir, error))
         return FALSE;
     }
@@ -380,14 +397,17 @@ check_fingerprint (AccelGraph *graph, GError **error)
     }
   else
     {
-      now = accel_graph_fingerprint (graph, NULL);
       if (!check_fingerprint_kept (graph->state_dir, error))
         return FALSE;
+      now = accel_graph_fingerprint (
+          graph, NULL, holds_commit_logs (graph->state_dir));
     }
   /* the checkpoints of this run carry the identity it holds: on disk
    * before them, or a resume after the machine went down would refuse
-   * them as another directory's */
+   * them as another directory's. A directory that had one from its start
+   * refuses those without one: they are another directory's */
   graph->state_id = accel_fingerprint_get_identity (now);
+  graph->state_id_gained = accel_fingerprint_identity_is_gained (now);
   return (was && g_str_equal (was, now))
          || g_file_set_contents_full (path, now, -1,
              G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
@@ -602,7 +622,7 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
   for (guint round = 1;; round++)
     {
       g_autofree gchar *name = g_strdup_printf ("resume/%u", round);
-      guint64 lowered = common_checkpoint (dir, graph->state_id, order, resume);
+      guint64 lowered = common_checkpoint (graph, resume);
       guint64 agreed = lowered;
 
       if (!world || accel_world_get_generation (world) == 0)

@@ -2217,6 +2217,112 @@ test_checkpoint_state_dir_checked (void)
   result_clear (&r);
 }
 
+/* @path, an ACCELCK4 checkpoint, rewritten as one of ACCELCK3, from before
+ * checkpoints carried their state directory's identity: its check is
+ * without the identity (header: magic, sequence, size, check, identity) */
+static void
+drop_checkpoint_identity (const char *path, const char *to)
+{
+  g_autofree gchar *data = NULL;
+  guint64 check, id;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, >=, 40);
+  g_assert_cmpmem (data, 8, "ACCELCK4", 8);
+  memcpy (data, "ACCELCK3", 8);
+  memcpy (&check, data + 24, 8);
+  memcpy (&id, data + 32, 8);
+  check ^= id;
+  memcpy (data + 24, &check, 8);
+  memmove (data + 32, data + 40, len - 40);
+  g_assert_true (g_file_set_contents (to, data, (gssize)(len - 8), NULL));
+}
+
+/* a checkpoint without an identity (ACCELCK3) copied from another state
+ * directory into one made with an identity is refused: it cannot be this
+ * directory's own (it was restored, and the stage's frames after it were
+ * the other run's, status 0) */
+static void
+test_checkpoint_unidentified_refused (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *other = g_build_filename (sc.dir, "other", NULL);
+  g_autofree gchar *other_arg = g_strdup_printf ("--state-dir=%s", other);
+  g_autofree gchar *mine = g_build_filename (sc.state, "a.checkpoint.8", NULL);
+  g_autofree gchar *theirs = g_build_filename (other, "a.checkpoint.8", NULL);
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: one-sim\n"
+      "stages:\n"
+      "  - {name: a, kind: realtime.particles, params: {capacity: 256,\n"
+      "     emit-rate: 16, num-buffers: 20, snapshot-interval: 4, seed: 1}}\n"
+      "  - {name: oa, kind: core.checksum-sink, params: {location: a.txt}}\n"
+      "links: [a -> oa]\n",
+      -1, NULL));
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--frames=10", other_arg, sc.yaml, NULL);
+  expect_in (
+      0, NULL, sc.dir, "--quiet", "--frames=10", sc.state_arg, sc.yaml, NULL);
+  drop_checkpoint_identity (theirs, mine);
+  expect_in (2, "a.checkpoint.8 carries no state directory identity", sc.dir,
+      "--quiet", sc.state_arg, sc.yaml, NULL);
+}
+
+/* a state directory kept before state directories had an identity (its
+ * fingerprint without one, its checkpoints ACCELCK3) resumes from its own
+ * checkpoints, and so it does after its first run gained it an identity;
+ * the output equals a run without the crashes */
+static void
+test_checkpoint_unidentified_old_dir (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
+  g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
+  g_autofree gchar *clean = g_build_filename (sc.dir, "clean", NULL);
+  g_autofree gchar *clean_sums = g_build_filename (clean, "sums.txt", NULL);
+  g_autofree gchar *text = NULL;
+  g_autoptr (GBytes) expected = NULL;
+  g_auto (GStrv) lines = NULL;
+  GString *kept = g_string_new (NULL);
+  Result r = { 0 };
+
+  crash_checkpointed_sim (&sc);
+  g_assert_cmpint (g_mkdir (clean, 0755), ==, 0);
+  expect_in (0, NULL, clean, "--quiet", sc.yaml, NULL);
+  expected = contents (clean_sums);
+  for (gint s = 0; s <= 16; s += 8)
+    {
+      g_autofree gchar *path
+          = g_strdup_printf ("%s/sim.checkpoint.%d", sc.state, s);
+      drop_checkpoint_identity (path, path);
+    }
+  /* a fingerprint from before its identity and its check */
+  g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (*lines[i] && !g_str_has_prefix (lines[i], "# check")
+        && !g_str_has_prefix (lines[i], "identity\t"))
+      g_string_append_printf (kept, "%s\n", lines[i]);
+  g_assert_true (g_file_set_contents (print, kept->str, -1, NULL));
+  g_string_free (kept, TRUE);
+
+  /* killed again before its next checkpoint: the directory has its
+   * identity now, and its checkpoints none */
+  g_setenv ("ACCEL_FAULT", "sim:crash:20", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, -1);
+  g_assert_null (strstr (r.err, "identity"));
+  result_clear (&r);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\nidentity\t"));
+  assert_resumes_to (
+      sc.dir, sc.state_arg, sc.yaml, sums, expected, "resuming at frame 17");
+}
+
 /* the checksum sink's resume cuts its file in place, to its committed lines
  * in order: through a link it cut the link's file (it wrote a file of its
  * own over the link, and the real one lacked the frames resumed), and a
@@ -4022,6 +4128,10 @@ main (int argc, char **argv)
       "/accel-run/checkpoint-stage-checked", test_checkpoint_stage_checked);
   g_test_add_func ("/accel-run/checkpoint-state-dir-checked",
       test_checkpoint_state_dir_checked);
+  g_test_add_func ("/accel-run/checkpoint-unidentified-refused",
+      test_checkpoint_unidentified_refused);
+  g_test_add_func ("/accel-run/checkpoint-unidentified-old-dir",
+      test_checkpoint_unidentified_old_dir);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
