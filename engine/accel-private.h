@@ -247,7 +247,10 @@ gboolean accel_checkpoint_save (const char *base, guint64 state_id,
 gchar *accel_checkpoint_find (
     const char *base, guint64 before, guint64 *sequence);
 void accel_checkpoint_drop_from (const char *base, guint64 first);
-gboolean accel_checkpoint_mark_stateless (const char *base, GError **error);
+gboolean accel_checkpoint_mark_stateless (
+    const char *base, guint64 state_id, GError **error);
+gboolean accel_checkpoint_check_stateless (const char *base, guint64 state_id,
+    gboolean state_id_gained, GError **error);
 gboolean accel_checkpoint_is_stateless (const char *base);
 
 /* fence.c: events, and a frame's release */

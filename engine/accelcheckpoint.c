@@ -352,24 +352,69 @@ accel_checkpoint_drop_from (const char *base, guint64 first)
 }
 
 /* "<base>.stateless": left by a stage whose snapshot held no state, so
- * that a resume tells it from one whose checkpoints were never written */
+ * that a resume tells it from one whose checkpoints were never written.
+ * It holds the identity of its state directory, "%016x\n" (empty before
+ * state directories had one) */
 static gchar *
 stateless_path (const char *base)
 {
   return g_strconcat (base, ".stateless", NULL);
 }
 
-/* marks @base's stage as one whose snapshots hold no state */
+static gchar *
+stateless_text (guint64 state_id)
+{
+  return g_strdup_printf ("%016" G_GINT64_MODIFIER "x\n", state_id);
+}
+
+/* marks @base's stage as one whose snapshots hold no state, in the state
+ * directory of identity @state_id */
 gboolean
-accel_checkpoint_mark_stateless (const char *base, GError **error)
+accel_checkpoint_mark_stateless (
+    const char *base, guint64 state_id, GError **error)
 {
   g_autofree gchar *path = stateless_path (base);
+  g_autofree gchar *text = stateless_text (state_id);
+  g_autofree gchar *was = NULL;
 
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
+  if (g_file_get_contents (path, &was, NULL, NULL) && g_str_equal (was, text))
     return TRUE;
   g_debug ("%s: the stage's snapshots hold no state", base);
   return g_file_set_contents_full (
-      path, "", 0, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+      path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+/* whether @base's stateless marker, if there is one, is of the state
+ * directory @state_id (or without an identity where it gained one:
+ * accel_checkpoint_read()); believed, a stage that holds state would
+ * resume with its state started over mid-run */
+gboolean
+accel_checkpoint_check_stateless (const char *base, guint64 state_id,
+    gboolean state_id_gained, GError **error)
+{
+  g_autofree gchar *path = stateless_path (base);
+  g_autofree gchar *text = NULL;
+  gsize len;
+  guint64 id = 0;
+  char *end = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  if (len > 0)
+    id = g_ascii_strtoull (text, &end, 16);
+  if (len > 0 && (len != 17 || end != text + 16 || *end != '\n'))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "%s is damaged; remove it to start the stage's state over", path);
+      return FALSE;
+    }
+  return check_identity ("stateless marker", path, len > 0, id, state_id,
+      state_id_gained,
+      "believing it, the stage would resume with its state started over "
+      "mid-run",
+      error);
 }
 
 /* whether @base's stage said its snapshots hold no state */

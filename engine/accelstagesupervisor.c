@@ -175,8 +175,8 @@ accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence)
   if (!sup->snapshot)
     {
       if (!sup->stateless)
-        sup->stateless
-            = accel_checkpoint_mark_stateless (sup->checkpoint, &error);
+        sup->stateless = accel_checkpoint_mark_stateless (
+            sup->checkpoint, sup->state_id, &error);
     }
   else
     {

@@ -131,6 +131,24 @@ holds_state (const char *base)
   return newest != NULL || !accel_checkpoint_is_stateless (base);
 }
 
+/* the stateless markers a resume believes are this directory's
+ * (accel_checkpoint_check_stateless()) */
+static gboolean
+check_stateless_markers (AccelGraph *graph, GError **error)
+{
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      g_autofree gchar *base
+          = checkpoint_base (graph->state_dir, graph->order->pdata[i]);
+
+      if (base
+          && !accel_checkpoint_check_stateless (
+              base, graph->state_id, graph->state_id_gained, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Every stateful stage must start from its state after one same frame, the
  * one before the sources resume: the newest frame before @resume (the
  * first uncommitted one) at which each of them saved its state, or none,
@@ -614,6 +632,10 @@ accel_state_dir_open (AccelGraph *graph, GError **error)
    * lacks: collectives pair the ranks' frames by their order */
   if (world && accel_world_get_generation (world) > 0
       && !accel_world_agree_min (world, "resume", &resume, error))
+    goto failed_open;
+  /* a start from frame 0 believes none (and its stages write their own) */
+  if (resume > 0 && resume != G_MAXUINT64
+      && !check_stateless_markers (graph, error))
     goto failed_open;
   /* ... and start their stateful stages from their state after one frame:
    * a rank whose checkpoint there is missing (it died as it wrote it)

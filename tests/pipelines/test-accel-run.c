@@ -2059,29 +2059,56 @@ test_hung_sink (void)
   g_unlink (fifo);
 }
 
-/* a particle simulation with checkpoints every 8 frames into a checksum
- * sink, killed at frame 21 with its state in @sc: checkpoints 0, 8 and 16
- * are on disk */
+/* @text, a pipeline whose stage 'sim' takes a checkpoint every 8 frames,
+ * killed at frame 21 with its state in @sc: checkpoints 0, 8 and 16 are on
+ * disk */
 static void
-crash_checkpointed_sim (Scratch *sc)
+crash_sim_pipeline (Scratch *sc, const char *text)
 {
   Result r = { 0 };
 
-  g_assert_true (g_file_set_contents (sc->yaml,
-      "pipeline: checkpointed\n"
-      "stages:\n"
-      "  - {name: sim, kind: realtime.particles,\n"
-      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
-      "              snapshot-interval: 8}}\n"
-      "  - {name: check, kind: core.checksum-sink, params: {location: "
-      "sums.txt}}\n"
-      "links: [sim -> check]\n",
-      -1, NULL));
+  g_assert_true (g_file_set_contents (sc->yaml, text, -1, NULL));
   g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
   run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
   g_unsetenv ("ACCEL_FAULT");
   g_assert_cmpint (r.status, ==, -1); /* killed */
   result_clear (&r);
+}
+
+/* a particle simulation with checkpoints every 8 frames into a checksum
+ * sink, killed at frame 21 (crash_sim_pipeline ()) */
+static void
+crash_checkpointed_sim (Scratch *sc)
+{
+  crash_sim_pipeline (sc, "pipeline: checkpointed\n"
+                          "stages:\n"
+                          "  - {name: sim, kind: realtime.particles,\n"
+                          "     params: {capacity: 2000, emit-rate: 100,\n"
+                          "              num-buffers: 40, snapshot-interval: "
+                          "8}}\n"
+                          "  - {name: check, kind: core.checksum-sink, "
+                          "params: {location: sums.txt}}\n"
+                          "links: [sim -> check]\n");
+}
+
+/* as crash_checkpointed_sim (), the frames drawn and through effects
+ * that keep no state: 'fx' leaves fx.checkpoint.stateless */
+static void
+crash_sim_with_effects (Scratch *sc)
+{
+  crash_sim_pipeline (sc,
+      "pipeline: marked\n"
+      "stages:\n"
+      "  - {name: sim, kind: realtime.particles,\n"
+      "     params: {capacity: 2000, emit-rate: 100, num-buffers: 40,\n"
+      "              snapshot-interval: 8}}\n"
+      "  - {name: draw, kind: realtime.splat,\n"
+      "     params: {width: 32, height: 24, scale: 10}}\n"
+      "  - {name: fx, kind: realtime.effects,\n"
+      "     params: {effects: 'contrast=1.2', snapshot-interval: 8}}\n"
+      "  - {name: check, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [sim -> draw, draw -> fx, fx -> check]\n");
 }
 
 /* a checkpoint holds the state of the frame its name says: renamed (each
@@ -2270,14 +2297,17 @@ test_checkpoint_unidentified_refused (void)
 }
 
 /* a state directory kept before state directories had an identity (its
- * fingerprint without one, its checkpoints ACCELCK3) resumes from its own
- * checkpoints, and so it does after its first run gained it an identity;
- * the output equals a run without the crashes */
+ * fingerprint without one, its checkpoints ACCELCK3, its stateless marker
+ * empty) resumes from its own checkpoints, and so it does after its first
+ * run gained it an identity; the output equals a run without the
+ * crashes */
 static void
 test_checkpoint_unidentified_old_dir (void)
 {
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
+  g_autofree gchar *marker
+      = g_build_filename (sc.state, "fx.checkpoint.stateless", NULL);
   g_autofree gchar *sums = g_build_filename (sc.dir, "sums.txt", NULL);
   g_autofree gchar *clean = g_build_filename (sc.dir, "clean", NULL);
   g_autofree gchar *clean_sums = g_build_filename (clean, "sums.txt", NULL);
@@ -2287,7 +2317,7 @@ test_checkpoint_unidentified_old_dir (void)
   GString *kept = g_string_new (NULL);
   Result r = { 0 };
 
-  crash_checkpointed_sim (&sc);
+  crash_sim_with_effects (&sc);
   g_assert_cmpint (g_mkdir (clean, 0755), ==, 0);
   expect_in (0, NULL, clean, "--quiet", sc.yaml, NULL);
   expected = contents (clean_sums);
@@ -2297,6 +2327,8 @@ test_checkpoint_unidentified_old_dir (void)
           = g_strdup_printf ("%s/sim.checkpoint.%d", sc.state, s);
       drop_checkpoint_identity (path, path);
     }
+  g_assert_true (g_file_test (marker, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_set_contents (marker, "", 0, NULL));
   /* a fingerprint from before its identity and its check */
   g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
   lines = g_strsplit (text, "\n", -1);
@@ -2321,6 +2353,45 @@ test_checkpoint_unidentified_old_dir (void)
   g_assert_nonnull (strstr (text, "\nidentity\t"));
   assert_resumes_to (
       sc.dir, sc.state_arg, sc.yaml, sums, expected, "resuming at frame 17");
+}
+
+/* a stage's marker that its snapshots hold no state, copied from another
+ * state directory (or one without an identity, from before they had one)
+ * is refused as its checkpoints are: believed, a stateful stage whose
+ * checkpoints are gone resumed with its state started over mid-run, its
+ * frames not a clean run's, status 0 */
+static void
+test_stateless_marker_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *other = g_build_filename (sc.dir, "other", NULL);
+  g_autofree gchar *other_arg = g_strdup_printf ("--state-dir=%s", other);
+  g_autofree gchar *theirs
+      = g_build_filename (other, "fx.checkpoint.stateless", NULL);
+  g_autofree gchar *mine
+      = g_build_filename (sc.state, "sim.checkpoint.stateless", NULL);
+  g_autofree gchar *data = NULL;
+  gsize len;
+
+  crash_sim_with_effects (&sc);
+  expect_in (0, NULL, sc.dir, "--quiet", other_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (theirs, &data, &len, NULL));
+  for (gint s = 0; s <= 16; s += 8)
+    {
+      g_autofree gchar *path
+          = g_strdup_printf ("%s/sim.checkpoint.%d", sc.state, s);
+      g_assert_cmpint (g_unlink (path), ==, 0);
+    }
+  g_assert_true (g_file_set_contents (mine, data, (gssize)len, NULL));
+  expect_in (2,
+      "sim.checkpoint.stateless was written in another state "
+      "directory",
+      sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_set_contents (mine, "", 0, NULL));
+  expect_in (2,
+      "sim.checkpoint.stateless carries no state directory "
+      "identity",
+      sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
 }
 
 /* the checksum sink's resume cuts its file in place, to its committed lines
@@ -4132,6 +4203,8 @@ main (int argc, char **argv)
       test_checkpoint_unidentified_refused);
   g_test_add_func ("/accel-run/checkpoint-unidentified-old-dir",
       test_checkpoint_unidentified_old_dir);
+  g_test_add_func (
+      "/accel-run/stateless-marker-checked", test_stateless_marker_checked);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
