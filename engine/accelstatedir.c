@@ -386,6 +386,34 @@ holds_commit_logs (const char *dir)
   return FALSE;
 }
 
+/* the graph's fingerprint (@now), checked against the one kept in its
+ * state directory (@was, NULL where there is none) */
+static gboolean
+compare_fingerprint (
+    AccelGraph *graph, gchar **was, gchar **now, GError **error)
+{
+  g_autofree gchar *path
+      = g_build_filename (graph->state_dir, "fingerprint", NULL);
+  g_autoptr (GError) local = NULL;
+
+  if (g_file_get_contents (path, was, NULL, &local))
+    {
+      *now = accel_graph_fingerprint (
+          graph, *was, accel_fingerprint_identity_is_gained (*was));
+      return accel_fingerprint_compare (*was, *now, graph->state_dir, error);
+    }
+  if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (!check_fingerprint_kept (graph->state_dir, error))
+    return FALSE;
+  *now = accel_graph_fingerprint (
+      graph, NULL, holds_commit_logs (graph->state_dir));
+  return TRUE;
+}
+
 /* <dir>/fingerprint: written by the first run, compared by the others;
  * on disk before any commit log speaks of it (a machine that went down
  * lost it, and the logs, synced, were refused for want of it) */
@@ -396,30 +424,12 @@ check_fingerprint (AccelGraph *graph, GError **error)
       = g_build_filename (graph->state_dir, "fingerprint", NULL);
   g_autofree gchar *now = NULL;
   g_autofree gchar *was = NULL;
-  g_autoptr (GError) local = NULL;
 
   /* a fingerprint accepted as it differs (an input that grew, a line of
    * a later format) is kept as it is now: the next resume compares with
    * what this run reads */
-  if (g_file_get_contents (path, &was, NULL, &local))
-    {
-      now = accel_graph_fingerprint (
-          graph, was, accel_fingerprint_identity_is_gained (was));
-      if (!accel_fingerprint_compare (was, now, graph->state_dir, error))
-        return FALSE;
-    }
-  else if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-    {
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-  else
-    {
-      if (!check_fingerprint_kept (graph->state_dir, error))
-        return FALSE;
-      now = accel_graph_fingerprint (
-          graph, NULL, holds_commit_logs (graph->state_dir));
-    }
+  if (!compare_fingerprint (graph, &was, &now, error))
+    return FALSE;
   /* the checkpoints of this run carry the identity it holds: on disk
    * before them, or a resume after the machine went down would refuse
    * them as another directory's. A directory that had one from its start
@@ -687,6 +697,57 @@ failed_open:
     close_state_files (order);
     return FALSE;
   }
+}
+
+/**
+ * accel_graph_check_state_dir:
+ * @graph: a prepared graph
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks what accel_graph_start() would refuse of the graph's state
+ * directory (accel_graph_set_state_dir()) before any frame: one that is
+ * not a directory or cannot be written, a stage that writes its files,
+ * files there that are not regular, a state of another shape of run, and
+ * (unless it is to be discarded) a damaged fingerprint or another
+ * pipeline's. Creates, locks and writes nothing; a directory that is not
+ * there yet passes. What only the start finds (a lock held by another run,
+ * the sinks' outputs against their commit logs, the checkpoints) is not
+ * checked.
+ *
+ * Returns: %FALSE with @error as accel_graph_start() would fail. Called
+ * from the thread that builds the graph.
+ */
+gboolean
+accel_graph_check_state_dir (AccelGraph *graph, GError **error)
+{
+  const char *dir;
+  g_autofree gchar *was = NULL, *now = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  dir = graph->state_dir;
+  /* a rank's directory is refused inside one process's before it is made */
+  if (!dir || !check_run_shape (graph, error))
+    return dir == NULL;
+  if (!g_file_test (dir, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the state directory %s is not a directory", dir);
+      return FALSE;
+    }
+  if (access (dir, R_OK | W_OK | X_OK) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot write in the state directory %s: %s", dir,
+          g_strerror (saved));
+      return FALSE;
+    }
+  if (!accel_graph_check_state_files (graph, dir, is_state_or_lock, error)
+      || (!graph->discard_state && !check_state_files (dir, error)))
+    return FALSE;
+  return graph->discard_state || compare_fingerprint (graph, &was, &now, error);
 }
 
 /**

@@ -856,17 +856,25 @@ capture_mode_from_option (void)
   return value;
 }
 
+/* a state directory that does not fit the pipeline: says how to start
+ * over */
+static gboolean
+hint_restart_state (const GError *error)
+{
+  if (!g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH))
+    return FALSE;
+  g_printerr ("accel-run: --restart-state discards the state and starts "
+              "over\n");
+  return TRUE;
+}
+
 /* a state directory that does not fit the pipeline is a mistake of the
  * command line, as an invalid pipeline is */
 static int
 start_failed_status (const GError *error)
 {
-  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH))
-    {
-      g_printerr ("accel-run: --restart-state discards the state and starts "
-                  "over\n");
-      return EXIT_INVALID;
-    }
+  if (hint_restart_state (error))
+    return EXIT_INVALID;
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE))
     return EXIT_INVALID;
   return accel_supervisor_exit_status (error);
@@ -1023,7 +1031,26 @@ run_pipeline (const char *path)
   if (opt_validate)
     {
       g_autofree gchar *valid = NULL;
+      /* a rank's, as its supervisor would give it */
+      g_autofree gchar *rank_dir
+          = world && opt_state_dir ? g_strdup_printf (
+                "%s/rank-%u", opt_state_dir, accel_world_get_rank (world))
+                                   : NULL;
 
+      /* what the run would refuse of it, the directory left as it is */
+      if (rank_dir)
+        state_dir = rank_dir;
+      if (state_dir)
+        {
+          accel_graph_set_state_dir (graph, state_dir, 100 * 1000);
+          accel_graph_set_discard_state (graph, opt_restart_state);
+          if (!accel_graph_check_state_dir (graph, &error))
+            {
+              g_printerr ("accel-run: %s\n", error->message);
+              hint_restart_state (error);
+              return EXIT_INVALID;
+            }
+        }
       if (opt_quiet)
         return EXIT_DONE;
       valid = world ? g_strdup_printf ("%s: valid as rank %u of %u\n", path,

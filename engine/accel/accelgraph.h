@@ -37,6 +37,7 @@ void accel_graph_send_eos (AccelGraph *graph);
 void accel_graph_set_state_dir (
     AccelGraph *graph, const char *dir, gint64 commit_interval_us);
 void accel_graph_set_discard_state (AccelGraph *graph, gboolean discard);
+gboolean accel_graph_check_state_dir (AccelGraph *graph, GError **error);
 void accel_graph_set_segments (AccelGraph *graph, gboolean segments);
 void accel_graph_set_capture_mode (AccelGraph *graph, AccelCaptureMode mode);
 AccelCaptureMode accel_graph_get_capture_mode (AccelGraph *graph);

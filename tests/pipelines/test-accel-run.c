@@ -2394,6 +2394,70 @@ test_stateless_marker_checked (void)
       sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
 }
 
+/* --validate with --state-dir says what the run would refuse of the state
+ * directory (another pipeline's, a damaged fingerprint, a FIFO named as a
+ * state file), with its status, and changes nothing there: a directory
+ * that is not there is not made, and a fingerprint is not written (it
+ * said valid, and the run was refused) */
+static void
+test_validate_state_dir (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
+  g_autofree gchar *fifo = g_build_filename (sc.state, "out.commits", NULL);
+  g_autofree gchar *world = g_build_filename (sc.dir, "world.yaml", NULL);
+  g_autofree gchar *text = NULL, *after = NULL;
+  g_autofree gchar *damaged = NULL;
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: validated\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '64', "
+      "num-buffers: 4}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  expect_in (0, NULL, sc.dir, "--validate", sc.state_arg, sc.yaml, NULL);
+  g_assert_false (g_file_test (sc.state, G_FILE_TEST_EXISTS));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  expect_in (0, NULL, sc.dir, "--validate", sc.state_arg, sc.yaml, NULL);
+  /* a world's ranks in one process's state directory */
+  g_assert_true (g_file_set_contents (world,
+      "pipeline: ranks\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '64'}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  expect_in (2, "holds the state of a run of one process", sc.dir, "--validate",
+      "--ranks=2", sc.state_arg, world, NULL);
+
+  /* another pipeline's: refused as the run refuses it, and no
+   * fingerprint of this one is written */
+  g_assert_true (g_file_get_contents (print, &text, NULL, NULL));
+  expect_in (2,
+      "holds the state of another pipeline: stage 'src' parameter "
+      "'shape' was \"64\", now \"32\"",
+      sc.dir, "--validate", "--set", "src.shape=32", sc.state_arg, sc.yaml,
+      NULL);
+  expect_in (0, NULL, sc.dir, "--validate", "--restart-state", "--set",
+      "src.shape=32", sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (print, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, text);
+
+  damaged = g_strconcat (text, "x\n", NULL);
+  g_assert_true (g_file_set_contents (print, damaged, -1, NULL));
+  expect_in (2, "holds a damaged fingerprint", sc.dir, "--validate",
+      sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_set_contents (print, text, -1, NULL));
+
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  expect_in (2, "out.commits is not a regular file", sc.dir, "--validate",
+      sc.state_arg, sc.yaml, NULL);
+}
+
 /* the checksum sink's resume cuts its file in place, to its committed lines
  * in order: through a link it cut the link's file (it wrote a file of its
  * own over the link, and the real one lacked the frames resumed), and a
@@ -4205,6 +4269,7 @@ main (int argc, char **argv)
       test_checkpoint_unidentified_old_dir);
   g_test_add_func (
       "/accel-run/stateless-marker-checked", test_stateless_marker_checked);
+  g_test_add_func ("/accel-run/validate-state-dir", test_validate_state_dir);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
