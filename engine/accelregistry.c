@@ -5,6 +5,7 @@
 #include "accel-private.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <gmodule.h>
 #include <string.h>
 
@@ -39,12 +40,19 @@ accel_registry_init (AccelRegistry *self)
       = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
+/* @named: a directory the user named (ACCEL_PLUGIN_PATH), said when it
+ * cannot be read: a name mistyped there left its stage kinds unknown
+ * without a hint. Not an error, as with GST_PLUGIN_PATH */
 static void
-load_plugins_from (AccelRegistry *self, const char *dir)
+load_plugins_from (AccelRegistry *self, const char *dir, gboolean named)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const char *entry;
 
+  if (!d && named)
+    g_message ("ACCEL_PLUGIN_PATH names %s, which is no directory this "
+               "process can read (%s): no plugins are loaded from it",
+        dir, g_strerror (errno));
   if (!d)
     return;
   while ((entry = g_dir_read_name (d)))
@@ -89,7 +97,7 @@ load_build_tree_plugins (AccelRegistry *self)
     {
       g_autofree gchar *dir = g_build_filename (plugins, entry, NULL);
       if (g_file_test (dir, G_FILE_TEST_IS_DIR))
-        load_plugins_from (self, dir);
+        load_plugins_from (self, dir, FALSE);
     }
 }
 
@@ -105,12 +113,12 @@ registry_init (gpointer data)
       g_auto (GStrv) dirs = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
       for (guint i = 0; dirs[i]; i++)
         if (*dirs[i])
-          load_plugins_from (self, dirs[i]);
+          load_plugins_from (self, dirs[i], TRUE);
     }
   if (!g_getenv ("ACCEL_PLUGIN_PATH_ONLY"))
     {
       load_build_tree_plugins (self);
-      load_plugins_from (self, ACCEL_PLUGIN_DIR);
+      load_plugins_from (self, ACCEL_PLUGIN_DIR, FALSE);
     }
   return self;
 }

@@ -2458,6 +2458,57 @@ test_validate_state_dir (void)
       sc.state_arg, sc.yaml, NULL);
 }
 
+/* how many times @needle is in @haystack */
+static guint
+count_of (const char *haystack, const char *needle)
+{
+  guint n = 0;
+
+  for (const char *at = haystack; (at = strstr (at, needle)); at++)
+    n++;
+  return n;
+}
+
+/* a directory of ACCEL_PLUGIN_PATH that is not there, or no directory, is
+ * said once on stderr, naming it, and the run goes on (it was skipped
+ * without a word, and its stage kinds were unknown later without a
+ * hint) */
+static void
+test_plugin_path_unreadable (void)
+{
+  g_autofree gchar *was = g_strdup (g_getenv ("ACCEL_PLUGIN_PATH"));
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *missing = g_build_filename (dir, "plugns", NULL);
+  g_autofree gchar *file = g_build_filename (dir, "a-file", NULL);
+  g_autofree gchar *path = g_strdup_printf ("%s:%s:%s", missing, was, file);
+  g_autofree gchar *said_missing = g_strdup_printf (
+      "ACCEL_PLUGIN_PATH names %s, which is no directory", missing);
+  g_autofree gchar *said_file = g_strdup_printf (
+      "ACCEL_PLUGIN_PATH names %s, which is no directory", file);
+  const char *runs[][2] = {
+    { "--validate", "--quiet" },
+    { "--quiet", "--frames=2" },
+  };
+
+  g_assert_true (g_file_set_contents (file, "", 0, NULL));
+  g_setenv ("ACCEL_PLUGIN_PATH", path, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      Result r = { 0 };
+
+      run (&r, runs[i][0], runs[i][1], "-e",
+          "core.test-source shape=4 ! core.null-sink", NULL);
+      g_test_message ("%s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpuint (count_of (r.err, said_missing), ==, 1);
+      g_assert_nonnull (strstr (r.err, "No such file or directory"));
+      g_assert_cmpuint (count_of (r.err, said_file), ==, 1);
+      result_clear (&r);
+    }
+  g_setenv ("ACCEL_PLUGIN_PATH", was, TRUE);
+  remove_dir (dir);
+}
+
 /* the checksum sink's resume cuts its file in place, to its committed lines
  * in order: through a link it cut the link's file (it wrote a file of its
  * own over the link, and the real one lacked the frames resumed), and a
@@ -4270,6 +4321,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/stateless-marker-checked", test_stateless_marker_checked);
   g_test_add_func ("/accel-run/validate-state-dir", test_validate_state_dir);
+  g_test_add_func (
+      "/accel-run/plugin-path-unreadable", test_plugin_path_unreadable);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
