@@ -368,7 +368,7 @@ resolve_word (Parser *p, Item *item)
         item->kind, tail, head);
   else if (*tail && !valid_name (tail))
     problem (p, item->col + (gint)(tail - item->kind),
-        "port '%s' may hold only letters, digits, '_' and '-'", tail);
+        "port '%s' may hold only ASCII letters, digits, '_' and '-'", tail);
   if (item->props->len || item->device)
     problem (p,
         item->props->len ? g_array_index (item->props, Prop, 0).key_col
@@ -443,7 +443,8 @@ resolve (Parser *p, GArray *bangs)
       first = find_named (p, item->name);
       if (!valid_name (item->name))
         problem (p, item->name_col,
-            "stage name '%s' may hold only letters, digits, '_' and '-', as "
+            "stage name '%s' may hold only ASCII letters, digits, '_' and '-', "
+            "as "
             "links name it",
             item->name);
       else if (first != item)

@@ -861,7 +861,8 @@ check_name (Loader *l, yaml_node_t *n, gboolean stage)
   /* report () escapes its control characters as it does a value's */
   if (stage)
     report (l, n->start_mark,
-        "stage name '%s' may hold only letters, digits, '_', '-' and '\"', "
+        "stage name '%s' may hold only ASCII letters, digits, '_', '-' and "
+        "'\"', "
         "as links and state files are named after it",
         name);
   else
@@ -1022,6 +1023,20 @@ check_stage_files_per_rank (Loader *l)
     }
 }
 
+/* a stage named @name at @mark, its stage not made yet */
+static Decl *
+declare (Loader *l, const char *name, yaml_mark_t mark)
+{
+  Decl *decl = g_new0 (Decl, 1);
+
+  decl->name = g_strdup (name);
+  decl->mark = mark;
+  decl->file_mark = mark;
+  g_ptr_array_add (l->decls, decl);
+  g_hash_table_insert (l->by_name, decl->name, decl);
+  return decl;
+}
+
 /* a stage; @alias: the alias the stages list has in its place, or NULL */
 static void
 load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
@@ -1052,13 +1067,19 @@ load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
   if (!expect (l, name_n, YAML_SCALAR_NODE, "a stage's name"))
     return;
   name = scalar (name_n);
-  if (!check_name (l, name_n, TRUE))
-    return;
   /* its name is where the user wrote it: an alias of the stage, or of
    * its name */
   name_alias = alias ? alias : lookup_alias (l, map, "name");
   name_mark = name_alias ? name_alias->mark : name_n->start_mark;
   first = g_hash_table_lookup (l->by_name, name);
+  if (!check_name (l, name_n, TRUE))
+    {
+      /* declared, without a stage: a link to it was reported again, as
+       * to an unknown stage */
+      if (!first)
+        declare (l, name, name_mark);
+      return;
+    }
   if (first)
     {
       g_autofree gchar *at = place (first->mark);
@@ -1068,12 +1089,7 @@ load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
           name, at, note);
       return;
     }
-  decl = g_new0 (Decl, 1);
-  decl->name = g_strdup (name);
-  decl->mark = name_mark;
-  decl->file_mark = decl->mark;
-  g_ptr_array_add (l->decls, decl);
-  g_hash_table_insert (l->by_name, decl->name, decl);
+  decl = declare (l, name, name_mark);
 
   if (!kind_n || is_null (kind_n))
     {

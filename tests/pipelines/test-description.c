@@ -139,7 +139,8 @@ static const BadCase bad_cases[] = {
   { "core.test-source name=a ! core.null-sink name=a",
       "-e:1:47: a stage named 'a' is already declared at column 1" },
   { "core.test-source name=a:b ! core.null-sink",
-      "-e:1:23: stage name 'a:b' may hold only letters, digits, '_' and '-', "
+      "-e:1:23: stage name 'a:b' may hold only ASCII letters, digits, '_' and "
+      "'-', "
       "as links name it" },
   { "core.test-source name=s ! core.null-sink  s. sigma=2 ! core.null-sink",
       "-e:1:46: a reference to stage 's' takes no properties; set them where "

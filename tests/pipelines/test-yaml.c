@@ -291,13 +291,13 @@ static const Golden goldens[] = {
       "bad/shapes.yaml:11:12: a stage's name must be a scalar, not a mapping\n"
       "bad/shapes.yaml:13:5: a link must be a scalar, not a list" },
   { "names.yaml",
-      "bad/names.yaml:3:12: stage name 'cam.0' may hold only letters, "
+      "bad/names.yaml:3:12: stage name 'cam.0' may hold only ASCII letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it\n"
-      "bad/names.yaml:4:12: stage name 'my sink' may hold only letters, "
+      "bad/names.yaml:4:12: stage name 'my sink' may hold only ASCII letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it\n"
-      "bad/names.yaml:5:12: stage name 'a->b' may hold only letters, "
+      "bad/names.yaml:5:12: stage name 'a->b' may hold only ASCII letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it" },
   { "unknown-kind.yaml",
@@ -433,18 +433,27 @@ static const Golden goldens[] = {
   { "unsafe-names.yaml",
       "bad/unsafe-names.yaml:1:11: pipeline name 'my\\tpipe' may not hold "
       "control characters\n"
-      "bad/unsafe-names.yaml:3:12: stage name 'a\\tb' may hold only letters, "
+      "bad/unsafe-names.yaml:3:12: stage name 'a\\tb' may hold only ASCII "
+      "letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it\n"
-      "bad/unsafe-names.yaml:4:12: stage name 'x;rm' may hold only letters, "
+      "bad/unsafe-names.yaml:4:12: stage name 'x;rm' may hold only ASCII "
+      "letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it\n"
-      "bad/unsafe-names.yaml:5:12: stage name '../etc' may hold only letters, "
+      "bad/unsafe-names.yaml:5:12: stage name '../etc' may hold only ASCII "
+      "letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it\n"
-      "bad/unsafe-names.yaml:6:12: stage name 'x}y' may hold only letters, "
+      "bad/unsafe-names.yaml:6:12: stage name 'x}y' may hold only ASCII "
+      "letters, "
       "digits, '_', '-' and '\"', as links and state files are named after "
       "it" },
+  /* once: the link to it was reported too, as to an unknown stage */
+  { "non-ascii-name.yaml",
+      "bad/non-ascii-name.yaml:3:12: stage name 'blür' may hold only "
+      "ASCII letters, digits, '_', '-' and '\"', as links and state files are "
+      "named after it" },
 };
 
 static void
