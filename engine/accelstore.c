@@ -10,6 +10,7 @@
 #include "accel-private.h"
 
 #include <gio/gio.h>
+#include <unistd.h>
 
 /* how long a refused connection waits before the next try */
 #define RETRY_MS 100
@@ -255,6 +256,28 @@ accel_store_get (
   return g_bytes_new_take (data, n);
 }
 
+/* this process, as its joins name it to the store: a token made once,
+ * which no other process has (two machines may share a name, two
+ * containers a pid), its pid and its host in base64 */
+static const char *
+join_identity (void)
+{
+  static gchar *identity;
+  static gsize made;
+
+  if (g_once_init_enter (&made))
+    {
+      const char *host = g_get_host_name ();
+      g_autofree gchar *host64
+          = g_base64_encode ((const guchar *)host, strlen (host));
+
+      identity = g_strdup_printf ("%08x%08x %d %s", g_random_int (),
+          g_random_int (), (int)getpid (), host64);
+      g_once_init_leave (&made, 1);
+    }
+  return identity;
+}
+
 /**
  * accel_store_join:
  * @address: the coordinator, `HOST:PORT`
@@ -302,10 +325,11 @@ accel_store_join (const char *address, guint rank, guint world_size,
       g_clear_object (&c);
     }
   /* with the generation of workers it is in: a join of one its supervisor
-   * has given up on is refused */
-  request = g_strdup_printf ("JOIN %u %u %s %u %u", rank, world_size, name,
+   * has given up on is refused; and with who joins: another process's
+   * join for this rank that still waits is refused */
+  request = g_strdup_printf ("JOIN %u %u %s %u %u %s", rank, world_size, name,
       (guint)MAX (0, (deadline - g_get_monotonic_time ()) / 1000),
-      accel_supervisor_get_generation ());
+      accel_supervisor_get_generation (), join_identity ());
   if (!(reply = call (address, request, timeout_ms, error)))
     return 0;
   if (g_str_has_prefix (reply, "JOINED ")

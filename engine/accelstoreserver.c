@@ -16,6 +16,16 @@
 #define THREADS_PER_RANK 4
 #define MIN_THREADS 256
 
+/* a join that waits for the world */
+typedef struct
+{
+  guint rank, generation;
+  const char *token; /* made by its process at start; NULL from a client
+                        that sends none */
+  const char *who;   /* "process PID on HOST" */
+  GSocket *socket;
+} Join;
+
 struct _AccelStoreServer
 {
   GThreadedSocketService *service;
@@ -34,6 +44,7 @@ struct _AccelStoreServer
   gboolean complete; /* every rank joined this generation */
   gboolean *joined;  /* [world_size], this round */
   guint *waiting;    /* [world_size], joins of this round still waiting */
+  GPtrArray *joins;  /* of Join, every join still waiting */
   guint n_joined;
   guint first_workers; /* joins of workers of an earlier generation are
                           refused: their supervisor gave up on them */
@@ -80,13 +91,58 @@ finished_ranks_unlocked (AccelStoreServer *server, guint mine)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* whether the process at the other end of @socket is still there: one
+ * that is gone had its socket closed by its kernel (our client sends
+ * nothing after its request, so an end read there is its process's) */
+static gboolean
+socket_alive (GSocket *socket)
+{
+  GIOCondition ready
+      = g_socket_condition_check (socket, G_IO_IN | G_IO_HUP | G_IO_ERR);
+  GInputVector peek;
+  char byte;
+  gint flags = G_SOCKET_MSG_PEEK;
+
+  if (ready & (G_IO_HUP | G_IO_ERR))
+    return FALSE;
+  if (!(ready & G_IO_IN))
+    return TRUE;
+  peek = (GInputVector){ &byte, 1 };
+  return g_socket_receive_message (
+             socket, NULL, &peek, 1, NULL, NULL, &flags, NULL, NULL)
+         > 0;
+}
+
+/* another process's join for @rank that waits in this round while its
+ * process runs: two processes were given one rank. A rank started again
+ * joins while its predecessor's join waits too, but that one's process is
+ * gone */
+static Join *
+live_rival_unlocked (AccelStoreServer *server, guint rank, const char *token)
+{
+  for (guint i = 0; token && i < server->joins->len; i++)
+    {
+      Join *j = g_ptr_array_index (server->joins, i);
+
+      if (j->rank == rank && j->generation == server->generation && j->token
+          && !g_str_equal (j->token, token) && socket_alive (j->socket))
+        return j;
+    }
+  return NULL;
+}
+
 /* a rank joins the current round; a rank that joins a round that is
- * complete has been started again: the world starts a new generation */
+ * complete has been started again: the world starts a new generation.
+ * @token and @who say which process joins (NULL when its client did not
+ * say), @socket is its connection */
 static gchar *
 handle_join (AccelStoreServer *server, guint rank, guint size,
-    const char *pipeline, guint workers, gint64 deadline)
+    const char *pipeline, guint workers, const char *token, const char *who,
+    GSocket *socket, gint64 deadline)
 {
   gchar *reply = NULL;
+  Join join = { rank, 0, token, who, socket };
+  Join *rival;
   guint mine;
 
   g_mutex_lock (&server->lock);
@@ -121,6 +177,15 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
           rank, pipeline, server->pipeline);
       goto out;
     }
+  if (!server->complete && (rival = live_rival_unlocked (server, rank, token)))
+    {
+      reply = g_strdup_printf ("ERROR rank %u is taken by %s, which joined "
+                               "first and waits for the other ranks; %s was "
+                               "given rank %u too: each process of a world "
+                               "needs a --rank of its own",
+          rank, rival->who, who, rank);
+      goto out;
+    }
   if (server->complete)
     {
       /* the ranks still in the old generation learn that it was left
@@ -145,6 +210,8 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   /* a rank started again may join while its old request still waits */
   server->waiting[rank]++;
   mine = server->generation;
+  join.generation = mine;
+  g_ptr_array_add (server->joins, &join);
   g_debug ("rank %u joined generation %u (%u of %u)", rank, mine,
       server->n_joined, server->world_size);
   if (server->n_joined == server->world_size)
@@ -155,6 +222,7 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   while (server->generation == mine && !server->complete && !server->closing)
     if (!g_cond_wait_until (&server->changed, &server->lock, deadline))
       break;
+  g_ptr_array_remove_fast (server->joins, &join);
   if (server->generation == mine)
     server->waiting[rank]--;
   if (server->generation == mine && server->complete)
@@ -220,15 +288,25 @@ handle_set (AccelStoreServer *server, const char *key, const char *text)
   return g_strdup ("OK");
 }
 
-/* "SET key base64", "GET key timeout_ms", "JOIN rank size name timeout_ms
- * [workers]" (the name in base64; workers: the generation of workers the
- * rank's supervisor started it in) */
 static gchar *
-handle_line (AccelStoreServer *server, const char *line)
+decode_text (const char *base64)
 {
-  g_auto (GStrv) w = g_strsplit (line, " ", 6);
+  gsize len;
+  g_autofree guchar *data = g_base64_decode (base64, &len);
+
+  return g_strndup ((const char *)data, len);
+}
+
+/* "SET key base64", "GET key timeout_ms", "JOIN rank size name timeout_ms
+ * [workers [token pid host]]" (the name and the host in base64; workers:
+ * the generation of workers the rank's supervisor started it in; token,
+ * pid and host: the joining process) from the client at @socket */
+static gchar *
+handle_line (AccelStoreServer *server, const char *line, GSocket *socket)
+{
+  g_auto (GStrv) w = g_strsplit (line, " ", 9);
   guint n = g_strv_length (w);
-  guint64 a = 0, b = 0, timeout = 0, workers = 1;
+  guint64 a = 0, b = 0, timeout = 0, workers = 1, pid = 0;
 
   if (n == 3 && g_str_equal (w[0], "SET"))
     return handle_set (server, w[1], w[2]);
@@ -236,18 +314,24 @@ handle_line (AccelStoreServer *server, const char *line)
       && g_ascii_string_to_unsigned (w[2], 10, 0, G_MAXUINT, &timeout, NULL))
     return handle_get (server, w[1],
         g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
-  if ((n == 5 || n == 6) && g_str_equal (w[0], "JOIN")
+  if ((n == 5 || n == 6 || n == 9) && g_str_equal (w[0], "JOIN")
       && g_ascii_string_to_unsigned (w[1], 10, 0, G_MAXUINT, &a, NULL)
       && g_ascii_string_to_unsigned (w[2], 10, 1, G_MAXUINT, &b, NULL)
       && g_ascii_string_to_unsigned (w[4], 10, 0, G_MAXUINT, &timeout, NULL)
       && (n == 5
           || g_ascii_string_to_unsigned (
-              w[5], 10, 1, G_MAXUINT, &workers, NULL)))
+              w[5], 10, 1, G_MAXUINT, &workers, NULL))
+      && (n < 9
+          || g_ascii_string_to_unsigned (w[7], 10, 0, G_MAXUINT, &pid, NULL)))
     {
-      gsize len;
-      g_autofree guchar *name = g_base64_decode (w[3], &len);
-      g_autofree gchar *text = g_strndup ((const char *)name, len);
+      g_autofree gchar *text = decode_text (w[3]);
+      g_autofree gchar *host = n == 9 ? decode_text (w[8]) : NULL;
+      g_autofree gchar *who
+          = host ? g_strdup_printf ("process %u on %s", (guint)pid, host)
+                 : NULL;
+
       return handle_join (server, (guint)a, (guint)b, text, (guint)workers,
+          n == 9 ? w[6] : NULL, who, socket,
           g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
     }
   return g_strdup ("ERROR not a request of the accel store");
@@ -271,7 +355,8 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection,
   line = accel_store_read_line (
       g_io_stream_get_input_stream (G_IO_STREAM (connection)), &too_long, NULL);
   if (line)
-    reply = handle_line (server, line);
+    reply = handle_line (
+        server, line, g_socket_connection_get_socket (connection));
   else if (too_long)
     reply = g_strdup_printf (
         "ERROR a request of the accel store is at most %d bytes",
@@ -386,6 +471,7 @@ accel_store_server_new (const char *address, guint world_size, GError **error)
   server->world_size = world_size;
   server->joined = g_new0 (gboolean, world_size);
   server->waiting = g_new0 (guint, world_size);
+  server->joins = g_ptr_array_new ();
   server->complete = TRUE; /* the first join begins generation 1 */
   server->context = g_main_context_new ();
   server->loop = g_main_loop_new (server->context, FALSE);
@@ -510,6 +596,7 @@ accel_store_server_free (AccelStoreServer *server)
   g_hash_table_unref (server->values);
   g_free (server->joined);
   g_free (server->waiting);
+  g_ptr_array_unref (server->joins);
   g_free (server->pipeline);
   g_free (server->address);
   g_mutex_clear (&server->lock);

@@ -274,6 +274,86 @@ test_bad_requests (void)
   g_assert_cmpuint (accel_world_get_generation (r0), ==, 1);
 }
 
+/* a connection to @server that sent @request and waits for its reply */
+static GSocketConnection *
+raw_send (AccelStoreServer *server, const char *request)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GError) error = NULL;
+  GSocketConnection *c;
+
+  g_socket_client_set_timeout (client, 20);
+  c = g_socket_client_connect_to_host (
+      client, accel_store_server_get_address (server), 0, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (c)),
+      request, strlen (request), NULL, NULL, &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static gchar *
+raw_reply (GSocketConnection *c)
+{
+  g_autoptr (GDataInputStream) in = g_data_input_stream_new (
+      g_io_stream_get_input_stream (G_IO_STREAM (c)));
+
+  return g_data_input_stream_read_line (in, NULL, NULL, NULL);
+}
+
+/* a join of rank 1 to pipeline "store" (c3RvcmU=) by process @pid on host
+ * "node1" (bm9kZTE=), token @token */
+static gchar *
+join_as (const char *token, int pid)
+{
+  return g_strdup_printf (
+      "JOIN 1 2 c3RvcmU= 20000 1 %s %d bm9kZTE=\n", token, pid);
+}
+
+/* two processes given rank 1: the second's join, while the first's
+ * waits, is refused at once naming both (it waited beside it, and both
+ * took the world's one rank 1). A rank started again joins while its
+ * predecessor's join waits too, but that process is gone, its
+ * connection closed: the new one takes its place */
+static void
+test_rank_given_twice (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, &error);
+  g_autofree gchar *first = join_as ("aaaa", 11),
+                   *second = join_as ("bbbb", 22);
+  g_autofree gchar *again = join_as ("cccc", 33);
+  g_autofree gchar *refused = NULL, *joined = NULL;
+  g_autoptr (GSocketConnection) waits = NULL, twice = NULL, restarted = NULL;
+  g_autoptr (AccelWorld) r0 = NULL;
+  gint64 t0;
+
+  g_assert_no_error (error);
+  waits = raw_send (server, first);
+  /* its join waits in the server (for rank 0): a connection on this
+   * machine's loopback takes far less */
+  g_usleep (G_USEC_PER_SEC);
+  t0 = g_get_monotonic_time ();
+  twice = raw_send (server, second);
+  refused = raw_reply (twice);
+  g_assert_cmpstr (refused, ==,
+      "ERROR rank 1 is taken by process 11 on node1, which joined first and "
+      "waits for the other ranks; process 22 on node1 was given rank 1 too: "
+      "each process of a world needs a --rank of its own");
+  /* at once, not at the join's 20 s timeout */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+
+  /* the first process is gone: its successor joins, and the world forms */
+  g_io_stream_close (G_IO_STREAM (waits), NULL, NULL);
+  restarted = raw_send (server, again);
+  r0 = world_of (server, 0);
+  g_assert_true (accel_world_join (r0, "store", &error));
+  g_assert_no_error (error);
+  joined = raw_reply (restarted);
+  g_assert_cmpstr (joined, ==, "JOINED 1");
+}
+
 /* a server that is no accel store: answers whatever comes with endless
  * bytes */
 static gpointer
@@ -362,6 +442,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/generation-left", test_generation_left);
   g_test_add_func ("/store/dead-join-forgotten", test_dead_join_forgotten);
   g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
+  g_test_add_func ("/store/rank-given-twice", test_rank_given_twice);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
   g_test_add_func ("/store/not-a-store", test_not_a_store);
   g_test_add_func ("/store/join-not-a-store", test_join_not_a_store);
