@@ -9,6 +9,7 @@
 
 #include "accel-private.h"
 
+#include <errno.h>
 #include <gio/gio.h>
 
 /* threads for connections that wait: every rank waits in its join until
@@ -418,6 +419,22 @@ accel_store_parse_address (
   return TRUE;
 }
 
+/* why a store's address cannot be listened on, as its user may have
+ * caused it: a second rank 0 (of this world or another), or a rank 0 on a
+ * machine that is not the coordinator's. GLib has no code of its own for
+ * an address of another machine */
+static const char *
+listen_hint (const GError *listen_error)
+{
+  if (g_error_matches (listen_error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE))
+    return " (is another world's coordinator on this port, or another "
+           "process of this world given --rank 0?)";
+  if (strstr (listen_error->message, g_strerror (EADDRNOTAVAIL)))
+    return " (that address is not one of this machine's: rank 0 serves the "
+           "world's store, so it runs on the coordinator's machine)";
+  return "";
+}
+
 /**
  * accel_store_server_new: (skip)
  * @address: (nullable): `HOST:PORT` to listen on, or %NULL for a free port
@@ -487,10 +504,7 @@ accel_store_server_new (const char *address, guint world_size, GError **error)
       g_main_context_pop_thread_default (server->context);
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "cannot serve the world's store on %s:%u: %s%s", host, port,
-          listen_error->message,
-          g_error_matches (listen_error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE)
-              ? " (is another world's coordinator on this port?)"
-              : "");
+          listen_error->message, listen_hint (listen_error));
       accel_store_server_free (server);
       return NULL;
     }

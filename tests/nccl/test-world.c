@@ -572,6 +572,50 @@ test_rank_given_twice (Fixture *f, gconstpointer data)
   g_assert_cmpmem (sums0, n0, sums1, n1);
 }
 
+/* two processes given --rank 0: the second cannot serve the store, and
+ * says that a rank 0 of this world may hold the port (it asked only
+ * whether another world's did); a rank 0 on a machine that does not have
+ * the coordinator's address is told that rank 0 runs there */
+static void
+test_rank_0_given_twice (Fixture *f, gconstpointer data)
+{
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  g_autofree gchar *nonlocal = NULL;
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=6000", NULL };
+  const char *zero[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "endless.yaml", NULL };
+  /* TEST-NET-1: no machine's own */
+  const char *elsewhere[] = { "--coordinator", "192.0.2.1:29500", "--rank", "0",
+    "--world", "2", "endless.yaml", NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GSubprocess) p = world_spawn (f->dir, env, zero);
+  g_auto (WorldRun) first = { 0 }, twice = { 0 }, away = { 0 };
+
+  /* the first rank 0 serves the store by then */
+  g_usleep (1500 * 1000);
+  world_run (&twice, f->dir, env, zero);
+  g_assert_cmpint (twice.status, !=, 0);
+  world_assert_says (&twice, "cannot serve the world's store on");
+  world_assert_says (&twice, "or another process of this world given "
+                             "--rank 0?");
+  g_assert_cmpfloat (twice.seconds, <, 5.0);
+  world_wait (p, &first, t0);
+  g_assert_cmpint (first.status, !=, 0);
+  world_assert_says (&first, "rank 1 of 2 did not join in time");
+
+  /* a machine may be set to bind addresses it does not have */
+  g_file_get_contents (
+      "/proc/sys/net/ipv4/ip_nonlocal_bind", &nonlocal, NULL, NULL);
+  if (nonlocal && nonlocal[0] != '0')
+    return;
+  world_run (&away, f->dir, env, elsewhere);
+  g_assert_cmpint (away.status, !=, 0);
+  world_assert_says (&away, "that address is not one of this machine's: rank "
+                            "0 serves the world's store, so it runs on the "
+                            "coordinator's machine");
+}
+
 /* ranks that each load a file of their own (--coordinator, --rank,
  * --world), a sender's and a receiver's, run: the loader checks the
  * meetings across ranks only for --ranks N, whose ranks all load one file
@@ -1259,6 +1303,7 @@ main (int argc, char **argv)
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   ADD ("/world/ranks-own-files", test_ranks_own_files);
   ADD ("/world/rank-given-twice", test_rank_given_twice);
+  ADD ("/world/rank-0-given-twice", test_rank_0_given_twice);
   g_test_add ("/world/interrupt", Fixture, GINT_TO_POINTER (FALSE),
       fixture_set_up, test_interrupt, fixture_tear_down);
   ADD ("/world/interrupt-one-rank", test_interrupt_one_rank);
