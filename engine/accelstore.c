@@ -89,10 +89,11 @@ accel_store_read_line (GInputStream *in, gboolean *too_long, GError **error)
     }
 }
 
-/* sends @request, returns the reply line */
+/* sends @request, returns the reply line; the connection in @keep where
+ * given */
 static gchar *
-call (
-    const char *address, const char *request, guint timeout_ms, GError **error)
+call_keep (const char *address, const char *request, guint timeout_ms,
+    GSocketConnection **keep, GError **error)
 {
   gint64 deadline
       = g_get_monotonic_time () + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
@@ -116,6 +117,8 @@ call (
       g_io_stream_get_input_stream (G_IO_STREAM (c)), &too_long, &io_error);
   if (!reply)
     goto io_failed;
+  if (keep)
+    *keep = g_steal_pointer (&c);
   return reply;
 
   /* ERRORS */
@@ -132,6 +135,30 @@ io_failed:
           io_error ? io_error->message : "it closed the connection");
     return NULL;
   }
+}
+
+static gchar *
+call (
+    const char *address, const char *request, guint timeout_ms, GError **error)
+{
+  return call_keep (address, request, timeout_ms, NULL, error);
+}
+
+/* a joined rank's connection, open while its process runs: the store
+ * tells a process given the same rank by it. One per coordinator and rank
+ * (a process that joins again lets its last one go) */
+static void
+keep_joined (const char *address, guint rank, GSocketConnection *c)
+{
+  static GMutex lock;
+  static GHashTable *kept;
+
+  g_mutex_lock (&lock);
+  if (!kept)
+    kept = g_hash_table_new_full (
+        g_str_hash, g_str_equal, g_free, g_object_unref);
+  g_hash_table_replace (kept, g_strdup_printf ("%s %u", address, rank), c);
+  g_mutex_unlock (&lock);
 }
 
 /* @reply is no line of the store's protocol: whatever serves @address
@@ -291,7 +318,9 @@ join_identity (void)
  *
  * Joins the world: waits until every rank has joined. A rank joining a
  * world that was complete begins a new generation, which the others join
- * when they are started again.
+ * when they are started again. The join's connection stays open while
+ * this process runs: another process that joins as @rank meanwhile, while
+ * this one waits or runs, is refused (two processes given one rank).
  *
  * Returns: the world's generation (1 or more), or 0 with @error set: the
  * coordinator cannot be reached, a rank did not join in time
@@ -326,16 +355,19 @@ accel_store_join (const char *address, guint rank, guint world_size,
     }
   /* with the generation of workers it is in: a join of one its supervisor
    * has given up on is refused; and with who joins: another process's
-   * join for this rank that still waits is refused */
+   * process given this rank too is refused */
   request = g_strdup_printf ("JOIN %u %u %s %u %u %s", rank, world_size, name,
       (guint)MAX (0, (deadline - g_get_monotonic_time ()) / 1000),
       accel_supervisor_get_generation (), join_identity ());
-  if (!(reply = call (address, request, timeout_ms, error)))
+  if (!(reply = call_keep (address, request, timeout_ms, &c, error)))
     return 0;
   if (g_str_has_prefix (reply, "JOINED ")
       && g_ascii_string_to_unsigned (
           reply + strlen ("JOINED "), 10, 1, G_MAXUINT, &generation, NULL))
-    return (guint)generation;
+    {
+      keep_joined (address, rank, g_steal_pointer (&c));
+      return (guint)generation;
+    }
   if (!g_str_has_prefix (reply, "ERROR "))
     {
       set_not_a_store (error, address, reply);

@@ -27,6 +27,15 @@ typedef struct
   GSocket *socket;
 } Join;
 
+/* the process that holds a rank of the world's current generation: the
+ * connection of its join stays open while it runs */
+typedef struct
+{
+  guint generation;
+  gchar *token, *who;
+  GSocketConnection *connection;
+} Holder;
+
 struct _AccelStoreServer
 {
   GThreadedSocketService *service;
@@ -46,6 +55,7 @@ struct _AccelStoreServer
   gboolean *joined;  /* [world_size], this round */
   guint *waiting;    /* [world_size], joins of this round still waiting */
   GPtrArray *joins;  /* of Join, every join still waiting */
+  Holder *holders;   /* [world_size] */
   guint n_joined;
   guint first_workers; /* joins of workers of an earlier generation are
                           refused: their supervisor gave up on them */
@@ -114,36 +124,99 @@ socket_alive (GSocket *socket)
          > 0;
 }
 
-/* another process's join for @rank that waits in this round while its
- * process runs: two processes were given one rank. A rank started again
- * joins while its predecessor's join waits too, but that one's process is
- * gone */
-static Join *
-live_rival_unlocked (AccelStoreServer *server, guint rank, const char *token)
+static void
+holder_clear (Holder *h)
 {
-  for (guint i = 0; token && i < server->joins->len; i++)
+  g_clear_pointer (&h->token, g_free);
+  g_clear_pointer (&h->who, g_free);
+  g_clear_object (&h->connection);
+}
+
+/* another process that holds @rank while it runs: its join waits in this
+ * round, or it joined the current generation, which is complete. Two
+ * processes were given one rank: a rank started again joins while its
+ * predecessor's join may still wait, or after it joined, but that process
+ * is gone. Returns what the refusal says of it, and its connection in
+ * @socket */
+static gchar *
+live_rival_unlocked (
+    AccelStoreServer *server, guint rank, const char *token, GSocket **socket)
+{
+  Holder *h = &server->holders[rank];
+
+  for (guint i = 0; token && !server->complete && i < server->joins->len; i++)
     {
       Join *j = g_ptr_array_index (server->joins, i);
 
       if (j->rank == rank && j->generation == server->generation && j->token
           && !g_str_equal (j->token, token) && socket_alive (j->socket))
-        return j;
+        {
+          *socket = j->socket;
+          return g_strdup_printf (
+              "%s, which joined first and waits for the other ranks", j->who);
+        }
+    }
+  if (token && server->complete && h->connection
+      && h->generation == server->generation && !g_str_equal (h->token, token)
+      && socket_alive (g_socket_connection_get_socket (h->connection)))
+    {
+      *socket = g_socket_connection_get_socket (h->connection);
+      return g_strdup_printf ("%s, which joined generation %u of the world "
+                              "and still runs",
+          h->who, h->generation);
     }
   return NULL;
+}
+
+/* the process of @rank's join @join, which got its generation, holds the
+ * rank while the connection lives (where the process that held it is
+ * gone: two joins of a rank may complete a round, one of a process gone) */
+static void
+hold_unlocked (AccelStoreServer *server, guint rank, const Join *join,
+    GSocketConnection *connection)
+{
+  Holder *h = &server->holders[rank];
+
+  if (!join->token || !socket_alive (join->socket))
+    return;
+  if (h->connection && h->generation == join->generation
+      && socket_alive (g_socket_connection_get_socket (h->connection)))
+    return;
+  holder_clear (h);
+  h->generation = join->generation;
+  h->token = g_strdup (join->token);
+  h->who = g_strdup (join->who);
+  h->connection = g_object_ref (connection);
+}
+
+/* the process at the other end of @socket, taken for another process of
+ * the same rank, may be gone with its end still on the way (a lost packet
+ * is sent again within a second): waited for, up to a second, unlocked */
+static void
+wait_rival_gone_unlocked (AccelStoreServer *server, GSocket *socket)
+{
+  g_autoptr (GSocket) held = g_object_ref (socket);
+
+  g_mutex_unlock (&server->lock);
+  g_socket_condition_timed_wait (
+      held, G_IO_IN | G_IO_HUP | G_IO_ERR, G_USEC_PER_SEC, NULL, NULL);
+  g_mutex_lock (&server->lock);
 }
 
 /* a rank joins the current round; a rank that joins a round that is
  * complete has been started again: the world starts a new generation.
  * @token and @who say which process joins (NULL when its client did not
- * say), @socket is its connection */
+ * say), @connection is its connection */
 static gchar *
 handle_join (AccelStoreServer *server, guint rank, guint size,
     const char *pipeline, guint workers, const char *token, const char *who,
-    GSocket *socket, gint64 deadline)
+    GSocketConnection *connection, gint64 deadline)
 {
   gchar *reply = NULL;
-  Join join = { rank, 0, token, who, socket };
-  Join *rival;
+  Join join
+      = { rank, 0, token, who, g_socket_connection_get_socket (connection) };
+  g_autofree gchar *rival = NULL;
+  GSocket *rival_socket = NULL;
   guint mine;
 
   g_mutex_lock (&server->lock);
@@ -178,13 +251,18 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
           rank, pipeline, server->pipeline);
       goto out;
     }
-  if (!server->complete && (rival = live_rival_unlocked (server, rank, token)))
+  if ((rival = live_rival_unlocked (server, rank, token, &rival_socket)))
     {
-      reply = g_strdup_printf ("ERROR rank %u is taken by %s, which joined "
-                               "first and waits for the other ranks; %s was "
-                               "given rank %u too: each process of a world "
-                               "needs a --rank of its own",
-          rank, rival->who, who, rank);
+      g_clear_pointer (&rival, g_free);
+      wait_rival_gone_unlocked (server, rival_socket);
+      rival = live_rival_unlocked (server, rank, token, &rival_socket);
+    }
+  if (rival)
+    {
+      reply = g_strdup_printf ("ERROR rank %u is taken by %s; %s was given "
+                               "rank %u too: each process of a world needs a "
+                               "--rank of its own",
+          rank, rival, who, rank);
       goto out;
     }
   if (server->complete)
@@ -227,7 +305,10 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   if (server->generation == mine)
     server->waiting[rank]--;
   if (server->generation == mine && server->complete)
-    reply = g_strdup_printf ("JOINED %u", mine);
+    {
+      hold_unlocked (server, rank, &join, connection);
+      reply = g_strdup_printf ("JOINED %u", mine);
+    }
   else if (server->generation == mine)
     {
       g_autofree gchar *missing = missing_ranks_unlocked (server);
@@ -303,7 +384,8 @@ decode_text (const char *base64)
  * the generation of workers the rank's supervisor started it in; token,
  * pid and host: the joining process) from the client at @socket */
 static gchar *
-handle_line (AccelStoreServer *server, const char *line, GSocket *socket)
+handle_line (
+    AccelStoreServer *server, const char *line, GSocketConnection *connection)
 {
   g_auto (GStrv) w = g_strsplit (line, " ", 9);
   guint n = g_strv_length (w);
@@ -332,7 +414,7 @@ handle_line (AccelStoreServer *server, const char *line, GSocket *socket)
                  : NULL;
 
       return handle_join (server, (guint)a, (guint)b, text, (guint)workers,
-          n == 9 ? w[6] : NULL, who, socket,
+          n == 9 ? w[6] : NULL, who, connection,
           g_get_monotonic_time () + (gint64)timeout * G_TIME_SPAN_MILLISECOND);
     }
   return g_strdup ("ERROR not a request of the accel store");
@@ -356,8 +438,7 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection,
   line = accel_store_read_line (
       g_io_stream_get_input_stream (G_IO_STREAM (connection)), &too_long, NULL);
   if (line)
-    reply = handle_line (
-        server, line, g_socket_connection_get_socket (connection));
+    reply = handle_line (server, line, connection);
   else if (too_long)
     reply = g_strdup_printf (
         "ERROR a request of the accel store is at most %d bytes",
@@ -489,6 +570,7 @@ accel_store_server_new (const char *address, guint world_size, GError **error)
   server->joined = g_new0 (gboolean, world_size);
   server->waiting = g_new0 (guint, world_size);
   server->joins = g_ptr_array_new ();
+  server->holders = g_new0 (Holder, world_size);
   server->complete = TRUE; /* the first join begins generation 1 */
   server->context = g_main_context_new ();
   server->loop = g_main_loop_new (server->context, FALSE);
@@ -572,6 +654,9 @@ accel_store_server_forget_round (AccelStoreServer *server, guint next_workers)
       memset (server->waiting, 0, server->world_size * sizeof (guint));
       g_cond_broadcast (&server->changed);
     }
+  /* nor does any rank hold its place */
+  for (guint r = 0; r < server->world_size; r++)
+    holder_clear (&server->holders[r]);
   g_mutex_unlock (&server->lock);
 }
 
@@ -611,6 +696,9 @@ accel_store_server_free (AccelStoreServer *server)
   g_free (server->joined);
   g_free (server->waiting);
   g_ptr_array_unref (server->joins);
+  for (guint r = 0; r < server->world_size; r++)
+    holder_clear (&server->holders[r]);
+  g_free (server->holders);
   g_free (server->pipeline);
   g_free (server->address);
   g_mutex_clear (&server->lock);

@@ -312,9 +312,10 @@ join_as (const char *token, int pid)
 
 /* two processes given rank 1: the second's join, while the first's
  * waits, is refused at once naming both (it waited beside it, and both
- * took the world's one rank 1). A rank started again joins while its
- * predecessor's join waits too, but that process is gone, its
- * connection closed: the new one takes its place */
+ * took the world's one rank 1), and so is one while the first's world
+ * runs (it began a generation of its own). A rank started again joins
+ * while its predecessor's join waits too, or after it joined, but that
+ * process is gone, its connection closed: the new one takes its place */
 static void
 test_rank_given_twice (void)
 {
@@ -352,6 +353,23 @@ test_rank_given_twice (void)
   g_assert_no_error (error);
   joined = raw_reply (restarted);
   g_assert_cmpstr (joined, ==, "JOINED 1");
+
+  /* the world runs, its rank 1's connection open: a process given rank 1
+   * is refused, and once that process is gone, its successor begins
+   * generation 2 */
+  g_clear_object (&twice);
+  g_clear_pointer (&refused, g_free);
+  twice = raw_send (server, second);
+  refused = raw_reply (twice);
+  g_assert_cmpstr (refused, ==,
+      "ERROR rank 1 is taken by process 33 on node1, which joined generation "
+      "1 of the world and still runs; process 22 on node1 was given rank 1 "
+      "too: each process of a world needs a --rank of its own");
+  g_assert_false (accel_world_is_left (r0));
+  g_io_stream_close (G_IO_STREAM (restarted), NULL, NULL);
+  g_clear_object (&twice);
+  twice = raw_send (server, second);
+  g_assert_true (learns_left (r0));
 }
 
 /* a server that is no accel store: answers whatever comes with endless
