@@ -62,9 +62,11 @@ struct _GstAccelBlend
   AccelBlendMode mode;
   gfloat opacity;
   gboolean sync_meta;
-  /* sink pads being made, under the object lock: two made at once each
-   * counted the pads there before either was added */
-  guint n_making;
+  /* held while a sink pad is made, so that the count of sink pads seen
+   * is the count there: counting pads in the making under the object lock
+   * refused a request that came between another's pad added and its count
+   * given back. Recursive: a pad-added handler may request the other pad */
+  GRecMutex request_lock;
 
   /* streaming thread */
   GstCudaContext *context;   /* NULL: the host implementation */
@@ -165,26 +167,21 @@ gst_accel_blend_request_new_pad (GstElement *element, GstPadTemplate *templ,
     const gchar *name, const GstCaps *caps)
 {
   GstAccelBlend *self = GST_ACCEL_BLEND (element);
+  GstPad *pad = NULL;
   gboolean full;
-  GstPad *pad;
 
+  g_rec_mutex_lock (&self->request_lock);
+  /* pads are added and removed under the object lock */
   GST_OBJECT_LOCK (self);
-  full = element->numsinkpads + self->n_making >= 2;
-  if (!full)
-    self->n_making++;
+  full = element->numsinkpads >= 2;
   GST_OBJECT_UNLOCK (self);
   if (full)
-    {
-      GST_WARNING_OBJECT (
-          self, "blends two inputs, a base and a layer: no third sink pad");
-      return NULL;
-    }
-  /* added to the element's pads by now, or not made */
-  pad = GST_ELEMENT_CLASS (gst_accel_blend_parent_class)
-            ->request_new_pad (element, templ, name, caps);
-  GST_OBJECT_LOCK (self);
-  self->n_making--;
-  GST_OBJECT_UNLOCK (self);
+    GST_WARNING_OBJECT (
+        self, "blends two inputs, a base and a layer: no third sink pad");
+  else
+    pad = GST_ELEMENT_CLASS (gst_accel_blend_parent_class)
+              ->request_new_pad (element, templ, name, caps);
+  g_rec_mutex_unlock (&self->request_lock);
   return pad;
 }
 
@@ -725,6 +722,15 @@ gst_accel_blend_get_property (
 }
 
 static void
+gst_accel_blend_finalize (GObject *object)
+{
+  GstAccelBlend *self = GST_ACCEL_BLEND (object);
+
+  g_rec_mutex_clear (&self->request_lock);
+  G_OBJECT_CLASS (gst_accel_blend_parent_class)->finalize (object);
+}
+
+static void
 gst_accel_blend_class_init (GstAccelBlendClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -734,6 +740,7 @@ gst_accel_blend_class_init (GstAccelBlendClass *klass)
 
   gobject_class->set_property = gst_accel_blend_set_property;
   gobject_class->get_property = gst_accel_blend_get_property;
+  gobject_class->finalize = gst_accel_blend_finalize;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
@@ -782,4 +789,5 @@ gst_accel_blend_init (GstAccelBlend *self)
   self->mode = DEFAULT_MODE;
   self->opacity = DEFAULT_OPACITY;
   self->sync_meta = DEFAULT_SYNC_META;
+  g_rec_mutex_init (&self->request_lock);
 }

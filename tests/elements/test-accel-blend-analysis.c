@@ -398,8 +398,10 @@ test_blend_system_memory (void)
 }
 
 /* pads requested from threads at once: never a third (each saw one pad
- * before the other was added, and a third input was ignored); a pad
- * released gives its place back */
+ * before the other was added, and a third input was ignored), and never
+ * only one (a request that came while another's pad was added and still
+ * counted as in the making was refused); a pad released gives its place
+ * back */
 typedef struct
 {
   GstElement *blend;
