@@ -212,6 +212,14 @@ test_list_and_describe (void)
   result_clear (&t);
 }
 
+/* removes @dir and all it holds, where there is one */
+static void
+remove_dir (const char *dir)
+{
+  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+    accel_test_remove_tree (dir);
+}
+
 static void
 test_dot_frames_stats_set (void)
 {
@@ -269,7 +277,7 @@ test_dot_frames_stats_set (void)
       ==, "core.null-sink");
   g_unlink (dot);
   g_unlink (stats);
-  g_rmdir (dir);
+  remove_dir (dir);
   result_clear (&r);
 }
 
@@ -599,7 +607,7 @@ test_usage (void)
       result_clear (&r);
     }
   g_unlink (file);
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* --stats - writes to stdout; names are escaped as JSON wants them */
@@ -629,7 +637,7 @@ test_stats_stdout_escaped (void)
           ->number,
       ==, 3);
   g_unlink (path);
-  g_rmdir (dir);
+  remove_dir (dir);
   result_clear (&r);
 }
 
@@ -663,7 +671,7 @@ test_stats_name_not_utf8 (void)
       json_member (parsed, "pipeline", JSON_STRING)->string, "caf\\xe9.yaml"));
   g_unlink (stats);
   g_unlink (path);
-  g_rmdir (dir);
+  remove_dir (dir);
   result_clear (&r);
 }
 
@@ -695,7 +703,7 @@ test_dot_image (void)
       g_assert_nonnull (strstr (r.err, "needs graphviz's 'dot'"));
       g_assert_false (g_file_test (svg, G_FILE_TEST_EXISTS));
     }
-  g_rmdir (dir);
+  remove_dir (dir);
   result_clear (&r);
 }
 
@@ -875,7 +883,7 @@ test_signal_after_loop (void)
       live_clear (&l);
     }
   g_unlink (fifo);
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* a signal once the run is over (its frames done, what it came to said,
@@ -1068,21 +1076,7 @@ test_stats_when_start_fails (void)
   g_unlink (stats);
   g_rmdir (blocker);
   g_rmdir (state);
-  g_rmdir (dir);
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree gchar *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* the stages an application feeds or drains are refused, saying what to
@@ -1234,7 +1228,7 @@ test_resume_after_crash (void)
       remove_dir (state);
     }
   g_unlink (yaml);
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* a simulation that saved no checkpoint (snapshot-interval 0), killed
@@ -1294,7 +1288,7 @@ test_resume_without_checkpoint (void)
       g_unlink (yaml[i]);
       g_free (yaml[i]);
     }
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* a run started again with the state of one cut short says where it
@@ -1332,7 +1326,7 @@ test_says_resume (void)
   g_unlink (sums);
   remove_dir (state);
   g_unlink (yaml);
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 /* two runs cannot share a state directory: the second refuses, naming the
