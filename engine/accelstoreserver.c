@@ -49,7 +49,7 @@ struct _AccelStoreServer
   GCond changed;
   GHashTable *values; /* key -> GBytes */
   guint world_size;
-  gchar *pipeline; /* of the first rank that joined */
+  gchar *pipeline; /* the world's, or of the first rank that joined */
   guint generation;
   gboolean complete; /* every rank joined this generation */
   gboolean *joined;  /* [world_size], this round */
@@ -521,17 +521,23 @@ listen_hint (const GError *listen_error)
  * @address: (nullable): `HOST:PORT` to listen on, or %NULL for a free port
  *   of 127.0.0.1
  * @world_size: the number of ranks of the world
+ * @pipeline: (nullable): the name of the pipeline the world runs, or %NULL
+ *   to take the first joining rank's
  * @error: return location for a #GError, or %NULL
  *
  * Serves a world's rendezvous store on a thread of its own until
- * accel_store_server_free().
+ * accel_store_server_free(). A rank that joins running another pipeline
+ * is refused, naming both: two worlds given one coordinator. With
+ * @pipeline set, a stranger that joins before the world's own ranks is
+ * refused too, rather than taking the world over.
  *
  * Returns: (transfer full): the server, or %NULL when it cannot listen
  * (another world serving on the port, an address of another machine).
  * Called from the supervising process's main thread.
  */
 AccelStoreServer *
-accel_store_server_new (const char *address, guint world_size, GError **error)
+accel_store_server_new (
+    const char *address, guint world_size, const char *pipeline, GError **error)
 {
   g_autoptr (GError) listen_error = NULL;
   g_autoptr (GInetAddress) inet = NULL;
@@ -567,6 +573,7 @@ accel_store_server_new (const char *address, guint world_size, GError **error)
   server->values = g_hash_table_new_full (
       g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_bytes_unref);
   server->world_size = world_size;
+  server->pipeline = g_strdup (pipeline);
   server->joined = g_new0 (gboolean, world_size);
   server->waiting = g_new0 (guint, world_size);
   server->joins = g_ptr_array_new ();

@@ -258,7 +258,7 @@ accel_world_get_worker_defaults (void)
 }
 
 static gboolean
-supervise_worlds (const char *const *argv, guint n_ranks,
+supervise_worlds (const char *const *argv, guint n_ranks, const char *pipeline,
     const char *coordinator, const char *state_dir, guint max_restarts,
     gint64 restart_window_ms, GError **error)
 {
@@ -269,7 +269,8 @@ supervise_worlds (const char *const *argv, guint n_ranks,
   gint64 mark = accel_supervisor_progress_mark (state_dir);
   guint stalled = 0;
 
-  if (!(server = accel_store_server_new (coordinator, n_ranks, error)))
+  if (!(server
+          = accel_store_server_new (coordinator, n_ranks, pipeline, error)))
     return FALSE;
   for (;;)
     {
@@ -361,6 +362,9 @@ supervise_worlds (const char *const *argv, guint n_ranks,
  * @argv: (array zero-terminated=1): each worker's command line (typically
  *   the program itself)
  * @n_ranks: the number of ranks, each a worker process on this machine
+ * @pipeline: (nullable): the name of the pipeline the workers run, which
+ *   the world's store asks of every rank that joins; %NULL: the first
+ *   rank's
  * @coordinator: (nullable): `HOST:PORT` to serve the world's store on, or
  *   %NULL for a free port of 127.0.0.1
  * @state_dir: (nullable): a directory under which rank r keeps its state
@@ -395,16 +399,16 @@ supervise_worlds (const char *const *argv, guint n_ranks,
  */
 gboolean
 accel_world_supervise (const char *const *argv, guint n_ranks,
-    const char *coordinator, const char *state_dir, guint max_restarts,
-    gint64 restart_window_ms, GError **error)
+    const char *pipeline, const char *coordinator, const char *state_dir,
+    guint max_restarts, gint64 restart_window_ms, GError **error)
 {
   AccelSupervisorHandlers previous;
   gboolean ok;
 
   g_return_val_if_fail (n_ranks > 0, FALSE);
   accel_supervisor_begin (&previous);
-  ok = supervise_worlds (argv, n_ranks, coordinator, state_dir, max_restarts,
-      restart_window_ms, error);
+  ok = supervise_worlds (argv, n_ranks, pipeline, coordinator, state_dir,
+      max_restarts, restart_window_ms, error);
   accel_supervisor_end (&previous);
   return ok;
 }

@@ -1333,7 +1333,7 @@ supervise (int argc, char **argv, const char *state_dir)
 
 /* --ranks N: a world of N local workers, supervised together */
 static int
-supervise_world (char **argv)
+supervise_world (char **argv, const char *pipeline)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *tmp_state = make_tmp_state (&error);
@@ -1347,7 +1347,7 @@ supervise_world (char **argv)
   if (signalled_before_workers (tmp_state))
     return EXIT_STOPPED;
   ok = accel_world_supervise ((const char *const *)argv, (guint)opt_ranks,
-      opt_coordinator, opt_state_dir ? opt_state_dir : tmp_state,
+      pipeline, opt_coordinator, opt_state_dir ? opt_state_dir : tmp_state,
       intensity_restarts, intensity_window_ms, &error);
   if (tmp_state)
     remove_tree (tmp_state);
@@ -1355,9 +1355,10 @@ supervise_world (char **argv)
 }
 
 /* --coordinator --rank --world: this machine's rank, supervised here; rank
- * 0's supervisor serves the world's store, so it outlives its workers */
+ * 0's supervisor serves the world's store, so it outlives its workers, and
+ * refuses ranks that join running another pipeline than @pipeline */
 static int
-supervise_rank (int argc, char **argv)
+supervise_rank (int argc, char **argv, const char *pipeline)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelStoreServer) server = NULL;
@@ -1367,7 +1368,7 @@ supervise_rank (int argc, char **argv)
 
   if (opt_rank == 0
       && !(server = accel_store_server_new (
-               opt_coordinator, (guint)opt_world, &error)))
+               opt_coordinator, (guint)opt_world, pipeline, &error)))
     {
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_RUNTIME;
@@ -1929,9 +1930,9 @@ main (int argc, char **argv)
       early_signals_stop ();
       note_signals_around_workers ();
       if (opt_ranks > 0)
-        return supervise_world (argv);
+        return supervise_world (argv, accel_graph_get_name (check));
       if (opt_coordinator)
-        return supervise_rank (argc, argv);
+        return supervise_rank (argc, argv, accel_graph_get_name (check));
       return supervise (argc, argv, opt_state_dir);
     }
   if (opt_validate && MAX (opt_ranks, opt_world) > 0)

@@ -10,8 +10,8 @@ G_BEGIN_DECLS
 
 typedef struct _AccelStoreServer AccelStoreServer;
 
-AccelStoreServer *accel_store_server_new (
-    const char *address, guint world_size, GError **error);
+AccelStoreServer *accel_store_server_new (const char *address, guint world_size,
+    const char *pipeline, GError **error);
 guint16 accel_store_server_get_port (AccelStoreServer *server);
 const char *accel_store_server_get_address (AccelStoreServer *server);
 void accel_store_server_forget_round (

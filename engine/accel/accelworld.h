@@ -45,7 +45,7 @@ gchar *accel_world_substitute (AccelWorld *world, const char *text);
 
 const char *const *accel_world_get_worker_defaults (void);
 gboolean accel_world_supervise (const char *const *argv, guint n_ranks,
-    const char *coordinator, const char *state_dir, guint max_restarts,
-    gint64 restart_window_ms, GError **error);
+    const char *pipeline, const char *coordinator, const char *state_dir,
+    guint max_restarts, gint64 restart_window_ms, GError **error);
 
 G_END_DECLS

@@ -76,7 +76,7 @@ test_join_twice_timed_out (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelStoreServer) server
-      = accel_store_server_new (NULL, 2, &error);
+      = accel_store_server_new (NULL, 2, NULL, &error);
   g_autoptr (AccelWorld) first = world_of (server, 1);
   g_autoptr (AccelWorld) again = world_of (server, 1);
   g_autoptr (AccelWorld) r0 = world_of (server, 0);
@@ -109,7 +109,7 @@ test_dead_join_forgotten (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelStoreServer) server
-      = accel_store_server_new (NULL, 2, &error);
+      = accel_store_server_new (NULL, 2, NULL, &error);
   g_autoptr (AccelWorld) dead = world_of (server, 1);
   g_autoptr (AccelWorld) r0 = world_of (server, 0);
   g_autoptr (AccelWorld) r1 = world_of (server, 1);
@@ -144,12 +144,33 @@ test_dead_join_forgotten (void)
   g_unsetenv ("ACCEL_GENERATION");
 }
 
+/* a server told its world's pipeline refuses a rank of another pipeline
+ * that joins before any of the world's own (it took the first joiner's
+ * pipeline for the world's, and then refused the world's own ranks) */
+static void
+test_stranger_joins_first (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, "store", &error);
+  g_autoptr (AccelWorld) stranger = world_of (server, 1);
+  g_autoptr (AccelWorld) r0 = world_of (server, 0);
+  g_autoptr (AccelWorld) r1 = world_of (server, 1);
+
+  g_assert_no_error (error);
+  g_assert_false (accel_world_join (stranger, "other", &error));
+  g_assert_nonnull (strstr (error->message,
+      "rank 1 runs pipeline 'other', the coordinator's world runs 'store'"));
+  g_clear_error (&error);
+  join_both (r0, r1);
+}
+
 static void
 test_generation_left (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelStoreServer) server
-      = accel_store_server_new (NULL, 2, &error);
+      = accel_store_server_new (NULL, 2, NULL, &error);
   g_autoptr (AccelWorld) r0 = NULL, r1 = NULL, r1_again = NULL;
   g_autoptr (AccelWorld) r0_again = NULL;
   g_autoptr (GBytes) value = g_bytes_new_static ("id", 2);
@@ -243,7 +264,7 @@ test_bad_requests (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelStoreServer) server
-      = accel_store_server_new (NULL, 2, &error);
+      = accel_store_server_new (NULL, 2, NULL, &error);
   g_autoptr (AccelWorld) r0 = NULL, r1 = NULL;
   gsize huge = 4 << 20;
   g_autofree gchar *endless = g_malloc (huge);
@@ -321,7 +342,7 @@ test_rank_given_twice (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelStoreServer) server
-      = accel_store_server_new (NULL, 2, &error);
+      = accel_store_server_new (NULL, 2, NULL, &error);
   g_autofree gchar *first = join_as ("aaaa", 11),
                    *second = join_as ("bbbb", 22);
   g_autofree gchar *again = join_as ("cccc", 33);
@@ -460,6 +481,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/generation-left", test_generation_left);
   g_test_add_func ("/store/dead-join-forgotten", test_dead_join_forgotten);
   g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
+  g_test_add_func ("/store/stranger-joins-first", test_stranger_joins_first);
   g_test_add_func ("/store/rank-given-twice", test_rank_given_twice);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
   g_test_add_func ("/store/not-a-store", test_not_a_store);

@@ -255,8 +255,8 @@ bench_world (const char *self, guint world)
     const char *const args[] = { self, NULL };
     g_autofree gchar *here = g_get_current_dir ();
     g_assert_cmpint (g_chdir (dir), ==, 0);
-    g_assert_true (
-        accel_world_supervise (args, world, NULL, NULL, 0, 10000, &error));
+    g_assert_true (accel_world_supervise (
+        args, world, NULL, NULL, NULL, 0, 10000, &error));
     g_assert_no_error (error);
     g_assert_cmpint (g_chdir (here), ==, 0);
     for (guint r = 0; r < world; r++)

@@ -718,15 +718,32 @@ test_ranks_own_files (Fixture *f, gconstpointer data)
   g_assert_cmpuint (n, >, 0);
 }
 
+/* whether something listens on 127.0.0.1:@port (a connection that says
+ * nothing: the store drops it) */
+static gboolean
+world_listens (guint16 port)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnection) c = NULL;
+
+  g_socket_client_set_timeout (client, 1);
+  c = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, NULL);
+  return c != NULL;
+}
+
 /* the first world holds the port: a second one cannot serve there, and a
- * rank of another pipeline cannot join the first */
+ * rank of another pipeline cannot join the first. The first world's rank 0
+ * waits for its rank 1 as long as a loaded machine needs (with a 6 s
+ * timeout it could give up and free the port before the second world
+ * tried it), and is then interrupted, as a user would */
 static void
 test_two_worlds_one_port (Fixture *f, gconstpointer data)
 {
-  g_autofree gchar *addr
-      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  guint16 port = world_free_ports (1);
+  g_autofree gchar *addr = g_strdup_printf ("127.0.0.1:%u", port);
+  g_autofree gchar *tmp = world_make_tmp (f->dir);
   const char *env[] = { TIMEOUT_ENV, NULL };
-  const char *slow[] = { "ACCEL_WORLD_TIMEOUT=6000", NULL };
+  const char *slow[] = { "ACCEL_WORLD_TIMEOUT=120000", NULL };
   const char *first[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
     "endless.yaml", NULL };
   const char *second[]
@@ -734,11 +751,14 @@ test_two_worlds_one_port (Fixture *f, gconstpointer data)
   const char *stranger[] = { "--coordinator", addr, "--rank", "1", "--world",
     "2", "scoped.yaml", NULL };
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (GSubprocess) p = world_spawn (f->dir, slow, first);
+  g_autoptr (GSubprocess) p = world_spawn_in (f->dir, tmp, TRUE, slow, first);
   g_auto (WorldRun) r = { 0 }, s = { 0 }, w = { 0 };
 
-  /* the first world's rank 0 has joined by then */
-  g_usleep (1500 * 1000);
+  /* its rank 0's supervisor serves the store */
+  while (!world_listens (port)
+         && g_get_monotonic_time () - t0 < 30 * G_USEC_PER_SEC)
+    g_usleep (50 * 1000);
+  g_assert_true (world_listens (port));
   world_run (&r, f->dir, env, second);
   g_assert_cmpint (r.status, !=, 0);
   world_assert_says (&r, "cannot serve the world's store on");
@@ -747,8 +767,11 @@ test_two_worlds_one_port (Fixture *f, gconstpointer data)
   g_assert_cmpint (s.status, !=, 0);
   world_assert_says (&s, "rank 1 runs pipeline 'scoped', the "
                          "coordinator's world runs 'endless'");
+  g_assert_cmpint (
+      kill (-atoi (g_subprocess_get_identifier (p)), SIGINT), ==, 0);
   world_wait (p, &w, t0);
-  g_assert_cmpint (w.status, !=, 0);
+  g_assert_cmpint (w.status, ==, 130);
+  world_assert_says (&w, "stopped after an interrupt");
 }
 
 /* whether the @n ranks run by the supervisor whose TMPDIR is @tmp have
