@@ -167,18 +167,20 @@ accel_dnn_conv_negotiate (AccelStage *stage, const AccelType *in_types,
         " channels, not %" G_GINT64_FORMAT,
         din, dweights, s->groups, s->c / s->groups, weights->dims[1]);
 
-  /* the rows and columns one dilated filter covers */
+  /* the rows and columns one dilated filter covers; the message names
+   * the parameters, so a pipeline file's error points at their values */
   span_h = (s->r - 1) * s->dilation_h + 1;
   span_w = (s->s - 1) * s->dilation_w + 1;
   if (span_h > s->h + 2 * s->pad_h || span_w > s->w + 2 * s->pad_w)
     return accel_dense_mismatch (stage, error,
-        "in is %s but weights is %s; with dilation %" G_GINT64_FORMAT
-        "x%" G_GINT64_FORMAT " the filter spans %" G_GINT64_FORMAT
-        "x%" G_GINT64_FORMAT ", more than the padded input of %" G_GINT64_FORMAT
-        "x%" G_GINT64_FORMAT " (pad %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-        "): the output would be empty",
-        din, dweights, s->dilation_h, s->dilation_w, span_h, span_w,
-        s->h + 2 * s->pad_h, s->w + 2 * s->pad_w, s->pad_h, s->pad_w);
+        "in is %s but weights is %s; with dilation-h %" G_GINT64_FORMAT
+        " and dilation-w %" G_GINT64_FORMAT
+        " the filter spans %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+        ", more than the input padded by pad-h %" G_GINT64_FORMAT
+        " and pad-w %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+        "x%" G_GINT64_FORMAT ": the output would be empty",
+        din, dweights, s->dilation_h, s->dilation_w, span_h, span_w, s->pad_h,
+        s->pad_w, s->h + 2 * s->pad_h, s->w + 2 * s->pad_w);
   s->p = (s->h + 2 * s->pad_h - span_h) / s->stride_h + 1;
   s->q = (s->w + 2 * s->pad_w - span_w) / s->stride_w + 1;
   /* p and q reach 2^32 with the largest pads: the product is checked */
@@ -187,10 +189,11 @@ accel_dnn_conv_negotiate (AccelStage *stage, const AccelType *in_types,
       || !g_uint64_checked_mul (&elements, elements, s->q)
       || elements > G_MAXINT32)
     return accel_dense_mismatch (stage, error,
-        "in is %s and weights is %s; the output of %" G_GINT64_FORMAT
+        "in is %s and weights is %s; with pad-h %" G_GINT64_FORMAT
+        " and pad-w %" G_GINT64_FORMAT " the output of %" G_GINT64_FORMAT
         "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
         " has more than 2^31 - 1 elements",
-        din, dweights, s->n, s->k, s->p, s->q);
+        din, dweights, s->pad_h, s->pad_w, s->n, s->k, s->p, s->q);
 
   if (has_bias)
     {

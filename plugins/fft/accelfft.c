@@ -152,11 +152,13 @@ resolve (AccelFft *self, const AccelType *in, FftPlan *plan, GError **error)
   plan->dbl = in->dtype == ACCEL_DTYPE_F64 || in->dtype == ACCEL_DTYPE_C128;
 
   rank = priv->rank > 0 ? priv->rank : MIN (in->n_dims, 3);
-  if (in->n_dims < 1 || in->n_dims < rank)
+  /* a rank given names its parameter: a file's error is at its value */
+  if (priv->rank > 0 && in->n_dims < rank)
     return type_error (stage, in, error,
-        "a %d-dimensional transform needs a tensor of at least %d "
-        "dimensions",
-        MAX (rank, 1), MAX (rank, 1));
+        "rank %d transforms a tensor of at least %d dimensions", rank, rank);
+  if (in->n_dims < 1)
+    return type_error (
+        stage, in, error, "a transform needs a tensor of at least 1 dimension");
   for (gint i = 0; i < in->n_dims; i++)
     if (in->dims[i] < 1)
       return type_error (stage, in, error, "every dimension must be fixed");

@@ -1455,6 +1455,59 @@ test_effects_at_value (void)
       "'nan' is not a number");
 }
 
+/* a plugin's shape problem that names a parameter is said at that
+ * parameter's value: dnn's dilation and padding, fft's rank (they were
+ * at the stage's name) */
+static void
+test_plugin_params_at_value (void)
+{
+  static const struct
+  {
+    const char *stages, *at;
+  } cases[] = {
+    { "  - {name: s, kind: rand.uniform, params: {shape: 1x1x6x6}}\n"
+      "  - {name: w, kind: rand.normal, params: {shape: 1x1x3x3}}\n"
+      "  - {name: c, kind: dnn.conv2d,\n"
+      "     params: {pad-h: 1, dilation-h: 4}}\n",
+        "lim:6:37: stage 'c' (dnn.conv2d): in is 1x1x6x6 but weights is "
+        "1x1x3x3; with dilation-h 4 and dilation-w 1 the filter spans 9x3" },
+    { "  - {name: s, kind: rand.uniform, params: {shape: 1x1x6x6}}\n"
+      "  - {name: w, kind: rand.normal, params: {shape: 1x1x3x3}}\n"
+      "  - {name: c, kind: dnn.conv2d,\n"
+      "     params: {stride-h: 1, pad-w: 0}}\n",
+        NULL },
+    { "  - {name: s, kind: core.test-source, params: {shape: '64'}}\n"
+      "  - {name: f, kind: fft.forward,\n"
+      "     params: {normalize: true, rank: 2}}\n",
+        "lim:5:38: stage 'f' (fft.forward): rank 2 transforms a tensor of at "
+        "least 2 dimensions" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gboolean conv = strstr (cases[i].stages, "conv2d") != NULL;
+      g_autofree gchar *yaml = g_strdup_printf ("pipeline: t\nstages:\n%s"
+                                                "  - {name: k, kind: "
+                                                "core.null-sink}\n"
+                                                "links: [%s]\n",
+          cases[i].stages,
+          conv ? "s -> c.in, w -> c.weights, c -> k" : "s -> f -> k");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g
+          = accel_graph_new_from_yaml_string (yaml, "lim", &error);
+
+      g_test_message ("%s", error ? error->message : "(no error)");
+      if (!cases[i].at)
+        {
+          /* a 3x3 filter fits a 6x6 input */
+          g_assert_no_error (error);
+          continue;
+        }
+      g_assert_null (g);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].at));
+    }
+}
+
 /* every stage with a shape parameter takes it the one way, and a size
  * past the largest is told as such, with the limit (rand's and io's said
  * "positive sizes" of 4294967296) */
@@ -1571,6 +1624,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/prepare-at-value", test_prepare_at_value);
   g_test_add_func ("/yaml/shape-limit", test_shape_limit);
   g_test_add_func ("/yaml/effects-at-value", test_effects_at_value);
+  g_test_add_func ("/yaml/plugin-params-at-value", test_plugin_params_at_value);
   g_test_add_func ("/yaml/empty-pipeline-name", test_empty_pipeline_name);
   return g_test_run ();
 }

@@ -116,15 +116,18 @@ test_link_errors (void)
       "a multiple of groups 2");
   expect_prepare_error (&big, -1, NULL, ACCEL_ERROR_TYPE_MISMATCH,
       "stage 'stage' (dnn.conv2d): in is 1x1x4x4 but weights is 1x1x5x5; "
-      "with dilation 1x1 the filter spans 5x5, more than the padded input "
-      "of 4x4 (pad 0x0): the output would be empty");
+      "with dilation-h 1 and dilation-w 1 the filter spans 5x5, more than "
+      "the input padded by pad-h 0 and pad-w 0, 4x4: the output would be "
+      "empty");
   expect_prepare_error (&dilated, -1, NULL, ACCEL_ERROR_TYPE_MISMATCH,
       "stage 'stage' (dnn.conv2d): in is 1x1x6x6 but weights is 1x1x3x3; "
-      "with dilation 4x1 the filter spans 9x3, more than the padded input "
-      "of 8x6 (pad 1x0): the output would be empty");
+      "with dilation-h 4 and dilation-w 1 the filter spans 9x3, more than "
+      "the input padded by pad-h 1 and pad-w 0, 8x6: the output would be "
+      "empty");
   expect_prepare_error (&padded, -1, NULL, ACCEL_ERROR_TYPE_MISMATCH,
-      "stage 'stage' (dnn.conv2d): in is 1x1x1x1 and weights is 1x1x1x1; the "
-      "output of 1x1x4294967295x4294967295 has more than 2^31 - 1 elements");
+      "stage 'stage' (dnn.conv2d): in is 1x1x1x1 and weights is 1x1x1x1; "
+      "with pad-h 2147483647 and pad-w 2147483647 the output of "
+      "1x1x4294967295x4294967295 has more than 2^31 - 1 elements");
   accel_type_init_tensor (&t, F32, ACCEL_MEMORY_DEVICE, 1, bias_dims);
   expect_prepare_error (&bias, 2, &t, ACCEL_ERROR_TYPE_MISMATCH,
       "stage 'stage' (dnn.conv2d-bias): bias is tensor<f32>[7]@device but "
