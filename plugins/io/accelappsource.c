@@ -34,6 +34,7 @@ enum
   PROP_0,
   PROP_MAX_BUFFERS,
   PROP_BLOCK,
+  PROP_CURRENT_LEVEL_BUFFERS,
   PROP_TYPE_FIRST,
 };
 
@@ -366,6 +367,11 @@ accel_app_source_get_property (
     case PROP_BLOCK:
       g_value_set_boolean (value, self->block);
       break;
+    case PROP_CURRENT_LEVEL_BUFFERS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint (value, self->queue.length);
+      g_mutex_unlock (&self->lock);
+      break;
     default:
       g_mutex_lock (&self->lock);
       known = prop_id >= PROP_TYPE_FIRST
@@ -423,6 +429,12 @@ accel_app_source_class_init (AccelAppSourceClass *klass)
       g_param_spec_boolean ("block", "Block",
           "Whether a push into a full queue waits for room (else it fails)",
           TRUE, flags));
+  /* a binding that must not wait in a push (Python's main thread, where
+   * Ctrl-C would be held off) asks before it pushes */
+  g_object_class_install_property (gobject_class, PROP_CURRENT_LEVEL_BUFFERS,
+      g_param_spec_uint ("current-level-buffers", "Current level buffers",
+          "Pushed buffers queued now, not yet taken by the stage", 0, G_MAXUINT,
+          0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   accel_io_type_props_install (gobject_class, PROP_TYPE_FIRST);
 
   /**

@@ -72,12 +72,13 @@ BLOCKED = """
 import sys, time
 import gi
 gi.require_version("Accel", "1.0")
-from gi.repository import Accel
+from gi.repository import Accel, GLib
 graph = Accel.Graph.new_from_yaml_string(
     "pipeline: blocked\\n"
     "stages:\\n"
-    "  - {name: frames, kind: io.app-source, params: {shape: '4', dtype: f32}}\\n"
-    "  - {name: out, kind: io.app-sink}\\n"
+    "  - {name: frames, kind: io.app-source, params: {shape: '4', dtype: f32,"
+    " max-buffers: 1}}\\n"
+    "  - {name: out, kind: io.app-sink, params: {max-buffers: 1}}\\n"
     "links:\\n"
     "  - frames -> out\\n", "blocked")
 graph.set_stepped(sys.argv[1] == "step")
@@ -88,6 +89,12 @@ print("waiting", flush=True)
 try:
     if sys.argv[1] == "pull":
         print(graph.get_stage("out").emit("pull-buffer", -1))
+    elif sys.argv[1] == "push":
+        # no one pulls: the queues fill, and a push waits for room
+        kind = Accel.Type.init_tensor(Accel.DType.F32, Accel.Memory.HOST, [4])
+        frame = Accel.Buffer.new_from_bytes(kind, GLib.Bytes.new(bytes(16)))
+        while graph.get_stage("frames").emit("push-buffer", frame, None):
+            pass
     elif sys.argv[1] == "run":
         graph.run()
     elif sys.argv[1] == "step":
@@ -102,10 +109,11 @@ graph.stop()
 
 
 def check_interrupted(what):
-    """Ctrl-C (SIGINT) reaches a script blocked in a pull, a graph's wait,
-    run or step as KeyboardInterrupt: Python runs its handler only once a
-    call into C returns, which a pull, wait or step of -1 or a run on an
-    idle graph never did (Ctrl-C was held off for good)."""
+    """Ctrl-C (SIGINT) reaches a script blocked in a pull, a push into a
+    full queue, a graph's wait, run or step as KeyboardInterrupt: Python
+    runs its handler only once a call into C returns, which a pull, wait or
+    step of -1, a push no one made room for or a run on an idle graph never
+    did (Ctrl-C was held off for good)."""
     child = subprocess.Popen([sys.executable, "-c", BLOCKED, what],
                              stdout=subprocess.PIPE, text=True)
     check(child.stdout.readline() == "waiting\n", "the script waits")
@@ -141,6 +149,7 @@ def main():
               f"Accel.{record}.{name} is not bound")
     check_push_refusals()
     check_interrupted("pull")
+    check_interrupted("push")
     check_interrupted("wait")
     check_interrupted("run")
     check_interrupted("step")

@@ -3,11 +3,12 @@
 Ctrl-C.
 
 Python runs its signal handlers only between calls into C, so a call that
-waits (a graph's wait (), run () or step (), io.app-sink's "pull-buffer")
-held Ctrl-C off until it returned: for good with a timeout of -1 on a
-graph that gave nothing. Here a graph's wait, run and step go on a thread
-of their own and a pull in slices, and KeyboardInterrupt reaches the
-script at once. PyGObject finds this file as gi/overrides/Accel.py on the Python
+waits (a graph's wait (), run () or step (), io.app-sink's "pull-buffer",
+io.app-source's "push-buffer" into a full queue) held Ctrl-C off until it
+returned: for good with a timeout of -1 on a graph that gave nothing, or a
+push to a graph that took nothing. Here a graph's wait, run and step and a
+push go on a thread of their own and a pull in slices, and
+KeyboardInterrupt reaches the script at once. PyGObject finds this file as gi/overrides/Accel.py on the Python
 path (docs/python.md)."""
 
 import threading
@@ -87,6 +88,15 @@ def _pull(sink, timeout_us):
             return None
 
 
+def _may_wait(source):
+    """whether a push to io.app-source @source may wait for room: its queue
+    is full (a push into a queue with room goes straight in, without a
+    thread)"""
+    limit = source.props.max_buffers
+    return (source.props.block and limit > 0
+            and source.props.current_level_buffers >= limit)
+
+
 class Stage(Accel.Stage):
     def emit(self, signal_name, *args):
         if (signal_name == "pull-buffer" and len(args) == 1
@@ -94,6 +104,13 @@ class Stage(Accel.Stage):
                 and _on_main_thread()
                 and self.get_kind_name() == "io.app-sink"):
             return _pull(self, args[0])
+        if (signal_name == "push-buffer" and _on_main_thread()
+                and self.get_kind_name() == "io.app-source"
+                and _may_wait(self)):
+            # a push interrupted goes on: its frame is queued once there
+            # is room, or refused once the graph stops (graph.stop ())
+            return _on_own_thread(Accel.Stage.emit, self, signal_name,
+                                  *args)
         return super().emit(signal_name, *args)
 
 
