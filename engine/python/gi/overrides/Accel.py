@@ -8,8 +8,8 @@ io.app-source's "push-buffer" into a full queue) held Ctrl-C off until it
 returned: for good with a timeout of -1 on a graph that gave nothing, or a
 push to a graph that took nothing. Here a graph's wait, run and step and a
 push go on a thread of their own and a pull in slices, and
-KeyboardInterrupt reaches the script at once. PyGObject finds this file as gi/overrides/Accel.py on the Python
-path (docs/python.md)."""
+KeyboardInterrupt reaches the script at once. PyGObject finds this file as
+gi/overrides/Accel.py on the Python path (docs/python.md)."""
 
 import threading
 
