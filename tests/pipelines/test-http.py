@@ -113,6 +113,23 @@ def get(url):
             reply.read().decode()
 
 
+def wait_running(url):
+    """waits, up to 60 s, until every stage has counted frames and, with
+    --fault, "twice" has skipped its frame 2000 (a fixed second was too
+    short on a loaded machine to reach it)"""
+    deadline = time.monotonic() + 60
+    while True:
+        stages = {s["name"]: s
+                  for s in json.loads(get(url + "stats.json")[2])["stages"]}
+        if (all(stages[name]["frames"] > 0 for name in STAGES)
+                and (not FAULT or stages["twice"]["skipped"] >= 1)):
+            return
+        if time.monotonic() > deadline:
+            fail("the stages did not run%s within 60 s: %s"
+                 % (" past the fault" if FAULT else "", stages))
+        time.sleep(0.1)
+
+
 def sample(text, name, **labels):
     """the value of the series @name with @labels (a subset) in @text."""
     for line in text.splitlines():
@@ -127,7 +144,7 @@ def sample(text, name, **labels):
 
 def test_metrics(proc, url):
     promtool = need("promtool")
-    time.sleep(1.0)  # past the sink's warm-up
+    wait_running(url)
     status, ctype, text = get(url + "metrics")
     check(status == 200 and ctype.startswith("text/plain; version=0.0.4"),
           "/metrics is Prometheus text (%s)" % ctype)
@@ -553,6 +570,7 @@ def frames_in_dom(dom, stage):
 
 def test_page(proc, url):
     browser = need("chromium")
+    wait_running(url)
     with tempfile.TemporaryDirectory() as profile:
         first = chromium(browser, profile, "--dump-dom", url)
         time.sleep(1.0)
