@@ -235,12 +235,115 @@ gst_accel_blend_src_event (GstAggregator *agg, GstEvent *event)
       ->src_event (agg, event);
 }
 
+/* set on a thread that asks another input's upstream for its caps: a
+ * caps query that comes back to the element on it (a tee feeding both
+ * inputs) is answered without asking again */
+static GPrivate asking_other_input;
+
+/* the size and format of @structure, where it fixes all three */
+static gboolean
+fixed_size_and_format (const GstStructure *structure, gint *width, gint *height,
+    const gchar **format)
+{
+  *format = gst_structure_get_string (structure, "format");
+  return *format && gst_structure_get_int (structure, "width", width)
+         && gst_structure_get_int (structure, "height", height);
+}
+
+/* the size and format of the input other than @pad: its caps, or else
+ * what its upstream offers where that fixes them (a source behind a
+ * capsfilter); FALSE where there is none yet */
+static gboolean
+other_input_size (
+    GstAccelBlend *self, GstPad *pad, gint *width, gint *height, gchar **format)
+{
+  GstPad *other = NULL;
+  GstCaps *caps;
+  const gchar *name;
+  gboolean found;
+
+  GST_OBJECT_LOCK (self);
+  for (GList *l = GST_ELEMENT (self)->sinkpads; l && !other; l = l->next)
+    if (l->data != pad)
+      other = gst_object_ref (l->data);
+  GST_OBJECT_UNLOCK (self);
+  if (!other)
+    return FALSE;
+  caps = gst_pad_get_current_caps (other);
+  if (!caps)
+    {
+      g_private_set (&asking_other_input, GINT_TO_POINTER (TRUE));
+      caps = gst_pad_peer_query_caps (other, NULL);
+      g_private_set (&asking_other_input, NULL);
+    }
+  gst_object_unref (other);
+  found = caps && !gst_caps_is_empty (caps) && !gst_caps_is_any (caps)
+          && fixed_size_and_format (
+              gst_caps_get_structure (caps, 0), width, height, &name);
+  if (found)
+    *format = g_strdup (name);
+  gst_clear_caps (&caps);
+  return found;
+}
+
+/* @caps with @width and @height (and @format, unless NULL) set, within
+ * @filter (may be NULL) */
+static GstCaps *
+caps_with_size (const GstCaps *caps, GstCaps *filter, gint width, gint height,
+    const gchar *format)
+{
+  GstCaps *set = gst_caps_copy (caps), *kept;
+
+  gst_caps_set_simple (
+      set, "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, NULL);
+  if (format)
+    gst_caps_set_simple (set, "format", G_TYPE_STRING, format, NULL);
+  if (!filter)
+    return set;
+  kept = gst_caps_intersect_full (set, filter, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (set);
+  return kept;
+}
+
+/* an input's caps: any size and format of the template (GstVideoAggregator
+ * holds none, as compositor scales), led by the other input's size and
+ * format, then its size alone, so that a videoscale in front of this input
+ * (which takes the first size offered) makes frames of the blend's size.
+ * An input without a converter still negotiates, and a mismatch is named
+ * when blended */
+static gboolean
+answer_caps (GstAccelBlend *self, GstAggregatorPad *pad, GstQuery *query)
+{
+  GstCaps *filter, *any, *led;
+  g_autofree gchar *format = NULL;
+  gint width, height;
+
+  if (!GST_AGGREGATOR_CLASS (gst_accel_blend_parent_class)
+           ->sink_query (GST_AGGREGATOR (self), pad, query))
+    return FALSE;
+  if (g_private_get (&asking_other_input)
+      || !other_input_size (self, GST_PAD (pad), &width, &height, &format))
+    return TRUE;
+  gst_query_parse_caps (query, &filter);
+  gst_query_parse_caps_result (query, &any);
+  led = caps_with_size (any, filter, width, height, format);
+  led = gst_caps_merge (led, caps_with_size (any, filter, width, height, NULL));
+  led = gst_caps_merge (led, gst_caps_ref (any));
+  GST_DEBUG_OBJECT (
+      pad, "caps led by the other input's: %" GST_PTR_FORMAT, led);
+  gst_query_set_caps_result (query, led);
+  gst_caps_unref (led);
+  return TRUE;
+}
+
 static gboolean
 gst_accel_blend_sink_query (
     GstAggregator *agg, GstAggregatorPad *pad, GstQuery *query)
 {
   if (answer_context (GST_ACCEL_BLEND (agg), query))
     return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS)
+    return answer_caps (GST_ACCEL_BLEND (agg), pad, query);
   /* any size and format of the template: GstVideoAggregator's own answer
    * holds an input to the output's size, so a size changed mid-stream
    * failed as not negotiated; the output follows its inputs, and inputs

@@ -533,6 +533,86 @@ test_blend_size_changes (void)
   gst_object_unref (pipeline);
 }
 
+/* an input behind videoscale takes the other input's size: the caps it is
+ * offered lead with it, so videoscale makes frames the blend takes (it
+ * kept the input's size, which GstVideoAggregator's caps leave free, and
+ * the blend failed naming both sizes). Either input: the layer behind the
+ * converter, then the base; a videoconvert keeps its input's format where
+ * it may, so the line that converts BGRA says the format after it. And no
+ * endless asking where one source feeds both inputs */
+static void
+test_blend_converter_takes_other_size (void)
+{
+  static const char *const lines[] = {
+    "accelblend name=b ! appsink name=sink sync=false "
+    "videotestsrc num-buffers=3 ! "
+    "video/x-raw,format=RGBA,width=64,height=48 ! b.sink_0 "
+    "videotestsrc num-buffers=3 pattern=ball ! "
+    "video/x-raw,format=RGBA,width=32,height=24 ! videoscale ! b.sink_1",
+    "accelblend name=b ! appsink name=sink sync=false "
+    "videotestsrc num-buffers=3 pattern=ball ! "
+    "video/x-raw,format=BGRA,width=32,height=24 ! videoconvert ! "
+    "video/x-raw,format=RGBA ! videoscale ! b.sink_0 "
+    "videotestsrc num-buffers=3 ! "
+    "video/x-raw,format=RGBA,width=64,height=48 ! b.sink_1",
+    /* one source through a tee to both inputs: each input's caps query
+     * asks the other's upstream, which comes back to the element once,
+     * answered without asking again */
+    "accelblend name=b ! appsink name=sink sync=false "
+    "videotestsrc num-buffers=3 ! "
+    "video/x-raw,format=RGBA,width=64,height=48 ! tee name=t "
+    "t. ! queue ! b.sink_0 t. ! queue ! videoscale ! b.sink_1",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      GstElement *pipeline = gst_parse_launch (lines[i], &error);
+      GstElement *sink;
+      GstSample *sample;
+      GstBus *bus;
+      GstMessage *msg;
+      guint n = 0;
+
+      g_assert_no_error (error);
+      sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+      g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+          GST_STATE_CHANGE_FAILURE);
+      while ((sample = gst_app_sink_try_pull_sample (
+                  GST_APP_SINK (sink), PULL_TIMEOUT)))
+        {
+          GstVideoInfo info;
+
+          g_assert_true (
+              gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+          g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, 64);
+          g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, 48);
+          g_assert_cmpint (
+              GST_VIDEO_INFO_FORMAT (&info), ==, GST_VIDEO_FORMAT_RGBA);
+          gst_sample_unref (sample);
+          n++;
+        }
+      bus = gst_element_get_bus (pipeline);
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      if (msg)
+        {
+          g_autoptr (GError) err = NULL;
+          g_autofree gchar *debug = NULL;
+
+          gst_message_parse_error (msg, &err, &debug);
+          g_test_message ("line %u: %s: %s", i, err->message, debug);
+          gst_message_unref (msg);
+        }
+      g_assert_null (msg);
+      g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+      g_assert_cmpuint (n, ==, 3);
+      gst_object_unref (bus);
+      gst_element_set_state (pipeline, GST_STATE_NULL);
+      gst_object_unref (sink);
+      gst_object_unref (pipeline);
+    }
+}
+
 /* accelanalysis --------------------------------------------------------- */
 
 typedef struct
@@ -919,6 +999,8 @@ main (int argc, char **argv)
   g_test_add_func ("/blend/sizes-differ", test_blend_sizes_differ);
   g_test_add_func ("/blend/pads-at-once", test_blend_pads_at_once);
   g_test_add_func ("/blend/size-changes", test_blend_size_changes);
+  g_test_add_func ("/blend/converter-takes-other-size",
+      test_blend_converter_takes_other_size);
   g_test_add_data_func (
       "/analysis/stats-and-motion", &stats_case, test_analysis);
   g_test_add_data_func (
