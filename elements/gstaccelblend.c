@@ -441,9 +441,46 @@ any_input_in_cuda_memory (GstVideoAggregator *vagg)
   return cuda;
 }
 
+/* the size and format the output takes: those of the first input in
+ * zorder (the base first) that has caps and has not ended, else of the
+ * first that has caps, so that an input that ended no longer holds the
+ * output to its size; FALSE where no input has caps yet */
+static gboolean
+inputs_info (GstVideoAggregator *vagg, GstVideoInfo *info)
+{
+  GList *pads = NULL;
+  gboolean first = FALSE, running = FALSE;
+
+  GST_OBJECT_LOCK (vagg);
+  for (GList *l = GST_ELEMENT (vagg)->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (vagg);
+  pads = g_list_reverse (pads);
+  for (GList *l = pads; l && !running; l = l->next)
+    {
+      GstVideoAggregatorPad *pad = l->data;
+      gboolean ended = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad));
+
+      GST_OBJECT_LOCK (vagg);
+      if (GST_VIDEO_INFO_FORMAT (&pad->info) != GST_VIDEO_FORMAT_UNKNOWN
+          && (!first || !ended))
+        {
+          *info = pad->info;
+          first = TRUE;
+          running = !ended;
+        }
+      GST_OBJECT_UNLOCK (vagg);
+    }
+  g_list_free_full (pads, gst_object_unref);
+  return first;
+}
+
 /* the output in the inputs' memory, as a filter's output is in its
  * input's: CUDA memory when an input is, otherwise system memory (always
- * without a GPU); the other only where downstream takes nothing else */
+ * without a GPU); the other only where downstream takes nothing else.
+ * Its size and format are the inputs' (the blend scales and converts
+ * nothing): GstVideoAggregator's own fixation takes a size downstream
+ * fixes, and the blend then failed on inputs that agree */
 static GstCaps *
 gst_accel_blend_update_caps (GstVideoAggregator *vagg, GstCaps *caps)
 {
@@ -452,10 +489,31 @@ gst_accel_blend_update_caps (GstVideoAggregator *vagg, GstCaps *caps)
                      ->update_caps (vagg, caps);
   gboolean usable = gst_accel_cuda_usable ();
   gboolean cuda = usable && any_input_in_cuda_memory (vagg);
+  GstVideoInfo in;
   GstCaps *kept;
 
   if (!all || gst_caps_is_any (all))
     return all;
+  if (inputs_info (vagg, &in))
+    {
+      GstCaps *sized = caps_with_size (all, NULL, GST_VIDEO_INFO_WIDTH (&in),
+          GST_VIDEO_INFO_HEIGHT (&in), GST_VIDEO_INFO_NAME (&in));
+
+      gst_caps_unref (all);
+      all = sized;
+      if (caps && !gst_caps_can_intersect (all, caps))
+        {
+          GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+              ("accelblend's output is its inputs' size and format, %dx%d %s, "
+               "which downstream does not take (a videoscale or "
+               "videoconvert after accelblend would convert it)",
+                  GST_VIDEO_INFO_WIDTH (&in), GST_VIDEO_INFO_HEIGHT (&in),
+                  GST_VIDEO_INFO_NAME (&in)),
+              ("downstream takes %" GST_PTR_FORMAT, caps));
+          gst_caps_unref (all);
+          return gst_caps_new_empty ();
+        }
+    }
   kept = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (all); i++)
     {

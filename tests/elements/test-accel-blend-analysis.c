@@ -493,22 +493,18 @@ test_blend_sizes_differ (void)
   blend_finish (&b);
 }
 
-/* an input whose size changes mid-stream (one input: nothing to differ
- * from) renegotiates the output: it failed as not negotiated, the new caps
- * held to the output's old size */
-static void
-test_blend_size_changes (void)
+/* plays @line into its appsink "sink" to the end and returns each
+ * frame's video info, asserting that it ended without an error */
+static GArray *
+play_line_infos (const char *line)
 {
   g_autoptr (GError) error = NULL;
-  GstElement *pipeline = gst_parse_launch (
-      "concat name=c ! accelblend ! appsink name=sink sync=false "
-      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=8,height=8 "
-      "! c. videotestsrc num-buffers=3 ! "
-      "video/x-raw,format=RGBA,width=4,height=2 ! c.",
-      &error);
+  GstElement *pipeline = gst_parse_launch (line, &error);
+  GArray *infos = g_array_new (FALSE, FALSE, sizeof (GstVideoInfo));
   GstElement *sink;
   GstSample *sample;
-  guint n = 0;
+  GstBus *bus;
+  GstMessage *msg;
 
   g_assert_no_error (error);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
@@ -521,16 +517,49 @@ test_blend_size_changes (void)
 
       g_assert_true (
           gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
-      g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, n < 3 ? 8 : 4);
-      g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, n < 3 ? 8 : 2);
+      g_array_append_val (infos, info);
       gst_sample_unref (sample);
-      n++;
     }
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (msg)
+    {
+      g_autoptr (GError) err = NULL;
+      g_autofree gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &err, &debug);
+      g_test_message ("%s: %s: %s", line, err->message, debug);
+      gst_message_unref (msg);
+    }
+  g_assert_null (msg);
   g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
-  g_assert_cmpuint (n, ==, 6);
+  gst_object_unref (bus);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
+  return infos;
+}
+
+/* an input whose size changes mid-stream (one input: nothing to differ
+ * from) renegotiates the output: it failed as not negotiated, the new caps
+ * held to the output's old size */
+static void
+test_blend_size_changes (void)
+{
+  g_autoptr (GArray) infos = play_line_infos (
+      "concat name=c ! accelblend ! appsink name=sink sync=false "
+      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=8,height=8 "
+      "! c. videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=4,height=2 ! c.");
+
+  g_assert_cmpuint (infos->len, ==, 6);
+  for (guint n = 0; n < infos->len; n++)
+    {
+      GstVideoInfo *info = &g_array_index (infos, GstVideoInfo, n);
+
+      g_assert_cmpint (GST_VIDEO_INFO_WIDTH (info), ==, n < 3 ? 8 : 4);
+      g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (info), ==, n < 3 ? 8 : 2);
+    }
 }
 
 /* an input behind videoscale takes the other input's size: the caps it is
@@ -566,50 +595,75 @@ test_blend_converter_takes_other_size (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
     {
-      g_autoptr (GError) error = NULL;
-      GstElement *pipeline = gst_parse_launch (lines[i], &error);
-      GstElement *sink;
-      GstSample *sample;
-      GstBus *bus;
-      GstMessage *msg;
-      guint n = 0;
+      g_autoptr (GArray) infos = play_line_infos (lines[i]);
 
-      g_assert_no_error (error);
-      sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-      g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
-          GST_STATE_CHANGE_FAILURE);
-      while ((sample = gst_app_sink_try_pull_sample (
-                  GST_APP_SINK (sink), PULL_TIMEOUT)))
+      g_assert_cmpuint (infos->len, ==, 3);
+      for (guint n = 0; n < infos->len; n++)
         {
-          GstVideoInfo info;
+          GstVideoInfo *info = &g_array_index (infos, GstVideoInfo, n);
 
-          g_assert_true (
-              gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
-          g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, 64);
-          g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, 48);
+          g_assert_cmpint (GST_VIDEO_INFO_WIDTH (info), ==, 64);
+          g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (info), ==, 48);
           g_assert_cmpint (
-              GST_VIDEO_INFO_FORMAT (&info), ==, GST_VIDEO_FORMAT_RGBA);
-          gst_sample_unref (sample);
-          n++;
+              GST_VIDEO_INFO_FORMAT (info), ==, GST_VIDEO_FORMAT_RGBA);
         }
-      bus = gst_element_get_bus (pipeline);
-      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-      if (msg)
-        {
-          g_autoptr (GError) err = NULL;
-          g_autofree gchar *debug = NULL;
+    }
+}
 
-          gst_message_parse_error (msg, &err, &debug);
-          g_test_message ("line %u: %s: %s", i, err->message, debug);
-          gst_message_unref (msg);
+/* the output is the inputs' size and format whatever downstream would
+ * like: a videoscale after the blend scales its output (GstVideoAggregator
+ * took the size downstream asked for, and the blend failed on inputs that
+ * agree), and once the base ended the layer's new size and format are
+ * the output's (the ended input's size still counted, and the output took
+ * the larger of each side, a size no input had). Each line: its frames'
+ * sizes and formats in turn */
+static void
+test_blend_output_takes_inputs_size (void)
+{
+  static const struct
+  {
+    const char *line;
+    guint n;
+    gint width[3], height[3];
+    GstVideoFormat format[3];
+    guint changes_at; /* the frame from which the second entries hold */
+  } cases[] = {
+    { "accelblend name=b ! videoscale ! video/x-raw,width=7,height=30 ! "
+      "appsink name=sink sync=false "
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=32,height=24 ! b. "
+      "videotestsrc num-buffers=3 pattern=ball ! "
+      "video/x-raw,format=RGBA,width=32,height=24 ! b.",
+        3, { 7, 7 }, { 30, 30 },
+        { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA }, 3 },
+    { "accelblend name=b ! appsink name=sink sync=false "
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=6,height=4,framerate=30/1 ! b. "
+      "concat name=c ! b. "
+      "videotestsrc num-buffers=10 ! "
+      "video/x-raw,format=RGBA,width=6,height=4,framerate=30/1 ! c. "
+      "videotestsrc num-buffers=4 ! "
+      "video/x-raw,format=BGRA,width=3,height=9,framerate=30/1 ! c.",
+        14, { 6, 3 }, { 4, 9 },
+        { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA }, 10 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GArray) infos = play_line_infos (cases[i].line);
+
+      g_assert_cmpuint (infos->len, ==, cases[i].n);
+      for (guint n = 0; n < infos->len; n++)
+        {
+          GstVideoInfo *info = &g_array_index (infos, GstVideoInfo, n);
+          guint at = n < cases[i].changes_at ? 0 : 1;
+
+          g_assert_cmpint (GST_VIDEO_INFO_WIDTH (info), ==, cases[i].width[at]);
+          g_assert_cmpint (
+              GST_VIDEO_INFO_HEIGHT (info), ==, cases[i].height[at]);
+          g_assert_cmpint (
+              GST_VIDEO_INFO_FORMAT (info), ==, cases[i].format[at]);
         }
-      g_assert_null (msg);
-      g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
-      g_assert_cmpuint (n, ==, 3);
-      gst_object_unref (bus);
-      gst_element_set_state (pipeline, GST_STATE_NULL);
-      gst_object_unref (sink);
-      gst_object_unref (pipeline);
     }
 }
 
@@ -1001,6 +1055,8 @@ main (int argc, char **argv)
   g_test_add_func ("/blend/size-changes", test_blend_size_changes);
   g_test_add_func ("/blend/converter-takes-other-size",
       test_blend_converter_takes_other_size);
+  g_test_add_func (
+      "/blend/output-takes-inputs-size", test_blend_output_takes_inputs_size);
   g_test_add_data_func (
       "/analysis/stats-and-motion", &stats_case, test_analysis);
   g_test_add_data_func (
