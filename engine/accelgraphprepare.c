@@ -7,9 +7,10 @@
 
 #include "accelgraph-private.h"
 
-#include <stdlib.h>
-
+#include <glib/gstdio.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* topological order of the user's stages; FALSE names a cycle */
 static gboolean
@@ -115,10 +116,44 @@ insert_copy (AccelGraph *graph, GraphLink *link, AccelDevice *device,
   return copy;
 }
 
-/* negotiates @stage and checks that every output type has a size; a
- * failure names the stage, as the stage's own errors may not */
+/* a type @stage refused, said with where it came from: the stages that
+ * feed @links' inputs that the message does not name yet, so that a type
+ * mismatch names both stages */
+static void
+name_producers (GError *error, AccelStage *stage, GraphLink *const *links)
+{
+  g_autoptr (GString) from = g_string_new (NULL);
+
+  for (guint p = 0; links && p < accel_stage_get_n_inputs (stage); p++)
+    {
+      AccelStage *src = links[p]->src;
+      g_autofree gchar *named
+          = g_strdup_printf ("'%s'", accel_stage_get_name (src));
+
+      if (strstr (error->message, named))
+        continue;
+      g_string_append_printf (from, "%s'%s' %s stage %s (%s)",
+          from->len ? ", " : "; its input ",
+          accel_stage_get_port (stage, ACCEL_PORT_INPUT, p)->name,
+          from->len ? "from" : "comes from", named,
+          accel_stage_get_kind_name (src));
+    }
+  if (from->len)
+    {
+      gchar *message = g_strconcat (error->message, from->str, NULL);
+
+      g_free (error->message);
+      error->message = message;
+    }
+}
+
+/* negotiates @stage, fed by @links (NULL for a copy the graph made), and
+ * checks that every output type has a size; a failure names the stage, as
+ * the stage's own errors may not, and a type it refused the stages it
+ * came from */
 static gboolean
-negotiate_stage (AccelStage *stage, const AccelType *in_types, GError **error)
+negotiate_stage (AccelStage *stage, const AccelType *in_types,
+    GraphLink *const *links, GError **error)
 {
   const char *name = accel_stage_get_name (stage);
   GError *local = NULL;
@@ -129,6 +164,8 @@ negotiate_stage (AccelStage *stage, const AccelType *in_types, GError **error)
       if (!g_str_has_prefix (local->message, prefix))
         g_prefix_error (&local, "stage '%s' (%s): ", name,
             accel_stage_get_kind_name (stage));
+      if (g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH))
+        name_producers (local, stage, links);
       g_propagate_error (error, local);
       return FALSE;
     }
@@ -161,6 +198,7 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
 {
   guint n_in = accel_stage_get_n_inputs (stage);
   AccelType in_types[ACCEL_MAX_PORTS];
+  GraphLink *links[ACCEL_MAX_PORTS];
 
   for (guint p = 0; p < n_in; p++)
     {
@@ -203,6 +241,7 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
           return FALSE;
         }
       in_types[p] = *have;
+      links[p] = link;
 
       have_loc = location_of (accel_stage_get_device (link->src), have->memory);
       want_loc = location_of (accel_stage_get_device (stage),
@@ -239,7 +278,7 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
                 g_debug ("%s; '%s' copies through host memory",
                     peer_error->message, accel_stage_get_name (copy));
             }
-          if (!negotiate_stage (copy, have, error))
+          if (!negotiate_stage (copy, have, NULL, error))
             {
               g_object_unref (copy);
               return FALSE;
@@ -266,9 +305,7 @@ check_and_wire (AccelGraph *graph, AccelStage *stage, GError **error)
         }
     }
 
-  if (!negotiate_stage (stage, in_types, error))
-    return FALSE;
-  return TRUE;
+  return negotiate_stage (stage, in_types, links, error);
 }
 
 /* the stages' names as they are now: a stage renamed since it was added
@@ -297,27 +334,72 @@ check_names (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
-/* the file @path names, whether it is there yet or not: links and "./"
- * resolved where it is, so that two names of one file compare equal; NULL
+/* @path with its links resolved as far as they lead: realpath () where
+ * the file is, else its directory's and its name, a dangling link followed
+ * to the name of the file it will make */
+static gchar *
+resolved_path (const char *path)
+{
+  g_autofree gchar *name = g_canonicalize_filename (path, NULL);
+
+  /* as many links as the kernel follows (MAXSYMLINKS) */
+  for (guint hops = 0; hops < 40; hops++)
+    {
+      char *real = realpath (name, NULL);
+      g_autofree gchar *target = NULL, *dir = NULL;
+      gchar *key;
+
+      if (real)
+        {
+          key = g_strdup (real);
+          free (real);
+          return key;
+        }
+      dir = g_path_get_dirname (name);
+      if (!(target = g_file_read_link (name, NULL)))
+        {
+          g_autofree gchar *base = g_path_get_basename (name);
+
+          real = realpath (dir, NULL);
+          key = real ? g_build_filename (real, base, NULL) : g_strdup (name);
+          free (real);
+          return key;
+        }
+      g_free (name);
+      name = g_canonicalize_filename (target, dir);
+    }
+  return g_steal_pointer (&name);
+}
+
+/* the file @path names, whether it is there yet or not, as a path: links
+ * and "./" resolved, so that two names of one file compare equal; NULL
  * for what is no regular file (a FIFO, /dev/null: shared on purpose) */
 static gchar *
 file_key (const char *path)
 {
-  char *real;
-  gchar *key;
+  if (!path || !*path)
+    return NULL;
+  if (g_file_test (path, G_FILE_TEST_EXISTS)
+      && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  return resolved_path (path);
+}
+
+/* the file @path names as file_key () does, but a file that is there by
+ * its device and inode, so that its hard links compare equal too */
+static gchar *
+file_identity (const char *path)
+{
+  GStatBuf st;
 
   if (!path || !*path)
     return NULL;
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)
-          || !(real = realpath (path, NULL)))
-        return NULL;
-      key = g_strdup (real);
-      free (real);
-      return key;
-    }
-  return g_canonicalize_filename (path, NULL);
+  if (g_stat (path, &st) != 0)
+    return resolved_path (path);
+  if (!S_ISREG (st.st_mode))
+    return NULL;
+  return g_strdup_printf ("inode %" G_GUINT64_FORMAT " on %" G_GUINT64_FORMAT,
+      (guint64)st.st_ino, (guint64)st.st_dev);
 }
 
 /* the file a source reads (its "location"), or NULL */
@@ -336,15 +418,13 @@ accel_graph_source_input (AccelStage *stage)
 }
 
 /* the file @stage writes (a sink's, @writer set) or reads (a source's
- * location), in @path as named and returned as file_key () makes it; NULL
- * for none */
+ * location), as named; NULL for none */
 static gchar *
-stage_file (AccelStage *stage, gboolean *writer, gchar **path)
+stage_file (AccelStage *stage, gboolean *writer)
 {
   *writer = ACCEL_IS_FILE_OUTPUT (stage);
-  *path = *writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
-                  : accel_graph_source_input (stage);
-  return file_key (*path);
+  return *writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
+                 : accel_graph_source_input (stage);
 }
 
 /* two sinks that write one file mix their frames in it, and a sink that
@@ -362,8 +442,11 @@ check_shared_files (AccelGraph *graph, GError **error)
       AccelStage *stage = graph->order->pdata[i];
       g_autofree gchar *path = NULL;
       gboolean writer, other_writes;
-      gchar *key = stage_file (stage, &writer, &path);
+      gchar *key;
       AccelStage *other;
+
+      path = stage_file (stage, &writer);
+      key = file_identity (path);
 
       if (!key)
         continue;
@@ -408,7 +491,10 @@ accel_graph_check_state_files (AccelGraph *graph, const char *dir,
       AccelStage *stage = graph->order->pdata[i];
       g_autofree gchar *path = NULL;
       gboolean writer;
-      g_autofree gchar *key = stage_file (stage, &writer, &path);
+      g_autofree gchar *key = NULL;
+
+      path = stage_file (stage, &writer);
+      key = file_key (path);
 
       if (!key || !g_str_has_prefix (key, inside)
           || strchr (key + strlen (inside), '/')

@@ -361,8 +361,22 @@ check_report_file (
   return FALSE;
 }
 
-/* --dot and --stats into one file (or both to standard output): the one
- * written last replaced the other, or they were mixed */
+/* whether the report file @name is where standard output goes: "-", or
+ * a name (/dev/stdout) of the file or pipe it was sent to; a terminal
+ * shows both reports, losing neither */
+static gboolean
+report_to_stdout (const char *name)
+{
+  struct stat out, st;
+
+  return g_str_equal (name, "-")
+         || (fstat (STDOUT_FILENO, &out) == 0 && !S_ISCHR (out.st_mode)
+             && g_stat (name, &st) == 0 && st.st_dev == out.st_dev
+             && st.st_ino == out.st_ino);
+}
+
+/* --dot and --stats into one file (or both to standard output, by any
+ * name): the one written last replaced the other, or they were mixed */
 static gboolean
 check_reports_apart (void)
 {
@@ -371,8 +385,8 @@ check_reports_apart (void)
 
   if (!opt_dot || !opt_stats)
     return TRUE;
-  if (g_str_equal (opt_dot, "-") || g_str_equal (opt_stats, "-"))
-    same = g_str_equal (opt_dot, opt_stats);
+  if (report_to_stdout (opt_dot) || report_to_stdout (opt_stats))
+    same = report_to_stdout (opt_dot) && report_to_stdout (opt_stats);
   else if (g_stat (opt_stats, &st) == 0)
     /* a device (/dev/null) keeps nothing either could lose */
     same = !S_ISCHR (st.st_mode) && is_file (opt_dot, opt_stats, &st);

@@ -1559,10 +1559,39 @@ problem_mark (Loader *l, Decl *decl, const char *message, gsize from)
   return mark;
 }
 
-/* an error of prepare() at the link or the stage it names */
+/* an error of prepare() at the value of a parameter it names of the first
+ * stage it names (a shape, a format, a size that does not fit), else at
+ * the link between two stages it names (a type the one refused from the
+ * other), else at that first stage, wherever it is declared (it was the
+ * first declared of those it names) */
 static void
 report_prepare (Loader *l, const GError *error)
 {
+  Decl *about = NULL;
+  gssize first = -1;
+
+  for (guint i = 0; i < l->decls->len; i++)
+    {
+      Decl *decl = l->decls->pdata[i];
+      gssize at = stage_mention (error->message, decl->name);
+
+      if (at >= 0 && (first < 0 || at < first))
+        {
+          about = decl;
+          first = at;
+        }
+    }
+  if (about)
+    {
+      yaml_mark_t mark = problem_mark (
+          l, about, error->message, (gsize)first + strlen (about->name) + 2);
+
+      if (mark.index != about->mark.index)
+        {
+          report (l, mark, "%s", error->message);
+          return;
+        }
+    }
   for (guint i = 0; i < l->links->len; i++)
     {
       Link *link = &g_array_index (l->links, Link, i);
@@ -1573,33 +1602,11 @@ report_prepare (Loader *l, const GError *error)
           return;
         }
     }
-  /* else at the stage it is about: the first it names, wherever that
-   * stage is declared (it was the first declared of those it names) */
-  {
-    Decl *about = NULL;
-    gssize first = -1;
-
-    for (guint i = 0; i < l->decls->len; i++)
-      {
-        Decl *decl = l->decls->pdata[i];
-        gssize at = stage_mention (error->message, decl->name);
-
-        if (at >= 0 && (first < 0 || at < first))
-          {
-            about = decl;
-            first = at;
-          }
-      }
-    if (about)
-      {
-        report (l,
-            problem_mark (l, about, error->message,
-                (gsize)first + strlen (about->name) + 2),
-            "%s", error->message);
-        return;
-      }
-  }
-  report (l, l->stages ? l->stages->start_mark : no_mark, "%s", error->message);
+  report (l,
+      about       ? about->mark
+      : l->stages ? l->stages->start_mark
+                  : no_mark,
+      "%s", error->message);
 }
 
 static void

@@ -440,7 +440,8 @@ test_png_bad_format (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
   g_assert_cmpstr (error->message, ==,
       "stage 'shots' (io.png-sink) takes RGBA8, BGRA8 or GRAY8 images, not "
-      "image<RGBAF32>[240x320]@device");
+      "image<RGBAF32>[240x320]@device; its input 'in' comes from stage 'src' "
+      "(io.pattern-source)");
 }
 
 #endif /* ACCEL_IO_HAVE_PNG */

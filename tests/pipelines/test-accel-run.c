@@ -587,6 +587,10 @@ test_usage (void)
     /* the last one written replaced the other */
     { { "--dot=-", "--stats=-", demo },
         "--dot - and --stats - are one file: give each its own" },
+    /* another name of standard output (here a pipe): the report written
+     * through it was lost, or the two mixed */
+    { { "--dot=/dev/stdout", "--stats=-", demo },
+        "--dot /dev/stdout and --stats - are one file: give each its own" },
     /* ignored without a word */
     { { "--http-address=127.0.0.1", demo, NULL },
         "--http-address is the address of --http PORT's server: it takes "
@@ -1635,7 +1639,8 @@ test_gst_reserved_name (void)
       NULL);
 }
 
-/* two sinks writing one file (two names of it), or a sink writing the
+/* two sinks writing one file (two names of it: "./", a hard link, a link
+ * to a file not there yet or to its directory), or a sink writing the
  * file a source reads, are refused as the graph is prepared, naming both
  * stages: the frames were interleaved in one file, or the input was cut
  * to nothing (status 1, the input gone) */
@@ -1644,6 +1649,10 @@ test_shared_files_refused (void)
 {
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *alias = g_build_filename (sc.dir, "alias.raw", NULL);
+  g_autofree gchar *dangling = g_build_filename (sc.dir, "dangling.raw", NULL);
+  g_autofree gchar *dir = g_build_filename (sc.dir, "d", NULL);
+  g_autofree gchar *dir_link = g_build_filename (sc.dir, "dl", NULL);
   g_autofree gchar *data = NULL;
   gsize len = 0;
 
@@ -1666,6 +1675,47 @@ test_shared_files_refused (void)
       NULL);
   g_assert_true (g_file_get_contents (in, &data, &len, NULL));
   g_assert_cmpuint (len, ==, 16);
+  g_clear_pointer (&data, g_free);
+
+  /* a hard link to the input: it was cut to nothing, and --validate said
+   * valid (names were compared, resolved, not the files) */
+  g_assert_cmpint (link (in, alias), ==, 0);
+  expect_in (2,
+      "stage 'out' (io.raw-file-sink) writes alias.raw, which stage 'src' "
+      "(io.raw-file-source) reads: the run would write over its own input",
+      sc.dir, "--validate", "-e",
+      "io.raw-file-source name=src location=in.raw shape=16 ! "
+      "io.raw-file-sink name=out location=alias.raw",
+      NULL);
+  expect_in (2, "the run would write over its own input", sc.dir, "-e",
+      "io.raw-file-source name=src location=in.raw shape=16 ! "
+      "io.raw-file-sink name=out location=alias.raw",
+      NULL);
+  g_assert_true (g_file_get_contents (in, &data, &len, NULL));
+  g_assert_cmpuint (len, ==, 16);
+
+  /* two sinks into one file through a link to a file not there yet, and
+   * through a link to its directory (status 0, one's frames lost) */
+  g_assert_cmpint (symlink ("new.raw", dangling), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  g_assert_cmpint (symlink ("d", dir_link), ==, 0);
+  expect_in (2,
+      "stage 'b' (io.raw-file-sink) writes dangling.raw, which stage 'a' "
+      "(io.raw-file-sink) writes: their frames would mix in one file",
+      sc.dir, "-e",
+      "core.test-source name=src shape=16 num-buffers=4 ! io.raw-file-sink "
+      "name=a location=new.raw  src. ! io.raw-file-sink name=b "
+      "location=dangling.raw",
+      NULL);
+  expect_in (2,
+      "stage 'b' (io.raw-file-sink) writes dl/o.raw, which stage 'a' "
+      "(io.raw-file-sink) writes: their frames would mix in one file",
+      sc.dir, "-e",
+      "core.test-source name=src shape=16 num-buffers=4 ! io.raw-file-sink "
+      "name=a location=d/o.raw  src. ! io.raw-file-sink name=b "
+      "location=dl/o.raw",
+      NULL);
+  g_assert_false (g_file_test (dangling, G_FILE_TEST_EXISTS));
 }
 
 /* what a state directory holds is checked before it is used: a sink

@@ -1508,6 +1508,31 @@ test_plugin_params_at_value (void)
     }
 }
 
+/* a type a stage refuses names the stage it came from too, and is said
+ * at the link between them (it named the stage that refused it alone, at
+ * its name) */
+static void
+test_refused_type_names_both (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string (
+      "pipeline: t\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {format: NV12, width: 8, height: 8}}\n"
+      "  - {name: edges, kind: realtime.sobel}\n"
+      "  - {name: k, kind: core.null-sink}\n"
+      "links: [src -> edges -> k]\n",
+      "t.yaml", &error);
+
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "t.yaml:7:9: stage 'edges' (realtime.sobel) takes RGBA8, BGRA8, GRAY8 "
+      "or RGBAF32 images, not image<NV12>[8x8]@device; its input 'in' comes "
+      "from stage 'src' (core.test-source)");
+}
+
 /* every stage with a shape parameter takes it the one way, and a size
  * past the largest is told as such, with the limit (rand's and io's said
  * "positive sizes" of 4294967296) */
@@ -1625,6 +1650,8 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/shape-limit", test_shape_limit);
   g_test_add_func ("/yaml/effects-at-value", test_effects_at_value);
   g_test_add_func ("/yaml/plugin-params-at-value", test_plugin_params_at_value);
+  g_test_add_func (
+      "/yaml/refused-type-names-both", test_refused_type_names_both);
   g_test_add_func ("/yaml/empty-pipeline-name", test_empty_pipeline_name);
   return g_test_run ();
 }
