@@ -852,6 +852,22 @@ accel_mailbox_get_n_dropped (AccelMailbox *mb)
 }
 
 /**
+ * accel_mailbox_note_dropped:
+ * @mb: a mailbox whose consumer has ended its stream
+ *
+ * Counts a buffer its producer no longer pushes, having learnt that the
+ * consumer takes no more, as one pushed and dropped: so the consumer's
+ * dropped buffers are every one it never took. MT safe.
+ */
+void
+accel_mailbox_note_dropped (AccelMailbox *mb)
+{
+  g_mutex_lock (&mb->lock);
+  mb->n_dropped += !mb->closed;
+  g_mutex_unlock (&mb->lock);
+}
+
+/**
  * accel_mailbox_get_max_queued:
  * @mb: a mailbox
  *

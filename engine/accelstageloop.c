@@ -211,8 +211,13 @@ accel_stage_push_outputs (AccelStage *self, AccelFrame *frame)
         AccelMailboxPush res;
 
         linked = TRUE;
+        /* counted as the first it refused: a consumer that ended (on-fault
+         * stop) drops every frame it never took, not only that one */
         if (link->ended)
-          continue;
+          {
+            accel_mailbox_note_dropped (stage_mailbox (link->target));
+            continue;
+          }
         ref = accel_buffer_ref (frame->outputs[o]);
         if (priv->frame_deferred
             && !accel_stage_batch_holds (self, link->target))

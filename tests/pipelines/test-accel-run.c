@@ -1156,6 +1156,31 @@ test_fault_stop_counted (void)
   g_assert_null (strstr (r.err, "carries state"));
   result_clear (&r);
 
+  /* beside a branch that goes on, the stopped stage drops every frame it
+   * never took, all counted (those its producer no longer handed it were
+   * not: 3 taken, 1 skipped and 1 to 5 dropped of 10) */
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: stop\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '16', "
+      "num-buffers: 10}}\n"
+      "  - {name: k, kind: core.scale, supervision: {on-fault: stop}}\n"
+      "  - {name: b, kind: core.scale}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "  - {name: out-b, kind: core.null-sink}\n"
+      "links: [src -> k -> out, src -> b -> out-b]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "k:invalid-input:3", TRUE);
+  run_in (&r, dir, "--backend=host", "--quiet", yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 3);
+  g_assert_nonnull (strstr (r.err, "stage 'k' (core.scale) dropped 6 input "
+                                   "buffers that came once its stream had "
+                                   "ended"));
+  g_assert_nonnull (strstr (r.err, "1 skipped, 0 lost (exit status 3)"));
+  result_clear (&r);
+
   /* a simulation that skips a frame does not take its step: its later
    * frames are not a clean run's, and the report says so (it said only
    * that one frame was skipped) */
