@@ -19,9 +19,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_accel_sim_src_debug);
 /* what the base class logs goes to the element's category */
 #define CAT(obj) GST_ACCEL_SIM_SRC_CAT (obj)
 
+/* a framerate from 1/G_MAXINT: a simulation steps a frame at a time, and a
+ * variable framerate (0/1) would give its frames no timestamps, which
+ * aggregators such as accelblend and compositor refuse */
 #define SIM_CAPS_FIELDS                                                        \
   "format = (string) RGBA, width = " GST_VIDEO_SIZE_RANGE                      \
-  ", height = " GST_VIDEO_SIZE_RANGE ", framerate = " GST_VIDEO_FPS_RANGE
+  ", height = " GST_VIDEO_SIZE_RANGE                                           \
+  ", framerate = (fraction) [ 1/2147483647, 2147483647/1 ]"
 #define SIM_CUDA_CAPS                                                          \
   "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), " SIM_CAPS_FIELDS
 #define SIM_SYSTEM_CAPS "video/x-raw, " SIM_CAPS_FIELDS
@@ -412,7 +416,7 @@ gst_accel_sim_src_fill (
     }
 
   /* frame n since the last framerate change at n / framerate after the
-   * time reached then; a framerate of 0 leaves the time unset */
+   * time reached then */
   if (fps_n > 0)
     {
       GstClockTime at = gst_util_uint64_scale (

@@ -683,12 +683,34 @@ test_seek_refused_or_stop_only (void)
   gst_object_unref (pipeline);
 }
 
+/* a variable framerate (0/1) is refused as the caps link: the frames had
+ * no timestamps, and accelblend and compositor failed on them ("Need
+ * timestamped buffers") */
+static void
+test_variable_framerate_refused (gconstpointer data)
+{
+  const char *element = data;
+  g_autofree gchar *line = g_strdup_printf (
+      "%s num-buffers=2 ! video/x-raw,width=8,height=8,framerate=0/1 ! "
+      "fakesink",
+      element);
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (line, &error);
+
+  g_assert_error (error, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK);
+  gst_clear_object (&pipeline);
+}
+
 int
 main (int argc, char **argv)
 {
   gpu = elements_test_init (&argc, &argv);
 
   g_test_add_data_func ("/sources/fluid/drag", "", test_fluid_drag);
+  g_test_add_data_func ("/sources/fluid/variable-framerate-refused",
+      "accelfluid", test_variable_framerate_refused);
+  g_test_add_data_func ("/sources/cloth/variable-framerate-refused",
+      "accelcloth", test_variable_framerate_refused);
   g_test_add_data_func ("/sources/fluid/jet", "", test_fluid_jet);
   g_test_add_data_func (
       "/sources/fluid/framerate-change", "", test_fluid_framerate_change);
