@@ -239,6 +239,8 @@ accel_commit_log_close (AccelCommitLog *log)
 gboolean
 accel_commit_log_contains (AccelCommitLog *log, guint64 sequence)
 {
+  g_return_val_if_fail (log != NULL, FALSE);
+
   return g_hash_table_contains (log->committed, &sequence);
 }
 
@@ -253,6 +255,8 @@ accel_commit_log_contains (AccelCommitLog *log, guint64 sequence)
 guint64
 accel_commit_log_first_uncommitted (AccelCommitLog *log)
 {
+  g_return_val_if_fail (log != NULL, 0);
+
   return log->first_uncommitted;
 }
 
@@ -281,6 +285,8 @@ accel_commit_log_get_path (AccelCommitLog *log)
 guint
 accel_commit_log_get_n_committed (AccelCommitLog *log)
 {
+  g_return_val_if_fail (log != NULL, 0);
+
   return g_hash_table_size (log->committed);
 }
 
@@ -294,6 +300,8 @@ accel_commit_log_get_n_committed (AccelCommitLog *log)
 void
 accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
 {
+  g_return_if_fail (log != NULL);
+
   log->sync_interval_us = interval_us;
 }
 
@@ -310,6 +318,8 @@ accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
 gboolean
 accel_commit_log_sync (AccelCommitLog *log, GError **error)
 {
+  g_return_val_if_fail (log != NULL, FALSE);
+
   /* the digests first: a commit on disk speaks of them */
   if (log->dirty && log->digests_fd >= 0 && fsync (log->digests_fd) != 0)
     return io_error (error, "cannot sync the digests of", log->path);
@@ -362,6 +372,7 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
 {
   Record r = { RECORD_MAGIC, record_check (sequence), sequence };
 
+  g_return_val_if_fail (log != NULL, FALSE);
   if (accel_commit_log_contains (log, sequence))
     return TRUE;
   if (!append_record (log, &r, error))
@@ -620,6 +631,7 @@ accel_commit_log_write_digest (
 {
   DigestRecord record = { GUINT64_TO_LE (place + 1), GUINT64_TO_LE (digest) };
 
+  g_return_val_if_fail (log != NULL, FALSE);
   if (log->digests_fd < 0)
     {
       g_autofree gchar *path = digests_path (log);
@@ -656,14 +668,16 @@ gboolean
 accel_commit_log_find_digest (
     AccelCommitLog *log, guint64 n, guint64 *place, guint64 *digest)
 {
-  g_autofree gchar *path = digests_path (log);
+  g_autofree gchar *path = NULL;
   DigestRecord chunk[256];
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   struct stat st;
   guint64 end;
   gboolean found = FALSE;
+  int fd;
 
-  if (fd < 0)
+  g_return_val_if_fail (log != NULL, FALSE);
+  path = digests_path (log);
+  if ((fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
     return FALSE;
   /* from the newest down: a crash may leave zeroed records at the end */
   end = fstat (fd, &st) == 0 ? MIN (n, (guint64)st.st_size / sizeof (*chunk))
@@ -711,6 +725,8 @@ gboolean
 accel_commit_log_forget_undigested (AccelCommitLog *log, guint64 from,
     guint64 to, const char *places, gchar **what, GError **error)
 {
+  g_return_val_if_fail (log != NULL, FALSE);
+
   *what = g_strdup_printf (
       "the digests beside its commit log lack those of %s %" G_GUINT64_FORMAT
       " to %" G_GUINT64_FORMAT " (their file deleted or cut short, or not on "
@@ -731,5 +747,7 @@ accel_commit_log_forget_undigested (AccelCommitLog *log, guint64 from,
 gboolean
 accel_commit_log_has_digests (AccelCommitLog *log)
 {
+  g_return_val_if_fail (log != NULL, FALSE);
+
   return log->has_digests;
 }

@@ -172,6 +172,10 @@ accel_backend_get_default (void)
 gboolean
 accel_backend_set_default (AccelBackend backend, GError **error)
 {
+  g_return_val_if_fail (
+      backend == ACCEL_BACKEND_HOST || backend == ACCEL_BACKEND_CUDA, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
   ensure_devices ();
   if (backend == ACCEL_BACKEND_CUDA && cuda_devices->len == 0)
     {
@@ -460,10 +464,30 @@ accel_device_make_current (AccelDevice *device, GError **error)
   return accel_cuda_check (cudaSetDevice (device->index), error);
 }
 
+/* what the host can give without swapping: MemAvailable (page cache and
+ * reclaimable memory counted, as free(1)'s "available"), where the
+ * kernel says it; else the free pages, which leave out the cache and can
+ * be a small part of it */
+static size_t
+host_available_memory (void)
+{
+  g_autofree gchar *meminfo = NULL;
+  const char *line;
+  guint64 kib;
+
+  if (g_file_get_contents ("/proc/meminfo", &meminfo, NULL, NULL)
+      && (line = strstr (meminfo, "\nMemAvailable:"))
+      && (kib = g_ascii_strtoull (line + strlen ("\nMemAvailable:"), NULL, 10))
+             > 0)
+    return (size_t)kib * 1024;
+  return (size_t)sysconf (_SC_AVPHYS_PAGES) * (size_t)sysconf (_SC_PAGESIZE);
+}
+
 /**
  * accel_device_get_memory_info:
  * @device: a device
- * @free_bytes: (out) (optional): free memory
+ * @free_bytes: (out) (optional): free memory (on the host, the memory
+ *   available without swapping: MemAvailable)
  * @total_bytes: (out) (optional): total memory
  * @error: return location for a #GError, or %NULL
  *
@@ -479,7 +503,7 @@ accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
   if (device->index < 0)
     {
-      f = (size_t)sysconf (_SC_AVPHYS_PAGES) * (size_t)sysconf (_SC_PAGESIZE);
+      f = host_available_memory ();
       t = device->total_memory;
     }
   else if (!accel_device_make_current (device, error)

@@ -381,6 +381,8 @@ accel_stage_get_device (AccelStage *stage)
 gboolean
 accel_stage_is_host (AccelStage *stage)
 {
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
+
   return accel_device_is_host (accel_stage_get_device (stage));
 }
 
@@ -548,6 +550,7 @@ accel_stage_get_n_inputs (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
   return priv->n_in;
 }
 
@@ -562,6 +565,7 @@ accel_stage_get_n_outputs (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), 0);
   return priv->n_out;
 }
 
@@ -579,8 +583,12 @@ accel_stage_find_port (
     AccelStage *stage, AccelPortDirection direction, const char *name)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
-  GPtrArray *ports = priv->info->ports[direction];
+  GPtrArray *ports;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), -1);
+  g_return_val_if_fail (
+      direction == ACCEL_PORT_INPUT || direction == ACCEL_PORT_OUTPUT, -1);
+  ports = priv->info->ports[direction];
   if (!name)
     return ports->len == 1 ? 0 : -1;
   for (guint i = 0; i < ports->len; i++)
@@ -773,6 +781,7 @@ accel_stage_get_commit_log (AccelStage *stage)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
   return priv->sink.commit_log;
 }
 

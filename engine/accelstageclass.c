@@ -330,6 +330,7 @@ accel_stage_is_live (AccelStage *stage)
   AccelStagePrivate *priv = accel_stage_get_private (stage);
   AccelStageClassInfo *info;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
   if (priv->source.live >= 0)
     return priv->source.live;
   info = accel_stage_class_info_lookup (G_OBJECT_TYPE (stage));
@@ -391,9 +392,10 @@ accel_stage_class_add_port (AccelStageClass *klass,
 const char *
 accel_stage_class_get_kind_name (AccelStageClass *klass)
 {
-  AccelStageClassInfo *info
-      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  AccelStageClassInfo *info;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE_CLASS (klass), NULL);
+  info = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
   return info ? info->kind_name : NULL;
 }
 
@@ -407,9 +409,10 @@ accel_stage_class_get_kind_name (AccelStageClass *klass)
 const char *
 accel_stage_class_get_description (AccelStageClass *klass)
 {
-  AccelStageClassInfo *info
-      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  AccelStageClassInfo *info;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE_CLASS (klass), NULL);
+  info = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
   return info ? info->description : NULL;
 }
 
@@ -425,10 +428,12 @@ GPtrArray *
 accel_stage_class_get_ports (
     AccelStageClass *klass, AccelPortDirection direction)
 {
-  AccelStageClassInfo *info
-      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
-  GPtrArray *ports = g_ptr_array_new ();
+  AccelStageClassInfo *info;
+  GPtrArray *ports;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE_CLASS (klass), NULL);
+  info = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  ports = g_ptr_array_new ();
   for (guint i = 0; info && i < info->ports[direction]->len; i++)
     g_ptr_array_add (ports, info->ports[direction]->pdata[i]);
   return ports;
@@ -445,9 +450,10 @@ accel_stage_class_get_ports (
 AccelStageKind
 accel_stage_class_get_stage_kind (AccelStageClass *klass)
 {
-  AccelStageClassInfo *info
-      = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
+  AccelStageClassInfo *info;
 
+  g_return_val_if_fail (ACCEL_IS_STAGE_CLASS (klass), ACCEL_STAGE_SOURCE);
+  info = accel_stage_class_info_lookup (G_TYPE_FROM_CLASS (klass));
   if (!info || info->ports[ACCEL_PORT_INPUT]->len == 0)
     return ACCEL_STAGE_SOURCE;
   if (info->ports[ACCEL_PORT_OUTPUT]->len == 0)

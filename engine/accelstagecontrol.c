@@ -118,6 +118,8 @@ accel_stage_refuses_param (AccelStage *stage, GParamSpec *pspec)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  g_return_val_if_fail (pspec != NULL, TRUE);
   if (!(pspec->flags & ACCEL_PARAM_FIXED)
       || !g_atomic_int_get (&priv->negotiated))
     return FALSE;

@@ -223,6 +223,7 @@ accel_stage_get_latency (AccelStage *stage, gint64 *p50_ns, gint64 *p99_ns)
   gint64 sorted[ACCEL_LATENCY_RING];
   guint n;
 
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
   g_mutex_lock (&priv->stats_lock);
   n = (guint)MIN (priv->n_processed, ACCEL_LATENCY_RING);
   memcpy (sorted, priv->latency_ns, n * sizeof (gint64));

@@ -64,6 +64,7 @@ accel_digest_bytes (guint64 digest, gconstpointer data, gsize size)
 {
   const guint8 *p = data;
 
+  g_return_val_if_fail (data != NULL || size == 0, digest);
   for (gsize i = 0; i < size; i++)
     digest = (digest ^ p[i]) * G_GUINT64_CONSTANT (1099511628211);
   return digest;

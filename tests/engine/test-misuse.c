@@ -42,6 +42,122 @@ test_stage_getters_invalid (void)
   g_test_trap_assert_stderr ("*CRITICAL*read_counter*ACCEL_IS_STAGE*");
 }
 
+/* public calls given no stage, class, log or data: each a critical
+ * naming its check, where each read through a null pointer */
+typedef struct
+{
+  const char *path, *says;
+  void (*call) (void);
+} NullCall;
+
+static void
+null_latency (void)
+{
+  gint64 p50, p99;
+
+  accel_stage_get_latency (NULL, &p50, &p99);
+}
+
+static void
+null_n_inputs (void)
+{
+  accel_stage_get_n_inputs (NULL);
+}
+
+static void
+null_n_outputs (void)
+{
+  accel_stage_get_n_outputs (NULL);
+}
+
+static void
+null_find_port (void)
+{
+  accel_stage_find_port (NULL, ACCEL_PORT_INPUT, "in");
+}
+
+static void
+null_commit_log (void)
+{
+  accel_stage_get_commit_log (NULL);
+}
+
+static void
+null_is_live (void)
+{
+  accel_stage_is_live (NULL);
+}
+
+static void
+null_refuses_param (void)
+{
+  accel_stage_refuses_param (NULL, NULL);
+}
+
+static void
+null_kind_name (void)
+{
+  accel_stage_class_get_kind_name (NULL);
+}
+
+static void
+null_digest (void)
+{
+  accel_digest_bytes (0, NULL, 5);
+}
+
+static void
+null_log_commit (void)
+{
+  accel_commit_log_commit (NULL, 1, NULL);
+}
+
+static void
+bad_backend (void)
+{
+  accel_backend_set_default ((AccelBackend)99, NULL);
+}
+
+static const NullCall null_calls[] = {
+  { "latency", "*CRITICAL*accel_stage_get_latency*ACCEL_IS_STAGE*",
+      null_latency },
+  { "n-inputs", "*CRITICAL*accel_stage_get_n_inputs*ACCEL_IS_STAGE*",
+      null_n_inputs },
+  { "n-outputs", "*CRITICAL*accel_stage_get_n_outputs*ACCEL_IS_STAGE*",
+      null_n_outputs },
+  { "find-port", "*CRITICAL*accel_stage_find_port*ACCEL_IS_STAGE*",
+      null_find_port },
+  { "commit-log", "*CRITICAL*accel_stage_get_commit_log*ACCEL_IS_STAGE*",
+      null_commit_log },
+  { "is-live", "*CRITICAL*accel_stage_is_live*ACCEL_IS_STAGE*", null_is_live },
+  { "refuses-param", "*CRITICAL*accel_stage_refuses_param*ACCEL_IS_STAGE*",
+      null_refuses_param },
+  { "kind-name",
+      "*CRITICAL*accel_stage_class_get_kind_name*ACCEL_IS_STAGE_CLASS*",
+      null_kind_name },
+  { "digest", "*CRITICAL*accel_digest_bytes*data != NULL*", null_digest },
+  { "log-commit", "*CRITICAL*accel_commit_log_commit*log != NULL*",
+      null_log_commit },
+  /* taken, and graphs then ran on the host without a word */
+  { "backend", "*CRITICAL*accel_backend_set_default*ACCEL_BACKEND_HOST*",
+      bad_backend },
+};
+
+static void
+test_null_call (gconstpointer data)
+{
+  const NullCall *c = data;
+
+  if (g_test_subprocess ())
+    {
+      c->call ();
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr (c->says);
+}
+
 /* a value of no enum member: a critical, where the graph took it and ran */
 static void
 test_graph_modes_invalid (void)
@@ -724,6 +840,13 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/stage-new-null-kind", test_stage_new_null_kind);
   g_test_add_func ("/misuse/link-null-ends", test_link_null_ends);
   g_test_add_func ("/misuse/stage-getters-invalid", test_stage_getters_invalid);
+  for (guint i = 0; i < G_N_ELEMENTS (null_calls); i++)
+    {
+      g_autofree gchar *path
+          = g_strdup_printf ("/misuse/null/%s", null_calls[i].path);
+
+      g_test_add_data_func (path, &null_calls[i], test_null_call);
+    }
   g_test_add_func ("/misuse/graph-modes-invalid", test_graph_modes_invalid);
   g_test_add_func ("/misuse/device-after-prepare", test_device_after_prepare);
   g_test_add_func ("/misuse/link-ports-null-stage", test_link_ports_null_stage);
