@@ -367,7 +367,9 @@ accel_yaml_value_text (const GValue *value)
 /* "10s", "500ms", "1.5min" or plain milliseconds (digits, a fraction,
  * a unit: no sign, exponent, hexadecimal or space), as a count of
  * milliseconds, a value under 1 ms but not 0 as 1; NULL when @text is
- * none of these or beyond 10^15 ms */
+ * none of these. A whole count of milliseconds is kept digit for digit,
+ * so the parameter's range, not a double's precision, decides what is
+ * too large (9223372036854775ms, the largest, was "not a duration") */
 gchar *
 accel_yaml_duration_to_ms (const char *text)
 {
@@ -399,7 +401,9 @@ accel_yaml_duration_to_ms (const char *text)
       {
         double ms = v * units[i].ms;
 
-        if (!(ms <= 1e15))
+        if (units[i].ms == 1 && !strchr (text, '.'))
+          return g_strndup (text, (gsize)(p - text));
+        if (!isfinite (ms))
           return NULL;
         return g_strdup_printf ("%.0f", ms > 0 && ms < 1 ? 1 : ms);
       }

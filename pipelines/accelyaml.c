@@ -712,7 +712,15 @@ load_param_settings (Loader *l, yaml_node_t *map, const ParamSetting *table,
         }
       if (!accel_yaml_convert (text, pspec, &d.value, &problem))
         {
-          report (l, v->start_mark, "%s '%s' %s", what, d.key, problem);
+          /* a duration's range said in its unit, and the value as given */
+          if (table[i].duration && G_IS_PARAM_SPEC_INT64 (pspec))
+            report (l, v->start_mark,
+                "%s '%s' is out of range: %s is not in %" G_GINT64_FORMAT
+                "ms .. %" G_GINT64_FORMAT "ms",
+                what, d.key, scalar (v), G_PARAM_SPEC_INT64 (pspec)->minimum,
+                G_PARAM_SPEC_INT64 (pspec)->maximum);
+          else
+            report (l, v->start_mark, "%s '%s' %s", what, d.key, problem);
           continue;
         }
       if (into == l->defaults)

@@ -1202,14 +1202,17 @@ test_nul_in_scalar (void)
 }
 
 /* a duration is digits, a fraction and a unit, nothing else; a value
- * under a millisecond but not zero is one */
+ * under a millisecond but not zero is one; one too large is out of the
+ * parameter's range, its largest taken (it was "not a duration" from
+ * 10^15 ms on) */
 static void
 test_durations (void)
 {
-  static const char *const refused[] = { "0x10s", "\" 10s\"", "1e3ms", "-5s",
-    "10 s", ".5s", "99999999999999min" };
+  static const char *const refused[]
+      = { "0x10s", "\" 10s\"", "1e3ms", "-5s", "10 s", ".5s" };
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelGraph) g = NULL;
+  g_autofree gchar *too_large = NULL;
   gint64 deadline = 0;
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
@@ -1231,6 +1234,23 @@ test_durations (void)
   g_assert_no_error (error);
   g_object_get (accel_graph_get_stage (g, "s"), "deadline", &deadline, NULL);
   g_assert_cmpint (deadline, ==, 1);
+  g_clear_object (&g);
+
+  too_large = string_error ("pipeline: t\n"
+                            "supervision: {deadline: 99999999999999min}\n"
+                            "stages: [{name: s, kind: core.test-source}]\n");
+  g_assert_cmpstr (too_large, ==,
+      "lim:2:25: supervision 'deadline' is out of range: 99999999999999min "
+      "is not in 0ms .. 9223372036854775ms");
+  g = accel_graph_new_from_yaml_string ("pipeline: t\n"
+                                        "supervision: {deadline: "
+                                        "9223372036854775ms}\n"
+                                        "stages: [{name: s, kind: "
+                                        "core.test-source}]\n",
+      "t", &error);
+  g_assert_no_error (error);
+  g_object_get (accel_graph_get_stage (g, "s"), "deadline", &deadline, NULL);
+  g_assert_cmpint (deadline, ==, G_GINT64_CONSTANT (9223372036854775));
 }
 
 /* flow collections nested ever deeper */
