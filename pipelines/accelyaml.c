@@ -1570,8 +1570,9 @@ problem_mark (Loader *l, Decl *decl, const char *message, gsize from)
 /* an error of prepare() at the value of a parameter it names of the first
  * stage it names (a shape, a format, a size that does not fit), else at
  * the link between two stages it names (a type the one refused from the
- * other), else at that first stage, wherever it is declared (it was the
- * first declared of those it names) */
+ * other; the link check's "cannot link" always), else at that first
+ * stage, wherever it is declared (it was the first declared of those it
+ * names) */
 static void
 report_prepare (Loader *l, const GError *error)
 {
@@ -1589,7 +1590,8 @@ report_prepare (Loader *l, const GError *error)
           first = at;
         }
     }
-  if (about)
+  /* the graph's own check of a link's types is about the link */
+  if (about && !g_str_has_prefix (error->message, "cannot link "))
     {
       yaml_mark_t mark = problem_mark (
           l, about, error->message, (gsize)first + strlen (about->name) + 2);
