@@ -179,7 +179,9 @@ test_unsupported_format (void)
       g_assert_false (accel_graph_prepare (g, &error));
       g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
       want = g_strdup_printf ("stage 'stage' (%s) takes RGBA8 or BGRA8 "
-                              "images, not image<GRAY8>[23x37]@device",
+                              "images, not image<GRAY8>[23x37]@device; its "
+                              "input 'in' comes from stage 'src' "
+                              "(core.test-source)",
           kinds[i]);
       g_assert_cmpstr (error->message, ==, want);
     }
@@ -305,6 +307,7 @@ test_blend_runs (gconstpointer data)
   g_assert_cmpstr (digest, ==, g_checksum_get_string (all));
 }
 
+/* the stages the two inputs come from are named too */
 static void
 test_blend_mismatch (void)
 {
@@ -317,11 +320,15 @@ test_blend_mismatch (void)
     { "RGBA8", "BGRA8", WIDTH,
         "stage 'mix' (realtime.blend) blends two images of one format and "
         "size, not image<RGBA8>[23x37]@device on 'a' and "
-        "image<BGRA8>[23x37]@device on 'b'" },
+        "image<BGRA8>[23x37]@device on 'b'; its input 'a' comes from stage "
+        "'base' (core.test-source), "
+        "'b' from stage 'layer' (core.test-source)" },
     { "BGRA8", "BGRA8", 36,
         "stage 'mix' (realtime.blend) blends two images of one format and "
         "size, not image<BGRA8>[23x37]@device on 'a' and "
-        "image<BGRA8>[23x36]@device on 'b'" },
+        "image<BGRA8>[23x36]@device on 'b'; its input 'a' comes from stage "
+        "'base' (core.test-source), "
+        "'b' from stage 'layer' (core.test-source)" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

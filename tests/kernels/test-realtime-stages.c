@@ -210,7 +210,8 @@ test_unsupported_format (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
   g_assert_cmpstr (error->message, ==,
       "stage 'blur' (realtime.gaussian-blur) takes RGBA8, BGRA8, GRAY8 or "
-      "RGBAF32 images, not image<NV12>[23x37]@device");
+      "RGBAF32 images, not image<NV12>[23x37]@device; its input 'in' comes "
+      "from stage 'src' (core.test-source)");
 }
 
 static void

@@ -330,5 +330,21 @@ test_expect_prepare_error (AccelGraph *graph, gint code, const char *message)
   g_assert_false (accel_graph_prepare (graph, &error));
   g_assert_error (error, ACCEL_ERROR, code);
   g_test_message ("%s", error->message);
-  g_assert_cmpstr (error->message, ==, message);
+  test_assert_stage_message (error->message, message);
+}
+
+void
+test_assert_stage_message (const char *got, const char *message)
+{
+  const char *rest;
+
+  /* the stage's own words, then, for a type it refused, the stages its
+   * inputs come from */
+  g_assert_true (g_str_has_prefix (got, message));
+  rest = got + strlen (message);
+  if (*rest)
+    {
+      g_assert_true (g_str_has_prefix (rest, "; its input '"));
+      g_assert_nonnull (strstr (rest, "' comes from stage '"));
+    }
 }

@@ -44,10 +44,15 @@ void test_tensor_link_sources (AccelGraph *graph, AccelStage *stage,
     guint n_inputs, const char *const *ports, const AccelType *types,
     GPtrArray *const *inputs);
 
-/* asserts that preparing @graph fails with ACCEL_ERROR @code and exactly
- * @message */
+/* asserts that preparing @graph fails with ACCEL_ERROR @code and @message,
+ * as test_assert_stage_message () checks it */
 void test_expect_prepare_error (
     AccelGraph *graph, gint code, const char *message);
+
+/* asserts that @got is the stage's own @message, followed for a type it
+ * refused by the stages its inputs come from ("; its input 'a' comes from
+ * stage 'x' (kind), ...") */
+void test_assert_stage_message (const char *got, const char *message);
 
 /* runs @graph whose sink stage is @sink_name and returns its frames */
 GPtrArray *test_tensor_run (AccelGraph *graph, const char *sink_name);

@@ -97,7 +97,7 @@ expect_mismatch (const BlasCase *c, guint port, const AccelType *type,
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
   g_test_message ("%s", error->message);
   if (message)
-    g_assert_cmpstr (error->message, ==, message);
+    test_assert_stage_message (error->message, message);
   if (part)
     g_assert_nonnull (strstr (error->message, part));
 }
