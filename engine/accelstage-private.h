@@ -280,6 +280,7 @@ AccelStageClassInfo *accel_stage_class_info_lookup (GType type);
 
 /* accelstage.c */
 AccelStagePrivate *accel_stage_get_private (AccelStage *stage);
+void accel_stage_note_origin (AccelStage *stage, guint64 sequence, gint64 t0);
 void accel_stage_record_frame (
     AccelStage *stage, guint64 sequence, gint64 t0, gint64 t1);
 void accel_stage_count_restart (AccelStage *stage, const GError *fault);

@@ -434,10 +434,13 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       accel_stage_count_withheld (self, sequence);
       accel_stage_send_gap_downstream (self, sequence);
     }
-  else if (flow == ACCEL_FLOW_OK
-           && (res = priv->role->hand_on (self, &frame, t0, error))
-                  == ACCEL_FRAME_FAILED)
-    goto failed;
+  else if (flow == ACCEL_FLOW_OK)
+    {
+      accel_stage_note_origin (self, sequence, t0);
+      res = priv->role->hand_on (self, &frame, t0, error);
+      if (res == ACCEL_FRAME_FAILED)
+        goto failed;
+    }
   priv->frame_deferred = FALSE;
 
   for (guint o = 0; o < priv->n_out; o++)

@@ -302,6 +302,25 @@ origin_time (AccelStage *source, guint64 sequence)
   return before == sequence + 1 && after == before ? t : -1;
 }
 
+/* a source's frame @sequence began at @t0 (monotonic µs): its sinks'
+ * end-to-end latency counts from there. Noted before the frame is handed
+ * on, since a sink on the same thread ends it within the hand-on (noted
+ * after it, every sample of a shared thread found no origin, and on
+ * threads of their own a sink that came first now and then lost one) */
+void
+accel_stage_note_origin (AccelStage *stage, guint64 sequence, gint64 t0)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  guint slot = sequence % ACCEL_ORIGIN_RING;
+
+  if (priv->n_in > 0 || accel_debug_has (ACCEL_DEBUG_NO_METRICS))
+    return;
+  /* sequence + 1: a zeroed slot stands for no frame */
+  __atomic_store_n (&priv->origin_seq[slot], 0, __ATOMIC_RELEASE);
+  __atomic_store_n (&priv->origin_us[slot], t0, __ATOMIC_RELEASE);
+  __atomic_store_n (&priv->origin_seq[slot], sequence + 1, __ATOMIC_RELEASE);
+}
+
 /* a frame is through: @t0 to @t1 in monotonic µs was the stage's own time */
 void
 accel_stage_record_frame (
@@ -312,17 +331,8 @@ accel_stage_record_frame (
   gint64 e2e = -1;
   gboolean metrics = !accel_debug_has (ACCEL_DEBUG_NO_METRICS);
 
-  if (metrics && priv->n_in == 0)
-    {
-      guint slot = sequence % ACCEL_ORIGIN_RING;
-
-      /* sequence + 1: a zeroed slot stands for no frame */
-      __atomic_store_n (&priv->origin_seq[slot], 0, __ATOMIC_RELEASE);
-      __atomic_store_n (&priv->origin_us[slot], t0, __ATOMIC_RELEASE);
-      __atomic_store_n (
-          &priv->origin_seq[slot], sequence + 1, __ATOMIC_RELEASE);
-    }
-  else if (metrics && priv->n_out == 0 && priv->n_processed >= ACCEL_E2E_WARMUP)
+  if (metrics && priv->n_in > 0 && priv->n_out == 0
+      && priv->n_processed >= ACCEL_E2E_WARMUP)
     {
       if (!priv->origin)
         priv->origin = find_origin (stage);

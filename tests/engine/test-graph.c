@@ -703,6 +703,32 @@ frames_in_flight (AccelGraph *g)
   return g_ascii_strtoull (at + strlen ("\"frames_in_flight\": "), NULL, 10);
 }
 
+/* every frame of a sink past its first 8 (the warm-up) is an end-to-end
+ * sample: the source notes when its frame began before handing it on (it
+ * noted it after, so a sink on the source's thread found no origin and
+ * the histogram stayed empty, and one on a thread of its own lost a
+ * sample now and then) */
+static void
+test_end_to_end_samples (GraphFixture *f, gconstpointer data)
+{
+  g_autofree gchar *json = NULL;
+  const char *at;
+
+  source (f, "src", 500, "16");
+  add (f, "core.scale", "mid");
+  add (f, "core.null-sink", "out");
+  link_ok (f->graph, "src", "mid");
+  link_ok (f->graph, "mid", "out");
+  run_ok (f, 60);
+  json = accel_graph_metrics_to_json (f->graph);
+  at = strstr (json, "\"end_to_end\": ");
+  g_assert_nonnull (at);
+  at = strstr (at, "\"count\": ");
+  g_assert_nonnull (at);
+  g_assert_cmpuint (
+      g_ascii_strtoull (at + strlen ("\"count\": "), NULL, 10), ==, 500 - 8);
+}
+
 /* once @endless has made 2000 frames, what the running graph has in
  * flight is what its mailboxes and pools hold, not a count that grows;
  * then the graph stops */
@@ -2043,6 +2069,10 @@ main (int argc, char **argv)
       graph_set_up, test_fan_in_ends_with_shortest, graph_tear_down);
   g_test_add ("/graph/in-flight-withheld", GraphFixture, "withheld",
       graph_set_up, test_in_flight_withheld, graph_tear_down);
+  g_test_add ("/graph/end-to-end-samples", GraphFixture, "e2e", graph_set_up,
+      test_end_to_end_samples, graph_tear_down);
+  g_test_add ("/graph/end-to-end-samples/one-thread", GraphFixture, "e2e",
+      graph_set_up_one_thread, test_end_to_end_samples, graph_tear_down);
   g_test_add ("/graph/in-flight-per-branch", GraphFixture, "branches",
       graph_set_up, test_in_flight_per_branch, graph_tear_down);
   g_test_add ("/graph/in-flight-diamond", GraphFixture, "behind-diamond",
