@@ -534,6 +534,10 @@ on_request (SoupServer *server, SoupServerMessage *msg, const char *path,
     soup_server_message_set_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
 }
 
+/* the longest GSocket timeout: its source's deadline is the seconds times
+ * 1000000 in 32 bits, so 4295 s wrapped to 0.03 s */
+#define IDLE_TIMEOUT_MAX_S 4294
+
 /* IDLE_TIMEOUT_S, or ACCEL_HTTP_IDLE_TIMEOUT's seconds: a GSocket's timeout
  * counts in whole seconds */
 static guint
@@ -542,11 +546,12 @@ idle_timeout (void)
   const char *env = g_getenv ("ACCEL_HTTP_IDLE_TIMEOUT");
   guint64 s = IDLE_TIMEOUT_S;
 
-  if (env && !g_ascii_string_to_unsigned (env, 10, 1, G_MAXUINT, &s, NULL))
+  if (env
+      && !g_ascii_string_to_unsigned (env, 10, 1, IDLE_TIMEOUT_MAX_S, &s, NULL))
     {
-      g_warning ("ACCEL_HTTP_IDLE_TIMEOUT must be seconds from 1 to %u, not "
+      g_warning ("ACCEL_HTTP_IDLE_TIMEOUT must be seconds from 1 to %d, not "
                  "'%s'; closing connections idle for %d s",
-          G_MAXUINT, env, IDLE_TIMEOUT_S);
+          IDLE_TIMEOUT_MAX_S, env, IDLE_TIMEOUT_S);
       s = IDLE_TIMEOUT_S;
     }
   return (guint)s;

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.dirname(__file__))
@@ -64,10 +65,11 @@ def need(program):
     sys.exit(77)
 
 
-def start():
-    """accel-run on the endless pipeline, port 0; returns (process, url)."""
+def start(idle_timeout=IDLE_TIMEOUT, said=None):
+    """accel-run on the endless pipeline, port 0; returns (process, url).
+    Lines on stderr before the readiness line go into the list said."""
     env = dict(os.environ)
-    env["ACCEL_HTTP_IDLE_TIMEOUT"] = str(IDLE_TIMEOUT)
+    env["ACCEL_HTTP_IDLE_TIMEOUT"] = str(idle_timeout)
     if FAULT:
         env["ACCEL_FAULT"] = "twice:invalid-input:2000"
     proc = subprocess.Popen(
@@ -80,6 +82,8 @@ def start():
         if not line:
             fail("accel-run ended before it served: status %s" % proc.wait())
         sys.stdout.write("accel-run: " + line)
+        if said is not None:
+            said.append(line)
         m = re.match(r"accel-run: serving (http://127\.0\.0\.1:(\d+)/)$",
                      line.strip())
         if m:
@@ -227,6 +231,7 @@ def test_metrics(proc, url):
     check_connection_flood(proc, url)
     check_range_ignored(url)
     check_idle_closed(url)
+    check_idle_timeout_bounded()
     check_port_taken(url)
     check_ends_while_scraped()
     try:
@@ -381,6 +386,29 @@ def check_idle_closed(url):
               "a connection idle after %r is closed at its bound of %d s: "
               "%s after %.1f s" % (head, IDLE_TIMEOUT,
                                    "closed" if closed else "open", waited))
+
+
+def check_idle_timeout_bounded():
+    """an idle timeout past GSocket's 4294 s is refused with a warning and
+    30 s kept: 4295 s was taken and wrapped to 0.03 s"""
+    said = []
+    proc, url = start(idle_timeout=4295, said=said)
+    try:
+        check(any("ACCEL_HTTP_IDLE_TIMEOUT must be seconds from 1 to 4294, "
+                  "not '4295'" in line for line in said),
+              "ACCEL_HTTP_IDLE_TIMEOUT=4295 is refused with a warning")
+        parsed = urllib.parse.urlparse(url)
+        with socket.create_connection((parsed.hostname, parsed.port),
+                                      timeout=10) as sock:
+            sock.sendall(b"GET /metr")
+            time.sleep(1)
+            sock.sendall(b"ics HTTP/1.1\r\nHost: x\r\n\r\n")
+            line = sock.makefile("rb").readline().decode()
+        check(line.startswith("HTTP/1.1 200"),
+              "a request that pauses a second is answered: %r" % line)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
 
 
 def sockets(pid):
