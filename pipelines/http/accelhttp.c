@@ -241,12 +241,17 @@ on_got_headers (SoupServerMessage *msg, gpointer user_data)
   const char *method = soup_server_message_get_method (msg);
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   SoupEncoding encoding = soup_message_headers_get_encoding (headers);
-  /* any length but 0 has a body: libsoup gives one that does not fit
-   * (-1, past 2^63) as -1 */
+  /* any transfer coding, and any length but 0, has a body: libsoup takes
+   * "identity" for none (and the bytes after the head for a next request;
+   * one it does not know it answers 501 without this handler), and gives a
+   * length that does not fit (-1, past 2^63) as -1 */
+  gboolean coded
+      = soup_message_headers_get_one (headers, "Transfer-Encoding") != NULL;
   gboolean body
-      = encoding != SOUP_ENCODING_NONE
-        && (encoding != SOUP_ENCODING_CONTENT_LENGTH
-            || soup_message_headers_get_content_length (headers) != 0);
+      = coded
+        || (encoding != SOUP_ENCODING_NONE
+            && (encoding != SOUP_ENCODING_CONTENT_LENGTH
+                || soup_message_headers_get_content_length (headers) != 0));
   gboolean readable
       = g_str_equal (method, "GET") || g_str_equal (method, "HEAD");
   guint status = soup_server_message_get_status (msg);
