@@ -350,6 +350,9 @@ void accel_mailbox_end (AccelMailbox *mb);
 guint accel_mailbox_drain (AccelMailbox *mb);
 guint64 accel_mailbox_get_n_dropped (AccelMailbox *mb);
 void accel_mailbox_note_dropped (AccelMailbox *mb);
+
+gchar *accel_file_resolved_path (const char *path);
+gchar *accel_file_identity (const char *path);
 guint accel_mailbox_get_max_queued (AccelMailbox *mb);
 guint accel_mailbox_get_n_queued (AccelMailbox *mb);
 GSource *accel_mailbox_source_new (AccelMailbox *mb);

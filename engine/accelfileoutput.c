@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 G_DEFINE_INTERFACE (AccelFileOutput, accel_file_output, ACCEL_TYPE_STAGE)
@@ -32,6 +33,85 @@ accel_file_output_get_path (AccelFileOutput *output)
 
   iface = ACCEL_FILE_OUTPUT_GET_IFACE (output);
   return iface->get_path ? iface->get_path (output) : NULL;
+}
+
+/* @path with its links resolved as far as they lead: realpath () where
+ * the file is, else its directory's and its name, a dangling link followed
+ * to the name of the file it will make */
+gchar *
+accel_file_resolved_path (const char *path)
+{
+  g_autofree gchar *name = g_canonicalize_filename (path, NULL);
+
+  /* as many links as the kernel follows (MAXSYMLINKS) */
+  for (guint hops = 0; hops < 40; hops++)
+    {
+      char *real = realpath (name, NULL);
+      g_autofree gchar *target = NULL, *dir = NULL;
+      gchar *key;
+
+      if (real)
+        {
+          key = g_strdup (real);
+          free (real);
+          return key;
+        }
+      dir = g_path_get_dirname (name);
+      if (!(target = g_file_read_link (name, NULL)))
+        {
+          g_autofree gchar *base = g_path_get_basename (name);
+
+          real = realpath (dir, NULL);
+          key = real ? g_build_filename (real, base, NULL) : g_strdup (name);
+          free (real);
+          return key;
+        }
+      g_free (name);
+      name = g_canonicalize_filename (target, dir);
+    }
+  return g_steal_pointer (&name);
+}
+
+/* the file @path names, as a key that every name of it shares: a file
+ * that is there by its device and inode (its hard links too), one not
+ * there yet by accel_file_resolved_path (); NULL for what is no regular
+ * file (a FIFO, /dev/null: shared on purpose) */
+gchar *
+accel_file_identity (const char *path)
+{
+  GStatBuf st;
+
+  if (!path || !*path)
+    return NULL;
+  if (g_stat (path, &st) != 0)
+    return accel_file_resolved_path (path);
+  if (!S_ISREG (st.st_mode))
+    return NULL;
+  return g_strdup_printf ("inode %" G_GUINT64_FORMAT " on %" G_GUINT64_FORMAT,
+      (guint64)st.st_ino, (guint64)st.st_dev);
+}
+
+/**
+ * accel_file_output_dup_identity:
+ * @output: a stage that writes files
+ *
+ * The file @output writes first as a key that every name of it shares
+ * (`./`, symbolic and hard links, a link to a file not there yet): two
+ * outputs with equal keys write one file.
+ *
+ * Returns: (transfer full) (nullable): the key, or %NULL when @output
+ * writes no file or writes what is no regular file (a FIFO, /dev/null).
+ * Called from the thread that builds the graph.
+ */
+gchar *
+accel_file_output_dup_identity (AccelFileOutput *output)
+{
+  g_autofree gchar *path = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_FILE_OUTPUT (output), NULL);
+
+  path = accel_file_output_get_path (output);
+  return accel_file_identity (path);
 }
 
 /**

@@ -7,7 +7,6 @@
 
 #include "accelgraph-private.h"
 
-#include <glib/gstdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,43 +333,6 @@ check_names (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
-/* @path with its links resolved as far as they lead: realpath () where
- * the file is, else its directory's and its name, a dangling link followed
- * to the name of the file it will make */
-static gchar *
-resolved_path (const char *path)
-{
-  g_autofree gchar *name = g_canonicalize_filename (path, NULL);
-
-  /* as many links as the kernel follows (MAXSYMLINKS) */
-  for (guint hops = 0; hops < 40; hops++)
-    {
-      char *real = realpath (name, NULL);
-      g_autofree gchar *target = NULL, *dir = NULL;
-      gchar *key;
-
-      if (real)
-        {
-          key = g_strdup (real);
-          free (real);
-          return key;
-        }
-      dir = g_path_get_dirname (name);
-      if (!(target = g_file_read_link (name, NULL)))
-        {
-          g_autofree gchar *base = g_path_get_basename (name);
-
-          real = realpath (dir, NULL);
-          key = real ? g_build_filename (real, base, NULL) : g_strdup (name);
-          free (real);
-          return key;
-        }
-      g_free (name);
-      name = g_canonicalize_filename (target, dir);
-    }
-  return g_steal_pointer (&name);
-}
-
 /* the file @path names, whether it is there yet or not, as a path: links
  * and "./" resolved, so that two names of one file compare equal; NULL
  * for what is no regular file (a FIFO, /dev/null: shared on purpose) */
@@ -382,24 +344,7 @@ file_key (const char *path)
   if (g_file_test (path, G_FILE_TEST_EXISTS)
       && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return NULL;
-  return resolved_path (path);
-}
-
-/* the file @path names as file_key () does, but a file that is there by
- * its device and inode, so that its hard links compare equal too */
-static gchar *
-file_identity (const char *path)
-{
-  GStatBuf st;
-
-  if (!path || !*path)
-    return NULL;
-  if (g_stat (path, &st) != 0)
-    return resolved_path (path);
-  if (!S_ISREG (st.st_mode))
-    return NULL;
-  return g_strdup_printf ("inode %" G_GUINT64_FORMAT " on %" G_GUINT64_FORMAT,
-      (guint64)st.st_ino, (guint64)st.st_dev);
+  return accel_file_resolved_path (path);
 }
 
 /* the file a source reads (its "location"), or NULL */
@@ -446,7 +391,7 @@ check_shared_files (AccelGraph *graph, GError **error)
       AccelStage *other;
 
       path = stage_file (stage, &writer);
-      key = file_identity (path);
+      key = accel_file_identity (path);
 
       if (!key)
         continue;

@@ -1829,20 +1829,16 @@ check_meetings (Loader *l)
   accel_yaml_check_meetings (members, size, across, report_meeting, l);
 }
 
-/* the file @stage writes, as a key that two names of it share; NULL for
- * none, and for what is no regular file (a FIFO, /dev/null: shared on
- * purpose) */
+/* the file @stage writes first, as a key that every name of it shares
+ * (accel_file_output_dup_identity (): it compared names, so two ranks
+ * wrote one file through a link, or a pattern written two ways), and in
+ * @path as named; NULL for none, and for what is no regular file (a FIFO,
+ * /dev/null: shared on purpose) */
 static gchar *
-written_file (AccelStage *stage)
+written_file (AccelStage *stage, gchar **path)
 {
-  g_autofree gchar *path = NULL;
-
-  g_object_get (stage, "location", &path, NULL);
-  if (!path || !*path
-      || (g_file_test (path, G_FILE_TEST_EXISTS)
-          && !g_file_test (path, G_FILE_TEST_IS_REGULAR)))
-    return NULL;
-  return g_canonicalize_filename (path, NULL);
+  *path = accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage));
+  return accel_file_output_dup_identity (ACCEL_FILE_OUTPUT (stage));
 }
 
 /* where @decl's location is given, or its name where it is not */
@@ -1889,7 +1885,7 @@ check_files_across_ranks (Loader *l)
       GType type = decl->kind ? accel_registry_lookup (reg, decl->kind) : 0;
       guint n = decl->ranks ? decl->ranks->len : size;
       gboolean per_rank = reads_rank (l, decl);
-      g_autofree gchar *alike = NULL;
+      g_autofree gchar *alike = NULL, *alike_path = NULL;
 
       /* a stage of this rank that could not be made was reported, and one
        * on several ranks writing one file too */
@@ -1899,13 +1895,16 @@ check_files_across_ranks (Loader *l)
       for (guint j = 0; j < n; j++)
         {
           guint rank = decl->ranks ? g_array_index (decl->ranks, guint, j) : j;
-          g_autofree gchar *key = NULL;
+          g_autofree gchar *key = NULL, *path = NULL;
           Writer *first;
 
           if (alike)
-            key = g_strdup (alike);
+            {
+              key = g_strdup (alike);
+              path = g_strdup (alike_path);
+            }
           else if (rank == me && decl->stage)
-            key = written_file (decl->stage);
+            key = written_file (decl->stage, &path);
           else
             {
               g_autoptr (AccelWorld) as
@@ -1914,10 +1913,13 @@ check_files_across_ranks (Loader *l)
 
               if (!probe)
                 break;
-              key = written_file (probe);
+              key = written_file (probe, &path);
             }
           if (!per_rank)
-            alike = g_strdup (key);
+            {
+              alike = g_strdup (key);
+              alike_path = g_strdup (path);
+            }
           if (!key)
             continue;
           if (!(first = g_hash_table_lookup (writers, key)))
@@ -1934,7 +1936,7 @@ check_files_across_ranks (Loader *l)
               "stage '%s' (%s) on rank %u writes %s, which stage '%s' on "
               "rank %u writes too: their frames would mix in one file; give "
               "each a file of its own",
-              decl->name, decl->kind, rank, key,
+              decl->name, decl->kind, rank, path,
               ((Decl *)l->decls->pdata[first->decl])->name, first->rank);
           break;
         }

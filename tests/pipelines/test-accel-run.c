@@ -1888,6 +1888,8 @@ static void
 test_shared_files_across_ranks (void)
 {
   g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *link_path = g_build_filename (sc.dir, "ln.raw", NULL);
+  g_autofree gchar *dir_link = g_build_filename (sc.dir, "dl", NULL);
   Result r = { 0 };
 #define RANKS_PIPELINE(second)                                                 \
   "pipeline: ranks\n"                                                          \
@@ -1913,6 +1915,23 @@ test_shared_files_across_ranks (void)
   g_assert_null (strstr (strstr (r.err, "would mix") + 1, "would mix"));
   g_assert_null (strstr (r.err, "rank 0 on"));
   result_clear (&r);
+
+  /* a link to the file, or to its directory: the names were compared,
+   * and both ranks wrote one file, status 0 */
+  g_assert_cmpint (symlink ("o-1.raw", link_path), ==, 0);
+  g_assert_true (
+      g_file_set_contents (sc.yaml, RANKS_PIPELINE ("ln.raw"), -1, NULL));
+  expect_in (2,
+      "stage 'b' (io.raw-file-sink) on rank 1 writes ln.raw, which stage 'a' "
+      "on rank 0 writes too: their frames would mix",
+      sc.dir, "--quiet", "--validate", "--ranks=2", sc.yaml, NULL);
+  g_assert_cmpint (symlink (".", dir_link), ==, 0);
+  g_assert_true (
+      g_file_set_contents (sc.yaml, RANKS_PIPELINE ("dl/o-1.raw"), -1, NULL));
+  expect_in (2,
+      "stage 'b' (io.raw-file-sink) on rank 1 writes dl/o-1.raw, which stage "
+      "'a' on rank 0 writes too: their frames would mix",
+      sc.dir, "--quiet", "--ranks=2", sc.yaml, NULL);
 
   g_assert_true (g_file_set_contents (
       sc.yaml, RANKS_PIPELINE ("'o-{rank}-b.raw'"), -1, NULL));
