@@ -647,31 +647,10 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
     AccelStreamAllocator *streams, GError **error)
 {
   g_autofree gboolean *started = g_new0 (gboolean, graph->order->len);
-  g_autoptr (GHashTable) waiting = g_hash_table_new (g_str_hash, g_str_equal);
   gboolean ok = TRUE;
 
-  /* two on one named thread would start one after the other, and wait for
-   * each other's peers as before (such stages join no segment) */
-  for (guint i = 0; i < graph->order->len; i++)
-    {
-      AccelStage *stage = graph->order->pdata[i];
-      const char *thread = accel_stage_get_thread_name (stage);
-      AccelStage *other;
-
-      if (!accel_stage_start_waits (stage) || !thread)
-        continue;
-      if ((other = g_hash_table_lookup (waiting, thread)))
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-              "stages '%s' and '%s' both wait for other processes as they "
-              "start, and would share thread '%s': give each a thread of "
-              "its own",
-              accel_stage_get_name (other), accel_stage_get_name (stage),
-              thread);
-          return FALSE;
-        }
-      g_hash_table_insert (waiting, (gpointer)thread, stage);
-    }
+  /* two that wait on one named thread were refused as the graph was
+   * prepared (accel_graph_check_threads ()) */
   for (guint i = 0; ok && i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];

@@ -367,10 +367,46 @@ find_split_join (
  * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE. Called from the
  * thread that builds the graph.
  */
+/* two stages that wait for other processes as they start, on one named
+ * thread, would start one after the other and each wait for the other's
+ * peers (such stages join no segment): refused as the graph is prepared,
+ * so that --validate and the YAML loader find it (the run found it as it
+ * started, with no place in the file) */
+static gboolean
+check_waiting_apart (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GHashTable) waiting = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      const char *thread = accel_stage_get_thread_name (stage);
+      AccelStage *other;
+
+      if (!accel_stage_start_waits (stage) || !thread)
+        continue;
+      if ((other = g_hash_table_lookup (waiting, thread)))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stages '%s' and '%s' both wait for other processes as they "
+              "start, and would share thread '%s': give each a thread of "
+              "its own",
+              accel_stage_get_name (other), accel_stage_get_name (stage),
+              thread);
+          return FALSE;
+        }
+      g_hash_table_insert (waiting, (gpointer)thread, stage);
+    }
+  return TRUE;
+}
+
 gboolean
 accel_graph_check_threads (AccelGraph *graph, GError **error)
 {
   g_autoptr (GHashTable) checked = g_hash_table_new (g_str_hash, g_str_equal);
+
+  if (!check_waiting_apart (graph, error))
+    return FALSE;
 
   for (guint i = 0; i < graph->order->len; i++)
     {

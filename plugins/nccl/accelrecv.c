@@ -44,6 +44,16 @@ accel_recv_negotiate (AccelStage *stage, const AccelType *in_types,
   AccelDType dtype = accel_dtype_from_string (self->dtype);
 
   accel_type_init_tensor (&out_types[0], dtype, ACCEL_MEMORY_DEVICE, 0, NULL);
+  /* named as given: a word of no element type was "not any" */
+  if (!accel_reduce_dtype_supported (dtype))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (%s): dtype '%s' is not f32, f64, f16, bf16, i32, u32 "
+          "or u8",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          self->dtype ? self->dtype : "");
+      return FALSE;
+    }
   if (!accel_collective_check_input (stage, &out_types[0], error))
     return FALSE;
   return accel_type_parse_dims (&out_types[0], self->shape, error);

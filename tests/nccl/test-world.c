@@ -220,19 +220,23 @@ test_validate_world (Fixture *f, gconstpointer data)
         "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
         "  - {name: sent, kind: core.null-sink, ranks: [0]}\n"
         "  - {name: rx, kind: nccl.recv, ranks: [RX], params: {peer: 0, "
-        "shape: '16'}}\n"
+        "shape: '16'DTYPE}}\n"
         "  - {name: got, kind: core.null-sink, ranks: [SINK]}\n"
         "links: [src -> tx -> sent, rx -> got]\n";
   static const struct
   {
-    const char *rx, *sink;
+    const char *rx, *sink, *dtype;
     int status;
     const char *says;
   } cases[] = {
-    { "1", "1", 0, NULL }, /* quiet: says nothing */
-    { "3", "3", 2, "stage 'rx' runs on rank 3, but the world has 2 ranks" },
+    { "1", "1", "", 0, NULL }, /* quiet: says nothing */
+    { "3", "3", "", 2, "stage 'rx' runs on rank 3, but the world has 2 ranks" },
     /* rank 0 takes the receiver's sink, and rank 1's receiver has none */
-    { "1", "0", 2, "input 'got.in' (core.null-sink) is not linked" },
+    { "1", "0", "", 2, "input 'got.in' (core.null-sink) is not linked" },
+    /* the word named, at its value (it was "not any", at the stage) */
+    { "1", "1", ", dtype: f33", 2,
+        "pair.yaml:6:83: stage 'rx' (nccl.recv): dtype 'f33' is not f32, f64, "
+        "f16, bf16, i32, u32 or u8" },
   };
   const char *args[] = { "--ranks", "2", "--validate", "pair.yaml", NULL };
 
@@ -243,6 +247,7 @@ test_validate_world (Fixture *f, gconstpointer data)
 
       g_string_replace (yaml, "RX", cases[i].rx, 0);
       g_string_replace (yaml, "SINK", cases[i].sink, 0);
+      g_string_replace (yaml, "DTYPE", cases[i].dtype, 0);
       world_write (f->dir, "pair.yaml", yaml->str, yaml->len);
       world_run (&r, f->dir, NULL, args);
       g_test_message ("case %u: %s%s", i, r.out, r.err);
@@ -1038,7 +1043,9 @@ test_interrupt_one_rank (Fixture *f, gconstpointer data)
 
 /* two stages that wait for their peers as they start, put on one thread:
  * they would start one after the other and could wait for each other's
- * peers until the timeout; refused at start instead */
+ * peers until the timeout; refused as the file is loaded, at the first's
+ * thread, --validate too (it said valid, and the run refused it as it
+ * started, with no place in the file) */
 static void
 test_start_waits_share_thread (Fixture *f, gconstpointer data)
 {
@@ -1052,13 +1059,19 @@ test_start_waits_share_thread (Fixture *f, gconstpointer data)
         "  - {name: out, kind: core.null-sink}\n"
         "links: [src -> a -> b -> out]\n";
   const char *args[] = { "--ranks", "2", "shared.yaml", NULL };
+  const char *validate[] = { "--validate", "shared.yaml", NULL };
   g_auto (WorldRun) r = { 0 };
+  g_auto (WorldRun) v = { 0 };
 
   world_write (f->dir, "shared.yaml", yaml, strlen (yaml));
   world_run (&r, f->dir, NULL, args);
   g_assert_cmpint (r.status, ==, 2);
-  world_assert_says (&r, "stages 'a' and 'b' both wait for other processes "
-                         "as they start, and would share thread 'comm'");
+  world_assert_says (&r, "shared.yaml:4:55: stages 'a' and 'b' both wait for "
+                         "other processes as they start, and would share "
+                         "thread 'comm'");
+  world_run (&v, f->dir, NULL, validate);
+  g_assert_cmpint (v.status, ==, 2);
+  world_assert_says (&v, "shared.yaml:4:55: stages 'a' and 'b' both wait");
 }
 
 /* --stats and --dot of a world: each rank's own file through {rank}; a
