@@ -1567,6 +1567,11 @@ check_world_options (void)
   if (opt_http_address && opt_http == G_MININT)
     return g_strdup ("--http-address is the address of --http PORT's "
                      "server: it takes --http");
+  /* it was ignored without a word: each rank ran under its supervisor */
+  if (opt_no_supervise && (opt_ranks > 0 || opt_coordinator))
+    return g_strdup ("--no-supervise runs one process alone: the ranks of a "
+                     "world always run under their supervisor, which "
+                     "rebuilds the world when one fails");
   if (opt_http > 0 && MAX (opt_ranks, opt_world) > 1
       && opt_http + MAX (opt_ranks, opt_world) - 1 > G_MAXUINT16)
     return g_strdup_printf ("--http %d: rank r serves port %d + r, which "

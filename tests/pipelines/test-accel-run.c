@@ -592,6 +592,9 @@ test_usage (void)
     { { "--dot=/dev/stdout", "--stats=-", demo },
         "--dot /dev/stdout and --stats - are one file: give each its own" },
     /* ignored without a word */
+    { { "--no-supervise", "--ranks=2", demo },
+        "--no-supervise runs one process alone: the ranks of a world always "
+        "run under their supervisor" },
     { { "--http-address=127.0.0.1", demo, NULL },
         "--http-address is the address of --http PORT's server: it takes "
         "--http" },
