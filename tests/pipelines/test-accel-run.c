@@ -1127,6 +1127,22 @@ test_application_stages_refused (void)
   remove_dir (dir);
 }
 
+/* runs the pipeline @contents, written into @dir, on the host with the
+ * fault @fault injected, into @r: its status must be 3 (frames skipped) */
+static void
+run_faulted (
+    Result *r, const char *dir, const char *contents, const char *fault)
+{
+  g_autofree gchar *yaml = g_build_filename (dir, "stop.yaml", NULL);
+
+  g_assert_true (g_file_set_contents (yaml, contents, -1, NULL));
+  g_setenv ("ACCEL_FAULT", fault, TRUE);
+  run_in (r, dir, "--backend=host", "--quiet", yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r->err);
+  g_assert_cmpint (r->status, ==, 3);
+}
+
 /* on-fault: stop ends the stage's stream at a fault and the graph ends
  * normally, but the frame that faulted is missing: counted and named as a
  * skipped frame (exit status 3) with its fault, where the run said
@@ -1135,10 +1151,9 @@ static void
 test_fault_stop_counted (void)
 {
   g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
-  g_autofree gchar *yaml = g_build_filename (dir, "stop.yaml", NULL);
   Result r = { 0 };
 
-  g_assert_true (g_file_set_contents (yaml,
+  run_faulted (&r, dir,
       "pipeline: stop\n"
       "stages:\n"
       "  - {name: src, kind: core.test-source, params: {shape: '16', "
@@ -1146,12 +1161,7 @@ test_fault_stop_counted (void)
       "  - {name: k, kind: core.scale, supervision: {on-fault: stop}}\n"
       "  - {name: out, kind: core.null-sink}\n"
       "links: [src -> k -> out]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "k:invalid-input:3", TRUE);
-  run_in (&r, dir, "--backend=host", "--quiet", yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_test_message ("%s", r.err);
-  g_assert_cmpint (r.status, ==, 3);
+      "k:invalid-input:3");
   g_assert_nonnull (strstr (r.err, "stage 'k' (core.scale) skipped 1 frame "
                                    "after faults (0 restarts); the first: "));
   g_assert_nonnull (strstr (r.err, "1 skipped, 0 lost (exit status 3)"));
@@ -1162,7 +1172,7 @@ test_fault_stop_counted (void)
   /* beside a branch that goes on, the stopped stage drops every frame it
    * never took, all counted (those its producer no longer handed it were
    * not: 3 taken, 1 skipped and 1 to 5 dropped of 10) */
-  g_assert_true (g_file_set_contents (yaml,
+  run_faulted (&r, dir,
       "pipeline: stop\n"
       "stages:\n"
       "  - {name: src, kind: core.test-source, params: {shape: '16', "
@@ -1172,12 +1182,7 @@ test_fault_stop_counted (void)
       "  - {name: out, kind: core.null-sink}\n"
       "  - {name: out-b, kind: core.null-sink}\n"
       "links: [src -> k -> out, src -> b -> out-b]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "k:invalid-input:3", TRUE);
-  run_in (&r, dir, "--backend=host", "--quiet", yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_test_message ("%s", r.err);
-  g_assert_cmpint (r.status, ==, 3);
+      "k:invalid-input:3");
   g_assert_nonnull (strstr (r.err, "stage 'k' (core.scale) dropped 6 input "
                                    "buffers that came once its stream had "
                                    "ended"));
@@ -1187,19 +1192,14 @@ test_fault_stop_counted (void)
   /* a simulation that skips a frame does not take its step: its later
    * frames are not a clean run's, and the report says so (it said only
    * that one frame was skipped) */
-  g_assert_true (g_file_set_contents (yaml,
+  run_faulted (&r, dir,
       "pipeline: sim\n"
       "stages:\n"
       "  - {name: sim, kind: realtime.particles, supervision: {on-fault: "
       "resume}, params: {capacity: 256, emit-rate: 16, num-buffers: 8}}\n"
       "  - {name: out, kind: core.null-sink}\n"
       "links: [sim -> out]\n",
-      -1, NULL));
-  g_setenv ("ACCEL_FAULT", "sim:invalid-input:3", TRUE);
-  run_in (&r, dir, "--backend=host", "--quiet", yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_test_message ("%s", r.err);
-  g_assert_cmpint (r.status, ==, 3);
+      "sim:invalid-input:3");
   g_assert_nonnull (strstr (r.err, "stage 'sim' (realtime.particles) "
                                    "skipped 1 frame after faults"));
   g_assert_nonnull (strstr (r.err, "; it carries state from frame to frame, "
