@@ -547,11 +547,15 @@ failed:
 
 /* appends @text as the inside of a DOT double-quoted string: quotes and
  * backslashes escaped, line breaks as graphviz's \n, other control
- * characters as spaces, so no name can end the string or the line */
+ * characters as spaces, so no name can end the string or the line, and a
+ * byte that is not UTF-8 as the text \xNN, as the metrics give it
+ * (graphviz refuses such a file) */
 static void
 append_dot_escaped (GString *s, const char *text)
 {
-  for (const char *p = text ? text : ""; *p; p++)
+  g_autofree gchar *valid = accel_utf8_escape_bytes (text);
+
+  for (const char *p = valid; *p; p++)
     {
       if (*p == '"' || *p == '\\')
         {

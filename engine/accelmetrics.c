@@ -285,24 +285,43 @@ snapshot_clear (Snapshot *snap)
   g_array_unref (snap->devices);
 }
 
-/* appends @value (%NULL: empty, as in accel_graph_to_dot()) escaped: each
- * run of valid UTF-8 by @append_run, each other byte as \xNN with its
- * backslash escaped, in Prometheus text and JSON alike. Names are not
- * checked for UTF-8 (a graph is named after its file's path), and both
- * formats must be UTF-8; this keeps the byte, read back as `\xNN` */
+/**
+ * accel_utf8_escape_bytes:
+ * @text: (nullable): a string, UTF-8 or not
+ *
+ * @text with each byte that is not UTF-8 written as the text `\xNN`, the
+ * form the metrics, `accel_json_quote()` and the live page give names in:
+ * a graph is named after its file's path, which need not be UTF-8. %NULL
+ * gives "". MT safe.
+ *
+ * Returns: (transfer full): valid UTF-8.
+ */
+gchar *
+accel_utf8_escape_bytes (const char *text)
+{
+  GString *s = g_string_new (NULL);
+  const char *p = text ? text : "", *end;
+
+  while (!g_utf8_validate (p, -1, &end))
+    {
+      g_string_append_len (s, p, end - p);
+      g_string_append_printf (s, "\\x%02x", (guchar)*end);
+      p = end + 1;
+    }
+  g_string_append (s, p);
+  return g_string_free (s, FALSE);
+}
+
+/* appends @value (%NULL: empty, as in accel_graph_to_dot()) by
+ * @append_run, which escapes it for Prometheus text or JSON (both UTF-8):
+ * a byte that is not UTF-8 is kept as `\xNN`, its backslash escaped */
 static void
 append_utf8 (GString *s, const char *value,
     void (*append_run) (GString *s, const char *run, const char *end))
 {
-  const char *p = value ? value : "", *end;
+  g_autofree gchar *valid = accel_utf8_escape_bytes (value);
 
-  while (!g_utf8_validate (p, -1, &end))
-    {
-      append_run (s, p, end);
-      g_string_append_printf (s, "\\\\x%02x", (guchar)*end);
-      p = end + 1;
-    }
-  append_run (s, p, end);
+  append_run (s, valid, valid + strlen (valid));
 }
 
 /* Prometheus */

@@ -8,5 +8,6 @@ G_BEGIN_DECLS
 gchar *accel_graph_metrics_to_prometheus (AccelGraph *graph);
 gchar *accel_graph_metrics_to_json (AccelGraph *graph);
 gchar *accel_json_quote (const char *text);
+gchar *accel_utf8_escape_bytes (const char *text);
 
 G_END_DECLS

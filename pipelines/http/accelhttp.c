@@ -186,8 +186,9 @@ make_page (AccelGraph *graph)
   g_autoptr (GBytes) html = NULL;
   g_autofree gchar *dot = accel_graph_to_dot (graph);
   g_autofree gchar *drawn = dot_to_svg (dot);
-  /* a graph is named after its file's path, which need not be UTF-8 */
-  g_autofree gchar *name = g_utf8_make_valid (accel_graph_get_name (graph), -1);
+  /* its bytes that are not UTF-8 as the metrics give them */
+  g_autofree gchar *name
+      = accel_utf8_escape_bytes (accel_graph_get_name (graph));
   g_autofree gchar *title = g_markup_escape_text (name, -1);
 
   html = g_resource_lookup_data (accel_http_get_resource (),

@@ -421,17 +421,21 @@ record_at_unlocked (AccelChecksumSink *self, guint i)
   return &g_array_index (self->records, Record, (self->oldest + i) % len);
 }
 
-static GArray *
+/* a GVariant of type "at", which bindings read as a list */
+static GVariant *
 dup_sequences (AccelChecksumSink *self)
 {
-  GArray *copy;
+  g_autoptr (GArray) copy = NULL;
+  GVariant *sequences;
 
   g_mutex_lock (&self->lock);
   copy = g_array_sized_new (FALSE, FALSE, sizeof (guint64), self->records->len);
   for (guint i = 0; i < self->records->len; i++)
     g_array_append_val (copy, record_at_unlocked (self, i)->sequence);
   g_mutex_unlock (&self->lock);
-  return copy;
+  sequences = g_variant_new_fixed_array (
+      G_VARIANT_TYPE_UINT64, copy->data, copy->len, sizeof (guint64));
+  return g_variant_ref_sink (sequences);
 }
 
 static GStrv
@@ -511,7 +515,7 @@ accel_checksum_sink_get_property (
       g_mutex_unlock (&self->lock);
       break;
     case PROP_SEQUENCES:
-      g_value_take_boxed (value, dup_sequences (self));
+      g_value_take_variant (value, dup_sequences (self));
       break;
     case PROP_CHECKSUMS:
       g_value_take_boxed (value, dup_checksums (self));
@@ -547,10 +551,10 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
           "Buffers checksummed so far in this run", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_SEQUENCES,
-      g_param_spec_boxed ("sequences", "Sequences",
-          "The sequence numbers of the last 4096 buffers (a GArray of "
-          "guint64), in arrival order",
-          G_TYPE_ARRAY, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+      g_param_spec_variant ("sequences", "Sequences",
+          "The sequence numbers of the last 4096 buffers, in arrival order",
+          G_VARIANT_TYPE ("at"), NULL,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_CHECKSUMS,
       g_param_spec_boxed ("checksums", "Checksums",
           "The SHA-256 of each of the last 4096 buffers, in arrival order",

@@ -40,11 +40,15 @@ accel_checksum_sink_get_n_received (AccelStage *sink)
 GArray *
 accel_checksum_sink_get_sequences (AccelStage *sink)
 {
-  GArray *sequences = NULL;
+  g_autoptr (GVariant) sequences = NULL;
+  gconstpointer data;
+  gsize n = 0;
 
   g_return_val_if_fail (is_checksum_sink (sink), NULL);
   g_object_get (sink, "sequences", &sequences, NULL);
-  return sequences;
+  data = g_variant_get_fixed_array (sequences, &n, sizeof (guint64));
+  return g_array_append_vals (
+      g_array_sized_new (FALSE, FALSE, sizeof (guint64), n), data, n);
 }
 
 /**

@@ -268,6 +268,15 @@ release_key (const char *key)
   g_mutex_unlock (&keys_lock);
 }
 
+static void
+set_needs_world (AccelStage *stage, AccelError code, GError **error)
+{
+  g_set_error (error, ACCEL_ERROR, code,
+      "stage '%s' (%s) runs in a world of processes: start it with "
+      "accel-run --ranks N, or --coordinator HOST:PORT --rank R --world W",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+}
+
 static gboolean
 accel_collective_start (AccelStage *stage, GError **error)
 {
@@ -279,10 +288,7 @@ accel_collective_start (AccelStage *stage, GError **error)
 
   if (!world || accel_world_get_generation (world) == 0)
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
-          "stage '%s' (%s) runs in a world of processes: start it with "
-          "accel-run --ranks N, or --coordinator HOST:PORT --rank R --world W",
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage));
+      set_needs_world (stage, ACCEL_ERROR_NOT_SUPPORTED, error);
       return FALSE;
     }
   /* its peers hold the communicator it would make again, and would not
@@ -371,6 +377,18 @@ check_group (AccelStage *stage, GError **error)
   return FALSE;
 }
 
+/* alone, the stage would fail as it starts: refused as the graph is
+ * prepared, so that --validate and the YAML loader find it, at the stage
+ * (a world is set before its graph is loaded: accel_world_set_default ()) */
+static gboolean
+check_world (AccelStage *stage, GError **error)
+{
+  if (accel_world_get_default ())
+    return TRUE;
+  set_needs_world (stage, ACCEL_ERROR_INVALID_PIPELINE, error);
+  return FALSE;
+}
+
 /**
  * accel_collective_check_input:
  * @stage: a collective stage
@@ -379,13 +397,14 @@ check_group (AccelStage *stage, GError **error)
  *
  * Returns: whether the stage takes @in: a tensor of f32, f64, f16, bf16,
  * i32, u32 or u8 (an image counts as its bytes, u8), and its `group`, a
- * word the world's store can hold. Thread that prepares the graph.
+ * word the world's store can hold, in a world of processes. Thread that
+ * prepares the graph.
  */
 gboolean
 accel_collective_check_input (
     AccelStage *stage, const AccelType *in, GError **error)
 {
-  if (!check_group (stage, error))
+  if (!check_world (stage, error) || !check_group (stage, error))
     return FALSE;
   if (accel_reduce_dtype_supported (in->dtype))
     return TRUE;

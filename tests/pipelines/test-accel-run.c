@@ -649,15 +649,19 @@ test_stats_stdout_escaped (void)
 }
 
 /* a pipeline named after a file name that is not UTF-8 (Latin-1 here) has
- * --stats written as UTF-8 all the same, the byte as \xNN, as /stats.json
- * writes it (the raw byte made the file invalid JSON) */
+ * --stats and --dot written as UTF-8 all the same, the byte as \xNN, as
+ * /stats.json writes it (the raw byte made the file invalid JSON, and the
+ * DOT one graphviz refused) */
 static void
 test_stats_name_not_utf8 (void)
 {
   g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
   g_autofree gchar *path = g_build_filename (dir, "caf\xe9.yaml", NULL);
   g_autofree gchar *stats = g_build_filename (dir, "stats.json", NULL);
+  g_autofree gchar *dot = g_build_filename (dir, "graph.dot", NULL);
   g_autofree gchar *arg = g_strdup_printf ("--stats=%s", stats);
+  g_autofree gchar *dot_arg = g_strdup_printf ("--dot=%s", dot);
+  g_autofree gchar *drawn = NULL;
   const char *yaml = "stages:\n"
                      "  - {name: src, kind: core.test-source,\n"
                      "     params: {shape: 8, num-buffers: 3}}\n"
@@ -668,7 +672,7 @@ test_stats_name_not_utf8 (void)
   Result r = { 0 };
 
   g_assert_true (g_file_set_contents (path, yaml, -1, NULL));
-  run (&r, "--quiet", arg, path, NULL);
+  run (&r, "--quiet", arg, dot_arg, path, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
   g_assert_true (g_utf8_validate (text, -1, NULL));
@@ -676,6 +680,10 @@ test_stats_name_not_utf8 (void)
   g_assert_nonnull (parsed);
   g_assert_true (g_str_has_suffix (
       json_member (parsed, "pipeline", JSON_STRING)->string, "caf\\xe9.yaml"));
+  g_assert_true (g_file_get_contents (dot, &drawn, NULL, NULL));
+  g_assert_true (g_utf8_validate (drawn, -1, NULL));
+  g_assert_nonnull (strstr (drawn, "caf\\\\xe9.yaml\" {"));
+  g_unlink (dot);
   g_unlink (stats);
   g_unlink (path);
   remove_dir (dir);

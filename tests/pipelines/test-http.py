@@ -65,16 +65,17 @@ def need(program):
     sys.exit(77)
 
 
-def start(idle_timeout=IDLE_TIMEOUT, said=None):
-    """accel-run on the endless pipeline, port 0; returns (process, url).
-    Lines on stderr before the readiness line go into the list said."""
+def start(idle_timeout=IDLE_TIMEOUT, said=None, path=None):
+    """accel-run on the endless pipeline (or the file at path), port 0;
+    returns (process, url). Lines on stderr before the readiness line go
+    into the list said."""
     env = dict(os.environ)
     env["ACCEL_HTTP_IDLE_TIMEOUT"] = str(idle_timeout)
     if FAULT:
         env["ACCEL_FAULT"] = "twice:invalid-input:2000"
     proc = subprocess.Popen(
         [ACCEL_RUN, "--backend=host", "--quiet", "--http=0",
-         os.path.join(SRCDIR, "endless.yaml")],
+         path or os.path.join(SRCDIR, "endless.yaml")],
         stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -234,6 +235,7 @@ def test_metrics(proc, url):
     check_idle_timeout_bounded()
     check_port_taken(url)
     check_ends_while_scraped()
+    check_name_not_utf8()
     try:
         get(url + "no-such-page")
         fail("/no-such-page is not 404")
@@ -414,6 +416,33 @@ def check_idle_timeout_bounded():
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)
+
+
+def check_name_not_utf8():
+    """a pipeline named after a file name that is not UTF-8 (Latin-1): the
+    page is UTF-8, its title and graph give the byte as \\xNN, as
+    /stats.json does (the title showed U+FFFD, the graph was not drawn, and
+    its text made the page invalid UTF-8)"""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(os.fsencode(tmp), b"caf\xe9.yaml")
+        with open(os.path.join(SRCDIR, "endless.yaml"), "rb") as src, \
+                open(path, "wb") as dst:
+            # named after its file
+            dst.write(src.read().replace(b"pipeline: endless\n", b""))
+        proc, url = start(path=path)
+        try:
+            page = get(url)[2]
+            name = json.loads(get(url + "stats.json")[2])["graph"]
+        finally:
+            proc.kill()
+            proc.communicate()
+    check(name.endswith("caf\\xe9.yaml"),
+          "/stats.json names the pipeline caf\\xe9.yaml: " + name)
+    check(re.search(r"<title>accel: [^<]*caf\\xe9\.yaml</title>", page)
+          is not None, "the page's title gives the byte as in /stats.json")
+    if shutil.which("dot"):
+        # graphviz refused the raw byte: the page fell back to the DOT text
+        check("<svg" in page, "the page draws the graph of a name not UTF-8")
 
 
 def sockets(pid):

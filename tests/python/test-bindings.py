@@ -128,6 +128,25 @@ def check_interrupted(what):
           "SIGINT interrupts a %s: %s" % (what, out.strip()))
 
 
+def check_checksum_sink():
+    """core.checksum-sink's results read as Python values: its sequences a
+    list (they were a GArray Python could not read)"""
+    graph = Accel.Graph.new_from_yaml_string(
+        "pipeline: sums\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source,\n"
+        "     params: {shape: '4', num-buffers: 5}}\n"
+        "  - {name: sink, kind: core.checksum-sink}\n"
+        "links: [src -> sink]\n", "sums")
+    graph.run()
+    sink = graph.get_stage("sink")
+    sequences = sink.props.sequences.unpack()
+    check(sequences == [0, 1, 2, 3, 4],
+          f"checksum-sink's sequences read as a list: {sequences}")
+    check(len(sink.props.checksums) == 5 and sink.props.n_received == 5,
+          "and its checksums as strings, one a buffer")
+
+
 def main():
     registry = Accel.Registry.get_default()
     # both lists are (transfer container): twice each, as a double free of
@@ -148,6 +167,7 @@ def main():
         check(not hasattr(getattr(Accel, record, None), name),
               f"Accel.{record}.{name} is not bound")
     check_push_refusals()
+    check_checksum_sink()
     check_interrupted("pull")
     check_interrupted("push")
     check_interrupted("wait")
