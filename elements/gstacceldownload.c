@@ -108,6 +108,7 @@ gst_accel_download_class_init (GstAccelDownloadClass *klass)
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_download_transform_caps;
   trans_class->transform = gst_accel_download_transform;
+  trans_class->prepare_output_buffer = gst_accel_filter_prepare_transfer_buffer;
   GST_ACCEL_FILTER_CLASS (klass)->debug_category = gst_accel_download_debug;
 }
 

@@ -353,6 +353,76 @@ gst_accel_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
  * writable and can take the sync meta; on failure posts the error, leaves
  * nothing mapped and returns %FALSE.
  */
+/* posts the error of an input @inbuf too small for a frame of @info */
+static void
+post_short_input (
+    GstAccelFilter *self, GstBuffer *inbuf, GstVideoInfo *info, gboolean cuda)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+      ("cannot map the input frame at %" GST_TIME_FORMAT ": %" G_GSIZE_FORMAT
+       " bytes in %s memory, where a %dx%d %s frame takes %" G_GSIZE_FORMAT,
+          GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), gst_buffer_get_size (inbuf),
+          cuda ? "CUDA" : "system", GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+          GST_VIDEO_INFO_SIZE (info)));
+}
+
+/* a buffer the transfer elements pass through (on the host, or already in
+ * the memory asked for) that is too small for a frame of its caps is an
+ * error, as where they copy it; it went on unchecked. A gap goes on as it
+ * is, and CUDA memory with a video meta (its own layout) is left to the
+ * element that maps it */
+static GstFlowReturn
+check_passthrough (GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstAccelFilter *self = GST_ACCEL_FILTER (trans);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstMemory *mem
+      = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0) : NULL;
+  gboolean cuda = mem && gst_is_cuda_memory (mem);
+  GstVideoFrame frame;
+
+  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+    return GST_FLOW_OK;
+  if (cuda)
+    {
+      if (gst_buffer_get_video_meta (buf)
+          || gst_buffer_get_size (buf) >= GST_VIDEO_INFO_SIZE (info))
+        return GST_FLOW_OK;
+    }
+  else if (gst_video_frame_map (&frame, info, buf, GST_MAP_READ))
+    {
+      gst_video_frame_unmap (&frame);
+      return GST_FLOW_OK;
+    }
+  post_short_input (self, buf, info, cuda);
+  return GST_FLOW_ERROR;
+}
+
+/**
+ * gst_accel_filter_prepare_transfer_buffer:
+ * @trans: accelupload or acceldownload
+ * @inbuf: the input buffer
+ * @outbuf: (out): the output buffer
+ *
+ * The transfer elements' prepare_output_buffer: as the base class's, with
+ * a buffer passed through checked first (a transform_ip of theirs, with
+ * transform_ip_on_passthrough set, was not called in passthrough).
+ */
+GstFlowReturn
+gst_accel_filter_prepare_transfer_buffer (
+    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
+{
+  if (gst_base_transform_is_passthrough (trans))
+    {
+      GstFlowReturn ret = check_passthrough (trans, inbuf);
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+      ->prepare_output_buffer (trans, inbuf, outbuf);
+}
+
 gboolean
 gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,
     GstMapFlags in_flags, GstBuffer *outbuf, GstMapFlags out_flags,
@@ -376,13 +446,7 @@ gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,
   /* ERRORS */
 in_failed:
   {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("cannot map the input frame at %" GST_TIME_FORMAT ": %" G_GSIZE_FORMAT
-         " bytes in %s memory, where a %dx%d %s frame takes %" G_GSIZE_FORMAT,
-            GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), gst_buffer_get_size (inbuf),
-            in_flags ? "CUDA" : "system", GST_VIDEO_INFO_WIDTH (info),
-            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
-            GST_VIDEO_INFO_SIZE (info)));
+    post_short_input (self, inbuf, info, in_flags != 0);
     return FALSE;
   }
 out_failed:

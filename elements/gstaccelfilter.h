@@ -58,6 +58,8 @@ GstCudaContext *gst_accel_filter_get_context (GstAccelFilter *self);
 gboolean gst_accel_filter_get_downstream_waits (GstAccelFilter *self);
 int gst_accel_filter_hold_input (GstAccelFilter *self, GstBuffer *inbuf);
 gboolean gst_accel_filter_pass_gap (GstAccelFilter *self, GstBuffer *inbuf);
+GstFlowReturn gst_accel_filter_prepare_transfer_buffer (
+    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf);
 gboolean gst_accel_filter_map_frames (GstAccelFilter *self, GstBuffer *inbuf,
     GstMapFlags in_flags, GstBuffer *outbuf, GstMapFlags out_flags,
     GstVideoFrame *in, GstVideoFrame *out);

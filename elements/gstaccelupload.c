@@ -119,6 +119,7 @@ gst_accel_upload_class_init (GstAccelUploadClass *klass)
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_accel_upload_transform_caps;
   trans_class->transform = gst_accel_upload_transform;
+  trans_class->prepare_output_buffer = gst_accel_filter_prepare_transfer_buffer;
   GST_ACCEL_FILTER_CLASS (klass)->debug_category = gst_accel_upload_debug;
 }
 

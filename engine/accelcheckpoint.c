@@ -199,7 +199,7 @@ accel_checkpoint_read (const char *path, guint64 state_id,
   /* ERRORS */
 invalid:
   {
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
         "checkpoint %s is damaged (or another stage's); remove it to start "
         "the stage's state over",
         path);

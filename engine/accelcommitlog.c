@@ -117,7 +117,7 @@ load (AccelCommitLog *log, GError **error)
       || (!log->old_header && !log->has_digests
           && memcmp (data, HEADER_FINGERPRINTED, HEADER_SIZE) != 0))
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
           "%s is not a commit log (bad header)", log->path);
       return FALSE;
     }
@@ -130,7 +130,7 @@ load (AccelCommitLog *log, GError **error)
       memcpy (&r, data + HEADER_SIZE + i * sizeof (Record), sizeof (r));
       if (r.magic != RECORD_MAGIC || r.check != record_check (r.sequence))
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
               "commit log %s is corrupted at byte %" G_GSIZE_FORMAT
               " (record %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
               "); refusing to guess what was committed",

@@ -86,6 +86,7 @@ gboolean accel_graph_refuse_stage_thread (
     AccelGraph *graph, const char *call, GError **error);
 gboolean accel_graph_refuse_call (
     AccelGraph *graph, const char *needs, GError **error);
+void accel_graph_append_app_waits (AccelGraph *graph, GError *error);
 gboolean accel_graph_check_capture (AccelStage *stage, GError **error);
 const char *accel_graph_capture_reason (AccelGraph *graph, AccelStage *stage);
 

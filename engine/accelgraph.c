@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accelgraph-private.h"
+#include "accelstage-private.h"
 
 #include <string.h>
 
@@ -233,6 +234,33 @@ accel_graph_refuse_call (AccelGraph *graph, const char *needs, GError **error)
       graph->state == GRAPH_STOPPED ? ACCEL_ERROR_STOPPED : ACCEL_ERROR_FAILED,
       "graph '%s' is %s: %s", graph->name, states[graph->state], needs);
   return FALSE;
+}
+
+/* a wait for @graph ran out (@error says so): a stage the program feeds
+ * or drains that has not ended is the likely reason, named at the end of
+ * the message (an io.app-sink nobody pulls holds the graph for good) */
+void
+accel_graph_append_app_waits (AccelGraph *graph, GError *error)
+{
+  GString *msg = g_string_new (error->message);
+
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      const char *state = accel_stage_get_state_name (stage);
+
+      if (!accel_stage_needs_application (stage) || g_str_equal (state, "done")
+          || g_str_equal (state, "failed"))
+        continue;
+      g_string_append_printf (msg,
+          "; stage '%s' (%s) has not ended: it waits for the program to %s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          accel_stage_get_n_inputs (stage) == 0
+              ? "push its frames and end its stream"
+              : "take its frames");
+    }
+  g_free (error->message);
+  error->message = g_string_free (msg, FALSE);
 }
 
 /**
@@ -760,6 +788,9 @@ accel_graph_start (AccelGraph *graph, GError **error)
     return accel_graph_refuse_call (graph, "it is started once", error);
 
   accel_fault_init_from_env ();
+  /* each run counts its own frames, faults and restarts */
+  for (guint i = 0; i < graph->stages->len; i++)
+    accel_stage_reset_stats (graph->stages->pdata[i]);
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
   /* a graph prepared before counts its descriptors again against what is
@@ -841,7 +872,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
  *
  * Returns: %TRUE at end of stream; %FALSE with the first stage error, with
  * %ACCEL_ERROR_STOPPED when the graph was stopped before its end, with
- * %ACCEL_ERROR_TIMEOUT when @timeout_us ran out, or with
+ * %ACCEL_ERROR_TIMEOUT when @timeout_us ran out (naming each stage the
+ * program feeds or drains, an io.app-sink say, that has not ended), or with
  * %ACCEL_ERROR_FAILED on one of its stages' threads (whose stage it would
  * hold up for good). MT safe.
  */
@@ -871,6 +903,8 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
               "graph '%s' did not finish within %" G_GINT64_FORMAT " ms",
               graph->name, timeout_us / 1000);
+          if (error)
+            accel_graph_append_app_waits (graph, *error);
           ok = FALSE;
           break;
         }
@@ -1031,7 +1065,9 @@ accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
  *
  * Starts the graph, waits for end of stream or the first error, and stops.
  * A stepped graph is refused: its steps come from the thread this would
- * block for good.
+ * block for good. A stage the program feeds or drains (io.app-source,
+ * io.app-sink) is fed or drained from another thread, or from its
+ * signals: nothing else ends its stream.
  *
  * Returns: %TRUE when every sink reached end of stream. Called from the
  * thread that builds the graph, which it blocks until the graph stops.

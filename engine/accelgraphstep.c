@@ -296,9 +296,13 @@ accel_graph_step (AccelGraph *graph, gint64 timeout_us, GError **error)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
         "graph '%s' was stopped during the step", graph->name);
   else if (!ok && waiting > 0)
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-        "graph '%s': a step took more than %" G_GINT64_FORMAT " ms",
-        graph->name, timeout_us / 1000);
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+          "graph '%s': a step took more than %" G_GINT64_FORMAT " ms",
+          graph->name, timeout_us / 1000);
+      if (error)
+        accel_graph_append_app_waits (graph, *error);
+    }
   else if (!ok)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
         "graph '%s' has ended: no frame to step to", graph->name);

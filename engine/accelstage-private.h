@@ -307,6 +307,7 @@ void accel_stage_count_fault (AccelStage *stage, guint64 sequence,
 void accel_stage_count_withheld (AccelStage *stage, guint64 sequence);
 void accel_stage_count_batched (
     AccelStage *stage, gboolean replayed, gboolean captured);
+void accel_stage_reset_stats (AccelStage *stage);
 
 /* accelstagestats.c: what the graph's metrics read, MT safe */
 gboolean accel_stage_get_histograms (AccelStage *stage, guint64 *frames,

@@ -29,7 +29,8 @@ read_counter (AccelStage *stage, glong offset)
  * accel_stage_get_n_processed:
  * @stage: a stage
  *
- * Returns: frames processed so far. MT safe.
+ * Returns: frames processed in the graph's run (the last one, once it
+ *   stopped: each start counts from zero). MT safe.
  */
 guint64
 accel_stage_get_n_processed (AccelStage *stage)
@@ -67,7 +68,8 @@ accel_stage_get_n_dropped (AccelStage *stage)
  * accel_stage_get_n_restarts:
  * @stage: a stage
  *
- * Returns: how often the stage's supervisor restarted it. MT safe.
+ * Returns: how often the stage's supervisor restarted it in the graph's
+ *   run (the last one, once it stopped). MT safe.
  */
 guint64
 accel_stage_get_n_restarts (AccelStage *stage)
@@ -79,7 +81,8 @@ accel_stage_get_n_restarts (AccelStage *stage)
  * accel_stage_get_n_skipped:
  * @stage: a stage
  *
- * Returns: frames the supervisor skipped after a fault (resume). MT safe.
+ * Returns: frames the supervisor skipped after a fault (resume) in the
+ *   graph's run (the last one, once it stopped). MT safe.
  */
 guint64
 accel_stage_get_n_skipped (AccelStage *stage)
@@ -468,6 +471,28 @@ guint64
 accel_stage_get_n_withheld (AccelStage *stage)
 {
   return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_withheld));
+}
+
+/* the graph starts again: each count is of its latest run, so a report
+ * (or a stepped graph's count of its sinks' frames) after a failed run
+ * does not carry that run's faults into the next */
+void
+accel_stage_reset_stats (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_processed = 0;
+  priv->n_restarts = 0;
+  priv->n_skipped = 0;
+  priv->n_lost = 0;
+  priv->n_withheld = 0;
+  g_clear_pointer (&priv->first_fault, g_free);
+  memset (&priv->latency_hist, 0, sizeof priv->latency_hist);
+  memset (&priv->e2e_hist, 0, sizeof priv->e2e_hist);
+  g_mutex_unlock (&priv->stats_lock);
+  __atomic_store_n (&priv->n_replayed, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv->n_captured, 0, __ATOMIC_RELAXED);
 }
 
 /* a batched frame's work ran: replayed, captured, or (neither) launched */

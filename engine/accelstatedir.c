@@ -216,9 +216,11 @@ is_state_or_lock (const char *name)
   return is_state_file (name) || g_str_equal (name, "lock");
 }
 
-/* what @dir holds of a state is files: a FIFO (or a device) named as one
- * held the run at its start for good, reading or writing it (a directory
- * fails at once, naming itself) */
+/* what @dir holds of a state is files the run can read and write: a FIFO
+ * (or a device) named as one held the run at its start for good, reading
+ * or writing it (a directory fails at once, naming itself), and a
+ * read-only one failed it as it was opened, in GLib's words (status 1
+ * from accel-run, where --validate said why) */
 static gboolean
 check_state_files (const char *dir, GError **error)
 {
@@ -233,13 +235,22 @@ check_state_files (const char *dir, GError **error)
       if (!is_state_or_lock (name))
         continue;
       path = g_build_filename (dir, name, NULL);
-      if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode)
-          && !S_ISDIR (st.st_mode))
+      if (g_stat (path, &st) != 0)
+        continue;
+      if (!S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
               "%s is not a regular file: a state directory holds only the "
               "files a run writes there (discard the state to start over)",
               path);
+          return FALSE;
+        }
+      if (S_ISREG (st.st_mode) && access (path, R_OK | W_OK) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot write %s of the state directory: %s", path,
+              g_strerror (saved));
           return FALSE;
         }
     }
@@ -706,7 +717,8 @@ failed_open:
  *
  * Checks what accel_graph_start() would refuse of the graph's state
  * directory (accel_graph_set_state_dir()) before any frame: one that is
- * not a directory or cannot be written, a stage that writes its files,
+ * not a directory or cannot be written, or holds files of a state that
+ * cannot (read-only), a stage that writes its files,
  * files there that are not regular, a state of another shape of run, and
  * (unless it is to be discarded) a damaged fingerprint or another
  * pipeline's. Creates, locks and writes nothing; a directory that is not

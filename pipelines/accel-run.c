@@ -1085,6 +1085,15 @@ run_pipeline (const char *path)
   /* a worker started again after a crash resumes: only the first discards */
   if (opt_restart_state && accel_supervisor_get_generation () == 1)
     accel_graph_set_discard_state (graph, TRUE);
+  /* what --validate refuses of it is refused as --validate does (status 2),
+   * before any file is made: a read-only directory failed the start with
+   * GLib's words, status 1 */
+  if (state_dir && !accel_graph_check_state_dir (graph, &error))
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      hint_restart_state (error);
+      return EXIT_INVALID;
+    }
 
   /* frames on stdout are not to be mixed with the progress or the stats */
   writer = stage_writing_stdout (graph);

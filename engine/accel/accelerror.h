@@ -36,7 +36,7 @@ G_BEGIN_DECLS
  * stage fault, never the timeout of accel_graph_wait()
  * @ACCEL_ERROR_STATE_MISMATCH: a state directory does not fit the graph (it
  * was another pipeline's) or its outputs (they changed since, and cannot
- * be repaired)
+ * be repaired), or a file of it is damaged (a commit log, a checkpoint)
  * @ACCEL_ERROR_INCOMPLETE: a run reached its end, but frames were skipped
  * after faults or lost (a live source's, past a restart)
  * @ACCEL_ERROR_STREAM_ENDS: a stage gives the frame up as its graph ends:

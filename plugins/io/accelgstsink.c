@@ -10,6 +10,7 @@
 #include <gst/app/gstappsrc.h>
 
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* buffers queued in the appsrc before the stage waits for GStreamer */
@@ -33,6 +34,10 @@ struct _AccelGstSink
   /* its last wait for room ran past the watchdog: its end of stream is not
    * waited for (it would take eos-timeout) */
   gboolean stuck;
+  /* the error the pipeline posted failed a frame already: the supervisor
+   * took it (skipped, or stopped the stage), so the end of stream does not
+   * fail the run with it again */
+  gboolean error_taken;
   AccelBuffer *staging; /* GPU: pinned copy of the image being pushed */
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsrc hands GStreamer CUDA memory */
@@ -138,6 +143,18 @@ count_lost_in_pipeline (AccelGstSink *self)
            " frames on their way",
       accel_stage_get_name (ACCEL_STAGE (self)), self->pushed - reached);
   accel_stage_count_lost (ACCEL_STAGE (self), self->pushed - reached);
+  /* counted once: a stop after the end of stream counts again */
+  self->pushed = reached;
+}
+
+/* the error the pipeline posted, if any, fails the frame now in render () */
+static gboolean
+take_watch_error (AccelGstSink *self, GError **error)
+{
+  if (!accel_gst_watch_get_error (&self->watch, error))
+    return FALSE;
+  self->error_taken = TRUE;
+  return TRUE;
 }
 
 static void
@@ -156,6 +173,34 @@ teardown (AccelGstSink *self)
   if (self->reached)
     g_ptr_array_set_size (self->reached, 0);
   self->pushed = 0;
+  self->error_taken = FALSE;
+}
+
+/* the description's first element takes frames of @caps (fixed): asked
+ * as the graph is prepared, so a description that cannot take them (a
+ * capsfilter of another format or size, an audio element) fails there,
+ * where it failed once frames came. An element that does not know yet
+ * (ANY, a bin's ghost pad without its target) takes them */
+static gboolean
+check_description_takes (AccelGstSink *self, GstCaps *caps, GError **error)
+{
+  g_autoptr (GstPad) pad
+      = gst_element_get_static_pad (GST_ELEMENT (self->appsrc), "src");
+  g_autoptr (GstCaps) peer = gst_pad_peer_query_caps (pad, NULL);
+  g_autofree gchar *ours = NULL, *theirs = NULL;
+
+  if (!peer || gst_caps_can_intersect (peer, caps))
+    return TRUE;
+  ours = gst_caps_to_string (caps);
+  theirs = gst_caps_to_string (peer);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
+      "stage '%s' (io.gst-sink): the GStreamer description '%s' does not "
+      "take the stage's frames, %s%s%s (a videoconvert or videoscale at its "
+      "start may help)",
+      accel_stage_get_name (ACCEL_STAGE (self)), self->description, ours,
+      strlen (theirs) < 240 ? "; it takes " : "",
+      strlen (theirs) < 240 ? theirs : "");
+  return FALSE;
 }
 
 static gboolean
@@ -213,6 +258,8 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
         }
     }
   self->page_locked = self->cuda && !self->cuda_memory;
+  if (!check_description_takes (self, caps, error))
+    return FALSE;
 
   gst_app_src_set_caps (self->appsrc, caps);
   gst_app_src_set_stream_type (self->appsrc, GST_APP_STREAM_TYPE_STREAM);
@@ -383,6 +430,15 @@ finish (AccelGstSink *self, GError **error)
   if (!self->playing)
     return TRUE;
   self->playing = FALSE;
+  /* an error that failed a frame was the supervisor's to answer (on-fault
+   * stop or resume): the frames it skipped and those the pipeline dropped
+   * are counted, and the run ends incomplete (exit status 3), where it
+   * failed once more here (status 1) and counted none lost */
+  if (self->error_taken)
+    {
+      count_lost_in_pipeline (self);
+      return TRUE;
+    }
   /* an error posted after the last frame went in: the files are not whole */
   if (accel_gst_watch_get_error (&self->watch, error))
     return FALSE;
@@ -536,7 +592,7 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
       g_autofree gchar *unprerolled = NULL;
       gboolean ended;
 
-      if (accel_gst_watch_get_error (watch, error))
+      if (take_watch_error (self, error))
         return FALSE;
       g_mutex_lock (&watch->lock);
       ended = watch->eos;
@@ -687,7 +743,7 @@ accel_gst_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
   self->pushed += ret == GST_FLOW_OK;
   if (ret != GST_FLOW_OK)
     {
-      if (!accel_gst_watch_get_error (&self->watch, error))
+      if (!take_watch_error (self, error))
         g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
             "the GStreamer pipeline refused an image: %s",
             gst_flow_get_name (ret));

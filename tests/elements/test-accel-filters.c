@@ -544,6 +544,11 @@ main (int argc, char **argv)
       "/elements/filter/short-frame", "accelsobel", test_filter_short_frame);
   g_test_add_data_func ("/elements/filter/short-frame/effects",
       "acceleffects effects=invert", test_filter_short_frame);
+  /* passed through on the host, copied on a GPU: checked either way */
+  g_test_add_data_func ("/elements/upload/short-frame",
+      "accelupload ! acceldownload", test_filter_short_frame);
+  g_test_add_data_func ("/elements/download/short-frame", "acceldownload",
+      test_filter_short_frame);
   g_test_add_func (
       "/elements/filter/staging-freed-across-caps", test_staging_freed);
 

@@ -83,6 +83,34 @@ test_resume_skips_bad_input (Chain *c, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 0);
 }
 
+/* each run counts its own faults: a graph started again after a run that
+ * skipped a frame, restarted a stage and failed reports none of them */
+static void
+test_counts_per_run (Chain *c, gconstpointer data)
+{
+  g_autofree gchar *fault = NULL;
+
+  chain_set_frames (c, 20);
+  g_object_set (c->work, "max-restarts", 2, NULL);
+  accel_fault_inject ("work", ACCEL_FAULT_INVALID_INPUT, 1);
+  for (guint64 s = 2; s < 5; s++)
+    accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, s);
+  g_assert_false (accel_graph_run (c->graph, &c->error));
+  g_clear_error (&c->error);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), >=, 1);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 2);
+
+  accel_fault_clear ();
+  g_assert_true (accel_graph_run (c->graph, &c->error));
+  g_assert_no_error (c->error);
+  g_assert_cmpuint (accel_stage_get_n_skipped (c->work), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_processed (c->work), ==, 20);
+  g_assert_cmpuint (accel_stage_get_n_processed (c->sink), ==, 20);
+  fault = accel_stage_dup_first_fault (c->work);
+  g_assert_null (fault);
+}
+
 /* a sink's host part (render ()) that fails is supervised as process ()
  * is: on-fault resume skips the frame, where the graph failed whatever
  * on-fault said; one that fails without saying why is a fault too, with
@@ -413,12 +441,13 @@ test_commit_log (void)
   data[8 + 16 * 2 + 9] ^= 0x40;
   g_assert_true (g_file_set_contents (path, data, 8 + 16 * 5, NULL));
   g_assert_null (accel_commit_log_open (path, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
   g_assert_nonnull (strstr (error->message, "is corrupted at byte 40"));
   g_clear_error (&error);
 
   g_assert_true (g_file_set_contents (path, "garbage", -1, NULL));
   g_assert_null (accel_commit_log_open (path, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
   g_assert_nonnull (strstr (error->message, "is not a commit log"));
 
   g_unlink (path);
@@ -1260,6 +1289,8 @@ main (int argc, char **argv)
   test_stages_register ();
   g_test_add ("/supervision/resume-skips-bad-input", Chain, NULL, chain_set_up,
       test_resume_skips_bad_input, chain_tear_down);
+  g_test_add ("/supervision/counts-per-run", Chain, NULL, chain_set_up,
+      test_counts_per_run, chain_tear_down);
   g_test_add ("/supervision/restart-after-library-error", Chain, NULL,
       chain_set_up, test_restart_after_library_error, chain_tear_down);
   g_test_add ("/supervision/restart-intensity", Chain, NULL, chain_set_up,

@@ -1646,6 +1646,15 @@ test_app_source_param_during_step (void)
       g_assert_cmpfloat (((gfloat *)accel_buffer_get_data (buf))[0], ==, i);
       accel_buffer_unref (buf);
     }
+  /* a step that runs out without a push names the source it waited on */
+  g_assert_false (
+      accel_graph_step (g, 50 * G_TIME_SPAN_MILLISECOND, &call.error));
+  g_assert_error (call.error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_assert_nonnull (strstr (call.error->message,
+      "a step took more than 50 ms; stage 'src' (io.app-source) has not "
+      "ended: it waits for the program to push its frames and end its "
+      "stream"));
+  g_clear_error (&call.error);
   accel_graph_stop (g);
 }
 
@@ -1736,7 +1745,7 @@ test_app_source_type_set_while_pushing (void)
 
 /* a sink whose application does not pull lets the graph stop, and keeps
  * the frame it waited with for the application; with drop it keeps the
- * newest */
+ * newest. A wait that runs out meanwhile names the sink */
 static void
 test_app_sink_not_pulled (void)
 {
@@ -1752,7 +1761,13 @@ test_app_sink_not_pulled (void)
   g_object_set (sink, "max-buffers", 2, NULL);
   test_link (g, "src", "sink");
   g_assert_true (accel_graph_start (g, &error));
-  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  g_assert_false (accel_graph_wait (g, 100 * G_TIME_SPAN_MILLISECOND, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_assert_cmpstr (error->message, ==,
+      "graph 'full' did not finish within 100 ms; stage 'sink' "
+      "(io.app-sink) has not ended: it waits for the program to take its "
+      "frames");
+  g_clear_error (&error);
   t0 = g_get_monotonic_time ();
   accel_graph_stop (g);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
@@ -2303,6 +2318,78 @@ test_gst_sink_early_eos (void)
       "the GStreamer pipeline ended its stream before the graph did"));
 }
 
+/* an error the description posts mid-stream fails a frame, which the
+ * supervisor answers: on-fault stop ends the stage's stream, resume skips
+ * the frames the failed pipeline cannot take. Either way the run ends
+ * with the frames skipped and lost counted (accel-run's status 3), where
+ * the end of stream failed it once more with the same error (status 1) */
+static void
+test_gst_sink_fault_supervised (void)
+{
+  static const char *const need[] = { "identity", "fakesink", NULL };
+  static const AccelSupervision strategies[]
+      = { ACCEL_SUPERVISION_STOP, ACCEL_SUPERVISION_RESUME };
+
+  if (!have_elements (need))
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (strategies); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+      AccelStage *sink = accel_test_stage (g, "io.gst-sink", "out");
+      g_autofree gchar *fault = NULL;
+
+      g_object_set (src, "format", "RGBA8", "width", 16, "height", 8,
+          "num-buffers", (gint64)30, NULL);
+      g_object_set (sink, "description", "identity error-after=10 ! fakesink",
+          "on-fault", strategies[i], NULL);
+      test_link (g, "src", "out");
+      g_assert_true (accel_graph_run (g, &error));
+      g_assert_no_error (error);
+      fault = accel_stage_dup_first_fault (sink);
+      g_test_message ("%s", fault);
+      g_assert_nonnull (strstr (fault, "GStreamer element"));
+      /* stop skips the frame that failed; resume every one after it */
+      if (strategies[i] == ACCEL_SUPERVISION_STOP)
+        g_assert_cmpuint (accel_stage_get_n_skipped (sink), ==, 1);
+      else
+        g_assert_cmpuint (accel_stage_get_n_skipped (sink), >=, 10);
+      g_assert_cmpuint (
+          accel_stage_get_n_processed (sink) + accel_stage_get_n_skipped (sink),
+          <=, 30);
+    }
+}
+
+/* a description whose first element cannot take the frames fails the
+ * graph's preparation, saying what it takes: it failed once frames came */
+static void
+test_gst_sink_refuses_frames (void)
+{
+  static const char *const need[] = { "capsfilter", "fakesink", NULL };
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, NULL);
+  g_object_set (sink, "description", "video/x-raw,format=RGB ! fakesink", NULL);
+  test_link (g, "src", "out");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message,
+      "stage 'out' (io.gst-sink): the GStreamer description "
+      "'video/x-raw,format=RGB ! fakesink' does not take the stage's frames, "
+      "video/x-raw, format=(string)RGBA, width=(int)16, height=(int)8"));
+  g_assert_nonnull (strstr (error->message,
+      "; it takes video/x-raw, format=(string)RGB (a videoconvert or "
+      "videoscale at its start may help)"));
+}
+
 /* an error the description posts after the last frame went in, before the
  * end of the stream, fails the run: its output is not whole */
 static void
@@ -2817,6 +2904,9 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-source/live", test_gst_source_live);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
+  g_test_add_func ("/io/gst-sink/refuses-frames", test_gst_sink_refuses_frames);
+  g_test_add_func (
+      "/io/gst-sink/fault-supervised", test_gst_sink_fault_supervised);
   g_test_add_func ("/io/gst-source/restart", test_gst_source_restart);
   g_test_add_func ("/io/gst-sink/error-at-eos", test_gst_sink_error_at_eos);
   g_test_add_func ("/io/gst-sink/padding-zeroed", test_gst_sink_padding_zeroed);

@@ -2233,8 +2233,10 @@ test_checkpoint_name_checked (void)
     }
   run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   g_test_message ("%s", r.err);
-  g_assert_cmpint (r.status, !=, 0);
+  /* a state that does not fit the run, as a damaged fingerprint is */
+  g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "is damaged"));
+  g_assert_nonnull (strstr (r.err, "--restart-state discards the state"));
   result_clear (&r);
 }
 
@@ -2556,6 +2558,53 @@ test_validate_state_dir (void)
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   expect_in (2, "out.commits is not a regular file", sc.dir, "--validate",
       sc.state_arg, sc.yaml, NULL);
+}
+
+/* a state directory whose files the run cannot use is refused as the run
+ * starts, with status 2 as --validate refuses it: a damaged commit log
+ * (status 1, with no word of --restart-state), a read-only directory or
+ * state file (status 1, in GLib's words, after --validate had said as
+ * much). Permissions bind no one as root: there that part is not tried */
+static void
+test_state_dir_unusable (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *log = g_build_filename (sc.state, "out.commits", NULL);
+  g_autofree gchar *text = NULL;
+
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: unusable\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '64', "
+      "num-buffers: 4}}\n"
+      "  - {name: out, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_true (g_file_set_contents (log, "garbage", -1, NULL));
+  expect_in (2, "out.commits is not a commit log (bad header)", sc.dir,
+      "--quiet", sc.state_arg, sc.yaml, NULL);
+  expect_in (2, "--restart-state discards the state and starts over", sc.dir,
+      "--quiet", sc.state_arg, sc.yaml, NULL);
+  expect_in (0, NULL, sc.dir, "--quiet", "--restart-state", sc.state_arg,
+      sc.yaml, NULL);
+
+  if (geteuid () == 0)
+    {
+      g_test_message ("as root, permissions bind nothing: the read-only "
+                      "state is not tried");
+      return;
+    }
+  g_assert_cmpint (g_chmod (log, 0400), ==, 0);
+  expect_in (2, "out.commits of the state directory: Permission denied", sc.dir,
+      "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (g_chmod (log, 0600), ==, 0);
+  g_assert_cmpint (g_chmod (sc.state, 0500), ==, 0);
+  expect_in (2, "cannot write in the state directory", sc.dir, "--quiet",
+      sc.state_arg, sc.yaml, NULL);
+  g_assert_cmpint (g_chmod (sc.state, 0700), ==, 0);
 }
 
 /* how many times @needle is in @haystack */
@@ -4421,6 +4470,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/stateless-marker-checked", test_stateless_marker_checked);
   g_test_add_func ("/accel-run/validate-state-dir", test_validate_state_dir);
+  g_test_add_func ("/accel-run/state-dir-unusable", test_state_dir_unusable);
   g_test_add_func (
       "/accel-run/plugin-path-unreadable", test_plugin_path_unreadable);
   g_test_add_func (
