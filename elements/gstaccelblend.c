@@ -219,12 +219,70 @@ send_upstream (GstElement *element, GstPad *pad, gpointer event)
   return TRUE;
 }
 
+/* a seek backwards or in another format than time, which the simulation
+ * sources refuse: GstAggregator (1.22) stops its output for a flushing
+ * seek and starts it again only once an input flushes, and it takes the
+ * seek's rate into its segment first. Refused by an input, the blend
+ * waited for good, and a later seek aborted in GstVideoAggregator (the
+ * segment ran backwards); refused here, nothing is flushed */
+static gboolean
+refuses_seek (GstAggregator *agg, GstEvent *event)
+{
+  GstFormat format;
+  gdouble rate;
+
+  gst_event_parse_seek (event, &rate, &format, NULL, NULL, NULL, NULL, NULL);
+  if (rate > 0 && format == GST_FORMAT_TIME)
+    return FALSE;
+  GST_INFO_OBJECT (agg,
+      "the blend runs forward in time only: seek at rate %g "
+      "in %s refused",
+      rate, gst_format_get_name (format));
+  return TRUE;
+}
+
+/* a seek that sets only a stop, made one from the position reached: as
+ * it was, GstVideoAggregator (1.22) aborted on the next frame (its running
+ * time out of the segment, "start_running_time != -1"), with
+ * videotestsrc inputs as with the simulations, and two simulations ended
+ * their stream at once */
+static GstEvent *
+seek_from_position (GstAggregator *agg, GstEvent *event)
+{
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format;
+  gdouble rate;
+  gint64 start, stop, position = 0;
+  GstEvent *from;
+
+  gst_event_parse_seek (
+      event, &rate, &format, &flags, &start_type, &start, &stop_type, &stop);
+  if (start_type != GST_SEEK_TYPE_NONE)
+    return event;
+  if (!gst_pad_query_position (GST_AGGREGATOR_SRC_PAD (agg), format, &position)
+      || position < 0)
+    position = 0;
+  from = gst_event_new_seek (
+      rate, format, flags, GST_SEEK_TYPE_SET, position, stop_type, stop);
+  gst_event_set_seqnum (from, gst_event_get_seqnum (event));
+  gst_event_unref (event);
+  return from;
+}
+
 /* pointer events go to both inputs, each of the output's size, as they
  * come: a simulation source on either follows the pointer.
  * GstAggregator drops them, and one behind the element never saw it */
 static gboolean
 gst_accel_blend_src_event (GstAggregator *agg, GstEvent *event)
 {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK && refuses_seek (agg, event))
+    {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)
+    event = seek_from_position (agg, event);
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION)
     {
       gst_element_foreach_sink_pad (GST_ELEMENT (agg), send_upstream, event);

@@ -683,6 +683,56 @@ test_seek_refused_or_stop_only (void)
   gst_object_unref (pipeline);
 }
 
+/* through accelblend, a seek backwards is refused before anything is
+ * flushed, and one that sets only a stop goes on from the position
+ * reached to that stop: the first held the blend for good (GstAggregator
+ * stopped its output and never started it again), the second aborted in
+ * GstVideoAggregator, with or without the first */
+static void
+test_seek_through_blend_refused_or_stop_only (gconstpointer data)
+{
+  const char *launch = data;
+  g_autoptr (GError) error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstClockTime last = 0;
+  GstSample *sample;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (
+      gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  g_assert_false (
+      gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND));
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_try_pull_sample (
+              GST_APP_SINK (sink), 10 * GST_SECOND)))
+    {
+      GstClockTime pts = GST_BUFFER_PTS (gst_sample_get_buffer (sample));
+
+      g_assert_cmpuint (pts, >=, last);
+      last = pts;
+      gst_sample_unref (sample);
+      if (++n == 5)
+        g_assert_true (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_NONE, -1, GST_SEEK_TYPE_SET,
+            GST_SECOND));
+      g_assert_cmpuint (n, <, 60);
+    }
+  /* the stream ended at the stop, a second in at 30 frames/s */
+  g_assert_true (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  g_assert_cmpuint (n, >=, 25);
+  g_assert_cmpuint (last, <, GST_SECOND);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
 /* a variable framerate (0/1) is refused as the caps link: the frames had
  * no timestamps, and accelblend and compositor failed on them ("Need
  * timestamped buffers") */
@@ -740,6 +790,22 @@ main (int argc, char **argv)
       "videotestsrc ! video/x-raw,format=RGBA,width=16,height=16 ! b. "
       "accelfluid grid-size=16 ! video/x-raw,width=16,height=16 ! b.",
       test_seek);
+  g_test_add_data_func (
+      "/sources/fluid/seek-through-blend-refused-or-stop-only",
+      "accelblend name=b ! appsink name=sink sync=false max-buffers=1 "
+      "videotestsrc ! video/x-raw,format=RGBA,width=16,height=16,"
+      "framerate=30/1 ! b. "
+      "accelfluid grid-size=16 ! video/x-raw,width=16,height=16,"
+      "framerate=30/1 ! b.",
+      test_seek_through_blend_refused_or_stop_only);
+  g_test_add_data_func (
+      "/sources/cloth/seek-through-blend-refused-or-stop-only",
+      "accelblend name=b ! appsink name=sink sync=false max-buffers=1 "
+      "accelcloth grid-size=16 ! video/x-raw,width=16,height=16,"
+      "framerate=30/1 ! b. "
+      "accelfluid grid-size=16 ! video/x-raw,width=16,height=16,"
+      "framerate=30/1 ! b.",
+      test_seek_through_blend_refused_or_stop_only);
   if (gpu)
     {
       g_test_add_data_func ("/sources/fluid/drag/cuda-memory",
