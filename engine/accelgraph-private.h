@@ -32,11 +32,12 @@ struct _AccelGraph
   AccelDevice *device;
   AccelStreamPolicy stream_policy;
   guint n_streams;
-  GPtrArray *stages; /* AccelStage*, owned */
-  GArray *links;     /* GraphLink, as the user made them */
-  GArray *wiring;    /* GraphLink, with inserted copies */
-  GPtrArray *order;  /* AccelStage*, topological */
-  GPtrArray *notes;  /* gchar*, what prepare() decided */
+  GPtrArray *stages;     /* AccelStage*, owned */
+  GArray *links;         /* GraphLink, as the user made them */
+  GArray *wiring;        /* GraphLink, with inserted copies */
+  GPtrArray *order;      /* AccelStage*, topological */
+  GPtrArray *notes;      /* gchar*, what prepare() decided, then the start */
+  guint n_prepare_notes; /* the first ones, prepare()'s */
   GraphState state;
   gint64 frame_limit;
   gchar *state_dir;

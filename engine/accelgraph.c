@@ -385,9 +385,9 @@ accel_graph_get_stages (AccelGraph *graph)
  * accel_graph_get_notes:
  * @graph: a prepared graph
  *
- * Returns: (transfer none) (element-type utf8): what preparing (and
- * starting, with a state directory) decided on the user's behalf, such as
- * inserted copies. Called from the thread that builds the graph, or from
+ * Returns: (transfer none) (element-type utf8): what preparing (and the
+ * last start, with a state directory) decided on the user's behalf, such
+ * as inserted copies. Called from the thread that builds the graph, or from
  * any thread once it has started.
  */
 GPtrArray *
@@ -761,6 +761,17 @@ note_faults_without_effect (AccelGraph *graph)
     }
 }
 
+/* the graph cannot start: what waits on the application's behalf (a pull
+ * from a sink, a push into a source's full queue) stops waiting, until
+ * the next start. Before the stages started it waited for good */
+static gboolean
+fail_start (AccelGraph *graph)
+{
+  for (guint i = 0; i < graph->stages->len; i++)
+    accel_stage_set_graph_failed (graph->stages->pdata[i], TRUE);
+  return FALSE;
+}
+
 /**
  * accel_graph_start:
  * @graph: a graph
@@ -797,10 +808,13 @@ accel_graph_start (AccelGraph *graph, GError **error)
    * open now: other graphs may have started since */
   if (graph->state != GRAPH_NEW
       && !accel_graph_check_descriptors (graph, error))
-    return FALSE;
-  if (!accel_graph_prepare (graph, error)
-      || !(!graph->state_dir || accel_state_dir_open (graph, error)))
-    return FALSE;
+    return fail_start (graph);
+  if (!accel_graph_prepare (graph, error))
+    return fail_start (graph);
+  /* what an earlier start noted (where it resumed) is not this one's */
+  g_ptr_array_set_size (graph->notes, graph->n_prepare_notes);
+  if (graph->state_dir && !accel_state_dir_open (graph, error))
+    return fail_start (graph);
 
   note_faults_without_effect (graph);
   accel_graph_partition (graph);
@@ -833,12 +847,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   if (!start_stages (graph, by_segment, by_name, streams, error))
     {
       drop_workers (graph);
-      /* no frame comes: what waits on the application's behalf (a pull
-       * from a sink that never started) stops waiting, until the next
-       * start */
-      for (guint i = 0; i < graph->order->len; i++)
-        accel_stage_set_graph_failed (graph->order->pdata[i], TRUE);
-      return FALSE;
+      return fail_start (graph);
     }
   /* a stop from another thread comes before the graph runs (and finds
    * nothing to stop) or after its stages began: between the two it closed

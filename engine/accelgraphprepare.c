@@ -533,6 +533,7 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
    * that failed may be changed and prepared again */
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_fix_params (graph->order->pdata[i]);
+  graph->n_prepare_notes = graph->notes->len;
   graph->state = GRAPH_PREPARED;
   return TRUE;
 

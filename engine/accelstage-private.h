@@ -213,6 +213,7 @@ typedef struct
       *mailbox; /* freed by join; readers elsewhere take mailbox_lock */
   GMutex mailbox_lock;
   guint64 n_dropped_joined; /* the last run's, once its mailbox is gone */
+  guint max_queued_joined;  /* the same, of its queue's depth */
   GSource *mailbox_source;
   gboolean busy;    /* mid-frame: not to be re-entered */
   gboolean stopped; /* stopped on its thread */

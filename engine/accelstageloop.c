@@ -440,6 +440,12 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       res = priv->role->hand_on (self, &frame, t0, error);
       if (res == ACCEL_FRAME_FAILED)
         goto failed;
+      /* made, and refused by every consumer (each had ended its stream,
+       * and counts it dropped): a frame of the stage's all the same, where
+       * its producer's frames fell one short of what its consumers took,
+       * skipped and dropped */
+      if (res == ACCEL_FRAME_EOS && !accel_source_replays (self, sequence))
+        accel_stage_record_frame (self, sequence, t0, *t_done);
     }
   priv->frame_deferred = FALSE;
 
@@ -1114,6 +1120,7 @@ accel_stage_join (AccelStage *stage)
   g_mutex_lock (&priv->mailbox_lock);
   /* the run's count outlives its mailbox: reports come after the stop */
   priv->n_dropped_joined = accel_mailbox_get_n_dropped (priv->mailbox);
+  priv->max_queued_joined = accel_mailbox_get_max_queued (priv->mailbox);
   g_clear_pointer (&priv->mailbox, accel_mailbox_free);
   g_mutex_unlock (&priv->mailbox_lock);
   priv->mailbox_source = NULL;

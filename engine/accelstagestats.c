@@ -377,7 +377,7 @@ accel_stage_get_histograms (AccelStage *stage, guint64 *frames,
 }
 
 /* buffers queued on the stage's inputs now (the fullest input), and the
- * most ever. MT safe */
+ * most in the graph's run (the last one, once it stopped). MT safe */
 void
 accel_stage_get_queue_depth (AccelStage *stage, guint *now, guint *max)
 {
@@ -385,7 +385,8 @@ accel_stage_get_queue_depth (AccelStage *stage, guint *now, guint *max)
 
   g_mutex_lock (&priv->mailbox_lock);
   *now = priv->mailbox ? accel_mailbox_get_n_queued (priv->mailbox) : 0;
-  *max = priv->mailbox ? accel_mailbox_get_max_queued (priv->mailbox) : 0;
+  *max = priv->mailbox ? accel_mailbox_get_max_queued (priv->mailbox)
+                       : priv->max_queued_joined;
   g_mutex_unlock (&priv->mailbox_lock);
 }
 

@@ -75,12 +75,19 @@ set_eos (AccelAppSink *self)
   g_object_notify (G_OBJECT (self), "eos");
 }
 
-/* a host buffer for the next frame: waits (with @wait, in slices, until
- * the stage should yield) while the application holds them all, or, with
- * drop, takes back the oldest it has not pulled. %NULL without an error:
- * no room now */
+/* how long a wait for the application to make room lasts */
+typedef enum
+{
+  WAIT_NONE,  /* not at all */
+  WAIT_YIELD, /* until the engine has something to run first */
+  WAIT_STOP,  /* until the stage stops */
+} Wait;
+
+/* a host buffer for the next frame: waits (as @wait says, in slices)
+ * while the application holds them all, or, with drop, takes back the
+ * oldest it has not pulled. %NULL without an error: no room now */
 static AccelBuffer *
-acquire_host_buffer (AccelAppSink *self, gboolean wait, GError **error)
+acquire_host_buffer (AccelAppSink *self, Wait wait, GError **error)
 {
   for (;;)
     {
@@ -97,8 +104,8 @@ acquire_host_buffer (AccelAppSink *self, gboolean wait, GError **error)
           queued = !g_queue_is_empty (&self->queue);
           g_mutex_unlock (&self->lock);
         }
-      accel_pool_set_timeout (
-          self->pool, wait && !queued ? ACCEL_IO_WAIT_SLICE_US : 0);
+      accel_pool_set_timeout (self->pool,
+          wait != WAIT_NONE && !queued ? ACCEL_IO_WAIT_SLICE_US : 0);
       buffer = accel_pool_acquire (self->pool, &pool_error);
 
       if (buffer)
@@ -121,7 +128,10 @@ acquire_host_buffer (AccelAppSink *self, gboolean wait, GError **error)
           accel_buffer_unref (oldest);
           continue;
         }
-      if (!wait || accel_stage_should_yield (ACCEL_STAGE (self)))
+      if (wait == WAIT_NONE
+          || (wait == WAIT_YIELD
+              && accel_stage_should_yield (ACCEL_STAGE (self)))
+          || accel_stage_should_stop (ACCEL_STAGE (self)))
         return NULL;
     }
 }
@@ -138,7 +148,7 @@ take_timing (AccelBuffer *to, guint64 sequence, AccelBuffer *from)
 /* hands the frames set aside to the application, oldest first, while there
  * is room (waiting for it with @wait); what finds none stays aside */
 static gboolean
-hand_on_aside (AccelAppSink *self, gboolean wait, GError **error)
+hand_on_aside (AccelAppSink *self, Wait wait, GError **error)
 {
   AccelBuffer *held;
 
@@ -195,7 +205,7 @@ retry_aside (gpointer user_data)
   /* a frame between its process() and render() is handed on first */
   if (self->pending || self->aside_new)
     return G_SOURCE_CONTINUE;
-  if (!hand_on_aside (self, FALSE, &error))
+  if (!hand_on_aside (self, WAIT_NONE, &error))
     g_warning ("stage '%s' (io.app-sink): %s",
         accel_stage_get_name (ACCEL_STAGE (self)), error->message);
   if (!g_queue_is_empty (&self->aside))
@@ -259,7 +269,7 @@ accel_app_sink_eos (AccelStage *stage, GError **error)
 {
   AccelAppSink *self = ACCEL_APP_SINK (stage);
 
-  if (!hand_on_aside (self, FALSE, error))
+  if (!hand_on_aside (self, WAIT_NONE, error))
     return FALSE;
   if (!g_queue_is_empty (&self->aside))
     {
@@ -313,10 +323,16 @@ accel_app_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
   g_clear_pointer (&self->aside_new, accel_buffer_unref);
   /* the waits for the application to pull are backpressure, not work */
   accel_stage_wait_begin (stage);
-  handed = hand_on_aside (self, TRUE, error);
+  handed = hand_on_aside (self, WAIT_YIELD, error);
+  /* with no room aside either, what the engine has to run first (a
+   * parameter change, a flush) waits for the application: the frame
+   * failed, and with it the graph, though the application held nothing
+   * (its frames queued, not pulled yet). Only a stop ends the wait */
+  if (handed && g_queue_get_length (&self->aside) >= MAX (self->max_buffers, 1))
+    handed = hand_on_aside (self, WAIT_STOP, error);
   /* behind frames still aside, this one goes aside too */
   if (handed && g_queue_is_empty (&self->aside))
-    out = acquire_host_buffer (self, TRUE, &local);
+    out = acquire_host_buffer (self, WAIT_YIELD, &local);
   accel_stage_wait_end (stage);
   if (!handed)
     return ACCEL_FLOW_ERROR;

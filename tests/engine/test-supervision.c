@@ -319,6 +319,12 @@ test_stop_ends_stream (Chain *c, gconstpointer data)
   seqs = sequences (c);
   g_assert_cmpstr (seqs, ==, "0 1 2 3 4");
   accel_graph_stop (c->graph);
+  /* every frame the source made is accounted for: taken, skipped or
+   * dropped (the one it made as the stream ended was in none) */
+  g_assert_cmpuint (accel_stage_get_n_processed (c->src), ==,
+      accel_stage_get_n_processed (c->work)
+          + accel_stage_get_n_skipped (c->work)
+          + accel_stage_get_n_dropped (c->work));
 }
 
 static void
@@ -555,6 +561,46 @@ remove_dir (const char *dir)
       g_unlink (p);
     }
   g_rmdir (dir);
+}
+
+/* how many of @graph's notes say where it resumed */
+static guint
+n_resume_notes (AccelGraph *graph)
+{
+  GPtrArray *notes = accel_graph_get_notes (graph);
+  guint n = 0;
+
+  for (guint i = 0; i < notes->len; i++)
+    n += g_str_has_prefix (notes->pdata[i], "resuming at frame ");
+  return n;
+}
+
+/* a graph started again with its state says where this start resumes,
+ * and only that: each start's note was kept beside the last */
+static void
+test_notes_per_start (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-notes-XXXXXX", NULL);
+  g_autofree gchar *out = g_build_filename (dir, "out.txt", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("notes");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+
+  accel_fault_clear ();
+  g_object_set (src, "shape", "16", NULL);
+  g_object_set (sink, "location", out, NULL);
+  g_assert_true (accel_graph_link (g, "src", "sink", &error));
+  accel_graph_set_state_dir (g, dir, 0);
+  for (guint run = 0; run < 3; run++)
+    {
+      g_assert_true (accel_graph_start (g, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (n_resume_notes (g), ==, run > 0);
+      accel_test_wait_processed (sink, 5);
+      accel_graph_stop (g);
+    }
+  remove_dir (dir);
 }
 
 /* the process is killed mid-stream; a new run with the same state finishes
@@ -1325,6 +1371,7 @@ main (int argc, char **argv)
 
   g_test_add_func (
       "/supervision/crash-resume-exactly-once", test_crash_resume_exactly_once);
+  g_test_add_func ("/supervision/notes-per-start", test_notes_per_start);
   g_test_add_func (
       "/supervisor/restarts-workers", test_supervisor_restarts_workers);
   g_test_add_func ("/supervisor/gives-up", test_supervisor_gives_up);

@@ -1421,6 +1421,52 @@ test_app_graph_failed (void)
   accel_fault_clear ();
 }
 
+/* a graph that fails to start before its stages do (its preparation, its
+ * state directory) lets a pull or a push return at once too: both waited
+ * for good */
+static void
+test_app_graph_failed_before_start (gconstpointer data)
+{
+  gboolean state_dir = GPOINTER_TO_INT (data);
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *file = g_build_filename (dir, "file", NULL);
+  g_autofree gchar *state = g_build_filename (file, "state", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("app");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelBuffer) buf = NULL;
+  AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  AccelBuffer *pulled = NULL;
+  gint64 dims[2] = { 4, 8 };
+  AccelType type;
+  gboolean ok = TRUE;
+  gint64 t0;
+
+  g_object_set (src, "shape", "4x8", "dtype", state_dir ? "f32" : "nonsense",
+      "max-buffers", 1, NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (g_file_set_contents (file, "", 0, NULL));
+  if (state_dir)
+    accel_graph_set_state_dir (g, state, G_USEC_PER_SEC);
+  g_assert_false (accel_graph_start (g, &error));
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+
+  t0 = g_get_monotonic_time ();
+  g_signal_emit_by_name (sink, "pull-buffer", (gint64)-1, &pulled);
+  g_assert_null (pulled);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+
+  accel_type_init_tensor (&type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+  buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2 && ok; i++)
+    g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+  g_assert_false (ok);
+  g_test_message ("%s", error->message);
+  test_dir_remove (dir);
+}
+
 /* a graph that failed to start runs no frame: a pull from a sink that
  * never started returns at once, as once a graph failed running (it waited
  * out its timeout, or for good), and a push is refused */
@@ -1872,19 +1918,38 @@ pull_sequences (AccelStage *sink)
     }
 }
 
+/* the most queued on @stage's input in /stats.json's terms */
+static guint64
+queue_depth_max (AccelGraph *g, const char *stage)
+{
+  g_autofree gchar *json = accel_graph_metrics_to_json (g);
+  g_autofree gchar *name = g_strdup_printf ("\"name\": \"%s\"", stage);
+  const char *at = strstr (json, name);
+
+  g_assert_nonnull (at);
+  at = strstr (at, "\"queue_depth_max\": ");
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen ("\"queue_depth_max\": "), NULL, 10);
+}
+
 /* a parameter change while the application is behind is run at once; the
  * frame the sink waited with is not lost, nor the graph failed ("stopped
- * while the application held all 2 buffers") */
+ * while the application held all 2 buffers"). More changes than the
+ * frames that fit aside (max-buffers) wait for the application: the one
+ * after them failed the graph, though the application held no buffer */
 static void
-test_app_sink_param_while_behind (void)
+test_app_sink_param_while_behind (gconstpointer data)
 {
+  guint changes = GPOINTER_TO_UINT (data);
+  guint64 depth;
   AccelStage *src, *sink;
   g_autoptr (AccelGraph) g = start_sink_behind (50, &src, &sink);
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) seqs = NULL;
   guint64 dropped = 1;
 
-  accel_test_set_param_async (sink, "drop", FALSE);
+  for (guint i = 0; i < changes; i++)
+    accel_test_set_param_async (sink, "drop", FALSE);
   wait_frame_2_taken (sink);
   seqs = pull_sequences (sink);
   g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
@@ -1894,7 +1959,11 @@ test_app_sink_param_while_behind (void)
     g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
   g_object_get (sink, "n-dropped", &dropped, NULL);
   g_assert_cmpuint (dropped, ==, 0);
+  /* the run's deepest queue is the same once it stopped (it fell to 0) */
+  depth = queue_depth_max (g, "sink");
+  g_assert_cmpuint (depth, >=, 1);
   accel_graph_stop (g);
+  g_assert_cmpuint (queue_depth_max (g, "sink"), ==, depth);
 }
 
 /* an application that falls behind switches its sink to drop: the run goes
@@ -2873,6 +2942,10 @@ main (int argc, char **argv)
   g_test_add_func ("/io/app/graph-failed", test_app_graph_failed);
   g_test_add_func (
       "/io/app/graph-failed-to-start", test_app_graph_failed_to_start);
+  g_test_add_data_func ("/io/app/graph-failed-before-start/prepare",
+      GINT_TO_POINTER (FALSE), test_app_graph_failed_before_start);
+  g_test_add_data_func ("/io/app/graph-failed-before-start/state-dir",
+      GINT_TO_POINTER (TRUE), test_app_graph_failed_before_start);
   g_test_add_func ("/io/app/source-idle-stop", test_app_source_idle_stop);
   g_test_add_func (
       "/io/app/param-during-step", test_app_source_param_during_step);
@@ -2887,8 +2960,10 @@ main (int argc, char **argv)
       "/io/app/sink-drop-without-wait", test_app_sink_drop_without_wait);
   g_test_add_func (
       "/io/app/sink-pull-in-handler", test_app_sink_pull_in_handler);
-  g_test_add_func (
-      "/io/app/sink-param-while-behind", test_app_sink_param_while_behind);
+  g_test_add_data_func ("/io/app/sink-param-while-behind", GUINT_TO_POINTER (1),
+      test_app_sink_param_while_behind);
+  g_test_add_data_func ("/io/app/sink-params-while-behind",
+      GUINT_TO_POINTER (6), test_app_sink_param_while_behind);
   g_test_add_func (
       "/io/app/sink-drop-while-behind", test_app_sink_drop_while_behind);
   g_test_add_func (
