@@ -6,6 +6,7 @@
 #include "accel-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -237,4 +238,56 @@ accel_file_output_keep_in_order (AccelCommitLog *log, const char *location,
   else
     return TRUE;
   return accel_commit_log_forget_from (log, MIN (n_whole, first), error);
+}
+
+/**
+ * accel_file_output_open_fifo:
+ * @stage: the sink that opens it
+ * @path: a FIFO
+ * @timeout_ms: how long to wait for a reader (the stage's start-timeout)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Opens @path for writing once a process has it open for reading. A FIFO
+ * opened for writing waits for a reader, for good: a start that neither
+ * the watchdog nor Ctrl-C ended. It is opened without waiting instead,
+ * again every 20 ms, until @timeout_ms or until the stage stops.
+ *
+ * Returns: the descriptor, non-blocking, or -1 with %ACCEL_ERROR_TIMEOUT
+ * (no reader came) or %ACCEL_ERROR_FAILED (it cannot be opened, or the
+ * stage stopped). Called from the stage's thread.
+ */
+int
+accel_file_output_open_fifo (
+    AccelStage *stage, const char *path, gint64 timeout_ms, GError **error)
+{
+  gint64 deadline = accel_deadline_after (timeout_ms * 1000);
+  int fd, saved;
+
+  while ((fd = g_open (path, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0
+         && errno == ENXIO)
+    {
+      if (g_get_monotonic_time () >= deadline)
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
+              "cannot open %s: no process opened it for reading within "
+              "%" G_GINT64_FORMAT " ms (start-timeout)",
+              path, timeout_ms);
+          return -1;
+        }
+      if (accel_stage_should_stop (stage))
+        {
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+              "cannot open %s: stopped while no process had it open for "
+              "reading",
+              path);
+          return -1;
+        }
+      g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+    }
+  if (fd >= 0)
+    return fd;
+  saved = errno;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
+      path, g_strerror (saved));
+  return -1;
 }

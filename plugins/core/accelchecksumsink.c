@@ -31,6 +31,7 @@ struct _AccelChecksumSink
 
   AccelBuffer *staging; /* pinned copy of a device buffer */
   gchar *location;
+  gint64 start_timeout_ms;
   int fd;
   /* the file's lines so far, and their digest, kept beside the commit
    * log line by line: a resume tells the file from another one */
@@ -57,6 +58,7 @@ enum
 {
   PROP_0,
   PROP_LOCATION,
+  PROP_START_TIMEOUT,
   PROP_N_RECEIVED,
   PROP_SEQUENCES,
   PROP_CHECKSUMS,
@@ -242,6 +244,36 @@ reset_results (AccelChecksumSink *self)
   g_mutex_unlock (&self->lock);
 }
 
+/* a FIFO waits for its reader up to start-timeout (its open waited for
+ * good, and a single Ctrl-C did not end it); a file is appended to when
+ * it @goes_on, else emptied */
+static gboolean
+open_location (AccelChecksumSink *self, gboolean goes_on, GError **error)
+{
+  GStatBuf st;
+
+  if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
+    {
+      self->fd = accel_file_output_open_fifo (
+          ACCEL_STAGE (self), self->location, self->start_timeout_ms, error);
+      /* lines are written whole, each in one write () */
+      if (self->fd >= 0)
+        fcntl (self->fd, F_SETFL, fcntl (self->fd, F_GETFL) & ~O_NONBLOCK);
+      return self->fd >= 0;
+    }
+  self->fd = g_open (self->location,
+      O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (goes_on ? 0 : O_TRUNC),
+      0644);
+  if (self->fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
+          self->location, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 accel_checksum_sink_start (AccelStage *stage, GError **error)
 {
@@ -262,17 +294,8 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
       if (log && !restart
           && !keep_committed_lines (self->location, log, kept, error))
         return FALSE;
-      self->fd = g_open (self->location,
-          O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND
-              | (log || restart ? 0 : O_TRUNC),
-          0644);
-      if (self->fd < 0)
-        {
-          int saved = errno;
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-              "cannot open %s: %s", self->location, g_strerror (saved));
-          return FALSE;
-        }
+      if (!open_location (self, log || restart, error))
+        return FALSE;
       /* a resumed run's digest is the whole stream's, as its file is */
       g_mutex_lock (&self->lock);
       g_checksum_update (self->digest, (const guchar *)kept->str, kept->len);
@@ -493,6 +516,9 @@ accel_checksum_sink_set_property (
       if (self->location && !*self->location)
         g_clear_pointer (&self->location, g_free);
       break;
+    case PROP_START_TIMEOUT:
+      self->start_timeout_ms = g_value_get_int64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -508,6 +534,9 @@ accel_checksum_sink_get_property (
     {
     case PROP_LOCATION:
       g_value_set_string (value, self->location);
+      break;
+    case PROP_START_TIMEOUT:
+      g_value_set_int64 (value, self->start_timeout_ms);
       break;
     case PROP_N_RECEIVED:
       g_mutex_lock (&self->lock);
@@ -544,6 +573,11 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
           NULL,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS
               | ACCEL_PARAM_FIXED));
+  g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_START_TIMEOUT,
+      g_param_spec_int64 ("start-timeout", "Start timeout",
+          "Milliseconds a FIFO may go without a reader as the stage starts", 1,
+          G_MAXINT64 / 1000, 10000,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS));
   /* the results of the graph's run (each start begins them anew), read
    * from any thread while it runs and after */
   g_object_class_install_property (G_OBJECT_CLASS (klass), PROP_N_RECEIVED,

@@ -59,26 +59,6 @@ accel_raw_file_sink_negotiate (AccelStage *stage, const AccelType *in_types,
   return TRUE;
 }
 
-/* a FIFO opened for writing waits for a reader, for good (a start that
- * neither the watchdog nor Ctrl-C ended): it is opened without waiting,
- * again each slice, up to start-timeout */
-static int
-open_fifo (AccelRawFileSink *self)
-{
-  gint64 deadline = g_get_monotonic_time () + self->start_timeout_ms * 1000;
-  int fd;
-
-  while (
-      (fd = g_open (self->location, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0
-      && errno == ENXIO)
-    {
-      if (g_get_monotonic_time () >= deadline)
-        return -1;
-      g_usleep (ACCEL_IO_WAIT_SLICE_US);
-    }
-  return fd;
-}
-
 /* with a commit log, the file keeps the frames committed in order and the
  * run goes on from there; else it starts empty. A restart by the stage's
  * supervisor goes on after the last frame written: every frame rendered
@@ -95,15 +75,10 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
 
   if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
     {
-      self->fd = open_fifo (self);
-      if (self->fd < 0 && errno == ENXIO)
-        {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-              "cannot open %s: no process opened it for reading within "
-              "%" G_GINT64_FORMAT " ms (start-timeout)",
-              self->location, self->start_timeout_ms);
-          return FALSE;
-        }
+      self->fd = accel_file_output_open_fifo (
+          ACCEL_STAGE (self), self->location, self->start_timeout_ms, error);
+      if (self->fd < 0)
+        return FALSE;
     }
   else
     self->fd = g_open (self->location,

@@ -964,16 +964,17 @@ test_raw_pipe_stop (void)
 /* a sink on a FIFO that no process reads: opening it waited for a reader
  * for good, so the graph never started, the stage's watchdog did not
  * count it, and Ctrl-C did not end it. It waits start-timeout, then fails
- * saying so */
+ * saying so; core.checksum-sink as io.raw-file-sink */
 static void
-test_raw_fifo_without_reader (void)
+test_raw_fifo_without_reader (gconstpointer data)
 {
+  const char *kind = data;
   g_autofree gchar *dir = test_dir_new ();
   g_autofree gchar *fifo = g_build_filename (dir, "out.fifo", NULL);
   g_autoptr (AccelGraph) g = accel_graph_new ("fifo");
   g_autoptr (GError) error = NULL;
   AccelStage *src = accel_test_stage (g, "core.test-source", "src");
-  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  AccelStage *sink = accel_test_stage (g, kind, "sink");
   gint64 t0;
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
@@ -2914,8 +2915,10 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/checksum-sink/last-records", test_checksum_sink_last_records);
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
-  g_test_add_func (
-      "/io/raw-file/fifo-without-reader", test_raw_fifo_without_reader);
+  g_test_add_data_func ("/io/raw-file/fifo-without-reader", "io.raw-file-sink",
+      test_raw_fifo_without_reader);
+  g_test_add_data_func ("/io/checksum-sink/fifo-without-reader",
+      "core.checksum-sink", test_raw_fifo_without_reader);
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);
   g_test_add_func (
       "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);
