@@ -1174,6 +1174,9 @@ run_pipeline (const char *path)
                   "graph failing; leaving without it, outputs hold the "
                   "frames committed\n",
           GRACE_S);
+      /* the stats say why the run did not complete */
+      if (!run->stopped)
+        run->error = g_error_copy (run->wait_error);
       if (opt_stats && !accel_run_write_stats (run, opt_stats, &error))
         g_printerr ("accel-run: %s\n", error->message);
       fflush (stdout);

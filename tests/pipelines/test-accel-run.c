@@ -2011,7 +2011,7 @@ test_hung_stage_left (void)
 
   g_setenv ("ACCEL_FAULT", "k:hang:7", TRUE);
   t0 = g_get_monotonic_time ();
-  run_in (&r, sc.dir, "--quiet", sc.yaml, NULL);
+  run_in (&r, sc.dir, "--quiet", "--stats=hung.json", sc.yaml, NULL);
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 30 * G_USEC_PER_SEC);
@@ -2020,6 +2020,19 @@ test_hung_stage_left (void)
   g_assert_nonnull (strstr (r.err, "past its 300 ms watchdog"));
   g_assert_nonnull (strstr (r.err, "; leaving without it"));
   result_clear (&r);
+  /* the stats say the run did not complete, and why (they said it did) */
+  {
+    g_autofree gchar *path = g_build_filename (sc.dir, "hung.json", NULL);
+    g_autofree gchar *text = NULL;
+    g_autoptr (Json) stats = NULL;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    stats = json_parse (text);
+    g_assert_nonnull (stats);
+    g_assert_false (json_member (stats, "completed", JSON_BOOL)->boolean);
+    g_assert_nonnull (strstr (json_member (stats, "error", JSON_STRING)->string,
+        "past its 300 ms watchdog"));
+  }
   g_unlink (sums);
 
   run_in (&r, sc.dir, "--quiet", "--ranks=1", sc.yaml, NULL);
