@@ -331,15 +331,75 @@ stage_writing_stdout (AccelGraph *graph)
   return stage_writing (graph, NULL, &out);
 }
 
-/* --stats or --dot (@option) into @name: not into the pipeline file
- * (@path) nor where a stage writes its frames, which it would replace */
+/* whether a location= in the GStreamer description @description names
+ * @name (@file as is_file () takes it) */
 static gboolean
-check_report_file (
-    AccelGraph *graph, const char *option, const char *name, const char *path)
+description_names (
+    const char *description, const char *name, const struct stat *file)
+{
+  g_auto (GStrv) words = NULL;
+
+  if (!g_shell_parse_argv (description, NULL, &words, NULL))
+    return FALSE;
+  for (guint i = 0; words[i]; i++)
+    if (g_str_has_prefix (words[i], "location=")
+        && is_file (words[i] + strlen ("location="), name, file))
+      return TRUE;
+  return FALSE;
+}
+
+/* the first source that reads @name (its location, or a location= of its
+ * GStreamer description), or NULL */
+static AccelStage *
+stage_reading (AccelGraph *graph, const char *name, const struct stat *file)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *stage = stages->pdata[i];
+      GObjectClass *klass = G_OBJECT_GET_CLASS (stage);
+      g_autofree gchar *location = NULL, *description = NULL;
+
+      if (accel_stage_get_n_inputs (stage) > 0)
+        continue;
+      if (g_object_class_find_property (klass, "location"))
+        g_object_get (stage, "location", &location, NULL);
+      if (g_object_class_find_property (klass, "description"))
+        g_object_get (stage, "description", &description, NULL);
+      if ((location && is_file (location, name, file))
+          || (description && description_names (description, name, file)))
+        return stage;
+    }
+  return NULL;
+}
+
+/* whether the file @name is in the directory @dir, there yet or not */
+static gboolean
+is_in_dir (const char *name, const char *dir)
+{
+  g_autofree gchar *parent = g_path_get_dirname (name);
+  g_autofree gchar *a = realpath (parent, NULL);
+  g_autofree gchar *b = realpath (dir, NULL);
+  g_autofree gchar *ca = NULL, *cb = NULL;
+
+  if (a && b)
+    return g_str_equal (a, b);
+  ca = g_canonicalize_filename (parent, NULL);
+  cb = g_canonicalize_filename (dir, NULL);
+  return g_str_equal (ca, cb);
+}
+
+/* --stats or --dot (@option) into @name: not into the pipeline file
+ * (@path), where a stage writes its frames or a source reads them, nor
+ * the state directory @state_dir, whose files it would replace */
+static gboolean
+check_report_file (AccelGraph *graph, const char *option, const char *name,
+    const char *path, const char *state_dir)
 {
   struct stat st;
   gboolean there = g_stat (name, &st) == 0;
-  AccelStage *writer;
+  AccelStage *writer, *reader;
 
   /* stdout is checked on its own; a device (/dev/null, a terminal) keeps
    * nothing to lose */
@@ -350,6 +410,21 @@ check_report_file (
     {
       g_printerr (
           "accel-run: %s %s is the pipeline file itself\n", option, name);
+      return FALSE;
+    }
+  if (state_dir && is_in_dir (name, state_dir))
+    {
+      g_printerr ("accel-run: %s %s is in the state directory %s, whose "
+                  "files it would replace; give it a file elsewhere\n",
+          option, name, state_dir);
+      return FALSE;
+    }
+  reader = stage_reading (graph, name, there ? &st : NULL);
+  if (reader)
+    {
+      g_printerr ("accel-run: %s %s is the file stage '%s' reads its frames "
+                  "from; give it another file\n",
+          option, name, accel_stage_get_name (reader));
       return FALSE;
     }
   writer = stage_writing (graph, name, there ? &st : NULL);
@@ -1017,8 +1092,9 @@ run_pipeline (const char *path)
     }
   if (opt_graph)
     accel_graph_set_capture_mode (graph, capture_mode_from_option ());
-  if ((opt_dot && !check_report_file (graph, "--dot", opt_dot, path))
-      || (opt_stats && !check_report_file (graph, "--stats", opt_stats, path))
+  if ((opt_dot && !check_report_file (graph, "--dot", opt_dot, path, state_dir))
+      || (opt_stats
+          && !check_report_file (graph, "--stats", opt_stats, path, state_dir))
       || !check_reports_apart ())
     return EXIT_INVALID;
   if (opt_dot && !accel_run_write_dot (graph, opt_dot, &error))

@@ -2866,6 +2866,43 @@ test_report_file_refused (void)
       sc.yaml, NULL);
 }
 
+/* --stats and --dot are refused a source's input and the state
+ * directory: the stats replaced the input (status 0, the data gone), the
+ * DOT text was read as frames, and a report into the state directory
+ * replaced its fingerprint (the next run refused a damaged one) */
+static void
+test_report_file_refused_inputs (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *into_in = g_strdup_printf ("--stats=%s", in);
+  g_autofree gchar *dot_in = g_strdup_printf ("--dot=%s", in);
+  g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
+  g_autofree gchar *into_state = g_strdup_printf ("--stats=%s", print);
+  g_autoptr (GBytes) data = NULL;
+
+  g_assert_true (g_file_set_contents (in, "0123456789abcdef", 16, NULL));
+  data = contents (in);
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: inputs\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source, params: {location: in.raw, "
+      "shape: '4', dtype: u8}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  expect_in (2, "is the file stage 'src' reads its frames from", sc.dir,
+      "--quiet", into_in, sc.yaml, NULL);
+  expect_in (2, "is the file stage 'src' reads its frames from", sc.dir,
+      "--quiet", dot_in, sc.yaml, NULL);
+  assert_contents (in, data);
+
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  expect_in (2, "is in the state directory", sc.dir, "--quiet", sc.state_arg,
+      into_state, sc.yaml, NULL);
+  expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+}
+
 /* a frame limit below what the outputs hold keeps them, and says so for
  * each sink that holds more: the resume ended with "0 frames" and every
  * frame of the longer run kept */
@@ -4552,6 +4589,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/signals-while-output-blocked",
       test_signals_while_output_blocked);
   g_test_add_func ("/accel-run/report-file-refused", test_report_file_refused);
+  g_test_add_func (
+      "/accel-run/report-file-refused-inputs", test_report_file_refused_inputs);
   g_test_add_func ("/accel-run/gst-source-error-other-branch",
       test_gst_source_error_other_branch);
   g_test_add_func (
