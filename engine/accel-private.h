@@ -96,7 +96,7 @@ cudaStream_t accel_stream_get_cuda (AccelStream *stream);
 
 /* worker.c: a thread with a main context, shared by co-located stages */
 typedef struct _AccelWorker AccelWorker;
-AccelWorker *accel_worker_new (const char *name);
+AccelWorker *accel_worker_new (const char *name, GError **error);
 AccelWorker *accel_worker_ref (AccelWorker *worker);
 void accel_worker_unref (AccelWorker *worker);
 GMainContext *accel_worker_get_context (AccelWorker *worker);
@@ -226,7 +226,7 @@ gboolean accel_fault_has_hang (const char *stage);
 typedef struct _AccelStageWatchdog AccelStageWatchdog;
 AccelStageWatchdog *accel_stage_watchdog_start (GPtrArray *stages,
     void (*hung) (AccelStage *stage, const GError *error, gpointer data),
-    gpointer data);
+    gpointer data, GError **error);
 void accel_stage_watchdog_stop (AccelStageWatchdog *dog);
 
 /* accelpluginfile.c */

@@ -640,10 +640,10 @@ drop_workers (AccelGraph *graph)
 /* the thread of the stage's segment (@by_segment, by its first stage),
  * the one shared under its thread name (@by_name), or a thread of its own.
  * Apart, so that a thread named as a segment's first stage is not that
- * segment's */
+ * segment's. %NULL with @error when no thread can be made */
 static AccelWorker *
 worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
-    AccelStage *stage)
+    AccelStage *stage, GError **error)
 {
   AccelStage *segment = accel_stage_get_segment (stage);
   const char *name = accel_stage_get_thread_name (stage);
@@ -655,7 +655,10 @@ worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
     {
       worker = accel_worker_new (segment ? accel_stage_get_name (segment)
                                  : name  ? name
-                                         : accel_stage_get_name (stage));
+                                         : accel_stage_get_name (stage),
+          error);
+      if (!worker)
+        return NULL;
       g_mutex_lock (&graph->lock);
       g_ptr_array_add (graph->workers, worker);
       g_mutex_unlock (&graph->lock);
@@ -675,30 +678,38 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
     AccelStreamAllocator *streams, GError **error)
 {
   g_autofree gboolean *started = g_new0 (gboolean, graph->order->len);
+  g_autofree gboolean *begun = g_new0 (gboolean, graph->order->len);
   gboolean ok = TRUE;
+  AccelWorker *worker;
 
   /* two that wait on one named thread were refused as the graph was
    * prepared (accel_graph_check_threads ()) */
   for (guint i = 0; ok && i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      if (!accel_stage_start_waits (stage))
-        ok = started[i] = accel_stage_start (stage,
-            worker_for (graph, by_segment, by_name, stage), streams, error);
+      if (accel_stage_start_waits (stage))
+        continue;
+      worker = worker_for (graph, by_segment, by_name, stage, error);
+      ok = started[i]
+          = worker && accel_stage_start (stage, worker, streams, error);
     }
   for (guint i = 0; ok && i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      if (accel_stage_start_waits (stage))
-        accel_stage_start_begin (
-            stage, worker_for (graph, by_segment, by_name, stage), streams);
+      if (!accel_stage_start_waits (stage))
+        continue;
+      worker = worker_for (graph, by_segment, by_name, stage, error);
+      /* those begun are waited for below */
+      if (!(begun[i] = worker != NULL))
+        break;
+      accel_stage_start_begin (stage, worker, streams);
     }
-  for (guint i = 0; ok && i < graph->order->len; i++)
+  for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
       g_autoptr (GError) start_error = NULL;
 
-      if (!accel_stage_start_waits (stage))
+      if (!begun[i])
         continue;
       started[i] = accel_stage_start_end (stage, &start_error);
       if (!started[i] && error && !*error)
@@ -792,6 +803,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_autoptr (GHashTable) by_segment = g_hash_table_new (NULL, NULL);
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   AccelStageObserver observer;
+  AccelStageWatchdog *watchdog;
   gboolean one_stream;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
@@ -844,8 +856,14 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_graph_failed (stage, FALSE);
       accel_stage_set_graph_ending (stage, FALSE);
     }
+  /* made first: a thread it cannot have fails the start, not the run */
+  watchdog
+      = accel_stage_watchdog_start (graph->order, on_stage_error, graph, error);
+  if (!watchdog)
+    return fail_start (graph);
   if (!start_stages (graph, by_segment, by_name, streams, error))
     {
+      accel_stage_watchdog_stop (watchdog);
       drop_workers (graph);
       return fail_start (graph);
     }
@@ -854,8 +872,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
    * the stages that begin then, on no thread */
   g_mutex_lock (&graph->stop_lock);
   graph->state = GRAPH_RUNNING;
-  graph->watchdog
-      = accel_stage_watchdog_start (graph->order, on_stage_error, graph);
+  graph->watchdog = watchdog;
   for (guint i = 0; i < graph->order->len; i++)
     accel_stage_begin (graph->order->pdata[i]);
   g_mutex_unlock (&graph->stop_lock);

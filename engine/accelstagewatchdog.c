@@ -229,13 +229,15 @@ watch (gpointer data)
 
 /* watches the frames of @stages, calling @hung on a thread of its own for
  * the first that runs past its stage's watchdog. Stopped, and freed, by
- * accel_stage_watchdog_stop () */
+ * accel_stage_watchdog_stop (); %NULL with @error when its thread cannot
+ * be made */
 AccelStageWatchdog *
 accel_stage_watchdog_start (GPtrArray *stages,
     void (*hung) (AccelStage *stage, const GError *error, gpointer data),
-    gpointer data)
+    gpointer data, GError **error)
 {
   AccelStageWatchdog *dog = g_new0 (AccelStageWatchdog, 1);
+  g_autoptr (GError) local = NULL;
 
   dog->watched = g_array_sized_new (FALSE, TRUE, sizeof (Watched), stages->len);
   for (guint i = 0; i < stages->len; i++)
@@ -247,8 +249,20 @@ accel_stage_watchdog_start (GPtrArray *stages,
   dog->data = data;
   g_mutex_init (&dog->lock);
   g_cond_init (&dog->wake);
-  dog->thread = g_thread_new ("accel-watchdog", watch, dog);
-  return dog;
+  dog->thread = g_thread_try_new ("accel-watchdog", watch, dog, &local);
+  if (dog->thread)
+    return dog;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "cannot make the watchdog's thread: %s (a limit on processes or "
+      "threads, ulimit -u?)",
+      local->message);
+  for (guint i = 0; i < dog->watched->len; i++)
+    g_object_unref (g_array_index (dog->watched, Watched, i).stage);
+  g_array_unref (dog->watched);
+  g_mutex_clear (&dog->lock);
+  g_cond_clear (&dog->wake);
+  g_free (dog);
+  return NULL;
 }
 
 void

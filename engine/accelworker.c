@@ -39,23 +39,33 @@ worker_thread (gpointer data)
 /**
  * accel_worker_new:
  * @name: the thread's name
+ * @error: return location for a #GError, or %NULL
  *
  * Starts a thread that runs a new main context until accel_worker_stop().
  *
- * Returns: (transfer full): the worker. Called from the thread that starts
- * the graph.
+ * Returns: (transfer full) (nullable): the worker, or %NULL when no thread
+ * can be made (a process or thread limit: g_thread_new () aborted the
+ * process). Called from the thread that starts the graph.
  */
 AccelWorker *
-accel_worker_new (const char *name)
+accel_worker_new (const char *name, GError **error)
 {
   AccelWorker *worker = g_new0 (AccelWorker, 1);
+  g_autoptr (GError) local = NULL;
 
   worker->refcount = 1;
   worker->name = g_strdup (name);
   worker->context = g_main_context_new ();
   worker->loop = g_main_loop_new (worker->context, FALSE);
-  worker->thread = g_thread_new (name, worker_thread, worker);
-  return worker;
+  worker->thread = g_thread_try_new (name, worker_thread, worker, &local);
+  if (worker->thread)
+    return worker;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "cannot make the thread '%s' that runs stages: %s (a limit on "
+      "processes or threads, ulimit -u?)",
+      name, local->message);
+  accel_worker_unref (worker);
+  return NULL;
 }
 
 /**

@@ -699,6 +699,8 @@ handles_signal (int sig)
 static void
 early_signals_start (Run *run)
 {
+  g_autoptr (GError) error = NULL;
+
   early.context = g_main_context_new ();
   early.loop = g_main_loop_new (early.context, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (stop_signals); i++)
@@ -722,7 +724,16 @@ early_signals_start (Run *run)
       g_source_attach (source, early.context);
       accel_supervisor_take_interrupts ();
     }
-  early.thread = g_thread_new ("accel-run-signals", early_signals_thread, NULL);
+  early.thread = g_thread_try_new (
+      "accel-run-signals", early_signals_thread, NULL, &error);
+  /* g_thread_new () aborted the process (SIGTRAP, a core dump) */
+  if (!early.thread)
+    {
+      g_printerr ("accel-run: cannot make a thread: %s (a limit on processes "
+                  "or threads, ulimit -u?)\n",
+          error->message);
+      exit (EXIT_RUNTIME);
+    }
 }
 
 /* the graph's stages start now */
@@ -1213,7 +1224,17 @@ run_pipeline (const char *path)
   if (!opt_quiet)
     g_printerr ("accel-run: running '%s' (Ctrl-C or SIGTERM to stop)\n",
         accel_graph_get_name (graph));
-  run->waiter = g_thread_new ("accel-run-wait", wait_graph, run);
+  run->waiter = g_thread_try_new ("accel-run-wait", wait_graph, run, &error);
+  if (!run->waiter)
+    {
+      g_printerr ("accel-run: cannot make a thread: %s (a limit on processes "
+                  "or threads, ulimit -u?); stopping\n",
+          error->message);
+      accel_graph_stop (graph);
+      g_clear_pointer (&http, free_http);
+      run->graph = NULL;
+      return EXIT_RUNTIME;
+    }
   tick = g_timeout_add (250, on_tick, run);
   if (early_signals_loop_running (run))
     on_sigint (run);

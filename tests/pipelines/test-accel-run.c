@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -2620,6 +2621,105 @@ test_state_dir_unusable (void)
   g_assert_cmpint (g_chmod (sc.state, 0700), ==, 0);
 }
 
+/* a user of no process and a cap on its tasks (threads count): the run in
+ * the child is the only one the cap counts */
+typedef struct
+{
+  uid_t uid;
+  rlim_t tasks;
+} Tasks;
+
+static void
+as_capped_user (gpointer data)
+{
+  Tasks *t = data;
+  struct rlimit l = { t->tasks, t->tasks };
+
+  if (setrlimit (RLIMIT_NPROC, &l) != 0 || setgroups (0, NULL) != 0
+      || setgid (t->uid) != 0 || setuid (t->uid) != 0)
+    _exit (99);
+}
+
+/* a thread that cannot be made (a limit on processes or threads, a
+ * container's) fails the run with a message, status 1, whichever thread it
+ * is: g_thread_new () aborted the process (SIGTRAP, status 133). Only
+ * root can run a child under a user of its own, where the cap is exact */
+static void
+test_thread_limit (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "p.yaml", NULL);
+  g_autofree gchar *reg = g_build_filename (dir, "registry.bin", NULL);
+  guint failed = 0;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root, to run accel-run as a user of its own");
+      remove_dir (dir);
+      return;
+    }
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: threads\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '64', "
+      "num-buffers: 4}}\n"
+      "  - {name: a, kind: core.scale}\n"
+      "  - {name: b, kind: core.scale}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> a -> b -> out]\n",
+      -1, NULL));
+  g_assert_cmpint (g_chmod (yaml, 0644), ==, 0);
+  /* from 2: GLib's own first thread aborts the process at 1 */
+  for (rlim_t n = 2; n <= 24; n++)
+    {
+      Tasks t = { 64000 + (getpid () % 1000), n };
+      g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
+          G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+      g_autoptr (GSubprocess) p = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *err = NULL;
+      const char *argv[] = { g_getenv ("ACCEL_RUN"), "--backend=host",
+        "--no-supervise", "--quiet", yaml, NULL };
+      int status;
+
+      g_subprocess_launcher_set_cwd (launcher, dir);
+      /* OpenBLAS's threads would take the cap first (and it raises SIGINT
+       * when it cannot have them) */
+      g_subprocess_launcher_setenv (
+          launcher, "OPENBLAS_NUM_THREADS", "1", TRUE);
+      /* nor GStreamer's plugins, scanned in the process without a
+       * registry of this user (pango's makes a thread with g_thread_new) */
+      g_subprocess_launcher_setenv (
+          launcher, "GST_PLUGIN_SYSTEM_PATH_1_0", "", TRUE);
+      g_subprocess_launcher_setenv (launcher, "GST_PLUGIN_PATH_1_0", "", TRUE);
+      g_subprocess_launcher_setenv (launcher, "GST_REGISTRY_1_0", reg, TRUE);
+      g_subprocess_launcher_set_child_setup (
+          launcher, as_capped_user, &t, NULL);
+      p = g_subprocess_launcher_spawnv (launcher, argv, &error);
+      g_assert_no_error (error);
+      g_assert_true (
+          g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err, &error));
+      g_assert_no_error (error);
+      if (g_subprocess_get_if_signaled (p))
+        g_error ("%u tasks: killed by signal %d: %s", (guint)n,
+            g_subprocess_get_term_sig (p), err);
+      status = g_subprocess_get_exit_status (p);
+      if (status != 0)
+        g_test_message ("%u tasks: status %d: %s", (guint)n, status, err);
+      g_assert_cmpint (status, !=, 99);
+      g_assert_true (status == 0 || status == 1);
+      if (status == 1)
+        {
+          g_assert_nonnull (strstr (err, "(a limit on processes or threads"));
+          failed++;
+        }
+    }
+  /* the smallest caps left no thread to make */
+  g_assert_cmpuint (failed, >, 0);
+  remove_dir (dir);
+}
+
 /* how many times @needle is in @haystack */
 static guint
 count_of (const char *haystack, const char *needle)
@@ -4521,6 +4621,7 @@ main (int argc, char **argv)
       "/accel-run/stateless-marker-checked", test_stateless_marker_checked);
   g_test_add_func ("/accel-run/validate-state-dir", test_validate_state_dir);
   g_test_add_func ("/accel-run/state-dir-unusable", test_state_dir_unusable);
+  g_test_add_func ("/accel-run/thread-limit", test_thread_limit);
   g_test_add_func (
       "/accel-run/plugin-path-unreadable", test_plugin_path_unreadable);
   g_test_add_func (
