@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 G_DEFINE_INTERFACE (AccelFileOutput, accel_file_output, ACCEL_TYPE_STAGE)
@@ -289,5 +290,38 @@ accel_file_output_open_fifo (
   saved = errno;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",
       path, g_strerror (saved));
+  return -1;
+}
+
+/**
+ * accel_file_output_dup_std:
+ * @location: a sink's location
+ *
+ * A sink that writes to standard output or error by name (/dev/stdout,
+ * /dev/fd/1, /proc/self/fd/1; the same with 2) where that is a regular
+ * file writes to the descriptor the process has: opened again by name, a
+ * file the shell opened to append (`>>`) was emptied (O_TRUNC) and the
+ * frames replaced what it held. A pipe or a terminal is opened by name as
+ * any stream is: its descriptor is shared with the shell, whose terminal
+ * would keep the O_NONBLOCK of the stream's writes.
+ *
+ * Returns: a duplicate of descriptor 1 or 2 (close-on-exec), or -1 when
+ * @location names neither or it is no regular file. MT safe.
+ */
+int
+accel_file_output_dup_std (const char *location)
+{
+  static const char *const names[][3] = {
+    { "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1" },
+    { "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2" },
+  };
+  struct stat st;
+
+  for (int fd = 1; location && fd <= 2; fd++)
+    for (guint i = 0; i < G_N_ELEMENTS (names[0]); i++)
+      if (g_str_equal (location, names[fd - 1][i]))
+        return fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+                   ? fcntl (fd, F_DUPFD_CLOEXEC, 3)
+                   : -1;
   return -1;
 }

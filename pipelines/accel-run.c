@@ -294,7 +294,12 @@ description_writes_stdout (const char *description, const struct stat *out)
       else if (g_str_equal (w, "fdsink"))
         in_fdsink = fd1 = TRUE;
       else if (in_fdsink && g_str_has_prefix (w, "fd="))
-        fd1 = g_str_equal (w + 3, "1");
+        {
+          gint64 fd = g_ascii_strtoll (w + 3, NULL, 10);
+          /* fdsink keeps fd 1 where it is given one that is not open */
+          fd1 = fd == 1 || fd < 0 || fd > G_MAXINT
+                || fcntl ((int)fd, F_GETFD) < 0;
+        }
       else if (g_str_has_prefix (w, "location=")
                && is_file (w + strlen ("location="), NULL, out))
         return TRUE;
@@ -388,6 +393,18 @@ is_in_dir (const char *name, const char *dir)
   ca = g_canonicalize_filename (parent, NULL);
   cb = g_canonicalize_filename (dir, NULL);
   return g_str_equal (ca, cb);
+}
+
+/* the first stage that writes its frames where stderr goes, when that
+ * is a file or a pipe (a terminal shows both), or NULL */
+static AccelStage *
+stage_writing_stderr (AccelGraph *graph)
+{
+  struct stat err;
+
+  if (fstat (STDERR_FILENO, &err) != 0 || S_ISCHR (err.st_mode))
+    return NULL;
+  return stage_writing (graph, NULL, &err);
 }
 
 /* --stats or --dot (@option) into @name: not into the pipeline file
@@ -1192,6 +1209,14 @@ run_pipeline (const char *path)
       return EXIT_INVALID;
     }
   run->progress = writer ? stderr : stdout;
+  /* nor frames on stderr with its messages: they went in among the bytes */
+  if ((writer = stage_writing_stderr (graph)))
+    {
+      g_printerr ("accel-run: stage '%s' writes its frames to stderr, where "
+                  "the run's messages go; give it another file\n",
+          accel_stage_get_name (writer));
+      return EXIT_INVALID;
+    }
 
   /* bound before the graph starts, which may write files: an address that
    * cannot be served fails the run before any frame (a graph that cannot

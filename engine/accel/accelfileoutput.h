@@ -47,5 +47,6 @@ gboolean accel_file_output_keep_in_order (AccelCommitLog *log,
     const char *location, guint64 n_whole, gchar **what, GError **error);
 int accel_file_output_open_fifo (
     AccelStage *stage, const char *path, gint64 timeout_ms, GError **error);
+int accel_file_output_dup_std (const char *location);
 
 G_END_DECLS

@@ -252,6 +252,8 @@ open_location (AccelChecksumSink *self, gboolean goes_on, GError **error)
 {
   GStatBuf st;
 
+  if ((self->fd = accel_file_output_dup_std (self->location)) >= 0)
+    return TRUE;
   if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
     {
       self->fd = accel_file_output_open_fifo (

@@ -73,7 +73,9 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
   struct stat st;
   goffset keep;
 
-  if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
+  if ((self->fd = accel_file_output_dup_std (self->location)) >= 0)
+    ;
+  else if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
     {
       self->fd = accel_file_output_open_fifo (
           ACCEL_STAGE (self), self->location, self->start_timeout_ms, error);

@@ -50,6 +50,36 @@ enum
   PROP_TYPE_FIRST,
 };
 
+/* a loop needs a regular file of at least one whole frame of @frame_size
+ * bytes: said as the graph is prepared, --validate included, where the
+ * start refused it (status 1, or 2 for a device) */
+static gboolean
+check_loop (AccelRawFileSource *self, gsize frame_size, GError **error)
+{
+  GStatBuf st;
+
+  if (!self->loop || g_stat (self->location, &st) != 0)
+    return TRUE;
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.raw-file-source): cannot loop over %s: it is not a "
+          "regular file",
+          accel_stage_get_name (ACCEL_STAGE (self)), self->location);
+      return FALSE;
+    }
+  if ((gsize)st.st_size < frame_size)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "stage '%s' (io.raw-file-source): cannot loop over %s: it holds no "
+          "whole frame of %" G_GSIZE_FORMAT " bytes",
+          accel_stage_get_name (ACCEL_STAGE (self)), self->location,
+          frame_size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
     AccelType *out_types, GError **error)
@@ -85,8 +115,10 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
    * directory's resume */
   accel_stage_set_live (
       stage, !g_file_test (self->location, G_FILE_TEST_IS_REGULAR));
-  return accel_io_type_props_to_type (
-      &self->type_props, stage, &out_types[0], error);
+  if (!accel_io_type_props_to_type (
+          &self->type_props, stage, &out_types[0], error))
+    return FALSE;
+  return check_loop (self, accel_type_get_size (&out_types[0]), error);
 }
 
 static void

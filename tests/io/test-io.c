@@ -695,6 +695,36 @@ test_raw_loop (void)
   test_dir_remove (dir);
 }
 
+/* a loop over a file of no whole frame, or over what is no regular file,
+ * is refused as the graph is prepared (--validate too): the start refused
+ * it, after --validate had passed it */
+static void
+test_raw_loop_refused (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *short_path = g_build_filename (dir, "short.raw", NULL);
+  const char *const locations[] = { short_path, "/dev/null" };
+  const char *const says[]
+      = { "it holds no whole frame of 10 bytes", "it is not a regular file" };
+
+  g_assert_true (g_file_set_contents (short_path, "123456789", 9, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (locations); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("loop");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (src, "location", locations[i], "shape", "10", "dtype", "u8",
+          "loop", TRUE, NULL);
+      test_link (g, "src", "sink");
+      g_assert_false (accel_graph_prepare (g, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_nonnull (strstr (error->message, says[i]));
+    }
+  test_dir_remove (dir);
+}
+
 /* a sink restarted by its supervisor goes on with its file: only the
  * failed frame is missing, every frame before it is still there */
 static void
@@ -2903,6 +2933,7 @@ main (int argc, char **argv)
   g_test_add_data_func (
       "/io/raw-file/round-trip/f32", "f32", test_raw_round_trip);
   g_test_add_func ("/io/raw-file/loop", test_raw_loop);
+  g_test_add_func ("/io/raw-file/loop-refused", test_raw_loop_refused);
   g_test_add_func (
       "/io/raw-file/type-described-twice", test_raw_type_described_twice);
   g_test_add_func ("/io/raw-file/missing-file", test_raw_missing_file);

@@ -4196,6 +4196,20 @@ run_stdout_to (
   va_end (ap);
 }
 
+/* as run_stdout_to(), with @out opened as a shell's >> does: kept */
+static void
+run_stdout_appended (
+    Result *r, const char *cwd, const char *out, const char *first, ...)
+{
+  va_list ap;
+  int fd = g_open (out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (fd, >=, 0);
+  va_start (ap, first);
+  run_va (r, cwd, NULL, fd, first, ap);
+  va_end (ap);
+}
+
 /* as run_stdout_to(), with @out opened as a shell's > does: written where
  * its offset is, which an fdsink seeks */
 static void
@@ -4556,6 +4570,42 @@ test_frames_to_stdout (void)
   g_assert_cmpmem (got, got_len, expected, expected_len);
   result_clear (&r);
 
+  run_stdout_to (&r, sc.dir, out, "--stats=-", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--stats - would write into the frames "
+                                   "that stage 'out' writes to stdout"));
+  result_clear (&r);
+
+  /* a file opened to append (>>) keeps what it held: opened again by
+   * name, it was emptied, and held the frames alone */
+  g_assert_true (g_file_set_contents (out, "held", 4, NULL));
+  run_stdout_appended (&r, sc.dir, out, "--quiet", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_clear_pointer (&got, g_free);
+  g_assert_true (g_file_get_contents (out, &got, &got_len, NULL));
+  g_assert_cmpuint (got_len, ==, 4 + expected_len);
+  g_assert_cmpmem (got, 4, "held", 4);
+  g_assert_cmpmem (got + 4, got_len - 4, expected, expected_len);
+
+  /* frames on stderr would mix with the run's messages: refused */
+  {
+    g_autofree gchar *to_stderr
+        = g_strdup_printf (RAW_SINK_YAML, "/dev/stderr");
+    g_assert_true (g_file_set_contents (sc.yaml, to_stderr, -1, NULL));
+    expect_in (2, "stage 'out' writes its frames to stderr", sc.dir, "--quiet",
+        sc.yaml, NULL);
+  }
+
+  /* an fdsink given a descriptor that is not open writes to fd 1 */
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: out\n"
+      "stages:\n"
+      "  - {name: src, kind: io.pattern-source, params: {num-buffers: 3}}\n"
+      "  - {name: out, kind: io.gst-sink, params: {description: "
+      "'fdsink fd=99'}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
   run_stdout_to (&r, sc.dir, out, "--stats=-", sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "--stats - would write into the frames "
