@@ -4179,16 +4179,14 @@ run_stdout_gone (Result *r, const char *cwd, const char *first, ...)
   va_end (ap);
 }
 
-/* as run_in(), with its stdout sent to the file @out, emptied first and
- * appended to as a shell's >> does (an fdsink whose description starts
- * again cannot seek back to the start of its segment there, so it may) */
+/* as run_in(), with its stdout sent to the file @out, opened with
+ * @flags besides O_WRONLY | O_CREAT */
 static void
-run_stdout_to (
-    Result *r, const char *cwd, const char *out, const char *first, ...)
+run_stdout_opened (Result *r, const char *cwd, const char *out, int flags,
+    const char *first, ...)
 {
   va_list ap;
-  int fd
-      = g_open (out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  int fd = g_open (out, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
 
   g_assert_cmpint (fd, >=, 0);
   va_start (ap, first);
@@ -4196,34 +4194,18 @@ run_stdout_to (
   va_end (ap);
 }
 
-/* as run_stdout_to(), with @out opened as a shell's >> does: kept */
-static void
-run_stdout_appended (
-    Result *r, const char *cwd, const char *out, const char *first, ...)
-{
-  va_list ap;
-  int fd = g_open (out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-  g_assert_cmpint (fd, >=, 0);
-  va_start (ap, first);
-  run_va (r, cwd, NULL, fd, first, ap);
-  va_end (ap);
-}
-
-/* as run_stdout_to(), with @out opened as a shell's > does: written where
- * its offset is, which an fdsink seeks */
-static void
-run_stdout_over (
-    Result *r, const char *cwd, const char *out, const char *first, ...)
-{
-  va_list ap;
-  int fd = g_open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-  g_assert_cmpint (fd, >=, 0);
-  va_start (ap, first);
-  run_va (r, cwd, NULL, fd, first, ap);
-  va_end (ap);
-}
+/* @out emptied first and appended to as a shell's >> does (an fdsink
+ * whose description starts again cannot seek back to the start of its
+ * segment there, so it may) */
+#define run_stdout_to(r, cwd, out, ...)                                        \
+  run_stdout_opened (r, cwd, out, O_TRUNC | O_APPEND, __VA_ARGS__)
+/* @out opened as a shell's >> does: kept */
+#define run_stdout_appended(r, cwd, out, ...)                                  \
+  run_stdout_opened (r, cwd, out, O_APPEND, __VA_ARGS__)
+/* @out opened as a shell's > does: written where its offset is, which an
+ * fdsink seeks */
+#define run_stdout_over(r, cwd, out, ...)                                      \
+  run_stdout_opened (r, cwd, out, O_TRUNC, __VA_ARGS__)
 
 /* an io.gst-sink whose description writes to stdout (fdsink's default,
  * filesink to /dev/stdout): its frames alone reach stdout, the progress
