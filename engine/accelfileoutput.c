@@ -130,14 +130,34 @@ accel_file_output_dup_identity (AccelFileOutput *output)
 gboolean
 accel_file_output_check_path (AccelFileOutput *output, GError **error)
 {
-  AccelStage *stage = ACCEL_STAGE (output);
   g_autofree gchar *path = accel_file_output_get_path (output);
+
+  return !path
+         || accel_file_output_check_writable (
+             ACCEL_STAGE (output), path, error);
+}
+
+/**
+ * accel_file_output_check_writable:
+ * @stage: the stage that writes @path (its own, or an element's of a
+ *   GStreamer description it runs)
+ * @path: a file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks that @path can be written: it is writable if it exists, else its
+ * directory exists and is writable.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_INVALID_PIPELINE naming @stage and
+ * @path when it cannot. Called from the thread that builds the graph.
+ */
+gboolean
+accel_file_output_check_writable (
+    AccelStage *stage, const char *path, GError **error)
+{
   g_autofree gchar *dir = NULL;
   const char *problem = NULL;
   int saved = 0;
 
-  if (!path)
-    return TRUE;
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     problem = "it is a directory";
   else if (g_file_test (path, G_FILE_TEST_EXISTS))

@@ -41,6 +41,8 @@ struct _AccelFileOutputInterface
 gchar *accel_file_output_get_path (AccelFileOutput *output);
 gchar *accel_file_output_dup_identity (AccelFileOutput *output);
 gboolean accel_file_output_check_path (AccelFileOutput *output, GError **error);
+gboolean accel_file_output_check_writable (
+    AccelStage *stage, const char *path, GError **error);
 gboolean accel_file_output_verify (
     AccelFileOutput *output, AccelCommitLog *log, gchar **what, GError **error);
 gboolean accel_file_output_keep_in_order (AccelCommitLog *log,

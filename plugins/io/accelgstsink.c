@@ -176,6 +176,47 @@ teardown (AccelGstSink *self)
   self->error_taken = FALSE;
 }
 
+/* each file a sink element of the description writes (its location) can
+ * be written: said as the graph is prepared, --validate included, where
+ * the start failed with GStreamer's "Could not open file" (status 1) */
+static gboolean
+check_element_location (const GValue *item, GValue *ret, gpointer user_data)
+{
+  GstElement *element = g_value_get_object (item);
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "location");
+  g_autofree gchar *location = NULL;
+  GError **error = user_data;
+
+  if (!GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SINK) || !pspec
+      || pspec->value_type != G_TYPE_STRING)
+    return TRUE;
+  g_object_get (element, "location", &location, NULL);
+  if (!location || g_str_has_prefix (location, "/dev/"))
+    return TRUE;
+  return accel_file_output_check_writable (
+      ACCEL_STAGE (g_value_get_pointer (ret)), location, error);
+}
+
+static gboolean
+check_locations (AccelGstSink *self, GError **error)
+{
+  g_autoptr (GstIterator) it = NULL;
+  g_auto (GValue) stage = G_VALUE_INIT;
+  GError *local = NULL;
+
+  if (!GST_IS_BIN (self->pipeline))
+    return TRUE;
+  it = gst_bin_iterate_recurse (GST_BIN (self->pipeline));
+  g_value_init (&stage, G_TYPE_POINTER);
+  g_value_set_pointer (&stage, self);
+  gst_iterator_fold (it, check_element_location, &stage, &local);
+  if (!local)
+    return TRUE;
+  g_propagate_error (error, local);
+  return FALSE;
+}
+
 /* the description's first element takes frames of @caps (fixed): asked
  * as the graph is prepared, so a description that cannot take them (a
  * capsfilter of another format or size, an audio element) fails there,
@@ -258,7 +299,8 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
         }
     }
   self->page_locked = self->cuda && !self->cuda_memory;
-  if (!check_description_takes (self, caps, error))
+  if (!check_description_takes (self, caps, error)
+      || !check_locations (self, error))
     return FALSE;
 
   gst_app_src_set_caps (self->appsrc, caps);

@@ -2405,6 +2405,34 @@ test_gst_sink_early_eos (void)
       "the GStreamer pipeline ended its stream before the graph did"));
 }
 
+/* a file a sink element of the description writes is checked as the
+ * graph is prepared, as the file sinks' are: the start failed with
+ * GStreamer's "Could not open file" */
+static void
+test_gst_sink_location_checked (void)
+{
+  static const char *const need[] = { "fakesink", "filesink", NULL };
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *description = g_strdup_printf (
+      "tee name=t ! fakesink t. ! filesink location=%s/gone/out.raw", dir);
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src, *sink;
+
+  if (!have_elements (need))
+    return;
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "io.gst-sink", "out");
+  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, NULL);
+  g_object_set (sink, "description", description, NULL);
+  test_link (g, "src", "out");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_nonnull (strstr (error->message, "/gone/out.raw: its directory "
+                                            "does not exist"));
+  test_dir_remove (dir);
+}
+
 /* an error the description posts mid-stream fails a frame, which the
  * supervisor answers: on-fault stop ends the stage's stream, resume skips
  * the frames the failed pipeline cannot take. Either way the run ends
@@ -3001,6 +3029,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
   g_test_add_func ("/io/gst-sink/refuses-frames", test_gst_sink_refuses_frames);
+  g_test_add_func (
+      "/io/gst-sink/location-checked", test_gst_sink_location_checked);
   g_test_add_func (
       "/io/gst-sink/fault-supervised", test_gst_sink_fault_supervised);
   g_test_add_func ("/io/gst-source/restart", test_gst_source_restart);
