@@ -2405,6 +2405,25 @@ test_gst_sink_early_eos (void)
       "the GStreamer pipeline ended its stream before the graph did"));
 }
 
+/* core.test-source (RGBA8 16x8) into io.gst-sink of @description, which
+ * the graph's preparation refuses with @code: the error, taken */
+static GError *
+gst_sink_prepare_error (const char *description, gint code)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  GError *error = NULL;
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.gst-sink", "out");
+
+  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, NULL);
+  g_object_set (sink, "description", description, NULL);
+  test_link (g, "src", "out");
+  g_assert_false (accel_graph_prepare (g, &error));
+  g_assert_error (error, ACCEL_ERROR, code);
+  g_test_message ("%s", error->message);
+  return error;
+}
+
 /* a file a sink element of the description writes is checked as the
  * graph is prepared, as the file sinks' are: the start failed with
  * GStreamer's "Could not open file" */
@@ -2415,19 +2434,11 @@ test_gst_sink_location_checked (void)
   g_autofree gchar *dir = test_dir_new ();
   g_autofree gchar *description = g_strdup_printf (
       "tee name=t ! fakesink t. ! filesink location=%s/gone/out.raw", dir);
-  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
   g_autoptr (GError) error = NULL;
-  AccelStage *src, *sink;
 
   if (!have_elements (need))
     return;
-  src = accel_test_stage (g, "core.test-source", "src");
-  sink = accel_test_stage (g, "io.gst-sink", "out");
-  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, NULL);
-  g_object_set (sink, "description", description, NULL);
-  test_link (g, "src", "out");
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  error = gst_sink_prepare_error (description, ACCEL_ERROR_INVALID_PIPELINE);
   g_assert_nonnull (strstr (error->message, "/gone/out.raw: its directory "
                                             "does not exist"));
   test_dir_remove (dir);
@@ -2482,20 +2493,12 @@ static void
 test_gst_sink_refuses_frames (void)
 {
   static const char *const need[] = { "capsfilter", "fakesink", NULL };
-  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
   g_autoptr (GError) error = NULL;
-  AccelStage *src, *sink;
 
   if (!have_elements (need))
     return;
-  src = accel_test_stage (g, "core.test-source", "src");
-  sink = accel_test_stage (g, "io.gst-sink", "out");
-  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, NULL);
-  g_object_set (sink, "description", "video/x-raw,format=RGB ! fakesink", NULL);
-  test_link (g, "src", "out");
-  g_assert_false (accel_graph_prepare (g, &error));
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);
-  g_test_message ("%s", error->message);
+  error = gst_sink_prepare_error (
+      "video/x-raw,format=RGB ! fakesink", ACCEL_ERROR_TYPE_MISMATCH);
   g_assert_true (g_str_has_prefix (error->message,
       "stage 'out' (io.gst-sink): the GStreamer description "
       "'video/x-raw,format=RGB ! fakesink' does not take the stage's frames, "
