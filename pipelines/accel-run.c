@@ -1276,6 +1276,9 @@ run_pipeline (const char *path)
       g_printerr ("accel-run: a stage did not return within %d s of being "
                   "stopped; exiting without it, outputs may be incomplete\n",
           GRACE_S);
+      /* the stats say the run was stopped (they were not written) */
+      if (opt_stats && !accel_run_write_stats (run, opt_stats, &error))
+        g_printerr ("accel-run: %s\n", error->message);
       fflush (stdout);
       _exit (EXIT_STOPPED);
     }

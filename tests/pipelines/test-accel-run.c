@@ -2102,6 +2102,41 @@ test_stopped_is_not_hung (void)
   live_clear (&l);
 }
 
+/* Ctrl-C while a stage hangs in its frame (no watchdog to say so): the
+ * run leaves without it after the grace, status 130, and its --stats say
+ * it was stopped (none were written) */
+static void
+test_stopped_while_hung (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *stats = g_build_filename (dir, "stats.json", NULL);
+  g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
+  g_autofree gchar *text = NULL;
+  g_autoptr (Json) json = NULL;
+  const char *argv[]
+      = { NULL, "--backend=host", "--no-supervise", stats_arg, "-e",
+          "core.test-source shape=64 num-buffers=6 ! core.scale name=k "
+          "deadline=60000 ! core.null-sink",
+          NULL };
+  Live l = { 0 };
+  gint status;
+
+  live_start (&l, argv, "k:hang:3", 60);
+  g_assert_true (live_wait_for (&l, "accel-run: running"));
+  g_usleep (500 * 1000);
+  g_subprocess_send_signal (l.p, SIGINT);
+  status = live_finish (&l);
+  g_test_message ("%s", l.said->str);
+  g_assert_cmpint (status, ==, 130);
+  g_assert_nonnull (strstr (l.said->str, "of being stopped; exiting"));
+  live_clear (&l);
+  g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
+  json = json_parse (text);
+  g_assert_nonnull (json);
+  g_assert_false (json_member (json, "completed", JSON_BOOL)->boolean);
+  remove_dir (dir);
+}
+
 /* a write to a pipe no one reads is backpressure from outside the graph,
  * as io.gst-sink's wait for room is: io.raw-file-sink waits for its reader
  * in slices, its own watchdog bounding the wait with a timeout (the graph
@@ -4685,6 +4720,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/gst-reserved-name", test_gst_reserved_name);
   g_test_add_func ("/accel-run/hung-after-failure", test_hung_after_failure);
   g_test_add_func ("/accel-run/stopped-is-not-hung", test_stopped_is_not_hung);
+  g_test_add_func ("/accel-run/stopped-while-hung", test_stopped_while_hung);
   g_test_add_func ("/accel-run/hung-sink", test_hung_sink);
   g_test_add_func (
       "/accel-run/test-source-kind-params", test_test_source_kind_params);
