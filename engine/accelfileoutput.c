@@ -274,8 +274,9 @@ accel_file_output_keep_in_order (AccelCommitLog *log, const char *location,
  * again every 20 ms, until @timeout_ms or until the stage stops.
  *
  * Returns: the descriptor, non-blocking, or -1 with %ACCEL_ERROR_TIMEOUT
- * (no reader came) or %ACCEL_ERROR_FAILED (it cannot be opened, or the
- * stage stopped). Called from the stage's thread.
+ * (no reader came), %ACCEL_ERROR_STOPPED (the stage stopped, or its
+ * graph's start was interrupted) or %ACCEL_ERROR_FAILED (it cannot be
+ * opened). Called from the stage's thread.
  */
 int
 accel_file_output_open_fifo (
@@ -297,7 +298,7 @@ accel_file_output_open_fifo (
         }
       if (accel_stage_should_stop (stage))
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
               "cannot open %s: stopped while no process had it open for "
               "reading",
               path);

@@ -668,6 +668,19 @@ worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
   return worker;
 }
 
+/* a stop came while the graph started (accel_graph_stop () from another
+ * thread, accel-run's Ctrl-C): no stage starts after it */
+static gboolean
+start_was_stopped (AccelGraph *graph, GError **error)
+{
+  if (!g_atomic_int_get (&graph->start_stopped))
+    return FALSE;
+  if (error && !*error)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+        "graph '%s' was stopped as it started", graph->name);
+  return TRUE;
+}
+
 /* every stage's start(): one by one in the graph's order, then those that
  * wait for other processes all at once (accel_stage_class_set_start_
  * waits ()), so that processes whose graphs start them in different orders
@@ -689,6 +702,11 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
       AccelStage *stage = graph->order->pdata[i];
       if (accel_stage_start_waits (stage))
         continue;
+      if (start_was_stopped (graph, error))
+        {
+          ok = FALSE;
+          break;
+        }
       worker = worker_for (graph, by_segment, by_name, stage, error);
       ok = started[i]
           = worker && accel_stage_start (stage, worker, streams, error);
@@ -698,6 +716,8 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
       AccelStage *stage = graph->order->pdata[i];
       if (!accel_stage_start_waits (stage))
         continue;
+      if (start_was_stopped (graph, error))
+        break;
       worker = worker_for (graph, by_segment, by_name, stage, error);
       /* those begun are waited for below */
       if (!(begun[i] = worker != NULL))
@@ -717,6 +737,9 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
     }
   for (guint i = 0; i < graph->order->len; i++)
     ok &= started[i];
+  /* a stage that started all the same, its wait stopped or none */
+  if (ok && start_was_stopped (graph, error))
+    ok = FALSE;
   if (ok)
     return TRUE;
   for (guint i = 0; i < graph->order->len; i++)
@@ -780,6 +803,9 @@ fail_start (AccelGraph *graph)
 {
   for (guint i = 0; i < graph->stages->len; i++)
     accel_stage_set_graph_failed (graph->stages->pdata[i], TRUE);
+  g_mutex_lock (&graph->stop_lock);
+  graph->starting = graph->starting_stages = FALSE;
+  g_mutex_unlock (&graph->stop_lock);
   return FALSE;
 }
 
@@ -810,6 +836,10 @@ accel_graph_start (AccelGraph *graph, GError **error)
   if (graph->state == GRAPH_RUNNING)
     return accel_graph_refuse_call (graph, "it is started once", error);
 
+  g_mutex_lock (&graph->stop_lock);
+  graph->starting = TRUE;
+  g_atomic_int_set (&graph->start_stopped, FALSE);
+  g_mutex_unlock (&graph->stop_lock);
   accel_fault_init_from_env ();
   /* each run counts its own frames, faults and restarts */
   for (guint i = 0; i < graph->stages->len; i++)
@@ -856,6 +886,9 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_graph_failed (stage, FALSE);
       accel_stage_set_graph_ending (stage, FALSE);
     }
+  g_mutex_lock (&graph->stop_lock);
+  graph->starting_stages = TRUE;
+  g_mutex_unlock (&graph->stop_lock);
   /* made first: a thread it cannot have fails the start, not the run */
   watchdog
       = accel_stage_watchdog_start (graph->order, on_stage_error, graph, error);
@@ -871,6 +904,19 @@ accel_graph_start (AccelGraph *graph, GError **error)
    * nothing to stop) or after its stages began: between the two it closed
    * the stages that begin then, on no thread */
   g_mutex_lock (&graph->stop_lock);
+  graph->starting = graph->starting_stages = FALSE;
+  /* stopped once every stage had started: they stop again, unbegun */
+  if (start_was_stopped (graph, error))
+    {
+      for (guint i = 0; i < graph->order->len; i++)
+        accel_stage_close (graph->order->pdata[i]);
+      for (guint i = 0; i < graph->order->len; i++)
+        accel_stage_join (graph->order->pdata[i]);
+      g_mutex_unlock (&graph->stop_lock);
+      accel_stage_watchdog_stop (watchdog);
+      drop_workers (graph);
+      return fail_start (graph);
+    }
   graph->state = GRAPH_RUNNING;
   graph->watchdog = watchdog;
   for (guint i = 0; i < graph->order->len; i++)
@@ -973,6 +1019,42 @@ accel_graph_is_hung (AccelGraph *graph)
   return hung;
 }
 
+/* a start under way on another thread fails, and a stage's start () that
+ * waits (for a FIFO's reader) stops waiting. Under stop_lock */
+static void
+interrupt_start_locked (AccelGraph *graph)
+{
+  if (!graph->starting)
+    return;
+  g_atomic_int_set (&graph->start_stopped, TRUE);
+  /* while it prepares, the order is being made: the first stage's start
+   * finds the stop */
+  for (guint i = 0; graph->starting_stages && i < graph->order->len; i++)
+    accel_stage_interrupt_start (graph->order->pdata[i]);
+}
+
+/**
+ * accel_graph_interrupt_start:
+ * @graph: a graph
+ *
+ * Makes the accel_graph_start () that runs on another thread fail with
+ * %ACCEL_ERROR_STOPPED, at once where a stage waits in its start () (for
+ * a FIFO's reader: it waited up to its start-timeout), else as the next
+ * stage would start; the stages started stop again. Does nothing while no
+ * start runs: a graph that runs goes on (accel_graph_stop () stops it).
+ * For a Ctrl-C that comes while the graph starts. MT safe; returns at
+ * once.
+ */
+void
+accel_graph_interrupt_start (AccelGraph *graph)
+{
+  g_return_if_fail (ACCEL_IS_GRAPH (graph));
+  g_mutex_lock (&graph->stop_lock);
+  if (graph->state != GRAPH_RUNNING)
+    interrupt_start_locked (graph);
+  g_mutex_unlock (&graph->stop_lock);
+}
+
 /**
  * accel_graph_stop:
  * @graph: a graph
@@ -982,8 +1064,10 @@ accel_graph_is_hung (AccelGraph *graph)
  * ends; a thread blocked in accel_graph_wait() returns. Safe to call in any
  * state and more than once, and from any thread but a stage's: a stop
  * while another is under way (accel_graph_run () stops the graph it ran
- * when another thread stopped it) waits for that one to end; one before
- * accel_graph_start () has returned finds nothing running and does
+ * when another thread stopped it) waits for that one to end; one while
+ * accel_graph_start () runs on another thread makes that start fail with
+ * %ACCEL_ERROR_STOPPED (a stage waiting in its start () for a FIFO's
+ * reader stops waiting) and returns at once; one before any start does
  * nothing. It waits for every stage's thread, so on one it is a
  * programming error (a critical, and nothing is stopped). MT safe.
  */
@@ -996,6 +1080,7 @@ accel_graph_stop (AccelGraph *graph)
   g_mutex_lock (&graph->stop_lock);
   if (graph->state != GRAPH_RUNNING)
     {
+      interrupt_start_locked (graph);
       g_mutex_unlock (&graph->stop_lock);
       return;
     }

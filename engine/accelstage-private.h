@@ -318,6 +318,7 @@ const char *accel_stage_get_state_name (AccelStage *stage);
 AccelPool *accel_stage_dup_output_pool (AccelStage *stage, guint port);
 
 /* accelstageloop.c */
+void accel_stage_interrupt_start (AccelStage *stage);
 const char *accel_stage_enter (AccelStage *stage);
 void accel_stage_leave (const char *previous);
 gboolean accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs);

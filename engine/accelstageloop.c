@@ -1093,6 +1093,20 @@ accel_stage_begin (AccelStage *stage)
     priv->role->begin (stage);
 }
 
+/* the graph was stopped while @stage may be in its start (): what it waits
+ * for there (a FIFO's reader) it stops waiting for, as
+ * accel_stage_should_stop () now says. MT safe */
+void
+accel_stage_interrupt_start (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->mailbox_lock);
+  if (priv->mailbox)
+    accel_mailbox_close (priv->mailbox);
+  g_mutex_unlock (&priv->mailbox_lock);
+}
+
 /* stops accepting buffers, wakes every waiter and asks the stage to stop */
 void
 accel_stage_close (AccelStage *stage)

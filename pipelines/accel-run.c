@@ -553,14 +553,17 @@ on_sigint (Run *run)
  * only once the graph does, and loading, joining a world and starting the
  * graph can take up to the world's timeout. Before the graph starts
  * nothing has run that a stop would finish: a signal leaves at once. While
- * its stages start, the first is kept for once the graph runs, and a
- * second leaves. Once the main loop runs, each goes to on_sigint () there */
+ * its stages start, the first stops the start (a stage's start () that
+ * waits, for a FIFO's reader, stops waiting: it waited up to its
+ * start-timeout), and a second leaves. Once the main loop runs, each goes
+ * to on_sigint () there */
 static struct
 {
   GMutex lock;
   GMainContext *context;
   GMainLoop *loop;
   GThread *thread;
+  AccelGraph *graph; /* while it starts */
   gboolean graph_starting;
   gboolean loop_running;
   gboolean loop_ended;
@@ -658,7 +661,9 @@ take_interrupt (Run *run, int kind)
     {
       run->early_signal = TRUE;
       g_printerr ("accel-run: interrupted while the graph starts: stopping "
-                  "once started (Ctrl-C again to leave now)\n");
+                  "the start (Ctrl-C again to leave now)\n");
+      /* returns at once: the start fails on its own thread */
+      accel_graph_interrupt_start (early.graph);
     }
   g_mutex_unlock (&early.lock);
   if (leave)
@@ -755,9 +760,10 @@ early_signals_start (Run *run)
 
 /* the graph's stages start now */
 static void
-early_signals_graph_starting (void)
+early_signals_graph_starting (AccelGraph *graph)
 {
   g_mutex_lock (&early.lock);
+  early.graph = graph;
   early.graph_starting = TRUE;
   g_mutex_unlock (&early.lock);
 }
@@ -992,6 +998,9 @@ start_failed_status (const GError *error)
 {
   if (hint_restart_state (error))
     return EXIT_INVALID;
+  /* a Ctrl-C while it started */
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED))
+    return EXIT_STOPPED;
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE))
     return EXIT_INVALID;
   return accel_supervisor_exit_status (error);
@@ -1230,7 +1239,7 @@ run_pipeline (const char *path)
   loop = g_main_loop_new (NULL, FALSE);
   run->tty = isatty (fileno (run->progress));
   run->t0 = run->last_line = g_get_monotonic_time ();
-  early_signals_graph_starting ();
+  early_signals_graph_starting (graph);
   if (!start_saying_resume (graph, &run->error))
     {
       g_clear_pointer (&http, free_http);

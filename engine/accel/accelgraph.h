@@ -33,6 +33,7 @@ gboolean accel_graph_is_hung (AccelGraph *graph);
 gboolean accel_graph_wait (
     AccelGraph *graph, gint64 timeout_us, GError **error);
 void accel_graph_stop (AccelGraph *graph);
+void accel_graph_interrupt_start (AccelGraph *graph);
 void accel_graph_send_eos (AccelGraph *graph);
 void accel_graph_set_state_dir (
     AccelGraph *graph, const char *dir, gint64 commit_interval_us);

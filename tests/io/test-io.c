@@ -1025,6 +1025,72 @@ test_raw_fifo_without_reader (gconstpointer data)
   test_dir_remove (dir);
 }
 
+static gpointer
+start_graph (gpointer data)
+{
+  GError *error = NULL;
+
+  if (accel_graph_start (data, &error))
+    return NULL;
+  return error;
+}
+
+/* a start that waits for a FIFO's reader is interrupted from another
+ * thread (accel-run's Ctrl-C): it fails at once with ACCEL_ERROR_STOPPED,
+ * where it waited out start-timeout; the graph starts again after */
+static void
+test_raw_fifo_start_interrupted (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *fifo = g_build_filename (dir, "out.fifo", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("fifo");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.raw-file-sink", "sink");
+  GError *error;
+  GThread *starter;
+  gint64 t0;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)2, NULL);
+  g_object_set (sink, "location", fifo, "start-timeout", (gint64)60000, NULL);
+  test_link (g, "src", "sink");
+  /* before any start: nothing to interrupt */
+  accel_graph_interrupt_start (g);
+  starter = g_thread_new ("start", start_graph, g);
+  g_usleep (300 * G_TIME_SPAN_MILLISECOND);
+  t0 = g_get_monotonic_time ();
+  accel_graph_interrupt_start (g);
+  error = g_thread_join (starter);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+
+  /* started again, with a reader this time, it runs */
+  g_object_set (sink, "start-timeout", (gint64)200, NULL);
+  starter = g_thread_new ("start", start_graph, g);
+  {
+    /* the frames: the file ends only once the stage stops */
+    guint8 got[2 * 16 * sizeof (gfloat)];
+    gsize len = 0;
+    int fd = g_open (fifo, O_RDONLY, 0);
+
+    g_assert_cmpint (fd, >=, 0);
+    while (len < sizeof got)
+      {
+        gssize n = read (fd, got + len, sizeof got - len);
+        g_assert_cmpint (n, >, 0);
+        len += (gsize)n;
+      }
+    g_assert_null (g_thread_join (starter));
+    g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, NULL));
+    accel_graph_stop (g);
+    close (fd);
+  }
+  g_unlink (fifo);
+  test_dir_remove (dir);
+}
+
 /* a source reading a FIFO restarted by its supervisor goes on where the
  * stream is: reopened, the pipe lost what it held (here every frame after
  * the third, its writer gone), and a writer still there would have been
@@ -2979,6 +3045,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
   g_test_add_data_func ("/io/raw-file/fifo-without-reader", "io.raw-file-sink",
       test_raw_fifo_without_reader);
+  g_test_add_func (
+      "/io/raw-file/fifo-start-interrupted", test_raw_fifo_start_interrupted);
   g_test_add_data_func ("/io/checksum-sink/fifo-without-reader",
       "core.checksum-sink", test_raw_fifo_without_reader);
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);

@@ -2137,6 +2137,39 @@ test_stopped_while_hung (void)
   remove_dir (dir);
 }
 
+/* Ctrl-C while the graph starts, a sink waiting for its FIFO's reader:
+ * the start is stopped at once (status 130), where the first Ctrl-C was
+ * kept for once the graph ran, after start-timeout */
+static void
+test_interrupt_start (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "out.fifo", NULL);
+  g_autofree gchar *line = g_strdup_printf (
+      "core.test-source shape=4 num-buffers=2 ! io.raw-file-sink "
+      "location=%s start-timeout=60000",
+      fifo);
+  const char *argv[]
+      = { NULL, "--backend=host", "--no-supervise", "-e", line, NULL };
+  Live l = { 0 };
+  gint64 t0;
+  gint status;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  live_start (&l, argv, NULL, 60);
+  g_usleep (G_USEC_PER_SEC);
+  t0 = g_get_monotonic_time ();
+  g_subprocess_send_signal (l.p, SIGINT);
+  status = live_finish (&l);
+  g_test_message ("%s", l.said->str);
+  g_assert_cmpint (status, ==, 130);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+  g_assert_nonnull (strstr (l.said->str, "stopping the start"));
+  live_clear (&l);
+  g_unlink (fifo);
+  remove_dir (dir);
+}
+
 /* a write to a pipe no one reads is backpressure from outside the graph,
  * as io.gst-sink's wait for room is: io.raw-file-sink waits for its reader
  * in slices, its own watchdog bounding the wait with a timeout (the graph
@@ -4721,6 +4754,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/hung-after-failure", test_hung_after_failure);
   g_test_add_func ("/accel-run/stopped-is-not-hung", test_stopped_is_not_hung);
   g_test_add_func ("/accel-run/stopped-while-hung", test_stopped_while_hung);
+  g_test_add_func ("/accel-run/interrupt-start", test_interrupt_start);
   g_test_add_func ("/accel-run/hung-sink", test_hung_sink);
   g_test_add_func (
       "/accel-run/test-source-kind-params", test_test_source_kind_params);
