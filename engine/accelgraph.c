@@ -900,9 +900,9 @@ accel_graph_start (AccelGraph *graph, GError **error)
       drop_workers (graph);
       return fail_start (graph);
     }
-  /* a stop from another thread comes before the graph runs (and finds
-   * nothing to stop) or after its stages began: between the two it closed
-   * the stages that begin then, on no thread */
+  /* a stop from another thread comes before the graph runs (and fails
+   * the start: start_was_stopped ()) or after its stages began: between
+   * the two it closed the stages that begin then, on no thread */
   g_mutex_lock (&graph->stop_lock);
   graph->starting = graph->starting_stages = FALSE;
   /* stopped once every stage had started: they stop again, unbegun */
