@@ -270,14 +270,15 @@ stage_writing (AccelGraph *graph, const char *name, const struct stat *file)
   return NULL;
 }
 
-/* whether the GStreamer description @description writes to stdout, as
- * written: an fdsink on fd 1 (its default), or an element whose location
- * is stdout's file */
+/* whether the GStreamer description @description writes to descriptor
+ * @fd (1 or 2), as written: an fdsink on it (fd 1 is its default, and
+ * what it keeps when given one that is not open), or an element whose
+ * location is @fd's file, @st */
 static gboolean
-description_writes_stdout (const char *description, const struct stat *out)
+description_writes_fd (const char *description, int fd, const struct stat *st)
 {
   g_auto (GStrv) words = NULL;
-  gboolean in_fdsink = FALSE, fd1 = FALSE;
+  gboolean in_fdsink = FALSE, on_fd = FALSE;
 
   if (!g_shell_parse_argv (description, NULL, &words, NULL))
     return FALSE;
@@ -287,40 +288,44 @@ description_writes_stdout (const char *description, const struct stat *out)
 
       if (g_str_equal (w, "!"))
         {
-          if (in_fdsink && fd1)
+          if (in_fdsink && on_fd)
             return TRUE;
           in_fdsink = FALSE;
         }
       else if (g_str_equal (w, "fdsink"))
-        in_fdsink = fd1 = TRUE;
+        {
+          in_fdsink = TRUE;
+          on_fd = fd == 1;
+        }
       else if (in_fdsink && g_str_has_prefix (w, "fd="))
         {
-          gint64 fd = g_ascii_strtoll (w + 3, NULL, 10);
-          /* fdsink keeps fd 1 where it is given one that is not open */
-          fd1 = fd == 1 || fd < 0 || fd > G_MAXINT
-                || fcntl ((int)fd, F_GETFD) < 0;
+          gint64 n = g_ascii_strtoll (w + 3, NULL, 10);
+          gboolean open_fd
+              = n >= 0 && n <= G_MAXINT && fcntl ((int)n, F_GETFD) >= 0;
+
+          on_fd = open_fd ? n == fd : fd == 1;
         }
       else if (g_str_has_prefix (w, "location=")
-               && is_file (w + strlen ("location="), NULL, out))
+               && is_file (w + strlen ("location="), NULL, st))
         return TRUE;
     }
-  return in_fdsink && fd1;
+  return in_fdsink && on_fd;
 }
 
-/* the first stage that writes its frames where stdout goes (/dev/stdout
- * piped into another program, the file stdout was sent to; an
- * io.gst-sink's description that does), or NULL */
+/* the first stage that writes its frames where descriptor @fd (1 or 2)
+ * goes when that is a pipe, a socket or a file (/dev/stdout piped into
+ * another program, the file stderr was sent to; an io.gst-sink's
+ * description that does), or NULL: a terminal or /dev/null carries no
+ * frames anyone reads */
 static AccelStage *
-stage_writing_stdout (AccelGraph *graph)
+stage_writing_fd (AccelGraph *graph, int fd)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
-  struct stat out;
+  struct stat st;
 
-  /* a pipe, a socket or a file: a terminal or /dev/null carries no frames
-   * anyone reads */
-  if (fstat (STDOUT_FILENO, &out) != 0
-      || !(S_ISFIFO (out.st_mode) || S_ISSOCK (out.st_mode)
-           || S_ISREG (out.st_mode)))
+  if (fstat (fd, &st) != 0
+      || !(S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode)
+           || S_ISREG (st.st_mode)))
     return NULL;
   for (guint i = 0; i < stages->len; i++)
     {
@@ -330,10 +335,10 @@ stage_writing_stdout (AccelGraph *graph)
               accel_stage_get_kind_name (stages->pdata[i]), "io.gst-sink"))
         continue;
       g_object_get (stages->pdata[i], "description", &description, NULL);
-      if (description && description_writes_stdout (description, &out))
+      if (description && description_writes_fd (description, fd, &st))
         return stages->pdata[i];
     }
-  return stage_writing (graph, NULL, &out);
+  return stage_writing (graph, NULL, &st);
 }
 
 /* whether a location= in the GStreamer description @description names
@@ -379,11 +384,13 @@ stage_reading (AccelGraph *graph, const char *name, const struct stat *file)
   return NULL;
 }
 
-/* whether the file @name is in the directory @dir, there yet or not */
+/* whether the file @name is in the directory @dir, there yet or not (a
+ * link to a file there is) */
 static gboolean
 is_in_dir (const char *name, const char *dir)
 {
-  g_autofree gchar *parent = g_path_get_dirname (name);
+  g_autofree gchar *target = realpath (name, NULL);
+  g_autofree gchar *parent = g_path_get_dirname (target ? target : name);
   g_autofree gchar *a = realpath (parent, NULL);
   g_autofree gchar *b = realpath (dir, NULL);
   g_autofree gchar *ca = NULL, *cb = NULL;
@@ -393,18 +400,6 @@ is_in_dir (const char *name, const char *dir)
   ca = g_canonicalize_filename (parent, NULL);
   cb = g_canonicalize_filename (dir, NULL);
   return g_str_equal (ca, cb);
-}
-
-/* the first stage that writes its frames where stderr goes, when that
- * is a file or a pipe (a terminal shows both), or NULL */
-static AccelStage *
-stage_writing_stderr (AccelGraph *graph)
-{
-  struct stat err;
-
-  if (fstat (STDERR_FILENO, &err) != 0 || S_ISCHR (err.st_mode))
-    return NULL;
-  return stage_writing (graph, NULL, &err);
 }
 
 /* --stats or --dot (@option) into @name: not into the pipeline file
@@ -1209,7 +1204,7 @@ run_pipeline (const char *path)
     }
 
   /* frames on stdout are not to be mixed with the progress or the stats */
-  writer = stage_writing_stdout (graph);
+  writer = stage_writing_fd (graph, STDOUT_FILENO);
   if (writer && opt_stats && g_str_equal (opt_stats, "-"))
     {
       g_printerr ("accel-run: --stats - would write into the frames that "
@@ -1219,7 +1214,7 @@ run_pipeline (const char *path)
     }
   run->progress = writer ? stderr : stdout;
   /* nor frames on stderr with its messages: they went in among the bytes */
-  if ((writer = stage_writing_stderr (graph)))
+  if ((writer = stage_writing_fd (graph, STDERR_FILENO)))
     {
       g_printerr ("accel-run: stage '%s' writes its frames to stderr, where "
                   "the run's messages go; give it another file\n",

@@ -51,7 +51,7 @@ GstElement *accel_gst_pipeline_new (AccelStage *stage, const char *description,
     const char *full, AccelGstWatch *watch, GError **error);
 void accel_gst_pipeline_free (GstElement *pipeline);
 GstStateChangeReturn accel_gst_pipeline_set_state_within (
-    GstElement *pipeline, GstState state, gint64 timeout_us);
+    AccelStage *stage, GstElement *pipeline, GstState state, gint64 timeout_us);
 gboolean accel_gst_pipeline_is_abandoned (GstElement *pipeline);
 gchar *accel_gst_pipeline_get_unprerolled (GstElement *pipeline);
 void accel_gst_set_start_timeout_error (

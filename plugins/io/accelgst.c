@@ -311,14 +311,17 @@ state_change_thread (gpointer data)
 
 /**
  * accel_gst_pipeline_set_state_within:
+ * @stage: (nullable): the stage, in its start (), whose stop also ends the
+ *   wait; %NULL as the graph is prepared (no stop comes then)
  * @pipeline: a pipeline from accel_gst_pipeline_new()
  * @state: the state to go to
  * @timeout_us: how long the state change may block
  *
- * gst_element_set_state() that gives up after @timeout_us: an element
- * can block in its change for good (filesrc or filesink opening a FIFO
- * with no one at its other end). The change then goes on on a thread of
- * its own; the pipeline is abandoned (accel_gst_pipeline_free() lets it
+ * gst_element_set_state() that gives up after @timeout_us, or once @stage
+ * should stop (a start interrupted by Ctrl-C waited out @timeout_us): an
+ * element can block in its change for good (filesrc or filesink opening a
+ * FIFO with no one at its other end). The change then goes on on a thread
+ * of its own; the pipeline is abandoned (accel_gst_pipeline_free() lets it
  * go without stopping it, and the thread stops it if its change ever
  * ends).
  *
@@ -327,7 +330,7 @@ state_change_thread (gpointer data)
  */
 GstStateChangeReturn
 accel_gst_pipeline_set_state_within (
-    GstElement *pipeline, GstState state, gint64 timeout_us)
+    AccelStage *stage, GstElement *pipeline, GstState state, gint64 timeout_us)
 {
   StateChange *change = g_new0 (StateChange, 1);
   gint64 deadline = g_get_monotonic_time () + MAX (timeout_us, 0);
@@ -342,9 +345,10 @@ accel_gst_pipeline_set_state_within (
       g_thread_new ("accel-gst-state", state_change_thread, change));
 
   g_mutex_lock (&change->lock);
-  while (!change->done
-         && g_cond_wait_until (&change->cond, &change->lock, deadline))
-    ;
+  while (!change->done && g_get_monotonic_time () < deadline
+         && !(stage && accel_stage_should_stop (stage)))
+    g_cond_wait_until (&change->cond, &change->lock,
+        MIN (deadline, g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US));
   if (!change->done)
     {
       change->abandoned = TRUE;

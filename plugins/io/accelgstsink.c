@@ -417,11 +417,15 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
           return FALSE;
         }
     }
-  if (accel_gst_pipeline_set_state_within (
-          self->pipeline, GST_STATE_PLAYING, self->start_timeout_ms * 1000)
+  if (accel_gst_pipeline_set_state_within (stage, self->pipeline,
+          GST_STATE_PLAYING, self->start_timeout_ms * 1000)
       == GST_STATE_CHANGE_FAILURE)
     {
-      if (accel_gst_pipeline_is_abandoned (self->pipeline))
+      if (accel_gst_pipeline_is_abandoned (self->pipeline)
+          && accel_stage_should_stop (stage))
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+            "stopped while the GStreamer pipeline was starting");
+      else if (accel_gst_pipeline_is_abandoned (self->pipeline))
         accel_gst_set_start_timeout_error (error, self->start_timeout_ms,
             "start-timeout", "a filesink opening a FIFO no one reads");
       else if (!accel_gst_watch_wait_error (

@@ -85,7 +85,7 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
   /* an element that blocks in its change (filesrc opening a FIFO no one
    * writes) is given up on at the deadline too */
   ret = accel_gst_pipeline_set_state_within (
-      self->pipeline, GST_STATE_PAUSED, self->preroll_timeout_ms * 1000);
+      NULL, self->pipeline, GST_STATE_PAUSED, self->preroll_timeout_ms * 1000);
   if (accel_gst_pipeline_is_abandoned (self->pipeline))
     {
       accel_gst_set_start_timeout_error (error, self->preroll_timeout_ms,

@@ -72,9 +72,10 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
   gboolean restart = accel_stage_is_restarting (ACCEL_STAGE (self));
   struct stat st;
   goffset keep;
+  gboolean std = FALSE;
 
   if ((self->fd = accel_file_output_dup_std (self->location)) >= 0)
-    ;
+    std = TRUE;
   else if (g_stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode))
     {
       self->fd = accel_file_output_open_fifo (
@@ -97,7 +98,9 @@ open_file (AccelRawFileSink *self, gsize frame_size, GError **error)
   self->regular = fstat (self->fd, &st) == 0 && S_ISREG (st.st_mode);
   if (self->stream)
     return TRUE;
-  if (restart || !log)
+  /* the file the shell gave (>> file) is not cut back: what it held
+   * before the run is not the run's */
+  if (restart || !log || std)
     {
       if (lseek (self->fd, 0, SEEK_END) < 0)
         goto failed;

@@ -2137,35 +2137,45 @@ test_stopped_while_hung (void)
   remove_dir (dir);
 }
 
-/* Ctrl-C while the graph starts, a sink waiting for its FIFO's reader:
- * the start is stopped at once (status 130), where the first Ctrl-C was
- * kept for once the graph ran, after start-timeout */
+/* Ctrl-C while the graph starts, a sink waiting for its FIFO's reader
+ * (io.raw-file-sink's own open, or a filesink's in io.gst-sink's
+ * description): the start is stopped at once (status 130), where the
+ * first Ctrl-C was kept for once the graph ran, after start-timeout */
 static void
 test_interrupt_start (void)
 {
   g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
   g_autofree gchar *fifo = g_build_filename (dir, "out.fifo", NULL);
-  g_autofree gchar *line = g_strdup_printf (
+  g_autofree gchar *raw = g_strdup_printf (
       "core.test-source shape=4 num-buffers=2 ! io.raw-file-sink "
       "location=%s start-timeout=60000",
       fifo);
-  const char *argv[]
-      = { NULL, "--backend=host", "--no-supervise", "-e", line, NULL };
-  Live l = { 0 };
-  gint64 t0;
-  gint status;
+  g_autofree gchar *gst = g_strdup_printf (
+      "core.test-source format=RGBA8 width=8 height=8 num-buffers=2 ! "
+      "io.gst-sink description=\"filesink location=%s\" start-timeout=60000",
+      fifo);
+  const char *lines[] = { raw, gst };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  live_start (&l, argv, NULL, 60);
-  g_usleep (G_USEC_PER_SEC);
-  t0 = g_get_monotonic_time ();
-  g_subprocess_send_signal (l.p, SIGINT);
-  status = live_finish (&l);
-  g_test_message ("%s", l.said->str);
-  g_assert_cmpint (status, ==, 130);
-  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
-  g_assert_nonnull (strstr (l.said->str, "stopping the start"));
-  live_clear (&l);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      const char *argv[]
+          = { NULL, "--backend=host", "--no-supervise", "-e", lines[i], NULL };
+      Live l = { 0 };
+      gint64 t0;
+      gint status;
+
+      live_start (&l, argv, NULL, 60);
+      g_usleep (G_USEC_PER_SEC);
+      t0 = g_get_monotonic_time ();
+      g_subprocess_send_signal (l.p, SIGINT);
+      status = live_finish (&l);
+      g_test_message ("%s", l.said->str);
+      g_assert_cmpint (status, ==, 130);
+      g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+      g_assert_nonnull (strstr (l.said->str, "stopping the start"));
+      live_clear (&l);
+    }
   g_unlink (fifo);
   remove_dir (dir);
 }
@@ -3047,6 +3057,8 @@ test_report_file_refused_inputs (void)
   g_autofree gchar *dot_in = g_strdup_printf ("--dot=%s", in);
   g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
   g_autofree gchar *into_state = g_strdup_printf ("--stats=%s", print);
+  g_autofree gchar *link = g_build_filename (sc.dir, "stats.json", NULL);
+  g_autofree gchar *into_link = g_strdup_printf ("--stats=%s", link);
   g_autoptr (GBytes) data = NULL;
 
   g_assert_true (g_file_set_contents (in, "0123456789abcdef", 16, NULL));
@@ -3068,6 +3080,10 @@ test_report_file_refused_inputs (void)
   expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
   expect_in (2, "is in the state directory", sc.dir, "--quiet", sc.state_arg,
       into_state, sc.yaml, NULL);
+  /* by a link to a file there too */
+  g_assert_cmpint (symlink (print, link), ==, 0);
+  expect_in (2, "is in the state directory", sc.dir, "--quiet", sc.state_arg,
+      into_link, sc.yaml, NULL);
   expect_in (0, NULL, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
 }
 
@@ -4638,13 +4654,19 @@ test_frames_to_stdout (void)
   g_assert_cmpmem (got, 4, "held", 4);
   g_assert_cmpmem (got + 4, got_len - 4, expected, expected_len);
 
-  /* frames on stderr would mix with the run's messages: refused */
+  /* frames on stderr would mix with the run's messages: refused, a
+   * file sink's or an fdsink's in io.gst-sink's description */
   {
     g_autofree gchar *to_stderr
         = g_strdup_printf (RAW_SINK_YAML, "/dev/stderr");
     g_assert_true (g_file_set_contents (sc.yaml, to_stderr, -1, NULL));
     expect_in (2, "stage 'out' writes its frames to stderr", sc.dir, "--quiet",
         sc.yaml, NULL);
+    expect_in (2, "stage 'out' writes its frames to stderr", sc.dir, "--quiet",
+        "-e",
+        "io.pattern-source num-buffers=2 ! io.gst-sink name=out "
+        "description=\"fdsink fd=2\"",
+        NULL);
   }
 
   /* an fdsink given a descriptor that is not open writes to fd 1 */
