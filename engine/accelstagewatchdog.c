@@ -227,6 +227,17 @@ watch (gpointer data)
   return NULL;
 }
 
+static void
+watchdog_free (AccelStageWatchdog *dog)
+{
+  for (guint i = 0; i < dog->watched->len; i++)
+    g_object_unref (g_array_index (dog->watched, Watched, i).stage);
+  g_array_unref (dog->watched);
+  g_mutex_clear (&dog->lock);
+  g_cond_clear (&dog->wake);
+  g_free (dog);
+}
+
 /* watches the frames of @stages, calling @hung on a thread of its own for
  * the first that runs past its stage's watchdog. Stopped, and freed, by
  * accel_stage_watchdog_stop (); %NULL with @error when its thread cannot
@@ -237,7 +248,6 @@ accel_stage_watchdog_start (GPtrArray *stages,
     gpointer data, GError **error)
 {
   AccelStageWatchdog *dog = g_new0 (AccelStageWatchdog, 1);
-  g_autoptr (GError) local = NULL;
 
   dog->watched = g_array_sized_new (FALSE, TRUE, sizeof (Watched), stages->len);
   for (guint i = 0; i < stages->len; i++)
@@ -249,19 +259,10 @@ accel_stage_watchdog_start (GPtrArray *stages,
   dog->data = data;
   g_mutex_init (&dog->lock);
   g_cond_init (&dog->wake);
-  dog->thread = g_thread_try_new ("accel-watchdog", watch, dog, &local);
+  dog->thread = accel_thread_try_new ("accel-watchdog", watch, dog, error);
   if (dog->thread)
     return dog;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-      "cannot make the watchdog's thread: %s (a limit on processes or "
-      "threads, ulimit -u?)",
-      local->message);
-  for (guint i = 0; i < dog->watched->len; i++)
-    g_object_unref (g_array_index (dog->watched, Watched, i).stage);
-  g_array_unref (dog->watched);
-  g_mutex_clear (&dog->lock);
-  g_cond_clear (&dog->wake);
-  g_free (dog);
+  watchdog_free (dog);
   return NULL;
 }
 
@@ -275,10 +276,5 @@ accel_stage_watchdog_stop (AccelStageWatchdog *dog)
   g_cond_signal (&dog->wake);
   g_mutex_unlock (&dog->lock);
   g_thread_join (dog->thread);
-  for (guint i = 0; i < dog->watched->len; i++)
-    g_object_unref (g_array_index (dog->watched, Watched, i).stage);
-  g_array_unref (dog->watched);
-  g_mutex_clear (&dog->lock);
-  g_cond_clear (&dog->wake);
-  g_free (dog);
+  watchdog_free (dog);
 }

@@ -85,6 +85,36 @@ accel_deadline_after (gint64 timeout_us)
   return accel_deadline_from (g_get_monotonic_time (), timeout_us);
 }
 
+/**
+ * accel_thread_try_new: (skip)
+ * @name: the thread's name
+ * @func: what it runs
+ * @data: @func's argument
+ * @error: return location for a #GError, or %NULL
+ *
+ * g_thread_try_new () with an error that names the thread and the likely
+ * cause: a thread that cannot be made (a limit on processes or threads,
+ * a container's on tasks) fails what needs it, where g_thread_new ()
+ * aborted the process.
+ *
+ * Returns: (transfer full) (nullable): the thread, or %NULL with @error
+ * (%ACCEL_ERROR_FAILED). MT safe.
+ */
+GThread *
+accel_thread_try_new (
+    const char *name, GThreadFunc func, gpointer data, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  GThread *thread = g_thread_try_new (name, func, data, &local);
+
+  if (!thread)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "cannot make the thread '%s': %s (a limit on processes or threads, "
+        "ulimit -u?)",
+        name, local->message);
+  return thread;
+}
+
 /* as accel_deadline_after (), @timeout_us from @start (monotonic, ≥ 0) */
 gint64
 accel_deadline_from (gint64 start, gint64 timeout_us)

@@ -51,19 +51,14 @@ AccelWorker *
 accel_worker_new (const char *name, GError **error)
 {
   AccelWorker *worker = g_new0 (AccelWorker, 1);
-  g_autoptr (GError) local = NULL;
 
   worker->refcount = 1;
   worker->name = g_strdup (name);
   worker->context = g_main_context_new ();
   worker->loop = g_main_loop_new (worker->context, FALSE);
-  worker->thread = g_thread_try_new (name, worker_thread, worker, &local);
+  worker->thread = accel_thread_try_new (name, worker_thread, worker, error);
   if (worker->thread)
     return worker;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-      "cannot make the thread '%s' that runs stages: %s (a limit on "
-      "processes or threads, ulimit -u?)",
-      name, local->message);
   accel_worker_unref (worker);
   return NULL;
 }

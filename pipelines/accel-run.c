@@ -270,6 +270,23 @@ stage_writing (AccelGraph *graph, const char *name, const struct stat *file)
   return NULL;
 }
 
+/* whether a location= in the GStreamer description @description names
+ * @name (@file as is_file () takes it) */
+static gboolean
+description_names (
+    const char *description, const char *name, const struct stat *file)
+{
+  g_auto (GStrv) words = NULL;
+
+  if (!g_shell_parse_argv (description, NULL, &words, NULL))
+    return FALSE;
+  for (guint i = 0; words[i]; i++)
+    if (g_str_has_prefix (words[i], "location=")
+        && is_file (words[i] + strlen ("location="), name, file))
+      return TRUE;
+  return FALSE;
+}
+
 /* whether the GStreamer description @description writes to descriptor
  * @fd (1 or 2), as written: an fdsink on it (fd 1 is its default, and
  * what it keeps when given one that is not open), or an element whose
@@ -280,6 +297,8 @@ description_writes_fd (const char *description, int fd, const struct stat *st)
   g_auto (GStrv) words = NULL;
   gboolean in_fdsink = FALSE, on_fd = FALSE;
 
+  if (description_names (description, NULL, st))
+    return TRUE;
   if (!g_shell_parse_argv (description, NULL, &words, NULL))
     return FALSE;
   for (guint i = 0; words[i]; i++)
@@ -305,9 +324,6 @@ description_writes_fd (const char *description, int fd, const struct stat *st)
 
           on_fd = open_fd ? n == fd : fd == 1;
         }
-      else if (g_str_has_prefix (w, "location=")
-               && is_file (w + strlen ("location="), NULL, st))
-        return TRUE;
     }
   return in_fdsink && on_fd;
 }
@@ -339,23 +355,6 @@ stage_writing_fd (AccelGraph *graph, int fd)
         return stages->pdata[i];
     }
   return stage_writing (graph, NULL, &st);
-}
-
-/* whether a location= in the GStreamer description @description names
- * @name (@file as is_file () takes it) */
-static gboolean
-description_names (
-    const char *description, const char *name, const struct stat *file)
-{
-  g_auto (GStrv) words = NULL;
-
-  if (!g_shell_parse_argv (description, NULL, &words, NULL))
-    return FALSE;
-  for (guint i = 0; words[i]; i++)
-    if (g_str_has_prefix (words[i], "location=")
-        && is_file (words[i] + strlen ("location="), name, file))
-      return TRUE;
-  return FALSE;
 }
 
 /* the first source that reads @name (its location, or a location= of its
@@ -741,14 +740,12 @@ early_signals_start (Run *run)
       g_source_attach (source, early.context);
       accel_supervisor_take_interrupts ();
     }
-  early.thread = g_thread_try_new (
+  early.thread = accel_thread_try_new (
       "accel-run-signals", early_signals_thread, NULL, &error);
   /* g_thread_new () aborted the process (SIGTRAP, a core dump) */
   if (!early.thread)
     {
-      g_printerr ("accel-run: cannot make a thread: %s (a limit on processes "
-                  "or threads, ulimit -u?)\n",
-          error->message);
+      g_printerr ("accel-run: %s\n", error->message);
       exit (EXIT_RUNTIME);
     }
 }
@@ -1253,12 +1250,11 @@ run_pipeline (const char *path)
   if (!opt_quiet)
     g_printerr ("accel-run: running '%s' (Ctrl-C or SIGTERM to stop)\n",
         accel_graph_get_name (graph));
-  run->waiter = g_thread_try_new ("accel-run-wait", wait_graph, run, &error);
+  run->waiter
+      = accel_thread_try_new ("accel-run-wait", wait_graph, run, &error);
   if (!run->waiter)
     {
-      g_printerr ("accel-run: cannot make a thread: %s (a limit on processes "
-                  "or threads, ulimit -u?); stopping\n",
-          error->message);
+      g_printerr ("accel-run: %s; stopping\n", error->message);
       accel_graph_stop (graph);
       g_clear_pointer (&http, free_http);
       run->graph = NULL;

@@ -8,6 +8,8 @@ G_BEGIN_DECLS
 
 guint accel_str_edit_distance (const char *a, const char *b);
 gint64 accel_deadline_after (gint64 timeout_us);
+GThread *accel_thread_try_new (
+    const char *name, GThreadFunc func, gpointer data, GError **error);
 
 /**
  * ACCEL_DIGEST_INIT:

@@ -584,6 +584,26 @@ test_cloth_gauss_seidel (gconstpointer data)
       frames_equal (got->pdata[FRAMES - 1], jacobi->pdata[FRAMES - 1]));
 }
 
+/* @pipeline in PAUSED, its first frame prerolled */
+static void
+preroll (GstElement *pipeline)
+{
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (
+      gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND), ==,
+      GST_STATE_CHANGE_SUCCESS);
+}
+
+/* a flushing seek at a negative rate is refused */
+static void
+assert_backward_seek_refused (GstElement *pipeline)
+{
+  g_assert_false (
+      gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND));
+}
+
 /* a flushing seek on a simulation source restarts its clock at the
  * position, the simulation going on; through an aggregator with another
  * input, frames come again (refused, the aggregator waited for good) */
@@ -598,11 +618,7 @@ test_seek (gconstpointer data)
 
   g_assert_no_error (error);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
-      GST_STATE_CHANGE_FAILURE);
-  g_assert_cmpint (
-      gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND), ==,
-      GST_STATE_CHANGE_SUCCESS);
+  preroll (pipeline);
   g_assert_true (gst_element_seek_simple (
       pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 10 * GST_SECOND));
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
@@ -638,14 +654,8 @@ test_seek_refused_or_stop_only (void)
   guint n = 0;
 
   g_assert_no_error (error);
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
-      GST_STATE_CHANGE_FAILURE);
-  g_assert_cmpint (
-      gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND), ==,
-      GST_STATE_CHANGE_SUCCESS);
-  g_assert_false (
-      gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
-          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND));
+  preroll (pipeline);
+  assert_backward_seek_refused (pipeline);
   /* sent to the source itself, past its pad's event handler */
   {
     GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
@@ -700,14 +710,8 @@ test_seek_through_blend_refused_or_stop_only (gconstpointer data)
   guint n = 0;
 
   g_assert_no_error (error);
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
-      GST_STATE_CHANGE_FAILURE);
-  g_assert_cmpint (
-      gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND), ==,
-      GST_STATE_CHANGE_SUCCESS);
-  g_assert_false (
-      gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
-          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, GST_SECOND));
+  preroll (pipeline);
+  assert_backward_seek_refused (pipeline);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
   while ((sample = gst_app_sink_try_pull_sample (
