@@ -56,9 +56,8 @@ struct _AccelGraph
   /* held through a stop, so that a second stop (accel_graph_run ()'s own,
    * after another thread's) waits for the first and finds it done */
   GMutex stop_lock;
-  gboolean starting;        /* accel_graph_start () runs (under stop_lock) */
-  gboolean starting_stages; /* and is past preparing: order is fixed */
-  gint start_stopped;       /* atomic: a stop came while it ran */
+  gboolean starting;  /* accel_graph_start () runs (under stop_lock) */
+  gint start_stopped; /* atomic: a stop came while it ran */
 
   GMutex lock;
   GCond cond;

@@ -27,6 +27,8 @@ static void
 accel_graph_dispose (GObject *object)
 {
   AccelGraph *self = ACCEL_GRAPH (object);
+  g_autoptr (GError) error = NULL;
+  GThread *thread;
 
   /* the last reference dropped in a callback on a stage's thread (a
    * signal handler, a Python object collected there): the graph cannot
@@ -43,8 +45,13 @@ accel_graph_dispose (GObject *object)
       g_debug ("graph '%s': last reference dropped on its own thread; "
                "stopped from another",
           self->name);
-      g_thread_unref (g_thread_new (
-          "accel-graph-stop", stop_elsewhere, g_object_ref (self)));
+      thread = accel_thread_try_new (
+          "accel-graph-stop", stop_elsewhere, g_object_ref (self), &error);
+      /* the reference stays: it runs on, as had it been kept */
+      if (!thread)
+        g_warning ("graph '%s' runs on: %s", self->name, error->message);
+      else
+        g_thread_unref (thread);
       return;
     }
   accel_graph_stop (self);
@@ -804,7 +811,7 @@ fail_start (AccelGraph *graph)
   for (guint i = 0; i < graph->stages->len; i++)
     accel_stage_set_graph_failed (graph->stages->pdata[i], TRUE);
   g_mutex_lock (&graph->stop_lock);
-  graph->starting = graph->starting_stages = FALSE;
+  graph->starting = FALSE;
   g_mutex_unlock (&graph->stop_lock);
   return FALSE;
 }
@@ -839,6 +846,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_mutex_lock (&graph->stop_lock);
   graph->starting = TRUE;
   g_atomic_int_set (&graph->start_stopped, FALSE);
+  for (guint i = 0; i < graph->stages->len; i++)
+    accel_stage_interrupt_start (graph->stages->pdata[i], FALSE);
   g_mutex_unlock (&graph->stop_lock);
   accel_fault_init_from_env ();
   /* each run counts its own frames, faults and restarts */
@@ -886,9 +895,6 @@ accel_graph_start (AccelGraph *graph, GError **error)
       accel_stage_set_graph_failed (stage, FALSE);
       accel_stage_set_graph_ending (stage, FALSE);
     }
-  g_mutex_lock (&graph->stop_lock);
-  graph->starting_stages = TRUE;
-  g_mutex_unlock (&graph->stop_lock);
   /* made first: a thread it cannot have fails the start, not the run */
   watchdog
       = accel_stage_watchdog_start (graph->order, on_stage_error, graph, error);
@@ -904,7 +910,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
    * the start: start_was_stopped ()) or after its stages began: between
    * the two it closed the stages that begin then, on no thread */
   g_mutex_lock (&graph->stop_lock);
-  graph->starting = graph->starting_stages = FALSE;
+  graph->starting = FALSE;
   /* stopped once every stage had started: they stop again, unbegun */
   if (start_was_stopped (graph, error))
     {
@@ -1027,10 +1033,9 @@ interrupt_start_locked (AccelGraph *graph)
   if (!graph->starting)
     return;
   g_atomic_int_set (&graph->start_stopped, TRUE);
-  /* while it prepares, the order is being made: the first stage's start
-   * finds the stop */
-  for (guint i = 0; graph->starting_stages && i < graph->order->len; i++)
-    accel_stage_interrupt_start (graph->order->pdata[i]);
+  /* the stages, not the order: that is being made as the graph prepares */
+  for (guint i = 0; i < graph->stages->len; i++)
+    accel_stage_interrupt_start (graph->stages->pdata[i], TRUE);
 }
 
 /**

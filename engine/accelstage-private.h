@@ -245,6 +245,7 @@ typedef struct
   gint graph_failed;           /* atomic: the graph recorded an error */
   gint graph_ending;           /* atomic: its end of stream was asked for */
   gint graph_gone;             /* atomic: its graph was finalized */
+  gint start_interrupted;      /* atomic: its graph's start was stopped */
   AccelWorkerCall *start_call; /* its start(), asked for and not waited for */
   gboolean done;               /* EOS handled, or failed */
   GError *start_error;
@@ -318,7 +319,7 @@ const char *accel_stage_get_state_name (AccelStage *stage);
 AccelPool *accel_stage_dup_output_pool (AccelStage *stage, guint port);
 
 /* accelstageloop.c */
-void accel_stage_interrupt_start (AccelStage *stage);
+void accel_stage_interrupt_start (AccelStage *stage, gboolean interrupted);
 const char *accel_stage_enter (AccelStage *stage);
 void accel_stage_leave (const char *previous);
 gboolean accel_stage_run_frame (AccelStage *self, AccelBuffer **inputs);

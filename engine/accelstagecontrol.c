@@ -404,3 +404,33 @@ accel_stage_should_stop (AccelStage *stage)
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
   return mailbox_says (stage, FALSE);
 }
+
+/**
+ * accel_stage_is_interrupted:
+ * @stage: a stage, as its graph is prepared or in its start ()
+ *
+ * A stage that waits outside its frames, as the graph is prepared (a
+ * GStreamer preroll) or in its start () (a FIFO's reader, a peer), asks
+ * this now and then and gives up with %ACCEL_ERROR_STOPPED when it says
+ * %TRUE: the graph's start was interrupted (accel_graph_interrupt_start (),
+ * accel_graph_stop () from another thread, accel-run's Ctrl-C), or the
+ * stage's thread runs and it is stopping. Unlike
+ * accel_stage_should_stop (), it says %FALSE before the stage's thread
+ * runs.
+ *
+ * Returns: %TRUE when the stage should stop waiting. MT safe.
+ */
+gboolean
+accel_stage_is_interrupted (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gboolean stopping;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  if (g_atomic_int_get (&priv->start_interrupted))
+    return TRUE;
+  g_mutex_lock (&priv->mailbox_lock);
+  stopping = priv->mailbox && accel_mailbox_is_closed (priv->mailbox);
+  g_mutex_unlock (&priv->mailbox_lock);
+  return stopping;
+}

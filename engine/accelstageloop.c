@@ -1093,14 +1093,18 @@ accel_stage_begin (AccelStage *stage)
     priv->role->begin (stage);
 }
 
-/* the graph was stopped while @stage may be in its start (): what it waits
- * for there (a FIFO's reader) it stops waiting for, as
- * accel_stage_should_stop () now says. MT safe */
+/* the graph was stopped while @stage may be prepared or in its start ():
+ * what it waits for there (a GStreamer preroll, a FIFO's reader) it stops
+ * waiting for, as accel_stage_is_interrupted () now says; or the graph
+ * starts again (@interrupted FALSE). MT safe */
 void
-accel_stage_interrupt_start (AccelStage *stage)
+accel_stage_interrupt_start (AccelStage *stage, gboolean interrupted)
 {
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
+  g_atomic_int_set (&priv->start_interrupted, interrupted);
+  if (!interrupted)
+    return;
   g_mutex_lock (&priv->mailbox_lock);
   if (priv->mailbox)
     accel_mailbox_close (priv->mailbox);

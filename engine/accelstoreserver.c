@@ -532,7 +532,8 @@ listen_hint (const GError *listen_error)
  * refused too, rather than taking the world over.
  *
  * Returns: (transfer full): the server, or %NULL when it cannot listen
- * (another world serving on the port, an address of another machine).
+ * (another world serving on the port, an address of another machine) or
+ * its thread cannot be made.
  * Called from the supervising process's main thread.
  */
 AccelStoreServer *
@@ -602,7 +603,12 @@ accel_store_server_new (
   server->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   server->address = g_strdup_printf (
       strchr (host, ':') ? "[%s]:%u" : "%s:%u", host, server->port);
-  server->thread = g_thread_new ("accel-store", serve, server);
+  server->thread = accel_thread_try_new ("accel-store", serve, server, error);
+  if (!server->thread)
+    {
+      accel_store_server_free (server);
+      return NULL;
+    }
   g_debug ("serving a world of %u ranks on %s", world_size, server->address);
   return server;
 }

@@ -869,8 +869,21 @@ static gboolean
 stop_graph_bounded (AccelGraph *graph, gboolean stuck)
 {
   gint64 end = g_get_monotonic_time () + GRACE_S * G_USEC_PER_SEC;
-  GThread *stopper = g_thread_new ("accel-run-stop", stop_graph, graph);
+  g_autoptr (GError) error = NULL;
+  GThread *stopper
+      = accel_thread_try_new ("accel-run-stop", stop_graph, graph, &error);
   gboolean done;
+
+  /* no thread to bound it: a stage that may never return is left, any
+   * other stop is waited for here */
+  if (!stopper)
+    {
+      g_printerr ("accel-run: %s\n", error->message);
+      if (stuck)
+        return FALSE;
+      stop_graph (graph);
+      return TRUE;
+    }
 
   g_mutex_lock (&stop_lock);
   while (!stop_done && (!stuck || g_get_monotonic_time () < end))

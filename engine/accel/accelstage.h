@@ -261,6 +261,7 @@ guint64 accel_stage_get_n_captured (AccelStage *stage);
 AccelCommitLog *accel_stage_get_commit_log (AccelStage *stage);
 gboolean accel_stage_should_yield (AccelStage *stage);
 gboolean accel_stage_should_stop (AccelStage *stage);
+gboolean accel_stage_is_interrupted (AccelStage *stage);
 gboolean accel_stage_graph_has_failed (AccelStage *stage);
 gboolean accel_stage_graph_is_ending (AccelStage *stage);
 gboolean accel_stage_graph_is_gone (AccelStage *stage);

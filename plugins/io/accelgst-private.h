@@ -50,8 +50,8 @@ gboolean accel_gst_watch_wait_eos (
 GstElement *accel_gst_pipeline_new (AccelStage *stage, const char *description,
     const char *full, AccelGstWatch *watch, GError **error);
 void accel_gst_pipeline_free (GstElement *pipeline);
-GstStateChangeReturn accel_gst_pipeline_set_state_within (
-    AccelStage *stage, GstElement *pipeline, GstState state, gint64 timeout_us);
+GstStateChangeReturn accel_gst_pipeline_set_state_within (AccelStage *stage,
+    GstElement *pipeline, GstState state, gint64 timeout_us, GError **error);
 gboolean accel_gst_pipeline_is_abandoned (GstElement *pipeline);
 gchar *accel_gst_pipeline_get_unprerolled (GstElement *pipeline);
 void accel_gst_set_start_timeout_error (

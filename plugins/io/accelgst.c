@@ -311,14 +311,16 @@ state_change_thread (gpointer data)
 
 /**
  * accel_gst_pipeline_set_state_within:
- * @stage: (nullable): the stage, in its start (), whose stop also ends the
- *   wait; %NULL as the graph is prepared (no stop comes then)
+ * @stage: (nullable): the stage whose interrupted start (or stop, in its
+ *   start ()) also ends the wait (accel_stage_is_interrupted ())
  * @pipeline: a pipeline from accel_gst_pipeline_new()
  * @state: the state to go to
  * @timeout_us: how long the state change may block
+ * @error: return location for a #GError, or %NULL: set when the thread
+ *   of the change cannot be made
  *
  * gst_element_set_state() that gives up after @timeout_us, or once @stage
- * should stop (a start interrupted by Ctrl-C waited out @timeout_us): an
+ * is interrupted (a start interrupted by Ctrl-C waited out @timeout_us): an
  * element can block in its change for good (filesrc or filesink opening a
  * FIFO with no one at its other end). The change then goes on on a thread
  * of its own; the pipeline is abandoned (accel_gst_pipeline_free() lets it
@@ -326,27 +328,36 @@ state_change_thread (gpointer data)
  * ends).
  *
  * Returns: what gst_element_set_state() returned, or
- *   %GST_STATE_CHANGE_FAILURE with @pipeline abandoned
+ *   %GST_STATE_CHANGE_FAILURE with @pipeline abandoned or @error set (no
+ *   change made)
  */
 GstStateChangeReturn
-accel_gst_pipeline_set_state_within (
-    AccelStage *stage, GstElement *pipeline, GstState state, gint64 timeout_us)
+accel_gst_pipeline_set_state_within (AccelStage *stage, GstElement *pipeline,
+    GstState state, gint64 timeout_us, GError **error)
 {
   StateChange *change = g_new0 (StateChange, 1);
   gint64 deadline = g_get_monotonic_time () + MAX (timeout_us, 0);
   GstStateChangeReturn ret;
+  GThread *thread;
 
   change->refs = 2;
   g_mutex_init (&change->lock);
   g_cond_init (&change->cond);
   change->pipeline = gst_object_ref (pipeline);
   change->state = state;
-  g_thread_unref (
-      g_thread_new ("accel-gst-state", state_change_thread, change));
+  thread = accel_thread_try_new (
+      "accel-gst-state", state_change_thread, change, error);
+  if (!thread)
+    {
+      change->refs = 1;
+      state_change_unref (change);
+      return GST_STATE_CHANGE_FAILURE;
+    }
+  g_thread_unref (thread);
 
   g_mutex_lock (&change->lock);
   while (!change->done && g_get_monotonic_time () < deadline
-         && !(stage && accel_stage_should_stop (stage)))
+         && !(stage && accel_stage_is_interrupted (stage)))
     g_cond_wait_until (&change->cond, &change->lock,
         MIN (deadline, g_get_monotonic_time () + ACCEL_IO_WAIT_SLICE_US));
   if (!change->done)

@@ -244,6 +244,32 @@ check_description_takes (AccelGstSink *self, GstCaps *caps, GError **error)
   return FALSE;
 }
 
+/* a filesink told to write to stdout by name where stdout is a file the
+ * shell opened to append (>>): it opens the name afresh, which emptied
+ * the file; told to append, it keeps what the file held */
+static gboolean
+append_to_appended_stdout (const GValue *item, GValue *ret, gpointer user_data)
+{
+  GstElement *element = g_value_get_object (item);
+  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+  GParamSpec *location = g_object_class_find_property (klass, "location");
+  GParamSpec *append = g_object_class_find_property (klass, "append");
+  g_autofree gchar *path = NULL;
+  int fd, flags;
+
+  if (!location || location->value_type != G_TYPE_STRING || !append
+      || append->value_type != G_TYPE_BOOLEAN)
+    return TRUE;
+  g_object_get (element, "location", &path, NULL);
+  if ((fd = accel_file_output_dup_std (path)) < 0)
+    return TRUE;
+  flags = fcntl (fd, F_GETFL);
+  if (flags >= 0 && (flags & O_APPEND))
+    g_object_set (element, "append", TRUE, NULL);
+  close (fd);
+  return TRUE;
+}
+
 static gboolean
 build (AccelGstSink *self, const AccelType *type, GError **error)
 {
@@ -272,6 +298,8 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
       g_autoptr (GstIterator) it
           = gst_bin_iterate_recurse (GST_BIN (self->pipeline));
       gst_iterator_fold (it, watch_sink_element, NULL, self);
+      gst_iterator_resync (it);
+      gst_iterator_fold (it, append_to_appended_stdout, NULL, NULL);
     }
   caps = accel_gst_caps_from_type (type, self->fps_n, self->fps_d);
   gst_video_info_from_caps (&self->info, caps);
@@ -380,6 +408,7 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
   AccelCommitLog *log = accel_stage_get_commit_log (stage);
   /* a resume from a state directory: frames already written */
   gboolean resume = log && accel_commit_log_get_n_committed (log) > 0;
+  g_autoptr (GError) state_error = NULL;
   AccelType pinned;
 
   if (!self->pipeline && !build (self, type, error))
@@ -418,11 +447,13 @@ accel_gst_sink_start (AccelStage *stage, GError **error)
         }
     }
   if (accel_gst_pipeline_set_state_within (stage, self->pipeline,
-          GST_STATE_PLAYING, self->start_timeout_ms * 1000)
+          GST_STATE_PLAYING, self->start_timeout_ms * 1000, &state_error)
       == GST_STATE_CHANGE_FAILURE)
     {
-      if (accel_gst_pipeline_is_abandoned (self->pipeline)
-          && accel_stage_should_stop (stage))
+      if (state_error)
+        g_propagate_error (error, g_steal_pointer (&state_error));
+      else if (accel_gst_pipeline_is_abandoned (self->pipeline)
+               && accel_stage_is_interrupted (stage))
         g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
             "stopped while the GStreamer pipeline was starting");
       else if (accel_gst_pipeline_is_abandoned (self->pipeline))

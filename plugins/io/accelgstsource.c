@@ -72,30 +72,54 @@ set_pipeline_error (AccelGstSource *self, const char *what, GError **error)
       accel_stage_get_name (ACCEL_STAGE (self)));
 }
 
+/* the start was interrupted while the description prerolled */
+static gboolean
+preroll_interrupted (AccelGstSource *self, GError **error)
+{
+  if (!accel_stage_is_interrupted (ACCEL_STAGE (self)))
+    return FALSE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+      "stage '%s' (io.gst-source): stopped while the GStreamer pipeline "
+      "prerolled",
+      accel_stage_get_name (ACCEL_STAGE (self)));
+  return TRUE;
+}
+
 /* PAUSED: GStreamer negotiates and prerolls, so the appsink knows its caps
  * before the graph starts; a live description (no preroll) goes to PLAYING
- * and gives its first sample */
+ * and gives its first sample. Either wait gives up at preroll-timeout, or
+ * at once when the graph's start is interrupted */
 static gboolean
 preroll (AccelGstSource *self, GstCaps **caps, GError **error)
 {
+  AccelStage *stage = ACCEL_STAGE (self);
   gint64 deadline = g_get_monotonic_time () + self->preroll_timeout_ms * 1000;
   GstStateChangeReturn ret;
   GstPad *pad;
 
   /* an element that blocks in its change (filesrc opening a FIFO no one
    * writes) is given up on at the deadline too */
-  ret = accel_gst_pipeline_set_state_within (
-      NULL, self->pipeline, GST_STATE_PAUSED, self->preroll_timeout_ms * 1000);
+  ret = accel_gst_pipeline_set_state_within (stage, self->pipeline,
+      GST_STATE_PAUSED, self->preroll_timeout_ms * 1000, error);
+  if (ret == GST_STATE_CHANGE_FAILURE && error && *error)
+    {
+      g_prefix_error (
+          error, "stage '%s' (io.gst-source): ", accel_stage_get_name (stage));
+      return FALSE;
+    }
   if (accel_gst_pipeline_is_abandoned (self->pipeline))
     {
+      if (preroll_interrupted (self, error))
+        return FALSE;
       accel_gst_set_start_timeout_error (error, self->preroll_timeout_ms,
           "preroll-timeout", "a filesrc opening a FIFO no one writes");
-      g_prefix_error (error, "stage '%s' (io.gst-source): ",
-          accel_stage_get_name (ACCEL_STAGE (self)));
+      g_prefix_error (
+          error, "stage '%s' (io.gst-source): ", accel_stage_get_name (stage));
       return FALSE;
     }
   while (ret == GST_STATE_CHANGE_ASYNC
          && !accel_gst_watch_get_error (&self->watch, NULL)
+         && !accel_stage_is_interrupted (stage)
          && g_get_monotonic_time () < deadline)
     ret = gst_element_get_state (self->pipeline, NULL, NULL, PREROLL_POLL_NS);
 
@@ -105,12 +129,14 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
       set_pipeline_error (self, "could not start", error);
       return FALSE;
     }
+  if (ret == GST_STATE_CHANGE_ASYNC && preroll_interrupted (self, error))
+    return FALSE;
   if (ret == GST_STATE_CHANGE_ASYNC)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
           "stage '%s' (io.gst-source): the GStreamer pipeline gave no image "
           "within %" G_GINT64_FORMAT " ms (preroll-timeout)",
-          accel_stage_get_name (ACCEL_STAGE (self)), self->preroll_timeout_ms);
+          accel_stage_get_name (stage), self->preroll_timeout_ms);
       return FALSE;
     }
   self->live = ret == GST_STATE_CHANGE_NO_PREROLL;
@@ -122,8 +148,14 @@ preroll (AccelGstSource *self, GstCaps **caps, GError **error)
           set_pipeline_error (self, "could not start", error);
           return FALSE;
         }
-      self->first = gst_app_sink_try_pull_sample (
-          self->appsink, (GstClockTime)self->preroll_timeout_ms * GST_MSECOND);
+      while (!self->first && !gst_app_sink_is_eos (self->appsink)
+             && !accel_gst_watch_get_error (&self->watch, NULL)
+             && !accel_stage_is_interrupted (stage)
+             && g_get_monotonic_time () < deadline)
+        self->first
+            = gst_app_sink_try_pull_sample (self->appsink, PREROLL_POLL_NS);
+      if (!self->first && preroll_interrupted (self, error))
+        return FALSE;
       if (!self->first || !gst_sample_get_caps (self->first))
         {
           set_pipeline_error (

@@ -166,7 +166,8 @@ watch (gpointer data)
  * @error: return location for a #GError, or %NULL
  *
  * Returns: (transfer full): a watchdog of @comm, watching from now until
- * accel_watchdog_free(), or %NULL when its event cannot be made. Stage
+ * accel_watchdog_free(), or %NULL when its event or its thread cannot be
+ * made. Stage
  * thread, @comm's device current.
  */
 AccelWatchdog *
@@ -189,7 +190,17 @@ accel_watchdog_new (ncclComm_t comm, AccelWorld *world, const char *who,
   dog->explain_data = explain_data;
   g_mutex_init (&dog->lock);
   g_cond_init (&dog->wake);
-  dog->thread = g_thread_new ("accel-nccl-watchdog", watch, dog);
+  dog->thread = accel_thread_try_new ("accel-nccl-watchdog", watch, dog, error);
+  if (!dog->thread)
+    {
+      cudaEventDestroy (dog->done);
+      g_mutex_clear (&dog->lock);
+      g_cond_clear (&dog->wake);
+      g_object_unref (dog->world);
+      g_free (dog->who);
+      g_free (dog);
+      return NULL;
+    }
   return dog;
 }
 

@@ -2363,6 +2363,64 @@ test_gst_source_live (void)
   g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), >=, 1);
 }
 
+/* a description that prerolls for as long as its preroll-timeout (a
+ * filesrc opening a FIFO no one writes, in its state change; an appsrc
+ * never fed; a live one that gives no image) is given up on at once when
+ * the start is interrupted from another thread (accel_graph_interrupt_
+ * start (), a Ctrl-C): it waited out preroll-timeout as the graph was
+ * prepared */
+static void
+test_gst_source_preroll_interrupted (void)
+{
+  static const char *const need[] = { "filesrc", "appsrc", NULL };
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *fifo = g_build_filename (dir, "in.fifo", NULL);
+  g_autofree gchar *from_fifo = g_strdup_printf (
+      "filesrc location=%s ! video/x-raw,format=GRAY8,width=8,height=4,"
+      "framerate=1/1",
+      fifo);
+  const char *descriptions[] = {
+    from_fifo,
+    "appsrc caps=video/x-raw,format=GRAY8,width=8,height=4,framerate=1/1",
+    "appsrc is-live=true caps=video/x-raw,format=GRAY8,width=8,height=4,"
+    "framerate=1/1",
+  };
+
+  if (!have_elements (need))
+    {
+      test_dir_remove (dir);
+      return;
+    }
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (descriptions); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("preroll");
+      AccelStage *src = accel_test_stage (g, "io.gst-source", "src");
+      GError *error;
+      GThread *starter;
+      gint64 t0;
+
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (src, "description", descriptions[i], "preroll-timeout",
+          (gint64)60000, NULL);
+      test_link (g, "src", "sink");
+      starter = g_thread_new ("start", start_graph, g);
+      g_usleep (500 * G_TIME_SPAN_MILLISECOND);
+      t0 = g_get_monotonic_time ();
+      accel_graph_interrupt_start (g);
+      error = g_thread_join (starter);
+      g_test_message ("%s: %s", descriptions[i], error ? error->message : "");
+      g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+      g_assert_nonnull (strstr (error->message,
+          "stage 'src' (io.gst-source): stopped while the GStreamer "
+          "pipeline prerolled"));
+      g_clear_error (&error);
+    }
+  g_unlink (fifo);
+  test_dir_remove (dir);
+}
+
 static gchar *
 get_memory (AccelStage *stage)
 {
@@ -3097,6 +3155,8 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-source/pixels", test_gst_source_pixels);
   g_test_add_func ("/io/gst-source/planar", test_gst_source_planar);
   g_test_add_func ("/io/gst-source/live", test_gst_source_live);
+  g_test_add_func ("/io/gst-source/preroll-interrupted",
+      test_gst_source_preroll_interrupted);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
   g_test_add_func ("/io/gst-sink/refuses-frames", test_gst_sink_refuses_frames);
