@@ -61,6 +61,7 @@ gst_accel_box_blur_class_init (GstAccelBoxBlurClass *klass)
 
   filter_class->filter = gst_accel_box_blur_filter;
   filter_class->debug_category = gst_accel_box_blur_debug;
+  filter_class->neighbourhood = TRUE;
 }
 
 static void

@@ -596,6 +596,8 @@ gst_accel_convert_class_init (GstAccelConvertClass *klass)
       ACCEL_ELEMENT_AUTHOR);
 
   trans_class->passthrough_on_same_caps = TRUE;
+  /* a frame passed through is checked as one converted is */
+  trans_class->prepare_output_buffer = gst_accel_filter_prepare_transfer_buffer;
   trans_class->transform_caps = gst_accel_convert_transform_caps;
   trans_class->fixate_caps = gst_accel_convert_fixate_caps;
   trans_class->src_event = gst_accel_convert_src_event;

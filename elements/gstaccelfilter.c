@@ -182,6 +182,15 @@ gst_accel_filter_stop (GstBaseTransform *trans)
   return TRUE;
 }
 
+/* what the element is, as gst-inspect-1.0 names it */
+static const char *
+element_kind (GstElement *element)
+{
+  GstElementFactory *factory = gst_element_get_factory (element);
+
+  return factory ? GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (element);
+}
+
 static gboolean
 gst_accel_filter_set_info (GstVideoFilter *filter, GstCaps *incaps,
     GstVideoInfo *in_info, GstCaps *outcaps, GstVideoInfo *out_info)
@@ -193,6 +202,12 @@ gst_accel_filter_set_info (GstVideoFilter *filter, GstCaps *incaps,
 
   if ((in_cuda || out_cuda) && !priv->context)
     goto no_gpu;
+  /* a mixed stream's frames are looked at one by one (transform) */
+  if (GST_ACCEL_FILTER_GET_CLASS (filter)->neighbourhood
+      && GST_VIDEO_INFO_IS_INTERLACED (in_info)
+      && GST_VIDEO_INFO_INTERLACE_MODE (in_info)
+             != GST_VIDEO_INTERLACE_MODE_MIXED)
+    goto interlaced;
   /* the blocks of the previous caps go, the next frame sizes them anew */
   release_frames (priv);
   priv->in_cuda = in_cuda;
@@ -223,6 +238,17 @@ no_gpu:
   {
     GST_ELEMENT_ERROR (filter, CORE, NEGOTIATION, (NULL),
         ("CUDA memory was negotiated but no GPU is usable here"));
+    return FALSE;
+  }
+interlaced:
+  {
+    GST_ELEMENT_ERROR (filter, CORE, NEGOTIATION, (NULL),
+        ("%s filters progressive frames, whose rows are neighbours; the "
+         "input is interlaced (%s), and its two fields would mix: put "
+         "deinterlace before it",
+            element_kind (GST_ELEMENT (filter)),
+            gst_video_interlace_mode_to_string (
+                GST_VIDEO_INFO_INTERLACE_MODE (in_info))));
     return FALSE;
   }
 failed:
@@ -368,10 +394,10 @@ post_short_input (
 }
 
 /* a buffer the transfer elements pass through (on the host, or already in
- * the memory asked for) that is too small for a frame of its caps is an
- * error, as where they copy it; it went on unchecked. A gap goes on as it
- * is, and CUDA memory with a video meta (its own layout) is left to the
- * element that maps it */
+ * the memory asked for), or accelconvert on the same caps, that is too small
+ * for a frame of its caps is an error, as where they copy it; it went on
+ * unchecked. A gap goes on as it is, and CUDA memory with a video meta (its own
+ * layout) is left to the element that maps it */
 static GstFlowReturn
 check_passthrough (GstBaseTransform *trans, GstBuffer *buf)
 {
@@ -401,11 +427,13 @@ check_passthrough (GstBaseTransform *trans, GstBuffer *buf)
 
 /**
  * gst_accel_filter_prepare_transfer_buffer:
- * @trans: accelupload or acceldownload
+ * @trans: accelupload, acceldownload or accelconvert
  * @inbuf: the input buffer
  * @outbuf: (out): the output buffer
  *
- * The transfer elements' prepare_output_buffer: as the base class's, with
+ * The prepare_output_buffer of the elements that pass frames through
+ * untouched (the transfer elements, accelconvert on the same caps): as
+ * the base class's, with
  * a buffer passed through checked first (a transform_ip of theirs, with
  * transform_ip_on_passthrough set, was not called in passthrough).
  */
@@ -651,6 +679,16 @@ gst_accel_filter_transform (
 
   if (gst_accel_filter_pass_gap (self, inbuf))
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  if (GST_ACCEL_FILTER_GET_CLASS (self)->neighbourhood
+      && GST_BUFFER_FLAG_IS_SET (inbuf, GST_VIDEO_BUFFER_FLAG_INTERLACED))
+    {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+          ("%s filters progressive frames; this frame of a mixed stream is "
+           "interlaced, and its two fields would mix: put deinterlace "
+           "before it",
+              element_kind (GST_ELEMENT (self))));
+      return GST_FLOW_ERROR;
+    }
   /* the host implementation, mapped as on the GPU: a frame that does not
    * map is an error there too (GstVideoFilter warned and pushed the output
    * buffer as it was) */

@@ -26,6 +26,9 @@ G_DECLARE_DERIVABLE_TYPE (
  * @debug_category: the element's own debug category, set in its class_init:
  *   the base class tells its part of each frame's story there too, so that
  *   `GST_DEBUG=accelgaussianblur:6` shows all of it
+ * @neighbourhood: each output pixel reads the rows above and below it, which
+ *   in an interlaced frame are the other field's: interlaced input is
+ *   refused (its fields were mixed)
  *
  * Frames in CUDA memory (video/x-raw(memory:CUDAMemory)) are filtered in
  * place on the GPU; frames in system memory go through device copies on a
@@ -41,6 +44,7 @@ struct _GstAccelFilterClass
   int (*filter_images) (GstAccelFilter *self, void *stream,
       const GstAccelImage *in, const GstAccelImage *out);
   GstDebugCategory *debug_category;
+  gboolean neighbourhood;
 
   /*< private >*/
   GParamSpec **params; /* by property id, from install_param() */

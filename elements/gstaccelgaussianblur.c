@@ -63,6 +63,7 @@ gst_accel_gaussian_blur_class_init (GstAccelGaussianBlurClass *klass)
 
   filter_class->filter = gst_accel_gaussian_blur_filter;
   filter_class->debug_category = gst_accel_gaussian_blur_debug;
+  filter_class->neighbourhood = TRUE;
 }
 
 static void

@@ -75,6 +75,7 @@ gst_accel_median_class_init (GstAccelMedianClass *klass)
 
   filter_class->filter = gst_accel_median_filter;
   filter_class->debug_category = gst_accel_median_debug;
+  filter_class->neighbourhood = TRUE;
 }
 
 static void

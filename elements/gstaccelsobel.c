@@ -61,6 +61,7 @@ gst_accel_sobel_class_init (GstAccelSobelClass *klass)
 
   filter_class->filter = gst_accel_sobel_filter;
   filter_class->debug_category = gst_accel_sobel_debug;
+  filter_class->neighbourhood = TRUE;
 }
 
 static void

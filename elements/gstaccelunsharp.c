@@ -72,6 +72,7 @@ gst_accel_unsharp_class_init (GstAccelUnsharpClass *klass)
 
   filter_class->filter = gst_accel_unsharp_filter;
   filter_class->debug_category = gst_accel_unsharp_debug;
+  filter_class->neighbourhood = TRUE;
 }
 
 static void

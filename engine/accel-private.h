@@ -132,7 +132,6 @@ gboolean accel_stage_ends_a_branch (AccelStage *stage);
 void accel_stage_leave_graph (AccelStage *stage);
 void accel_stage_set_numbered (AccelStage *stage);
 const char *accel_stage_get_numbered (AccelStage *stage);
-guint64 accel_stage_get_n_withheld (AccelStage *stage);
 void accel_stage_add_link (
     AccelStage *stage, guint out_port, AccelStage *target, guint in_port);
 void accel_stage_clear_links (AccelStage *stage);

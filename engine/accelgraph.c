@@ -840,10 +840,23 @@ accel_graph_start (AccelGraph *graph, GError **error)
   gboolean one_stream;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
-  if (graph->state == GRAPH_RUNNING)
-    return accel_graph_refuse_call (graph, "it is started once", error);
 
   g_mutex_lock (&graph->stop_lock);
+  if (graph->state == GRAPH_RUNNING)
+    {
+      g_mutex_unlock (&graph->stop_lock);
+      return accel_graph_refuse_call (graph, "it is started once", error);
+    }
+  /* two threads that start one graph would prepare it together */
+  if (graph->starting)
+    {
+      g_mutex_unlock (&graph->stop_lock);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "graph '%s' is being started on another thread: it is started "
+          "once",
+          graph->name);
+      return FALSE;
+    }
   graph->starting = TRUE;
   g_atomic_int_set (&graph->start_stopped, FALSE);
   for (guint i = 0; i < graph->stages->len; i++)
@@ -1000,6 +1013,87 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
     }
   g_mutex_unlock (&graph->lock);
   return ok;
+}
+
+/* one line for @stage's frames that reached no output after faults, or
+ * NULL when there were none; adds its counts to @skipped and @lost */
+static gchar *
+describe_incomplete (AccelStage *st, guint64 *skipped, guint64 *lost)
+{
+  guint64 s = accel_stage_get_n_skipped (st), l = accel_stage_get_n_lost (st);
+  GString *line;
+  g_autofree gchar *fault = NULL;
+
+  if (s + l == 0)
+    return NULL;
+  line = g_string_new (NULL);
+  g_string_printf (line, "stage '%s' (%s)", accel_stage_get_name (st),
+      accel_stage_get_kind_name (st));
+  if (s > 0)
+    g_string_append_printf (line,
+        " skipped %" G_GUINT64_FORMAT
+        " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
+        s, s == 1 ? "" : "s", accel_stage_get_n_restarts (st),
+        l > 0 ? " and" : "");
+  if (l > 0)
+    g_string_append_printf (line, " lost %" G_GUINT64_FORMAT " frame%s %s", l,
+        l == 1 ? "" : "s",
+        accel_stage_get_stage_kind (st) == ACCEL_STAGE_SINK
+            ? "on their way out when its output failed"
+            : "a restart could not produce again");
+  /* the counts alone do not say why */
+  if (s > 0 && (fault = accel_stage_dup_first_fault (st)))
+    g_string_append_printf (line, "; the first: %s", fault);
+  /* nor that a stateful stage's later frames are not a clean run's */
+  if (s > 0 && accel_stage_carries_state (st))
+    g_string_append (line, "; it carries state from frame to frame, so its "
+                           "frames after the fault differ from a run "
+                           "without it");
+  *skipped += s;
+  *lost += l;
+  return g_string_free (line, FALSE);
+}
+
+/**
+ * accel_graph_check_complete:
+ * @graph: a graph that ran (at its end, or stopped since)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Whether the graph's last run handed every frame on. A stage's
+ * supervision may go on past a fault: on-fault resume or stop skips the
+ * frame, an out-of-memory frame is skipped after its retry, and a sink
+ * whose output failed loses the frames on their way out. The run then
+ * reaches its end, and accel_graph_run () and accel_graph_wait () return
+ * %TRUE, as the strategies asked; this says what was left out (accel-run's
+ * exit status 3).
+ *
+ * Returns: %TRUE when no stage skipped or lost a frame; %FALSE with
+ * %ACCEL_ERROR_INCOMPLETE, whose message has a line for each stage that
+ * did (its counts and its first fault) and a last line with the totals.
+ * MT safe.
+ */
+gboolean
+accel_graph_check_complete (AccelGraph *graph, GError **error)
+{
+  g_autoptr (GString) lines = g_string_new (NULL);
+  guint64 skipped = 0, lost = 0;
+
+  g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
+  for (guint i = 0; i < graph->stages->len; i++)
+    {
+      g_autofree gchar *line
+          = describe_incomplete (graph->stages->pdata[i], &skipped, &lost);
+
+      if (line)
+        g_string_append_printf (lines, "%s\n", line);
+    }
+  if (skipped + lost == 0)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE,
+      "%sthe run ended without every frame: %" G_GUINT64_FORMAT
+      " skipped, %" G_GUINT64_FORMAT " lost",
+      lines->str, skipped, lost);
+  return FALSE;
 }
 
 /**

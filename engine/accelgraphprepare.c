@@ -347,19 +347,35 @@ file_key (const char *path)
   return accel_file_resolved_path (path);
 }
 
-/* the file a source reads (its "location"), or NULL */
+/* the string property @name of @stage, or NULL */
+static gchar *
+dup_string_property (AccelStage *stage, const char *name)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  gchar *value = NULL;
+
+  if (pspec && pspec->value_type == G_TYPE_STRING)
+    g_object_get (stage, name, &value, NULL);
+  return value;
+}
+
+/* the file a source reads (its "location", or the first location= of its
+ * GStreamer "description": a filesrc's), or NULL */
 gchar *
 accel_graph_source_input (AccelStage *stage)
 {
-  GParamSpec *pspec
-      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), "location");
-  gchar *location = NULL;
+  g_autofree gchar *description = NULL;
+  g_auto (GStrv) locations = NULL;
+  gchar *location;
 
-  if (accel_stage_get_n_inputs (stage) > 0 || !pspec
-      || pspec->value_type != G_TYPE_STRING)
+  if (accel_stage_get_n_inputs (stage) > 0)
     return NULL;
-  g_object_get (stage, "location", &location, NULL);
-  return location;
+  if ((location = dup_string_property (stage, "location")))
+    return location;
+  description = dup_string_property (stage, "description");
+  locations = accel_description_locations (description);
+  return g_strdup (locations[0]);
 }
 
 /* the file @stage writes (a sink's, @writer set) or reads (a source's

@@ -32,9 +32,7 @@ finish_pending (AccelStage *self, const GError *wait_error)
       ACCEL_NVTX_POP ();
       accel_stage_unwatch_work (self);
       /* a frame that failed is never counted as done */
-      if (flow == ACCEL_FLOW_ERROR && !error)
-        g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-            "render () failed without saying why");
+      flow = accel_stage_check_flow (self, "render", flow, &error);
     }
   accel_stage_clear_frame (&sink->pending);
   /* the frame's fault is supervised as one of process () is: on-fault
@@ -48,6 +46,12 @@ finish_pending (AccelStage *self, const GError *wait_error)
   if (error)
     {
       accel_stage_handle_fault (self, error, sink->pending.sequence);
+      return;
+    }
+  /* withheld: written nowhere, so neither committed nor done */
+  if (flow == ACCEL_FLOW_SKIP)
+    {
+      accel_stage_count_withheld (self, sink->pending.sequence);
       return;
     }
   /* a frame written but not committed cannot be skipped */

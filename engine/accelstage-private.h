@@ -100,6 +100,8 @@ typedef struct
   gint64 restart_window_ms;
   guint snapshot_interval;
   GQueue restart_times;      /* monotonic µs of recent restarts */
+  guint restarts_idle;       /* restarts in a row with no frame between */
+  guint64 done_at_restart;   /* frames the stage had made at the last */
   GBytes *snapshot;          /* the last state taken, restored on restart */
   guint64 snapshot_sequence; /* the frame it is the state after */
   gchar *checkpoint;         /* where snapshots go on disk, or NULL */
@@ -307,6 +309,8 @@ void accel_source_settle_params (AccelStage *self);
 void accel_stage_count_fault (AccelStage *stage, guint64 sequence,
     gboolean restarted, const GError *fault);
 void accel_stage_count_withheld (AccelStage *stage, guint64 sequence);
+AccelFlow accel_stage_check_flow (
+    AccelStage *self, const char *vfunc, AccelFlow flow, GError **error);
 void accel_stage_count_batched (
     AccelStage *stage, gboolean replayed, gboolean captured);
 void accel_stage_reset_stats (AccelStage *stage);
@@ -394,7 +398,7 @@ void accel_stage_supervisor_clear (AccelStageSupervisor *sup);
 AccelSupervision accel_stage_supervisor_strategy (
     AccelStageSupervisor *sup, const GError *error);
 AccelSupervision accel_stage_supervisor_decide (
-    AccelStageSupervisor *sup, GError **error);
+    AccelStageSupervisor *sup, guint64 n_done, GError **error);
 gboolean accel_stage_supervisor_restore_checkpoint (
     AccelStage *self, GError **error);
 void accel_stage_supervisor_frame_done (AccelStage *self, guint64 sequence);

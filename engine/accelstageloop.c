@@ -327,6 +327,39 @@ accel_stage_release_frame (AccelStage *self, AccelFrame *frame, GError **error)
 
 /* one attempt at a frame: acquire, process, release, hand on; the hot path.
  * @inputs stay the caller's */
+/* what @vfunc (process or render) returned, checked: the mistakes of a
+ * stage's author are said, not lost. A value that is no AccelFlow is a
+ * programming error (a critical) and fails the frame; an error set with
+ * a flow other than ACCEL_FLOW_ERROR is dropped, with a warning (it
+ * leaked); an error not set with it is made */
+AccelFlow
+accel_stage_check_flow (
+    AccelStage *self, const char *vfunc, AccelFlow flow, GError **error)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (self);
+
+  if ((guint)flow > ACCEL_FLOW_ERROR)
+    {
+      g_critical ("stage '%s': %s () returned %d, which is no AccelFlow",
+          priv->name, vfunc, (int)flow);
+      g_clear_error (error);
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "%s () returned %d, which is no AccelFlow", vfunc, (int)flow);
+      return ACCEL_FLOW_ERROR;
+    }
+  if (flow != ACCEL_FLOW_ERROR && error && *error)
+    {
+      g_warning ("stage '%s': %s () set an error but did not return "
+                 "ACCEL_FLOW_ERROR; the error is dropped: %s",
+          priv->name, vfunc, (*error)->message);
+      g_clear_error (error);
+    }
+  if (flow == ACCEL_FLOW_ERROR && error && !*error)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+        "%s () failed without saying why", vfunc);
+  return flow;
+}
+
 static AccelFrameResult
 attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     gint64 t0, gint64 *t_done, GError **error)
@@ -399,6 +432,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
       ACCEL_NVTX_PUSH (priv->name, sequence);
       flow = klass->process (self, &frame, error);
       ACCEL_NVTX_POP ();
+      flow = accel_stage_check_flow (self, "process", flow, error);
       /* fences even for a failed frame: its work may be queued */
       if (!accel_stage_release_frame (
               self, &frame, flow == ACCEL_FLOW_ERROR ? NULL : error)
@@ -429,10 +463,12 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   /* a source that skips yields its thread: it made no frame */
   else if (flow == ACCEL_FLOW_SKIP && priv->n_in == 0)
     res = ACCEL_FRAME_YIELDED;
-  else if (flow == ACCEL_FLOW_SKIP && priv->n_out > 0)
+  /* a transform's or a sink's frame that reaches no sink */
+  else if (flow == ACCEL_FLOW_SKIP)
     {
       accel_stage_count_withheld (self, sequence);
-      accel_stage_send_gap_downstream (self, sequence);
+      if (priv->n_out > 0)
+        accel_stage_send_gap_downstream (self, sequence);
     }
   else if (flow == ACCEL_FLOW_OK)
     {
@@ -531,6 +567,22 @@ restart (AccelStage *self, GError **error)
 
 /* answers a fault as the stage's supervisor decides: TRUE when the stage
  * goes on. Takes @error */
+/* the first fault of the stage's run that it goes on past is said as it
+ * comes (a run that restarts for a minute said nothing till its end); the
+ * later ones are counted, and said with it at the end */
+static void
+say_first_fault (
+    AccelStage *self, guint64 sequence, const GError *error, const char *then)
+{
+  g_autofree gchar *first = accel_stage_dup_first_fault (self);
+
+  if (first)
+    return;
+  g_message ("stage '%s': frame %" G_GUINT64_FORMAT " failed (%s); %s; its "
+             "later faults are counted",
+      accel_stage_get_name (self), sequence, error->message, then);
+}
+
 gboolean
 accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 {
@@ -556,7 +608,9 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
              == ACCEL_SUPERVISION_RESTART)
     decision = ACCEL_SUPERVISION_RESUME;
   else
-    decision = accel_stage_supervisor_decide (&priv->supervisor, &error);
+    decision = accel_stage_supervisor_decide (&priv->supervisor,
+        accel_stage_get_n_processed (self) - accel_stage_get_n_lost (self),
+        &error);
   switch (decision)
     {
     case ACCEL_SUPERVISION_RESUME:
@@ -565,8 +619,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
           g_error_free (error);
           return TRUE;
         }
-      g_debug ("stage '%s' skips frame %" G_GUINT64_FORMAT ": %s", priv->name,
-          sequence, error->message);
+      say_first_fault (self, sequence, error, "the frame is skipped");
       accel_stage_count_fault (self, sequence, FALSE, error);
       g_error_free (error);
       /* a frame made again to catch up went on before */
@@ -574,8 +627,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
         accel_stage_send_gap_downstream (self, sequence);
       return TRUE;
     case ACCEL_SUPERVISION_RESTART:
-      g_debug ("stage '%s' restarts after frame %" G_GUINT64_FORMAT ": %s",
-          priv->name, sequence, error->message);
+      say_first_fault (self, sequence, error, "the stage restarts");
       if (!restart (self, &restart_error))
         {
           g_prefix_error (
@@ -600,8 +652,7 @@ accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
     case ACCEL_SUPERVISION_STOP:
       /* the frame is skipped as by resume, and counted so: a graph that
        * ends normally after it still lacks that frame */
-      g_debug ("stage '%s' stops after frame %" G_GUINT64_FORMAT ": %s",
-          priv->name, sequence, error->message);
+      say_first_fault (self, sequence, error, "the stage's stream ends");
       accel_stage_count_fault (self, sequence, FALSE, error);
       g_error_free (error);
       accel_stage_handle_eos (self);

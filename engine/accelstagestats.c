@@ -468,6 +468,15 @@ accel_stage_count_withheld (AccelStage *stage, guint64 sequence)
     priv->observer.frame (stage, sequence, TRUE, priv->observer_data);
 }
 
+/**
+ * accel_stage_get_n_withheld:
+ * @stage: a stage
+ *
+ * Returns: frames that did not fail but reach no sink below @stage in the
+ *   graph's run (the last one, once it stopped): its process () or
+ *   render () returned %ACCEL_FLOW_SKIP, or, for a sink, frames it had
+ *   committed in an earlier run (a state directory). MT safe.
+ */
 guint64
 accel_stage_get_n_withheld (AccelStage *stage)
 {

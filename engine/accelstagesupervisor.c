@@ -78,9 +78,14 @@ accel_stage_supervisor_strategy (AccelStageSupervisor *sup, const GError *error)
     }
 }
 
-/* FALSE past the restart intensity */
+/* whether the stage may restart, having made @n_done frames in the run
+ * (less those it lost: a sink's taken and lost at a restart went nowhere):
+ * not past the restart intensity, nor past max-restarts restarts in a row
+ * with no frame through between them (@idle: a fault that took longer
+ * than the window to come back, a start that timed out, restarted the
+ * stage for good, losing every frame) */
 static gboolean
-may_restart (AccelStageSupervisor *sup)
+may_restart (AccelStageSupervisor *sup, guint64 n_done, gboolean *idle)
 {
   gint64 now = g_get_monotonic_time ();
   gint64 since = now - sup->restart_window_ms * 1000;
@@ -88,28 +93,43 @@ may_restart (AccelStageSupervisor *sup)
   while (!g_queue_is_empty (&sup->restart_times)
          && *(gint64 *)g_queue_peek_head (&sup->restart_times) < since)
     g_free (g_queue_pop_head (&sup->restart_times));
+  if (n_done != sup->done_at_restart)
+    sup->restarts_idle = 0;
+  *idle = FALSE;
   if (sup->restart_times.length >= sup->max_restarts)
     return FALSE;
+  *idle = sup->restarts_idle >= sup->max_restarts;
+  if (*idle)
+    return FALSE;
+  sup->done_at_restart = n_done;
+  sup->restarts_idle++;
   g_queue_push_tail (&sup->restart_times, g_memdup2 (&now, sizeof (now)));
   return TRUE;
 }
 
-/* what to do about the fault in *@error: a restart past the restart
- * intensity escalates, and *@error says so. Called from the stage's
- * thread. */
+/* what to do about the fault in *@error, the stage having made @n_done
+ * frames in the run: a restart past the restart intensity, or past
+ * max-restarts in a row with no frame through, escalates, and *@error says
+ * so. Called from the stage's thread. */
 AccelSupervision
-accel_stage_supervisor_decide (AccelStageSupervisor *sup, GError **error)
+accel_stage_supervisor_decide (
+    AccelStageSupervisor *sup, guint64 n_done, GError **error)
 {
   AccelSupervision strategy = accel_stage_supervisor_strategy (sup, *error);
+  gboolean idle;
 
-  if (strategy == ACCEL_SUPERVISION_RESTART && !may_restart (sup))
-    {
-      g_prefix_error (error,
-          "restarted %u times within %" G_GINT64_FORMAT " ms, escalating: ",
-          sup->max_restarts, sup->restart_window_ms);
-      strategy = ACCEL_SUPERVISION_ESCALATE;
-    }
-  return strategy;
+  if (strategy != ACCEL_SUPERVISION_RESTART || may_restart (sup, n_done, &idle))
+    return strategy;
+  if (idle)
+    g_prefix_error (error,
+        "restarted %u times with no frame through between them, "
+        "escalating: ",
+        sup->max_restarts);
+  else
+    g_prefix_error (error,
+        "restarted %u times within %" G_GINT64_FORMAT " ms, escalating: ",
+        sup->max_restarts, sup->restart_window_ms);
+  return ACCEL_SUPERVISION_ESCALATE;
 }
 
 /* a checkpoint not saved loses no frame (this one is through): a resume

@@ -115,6 +115,31 @@ accel_thread_try_new (
   return thread;
 }
 
+/**
+ * accel_description_locations: (skip)
+ * @description: a GStreamer description (gst-launch syntax)
+ *
+ * The files its elements name, as written: each `location=` value
+ * (filesrc's, filesink's). The engine checks these as it checks a source's
+ * or a sink's own location (one run writing over its own input), without
+ * building the description.
+ *
+ * Returns: (transfer full): the locations in order, possibly none; none
+ * for a description that does not parse. MT safe.
+ */
+gchar **
+accel_description_locations (const char *description)
+{
+  g_auto (GStrv) words = NULL;
+  g_autoptr (GStrvBuilder) found = g_strv_builder_new ();
+
+  if (description && g_shell_parse_argv (description, NULL, &words, NULL))
+    for (guint i = 0; words[i]; i++)
+      if (g_str_has_prefix (words[i], "location=") && words[i][9])
+        g_strv_builder_add (found, words[i] + strlen ("location="));
+  return g_strv_builder_end (found);
+}
+
 /* as accel_deadline_after (), @timeout_us from @start (monotonic, ≥ 0) */
 gint64
 accel_deadline_from (gint64 start, gint64 timeout_us)

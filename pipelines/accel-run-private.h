@@ -34,7 +34,7 @@ gboolean accel_run_write_output (
     const char *path, const char *text, GError **error);
 gboolean accel_run_write_dot (
     AccelGraph *graph, const char *path, GError **error);
-gboolean accel_run_say_incomplete (AccelGraph *graph);
+gboolean accel_run_say_incomplete (AccelGraph *graph, gboolean ended);
 void accel_run_say_dropped (AccelGraph *graph);
 
 G_END_DECLS

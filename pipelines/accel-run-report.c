@@ -169,60 +169,27 @@ rank_prefix (void)
                : g_strdup ("");
 }
 
-/* a run that reached its end without every frame says which stages
- * skipped frames after faults (on-fault: resume, restart) or lost them (a
- * live source past a restart, a sink whose output failed with frames on
- * their way); TRUE when any did */
+/* which stages skipped frames after faults (on-fault: resume, restart) or
+ * lost them (a live source past a restart, a sink whose output failed
+ * with frames on their way), a line each (accel_graph_check_complete ());
+ * for a run that reached its end (@ended) the totals too, with its exit
+ * status. TRUE when any did */
 gboolean
-accel_run_say_incomplete (AccelGraph *graph)
+accel_run_say_incomplete (AccelGraph *graph, gboolean ended)
 {
-  GPtrArray *stages = accel_graph_get_stages (graph);
   g_autofree gchar *who = rank_prefix ();
-  g_autoptr (GString) line = g_string_new (NULL);
-  guint64 skipped = 0, lost = 0;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) lines = NULL;
 
-  for (guint i = 0; i < stages->len; i++)
-    {
-      AccelStage *st = stages->pdata[i];
-      guint64 s = accel_stage_get_n_skipped (st),
-              l = accel_stage_get_n_lost (st);
-      g_autofree gchar *fault = NULL;
-
-      if (s + l == 0)
-        continue;
-      /* one write a line: the ranks of a world share stderr */
-      g_string_printf (line, "accel-run: %sstage '%s' (%s)", who,
-          accel_stage_get_name (st), accel_stage_get_kind_name (st));
-      if (s > 0)
-        g_string_append_printf (line,
-            " skipped %" G_GUINT64_FORMAT
-            " frame%s after faults (%" G_GUINT64_FORMAT " restarts)%s",
-            s, s == 1 ? "" : "s", accel_stage_get_n_restarts (st),
-            l > 0 ? " and" : "");
-      if (l > 0)
-        g_string_append_printf (line, " lost %" G_GUINT64_FORMAT " frame%s %s",
-            l, l == 1 ? "" : "s",
-            accel_stage_get_stage_kind (st) == ACCEL_STAGE_SINK
-                ? "on their way out when its output failed"
-                : "a restart could not produce again");
-      /* the counts alone do not say why */
-      if (s > 0 && (fault = accel_stage_dup_first_fault (st)))
-        g_string_append_printf (line, "; the first: %s", fault);
-      /* nor that a stateful stage's later frames are not a clean run's */
-      if (s > 0 && accel_stage_carries_state (st))
-        g_string_append (line, "; it carries state from frame to frame, so "
-                               "its frames after the fault differ from a "
-                               "run without it");
-      g_printerr ("%s\n", line->str);
-      skipped += s;
-      lost += l;
-    }
-  if (skipped + lost == 0)
+  if (accel_graph_check_complete (graph, &error))
     return FALSE;
-  g_printerr (
-      "accel-run: %sthe run ended without every frame: %" G_GUINT64_FORMAT
-      " skipped, %" G_GUINT64_FORMAT " lost (exit status %d)\n",
-      who, skipped, lost, ACCEL_EXIT_INCOMPLETE);
+  lines = g_strsplit (error->message, "\n", -1);
+  /* one write a line: the ranks of a world share stderr */
+  for (guint i = 0; lines[i + 1]; i++)
+    g_printerr ("accel-run: %s%s\n", who, lines[i]);
+  if (ended)
+    g_printerr ("accel-run: %s%s (exit status %d)\n", who,
+        lines[g_strv_length (lines) - 1], ACCEL_EXIT_INCOMPLETE);
   return TRUE;
 }
 

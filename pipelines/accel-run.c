@@ -276,13 +276,10 @@ static gboolean
 description_names (
     const char *description, const char *name, const struct stat *file)
 {
-  g_auto (GStrv) words = NULL;
+  g_auto (GStrv) locations = accel_description_locations (description);
 
-  if (!g_shell_parse_argv (description, NULL, &words, NULL))
-    return FALSE;
-  for (guint i = 0; words[i]; i++)
-    if (g_str_has_prefix (words[i], "location=")
-        && is_file (words[i] + strlen ("location="), name, file))
+  for (guint i = 0; locations[i]; i++)
+    if (is_file (locations[i], name, file))
       return TRUE;
   return FALSE;
 }
@@ -1334,12 +1331,16 @@ run_pipeline (const char *path)
    * written, the run is over (the last progress line loses nothing) */
   if (run->stopped)
     {
+      /* what was left out before the stop is said too */
+      accel_run_say_incomplete (graph, FALSE);
       g_printerr ("accel-run: stopped at once; the frames in flight were "
                   "dropped and outputs may be incomplete\n");
       status = EXIT_STOPPED;
     }
   else if (run->error)
     {
+      /* and before the error */
+      accel_run_say_incomplete (graph, FALSE);
       g_printerr ("accel-run: %s\n", run->error->message);
       status = accel_supervisor_exit_status (run->error);
     }
@@ -1348,7 +1349,7 @@ run_pipeline (const char *path)
       /* an interrupt ends the sources where each is */
       if (!run->interrupted)
         accel_run_say_dropped (graph);
-      if (accel_run_say_incomplete (graph) && status == EXIT_DONE)
+      if (accel_run_say_incomplete (graph, TRUE) && status == EXIT_DONE)
         status = EXIT_INCOMPLETE;
     }
   /* the supervisor tells an interrupt of its own from one of this worker
@@ -1849,7 +1850,8 @@ check_options (GError **error)
       && !g_ascii_string_to_unsigned (opt_device, 10, 0, 63, NULL, NULL))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--device must be auto, host or a GPU number, not '%s'", opt_device);
+          "--device must be auto, host or a GPU number from 0 to 63, not '%s'",
+          opt_device);
       return FALSE;
     }
   if (opt_state_dir && !check_state_dir (opt_state_dir, error))

@@ -623,7 +623,8 @@ parse_device (const char *text, AccelDevice **device, gboolean *host_instead)
     }
   if (!g_ascii_string_to_unsigned (text, 10, 0, 63, &index, NULL))
     return g_strdup_printf (
-        "device must be auto, host or a GPU number, not '%s'", text);
+        "device must be auto, host or a GPU number from 0 to 63, not '%s'",
+        text);
   if (accel_backend_get_default () == ACCEL_BACKEND_HOST)
     {
       /* the host backend runs everything on the host */
@@ -993,12 +994,13 @@ in_ranks (Loader *l, yaml_node_t *n, const char *name, gboolean *other_rank,
   return ok;
 }
 
-/* where the location a stage that writes files is given was, and whether
- * it names each rank's file ({rank}) */
+/* where the location a stage that writes files is given was (or its
+ * GStreamer description, whose filesink's it holds), and whether it names
+ * each rank's file ({rank}) */
 static void
 note_file (Decl *decl, const char *param, const char *text, yaml_mark_t mark)
 {
-  if (!g_str_equal (param, "location"))
+  if (!g_str_equal (param, "location") && !g_str_equal (param, "description"))
     return;
   decl->ranked_file = strstr (text, "{rank}") != NULL;
   decl->file_mark = mark;
@@ -1018,8 +1020,13 @@ check_stage_files_per_rank (Loader *l)
       if (!decl->stage || decl->n_ranks < 2 || decl->ranked_file
           || !G_TYPE_CHECK_INSTANCE_TYPE (decl->stage, ACCEL_TYPE_FILE_OUTPUT))
         continue;
-      /* the parameter: the stage's path is known once it is prepared */
-      g_object_get (decl->stage, "location", &path, NULL);
+      /* the parameter: the stage's path is known once it is prepared (a
+       * description's, io.gst-sink's, from its words) */
+      if (g_object_class_find_property (
+              G_OBJECT_GET_CLASS (decl->stage), "location"))
+        g_object_get (decl->stage, "location", &path, NULL);
+      else
+        path = accel_file_output_get_path (ACCEL_FILE_OUTPUT (decl->stage));
       if (!path || !*path || g_str_equal (path, "/dev/null"))
         continue;
       report (l, decl->file_mark,

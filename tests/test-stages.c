@@ -258,6 +258,135 @@ test_failer_init (TestFailer *self)
 {
 }
 
+/* test.misbehaver: passes frames on, but at sequence 2 (or from 2 on,
+ * with "every") returns "flow" from process (), with an error set when
+ * "set-error" is: the mistakes of a stage's author, or faults that come
+ * "sleep-ms" apart */
+struct _TestMisbehaver
+{
+  AccelStage parent;
+  gint flow;
+  gboolean set_error;
+  gboolean every;
+  gint sleep_ms;
+};
+G_DEFINE_FINAL_TYPE (TestMisbehaver, test_misbehaver, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+misbehaver_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  TestMisbehaver *self = TEST_MISBEHAVER (stage);
+
+  g_usleep ((gulong)self->sleep_ms * 1000);
+  if (frame->sequence < 2 || (frame->sequence > 2 && !self->every))
+    return ACCEL_FLOW_OK;
+  if (self->set_error)
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT,
+        "frame %" G_GUINT64_FORMAT " is odd", frame->sequence);
+  return (AccelFlow)self->flow;
+}
+
+static void
+misbehaver_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  TestMisbehaver *self = TEST_MISBEHAVER (object);
+
+  if (prop_id == 1)
+    self->flow = g_value_get_int (value);
+  else if (prop_id == 2)
+    self->set_error = g_value_get_boolean (value);
+  else if (prop_id == 3)
+    self->every = g_value_get_boolean (value);
+  else
+    self->sleep_ms = g_value_get_int (value);
+}
+
+static void
+misbehaver_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  TestMisbehaver *self = TEST_MISBEHAVER (object);
+
+  if (prop_id == 1)
+    g_value_set_int (value, self->flow);
+  else if (prop_id == 2)
+    g_value_set_boolean (value, self->set_error);
+  else if (prop_id == 3)
+    g_value_set_boolean (value, self->every);
+  else
+    g_value_set_int (value, self->sleep_ms);
+}
+
+static void
+test_misbehaver_class_init (TestMisbehaverClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  gobject_class->set_property = misbehaver_set_property;
+  gobject_class->get_property = misbehaver_get_property;
+  g_object_class_install_property (gobject_class, 1,
+      g_param_spec_int ("flow", "Flow", "What frame 2's process () returns",
+          G_MININT, G_MAXINT, ACCEL_FLOW_OK,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, 2,
+      g_param_spec_boolean ("set-error", "Set error",
+          "Whether frame 2's process () sets an error", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, 3,
+      g_param_spec_boolean ("every", "Every",
+          "Whether every frame from 2 on does as frame 2", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, 4,
+      g_param_spec_int ("sleep-ms", "Sleep", "How long each frame takes", 0,
+          10000, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  sc->process = misbehaver_process;
+  accel_stage_class_set_metadata (
+      sc, "test.misbehaver", "Returns what it is told at sequence 2");
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &any, NULL);
+  accel_stage_class_add_port (sc, ACCEL_PORT_OUTPUT, "out", &any, NULL);
+}
+
+static void
+test_misbehaver_init (TestMisbehaver *self)
+{
+}
+
+/* test.skip-sink: takes the even frames and withholds the odd ones
+ * (ACCEL_FLOW_SKIP) */
+struct _TestSkipSink
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestSkipSink, test_skip_sink, ACCEL_TYPE_STAGE)
+
+static AccelFlow
+skip_sink_process (AccelStage *stage, AccelFrame *frame, GError **error)
+{
+  return frame->sequence % 2 ? ACCEL_FLOW_SKIP : ACCEL_FLOW_OK;
+}
+
+static void
+test_skip_sink_class_init (TestSkipSinkClass *klass)
+{
+  AccelStageClass *sc = ACCEL_STAGE_CLASS (klass);
+  AccelType any;
+
+  sc->process = skip_sink_process;
+  accel_stage_class_set_metadata (
+      sc, "test.skip-sink", "Withholds the odd frames");
+  accel_type_init_any (&any);
+  accel_stage_class_add_port (sc, ACCEL_PORT_INPUT, "in", &any, NULL);
+}
+
+static void
+test_skip_sink_init (TestSkipSink *self)
+{
+}
+
 /* test.counter: stateful; copies its input and writes the number of frames
  * it has seen (mod 256) into the first byte, so its output depends on its
  * state and a restart without that state shows */
@@ -502,6 +631,8 @@ test_stages_register (void)
   accel_registry_register (registry, TEST_TYPE_PAIR_SINK);
   accel_registry_register (registry, TEST_TYPE_SLOW_SINK);
   accel_registry_register (registry, TEST_TYPE_FAILER);
+  accel_registry_register (registry, TEST_TYPE_MISBEHAVER);
+  accel_registry_register (registry, TEST_TYPE_SKIP_SINK);
   accel_registry_register (registry, TEST_TYPE_RENDER_FAILER);
   accel_registry_register (registry, TEST_TYPE_COUNTER);
   accel_registry_register (registry, TEST_TYPE_LIVE_SOURCE);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stage kinds that exist only in the tests: a typed consumer, a two-input
- * sink, a slow sink, stages that fail on purpose, a live source and one
- * that never writes its frames */
+ * sink, a slow sink, stages that fail or misbehave on purpose, a live
+ * source and one that never writes its frames */
 #pragma once
 
 #include <accel/accel.h>
@@ -18,6 +18,13 @@ G_DECLARE_FINAL_TYPE (TestSlowSink, test_slow_sink, TEST, SLOW_SINK, AccelStage)
 
 #define TEST_TYPE_FAILER (test_failer_get_type ())
 G_DECLARE_FINAL_TYPE (TestFailer, test_failer, TEST, FAILER, AccelStage)
+
+#define TEST_TYPE_MISBEHAVER (test_misbehaver_get_type ())
+G_DECLARE_FINAL_TYPE (
+    TestMisbehaver, test_misbehaver, TEST, MISBEHAVER, AccelStage)
+
+#define TEST_TYPE_SKIP_SINK (test_skip_sink_get_type ())
+G_DECLARE_FINAL_TYPE (TestSkipSink, test_skip_sink, TEST, SKIP_SINK, AccelStage)
 
 #define TEST_TYPE_RENDER_FAILER (test_render_failer_get_type ())
 G_DECLARE_FINAL_TYPE (

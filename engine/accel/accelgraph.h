@@ -32,6 +32,7 @@ gboolean accel_graph_start (AccelGraph *graph, GError **error);
 gboolean accel_graph_is_hung (AccelGraph *graph);
 gboolean accel_graph_wait (
     AccelGraph *graph, gint64 timeout_us, GError **error);
+gboolean accel_graph_check_complete (AccelGraph *graph, GError **error);
 void accel_graph_stop (AccelGraph *graph);
 void accel_graph_interrupt_start (AccelGraph *graph);
 void accel_graph_send_eos (AccelGraph *graph);

@@ -251,6 +251,7 @@ guint64 accel_stage_get_n_dropped (AccelStage *stage);
 guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
 guint64 accel_stage_get_n_lost (AccelStage *stage);
+guint64 accel_stage_get_n_withheld (AccelStage *stage);
 void accel_stage_count_lost (AccelStage *stage, guint64 n);
 void accel_stage_wait_begin (AccelStage *stage);
 void accel_stage_wait_end (AccelStage *stage);

@@ -10,6 +10,7 @@ guint accel_str_edit_distance (const char *a, const char *b);
 gint64 accel_deadline_after (gint64 timeout_us);
 GThread *accel_thread_try_new (
     const char *name, GThreadFunc func, gpointer data, GError **error);
+gchar **accel_description_locations (const char *description);
 
 /**
  * ACCEL_DIGEST_INIT:

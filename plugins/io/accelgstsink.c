@@ -52,7 +52,11 @@ struct _AccelGstSink
   GPtrArray *reached;
 };
 
-G_DEFINE_FINAL_TYPE (AccelGstSink, accel_gst_sink, ACCEL_TYPE_STAGE)
+static void accel_gst_sink_file_output_init (AccelFileOutputInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AccelGstSink, accel_gst_sink, ACCEL_TYPE_STAGE,
+    G_IMPLEMENT_INTERFACE (
+        ACCEL_TYPE_FILE_OUTPUT, accel_gst_sink_file_output_init))
 
 enum
 {
@@ -337,6 +341,24 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
       "handle-segment-change", TRUE, NULL);
   gst_app_src_set_callbacks (self->appsrc, &callbacks, &self->watch, NULL);
   return TRUE;
+}
+
+/* the first file its description writes (a filesink's location): the
+ * graph refuses a run that writes over its own input, another sink's
+ * file, the pipeline file or its state, as for io.raw-file-sink */
+static gchar *
+accel_gst_sink_get_path (AccelFileOutput *output)
+{
+  g_auto (GStrv) locations
+      = accel_description_locations (ACCEL_GST_SINK (output)->description);
+
+  return g_strdup (locations[0]);
+}
+
+static void
+accel_gst_sink_file_output_init (AccelFileOutputInterface *iface)
+{
+  iface->get_path = accel_gst_sink_get_path;
 }
 
 /* the description is built here already, so a wrong one fails the

@@ -132,6 +132,17 @@ close_location (AccelRawFileSource *self)
 
 /* opens the location and learns what it is: a regular file's whole
  * frames, or a stream read as it comes */
+/* a regular file whose size says 0 but which holds bytes: one of the
+ * kernel's (/proc, /sys), made as it is read; read as a stream is, to its
+ * end (it gave no frame and the run ended as done) */
+static gboolean
+sizes_as_it_is_read (int fd, const struct stat *st)
+{
+  char byte;
+
+  return st->st_size == 0 && pread (fd, &byte, 1, 0) == 1;
+}
+
 static gboolean
 open_location (AccelRawFileSource *self, GError **error)
 {
@@ -147,7 +158,7 @@ open_location (AccelRawFileSource *self, GError **error)
           self->location, g_strerror (saved));
       return FALSE;
     }
-  self->seekable = S_ISREG (st.st_mode);
+  self->seekable = S_ISREG (st.st_mode) && !sizes_as_it_is_read (self->fd, &st);
   self->filled = 0;
   accel_io_numbers_reset (&self->numbers);
   if (!self->seekable)
@@ -167,7 +178,11 @@ open_location (AccelRawFileSource *self, GError **error)
           self->location, self->frame_size);
       return FALSE;
     }
-  if (self->seekable && (guint64)st.st_size % self->frame_size != 0)
+  if (self->seekable && self->n_frames == 0)
+    g_message ("%s holds no whole frame of %" G_GSIZE_FORMAT " bytes: the "
+               "source has none to give",
+        self->location, self->frame_size);
+  else if (self->seekable && (guint64)st.st_size % self->frame_size != 0)
     g_message ("%s: the last %" G_GUINT64_FORMAT " bytes are no whole frame "
                "and are left out",
         self->location, (guint64)st.st_size % self->frame_size);

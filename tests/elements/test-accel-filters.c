@@ -283,6 +283,40 @@ test_caps_refuse_nv12 (void)
   gst_harness_teardown (h);
 }
 
+/* a filter that reads a pixel's neighbours refuses interlaced frames,
+ * whose rows above and below are the other field's: they were filtered
+ * as one frame and the fields mixed (a black and a white field blurred to
+ * grey). An interleaved stream is refused at its caps, a mixed stream's
+ * interlaced frame as it comes; a filter of single pixels takes both */
+static void
+test_filter_interlaced (gconstpointer data)
+{
+  const char *element = data;
+  gboolean neighbours = !g_str_equal (element, "accelthreshold");
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *frame;
+
+  for (guint mixed = 0; mixed < 2; mixed++)
+    {
+      h = gst_harness_new (element);
+      gst_video_info_set_interlaced_format (&info, GST_VIDEO_FORMAT_RGBA,
+          mixed ? GST_VIDEO_INTERLACE_MODE_MIXED
+                : GST_VIDEO_INTERLACE_MODE_INTERLEAVED,
+          WIDTH, HEIGHT);
+      gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+      frame = gst_buffer_new_allocate (NULL, info.size, NULL);
+      gst_buffer_memset (frame, 0, 0, info.size);
+      GST_BUFFER_FLAG_SET (frame, GST_VIDEO_BUFFER_FLAG_INTERLACED);
+      if (neighbours)
+        g_assert_cmpint (gst_harness_push (h, frame), ==,
+            mixed ? GST_FLOW_ERROR : GST_FLOW_NOT_NEGOTIATED);
+      else
+        g_assert_cmpint (gst_harness_push (h, frame), ==, GST_FLOW_OK);
+      gst_harness_teardown (h);
+    }
+}
+
 /* the next event @h's sink received that is not a sticky one of the
  * stream's start (stream-start, caps, segment), or NULL */
 static GstEvent *
@@ -549,8 +583,20 @@ main (int argc, char **argv)
       "accelupload ! acceldownload", test_filter_short_frame);
   g_test_add_data_func ("/elements/download/short-frame", "acceldownload",
       test_filter_short_frame);
+  g_test_add_data_func ("/elements/convert/short-frame-passed-through",
+      "accelconvert", test_filter_short_frame);
   g_test_add_func (
       "/elements/filter/staging-freed-across-caps", test_staging_freed);
+  for (guint i = 0; i < 6; i++)
+    {
+      static const char *const elements[]
+          = { "accelgaussianblur", "accelboxblur", "accelmedian", "accelsobel",
+              "accelunsharp", "accelthreshold" };
+      g_autofree gchar *path = g_strdup_printf (
+          "/elements/filter/interlaced/%s", elements[i] + strlen ("accel"));
+
+      g_test_add_data_func (path, elements[i], test_filter_interlaced);
+    }
 
   return g_test_run ();
 }

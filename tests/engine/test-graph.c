@@ -2011,10 +2011,65 @@ test_stepped_withheld (GraphFixture *f, gconstpointer data)
     }
   g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 0);
   g_assert_cmpuint (accel_stage_get_n_skipped (k), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_withheld (k), ==, 5);
   g_assert_false (accel_graph_step (f->graph, 10 * G_USEC_PER_SEC, &f->error));
   g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
   g_clear_error (&f->error);
   g_assert_true (accel_graph_wait (f->graph, -1, &f->error));
+}
+
+/* a process () that returns what is no AccelFlow: a critical, and the
+ * frame fails as a fault of the stage (every frame after it was dropped
+ * without a word); one that sets an error but returns OK: a warning, the
+ * error dropped and the frame handed on (the error leaked) */
+static void
+test_flow_checked (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *k;
+
+  f->src = source (f, "src", 6, "16");
+  k = add (f, "test.misbehaver", "k");
+  f->sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "k");
+  link_ok (f->graph, "k", "sink");
+  g_object_set (k, "flow", 42, "on-fault", ACCEL_SUPERVISION_RESUME, NULL);
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_CRITICAL,
+      "stage 'k': process () returned 42, which is no AccelFlow");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 5);
+  g_assert_cmpuint (accel_stage_get_n_skipped (k), ==, 1);
+  g_assert_false (accel_graph_check_complete (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE);
+  g_assert_cmpstr (f->error->message, ==,
+      "stage 'k' (test.misbehaver) skipped 1 frame after faults (0 "
+      "restarts); the first: process () returned 42, which is no "
+      "AccelFlow\nthe run ended without every frame: 1 skipped, 0 lost");
+  g_clear_error (&f->error);
+
+  g_object_set (k, "flow", ACCEL_FLOW_OK, "set-error", TRUE, NULL);
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_WARNING,
+      "stage 'k': process () set an error but did not return "
+      "ACCEL_FLOW_ERROR; the error is dropped: frame 2 is odd");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 6);
+  g_assert_true (accel_graph_check_complete (f->graph, &f->error));
+  g_assert_no_error (f->error);
+}
+
+/* a sink's frames withheld (ACCEL_FLOW_SKIP) are counted: they were in
+ * no count */
+static void
+test_sink_withheld (GraphFixture *f, gconstpointer data)
+{
+  f->src = source (f, "src", 6, "16");
+  f->sink = add (f, "test.skip-sink", "sink");
+  link_ok (f->graph, "src", "sink");
+  g_assert_true (accel_graph_run (f->graph, &f->error));
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (accel_stage_get_n_withheld (f->sink), ==, 3);
 }
 
 int
@@ -2057,6 +2112,10 @@ main (int argc, char **argv)
       test_leaf_stage_goes_on, graph_tear_down);
   g_test_add ("/graph/start-races-stop", GraphFixture, NULL, graph_set_up,
       test_start_races_stop, graph_tear_down);
+  g_test_add ("/graph/flow-checked", GraphFixture, NULL, graph_set_up,
+      test_flow_checked, graph_tear_down);
+  g_test_add ("/graph/sink-withheld", GraphFixture, NULL, graph_set_up,
+      test_sink_withheld, graph_tear_down);
   g_test_add ("/graph/threads-in-a-ring", GraphFixture, "ring", graph_set_up,
       test_threads_in_a_ring, graph_tear_down);
   g_test_add ("/graph/invalid", GraphFixture, "invalid", graph_set_up,

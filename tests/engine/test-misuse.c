@@ -833,6 +833,48 @@ test_dot_escapes_names (void)
     }
 }
 
+static gpointer
+start_in_thread (gpointer data)
+{
+  GError *error = NULL;
+
+  accel_graph_start (data, &error);
+  return error;
+}
+
+/* two threads that start one graph at once: one starts it, the other is
+ * refused (both prepared it together: a crash, or a critical) */
+static void
+test_start_on_two_threads (void)
+{
+  for (guint round = 0; round < 40; round++)
+    {
+      g_autoptr (AccelGraph) graph = accel_graph_new ("twice");
+      GError *errors[2];
+      GThread *threads[2];
+
+      add_src_to_sink (graph, "64", 2);
+      for (guint i = 0; i < 2; i++)
+        threads[i] = g_thread_new ("start", start_in_thread, graph);
+      for (guint i = 0; i < 2; i++)
+        errors[i] = g_thread_join (threads[i]);
+      g_assert_true (!errors[0] != !errors[1]);
+      for (guint i = 0; i < 2; i++)
+        if (errors[i])
+          {
+            g_assert_true (
+                g_str_equal (errors[i]->message,
+                    "graph 'twice' is running: it is started once")
+                || g_str_equal (errors[i]->message,
+                    "graph 'twice' is being started on another thread: it "
+                    "is started once"));
+            g_clear_error (&errors[i]);
+          }
+      g_assert_true (accel_graph_wait (graph, -1, NULL));
+      accel_graph_stop (graph);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -856,6 +898,7 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/stage-name-refused", test_stage_name_refused);
   g_test_add_func ("/misuse/param-async-invalid", test_param_async_invalid);
   g_test_add_func ("/misuse/calls-out-of-order", test_calls_out_of_order);
+  g_test_add_func ("/misuse/start-on-two-threads", test_start_on_two_threads);
   g_test_add_func ("/misuse/step-after-stop", test_step_after_stop);
   g_test_add_func ("/misuse/step-not-stepped", test_step_not_stepped);
   g_test_add_func ("/misuse/run-stepped", test_run_stepped);

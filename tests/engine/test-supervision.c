@@ -234,6 +234,33 @@ test_restart_intensity (Chain *c, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 2);
 }
 
+/* faults that come back slower than the restart window, with no frame
+ * through between them (each frame fails after 5 ms; a start that times
+ * out, in io.gst-sink): past max-restarts in a row the fault escalates,
+ * where the stage restarted for good and every frame was lost */
+static void
+test_restarts_without_progress (void)
+{
+  g_autoptr (AccelGraph) graph = accel_graph_new ("idle");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+  AccelStage *k = accel_test_stage (graph, "test.misbehaver", "k");
+
+  accel_test_stage (graph, "core.null-sink", "sink");
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)50, NULL);
+  g_object_set (k, "flow", ACCEL_FLOW_ERROR, "set-error", TRUE, "every", TRUE,
+      "sleep-ms", 5, "on-fault", ACCEL_SUPERVISION_RESTART, "max-restarts", 2,
+      "restart-window", (gint64)1, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "k", &error));
+  g_assert_true (accel_graph_link (graph, "k", "sink", &error));
+  g_assert_false (accel_graph_run (graph, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
+  g_assert_cmpstr (error->message, ==,
+      "stage 'k' (test.misbehaver): restarted 2 times with no frame through "
+      "between them, escalating: frame 4 is odd");
+  g_assert_cmpuint (accel_stage_get_n_restarts (k), ==, 2);
+}
+
 static void
 test_oom_retries_once (Chain *c, gconstpointer data)
 {
@@ -1341,6 +1368,8 @@ main (int argc, char **argv)
       chain_set_up, test_restart_after_library_error, chain_tear_down);
   g_test_add ("/supervision/restart-intensity", Chain, NULL, chain_set_up,
       test_restart_intensity, chain_tear_down);
+  g_test_add_func (
+      "/supervision/restarts-without-progress", test_restarts_without_progress);
   g_test_add ("/supervision/oom-retries-once", Chain, NULL, chain_set_up,
       test_oom_retries_once, chain_tear_down);
   g_test_add ("/supervision/restarted-sink-keeps-file", Chain, NULL,

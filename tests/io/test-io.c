@@ -725,6 +725,33 @@ test_raw_loop_refused (void)
   test_dir_remove (dir);
 }
 
+/* a file of the kernel's (/proc) says its size is 0 but holds bytes: it
+ * is read as a stream, to its end (it gave no frame, and the run ended
+ * as done) */
+static void
+test_raw_source_proc_file (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("proc");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+  g_autofree gchar *text = NULL;
+  gsize size = 0;
+  GStatBuf st;
+
+  g_assert_true (
+      g_file_get_contents ("/proc/self/cmdline", &text, &size, NULL));
+  g_assert_cmpint (g_stat ("/proc/self/cmdline", &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 0);
+  g_assert_cmpuint (size, >=, 4);
+  g_object_set (
+      src, "location", "/proc/self/cmdline", "shape", "4", "dtype", "u8", NULL);
+  test_link (g, "src", "sink");
+  g_assert_true (accel_graph_run (g, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, size / 4);
+}
+
 /* a sink restarted by its supervisor goes on with its file: only the
  * failed frame is missing, every frame before it is still there */
 static void
@@ -3105,6 +3132,7 @@ main (int argc, char **argv)
       test_raw_fifo_without_reader);
   g_test_add_func (
       "/io/raw-file/fifo-start-interrupted", test_raw_fifo_start_interrupted);
+  g_test_add_func ("/io/raw-file/proc-file", test_raw_source_proc_file);
   g_test_add_data_func ("/io/checksum-sink/fifo-without-reader",
       "core.checksum-sink", test_raw_fifo_without_reader);
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);

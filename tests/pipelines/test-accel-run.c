@@ -518,7 +518,7 @@ test_usage (void)
         "--frames must be at most 9223372036854775807, not "
         "99999999999999999999" },
     { { "--device=gpu", demo, NULL },
-        "--device must be auto, host or a GPU number, not 'gpu'" },
+        "--device must be auto, host or a GPU number from 0 to 63, not 'gpu'" },
     { { "--backend=tpu", demo, NULL }, "--backend must be host or cuda" },
     { { "--set=blur=2", demo, NULL },
         "--set blur=2: expected stage.param=value" },
@@ -1150,6 +1150,28 @@ run_faulted (
   g_unsetenv ("ACCEL_FAULT");
   g_test_message ("%s", r->err);
   g_assert_cmpint (r->status, ==, 3);
+}
+
+/* a run that fails after a stage skipped a frame says the skip too, as
+ * a run that ends does (only the failure was said) */
+static void
+test_skips_said_on_failure (void)
+{
+  Result r = { 0 };
+
+  g_setenv ("ACCEL_FAULT", "k:library:3,k:illegal-address:6", TRUE);
+  run (&r, "--backend=host", "--no-supervise", "--quiet", "-e",
+      "core.test-source num-buffers=10 ! core.scale name=k ! core.null-sink",
+      NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err,
+      "accel-run: stage 'k' (core.scale) skipped 1 frame after faults (1 "
+      "restarts); the first: injected library error"));
+  g_assert_nonnull (strstr (r.err, "injected illegal address"));
+  g_assert_null (strstr (r.err, "exit status 3"));
+  result_clear (&r);
 }
 
 /* on-fault: stop ends the stage's stream at a fault and the graph ends
@@ -4398,6 +4420,77 @@ test_gst_sink_to_stdout (void)
     }
 }
 
+/* the file an io.gst-sink's description writes (a filesink's location)
+ * is checked as a sink's own location is: a run that would write over its
+ * own input (a raw file, a filesrc's), another sink's file, --stats, the
+ * pipeline file or a state file is refused before a frame (status 2). It
+ * emptied the input, or replaced the others, and the run ended 0 */
+static void
+test_gst_sink_files_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *input = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *self = g_strdup_printf (
+      "pipeline: self\n"
+      "stages:\n"
+      "  - {name: p, kind: io.pattern-source, params: {num-buffers: 3, "
+      "width: 8, height: 8}}\n"
+      "  - {name: out, kind: io.gst-sink, params: {description: "
+      "\"filesink location=%s\"}}\n"
+      "links: [p -> out]\n",
+      sc.yaml);
+  g_autoptr (GBytes) before = NULL, after = NULL;
+  guint8 frames[3 * 8 * 8 * 4];
+
+  for (guint i = 0; i < sizeof frames; i++)
+    frames[i] = (guint8)(i * 7);
+  g_assert_true (
+      g_file_set_contents (input, (const char *)frames, sizeof frames, NULL));
+  before = contents (input);
+  expect_in (2,
+      "stage 'gst-sink0' (io.gst-sink) writes in.raw, which stage "
+      "'raw-file-source0' (io.raw-file-source) reads: the run would write "
+      "over its own input",
+      sc.dir, "--no-supervise", "-e",
+      "io.raw-file-source location=in.raw format=RGBA8 width=8 height=8 ! "
+      "io.gst-sink description=\"filesink location=in.raw\"",
+      NULL);
+  expect_in (2, "which stage 'gst-source0' (io.gst-source) reads", sc.dir,
+      "--no-supervise", "-e",
+      "io.gst-source description=\"filesrc location=in.raw ! rawvideoparse "
+      "format=rgba width=8 height=8\" ! io.gst-sink "
+      "description=\"filesink location=in.raw\"",
+      NULL);
+  after = contents (input);
+  g_assert_true (g_bytes_equal (before, after));
+
+  expect_in (2, "their frames would mix in one file", sc.dir, "--no-supervise",
+      "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 name=s ! "
+      "io.gst-sink description=\"filesink location=dup.raw\" s. ! "
+      "io.raw-file-sink location=dup.raw",
+      NULL);
+  expect_in (2, "--stats o.raw is where stage 'gst-sink0' writes its frames",
+      sc.dir, "--no-supervise", "--stats=o.raw", "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 ! io.gst-sink "
+      "description=\"filesink location=o.raw\"",
+      NULL);
+  g_assert_cmpint (g_mkdir (sc.state, 0700), ==, 0);
+  expect_in (2, "a file of the state directory", sc.dir, "--no-supervise",
+      "--state-dir=state", "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 name=p ! io.gst-sink "
+      "description=\"filesink location=state/c.commits\" p. ! "
+      "core.checksum-sink name=c location=c.txt",
+      NULL);
+  g_assert_true (g_file_set_contents (sc.yaml, self, -1, NULL));
+  expect_in (2, "is the pipeline file itself", sc.dir, "--no-supervise",
+      sc.yaml, NULL);
+  g_clear_pointer (&after, g_bytes_unref);
+  after = contents (sc.yaml);
+  g_assert_cmpmem (g_bytes_get_data (after, NULL), g_bytes_get_size (after),
+      self, strlen (self));
+}
+
 /* the timestamps of the buffers in @path, a gdppay stream: GDP 1.0
  * packets, each a 62-byte header (big-endian: the payload's type at byte
  * 4, 1 for a buffer; its length at 6; the timestamp at 10) and the
@@ -4815,6 +4908,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/state-dir-unusable", test_state_dir_unusable);
   g_test_add_func ("/accel-run/thread-limit", test_thread_limit);
   g_test_add_func (
+      "/accel-run/skips-said-on-failure", test_skips_said_on_failure);
+  g_test_add_func (
       "/accel-run/plugin-path-unreadable", test_plugin_path_unreadable);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
@@ -4895,6 +4990,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/gst-sink-padding-zeroed", test_gst_sink_padding_zeroed);
   g_test_add_func ("/accel-run/gst-sink-to-stdout", test_gst_sink_to_stdout);
+  g_test_add_func (
+      "/accel-run/gst-sink-files-checked", test_gst_sink_files_checked);
   g_test_add_func (
       "/accel-run/gst-sink-synced-goes-on", test_gst_sink_synced_goes_on);
   g_test_add_func ("/accel-run/gst-sink-fdsink-file-refused",

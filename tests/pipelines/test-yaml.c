@@ -278,7 +278,8 @@ static const Golden goldens[] = {
                        "bad/duplicates.yaml:6:12: a stage named 'src' is "
                        "already declared at line 4" },
   { "shapes.yaml",
-      "bad/shapes.yaml:3:9: device must be auto, host or a GPU number, not "
+      "bad/shapes.yaml:3:9: device must be auto, host or a GPU number from 0 "
+      "to 63, not "
       "'gpu'\n"
       "bad/shapes.yaml:4:11: defaults must be a mapping, not a list\n"
       "bad/shapes.yaml:6:5: a stage must be a mapping, not a scalar\n"
@@ -411,7 +412,8 @@ static const Golden goldens[] = {
       "does not fit input type image<?>[?x?]@device: kind tensor is not "
       "image" },
   { "many.yaml",
-      "bad/many.yaml:3:9: device must be auto, host or a GPU number, not "
+      "bad/many.yaml:3:9: device must be auto, host or a GPU number from 0 to "
+      "63, not "
       "'gpu0'\n"
       "bad/many.yaml:4:21: default 'mailbox' is out of range: 0 is not in 1 .. "
       "1024\n"
@@ -676,9 +678,11 @@ test_override_errors (void)
       "--set k.scale=x: parameter 'scale' of stage 'k' (core.scale) must be "
       "a number, not 'x'\n"
       "--set =1: expected stage.param=value\n"
-      "--set device=gpu: device must be auto, host or a GPU number, not "
+      "--set device=gpu: device must be auto, host or a GPU number from 0 to "
+      "63, not "
       "'gpu'\n"
-      "--set sink.device=-1: device must be auto, host or a GPU number, not "
+      "--set sink.device=-1: device must be auto, host or a GPU number from 0 "
+      "to 63, not "
       "'-1'");
 
   none2 = accel_graph_new_from_yaml_string_full (file_bad, "f.yaml",
@@ -861,8 +865,8 @@ test_nulls (void)
 
 /* a key of a mapping, empty, ~ or null, is absent too: `device` (top and
  * per stage), a default, a supervision setting and a parameter said "must
- * be auto, host or a GPU number, not '~'" and the like; a parameter the
- * stage lacks is still named */
+ * be auto, host or a GPU number from 0 to 63, not '~'" and the like; a
+ * parameter the stage lacks is still named */
 static void
 test_null_values (void)
 {
