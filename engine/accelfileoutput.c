@@ -117,6 +117,49 @@ accel_file_output_dup_identity (AccelFileOutput *output)
 }
 
 /**
+ * accel_file_output_writes:
+ * @output: a stage that writes files, negotiated
+ * @path: (nullable): a file's name
+ *
+ * Whether @output writes the file @path names, by any name of it (as
+ * accel_file_output_dup_identity () compares them): its one file, or,
+ * for a stage that writes a file per frame, any of them (an io.png-sink's
+ * `frame-%05d.png` writes frame-00007.png, which a check of its first
+ * file alone missed).
+ *
+ * Returns: %TRUE when it does. Called from the thread that builds the
+ * graph.
+ */
+gboolean
+accel_file_output_writes (AccelFileOutput *output, const char *path)
+{
+  AccelFileOutputInterface *iface;
+  g_autofree gchar *own = NULL, *own_key = NULL, *key = NULL;
+  g_autofree gchar *own_dir = NULL, *dir = NULL, *a = NULL, *b = NULL;
+  g_autofree gchar *name = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_FILE_OUTPUT (output), FALSE);
+
+  iface = ACCEL_FILE_OUTPUT_GET_IFACE (output);
+  own = accel_file_output_get_path (output);
+  if (!own || !path || !*path)
+    return FALSE;
+  own_key = accel_file_identity (own);
+  key = accel_file_identity (path);
+  if (own_key && key && g_str_equal (own_key, key))
+    return TRUE;
+  if (!iface->writes_name)
+    return FALSE;
+  /* the same directory, and a name of the pattern's */
+  own_dir = g_path_get_dirname (own);
+  dir = g_path_get_dirname (path);
+  a = accel_file_resolved_path (own_dir);
+  b = accel_file_resolved_path (dir);
+  name = g_path_get_basename (path);
+  return g_str_equal (a, b) && iface->writes_name (output, name);
+}
+
+/**
  * accel_file_output_check_path:
  * @output: a stage that writes files, negotiated
  * @error: return location for a #GError, or %NULL

@@ -388,6 +388,45 @@ stage_file (AccelStage *stage, gboolean *writer)
                  : accel_graph_source_input (stage);
 }
 
+/* a sink that writes a file per frame (a name pattern) writes any file of
+ * that pattern: another stage's file among them is refused too, naming
+ * both (only its first file was compared) */
+static gboolean
+check_pattern_files (AccelGraph *graph, GError **error)
+{
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+
+      if (!ACCEL_IS_FILE_OUTPUT (stage)
+          || !ACCEL_FILE_OUTPUT_GET_IFACE (stage)->writes_name)
+        continue;
+      for (guint j = 0; j < graph->order->len; j++)
+        {
+          AccelStage *other = graph->order->pdata[j];
+          g_autofree gchar *path = NULL;
+          gboolean writer;
+
+          if (other == stage)
+            continue;
+          path = stage_file (other, &writer);
+          if (!path
+              || !accel_file_output_writes (ACCEL_FILE_OUTPUT (stage), path))
+            continue;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s' (%s) %s %s, one of the files stage '%s' (%s) "
+              "writes: %s",
+              accel_stage_get_name (other), accel_stage_get_kind_name (other),
+              writer ? "writes" : "reads", path, accel_stage_get_name (stage),
+              accel_stage_get_kind_name (stage),
+              writer ? "their frames would mix in one file"
+                     : "the run would write over its own input");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* two sinks that write one file mix their frames in it, and a sink that
  * writes a source's file writes over the run's own input: both refused,
  * naming the two stages */
@@ -432,7 +471,7 @@ check_shared_files (AccelGraph *graph, GError **error)
                                  : "the run would write over its own input");
       return FALSE;
     }
-  return TRUE;
+  return check_pattern_files (graph, error);
 }
 
 /* a stage that writes or reads a file of the graph's state in its

@@ -264,7 +264,9 @@ stage_writing (AccelGraph *graph, const char *name, const struct stat *file)
               stages->pdata[i], ACCEL_TYPE_FILE_OUTPUT))
         continue;
       path = accel_file_output_get_path (stages->pdata[i]);
-      if (path && is_file (path, name, file))
+      /* a file per frame: any of the pattern's */
+      if ((path && is_file (path, name, file))
+          || accel_file_output_writes (stages->pdata[i], name))
         return stages->pdata[i];
     }
   return NULL;

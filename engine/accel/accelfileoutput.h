@@ -17,6 +17,11 @@ G_DECLARE_INTERFACE (
  *   sequence 0), or %NULL when it writes none. Prepare checks that it can
  *   be written. Called from the thread that builds the graph, after the
  *   stage negotiated.
+ * @writes_name: for a stage that writes a file per frame (a name pattern):
+ *   whether @name, a file name without its directory, is one of the files
+ *   it writes in the directory of @get_path's. %NULL: it writes the one
+ *   file @get_path says. Called from the thread that builds the graph,
+ *   after the stage negotiated.
  * @verify: compares what the output holds with @log, the commit log of an
  *   earlier run, and takes out of @log (accel_commit_log_forget()) every
  *   sequence whose output is missing, cut short or out of order, so that
@@ -34,12 +39,14 @@ struct _AccelFileOutputInterface
   GTypeInterface parent_iface;
 
   gchar *(*get_path) (AccelFileOutput *output);
+  gboolean (*writes_name) (AccelFileOutput *output, const char *name);
   gboolean (*verify) (AccelFileOutput *output, AccelCommitLog *log,
       gchar **what, GError **error);
 };
 
 gchar *accel_file_output_get_path (AccelFileOutput *output);
 gchar *accel_file_output_dup_identity (AccelFileOutput *output);
+gboolean accel_file_output_writes (AccelFileOutput *output, const char *path);
 gboolean accel_file_output_check_path (AccelFileOutput *output, GError **error);
 gboolean accel_file_output_check_writable (
     AccelStage *stage, const char *path, GError **error);

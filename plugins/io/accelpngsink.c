@@ -381,6 +381,41 @@ accel_png_sink_get_path (AccelFileOutput *output)
   return path_for (ACCEL_PNG_SINK (output), 0);
 }
 
+/* whether @name (no directory) is the file of some frame: the pattern's
+ * name around a number, which names that frame's file as the pattern
+ * would */
+static gboolean
+accel_png_sink_writes_name (AccelFileOutput *output, const char *name)
+{
+  AccelPngSink *self = ACCEL_PNG_SINK (output);
+  const char *slash, *base_prefix, *digits;
+  g_autofree gchar *number = NULL, *path = NULL, *base = NULL;
+  gsize name_len = strlen (name), prefix_len, suffix_len;
+  guint64 sequence;
+
+  if (!parse_location (self, NULL) || strchr (self->suffix->str, '/'))
+    return FALSE;
+  slash = strrchr (self->prefix->str, '/');
+  base_prefix = slash ? slash + 1 : self->prefix->str;
+  prefix_len = strlen (base_prefix);
+  suffix_len = self->suffix->len;
+  if (name_len <= prefix_len + suffix_len
+      || strncmp (name, base_prefix, prefix_len) != 0
+      || !g_str_has_suffix (name, self->suffix->str))
+    return FALSE;
+  digits = name + prefix_len;
+  while (*digits == ' ' && digits < name + name_len - suffix_len)
+    digits++;
+  number = g_strndup (digits, name + name_len - suffix_len - digits);
+  if (!g_ascii_isdigit (*number)
+      || !g_ascii_string_to_unsigned (
+          number, 10, 0, G_MAXUINT64, &sequence, NULL))
+    return FALSE;
+  path = path_for (self, sequence);
+  base = g_path_get_basename (path);
+  return g_str_equal (base, name);
+}
+
 /* a file per committed frame, each written whole then renamed: one that is
  * gone or empty was deleted or cut since, and is written again */
 static gboolean
@@ -417,6 +452,7 @@ static void
 accel_png_sink_file_output_init (AccelFileOutputInterface *iface)
 {
   iface->get_path = accel_png_sink_get_path;
+  iface->writes_name = accel_png_sink_writes_name;
   iface->verify = accel_png_sink_verify;
 }
 

@@ -4491,6 +4491,39 @@ test_gst_sink_files_checked (void)
       self, strlen (self));
 }
 
+/* an io.png-sink writes a file per frame: any file of its pattern is one
+ * it writes, refused to another sink and to --stats (only frame 0's was
+ * compared: frame 1's image was replaced, status 0); a name of another
+ * pattern is not (q10.raw against q%d.png) */
+static void
+test_png_pattern_files_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *stats = g_build_filename (sc.dir, "q10.raw", NULL);
+  g_autofree gchar *sub = g_build_filename (sc.dir, "sub", NULL);
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  expect_in (2, "--stats p00001.png is where stage 'png-sink0' writes", sc.dir,
+      "--no-supervise", "--stats=p00001.png", "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 ! io.png-sink "
+      "location=p%05d.png",
+      NULL);
+  expect_in (2,
+      "stage 'raw-file-sink0' (io.raw-file-sink) writes sub/../r00001.png, "
+      "one of the files stage 'png-sink0' (io.png-sink) writes",
+      sc.dir, "--no-supervise", "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 name=s ! io.png-sink "
+      "location=r%05d.png s. ! io.raw-file-sink location=sub/../r00001.png",
+      NULL);
+  g_assert_false (g_file_test (stats, G_FILE_TEST_EXISTS));
+  expect_in (0, NULL, sc.dir, "--no-supervise", "--quiet", "--stats=q10.raw",
+      "-e",
+      "io.pattern-source num-buffers=3 width=8 height=8 ! io.png-sink "
+      "location=q%d.png",
+      NULL);
+  g_assert_true (g_file_test (stats, G_FILE_TEST_EXISTS));
+}
+
 /* the timestamps of the buffers in @path, a gdppay stream: GDP 1.0
  * packets, each a 62-byte header (big-endian: the payload's type at byte
  * 4, 1 for a buffer; its length at 6; the timestamp at 10) and the
@@ -4992,6 +5025,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/gst-sink-to-stdout", test_gst_sink_to_stdout);
   g_test_add_func (
       "/accel-run/gst-sink-files-checked", test_gst_sink_files_checked);
+  g_test_add_func (
+      "/accel-run/png-pattern-files-checked", test_png_pattern_files_checked);
   g_test_add_func (
       "/accel-run/gst-sink-synced-goes-on", test_gst_sink_synced_goes_on);
   g_test_add_func ("/accel-run/gst-sink-fdsink-file-refused",
