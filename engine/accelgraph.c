@@ -865,7 +865,13 @@ accel_graph_start (AccelGraph *graph, GError **error)
   accel_fault_init_from_env ();
   /* each run counts its own frames, faults and restarts */
   for (guint i = 0; i < graph->stages->len; i++)
-    accel_stage_reset_stats (graph->stages->pdata[i]);
+    {
+      AccelStage *stage = graph->stages->pdata[i];
+
+      accel_stage_reset_stats (stage);
+      accel_stage_supervisor_reset (
+          &accel_stage_get_private (stage)->supervisor);
+    }
   if (graph->state == GRAPH_STOPPED)
     graph->state = GRAPH_PREPARED;
   /* a graph prepared before counts its descriptors again against what is

@@ -397,6 +397,7 @@ void accel_stage_supervisor_init (AccelStageSupervisor *sup);
 void accel_stage_supervisor_clear (AccelStageSupervisor *sup);
 AccelSupervision accel_stage_supervisor_strategy (
     AccelStageSupervisor *sup, const GError *error);
+void accel_stage_supervisor_reset (AccelStageSupervisor *sup);
 AccelSupervision accel_stage_supervisor_decide (
     AccelStageSupervisor *sup, guint64 n_done, GError **error);
 gboolean accel_stage_supervisor_restore_checkpoint (

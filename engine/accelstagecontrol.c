@@ -423,10 +423,11 @@ accel_stage_should_stop (AccelStage *stage)
 gboolean
 accel_stage_is_interrupted (AccelStage *stage)
 {
-  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  AccelStagePrivate *priv;
   gboolean stopping;
 
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), TRUE);
+  priv = accel_stage_get_private (stage);
   if (g_atomic_int_get (&priv->start_interrupted))
     return TRUE;
   g_mutex_lock (&priv->mailbox_lock);

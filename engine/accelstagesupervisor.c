@@ -38,6 +38,16 @@ accel_stage_supervisor_init (AccelStageSupervisor *sup)
   g_queue_init (&sup->restart_times);
 }
 
+/* the graph starts again: its restarts are counted anew, as its frames
+ * are (the last run's counted against this one's intensity) */
+void
+accel_stage_supervisor_reset (AccelStageSupervisor *sup)
+{
+  g_queue_clear_full (&sup->restart_times, g_free);
+  sup->restarts_idle = 0;
+  sup->done_at_restart = 0;
+}
+
 void
 accel_stage_supervisor_clear (AccelStageSupervisor *sup)
 {

@@ -234,6 +234,27 @@ test_restart_intensity (Chain *c, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 2);
 }
 
+/* each run counts its own restarts against the intensity: a second run
+ * within the window escalated at its first fault, counting the first
+ * run's */
+static void
+test_restart_intensity_per_run (Chain *c, gconstpointer data)
+{
+  chain_set_frames (c, 20);
+  g_object_set (c->work, "max-restarts", 2, NULL);
+  for (guint run = 0; run < 2; run++)
+    {
+      for (guint64 s = 2; s < 5; s++)
+        accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, s);
+      g_assert_false (accel_graph_run (c->graph, &c->error));
+      g_assert_error (c->error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
+      g_assert_nonnull (strstr (c->error->message, "restarted 2 times"));
+      g_assert_cmpuint (accel_stage_get_n_restarts (c->work), ==, 2);
+      g_clear_error (&c->error);
+      accel_fault_clear ();
+    }
+}
+
 /* faults that come back slower than the restart window, with no frame
  * through between them (each frame fails after 5 ms; a start that times
  * out, in io.gst-sink): past max-restarts in a row the fault escalates,
@@ -1368,6 +1389,8 @@ main (int argc, char **argv)
       chain_set_up, test_restart_after_library_error, chain_tear_down);
   g_test_add ("/supervision/restart-intensity", Chain, NULL, chain_set_up,
       test_restart_intensity, chain_tear_down);
+  g_test_add ("/supervision/restart-intensity-per-run", Chain, NULL,
+      chain_set_up, test_restart_intensity_per_run, chain_tear_down);
   g_test_add_func (
       "/supervision/restarts-without-progress", test_restarts_without_progress);
   g_test_add ("/supervision/oom-retries-once", Chain, NULL, chain_set_up,
