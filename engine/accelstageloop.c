@@ -325,8 +325,6 @@ accel_stage_release_frame (AccelStage *self, AccelFrame *frame, GError **error)
   return ok;
 }
 
-/* one attempt at a frame: acquire, process, release, hand on; the hot path.
- * @inputs stay the caller's */
 /* what @vfunc (process or render) returned, checked: the mistakes of a
  * stage's author are said, not lost. A value that is no AccelFlow is a
  * programming error (a critical) and fails the frame; an error set with
@@ -360,6 +358,8 @@ accel_stage_check_flow (
   return flow;
 }
 
+/* one attempt at a frame: acquire, process, release, hand on; the hot path.
+ * @inputs stay the caller's */
 static AccelFrameResult
 attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     gint64 t0, gint64 *t_done, GError **error)
@@ -565,8 +565,6 @@ restart (AccelStage *self, GError **error)
   return ok;
 }
 
-/* answers a fault as the stage's supervisor decides: TRUE when the stage
- * goes on. Takes @error */
 /* the first fault of the stage's run that it goes on past is said as it
  * comes (a run that restarts for a minute said nothing till its end); the
  * later ones are counted, and said with it at the end */
@@ -583,6 +581,8 @@ say_first_fault (
       accel_stage_get_name (self), sequence, error->message, then);
 }
 
+/* answers a fault as the stage's supervisor decides: TRUE when the stage
+ * goes on. Takes @error */
 gboolean
 accel_stage_handle_fault (AccelStage *self, GError *error, guint64 sequence)
 {
