@@ -251,6 +251,8 @@ typedef struct
   AccelWorkerCall *start_call; /* its start(), asked for and not waited for */
   gboolean done;               /* EOS handled, or failed */
   GError *start_error;
+  /* under mailbox_lock: current on the thread while start () runs */
+  GCancellable *start_cancellable;
 
   AccelSourceState source;
   AccelSinkState sink;

@@ -198,6 +198,7 @@ accel_stage_finalize (GObject *object)
   accel_stage_supervisor_clear (&priv->supervisor);
   accel_source_state_clear (&priv->source);
   accel_sink_state_clear (&priv->sink);
+  g_clear_object (&priv->start_cancellable);
   g_mutex_clear (&priv->mailbox_lock);
   g_mutex_clear (&priv->stats_lock);
   g_free (priv->first_fault);
@@ -303,6 +304,7 @@ accel_stage_init (AccelStage *self)
   priv->source.live = -1;
   accel_stage_supervisor_init (&priv->supervisor);
   g_mutex_init (&priv->mailbox_lock);
+  priv->start_cancellable = g_cancellable_new ();
   g_mutex_init (&priv->stats_lock);
 }
 

@@ -418,6 +418,11 @@ accel_stage_should_stop (AccelStage *stage)
  * accel_stage_should_stop (), it says %FALSE before the stage's thread
  * runs.
  *
+ * A start () that waits in GIO's calls need not ask: it runs with a
+ * #GCancellable current on its thread (g_cancellable_get_current ()),
+ * which is cancelled at the same moments. The world's store takes it, so
+ * accel_world_get () in a start () ends with %ACCEL_ERROR_STOPPED there.
+ *
  * Returns: %TRUE when the stage should stop waiting. MT safe.
  */
 gboolean

@@ -518,6 +518,47 @@ accel_stage_forget_captures (AccelStage *self)
   forget_captures (accel_stage_get_private (self));
 }
 
+/* the cancellable current on the thread while the stage's start () runs */
+static GCancellable *
+start_cancellable_ref (AccelStagePrivate *priv)
+{
+  GCancellable *cancellable;
+
+  g_mutex_lock (&priv->mailbox_lock);
+  cancellable = g_object_ref (priv->start_cancellable);
+  g_mutex_unlock (&priv->mailbox_lock);
+  return cancellable;
+}
+
+/* a start () that waits through g_cancellable_get_current () (the world's
+ * store does) gives up. Cancelled outside the lock: cancelling runs the
+ * cancellable's handlers */
+static void
+cancel_start (AccelStagePrivate *priv)
+{
+  g_autoptr (GCancellable) cancellable = start_cancellable_ref (priv);
+
+  g_cancellable_cancel (cancellable);
+}
+
+/* the class's start (), with the stage's start cancellable current on the
+ * thread */
+static gboolean
+class_start (AccelStage *self, GError **error)
+{
+  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
+  g_autoptr (GCancellable) cancellable = NULL;
+  gboolean ok;
+
+  if (!klass->start)
+    return TRUE;
+  cancellable = start_cancellable_ref (accel_stage_get_private (self));
+  g_cancellable_push_current (cancellable);
+  ok = klass->start (self, error);
+  g_cancellable_pop_current (cancellable);
+  return ok;
+}
+
 /* new stream, handles and plans; state from the last snapshot */
 static gboolean
 stop_and_start (AccelStage *self, GError **error)
@@ -540,7 +581,7 @@ stop_and_start (AccelStage *self, GError **error)
     priv->stream = accel_stream_allocator_get (priv->streams, device, error);
   if (!priv->stream)
     return FALSE;
-  if (klass->start && !klass->start (self, error))
+  if (!class_start (self, error))
     return FALSE;
   priv->started = TRUE;
   /* new handles and plans: graphs captured before may not replay */
@@ -949,7 +990,6 @@ static gboolean
 start_on_thread (AccelStage *self, GError **error)
 {
   AccelStagePrivate *priv = accel_stage_get_private (self);
-  AccelStageClass *klass = ACCEL_STAGE_GET_CLASS (self);
   AccelDevice *device = accel_stage_get_device (self);
 
   if (!accel_device_make_current (device, error))
@@ -968,7 +1008,7 @@ start_on_thread (AccelStage *self, GError **error)
           priv->pool_timeout_ms < 0 ? ACCEL_POOL_WAIT_FOREVER
                                     : priv->pool_timeout_ms * 1000);
     }
-  if (klass->start && !klass->start (self, error))
+  if (!class_start (self, error))
     return FALSE;
   priv->started = TRUE;
   return accel_stage_supervisor_restore_checkpoint (self, error);
@@ -1154,12 +1194,15 @@ accel_stage_interrupt_start (AccelStage *stage, gboolean interrupted)
   AccelStagePrivate *priv = accel_stage_get_private (stage);
 
   g_atomic_int_set (&priv->start_interrupted, interrupted);
-  if (!interrupted)
-    return;
   g_mutex_lock (&priv->mailbox_lock);
-  if (priv->mailbox)
+  /* a cancelled one stays so: each start gets a fresh one */
+  if (!interrupted && g_cancellable_is_cancelled (priv->start_cancellable))
+    g_set_object (&priv->start_cancellable, g_cancellable_new ());
+  if (interrupted && priv->mailbox)
     accel_mailbox_close (priv->mailbox);
   g_mutex_unlock (&priv->mailbox_lock);
+  if (interrupted)
+    cancel_start (priv);
 }
 
 /* stops accepting buffers, wakes every waiter and asks the stage to stop */
@@ -1171,6 +1214,7 @@ accel_stage_close (AccelStage *stage)
   if (!priv->mailbox)
     return;
   accel_mailbox_close (priv->mailbox);
+  cancel_start (priv);
   for (guint o = 0; o < priv->n_out; o++)
     if (priv->pools[o])
       accel_pool_set_flushing (priv->pools[o], TRUE);

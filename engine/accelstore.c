@@ -4,7 +4,9 @@
  * up another thread's request (two ranks' threads each waiting for a key
  * the other is about to set would otherwise wait for each other). The
  * coordinator may start after a rank, so connecting is retried until the
- * request's deadline. G_MESSAGES_DEBUG=accel-store */
+ * request's deadline. A request gives up at once when the thread's current
+ * cancellable is cancelled: a stage's start () runs with one that its
+ * graph's interrupted start cancels. G_MESSAGES_DEBUG=accel-store */
 #define G_LOG_DOMAIN "accel-store"
 
 #include "accel-private.h"
@@ -15,8 +17,21 @@
 /* how long a refused connection waits before the next try */
 #define RETRY_MS 100
 
+/* the thread's start was interrupted (see accel_stage_is_interrupted ()) */
+static gboolean
+set_if_interrupted (
+    GCancellable *cancellable, const char *address, GError **error)
+{
+  if (!g_cancellable_is_cancelled (cancellable))
+    return FALSE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+      "interrupted while waiting for the world's coordinator at %s", address);
+  return TRUE;
+}
+
 static GSocketConnection *
-connect_until (const char *address, gint64 deadline, GError **error)
+connect_until (const char *address, gint64 deadline, GCancellable *cancellable,
+    GError **error)
 {
   g_autoptr (GSocketClient) client = g_socket_client_new ();
   g_autoptr (GSocketConnectable) where = NULL;
@@ -35,9 +50,11 @@ connect_until (const char *address, gint64 deadline, GError **error)
       GSocketConnection *c;
 
       g_clear_error (&last);
-      c = g_socket_client_connect (client, where, NULL, &last);
+      c = g_socket_client_connect (client, where, cancellable, &last);
       if (c)
         return c;
+      if (set_if_interrupted (cancellable, address, error))
+        return NULL;
       if (g_get_monotonic_time () + RETRY_MS * 1000 >= deadline)
         break;
       g_usleep (RETRY_MS * 1000);
@@ -52,6 +69,7 @@ connect_until (const char *address, gint64 deadline, GError **error)
  * @in: a connection's input
  * @too_long: (out): set when the peer sent more than ACCEL_STORE_MAX_LINE
  *   bytes without a newline
+ * @cancellable: (nullable): stops the wait
  * @error: return location for a #GError from @in, or %NULL
  *
  * Reads one line of the store's protocol, a request or a reply. What a
@@ -64,7 +82,8 @@ connect_until (const char *address, gint64 deadline, GError **error)
  * up to the socket's timeout.
  */
 gchar *
-accel_store_read_line (GInputStream *in, gboolean *too_long, GError **error)
+accel_store_read_line (GInputStream *in, gboolean *too_long,
+    GCancellable *cancellable, GError **error)
 {
   g_autoptr (GString) line = g_string_new (NULL);
   char chunk[4096];
@@ -72,7 +91,8 @@ accel_store_read_line (GInputStream *in, gboolean *too_long, GError **error)
   *too_long = FALSE;
   for (;;)
     {
-      gssize got = g_input_stream_read (in, chunk, sizeof (chunk), NULL, error);
+      gssize got
+          = g_input_stream_read (in, chunk, sizeof (chunk), cancellable, error);
       const char *end;
 
       if (got <= 0)
@@ -97,7 +117,9 @@ call_keep (const char *address, const char *request, guint timeout_ms,
 {
   gint64 deadline
       = g_get_monotonic_time () + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
-  g_autoptr (GSocketConnection) c = connect_until (address, deadline, error);
+  GCancellable *cancellable = g_cancellable_get_current ();
+  g_autoptr (GSocketConnection) c
+      = connect_until (address, deadline, cancellable, error);
   g_autofree gchar *line = g_strconcat (request, "\n", NULL);
   g_autoptr (GError) io_error = NULL;
   gboolean too_long = FALSE;
@@ -111,10 +133,10 @@ call_keep (const char *address, const char *request, guint timeout_ms,
       g_socket_connection_get_socket (c), timeout_ms / 1000 + 5);
   if (!g_output_stream_write_all (
           g_io_stream_get_output_stream (G_IO_STREAM (c)), line, strlen (line),
-          NULL, NULL, &io_error))
+          NULL, cancellable, &io_error))
     goto io_failed;
-  reply = accel_store_read_line (
-      g_io_stream_get_input_stream (G_IO_STREAM (c)), &too_long, &io_error);
+  reply = accel_store_read_line (g_io_stream_get_input_stream (G_IO_STREAM (c)),
+      &too_long, cancellable, &io_error);
   if (!reply)
     goto io_failed;
   if (keep)
@@ -124,6 +146,8 @@ call_keep (const char *address, const char *request, guint timeout_ms,
   /* ERRORS */
 io_failed:
   {
+    if (set_if_interrupted (cancellable, address, error))
+      return NULL;
     if (too_long)
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "the world's coordinator at %s answered with more than %d bytes "
@@ -196,7 +220,9 @@ check_key (const char *key, GError **error)
  *
  * Sets @key to @value, waking every rank that waits for it.
  *
- * Returns: %TRUE when stored. MT safe; blocks up to @timeout_ms.
+ * Returns: %TRUE when stored. MT safe; blocks up to @timeout_ms, or until the
+ * thread's current cancellable (g_cancellable_get_current ()) is cancelled
+ * (%ACCEL_ERROR_STOPPED).
  */
 gboolean
 accel_store_set (const char *address, const char *key, GBytes *value,
@@ -236,7 +262,9 @@ accel_store_set (const char *address, const char *key, GBytes *value,
  *
  * Returns: (transfer full): the value of @key, waiting for a rank to set
  * it; %NULL with %ACCEL_ERROR_TIMEOUT when none does within @timeout_ms.
- * MT safe; blocks up to @timeout_ms.
+ * MT safe; blocks up to @timeout_ms, or until the
+ * thread's current cancellable (g_cancellable_get_current ()) is cancelled
+ * (%ACCEL_ERROR_STOPPED).
  */
 GBytes *
 accel_store_get (
@@ -325,7 +353,9 @@ join_identity (void)
  * Returns: the world's generation (1 or more), or 0 with @error set: the
  * coordinator cannot be reached, a rank did not join in time
  * (%ACCEL_ERROR_TIMEOUT), or the world is another one (another size or
- * another pipeline). MT safe; blocks up to @timeout_ms.
+ * another pipeline). MT safe; blocks up to @timeout_ms, or until the
+ * thread's current cancellable (g_cancellable_get_current ()) is cancelled
+ * (%ACCEL_ERROR_STOPPED).
  */
 guint
 accel_store_join (const char *address, guint rank, guint world_size,
@@ -344,7 +374,8 @@ accel_store_join (const char *address, guint rank, guint world_size,
   if (local_host)
     {
       g_autoptr (GSocketAddress) local = NULL;
-      if (!(c = connect_until (address, deadline, error)))
+      if (!(c = connect_until (
+                address, deadline, g_cancellable_get_current (), error)))
         return 0;
       local = g_socket_connection_get_local_address (c, NULL);
       *local_host = local ? g_inet_address_to_string (

@@ -436,7 +436,8 @@ on_run (GThreadedSocketService *service, GSocketConnection *connection,
   /* a client that connects and says nothing does not keep a thread long */
   g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
   line = accel_store_read_line (
-      g_io_stream_get_input_stream (G_IO_STREAM (connection)), &too_long, NULL);
+      g_io_stream_get_input_stream (G_IO_STREAM (connection)), &too_long, NULL,
+      NULL);
   if (line)
     reply = handle_line (server, line, connection);
   else if (too_long)

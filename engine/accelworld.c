@@ -416,8 +416,9 @@ accel_world_set (
  * @error: return location for a #GError, or %NULL
  *
  * Returns: (transfer full): the value, waiting up to the world's timeout
- * for a rank to set it; %NULL with %ACCEL_ERROR_TIMEOUT when none does.
- * MT safe.
+ * for a rank to set it; %NULL with %ACCEL_ERROR_TIMEOUT when none does,
+ * or with %ACCEL_ERROR_STOPPED once the thread's current cancellable is
+ * cancelled (a stage's start () interrupted). MT safe.
  */
 GBytes *
 accel_world_get (AccelWorld *world, const char *key, GError **error)

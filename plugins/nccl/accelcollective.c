@@ -147,7 +147,12 @@ member_type (AccelStage *stage, AccelWorld *world, const char *key,
 
   if (got)
     return g_strndup (g_bytes_get_data (got, NULL), g_bytes_get_size (got));
-  if (accel_world_is_left (world))
+  /* interrupted, or no coordinator to ask: not the member's doing */
+  if (!g_error_matches (got_error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
+    g_propagate_prefixed_error (error, g_steal_pointer (&got_error),
+        "stage '%s' (%s), waiting for rank %u: ", accel_stage_get_name (stage),
+        accel_stage_get_kind_name (stage), member_rank (stage, member));
+  else if (accel_world_is_left (world))
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_CONTEXT_POISONED,
         "stage '%s' (%s): %s", accel_stage_get_name (stage),
         accel_stage_get_kind_name (stage), ACCEL_WATCHDOG_WORLD_LEFT);

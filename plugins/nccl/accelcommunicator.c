@@ -15,6 +15,7 @@
 #include "accelwatchdog.h"
 #include "accelworldcomm.h"
 
+#include <gio/gio.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -180,9 +181,26 @@ nccl_lost (AccelCommunicator *comm, gboolean ask_store, GError **error)
   return TRUE;
 }
 
+/* the stage's start () was interrupted (its cancellable is current on the
+ * thread only there): a communicator half made is aborted, not waited
+ * for */
+static gboolean
+start_interrupted (AccelCommunicator *comm, const char *what, GError **error)
+{
+  if (!g_cancellable_is_cancelled (g_cancellable_get_current ()))
+    return FALSE;
+  comm->broken = TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED,
+      "%s: interrupted in %s on rank %u of the world (generation %u), "
+      "waiting for the other ranks",
+      comm->who, what, accel_world_get_rank (comm->world),
+      accel_world_get_generation (comm->world));
+  return TRUE;
+}
+
 /* a non-blocking communicator's call may still be in progress: wait for
- * it, up to the world's timeout or until the world moves on, and take any
- * error it reported since */
+ * it, up to the world's timeout, until the world moves on or the start is
+ * interrupted, and take any error it reported since */
 static gboolean
 nccl_settle (AccelCommunicator *comm, ncclComm_t on, const char *call,
     ncclResult_t status, GError **error)
@@ -207,6 +225,8 @@ nccl_settle (AccelCommunicator *comm, ncclComm_t on, const char *call,
         return nccl_failed (comm, call, async, error);
       if (g_get_monotonic_time () > deadline)
         return nccl_failed (comm, call, ncclInProgress, error);
+      if (start_interrupted (comm, call, error))
+        return FALSE;
       /* a peer started again waits in a later generation, not for us */
       if (g_get_monotonic_time () > next_ask)
         {
@@ -335,6 +355,12 @@ gloo_new (AccelCommunicator *comm, GError **error)
     }
   comm->gloo = accel_world_comm_gloo (
       comm->world, comm->key, comm->rank, comm->size, &message);
+  /* Gloo's own error says only what its store call said */
+  if (!comm->gloo && start_interrupted (comm, "connecting the ranks", error))
+    {
+      free (message);
+      return FALSE;
+    }
   if (!comm->gloo)
     return gloo_failed (comm, "connecting the ranks", message, error);
   return TRUE;

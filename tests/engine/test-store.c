@@ -474,6 +474,69 @@ test_join_not_a_store (void)
   g_thread_join (t);
 }
 
+static gboolean
+cancel_now (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+run_context (gpointer data)
+{
+  GMainContext *context = data;
+
+  g_main_context_iteration (context, TRUE);
+  return NULL;
+}
+
+/* a request made with a cancellable current on the thread (a stage's
+ * start () has its own) gives up when it is cancelled, from another
+ * thread: a key no rank sets, and a coordinator that is not there yet.
+ * Both used to wait out their timeout */
+static void
+test_get_interrupted (gconstpointer data)
+{
+  gboolean served = GPOINTER_TO_INT (data);
+  g_autoptr (AccelStoreServer) server = NULL;
+  g_autoptr (GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GMainContext) context = g_main_context_new ();
+  g_autoptr (GSource) timer = g_timeout_source_new (200);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) got = NULL;
+  g_autofree gchar *address = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  GThread *t;
+
+  if (served)
+    {
+      server = accel_store_server_new (NULL, 2, NULL, &error);
+      g_assert_no_error (error);
+      address = g_strdup (accel_store_server_get_address (server));
+    }
+  else
+    {
+      /* a port that refuses: nothing listens on it once it is closed */
+      guint16 port
+          = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+      g_assert_no_error (error);
+      g_socket_listener_close (listener);
+      address = g_strdup_printf ("127.0.0.1:%u", port);
+    }
+  g_source_set_callback (timer, cancel_now, cancellable, NULL);
+  g_source_attach (timer, context);
+  t = g_thread_new ("canceller", run_context, context);
+  g_cancellable_push_current (cancellable);
+  got = accel_store_get (address, "never/set", 30000, &error);
+  g_cancellable_pop_current (cancellable);
+  g_thread_join (t);
+  g_assert_null (got);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED);
+  g_assert_nonnull (strstr (error->message, "interrupted while waiting"));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -486,5 +549,9 @@ main (int argc, char **argv)
   g_test_add_func ("/store/bad-requests", test_bad_requests);
   g_test_add_func ("/store/not-a-store", test_not_a_store);
   g_test_add_func ("/store/join-not-a-store", test_join_not_a_store);
+  g_test_add_data_func ("/store/get-interrupted/waiting-for-key",
+      GINT_TO_POINTER (TRUE), test_get_interrupted);
+  g_test_add_data_func ("/store/get-interrupted/no-coordinator",
+      GINT_TO_POINTER (FALSE), test_get_interrupted);
   return g_test_run ();
 }

@@ -1083,6 +1083,61 @@ test_start_waits_share_thread (Fixture *f, gconstpointer data)
   world_assert_says (&v, "shared.yaml:4:55: stages 'a' and 'b' both wait");
 }
 
+/* rank 0 starts a send to rank 1, whose graph (loaded from a file of its
+ * own, under the coordinator) has no receiver and ends: Ctrl-C as rank 0
+ * waits for it stops the start at once. It waited out the world's
+ * timeout, then said that rank 1 did not reach the stage within it */
+static void
+test_interrupt_waiting_for_rank (Fixture *f, gconstpointer data)
+{
+  static const char sender[]
+      = "pipeline: lone\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}\n"
+        "  - {name: tx, kind: nccl.send, params: {peer: 1}}\n"
+        "  - {name: sent, kind: core.null-sink}\n"
+        "links: [src -> tx -> sent]\n";
+  static const char idle[]
+      = "pipeline: lone\n"
+        "stages:\n"
+        "  - {name: idle, kind: core.test-source, params: {shape: \"16\", "
+        "num-buffers: 1}}\n"
+        "  - {name: gone, kind: core.null-sink}\n"
+        "links: [idle -> gone]\n";
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=60000", NULL };
+  const char *zero[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "sender.yaml", NULL };
+  const char *one[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    "idle.yaml", NULL };
+  g_autoptr (GSubprocess) p0 = NULL;
+  g_auto (WorldRun) r0 = { 0 };
+  g_auto (WorldRun) r1 = { 0 };
+  gint64 t0, interrupted;
+
+  world_write (f->dir, "sender.yaml", sender, strlen (sender));
+  world_write (f->dir, "idle.yaml", idle, strlen (idle));
+  t0 = g_get_monotonic_time ();
+  p0 = world_spawn (f->dir, env, zero);
+  world_run (&r1, f->dir, env, one);
+  g_assert_cmpint (r1.status, ==, 0);
+  /* rank 0 waits in its sender's start () by now */
+  g_usleep (G_USEC_PER_SEC);
+  interrupted = g_get_monotonic_time ();
+  g_assert_cmpint (
+      kill (atoi (g_subprocess_get_identifier (p0)), SIGINT), ==, 0);
+  world_wait (p0, &r0, t0);
+  g_assert_cmpint (r0.status, ==, 130);
+  world_assert_says (&r0, "interrupted while the graph starts");
+  world_assert_says (&r0, "stage 'tx' (nccl.send), waiting for rank 1: "
+                          "interrupted while waiting for the world's "
+                          "coordinator");
+  world_assert_silent_on (&r0, "did not reach it");
+  g_assert_cmpint (
+      g_get_monotonic_time () - interrupted, <, 10 * G_USEC_PER_SEC);
+}
+
 /* --stats and --dot of a world: each rank's own file through {rank}; a
  * name all the ranks of --ranks would share is refused before any starts
  * (they used to replace each other's, leaving one rank's stats) */
@@ -1434,6 +1489,7 @@ main (int argc, char **argv)
       GINT_TO_POINTER (2), fixture_set_up, test_interrupt_mid_stream,
       fixture_tear_down);
   ADD ("/world/start-waits-share-thread", test_start_waits_share_thread);
+  ADD ("/world/interrupt-waiting-for-rank", test_interrupt_waiting_for_rank);
   g_test_add ("/world/interrupt-supervisor-alone", Fixture,
       GINT_TO_POINTER (TRUE), fixture_set_up, test_interrupt,
       fixture_tear_down);
