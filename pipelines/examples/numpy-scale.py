@@ -27,6 +27,10 @@ try:
     import numpy as np
     import gi
 
+    # PYTHONPATH's engine/python/gi alone (no PyGObject for this python)
+    # is a namespace package without require_version
+    if not hasattr(gi, "require_version"):
+        raise ImportError(f"no PyGObject for {sys.executable}")
     gi.require_version("Accel", "1.0")
     from gi.repository import Accel, GLib, GObject  # noqa: E402
 except (ImportError, ValueError) as e:

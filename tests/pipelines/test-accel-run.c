@@ -1440,7 +1440,10 @@ test_state_dir_locked (void)
   remove_dir (state);
 }
 
-/* every example runs on the host backend, a few frames each */
+/* every example runs on the host backend to its end, and says nothing:
+ * three ended saying that a stage dropped the inputs its endless weight
+ * sources made past the data's end. The video encoder's example runs
+ * only a few frames (300 frames of 720p take 17 s on 2 cores) */
 static void
 test_examples_run (void)
 {
@@ -1456,7 +1459,10 @@ test_examples_run (void)
       Result r = { 0 };
       if (!g_str_has_suffix (name, ".yaml"))
         continue;
-      run_in (&r, cwd, "--quiet", "--frames=3", path, NULL);
+      if (g_str_equal (name, "particles-mp4.yaml"))
+        run_in (&r, cwd, "--quiet", "--frames=3", path, NULL);
+      else
+        run_in (&r, cwd, "--quiet", path, NULL);
       /* a GPU-only stage (nvrtc.kernel) refuses the host backend, and
        * says why */
       if (r.status == 2 && accel_backend_get_default () == ACCEL_BACKEND_HOST
@@ -1467,9 +1473,11 @@ test_examples_run (void)
           n++;
           continue;
         }
-      if (r.status != 0)
+      if (r.status != 0 || *r.err)
         g_printerr ("%s: %s", name, r.err);
       g_assert_cmpint (r.status, ==, 0);
+      /* OpenH264's encoder says a line of its own at the end */
+      g_assert_null (strstr (r.err, "accel-run"));
       result_clear (&r);
       n++;
     }
