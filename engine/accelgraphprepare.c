@@ -127,11 +127,13 @@ name_producers (GError *error, AccelStage *stage, GraphLink *const *links)
     {
       AccelStage *src = links[p]->src;
       g_autofree gchar *named
-          = g_strdup_printf ("'%s'", accel_stage_get_name (src));
+          = g_strdup_printf ("stage '%s'", accel_stage_get_name (src));
 
+      /* a message that names the producer as a stage has said it; a port
+       * or a parameter of the same name has not */
       if (strstr (error->message, named))
         continue;
-      g_string_append_printf (from, "%s'%s' %s stage %s (%s)",
+      g_string_append_printf (from, "%s'%s' %s %s (%s)",
           from->len ? ", " : "; its input ",
           accel_stage_get_port (stage, ACCEL_PORT_INPUT, p)->name,
           from->len ? "from" : "comes from", named,

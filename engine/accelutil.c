@@ -4,7 +4,17 @@
 
 #include "accel-private.h"
 
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* how long a FIFO or pipe may give nothing before its read is given up */
+#define READ_WAIT_MS 10000
 
 /**
  * accel_str_edit_distance:
@@ -147,4 +157,101 @@ accel_deadline_from (gint64 start, gint64 timeout_us)
   if (timeout_us < 0)
     return -1;
   return timeout_us > G_MAXINT64 - start ? G_MAXINT64 : start + timeout_us;
+}
+
+/**
+ * accel_file_read_capped: (skip)
+ * @path: a file, FIFO, pipe or device
+ * @max_bytes: the most it may hold
+ * @what: what the file is, for the message past @max_bytes ("a pipeline")
+ * @contents: (out) (transfer full): its bytes, NUL-terminated
+ * @length: (out) (optional): how many, without the NUL
+ * @error: return location for a #GError, or %NULL
+ *
+ * g_file_get_contents () for a file a user names, which may be anything:
+ * a pipe or a device has no size to stat, so the cap is on what is read
+ * (/dev/zero is refused after @max_bytes, where reading it whole took all
+ * the memory there was), and a FIFO is opened without waiting for a
+ * writer and given up when it gives nothing for 10 s. A terminal is
+ * someone typing, and is waited for.
+ *
+ * Returns: %TRUE with @contents set; %FALSE with @error in
+ * %G_FILE_ERROR: %G_FILE_ERROR_FAILED past @max_bytes ("the file is
+ * larger than N bytes, the most @what may be") and for the FIFO given up
+ * ("nothing to read for 10 s ..."), the open's or read's own ("cannot
+ * open it: ...", "cannot read it: ..."). MT safe.
+ */
+gboolean
+accel_file_read_capped (const char *path, gsize max_bytes, const char *what,
+    gchar **contents, gsize *length, GError **error)
+{
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  struct stat st;
+  int wait_ms, saved;
+
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+          "cannot open it: %s", g_strerror (saved));
+      return FALSE;
+    }
+  wait_ms = fstat (fd, &st) == 0 && S_ISFIFO (st.st_mode) ? READ_WAIT_MS : -1;
+  for (;;)
+    {
+      guint8 chunk[65536];
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      int ready = poll (&pfd, 1, wait_ms);
+      gssize n;
+
+      /* a FIFO reads as ended before its writer comes: it is waited for */
+      if (ready < 0 && errno == EINTR)
+        continue;
+      if (ready < 0)
+        goto read_failed;
+      if (ready == 0)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+              "nothing to read for %d s (a FIFO with no writer, or a pipe "
+              "whose writer writes nothing)",
+              READ_WAIT_MS / 1000);
+          goto failed;
+        }
+      n = read (fd, chunk, sizeof chunk);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n < 0)
+        goto read_failed;
+      if (n == 0)
+        break;
+      if (buf->len + (gsize)n > max_bytes)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+              "the file is larger than %" G_GSIZE_FORMAT
+              " bytes, the most %s may be",
+              max_bytes, what);
+          goto failed;
+        }
+      g_byte_array_append (buf, chunk, (guint)n);
+    }
+  g_close (fd, NULL);
+  if (length)
+    *length = buf->len;
+  g_byte_array_append (buf, (const guint8 *)"", 1);
+  *contents = (gchar *)g_byte_array_free (g_steal_pointer (&buf), FALSE);
+  return TRUE;
+
+  /* ERRORS */
+read_failed:
+  {
+    saved = errno;
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "cannot read it: %s", g_strerror (saved));
+  }
+failed:
+  {
+    g_close (fd, NULL);
+    return FALSE;
+  }
 }

@@ -24,8 +24,6 @@
  * has the document's depth and nodes, and the longest name compared for a
  * suggestion) */
 #define MAX_FILE_BYTES (16 * 1024 * 1024)
-/* how long a pipe may give nothing before the read is given up */
-#define INPUT_WAIT_MS 10000
 #define MAX_PROBLEMS 1000
 #define MAX_STAGES 1024
 #define MAX_LINKS 4096
@@ -2259,83 +2257,18 @@ accel_graph_new_from_yaml_string (
   return accel_graph_new_from_yaml_string_full (yaml, origin, NULL, error);
 }
 
-/* the file's bytes, NUL-terminated, refusing more than MAX_FILE_BYTES; a
- * pipe or a device has no size to stat, so the cap is on what is read. A
- * FIFO is opened without waiting for a writer, and one that gives nothing
- * for INPUT_WAIT_MS is given up: no input holds the run for good */
+/* the file's bytes, NUL-terminated, refusing more than MAX_FILE_BYTES
+ * (accel_file_read_capped ()), its errors at the file's 0:0 */
 static gboolean
 read_capped (const char *path, gchar **text, gsize *length, GError **error)
 {
-  g_autoptr (GByteArray) buf = g_byte_array_new ();
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-  struct stat st;
-  int wait_ms, saved;
+  GError *local = NULL;
 
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-          "%s:0:0: cannot open it: %s", path, g_strerror (saved));
-      return FALSE;
-    }
-  /* a pipe or FIFO is given up when it gives nothing for a while; a
-   * terminal is someone typing, waited for */
-  wait_ms = fstat (fd, &st) == 0 && S_ISFIFO (st.st_mode) ? INPUT_WAIT_MS : -1;
-  for (;;)
-    {
-      guint8 chunk[65536];
-      struct pollfd pfd = { fd, POLLIN, 0 };
-      int ready = poll (&pfd, 1, wait_ms);
-      gssize n;
-
-      /* a FIFO reads as ended before its writer comes: it is waited for */
-      if (ready < 0 && errno == EINTR)
-        continue;
-      if (ready < 0)
-        goto read_failed;
-      if (ready == 0)
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-              "%s:0:0: nothing to read for %d s (a FIFO with no writer, or "
-              "a pipe whose writer writes nothing)",
-              path, INPUT_WAIT_MS / 1000);
-          goto failed;
-        }
-      n = read (fd, chunk, sizeof chunk);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        continue;
-      if (n < 0)
-        goto read_failed;
-      if (n == 0)
-        break;
-      if (buf->len + (gsize)n > MAX_FILE_BYTES)
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-              "%s:0:0: the file is larger than %d bytes, the most a pipeline "
-              "may be",
-              path, MAX_FILE_BYTES);
-          goto failed;
-        }
-      g_byte_array_append (buf, chunk, (guint)n);
-    }
-  g_close (fd, NULL);
-  *length = buf->len;
-  g_byte_array_append (buf, (const guint8 *)"", 1);
-  *text = (gchar *)g_byte_array_free (g_steal_pointer (&buf), FALSE);
-  return TRUE;
-
-  /* ERRORS */
-read_failed:
-  {
-    saved = errno;
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-        "%s:0:0: cannot read it: %s", path, g_strerror (saved));
-  }
-failed:
-  {
-    g_close (fd, NULL);
-    return FALSE;
-  }
+  if (accel_file_read_capped (
+          path, MAX_FILE_BYTES, "a pipeline", text, length, &local))
+    return TRUE;
+  g_propagate_prefixed_error (error, local, "%s:0:0: ", path);
+  return FALSE;
 }
 
 /**

@@ -11,6 +11,8 @@ gint64 accel_deadline_after (gint64 timeout_us);
 GThread *accel_thread_try_new (
     const char *name, GThreadFunc func, gpointer data, GError **error);
 gchar **accel_description_locations (const char *description);
+gboolean accel_file_read_capped (const char *path, gsize max_bytes,
+    const char *what, gchar **contents, gsize *length, GError **error);
 
 /**
  * ACCEL_DIGEST_INIT:

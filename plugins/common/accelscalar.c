@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "accelscalar.h"
 
-#include <float.h>
 #include <math.h>
 
 /**
@@ -29,11 +28,13 @@ accel_scalar_check (AccelStage *stage, const char *name, double value,
 {
   gboolean f64 = dtype == ACCEL_DTYPE_F64;
 
-  if (isfinite (value) && (f64 || fabs (value) <= FLT_MAX))
+  /* as the GPU takes it: a double just past FLT_MAX (3.4028235e38, as
+   * FLT_MAX is printed) rounds to FLT_MAX, further to infinity */
+  if (f64 ? isfinite (value) : isfinite ((float)value))
     return TRUE;
   g_set_error (error, ACCEL_ERROR,
       running ? ACCEL_ERROR_INVALID_INPUT : ACCEL_ERROR_INVALID_PIPELINE,
-      "stage '%s' (%s): %s %g is not finite as a %s, the scalar type of "
+      "stage '%s' (%s): %s %.9g is not finite as a %s, the scalar type of "
       "%s products",
       accel_stage_get_name (stage), accel_stage_get_kind_name (stage), name,
       value, f64 ? "double" : "float", accel_dtype_to_string (dtype));

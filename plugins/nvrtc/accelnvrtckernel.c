@@ -8,6 +8,9 @@
 #include "accelnvrtccache.h"
 #include "accelnvrtckernel.h"
 
+/* a kernel's source is text a person wrote: anything longer is a mistake */
+#define MAX_SOURCE_BYTES (16 * 1024 * 1024)
+
 struct _AccelNvrtcKernel
 {
   AccelStage parent;
@@ -72,9 +75,11 @@ read_file (AccelNvrtcKernel *self, GError **error)
   g_clear_pointer (&self->file_source, g_free);
   if (!self->file)
     return TRUE;
-  if (!g_file_get_contents (self->file, &self->file_source, NULL, &local))
+  /* a device or a FIFO named by mistake is refused, not read for good */
+  if (!accel_file_read_capped (self->file, MAX_SOURCE_BYTES,
+          "a kernel's source", &self->file_source, NULL, &local))
     return stage_error (ACCEL_STAGE (self), error, ACCEL_ERROR_INVALID_PIPELINE,
-        "cannot read the kernel source: %s", local->message);
+        "cannot read the kernel source %s: %s", self->file, local->message);
   return TRUE;
 }
 

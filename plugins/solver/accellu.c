@@ -3,6 +3,7 @@
  * with partial pivoting (getrf + getrs) */
 #define G_LOG_DOMAIN "accel-solver"
 
+#include <float.h>
 #include <lapacke.h>
 #include <string.h>
 
@@ -108,6 +109,24 @@ check_info (AccelLu *self, AccelFrame *frame, gint64 i, int info_factor,
   return TRUE;
 }
 
+/* matrix @i's factors or x overflowed from finite a and b: a pivot below
+ * the smallest normal number, whose reciprocal getrf multiplies by
+ * (OpenBLAS's does), or an x past the largest. It gave NaN in x (exit 0),
+ * or LAPACKE's "parameter 5 had an illegal value" */
+static AccelFlow
+not_finite (AccelLu *self, AccelFrame *frame, gint64 i, GError **error)
+{
+  gboolean dbl = self->shape.dtype == ACCEL_DTYPE_F64;
+
+  accel_solver_bad_input (ACCEL_STAGE (self), frame, &self->shape, i, error,
+      "a and b are finite, but its LU factors or x are not: a is too badly "
+      "scaled or ill-conditioned for %s (a pivot below %g, the smallest "
+      "normal %s, or an element of x past the largest); scale a%s",
+      dbl ? "f64" : "f32", dbl ? DBL_MIN : FLT_MIN, dbl ? "f64" : "f32",
+      dbl ? "" : ", or solve in f64");
+  return ACCEL_FLOW_ERROR;
+}
+
 static AccelFlow
 process_host (AccelLu *self, AccelFrame *frame, GError **error)
 {
@@ -128,6 +147,9 @@ process_host (AccelLu *self, AccelFrame *frame, GError **error)
                  LAPACK_ROW_MAJOR, s->n, s->n, self->lu, s->n, self->ipiv)
                  : LAPACKE_sgetrf (
                      LAPACK_ROW_MAJOR, s->n, s->n, self->lu, s->n, self->ipiv);
+      if (info == 0
+          && accel_solver_find_nonfinite_host (s, self->lu, s->n * s->n))
+        return not_finite (self, frame, i, error);
       if (info == 0)
         {
           memcpy (x + i * b_size, b + i * b_size, b_size);
@@ -140,6 +162,8 @@ process_host (AccelLu *self, AccelFrame *frame, GError **error)
         }
       if (!check_info (self, frame, i, info, info_solve, error))
         return ACCEL_FLOW_ERROR;
+      if (accel_solver_find_nonfinite_host (s, x + i * b_size, s->n * s->nrhs))
+        return not_finite (self, frame, i, error);
     }
   return ACCEL_FLOW_OK;
 }
@@ -210,12 +234,19 @@ accel_lu_process (AccelStage *stage, AccelFrame *frame, GError **error)
           || !accel_solver_rhs_out (s, frame, target, x + i * b_size, error))
         return ACCEL_FLOW_ERROR;
     }
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
+  if (!accel_solver_gpu_find_nonfinite_output (
+          gpu, frame, s, x, s->batch * s->n * s->nrhs, error)
+      || !accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i],
             gpu->host_info[s->batch + i], error))
       return ACCEL_FLOW_ERROR;
+  if (gpu->host_first[ACCEL_SOLVER_MAX_INPUTS] != G_MAXUINT64)
+    return not_finite (self, frame,
+        (gint64)(gpu->host_first[ACCEL_SOLVER_MAX_INPUTS]
+                 / (guint64)(s->n * s->nrhs)),
+        error);
   return ACCEL_FLOW_OK;
 }
 

@@ -38,8 +38,10 @@ typedef struct
  * @dev_info: cuSOLVER's info of every call of a frame, on the device
  * @host_info: the same, copied to pinned memory
  * @n_info: how many
- * @dev_first: for each input, the index of its first element that is NaN
- *   or infinite (%G_MAXUINT64: none), on the device, after @dev_info
+ * @dev_first: for each input, then the output searched with
+ *   accel_solver_gpu_find_nonfinite_output (), the index of its first
+ *   element that is NaN or infinite (%G_MAXUINT64: none), on the device,
+ *   after @dev_info
  * @host_first: the same, after @host_info
  *
  * A stage's cuSOLVER state: made in start(), released in stop(); the
@@ -60,6 +62,8 @@ typedef struct
 
 /* a and b */
 #define ACCEL_SOLVER_MAX_INPUTS 2
+/* the inputs', then an output's */
+#define ACCEL_SOLVER_N_FIRST (ACCEL_SOLVER_MAX_INPUTS + 1)
 
 void accel_solver_class_add_port (AccelStageClass *klass,
     AccelPortDirection direction, const char *name, const char *description);
@@ -82,6 +86,11 @@ gboolean accel_solver_check_inputs (AccelStage *stage, AccelSolverGpu *gpu,
     AccelFrame *frame, const AccelSolverShape *shape, GError **error);
 gboolean accel_solver_gpu_fetch_info (AccelStage *stage, AccelSolverGpu *gpu,
     AccelFrame *frame, const AccelSolverShape *shape, GError **error);
+gboolean accel_solver_gpu_find_nonfinite_output (AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, gconstpointer data,
+    gsize count, GError **error);
+gboolean accel_solver_find_nonfinite_host (
+    const AccelSolverShape *shape, gconstpointer data, gsize count);
 gboolean accel_solver_transpose (AccelDType dtype, AccelFrame *frame,
     gconstpointer in, gsize in_ld, gpointer out, gsize out_rows, gsize out_cols,
     gsize out_ld, gboolean upper, GError **error);

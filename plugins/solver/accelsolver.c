@@ -224,7 +224,8 @@ accel_solver_align (gsize size)
 }
 
 /* the infos, then the index of the first non-finite element of each input
- * (ACCEL_SOLVER_MAX_INPUTS), in one block: one copy brings both back */
+ * and an output (ACCEL_SOLVER_N_FIRST), in one block: one copy brings both
+ * back */
 static gsize
 info_offset_first (const AccelSolverGpu *gpu)
 {
@@ -234,7 +235,7 @@ info_offset_first (const AccelSolverGpu *gpu)
 static gsize
 info_size (const AccelSolverGpu *gpu)
 {
-  return info_offset_first (gpu) + ACCEL_SOLVER_MAX_INPUTS * sizeof (guint64);
+  return info_offset_first (gpu) + ACCEL_SOLVER_N_FIRST * sizeof (guint64);
 }
 
 static guint64 *
@@ -439,6 +440,45 @@ find_nonfinite (AccelDType dtype, gpointer stream, gconstpointer data,
 }
 
 /**
+ * accel_solver_gpu_find_nonfinite_output:
+ * @gpu: the stage's cuSOLVER state
+ * @frame: the frame, whose stream the search goes on
+ * @shape: the negotiated shape
+ * @data: an output of the frame, on the device
+ * @count: its elements
+ * @error: return location for a #GError, or %NULL
+ *
+ * Enqueues the search for NaN and infinities in @data: from finite inputs
+ * a factorization whose pivot's reciprocal overflows gives them. After
+ * accel_solver_gpu_fetch_info (), `host_first[ACCEL_SOLVER_MAX_INPUTS]`
+ * holds the first one's index (%G_MAXUINT64: none). Called from
+ * process(), after the calls that write @data.
+ *
+ * Returns: %TRUE when the search is enqueued.
+ */
+gboolean
+accel_solver_gpu_find_nonfinite_output (AccelSolverGpu *gpu, AccelFrame *frame,
+    const AccelSolverShape *shape, gconstpointer data, gsize count,
+    GError **error)
+{
+  return accel_cuda_check (
+      find_nonfinite (shape->dtype, accel_stream_get_handle (frame->stream),
+          data, count, gpu->dev_first + ACCEL_SOLVER_MAX_INPUTS),
+      error);
+}
+
+/* whether @data's @count elements hold NaN or an infinity, on the host */
+gboolean
+accel_solver_find_nonfinite_host (
+    const AccelSolverShape *shape, gconstpointer data, gsize count)
+{
+  return (shape->dtype == ACCEL_DTYPE_F64
+                 ? accel_solver_find_nonfinite_f64_host (data, count)
+                 : accel_solver_find_nonfinite_f32_host (data, count))
+         < count;
+}
+
+/**
  * accel_solver_check_inputs:
  * @stage: the processing stage
  * @gpu: its cuSOLVER state (unused on the host backend)
@@ -466,7 +506,7 @@ accel_solver_check_inputs (AccelStage *stage, AccelSolverGpu *gpu,
   if (!host
       && !accel_cuda_check (
           cudaMemsetAsync (gpu->dev_first, 0xff,
-              ACCEL_SOLVER_MAX_INPUTS * sizeof (guint64), stream),
+              ACCEL_SOLVER_N_FIRST * sizeof (guint64), stream),
           error))
     return FALSE;
   for (guint p = 0; p < frame->n_inputs && p < ACCEL_SOLVER_MAX_INPUTS; p++)

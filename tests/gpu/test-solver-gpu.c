@@ -118,6 +118,18 @@ test_nonfinite (void)
   solver_expect_nonfinite (&qr, 0, 1, 10, 4, NAN, FALSE);
 }
 
+/* a pivot whose reciprocal overflows fails the frame as on the host,
+ * found by the search of x on the device */
+static void
+test_tiny_pivot (void)
+{
+  const SolverCase lu = { "", "solver.lu", ACCEL_DTYPE_F64, 3, 12, 12, 2 };
+  const SolverCase lu32 = { "", "solver.lu", ACCEL_DTYPE_F32, 0, 7, 7, 0 };
+
+  solver_expect_tiny_pivot (&lu, 1, FALSE);
+  solver_expect_tiny_pivot (&lu32, 0, FALSE);
+}
+
 /* the tiles' edges: sizes around and across 32, and the upper mask */
 static void
 test_transpose (void)
@@ -211,5 +223,6 @@ main (int argc, char **argv)
       "/solver-gpu/cholesky/not-positive-definite", test_not_positive_definite);
   g_test_add_func ("/solver-gpu/transpose", test_transpose);
   g_test_add_func ("/solver-gpu/nonfinite", test_nonfinite);
+  g_test_add_func ("/solver-gpu/lu/tiny-pivot", test_tiny_pivot);
   return g_test_run ();
 }

@@ -307,7 +307,9 @@ test_blend_runs (gconstpointer data)
   g_assert_cmpstr (digest, ==, g_checksum_get_string (all));
 }
 
-/* the stages the two inputs come from are named too */
+/* the stages the two inputs come from are named too, also where they
+ * are named as the ports are (the port's name in the message was taken
+ * for the stage's) */
 static void
 test_blend_mismatch (void)
 {
@@ -316,6 +318,7 @@ test_blend_mismatch (void)
     const char *fa, *fb;
     int wb;
     const char *message;
+    const char *na, *nb;
   } cases[] = {
     { "RGBA8", "BGRA8", WIDTH,
         "stage 'mix' (realtime.blend) blends two images of one format and "
@@ -329,6 +332,12 @@ test_blend_mismatch (void)
         "image<BGRA8>[23x36]@device on 'b'; its input 'a' comes from stage "
         "'base' (core.test-source), "
         "'b' from stage 'layer' (core.test-source)" },
+    { "RGBA8", "BGRA8", WIDTH,
+        "stage 'mix' (realtime.blend) blends two images of one format and "
+        "size, not image<RGBA8>[23x37]@device on 'a' and "
+        "image<BGRA8>[23x37]@device on 'b'; its input 'a' comes from stage "
+        "'a' (core.test-source), 'b' from stage 'b' (core.test-source)",
+        "a", "b" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -336,12 +345,15 @@ test_blend_mismatch (void)
       g_autoptr (GError) error = NULL;
       g_autoptr (AccelGraph) g = accel_graph_new ("mismatch");
 
-      image_source (g, "base", cases[i].fa, WIDTH, HEIGHT);
-      image_source (g, "layer", cases[i].fb, cases[i].wb, HEIGHT);
+      const char *na = cases[i].na ? cases[i].na : "base";
+      const char *nb = cases[i].nb ? cases[i].nb : "layer";
+
+      image_source (g, na, cases[i].fa, WIDTH, HEIGHT);
+      image_source (g, nb, cases[i].fb, cases[i].wb, HEIGHT);
       accel_test_stage (g, "realtime.blend", "mix");
       accel_test_stage (g, "core.null-sink", "sink");
-      link_ok (g, "base", "mix.a");
-      link_ok (g, "layer", "mix.b");
+      link_ok (g, na, "mix.a");
+      link_ok (g, nb, "mix.b");
       link_ok (g, "mix", "sink");
       g_assert_false (accel_graph_prepare (g, &error));
       g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH);

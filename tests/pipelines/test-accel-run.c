@@ -4137,6 +4137,30 @@ test_alpha_out_of_range (void)
           g_assert_nonnull (strstr (r.err, want));
         result_clear (&r);
       }
+  /* either side of where a double rounds to infinity as a float: FLT_MAX
+   * as it is printed (3.4028235e38, a little above it) was refused */
+  for (guint inf = 0; inf < 2; inf++)
+    {
+      g_autofree gchar *text = g_strdup_printf (
+          "pipeline: alpha\n"
+          "stages:\n"
+          "  - {name: x, kind: rand.normal, params: {shape: '4', num-buffers: "
+          "1}}\n"
+          "  - {name: y, kind: rand.normal, params: {shape: '4', num-buffers: "
+          "1}}\n"
+          "  - {name: s, kind: blas.axpy, params: {alpha: %s}}\n"
+          "  - {name: k, kind: core.null-sink}\n"
+          "links: [x -> s.x, y -> s.y, s -> k]\n",
+          inf ? "3.4028236e38" : "3.4028235e38");
+      Result r = { 0 };
+
+      g_assert_true (g_file_set_contents (yaml, text, -1, NULL));
+      run_in (&r, dir, "--backend=host", "--validate", "a.yaml", NULL);
+      g_assert_cmpint (r.status, ==, inf ? 2 : 0);
+      if (inf)
+        g_assert_nonnull (strstr (r.err, "alpha 3.4028236e+38 is not finite"));
+      result_clear (&r);
+    }
   remove_dir (dir);
 }
 

@@ -471,6 +471,19 @@ solver_data_poison (const SolverCase *c, SolverData *d, guint port,
   change_frame0 (c, d, port, poison, &ch);
 }
 
+/* column 0 of the matrix below the smallest normal number, its rows 0
+ * and 1 not zero: the matrix is regular, but the pivot's reciprocal
+ * overflows */
+static void
+shrink_column (double *a, gpointer data)
+{
+  const Change *ch = data;
+  double *ai = a + ch->index * ch->c->n * ch->c->n;
+
+  for (gint64 r = 0; r < ch->c->n; r++)
+    ai[r * ch->c->n] = r < 2 ? (r + 1) * ch->value : 0.0;
+}
+
 /* runs @d through @c with its stage escalating: fails with
  * ACCEL_ERROR_INVALID_INPUT naming the stage, frame 0 and matrix @index,
  * and holding @part */
@@ -517,4 +530,17 @@ solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
 
   solver_data_poison (c, d, port, index, row, col, value);
   expect_bad_input (c, d, index, host, part);
+}
+
+void
+solver_expect_tiny_pivot (const SolverCase *c, gint64 index, gboolean host)
+{
+  g_autoptr (SolverData) d = solver_data_new (c, 2);
+  Change ch
+      = { c, 0, index, 0, 0, c->dtype == ACCEL_DTYPE_F64 ? 1e-310 : 1e-40 };
+
+  change_frame0 (c, d, 0, shrink_column, &ch);
+  expect_bad_input (c, d, index, host,
+      "a and b are finite, but its LU factors or x are not: a is too badly "
+      "scaled or ill-conditioned for ");
 }

@@ -67,3 +67,7 @@ void solver_data_poison (const SolverCase *c, SolverData *data, guint port,
  * 0, the matrix and the element */
 void solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
     gint64 row, gint64 col, double value, gboolean host);
+/* solver.lu: matrix @index of frame 0 regular but with a pivot below the
+ * smallest normal number: the frame fails, saying so */
+void solver_expect_tiny_pivot (
+    const SolverCase *c, gint64 index, gboolean host);

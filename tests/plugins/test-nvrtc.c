@@ -493,6 +493,20 @@ test_unreadable_file (void)
   g_rmdir (dir);
 }
 
+/* a device given as the file is read up to a bound: /dev/zero was read
+ * until the process had all the memory there was */
+static void
+test_endless_file (void)
+{
+  g_autoptr (GError) zero = prepare_on_host ("file", "/dev/zero", NULL);
+
+  g_assert_error (zero, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (zero->message, ==,
+      "stage 'gain' (nvrtc.kernel): cannot read the kernel source "
+      "/dev/zero: the file is larger than 16777216 bytes, the most a "
+      "kernel's source may be");
+}
+
 /* an empty source or file is no source: a YAML 'source:' left empty is
  * said to be unset (it was compiled, to no kernel, on a GPU), and --set
  * gain.source= moves a stage to a file */
@@ -639,6 +653,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/stage/host-backend", test_host_backend);
   g_test_add_func ("/nvrtc/stage/source-or-file", test_source_or_file);
   g_test_add_func ("/nvrtc/stage/unreadable-file", test_unreadable_file);
+  g_test_add_func ("/nvrtc/stage/endless-file", test_endless_file);
   g_test_add_func (
       "/nvrtc/stage/checked-when-prepared", test_checked_when_prepared);
   g_test_add_func ("/nvrtc/stage/empty-is-unset", test_empty_is_unset);

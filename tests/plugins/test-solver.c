@@ -93,6 +93,19 @@ test_nonfinite (void)
   solver_expect_nonfinite (&eigh, 0, 1, 2, 5, NAN, TRUE);
 }
 
+/* a pivot whose reciprocal overflows, in f32 and f64: OpenBLAS's getrf
+ * gave NaN in x with exit 0, or LAPACKE's "parameter 5 had an illegal
+ * value" */
+static void
+test_tiny_pivot (void)
+{
+  const SolverCase lu = { "", "solver.lu", F64, 3, 12, 12, 2 };
+  const SolverCase lu32 = { "", "solver.lu", F32, 0, 7, 7, 0 };
+
+  solver_expect_tiny_pivot (&lu, 1, TRUE);
+  solver_expect_tiny_pivot (&lu32, 0, TRUE);
+}
+
 /* by default a stage skips a frame of bad input and goes on */
 static void
 test_singular_skipped (void)
@@ -212,6 +225,7 @@ main (int argc, char **argv)
   g_test_add_func (
       "/solver/cholesky/not-positive-definite", test_not_positive_definite);
   g_test_add_func ("/solver/nonfinite", test_nonfinite);
+  g_test_add_func ("/solver/lu/tiny-pivot", test_tiny_pivot);
   g_test_add_func ("/solver/negotiate/link-errors", test_link_errors);
   g_test_add_func ("/solver/negotiate/output-types", test_output_types);
   return g_test_run ();
