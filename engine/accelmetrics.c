@@ -402,7 +402,8 @@ static const struct
 } counters[N_COUNTERS] = {
   { "accel_stage_frames_total", "Frames the stage processed." },
   { "accel_stage_dropped_total",
-      "Input buffers dropped without a partner of their sequence." },
+      "Input buffers dropped without a partner of their sequence, or "
+      "queued or pushed after the stream ended." },
   { "accel_stage_restarts_total", "Restarts by the stage's supervisor." },
   { "accel_stage_skipped_total", "Frames skipped after a fault." },
   { "accel_stage_lost_total",

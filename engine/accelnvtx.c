@@ -10,7 +10,8 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-/* whether ACCEL_NVTX=1 was set when first asked; MT safe */
+/* whether ACCEL_NVTX=1 was set when first asked; another value than 0
+ * is warned of. MT safe */
 gboolean
 accel_nvtx_enabled (void)
 {
@@ -19,7 +20,14 @@ accel_nvtx_enabled (void)
 
   if (g_once_init_enter (&once))
     {
-      on = g_strcmp0 (g_getenv ("ACCEL_NVTX"), "1") == 0;
+      const char *env = g_getenv ("ACCEL_NVTX");
+
+      on = g_strcmp0 (env, "1") == 0;
+      /* "true" or "yes" turned nothing on, without a word */
+      if (env && !on && *env && !g_str_equal (env, "0"))
+        g_warning ("ACCEL_NVTX=%s is neither 1 (ranges on) nor 0: the NVTX "
+                   "ranges stay off",
+            env);
       if (on)
         g_debug ("NVTX ranges per stage and frame are on");
       g_once_init_leave (&once, 1);

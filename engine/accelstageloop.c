@@ -473,6 +473,11 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   else if (flow == ACCEL_FLOW_OK)
     {
       accel_stage_note_origin (self, sequence, t0);
+      /* a source's frame is counted before it is handed on: its consumers
+       * could finish it before the count, and a scrape then saw a sink
+       * ahead of its sources */
+      if (priv->n_in == 0 && !accel_source_replays (self, sequence))
+        accel_stage_record_frame (self, sequence, t0, *t_done);
       res = priv->role->hand_on (self, &frame, t0, error);
       if (res == ACCEL_FRAME_FAILED)
         goto failed;
@@ -480,7 +485,7 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
        * and counts it dropped): a frame of the stage's all the same, where
        * its producer's frames fell one short of what its consumers took,
        * skipped and dropped */
-      if (res == ACCEL_FRAME_EOS && !accel_source_replays (self, sequence))
+      if (res == ACCEL_FRAME_EOS && priv->n_in > 0)
         accel_stage_record_frame (self, sequence, t0, *t_done);
     }
   priv->frame_deferred = FALSE;
@@ -793,8 +798,8 @@ run_numbered_frame (
   switch (res)
     {
     case ACCEL_FRAME_DONE:
-      /* a frame made again to catch up was counted the first time */
-      if (!accel_source_replays (self, sequence))
+      /* a source's frame was counted as it was handed on */
+      if (priv->n_in > 0)
         accel_stage_record_frame (self, sequence, t0, t_done);
       if (!priv->role->frame_done (self, sequence, &error))
         return accel_stage_handle_fault (self, error, sequence);

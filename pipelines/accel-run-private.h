@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* accel-run's internals: a run's state, and what it reports of it
- * (accel-run-report.c) */
+/* accel-run's internals: a run's state, what it reports of it
+ * (accel-run-report.c) and the files it writes (accel-run-output.c) */
 #pragma once
 
 #include <accel/accel.h>
@@ -30,8 +30,10 @@ typedef struct
 void accel_run_print_progress (Run *run, gboolean final);
 gboolean accel_run_write_stats (Run *run, const char *path, GError **error);
 gboolean accel_run_output_replaces (const char *path);
+gchar *accel_run_output_temp (const char *path);
+gboolean accel_run_output_name_fits (const char *path, GError **error);
 gboolean accel_run_write_output (
-    const char *path, const char *text, GError **error);
+    const char *path, gconstpointer data, gssize length, GError **error);
 gboolean accel_run_write_dot (
     AccelGraph *graph, const char *path, GError **error);
 gboolean accel_run_say_incomplete (AccelGraph *graph, gboolean ended);

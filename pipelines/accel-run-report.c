@@ -4,11 +4,16 @@
 #define G_LOG_DOMAIN "accel-run"
 
 #include "accel-run-private.h"
+#include "acceldot.h"
 
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+/* how long graphviz may take to draw --dot's graph: well under a second
+ * is usual */
+#define DOT_TIMEOUT_MS 10000
 
 static guint64
 frames_done (AccelGraph *graph)
@@ -65,48 +70,6 @@ accel_run_print_progress (Run *run, gboolean final)
   fflush (run->progress);
 }
 
-/* whether accel_run_write_output () replaces @path (a regular file, or none
- * yet) through its directory, rather than write it in place */
-gboolean
-accel_run_output_replaces (const char *path)
-{
-  return !g_str_equal (path, "-") && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)
-         && (!g_file_test (path, G_FILE_TEST_EXISTS)
-             || g_file_test (path, G_FILE_TEST_IS_REGULAR));
-}
-
-/* "-" is stdout; a link, a device or a pipe is written in place (replacing
- * it with a file, as g_file_set_contents() does, would be wrong), a file
- * atomically */
-gboolean
-accel_run_write_output (const char *path, const char *text, GError **error)
-{
-  FILE *f;
-  int saved = 0;
-
-  if (accel_run_output_replaces (path))
-    return g_file_set_contents (path, text, -1, error);
-  f = g_str_equal (path, "-") ? stdout : g_fopen (path, "w");
-  if (!f)
-    {
-      int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-          "cannot open %s: %s", path, g_strerror (saved));
-      return FALSE;
-    }
-  /* the first failure's reason, where a full disk or a reader gone
-   * said only that the write failed */
-  if (fputs (text, f) < 0)
-    saved = errno;
-  if ((f == stdout ? fflush (f) : fclose (f)) != 0 && !saved)
-    saved = errno;
-  if (saved)
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-        "cannot write %s: %s", f == stdout ? "stdout" : path,
-        g_strerror (saved));
-  return !saved;
-}
-
 gboolean
 accel_run_write_stats (Run *run, const char *path, GError **error)
 {
@@ -156,7 +119,7 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
           i + 1 < stages->len ? "," : "");
     }
   g_string_append (s, "  ]\n}\n");
-  return accel_run_write_output (path, s->str, error);
+  return accel_run_write_output (path, s->str, -1, error);
 }
 
 /* "rank r: " in a world, whose ranks share the terminal, else "" */
@@ -220,41 +183,27 @@ accel_run_say_dropped (AccelGraph *graph)
     }
 }
 
-/* the graph as .dot, or rendered to .svg or .png (any case: g.SVG too)
- * by graphviz */
+/* the graph as .dot, or drawn as .svg or .png (any case: g.SVG too) by
+ * graphviz, given DOT_TIMEOUT_MS */
 gboolean
 accel_run_write_dot (AccelGraph *graph, const char *path, GError **error)
 {
   g_autofree gchar *dot = accel_graph_to_dot (graph);
-  g_autofree gchar *dot_exe = NULL;
-  g_autofree gchar *tmp = NULL;
   g_autofree gchar *lower = g_ascii_strdown (path, -1);
-  const char *fmt = g_str_has_suffix (lower, ".svg")   ? "-Tsvg"
-                    : g_str_has_suffix (lower, ".png") ? "-Tpng"
-                                                       : NULL;
-  gint status;
-  gboolean ok;
+  const char *format = g_str_has_suffix (lower, ".svg")   ? "svg"
+                       : g_str_has_suffix (lower, ".png") ? "png"
+                                                          : NULL;
+  g_autoptr (GBytes) drawn = NULL;
+  gsize n;
+  gconstpointer data;
 
-  if (!fmt)
-    return accel_run_write_output (path, dot, error);
-  dot_exe = g_find_program_in_path ("dot");
-  if (!dot_exe)
+  if (!format)
+    return accel_run_write_output (path, dot, -1, error);
+  if (!(drawn = accel_dot_render (dot, format, DOT_TIMEOUT_MS, error)))
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
-          "rendering %s needs graphviz's 'dot', which is not installed; "
-          "write a .dot file instead",
-          path);
+      g_prefix_error (error, "cannot draw %s: ", path);
       return FALSE;
     }
-  tmp = g_strdup_printf ("%s.dot", path);
-  if (!g_file_set_contents (tmp, dot, -1, error))
-    return FALSE;
-  {
-    const char *argv[] = { dot_exe, fmt, "-o", path, tmp, NULL };
-    ok = g_spawn_sync (NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-             NULL, NULL, &status, error)
-         && g_spawn_check_wait_status (status, error);
-  }
-  g_unlink (tmp);
-  return ok;
+  data = g_bytes_get_data (drawn, &n);
+  return accel_run_write_output (path, data, (gssize)n, error);
 }

@@ -927,7 +927,7 @@ print_all (const char *text)
 {
   g_autoptr (GError) error = NULL;
 
-  if (accel_run_write_output ("-", text, &error))
+  if (accel_run_write_output ("-", text, -1, &error))
     return EXIT_DONE;
   g_printerr ("accel-run: %s\n", error->message);
   return EXIT_RUNTIME;
@@ -1221,7 +1221,12 @@ run_pipeline (const char *path)
           accel_stage_get_name (writer));
       return EXIT_INVALID;
     }
-  run->progress = writer ? stderr : stdout;
+  /* nor the reports that go there: a JSON or dot reader took the progress
+   * lines before them for part of the document */
+  run->progress = writer || (opt_stats && report_to_stdout (opt_stats))
+                          || (opt_dot && report_to_stdout (opt_dot))
+                      ? stderr
+                      : stdout;
   /* nor frames on stderr with its messages: they went in among the bytes */
   if ((writer = stage_writing_fd (graph, STDERR_FILENO)))
     {
@@ -1583,15 +1588,21 @@ check_output_path (const char *option, const char *path, GError **error)
       return FALSE;
     }
   /* as the report writes it: a file (new or not) is replaced through a
-   * file of its name and six more characters beside it, which is made here
-   * and removed (access () passed names too long for the file system and
-   * directories such as /sys that take no new files); anything else is
-   * written in place */
+   * file beside it, which is made here and removed (access () passed
+   * directories such as /sys that take no new files), its own name
+   * checked against the file system's limit; anything else is written in
+   * place */
   if (accel_run_output_replaces (mine))
     {
-      g_autofree gchar *probe = g_strdup_printf ("%s.XXXXXX", mine);
-      int fd = g_mkstemp_full (probe, O_RDWR, 0600);
+      g_autofree gchar *probe = accel_run_output_temp (mine);
+      int fd;
 
+      if (!accel_run_output_name_fits (mine, error))
+        {
+          g_prefix_error (error, "%s ", option);
+          return FALSE;
+        }
+      fd = g_mkstemp_full (probe, O_RDWR, 0600);
       if (fd >= 0)
         {
           close (fd);

@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "accel-http"
 
 #include "accelhttp.h"
+#include "acceldot.h"
 
 #include <libsoup/soup.h>
 #include <netinet/in.h>
@@ -57,90 +58,26 @@ struct _AccelHttpServer
  * kept-alive ones */
 #define IDLE_TIMEOUT_S 30
 
-typedef struct
-{
-  GSubprocess *proc;
-  gboolean done;
-  gboolean timed_out;
-  gchar *out;
-  GError *error;
-} DotRun;
-
-static void
-dot_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  DotRun *run = user_data;
-
-  g_subprocess_communicate_utf8_finish (
-      G_SUBPROCESS (source), result, &run->out, NULL, &run->error);
-  run->done = TRUE;
-}
-
-static gboolean
-dot_timed_out (gpointer user_data)
-{
-  DotRun *run = user_data;
-
-  run->timed_out = TRUE;
-  g_subprocess_force_exit (run->proc);
-  return G_SOURCE_REMOVE;
-}
-
-/* the graph as inline SVG from graphviz's dot, or NULL without dot; a dot
- * that takes longer than DOT_TIMEOUT_MS is killed, on a context of its
- * own, so nothing else runs meanwhile and a stuck dot cannot hold the run */
+/* the graph as inline SVG from graphviz's dot, or NULL without dot or
+ * when it took longer than DOT_TIMEOUT_MS (accel_dot_render ()) */
 static gchar *
 dot_to_svg (const char *dot)
 {
-  g_autoptr (GMainContext) context = g_main_context_new ();
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GSource) timeout = NULL;
   g_autoptr (GError) error = NULL;
-  DotRun run = { 0 };
-  const char *svg;
-  gchar *result;
+  g_autoptr (GBytes) rendered
+      = accel_dot_render (dot, "svg", DOT_TIMEOUT_MS, &error);
+  gsize n;
+  const char *data = rendered ? g_bytes_get_data (rendered, &n) : NULL;
+  const char *svg = data ? g_strstr_len (data, n, "<svg") : NULL;
 
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
-                               | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                               | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-      &error, "dot", "-Tsvg", NULL);
-  if (!proc)
-    goto failed;
-  g_main_context_push_thread_default (context);
-  timeout = g_timeout_source_new (DOT_TIMEOUT_MS);
-  run.proc = proc;
-  g_source_set_callback (timeout, dot_timed_out, &run, NULL);
-  g_source_attach (timeout, context);
-  g_subprocess_communicate_utf8_async (proc, dot, NULL, dot_done, &run);
-  while (!run.done)
-    g_main_context_iteration (context, TRUE);
-  g_source_destroy (timeout);
-  g_main_context_pop_thread_default (context);
-  error = run.error;
-  if (error || !g_subprocess_get_if_exited (proc)
-      || g_subprocess_get_exit_status (proc) != 0)
-    goto failed;
-  /* inline: without the XML declaration and doctype */
-  svg = run.out ? strstr (run.out, "<svg") : NULL;
   if (!svg)
-    goto failed;
-  result = g_strdup (svg);
-  g_free (run.out);
-  return result;
-
-  /* ERRORS */
-failed:
-  {
-    if (run.timed_out)
-      g_debug ("the graph is shown as text: dot -Tsvg took more than %d "
-               "ms and was killed",
-          DOT_TIMEOUT_MS);
-    else
-      g_debug ("the graph is shown as text: dot -Tsvg failed%s%s",
-          error ? ": " : "", error ? error->message : "");
-    g_free (run.out);
-    return NULL;
-  }
+    {
+      g_debug ("the graph is shown as text: %s",
+          error ? error->message : "dot wrote no <svg>");
+      return NULL;
+    }
+  /* inline: without the XML declaration and doctype */
+  return g_strndup (svg, n - (gsize)(svg - data));
 }
 
 /* @template with each @TITLE@ and @GRAPH@ in it replaced: markers are
@@ -682,17 +619,32 @@ listen_on (GSocketAddress *address, GError **error)
  *
  * Returns: (transfer full) (nullable): the address to listen on, or %NULL
  * with %G_IO_ERROR_INVALID_ARGUMENT for anything else (a host name is not
- * looked up).
+ * looked up) and for a multicast or the broadcast address.
  */
 GInetAddress *
 accel_http_parse_address (const char *address, GError **error)
 {
-  GInetAddress *inet
-      = g_inet_address_new_from_string (address ? address : "127.0.0.1");
+  const char *text = address ? address : "127.0.0.1";
+  GInetAddress *inet = g_inet_address_new_from_string (text);
 
   if (!inet)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-        "'%s' is not an IP address, such as 127.0.0.1 or ::1", address);
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+          "'%s' is not an IP address, such as 127.0.0.1 or ::1", address);
+      return NULL;
+    }
+  /* a group or the broadcast address binds, and no client reaches it */
+  if (g_inet_address_get_is_multicast (inet)
+      || g_str_equal (text, "255.255.255.255"))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+          "'%s' is a %s address, which no client connects to; give one of "
+          "this machine's, or 0.0.0.0 or :: for all of them",
+          address,
+          g_inet_address_get_is_multicast (inet) ? "multicast" : "broadcast");
+      g_object_unref (inet);
+      return NULL;
+    }
   return inet;
 }
 

@@ -937,10 +937,11 @@ json_frames (Json *json, const char *stage)
 }
 
 /* the metrics read the counters of the frames in flight first, sinks before
- * sources: a sink never shows more frames than its source but the one the
- * source hands on before counting it. Read in the graph's order, with the
- * other stages' work between the source and the sink (made long here by
- * stages whose latencies fill their rings), a fast sink had overtaken its
+ * sources, and a source counts its frame before it hands it on: a sink
+ * never shows more frames than its source (it counted it after, and 1 to
+ * 22 scrapes in 1000 had the sink a frame ahead). Read in the graph's order,
+ * with the other stages' work between the source and the sink (made long here
+ * by stages whose latencies fill their rings), a fast sink had overtaken its
  * source by many frames, and nothing was ever in flight */
 static void
 test_metrics_read_sinks_first (GraphFixture *f, gconstpointer data)
@@ -966,14 +967,14 @@ test_metrics_read_sinks_first (GraphFixture *f, gconstpointer data)
     accel_test_wait_processed (sinks->pdata[i], 1100);
   accel_test_wait_processed (out, 2000);
 
-  for (guint i = 0; i < 200; i++)
+  for (guint i = 0; i < 1000; i++)
     {
       g_autofree gchar *text = accel_graph_metrics_to_json (f->graph);
       g_autoptr (Json) json = json_parse (text);
 
       g_assert_nonnull (json);
       g_assert_cmpuint (
-          json_frames (json, "out"), <=, json_frames (json, "src") + 1);
+          json_frames (json, "out"), <=, json_frames (json, "src"));
     }
   accel_graph_stop (f->graph);
 }

@@ -497,8 +497,9 @@ test_usage (void)
       = g_strdup_printf ("--state-dir=%s/state", file);
   g_autofree gchar *says_under_file = g_strdup_printf (
       "--state-dir %s/state: %s is a file, not a directory", file, file);
-  /* the report's temporary file is its name and 7 characters more */
-  g_autofree gchar *long_name = g_strnfill (250, 'n');
+  /* past the file system's 255 bytes (a name of 250, which its
+   * temporary file's name made too long, is written: report-files) */
+  g_autofree gchar *long_name = g_strnfill (256, 'n');
   g_autofree gchar *stats_long
       = g_strdup_printf ("--stats=%s/%s", dir, long_name);
   struct
@@ -602,6 +603,12 @@ test_usage (void)
     { { "--http-address=localhost", demo, NULL },
         "--http-address: 'localhost' is not an IP address, such as 127.0.0.1 "
         "or ::1" },
+    /* bound, and served to no one */
+    { { "--http=0", "--http-address=224.0.0.1", demo },
+        "--http-address: '224.0.0.1' is a multicast address, which no client "
+        "connects to" },
+    { { "--http=0", "--http-address=255.255.255.255", demo },
+        "'255.255.255.255' is a broadcast address" },
   };
 
   g_assert_true (g_file_set_contents (file, "", 0, NULL));
@@ -644,9 +651,69 @@ test_stats_stdout_escaped (void)
       json_member (json_stage (parsed, "src\"1"), "processed", JSON_NUMBER)
           ->number,
       ==, 3);
+  result_clear (&r);
+  /* without --quiet the progress goes to stderr: it came before the JSON
+   * on stdout, which then did not parse */
+  g_clear_pointer (&parsed, json_free);
+  run (&r, "--stats=-", path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  parsed = json_parse (r.out);
+  g_assert_nonnull (parsed);
+  g_assert_nonnull (strstr (r.err, "frames/s"));
   g_unlink (path);
   remove_dir (dir);
   result_clear (&r);
+}
+
+/* the files --stats and --dot write: through a file of a short name of
+ * its own beside them, so a file named PATH.dot (or the pipeline file
+ * itself) is not overwritten and removed by --dot PATH.svg, and a name as
+ * long as the file system takes is written; a FIFO nobody reads is given
+ * up after 10 s (the run waited for a reader for good) */
+static void
+test_report_files (void)
+{
+  g_autofree gchar *demo = example ("demo.yaml");
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *beside = g_build_filename (dir, "g.svg.dot", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "g.fifo", NULL);
+  g_autofree gchar *dot = g_find_program_in_path ("dot");
+  g_autofree gchar *written = NULL;
+  g_autofree gchar *text = NULL;
+  g_autoptr (GString) name = g_string_new (NULL);
+  gint64 t0;
+  Result r = { 0 };
+
+  if (dot)
+    {
+      g_assert_true (g_file_set_contents (beside, "precious", -1, NULL));
+      run_in (&r, dir, "--quiet", "--frames=2", "--dot=g.svg", demo, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_file_get_contents (beside, &text, NULL, NULL));
+      g_assert_cmpstr (text, ==, "precious");
+      g_clear_pointer (&text, g_free);
+      result_clear (&r);
+    }
+
+  /* 255 bytes, the most most file systems take */
+  g_string_append (name, "--stats=");
+  while (name->len < strlen ("--stats=") + 250)
+    g_string_append_c (name, 'c');
+  g_string_append (name, ".json");
+  run_in (&r, dir, "--quiet", "--frames=2", name->str, demo, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  written = g_build_filename (dir, name->str + strlen ("--stats="), NULL);
+  g_assert_true (g_file_get_contents (written, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"frames\""));
+  result_clear (&r);
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  t0 = g_get_monotonic_time ();
+  expect_in (1, "cannot write g.fifo: no reader opened it within 10 s", dir,
+      "--quiet", "--frames=2", "--stats=g.fifo", demo, NULL);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 30 * G_USEC_PER_SEC);
+  remove_dir (dir);
 }
 
 /* a pipeline named after a file name that is not UTF-8 (Latin-1 here) has
@@ -4937,6 +5004,7 @@ main (int argc, char **argv)
       "/accel-run/stats-stdout-escaped", test_stats_stdout_escaped);
   g_test_add_func ("/accel-run/stats-name-not-utf8", test_stats_name_not_utf8);
   g_test_add_func ("/accel-run/dot-image", test_dot_image);
+  g_test_add_func ("/accel-run/report-files", test_report_files);
   g_test_add_func ("/accel-run/sigterm", test_sigterm);
   g_test_add_func ("/accel-run/sighup", test_sighup);
   g_test_add_func ("/accel-run/sighup-under-nohup", test_sighup_under_nohup);

@@ -51,15 +51,16 @@ def check(cond, msg):
     print("ok: " + msg)
 
 
-def run(tmp, nvtx, segments):
-    """accel-run with the recorder loaded; returns the recorded lines"""
-    log = os.path.join(tmp, "nvtx-%s.log" % ("on" if nvtx else "off"))
+def run(tmp, nvtx, segments, value="1"):
+    """accel-run with the recorder loaded, ACCEL_NVTX=value where nvtx;
+    returns the recorded lines"""
+    log = os.path.join(tmp, "nvtx-%s.log" % (value if nvtx else "off"))
     env = dict(os.environ)
     env["NVTX_INJECTION64_PATH"] = RECORDER
     env["ACCEL_TEST_NVTX_LOG"] = log
     env.pop("ACCEL_NVTX", None)
     if nvtx:
-        env["ACCEL_NVTX"] = "1"
+        env["ACCEL_NVTX"] = value
     yaml = os.path.join(tmp, "nvtx.yaml")
     with open(yaml, "w") as f:
         f.write(PIPELINE.format(frames=FRAMES, segments=segments))
@@ -71,7 +72,11 @@ def run(tmp, nvtx, segments):
         print("SKIP: no usable CUDA device")
         sys.exit(77)
     check(p.returncode == 0, "accel-run exits 0 (ACCEL_NVTX %s)"
-          % ("set" if nvtx else "unset"))
+          % (value if nvtx else "unset"))
+    # "yes" or "true" turned nothing on, without a word
+    if nvtx and value not in ("0", "1"):
+        check("ACCEL_NVTX=%s is neither 1 (ranges on) nor 0" % value
+              in p.stderr, "ACCEL_NVTX=%s is warned of" % value)
     if not os.path.exists(log):
         return []
     with open(log) as f:
@@ -129,6 +134,8 @@ def main():
 
         check(run(tmp, False, segments) == [],
               "without ACCEL_NVTX=1 the tool sees no range")
+        check(run(tmp, True, segments, "yes") == [],
+              "with ACCEL_NVTX=yes the tool sees no range")
 
 
 if __name__ == "__main__":
