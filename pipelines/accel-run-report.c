@@ -194,14 +194,23 @@ accel_run_write_dot (AccelGraph *graph, const char *path, GError **error)
                        : g_str_has_suffix (lower, ".png") ? "png"
                                                           : NULL;
   g_autoptr (GBytes) drawn = NULL;
+  g_autoptr (GError) local = NULL;
   gsize n;
   gconstpointer data;
 
   if (!format)
     return accel_run_write_output (path, dot, -1, error);
-  if (!(drawn = accel_dot_render (dot, format, DOT_TIMEOUT_MS, error)))
+  if (!(drawn = accel_dot_render (dot, format, DOT_TIMEOUT_MS, &local)))
     {
-      g_prefix_error (error, "cannot draw %s: ", path);
+      /* as it said before dot ran through a pipe */
+      if (g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED))
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+            "rendering %s needs graphviz's 'dot', which is not installed; "
+            "write a .dot file instead",
+            path);
+      else
+        g_propagate_prefixed_error (
+            error, g_steal_pointer (&local), "cannot draw %s: ", path);
       return FALSE;
     }
   data = g_bytes_get_data (drawn, &n);
