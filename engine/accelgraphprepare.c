@@ -148,31 +148,6 @@ name_producers (GError *error, AccelStage *stage, GraphLink *const *links)
     }
 }
 
-/* an output buffer larger than the memory it lives in can never be made:
- * said now, where its allocation failed at the first frame and the stage
- * restarted until it escalated */
-static gboolean
-check_fits_memory (AccelStage *stage, guint port, const AccelType *type,
-    gsize size, GError **error)
-{
-  gboolean on_device = type->memory == ACCEL_MEMORY_DEVICE;
-  AccelDevice *where
-      = on_device ? accel_stage_get_device (stage) : accel_device_get_host ();
-  guint64 total = where ? accel_device_get_total_memory (where) : 0;
-  g_autofree gchar *t = NULL;
-
-  if (total == 0 || size <= total)
-    return TRUE;
-  t = accel_type_to_string (type);
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-      "stage '%s' (%s): output '%s' of type %s takes %" G_GSIZE_FORMAT
-      " bytes, more than the %" G_GUINT64_FORMAT " bytes of memory of %s",
-      accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-      accel_graph_port_name (stage, ACCEL_PORT_OUTPUT, port), t, size, total,
-      on_device ? accel_device_get_name (where) : "the host");
-  return FALSE;
-}
-
 /* negotiates @stage, fed by @links (NULL for a copy the graph made), and
  * checks that every output type has a size; a failure names the stage, as
  * the stage's own errors may not, and a type it refused the stages it
@@ -215,8 +190,6 @@ negotiate_stage (AccelStage *stage, const AccelType *in_types,
               accel_graph_port_name (stage, ACCEL_PORT_OUTPUT, o), t);
           return FALSE;
         }
-      if (!check_fits_memory (stage, o, type, size, error))
-        return FALSE;
     }
   return TRUE;
 }
