@@ -47,6 +47,29 @@ buffer_new_empty (AccelDevice *device, const AccelType *type)
   return buf;
 }
 
+/* after a failed allocation of @size bytes: a size past all the memory of
+ * its kind will never fit, and is no out-of-memory to retry or restart for
+ * (that would restart the stage until it escalates) */
+static gboolean
+size_never_fits (
+    AccelDevice *device, AccelMemory memory, gsize size, GError **error)
+{
+  gboolean on_gpu
+      = !accel_device_is_host (device) && memory == ACCEL_MEMORY_DEVICE;
+  AccelDevice *owner = on_gpu ? device : accel_device_get_host ();
+  guint64 total = accel_device_get_total_memory (owner);
+
+  if (total == 0 || size <= total)
+    return FALSE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+      "cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory: more than "
+      "the %" G_GUINT64_FORMAT " bytes %s has",
+      size,
+      accel_device_is_host (device) ? "host" : accel_memory_to_string (memory),
+      total, on_gpu ? accel_device_get_name (device) : "the host");
+  return TRUE;
+}
+
 static gboolean
 memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
     gpointer *data, GError **error)
@@ -82,6 +105,8 @@ memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
   else if (posix_memalign (data, 64, MAX (size, 1)) != 0)
     {
       *data = NULL;
+      if (size_never_fits (device, memory, size, error))
+        return FALSE;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
           "cannot allocate %" G_GSIZE_FORMAT " bytes of host memory", size);
       return FALSE;
@@ -92,6 +117,9 @@ memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
       g_autofree gchar *call
           = g_strdup_printf ("%s (%" G_GSIZE_FORMAT " bytes)", what, size);
       *data = NULL;
+      if (status == cudaErrorMemoryAllocation
+          && size_never_fits (device, memory, size, error))
+        return FALSE;
       return accel_cuda_check_full (status, call, __FILE__, __LINE__, error);
     }
   return TRUE;

@@ -137,6 +137,26 @@ test_source_end_takes_no_buffer (GraphFixture *f, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_processed (b), ==, 0);
 }
 
+/* ... but with a frame to make it fails the graph at once: a size past all
+ * the memory there is never fits, and is no out-of-memory to retry (no
+ * message says it is made again) or restart for (it would restart until
+ * it escalates, each frame counted as skipped) */
+static void
+test_output_larger_than_memory (GraphFixture *f, gconstpointer data)
+{
+  AccelStage *sink;
+
+  source (f, "src", 1, "2147483647x2147483647");
+  sink = add (f, "core.null-sink", "sink");
+  link_ok (f->graph, "src", "sink");
+  g_assert_false (accel_graph_run (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (
+      strstr (f->error->message, "cannot allocate 18446744056529682436 bytes"));
+  g_assert_nonnull (strstr (f->error->message, " memory: more than the "));
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 0);
+}
+
 static void
 test_type_mismatch (GraphFixture *f, gconstpointer data)
 {
@@ -2169,6 +2189,9 @@ main (int argc, char **argv)
   g_test_add ("/graph/source-end-takes-no-buffer", GraphFixture,
       "source-end-takes-no-buffer", graph_set_up,
       test_source_end_takes_no_buffer, graph_tear_down);
+  g_test_add ("/graph/output-larger-than-memory", GraphFixture,
+      "output-larger-than-memory", graph_set_up, test_output_larger_than_memory,
+      graph_tear_down);
   g_test_add ("/graph/stepped-withheld", GraphFixture, "stepped-withheld",
       graph_set_up, test_stepped_withheld, graph_tear_down);
   g_test_add ("/graph/stepped-skip", GraphFixture, "stepped-skip", graph_set_up,

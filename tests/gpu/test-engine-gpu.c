@@ -289,6 +289,31 @@ test_buffers_start_zeroed (void)
       0);
 }
 
+/* an output larger than the GPU's memory fails the graph at once, naming
+ * the device: cudaMalloc's out-of-memory there is no transient one to
+ * retry (no message) or restart for */
+static void
+test_output_larger_than_memory (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("huge");
+  AccelDevice *gpu = accel_device_get_default ();
+  g_autofree gchar *want
+      = g_strdup_printf ("bytes %s has", accel_device_get_name (gpu));
+  AccelStage *src, *sink;
+
+  src = accel_test_stage (g, "core.test-source", "src");
+  sink = accel_test_stage (g, "core.null-sink", "sink");
+  g_object_set (src, "shape", "65536x65536x64", "num-buffers", (gint64)1, NULL);
+  g_assert_true (accel_graph_link (g, "src", "sink", &error));
+  g_assert_false (accel_graph_run (g, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message,
+      "cannot allocate 1099511627776 bytes of device memory: more than the "));
+  g_assert_nonnull (strstr (error->message, want));
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 0);
+}
+
 /* a real illegal address poisons the context: the stage escalates with
  * CONTEXT_POISONED, whatever its strategy (in a child: the context is gone) */
 static void
@@ -509,5 +534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/stale-generation", test_stale_on_gpu);
   g_test_add_func ("/gpu/device-metrics", test_device_metrics);
   g_test_add_func ("/gpu/stepped-batch-fault", test_stepped_batch_fault);
+  g_test_add_func (
+      "/gpu/output-larger-than-memory", test_output_larger_than_memory);
   return g_test_run ();
 }
