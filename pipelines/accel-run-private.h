@@ -36,6 +36,7 @@ gboolean accel_run_write_output (
     const char *path, gconstpointer data, gssize length, GError **error);
 gboolean accel_run_write_dot (
     AccelGraph *graph, const char *path, GError **error);
+gchar *accel_run_rank_prefix (void);
 gboolean accel_run_say_incomplete (AccelGraph *graph, gboolean ended);
 void accel_run_say_dropped (AccelGraph *graph);
 

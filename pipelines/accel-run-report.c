@@ -36,11 +36,10 @@ accel_run_print_progress (Run *run, gboolean final)
   guint64 frames = frames_done (run->graph);
   AccelDevice *dev = accel_graph_get_device (run->graph);
   guint64 free_b, total_b;
+  g_autofree gchar *who = accel_run_rank_prefix ();
 
   /* the ranks of a world share the terminal */
-  if (accel_world_get_default ())
-    g_string_append_printf (
-        line, "rank %u: ", accel_world_get_rank (accel_world_get_default ()));
+  g_string_append (line, who);
   g_string_append_printf (line, "%" G_GUINT64_FORMAT " frames, %.1f frames/s",
       frames, secs > 0 ? frames / secs : 0.0);
   for (guint i = 0; i < stages->len; i++)
@@ -123,8 +122,8 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
 }
 
 /* "rank r: " in a world, whose ranks share the terminal, else "" */
-static gchar *
-rank_prefix (void)
+gchar *
+accel_run_rank_prefix (void)
 {
   AccelWorld *world = accel_world_get_default ();
 
@@ -140,7 +139,7 @@ rank_prefix (void)
 gboolean
 accel_run_say_incomplete (AccelGraph *graph, gboolean ended)
 {
-  g_autofree gchar *who = rank_prefix ();
+  g_autofree gchar *who = accel_run_rank_prefix ();
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) lines = NULL;
 
@@ -164,7 +163,7 @@ void
 accel_run_say_dropped (AccelGraph *graph)
 {
   GPtrArray *stages = accel_graph_get_stages (graph);
-  g_autofree gchar *who = rank_prefix ();
+  g_autofree gchar *who = accel_run_rank_prefix ();
 
   for (guint i = 0; i < stages->len; i++)
     {

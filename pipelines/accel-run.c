@@ -1242,7 +1242,9 @@ run_pipeline (const char *path)
   if (opt_http >= 0 && accel_graph_prepare (graph, NULL)
       && !serve_http (graph, &http, &error))
     {
-      g_printerr ("accel-run: --http: %s\n", error->message);
+      g_autofree gchar *who = accel_run_rank_prefix ();
+
+      g_printerr ("accel-run: %s--http: %s\n", who, error->message);
       return EXIT_INVALID;
     }
   loop = g_main_loop_new (NULL, FALSE);

@@ -551,6 +551,18 @@ def check_port_taken(url):
     sys.stdout.write(world.stderr)
     check(world.returncode == 2,
           "a supervised run on a port in use ends with status 2 too")
+    # rank r serves PORT + r: rank 1's port is the one in use, and its
+    # line says which rank could not serve
+    ranks = subprocess.run(
+        [ACCEL_RUN, "--backend=host", "--ranks=2",
+         "--http=%d" % (int(port) - 1), os.path.join(SRCDIR, "endless.yaml")],
+        capture_output=True, text=True, timeout=120)
+    sys.stdout.write(ranks.stderr)
+    check(ranks.returncode == 2,
+          "a world whose rank 1 cannot serve ends with status 2")
+    # (rank 0's port, the one below, may be taken by chance too)
+    check(re.search(r"accel-run: rank [01]: --http: ", ranks.stderr),
+          "the rank that cannot serve is named: %r" % ranks.stderr)
 
 
 def check_ends_while_scraped():
