@@ -18,7 +18,7 @@ struct _AccelPool
   GMutex lock;
   GCond cond;
   GQueue free;       /* AccelBuffer* ready to hand out */
-  guint n_allocated; /* free + outstanding + being allocated */
+  guint n_allocated; /* free + outstanding + being allocated or trimmed */
   guint n_outstanding;
   guint peak_outstanding;
   guint n_waiting;      /* threads in g_cond_wait */
@@ -560,23 +560,29 @@ accel_pool_trim (AccelPool *pool)
   slack = pool->free;
   g_queue_init (&pool->free);
   n = slack.length;
-  pool->n_allocated -= n;
-  n_left = pool->n_allocated;
-  n_out = pool->n_outstanding;
-  g_cond_broadcast (&pool->cond);
-  if (n > 0)
-    wake_locked (pool);
   g_mutex_unlock (&pool->lock);
 
-  g_debug ("pool %p: trimmed %u free buffers; %u left, %u of them handed out",
-      pool, n, n_left, n_out);
-
+  /* each buffer keeps its slot and its count until its memory is gone: an
+   * acquire meanwhile waits for it rather than allocating past the pool's
+   * slots, or into the memory the trim is freeing */
   while ((buf = g_queue_pop_head (&slack)))
     {
-      g_mutex_lock (&pool->lock);
-      pool->slot_taken[accel_buffer_get_pool_slot (buf)] = FALSE;
-      g_mutex_unlock (&pool->lock);
+      guint slot = accel_buffer_get_pool_slot (buf);
+
       accel_buffer_free (buf);
+      g_mutex_lock (&pool->lock);
+      pool->slot_taken[slot] = FALSE;
+      pool->n_allocated--;
+      g_cond_broadcast (&pool->cond);
+      wake_locked (pool);
+      g_mutex_unlock (&pool->lock);
     }
+
+  g_mutex_lock (&pool->lock);
+  n_left = pool->n_allocated;
+  n_out = pool->n_outstanding;
+  g_mutex_unlock (&pool->lock);
+  g_debug ("pool %p: trimmed %u free buffers; %u left, %u of them handed out",
+      pool, n, n_left, n_out);
   return n;
 }

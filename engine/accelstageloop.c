@@ -1202,7 +1202,10 @@ accel_stage_interrupt_start (AccelStage *stage, gboolean interrupted)
   g_mutex_lock (&priv->mailbox_lock);
   /* a cancelled one stays so: each start gets a fresh one */
   if (!interrupted && g_cancellable_is_cancelled (priv->start_cancellable))
-    g_set_object (&priv->start_cancellable, g_cancellable_new ());
+    {
+      g_object_unref (priv->start_cancellable);
+      priv->start_cancellable = g_cancellable_new ();
+    }
   if (interrupted && priv->mailbox)
     accel_mailbox_close (priv->mailbox);
   g_mutex_unlock (&priv->mailbox_lock);

@@ -110,6 +110,63 @@ test_pool_waits_bounded (void)
   g_object_unref (wd.pool);
 }
 
+typedef struct
+{
+  AccelPool *pool;
+  gint stop;
+  guint n_acquired;
+} TrimRace;
+
+static gpointer
+acquire_until_stopped (gpointer data)
+{
+  TrimRace *r = data;
+
+  while (!g_atomic_int_get (&r->stop))
+    {
+      g_autoptr (GError) error = NULL;
+      AccelBuffer *buf = accel_pool_acquire (r->pool, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (accel_pool_get_n_allocated (r->pool), <=, 2);
+      accel_buffer_unref (buf);
+      g_atomic_int_inc (&r->n_acquired);
+    }
+  return NULL;
+}
+
+/* a trim while other threads acquire: a buffer keeps its slot until its
+ * memory is freed. Trim gave the slots back after the count, and an
+ * acquire between them took a slot past the pool's last (valgrind and
+ * ASan saw the write; the test-setups run this) */
+static void
+test_pool_trim_while_acquiring (void)
+{
+  TrimRace r = { 0 };
+  GThread *threads[2];
+  AccelType t;
+  gint64 end;
+
+  init_bytes (&t, 64);
+  r.pool = accel_pool_new (accel_device_get_default (), &t, 2);
+  accel_pool_set_timeout (r.pool, 10 * G_USEC_PER_SEC);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("acquire", acquire_until_stopped, &r);
+  end = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+  while (g_get_monotonic_time () < end)
+    {
+      accel_pool_trim (r.pool);
+      g_assert_cmpuint (accel_pool_get_n_allocated (r.pool), <=, 2);
+    }
+  g_atomic_int_set (&r.stop, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+  g_assert_cmpuint (g_atomic_int_get (&r.n_acquired), >, 0);
+  accel_pool_trim (r.pool);
+  g_assert_cmpuint (accel_pool_get_n_allocated (r.pool), ==, 0);
+  g_object_unref (r.pool);
+}
+
 static void
 expect_pool_debug (const char *pattern)
 {
@@ -312,6 +369,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pool/reuse-and-refcount", test_pool_reuse);
   g_test_add_func ("/pool/waits-bounded", test_pool_waits_bounded);
   g_test_add_func ("/pool/tells-its-story", test_pool_tells_its_story);
+  g_test_add_func (
+      "/pool/trim-while-acquiring", test_pool_trim_while_acquiring);
   g_test_add_func ("/buffer/stale-generation", test_stale_generation);
   g_test_add_func ("/buffer/wrapped", test_wrapped);
   g_test_add_func ("/buffer/bytes", test_bytes);
