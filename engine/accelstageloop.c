@@ -403,6 +403,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     {
       accel_buffer_set_sequence (outputs[o], sequence);
       accel_buffer_set_pts (outputs[o], frame.pts);
+      accel_buffer_set_duration (outputs[o],
+          priv->n_in > 0 ? accel_buffer_get_duration (inputs[0]) : -1);
       if (!accel_buffer_acquire_write (outputs[o], priv->stream, error)
           || !accel_buffer_zero_once (outputs[o], priv->stream, error))
         goto failed;

@@ -123,8 +123,9 @@ accel_type_init_any (AccelType *type)
  * @dtype: element type
  * @memory: where the data lives
  * @n_dims: rank, or %ACCEL_RANK_ANY
- * @dims: (array length=n_dims) (nullable): dimensions, outermost first;
- *   %NULL leaves every dimension %ACCEL_DIM_ANY
+ * @dims: (array length=n_dims) (nullable): dimensions, outermost first,
+ *   each at least 0 or %ACCEL_DIM_ANY; %NULL leaves every dimension
+ *   %ACCEL_DIM_ANY
  *
  * MT safe.
  */
@@ -133,7 +134,9 @@ accel_type_init_tensor (AccelType *type, AccelDType dtype, AccelMemory memory,
     gint n_dims, const gint64 *dims)
 {
   g_return_if_fail (type != NULL);
-  g_return_if_fail (n_dims <= ACCEL_TYPE_MAX_DIMS);
+  g_return_if_fail (n_dims >= ACCEL_RANK_ANY && n_dims <= ACCEL_TYPE_MAX_DIMS);
+  for (gint i = 0; dims && i < n_dims; i++)
+    g_return_if_fail (dims[i] >= 0 || dims[i] == ACCEL_DIM_ANY);
 
   accel_type_init_any (type);
   type->kind = ACCEL_KIND_TENSOR;

@@ -107,7 +107,9 @@ typedef struct
  *
  * What a stage's process() gets. The engine has already made @stream wait
  * for whoever wrote the inputs and last read the outputs, and records the
- * events after process() returns: a stage only enqueues its work.
+ * events after process() returns: a stage only enqueues its work. The
+ * outputs already carry @sequence and the first input's pts and duration,
+ * which a source sets itself.
  */
 typedef struct
 {

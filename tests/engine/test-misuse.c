@@ -23,6 +23,27 @@ test_stage_new_null_kind (void)
   g_test_trap_assert_stderr ("*CRITICAL*accel_stage_new*kind_name != NULL*");
 }
 
+/* a tensor dimension below 0 that is not ACCEL_DIM_ANY: a critical, where
+ * it was kept and printed as a wildcard */
+static void
+test_type_negative_dim (void)
+{
+  if (g_test_subprocess ())
+    {
+      const gint64 dims[] = { 4, -5 };
+      AccelType t;
+
+      accel_type_init_tensor (
+          &t, ACCEL_DTYPE_U8, ACCEL_MEMORY_HOST, G_N_ELEMENTS (dims), dims);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr (
+      "*CRITICAL*accel_type_init_tensor*dims[i] >= 0 || dims[i] == "
+      "ACCEL_DIM_ANY*");
+}
+
 /* a stage's counters and ports, given no stage or no direction: a
  * critical, where they read through a null pointer */
 static void
@@ -882,6 +903,7 @@ main (int argc, char **argv)
   g_test_add_func ("/misuse/stage-new-null-kind", test_stage_new_null_kind);
   g_test_add_func ("/misuse/link-null-ends", test_link_null_ends);
   g_test_add_func ("/misuse/stage-getters-invalid", test_stage_getters_invalid);
+  g_test_add_func ("/misuse/type-negative-dim", test_type_negative_dim);
   for (guint i = 0; i < G_N_ELEMENTS (null_calls); i++)
     {
       g_autofree gchar *path

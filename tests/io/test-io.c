@@ -95,9 +95,13 @@ test_noise_reproducible (void)
   g_assert_cmpstr (a, !=, c);
 }
 
+/* a frame's pts and duration, from the source's rate, reach the sink
+ * through a transform too (it kept the pts and lost the duration, which
+ * io.gst-sink then made up from its own rate) */
 static void
-test_pattern_timestamps (void)
+test_pattern_timestamps (gconstpointer data)
 {
+  const char *through = data;
   g_autoptr (AccelGraph) g = accel_graph_new ("pts");
   AccelStage *src = accel_test_stage (g, "io.pattern-source", "src");
   AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
@@ -105,7 +109,14 @@ test_pattern_timestamps (void)
   g_object_set (src, "width", 8, "height", 2, "num-buffers", (gint64)3,
       "framerate", "25/1", NULL);
   g_object_set (sink, "max-buffers", 3, NULL);
-  test_link (g, "src", "sink");
+  if (through)
+    {
+      accel_test_stage (g, through, "through");
+      test_link (g, "src", "through");
+      test_link (g, "through", "sink");
+    }
+  else
+    test_link (g, "src", "sink");
   test_run (g);
   for (gint64 i = 0; i < 3; i++)
     {
@@ -3095,7 +3106,10 @@ main (int argc, char **argv)
   g_test_add_func ("/io/parameters-fixed", test_parameters_fixed);
   g_test_add_func (
       "/io/pattern-source/noise-reproducible", test_noise_reproducible);
-  g_test_add_func ("/io/pattern-source/timestamps", test_pattern_timestamps);
+  g_test_add_data_func (
+      "/io/pattern-source/timestamps", NULL, test_pattern_timestamps);
+  g_test_add_data_func ("/io/pattern-source/timestamps-through-a-transform",
+      "realtime.box-blur", test_pattern_timestamps);
   g_test_add_func (
       "/io/pattern-source/timestamps-exact", test_pattern_timestamps_exact);
   g_test_add_func ("/io/pattern-source/bad-format", test_pattern_bad_format);
