@@ -181,13 +181,18 @@ remove_stale (AccelStage *stage, const char *dir)
 
   while (d && (name = g_dir_read_name (d)))
     {
-      const char *pid_at = name + strlen (prefix);
-      gsize digits = strspn (pid_at, "0123456789");
+      const char *pid_at;
+      gsize digits;
       g_autofree gchar *path = NULL;
       int fd;
 
-      if (!g_str_has_prefix (name, prefix) || digits == 0
-          || pid_at[digits] != '-' || strlen (pid_at + digits + 1) != 6)
+      /* the prefix first: past a shorter name is whatever follows it */
+      if (!g_str_has_prefix (name, prefix))
+        continue;
+      pid_at = name + strlen (prefix);
+      digits = strspn (pid_at, "0123456789");
+      if (digits == 0 || pid_at[digits] != '-'
+          || strlen (pid_at + digits + 1) != 6)
         continue;
       path = g_build_filename (dir, name, NULL);
       /* not blocking on a FIFO of that name */

@@ -419,6 +419,25 @@ test_png_stale_temporary (void)
   test_dir_remove (dir);
 }
 
+/* names shorter than the temporary files' prefix, alone in the directory:
+ * the look for stale files read past their end (the test "io-memcheck"
+ * runs this under valgrind), and leaves them be */
+static void
+test_png_short_names (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  const char *const names[] = { "a", "bb" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree gchar *path = g_build_filename (dir, names[i], NULL);
+      g_assert_true (g_file_set_contents (path, "", -1, NULL));
+    }
+  write_pngs_into (dir, "gradient", "GRAY8", 8, 4, 1, "g%d.png");
+  g_assert_cmpuint (test_dir_count (dir), ==, 3);
+  test_dir_remove (dir);
+}
+
 static void
 test_png_bad_location (void)
 {
@@ -3121,6 +3140,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/png-sink/long-name", test_png_long_name);
   g_test_add_func (
       "/io/png-sink/stale-temporary-removed", test_png_stale_temporary);
+  g_test_add_func ("/io/png-sink/short-names-left", test_png_short_names);
   g_test_add_func ("/io/png-sink/bad-location", test_png_bad_location);
   g_test_add_func ("/io/png-sink/bad-format", test_png_bad_format);
 #endif
