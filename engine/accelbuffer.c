@@ -24,9 +24,10 @@ struct _AccelBuffer
   GDestroyNotify notify; /* wrapped memory */
   gpointer notify_data;
 
-  AccelFence *fence; /* kept through the pool, with its events */
-  guint pool_slot;   /* its place in its pool's cycle */
-  gboolean unzeroed; /* a pool's, yet to be zeroed for its first frame */
+  AccelFence *fence;    /* kept through the pool, with its events */
+  guint pool_slot;      /* its place in its pool's cycle */
+  gboolean unzeroed;    /* a pool's, yet to be zeroed for its first frame */
+  gboolean born_zeroed; /* zeroed as it was allocated (host_commit ()) */
 };
 
 G_DEFINE_BOXED_TYPE (
@@ -47,9 +48,10 @@ buffer_new_empty (AccelDevice *device, const AccelType *type)
   return buf;
 }
 
-/* after a failed allocation of @size bytes: a size past all the memory of
- * its kind will never fit, and is no out-of-memory to retry or restart for
- * (that would restart the stage until it escalates) */
+/* before a host allocation (which overcommit grants whatever its size),
+ * after a failed GPU one: a size past all the memory of its kind will
+ * never fit, and is no out-of-memory to retry or restart for (that would
+ * restart the stage until it escalates) */
 static gboolean
 size_never_fits (
     AccelDevice *device, AccelMemory memory, gsize size, GError **error)
@@ -70,15 +72,58 @@ size_never_fits (
   return TRUE;
 }
 
+/* host allocations from this size on are checked against what the host
+ * can still give: below it, the check would cost more than it saves */
+#define HOST_ROOM_CHECK_BYTES ((gsize)64 << 20)
+
+/* before a large host allocation: past what the host can give without
+ * swapping, the allocation succeeds (memory is overcommitted) and the
+ * kernel kills the process, with no message, as the pages are touched.
+ * Out of memory instead, which the stage's supervisor retries after
+ * trimming its pools */
+static gboolean
+host_has_room (gsize size, GError **error)
+{
+  guint64 room = 0;
+
+  if (size < HOST_ROOM_CHECK_BYTES
+      || !accel_device_get_memory_info (
+          accel_device_get_host (), &room, NULL, NULL)
+      || size <= room)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
+      "cannot allocate %" G_GSIZE_FORMAT " bytes of host memory: the host "
+      "has %" G_GUINT64_FORMAT " available (MemAvailable, within the "
+      "cgroup's memory.max)",
+      size, room);
+  return FALSE;
+}
+
+/* a large host allocation's pages are touched at once, zeroed: the next
+ * one's host_has_room () then counts them (untouched, they are in
+ * MemAvailable still, and a stage's allocations that each fit but not
+ * together had the process killed as they were zeroed later). Returns
+ * whether it zeroed @data */
+static gboolean
+host_commit (gpointer data, gsize size)
+{
+  if (size < HOST_ROOM_CHECK_BYTES)
+    return FALSE;
+  memset (data, 0, size);
+  return TRUE;
+}
+
+/* *@zeroed: whether the memory is zeroed already */
 static gboolean
 memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
-    gpointer *data, GError **error)
+    gpointer *data, gboolean *zeroed, GError **error)
 {
   gboolean on_gpu = !accel_device_is_host (device);
   int status = cudaSuccess;
   const char *what = NULL;
 
   *data = NULL;
+  *zeroed = FALSE;
   if (on_gpu && !accel_device_make_current (device, error))
     return FALSE;
 
@@ -102,14 +147,21 @@ memory_alloc (AccelDevice *device, AccelMemory memory, gsize size,
         }
       accel_device_global_call_end ();
     }
+  else if (size_never_fits (device, memory, size, error)
+           || !host_has_room (size, error))
+    {
+      return FALSE;
+    }
   else if (posix_memalign (data, 64, MAX (size, 1)) != 0)
     {
       *data = NULL;
-      if (size_never_fits (device, memory, size, error))
-        return FALSE;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_OUT_OF_MEMORY,
           "cannot allocate %" G_GSIZE_FORMAT " bytes of host memory", size);
       return FALSE;
+    }
+  else
+    {
+      *zeroed = host_commit (*data, size);
     }
 
   if (status != cudaSuccess)
@@ -157,7 +209,7 @@ host_can_touch (const AccelBuffer *buffer)
 void
 accel_buffer_set_unzeroed (AccelBuffer *buffer)
 {
-  buffer->unzeroed = TRUE;
+  buffer->unzeroed = !buffer->born_zeroed;
 }
 
 /* a pool's buffer starts its first frame zeroed: nothing then reads what an
@@ -200,16 +252,18 @@ accel_buffer_alloc (AccelDevice *device, const AccelType *type, GError **error)
   AccelBuffer *buf;
   gpointer data;
   gsize size;
+  gboolean zeroed;
 
   /* a size that wrapped would allocate a few bytes for a large type */
   if (!accel_type_get_size_checked (type, &size))
     goto size_overflows;
-  if (!memory_alloc (device, type->memory, size, &data, error))
+  if (!memory_alloc (device, type->memory, size, &data, &zeroed, error))
     return NULL;
   accel_debug_count_allocation ();
   buf = buffer_new_empty (device, type);
   buf->data = data;
   buf->size = size;
+  buf->born_zeroed = zeroed;
   return buf;
 
   /* ERRORS */

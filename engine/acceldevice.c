@@ -464,30 +464,52 @@ accel_device_make_current (AccelDevice *device, GError **error)
   return accel_cuda_check (cudaSetDevice (device->index), error);
 }
 
+/* a number read from a one-line file such as a cgroup's memory.max; FALSE
+ * for "max" or no such file */
+static gboolean
+read_bytes_file (const char *path, guint64 *bytes)
+{
+  g_autofree gchar *text = NULL;
+  gchar *end;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  *bytes = g_ascii_strtoull (text, &end, 10);
+  return end != text;
+}
+
 /* what the host can give without swapping: MemAvailable (page cache and
  * reclaimable memory counted, as free(1)'s "available"), where the
- * kernel says it; else the free pages, which leave out the cache and can
- * be a small part of it */
-static size_t
+ * kernel says it, else the free pages, which leave out the cache and can
+ * be a small part of it; within the limit of the process's cgroup (v2,
+ * as a container sees it), where the OOM killer comes sooner */
+static guint64
 host_available_memory (void)
 {
   g_autofree gchar *meminfo = NULL;
   const char *line;
-  guint64 kib;
+  guint64 kib, room, max, current;
 
   if (g_file_get_contents ("/proc/meminfo", &meminfo, NULL, NULL)
       && (line = strstr (meminfo, "\nMemAvailable:"))
       && (kib = g_ascii_strtoull (line + strlen ("\nMemAvailable:"), NULL, 10))
              > 0)
-    return (size_t)kib * 1024;
-  return (size_t)sysconf (_SC_AVPHYS_PAGES) * (size_t)sysconf (_SC_PAGESIZE);
+    room = kib * 1024;
+  else
+    room
+        = (guint64)sysconf (_SC_AVPHYS_PAGES) * (guint64)sysconf (_SC_PAGESIZE);
+  if (read_bytes_file ("/sys/fs/cgroup/memory.max", &max)
+      && read_bytes_file ("/sys/fs/cgroup/memory.current", &current))
+    room = MIN (room, max > current ? max - current : 0);
+  return room;
 }
 
 /**
  * accel_device_get_memory_info:
  * @device: a device
  * @free_bytes: (out) (optional): free memory (on the host, the memory
- *   available without swapping: MemAvailable)
+ *   available without swapping: MemAvailable, within the cgroup's
+ *   memory.max)
  * @total_bytes: (out) (optional): total memory
  * @error: return location for a #GError, or %NULL
  *
@@ -498,7 +520,8 @@ gboolean
 accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
     guint64 *total_bytes, GError **error)
 {
-  size_t f = 0, t = 0;
+  guint64 f = 0, t = 0;
+  size_t cuda_free, cuda_total;
 
   g_return_val_if_fail (ACCEL_IS_DEVICE (device), FALSE);
   if (device->index < 0)
@@ -507,9 +530,15 @@ accel_device_get_memory_info (AccelDevice *device, guint64 *free_bytes,
       t = device->total_memory;
     }
   else if (!accel_device_make_current (device, error)
-           || !accel_cuda_check (cudaMemGetInfo (&f, &t), error))
+           || !accel_cuda_check (
+               cudaMemGetInfo (&cuda_free, &cuda_total), error))
     {
       return FALSE;
+    }
+  else
+    {
+      f = cuda_free;
+      t = cuda_total;
     }
   if (free_bytes)
     *free_bytes = f;
