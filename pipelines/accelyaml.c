@@ -1157,12 +1157,18 @@ load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
       /* the keys set, each to its node */
       g_autoptr (GHashTable) given = g_hash_table_new (g_str_hash, g_str_equal);
 
+      /* params written as an alias (params: *common): what is wrong for
+       * this stage is said where the alias is, not at the anchor, where
+       * the same text may be right for the stage there */
+      const AccelYamlAlias *params_alias = lookup_alias (l, map, "params");
+
       check_keys (l, params, NULL, "params", TRUE);
       for (yaml_node_pair_t *p = params->data.mapping.pairs.start;
            p < params->data.mapping.pairs.top; p++)
         {
           yaml_node_t *k = node (l, p->key), *v = node (l, p->value);
-          g_autofree gchar *problem = NULL;
+          gsize i = (gsize)(p - params->data.mapping.pairs.start);
+          g_autofree gchar *problem = NULL, *note = NULL;
           gboolean at_value;
 
           /* a repeated key and a merge key are reported by check_keys() */
@@ -1176,8 +1182,18 @@ load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
             continue;
           problem = set_param (
               decl->stage, scalar (k), scalar (v), NULL, &at_value);
-          if (problem)
-            report (l, at_value ? v->start_mark : k->start_mark, "%s", problem);
+          if (problem && params_alias)
+            {
+              note = alias_note (params_alias, params);
+              report (l, params_alias->mark, "%s%s", problem, note);
+            }
+          else if (problem)
+            {
+              note = alias_note (
+                  alias_at (l, params, 2 * i + at_value), at_value ? v : k);
+              report (l, mark_at (l, params, 2 * i + at_value), "%s%s", problem,
+                  note);
+            }
           else
             note_file (decl, scalar (k), scalar (v), v->start_mark);
           if (!problem)

@@ -229,6 +229,16 @@ static const Golden goldens[] = {
       "line 5; here the alias *n repeats it from its anchor at line 5\n"
       "bad/aliases.yaml:10:5: input 'sink.in' is already linked, from 'src' "
       "at line 9; an input takes one link" },
+  /* parameters an alias repeats, said for the stage where the alias is
+   * (they were said at the anchor, where they are right for its stage) */
+  { "alias-params.yaml",
+      "bad/alias-params.yaml:4:41: stage 'k' (core.scale) has no parameter "
+      "'num-buffers'; here the alias *p repeats it from its anchor at line 3\n"
+      "bad/alias-params.yaml:5:49: parameter 'scale' of stage 'j' "
+      "(core.scale) must be a number, not 'banana'\n"
+      "bad/alias-params.yaml:5:68: parameter 'offset' of stage 'j' "
+      "(core.scale) must be a number, not 'banana'; here the alias *v "
+      "repeats it from its anchor at line 5" },
   { "merge.yaml",
       "bad/merge.yaml:5:42: merge keys ('<<') are not read in params: write "
       "its keys out (an alias may stand for a whole value)\n"
