@@ -52,9 +52,17 @@ typedef struct
  * its value */
 #define ACCEL_YAML_PLACE(coll, at) (((guint64)(coll) << 32) | (guint64)(at))
 
+/* a problem that leaves the rest of the file to be read: a tag */
+typedef struct
+{
+  yaml_mark_t mark;
+  gchar *problem;
+} AccelYamlAside;
+
 G_GNUC_INTERNAL GHashTable *accel_yaml_aliases_new (void);
-G_GNUC_INTERNAL gboolean accel_yaml_check_shape (
-    const char *yaml, yaml_mark_t *mark, gchar **problem, GHashTable *aliases);
+G_GNUC_INTERNAL GArray *accel_yaml_asides_new (void);
+G_GNUC_INTERNAL gboolean accel_yaml_check_shape (const char *yaml,
+    yaml_mark_t *mark, gchar **problem, GHashTable *aliases, GArray *asides);
 G_GNUC_INTERNAL gchar *accel_yaml_syntax_problem (
     yaml_parser_t *parser, const char *yaml, yaml_mark_t *mark);
 

@@ -86,18 +86,48 @@ accel_yaml_aliases_new (void)
       g_int64_hash, g_int64_equal, g_free, alias_free);
 }
 
+static void
+aside_clear (gpointer data)
+{
+  g_free (((AccelYamlAside *)data)->problem);
+}
+
+/* the problems accel_yaml_check_shape () finds that leave the rest of the
+ * file to be read, for it to fill: each an AccelYamlAside */
+GArray *
+accel_yaml_asides_new (void)
+{
+  GArray *asides = g_array_new (FALSE, FALSE, sizeof (AccelYamlAside));
+
+  g_array_set_clear_func (asides, aside_clear);
+  return asides;
+}
+
+/* a tag that is not understood goes into @asides, with where it is: the
+ * node is read as if it had none, so the file's other problems are found
+ * too (one tag hid them all) */
+static void
+check_tag (GArray *asides, const yaml_char_t *tag, yaml_event_t *event)
+{
+  AccelYamlAside aside = { event->start_mark, NULL };
+
+  if ((aside.problem = tag_problem (tag, event->type)))
+    g_array_append_val (asides, aside);
+}
+
 /* the document's shape checked on its events, before it is built: nesting
  * deeper than MAX_DEPTH, or more than MAX_NODES nodes or MAX_ALIASED_BYTES
  * of scalar text reached with every alias counted as what it stands for
  * ("billion laughs", or a long scalar named a thousand times). FALSE with
  * the first such problem in @problem and where it is in @mark; a syntax
- * error is left to the loader. Where the first document's aliases stand
- * goes into @aliases (accel_yaml_aliases_new ()): the document built from
- * the text has the anchored node in their place, and with it the anchor's
- * marks */
+ * error is left to the loader, and tags that are not understood go into
+ * @asides (accel_yaml_asides_new ()). Where the first document's aliases
+ * stand goes into @aliases (accel_yaml_aliases_new ()): the document built
+ * from the text has the anchored node in their place, and with it the
+ * anchor's marks */
 gboolean
-accel_yaml_check_shape (
-    const char *yaml, yaml_mark_t *mark, gchar **problem, GHashTable *aliases)
+accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem,
+    GHashTable *aliases, GArray *asides)
 {
   yaml_parser_t parser;
   yaml_event_t event;
@@ -155,12 +185,7 @@ accel_yaml_check_shape (
               ok = FALSE;
               break;
             }
-          if ((*problem = tag_problem (event.data.scalar.tag, event.type)))
-            {
-              *mark = event.start_mark;
-              ok = FALSE;
-              break;
-            }
+          check_tag (asides, event.data.scalar.tag, &event);
           add = (Reach){ 1, event.data.scalar.length };
           name = (const char *)event.data.scalar.anchor;
           doc_nodes++;
@@ -194,16 +219,11 @@ accel_yaml_check_shape (
               ok = FALSE;
               break;
             }
-          *problem = tag_problem (event.type == YAML_SEQUENCE_START_EVENT
-                                      ? event.data.sequence_start.tag
-                                      : event.data.mapping_start.tag,
-              event.type);
-          if (*problem)
-            {
-              *mark = event.start_mark;
-              ok = FALSE;
-              break;
-            }
+          check_tag (asides,
+              event.type == YAML_SEQUENCE_START_EVENT
+                  ? event.data.sequence_start.tag
+                  : event.data.mapping_start.tag,
+              &event);
           name = event.type == YAML_SEQUENCE_START_EVENT
                      ? (const char *)event.data.sequence_start.anchor
                      : (const char *)event.data.mapping_start.anchor;

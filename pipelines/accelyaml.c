@@ -2122,6 +2122,8 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
   yaml_document_t doc, extra;
   g_autoptr (GError) prep_error = NULL;
   g_autofree gchar *shape_problem = NULL;
+  g_autoptr (GArray) asides = accel_yaml_asides_new ();
+  gboolean shape_ok;
   yaml_mark_t shape_mark;
   Loader l = { 0 };
   yaml_node_t *root;
@@ -2144,7 +2146,14 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
   l.aliases = accel_yaml_aliases_new ();
   accel_yaml_suggestions_reset ();
 
-  if (!accel_yaml_check_shape (yaml, &shape_mark, &shape_problem, l.aliases))
+  shape_ok = accel_yaml_check_shape (
+      yaml, &shape_mark, &shape_problem, l.aliases, asides);
+  for (guint i = 0; i < asides->len; i++)
+    {
+      AccelYamlAside *aside = &g_array_index (asides, AccelYamlAside, i);
+      report (&l, aside->mark, "%s", aside->problem);
+    }
+  if (!shape_ok)
     {
       report (&l, shape_mark, "%s", shape_problem);
       goto done;

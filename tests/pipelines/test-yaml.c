@@ -942,6 +942,32 @@ test_tags (void)
     }
 }
 
+/* a tag that is not understood leaves the rest of the file to be read:
+ * the file's other problems are said with it (it hid them all) */
+static void
+test_tag_hides_nothing (void)
+{
+  const char *yaml
+      = "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {num-bufers: 2}}\n"
+        "  - {name: sink, kind: core.nul-sink, params: {x: !foo 1}}\n"
+        "links: [src -> sink]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "tags", &error);
+
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  g_assert_cmpstr (error->message, ==,
+      "tags:2:50: stage 'src' (core.test-source) has no parameter "
+      "'num-bufers' (did you mean 'num-buffers'?)\n"
+      "tags:3:24: unknown stage kind 'core.nul-sink' (did you mean "
+      "'core.null-sink'?)\n"
+      "tags:3:51: the tag '!foo' is not understood: a pipeline file takes "
+      "YAML's own tags (!!str, !!int, !!float, !!bool, !!null) and no "
+      "others, so no !include or type of its own; write the value itself");
+}
+
 static void
 test_file_errors (void)
 {
@@ -1663,6 +1689,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/nulls", test_nulls);
   g_test_add_func ("/yaml/null-values", test_null_values);
   g_test_add_func ("/yaml/tags", test_tags);
+  g_test_add_func ("/yaml/tag-hides-nothing", test_tag_hides_nothing);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/writes-itself", test_writes_itself);
