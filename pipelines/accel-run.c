@@ -207,6 +207,7 @@ load_graph (const char *path, GError **error)
   const char *const *over = (const char *const *)overrides->pdata;
   g_autoptr (GError) load_error = NULL;
   AccelGraph *graph;
+  gboolean shown_raw_breaks = FALSE;
   gint64 col;
   const char *at;
 
@@ -217,9 +218,13 @@ load_graph (const char *path, GError **error)
   if (graph)
     return graph;
   at = load_error->message;
+  /* the line shown as it is: not with a control character, which would
+   * break it or move the cursor */
+  for (const char *c = opt_description; *c && !shown_raw_breaks; c++)
+    shown_raw_breaks = g_ascii_iscntrl (*c);
   if (g_str_has_prefix (at, "-e:1:")
       && (col = g_ascii_strtoll (at + 5, NULL, 10)) > 0 && col < 4096
-      && !strchr (opt_description, '\n'))
+      && !shown_raw_breaks)
     {
       g_autofree gchar *pad = g_strnfill (col - 1, ' ');
       /* a byte that is not UTF-8 shown as U+FFFD, a character of its own */

@@ -94,15 +94,17 @@ item_free (gpointer p)
 static void G_GNUC_PRINTF (3, 4)
     problem (Parser *p, gint col, const char *format, ...)
 {
+  g_autofree gchar *msg = NULL;
   va_list args;
 
   if (++p->n_problems > MAX_PROBLEMS)
     return;
-  g_string_append_printf (p->problems, "%s:1:%d: ", p->origin, col);
   va_start (args, format);
-  g_string_append_vprintf (p->problems, format, args);
+  /* a name or value of the line stays on the problem's line, and sends the
+   * terminal no escape sequence */
+  msg = accel_yaml_escape_controls (g_strdup_vprintf (format, args));
   va_end (args);
-  g_string_append_c (p->problems, '\n');
+  g_string_append_printf (p->problems, "%s:1:%d: %s\n", p->origin, col, msg);
 }
 
 /* the 1-based column of @at */

@@ -38,6 +38,9 @@ G_GNUC_INTERNAL gboolean accel_yaml_convert (
 G_GNUC_INTERNAL gchar *accel_yaml_value_text (const GValue *value);
 G_GNUC_INTERNAL gchar *accel_yaml_duration_to_ms (const char *text);
 
+/* accelyaml.c: @msg (taken) with its control characters as escapes */
+G_GNUC_INTERNAL gchar *accel_yaml_escape_controls (gchar *msg);
+
 /* accelyaml-syntax.c */
 /* an alias of the text: the node it stands for is the anchored one, with
  * the anchor's marks, so where the alias itself is comes from here */

@@ -174,8 +174,8 @@ static const yaml_mark_t no_mark = { 0, 0, 0 };
 /* @msg (taken) with its control characters written as escapes: a problem
  * is one line, and text from the file (a value, a key) can neither break
  * it nor send the terminal escape sequences */
-static gchar *
-escape_controls (gchar *msg)
+gchar *
+accel_yaml_escape_controls (gchar *msg)
 {
   GString *out;
 
@@ -212,7 +212,7 @@ static void G_GNUC_PRINTF (4, 0) report_valist (Loader *l, gboolean blocking,
       l->n_dropped++;
       return;
     }
-  msg = escape_controls (g_strdup_vprintf (format, args));
+  msg = accel_yaml_escape_controls (g_strdup_vprintf (format, args));
   p.line = mark.line;
   p.column = mark.column;
   p.seq = l->problems->len;
@@ -252,7 +252,9 @@ report_override (Loader *l, const char *setting, const char *problem)
   p.line = G_MAXSIZE;
   p.column = 0;
   p.seq = l->problems->len;
-  p.text = g_strdup_printf ("--set %s: %s", setting, problem);
+  /* a setting from the command line, as a file's text, stays one line */
+  p.text = accel_yaml_escape_controls (
+      g_strdup_printf ("--set %s: %s", setting, problem));
   g_array_append_val (l->problems, p);
   l->incomplete = TRUE;
 }
@@ -2122,6 +2124,9 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
   yaml_document_t doc, extra;
   g_autoptr (GError) prep_error = NULL;
   g_autofree gchar *shape_problem = NULL;
+  /* a file's name may hold a newline or an escape sequence too */
+  g_autofree gchar *origin_escaped
+      = accel_yaml_escape_controls (g_strdup (origin ? origin : "<string>"));
   g_autoptr (GArray) asides = accel_yaml_asides_new ();
   gboolean shape_ok;
   yaml_mark_t shape_mark;
@@ -2132,7 +2137,7 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
   g_return_val_if_fail (yaml != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  l.origin = origin ? origin : "<string>";
+  l.origin = origin_escaped;
   l.problems = g_array_new (FALSE, FALSE, sizeof (Problem));
   g_array_set_clear_func (l.problems, problem_clear);
   l.decls = g_ptr_array_new_with_free_func (decl_free);

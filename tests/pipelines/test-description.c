@@ -196,6 +196,11 @@ static const BadCase bad_cases[] = {
   { "core.test-source ! core.scale", NULL }, /* an output may stay unlinked */
   { "core.scale ! core.null-sink",
       "-e:1:1: input 'scale0.in' (core.scale) is not linked" },
+  /* a control character in a name stays an escape: it broke the line or
+   * sent the terminal its sequence */
+  { "core.test-source name=a\x1b[2J ! core.null-sink",
+      "-e:1:23: stage name 'a\\x1b[2J' may hold only ASCII letters, digits, "
+      "'_' and '-', as links name it" },
 };
 
 static void

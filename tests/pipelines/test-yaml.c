@@ -704,6 +704,31 @@ test_override_errors (void)
       "'sink'?)");
 }
 
+/* control characters in a setting and in the file's name are escapes in
+ * the problems, as the file's own text is: they broke a problem's line or
+ * sent the terminal their sequences */
+static void
+test_controls_escaped (void)
+{
+  const char *file_bad = "stages:\n"
+                         "  - {name: src, kind: core.test-source}\n"
+                         "  - {name: k, kind: core.scale, params: {x: 1}}\n"
+                         "  - {name: sink, kind: core.null-sink}\n"
+                         "links: [src -> k -> sink]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) none
+      = accel_graph_new_from_yaml_string_full (file_bad, "a\nb.yaml",
+          (const char *[]){ "k.scale=1\n2", "k.offset=\x1b[2J", NULL }, &error);
+
+  g_assert_null (none);
+  g_assert_cmpstr (error->message, ==,
+      "a\\nb.yaml:3:42: stage 'k' (core.scale) has no parameter 'x'\n"
+      "--set k.scale=1\\n2: parameter 'scale' of stage 'k' (core.scale) "
+      "must be a number, not '1\\n2'\n"
+      "--set k.offset=\\x1b[2J: parameter 'offset' of stage 'k' "
+      "(core.scale) must be a number, not '\\x1b[2J'");
+}
+
 /* every type of parameter converted from its YAML text */
 static void
 test_values (void)
@@ -1690,6 +1715,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/null-values", test_null_values);
   g_test_add_func ("/yaml/tags", test_tags);
   g_test_add_func ("/yaml/tag-hides-nothing", test_tag_hides_nothing);
+  g_test_add_func ("/yaml/controls-escaped", test_controls_escaped);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/writes-itself", test_writes_itself);
