@@ -571,36 +571,60 @@ warn (gchar *line)
   g_free (line);
 }
 
+/* what a deprecated parameter's blurb says ("Deprecated: use NEW" gives
+ * "use NEW"), with the new name in *@new_name where it names one; NULL
+ * for a parameter @stage lacks or one not deprecated */
+static const char *
+deprecation (AccelStage *stage, const char *name, const char **new_name)
+{
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  const char *blurb;
+
+  *new_name = NULL;
+  if (!pspec || !(pspec->flags & G_PARAM_DEPRECATED))
+    return NULL;
+  blurb = g_param_spec_get_blurb (pspec);
+  if (g_str_has_prefix (blurb, "Deprecated: "))
+    blurb += strlen ("Deprecated: ");
+  if (g_str_has_prefix (blurb, "use "))
+    *new_name = blurb + strlen ("use ");
+  return blurb;
+}
+
+/* the problem of @stage given both @old_name and its @new_name: which of
+ * the two won was the order they came in */
+static gchar *
+both_names_problem (
+    AccelStage *stage, const char *old_name, const char *new_name)
+{
+  return g_strdup_printf ("stage '%s' (%s) sets both '%s' and '%s', its old "
+                          "name: give '%s' alone",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage), new_name,
+      old_name, new_name);
+}
+
 /* an old name kept as an alias still works, with a warning that names the
- * new one (its blurb says "Deprecated: use NEW"); set beside the new name
- * (in @given), which of the two won was the order of the keys: refused */
+ * new one; set beside the new name (in @given): refused */
 static void
 check_deprecated (
     Loader *l, yaml_node_t *key, AccelStage *stage, GHashTable *given)
 {
-  GParamSpec *pspec
-      = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), scalar (key));
-  const char *blurb;
+  const char *new_name, *blurb = deprecation (stage, scalar (key), &new_name);
 
-  if (!pspec || !(pspec->flags & G_PARAM_DEPRECATED))
+  if (!blurb)
     return;
-  blurb = g_param_spec_get_blurb (pspec);
-  if (g_str_has_prefix (blurb, "Deprecated: "))
-    blurb += strlen ("Deprecated: ");
-  if (g_str_has_prefix (blurb, "use ")
-      && g_hash_table_contains (given, blurb + strlen ("use ")))
+  if (new_name && g_hash_table_contains (given, new_name))
     {
-      report (l, key->start_mark,
-          "stage '%s' (%s) sets both '%s' and '%s', its old name: give '%s' "
-          "alone",
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-          blurb + strlen ("use "), pspec->name, blurb + strlen ("use "));
+      g_autofree gchar *problem
+          = both_names_problem (stage, scalar (key), new_name);
+      report (l, key->start_mark, "%s", problem);
       return;
     }
   warn (g_strdup_printf ("%s:%zu:%zu: warning: parameter '%s' of stage '%s' "
                          "(%s) is deprecated: %s",
       l->origin, key->start_mark.line + 1, key->start_mark.column + 1,
-      pspec->name, accel_stage_get_name (stage),
+      scalar (key), accel_stage_get_name (stage),
       accel_stage_get_kind_name (stage), blurb));
 }
 
@@ -1642,6 +1666,32 @@ report_prepare (Loader *l, const GError *error)
       "%s", error->message);
 }
 
+/* a --set of an old name, as check_deprecated () for the file: a warning,
+ * or the problem of a --set of the new name for the same stage too (the
+ * last of them won) */
+static gchar *
+check_override_deprecated (
+    Loader *l, Decl *decl, const char *setting, const char *param)
+{
+  const char *new_name, *blurb = deprecation (decl->stage, param, &new_name);
+
+  if (!blurb)
+    return NULL;
+  for (guint i = 0; new_name && l->overrides[i]; i++)
+    {
+      const char *other = override_for (decl, l->overrides[i]);
+
+      if (other && g_str_has_prefix (other, new_name)
+          && other[strlen (new_name)] == '=')
+        return both_names_problem (decl->stage, param, new_name);
+    }
+  warn (accel_yaml_escape_controls (g_strdup_printf (
+      "--set %s: warning: parameter '%s' of stage '%s' (%s) is deprecated: %s",
+      setting, param, decl->name, accel_stage_get_kind_name (decl->stage),
+      blurb)));
+  return NULL;
+}
+
 static void
 apply_override (Loader *l, const char *setting)
 {
@@ -1707,6 +1757,8 @@ apply_override (Loader *l, const char *setting)
       problem = set_param (decl->stage, dot + 1, value, NULL, &at_value);
       if (!problem)
         note_file (decl, dot + 1, value, decl->mark);
+      if (!problem)
+        problem = check_override_deprecated (l, decl, setting, dot + 1);
     }
   if (problem)
     report_override (l, setting, problem);

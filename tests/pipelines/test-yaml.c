@@ -704,6 +704,45 @@ test_override_errors (void)
       "'sink'?)");
 }
 
+/* an old parameter name given by --set: a warning naming the new one, as
+ * in the file; beside a --set of the new name, refused (the last of the
+ * two won, and neither was said) */
+static void
+test_override_old_name (void)
+{
+  const char *yaml = "stages:\n"
+                     "  - {name: sim, kind: realtime.fluid,\n"
+                     "     params: {grid-size: 64, num-buffers: 2}}\n"
+                     "  - {name: v, kind: core.null-sink}\n"
+                     "links: [sim -> v]\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) both = NULL;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new_from_yaml_string_full (
+          yaml, "f.yaml", (const char *[]){ "sim.size=32", NULL }, &error);
+      gint n = 0;
+
+      g_assert_no_error (error);
+      g_object_get (accel_graph_get_stage (g, "sim"), "grid-size", &n, NULL);
+      g_assert_cmpint (n, ==, 32);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr (
+      "*--set sim.size=32: warning: parameter 'size' of stage 'sim' "
+      "(realtime.fluid) is deprecated: use grid-size*");
+
+  both = accel_graph_new_from_yaml_string_full (yaml, "f.yaml",
+      (const char *[]){ "sim.size=32", "sim.grid-size=16", NULL }, &error);
+  g_assert_null (both);
+  g_assert_cmpstr (error->message, ==,
+      "--set sim.size=32: stage 'sim' (realtime.fluid) sets both "
+      "'grid-size' and 'size', its old name: give 'grid-size' alone");
+}
+
 /* control characters in a setting and in the file's name are escapes in
  * the problems, as the file's own text is: they broke a problem's line or
  * sent the terminal their sequences */
@@ -1716,6 +1755,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/tags", test_tags);
   g_test_add_func ("/yaml/tag-hides-nothing", test_tag_hides_nothing);
   g_test_add_func ("/yaml/controls-escaped", test_controls_escaped);
+  g_test_add_func ("/yaml/override-old-name", test_override_old_name);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
   g_test_add_func ("/yaml/writes-itself", test_writes_itself);
