@@ -435,6 +435,7 @@ check_fingerprint (AccelGraph *graph, GError **error)
       = g_build_filename (graph->state_dir, "fingerprint", NULL);
   g_autofree gchar *now = NULL;
   g_autofree gchar *was = NULL;
+  g_autoptr (GError) local = NULL;
 
   /* a fingerprint accepted as it differs (an input that grew, a line of
    * a later format) is kept as it is now: the next resume compares with
@@ -447,10 +448,16 @@ check_fingerprint (AccelGraph *graph, GError **error)
    * refuses those without one: they are another directory's */
   graph->state_id = accel_fingerprint_get_identity (now);
   graph->state_id_gained = accel_fingerprint_identity_is_gained (now);
-  return (was && g_str_equal (was, now))
-         || g_file_set_contents_full (path, now, -1,
-             G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
-             error);
+  if ((was && g_str_equal (was, now))
+      || g_file_set_contents_full (path, now, -1,
+          G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
+          &local))
+    return TRUE;
+  /* as the check before the start says it, naming the directory */
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "cannot write in the state directory %s: %s", graph->state_dir,
+      local->message);
+  return FALSE;
 }
 
 /* the first live stage of @order, or NULL */
@@ -710,6 +717,25 @@ failed_open:
   }
 }
 
+/* whether a file can be made in @dir, errno set where not: for root,
+ * access () grants everything, /sys and /proc too, where the start then
+ * failed. The file made to see is removed at once */
+static gboolean
+can_create_in (const char *dir)
+{
+  g_autofree gchar *probe = NULL;
+  int fd;
+
+  if (geteuid () != 0)
+    return TRUE;
+  probe = g_build_filename (dir, ".accel-probe-XXXXXX", NULL);
+  if ((fd = g_mkstemp (probe)) < 0)
+    return FALSE;
+  close (fd);
+  g_unlink (probe);
+  return TRUE;
+}
+
 /**
  * accel_graph_check_state_dir:
  * @graph: a prepared graph
@@ -721,10 +747,11 @@ failed_open:
  * cannot (read-only), a stage that writes its files,
  * files there that are not regular, a state of another shape of run, and
  * (unless it is to be discarded) a damaged fingerprint or another
- * pipeline's. Creates, locks and writes nothing; a directory that is not
- * there yet passes. What only the start finds (a lock held by another run,
- * the sinks' outputs against their commit logs, the checkpoints) is not
- * checked.
+ * pipeline's. Creates, locks and writes nothing (but as root, where
+ * access () grants everything, a file made and removed at once to see); a
+ * directory that is not there yet passes. What only the start finds (a lock
+ * held by another run, the sinks' outputs against their commit logs, the
+ * checkpoints) is not checked.
  *
  * Returns: %FALSE with @error as accel_graph_start() would fail. Called
  * from the thread that builds the graph.
@@ -748,7 +775,7 @@ accel_graph_check_state_dir (AccelGraph *graph, GError **error)
           "the state directory %s is not a directory", dir);
       return FALSE;
     }
-  if (access (dir, R_OK | W_OK | X_OK) != 0)
+  if (access (dir, R_OK | W_OK | X_OK) != 0 || !can_create_in (dir))
     {
       int saved = errno;
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,

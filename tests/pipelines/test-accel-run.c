@@ -2753,7 +2753,8 @@ test_validate_state_dir (void)
  * starts, with status 2 as --validate refuses it: a damaged commit log
  * (status 1, with no word of --restart-state), a read-only directory or
  * state file (status 1, in GLib's words, after --validate had said as
- * much). Permissions bind no one as root: there that part is not tried */
+ * much), a directory of sysfs. Permissions bind no one as root: there the
+ * read-only part is not tried */
 static void
 test_state_dir_unusable (void)
 {
@@ -2779,6 +2780,15 @@ test_state_dir_unusable (void)
       "--quiet", sc.state_arg, sc.yaml, NULL);
   expect_in (0, NULL, sc.dir, "--quiet", "--restart-state", sc.state_arg,
       sc.yaml, NULL);
+
+  /* sysfs takes no file, root's or not: as root access () said yes, and
+   * --validate passed the directory the run then failed in, status 1, in
+   * GLib's words of a temporary file */
+  if (g_file_test ("/sys/kernel", G_FILE_TEST_IS_DIR))
+    for (guint validate = 0; validate < 2; validate++)
+      expect_in (2, "cannot write in the state directory /sys/kernel: ", sc.dir,
+          "--quiet", "--state-dir=/sys/kernel",
+          validate ? "--validate" : sc.yaml, validate ? sc.yaml : NULL, NULL);
 
   if (geteuid () == 0)
     {
