@@ -285,8 +285,11 @@ accel_mailbox_push_buffer (AccelMailbox *mb, guint port, AccelBuffer *buffer)
   if (mb->closed || mb->ended)
     {
       res = mb->closed ? ACCEL_MAILBOX_CLOSED : ACCEL_MAILBOX_ENDED;
-      /* another input ended the stream: it has no partner */
-      mb->n_dropped += !mb->closed;
+      /* the consumer's stream had ended (another input ended it, or a
+       * fault): it has no partner, and is dropped, whether or not the
+       * graph's stop has closed the mailbox since (a frame made as the
+       * graph stopped was in no count) */
+      mb->n_dropped += mb->ended;
       g_mutex_unlock (&mb->lock);
       g_debug (
           "'%s' pushes to input %u of %s, which %s: buffer %" G_GUINT64_FORMAT
@@ -339,7 +342,10 @@ accel_mailbox_try_push_buffer (
 
   g_mutex_lock (&mb->lock);
   if (mb->closed)
-    res = ACCEL_MAILBOX_CLOSED;
+    {
+      res = ACCEL_MAILBOX_CLOSED;
+      mb->n_dropped += mb->ended; /* as accel_mailbox_push_buffer () */
+    }
   else if (mb->ended)
     {
       res = ACCEL_MAILBOX_ENDED;
