@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "accel-graph"
 
 #include "accel-private.h"
+#include "accelgraph-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -114,6 +115,32 @@ accel_file_output_dup_identity (AccelFileOutput *output)
 
   path = accel_file_output_get_path (output);
   return accel_file_identity (path);
+}
+
+/**
+ * accel_stage_dup_input_file_identity:
+ * @stage: a stage
+ * @path: (out) (optional) (transfer full): the file's name as given
+ *
+ * The file a source reads (its "location", or the first location= of its
+ * GStreamer "description": a filesrc's) as a key every name of it shares,
+ * as accel_file_output_dup_identity() gives a sink's: a sink whose key is
+ * equal writes over the source's input.
+ *
+ * Returns: (transfer full) (nullable): the key, or %NULL when @stage reads
+ * no file (it has inputs, or no location) or reads what is no regular
+ * file. Called from the thread that builds the graph.
+ */
+gchar *
+accel_stage_dup_input_file_identity (AccelStage *stage, gchar **path)
+{
+  g_autofree gchar *input = NULL;
+
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+  input = accel_graph_source_input (stage);
+  if (path)
+    *path = g_strdup (input);
+  return input ? accel_file_identity (input) : NULL;
 }
 
 /**

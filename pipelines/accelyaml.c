@@ -1928,24 +1928,37 @@ location_mark (Loader *l, Decl *decl)
   return decl->mark;
 }
 
-/* who writes a file in a world: the first stage and rank found */
+/* who writes or reads a file in a world: the first stage and rank found */
 typedef struct
 {
   guint decl, rank;
-} Writer;
+  gboolean writes;
+} FileUser;
+
+/* the file @stage writes (*@writes set) or, a source, reads, as the key
+ * every name of it shares, and in @path as named; NULL for none */
+static gchar *
+used_file (AccelStage *stage, gboolean *writes, gchar **path)
+{
+  *writes = ACCEL_IS_FILE_OUTPUT (stage);
+  return *writes ? written_file (stage, path)
+                 : accel_stage_dup_input_file_identity (stage, path);
+}
 
 /* in a world whose ranks all load this file on one machine (--ranks N),
  * two stages on different ranks that write one file interleave their
- * frames in it, as a stage on several ranks would: each stage's file is
- * made as each of its ranks makes it. Once, where the file is checked
- * before any rank starts: each rank's worker would make a stage for each
- * rank again, and a world of thousands takes seconds of each */
+ * frames in it, as a stage on several ranks would, and a stage that
+ * writes the file a source of another rank reads writes over the run's
+ * own input (it emptied it, where one process refuses that): each stage's
+ * file is made as each of its ranks makes it. Once, where the file is
+ * checked before any rank starts: each rank's worker would make a stage
+ * for each rank again, and a world of thousands takes seconds of each */
 static void
 check_files_across_ranks (Loader *l)
 {
   AccelWorld *world = accel_world_get_default ();
   AccelRegistry *reg = accel_registry_get_default ();
-  g_autoptr (GHashTable) writers = NULL;
+  g_autoptr (GHashTable) users = NULL;
   guint size, me;
 
   if (!world || !accel_world_get_same_pipeline (world)
@@ -1953,33 +1966,34 @@ check_files_across_ranks (Loader *l)
     return;
   size = accel_world_get_size (world);
   me = accel_world_get_rank (world);
-  writers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (guint i = 0; i < l->decls->len; i++)
     {
       Decl *decl = l->decls->pdata[i];
       GType type = decl->kind ? accel_registry_lookup (reg, decl->kind) : 0;
       guint n = decl->ranks ? decl->ranks->len : size;
       gboolean per_rank = reads_rank (l, decl);
-      g_autofree gchar *alike = NULL, *alike_path = NULL;
+      gboolean writer = type && g_type_is_a (type, ACCEL_TYPE_FILE_OUTPUT);
+      g_autofree gchar *alike = NULL;
 
       /* a stage of this rank that could not be made was reported, and one
-       * on several ranks writing one file too */
-      if (!type || !g_type_is_a (type, ACCEL_TYPE_FILE_OUTPUT)
-          || (!decl->other_rank && !decl->stage) || (n > 1 && !per_rank))
+       * on several ranks writing one file too; a source on several ranks
+       * reading one file is checked once */
+      if (!type || (!decl->other_rank && !decl->stage))
+        continue;
+      if (writer && n > 1 && !per_rank)
         continue;
       for (guint j = 0; j < n; j++)
         {
           guint rank = decl->ranks ? g_array_index (decl->ranks, guint, j) : j;
           g_autofree gchar *key = NULL, *path = NULL;
-          Writer *first;
+          gboolean writes;
+          FileUser *first;
 
           if (alike)
-            {
-              key = g_strdup (alike);
-              path = g_strdup (alike_path);
-            }
+            break; /* a source's one file, seen */
           else if (rank == me && decl->stage)
-            key = written_file (decl->stage, &path);
+            key = used_file (decl->stage, &writes, &path);
           else
             {
               g_autoptr (AccelWorld) as
@@ -1988,31 +2002,35 @@ check_files_across_ranks (Loader *l)
 
               if (!probe)
                 break;
-              key = written_file (probe, &path);
+              key = used_file (probe, &writes, &path);
             }
           if (!per_rank)
-            {
-              alike = g_strdup (key);
-              alike_path = g_strdup (path);
-            }
+            alike = g_strdup (key ? key : "");
           if (!key)
             continue;
-          if (!(first = g_hash_table_lookup (writers, key)))
+          if (!(first = g_hash_table_lookup (users, key)))
             {
-              first = g_new (Writer, 1);
-              *first = (Writer){ i, rank };
-              g_hash_table_insert (writers, g_steal_pointer (&key), first);
+              first = g_new (FileUser, 1);
+              *first = (FileUser){ i, rank, writes };
+              g_hash_table_insert (users, g_steal_pointer (&key), first);
               continue;
             }
-          /* one stage's ranks: check_stage_files_per_rank () */
-          if (first->decl == i)
+          /* one stage's ranks: check_stage_files_per_rank (); two
+           * sources may read one file */
+          if (first->decl == i || (!writes && !first->writes))
             continue;
           report (l, location_mark (l, decl),
-              "stage '%s' (%s) on rank %u writes %s, which stage '%s' on "
-              "rank %u writes too: their frames would mix in one file; give "
-              "each a file of its own",
-              decl->name, decl->kind, rank, path,
-              ((Decl *)l->decls->pdata[first->decl])->name, first->rank);
+              "stage '%s' (%s) on rank %u %s %s, which stage '%s' on rank %u "
+              "%s: %s",
+              decl->name, decl->kind, rank, writes ? "writes" : "reads", path,
+              ((Decl *)l->decls->pdata[first->decl])->name, first->rank,
+              !first->writes ? "reads"
+              : writes       ? "writes too"
+                             : "writes",
+              writes && first->writes
+                  ? "their frames would mix in one file; give each a file "
+                    "of its own"
+                  : "the run would write over its own input");
           break;
         }
     }

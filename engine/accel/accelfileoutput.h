@@ -46,6 +46,7 @@ struct _AccelFileOutputInterface
 
 gchar *accel_file_output_get_path (AccelFileOutput *output);
 gchar *accel_file_output_dup_identity (AccelFileOutput *output);
+gchar *accel_stage_dup_input_file_identity (AccelStage *stage, gchar **path);
 gboolean accel_file_output_writes (AccelFileOutput *output, const char *path);
 gboolean accel_file_output_check_path (AccelFileOutput *output, GError **error);
 gboolean accel_file_output_check_writable (

@@ -2048,6 +2048,51 @@ test_shared_files_across_ranks (void)
 #undef RANKS_PIPELINE
 }
 
+/* a stage on one rank of --ranks N that writes the file a source on
+ * another reads: refused before any rank starts, as in one process (the
+ * input was emptied, with status 1 and a word only of a file with no
+ * whole frame); sources on two ranks may read one file */
+static void
+test_input_written_across_ranks (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *input = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *held = NULL;
+  gsize n = 0;
+  static const float data[64] = { 1, 2, 3 };
+#define INPUT_PIPELINE(second)                                                 \
+  "pipeline: ranks\n"                                                          \
+  "stages:\n"                                                                  \
+  "  - {name: src, kind: io.raw-file-source, ranks: [0],\n"                    \
+  "     params: {location: in.raw, shape: '16', dtype: f32}}\n"                \
+  "  - {name: a, kind: io.raw-file-sink, ranks: [0],\n"                        \
+  "     params: {location: o-0.raw}}\n"                                        \
+  "  - {name: b, kind: io.raw-file-sink, ranks: [1],\n"                        \
+  "     params: {location: " second "}}\n"                                     \
+  "  - {name: src1, kind: io.raw-file-source, ranks: [1],\n"                   \
+  "     params: {location: in.raw, shape: '16', dtype: f32}}\n"                \
+  "links: [src -> a, src1 -> b]\n"
+
+  g_assert_true (
+      g_file_set_contents (input, (const gchar *)data, sizeof (data), NULL));
+  g_assert_true (
+      g_file_set_contents (sc.yaml, INPUT_PIPELINE ("in.raw"), -1, NULL));
+  for (guint validate = 0; validate < 2; validate++)
+    expect_in (2,
+        "p.yaml:8:25: stage 'b' (io.raw-file-sink) on rank 1 writes in.raw, "
+        "which stage 'src' on rank 0 reads: the run would write over its own "
+        "input",
+        sc.dir, "--quiet", "--ranks=2", validate ? "--validate" : sc.yaml,
+        validate ? sc.yaml : NULL, NULL);
+  g_assert_true (g_file_get_contents (input, &held, &n, NULL));
+  g_assert_cmpuint (n, ==, sizeof (data));
+
+  g_assert_true (
+      g_file_set_contents (sc.yaml, INPUT_PIPELINE ("o-1.raw"), -1, NULL));
+  expect_in (0, NULL, sc.dir, "--quiet", "--ranks=2", sc.yaml, NULL);
+#undef INPUT_PIPELINE
+}
+
 /* a fault for a stage the pipeline does not have (misspelt), or a hang
  * where no deadline catches it, is said: the run would test nothing */
 static void
@@ -5074,6 +5119,8 @@ main (int argc, char **argv)
       "/accel-run/shared-files-refused", test_shared_files_refused);
   g_test_add_func (
       "/accel-run/shared-files-across-ranks", test_shared_files_across_ranks);
+  g_test_add_func (
+      "/accel-run/input-written-across-ranks", test_input_written_across_ranks);
   g_test_add_func ("/accel-run/join-says-dropped", test_join_says_dropped);
   g_test_add_func ("/accel-run/state-files-checked", test_state_files_checked);
   g_test_add_func ("/accel-run/resume-drops-later-checkpoints",
