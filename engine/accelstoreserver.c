@@ -537,14 +537,45 @@ listen_hint (const GError *listen_error)
  * its thread cannot be made.
  * Called from the supervising process's main thread.
  */
+/* listens on the first of @inets at @port (0: any), then on the others at
+ * the port it got; one of those that cannot be had (no IPv6 here) is left
+ * out, the first is needed */
+static gboolean
+listen_on (AccelStoreServer *server, GList *inets, guint16 port,
+    GSocketAddress **bound, GError **error)
+{
+  for (GList *l = inets; l; l = l->next)
+    {
+      g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (l->data, port);
+      g_autoptr (GError) other_error = NULL;
+      g_autofree gchar *name = NULL;
+
+      if (g_socket_listener_add_address (G_SOCKET_LISTENER (server->service),
+              sa, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL,
+              l == inets ? bound : NULL, l == inets ? error : &other_error))
+        {
+          if (l == inets)
+            port = g_inet_socket_address_get_port (
+                G_INET_SOCKET_ADDRESS (*bound));
+          continue;
+        }
+      if (l == inets)
+        return FALSE;
+      name = g_inet_address_to_string (l->data);
+      g_debug ("the world's store is not served on %s too: %s", name,
+          other_error->message);
+    }
+  return TRUE;
+}
+
 AccelStoreServer *
 accel_store_server_new (
     const char *address, guint world_size, const char *pipeline, GError **error)
 {
   g_autoptr (GError) listen_error = NULL;
-  g_autoptr (GInetAddress) inet = NULL;
-  g_autoptr (GSocketAddress) sa = NULL, bound = NULL;
+  g_autoptr (GSocketAddress) bound = NULL;
   g_autofree gchar *host = NULL;
+  GList *inets = NULL;
   guint16 port = 0;
   AccelStoreServer *server;
 
@@ -553,21 +584,22 @@ accel_store_server_new (
     return NULL;
   if (!host)
     host = g_strdup ("127.0.0.1");
-  inet = g_inet_address_new_from_string (host);
-  if (!inet)
+  /* a name is served on each of its addresses: "localhost" on ::1 alone
+   * refused the ranks that reached it as 127.0.0.1 */
+  if (!(inets = g_list_prepend (NULL, g_inet_address_new_from_string (host)))
+      || !inets->data)
     {
       g_autoptr (GResolver) resolver = g_resolver_get_default ();
-      GList *found = g_resolver_lookup_by_name (resolver, host, NULL, error);
-      if (!found)
+
+      g_list_free (inets);
+      inets = g_resolver_lookup_by_name (resolver, host, NULL, error);
+      if (!inets)
         {
           g_prefix_error (
               error, "cannot serve the world's store on %s: ", address);
           return NULL;
         }
-      inet = g_object_ref (found->data);
-      g_resolver_free_addresses (found);
     }
-  sa = g_inet_socket_address_new (inet, port);
 
   server = g_new0 (AccelStoreServer, 1);
   g_mutex_init (&server->lock);
@@ -588,17 +620,17 @@ accel_store_server_new (
   server->service = G_THREADED_SOCKET_SERVICE (g_threaded_socket_service_new (
       (int)MAX (MIN_THREADS, THREADS_PER_RANK * world_size)));
   g_signal_connect (server->service, "run", G_CALLBACK (on_run), server);
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (server->service), sa,
-          G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL, &bound,
-          &listen_error))
+  if (!listen_on (server, inets, port, &bound, &listen_error))
     {
       g_main_context_pop_thread_default (server->context);
+      g_resolver_free_addresses (inets);
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
           "cannot serve the world's store on %s:%u: %s%s", host, port,
           listen_error->message, listen_hint (listen_error));
       accel_store_server_free (server);
       return NULL;
     }
+  g_resolver_free_addresses (inets);
   g_socket_service_start (G_SOCKET_SERVICE (server->service));
   g_main_context_pop_thread_default (server->context);
   server->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));

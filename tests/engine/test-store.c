@@ -67,6 +67,35 @@ learns_left (AccelWorld *world)
   return FALSE;
 }
 
+/* a store served on a name is served on each of its addresses: on
+ * "localhost" it listened on ::1 alone, and a rank that reached it as
+ * 127.0.0.1 was refused */
+static void
+test_serves_every_address (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSocketListener) probe = g_socket_listener_new ();
+  g_autoptr (AccelStoreServer) server = NULL;
+  g_autofree gchar *v4 = NULL, *named = NULL;
+  g_autoptr (AccelWorld) r0 = NULL;
+  g_autoptr (AccelWorld) r1 = NULL;
+  guint16 port;
+
+  /* a free port: a store on a name is given its port */
+  port = g_socket_listener_add_any_inet_port (probe, NULL, &error);
+  g_assert_no_error (error);
+  g_socket_listener_close (probe);
+  named = g_strdup_printf ("localhost:%u", port);
+  server = accel_store_server_new (named, 2, NULL, &error);
+  g_assert_no_error (error);
+  v4 = g_strdup_printf ("127.0.0.1:%u", port);
+  r0 = accel_world_new (v4, 0, 2);
+  r1 = accel_world_new (named, 1, 2);
+  accel_world_set_timeout_ms (r0, 10000);
+  accel_world_set_timeout_ms (r1, 10000);
+  join_both (r0, r1);
+}
+
 /* a rank that joins twice (started again while its first join still
  * waits), both joins timing out with the other rank late, leaves the round
  * once: the two ranks then form the world (the count of joined ranks went
@@ -544,6 +573,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/generation-left", test_generation_left);
   g_test_add_func ("/store/dead-join-forgotten", test_dead_join_forgotten);
   g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
+  g_test_add_func ("/store/serves-every-address", test_serves_every_address);
   g_test_add_func ("/store/stranger-joins-first", test_stranger_joins_first);
   g_test_add_func ("/store/rank-given-twice", test_rank_given_twice);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
