@@ -1945,6 +1945,18 @@ used_file (AccelStage *stage, gboolean *writes, gchar **path)
                  : accel_stage_dup_input_file_identity (stage, path);
 }
 
+/* whether stages of @type may read a file: they have a "location" or a
+ * "description" (a GStreamer source's filesrc) */
+static gboolean
+names_a_file (GType type)
+{
+  g_autoptr (GTypeClass) klass = g_type_class_ref (type);
+
+  return g_object_class_find_property (G_OBJECT_CLASS (klass), "location")
+         || g_object_class_find_property (
+             G_OBJECT_CLASS (klass), "description");
+}
+
 /* in a world whose ranks all load this file on one machine (--ranks N),
  * two stages on different ranks that write one file interleave their
  * frames in it, as a stage on several ranks would, and a stage that
@@ -1982,6 +1994,9 @@ check_files_across_ranks (Loader *l)
       if (!type || (!decl->other_rank && !decl->stage))
         continue;
       if (writer && n > 1 && !per_rank)
+        continue;
+      /* a stage that names no file is not made for each rank to see */
+      if (!writer && !names_a_file (type))
         continue;
       for (guint j = 0; j < n; j++)
         {
