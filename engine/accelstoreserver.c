@@ -517,26 +517,6 @@ listen_hint (const GError *listen_error)
   return "";
 }
 
-/**
- * accel_store_server_new: (skip)
- * @address: (nullable): `HOST:PORT` to listen on, or %NULL for a free port
- *   of 127.0.0.1
- * @world_size: the number of ranks of the world
- * @pipeline: (nullable): the name of the pipeline the world runs, or %NULL
- *   to take the first joining rank's
- * @error: return location for a #GError, or %NULL
- *
- * Serves a world's rendezvous store on a thread of its own until
- * accel_store_server_free(). A rank that joins running another pipeline
- * is refused, naming both: two worlds given one coordinator. With
- * @pipeline set, a stranger that joins before the world's own ranks is
- * refused too, rather than taking the world over.
- *
- * Returns: (transfer full): the server, or %NULL when it cannot listen
- * (another world serving on the port, an address of another machine) or
- * its thread cannot be made.
- * Called from the supervising process's main thread.
- */
 /* listens on the first of @inets at @port (0: any), then on the others at
  * the port it got; one of those that cannot be had (no IPv6 here) is left
  * out, the first is needed */
@@ -568,6 +548,26 @@ listen_on (AccelStoreServer *server, GList *inets, guint16 port,
   return TRUE;
 }
 
+/**
+ * accel_store_server_new: (skip)
+ * @address: (nullable): `HOST:PORT` to listen on, or %NULL for a free port
+ *   of 127.0.0.1
+ * @world_size: the number of ranks of the world
+ * @pipeline: (nullable): the name of the pipeline the world runs, or %NULL
+ *   to take the first joining rank's
+ * @error: return location for a #GError, or %NULL
+ *
+ * Serves a world's rendezvous store on a thread of its own until
+ * accel_store_server_free(). A rank that joins running another pipeline
+ * is refused, naming both: two worlds given one coordinator. With
+ * @pipeline set, a stranger that joins before the world's own ranks is
+ * refused too, rather than taking the world over.
+ *
+ * Returns: (transfer full): the server, or %NULL when it cannot listen
+ * (another world serving on the port, an address of another machine) or
+ * its thread cannot be made.
+ * Called from the supervising process's main thread.
+ */
 AccelStoreServer *
 accel_store_server_new (
     const char *address, guint world_size, const char *pipeline, GError **error)
@@ -575,6 +575,7 @@ accel_store_server_new (
   g_autoptr (GError) listen_error = NULL;
   g_autoptr (GSocketAddress) bound = NULL;
   g_autofree gchar *host = NULL;
+  GInetAddress *literal;
   GList *inets = NULL;
   guint16 port = 0;
   AccelStoreServer *server;
@@ -586,12 +587,12 @@ accel_store_server_new (
     host = g_strdup ("127.0.0.1");
   /* a name is served on each of its addresses: "localhost" on ::1 alone
    * refused the ranks that reached it as 127.0.0.1 */
-  if (!(inets = g_list_prepend (NULL, g_inet_address_new_from_string (host)))
-      || !inets->data)
+  if ((literal = g_inet_address_new_from_string (host)))
+    inets = g_list_prepend (NULL, literal);
+  else
     {
       g_autoptr (GResolver) resolver = g_resolver_get_default ();
 
-      g_list_free (inets);
       inets = g_resolver_lookup_by_name (resolver, host, NULL, error);
       if (!inets)
         {

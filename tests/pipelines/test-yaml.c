@@ -189,6 +189,19 @@ test_params_init (TestParams *self)
 {
 }
 
+/* the problems @yaml is reported with, as one message */
+static gchar *
+string_error (const char *yaml)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) g
+      = accel_graph_new_from_yaml_string (yaml, "lim", &error);
+
+  g_assert_null (g);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  return g_strdup (error->message);
+}
+
 /* the problems a file in bad/ is reported with, its folder left out so
  * they read the same anywhere */
 static gchar *
@@ -1011,23 +1024,18 @@ test_tags (void)
 static void
 test_tag_hides_nothing (void)
 {
-  const char *yaml
-      = "stages:\n"
-        "  - {name: src, kind: core.test-source, params: {num-bufers: 2}}\n"
-        "  - {name: sink, kind: core.nul-sink, params: {x: !foo 1}}\n"
-        "links: [src -> sink]\n";
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g
-      = accel_graph_new_from_yaml_string (yaml, "tags", &error);
+  g_autofree gchar *msg = string_error (
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {num-bufers: 2}}\n"
+      "  - {name: sink, kind: core.nul-sink, params: {x: !foo 1}}\n"
+      "links: [src -> sink]\n");
 
-  g_assert_null (g);
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
-  g_assert_cmpstr (error->message, ==,
-      "tags:2:50: stage 'src' (core.test-source) has no parameter "
+  g_assert_cmpstr (msg, ==,
+      "lim:2:50: stage 'src' (core.test-source) has no parameter "
       "'num-bufers' (did you mean 'num-buffers'?)\n"
-      "tags:3:24: unknown stage kind 'core.nul-sink' (did you mean "
+      "lim:3:24: unknown stage kind 'core.nul-sink' (did you mean "
       "'core.null-sink'?)\n"
-      "tags:3:51: the tag '!foo' is not understood: a pipeline file takes "
+      "lim:3:51: the tag '!foo' is not understood: a pipeline file takes "
       "YAML's own tags (!!str, !!int, !!float, !!bool, !!null) and no "
       "others, so no !include or type of its own; write the value itself");
 }
@@ -1155,19 +1163,6 @@ trap_within (const char *test, guint seconds)
   g_test_trap_subprocess (
       path, (guint64)seconds * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
-}
-
-/* the single problem @yaml is reported with */
-static gchar *
-string_error (const char *yaml)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AccelGraph) g
-      = accel_graph_new_from_yaml_string (yaml, "lim", &error);
-
-  g_assert_null (g);
-  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
-  return g_strdup (error->message);
 }
 
 /* a file larger than the cap is refused before it is all read */
