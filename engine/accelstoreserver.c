@@ -102,6 +102,27 @@ finished_ranks_unlocked (AccelStoreServer *server, guint mine)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* the refusal of a rank other than @rank, as accel_world_refuse () told
+ * it ("rank 1 on node1 refused its pipeline: ..."); NULL when none did. A
+ * rank's refusal holds until it joins again */
+static gchar *
+refusal_unlocked (AccelStoreServer *server, guint rank)
+{
+  for (guint r = 0; r < server->world_size; r++)
+    {
+      g_autofree gchar *key = g_strdup_printf ("world/refused/%u", r);
+      GBytes *value
+          = r != rank ? g_hash_table_lookup (server->values, key) : NULL;
+      gsize n;
+      const char *text = value ? g_bytes_get_data (value, &n) : NULL;
+
+      /* a reply is one line */
+      if (text)
+        return g_strdelimit (g_strndup (text, n), "\r\n", ' ');
+    }
+  return NULL;
+}
+
 /* whether the process at the other end of @socket is still there: one
  * that is gone had its socket closed by its kernel (our client sends
  * nothing after its request, so an end read there is its process's) */
@@ -215,7 +236,7 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   gchar *reply = NULL;
   Join join
       = { rank, 0, token, who, g_socket_connection_get_socket (connection) };
-  g_autofree gchar *rival = NULL;
+  g_autofree gchar *rival = NULL, *key = NULL, *refusal = NULL;
   GSocket *rival_socket = NULL;
   guint mine;
 
@@ -265,6 +286,15 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
           rank, rival, who, rank);
       goto out;
     }
+  /* a rank started again has its refusal withdrawn; another rank's
+   * refusal ends the join at once */
+  key = g_strdup_printf ("world/refused/%u", rank);
+  g_hash_table_remove (server->values, key);
+  if ((refusal = refusal_unlocked (server, rank)))
+    {
+      reply = g_strdup_printf ("ERROR %s", refusal);
+      goto out;
+    }
   if (server->complete)
     {
       /* the ranks still in the old generation learn that it was left
@@ -298,9 +328,13 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
       server->complete = TRUE;
       g_cond_broadcast (&server->changed);
     }
-  while (server->generation == mine && !server->complete && !server->closing)
+  while (server->generation == mine && !server->complete && !server->closing
+         && !(refusal = refusal_unlocked (server, rank)))
     if (!g_cond_wait_until (&server->changed, &server->lock, deadline))
       break;
+  /* told just before the server closed (rank 0's own refusal) */
+  if (!refusal)
+    refusal = refusal_unlocked (server, rank);
   g_ptr_array_remove_fast (server->joins, &join);
   if (server->generation == mine)
     server->waiting[rank]--;
@@ -319,9 +353,11 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
           server->joined[rank] = FALSE;
           server->n_joined--;
         }
-      reply = g_strdup_printf ("ERROR rank%s %s of %u did not join in time%s",
-          strchr (missing, ',') ? "s" : "", missing, server->world_size,
-          finished);
+      reply = refusal ? g_strdup_printf ("ERROR %s", refusal)
+                      : g_strdup_printf (
+                          "ERROR rank%s %s of %u did not join in time%s",
+                          strchr (missing, ',') ? "s" : "", missing,
+                          server->world_size, finished);
     }
   else
     reply = g_strdup_printf ("ERROR generation %u was left for %u before "

@@ -388,6 +388,42 @@ accel_world_finish (AccelWorld *world)
 }
 
 /**
+ * accel_world_refuse:
+ * @world: a world, joined or not
+ * @why: why this rank refused its pipeline (its first line is told)
+ *
+ * Tells the world's store that this rank refused its pipeline (a file
+ * that does not load, a stage refused as it starts), so that the other
+ * ranks' joins fail at once naming this rank, its machine and @why,
+ * rather than waiting out the world's timeout for a rank that does not
+ * come. The refusal holds until this rank joins again. Asks once, for up
+ * to a second: a coordinator not there yet is not waited for.
+ *
+ * Called from the thread that made @world.
+ */
+void
+accel_world_refuse (AccelWorld *world, const char *why)
+{
+  g_autofree gchar *key = NULL, *line = NULL, *text = NULL;
+  g_autoptr (GBytes) value = NULL;
+  const char *end;
+
+  g_return_if_fail (ACCEL_IS_WORLD (world));
+  g_return_if_fail (why != NULL);
+  end = strchr (why, '\n');
+  line = end ? g_strndup (why, end - why) : g_strdup (why);
+  text = g_strdup_printf ("rank %u on %s refused its pipeline: %s%s",
+      world->rank, g_get_host_name (), line,
+      end ? " (and more: see that rank's output)" : "");
+  key = g_strdup_printf ("world/refused/%u", world->rank);
+  value = g_bytes_new (text, strlen (text));
+  if (!accel_store_set (
+          world->coordinator, key, value, MIN (world->timeout_ms, 1000), NULL))
+    g_debug ("rank %u could not tell the store it refused its pipeline",
+        world->rank);
+}
+
+/**
  * accel_world_set:
  * @world: a joined world
  * @key: the key, scoped to the world's generation

@@ -1533,6 +1533,23 @@ supervise_world (char **argv, const char *pipeline)
   return supervised_status (ok, error);
 }
 
+/* under --coordinator, the other ranks are told that this one refused its
+ * pipeline, @why, so that they end at once naming it instead of waiting
+ * out the world's timeout (accel_world_refuse ()) */
+static void
+tell_world_refused (const char *why)
+{
+  g_autoptr (AccelWorld) world = NULL;
+  guint timeout_ms;
+
+  if (!opt_coordinator || opt_world <= 0)
+    return;
+  world = accel_world_new (opt_coordinator, (guint)opt_rank, (guint)opt_world);
+  if (accel_world_timeout_from_env (&timeout_ms, NULL))
+    accel_world_set_timeout_ms (world, timeout_ms);
+  accel_world_refuse (world, why);
+}
+
 /* --coordinator --rank --world: this machine's rank, supervised here; rank
  * 0's supervisor serves the world's store, so it outlives its workers, and
  * refuses ranks that join running another pipeline than @pipeline */
@@ -1544,6 +1561,7 @@ supervise_rank (int argc, char **argv, const char *pipeline)
   g_autofree gchar *rank = g_strdup_printf ("%d", opt_rank);
   g_autofree gchar *size = g_strdup_printf ("%d", opt_world);
   g_autofree gchar *dir = NULL;
+  int status;
 
   if (opt_rank == 0
       && !(server = accel_store_server_new (
@@ -1559,7 +1577,12 @@ supervise_rank (int argc, char **argv, const char *pipeline)
     g_setenv (d[0], d[1], FALSE);
   if (opt_state_dir)
     dir = g_strdup_printf ("%s/rank-%d", opt_state_dir, opt_rank);
-  return supervise (argc, argv, dir);
+  status = supervise (argc, argv, dir);
+  /* rank 0's store is still served: the ranks waiting in it are told */
+  if (status == EXIT_INVALID)
+    tell_world_refused ("its worker refused it as it started, with status "
+                        "2 (that rank's output says why)");
+  return status;
 }
 
 /* whether a file @path given to @option can be written at the end of the
@@ -2114,6 +2137,9 @@ main (int argc, char **argv)
       if (!check)
         {
           g_printerr ("%s\n", error->message);
+          /* rank 0 serves no store yet: the others cannot be told */
+          if (opt_rank > 0)
+            tell_world_refused (error->message);
           return EXIT_INVALID;
         }
       /* the supervisor passes no main loop; while its workers run it

@@ -38,6 +38,7 @@ GBytes *accel_world_get (AccelWorld *world, const char *key, GError **error);
 GBytes *accel_world_peek (AccelWorld *world, const char *key, GError **error);
 gboolean accel_world_is_left (AccelWorld *world);
 void accel_world_finish (AccelWorld *world);
+void accel_world_refuse (AccelWorld *world, const char *why);
 gboolean accel_world_agree_min (
     AccelWorld *world, const char *name, guint64 *value, GError **error);
 

@@ -128,6 +128,43 @@ test_join_twice_timed_out (void)
   join_both (r0, r1);
 }
 
+/* a rank that refused its pipeline ends the other's join at once, before
+ * or while it waits, naming why; joining again withdraws the refusal, and
+ * the two form the world */
+static void
+test_refusal_ends_join (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, NULL, &error);
+  g_autoptr (AccelWorld) r0 = world_of (server, 0);
+  g_autoptr (AccelWorld) r1 = world_of (server, 1);
+  Joining waits = { r0 };
+  GThread *t;
+  gint64 t0 = g_get_monotonic_time ();
+
+  g_assert_no_error (error);
+  t = g_thread_new ("rank-0", join_thread, &waits);
+  g_usleep (100 * 1000);
+  accel_world_refuse (r1, "p.yaml:2:3: no\nsecond line");
+  g_thread_join (t);
+  g_assert_false (waits.joined);
+  g_assert_error (waits.error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_assert_nonnull (strstr (waits.error->message, ": rank 1 on "));
+  g_assert_nonnull (strstr (waits.error->message,
+      " refused its pipeline: p.yaml:2:3: no (and more: see that rank's "
+      "output)"));
+  /* not the 10 s of the world's timeout */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_clear_error (&waits.error);
+
+  /* told before it joins */
+  g_assert_false (accel_world_join (r0, "store", &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+  g_clear_error (&error);
+  join_both (r0, r1);
+}
+
 /* a rank that died while its join waited (its process gone, its request
  * still counted), then both ranks started again: the first new rank's
  * join completed the old round with the dead one, and the other began a
@@ -573,6 +610,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/generation-left", test_generation_left);
   g_test_add_func ("/store/dead-join-forgotten", test_dead_join_forgotten);
   g_test_add_func ("/store/join-twice-timed-out", test_join_twice_timed_out);
+  g_test_add_func ("/store/refusal-ends-join", test_refusal_ends_join);
   g_test_add_func ("/store/serves-every-address", test_serves_every_address);
   g_test_add_func ("/store/stranger-joins-first", test_stranger_joins_first);
   g_test_add_func ("/store/rank-given-twice", test_rank_given_twice);

@@ -507,6 +507,71 @@ test_world_sizes_differ (Fixture *f, gconstpointer data)
   world_assert_says (&r0, "rank 1 of 2 did not join in time");
 }
 
+/* rank 1 of a world of two given a file that does not load (its own
+ * machine's copy, say), or one its worker refuses as it starts (a rank
+ * left without a sink), while rank 0 waits with a good one: rank 0 ends
+ * at once, naming rank 1 and why, where it waited out the world's timeout
+ * (here 60 s) and said that rank 1 did not join in time; the same with
+ * rank 0's worker refusing and rank 1 waiting in its store */
+static void
+test_rank_refused (Fixture *f, gconstpointer data)
+{
+  const char *bad = data;
+  gboolean zero_refuses = g_str_equal (bad, "no-sink-0.yaml");
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  const char *env[] = { "ACCEL_WORLD_TIMEOUT=60000", NULL };
+  const char *zero[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    zero_refuses ? bad : "endless.yaml", NULL };
+  const char *one[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    zero_refuses ? "endless.yaml" : bad, NULL };
+  const char *head = "pipeline: endless\n"
+                     "stages:\n"
+                     "  - {name: sum, kind: nccl.all-reduce}\n"
+                     "  - {name: src, kind: core.test-source, params: ";
+  g_autofree gchar *typo = g_strconcat (head,
+      "{shape: \"16\", num-bufers: 3}}\n"
+      "  - {name: out, kind: core.null-sink}\n"
+      "links: [src -> sum -> out]\n",
+      NULL);
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GSubprocess) waiting = NULL;
+  g_auto (WorldRun) told = { 0 }, refused = { 0 };
+
+  world_write (f->dir, "typo.yaml", typo, strlen (typo));
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autofree gchar *name = g_strdup_printf ("no-sink-%u.yaml", r);
+      g_autofree gchar *yaml = g_strdup_printf ("%s{shape: \"16\"}}\n"
+                                                "  - {name: out, kind: "
+                                                "core.null-sink, ranks: [%u]}\n"
+                                                "links: [src -> sum -> out]\n",
+          head, 1 - r);
+
+      world_write (f->dir, name, yaml, strlen (yaml));
+    }
+
+  waiting = world_spawn (f->dir, env, zero_refuses ? one : zero);
+  /* the waiting rank is in the store first (rank 1 retries until rank 0
+   * serves it) */
+  g_usleep (G_USEC_PER_SEC / 2);
+  world_run (&refused, f->dir, env, zero_refuses ? zero : one);
+  world_wait (waiting, &told, t0);
+  g_test_message ("refused: exit %d: %s\ntold after %.1f s: exit %d: %s",
+      refused.status, refused.err, told.seconds, told.status, told.err);
+  g_assert_cmpint (refused.status, ==, 2);
+  g_assert_cmpint (told.status, ==, 1);
+  world_assert_says (&told, zero_refuses ? "rank 1 cannot join the world at "
+                                         : "rank 0 cannot join the world at ");
+  world_assert_says (&told, zero_refuses ? ": rank 0 on " : ": rank 1 on ");
+  world_assert_says (&told, g_str_equal (bad, "typo.yaml")
+                                ? " refused its pipeline: typo.yaml:4:"
+                                : " refused its pipeline: its worker refused "
+                                  "it as it started, with status 2");
+  world_assert_silent_on (&told, "did not join in time");
+  g_assert_cmpfloat (told.seconds, <, 30.0);
+}
+
 /* an endless collective, whose ranks write what they sum */
 static const char flowing_yaml[]
     = "pipeline: flowing\n"
@@ -1469,6 +1534,12 @@ main (int argc, char **argv)
   ADD ("/world/validate-group", test_validate_group);
   ADD ("/world/state-dir-shape", test_state_dir_shape);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
+  g_test_add ("/world/rank-refused/file", Fixture, "typo.yaml", fixture_set_up,
+      test_rank_refused, fixture_tear_down);
+  g_test_add ("/world/rank-refused/as-it-starts", Fixture, "no-sink-1.yaml",
+      fixture_set_up, test_rank_refused, fixture_tear_down);
+  g_test_add ("/world/rank-refused/rank-0", Fixture, "no-sink-0.yaml",
+      fixture_set_up, test_rank_refused, fixture_tear_down);
   ADD ("/world/two-worlds-one-port", test_two_worlds_one_port);
   ADD ("/world/ranks-own-files", test_ranks_own_files);
   ADD ("/world/rank-given-twice", test_rank_given_twice);
