@@ -17,6 +17,9 @@
  * few device files) may open besides the graph */
 #define RESERVE 32
 
+/* what the process keeps for other uses (accel_graph_reserve_descriptors ()) */
+static gint reserved_elsewhere;
+
 static guint
 count_open (void)
 {
@@ -53,6 +56,34 @@ count_needed (AccelGraph *graph)
 }
 
 /**
+ * accel_graph_reserve_descriptors:
+ * @n: descriptors to keep (negative: to give back)
+ *
+ * Keeps @n file descriptors of this process for something besides its
+ * graphs, a server's connections say: every graph's count of what it needs
+ * (as it is prepared and as it starts) leaves them free, and the soft
+ * RLIMIT_NOFILE is raised by @n now, toward the hard one, for graphs that
+ * run already. Before, 64 idle connections to accel-run's --http server
+ * took the descriptors a sink opened files with, failing the run. MT safe.
+ */
+void
+accel_graph_reserve_descriptors (gint n)
+{
+  struct rlimit lim;
+
+  g_atomic_int_add (&reserved_elsewhere, n);
+  if (n <= 0 || getrlimit (RLIMIT_NOFILE, &lim) != 0
+      || lim.rlim_cur == RLIM_INFINITY)
+    return;
+  lim.rlim_cur = lim.rlim_max == RLIM_INFINITY
+                     ? lim.rlim_cur + n
+                     : MIN (lim.rlim_max, lim.rlim_cur + n);
+  if (setrlimit (RLIMIT_NOFILE, &lim) != 0)
+    g_debug ("cannot raise the limit of open files to %" G_GUINT64_FORMAT,
+        (guint64)lim.rlim_cur);
+}
+
+/**
  * accel_graph_check_descriptors:
  * @graph: a graph whose stages are ordered
  * @error: return location for a #GError, or %NULL
@@ -68,7 +99,8 @@ gboolean
 accel_graph_check_descriptors (AccelGraph *graph, GError **error)
 {
   guint64 graph_needs = count_needed (graph);
-  guint64 need = graph_needs + count_open () + RESERVE;
+  guint64 need = graph_needs + count_open () + RESERVE
+                 + MAX (0, g_atomic_int_get (&reserved_elsewhere));
   struct rlimit lim;
   rlim_t was;
 
@@ -99,7 +131,8 @@ too_many:
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
         "graph '%s' needs up to %" G_GUINT64_FORMAT
         " file descriptors (%" G_GUINT64_FORMAT
-        " for its %u stages, the rest open already or kept for libraries), "
+        " for its %u stages, the rest open already or kept for libraries "
+        "and servers), "
         "more than this process may open: the limit is %" G_GUINT64_FORMAT
         " (ulimit -n); raise it or use fewer stages",
         graph->name, need, graph_needs, graph->order->len,

@@ -51,5 +51,6 @@ gboolean accel_graph_run (AccelGraph *graph, GError **error);
 
 gchar *accel_graph_to_dot (AccelGraph *graph);
 GPtrArray *accel_graph_get_notes (AccelGraph *graph);
+void accel_graph_reserve_descriptors (gint n);
 
 G_END_DECLS

@@ -235,6 +235,8 @@ def test_metrics(proc, url):
     check_idle_timeout_bounded()
     check_port_taken(url)
     check_ends_while_scraped()
+    check_descriptors_kept()
+    check_burst_built_once()
     check_name_not_utf8()
     try:
         get(url + "no-such-page")
@@ -514,6 +516,103 @@ def check_connection_flood(proc, url):
         sock.close()
     check(get(url + "stats.json")[0] == 200,
           "and once they are gone")
+
+
+def check_descriptors_kept():
+    """the server's connections have descriptors of their own: 64 idle
+    ones at a limit that fits the graph (a sink that opens a file a frame
+    under ulimit -n 48) leave the run going. Before, the graph's count of
+    what it needs left them out, and the sink failed with "Too many open
+    files", status 1."""
+    import resource
+    tmp = tempfile.mkdtemp(prefix="accel-http-fds-")
+    path = os.path.join(tmp, "png.yaml")
+    with open(path, "w") as f:
+        f.write("pipeline: png\nstages:\n"
+                "  - {name: src, kind: io.pattern-source, params: "
+                "{width: 8, height: 8}}\n"
+                "  - {name: out, kind: io.png-sink, params: {location: \"%s\"}}\n"
+                "links: [src -> out]\n"
+                % os.path.join(tmp, "f-%09d.png"))
+
+    def limit():
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (48, hard))
+
+    proc = subprocess.Popen(
+        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0", path],
+        stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    line = proc.stderr.readline()
+    m = re.match(r"accel-run: serving http://127\.0\.0\.1:(\d+)/$",
+                 line.strip())
+    if not m:
+        proc.kill()
+        fail("no readiness line: %r, status %s" % (line, proc.wait()))
+    idle = [socket.create_connection(("127.0.0.1", int(m.group(1))),
+                                     timeout=10) for _ in range(64)]
+    time.sleep(2)
+    running = proc.poll() is None
+    for sock in idle:
+        sock.close()
+    proc.send_signal(signal.SIGINT)
+    try:
+        rest = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rest = proc.communicate()[1]
+    shutil.rmtree(tmp)
+    check(running and proc.returncode == 0,
+          "64 idle connections under ulimit -n 48 leave a sink that opens a "
+          "file a frame running: status %s, %s"
+          % (proc.returncode, rest.strip()[-300:]))
+
+
+def check_burst_built_once():
+    """a burst of scrapes of a graph of 300 stages is answered from few
+    builds of its metrics, each kept while younger than it took to build:
+    each request built its own, on the main loop, and 63 of them held a
+    SIGTERM and every other client for seconds (2.5-7 s at 1000 stages)"""
+    stages = 300
+    lines = ["pipeline: wide", "stages:",
+             "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}"]
+    lines += ["  - {name: s%d, kind: core.scale, params: {scale: 1}}" % i
+              for i in range(stages - 2)]
+    lines += ["  - {name: out, kind: core.null-sink}", "links:",
+              "  - src -> " + " -> ".join("s%d" % i for i in range(stages - 2))
+              + " -> out"]
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+    env = dict(os.environ, G_MESSAGES_DEBUG="accel-http")
+    proc = subprocess.Popen(
+        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0", f.name],
+        stderr=subprocess.PIPE, text=True, env=env)
+    port = None
+    while port is None:
+        line = proc.stderr.readline()
+        if not line:
+            fail("accel-run ended before it served: status %s" % proc.wait())
+        m = re.match(r"accel-run: serving http://\S+:(\d+)/$", line.strip())
+        port = m and int(m.group(1))
+    burst = [socket.create_connection(("127.0.0.1", port), timeout=30)
+             for _ in range(63)]
+    for sock in burst:
+        sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    answered = 0
+    for sock in burst:
+        answered += sock.recv(16).startswith(b"HTTP/1.1 200")
+        sock.close()
+    proc.send_signal(signal.SIGINT)
+    try:
+        err = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        err = proc.communicate()[1]
+    os.unlink(f.name)
+    builds = err.count("an answer built in")
+    check(answered == 63 and 1 <= builds <= 16 and proc.returncode == 0,
+          "63 scrapes at once answered from %d builds of the metrics "
+          "(at most 16), %d answered, status %s"
+          % (builds, answered, proc.returncode))
 
 
 def check_range_ignored(url):
