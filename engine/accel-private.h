@@ -38,6 +38,8 @@ gchar *accel_store_read_line (GInputStream *in, gboolean *too_long,
     GCancellable *cancellable, GError **error);
 
 /* supervisor.c: restarts within a window, for the restart intensity */
+gboolean accel_supervisor_set_retried (GError **error, const char *format, ...)
+    G_GNUC_PRINTF (2, 3);
 guint accel_supervisor_count_recent (
     GArray *restarts, gint64 now, gint64 window_ms);
 /* supervisor.c: restarts in a row after which no frame was committed, for

@@ -17,7 +17,7 @@ typedef struct
   AccelStageKind role;
   const char *kind;
   const char *state;
-  guint64 frames, dropped, restarts, skipped, lost;
+  guint64 frames, dropped, restarts, skipped, retried, lost;
   guint64
       withheld; /* frames it withheld (ACCEL_FLOW_SKIP) or committed before */
   guint queue_now, queue_max;
@@ -238,6 +238,7 @@ take_snapshot (AccelGraph *graph, Snapshot *snap)
       s->kind = kind_name (s->role);
       s->state = accel_stage_get_state_name (stage);
       s->restarts = accel_stage_get_n_restarts (stage);
+      s->retried = accel_stage_get_n_retried (stage);
       s->lost = accel_stage_get_n_lost (stage);
       accel_stage_get_queue_depth (stage, &s->queue_now, &s->queue_max);
       accel_stage_get_latency (stage, &s->p50_ns, &s->p99_ns);
@@ -391,6 +392,7 @@ typedef enum
   COUNTER_DROPPED,
   COUNTER_RESTARTS,
   COUNTER_SKIPPED,
+  COUNTER_RETRIED,
   COUNTER_LOST,
   N_COUNTERS
 } Counter;
@@ -406,6 +408,9 @@ static const struct
       "queued or pushed after the stream ended." },
   { "accel_stage_restarts_total", "Restarts by the stage's supervisor." },
   { "accel_stage_skipped_total", "Frames skipped after a fault." },
+  { "accel_stage_retried_total",
+      "Frames run again after a fault (out of memory, or made again "
+      "after a restart)." },
   { "accel_stage_lost_total",
       "Frames of a live source that a worker restart could not replay." },
 };
@@ -423,6 +428,8 @@ counter_value (const StageSnapshot *s, Counter c)
       return s->restarts;
     case COUNTER_SKIPPED:
       return s->skipped;
+    case COUNTER_RETRIED:
+      return s->retried;
     default:
       return s->lost;
     }
@@ -742,13 +749,14 @@ accel_graph_metrics_to_json (AccelGraph *graph)
           ", \"role\": \"%s\", \"state\": \"%s\", \"frames\": "
           "%" G_GUINT64_FORMAT ", \"dropped\": %" G_GUINT64_FORMAT
           ", \"restarts\": %" G_GUINT64_FORMAT
-          ", \"skipped\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
+          ", \"skipped\": %" G_GUINT64_FORMAT
+          ", \"retried\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
           ", \"queue_depth\": %u, \"queue_depth_max\": %u"
           ", \"latency_p50_ns\": %" G_GINT64_FORMAT
           ", \"latency_p99_ns\": %" G_GINT64_FORMAT ", \"latency\": ",
           st->kind, st->state, st->frames, st->dropped, st->restarts,
-          st->skipped, st->lost, st->queue_now, st->queue_max, st->p50_ns,
-          st->p99_ns);
+          st->skipped, st->retried, st->lost, st->queue_now, st->queue_max,
+          st->p50_ns, st->p99_ns);
       append_json_histogram (s, &st->latency);
       if (st->is_sink)
         {

@@ -263,6 +263,8 @@ typedef struct
   guint64 n_processed;
   guint64 n_restarts;
   guint64 n_skipped;
+  guint64 n_retried;  /* frames run again after a fault: out of memory, or
+                         made again after a restart */
   guint64 n_lost;     /* live sources: frames a restart could not replay */
   guint64 n_withheld; /* frames that reach no sink below, though they did not
                          fail: see accel_stage_count_withheld () */
@@ -308,6 +310,7 @@ void accel_source_rewind_params (AccelStage *self, guint64 from);
 void accel_source_replay_params (AccelStage *self, guint64 sequence);
 void accel_source_clear_params (AccelSourceState *source);
 void accel_source_settle_params (AccelStage *self);
+void accel_stage_count_retry (AccelStage *stage, const GError *fault);
 void accel_stage_count_fault (AccelStage *stage, guint64 sequence,
     gboolean restarted, const GError *fault);
 void accel_stage_count_withheld (AccelStage *stage, guint64 sequence);

@@ -784,6 +784,7 @@ run_numbered_frame (
                  "(%s); its pools' free buffers are given back and it is "
                  "made again",
           priv->name, sequence, error->message);
+      accel_stage_count_retry (self, error);
       g_clear_error (&error);
       res = attempt_frame (self, inputs, sequence, t0, &t_done, &error);
     }

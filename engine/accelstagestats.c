@@ -91,12 +91,28 @@ accel_stage_get_n_skipped (AccelStage *stage)
 }
 
 /**
+ * accel_stage_get_n_retried:
+ * @stage: a stage
+ *
+ * Returns: frames the stage ran again after a fault in the graph's run
+ *   (the last one, once it stopped): after they ran out of memory, its
+ *   pools' free buffers given back, or after a restart that makes the
+ *   frame again (a stateful source from its snapshot, caught up). Each
+ *   was delivered unless it is counted as skipped too. MT safe.
+ */
+guint64
+accel_stage_get_n_retried (AccelStage *stage)
+{
+  return read_counter (stage, G_STRUCT_OFFSET (AccelStagePrivate, n_retried));
+}
+
+/**
  * accel_stage_dup_first_fault:
  * @stage: a stage
  *
- * What the first frame the stage's supervisor skipped failed with (resume,
- * restart, or stop), for a report of the frames skipped: the counts alone
- * do not say why.
+ * What the first frame the stage's supervisor skipped (resume, restart,
+ * or stop), retried or made again failed with, for a report of those
+ * frames: the counts alone do not say why.
  *
  * Returns: (transfer full) (nullable): the fault's message (a stage
  *   before it in a batch of GPU work that failed the frame, named), or
@@ -419,6 +435,20 @@ accel_stage_dup_output_pool (AccelStage *stage, guint port)
   return pool;
 }
 
+/* a frame is run again after it ran out of memory (a restart that makes
+ * it again counts in accel_stage_count_restart ()) */
+void
+accel_stage_count_retry (AccelStage *stage, const GError *fault)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_mutex_lock (&priv->stats_lock);
+  priv->n_retried++;
+  if (!priv->first_fault)
+    priv->first_fault = g_strdup (fault->message);
+  g_mutex_unlock (&priv->stats_lock);
+}
+
 /* frame @sequence failed and was skipped, after a restart when
  * @restarted */
 void
@@ -448,6 +478,7 @@ accel_stage_count_restart (AccelStage *stage, const GError *fault)
 
   g_mutex_lock (&priv->stats_lock);
   priv->n_restarts++;
+  priv->n_retried++;
   if (!priv->first_fault && fault)
     priv->first_fault = g_strdup (fault->message);
   g_mutex_unlock (&priv->stats_lock);
@@ -495,6 +526,7 @@ accel_stage_reset_stats (AccelStage *stage)
   priv->n_processed = 0;
   priv->n_restarts = 0;
   priv->n_skipped = 0;
+  priv->n_retried = 0;
   priv->n_lost = 0;
   priv->n_withheld = 0;
   g_clear_pointer (&priv->first_fault, g_free);

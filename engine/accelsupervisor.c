@@ -380,6 +380,23 @@ worker_env (guint generation)
   return env;
 }
 
+/* a job finished with every frame delivered, some only after a retry:
+ * %ACCEL_ERROR_RETRIED, which accel-run ends with ACCEL_EXIT_RETRIED;
+ * FALSE */
+gboolean
+accel_supervisor_set_retried (GError **error, const char *format, ...)
+{
+  va_list args;
+  g_autofree gchar *what = NULL;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_RETRIED,
+      "%s: every frame was delivered, some only after a retry", what);
+  return FALSE;
+}
+
 static gboolean
 run_workers (const char *const *argv, guint max_restarts,
     gint64 restart_window_ms, GError **error)
@@ -417,11 +434,23 @@ run_workers (const char *const *argv, guint max_restarts,
       g_debug ("worker %u is process %d", generation, (int)pid);
       accel_supervisor_reap_worker (pid, TRUE, &status);
 
-      if ((WIFEXITED (status) && WEXITSTATUS (status) == 0)
+      if ((WIFEXITED (status)
+              && (WEXITSTATUS (status) == 0
+                  || WEXITSTATUS (status) == ACCEL_EXIT_RETRIED))
           || accel_supervisor_finished_interrupted (status))
         {
           g_debug ("worker %u finished the job", generation);
-          return TRUE;
+          if (restarts->len == 0)
+            return !WIFEXITED (status)
+                   || WEXITSTATUS (status) != ACCEL_EXIT_RETRIED
+                   || accel_supervisor_set_retried (error,
+                       "worker %u ran frames again (said "
+                       "above)",
+                       generation);
+          return accel_supervisor_set_retried (error,
+              "worker %u finished the job after %u restart%s of the worker "
+              "(its sinks' commits kept every frame once)",
+              generation, restarts->len, restarts->len == 1 ? "" : "s");
         }
       if (accel_supervisor_interrupted_alone (status))
         {
@@ -492,14 +521,14 @@ run_workers (const char *const *argv, guint max_restarts,
  * @error: return location for a #GError, or %NULL
  *
  * Runs @argv as a worker (with `ACCEL_WORKER=1` and `ACCEL_GENERATION=n` in
- * its environment) until it exits 0 or %ACCEL_EXIT_INCOMPLETE. A worker that
- * exits with %ACCEL_EXIT_POISONED or %ACCEL_EXIT_HUNG, or is killed by a
- * signal, is started again,
- * one generation later; past the restart intensity, or when a worker fails in
- * any other way, the run fails. When `ACCEL_STATE_DIR` names the workers' state
- * directory, more workers in a row than @max_restarts that end without
- * committing a frame there fail the run too, however slowly they fail. The
- * worker's output goes where the caller's goes.
+ * its environment) until it exits 0, %ACCEL_EXIT_RETRIED or
+ * %ACCEL_EXIT_INCOMPLETE. A worker that exits with %ACCEL_EXIT_POISONED or
+ * %ACCEL_EXIT_HUNG, or is killed by a signal, is started again, one generation
+ * later; past the restart intensity, or when a worker fails in any other way,
+ * the run fails. When `ACCEL_STATE_DIR` names the workers' state directory,
+ * more workers in a row than @max_restarts that end without committing a frame
+ * there fail the run too, however slowly they fail. The worker's output goes
+ * where the caller's goes.
  *
  * Ctrl-C while a worker runs reaches the worker too (one process group),
  * which finishes its frames in flight or stops; the supervisor waits for it
@@ -520,7 +549,10 @@ run_workers (const char *const *argv, guint max_restarts,
  *
  * Returns: %TRUE when a worker finished the job; %FALSE with
  *   %ACCEL_ERROR_INCOMPLETE when it finished with frames skipped or lost
- *   (it exited with %ACCEL_EXIT_INCOMPLETE).
+ *   (it exited with %ACCEL_EXIT_INCOMPLETE); else with
+ *   %ACCEL_ERROR_RETRIED when it finished after a worker was started again,
+ *   or exited with %ACCEL_EXIT_RETRIED: every frame delivered, some only
+ *   after a retry.
  * Called from the supervising process's main thread, which it blocks while
  * a worker runs; the environment it changes is the workers'.
  */

@@ -128,14 +128,14 @@ is_better_culprit (int status, int than)
 }
 
 /* starts every rank; waits until all finished (TRUE, @incomplete set when
- * one skipped or lost frames) or one did not (FALSE, with its rank and wait
- * status). A rank interrupted alone ends the others' streams too, and is
- * named (FALSE) whatever they do: the world is not rebuilt to undo an
- * interrupt */
+ * one skipped or lost frames, @retried when one ran frames again) or one did
+ * not (FALSE, with its rank and wait status). A rank interrupted alone ends the
+ * others' streams too, and is named (FALSE) whatever they do: the world is not
+ * rebuilt to undo an interrupt */
 static gboolean
 run_world (const char *const *argv, guint n_ranks, guint generation,
     const char *coordinator, const char *state_dir, guint *failed,
-    int *failed_status, gboolean *incomplete, GError **error)
+    int *failed_status, gboolean *incomplete, gboolean *retried, GError **error)
 {
   g_autofree Rank *ranks = g_new0 (Rank, n_ranks);
   guint n_running = 0;
@@ -180,11 +180,13 @@ run_world (const char *const *argv, guint n_ranks, guint generation,
           n_running--;
           if ((WIFEXITED (status)
                   && (WEXITSTATUS (status) == 0
-                      || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE))
+                      || WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE
+                      || WEXITSTATUS (status) == ACCEL_EXIT_RETRIED))
               || accel_supervisor_finished_interrupted (status))
             {
               g_debug ("generation %u: rank %u finished", generation, r);
               *incomplete |= WEXITSTATUS (status) == ACCEL_EXIT_INCOMPLETE;
+              *retried |= WEXITSTATUS (status) == ACCEL_EXIT_RETRIED;
               continue;
             }
           if (accel_supervisor_interrupted_alone (status))
@@ -277,19 +279,29 @@ supervise_worlds (const char *const *argv, guint n_ranks, const char *pipeline,
       g_autofree gchar *why = NULL;
       guint failed = 0, recent;
       int status = 0;
-      gboolean incomplete = FALSE;
+      gboolean incomplete = FALSE, retried = FALSE;
       gint64 now;
 
       if (run_world (argv, n_ranks, generation,
               accel_store_server_get_address (server), state_dir, &failed,
-              &status, &incomplete, error))
+              &status, &incomplete, &retried, error))
         {
-          if (!incomplete)
-            return TRUE;
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE,
-              "the world finished with frames skipped or lost (each rank "
-              "that did said which)");
-          return FALSE;
+          if (incomplete)
+            {
+              g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE,
+                  "the world finished with frames skipped or lost (each "
+                  "rank that did said which)");
+              return FALSE;
+            }
+          if (restarts->len > 0)
+            return accel_supervisor_set_retried (error,
+                "the world finished in generation %u, rebuilt %u time%s "
+                "(its sinks' commits kept every frame once)",
+                generation, restarts->len, restarts->len == 1 ? "" : "s");
+          return !retried
+                 || accel_supervisor_set_retried (error,
+                     "the world finished, its ranks having run frames again "
+                     "(each rank that did said which)");
         }
       if (status == 0)
         return FALSE; /* it could not start */
@@ -394,8 +406,9 @@ supervise_worlds (const char *const *argv, guint n_ranks, const char *pipeline,
  *
  * Returns: %TRUE when every rank finished; %FALSE with
  * %ACCEL_ERROR_INCOMPLETE when every rank finished but one exited with
- * %ACCEL_EXIT_INCOMPLETE. Called from the supervising
- * process's main thread, which it blocks while the world runs.
+ * %ACCEL_EXIT_INCOMPLETE; else with %ACCEL_ERROR_RETRIED when the world
+ * was rebuilt, or a rank exited with %ACCEL_EXIT_RETRIED. Called from the
+ * supervising process's main thread, which it blocks while the world runs.
  */
 gboolean
 accel_world_supervise (const char *const *argv, guint n_ranks,

@@ -39,5 +39,6 @@ gboolean accel_run_write_dot (
 gchar *accel_run_rank_prefix (void);
 gboolean accel_run_say_incomplete (AccelGraph *graph, gboolean ended);
 void accel_run_say_dropped (AccelGraph *graph);
+gboolean accel_run_say_retried (AccelGraph *graph, gboolean delivered);
 
 G_END_DECLS

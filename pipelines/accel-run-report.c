@@ -108,14 +108,15 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
           ", \"latency_p99_ns\": %" G_GINT64_FORMAT
           ", \"dropped\": %" G_GUINT64_FORMAT
           ", \"restarts\": %" G_GUINT64_FORMAT
-          ", \"skipped\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
+          ", \"skipped\": %" G_GUINT64_FORMAT
+          ", \"retried\": %" G_GUINT64_FORMAT ", \"lost\": %" G_GUINT64_FORMAT
           ", \"graph_replayed\": %" G_GUINT64_FORMAT
           ", \"graph_captured\": %" G_GUINT64_FORMAT "}%s\n",
           st_name, st_kind, accel_stage_get_n_processed (st), p50, p99,
           accel_stage_get_n_dropped (st), accel_stage_get_n_restarts (st),
-          accel_stage_get_n_skipped (st), accel_stage_get_n_lost (st),
-          accel_stage_get_n_replayed (st), accel_stage_get_n_captured (st),
-          i + 1 < stages->len ? "," : "");
+          accel_stage_get_n_skipped (st), accel_stage_get_n_retried (st),
+          accel_stage_get_n_lost (st), accel_stage_get_n_replayed (st),
+          accel_stage_get_n_captured (st), i + 1 < stages->len ? "," : "");
     }
   g_string_append (s, "  ]\n}\n");
   return accel_run_write_output (path, s->str, -1, error);
@@ -153,6 +154,46 @@ accel_run_say_incomplete (AccelGraph *graph, gboolean ended)
     g_printerr ("accel-run: %s%s (exit status %d)\n", who,
         lines[g_strv_length (lines) - 1], ACCEL_EXIT_INCOMPLETE);
   return TRUE;
+}
+
+/* which stages ran frames again after faults (out of memory, or a
+ * restart that made the frame again), a line each, whatever --quiet says; for a
+ * run that delivered every frame
+ * (@delivered) the total too, with its exit status: 4
+ * (ACCEL_EXIT_RETRIED), which tells it from a run that needed no retry.
+ * TRUE when any did */
+gboolean
+accel_run_say_retried (AccelGraph *graph, gboolean delivered)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  g_autofree gchar *who = accel_run_rank_prefix ();
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      AccelStage *st = stages->pdata[i];
+      guint64 n = accel_stage_get_n_retried (st);
+      guint64 restarts = accel_stage_get_n_restarts (st);
+      g_autofree gchar *fault = NULL;
+
+      if (n == 0)
+        continue;
+      /* an out-of-memory retry is no restart */
+      fault = accel_stage_dup_first_fault (st);
+      g_printerr ("accel-run: %sstage '%s' (%s) ran %" G_GUINT64_FORMAT
+                  " frame%s again after %s (%" G_GUINT64_FORMAT
+                  " restart%s)%s%s\n",
+          who, accel_stage_get_name (st), accel_stage_get_kind_name (st), n,
+          n == 1 ? "" : "s", n == 1 ? "a fault" : "faults", restarts,
+          restarts == 1 ? "" : "s", fault ? "; the first: " : "",
+          fault ? fault : "");
+      any = TRUE;
+    }
+  if (any && delivered)
+    g_printerr ("accel-run: %severy frame was delivered, some only after a "
+                "retry (exit status %d)\n",
+        who, ACCEL_EXIT_RETRIED);
+  return any;
 }
 
 /* a stage of several inputs takes a frame once each input has it: what

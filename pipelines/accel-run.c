@@ -26,6 +26,8 @@
 #define EXIT_INVALID ACCEL_EXIT_INVALID
 /* done, but frames were skipped or lost (ACCEL_EXIT_INCOMPLETE) */
 #define EXIT_INCOMPLETE ACCEL_EXIT_INCOMPLETE
+/* done, every frame delivered, some after a retry (ACCEL_EXIT_RETRIED) */
+#define EXIT_RETRIED ACCEL_EXIT_RETRIED
 /* a second Ctrl-C: stopped at once, as shells report a SIGINT */
 #define EXIT_STOPPED ACCEL_EXIT_STOPPED
 
@@ -1370,6 +1372,9 @@ run_pipeline (const char *path)
    * alone, whose run ended short */
   if (run->interrupted && status == EXIT_DONE && accel_supervisor_is_worker ())
     status = ACCEL_EXIT_INTERRUPTED;
+  /* every frame delivered, some only after a retry: said, and told apart */
+  if (accel_run_say_retried (graph, status == EXIT_DONE) && status == EXIT_DONE)
+    status = EXIT_RETRIED;
   if (!opt_stats)
     early_signals_run_over (status);
   if (!opt_quiet)
@@ -1386,7 +1391,9 @@ run_pipeline (const char *path)
       early_signals_run_over (status);
     }
   /* a rank started again later waits for this one in vain: it is told why */
-  if (world && (status == EXIT_DONE || status == EXIT_INCOMPLETE))
+  if (world
+      && (status == EXIT_DONE || status == EXIT_INCOMPLETE
+          || status == EXIT_RETRIED))
     accel_world_finish (world);
   g_clear_error (&run->error);
   run->graph = NULL;
@@ -1431,6 +1438,8 @@ supervised_status (gboolean ok, const GError *error)
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE))
     return EXIT_INCOMPLETE;
   g_printerr ("accel-run: %s\n", error->message);
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_RETRIED))
+    return EXIT_RETRIED;
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_STOPPED))
     return EXIT_STOPPED;
   /* the worker said why: its pipeline or options were refused */

@@ -39,6 +39,10 @@ G_BEGIN_DECLS
  * be repaired), or a file of it is damaged (a commit log, a checkpoint)
  * @ACCEL_ERROR_INCOMPLETE: a run reached its end, but frames were skipped
  * after faults or lost (a live source's, past a restart)
+ * @ACCEL_ERROR_RETRIED: a run reached its end with every frame delivered,
+ * but some only after a retry: a frame run again after it ran out of
+ * memory, or a worker process started again (which replays the frames its
+ * sinks had not committed)
  * @ACCEL_ERROR_STREAM_ENDS: a stage gives the frame up as its graph ends:
  * the stage's peers in other processes ended their streams before it
  * (each interrupted where it was), so its stream ends there too, no fault
@@ -73,6 +77,7 @@ typedef enum
   ACCEL_ERROR_STREAM_ENDS,
   ACCEL_ERROR_HUNG,
   ACCEL_ERROR_PEER_ENDED,
+  ACCEL_ERROR_RETRIED,
 } AccelError;
 
 GQuark accel_error_quark (void);

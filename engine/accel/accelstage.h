@@ -252,6 +252,7 @@ guint64 accel_stage_get_n_processed (AccelStage *stage);
 guint64 accel_stage_get_n_dropped (AccelStage *stage);
 guint64 accel_stage_get_n_restarts (AccelStage *stage);
 guint64 accel_stage_get_n_skipped (AccelStage *stage);
+guint64 accel_stage_get_n_retried (AccelStage *stage);
 guint64 accel_stage_get_n_lost (AccelStage *stage);
 guint64 accel_stage_get_n_withheld (AccelStage *stage);
 void accel_stage_count_lost (AccelStage *stage, guint64 n);

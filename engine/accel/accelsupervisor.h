@@ -23,6 +23,11 @@ G_BEGIN_DECLS
 /* a worker's exit status for "the job is done, but frames were skipped or
  * lost (I said which on stderr)": not started again */
 #define ACCEL_EXIT_INCOMPLETE 3
+/* a worker's exit status for "the job is done and every frame delivered,
+ * but some only after a retry: a frame run again after it ran out of
+ * memory (I said which on stderr)": not started again; a supervisor that
+ * started a worker again ends with it too */
+#define ACCEL_EXIT_RETRIED 4
 /* a worker's exit status for "another rank ended its stream before a frame
  * I gave it, and I failed as the consequence" (%ACCEL_ERROR_PEER_ENDED):
  * not started again; a world's supervisor names the rank that ended, and

@@ -479,6 +479,48 @@ test_runtime_error (void)
   result_clear (&r);
 }
 
+/* a frame that ran out of memory and passed on its retry: every frame
+ * delivered, but the run says it retried, on stderr (--quiet too), in
+ * --stats and in its status, 4; it ended with 0 as a run with no retry */
+static void
+test_oom_retry_said (void)
+{
+  g_autofree gchar *demo = example ("demo.yaml");
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *stats = g_build_filename (dir, "s.json", NULL);
+  g_autofree gchar *opt = g_strdup_printf ("--stats=%s", stats);
+  g_autofree gchar *text = NULL;
+  Result r = { 0 };
+
+  g_setenv ("ACCEL_FAULT", "edges:oom:3", TRUE);
+  run (&r, "--quiet", "--frames=6", "--set", "camera.width=32", "--set",
+      "camera.height=32", opt, demo, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 4);
+  g_assert_nonnull (strstr (r.err, "accel-run: stage 'edges' "
+                                   "(realtime.sobel) ran 1 frame again after "
+                                   "a fault (0 restarts); the first: "
+                                   "injected allocation failure\n"));
+  g_assert_nonnull (strstr (r.err, "accel-run: every frame was delivered, "
+                                   "some only after a retry (exit status "
+                                   "4)\n"));
+  g_assert_null (strstr (r.err, "skipped"));
+  g_assert_true (g_file_get_contents (stats, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"name\": \"edges\", \"kind\": "
+                                  "\"realtime.sobel\", \"processed\": 6,"));
+  g_assert_nonnull (strstr (text, "\"retried\": 1,"));
+  result_clear (&r);
+
+  /* the same run without the fault: 0 */
+  run (&r, "--quiet", "--frames=6", "--set", "camera.width=32", "--set",
+      "camera.height=32", demo, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "again"));
+  result_clear (&r);
+  accel_test_remove_tree (dir);
+}
+
 /* usage mistakes exit with 2 and say what is wrong */
 static void
 test_usage (void)
@@ -2181,9 +2223,14 @@ test_hung_stage_left (void)
   run_in (&r, sc.dir, "--quiet", "--ranks=1", sc.yaml, NULL);
   g_unsetenv ("ACCEL_FAULT");
   g_test_message ("%s", r.err);
-  g_assert_cmpint (r.status, ==, 0);
+  /* every frame, once, after a rebuilt world: said, status 4 */
+  g_assert_cmpint (r.status, ==, 4);
   g_assert_nonnull (strstr (
       r.err, "stopped because one of its stages hung past its watchdog"));
+  g_assert_nonnull (strstr (r.err,
+      "the world finished in generation 2, rebuilt 1 time (its sinks' "
+      "commits kept every frame once): every frame was delivered, some only "
+      "after a retry"));
   result_clear (&r);
   g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
   g_assert_cmpstr (got, ==, expected);
@@ -5110,6 +5157,7 @@ main (int argc, char **argv)
       "/accel-run/dot-frames-stats-set", test_dot_frames_stats_set);
   g_test_add_func ("/accel-run/sigint", test_sigint);
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
+  g_test_add_func ("/accel-run/oom-retry-said", test_oom_retry_said);
   g_test_add_func ("/accel-run/examples-run", test_examples_run);
   g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
   g_test_add_func (
