@@ -64,6 +64,12 @@ typedef struct
    * in order, and counting each from the start took quadratic time */
   const char *col_at;
   gint col;
+  /* the same for the YAML written so far: the bytes of it counted, and the
+   * columns of its last line up to there (anchors are asked as it grows:
+   * counted from its last line's start, a line of 32000 parameters took
+   * 30 s) */
+  gsize yaml_counted;
+  gint yaml_col;
 } Parser;
 
 /* problems listed, as for a file; the rest are counted */
@@ -478,11 +484,19 @@ resolve (Parser *p, GArray *bangs)
 static gint
 yaml_col (Parser *p)
 {
-  const char *line = strrchr (p->yaml->str, '\n');
+  const char *from = p->yaml->str + p->yaml_counted;
+  const char *line = strrchr (from, '\n');
 
   /* in characters, as libyaml counts (bytes put a place after a
-   * non-ASCII value that many columns too far) */
-  return (gint)g_utf8_strlen (line ? line + 1 : p->yaml->str, -1) + 1;
+   * non-ASCII value that many columns too far); the YAML only grows */
+  if (line)
+    {
+      p->yaml_col = 0;
+      from = line + 1;
+    }
+  p->yaml_col += (gint)g_utf8_strlen (from, -1);
+  p->yaml_counted = p->yaml->len;
+  return p->yaml_col + 1;
 }
 
 static void

@@ -268,6 +268,32 @@ test_many_problems (void)
   g_assert_cmpstr (lines[1000], ==, "-e: 4000 more problems not shown");
 }
 
+/* a stage of 32000 parameters on its one line, every one after the first
+ * a problem, its value not ASCII: each problem at its own column in
+ * characters. The line's
+ * YAML columns were counted from the start of its line for each
+ * parameter, 30 s for such a line */
+static void
+test_long_stage_line (void)
+{
+  g_autoptr (GString) line = g_string_new ("core.scale");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) graph = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  for (guint i = 0; i < 32000; i++)
+    g_string_append (line, " q=\xc3\xa9");
+  graph = accel_graph_new_from_description_full (line->str, "-e", NULL, &error);
+  g_assert_null (graph);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  lines = g_strsplit (error->message, "\n", -1);
+  g_test_message ("%s\n%s", lines[0], lines[999]);
+  /* each " q=é" is 4 characters; every q after the first is one too many */
+  g_assert_cmpstr (lines[0], ==,
+      "-e:1:16: key 'q' appears twice in params (first at column 12)");
+  g_assert_true (g_str_has_prefix (lines[999], "-e:1:4012: "));
+}
+
 /* accel-run -e runs the line, --print-yaml prints the file it stands for,
  * and a problem is shown under the line */
 static void
@@ -560,6 +586,7 @@ main (int argc, char **argv)
   g_test_add_func ("/description/accel-run", test_accel_run);
   g_test_add_func ("/description/next-input-port", test_next_input_port);
   g_test_add_func ("/description/many-problems", test_many_problems);
+  g_test_add_func ("/description/long-stage-line", test_long_stage_line);
   g_test_add_func ("/vocabulary/grid-size", test_grid_size);
   g_test_add_func ("/vocabulary/collide-radius", test_collide_radius);
   return g_test_run ();
