@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -736,6 +737,34 @@ can_create_in (const char *dir)
   return TRUE;
 }
 
+/* whether the directory @dir, not there yet, can be made, errno set where
+ * not: each name it lacks fits the file system, and the nearest directory
+ * above it that is there takes new entries (as root made and removed to
+ * see: /sys/kernel/newdir passed, and the start failed) */
+static gboolean
+can_make_dir (const char *dir)
+{
+  g_autofree gchar *parent = g_path_get_dirname (dir);
+  g_autofree gchar *base = g_path_get_basename (dir);
+  long max = NAME_MAX;
+
+  if (g_file_test (parent, G_FILE_TEST_IS_DIR))
+    max = pathconf (parent, _PC_NAME_MAX);
+  if (max > 0 && strlen (base) > (gsize)max)
+    {
+      errno = ENAMETOOLONG;
+      return FALSE;
+    }
+  if (g_file_test (parent, G_FILE_TEST_IS_DIR))
+    return access (parent, W_OK | X_OK) == 0 && can_create_in (parent);
+  if (g_file_test (parent, G_FILE_TEST_EXISTS))
+    {
+      errno = ENOTDIR;
+      return FALSE;
+    }
+  return g_str_equal (parent, dir) || can_make_dir (parent);
+}
+
 /**
  * accel_graph_check_state_dir:
  * @graph: a prepared graph
@@ -749,7 +778,8 @@ can_create_in (const char *dir)
  * (unless it is to be discarded) a damaged fingerprint or another
  * pipeline's. Creates, locks and writes nothing (but as root, where
  * access () grants everything, a file made and removed at once to see); a
- * directory that is not there yet passes. What only the start finds (a lock
+ * directory that is not there yet passes where it can be made. What only
+ * the start finds (a lock
  * held by another run, the sinks' outputs against their commit logs, the
  * checkpoints) is not checked.
  *
@@ -767,6 +797,13 @@ accel_graph_check_state_dir (AccelGraph *graph, GError **error)
   /* a rank's directory is refused inside one process's before it is made */
   if (!dir || !check_run_shape (graph, error))
     return dir == NULL;
+  if (!g_file_test (dir, G_FILE_TEST_EXISTS) && !can_make_dir (dir))
+    {
+      int saved = errno;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "cannot create the state directory %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
   if (!g_file_test (dir, G_FILE_TEST_EXISTS))
     return TRUE;
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))

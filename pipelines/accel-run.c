@@ -1148,7 +1148,7 @@ run_pipeline (const char *path)
   if (opt_dot && !accel_run_write_dot (graph, opt_dot, &error))
     {
       g_printerr ("accel-run: %s\n", error->message);
-      return EXIT_INVALID;
+      return EXIT_RUNTIME; /* as a report that cannot be written */
     }
   for (guint i = 0; i < accel_graph_get_notes (graph)->len; i++)
     if (!opt_quiet)

@@ -2882,6 +2882,25 @@ test_state_dir_unusable (void)
           "--quiet", "--state-dir=/sys/kernel",
           validate ? "--validate" : sc.yaml, validate ? sc.yaml : NULL, NULL);
 
+  /* nor a directory not there yet that cannot be made: --validate passed
+   * it, and the run failed in it with status 1 */
+  {
+    g_autofree gchar *long_name = g_strnfill (300, 'b');
+    g_autofree gchar *too_long
+        = g_strdup_printf ("--state-dir=%s/%s/state", sc.dir, long_name);
+
+    for (guint validate = 0; validate < 2; validate++)
+      {
+        expect_in (2, "File name too long", sc.dir, "--quiet", too_long,
+            validate ? "--validate" : sc.yaml, validate ? sc.yaml : NULL, NULL);
+        if (g_file_test ("/sys/kernel", G_FILE_TEST_IS_DIR))
+          expect_in (2, "cannot create the state directory /sys/kernel/new",
+              sc.dir, "--quiet", "--state-dir=/sys/kernel/new",
+              validate ? "--validate" : sc.yaml, validate ? sc.yaml : NULL,
+              NULL);
+      }
+  }
+
   if (geteuid () == 0)
     {
       g_test_message ("as root, permissions bind nothing: the read-only "
@@ -4968,6 +4987,13 @@ test_stdout_gone (void)
   /* --quiet prints nothing: nothing to lose */
   run_stdout_gone (&r, sc.dir, "--validate", "--quiet", sc.yaml, NULL);
   g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  /* a --dot that cannot be written is a report lost, as --stats: 1 (it
+   * was 2, a pipeline refused) */
+  run_in (&r, sc.dir, "--validate", "--dot=/dev/full", sc.yaml, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "cannot write /dev/full"));
   result_clear (&r);
 }
 
