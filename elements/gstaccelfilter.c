@@ -259,18 +259,68 @@ failed:
   }
 }
 
+/* @caps (taken) without interlaced frames but a mixed stream's (looked at
+ * frame by frame): a filter of neighbours refuses them as caps, where a
+ * refusal in set_caps () posted an error at each try and left
+ * gst-launch-1.0 waiting for good in one run of four */
+static GstCaps *
+progressive_only (GstBaseTransform *trans, GstCaps *caps)
+{
+  GValue keep = G_VALUE_INIT, mode = G_VALUE_INIT;
+  GstCaps *result = gst_caps_new_empty ();
+
+  gst_value_list_init (&keep, 2);
+  g_value_init (&mode, G_TYPE_STRING);
+  g_value_set_static_string (&mode, "progressive");
+  gst_value_list_append_value (&keep, &mode);
+  g_value_set_static_string (&mode, "mixed");
+  gst_value_list_append_value (&keep, &mode);
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    {
+      GstStructure *s = gst_caps_get_structure (caps, i);
+      const GValue *has = gst_structure_get_value (s, "interlace-mode");
+      GValue both = G_VALUE_INIT;
+
+      if (has && !gst_value_intersect (&both, has, &keep))
+        continue;
+      s = gst_structure_copy (s);
+      if (has)
+        gst_structure_take_value (s, "interlace-mode", &both);
+      gst_caps_append_structure_full (
+          result, s, gst_caps_features_copy (gst_caps_get_features (caps, i)));
+    }
+  g_value_unset (&mode);
+  g_value_unset (&keep);
+  /* why a link or a negotiation fails, where GST_DEBUG=2 shows it */
+  if (gst_caps_is_empty (result) && !gst_caps_is_empty (caps))
+    GST_CAT_WARNING_OBJECT (CAT (trans), trans,
+        "%s filters progressive frames, whose rows are neighbours; it takes "
+        "no interlaced ones (%" GST_PTR_FORMAT "): put deinterlace before it",
+        element_kind (GST_ELEMENT (trans)), caps);
+  gst_caps_unref (caps);
+  return result;
+}
+
 /* either memory to either on a GPU (gstaccelmemory.c); the same memory
- * without one */
+ * without one; a filter of neighbours takes no interlaced frames */
 static GstCaps *
 gst_accel_filter_transform_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCaps *result, *tmp;
+  gboolean progressive = GST_ACCEL_FILTER_GET_CLASS (trans)->neighbourhood;
 
   if (!gst_accel_cuda_usable () || gst_caps_is_any (caps))
-    return GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
-        ->transform_caps (trans, direction, caps, filter);
+    {
+      result = GST_BASE_TRANSFORM_CLASS (gst_accel_filter_parent_class)
+                   ->transform_caps (trans, direction, caps, filter);
+      return progressive && !gst_caps_is_any (result)
+                 ? progressive_only (trans, result)
+                 : result;
+    }
   result = gst_accel_memory_transform_caps (trans, direction, caps);
+  if (progressive)
+    result = progressive_only (trans, result);
   if (filter)
     {
       tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);

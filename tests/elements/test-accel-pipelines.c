@@ -389,6 +389,30 @@ test_gap (void)
         "framerate=30/1");
 }
 
+/* a filter of neighbours after an interleaved stream: refused as the
+ * pipeline is linked, where its refusal in set_caps () posted an error at
+ * each try and gst-launch-1.0 waited for good in one run of four */
+static void
+test_interlaced_refused_at_link (void)
+{
+  static const char *const filters[] = { "accelgaussianblur", "accelsobel",
+    "accelmedian", "accelboxblur", "accelunsharp" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+    {
+      g_autofree gchar *line = g_strdup_printf (
+          "appsrc ! video/x-raw,format=RGBA,width=8,height=8,"
+          "framerate=0/1,interlace-mode=interleaved ! %s ! appsink",
+          filters[i]);
+      g_autoptr (GError) error = NULL;
+      GstElement *pipeline = gst_parse_launch (line, &error);
+
+      g_test_message ("%s", line);
+      g_assert_error (error, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK);
+      g_clear_object (&pipeline);
+    }
+}
+
 static const Step chain4[] = { blur2, sobel, median5, unsharp, NULL };
 
 static void
@@ -820,6 +844,8 @@ main (int argc, char **argv)
   g_test_add_data_func (
       "/pipelines/chain-of-four/sync-meta-off", "sync-meta=false", test_chain);
   g_test_add_func ("/pipelines/system-memory", test_system_memory);
+  g_test_add_func (
+      "/pipelines/interlaced-refused-at-link", test_interlaced_refused_at_link);
   g_test_add_func ("/pipelines/tee", test_tee);
   g_test_add_func ("/pipelines/effects-temporal", test_effects);
   g_test_add_func ("/pipelines/gap", test_gap);
