@@ -44,6 +44,7 @@ struct _AccelCommitLog
   gchar *path;
   int fd;
   int lock_fd; /* holds the state directory's lock while open, or -1 */
+  gchar *dir;  /* with it: the directory's absolute name */
   GHashTable *committed; /* guint64* set */
   guint64 first_uncommitted;
   gint64 sync_interval_us;
@@ -224,6 +225,7 @@ accel_commit_log_close (AccelCommitLog *log)
   if (log->digests_fd >= 0)
     close (log->digests_fd);
   g_hash_table_unref (log->committed);
+  g_free (log->dir);
   g_free (log->path);
   g_free (log);
 }
@@ -305,14 +307,40 @@ accel_commit_log_set_sync_interval (AccelCommitLog *log, gint64 interval_us)
   log->sync_interval_us = interval_us;
 }
 
+/* whether the state directory whose lock @log holds is still the one at
+ * its name: removed (and made again by another run, whose lock on the new
+ * one was granted while this run wrote), two runs wrote the same outputs,
+ * each with status 0 */
+static gboolean
+check_state_dir_kept (AccelCommitLog *log, GError **error)
+{
+  const char *dir = log->dir;
+  struct stat held, now;
+
+  if (log->lock_fd < 0 || fstat (log->lock_fd, &held) != 0)
+    return TRUE;
+  if (g_stat (dir, &now) == 0 && now.st_dev == held.st_dev
+      && now.st_ino == held.st_ino)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+      "the state directory %s was removed%s while this run used it: its "
+      "commit logs are gone, and another run may write the same outputs; "
+      "this run stops",
+      dir, g_file_test (dir, G_FILE_TEST_IS_DIR) ? " and made again" : "");
+  return FALSE;
+}
+
 /**
  * accel_commit_log_sync:
  * @log: a log
  * @error: return location for a #GError, or %NULL
  *
  * Puts every commit so far on disk (fsync), whatever the sync interval.
+ * With the state directory's lock held (accel_commit_log_hold_lock ()),
+ * first checks that the directory is still the one locked.
  *
- * Returns: %TRUE on success.
+ * Returns: %TRUE on success; %FALSE with %ACCEL_ERROR_STATE_MISMATCH when
+ *   the state directory was removed since the lock was taken.
  * Called from the thread that uses @log (the sink stage's, while running).
  */
 gboolean
@@ -320,6 +348,8 @@ accel_commit_log_sync (AccelCommitLog *log, GError **error)
 {
   g_return_val_if_fail (log != NULL, FALSE);
 
+  if (log->dirty && !check_state_dir_kept (log, error))
+    return FALSE;
   /* the digests first: a commit on disk speaks of them */
   if (log->dirty && log->digests_fd >= 0 && fsync (log->digests_fd) != 0)
     return io_error (error, "cannot sync the digests of", log->path);
@@ -583,6 +613,12 @@ accel_commit_log_hold_lock (AccelCommitLog *log, int lock_fd)
   if (log->lock_fd >= 0)
     close (log->lock_fd);
   log->lock_fd = lock_fd;
+  /* as named now: a change of the working directory does not move it */
+  if (!log->dir)
+    {
+      g_autofree gchar *dir = g_path_get_dirname (log->path);
+      log->dir = g_canonicalize_filename (dir, NULL);
+    }
 }
 
 static gchar *

@@ -1549,6 +1549,38 @@ test_state_dir_locked (void)
   remove_dir (state);
 }
 
+/* the state directory removed, and made again by a second run, while the
+ * first writes: the lock was on the removed one, so both ran and wrote
+ * the same outputs, each with status 0. The first now stops, saying why,
+ * within its commits' sync interval */
+static void
+test_state_dir_removed (void)
+{
+  g_autofree gchar *endless
+      = g_test_build_filename (G_TEST_DIST, "endless.yaml", NULL);
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-removed-XXXXXX", NULL);
+  g_autofree gchar *state = g_build_filename (dir, "state", NULL);
+  g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
+  g_autofree gchar *commits = g_build_filename (state, "out.commits", NULL);
+  const char *argv[]
+      = { NULL, "--backend=host", "--quiet", state_arg, endless, NULL };
+  Live l = { 0 };
+
+  live_start (&l, argv, NULL, 60);
+  for (gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+       !g_file_test (commits, G_FILE_TEST_EXISTS)
+       && g_get_monotonic_time () < end;)
+    g_usleep (10000);
+  g_assert_true (g_file_test (commits, G_FILE_TEST_EXISTS));
+  remove_dir (state);
+  g_assert_cmpint (g_mkdir (state, 0700), ==, 0);
+  g_assert_cmpint (live_finish (&l), ==, 1);
+  g_assert_nonnull (strstr (l.said->str, "was removed and made again while "
+                                         "this run used it"));
+  live_clear (&l);
+  remove_dir (dir);
+}
+
 /* every example runs on the host backend to its end, and says nothing:
  * three ended saying that a stage dropped the inputs its endless weight
  * sources made past the data's end. The video encoder's example runs
@@ -5167,6 +5199,7 @@ main (int argc, char **argv)
       "/accel-run/stateless-marker-checked", test_stateless_marker_checked);
   g_test_add_func ("/accel-run/validate-state-dir", test_validate_state_dir);
   g_test_add_func ("/accel-run/state-dir-unusable", test_state_dir_unusable);
+  g_test_add_func ("/accel-run/state-dir-removed", test_state_dir_removed);
   g_test_add_func ("/accel-run/thread-limit", test_thread_limit);
   g_test_add_func (
       "/accel-run/skips-said-on-failure", test_skips_said_on_failure);
