@@ -42,7 +42,26 @@ G_DEFINE_TYPE_WITH_CODE (GstAccelConvert, gst_accel_convert,
 GST_ELEMENT_REGISTER_DEFINE (
     accelconvert, "accelconvert", GST_RANK_NONE, GST_TYPE_ACCEL_CONVERT);
 
-/* any size and format, the same memory */
+/* the formats an interlaced frame of @format converts into, either way,
+ * at its own size (refused_when_interlaced ()): 4:2:0 and full colour stay
+ * apart, GRAY8 has no colour to mix; NULL for any */
+static const char *const *
+interlaced_formats (const GstStructure *s)
+{
+  static const char *const yuv[] = { "NV12", "I420", "GRAY8", NULL };
+  static const char *const packed[] = { "RGBA", "BGRA", "GRAY8", NULL };
+  const char *format = gst_structure_get_string (s, "format");
+
+  if (!format || g_str_equal (format, "GRAY8"))
+    return NULL;
+  return g_str_equal (format, "NV12") || g_str_equal (format, "I420") ? yuv
+                                                                      : packed;
+}
+
+/* any size and format, the same memory; an interlaced stream at its own
+ * size, into the formats it converts into: refused as caps, so that a
+ * link or a negotiation fails at once, where a refusal in set_caps ()
+ * posted an error at each try and gst-launch-1.0 could wait for good */
 static GstCaps *
 gst_accel_convert_transform_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *filter)
@@ -53,17 +72,38 @@ gst_accel_convert_transform_caps (GstBaseTransform *trans,
     {
       GstStructure *s = gst_caps_get_structure (caps, i);
       GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      const char *mode = gst_structure_get_string (s, "interlace-mode");
+      gboolean interlaced = mode && !g_str_equal (mode, "progressive")
+                            && !g_str_equal (mode, "mixed");
+      const char *const *formats = interlaced ? interlaced_formats (s) : NULL;
 
       if (i > 0 && gst_caps_is_subset_structure_full (res, s, f))
         continue;
       s = gst_structure_copy (s);
-      gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height",
-          GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
-      if (gst_structure_has_field (s, "pixel-aspect-ratio"))
-        gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE, 1,
-            G_MAXINT, G_MAXINT, 1, NULL);
+      if (!interlaced)
+        {
+          gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+              "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+          if (gst_structure_has_field (s, "pixel-aspect-ratio"))
+            gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE,
+                1, G_MAXINT, G_MAXINT, 1, NULL);
+        }
       gst_structure_remove_fields (
           s, "format", "colorimetry", "chroma-site", NULL);
+      if (formats)
+        {
+          GValue list = G_VALUE_INIT, one = G_VALUE_INIT;
+
+          gst_value_list_init (&list, 3);
+          g_value_init (&one, G_TYPE_STRING);
+          for (guint k = 0; formats[k]; k++)
+            {
+              g_value_set_static_string (&one, formats[k]);
+              gst_value_list_append_value (&list, &one);
+            }
+          g_value_unset (&one);
+          gst_structure_take_value (s, "format", &list);
+        }
       gst_caps_append_structure_full (res, s, gst_caps_features_copy (f));
     }
   if (filter)
