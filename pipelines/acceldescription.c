@@ -390,7 +390,11 @@ resolve_word (Parser *p, Item *item)
 }
 
 /* names the stages that have no name=, after their kind as gst-launch
- * does: gaussian-blur0, gaussian-blur1, ... */
+ * does: gaussian-blur0, gaussian-blur1, ...; a character of the kind that
+ * no name may hold as '-' ("core.sc@le" is sc-le0): the kind is the
+ * problem to report, and the name, written bare into the links, made
+ * YAML of its own ("core.[x" said "did not find expected ','", at a line
+ * of YAML the user never saw) */
 static void
 name_stages (Parser *p)
 {
@@ -401,20 +405,22 @@ name_stages (Parser *p)
     {
       Item *item = p->items->pdata[i];
       const char *base;
+      g_autofree gchar *safe = NULL;
       guint n;
 
       if (!item->kind || item->name)
         continue;
       base = strrchr (item->kind, '.');
-      base = base ? base + 1 : item->kind;
-      n = GPOINTER_TO_UINT (g_hash_table_lookup (counters, base));
+      safe = g_strdup (base && base[1] ? base + 1 : "stage");
+      g_strcanon (safe, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_-", '-');
+      n = GPOINTER_TO_UINT (g_hash_table_lookup (counters, safe));
       do
         {
           g_free (item->name);
-          item->name = g_strdup_printf ("%s%u", base, n++);
+          item->name = g_strdup_printf ("%s%u", safe, n++);
         }
       while (named_elsewhere (p, item->name, item));
-      g_hash_table_insert (counters, g_strdup (base), GUINT_TO_POINTER (n));
+      g_hash_table_insert (counters, g_strdup (safe), GUINT_TO_POINTER (n));
     }
 }
 

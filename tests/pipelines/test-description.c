@@ -193,6 +193,12 @@ static const BadCase bad_cases[] = {
       "input takes one link\n"
       "-e:1:87: parameter 'mailbox-size' of stage 'test-source0' "
       "(core.test-source) must be an integer, not 'x'" },
+  /* a kind with a character no name holds: the kind is the problem (the
+   * name made of it was refused, or made YAML of its own in the links) */
+  { "core.[x ! core.null-sink", "-e:1:1: unknown stage kind 'core.[x'" },
+  { "core.test-source name=t core.sc@le ! core.null-sink",
+      "-e:1:25: unknown stage kind 'core.sc@le' (did you mean "
+      "'core.scale'?)" },
   { "core.test-source ! core.scale", NULL }, /* an output may stay unlinked */
   { "core.scale ! core.null-sink",
       "-e:1:1: input 'scale0.in' (core.scale) is not linked" },
