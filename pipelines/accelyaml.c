@@ -77,13 +77,16 @@ typedef struct
   GArray *problems;    /* Problem */
   gboolean incomplete; /* the graph is not what the file says: no prepare */
   AccelGraph *graph;
-  GPtrArray *decls;      /* Decl*, in file order */
-  GHashTable *by_name;   /* stage name -> Decl* */
-  GArray *links;         /* Link */
-  gboolean links_capped; /* a link past MAX_LINKS was refused */
-  GHashTable *linked;    /* "stage.port" of each linked input -> Link* */
-  yaml_node_t *stages;   /* the stages list, for problems of the whole */
-  GArray *defaults;      /* Default */
+  GPtrArray *decls;         /* Decl*, in file order */
+  GHashTable *by_name;      /* stage name -> Decl* */
+  GArray *links;            /* Link */
+  gboolean links_capped;    /* a link past MAX_LINKS was refused */
+  GHashTable *linked;       /* "stage.port" of each linked input -> Link* */
+  GHashTable *unknown_told; /* "line:column:name" of each unknown stage
+                               reported in the links: a chain's middle
+                               stage ends two links */
+  yaml_node_t *stages;      /* the stages list, for problems of the whole */
+  GArray *defaults;         /* Default */
   AccelStreamPolicy policy;
   gboolean no_segments;          /* defaults: segments: off */
   AccelCaptureMode capture_mode; /* defaults: graph */
@@ -1384,6 +1387,11 @@ resolve (Loader *l, End *e, AccelPortDirection dir, guint *port)
     {
       g_autofree const char **names = g_new0 (const char *, l->decls->len + 1);
       g_autofree gchar *hint = NULL;
+      gchar *told = g_strdup_printf (
+          "%zu:%zu:%s", e->mark.line, e->mark.column, e->stage);
+
+      if (!g_hash_table_add (l->unknown_told, told))
+        return NULL;
       for (guint i = 0; i < l->decls->len; i++)
         names[i] = ((Decl *)l->decls->pdata[i])->name;
       hint = accel_yaml_did_you_mean (e->stage, names, l->decls->len);
@@ -2230,6 +2238,8 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
   l.links = g_array_new (FALSE, FALSE, sizeof (Link));
   g_array_set_clear_func (l.links, link_clear);
   l.linked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  l.unknown_told
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   l.defaults = g_array_new (FALSE, FALSE, sizeof (Default));
   g_array_set_clear_func (l.defaults, default_clear);
   l.doc = &doc;
@@ -2322,6 +2332,7 @@ done:
   g_ptr_array_unref (l.decls);
   g_array_unref (l.links);
   g_hash_table_unref (l.linked);
+  g_hash_table_unref (l.unknown_told);
   g_array_unref (l.defaults);
   g_hash_table_unref (l.aliases);
   g_clear_pointer (&l.placer, accel_placer_free);

@@ -403,7 +403,12 @@ static const Golden goldens[] = {
                       "bad/bad-links.yaml:8:5: stage 'src' (core.test-source) "
                       "has no output port 'bogus'; its output port is out\n"
                       "bad/bad-links.yaml:9:5: a link must read 'stage -> "
-                      "stage' or 'stage.port -> stage.port', not 'src sink'" },
+                      "stage' or 'stage.port -> stage.port', not 'src sink'\n"
+                      /* once, though it ends two links of the chain */
+                      "bad/bad-links.yaml:10:12: link to unknown stage 'sinc' "
+                      "(did you mean 'sink'?)\n"
+                      "bad/bad-links.yaml:10:20: link to unknown stage 'snik' "
+                      "(did you mean 'sink'?)" },
   { "ports.yaml",
       "bad/ports.yaml:11:12: stage 'pair' (test.pair-sink) has 2 input ports "
       "(a, b): name one, as 'pair.a'\n"
