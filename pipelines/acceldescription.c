@@ -292,6 +292,8 @@ tokenize (Parser *p, GArray *bangs)
         {
           problem (p, column_of (p, word), "more than %d stages and references",
               MAX_ITEMS);
+          /* the '!' before it leads somewhere: it is not at the end */
+          bang = 0;
           break;
         }
       last = item_new ();

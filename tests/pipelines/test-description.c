@@ -300,6 +300,27 @@ test_long_stage_line (void)
   g_assert_true (g_str_has_prefix (lines[999], "-e:1:4012: "));
 }
 
+/* a line of more than 1024 stages: said once, at the first past the
+ * bound (it said also that a '!' in the middle of the line was at the
+ * end, linking to nothing) */
+static void
+test_too_many_stages (void)
+{
+  g_autoptr (GString) line = g_string_new ("core.test-source");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) graph = NULL;
+
+  for (guint i = 0; i < 1100; i++)
+    g_string_append (line, " ! core.scale");
+  g_string_append (line, " ! core.null-sink");
+  graph = accel_graph_new_from_description_full (line->str, "-e", NULL, &error);
+  g_assert_null (graph);
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  /* at the 1025th item, the 1024th core.scale */
+  g_assert_cmpstr (
+      error->message, ==, "-e:1:13319: more than 1024 stages and references");
+}
+
 /* accel-run -e runs the line, --print-yaml prints the file it stands for,
  * and a problem is shown under the line */
 static void
@@ -593,6 +614,7 @@ main (int argc, char **argv)
   g_test_add_func ("/description/next-input-port", test_next_input_port);
   g_test_add_func ("/description/many-problems", test_many_problems);
   g_test_add_func ("/description/long-stage-line", test_long_stage_line);
+  g_test_add_func ("/description/too-many-stages", test_too_many_stages);
   g_test_add_func ("/vocabulary/grid-size", test_grid_size);
   g_test_add_func ("/vocabulary/collide-radius", test_collide_radius);
   return g_test_run ();
