@@ -100,6 +100,66 @@ ungroup (const char *text)
   return s;
 }
 
+/* a decimal with a point or an exponent ("1e6", "2.0", "1.5e3") that is a
+ * whole number, as its exact magnitude; FALSE for a fraction or what is no
+ * decimal. Through a double, 5.0000000000000001 was taken for 5 and
+ * 9007199254740993.0 for ...992 */
+static gboolean
+parse_whole_decimal (const char *text, guint64 *magnitude, gboolean *overflow)
+{
+  g_autoptr (GString) digits = g_string_new (NULL);
+  const char *c = text;
+  gint64 point = -1, exponent = 0, whole;
+  gsize first, last;
+
+  for (; g_ascii_isdigit (*c) || (*c == '.' && point < 0); c++)
+    if (*c == '.')
+      point = (gint64)digits->len;
+    else
+      g_string_append_c (digits, *c);
+  if (!digits->len)
+    return FALSE;
+  if (point < 0)
+    point = (gint64)digits->len;
+  if (*c == 'e' || *c == 'E')
+    {
+      gboolean minus = c[1] == '-';
+      const char *e = c + 1 + (c[1] == '-' || c[1] == '+');
+
+      if (!g_ascii_isdigit (*e))
+        return FALSE;
+      for (c = e; g_ascii_isdigit (*c); c++)
+        exponent = MIN (exponent * 10 + (*c - '0'), 1000000);
+      exponent = minus ? -exponent : exponent;
+    }
+  if (*c)
+    return FALSE;
+  *overflow = FALSE;
+  *magnitude = 0;
+  /* the significant digits, and how many of them stand before the point */
+  for (first = 0; first < digits->len && digits->str[first] == '0'; first++)
+    ;
+  if (first == digits->len)
+    return TRUE; /* zero */
+  for (last = digits->len; digits->str[last - 1] == '0'; last--)
+    ;
+  whole = point + exponent - (gint64)first;
+  if (whole < (gint64)(last - first))
+    return FALSE; /* a digit after the point that is not 0 */
+  if (whole > 20)
+    {
+      *overflow = TRUE;
+      return TRUE;
+    }
+  g_string_truncate (digits, last);
+  g_string_erase (digits, 0, first);
+  while ((gint64)digits->len < whole)
+    g_string_append_c (digits, '0');
+  *overflow = !g_ascii_string_to_unsigned (
+      digits->str, 10, 0, G_MAXUINT64, magnitude, NULL);
+  return TRUE;
+}
+
 /* an integer as YAML writes it: 1920, -1, 2_000_000 or 1e6, as a sign and
  * a magnitude; @overflow when it is beyond 64 bits */
 static gboolean
@@ -138,23 +198,7 @@ parse_integer (const char *text, gboolean *negative, guint64 *magnitude,
           digits->str + 2, 16, 0, G_MAXUINT64, magnitude, NULL);
       return TRUE;
     }
-  else
-    {
-      gchar *end = NULL;
-      gdouble v;
-
-      if (!g_ascii_isdigit (digits->str[0]) && digits->str[0] != '.')
-        return FALSE;
-      errno = 0;
-      v = g_ascii_strtod (digits->str, &end);
-      /* 1e400 is a whole number too big, 1e-400 none that rounded to 0 */
-      if (*end || (v == 0.0 && errno == ERANGE) || isnan (v)
-          || (isfinite (v) && v != floor (v)))
-        return FALSE;
-      *overflow = isinf (v) || v >= 18446744073709551616.0;
-      *magnitude = *overflow ? 0 : (guint64)v;
-      return TRUE;
-    }
+  return parse_whole_decimal (digits->str, magnitude, overflow);
 }
 
 /* a scalar into a GValue of @pspec's type, checked against its range; on

@@ -386,7 +386,13 @@ static const Golden goldens[] = {
       "bad/values.yaml:22:63: parameter 'size' of stage 'r' (test.params) must "
       "be an integer, not '1e-400'\n"
       "bad/values.yaml:22:77: parameter 'rate' of stage 'r' (test.params) must "
-      "be a finite number, not '-.Inf'" },
+      "be a finite number, not '-.Inf'\n"
+      /* no whole number, though a double holds none of their fractions:
+       * both were taken, as 5 and 9007199254740994 */
+      "bad/values.yaml:23:50: parameter 'count' of stage 's' (test.params) "
+      "must be an integer, not '5.0000000000000001'\n"
+      "bad/values.yaml:23:75: parameter 'big' of stage 's' (test.params) must "
+      "be an integer, not '9007199254740993.5'" },
   { "ranks.yaml",
       "bad/ranks.yaml:5:47: stage 'none': 'ranks: []' would run it on no rank; "
       "list the ranks that run it, or leave 'ranks' out for every rank\n"
@@ -833,6 +839,24 @@ test_values (void)
     g_assert_no_error (hex_error);
     p = TEST_PARAMS (accel_graph_get_stage (hex, "p"));
     g_assert_cmpuint (p->huge, ==, G_GUINT64_CONSTANT (0x20000000000001));
+  }
+  /* a point or an exponent exactly too: through a double 2^53 + 1 was
+   * 2^53, and 5.0000000000000001 was 5 */
+  {
+    g_autoptr (GError) dec_error = NULL;
+    g_autoptr (AccelGraph) dec = accel_graph_new_from_yaml_string (
+        "stages:\n"
+        "  - {name: src, kind: core.test-source}\n"
+        "  - {name: p, kind: test.params, params: {huge: 9007199254740993.0, "
+        "big: -90071992547409930e-1, count: 0.25e2}}\n"
+        "links: [src -> p]\n",
+        "dec", &dec_error);
+
+    g_assert_no_error (dec_error);
+    p = TEST_PARAMS (accel_graph_get_stage (dec, "p"));
+    g_assert_cmpuint (p->huge, ==, G_GUINT64_CONSTANT (9007199254740993));
+    g_assert_cmpint (p->big, ==, -G_GINT64_CONSTANT (9007199254740993));
+    g_assert_cmpint (p->count, ==, 25);
   }
   /* the largest float as --describe prints it (a little above it) */
   {
