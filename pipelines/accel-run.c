@@ -2055,7 +2055,15 @@ main (int argc, char **argv)
     g_ptr_array_add (overrides, g_strdup_printf ("device=%s", opt_device));
   g_ptr_array_add (overrides, NULL);
 
-  /* they were ignored without a word */
+  /* they were ignored without a word: --list printed alone, and a
+   * --print-yaml after --describe */
+  if (opt_list + !!opt_describe + opt_print_yaml > 1)
+    {
+      g_printerr ("accel-run: %s and %s each print one thing; give one\n",
+          opt_list ? "--list" : "--describe",
+          opt_print_yaml ? "--print-yaml" : "--describe");
+      return EXIT_INVALID;
+    }
   if ((opt_list || opt_describe) && (n_args > 1 || opt_description))
     {
       g_printerr ("accel-run: %s takes no pipeline\n",

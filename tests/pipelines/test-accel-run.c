@@ -610,6 +610,11 @@ test_usage (void)
     { { "--validate", "--http=0", demo },
         "--validate runs nothing, so --http has nothing to report" },
     { { "--list", demo, NULL }, "--list takes no pipeline" },
+    /* --list printed alone, the other dropped without a word */
+    { { "--list", "--describe=core.scale", NULL },
+        "--list and --describe each print one thing; give one" },
+    { { "--describe=core.scale", "--print-yaml", NULL },
+        "--describe and --print-yaml each print one thing; give one" },
     { { "--list", "-e", "core.test-source ! core.null-sink" },
         "--list takes no pipeline" },
     { { "--describe=core.scale", demo, NULL }, "--describe takes no pipeline" },
