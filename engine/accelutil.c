@@ -255,3 +255,39 @@ failed:
     return FALSE;
   }
 }
+
+/**
+ * accel_str_escape_controls:
+ * @text: a message, UTF-8 or not
+ * @keep_lines: whether its line breaks and tabs stay as they are
+ *
+ * @text with its control characters written as escapes: the C0 ones as
+ * `\x1b` (`\n` and `\t` where @keep_lines is %FALSE), the C1 ones of
+ * UTF-8 text (U+0080 to U+009F, which a terminal may take as controls
+ * too) as `\u009b`. Text from a file, a value or a name, put in a message,
+ * can then neither break its line nor send the terminal an escape
+ * sequence.
+ *
+ * Returns: (transfer full): the escaped text. MT safe.
+ */
+gchar *
+accel_str_escape_controls (const char *text, gboolean keep_lines)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  g_return_val_if_fail (text != NULL, NULL);
+  for (const guchar *c = (const guchar *)text; *c; c++)
+    if (keep_lines && (*c == '\n' || *c == '\t'))
+      g_string_append_c (out, (gchar)*c);
+    else if (*c == '\n')
+      g_string_append (out, "\\n");
+    else if (*c == '\t')
+      g_string_append (out, "\\t");
+    else if (*c < 0x20 || *c == 0x7f)
+      g_string_append_printf (out, "\\x%02x", (guint)*c);
+    else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f)
+      g_string_append_printf (out, "\\u%04x", (guint) * ++c);
+    else
+      g_string_append_c (out, (gchar)*c);
+  return g_string_free (out, FALSE);
+}

@@ -1987,6 +1987,18 @@ print_yaml (void)
   return print_all (yaml);
 }
 
+/* what accel-run says, its control characters as escapes but its line
+ * breaks: a file's name, an option's value or a stage kind, echoed, sent
+ * the terminal their escape sequences (its progress line, which rewrites
+ * itself, is written apart) */
+static void
+printerr_escaped (const gchar *text)
+{
+  g_autofree gchar *shown = accel_str_escape_controls (text, TRUE);
+
+  fputs (shown, stderr);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2001,6 +2013,7 @@ main (int argc, char **argv)
   /* stdout may carry --stats: every log message goes to stderr (to be
    * set before any thread starts) */
   g_log_writer_default_set_use_stderr (TRUE);
+  g_set_printerr_handler (printerr_escaped);
   /* GLib makes its C locale for g_ascii_strtoll () and the like on first
    * use, under a lock: made now, before the signal thread starts, so that
    * thread cannot leave errno set inside a parse, which would then refuse

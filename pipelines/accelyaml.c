@@ -180,26 +180,10 @@ static const yaml_mark_t no_mark = { 0, 0, 0 };
 gchar *
 accel_yaml_escape_controls (gchar *msg)
 {
-  GString *out;
+  gchar *out = accel_str_escape_controls (msg, FALSE);
 
-  for (const char *c = msg; *c; c++)
-    if (g_ascii_iscntrl (*c))
-      goto escape;
-  return msg;
-
-escape:
-  out = g_string_sized_new (strlen (msg) + 8);
-  for (const char *c = msg; *c; c++)
-    if (*c == '\n')
-      g_string_append (out, "\\n");
-    else if (*c == '\t')
-      g_string_append (out, "\\t");
-    else if (g_ascii_iscntrl (*c))
-      g_string_append_printf (out, "\\x%02x", (guint)(guchar)*c);
-    else
-      g_string_append_c (out, *c);
   g_free (msg);
-  return g_string_free (out, FALSE);
+  return out;
 }
 
 static void G_GNUC_PRINTF (4, 0) report_valist (Loader *l, gboolean blocking,
@@ -2390,10 +2374,14 @@ read_capped (const char *path, gchar **text, gsize *length, GError **error)
 {
   GError *local = NULL;
 
+  g_autofree gchar *name = NULL;
+
   if (accel_file_read_capped (
           path, MAX_FILE_BYTES, "a pipeline", text, length, &local))
     return TRUE;
-  g_propagate_prefixed_error (error, local, "%s:0:0: ", path);
+  /* the name as the file's own problems give it: escaped */
+  name = accel_yaml_escape_controls (g_strdup (path));
+  g_propagate_prefixed_error (error, local, "%s:0:0: ", name);
   return FALSE;
 }
 

@@ -13,6 +13,7 @@ GThread *accel_thread_try_new (
 gchar **accel_description_locations (const char *description);
 gboolean accel_file_read_capped (const char *path, gsize max_bytes,
     const char *what, gchar **contents, gsize *length, GError **error);
+gchar *accel_str_escape_controls (const char *text, gboolean keep_lines);
 
 /**
  * ACCEL_DIGEST_INIT:

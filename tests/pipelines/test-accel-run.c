@@ -521,6 +521,41 @@ test_oom_retry_said (void)
   accel_test_remove_tree (dir);
 }
 
+/* what accel-run echoes of its command line (a file's name it cannot
+ * open, a kind, an option's value) shows its control characters as
+ * escapes, C1 ones too: they reached the terminal as they were */
+static void
+test_echoes_escaped (void)
+{
+  struct
+  {
+    const char *args[3];
+    const char *says;
+  } cases[] = {
+    { { "--validate", "/nonexistent-accel/a\x1b]0;t\x07.yaml", NULL },
+        "/nonexistent-accel/a\\x1b]0;t\\x07.yaml:0:0: cannot open it" },
+    { { "--describe=core.\x1b[2Jscale", NULL },
+        "unknown stage kind 'core.\\x1b[2Jscale'" },
+    { { "--describe=core.\xc2\x9bscale", NULL },
+        "unknown stage kind 'core.\\u009bscale'" },
+    { { "--graph=\x1b[2J", "x.yaml", NULL },
+        "--graph must be auto, on or off, not '\\x1b[2J'" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Result r = { 0 };
+
+      run (&r, cases[i].args[0], cases[i].args[1], cases[i].args[2], NULL);
+      g_test_message ("%s", r.err);
+      g_assert_cmpint (r.status, !=, 0);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      g_assert_null (strchr (r.err, '\x1b'));
+      g_assert_null (strstr (r.err, "\xc2\x9b"));
+      result_clear (&r);
+    }
+}
+
 /* usage mistakes exit with 2 and say what is wrong */
 static void
 test_usage (void)
@@ -5222,6 +5257,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/sigint", test_sigint);
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
   g_test_add_func ("/accel-run/oom-retry-said", test_oom_retry_said);
+  g_test_add_func ("/accel-run/echoes-escaped", test_echoes_escaped);
   g_test_add_func ("/accel-run/examples-run", test_examples_run);
   g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
   g_test_add_func (
