@@ -297,6 +297,24 @@ accel_yaml_check_shape (const char *yaml, yaml_mark_t *mark, gchar **problem,
   return ok;
 }
 
+/* the length of the line break at @at, as YAML breaks lines (CR LF, CR,
+ * LF, NEL, LS, PS); 0 for none */
+static gsize
+line_break_at (const char *at)
+{
+  const guchar *u = (const guchar *)at;
+
+  if (u[0] == '\r')
+    return u[1] == '\n' ? 2 : 1;
+  if (u[0] == '\n')
+    return 1;
+  if (u[0] == 0xc2 && u[1] == 0x85)
+    return 2;
+  if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+    return 3;
+  return 0;
+}
+
 /* libyaml's own problem in @parser, with where the construct it was in
  * starts; where it is in @mark */
 gchar *
@@ -323,8 +341,8 @@ accel_yaml_syntax_problem (
               break;
             }
       *mark = (yaml_mark_t){ 0, 0, 0 };
-      for (gsize i = 0; i < offset; i++)
-        if (yaml[i] == '\n')
+      for (gsize i = 0, n; i < offset; i += MAX (n, 1))
+        if ((n = line_break_at (yaml + i)) > 0 && i + n <= offset)
           {
             mark->line++;
             mark->column = 0;

@@ -770,6 +770,30 @@ test_override_old_name (void)
 /* control characters in a setting and in the file's name are escapes in
  * the problems, as the file's own text is: they broke a problem's line or
  * sent the terminal their sequences */
+/* a byte the reader refuses, at its line and column where the file's
+ * lines end in CR, CR LF, NEL or LS, as YAML ends lines: only LF was
+ * counted, and CR-only files had every such problem on line 1 */
+static void
+test_byte_problem_lines (void)
+{
+  static const char *const breaks[]
+      = { "\r", "\r\n", "\xc2\x85", "\xe2\x80\xa8", "\n" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (breaks); i++)
+    {
+      g_autofree gchar *yaml
+          = g_strdup_printf ("pipeline: r%sdevice: host%sfoo: \x01%s",
+              breaks[i], breaks[i], breaks[i]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelGraph) g
+          = accel_graph_new_from_yaml_string (yaml, "br", &error);
+
+      g_assert_null (g);
+      g_assert_cmpstr (error->message, ==,
+          "br:3:6: control characters are not allowed (byte 0x01)");
+    }
+}
+
 static void
 test_controls_escaped (void)
 {
@@ -1779,6 +1803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/yaml/tags", test_tags);
   g_test_add_func ("/yaml/tag-hides-nothing", test_tag_hides_nothing);
   g_test_add_func ("/yaml/controls-escaped", test_controls_escaped);
+  g_test_add_func ("/yaml/byte-problem-lines", test_byte_problem_lines);
   g_test_add_func ("/yaml/override-old-name", test_override_old_name);
   g_test_add_func ("/yaml/gpu-on-host", test_gpu_on_host);
   g_test_add_func ("/yaml/file-errors", test_file_errors);
