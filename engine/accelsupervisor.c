@@ -443,10 +443,8 @@ run_workers (const char *const *argv, guint max_restarts,
           if (restarts->len == 0)
             return !WIFEXITED (status)
                    || WEXITSTATUS (status) != ACCEL_EXIT_RETRIED
-                   || accel_supervisor_set_retried (error,
-                       "worker %u ran frames again (said "
-                       "above)",
-                       generation);
+                   || accel_supervisor_set_retried (
+                       error, "worker %u ran frames again", generation);
           return accel_supervisor_set_retried (error,
               "worker %u finished the job after %u restart%s of the worker "
               "(its sinks' commits kept every frame once)",

@@ -157,10 +157,10 @@ accel_run_say_incomplete (AccelGraph *graph, gboolean ended)
 }
 
 /* which stages ran frames again after faults (out of memory, or a
- * restart that made the frame again), a line each, whatever --quiet says; for a
- * run that delivered every frame
- * (@delivered) the total too, with its exit status: 4
- * (ACCEL_EXIT_RETRIED), which tells it from a run that needed no retry.
+ * restart that made the frame again), a line each, whatever --quiet says;
+ * with @delivered (a run that delivered every frame, and no supervised
+ * worker's, whose supervisor says it) the total too, with its exit status:
+ * 4 (ACCEL_EXIT_RETRIED), which tells it from a run that needed no retry.
  * TRUE when any did */
 gboolean
 accel_run_say_retried (AccelGraph *graph, gboolean delivered)

@@ -1373,7 +1373,9 @@ run_pipeline (const char *path)
   if (run->interrupted && status == EXIT_DONE && accel_supervisor_is_worker ())
     status = ACCEL_EXIT_INTERRUPTED;
   /* every frame delivered, some only after a retry: said, and told apart */
-  if (accel_run_say_retried (graph, status == EXIT_DONE) && status == EXIT_DONE)
+  if (accel_run_say_retried (
+          graph, status == EXIT_DONE && !accel_supervisor_is_worker ())
+      && status == EXIT_DONE)
     status = EXIT_RETRIED;
   if (!opt_stats)
     early_signals_run_over (status);
