@@ -30,9 +30,12 @@ struct _AccelRawFileSource
   gboolean seekable; /* a regular file: frame s is at s times the size */
   guint64 n_frames;  /* whole frames in a regular file */
   gsize frame_size;
-  AccelIoRing *ring; /* GPU: pinned staging for the frames */
-  guint8 *partial;   /* a stream's frame as it arrives */
-  gsize filled;      /* bytes of it so far */
+  AccelIoRing *ring;    /* GPU: pinned staging for the frames */
+  AccelBuffer *partial; /* a stream's frame as it arrives, in host memory
+                           allocated as any buffer is: checked against the
+                           host's (a g_malloc () of a frame too large for
+                           it aborted the process) */
+  gsize filled;         /* bytes of it so far */
   /* a stream's frames are numbered in order of arrival: a frame given up
    * for the stage's messages (ACCEL_FLOW_SKIP) takes no number */
   AccelIoNumbers numbers;
@@ -121,10 +124,16 @@ accel_raw_file_source_negotiate (AccelStage *stage, const AccelType *in_types,
   return check_loop (self, accel_type_get_size (&out_types[0]), error);
 }
 
+static guint8 *
+partial_data (AccelRawFileSource *self)
+{
+  return accel_buffer_get_data (self->partial);
+}
+
 static void
 close_location (AccelRawFileSource *self)
 {
-  g_clear_pointer (&self->partial, g_free);
+  g_clear_pointer (&self->partial, accel_buffer_unref);
   if (self->fd >= 0)
     close (self->fd);
   self->fd = -1;
@@ -162,7 +171,17 @@ open_location (AccelRawFileSource *self, GError **error)
   self->filled = 0;
   accel_io_numbers_reset (&self->numbers);
   if (!self->seekable)
-    self->partial = g_malloc (self->frame_size);
+    {
+      AccelType bytes;
+
+      accel_type_init_bytes (&bytes, ACCEL_MEMORY_HOST, self->frame_size);
+      if (!(self->partial
+              = accel_buffer_new (accel_device_get_host (), &bytes, error)))
+        {
+          g_prefix_error (error, "a frame of %s: ", self->location);
+          return FALSE;
+        }
+    }
   self->n_frames = self->seekable ? (guint64)st.st_size / self->frame_size : 0;
   if (self->loop && !self->seekable)
     {
@@ -283,7 +302,7 @@ wait_stream_frame (AccelRawFileSource *self, GError **error)
             return READ_YIELD;
           continue;
         }
-      n = read (self->fd, self->partial + self->filled,
+      n = read (self->fd, partial_data (self) + self->filled,
           self->frame_size - self->filled);
       if (n < 0 && (errno == EAGAIN || errno == EINTR))
         continue;
@@ -345,7 +364,7 @@ read_frame (AccelRawFileSource *self, guint64 seq, gpointer dst, GError **error)
     }
   r = read_stream_frame (self, error);
   if (r == READ_FRAME)
-    memcpy (dst, self->partial, self->frame_size);
+    memcpy (dst, partial_data (self), self->frame_size);
   return r;
 }
 
@@ -396,7 +415,7 @@ accel_raw_file_source_process (
   if (!accel_io_ring_acquire (self->ring, &staging, error))
     return ACCEL_FLOW_ERROR;
   if (!self->seekable)
-    memcpy (staging, self->partial, self->frame_size);
+    memcpy (staging, partial_data (self), self->frame_size);
   else if ((result = read_frame (self, frame->sequence, staging, &read_error))
            != READ_FRAME)
     goto end;

@@ -556,6 +556,27 @@ test_echoes_escaped (void)
     }
 }
 
+/* a stream's frame larger than the host (a FIFO, /dev/zero): refused as
+ * any buffer that large is, naming the stage and the file (its
+ * g_malloc () aborted the process, status 133) */
+static void
+test_stream_frame_too_large (void)
+{
+  Result r = { 0 };
+
+  run (&r, "--quiet", "-e",
+      "io.raw-file-source location=/dev/zero shape=100000x100000x10 "
+      "num-buffers=1 ! core.null-sink",
+      NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "stage 'raw-file-source0' could not "
+                                   "start: a frame of /dev/zero: cannot "
+                                   "allocate 100000000000 bytes of host "
+                                   "memory"));
+  result_clear (&r);
+}
+
 /* usage mistakes exit with 2 and say what is wrong */
 static void
 test_usage (void)
@@ -5258,6 +5279,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/runtime-error", test_runtime_error);
   g_test_add_func ("/accel-run/oom-retry-said", test_oom_retry_said);
   g_test_add_func ("/accel-run/echoes-escaped", test_echoes_escaped);
+  g_test_add_func (
+      "/accel-run/stream-frame-too-large", test_stream_frame_too_large);
   g_test_add_func ("/accel-run/examples-run", test_examples_run);
   g_test_add_func ("/accel-run/resume-after-crash", test_resume_after_crash);
   g_test_add_func (
