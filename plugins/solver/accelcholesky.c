@@ -127,6 +127,13 @@ process_host (AccelCholesky *self, AccelFrame *frame, GError **error)
                  LAPACK_ROW_MAJOR, HOST_UPLO, s->n, self->factor, s->n)
                  : LAPACKE_spotrf (
                      LAPACK_ROW_MAJOR, HOST_UPLO, s->n, self->factor, s->n);
+      if (info == 0
+          && accel_solver_find_nonfinite_host (s, self->factor, s->n * s->n))
+        {
+          accel_solver_overflowed (
+              ACCEL_STAGE (self), frame, s, i, "its factor", error);
+          return ACCEL_FLOW_ERROR;
+        }
       if (info == 0)
         {
           memcpy (x + i * b_size, b + i * b_size, b_size);
@@ -137,7 +144,11 @@ process_host (AccelCholesky *self, AccelFrame *frame, GError **error)
                                s->nrhs, self->factor, s->n,
                                (float *)(x + i * b_size), s->nrhs);
         }
-      if (!check_info (self, frame, i, info, info_solve, error))
+      if (!check_info (self, frame, i, info, info_solve, error)
+          || (accel_solver_find_nonfinite_host (
+                  s, x + i * b_size, s->n * s->nrhs)
+              && !accel_solver_overflowed (
+                  ACCEL_STAGE (self), frame, s, i, "x", error)))
         return ACCEL_FLOW_ERROR;
     }
   return ACCEL_FLOW_OK;
@@ -205,12 +216,17 @@ accel_cholesky_process (AccelStage *stage, AccelFrame *frame, GError **error)
           || !accel_solver_rhs_out (s, frame, target, x + i * b_size, error))
         return ACCEL_FLOW_ERROR;
     }
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
+  if (!accel_solver_gpu_find_nonfinite_output (
+          gpu, frame, s, x, s->batch * s->n * s->nrhs, error)
+      || !accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i],
             gpu->host_info[s->batch + i], error))
       return ACCEL_FLOW_ERROR;
+  if (!accel_solver_gpu_check_output (
+          stage, gpu, frame, s, s->n * s->nrhs, "x", error))
+    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 

@@ -125,7 +125,10 @@ process_host (AccelEigh *self, AccelFrame *frame, GError **error)
                  LAPACK_ROW_MAJOR, 'V', HOST_UPLO, s->n, vi, s->n, wi)
                  : LAPACKE_ssyevd (
                      LAPACK_ROW_MAJOR, 'V', HOST_UPLO, s->n, vi, s->n, wi);
-      if (!check_info (self, frame, i, info, error))
+      if (!check_info (self, frame, i, info, error)
+          || (accel_solver_find_nonfinite_host (s, wi, s->n)
+              && !accel_solver_overflowed (
+                  ACCEL_STAGE (self), frame, s, i, "its eigenvalues", error)))
         return ACCEL_FLOW_ERROR;
     }
   return ACCEL_FLOW_OK;
@@ -173,11 +176,16 @@ accel_eigh_process (AccelStage *stage, AccelFrame *frame, GError **error)
         || !accel_solver_transpose (s->dtype, frame, gpu->mat, s->n,
             v + i * a_size, s->n, s->n, s->n, FALSE, error))
       return ACCEL_FLOW_ERROR;
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
+  if (!accel_solver_gpu_find_nonfinite_output (
+          gpu, frame, s, w, s->batch * s->n, error)
+      || !accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i], error))
       return ACCEL_FLOW_ERROR;
+  if (!accel_solver_gpu_check_output (
+          stage, gpu, frame, s, s->n, "its eigenvalues", error))
+    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 

@@ -145,6 +145,12 @@ process_host (AccelQr *self, AccelFrame *frame, GError **error)
           accel_solver_bad_parameter (stage, "geqrf", info, error);
           return ACCEL_FLOW_ERROR;
         }
+      /* orgqr refused its own factors as an illegal parameter */
+      if (accel_solver_find_nonfinite_host (s, f, s->m * s->n))
+        {
+          accel_solver_overflowed (stage, frame, s, i, "its factors", error);
+          return ACCEL_FLOW_ERROR;
+        }
       memset (ri, 0, k * s->n * es);
       for (gint64 row = 0; row < k; row++)
         memcpy (ri + (row * s->n + row) * es, f + (row * s->n + row) * es,
@@ -227,7 +233,9 @@ accel_qr_process (AccelStage *stage, AccelFrame *frame, GError **error)
         return ACCEL_FLOW_ERROR;
     }
   /* neither call fails on data: a negative info is a wrong call */
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
+  if (!accel_solver_gpu_find_nonfinite_output (
+          gpu, frame, s, r, s->batch * k * s->n, error)
+      || !accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if ((gpu->host_info[i] != 0
@@ -237,6 +245,9 @@ accel_qr_process (AccelStage *stage, AccelFrame *frame, GError **error)
             && !accel_solver_bad_parameter (
                 stage, "orgqr", gpu->host_info[s->batch + i], error)))
       return ACCEL_FLOW_ERROR;
+  if (!accel_solver_gpu_check_output (
+          stage, gpu, frame, s, k * s->n, "r", error))
+    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 

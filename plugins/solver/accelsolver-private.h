@@ -105,6 +105,12 @@ gboolean accel_solver_rhs_out (const AccelSolverShape *shape, AccelFrame *frame,
 gboolean accel_solver_bad_input (AccelStage *stage, AccelFrame *frame,
     const AccelSolverShape *shape, gint64 index, GError **error,
     const char *format, ...) G_GNUC_PRINTF (6, 7);
+gboolean accel_solver_overflowed (AccelStage *stage, AccelFrame *frame,
+    const AccelSolverShape *shape, gint64 index, const char *what,
+    GError **error);
+gboolean accel_solver_gpu_check_output (AccelStage *stage, AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, gsize per_matrix,
+    const char *what, GError **error);
 gboolean accel_solver_bad_parameter (
     AccelStage *stage, const char *routine, int info, GError **error);
 

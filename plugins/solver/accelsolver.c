@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "accel-solver"
 
 #include <cuda_runtime_api.h>
+#include <float.h>
 #include <lapacke.h>
 #include <string.h>
 
@@ -621,6 +622,63 @@ accel_solver_bad_input (AccelStage *stage, AccelFrame *frame,
       accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
       frame->sequence, index, shape->batch, what);
   return FALSE;
+}
+
+/**
+ * accel_solver_overflowed:
+ * @stage: the processing stage
+ * @frame: the frame
+ * @shape: the negotiated shape
+ * @index: the matrix of the batch
+ * @what: the output that is not finite ("its factors")
+ * @error: return location for a #GError, or %NULL
+ *
+ * From finite inputs, matrix @index's @what holds NaN or an infinity: its
+ * elements' products, or a pivot's reciprocal, overflowed. Cholesky gave
+ * an infinite x, SVD and eigh infinite values, QR NaN in q or LAPACKE's
+ * "parameter 5 had an illegal value", all but the last with exit 0.
+ *
+ * Returns: %FALSE, with accel_solver_bad_input ()'s error.
+ */
+gboolean
+accel_solver_overflowed (AccelStage *stage, AccelFrame *frame,
+    const AccelSolverShape *shape, gint64 index, const char *what,
+    GError **error)
+{
+  gboolean dbl = shape->dtype == ACCEL_DTYPE_F64;
+
+  return accel_solver_bad_input (stage, frame, shape, index, error,
+      "the input is finite, but %s %s not: it is too large or too badly "
+      "scaled for %s (a product, or a pivot's reciprocal, overflows past "
+      "%g); scale it%s",
+      what, g_str_has_suffix (what, "s") ? "are" : "is", dbl ? "f64" : "f32",
+      dbl ? DBL_MAX : FLT_MAX, dbl ? "" : ", or solve in f64");
+}
+
+/**
+ * accel_solver_gpu_check_output:
+ * @stage: the processing stage
+ * @gpu: its cuSOLVER state, after accel_solver_gpu_fetch_info ()
+ * @frame: the frame
+ * @shape: the negotiated shape
+ * @per_matrix: the elements of each matrix's share of the output searched
+ *   by accel_solver_gpu_find_nonfinite_output ()
+ * @what: that output, as accel_solver_overflowed () names it
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE (accel_solver_overflowed ()) where the output searched
+ *   holds NaN or an infinity.
+ */
+gboolean
+accel_solver_gpu_check_output (AccelStage *stage, AccelSolverGpu *gpu,
+    AccelFrame *frame, const AccelSolverShape *shape, gsize per_matrix,
+    const char *what, GError **error)
+{
+  guint64 first = gpu->host_first[ACCEL_SOLVER_MAX_INPUTS];
+
+  return first == G_MAXUINT64
+         || accel_solver_overflowed (
+             stage, frame, shape, (gint64)(first / per_matrix), what, error);
 }
 
 /**

@@ -157,7 +157,10 @@ process_host (AccelSvd *self, AccelFrame *frame, GError **error)
                  self->copy, s->n, si, ui, k, vti, s->n, self->superb)
                  : LAPACKE_sgesvd (LAPACK_ROW_MAJOR, 'S', 'S', s->m, s->n,
                      self->copy, s->n, si, ui, k, vti, s->n, self->superb);
-      if (!check_info (self, frame, i, info, error))
+      if (!check_info (self, frame, i, info, error)
+          || (accel_solver_find_nonfinite_host (s, si, k)
+              && !accel_solver_overflowed (ACCEL_STAGE (self), frame, s, i,
+                  "its singular values", error)))
         return ACCEL_FLOW_ERROR;
     }
   return ACCEL_FLOW_OK;
@@ -230,11 +233,16 @@ accel_svd_process (AccelStage *stage, AccelFrame *frame, GError **error)
               s->dtype, frame, vt_slot, k, vti, k, n, n, FALSE, error))
         return ACCEL_FLOW_ERROR;
     }
-  if (!accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
+  if (!accel_solver_gpu_find_nonfinite_output (
+          gpu, frame, s, sv, s->batch * k, error)
+      || !accel_solver_gpu_fetch_info (stage, gpu, frame, s, error))
     return ACCEL_FLOW_ERROR;
   for (gint64 i = 0; i < s->batch; i++)
     if (!check_info (self, frame, i, gpu->host_info[i], error))
       return ACCEL_FLOW_ERROR;
+  if (!accel_solver_gpu_check_output (
+          stage, gpu, frame, s, k, "its singular values", error))
+    return ACCEL_FLOW_ERROR;
   return ACCEL_FLOW_OK;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* the factorization cases of the solver tests */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -543,4 +544,46 @@ solver_expect_tiny_pivot (const SolverCase *c, gint64 index, gboolean host)
   expect_bad_input (c, d, index, host,
       "a and b are finite, but its LU factors or x are not: a is too badly "
       "scaled or ill-conditioned for ");
+}
+
+/* matrix @index of frame 0, finite, made to overflow its decomposition:
+ * for Cholesky its first pivot below the smallest normal number (x =
+ * b / a00 past the largest), for the others every element scaled to near
+ * the largest (a column's norm overflows) */
+static void
+overflow_matrix (double *a, gpointer data)
+{
+  const Change *ch = data;
+  gint64 size = ch->c->m * ch->c->n;
+  double *ai = a + ch->index * size, top = 0.0;
+
+  if (g_str_equal (ch->c->kind, "solver.cholesky"))
+    {
+      for (gint64 k = 0; k < ch->c->n; k++)
+        ai[k] = ai[k * ch->c->n] = 0.0;
+      ai[0] = ch->value;
+      return;
+    }
+  for (gint64 k = 0; k < size; k++)
+    top = MAX (top, fabs (ai[k]));
+  for (gint64 k = 0; k < size; k++)
+    ai[k] *= ch->value / top;
+}
+
+void
+solver_expect_overflow (
+    const SolverCase *c, gint64 index, gboolean host, const char *what)
+{
+  g_autoptr (SolverData) d = solver_data_new (c, 2);
+  gboolean dbl = c->dtype == ACCEL_DTYPE_F64;
+  gboolean chol = g_str_equal (c->kind, "solver.cholesky");
+  Change ch = { c, 0, index, 0, 0,
+    chol ? (dbl ? 1e-310 : 1e-40) : 0.9 * (dbl ? DBL_MAX : FLT_MAX) };
+  g_autofree gchar *part = g_strdup_printf (
+      "the input is finite, but %s %s not: it is too large or too badly "
+      "scaled for %s",
+      what, g_str_has_suffix (what, "s") ? "are" : "is", dbl ? "f64" : "f32");
+
+  change_frame0 (c, d, 0, overflow_matrix, &ch);
+  expect_bad_input (c, d, index, host, part);
 }

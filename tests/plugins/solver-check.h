@@ -69,5 +69,10 @@ void solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
     gint64 row, gint64 col, double value, gboolean host);
 /* solver.lu: matrix @index of frame 0 regular but with a pivot below the
  * smallest normal number: the frame fails, saying so */
+/* matrix @index of frame 0 finite but made to overflow (a Cholesky pivot
+ * below the smallest normal, the others' elements near the largest): the
+ * frame fails, naming @what of the output that is not finite */
+void solver_expect_overflow (
+    const SolverCase *c, gint64 index, gboolean host, const char *what);
 void solver_expect_tiny_pivot (
     const SolverCase *c, gint64 index, gboolean host);
