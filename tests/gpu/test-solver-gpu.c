@@ -130,29 +130,6 @@ test_tiny_pivot (void)
   solver_expect_tiny_pivot (&lu32, 0, FALSE);
 }
 
-/* finite input whose decomposition overflows: Cholesky gave an infinite
- * x, SVD and eigh infinite values, QR NaN in q (f64) or LAPACKE's
- * "parameter 5 had an illegal value" (f32), all but the last with exit 0 */
-static void
-test_overflow (void)
-{
-  const SolverCase chol
-      = { "", "solver.cholesky", ACCEL_DTYPE_F32, 0, 5, 5, 0 };
-  const SolverCase chol64
-      = { "", "solver.cholesky", ACCEL_DTYPE_F64, 2, 6, 6, 2 };
-  const SolverCase qr = { "", "solver.qr", ACCEL_DTYPE_F32, 2, 7, 5 };
-  const SolverCase qr64 = { "", "solver.qr", ACCEL_DTYPE_F64, 0, 6, 6 };
-  const SolverCase svd = { "", "solver.svd", ACCEL_DTYPE_F32, 0, 5, 6 };
-  const SolverCase eigh = { "", "solver.eigh", ACCEL_DTYPE_F32, 2, 7, 7 };
-
-  solver_expect_overflow (&chol, 0, FALSE, "x");
-  solver_expect_overflow (&chol64, 1, FALSE, "x");
-  solver_expect_overflow (&qr, 1, FALSE, "r");
-  solver_expect_overflow (&qr64, 0, FALSE, "r");
-  solver_expect_overflow (&svd, 0, FALSE, "its singular values");
-  solver_expect_overflow (&eigh, 1, FALSE, "its eigenvalues");
-}
-
 /* the tiles' edges: sizes around and across 32, and the upper mask */
 static void
 test_transpose (void)
@@ -247,6 +224,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver-gpu/transpose", test_transpose);
   g_test_add_func ("/solver-gpu/nonfinite", test_nonfinite);
   g_test_add_func ("/solver-gpu/lu/tiny-pivot", test_tiny_pivot);
-  g_test_add_func ("/solver-gpu/overflow", test_overflow);
+  g_test_add_data_func (
+      "/solver-gpu/overflow", GINT_TO_POINTER (FALSE), solver_check_overflow);
   return g_test_run ();
 }

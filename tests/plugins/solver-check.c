@@ -587,3 +587,25 @@ solver_expect_overflow (
   change_frame0 (c, d, 0, overflow_matrix, &ch);
   expect_bad_input (c, d, index, host, part);
 }
+
+void
+solver_check_overflow (gconstpointer host)
+{
+  const SolverCase chol
+      = { "", "solver.cholesky", ACCEL_DTYPE_F32, 0, 5, 5, 0 };
+  const SolverCase chol64
+      = { "", "solver.cholesky", ACCEL_DTYPE_F64, 2, 6, 6, 2 };
+  const SolverCase qr = { "", "solver.qr", ACCEL_DTYPE_F32, 2, 7, 5 };
+  const SolverCase qr64 = { "", "solver.qr", ACCEL_DTYPE_F64, 0, 6, 6 };
+  const SolverCase svd = { "", "solver.svd", ACCEL_DTYPE_F32, 0, 5, 6 };
+  const SolverCase eigh = { "", "solver.eigh", ACCEL_DTYPE_F32, 2, 7, 7 };
+  /* the host searches QR's factors before orgqr, the GPU r */
+  const char *qr_what = host ? "its factors" : "r";
+
+  solver_expect_overflow (&chol, 0, host != NULL, "x");
+  solver_expect_overflow (&chol64, 1, host != NULL, "x");
+  solver_expect_overflow (&qr, 1, host != NULL, qr_what);
+  solver_expect_overflow (&qr64, 0, host != NULL, qr_what);
+  solver_expect_overflow (&svd, 0, host != NULL, "its singular values");
+  solver_expect_overflow (&eigh, 1, host != NULL, "its eigenvalues");
+}

@@ -74,5 +74,11 @@ void solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
  * frame fails, naming @what of the output that is not finite */
 void solver_expect_overflow (
     const SolverCase *c, gint64 index, gboolean host, const char *what);
+/* finite input whose decomposition overflows, for each decomposition but
+ * LU (solver_expect_tiny_pivot ()): Cholesky gave an infinite x, SVD and
+ * eigh infinite values, QR NaN in q (f64) or LAPACKE's "parameter 5 had
+ * an illegal value" (f32), all but the last with exit 0. @host: a
+ * gboolean as a pointer, for g_test_add_data_func () */
+void solver_check_overflow (gconstpointer host);
 void solver_expect_tiny_pivot (
     const SolverCase *c, gint64 index, gboolean host);

@@ -106,27 +106,6 @@ test_tiny_pivot (void)
   solver_expect_tiny_pivot (&lu32, 0, TRUE);
 }
 
-/* finite input whose decomposition overflows: Cholesky gave an infinite
- * x, SVD and eigh infinite values, QR NaN in q (f64) or LAPACKE's
- * "parameter 5 had an illegal value" (f32), all but the last with exit 0 */
-static void
-test_overflow (void)
-{
-  const SolverCase chol = { "", "solver.cholesky", F32, 0, 5, 5, 0 };
-  const SolverCase chol64 = { "", "solver.cholesky", F64, 2, 6, 6, 2 };
-  const SolverCase qr = { "", "solver.qr", F32, 2, 7, 5 };
-  const SolverCase qr64 = { "", "solver.qr", F64, 0, 6, 6 };
-  const SolverCase svd = { "", "solver.svd", F32, 0, 5, 6 };
-  const SolverCase eigh = { "", "solver.eigh", F32, 2, 7, 7 };
-
-  solver_expect_overflow (&chol, 0, TRUE, "x");
-  solver_expect_overflow (&chol64, 1, TRUE, "x");
-  solver_expect_overflow (&qr, 1, TRUE, "its factors");
-  solver_expect_overflow (&qr64, 0, TRUE, "its factors");
-  solver_expect_overflow (&svd, 0, TRUE, "its singular values");
-  solver_expect_overflow (&eigh, 1, TRUE, "its eigenvalues");
-}
-
 /* by default a stage skips a frame of bad input and goes on */
 static void
 test_singular_skipped (void)
@@ -247,7 +226,8 @@ main (int argc, char **argv)
       "/solver/cholesky/not-positive-definite", test_not_positive_definite);
   g_test_add_func ("/solver/nonfinite", test_nonfinite);
   g_test_add_func ("/solver/lu/tiny-pivot", test_tiny_pivot);
-  g_test_add_func ("/solver/overflow", test_overflow);
+  g_test_add_data_func (
+      "/solver/overflow", GINT_TO_POINTER (TRUE), solver_check_overflow);
   g_test_add_func ("/solver/negotiate/link-errors", test_link_errors);
   g_test_add_func ("/solver/negotiate/output-types", test_output_types);
   return g_test_run ();
