@@ -447,7 +447,7 @@ run_workers (const char *const *argv, guint max_restarts,
                        error, "worker %u ran frames again", generation);
           return accel_supervisor_set_retried (error,
               "worker %u finished the job after %u restart%s of the worker "
-              "(its sinks' commits kept every frame once)",
+              "(what its sinks had not committed was run again)",
               generation, restarts->len, restarts->len == 1 ? "" : "s");
         }
       if (accel_supervisor_interrupted_alone (status))

@@ -296,7 +296,7 @@ supervise_worlds (const char *const *argv, guint n_ranks, const char *pipeline,
           if (restarts->len > 0)
             return accel_supervisor_set_retried (error,
                 "the world finished in generation %u, rebuilt %u time%s "
-                "(its sinks' commits kept every frame once)",
+                "(what its sinks had not committed was run again)",
                 generation, restarts->len, restarts->len == 1 ? "" : "s");
           return !retried
                  || accel_supervisor_set_retried (error,

@@ -2321,9 +2321,9 @@ test_hung_stage_left (void)
   g_assert_nonnull (strstr (
       r.err, "stopped because one of its stages hung past its watchdog"));
   g_assert_nonnull (strstr (r.err,
-      "the world finished in generation 2, rebuilt 1 time (its sinks' "
-      "commits kept every frame once): every frame was delivered, some only "
-      "after a retry"));
+      "the world finished in generation 2, rebuilt 1 time (what its sinks "
+      "had not committed was run again): every frame was delivered, some "
+      "only after a retry"));
   result_clear (&r);
   g_assert_true (g_file_get_contents (sums, &got, NULL, NULL));
   g_assert_cmpstr (got, ==, expected);
