@@ -487,10 +487,10 @@ shrink_column (double *a, gpointer data)
 
 /* runs @d through @c with its stage escalating: fails with
  * ACCEL_ERROR_INVALID_INPUT naming the stage, frame 0 and matrix @index,
- * and holding @part */
+ * and holding @part or, unless NULL, @or_part */
 static void
-expect_bad_input (const SolverCase *c, const SolverData *d, gint64 index,
-    gboolean host, const char *part)
+expect_bad_input_either (const SolverCase *c, const SolverData *d, gint64 index,
+    gboolean host, const char *part, const char *or_part)
 {
   g_autoptr (AccelGraph) g = NULL;
   g_autoptr (GError) error = NULL;
@@ -506,7 +506,15 @@ expect_bad_input (const SolverCase *c, const SolverData *d, gint64 index,
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_INPUT);
   g_test_message ("%s", error->message);
   g_assert_true (g_str_has_prefix (error->message, where));
-  g_assert_nonnull (strstr (error->message, part));
+  g_assert_true (strstr (error->message, part)
+                 || (or_part && strstr (error->message, or_part)));
+}
+
+static void
+expect_bad_input (const SolverCase *c, const SolverData *d, gint64 index,
+    gboolean host, const char *part)
+{
+  expect_bad_input_either (c, d, index, host, part, NULL);
 }
 
 void
@@ -585,7 +593,10 @@ solver_expect_overflow (
       what, g_str_has_suffix (what, "s") ? "are" : "is", dbl ? "f64" : "f32");
 
   change_frame0 (c, d, 0, overflow_matrix, &ch);
-  expect_bad_input (c, d, index, host, part);
+  /* cuSOLVER's SVD and eigendecomposition may stop short of the values
+   * instead (gesvd's superdiagonals do not reach zero): bad input too */
+  expect_bad_input_either (
+      c, d, index, host, part, host ? NULL : "did not converge");
 }
 
 void

@@ -71,7 +71,8 @@ void solver_expect_nonfinite (const SolverCase *c, guint port, gint64 index,
  * smallest normal number: the frame fails, saying so */
 /* matrix @index of frame 0 finite but made to overflow (a Cholesky pivot
  * below the smallest normal, the others' elements near the largest): the
- * frame fails, naming @what of the output that is not finite */
+ * frame fails, naming @what of the output that is not finite (on a GPU,
+ * or saying that the decomposition did not converge) */
 void solver_expect_overflow (
     const SolverCase *c, gint64 index, gboolean host, const char *what);
 /* finite input whose decomposition overflows, for each decomposition but
