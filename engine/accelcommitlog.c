@@ -43,9 +43,10 @@ struct _AccelCommitLog
 {
   gchar *path;
   int fd;
-  int lock_fd; /* holds the state directory's lock while open, or -1 */
-  gchar *dir;  /* with it: the directory's absolute name */
-  GHashTable *committed; /* guint64* set */
+  int lock_fd;       /* holds the state directory's lock while open, or -1 */
+  gchar *dir;        /* with it: the directory's absolute name */
+  GArray *committed; /* Run, sorted, apart: the sequences committed */
+  guint64 n_committed;
   guint64 first_uncommitted;
   gint64 sync_interval_us;
   gint64 last_sync;
@@ -64,6 +65,94 @@ typedef struct
   guint64 digest;
 } DigestRecord;
 
+/* committed sequences lo to hi - 1: a run of frames is one element, so
+ * a log holds as much as its gaps, where a set of every sequence grew by
+ * about 50 bytes a frame for as long as the run went */
+typedef struct
+{
+  guint64 lo, hi;
+} Run;
+
+/* the index of the last run of @runs that starts at or before @x, or -1 */
+static gint
+run_before (GArray *runs, guint64 x)
+{
+  gint lo = 0, hi = (gint)runs->len - 1, found = -1;
+
+  while (lo <= hi)
+    {
+      gint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (runs, Run, mid).lo <= x)
+        {
+          found = mid;
+          lo = mid + 1;
+        }
+      else
+        hi = mid - 1;
+    }
+  return found;
+}
+
+static gboolean
+runs_contain (GArray *runs, guint64 x)
+{
+  gint i = run_before (runs, x);
+
+  return i >= 0 && x < g_array_index (runs, Run, i).hi;
+}
+
+/* adds @x (below G_MAXUINT64) to @runs, joining the runs it touches;
+ * FALSE when it was there */
+static gboolean
+runs_add (GArray *runs, guint64 x)
+{
+  gint i = run_before (runs, x);
+  Run *left = i >= 0 ? &g_array_index (runs, Run, i) : NULL;
+  Run *right
+      = (guint)(i + 1) < runs->len ? &g_array_index (runs, Run, i + 1) : NULL;
+
+  if (left && x < left->hi)
+    return FALSE;
+  if (left && left->hi == x && right && right->lo == x + 1)
+    {
+      left->hi = right->hi;
+      g_array_remove_index (runs, i + 1);
+    }
+  else if (left && left->hi == x)
+    left->hi = x + 1;
+  else if (right && right->lo == x + 1)
+    right->lo = x;
+  else
+    g_array_insert_val (runs, i + 1, ((Run){ x, x + 1 }));
+  return TRUE;
+}
+
+/* takes @x out of @runs, splitting its run; FALSE when it was not there */
+static gboolean
+runs_remove (GArray *runs, guint64 x)
+{
+  gint i = run_before (runs, x);
+  Run *r = i >= 0 ? &g_array_index (runs, Run, i) : NULL;
+
+  if (!r || x >= r->hi)
+    return FALSE;
+  if (r->lo == x && r->hi == x + 1)
+    g_array_remove_index (runs, i);
+  else if (r->lo == x)
+    r->lo++;
+  else if (r->hi == x + 1)
+    r->hi--;
+  else
+    {
+      Run after = { x + 1, r->hi };
+
+      r->hi = x;
+      g_array_insert_val (runs, i + 1, after);
+    }
+  return TRUE;
+}
+
 static guint32
 record_check (guint64 sequence)
 {
@@ -80,9 +169,17 @@ record_check (guint64 sequence)
 static void
 add (AccelCommitLog *log, guint64 sequence)
 {
-  g_hash_table_add (log->committed, g_memdup2 (&sequence, sizeof (sequence)));
-  while (g_hash_table_contains (log->committed, &log->first_uncommitted))
-    log->first_uncommitted++;
+  gint i;
+
+  /* no frame has it, and it has no successor to end a run at */
+  if (sequence == G_MAXUINT64 || !runs_add (log->committed, sequence))
+    return;
+  log->n_committed++;
+  /* to the end of the run it is in, if it is */
+  i = run_before (log->committed, log->first_uncommitted);
+  if (i >= 0
+      && log->first_uncommitted < g_array_index (log->committed, Run, i).hi)
+    log->first_uncommitted = g_array_index (log->committed, Run, i).hi;
 }
 
 static gboolean
@@ -174,8 +271,7 @@ accel_commit_log_open (const char *path, GError **error)
   log->digests_fd = -1;
 
   log->path = g_strdup (path);
-  log->committed
-      = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  log->committed = g_array_new (FALSE, FALSE, sizeof (Run));
   log->fd = g_open (path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log->fd < 0)
     {
@@ -187,7 +283,7 @@ accel_commit_log_open (const char *path, GError **error)
   log->last_sync = g_get_monotonic_time ();
   g_debug ("%s: %u sequences committed; the first not committed is "
            "%" G_GUINT64_FORMAT,
-      path, g_hash_table_size (log->committed), log->first_uncommitted);
+      path, (guint)log->n_committed, log->first_uncommitted);
   return log;
 
   /* ERRORS */
@@ -224,7 +320,7 @@ accel_commit_log_close (AccelCommitLog *log)
     close (log->lock_fd);
   if (log->digests_fd >= 0)
     close (log->digests_fd);
-  g_hash_table_unref (log->committed);
+  g_array_unref (log->committed);
   g_free (log->dir);
   g_free (log->path);
   g_free (log);
@@ -243,7 +339,7 @@ accel_commit_log_contains (AccelCommitLog *log, guint64 sequence)
 {
   g_return_val_if_fail (log != NULL, FALSE);
 
-  return g_hash_table_contains (log->committed, &sequence);
+  return runs_contain (log->committed, sequence);
 }
 
 /**
@@ -289,7 +385,7 @@ accel_commit_log_get_n_committed (AccelCommitLog *log)
 {
   g_return_val_if_fail (log != NULL, 0);
 
-  return g_hash_table_size (log->committed);
+  return (guint)log->n_committed;
 }
 
 /**
@@ -356,8 +452,8 @@ accel_commit_log_sync (AccelCommitLog *log, GError **error)
   if (log->dirty && fsync (log->fd) != 0)
     return io_error (error, "cannot sync", log->path);
   if (log->dirty)
-    ACCEL_TRACE ("%s: synced, %u committed", log->path,
-        g_hash_table_size (log->committed));
+    ACCEL_TRACE (
+        "%s: synced, %u committed", log->path, (guint)log->n_committed);
   log->dirty = FALSE;
   log->last_sync = g_get_monotonic_time ();
   return TRUE;
@@ -415,27 +511,17 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
   return TRUE;
 }
 
-static gint
-compare_sequences (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-
-  return x < y ? -1 : x > y;
-}
-
 /* the sequences of @log in increasing order */
 static GArray *
 sorted_sequences (AccelCommitLog *log)
 {
-  GArray *seqs = g_array_sized_new (
-      FALSE, FALSE, sizeof (guint64), g_hash_table_size (log->committed));
-  GHashTableIter it;
-  gpointer key;
+  GArray *seqs
+      = g_array_sized_new (FALSE, FALSE, sizeof (guint64), log->n_committed);
 
-  g_hash_table_iter_init (&it, log->committed);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_array_append_val (seqs, *(guint64 *)key);
-  g_array_sort (seqs, compare_sequences);
+  for (guint i = 0; i < log->committed->len; i++)
+    for (guint64 seq = g_array_index (log->committed, Run, i).lo;
+         seq < g_array_index (log->committed, Run, i).hi; seq++)
+      g_array_append_val (seqs, seq);
   return seqs;
 }
 
@@ -499,8 +585,10 @@ rewrite (AccelCommitLog *log, GError **error)
 static void
 drop (AccelCommitLog *log, guint64 sequence)
 {
-  if (g_hash_table_remove (log->committed, &sequence))
-    log->first_uncommitted = MIN (log->first_uncommitted, sequence);
+  if (!runs_remove (log->committed, sequence))
+    return;
+  log->n_committed--;
+  log->first_uncommitted = MIN (log->first_uncommitted, sequence);
 }
 
 /**
@@ -526,13 +614,13 @@ accel_commit_log_forget (AccelCommitLog *log, const guint64 *sequences,
   g_return_val_if_fail (log != NULL, FALSE);
   g_return_val_if_fail (sequences != NULL || n_sequences == 0, FALSE);
 
-  before = g_hash_table_size (log->committed);
+  before = (guint)log->n_committed;
   for (guint i = 0; i < n_sequences; i++)
     drop (log, sequences[i]);
-  if (g_hash_table_size (log->committed) == before)
+  if ((guint)log->n_committed == before)
     return TRUE;
-  g_debug ("%s: forgot %u sequences", log->path,
-      before - g_hash_table_size (log->committed));
+  g_debug (
+      "%s: forgot %u sequences", log->path, before - (guint)log->n_committed);
   return rewrite (log, error);
 }
 
