@@ -5,6 +5,7 @@
 #include <accel/accel.h>
 #include <glib/gstdio.h>
 #include <gobject/gvaluecollector.h>
+#include <string.h>
 /* a core.checksum-sink's results */
 #include "accelcore.h"
 
@@ -112,6 +113,21 @@ accel_test_set_param_async (AccelStage *stage, const char *name, ...)
   va_end (ap);
   g_assert_null (problem);
   g_assert_true (accel_stage_set_param_async (stage, name, &value));
+}
+
+/* the process's resident bytes, from /proc/self/status (VmRSS: this
+ * machine's MemAvailable does not see pages as they are touched) */
+static inline gint64
+accel_test_resident_bytes (void)
+{
+  g_autofree gchar *status = NULL;
+  const char *line;
+
+  g_assert_true (
+      g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "\nVmRSS:");
+  g_assert_nonnull (line);
+  return (gint64)g_ascii_strtoull (line + strlen ("\nVmRSS:"), NULL, 10) * 1024;
 }
 
 /* removes @dir and everything in it (what a test run and the libraries it

@@ -29,20 +29,6 @@ test_host_allocation_past_available (void)
   g_test_message ("%s", error->message);
 }
 
-/* the process's resident bytes, from /proc/self/status */
-static gint64
-resident_bytes (void)
-{
-  g_autofree gchar *status = NULL;
-  const char *line;
-
-  g_assert_true (
-      g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
-  line = strstr (status, "\nVmRSS:");
-  g_assert_nonnull (line);
-  return (gint64)g_ascii_strtoull (line + strlen ("\nVmRSS:"), NULL, 10) * 1024;
-}
-
 /* a large host allocation's pages are touched as it is made, so that the
  * next one's check counts them: two that each fit but not together were
  * both granted, and the process killed as a stage zeroed them */
@@ -53,13 +39,13 @@ test_host_allocation_committed (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (AccelBuffer) buf = NULL;
   const gint64 size = 256 << 20;
-  gint64 before = resident_bytes ();
+  gint64 before = accel_test_resident_bytes ();
   AccelType t;
 
   accel_type_init_bytes (&t, ACCEL_MEMORY_HOST, size);
   buf = accel_buffer_new (host, &t, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (resident_bytes () - before, >=, size);
+  g_assert_cmpint (accel_test_resident_bytes () - before, >=, size);
 }
 
 int
