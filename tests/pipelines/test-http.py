@@ -572,27 +572,9 @@ def check_burst_built_once():
     builds of its metrics, each kept while younger than it took to build:
     each request built its own, on the main loop, and 63 of them held a
     SIGTERM and every other client for seconds (2.5-7 s at 1000 stages)"""
-    stages = 300
-    lines = ["pipeline: wide", "stages:",
-             "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}"]
-    lines += ["  - {name: s%d, kind: core.scale, params: {scale: 1}}" % i
-              for i in range(stages - 2)]
-    lines += ["  - {name: out, kind: core.null-sink}", "links:",
-              "  - src -> " + " -> ".join("s%d" % i for i in range(stages - 2))
-              + " -> out"]
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write("\n".join(lines) + "\n")
     env = dict(os.environ, G_MESSAGES_DEBUG="accel-http")
-    proc = subprocess.Popen(
-        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0", f.name],
-        stderr=subprocess.PIPE, text=True, env=env)
-    port = None
-    while port is None:
-        line = proc.stderr.readline()
-        if not line:
-            fail("accel-run ended before it served: status %s" % proc.wait())
-        m = re.match(r"accel-run: serving http://\S+:(\d+)/$", line.strip())
-        port = m and int(m.group(1))
+    path, proc, url = start_chain(300, [], env)
+    port = int(re.match(r"http://\S+:(\d+)/$", url).group(1))
     burst = [socket.create_connection(("127.0.0.1", port), timeout=30)
              for _ in range(63)]
     for sock in burst:
@@ -607,7 +589,7 @@ def check_burst_built_once():
     except subprocess.TimeoutExpired:
         proc.kill()
         err = proc.communicate()[1]
-    os.unlink(f.name)
+    os.unlink(path)
     builds = err.count("an answer built in")
     check(answered == 63 and 1 <= builds <= 16 and proc.returncode == 0,
           "63 scrapes at once answered from %d builds of the metrics "
@@ -664,13 +646,11 @@ def check_port_taken(url):
           "the rank that cannot serve is named: %r" % ranks.stderr)
 
 
-def check_ends_while_scraped():
-    """a run ends when its graph does, however busy its server: the end
-    was taken on the main loop after every ready request, and four
-    scrapers kept a finished run of 100 stages going for good."""
-    import threading
-    stages = 100
-    lines = ["pipeline: long", "stages:",
+def start_chain(stages, options, env=None):
+    """accel-run --http=0 with @options on a chain of @stages stages (a
+    test source, core.scale stages, a null sink) in a file of its own;
+    returns (the file, process, url), once it serves"""
+    lines = ["pipeline: chain", "stages:",
              "  - {name: src, kind: core.test-source, params: {shape: \"16\"}}"]
     lines += ["  - {name: s%d, kind: core.scale, params: {scale: 1}}" % i
               for i in range(stages - 2)]
@@ -680,15 +660,23 @@ def check_ends_while_scraped():
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write("\n".join(lines) + "\n")
     proc = subprocess.Popen(
-        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0", "--frames=3000",
-         f.name], stderr=subprocess.PIPE, text=True)
-    url = None
-    while url is None:
+        [ACCEL_RUN, "--backend=host", "--quiet", "--http=0"] + options
+        + [f.name], stderr=subprocess.PIPE, text=True, env=env)
+    while True:
         line = proc.stderr.readline()
         if not line:
             fail("accel-run ended before it served: status %s" % proc.wait())
         m = re.match(r"accel-run: serving (http://\S+/)$", line.strip())
-        url = m and m.group(1)
+        if m:
+            return f.name, proc, m.group(1)
+
+
+def check_ends_while_scraped():
+    """a run ends when its graph does, however busy its server: the end
+    was taken on the main loop after every ready request, and four
+    scrapers kept a finished run of 100 stages going for good."""
+    import threading
+    path, proc, url = start_chain(100, ["--frames=3000"])
     done = threading.Event()
 
     def scrape():
@@ -710,7 +698,7 @@ def check_ends_while_scraped():
     done.set()
     for t in scrapers:
         t.join()
-    os.unlink(f.name)
+    os.unlink(path)
     check(proc.returncode == 0,
           "a run of 3000 frames scraped by four clients ends with status 0 "
           "within 60 s: status %s after %.1f s"
