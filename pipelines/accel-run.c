@@ -2042,7 +2042,9 @@ main (int argc, char **argv)
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
-      "Exit status: 0 done, 1 runtime error, 2 invalid pipeline or usage.\n"
+      "Exit status: 0 done, 1 runtime error, 2 invalid pipeline or usage,\n"
+      "3 done with frames skipped or lost, 4 done with every frame but\n"
+      "some only after a retry, 130 stopped at once.\n"
       "With a GPU the pipeline runs in a supervised worker process.\n"
       "With --state-dir a run started again resumes where the last one's\n"
       "outputs end; a state directory of another pipeline (other stages,\n"
