@@ -363,7 +363,8 @@ dup_string_property (AccelStage *stage, const char *name)
 }
 
 /* the file a source reads (its "location", or the first location= of its
- * GStreamer "description": a filesrc's), or NULL */
+ * GStreamer "description": a filesrc's, not one it records into), or
+ * NULL */
 gchar *
 accel_graph_source_input (AccelStage *stage)
 {
@@ -377,103 +378,147 @@ accel_graph_source_input (AccelStage *stage)
     return location;
   description = dup_string_property (stage, "description");
   locations = accel_description_locations (description);
-  return g_strdup (locations[0]);
+  for (guint i = 0; locations[i]; i++)
+    if (!ACCEL_IS_FILE_OUTPUT (stage)
+        || !accel_file_output_writes (ACCEL_FILE_OUTPUT (stage), locations[i]))
+      return g_strdup (locations[i]);
+  return NULL;
 }
 
-/* the file @stage writes (a sink's, @writer set) or reads (a source's
- * location), as named; NULL for none */
-static gchar *
-stage_file (AccelStage *stage, gboolean *writer)
+/* a file a stage uses, as named */
+typedef struct
 {
-  *writer = ACCEL_IS_FILE_OUTPUT (stage);
-  return *writer ? accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))
-                 : accel_graph_source_input (stage);
+  gchar *path;
+  gboolean writes;
+} FileUse;
+
+/* the files @stage uses into @uses: the one it writes (a sink's, or what
+ * a source's description records) and the one it reads (a source's);
+ * returns how many, 0 to 2, each to be freed */
+static guint
+stage_files (AccelStage *stage, FileUse uses[2])
+{
+  guint n = 0;
+  gchar *path;
+
+  if (ACCEL_IS_FILE_OUTPUT (stage)
+      && (path = accel_file_output_get_path (ACCEL_FILE_OUTPUT (stage))))
+    uses[n++] = (FileUse){ path, TRUE };
+  if ((path = accel_graph_source_input (stage)))
+    uses[n++] = (FileUse){ path, FALSE };
+  return n;
+}
+
+static void
+clear_file_uses (FileUse *uses, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_free (uses[i].path);
 }
 
 /* a sink that writes a file per frame (a name pattern) writes any file of
  * that pattern: another stage's file among them is refused too, naming
  * both (only its first file was compared) */
 static gboolean
-check_pattern_files (AccelGraph *graph, GError **error)
+check_pattern_files (GPtrArray *stages, GError **error)
 {
-  for (guint i = 0; i < graph->order->len; i++)
+  for (guint i = 0; i < stages->len; i++)
     {
-      AccelStage *stage = graph->order->pdata[i];
+      AccelStage *stage = stages->pdata[i];
 
       if (!ACCEL_IS_FILE_OUTPUT (stage)
           || !ACCEL_FILE_OUTPUT_GET_IFACE (stage)->writes_name)
         continue;
-      for (guint j = 0; j < graph->order->len; j++)
+      for (guint j = 0; j < stages->len; j++)
         {
-          AccelStage *other = graph->order->pdata[j];
-          g_autofree gchar *path = NULL;
-          gboolean writer;
+          AccelStage *other = stages->pdata[j];
+          FileUse uses[2];
+          guint n = other == stage ? 0 : stage_files (other, uses);
 
-          if (other == stage)
-            continue;
-          path = stage_file (other, &writer);
-          if (!path
-              || !accel_file_output_writes (ACCEL_FILE_OUTPUT (stage), path))
-            continue;
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-              "stage '%s' (%s) %s %s, one of the files stage '%s' (%s) "
-              "writes: %s",
-              accel_stage_get_name (other), accel_stage_get_kind_name (other),
-              writer ? "writes" : "reads", path, accel_stage_get_name (stage),
-              accel_stage_get_kind_name (stage),
-              writer ? "their frames would mix in one file"
-                     : "the run would write over its own input");
-          return FALSE;
+          for (guint u = 0; u < n; u++)
+            {
+              if (!accel_file_output_writes (
+                      ACCEL_FILE_OUTPUT (stage), uses[u].path))
+                continue;
+              g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+                  "stage '%s' (%s) %s %s, one of the files stage '%s' (%s) "
+                  "writes: %s",
+                  accel_stage_get_name (other),
+                  accel_stage_get_kind_name (other),
+                  uses[u].writes ? "writes" : "reads", uses[u].path,
+                  accel_stage_get_name (stage),
+                  accel_stage_get_kind_name (stage),
+                  uses[u].writes ? "their frames would mix in one file"
+                                 : "the run would write over its own input");
+              clear_file_uses (uses, n);
+              return FALSE;
+            }
+          clear_file_uses (uses, n);
         }
     }
   return TRUE;
 }
 
+/* whether @use of @stage shares a file with a use seen before it (in
+ * @users, those that write also in @writes) in a way refused, set in
+ * @error naming the two stages; records @use where it is the first */
+static gboolean
+file_use_clashes (AccelStage *stage, const FileUse *use, GHashTable *users,
+    GHashTable *writes, GError **error)
+{
+  gchar *key = accel_file_identity (use->path);
+  gboolean other_writes;
+  AccelStage *other;
+
+  if (!key)
+    return FALSE;
+  if (!(other = g_hash_table_lookup (users, key)))
+    {
+      g_hash_table_insert (users, key, stage);
+      if (use->writes)
+        g_hash_table_add (writes, key);
+      return FALSE;
+    }
+  other_writes = g_hash_table_contains (writes, key);
+  g_free (key);
+  /* two sources may read one file */
+  if (!use->writes && !other_writes)
+    return FALSE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s) %s %s, which stage '%s' (%s) %s: %s",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+      use->writes ? "writes" : "reads", use->path, accel_stage_get_name (other),
+      accel_stage_get_kind_name (other), other_writes ? "writes" : "reads",
+      use->writes && other_writes ? "their frames would mix in one file"
+                                  : "the run would write over its own input");
+  return TRUE;
+}
+
 /* two sinks that write one file mix their frames in it, and a sink that
  * writes a source's file writes over the run's own input: both refused,
- * naming the two stages */
+ * naming the two stages. Checked before the stages negotiate: a source
+ * prerolls its description there, which opens the files it records into */
 static gboolean
-check_shared_files (AccelGraph *graph, GError **error)
+check_shared_files (GPtrArray *stages, GError **error)
 {
   g_autoptr (GHashTable) users
       = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GHashTable) writes = g_hash_table_new (g_str_hash, g_str_equal);
 
-  for (guint i = 0; i < graph->order->len; i++)
+  for (guint i = 0; i < stages->len; i++)
     {
-      AccelStage *stage = graph->order->pdata[i];
-      g_autofree gchar *path = NULL;
-      gboolean writer, other_writes;
-      gchar *key;
-      AccelStage *other;
+      AccelStage *stage = stages->pdata[i];
+      FileUse uses[2];
+      guint n = stage_files (stage, uses);
+      gboolean clash = FALSE;
 
-      path = stage_file (stage, &writer);
-      key = accel_file_identity (path);
-
-      if (!key)
-        continue;
-      if (!(other = g_hash_table_lookup (users, key)))
-        {
-          g_hash_table_insert (users, key, stage);
-          if (writer)
-            g_hash_table_add (writes, key);
-          continue;
-        }
-      other_writes = g_hash_table_contains (writes, key);
-      g_free (key);
-      /* two sources may read one file */
-      if (!writer && !other_writes)
-        continue;
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (%s) %s %s, which stage '%s' (%s) %s: %s",
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-          writer ? "writes" : "reads", path, accel_stage_get_name (other),
-          accel_stage_get_kind_name (other), other_writes ? "writes" : "reads",
-          writer && other_writes ? "their frames would mix in one file"
-                                 : "the run would write over its own input");
-      return FALSE;
+      for (guint u = 0; u < n && !clash; u++)
+        clash = file_use_clashes (stage, &uses[u], users, writes, error);
+      clear_file_uses (uses, n);
+      if (clash)
+        return FALSE;
     }
-  return check_pattern_files (graph, error);
+  return check_pattern_files (stages, error);
 }
 
 /* a stage that writes or reads a file of the graph's state in its
@@ -491,24 +536,28 @@ accel_graph_check_state_files (AccelGraph *graph, const char *dir,
   for (guint i = 0; inside && i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      g_autofree gchar *path = NULL;
-      gboolean writer;
-      g_autofree gchar *key = NULL;
+      FileUse uses[2];
+      guint n = stage_files (stage, uses);
 
-      path = stage_file (stage, &writer);
-      key = file_key (path);
+      for (guint u = 0; u < n; u++)
+        {
+          g_autofree gchar *key = file_key (uses[u].path);
 
-      if (!key || !g_str_has_prefix (key, inside)
-          || strchr (key + strlen (inside), '/')
-          || !is_state (key + strlen (inside)))
-        continue;
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "stage '%s' (%s) %s %s, a file of the state directory %s: the "
-          "run would %s",
-          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
-          writer ? "writes" : "reads", path, dir,
-          writer ? "write over its own state" : "read its own state");
-      return FALSE;
+          if (!key || !g_str_has_prefix (key, inside)
+              || strchr (key + strlen (inside), '/')
+              || !is_state (key + strlen (inside)))
+            continue;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s' (%s) %s %s, a file of the state directory %s: "
+              "the run would %s",
+              accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+              uses[u].writes ? "writes" : "reads", uses[u].path, dir,
+              uses[u].writes ? "write over its own state"
+                             : "read its own state");
+          clear_file_uses (uses, n);
+          return FALSE;
+        }
+      clear_file_uses (uses, n);
     }
   return TRUE;
 }
@@ -546,7 +595,8 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
           "graph '%s' has no stages", graph->name);
       return FALSE;
     }
-  if (!check_names (graph, error) || !sort_stages (graph, sorted, error))
+  if (!check_names (graph, error) || !sort_stages (graph, sorted, error)
+      || !check_shared_files (sorted, error))
     return FALSE;
 
   g_clear_pointer (&graph->order, g_ptr_array_unref);
@@ -571,8 +621,7 @@ accel_graph_prepare (AccelGraph *graph, GError **error)
       g_ptr_array_add (graph->order, g_object_ref (stage));
     }
 
-  if (!check_shared_files (graph, error)
-      || !accel_graph_check_descriptors (graph, error)
+  if (!accel_graph_check_descriptors (graph, error)
       || !accel_graph_check_threads (graph, error))
     goto failed;
   for (guint i = 0; i < graph->order->len; i++)

@@ -2165,10 +2165,13 @@ report_syntax (Loader *l, yaml_parser_t *parser, const char *yaml)
 
 /* a stage that writes its frames into the pipeline file @file itself (a
  * location mistyped: p.yaml for p.raw) wrote over it, and the run went
- * on as if nothing were wrong: reported at its location */
-static void
+ * on as if nothing were wrong: reported at its location. Returns whether
+ * it reported one */
+static gboolean
 report_writes_itself (Loader *l, const struct stat *file)
 {
+  guint before = l->problems->len + l->n_dropped;
+
   for (guint i = 0; i < l->decls->len; i++)
     {
       Decl *decl = l->decls->pdata[i];
@@ -2190,6 +2193,7 @@ report_writes_itself (Loader *l, const struct stat *file)
       report (
           l, problem_mark (l, decl, problem, strlen (about)), "%s", problem);
     }
+  return l->problems->len + l->n_dropped > before;
 }
 
 /* the graph of @yaml, read from the file @file where it is one */
@@ -2274,6 +2278,10 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
   yaml_parser_delete (&parser);
 
   load_root (&l, root, overrides);
+  /* before preparing: a source's description that records what it reads
+   * opens its file as it prerolls */
+  if (l.graph && !l.incomplete && file && report_writes_itself (&l, file))
+    goto free_doc;
   if (l.graph && !l.incomplete && !accel_graph_prepare (l.graph, &prep_error))
     report_prepare (&l, prep_error);
   else if (l.graph && !l.incomplete)
@@ -2282,8 +2290,6 @@ load_yaml (const char *yaml, const char *origin, const struct stat *file,
       GPtrArray *notes = accel_graph_get_notes (l.graph);
       for (guint i = 0; i < notes->len; i++)
         g_debug ("%s: %s", l.origin, (const char *)notes->pdata[i]);
-      if (file)
-        report_writes_itself (&l, file);
     }
 
 free_doc:

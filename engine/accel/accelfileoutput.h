@@ -14,14 +14,14 @@ G_DECLARE_INTERFACE (
 /**
  * AccelFileOutputInterface:
  * @get_path: the file the stage writes first (for a pattern, the one of
- *   sequence 0), or %NULL when it writes none. Prepare checks that it can
- *   be written. Called from the thread that builds the graph, after the
- *   stage negotiated.
+ *   sequence 0), or %NULL when it writes none, from its properties alone.
+ *   Prepare checks that it can be written. Called from the thread that
+ *   builds the graph, before the stage negotiates and after.
  * @writes_name: for a stage that writes a file per frame (a name pattern):
  *   whether @name, a file name without its directory, is one of the files
  *   it writes in the directory of @get_path's. %NULL: it writes the one
  *   file @get_path says. Called from the thread that builds the graph,
- *   after the stage negotiated.
+ *   before the stage negotiates and after.
  * @verify: compares what the output holds with @log, the commit log of an
  *   earlier run, and takes out of @log (accel_commit_log_forget()) every
  *   sequence whose output is missing, cut short or out of order, so that
@@ -30,7 +30,8 @@ G_DECLARE_INTERFACE (
  *   checked or repaired that way. Called from the thread that starts the
  *   graph, before the stage starts.
  *
- * Implemented by sinks that write files, so that a graph checks their
+ * Implemented by stages that write files (sinks; a source whose
+ * description records what it reads), so that a graph checks their
  * locations when it is prepared and, resuming from a state directory,
  * what the files hold against the commit logs.
  */

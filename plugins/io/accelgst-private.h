@@ -47,6 +47,8 @@ gboolean accel_gst_watch_wait_error (
 gboolean accel_gst_watch_wait_eos (
     AccelGstWatch *watch, gint64 timeout_us, GError **error);
 
+void accel_gst_description_files (
+    const char *description, GStrv *reads, GStrv *writes);
 GstElement *accel_gst_pipeline_new (AccelStage *stage, const char *description,
     const char *full, AccelGstWatch *watch, GError **error);
 void accel_gst_pipeline_free (GstElement *pipeline);

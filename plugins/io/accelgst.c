@@ -214,6 +214,59 @@ on_bus_message (GstBus *bus, GstMessage *msg, gpointer user_data)
   return GST_BUS_DROP;
 }
 
+/* whether the element factory @name makes elements with no source pads:
+ * a sink, whose location is a file it writes (filesink, multifilesink,
+ * splitmuxsink, hlssink2); %FALSE for a name that is no factory */
+static gboolean
+factory_is_sink (const char *name)
+{
+  g_autoptr (GstElementFactory) factory = gst_element_factory_find (name);
+  const GList *templates;
+
+  if (!factory)
+    return FALSE;
+  templates = gst_element_factory_get_static_pad_templates (factory);
+  for (const GList *l = templates; l; l = l->next)
+    if (((GstStaticPadTemplate *)l->data)->direction == GST_PAD_SRC)
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * accel_gst_description_files:
+ * @description: a gst-launch description
+ * @reads: (out) (transfer full): the locations its other elements name
+ *   (a filesrc's), in order
+ * @writes: (out) (transfer full): the locations its sinks name, in order
+ *
+ * The files @description reads and writes, from its words, without
+ * building it (building opens nothing, but prerolling opens a filesink's
+ * file and empties it): each `location=` belongs to the element named
+ * before it.
+ */
+void
+accel_gst_description_files (
+    const char *description, GStrv *reads, GStrv *writes)
+{
+  g_autoptr (GStrvBuilder) read = g_strv_builder_new ();
+  g_autoptr (GStrvBuilder) written = g_strv_builder_new ();
+  g_auto (GStrv) words = NULL;
+  gboolean sink = FALSE;
+
+  if (description && g_shell_parse_argv (description, NULL, &words, NULL))
+    for (guint i = 0; words[i]; i++)
+      {
+        const char *w = words[i];
+
+        if (g_str_has_prefix (w, "location=") && w[9])
+          g_strv_builder_add (sink ? written : read, w + strlen ("location="));
+        else if (!strchr (w, '=') && !strchr (w, '.') && !g_str_equal (w, "!"))
+          sink = factory_is_sink (w);
+      }
+  *reads = g_strv_builder_end (read);
+  *writes = g_strv_builder_end (written);
+}
+
 /**
  * accel_gst_pipeline_new:
  * @stage: the stage it is for, for error messages

@@ -349,10 +349,12 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
 static gchar *
 accel_gst_sink_get_path (AccelFileOutput *output)
 {
-  g_auto (GStrv) locations
-      = accel_description_locations (ACCEL_GST_SINK (output)->description);
+  g_auto (GStrv) reads = NULL;
+  g_auto (GStrv) writes = NULL;
 
-  return g_strdup (locations[0]);
+  accel_gst_description_files (
+      ACCEL_GST_SINK (output)->description, &reads, &writes);
+  return g_strdup (writes[0]);
 }
 
 static void

@@ -7,7 +7,9 @@
 #include "accelgstcuda-private.h"
 #include "accelio-private.h"
 
+#include <glib/gstdio.h>
 #include <gst/app/gstappsink.h>
+#include <sys/stat.h>
 
 /* frames read ahead of the GPU's copies */
 #define RING_SLOTS 3
@@ -40,7 +42,14 @@ struct _AccelGstSource
   gboolean failed;      /* an element's error was said: nothing more comes */
 };
 
-G_DEFINE_FINAL_TYPE (AccelGstSource, accel_gst_source, ACCEL_TYPE_STAGE)
+static void accel_gst_source_file_output_init (AccelFileOutputInterface *iface);
+
+/* a description may record what it reads (a tee to a filesink): the graph
+ * checks that file as it checks a sink's */
+G_DEFINE_FINAL_TYPE_WITH_CODE (AccelGstSource, accel_gst_source,
+    ACCEL_TYPE_STAGE,
+    G_IMPLEMENT_INTERFACE (
+        ACCEL_TYPE_FILE_OUTPUT, accel_gst_source_file_output_init))
 
 enum
 {
@@ -192,6 +201,39 @@ first_is_page_locked (AccelGstSource *self)
              gst_sample_get_buffer (sample), self->cuda);
 }
 
+/* the files the description writes can be written and are none it reads:
+ * checked before it prerolls, which opens them and empties them */
+static gboolean
+check_written_files (AccelGstSource *self, GError **error)
+{
+  AccelStage *stage = ACCEL_STAGE (self);
+  g_auto (GStrv) reads = NULL;
+  g_auto (GStrv) writes = NULL;
+
+  accel_gst_description_files (self->description, &reads, &writes);
+  for (guint i = 0; writes[i]; i++)
+    {
+      GStatBuf written, read;
+
+      if (!accel_file_output_check_writable (stage, writes[i], error))
+        return FALSE;
+      if (g_stat (writes[i], &written) != 0 || !S_ISREG (written.st_mode))
+        continue;
+      for (guint j = 0; reads[j]; j++)
+        {
+          if (g_stat (reads[j], &read) != 0 || read.st_ino != written.st_ino
+              || read.st_dev != written.st_dev)
+            continue;
+          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+              "stage '%s' (io.gst-source): its description writes %s, "
+              "which it reads: the run would write over its own input",
+              accel_stage_get_name (stage), writes[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 build (AccelGstSource *self, GError **error)
 {
@@ -207,6 +249,8 @@ build (AccelGstSource *self, GError **error)
           accel_stage_get_name (stage));
       return FALSE;
     }
+  if (!check_written_files (self, error))
+    return FALSE;
   description
       = g_strdup_printf ("%s ! appsink name=accelsink", self->description);
   self->pipeline = accel_gst_pipeline_new (
@@ -633,6 +677,25 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
       ACCEL_DIM_ANY, ACCEL_DIM_ANY);
   accel_stage_class_add_port (
       stage_class, ACCEL_PORT_OUTPUT, "out", &out, "the description's images");
+}
+
+/* the first file its description writes (a tee's filesink recording
+ * what it reads), or NULL */
+static gchar *
+accel_gst_source_get_path (AccelFileOutput *output)
+{
+  g_auto (GStrv) reads = NULL;
+  g_auto (GStrv) writes = NULL;
+
+  accel_gst_description_files (
+      ACCEL_GST_SOURCE (output)->description, &reads, &writes);
+  return g_strdup (writes[0]);
+}
+
+static void
+accel_gst_source_file_output_init (AccelFileOutputInterface *iface)
+{
+  iface->get_path = accel_gst_source_get_path;
 }
 
 static void

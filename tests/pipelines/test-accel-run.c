@@ -1771,6 +1771,18 @@ contents (const char *path)
   return g_bytes_new_take (data, len);
 }
 
+/* writes @size bytes of a pattern to @path and returns them */
+static GBytes *
+write_pattern (const char *path, gsize size)
+{
+  guint8 *bytes = g_malloc (size);
+
+  for (gsize i = 0; i < size; i++)
+    bytes[i] = (guint8)(i * 7);
+  g_assert_true (g_file_set_contents (path, (const char *)bytes, size, NULL));
+  return g_bytes_new_take (bytes, size);
+}
+
 static void
 assert_contents (const char *path, GBytes *expected)
 {
@@ -4752,14 +4764,9 @@ test_gst_sink_files_checked (void)
       "\"filesink location=%s\"}}\n"
       "links: [p -> out]\n",
       sc.yaml);
-  g_autoptr (GBytes) before = NULL, after = NULL;
-  guint8 frames[3 * 8 * 8 * 4];
+  g_autoptr (GBytes) before = write_pattern (input, 3 * 8 * 8 * 4);
+  g_autoptr (GBytes) after = NULL;
 
-  for (guint i = 0; i < sizeof frames; i++)
-    frames[i] = (guint8)(i * 7);
-  g_assert_true (
-      g_file_set_contents (input, (const char *)frames, sizeof frames, NULL));
-  before = contents (input);
   expect_in (2,
       "stage 'gst-sink0' (io.gst-sink) writes in.raw, which stage "
       "'raw-file-source0' (io.raw-file-source) reads: the run would write "
@@ -4802,6 +4809,73 @@ test_gst_sink_files_checked (void)
   after = contents (sc.yaml);
   g_assert_cmpmem (g_bytes_get_data (after, NULL), g_bytes_get_size (after),
       self, strlen (self));
+}
+
+/* an io.gst-source's description may record what it reads (a tee to a
+ * filesink): that file is checked as a sink's is, before the description
+ * prerolls, which opens it. It was taken for a file the source reads:
+ * --validate emptied the pipeline file, a run emptied another source's
+ * input or its own, status 0 */
+static void
+test_gst_source_recording_checked (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *input = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree gchar *record = g_build_filename (sc.dir, "rec.raw", NULL);
+  /* a description that records into %s */
+#define RECORDING                                                              \
+  "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=8,height=8 ! "   \
+  "tee name=t ! queue ! filesink location=%s t. ! queue"
+  g_autofree gchar *into_input = g_strdup_printf (
+      "io.gst-source description=\"" RECORDING "\" ! core.checksum-sink "
+      "io.raw-file-source location=in.raw format=RGBA8 width=8 height=8 ! "
+      "core.checksum-sink",
+      "in.raw");
+  g_autofree gchar *into_self = g_strdup_printf (
+      "pipeline: self\n"
+      "stages:\n"
+      "  - {name: in, kind: io.gst-source, params: {description: \"" RECORDING
+      "\"}}\n"
+      "  - {name: out, kind: core.checksum-sink}\n"
+      "links: [in -> out]\n",
+      sc.yaml);
+  g_autofree gchar *recording = g_strdup_printf (
+      "io.gst-source description=\"" RECORDING "\" ! core.checksum-sink",
+      "rec.raw");
+#undef RECORDING
+  g_autoptr (GBytes) before = write_pattern (input, 3 * 8 * 8 * 4);
+  g_autoptr (GBytes) after = NULL, self = NULL, recorded = NULL;
+  Result r = { 0 };
+
+  expect_in (2,
+      "stage 'raw-file-source0' (io.raw-file-source) reads in.raw, which "
+      "stage 'gst-source0' (io.gst-source) writes: the run would write over "
+      "its own input",
+      sc.dir, "--no-supervise", "-e", into_input, NULL);
+  expect_in (2,
+      "stage 'gst-source0' (io.gst-source): its description writes in.raw, "
+      "which it reads",
+      sc.dir, "--no-supervise", "-e",
+      "io.gst-source description=\"filesrc location=in.raw ! rawvideoparse "
+      "format=rgba width=8 height=8 ! tee name=t ! queue ! filesink "
+      "location=in.raw t. ! queue\" ! core.checksum-sink",
+      NULL);
+  after = contents (input);
+  g_assert_true (g_bytes_equal (before, after));
+
+  g_assert_true (g_file_set_contents (sc.yaml, into_self, -1, NULL));
+  expect_in (
+      2, "is the pipeline file itself", sc.dir, "--validate", sc.yaml, NULL);
+  self = contents (sc.yaml);
+  g_assert_cmpmem (g_bytes_get_data (self, NULL), g_bytes_get_size (self),
+      into_self, strlen (into_self));
+
+  /* a recording into a file of its own is what it was */
+  run_in (&r, sc.dir, "--no-supervise", "--quiet", "-e", recording, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  recorded = contents (record);
+  g_assert_cmpuint (g_bytes_get_size (recorded), ==, 3 * 8 * 8 * 4);
 }
 
 /* an io.png-sink writes a file per frame: any file of its pattern is one
@@ -5353,6 +5427,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/gst-sink-to-stdout", test_gst_sink_to_stdout);
   g_test_add_func (
       "/accel-run/gst-sink-files-checked", test_gst_sink_files_checked);
+  g_test_add_func ("/accel-run/gst-source-recording-checked",
+      test_gst_source_recording_checked);
   g_test_add_func (
       "/accel-run/png-pattern-files-checked", test_png_pattern_files_checked);
   g_test_add_func (
