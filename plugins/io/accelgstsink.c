@@ -127,28 +127,39 @@ watch_sink_element (const GValue *item, GValue *ret, gpointer user_data)
   return TRUE;
 }
 
-/* a pipeline that failed drops what it held: the frames pushed that did
- * not reach every one of its sink elements (pushed less the least any
- * reached) are lost, though their render () had returned. Exact where the
- * description passes frames one for one; an encoder or a muxer may make
- * more buffers or fewer, and a sink element with request pads only is not
- * counted */
-static void
-count_lost_in_pipeline (AccelGstSink *self)
+/* the frames pushed that did not reach every one of the description's
+ * sink elements (pushed less the least any reached): exact where it
+ * passes frames one for one; an encoder or a muxer may make more buffers
+ * or fewer. G_MAXUINT64 where no sink element is counted (one with
+ * request pads only) */
+static guint64
+get_n_unreached (AccelGstSink *self)
 {
   guint64 reached = G_MAXUINT64;
 
   for (guint i = 0; i < self->reached->len; i++)
     reached = MIN (reached,
         __atomic_load_n ((guint64 *)self->reached->pdata[i], __ATOMIC_RELAXED));
-  if (self->reached->len == 0 || reached >= self->pushed)
+  if (self->reached->len == 0)
+    return G_MAXUINT64;
+  return reached >= self->pushed ? 0 : self->pushed - reached;
+}
+
+/* a pipeline that failed drops what it held: the frames that did not
+ * reach its sinks are lost, though their render () had returned */
+static void
+count_lost_in_pipeline (AccelGstSink *self)
+{
+  guint64 unreached = get_n_unreached (self);
+
+  if (unreached == 0 || unreached == G_MAXUINT64)
     return;
   g_debug ("stage '%s': the GStreamer pipeline failed with %" G_GUINT64_FORMAT
            " frames on their way",
-      accel_stage_get_name (ACCEL_STAGE (self)), self->pushed - reached);
-  accel_stage_count_lost (ACCEL_STAGE (self), self->pushed - reached);
+      accel_stage_get_name (ACCEL_STAGE (self)), unreached);
+  accel_stage_count_lost (ACCEL_STAGE (self), unreached);
   /* counted once: a stop after the end of stream counts again */
-  self->pushed = reached;
+  self->pushed -= unreached;
 }
 
 /* the error the pipeline posted, if any, fails the frame now in render () */
@@ -519,6 +530,51 @@ get_unprerolled (AccelGstSink *self)
       sinks);
 }
 
+/* the pipeline's end of stream came, ours or its own */
+static gboolean
+pipeline_ended (AccelGstSink *self)
+{
+  gboolean ended;
+
+  g_mutex_lock (&self->watch.lock);
+  ended = self->watch.eos;
+  g_mutex_unlock (&self->watch.lock);
+  return ended;
+}
+
+/* the end of stream came. Where the appsrc's last push was refused, an
+ * element ended the stream (one that ends it after so many buffers) and
+ * dropped the frames that reached no sink, which a run ending 0 said
+ * nothing of: counted lost, where the description is counted; where not,
+ * its files may lack the last frames */
+static gboolean
+finished_whole (AccelGstSink *self, GError **error)
+{
+  g_autoptr (GstPad) pad
+      = gst_element_get_static_pad (GST_ELEMENT (self->appsrc), "src");
+  guint64 unreached;
+
+  if (gst_pad_get_last_flow_return (pad) != GST_FLOW_EOS
+      || (unreached = get_n_unreached (self)) == 0)
+    return TRUE;
+  if (unreached == G_MAXUINT64)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+          "the GStreamer pipeline ended its stream before the graph did: "
+          "its files may lack the last of the %" G_GUINT64_FORMAT
+          " frames it was given",
+          self->pushed);
+      return FALSE;
+    }
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "the GStreamer pipeline ended its stream before the graph did: the "
+      "last %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+      " frames it was given reached none of its sinks",
+      unreached, self->pushed);
+  count_lost_in_pipeline (self);
+  return FALSE;
+}
+
 /* end of stream into the appsrc, then the wait for the pipeline's own: only
  * then are its files complete */
 static gboolean
@@ -560,7 +616,7 @@ finish (AccelGstSink *self, GError **error)
    * as long as its start (end of stream prerolls a sink it reaches) */
   first_ms = MIN (self->start_timeout_ms, self->eos_timeout_ms);
   if (accel_gst_watch_wait_eos (&self->watch, first_ms * 1000, &local))
-    return TRUE;
+    return finished_whole (self, error);
   if (g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
     {
       unprerolled = get_unprerolled (self);
@@ -569,7 +625,7 @@ finish (AccelGstSink *self, GError **error)
           g_clear_error (&local);
           if (accel_gst_watch_wait_eos (&self->watch,
                   (self->eos_timeout_ms - first_ms) * 1000, &local))
-            return TRUE;
+            return finished_whole (self, error);
         }
       if (g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT))
         {
@@ -602,8 +658,10 @@ accel_gst_sink_stop (AccelStage *stage)
   /* stopped before the end of the stream: still close the files (an error
    * the pipeline posted already failed a frame or the end of stream), but
    * for a pipeline that took no frame for the watchdog: a restart waited
-   * out eos-timeout (30 s by default) on it */
-  if (accel_gst_watch_get_error (&self->watch, NULL) || self->stuck)
+   * out eos-timeout (30 s by default) on it; one that ended its stream
+   * before the graph did failed a frame saying so */
+  if (accel_gst_watch_get_error (&self->watch, NULL) || self->stuck
+      || (self->playing && pipeline_ended (self)))
     {
       self->playing = FALSE;
       count_lost_in_pipeline (self);
@@ -691,14 +749,10 @@ wait_for_room (AccelGstSink *self, guint64 sequence, GError **error)
       gint64 until = now + ACCEL_IO_WAIT_SLICE_US;
       gint64 watchdog_ms = 0;
       g_autofree gchar *unprerolled = NULL;
-      gboolean ended;
 
       if (take_watch_error (self, error))
         return FALSE;
-      g_mutex_lock (&watch->lock);
-      ended = watch->eos;
-      g_mutex_unlock (&watch->lock);
-      if (ended)
+      if (pipeline_ended (self))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
               "the GStreamer pipeline ended its stream before the graph "

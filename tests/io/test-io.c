@@ -2586,6 +2586,52 @@ test_gst_sink_early_eos (void)
       "the GStreamer pipeline ended its stream before the graph did"));
 }
 
+/* a description that ends its stream as the graph's last frame comes (an
+ * element refusing it to end the stream) dropped that frame, and the run
+ * ended as if it were written: the frames that reached none of its sinks
+ * are counted lost and fail the end of stream. One that takes every
+ * frame ends whole */
+static void
+test_gst_sink_ends_at_last_frame (void)
+{
+  static const char *const need[] = { "identity", "fakesink", NULL };
+
+  if (!have_elements (need))
+    return;
+  for (guint eos_after = 10; eos_after <= 11; eos_after++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *description
+          = g_strdup_printf ("identity eos-after=%u ! fakesink", eos_after);
+      AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+      AccelStage *sink = accel_test_stage (g, "io.gst-sink", "out");
+      gboolean ran;
+
+      g_object_set (src, "format", "RGBA8", "width", 16, "height", 8,
+          "num-buffers", (gint64)10, NULL);
+      g_object_set (sink, "description", description, "on-fault",
+          ACCEL_SUPERVISION_ESCALATE, NULL);
+      test_link (g, "src", "out");
+      ran = accel_graph_run (g, &error);
+      g_test_message (
+          "eos-after=%u: %s", eos_after, error ? error->message : "whole");
+      if (eos_after == 11)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ran);
+          g_assert_cmpuint (accel_stage_get_n_lost (sink), ==, 0);
+          continue;
+        }
+      g_assert_false (ran);
+      g_assert_nonnull (error);
+      g_assert_nonnull (strstr (error->message,
+          "the last 1 of the 10 frames it was given reached none of its "
+          "sinks"));
+      g_assert_cmpuint (accel_stage_get_n_lost (sink), ==, 1);
+    }
+}
+
 /* core.test-source (RGBA8 16x8) into io.gst-sink of @description, which
  * the graph's preparation refuses with @code: the error, taken */
 static GError *
@@ -3221,6 +3267,8 @@ main (int argc, char **argv)
       test_gst_source_preroll_interrupted);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
+  g_test_add_func (
+      "/io/gst-sink/ends-at-last-frame", test_gst_sink_ends_at_last_frame);
   g_test_add_func ("/io/gst-sink/refuses-frames", test_gst_sink_refuses_frames);
   g_test_add_func (
       "/io/gst-sink/location-checked", test_gst_sink_location_checked);
