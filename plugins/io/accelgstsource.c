@@ -39,6 +39,9 @@ struct _AccelGstSource
   GstCudaContext *cuda; /* GPU: the context the description shares */
   gboolean cuda_memory; /* the appsink gets CUDA memory */
   gboolean page_locked; /* or system memory from our page-locked pool */
+  gboolean erred;       /* an element posted an error: what the appsink
+                           holds is given before it */
+  guint n_drained;      /* samples given since */
   gboolean failed;      /* an element's error was said: nothing more comes */
 };
 
@@ -313,6 +316,8 @@ accel_gst_source_start (AccelStage *stage, GError **error)
   const AccelType *want = accel_stage_get_output_type (stage, 0);
 
   self->failed = FALSE;
+  self->erred = FALSE;
+  self->n_drained = 0;
   /* a restart builds the description again, which gives a file or a test
    * pattern from its first image: frames already handed on would come
    * again under new numbers. Only a live description goes on */
@@ -370,6 +375,27 @@ accel_gst_source_stop (AccelStage *stage)
   teardown (self);
 }
 
+/* after an element's error: the samples that reached the appsink before
+ * it, then the error. Those the appsink holds at most, so a branch of the
+ * description that still feeds it ends too; they were dropped, and the
+ * run said the error came after fewer frames than it did */
+static GstSample *
+drain_after_error (AccelGstSource *self, GError **error)
+{
+  GstSample *sample = NULL;
+
+  if (self->n_drained <= APPSINK_QUEUE)
+    sample = gst_app_sink_try_pull_sample (self->appsink, 0);
+  if (sample)
+    {
+      self->n_drained++;
+      return sample;
+    }
+  self->failed = TRUE;
+  accel_gst_watch_get_error (&self->watch, error);
+  return NULL;
+}
+
 /* the next sample; NULL at end of stream, on an error (set) or when the
  * thread is wanted elsewhere (@yield set) */
 static GstSample *
@@ -389,14 +415,17 @@ next_sample (AccelGstSource *self, gboolean *yield, GError **error)
 
       /* an element's error ends the stage even while another branch of the
        * description still feeds the appsink */
-      if ((self->failed = accel_gst_watch_get_error (&self->watch, error)))
-        return NULL;
+      self->erred
+          = self->erred || accel_gst_watch_get_error (&self->watch, NULL);
+      if (self->erred)
+        return drain_after_error (self, error);
       sample = gst_app_sink_try_pull_sample (
           self->appsink, ACCEL_IO_WAIT_SLICE_US * GST_USECOND);
       if (sample)
         return sample;
-      if ((self->failed = accel_gst_watch_get_error (&self->watch, error))
-          || gst_app_sink_is_eos (self->appsink))
+      if (accel_gst_watch_get_error (&self->watch, NULL))
+        continue;
+      if (gst_app_sink_is_eos (self->appsink))
         return NULL;
       if (accel_stage_should_yield (ACCEL_STAGE (self)))
         {

@@ -2257,6 +2257,38 @@ test_gst_source_count (void)
   g_assert_cmpint (type->dims[1], ==, 64);
 }
 
+/* an element's error after so many images: the images that reached the
+ * appsink before it are handed on, then the error. Those the appsink held
+ * were dropped: the stage handed on 5, 6 or 9 of the 9 images, by timing.
+ * (The graph then stops at once: what the sink had still to take may not
+ * reach it) */
+static void
+test_gst_source_error_after_images (void)
+{
+  static const char *const need[] = { "videotestsrc", "identity", NULL };
+
+  if (!have_elements (need))
+    return;
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, "io.gst-source", "src");
+
+      accel_test_stage (g, "core.checksum-sink", "sink");
+      g_object_set (src, "description",
+          "videotestsrc num-buffers=20 ! "
+          "video/x-raw,format=RGBA,width=8,height=8 ! identity error-after=10",
+          "on-fault", ACCEL_SUPERVISION_ESCALATE, NULL);
+      test_link (g, "src", "sink");
+      g_assert_false (accel_graph_run (g, &error));
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "Failed after iterations"));
+      g_assert_cmpuint (accel_stage_get_n_processed (src), ==, 9);
+    }
+}
+
 /* sync turned on while the description runs holds the images to their
  * timestamps from then on (it was accepted, read back, and taken only by
  * the next pipeline: 30 images at 10/1 came at once) */
@@ -3267,6 +3299,8 @@ main (int argc, char **argv)
       test_gst_source_preroll_interrupted);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
+  g_test_add_func (
+      "/io/gst-source/error-after-images", test_gst_source_error_after_images);
   g_test_add_func (
       "/io/gst-sink/ends-at-last-frame", test_gst_sink_ends_at_last_frame);
   g_test_add_func ("/io/gst-sink/refuses-frames", test_gst_sink_refuses_frames);
