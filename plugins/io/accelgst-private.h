@@ -49,6 +49,10 @@ gboolean accel_gst_watch_wait_eos (
 
 void accel_gst_description_files (
     const char *description, GStrv *reads, GStrv *writes);
+gboolean accel_gst_pipeline_check_elements (AccelStage *stage,
+    GstElement *pipeline, GstIteratorFoldFunction check, GError **error);
+gboolean accel_gst_check_location_pattern (
+    const GValue *item, GValue *ret, gpointer user_data);
 GstElement *accel_gst_pipeline_new (AccelStage *stage, const char *description,
     const char *full, AccelGstWatch *watch, GError **error);
 void accel_gst_pipeline_free (GstElement *pipeline);

@@ -267,6 +267,105 @@ accel_gst_description_files (
   *writes = g_strv_builder_end (written);
 }
 
+/* the elements that fill their location with a number, by printf () */
+static const char *const numbering_factories[]
+    = { "multifilesink", "multifilesrc", "splitmuxsink", "hlssink", "hlssink2",
+        "imagesequencesrc", NULL };
+
+/* whether @pattern has at most one conversion, of an int (%d, %05d, %u,
+ * %x): the one number printf () is given. Anything else read what was
+ * never passed (%s crashed, %n aborted) */
+static gboolean
+is_number_pattern (const char *pattern)
+{
+  guint n = 0;
+
+  for (const char *p = pattern; (p = strchr (p, '%')); p++)
+    {
+      if (p[1] == '%')
+        {
+          p++;
+          continue;
+        }
+      p += 1 + strspn (p + 1, "-+ #0");
+      p += strspn (p, "0123456789");
+      if (*p == '.')
+        p += 1 + strspn (p + 1, "0123456789");
+      if (!*p || !strchr ("diuxXo", *p) || ++n > 1)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * accel_gst_pipeline_check_elements:
+ * @stage: the stage the pipeline is for
+ * @pipeline: a pipeline, not started
+ * @check: called on each element of @pipeline, its bins' included, with
+ *   a pointer value holding @stage and @error as user data; returns
+ *   %FALSE with @error set to stop
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE with the error the first element @check refused set.
+ */
+gboolean
+accel_gst_pipeline_check_elements (AccelStage *stage, GstElement *pipeline,
+    GstIteratorFoldFunction check, GError **error)
+{
+  g_autoptr (GstIterator) it = NULL;
+  g_auto (GValue) ret = G_VALUE_INIT;
+  GError *local = NULL;
+
+  if (!GST_IS_BIN (pipeline))
+    return TRUE;
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  g_value_init (&ret, G_TYPE_POINTER);
+  g_value_set_pointer (&ret, stage);
+  gst_iterator_fold (it, check, &ret, &local);
+  if (!local)
+    return TRUE;
+  g_propagate_error (error, local);
+  return FALSE;
+}
+
+/**
+ * accel_gst_check_location_pattern:
+ * @item: an element
+ * @ret: a pointer value holding its stage
+ * @user_data: a GError ** to set
+ *
+ * An accel_gst_pipeline_check_elements () check: an element that fills
+ * its location with a frame number (multifilesink, multifilesrc,
+ * splitmuxsink) is given a pattern it can fill, one %d at most, where
+ * GStreamer hands the pattern to printf () as is. Refuses with
+ * %ACCEL_ERROR_INVALID_PIPELINE naming the element.
+ */
+gboolean
+accel_gst_check_location_pattern (
+    const GValue *item, GValue *ret, gpointer user_data)
+{
+  GstElement *element = g_value_get_object (item);
+  GstElementFactory *factory = gst_element_get_factory (element);
+  g_autofree gchar *location = NULL;
+  GError **error = user_data;
+
+  if (!factory
+      || !g_strv_contains (numbering_factories,
+          gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (factory))))
+    return TRUE;
+  g_object_get (element, "location", &location, NULL);
+  if (!location || is_number_pattern (location))
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stage '%s' (%s): element '%s' fills its location %s with a frame "
+      "number, which takes one %%d (%%05d, %%u, %%x) and no other %% but "
+      "%%%%",
+      accel_stage_get_name (g_value_get_pointer (ret)),
+      accel_stage_get_kind_name (g_value_get_pointer (ret)),
+      GST_ELEMENT_NAME (element), location);
+  return FALSE;
+}
+
 /**
  * accel_gst_pipeline_new:
  * @stage: the stage it is for, for error messages

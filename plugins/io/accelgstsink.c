@@ -213,25 +213,6 @@ check_element_location (const GValue *item, GValue *ret, gpointer user_data)
       ACCEL_STAGE (g_value_get_pointer (ret)), location, error);
 }
 
-static gboolean
-check_locations (AccelGstSink *self, GError **error)
-{
-  g_autoptr (GstIterator) it = NULL;
-  g_auto (GValue) stage = G_VALUE_INIT;
-  GError *local = NULL;
-
-  if (!GST_IS_BIN (self->pipeline))
-    return TRUE;
-  it = gst_bin_iterate_recurse (GST_BIN (self->pipeline));
-  g_value_init (&stage, G_TYPE_POINTER);
-  g_value_set_pointer (&stage, self);
-  gst_iterator_fold (it, check_element_location, &stage, &local);
-  if (!local)
-    return TRUE;
-  g_propagate_error (error, local);
-  return FALSE;
-}
-
 /* the description's first element takes frames of @caps (fixed): asked
  * as the graph is prepared, so a description that cannot take them (a
  * capsfilter of another format or size, an audio element) fails there,
@@ -343,7 +324,10 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
     }
   self->page_locked = self->cuda && !self->cuda_memory;
   if (!check_description_takes (self, caps, error)
-      || !check_locations (self, error))
+      || !accel_gst_pipeline_check_elements (
+          stage, self->pipeline, check_element_location, error)
+      || !accel_gst_pipeline_check_elements (
+          stage, self->pipeline, accel_gst_check_location_pattern, error))
     return FALSE;
 
   gst_app_src_set_caps (self->appsrc, caps);

@@ -260,6 +260,12 @@ build (AccelGstSource *self, GError **error)
       stage, self->description, description, &self->watch, error);
   if (!self->pipeline)
     return FALSE;
+  if (!accel_gst_pipeline_check_elements (
+          stage, self->pipeline, accel_gst_check_location_pattern, error))
+    {
+      teardown (self);
+      return FALSE;
+    }
   self->appsink = GST_APP_SINK (
       gst_bin_get_by_name (GST_BIN (self->pipeline), "accelsink"));
   /* on a GPU CUDA memory comes first: a decoder or cudaupload then hands

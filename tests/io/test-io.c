@@ -3136,6 +3136,72 @@ assert_prepare_fails (AccelGraph *g, const char *stage, const char *text)
   g_assert_nonnull (strstr (error->message, text));
 }
 
+/* core.test-source (RGBA8 16x8, 2 frames) into io.gst-sink of
+ * @description, run to its end */
+static void
+run_gst_sink (const char *description)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.gst-sink", "out");
+
+  g_object_set (src, "format", "RGBA8", "width", 16, "height", 8, "num-buffers",
+      (gint64)2, NULL);
+  g_object_set (sink, "description", description, NULL);
+  test_link (g, "src", "out");
+  test_run (g);
+}
+
+/* a location an element fills with a frame number (multifilesink's,
+ * multifilesrc's) is a pattern of one %d at most: GStreamer gives it to
+ * printf () as is, and %s crashed the run, %n aborted it, %d%d wrote
+ * garbage into the names. Refused as the graph is prepared */
+static void
+test_gst_location_patterns (void)
+{
+  static const char *const need[] = { "multifilesink", "multifilesrc", NULL };
+  static const char *const refused[] = { "f%s.raw", "f%d%d.raw", "f%ld.raw",
+    "f%*d.raw", "f%n.raw", "f%", NULL };
+  g_autofree gchar *dir = test_dir_new ();
+
+  if (!have_elements (need))
+    return;
+  for (guint i = 0; refused[i]; i++)
+    {
+      g_autofree gchar *sink
+          = g_strdup_printf ("multifilesink location=%s/%s", dir, refused[i]);
+      g_autofree gchar *src = g_strdup_printf (
+          "multifilesrc location=%s/%s "
+          "caps=video/x-raw,format=RGBA,width=16,height=8,framerate=1/1",
+          dir, refused[i]);
+      g_autoptr (GError) error
+          = gst_sink_prepare_error (sink, ACCEL_ERROR_INVALID_PIPELINE);
+      g_autoptr (AccelGraph) g = accel_graph_new ("gst");
+      AccelStage *camera = accel_test_stage (g, "io.gst-source", "camera");
+
+      g_assert_nonnull (strstr (error->message, "takes one %d"));
+      accel_test_stage (g, "core.null-sink", "sink");
+      g_object_set (camera, "description", src, NULL);
+      test_link (g, "camera", "sink");
+      assert_prepare_fails (g, "camera", "takes one %d");
+    }
+  /* a pattern it can fill, and a filesink's %, which is a name */
+  {
+    g_autofree gchar *sink
+        = g_strdup_printf ("multifilesink location=%s/f%%05d-%%%%.raw", dir);
+    g_autofree gchar *file
+        = g_strdup_printf ("filesink location=%s/f%%s.raw", dir);
+    g_autofree gchar *first = g_build_filename (dir, "f00000-%.raw", NULL);
+    g_autofree gchar *named = g_build_filename (dir, "f%s.raw", NULL);
+
+    run_gst_sink (sink);
+    run_gst_sink (file);
+    g_assert_true (g_file_test (first, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_test (named, G_FILE_TEST_IS_REGULAR));
+  }
+  test_dir_remove (dir);
+}
+
 static void
 test_gst_bad_descriptions (void)
 {
@@ -3306,6 +3372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/gst-sink/refuses-frames", test_gst_sink_refuses_frames);
   g_test_add_func (
       "/io/gst-sink/location-checked", test_gst_sink_location_checked);
+  g_test_add_func ("/io/gst/location-patterns", test_gst_location_patterns);
   g_test_add_func (
       "/io/gst-sink/fault-supervised", test_gst_sink_fault_supervised);
   g_test_add_func ("/io/gst-source/restart", test_gst_source_restart);
