@@ -416,3 +416,42 @@ accel_file_output_dup_std (const char *location)
                    : -1;
   return -1;
 }
+
+/**
+ * accel_file_output_check_kept:
+ * @stage: the sink that writes it
+ * @fd: the descriptor it writes through
+ * @path: the file's name
+ * @error: return location for a #GError, or %NULL
+ *
+ * At the end of the stream, whether the regular file the sink wrote
+ * through @fd is still @path: one removed while the run wrote it (its
+ * directory with it) took every frame with it, and the run ended 0 as if
+ * they were written; one replaced by another file of that name holds none
+ * of them. Anything else (a FIFO, a terminal) passes.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_FAILED naming the stage and the file.
+ * MT safe.
+ */
+gboolean
+accel_file_output_check_kept (
+    AccelStage *stage, int fd, const char *path, GError **error)
+{
+  struct stat written, named;
+  const char *what;
+
+  if (fd < 0 || fstat (fd, &written) != 0 || !S_ISREG (written.st_mode))
+    return TRUE;
+  if (g_stat (path, &named) == 0
+      && (named.st_ino != written.st_ino || named.st_dev != written.st_dev))
+    what = "was replaced by another file while the run wrote it";
+  else if (written.st_nlink == 0)
+    what = "was removed while the run wrote it";
+  else
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "stage '%s' (%s): %s %s: the frames written went with it",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage), path,
+      what);
+  return FALSE;
+}

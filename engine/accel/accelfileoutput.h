@@ -59,5 +59,7 @@ gboolean accel_file_output_keep_in_order (AccelCommitLog *log,
 int accel_file_output_open_fifo (
     AccelStage *stage, const char *path, gint64 timeout_ms, GError **error);
 int accel_file_output_dup_std (const char *location);
+gboolean accel_file_output_check_kept (
+    AccelStage *stage, int fd, const char *path, GError **error);
 
 G_END_DECLS

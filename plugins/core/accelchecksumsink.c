@@ -318,6 +318,15 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
   return self->staging != NULL;
 }
 
+/* the stream ended: the file written is still where it is named */
+static gboolean
+accel_checksum_sink_eos (AccelStage *stage, GError **error)
+{
+  AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
+
+  return accel_file_output_check_kept (stage, self->fd, self->location, error);
+}
+
 static void
 accel_checksum_sink_stop (AccelStage *stage)
 {
@@ -604,6 +613,7 @@ accel_checksum_sink_class_init (AccelChecksumSinkClass *klass)
           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   stage_class->start = accel_checksum_sink_start;
   stage_class->stop = accel_checksum_sink_stop;
+  stage_class->eos = accel_checksum_sink_eos;
   stage_class->process = accel_checksum_sink_process;
   stage_class->render = accel_checksum_sink_render;
 

@@ -152,6 +152,15 @@ accel_raw_file_sink_start (AccelStage *stage, GError **error)
   return self->staging != NULL;
 }
 
+/* the stream ended: the file written is still where it is named */
+static gboolean
+accel_raw_file_sink_eos (AccelStage *stage, GError **error)
+{
+  AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
+
+  return accel_file_output_check_kept (stage, self->fd, self->location, error);
+}
+
 static void
 accel_raw_file_sink_stop (AccelStage *stage)
 {
@@ -413,6 +422,7 @@ accel_raw_file_sink_class_init (AccelRawFileSinkClass *klass)
   stage_class->negotiate = accel_raw_file_sink_negotiate;
   stage_class->start = accel_raw_file_sink_start;
   stage_class->stop = accel_raw_file_sink_stop;
+  stage_class->eos = accel_raw_file_sink_eos;
   stage_class->process = accel_raw_file_sink_process;
   stage_class->render = accel_raw_file_sink_render;
 

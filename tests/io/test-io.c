@@ -1422,6 +1422,60 @@ test_app_push_pull (void)
   g_assert_cmpint (g_atomic_int_get (&n_new), ==, APP_FRAMES);
 }
 
+/* a sink's file removed (its directory with it) or replaced while the run
+ * writes it took the frames with it: the end of stream fails naming it,
+ * where the run ended 0 */
+static void
+test_sink_file_kept (gconstpointer data)
+{
+  const char *kind = data;
+
+  for (guint replace = 0; replace < 2; replace++)
+    {
+      g_autofree gchar *dir = test_dir_new ();
+      g_autofree gchar *path = g_build_filename (dir, "out", NULL);
+      g_autoptr (AccelGraph) g = accel_graph_new ("kept");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AccelBuffer) buf = NULL;
+      AccelStage *src = accel_test_stage (g, "io.app-source", "src");
+      AccelStage *sink = accel_test_stage (g, kind, "sink");
+      gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+      gboolean ok = FALSE, ended = FALSE;
+      GStatBuf st = { 0 };
+      AccelType type;
+      gint64 dims[2] = { 4, 8 };
+
+      g_object_set (src, "shape", "4x8", "dtype", "f32", NULL);
+      g_object_set (sink, "location", path, NULL);
+      test_link (g, "src", "sink");
+      g_assert_true (accel_graph_start (g, &error));
+      accel_type_init_tensor (
+          &type, ACCEL_DTYPE_F32, ACCEL_MEMORY_HOST, 2, dims);
+      buf = accel_buffer_new (accel_device_get_host (), &type, &error);
+      g_assert_no_error (error);
+      memset (accel_buffer_get_data (buf), 0, accel_buffer_get_size (buf));
+      g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+      g_assert_true (ok);
+      while ((g_stat (path, &st) != 0 || st.st_size == 0)
+             && g_get_monotonic_time () < deadline)
+        g_usleep (1000);
+      g_assert_cmpint (st.st_size, >, 0);
+      if (replace)
+        g_assert_true (g_file_set_contents (path, "other\n", -1, NULL));
+      else
+        accel_test_remove_tree (dir);
+      g_signal_emit_by_name (src, "end-of-stream", &ended);
+      g_assert_false (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message,
+          replace ? "was replaced by another file while the run wrote it"
+                  : "was removed while the run wrote it"));
+      accel_graph_stop (g);
+      if (replace)
+        test_dir_remove (dir);
+    }
+}
+
 /* the frames an application pulls until pull-buffer, waiting up to
  * @timeout_us (-1: until the stream ends), returns none */
 static guint
@@ -2003,10 +2057,13 @@ test_app_sink_drop_without_wait (void)
   g_assert_cmpuint (dropped, ==, 1998);
 }
 
-/* a graph of @n frames (at least 4) into an app-sink of 2 buffers,
+/* a graph of @n frames (at least 5) into an app-sink of 2 buffers,
  * started, with the application pulling nothing yet: once this returns,
  * the sink waits for room with frame 2, frames 0 and 1 queued (the source
- * has handed on those, frame 2, and frame 3 to the sink's mailbox of 1) */
+ * has handed on those, frame 2, and frame 3 to the sink's mailbox of 1,
+ * which took it only once the sink had taken frame 2 out: frame 4 came
+ * after it. At frame 3 the sink could still be between frames 1 and 2,
+ * and a change or a flush came before frame 2 did) */
 static AccelGraph *
 start_sink_behind (gint64 n, AccelStage **src, AccelStage **sink)
 {
@@ -2020,7 +2077,7 @@ start_sink_behind (gint64 n, AccelStage **src, AccelStage **sink)
   test_link (g, "src", "sink");
   g_assert_true (accel_graph_start (g, &error));
   g_assert_no_error (error);
-  accel_test_wait_processed (*src, 4);
+  accel_test_wait_processed (*src, 5);
   return g;
 }
 
@@ -2184,22 +2241,23 @@ static void
 test_app_sink_end_while_aside (void)
 {
   AccelStage *src, *sink;
-  g_autoptr (AccelGraph) g = start_sink_behind (4, &src, &sink);
+  g_autoptr (AccelGraph) g = start_sink_behind (5, &src, &sink);
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) seqs = NULL;
   gboolean eos = FALSE;
 
-  /* frame 2 goes aside; frame 3, the last, waits for room behind it */
+  /* frame 2 goes aside; frame 3 waits for room behind it */
   accel_test_set_param_async (sink, "max-restarts", 7);
   wait_frame_2_taken (sink);
   wait_max_restarts (sink, 7);
-  /* frame 3 goes aside too, and the stream ends with both aside (or, when
-   * the change comes before the sink takes frame 3, that waits for room
-   * as before: the same frames come either way) */
+  /* frame 3 goes aside too, frame 4, the last, waits for the application,
+   * and the stream ends with those aside (or, when the change comes
+   * before the sink takes frame 3, that waits for room as before: the
+   * same frames come either way) */
   accel_test_set_param_async (sink, "max-restarts", 8);
   wait_max_restarts (sink, 8);
   seqs = pull_sequences (sink);
-  g_assert_cmpuint (seqs->len, ==, 4);
+  g_assert_cmpuint (seqs->len, ==, 5);
   for (guint i = 0; i < seqs->len; i++)
     g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
   g_object_get (sink, "eos", &eos, NULL);
@@ -3365,6 +3423,10 @@ main (int argc, char **argv)
       test_gst_source_preroll_interrupted);
   g_test_add_func ("/io/gst/memory-host", test_gst_memory_host);
   g_test_add_func ("/io/gst-sink/early-eos", test_gst_sink_early_eos);
+  g_test_add_data_func (
+      "/io/raw-file-sink/file-kept", "io.raw-file-sink", test_sink_file_kept);
+  g_test_add_data_func (
+      "/io/checksum-sink/file-kept", "core.checksum-sink", test_sink_file_kept);
   g_test_add_func (
       "/io/gst-source/error-after-images", test_gst_source_error_after_images);
   g_test_add_func (
