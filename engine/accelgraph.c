@@ -243,31 +243,45 @@ accel_graph_refuse_call (AccelGraph *graph, const char *needs, GError **error)
   return FALSE;
 }
 
-/* a wait for @graph ran out (@error says so): a stage the program feeds
- * or drains that has not ended is the likely reason, named at the end of
- * the message (an io.app-sink nobody pulls holds the graph for good) */
-void
-accel_graph_append_app_waits (AccelGraph *graph, GError *error)
+/* what the stages the program feeds or drains wait for now, at least
+ * @min_us: "; stage 'out' (io.app-sink) waits for the program to take its
+ * frames", or "" where none does. Only one that waits: a stage that is
+ * slow upstream of an io.app-sink holding nothing was not the sink's
+ * fault */
+static GString *
+describe_app_waits (AccelGraph *graph, gint64 min_us)
 {
-  GString *msg = g_string_new (error->message);
+  GString *says = g_string_new (NULL);
 
   for (guint i = 0; i < graph->order->len; i++)
     {
       AccelStage *stage = graph->order->pdata[i];
-      const char *state = accel_stage_get_state_name (stage);
+      gint64 waited = accel_stage_get_outside_wait_us (stage);
 
-      if (!accel_stage_needs_application (stage) || g_str_equal (state, "done")
-          || g_str_equal (state, "failed"))
+      if (!accel_stage_needs_application (stage) || waited == 0
+          || waited < min_us)
         continue;
-      g_string_append_printf (msg,
-          "; stage '%s' (%s) has not ended: it waits for the program to %s",
+      g_string_append_printf (says,
+          "; stage '%s' (%s) waits for the program to %s",
           accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
           accel_stage_get_n_inputs (stage) == 0
               ? "push its frames and end its stream"
               : "take its frames");
     }
+  return says;
+}
+
+/* a wait for @graph ran out (@error says so): a stage the program feeds
+ * or drains that waits for it is the likely reason, named at the end of
+ * the message (an io.app-sink nobody pulls holds the graph for good) */
+void
+accel_graph_append_app_waits (AccelGraph *graph, GError *error)
+{
+  g_autoptr (GString) says = describe_app_waits (graph, 0);
+  gchar *message = g_strconcat (error->message, says->str, NULL);
+
   g_free (error->message);
-  error->message = g_string_free (msg, FALSE);
+  error->message = message;
 }
 
 /**
@@ -970,7 +984,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
  * Returns: %TRUE at end of stream; %FALSE with the first stage error, with
  * %ACCEL_ERROR_STOPPED when the graph was stopped before its end, with
  * %ACCEL_ERROR_TIMEOUT when @timeout_us ran out (naming each stage the
- * program feeds or drains, an io.app-sink say, that has not ended), or with
+ * program feeds or drains, an io.app-sink say, that waits for it), or with
  * %ACCEL_ERROR_FAILED on one of its stages' threads (whose stage it would
  * hold up for good). MT safe.
  */
@@ -1274,6 +1288,50 @@ accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
   graph->frame_limit = n_frames;
 }
 
+/* how long accel_graph_run () lets a stage wait for the program before
+ * it says so */
+#define RUN_APP_WAIT_NOTICE_US (10 * G_USEC_PER_SEC)
+
+/* accel_graph_wait (-1) for accel_graph_run (), which says once when a
+ * stage the program feeds or drains has waited for it long: the thread
+ * that runs the graph cannot pull or push, and an io.app-sink of more
+ * frames than it holds held the run for good, silently. Another thread
+ * may still, so the run waits on */
+static gboolean
+wait_run (AccelGraph *graph, GError **error)
+{
+  gboolean said = FALSE;
+
+  for (;;)
+    {
+      GError *local = NULL;
+      g_autoptr (GString) says = NULL;
+      gboolean timed_out;
+
+      if (accel_graph_wait (graph, said ? -1 : G_USEC_PER_SEC, &local))
+        return TRUE;
+      g_mutex_lock (&graph->lock);
+      timed_out = g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT)
+                  && !graph->error && !graph->stopping;
+      g_mutex_unlock (&graph->lock);
+      if (!timed_out)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      g_error_free (local);
+      says = describe_app_waits (graph, RUN_APP_WAIT_NOTICE_US);
+      if (says->len == 0)
+        continue;
+      g_warning ("graph '%s': %s, for over %d s; accel_graph_run () holds "
+                 "the thread that called it: another thread, or a "
+                 "new-buffer handler, must do it",
+          graph->name, says->str + strlen ("; "),
+          (int)(RUN_APP_WAIT_NOTICE_US / G_USEC_PER_SEC));
+      said = TRUE;
+    }
+}
+
 /**
  * accel_graph_run:
  * @graph: a graph
@@ -1283,7 +1341,9 @@ accel_graph_set_frame_limit (AccelGraph *graph, gint64 n_frames)
  * A stepped graph is refused: its steps come from the thread this would
  * block for good. A stage the program feeds or drains (io.app-source,
  * io.app-sink) is fed or drained from another thread, or from its
- * signals: nothing else ends its stream.
+ * signals: nothing else ends its stream. One that has waited for the
+ * program for 10 s is named in a warning, once (the run waits on: another
+ * thread may still come).
  *
  * Returns: %TRUE when every sink reached end of stream. Called from the
  * thread that builds the graph, which it blocks until the graph stops.
@@ -1304,7 +1364,7 @@ accel_graph_run (AccelGraph *graph, GError **error)
     }
   if (!accel_graph_start (graph, error))
     return FALSE;
-  ok = accel_graph_wait (graph, -1, error);
+  ok = wait_run (graph, error);
   accel_graph_stop (graph);
   return ok;
 }

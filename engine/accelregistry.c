@@ -147,13 +147,18 @@ accel_registry_get_default (void)
  * @registry: a registry
  * @stage_type: a non-abstract #AccelStage subclass with a kind name
  *
- * Makes @stage_type creatable by its kind name. MT safe.
+ * Makes @stage_type creatable by its kind name. A kind name another type
+ * has is refused with a warning, and so is one that a description could
+ * not name (anything but letters, digits, '.', '-' and '_'): it replaced
+ * the first for the whole process, a plugin's built-in kinds included.
+ * MT safe.
  */
 void
 accel_registry_register (AccelRegistry *registry, GType stage_type)
 {
   AccelStageClass *klass;
   const char *name;
+  GType had;
 
   g_return_if_fail (ACCEL_IS_REGISTRY (registry));
   g_return_if_fail (g_type_is_a (stage_type, ACCEL_TYPE_STAGE));
@@ -161,10 +166,28 @@ accel_registry_register (AccelRegistry *registry, GType stage_type)
   klass = g_type_class_ref (stage_type);
   name = accel_stage_class_get_kind_name (klass);
   g_return_if_fail (name != NULL);
+  if (!*name
+      || name[strspn (name,
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+          "0123456789.-_")])
+    {
+      g_warning ("stage kind '%s' (%s) is not registered: a kind name is "
+                 "letters, digits, '.', '-' and '_'",
+          name, g_type_name (stage_type));
+      return;
+    }
   g_mutex_lock (&registry->lock);
-  g_hash_table_insert (
-      registry->kinds, g_strdup (name), GSIZE_TO_POINTER (stage_type));
+  had = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, name));
+  if (!had)
+    g_hash_table_insert (
+        registry->kinds, g_strdup (name), GSIZE_TO_POINTER (stage_type));
   g_mutex_unlock (&registry->lock);
+  if (had && had != stage_type)
+    {
+      g_warning ("stage kind '%s' is %s already: %s is not registered", name,
+          g_type_name (had), g_type_name (stage_type));
+      return;
+    }
   if (g_private_get (&loading_kinds))
     g_ptr_array_add (g_private_get (&loading_kinds), g_strdup (name));
   g_debug ("registered %s", name);

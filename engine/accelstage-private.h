@@ -325,6 +325,7 @@ gboolean accel_stage_get_histograms (AccelStage *stage, guint64 *frames,
     AccelHistogram *latency, AccelHistogram *e2e);
 void accel_stage_get_queue_depth (AccelStage *stage, guint *now, guint *max);
 const char *accel_stage_get_state_name (AccelStage *stage);
+gint64 accel_stage_get_outside_wait_us (AccelStage *stage);
 AccelPool *accel_stage_dup_output_pool (AccelStage *stage, guint port);
 
 /* accelstageloop.c */

@@ -6,6 +6,8 @@
 
 #include "accelstage-private.h"
 
+#include <string.h>
+
 static GQuark
 class_info_quark (void)
 {
@@ -358,11 +360,14 @@ accel_stage_set_live (AccelStage *stage, gboolean live)
  * accel_stage_class_add_port:
  * @klass: a stage class
  * @direction: input or output
- * @name: the port's name, unique per direction ("in", "out" by convention)
+ * @name: the port's name, unique per direction ("in", "out" by convention),
+ *   of letters, digits, '-' and '_' (a link names it after a '.')
  * @type: what the port accepts or produces (wildcards allowed)
  * @description: (nullable): one line for tools
  *
  * Called from class_init. Ports are numbered in the order they are added.
+ * A name that is missing, taken or not such a word is a programming error
+ * (a critical, and no port): a link could not name it.
  */
 void
 accel_stage_class_add_port (AccelStageClass *klass,
@@ -372,7 +377,16 @@ accel_stage_class_add_port (AccelStageClass *klass,
   AccelStageClassInfo *info = class_info_ensure (G_TYPE_FROM_CLASS (klass));
   AccelPortTemplate *port;
 
+  g_return_if_fail (name != NULL && *name);
+  g_return_if_fail (
+      name[strspn (name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                         "0123456789-_")]
+      == '\0');
+  g_return_if_fail (type != NULL);
   g_return_if_fail (info->ports[direction]->len < ACCEL_MAX_PORTS);
+  for (guint i = 0; i < info->ports[direction]->len; i++)
+    g_return_if_fail (!g_str_equal (
+        ((AccelPortTemplate *)info->ports[direction]->pdata[i])->name, name));
 
   port = g_new0 (AccelPortTemplate, 1);
   port->name = g_strdup (name);

@@ -112,7 +112,8 @@ accel_stage_wait_begin (AccelStage *stage)
   g_return_if_fail (ACCEL_IS_STAGE (stage));
   priv = accel_stage_get_private (stage);
   priv->work_paused = __atomic_load_n (&priv->work_since, __ATOMIC_RELAXED) > 0;
-  priv->wait_began = g_get_monotonic_time ();
+  __atomic_store_n (
+      &priv->wait_began, g_get_monotonic_time (), __ATOMIC_RELAXED);
   accel_stage_unwatch_work (stage);
 }
 
@@ -133,10 +134,21 @@ accel_stage_wait_end (AccelStage *stage)
   priv = accel_stage_get_private (stage);
   if (priv->wait_began > 0)
     priv->frame_waited_us += g_get_monotonic_time () - priv->wait_began;
-  priv->wait_began = 0;
+  __atomic_store_n (&priv->wait_began, 0, __ATOMIC_RELAXED);
   if (priv->work_paused)
     accel_stage_watch_work (stage, priv->work_sequence);
   priv->work_paused = FALSE;
+}
+
+/* how long @stage has waited for what comes from outside
+ * (accel_stage_wait_begin ()), 0 when it does not wait; MT safe */
+gint64
+accel_stage_get_outside_wait_us (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gint64 began = __atomic_load_n (&priv->wait_began, __ATOMIC_RELAXED);
+
+  return began > 0 ? MAX (g_get_monotonic_time () - began, 1) : 0;
 }
 
 /* the frame @w's stage has at work past its watchdog @limit (0: none),

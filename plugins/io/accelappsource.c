@@ -90,8 +90,9 @@ push_buffer (
       g_autofree gchar *out = accel_type_to_string (&want);
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TYPE_MISMATCH,
           "stage '%s' (io.app-source): a pushed buffer of type %s does not "
-          "fit the output type %s; set shape and dtype, or format, width and "
-          "height, to what the application pushes",
+          "fit the output type %s; push buffers of that type, or set shape "
+          "and dtype (or format, width and height) to what the application "
+          "pushes before the graph is prepared",
           accel_stage_get_name (stage), have, out);
       return FALSE;
     }

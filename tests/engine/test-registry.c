@@ -217,6 +217,88 @@ test_plugin_files_checked (void)
   accel_test_remove_tree (dir);
 }
 
+/* a stage type that takes another's kind name, and one whose ports are
+ * misnamed */
+G_DECLARE_FINAL_TYPE (TestImpostor, test_impostor, TEST, IMPOSTOR, AccelStage)
+
+struct _TestImpostor
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestImpostor, test_impostor, ACCEL_TYPE_STAGE)
+
+static void
+test_impostor_class_init (TestImpostorClass *klass)
+{
+  accel_stage_class_set_metadata (
+      ACCEL_STAGE_CLASS (klass), "core.scale", "not the scale");
+}
+
+static void
+test_impostor_init (TestImpostor *self)
+{
+}
+
+G_DECLARE_FINAL_TYPE (TestBadPorts, test_bad_ports, TEST, BAD_PORTS, AccelStage)
+
+struct _TestBadPorts
+{
+  AccelStage parent;
+};
+G_DEFINE_FINAL_TYPE (TestBadPorts, test_bad_ports, ACCEL_TYPE_STAGE)
+
+static void
+test_bad_ports_class_init (TestBadPortsClass *bad_class)
+{
+  AccelStageClass *klass = ACCEL_STAGE_CLASS (bad_class);
+  AccelType any;
+
+  accel_type_init_any (&any);
+  accel_stage_class_set_metadata (klass, "test bad ports", "ports misnamed");
+  accel_stage_class_add_port (klass, ACCEL_PORT_INPUT, "in", &any, NULL);
+  /* each refused, with a critical: links could not name them */
+  accel_stage_class_add_port (klass, ACCEL_PORT_INPUT, "in", &any, NULL);
+  accel_stage_class_add_port (klass, ACCEL_PORT_INPUT, NULL, &any, NULL);
+  accel_stage_class_add_port (klass, ACCEL_PORT_INPUT, "a.b", &any, NULL);
+}
+
+static void
+test_bad_ports_init (TestBadPorts *self)
+{
+}
+
+/* a kind name another type has is refused, and a name a description
+ * could not name: the second replaced core.scale for the whole process,
+ * and a port of no name crashed the first link that looked for a port */
+static void
+test_names_refused (void)
+{
+  AccelRegistry *reg = accel_registry_get_default ();
+  g_autoptr (AccelStage) stage = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_test_expect_message ("accel-registry", G_LOG_LEVEL_WARNING,
+      "stage kind 'core.scale' is AccelScale already: TestImpostor is not "
+      "registered");
+  accel_registry_register (reg, test_impostor_get_type ());
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (g_type_name (accel_registry_lookup (reg, "core.scale")), ==,
+      "AccelScale");
+
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_CRITICAL, "*!g_str_equal*");
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_CRITICAL, "*name != NULL*");
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_CRITICAL, "*strspn*");
+  g_test_expect_message ("accel-registry", G_LOG_LEVEL_WARNING,
+      "stage kind 'test bad ports' (TestBadPorts) is not registered: a kind "
+      "name is letters, digits, '.', '-' and '_'");
+  accel_registry_register (reg, test_bad_ports_get_type ());
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (
+      accel_registry_lookup (reg, "test bad ports"), ==, G_TYPE_INVALID);
+  stage = g_object_new (test_bad_ports_get_type (), NULL);
+  g_assert_cmpuint (accel_stage_get_n_inputs (stage), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -237,5 +319,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/plugin-from-path", test_plugin_from_path);
   g_test_add_func ("/registry/plugin-fails", test_plugin_fails);
   g_test_add_func ("/registry/plugin-files-checked", test_plugin_files_checked);
+  g_test_add_func ("/registry/names-refused", test_names_refused);
   return g_test_run ();
 }

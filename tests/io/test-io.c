@@ -1494,6 +1494,78 @@ pull_until_none (AccelStage *sink, gint64 timeout_us)
     }
 }
 
+static gpointer
+run_graph (gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok = accel_graph_run (data, &error);
+
+  g_assert_no_error (error);
+  return GINT_TO_POINTER (ok);
+}
+
+/* whether @message is the run's word on its io.app-sink 'sink' */
+static gboolean
+is_app_wait (const gchar *message)
+{
+  return strstr (message, "stage 'sink' (io.app-sink) waits for the program "
+                          "to take its frames, for over 10 s")
+         != NULL;
+}
+
+/* takes that warning, and notes it in @user_data */
+static void
+take_app_wait (const gchar *domain, GLogLevelFlags level, const gchar *message,
+    gpointer user_data)
+{
+  if (is_app_wait (message))
+    g_atomic_int_set ((gint *)user_data, TRUE);
+  else
+    g_log_default_handler (domain, level, message, NULL);
+}
+
+/* and keeps it from aborting the test, as warnings do */
+static gboolean
+app_wait_is_fatal (const gchar *domain, GLogLevelFlags level,
+    const gchar *message, gpointer user_data)
+{
+  return !is_app_wait (message);
+}
+
+/* accel_graph_run () holds the thread that called it: an io.app-sink of
+ * more frames than it holds waits for another thread to pull. The run
+ * waited for good, silently; it says which stage waits, once, and a pull
+ * from another thread ends it */
+static void
+test_app_sink_run_says_wait (void)
+{
+  g_autoptr (AccelGraph) g = accel_graph_new ("run");
+  AccelStage *src = accel_test_stage (g, "core.test-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  gint said = FALSE;
+  GThread *runner;
+  guint handler;
+
+  g_object_set (src, "shape", "16", "num-buffers", (gint64)10, NULL);
+  g_object_set (sink, "max-buffers", 2, NULL);
+  test_link (g, "src", "sink");
+  /* a handler is asked for the level as logged: fatal, in a test */
+  handler = g_log_set_handler ("accel-graph",
+      G_LOG_LEVEL_WARNING | G_LOG_FLAG_FATAL, take_app_wait, &said);
+  g_test_log_set_fatal_handler (app_wait_is_fatal, NULL);
+  runner = g_thread_new ("run", run_graph, g);
+  while (!g_atomic_int_get (&said))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_usleep (10000);
+    }
+  g_assert_cmpuint (pull_until_none (sink, 10 * G_USEC_PER_SEC), ==, 10);
+  g_assert_true (GPOINTER_TO_INT (g_thread_join (runner)));
+  g_test_log_set_fatal_handler (NULL, NULL);
+  g_log_remove_handler ("accel-graph", handler);
+}
+
 /* a new-buffer handler that reads what is queued as a stream is read,
  * until pull-buffer returns NULL */
 static void
@@ -1733,8 +1805,9 @@ test_app_wrong_type (void)
   g_assert_cmpstr (error->message, ==,
       "stage 'feed' (io.app-source): a pushed buffer of type "
       "tensor<f32>[16]@host does not fit the output type "
-      "image<RGBA8>[240x320]@device; set shape and dtype, or format, width "
-      "and height, to what the application pushes");
+      "image<RGBA8>[240x320]@device; push buffers of that type, or set "
+      "shape and dtype (or format, width and height) to what the "
+      "application pushes before the graph is prepared");
   g_clear_error (&error);
 
   /* nothing is taken after the end of the stream */
@@ -1892,9 +1965,8 @@ test_app_source_param_during_step (void)
       accel_graph_step (g, 50 * G_TIME_SPAN_MILLISECOND, &call.error));
   g_assert_error (call.error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
   g_assert_nonnull (strstr (call.error->message,
-      "a step took more than 50 ms; stage 'src' (io.app-source) has not "
-      "ended: it waits for the program to push its frames and end its "
-      "stream"));
+      "a step took more than 50 ms; stage 'src' (io.app-source) waits for "
+      "the program to push its frames and end its stream"));
   g_clear_error (&call.error);
   accel_graph_stop (g);
 }
@@ -2006,8 +2078,7 @@ test_app_sink_not_pulled (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
   g_assert_cmpstr (error->message, ==,
       "graph 'full' did not finish within 100 ms; stage 'sink' "
-      "(io.app-sink) has not ended: it waits for the program to take its "
-      "frames");
+      "(io.app-sink) waits for the program to take its frames");
   g_clear_error (&error);
   t0 = g_get_monotonic_time ();
   accel_graph_stop (g);
@@ -3402,6 +3473,7 @@ main (int argc, char **argv)
       "/io/app/sink-drop-without-wait", test_app_sink_drop_without_wait);
   g_test_add_func (
       "/io/app/sink-pull-in-handler", test_app_sink_pull_in_handler);
+  g_test_add_func ("/io/app/sink-run-says-wait", test_app_sink_run_says_wait);
   g_test_add_data_func ("/io/app/sink-param-while-behind", GUINT_TO_POINTER (1),
       test_app_sink_param_while_behind);
   g_test_add_data_func ("/io/app/sink-params-while-behind",
