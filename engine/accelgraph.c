@@ -1087,15 +1087,18 @@ describe_incomplete (AccelStage *st, guint64 *skipped, guint64 *lost)
  * %TRUE, as the strategies asked; this says what was left out (accel-run's
  * exit status 3).
  *
- * Returns: %TRUE when no stage skipped or lost a frame; %FALSE with
- * %ACCEL_ERROR_INCOMPLETE, whose message has a line for each stage that
- * did (its counts and its first fault) and a last line with the totals.
+ * Returns: %TRUE when no stage skipped or lost a frame and the run did
+ * not fail; %FALSE with %ACCEL_ERROR_INCOMPLETE, whose message has a line
+ * for each stage that did (its counts and its first fault), a line with
+ * the totals, and for a run that failed a last line with its error (it
+ * said %TRUE, though the frames the failure held reached no sink).
  * MT safe.
  */
 gboolean
 accel_graph_check_complete (AccelGraph *graph, GError **error)
 {
   g_autoptr (GString) lines = g_string_new (NULL);
+  g_autofree gchar *failed = NULL;
   guint64 skipped = 0, lost = 0;
 
   g_return_val_if_fail (ACCEL_IS_GRAPH (graph), FALSE);
@@ -1107,12 +1110,23 @@ accel_graph_check_complete (AccelGraph *graph, GError **error)
       if (line)
         g_string_append_printf (lines, "%s\n", line);
     }
-  if (skipped + lost == 0)
+  g_mutex_lock (&graph->lock);
+  failed = graph->error ? g_strdup (graph->error->message) : NULL;
+  g_mutex_unlock (&graph->lock);
+  if (skipped + lost == 0 && !failed)
     return TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE,
-      "%sthe run ended without every frame: %" G_GUINT64_FORMAT
-      " skipped, %" G_GUINT64_FORMAT " lost",
-      lines->str, skipped, lost);
+  if (skipped + lost > 0)
+    g_string_append_printf (lines,
+        "the run ended without every frame: %" G_GUINT64_FORMAT
+        " skipped, %" G_GUINT64_FORMAT " lost\n",
+        skipped, lost);
+  /* what the failed stage and those after it still held reached no sink,
+   * counted nowhere */
+  if (failed)
+    g_string_append_printf (
+        lines, "the run failed before its end: %s\n", failed);
+  g_string_truncate (lines, lines->len - 1);
+  g_set_error_literal (error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE, lines->str);
   return FALSE;
 }
 

@@ -2100,6 +2100,16 @@ test_flow_checked (GraphFixture *f, gconstpointer data)
   g_assert_cmpuint (accel_stage_get_n_processed (f->sink), ==, 6);
   g_assert_true (accel_graph_check_complete (f->graph, &f->error));
   g_assert_no_error (f->error);
+
+  /* a run that failed handed on only what came before the failure */
+  g_object_set (k, "flow", ACCEL_FLOW_ERROR, "on-fault",
+      ACCEL_SUPERVISION_ESCALATE, NULL);
+  g_assert_false (accel_graph_run (f->graph, &f->error));
+  g_clear_error (&f->error);
+  g_assert_false (accel_graph_check_complete (f->graph, &f->error));
+  g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INCOMPLETE);
+  g_assert_true (g_str_has_prefix (
+      f->error->message, "the run failed before its end: stage 'k' "));
 }
 
 /* a sink's frames withheld (ACCEL_FLOW_SKIP) are counted: they were in
