@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+G_STATIC_ASSERT (ACCEL_PARAM_FIXED == 1 << G_PARAM_USER_SHIFT);
+
 static GQuark
 class_info_quark (void)
 {

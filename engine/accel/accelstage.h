@@ -180,9 +180,11 @@ struct _AccelStageClass
  * graph is prepared (it sizes an output, the stage's state or a plan, or
  * it is agreed with other ranks), so once its graph is prepared a change
  * is refused (accel_stage_refuses_param ()); a graph whose prepare failed
- * may still be changed.
+ * may still be changed. The first flag past GLib's (1 <<
+ * G_PARAM_USER_SHIFT), written out: the introspection scanner read the
+ * shift as 0, and Python saw 1, G_PARAM_READABLE.
  */
-#define ACCEL_PARAM_FIXED (1 << G_PARAM_USER_SHIFT)
+#define ACCEL_PARAM_FIXED (1 << 8)
 
 /**
  * AccelMeetFunc: (skip)

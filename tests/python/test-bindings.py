@@ -13,7 +13,7 @@ import time
 import gi
 
 gi.require_version("Accel", "1.0")
-from gi.repository import Accel  # noqa: E402
+from gi.repository import Accel, GLib  # noqa: E402
 
 
 def check(condition, what):
@@ -108,13 +108,93 @@ graph.stop()
 """
 
 
-def check_interrupted(what):
+START_BLOCKED = """
+import os, sys, tempfile, time
+import gi
+gi.require_version("Accel", "1.0")
+from gi.repository import Accel
+fifo = os.path.join(tempfile.mkdtemp(), "out.fifo")
+os.mkfifo(fifo)
+graph = Accel.Graph.new_from_yaml_string(
+    "pipeline: blocked\\n"
+    "stages:\\n"
+    "  - {name: src, kind: core.test-source, params: {shape: '4'}}\\n"
+    "  - {name: out, kind: io.raw-file-sink,"
+    " params: {location: %s, start-timeout: 60000}}\\n"
+    "links: [src -> out]\\n" % fifo, "blocked")
+t0 = time.monotonic()
+print("waiting", flush=True)
+try:
+    graph.start()
+    print("returned")
+except KeyboardInterrupt:
+    print("interrupted after %.1f s" % (time.monotonic() - t0))
+graph.stop()
+os.unlink(fifo)
+"""
+
+PUSH_ORDER = """
+import os, signal, threading
+import gi
+gi.require_version("Accel", "1.0")
+from gi.repository import Accel, GLib
+graph = Accel.Graph.new_from_yaml_string(
+    "pipeline: order\\n"
+    "stages:\\n"
+    "  - {name: frames, kind: io.app-source, params: {shape: '4', dtype: u8,"
+    " max-buffers: 1}}\\n"
+    "  - {name: out, kind: io.app-sink}\\n"
+    "links: [frames -> out]\\n", "order")
+source, sink = graph.get_stage("frames"), graph.get_stage("out")
+kind = Accel.Type.init_tensor(Accel.DType.U8, Accel.Memory.HOST, [4])
+def frame(i):
+    return Accel.Buffer.new_from_bytes(kind, GLib.Bytes.new(bytes([i] * 4)))
+graph.start()
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+n = 0
+try:
+    while True:
+        source.emit("push-buffer", frame(n), None)
+        n += 1
+except KeyboardInterrupt:
+    n += 1  # that frame is queued once there is room
+got = []
+def pull():
+    while (b := sink.emit("pull-buffer", 5000000)) is not None:
+        got.append(b.dup_bytes().get_data()[0])
+        del b
+puller = threading.Thread(target=pull)
+puller.start()
+for i in range(n, n + 5):
+    source.emit("push-buffer", frame(i), None)
+source.emit("end-of-stream")
+puller.join()
+graph.stop()
+print(got == list(range(n + 5)), got)
+"""
+
+
+def check_push_order():
+    """a push that Ctrl-C interrupted goes on in C and queues its frame
+    once there is room: the next push waits for it, so the frames keep the
+    order pushed (the next one overtook it, a run in four)"""
+    for _ in range(3):
+        child = subprocess.run([sys.executable, "-c", PUSH_ORDER],
+                               capture_output=True, text=True, timeout=60)
+        check(child.returncode == 0 and child.stdout.startswith("True"),
+              "frames pushed after an interrupted push come in order: "
+              f"{child.stdout.strip()} {child.stderr.strip()}")
+
+
+def check_interrupted(what, script=BLOCKED):
     """Ctrl-C (SIGINT) reaches a script blocked in a pull, a push into a
-    full queue, a graph's wait, run or step as KeyboardInterrupt: Python
-    runs its handler only once a call into C returns, which a pull, wait or
-    step of -1, a push no one made room for or a run on an idle graph never
-    did (Ctrl-C was held off for good)."""
-    child = subprocess.Popen([sys.executable, "-c", BLOCKED, what],
+    full queue, a graph's wait, run or step, or a start waiting for a
+    FIFO's reader, as KeyboardInterrupt: Python runs its handler only once
+    a call into C returns, which a pull, wait or step of -1, a push no one
+    made room for or a run on an idle graph never did (Ctrl-C was held off
+    for good; a start's for its start-timeout, then came as a
+    RuntimeError)."""
+    child = subprocess.Popen([sys.executable, "-c", script, what],
                              stdout=subprocess.PIPE, text=True)
     check(child.stdout.readline() == "waiting\n", "the script waits")
     time.sleep(1)
@@ -126,6 +206,43 @@ def check_interrupted(what):
         out = child.communicate()[0] + "(still waiting 30 s after SIGINT)"
     check(child.returncode == 0 and out.startswith("interrupted"),
           "SIGINT interrupts a %s: %s" % (what, out.strip()))
+
+
+class _Raises(Accel.Stage):
+    __gtype_name__ = "TestRaisesStage"
+
+    def do_process(self, frame):
+        raise RuntimeError("raised in process")
+
+
+def check_python_stage_fails():
+    """a stage written in Python whose process () raises fails its frame:
+    PyGObject returned 0 for it, ACCEL_FLOW_OK, and the frame went on
+    unwritten as a success"""
+    any_type = Accel.Type.init_any()
+    Accel.StageClass.set_metadata(_Raises, "test.raises", "raises")
+    Accel.StageClass.add_port(_Raises, Accel.PortDirection.INPUT, "in",
+                              any_type, "in")
+    Accel.StageClass.add_port(_Raises, Accel.PortDirection.OUTPUT, "out",
+                              any_type, "out")
+    Accel.Registry.get_default().register(_Raises.__gtype__)
+    graph = Accel.Graph.new_from_yaml_string(
+        "pipeline: raises\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source,\n"
+        "     params: {shape: '4', num-buffers: 3}}\n"
+        "  - {name: k, kind: test.raises}\n"
+        "  - {name: sink, kind: core.checksum-sink}\n"
+        "links: [src -> k, k -> sink]\n", "raises")
+    try:
+        graph.run()
+        failed = None
+    except GLib.Error as e:
+        failed = e.message
+    check(failed is not None and "stage 'k'" in failed,
+          f"a Python stage that raises fails the run: {failed}")
+    check(graph.get_stage("sink").props.n_received == 0,
+          "and its frame reaches no sink")
 
 
 def check_checksum_sink():
@@ -166,6 +283,10 @@ def main():
                          ("Fence", "new"), ("Fence", "free")):
         check(not hasattr(getattr(Accel, record, None), name),
               f"Accel.{record}.{name} is not bound")
+    check(Accel.PARAM_FIXED == 1 << 8,
+          f"Accel.PARAM_FIXED is 256, GLib's first user flag: "
+          f"{Accel.PARAM_FIXED}")
+    check_python_stage_fails()
     check_push_refusals()
     check_checksum_sink()
     check_interrupted("pull")
@@ -173,6 +294,8 @@ def main():
     check_interrupted("wait")
     check_interrupted("run")
     check_interrupted("step")
+    check_interrupted("start", START_BLOCKED)
+    check_push_order()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@ push go on a thread of their own and a pull in slices, and
 KeyboardInterrupt reaches the script at once. PyGObject finds this file as
 gi/overrides/Accel.py on the Python path (docs/python.md)."""
 
+import sys
 import threading
+import traceback
+import weakref
 
 from gi.repository import GLib
 
@@ -31,31 +34,52 @@ def _on_main_thread():
     return threading.current_thread() is threading.main_thread()
 
 
-def _on_own_thread(call, *args):
+def _on_own_thread(call, *args, started=None, interrupted=None):
     """call (*args) on a thread of its own, waited for where Ctrl-C
-    reaches the script; on another thread than the main one, as it is"""
+    reaches the script; on another thread than the main one, as it is.
+    started (event) is told of the event set once the call returned,
+    interrupted () of a Ctrl-C before the KeyboardInterrupt goes on to
+    the script"""
     if not _on_main_thread():
         return call(*args)
     outcome = {}
+    # set once the call returned: a Thread.join () that Ctrl-C interrupted
+    # may take the thread for stopped, and the next join return at once
+    returned = threading.Event()
 
     def run():
         try:
             outcome["value"] = call(*args)
         except Exception as e:  # handed to the caller
             outcome["error"] = e
+        finally:
+            returned.set()
 
-    waiter = threading.Thread(target=run, name="accel-wait", daemon=True)
-    waiter.start()
-    # a join takes KeyboardInterrupt; the call goes on in C until the graph
-    # ends or is stopped (accel_graph_stop () ends a wait, run or step at
-    # once)
-    waiter.join()
+    if started:
+        started(returned)
+    threading.Thread(target=run, name="accel-wait", daemon=True).start()
+    # the wait takes KeyboardInterrupt; the call goes on in C until the
+    # graph ends or is stopped (accel_graph_stop () ends a wait, run or
+    # step at once)
+    try:
+        returned.wait()
+    except KeyboardInterrupt:
+        if interrupted:
+            interrupted()
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
 
 
 class Graph(Accel.Graph):
+    def start(self):
+        # a start waits in the stages' start () (a FIFO's reader, a peer):
+        # Ctrl-C stops it at once, where it was held until the start gave
+        # up and came back as a RuntimeError
+        return _on_own_thread(Accel.Graph.start, self,
+                              interrupted=self.interrupt_start)
+
     def wait(self, timeout_us):
         return _on_own_thread(Accel.Graph.wait, self, timeout_us)
 
@@ -97,7 +121,57 @@ def _may_wait(source):
             and source.props.current_level_buffers >= limit)
 
 
+# the push into each io.app-source that a Ctrl-C interrupted (the event
+# its thread sets once it returned): it goes on in C, and the next push
+# waits for it, so the frames keep the order pushed (the next one overtook
+# it)
+_pushing = weakref.WeakKeyDictionary()
+
+
+def _push(source, *args):
+    earlier = _pushing.pop(source, None)
+    if earlier is not None:
+        try:
+            earlier.wait()  # takes Ctrl-C too
+        except KeyboardInterrupt:
+            _pushing[source] = earlier
+            raise
+    if not _may_wait(source):
+        return Accel.Stage.emit(source, "push-buffer", *args)
+
+    def keep(returned):
+        # popped once it returns; past a Ctrl-C it stays, for the next push
+        _pushing[source] = returned
+
+    value = _on_own_thread(Accel.Stage.emit, source, "push-buffer", *args,
+                           started=keep)
+    _pushing.pop(source, None)
+    return value
+
+
+def _fail_on_exception(vfunc):
+    """a stage's process () or render () written in Python: an exception
+    fails the frame (ACCEL_FLOW_ERROR, which the stage's supervision
+    answers), where PyGObject printed it and returned 0, ACCEL_FLOW_OK, and
+    the frame went on unwritten as a success"""
+    def call(self, *args):
+        try:
+            return vfunc(self, *args)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+            return Accel.Flow.ERROR
+    call.__name__ = vfunc.__name__
+    call.__doc__ = vfunc.__doc__
+    return call
+
+
 class Stage(Accel.Stage):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("do_process", "do_render"):
+            if name in cls.__dict__:
+                setattr(cls, name, _fail_on_exception(cls.__dict__[name]))
+
     def emit(self, signal_name, *args):
         if (signal_name == "pull-buffer" and len(args) == 1
                 and isinstance(args[0], int) and args[0] != 0
@@ -105,12 +179,10 @@ class Stage(Accel.Stage):
                 and self.get_kind_name() == "io.app-sink"):
             return _pull(self, args[0])
         if (signal_name == "push-buffer" and _on_main_thread()
-                and self.get_kind_name() == "io.app-source"
-                and _may_wait(self)):
+                and self.get_kind_name() == "io.app-source"):
             # a push interrupted goes on: its frame is queued once there
             # is room, or refused once the graph stops (graph.stop ())
-            return _on_own_thread(Accel.Stage.emit, self, signal_name,
-                                  *args)
+            return _push(self, *args)
         return super().emit(signal_name, *args)
 
 
