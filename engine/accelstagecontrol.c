@@ -160,6 +160,19 @@ convert_param_value (const GValue *value, GValue *checked)
   g_autofree gchar *now = NULL;
   double d;
 
+  /* an enum by its nick or name, as YAML and -e write it ("resume") */
+  if (G_VALUE_HOLDS_ENUM (checked) && G_VALUE_HOLDS_STRING (value))
+    {
+      g_autoptr (GEnumClass) klass = g_type_class_ref (G_VALUE_TYPE (checked));
+      const char *text = g_value_get_string (value);
+      GEnumValue *v = text ? g_enum_get_value_by_nick (klass, text) : NULL;
+
+      if (!v && text)
+        v = g_enum_get_value_by_name (klass, text);
+      if (v)
+        g_value_set_enum (checked, v->value);
+      return v != NULL;
+    }
   if (!is_integer_type (G_VALUE_TYPE (checked)))
     return g_value_transform (value, checked);
   if (from != G_TYPE_FLOAT && from != G_TYPE_DOUBLE)
@@ -195,7 +208,7 @@ convert_param_value (const GValue *value, GValue *checked)
  * Returns: %FALSE when @stage has no such writable property, when @value
  * does not convert to the property's type or is out of its range, or when
  * the property is %ACCEL_PARAM_FIXED and @stage's graph is prepared; nothing is
- * set then. MT safe.
+ * set then, and a message says which (g_message ()). MT safe.
  */
 gboolean
 accel_stage_set_param_async (
@@ -212,14 +225,23 @@ accel_stage_set_param_async (
 
   priv = accel_stage_get_private (stage);
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (stage), name);
+  /* each refusal is said: a caller that cannot be handed more than the
+   * FALSE (Python) had to guess which it was */
   if (!pspec || !(pspec->flags & G_PARAM_WRITABLE)
       || (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
-    return FALSE;
+    {
+      g_message ("stage '%s' (%s): set_param_async: %s '%s'",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          pspec ? "cannot change the parameter" : "has no parameter", name);
+      return FALSE;
+    }
   if ((pspec->flags & ACCEL_PARAM_FIXED)
       && g_atomic_int_get (&priv->negotiated))
     {
-      g_debug ("stage '%s': '%s' is fixed once the graph is prepared",
-          accel_stage_get_name (stage), name);
+      g_message ("stage '%s' (%s): set_param_async: '%s' is fixed once the "
+                 "graph is prepared",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage),
+          name);
       return FALSE;
     }
   /* checked here, on the caller's thread: the stage's thread would only
@@ -228,8 +250,20 @@ accel_stage_set_param_async (
   if (!convert_param_value (value, &checked)
       || g_param_value_validate (pspec, &checked))
     {
-      g_debug ("stage '%s': refused a value of type %s for '%s'",
-          accel_stage_get_name (stage), G_VALUE_TYPE_NAME (value), name);
+      gboolean converts = convert_param_value (value, &checked);
+      g_autofree gchar *given
+          = G_VALUE_HOLDS_DOUBLE (value)
+                ? g_strdup_printf ("%g", g_value_get_double (value))
+            : G_VALUE_HOLDS_FLOAT (value)
+                ? g_strdup_printf ("%g", (double)g_value_get_float (value))
+                : g_strdup_value_contents (value);
+
+      g_message ("stage '%s' (%s): set_param_async: '%s' takes no %s %s: "
+                 "%s %s",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage), name,
+          G_VALUE_TYPE_NAME (value), given,
+          converts ? "it is out of the range of the" : "it takes a",
+          g_type_name (G_PARAM_SPEC_VALUE_TYPE (pspec)));
       return FALSE;
     }
   msg = accel_message_new (ACCEL_MESSAGE_PARAM);

@@ -330,10 +330,22 @@ test_param_async_invalid (void)
   g_value_set_uint64 (&v, G_GUINT64_CONSTANT (20000000000));
   g_assert_false (accel_stage_set_param_async (scale, "spin-ns", &v));
   g_value_unset (&v);
-  /* a string does not convert to a float */
+  /* a string does not convert to a float; each refusal says why (a
+   * caller handed only the FALSE, Python, had to guess) */
   g_value_init (&v, G_TYPE_STRING);
   g_value_set_string (&v, "fast");
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "stage 'scale' (core.scale): set_param_async: 'scale' takes no "
+      "gchararray \"fast\": it takes a gfloat");
   g_assert_false (accel_stage_set_param_async (scale, "scale", &v));
+  g_test_expect_message ("accel-stage", G_LOG_LEVEL_MESSAGE,
+      "stage 'scale' (core.scale): set_param_async: has no parameter "
+      "'sclae'");
+  g_assert_false (accel_stage_set_param_async (scale, "sclae", &v));
+  g_test_assert_expected_messages ();
+  /* an enum by its nick, as YAML writes it */
+  g_value_set_string (&v, "resume");
+  g_assert_true (accel_stage_set_param_async (scale, "on-fault", &v));
   g_value_unset (&v);
   /* a real into an integer only as a whole number it holds: a C cast
    * made NaN 0 and 2.5 2 */
