@@ -519,8 +519,11 @@ inputs_info (GstVideoAggregator *vagg, GstVideoInfo *info)
       GstVideoAggregatorPad *pad = l->data;
       gboolean ended = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad));
 
+      /* a pad GstVideoAggregator reset (its caps refused downstream)
+       * holds a zeroed info, with no format info at all */
       GST_OBJECT_LOCK (vagg);
-      if (GST_VIDEO_INFO_FORMAT (&pad->info) != GST_VIDEO_FORMAT_UNKNOWN
+      if (pad->info.finfo
+          && GST_VIDEO_INFO_FORMAT (&pad->info) != GST_VIDEO_FORMAT_UNKNOWN
           && (!first || !ended))
         {
           *info = pad->info;

@@ -667,6 +667,40 @@ test_blend_output_takes_inputs_size (void)
     }
 }
 
+/* a downstream that fixes another size before the inputs negotiate: the
+ * pipeline fails with an error, every time. GstVideoAggregator reset the
+ * inputs' info it refused to zeros, and the blend read its format through
+ * a NULL pointer (a crash in one run of two, then gst-launch hung) */
+static void
+test_blend_downstream_size_fails (void)
+{
+  for (guint run = 0; run < 10; run++)
+    {
+      g_autoptr (GError) error = NULL;
+      GstElement *pipeline = gst_parse_launch (
+          "videotestsrc num-buffers=20 ! "
+          "video/x-raw,format=RGBA,width=64,height=48 ! accelblend name=b ! "
+          "video/x-raw,width=32,height=24 ! fakesink "
+          "videotestsrc num-buffers=20 ! "
+          "video/x-raw,format=RGBA,width=64,height=48 ! b.",
+          &error);
+      GstBus *bus;
+      GstMessage *msg;
+
+      g_assert_no_error (error);
+      gst_element_set_state (pipeline, GST_STATE_PLAYING);
+      bus = gst_element_get_bus (pipeline);
+      msg = gst_bus_timed_pop_filtered (
+          bus, PULL_TIMEOUT, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+      g_assert_nonnull (msg);
+      g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_ERROR);
+      gst_message_unref (msg);
+      gst_object_unref (bus);
+      gst_element_set_state (pipeline, GST_STATE_NULL);
+      gst_object_unref (pipeline);
+    }
+}
+
 /* accelanalysis --------------------------------------------------------- */
 
 typedef struct
@@ -1057,6 +1091,8 @@ main (int argc, char **argv)
       test_blend_converter_takes_other_size);
   g_test_add_func (
       "/blend/output-takes-inputs-size", test_blend_output_takes_inputs_size);
+  g_test_add_func (
+      "/blend/downstream-size-fails", test_blend_downstream_size_fails);
   g_test_add_data_func (
       "/analysis/stats-and-motion", &stats_case, test_analysis);
   g_test_add_data_func (
