@@ -58,10 +58,34 @@ interlaced_formats (const GstStructure *s)
                                                                       : packed;
 }
 
+/* the 4:2:0 formats, into which YUV of a colorimetry it cannot decode is
+ * copied */
+static const char *const yuv_formats[] = { "NV12", "I420", NULL };
+
+/* whether @s is no 4:2:0 YUV, or YUV of a matrix accelconvert decodes
+ * (BT.601, BT.709, BT.2020), or one not fixed yet */
+static gboolean
+decodes_colorimetry (const GstStructure *s)
+{
+  const char *c = gst_structure_get_string (s, "colorimetry");
+  const char *format = gst_structure_get_string (s, "format");
+  GstVideoColorimetry colorimetry;
+
+  if (!c || !format || !g_strv_contains (yuv_formats, format)
+      || !gst_video_colorimetry_from_string (&colorimetry, c))
+    return TRUE;
+  return colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT601
+         || colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_UNKNOWN
+         || colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709
+         || colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020;
+}
+
 /* any size and format, the same memory; an interlaced stream at its own
- * size, into the formats it converts into: refused as caps, so that a
- * link or a negotiation fails at once, where a refusal in set_caps ()
- * posted an error at each try and gst-launch-1.0 could wait for good */
+ * size, into the formats it converts into, and YUV of a colorimetry it
+ * cannot decode at its own size into 4:2:0 (its planes copied): refused
+ * as caps, so that a link or a negotiation fails at once, where a refusal
+ * in set_caps () posted an error at each try and gst-launch-1.0 could
+ * wait for good (one run in three) */
 static GstCaps *
 gst_accel_convert_transform_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *filter)
@@ -75,12 +99,16 @@ gst_accel_convert_transform_caps (GstBaseTransform *trans,
       const char *mode = gst_structure_get_string (s, "interlace-mode");
       gboolean interlaced = mode && !g_str_equal (mode, "progressive")
                             && !g_str_equal (mode, "mixed");
-      const char *const *formats = interlaced ? interlaced_formats (s) : NULL;
+      gboolean undecodable
+          = direction == GST_PAD_SINK && !decodes_colorimetry (s);
+      const char *const *formats = interlaced    ? interlaced_formats (s)
+                                   : undecodable ? yuv_formats
+                                                 : NULL;
 
       if (i > 0 && gst_caps_is_subset_structure_full (res, s, f))
         continue;
       s = gst_structure_copy (s);
-      if (!interlaced)
+      if (!interlaced && !undecodable)
         {
           gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
               "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
@@ -88,8 +116,10 @@ gst_accel_convert_transform_caps (GstBaseTransform *trans,
             gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE,
                 1, G_MAXINT, G_MAXINT, 1, NULL);
         }
-      gst_structure_remove_fields (
-          s, "format", "colorimetry", "chroma-site", NULL);
+      /* YUV it cannot decode is only copied, with its colorimetry */
+      gst_structure_remove_fields (s, "format", NULL);
+      if (!undecodable)
+        gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
       if (formats)
         {
           GValue list = G_VALUE_INIT, one = G_VALUE_INIT;
