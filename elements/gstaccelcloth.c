@@ -315,7 +315,7 @@ gst_accel_cloth_class_init (GstAccelClothClass *klass)
 
   gst_element_class_set_static_metadata (element_class, "accel cloth",
       "Source/Video",
-      "A live cloth (position-based dynamics) pinned at its top corners in "
+      "A running cloth (position-based dynamics) pinned at its top corners in "
       "a gusting wind, over a sphere; press a button in the video window to "
       "grab it and drag it",
       ACCEL_ELEMENT_AUTHOR);

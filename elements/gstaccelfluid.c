@@ -300,7 +300,7 @@ gst_accel_fluid_class_init (GstAccelFluidClass *klass)
 
   gst_element_class_set_static_metadata (element_class, "accel fluid",
       "Source/Video",
-      "A live 2D fluid simulation (stable fluids: advection, pressure "
+      "A running 2D fluid simulation (stable fluids: advection, pressure "
       "projection, vorticity confinement) rendering its dye; drag the "
       "pointer in the video window to push the fluid and pour dye",
       ACCEL_ELEMENT_AUTHOR);

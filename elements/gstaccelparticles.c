@@ -354,7 +354,7 @@ gst_accel_particles_class_init (GstAccelParticlesClass *klass)
 
   gst_element_class_set_static_metadata (element_class, "accel particles",
       "Source/Video",
-      "A live particle system (emitter, gravity, drag, curl noise, "
+      "A running particle system (emitter, gravity, drag, curl noise, "
       "collisions with the box and each other) drawn as additive discs; "
       "hold a button in the video window to pull the particles",
       ACCEL_ELEMENT_AUTHOR);
