@@ -218,6 +218,7 @@ accel_stage_set_param_async (
   GParamSpec *pspec;
   AccelMessage *msg;
   g_auto (GValue) checked = G_VALUE_INIT;
+  gboolean converts;
 
   g_return_val_if_fail (ACCEL_IS_STAGE (stage), FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
@@ -247,10 +248,9 @@ accel_stage_set_param_async (
   /* checked here, on the caller's thread: the stage's thread would only
    * warn and drop a value of the wrong type or out of range */
   g_value_init (&checked, G_PARAM_SPEC_VALUE_TYPE (pspec));
-  if (!convert_param_value (value, &checked)
-      || g_param_value_validate (pspec, &checked))
+  converts = convert_param_value (value, &checked);
+  if (!converts || g_param_value_validate (pspec, &checked))
     {
-      gboolean converts = convert_param_value (value, &checked);
       g_autofree gchar *given
           = G_VALUE_HOLDS_DOUBLE (value)
                 ? g_strdup_printf ("%g", g_value_get_double (value))

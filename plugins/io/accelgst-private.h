@@ -49,6 +49,7 @@ gboolean accel_gst_watch_wait_eos (
 
 void accel_gst_description_files (
     const char *description, GStrv *reads, GStrv *writes);
+gchar *accel_gst_description_first_written (const char *description);
 gboolean accel_gst_pipeline_check_elements (AccelStage *stage,
     GstElement *pipeline, GstIteratorFoldFunction check, GError **error);
 gboolean accel_gst_check_location_pattern (

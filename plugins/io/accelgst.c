@@ -298,6 +298,23 @@ is_number_pattern (const char *pattern)
 }
 
 /**
+ * accel_gst_description_first_written:
+ * @description: a gst-launch description
+ *
+ * Returns: (transfer full) (nullable): the first file its sinks write
+ * (accel_gst_description_files ()), the stage's AccelFileOutput path.
+ */
+gchar *
+accel_gst_description_first_written (const char *description)
+{
+  g_auto (GStrv) reads = NULL;
+  g_auto (GStrv) writes = NULL;
+
+  accel_gst_description_files (description, &reads, &writes);
+  return g_strdup (writes[0]);
+}
+
+/**
  * accel_gst_pipeline_check_elements:
  * @stage: the stage the pipeline is for
  * @pipeline: a pipeline, not started

@@ -344,12 +344,8 @@ build (AccelGstSink *self, const AccelType *type, GError **error)
 static gchar *
 accel_gst_sink_get_path (AccelFileOutput *output)
 {
-  g_auto (GStrv) reads = NULL;
-  g_auto (GStrv) writes = NULL;
-
-  accel_gst_description_files (
-      ACCEL_GST_SINK (output)->description, &reads, &writes);
-  return g_strdup (writes[0]);
+  return accel_gst_description_first_written (
+      ACCEL_GST_SINK (output)->description);
 }
 
 static void

@@ -719,12 +719,8 @@ accel_gst_source_class_init (AccelGstSourceClass *klass)
 static gchar *
 accel_gst_source_get_path (AccelFileOutput *output)
 {
-  g_auto (GStrv) reads = NULL;
-  g_auto (GStrv) writes = NULL;
-
-  accel_gst_description_files (
-      ACCEL_GST_SOURCE (output)->description, &reads, &writes);
-  return g_strdup (writes[0]);
+  return accel_gst_description_first_written (
+      ACCEL_GST_SOURCE (output)->description);
 }
 
 static void
