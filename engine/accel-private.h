@@ -160,6 +160,7 @@ void accel_stage_set_checkpoint (AccelStage *stage, const char *base,
 void accel_stage_set_one_stream (AccelStage *stage, gboolean one_stream);
 void accel_stage_set_graph_failed (AccelStage *stage, gboolean failed);
 void accel_stage_set_graph_ending (AccelStage *stage, gboolean ending);
+void accel_stage_set_graph_drains (AccelStage *stage, gboolean drains);
 const char *accel_stage_get_blocking_reason (AccelStage *stage);
 void accel_stage_set_segment (AccelStage *stage, AccelStage *leader);
 AccelStage *accel_stage_get_segment (AccelStage *stage);

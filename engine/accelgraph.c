@@ -76,6 +76,7 @@ accel_graph_finalize (GObject *object)
   g_ptr_array_unref (self->workers);
   g_clear_error (&self->error);
   g_clear_pointer (&self->step_sinks, g_ptr_array_unref);
+  g_ptr_array_unref (self->failed_sinks);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->stop_lock);
   g_cond_clear (&self->cond);
@@ -96,6 +97,7 @@ accel_graph_init (AccelGraph *self)
   self->links = g_array_new (FALSE, FALSE, sizeof (GraphLink));
   self->wiring = g_array_new (FALSE, FALSE, sizeof (GraphLink));
   self->notes = g_ptr_array_new_with_free_func (g_free);
+  self->failed_sinks = g_ptr_array_new ();
   self->workers
       = g_ptr_array_new_with_free_func ((GDestroyNotify)accel_worker_unref);
   self->stream_policy = ACCEL_STREAM_POLICY_PER_STAGE;
@@ -579,10 +581,28 @@ on_stage_eos (AccelStage *stage, gpointer user_data)
   g_mutex_unlock (&graph->lock);
 }
 
+/* how long a failed graph's wait lets the frames in flight reach its
+ * sinks, at most: as long as accel-run's grace after Ctrl-C */
+#define DRAIN_US (5 * G_USEC_PER_SEC)
+
+/* whether the graph's first error, @error, lets the frames already handed
+ * on reach the sinks: not a hang (the process has to end), nor in a world
+ * of several ranks, whose supervisor ends the other ranks (an end of
+ * stream sent on would end their streams as if done) */
+static gboolean
+drains_on (const GError *error)
+{
+  AccelWorld *world = accel_world_get_default ();
+
+  return !g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG)
+         && !(world && accel_world_get_size (world) > 1);
+}
+
 static void
 on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
 {
   AccelGraph *graph = user_data;
+  gboolean drain = FALSE;
 
   g_mutex_lock (&graph->lock);
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_HUNG))
@@ -594,6 +614,9 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
         g_message ("stage '%s' (%s): %s", accel_stage_get_name (stage),
             accel_stage_get_kind_name (stage), error->message);
     }
+  if (accel_stage_ends_a_branch (stage)
+      && !g_ptr_array_find (graph->failed_sinks, stage, NULL))
+    g_ptr_array_add (graph->failed_sinks, stage);
   if (!graph->error && !graph->stopping)
     {
       const char *name = accel_stage_get_name (stage);
@@ -605,12 +628,23 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
             = g_error_new (error->domain, error->code, "stage '%s' (%s): %s",
                 name, accel_stage_get_kind_name (stage), error->message);
       g_debug ("%s", graph->error->message);
-      /* what waits on the application's behalf stops waiting */
+      drain = drains_on (error);
+      if (drain)
+        graph->drain_until = g_get_monotonic_time () + DRAIN_US;
+      /* what waits on the application's behalf stops waiting; a stage
+       * that fails while the graph drains ends its consumers' streams */
       for (guint i = 0; i < graph->stages->len; i++)
-        accel_stage_set_graph_failed (graph->stages->pdata[i], TRUE);
+        {
+          accel_stage_set_graph_drains (graph->stages->pdata[i], drain);
+          accel_stage_set_graph_failed (graph->stages->pdata[i], TRUE);
+        }
     }
   g_cond_broadcast (&graph->cond);
   g_mutex_unlock (&graph->lock);
+  /* the sources end their streams where they are, so the graph's other
+   * branches finish theirs too */
+  if (drain)
+    accel_graph_send_eos (graph);
 }
 
 static const AccelStageObserver graph_observer = {
@@ -906,6 +940,8 @@ accel_graph_start (AccelGraph *graph, GError **error)
   graph->n_sinks_done = 0;
   graph->hung = FALSE;
   graph->stopping = FALSE;
+  graph->drain_until = 0;
+  g_ptr_array_set_size (graph->failed_sinks, 0);
   g_clear_error (&graph->error);
   g_mutex_unlock (&graph->lock);
 
@@ -927,6 +963,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
           accel_stage_is_remote_source (stage) ? -1 : graph->frame_limit);
       accel_stage_set_graph_failed (stage, FALSE);
       accel_stage_set_graph_ending (stage, FALSE);
+      accel_stage_set_graph_drains (stage, FALSE);
     }
   /* made first: a thread it cannot have fails the start, not the run */
   watchdog
@@ -964,6 +1001,38 @@ accel_graph_start (AccelGraph *graph, GError **error)
   return TRUE;
 }
 
+/* whether the failed graph still lets the frames in flight reach its
+ * sinks: until each has ended its stream or failed, a stage hangs, or the
+ * drain's time runs out (said, with the sinks it cuts short). Under the
+ * graph's lock */
+static gboolean
+drains (AccelGraph *graph)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_autoptr (GString) waiting = NULL;
+
+  if (graph->drain_until == 0 || graph->hung
+      || graph->n_sinks_done + graph->failed_sinks->len >= graph->n_sinks)
+    return FALSE;
+  if (now < graph->drain_until)
+    return TRUE;
+  waiting = g_string_new (NULL);
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      AccelStage *stage = graph->order->pdata[i];
+      if (accel_stage_ends_a_branch (stage)
+          && g_str_equal (accel_stage_get_state_name (stage), "running"))
+        g_string_append_printf (waiting, "%s'%s'", waiting->len ? ", " : "",
+            accel_stage_get_name (stage));
+    }
+  g_message ("graph '%s' failed, and after %d s %s had not finished the "
+             "frames in flight: they are lost",
+      graph->name, (int)(DRAIN_US / G_USEC_PER_SEC),
+      waiting->len ? waiting->str : "its sinks");
+  graph->drain_until = 0;
+  return FALSE;
+}
+
 /**
  * accel_graph_wait:
  * @graph: a graph that was started (running, or stopped since)
@@ -974,6 +1043,15 @@ accel_graph_start (AccelGraph *graph, GError **error)
  * a stage fails or the graph is stopped (accel_graph_stop() from another
  * thread wakes it up at once). A graph that was never started fails at
  * once (%ACCEL_ERROR_FAILED, saying so): nothing would ever end the wait.
+ *
+ * After a stage's fault escalated, the sources end their streams and the
+ * stages downstream of the failed one finish the frames it handed them:
+ * the wait returns the error once every sink has ended or failed, at most
+ * 5 s later (said on stderr, naming the sinks cut short), and at once
+ * after a hang or in a world of several ranks. Its sinks then hold every
+ * frame before the one that failed. A @timeout_us that runs out first
+ * gives %ACCEL_ERROR_TIMEOUT, its message the graph's error and then the
+ * wait's: a later wait returns the error once the drain is over.
  *
  * A stage's own faults keep their codes (a missed deadline is
  * %ACCEL_ERROR_DEADLINE, a pool that timed out %ACCEL_ERROR_TIMEOUT) and
@@ -1003,18 +1081,28 @@ accel_graph_wait (AccelGraph *graph, gint64 timeout_us, GError **error)
 
   g_mutex_lock (&graph->lock);
   while (
-      !graph->error && graph->n_sinks_done < graph->n_sinks && !graph->stopping)
+      !graph->stopping
+      && (graph->error ? drains (graph) : graph->n_sinks_done < graph->n_sinks))
     {
-      if (deadline < 0)
+      if (graph->error && (deadline < 0 || deadline > graph->drain_until))
+        {
+          g_cond_wait_until (&graph->cond, &graph->lock, graph->drain_until);
+        }
+      else if (deadline < 0)
         {
           g_cond_wait (&graph->cond, &graph->lock);
         }
       else if (!g_cond_wait_until (&graph->cond, &graph->lock, deadline))
         {
           g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT,
-              "graph '%s' did not finish within %" G_GINT64_FORMAT " ms",
-              graph->name, timeout_us / 1000);
-          if (error)
+              "graph '%s' %s within %" G_GINT64_FORMAT " ms", graph->name,
+              graph->error ? "failed, and its sinks did not finish the "
+                             "frames in flight"
+                           : "did not finish",
+              timeout_us / 1000);
+          if (error && graph->error)
+            g_prefix_error (error, "%s; ", graph->error->message);
+          else if (error)
             accel_graph_append_app_waits (graph, *error);
           ok = FALSE;
           break;
@@ -1325,8 +1413,11 @@ wait_run (AccelGraph *graph, GError **error)
       if (accel_graph_wait (graph, said ? -1 : G_USEC_PER_SEC, &local))
         return TRUE;
       g_mutex_lock (&graph->lock);
+      /* the wait's own timeout, the drain's too, not a stage's */
       timed_out = g_error_matches (local, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT)
-                  && !graph->error && !graph->stopping;
+                  && !graph->stopping
+                  && !(graph->error
+                       && g_str_equal (local->message, graph->error->message));
       g_mutex_unlock (&graph->lock);
       if (!timed_out)
         {

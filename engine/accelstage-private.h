@@ -246,6 +246,7 @@ typedef struct
   gboolean restarting;         /* stop and start run for a restart */
   gint graph_failed;           /* atomic: the graph recorded an error */
   gint graph_ending;           /* atomic: its end of stream was asked for */
+  gint graph_drains;           /* atomic: failed, it lets frames reach sinks */
   gint graph_gone;             /* atomic: its graph was finalized */
   gint start_interrupted;      /* atomic: its graph's start was stopped */
   AccelWorkerCall *start_call; /* its start(), asked for and not waited for */

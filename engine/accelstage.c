@@ -718,6 +718,16 @@ accel_stage_set_graph_ending (AccelStage *stage, gboolean ending)
   g_atomic_int_set (&priv->graph_ending, ending);
 }
 
+/* the graph failed and drains (TRUE), or starts (FALSE): a stage that
+ * fails meanwhile ends its consumers' streams (accel_stage_fail ()) */
+void
+accel_stage_set_graph_drains (AccelStage *stage, gboolean drains)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_atomic_int_set (&priv->graph_drains, drains);
+}
+
 /* sinks: skip and record finished sequence numbers (takes @log) */
 void
 accel_stage_set_commit_log (AccelStage *stage, AccelCommitLog *log)

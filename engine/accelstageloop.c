@@ -52,7 +52,9 @@ take_no_more (AccelStage *self)
 /* the graph hears of @error (taken), then the stage takes no more frames:
  * in that order, so that a stage upstream that learns nothing more is
  * taken finds the graph failed already (an app source refused a push
- * "after end of stream" rather than "after the graph failed", at times) */
+ * "after end of stream" rather than "after the graph failed", at times).
+ * A graph that drains on its failure has its consumers finish the frames
+ * it handed them: stopped at once, they lost a varying number of them */
 void
 accel_stage_fail (AccelStage *self, GError *error)
 {
@@ -64,6 +66,8 @@ accel_stage_fail (AccelStage *self, GError *error)
     priv->observer.error (self, error, priv->observer_data);
   take_no_more (self);
   g_error_free (error);
+  if (g_atomic_int_get (&priv->graph_drains))
+    accel_stage_send_eos_downstream (self);
 }
 
 static gboolean

@@ -433,6 +433,93 @@ test_poisoned_context_escalates (Chain *c, gconstpointer data)
   g_test_trap_assert_passed ();
 }
 
+/* src -> work -> slow -> sink, "work" escalating a library error at frame
+ * @fault_at, "slow" taking @sleep_ms a frame, the source never ending */
+static AccelGraph *
+escalating_graph (const char *name, gint sleep_ms, guint64 fault_at)
+{
+  AccelGraph *graph = accel_graph_new (name);
+  GError *error = NULL;
+  AccelStage *src = accel_test_stage (graph, "core.test-source", "src");
+  AccelStage *work = accel_test_stage (graph, "core.scale", "work");
+  AccelStage *slow = accel_test_stage (graph, "test.misbehaver", "slow");
+
+  accel_test_stage (graph, "core.checksum-sink", "sink");
+  g_object_set (src, "shape", "256", "num-buffers", (gint64)-1, NULL);
+  g_object_set (work, "on-fault", ACCEL_SUPERVISION_ESCALATE, NULL);
+  g_object_set (slow, "sleep-ms", sleep_ms, NULL);
+  g_assert_true (accel_graph_link (graph, "src", "work", &error));
+  g_assert_true (accel_graph_link (graph, "work", "slow", &error));
+  g_assert_true (accel_graph_link (graph, "slow", "sink", &error));
+  g_assert_no_error (error);
+  accel_fault_clear ();
+  accel_fault_inject ("work", ACCEL_FAULT_LIBRARY, fault_at);
+  return graph;
+}
+
+/* an escalated fault lets the frames the failed stage handed on reach the
+ * sinks, and the graph's other branches end their streams: stopped at
+ * once, the sink behind a slow stage got 7 of the 12 frames before the
+ * one that failed */
+static void
+test_escalation_drains (void)
+{
+  g_autoptr (AccelGraph) graph = escalating_graph ("drains", 5, 12);
+  g_autoptr (GError) error = NULL;
+  AccelStage *side = accel_test_stage (graph, "core.checksum-sink", "side");
+  g_autoptr (GArray) seqs = NULL;
+
+  /* and src -> side, a branch of its own */
+  g_assert_true (accel_graph_link (graph, "src", "side", &error));
+  g_assert_false (accel_graph_run (graph, &error));
+  accel_fault_clear ();
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
+  g_assert_true (g_str_has_prefix (error->message, "stage 'work'"));
+  seqs = accel_checksum_sink_get_sequences (
+      accel_graph_get_stage (graph, "sink"));
+  g_assert_cmpuint (seqs->len, ==, 12);
+  for (guint i = 0; i < seqs->len; i++)
+    g_assert_cmpuint (g_array_index (seqs, guint64, i), ==, i);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (side), >=, 12);
+  accel_graph_stop (graph);
+}
+
+static void
+note_message (const gchar *domain, GLogLevelFlags level, const gchar *message,
+    gpointer data)
+{
+  GString *said = data;
+
+  g_string_append_printf (said, "%s\n", message);
+}
+
+/* the drain is bounded: frames that take too long to reach the sinks are
+ * given up after 5 s, saying so and naming the sink cut short */
+static void
+test_escalation_drain_bounded (void)
+{
+  g_autoptr (AccelGraph) graph = escalating_graph ("bounded", 2000, 4);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) said = g_string_new (NULL);
+  AccelStage *sink = accel_graph_get_stage (graph, "sink");
+  gint64 t0 = g_get_monotonic_time ();
+  guint handler = g_log_set_handler (
+      "accel-graph", G_LOG_LEVEL_MESSAGE, note_message, said);
+
+  g_assert_false (accel_graph_run (graph, &error));
+  g_log_remove_handler ("accel-graph", handler);
+  accel_fault_clear ();
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_LIBRARY);
+  /* the four frames in flight take 8 s; the drain gives up after 5, and
+   * the stop waits for the frame at work */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 7500 * 1000);
+  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), <, 4);
+  g_assert_nonnull (strstr (said->str,
+      "graph 'bounded' failed, and after 5 s 'sink' had not finished the "
+      "frames in flight: they are lost"));
+  accel_graph_stop (graph);
+}
+
 static void
 test_fault_spec (Chain *c, gconstpointer data)
 {
@@ -1464,6 +1551,9 @@ main (int argc, char **argv)
       test_watchdog_hung, chain_tear_down);
   g_test_add ("/supervision/poisoned-context-escalates", Chain, NULL,
       chain_set_up, test_poisoned_context_escalates, chain_tear_down);
+  g_test_add_func ("/supervision/escalation-drains", test_escalation_drains);
+  g_test_add_func (
+      "/supervision/escalation-drain-bounded", test_escalation_drain_bounded);
   g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,
       test_fault_spec, chain_tear_down);
   g_test_add_func ("/supervision/commit-log", test_commit_log);
