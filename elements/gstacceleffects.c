@@ -37,6 +37,10 @@ struct _GstAccelEffects
   /* under the object lock */
   gchar *description;
   AccelEffectsParams params;
+  /* why the last description set was not taken, until one is: the start
+   * fails with it (the element ran with no effects, and gst-launch-1.0
+   * exited 0 after a warning) */
+  gchar *refused;
 
   /* streaming thread */
   float *history; /* device memory on a GPU, host memory without */
@@ -156,6 +160,47 @@ gst_accel_effects_stop (GstBaseTransform *trans)
       ->stop (trans);
 }
 
+/* a description that does not parse changes nothing: while the element
+ * runs it says so on the bus and goes on with the effects it has; before,
+ * it keeps why, and its start fails with it */
+static void
+refuse_description (
+    GstAccelEffects *self, const gchar *description, const gchar *why)
+{
+  g_autofree gchar *said
+      = g_strdup_printf ("effects \"%s\" not taken: %s", description, why);
+
+  if (GST_STATE (self) >= GST_STATE_PAUSED)
+    {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", said),
+          ("the effects \"%s\" go on", self->description));
+      return;
+    }
+  GST_WARNING_OBJECT (self, "%s", said);
+  GST_OBJECT_LOCK (self);
+  g_free (self->refused);
+  self->refused = g_steal_pointer (&said);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_accel_effects_start (GstBaseTransform *trans)
+{
+  GstAccelEffects *self = GST_ACCEL_EFFECTS (trans);
+  g_autofree gchar *refused = NULL;
+
+  GST_OBJECT_LOCK (self);
+  refused = g_strdup (self->refused);
+  GST_OBJECT_UNLOCK (self);
+  if (refused)
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", refused), (NULL));
+      return FALSE;
+    }
+  return GST_BASE_TRANSFORM_CLASS (gst_accel_effects_parent_class)
+      ->start (trans);
+}
+
 static void
 gst_accel_effects_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -173,14 +218,14 @@ gst_accel_effects_set_property (
       if (accel_effects_parse (
               description ? description : "", &params, message, sizeof message))
         {
-          g_warning ("%s: effects \"%s\" not taken: %s", GST_OBJECT_NAME (self),
-              description, message);
+          refuse_description (self, description, message);
           break;
         }
       GST_OBJECT_LOCK (self);
       g_free (self->description);
       self->description = g_strdup (description ? description : "");
       self->params = params;
+      g_clear_pointer (&self->refused, g_free);
       GST_OBJECT_UNLOCK (self);
       GST_DEBUG_OBJECT (self, "effects \"%s\"", description ? description : "");
       break;
@@ -213,6 +258,7 @@ static void
 gst_accel_effects_finalize (GObject *object)
 {
   g_free (GST_ACCEL_EFFECTS (object)->description);
+  g_free (GST_ACCEL_EFFECTS (object)->refused);
   G_OBJECT_CLASS (gst_accel_effects_parent_class)->finalize (object);
 }
 
@@ -247,6 +293,7 @@ gst_accel_effects_class_init (GstAccelEffectsClass *klass)
       "frames fused into one pass",
       ACCEL_ELEMENT_AUTHOR);
 
+  trans_class->start = gst_accel_effects_start;
   trans_class->sink_event = gst_accel_effects_sink_event;
   trans_class->stop = gst_accel_effects_stop;
   filter_class->filter = gst_accel_effects_filter;

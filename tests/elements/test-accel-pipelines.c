@@ -835,6 +835,63 @@ test_meta_on_the_wire (void)
     }
 }
 
+/* the text of the first @type message on @pipeline's bus within 5 s */
+static gchar *
+bus_text (GstElement *pipeline, GstMessageType type)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, type);
+  GError *error = NULL;
+  gchar *text;
+
+  g_assert_nonnull (msg);
+  if (type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &error, NULL);
+  else
+    gst_message_parse_warning (msg, &error, NULL);
+  text = g_strdup (error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  return text;
+}
+
+/* effects that do not parse: before the start they fail it, by name (the
+ * element ran with none, and gst-launch-1.0 exited 0 after a warning on
+ * stderr); while playing, a warning on the bus, and the effects go on */
+static void
+test_effects_refused (void)
+{
+  GstElement *pipeline = gst_parse_launch (
+      "videotestsrc is-live=true ! video/x-raw,format=RGBA,width=16,height=8 "
+      "! acceleffects name=fx effects=blurr ! fakesink",
+      NULL);
+  GstElement *fx = gst_bin_get_by_name (GST_BIN (pipeline), "fx");
+  g_autofree gchar *error = NULL, *warning = NULL, *kept = NULL;
+
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), ==,
+      GST_STATE_CHANGE_FAILURE);
+  error = bus_text (pipeline, GST_MESSAGE_ERROR);
+  g_assert_cmpstr (error, ==,
+      "effects \"blurr\" not taken: unknown effect 'blurr' (did you mean "
+      "'hue'?)");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  g_object_set (fx, "effects", "invert", NULL);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (gst_element_get_state (pipeline, NULL, NULL, 5 * GST_SECOND),
+      ==, GST_STATE_CHANGE_SUCCESS);
+  g_object_set (fx, "effects", "sepia=2", NULL);
+  warning = bus_text (pipeline, GST_MESSAGE_WARNING);
+  g_assert_true (g_str_has_prefix (warning, "effects \"sepia=2\" not taken: "));
+  g_object_get (fx, "effects", &kept, NULL);
+  g_assert_cmpstr (kept, ==, "invert");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (fx);
+  gst_object_unref (pipeline);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -848,6 +905,7 @@ main (int argc, char **argv)
       "/pipelines/interlaced-refused-at-link", test_interlaced_refused_at_link);
   g_test_add_func ("/pipelines/tee", test_tee);
   g_test_add_func ("/pipelines/effects-temporal", test_effects);
+  g_test_add_func ("/pipelines/effects-refused", test_effects_refused);
   g_test_add_func ("/pipelines/gap", test_gap);
   if (gpu)
     {
