@@ -3,6 +3,10 @@
  * sequence number, each with its own check, so a torn tail (a crash in the
  * middle of a write) is cut off and any other damage is reported, never
  * silently taken as "not committed" (which would write output twice).
+ * Once the file holds many more records than its runs of sequences need,
+ * it is written again with a pair of records a run (renamed over it, so a
+ * crash leaves one or the other): it grew 16 bytes a frame for as long as
+ * the run went, and accel-run keeps one for every GPU run.
  * A log has no lock: one thread uses it at a time (the graph's while it
  * prepares, then the sink's). G_MESSAGES_DEBUG=accel-commit-log tells what a
  * log held when opened, each commit and each sync */
@@ -29,6 +33,13 @@
 #define HEADER_FINGERPRINTED "ACCELCL3"
 #define HEADER_SIZE 8
 #define RECORD_MAGIC 0x434d5431u /* "CMT1" */
+/* a run lo .. hi - 1 committed: a record of lo, the next of hi; only in a
+ * file written whole (rewrite ()), never appended */
+#define RUN_LO_MAGIC 0x434d5232u /* "CMR2" */
+#define RUN_HI_MAGIC 0x434d5233u /* "CMR3" */
+/* a file of more records than this and four times what its runs need is
+ * written again */
+#define COMPACT_MIN_RECORDS 16384
 
 typedef struct
 {
@@ -47,6 +58,7 @@ struct _AccelCommitLog
   gchar *dir;        /* with it: the directory's absolute name */
   GArray *committed; /* Run, sorted, apart: the sequences committed */
   guint64 n_committed;
+  guint64 n_records; /* the whole records in the file */
   guint64 first_uncommitted;
   gint64 sync_interval_us;
   gint64 last_sync;
@@ -154,16 +166,81 @@ runs_remove (GArray *runs, guint64 x)
 }
 
 static guint32
-record_check (guint64 sequence)
+record_check (guint32 magic, guint64 sequence)
 {
   guint32 h = 2166136261u; /* FNV-1a over the magic and the sequence */
   guint8 bytes[12];
 
-  memcpy (bytes, &(guint32){ RECORD_MAGIC }, 4);
+  memcpy (bytes, &magic, 4);
   memcpy (bytes + 4, &sequence, 8);
   for (guint i = 0; i < sizeof (bytes); i++)
     h = (h ^ bytes[i]) * 16777619u;
   return h;
+}
+
+static Record
+make_record (guint32 magic, guint64 sequence)
+{
+  return (Record){ magic, record_check (magic, sequence), sequence };
+}
+
+/* whether @r is a whole record of @magic */
+static gboolean
+record_is (const Record *r, guint32 magic)
+{
+  return r->magic == magic && r->check == record_check (magic, r->sequence);
+}
+
+/* adds lo .. hi - 1 to @runs, joining the runs it meets */
+static void
+runs_add_range (GArray *runs, guint64 lo, guint64 hi)
+{
+  gint i = run_before (runs, lo);
+  guint first, last;
+
+  /* the runs that meet or touch lo .. hi - 1: first to last - 1 */
+  first = i >= 0 && g_array_index (runs, Run, i).hi >= lo ? (guint)i
+                                                          : (guint)(i + 1);
+  last = first;
+  while (last < runs->len && g_array_index (runs, Run, last).lo <= hi)
+    last++;
+  if (last > first)
+    {
+      lo = MIN (lo, g_array_index (runs, Run, first).lo);
+      hi = MAX (hi, g_array_index (runs, Run, last - 1).hi);
+      g_array_remove_range (runs, first, last - first);
+    }
+  g_array_insert_val (runs, first, ((Run){ lo, hi }));
+}
+
+/* the count and the first uncommitted sequence, from the runs */
+static void
+count_runs (AccelCommitLog *log)
+{
+  GArray *runs = log->committed;
+
+  log->n_committed = 0;
+  for (guint i = 0; i < runs->len; i++)
+    log->n_committed
+        += g_array_index (runs, Run, i).hi - g_array_index (runs, Run, i).lo;
+  log->first_uncommitted = runs->len > 0 && g_array_index (runs, Run, 0).lo == 0
+                               ? g_array_index (runs, Run, 0).hi
+                               : 0;
+}
+
+/* the records @log's runs take written whole: a pair a run of three or
+ * more, one a sequence in shorter ones */
+static guint64
+records_needed (AccelCommitLog *log)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < log->committed->len; i++)
+    {
+      const Run *r = &g_array_index (log->committed, Run, i);
+      n += r->hi - r->lo >= 3 ? 2 : r->hi - r->lo;
+    }
+  return n;
 }
 
 static void
@@ -224,19 +301,32 @@ load (AccelCommitLog *log, GError **error)
   tail = (len - HEADER_SIZE) % sizeof (Record);
   for (gsize i = 0; i < n_records; i++)
     {
-      Record r;
+      Record r, hi = { 0 };
       memcpy (&r, data + HEADER_SIZE + i * sizeof (Record), sizeof (r));
-      if (r.magic != RECORD_MAGIC || r.check != record_check (r.sequence))
+      if (i + 1 < n_records)
+        memcpy (
+            &hi, data + HEADER_SIZE + (i + 1) * sizeof (Record), sizeof (hi));
+      if (record_is (&r, RECORD_MAGIC))
         {
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
-              "commit log %s is corrupted at byte %" G_GSIZE_FORMAT
-              " (record %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
-              "); refusing to guess what was committed",
-              log->path, HEADER_SIZE + i * sizeof (Record), i, n_records);
-          return FALSE;
+          add (log, r.sequence);
+          continue;
         }
-      add (log, r.sequence);
+      if (record_is (&r, RUN_LO_MAGIC) && record_is (&hi, RUN_HI_MAGIC)
+          && hi.sequence > r.sequence)
+        {
+          runs_add_range (log->committed, r.sequence, hi.sequence);
+          count_runs (log);
+          i++;
+          continue;
+        }
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "commit log %s is corrupted at byte %" G_GSIZE_FORMAT
+          " (record %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+          "); refusing to guess what was committed",
+          log->path, HEADER_SIZE + i * sizeof (Record), i, n_records);
+      return FALSE;
     }
+  log->n_records = n_records;
   if (tail > 0)
     {
       /* a write cut short: that record was never committed */
@@ -459,6 +549,8 @@ accel_commit_log_sync (AccelCommitLog *log, GError **error)
   return TRUE;
 }
 
+static gboolean rewrite (AccelCommitLog *log, GError **error);
+
 /* appends @r; a short write (a full disk) leaves part of a record, which
  * is cut off again so that later records stay whole and in place */
 static gboolean
@@ -496,7 +588,7 @@ append_record (AccelCommitLog *log, const Record *r, GError **error)
 gboolean
 accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
 {
-  Record r = { RECORD_MAGIC, record_check (sequence), sequence };
+  Record r = make_record (RECORD_MAGIC, sequence);
 
   g_return_val_if_fail (log != NULL, FALSE);
   if (accel_commit_log_contains (log, sequence))
@@ -504,8 +596,13 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
   if (!append_record (log, &r, error))
     return FALSE;
   log->dirty = TRUE;
+  log->n_records++;
   add (log, sequence);
   ACCEL_TRACE ("%s: committed %" G_GUINT64_FORMAT, log->path, sequence);
+  /* written whole, it is synced too */
+  if (log->n_records >= COMPACT_MIN_RECORDS
+      && log->n_records >= 4 * records_needed (log))
+    return rewrite (log, error);
   if (g_get_monotonic_time () - log->last_sync >= log->sync_interval_us)
     return accel_commit_log_sync (log, error);
   return TRUE;
@@ -542,11 +639,11 @@ accel_commit_log_dup_sequences (AccelCommitLog *log)
 }
 
 /* writes what @log holds now to a new file that replaces the old one
- * (renamed over it, so a crash leaves one or the other, whole) */
+ * (renamed over it, so a crash leaves one or the other, whole): a run of
+ * three or more sequences as a pair of records */
 static gboolean
 rewrite (AccelCommitLog *log, GError **error)
 {
-  g_autoptr (GArray) seqs = sorted_sequences (log);
   g_autoptr (GByteArray) data = g_byte_array_new ();
   g_autofree gchar *tmp = g_strconcat (log->path, ".tmp", NULL);
   int fd;
@@ -556,11 +653,20 @@ rewrite (AccelCommitLog *log, GError **error)
                        : log->old_header ? HEADER
                                          : HEADER_FINGERPRINTED),
       HEADER_SIZE);
-  for (guint i = 0; i < seqs->len; i++)
+  for (guint i = 0; i < log->committed->len; i++)
     {
-      guint64 seq = g_array_index (seqs, guint64, i);
-      Record r = { RECORD_MAGIC, record_check (seq), seq };
-      g_byte_array_append (data, (const guint8 *)&r, sizeof (r));
+      const Run *run = &g_array_index (log->committed, Run, i);
+      Record r[2] = { make_record (RUN_LO_MAGIC, run->lo),
+        make_record (RUN_HI_MAGIC, run->hi) };
+
+      if (run->hi - run->lo >= 3)
+        g_byte_array_append (data, (const guint8 *)r, sizeof (r));
+      else
+        for (guint64 seq = run->lo; seq < run->hi; seq++)
+          {
+            r[0] = make_record (RECORD_MAGIC, seq);
+            g_byte_array_append (data, (const guint8 *)r, sizeof (r[0]));
+          }
     }
   if (!g_file_set_contents_full (tmp, (const char *)data->data, data->len,
           G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0644,
@@ -578,6 +684,8 @@ rewrite (AccelCommitLog *log, GError **error)
   close (log->fd);
   log->fd = fd;
   log->dirty = FALSE;
+  log->n_records = (data->len - HEADER_SIZE) / sizeof (Record);
+  log->last_sync = g_get_monotonic_time ();
   return TRUE;
 }
 
@@ -641,16 +749,27 @@ gboolean
 accel_commit_log_forget_from (
     AccelCommitLog *log, guint64 first, GError **error)
 {
-  g_autoptr (GArray) seqs = NULL;
-  guint i = 0;
+  GArray *runs;
+  guint64 before;
+  gint i;
 
   g_return_val_if_fail (log != NULL, FALSE);
 
-  seqs = sorted_sequences (log);
-  while (i < seqs->len && g_array_index (seqs, guint64, i) < first)
-    i++;
-  return accel_commit_log_forget (
-      log, (const guint64 *)seqs->data + i, seqs->len - i, error);
+  runs = log->committed;
+  before = log->n_committed;
+  /* the runs from the one that holds @first on end before it */
+  i = run_before (runs, first);
+  if (i >= 0 && g_array_index (runs, Run, i).hi > first)
+    g_array_index (runs, Run, i).hi = first;
+  if (i >= 0 && g_array_index (runs, Run, i).lo == first)
+    i--;
+  g_array_set_size (runs, i + 1);
+  count_runs (log);
+  if (log->n_committed == before)
+    return TRUE;
+  g_debug (
+      "%s: forgot every sequence from %" G_GUINT64_FORMAT, log->path, first);
+  return rewrite (log, error);
 }
 
 /**

@@ -1320,6 +1320,9 @@ test_commit_log_bounded (void)
   const guint64 gone[] = { 500000 };
   AccelCommitLog *log = accel_commit_log_open (path, &error);
   gint64 before;
+  GStatBuf st;
+  g_autofree gchar *data = NULL;
+  gsize len;
 
   g_assert_no_error (error);
   accel_commit_log_set_sync_interval (log, G_MAXINT64);
@@ -1346,12 +1349,34 @@ test_commit_log_bounded (void)
   g_assert_true (accel_commit_log_commit (log, 700000, &error));
   g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 1000000);
   accel_commit_log_close (log);
+  /* the file too: it is written again with a pair of records a run once
+   * it holds many more than that (16 MB, 16 bytes a commit, before) */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_test_message ("the log is %" G_GINT64_FORMAT " bytes", (gint64)st.st_size);
+  g_assert_cmpint (st.st_size, <, 300 * 1024);
 
   log = accel_commit_log_open (path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 1000000);
   g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 1000000);
+  g_assert_true (accel_commit_log_forget_from (log, 999990, &error));
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 999990);
   accel_commit_log_close (log);
+  log = accel_commit_log_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_commit_log_get_n_committed (log), ==, 999990);
+  g_assert_cmpuint (accel_commit_log_first_uncommitted (log), ==, 999990);
+  g_assert_false (accel_commit_log_contains (log, 999990));
+  g_assert_true (accel_commit_log_contains (log, 999989));
+  accel_commit_log_close (log);
+  /* one run, a pair of records; its first alone is damage, not a torn
+   * tail: a pair is only ever written whole */
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, ==, 8 + 2 * 16);
+  g_assert_true (g_file_set_contents (path, data, 8 + 16, NULL));
+  g_assert_null (accel_commit_log_open (path, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
+  g_assert_nonnull (strstr (error->message, "is corrupted at byte 8"));
   remove_dir (dir);
 }
 
