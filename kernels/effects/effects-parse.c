@@ -151,10 +151,13 @@ lookup (const char *name, size_t len)
   return -1;
 }
 
+/* the effect @name is a misspelling of, or NULL where none is near: at
+ * most two edits, or a third of its length (the rule of the YAML loader's
+ * suggestions); "blur" was taken for "hue", as was any unknown name */
 static const char *
 nearest (const char *name, size_t len)
 {
-  const char *best = fx_info[0].name;
+  const char *best = NULL;
   size_t best_d = (size_t)-1;
 
   for (int k = 0; k < FX_N; k++)
@@ -166,7 +169,19 @@ nearest (const char *name, size_t len)
           best = fx_info[k].name;
         }
     }
-  return best;
+  return best_d <= (len / 3 > 2 ? len / 3 : 2) ? best : NULL;
+}
+
+/* the names of every effect, ", " apart, into @out (@size bytes) */
+static void
+list_effects (char *out, size_t size)
+{
+  size_t at = 0;
+
+  out[0] = '\0';
+  for (int k = 0; k < FX_N && at < size; k++)
+    at += (size_t)snprintf (
+        out + at, size - at, "%s%s", k ? ", " : "", fx_info[k].name);
 }
 
 /* a decimal number, "[+-]digits[.digits][(e|E)[+-]digits]", the whole of
@@ -371,8 +386,17 @@ parse_effect (const Token *t, const char *name, size_t name_len,
 
   if (kind < 0)
     {
-      set_message (message, size, "unknown effect '%.*s' (did you mean '%s'?)",
-          (int)name_len, name, nearest (name, name_len));
+      const char *near = nearest (name, name_len);
+      char names[256];
+
+      list_effects (names, sizeof names);
+      if (near)
+        set_message (message, size,
+            "unknown effect '%.*s' (did you mean '%s'?)", (int)name_len, name,
+            near);
+      else
+        set_message (message, size, "unknown effect '%.*s' (one of %s)",
+            (int)name_len, name, names);
       return 0;
     }
   info = &fx_info[kind];

@@ -864,7 +864,7 @@ test_effects_refused (void)
 {
   GstElement *pipeline = gst_parse_launch (
       "videotestsrc is-live=true ! video/x-raw,format=RGBA,width=16,height=8 "
-      "! acceleffects name=fx effects=blurr ! fakesink",
+      "! acceleffects name=fx effects=sepiaa ! fakesink",
       NULL);
   GstElement *fx = gst_bin_get_by_name (GST_BIN (pipeline), "fx");
   g_autofree gchar *error = NULL, *warning = NULL, *kept = NULL;
@@ -873,8 +873,8 @@ test_effects_refused (void)
       GST_STATE_CHANGE_FAILURE);
   error = bus_text (pipeline, GST_MESSAGE_ERROR);
   g_assert_cmpstr (error, ==,
-      "effects \"blurr\" not taken: unknown effect 'blurr' (did you mean "
-      "'hue'?)");
+      "effects \"sepiaa\" not taken: unknown effect 'sepiaa' (did you mean "
+      "'sepia'?)");
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   g_object_set (fx, "effects", "invert", NULL);

@@ -190,6 +190,10 @@ static const ParseError parse_errors[] = {
   { "chroma_key=#00ff00",
       "unknown effect 'chroma_key' (did you mean 'chroma-key'?)" },
   { "Invert", "unknown effect 'Invert' (did you mean 'invert'?)" },
+  /* no name is near: the list, where "hue" was offered for any */
+  { "blur=3",
+      "unknown effect 'blur' (one of brightness, contrast, saturation, hue, "
+      "sepia, invert, gamma, vignette, chroma-key, difference, echo)" },
   { "contrast=9", "'contrast=9': the value must be in [0, 4]" },
   /* past a float's range: still a number, out of the effect's */
   { "contrast=1e308", "'contrast=1e308': the value must be in [0, 4]" },
