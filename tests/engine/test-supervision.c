@@ -520,6 +520,28 @@ test_escalation_drain_bounded (void)
   accel_graph_stop (graph);
 }
 
+/* a wait with a timeout shorter than the drain: ACCEL_ERROR_TIMEOUT that
+ * says the graph failed, not the error at once (the drain goes on) */
+static void
+test_escalation_drain_wait_timeout (void)
+{
+  g_autoptr (AccelGraph) graph = escalating_graph ("timed", 2000, 2);
+  g_autoptr (GError) error = NULL;
+  AccelStage *sink = accel_graph_get_stage (graph, "sink");
+
+  g_assert_true (accel_graph_start (graph, &error));
+  while (!accel_stage_graph_has_failed (sink))
+    g_usleep (1000);
+  g_assert_false (accel_graph_wait (graph, 100 * 1000, &error));
+  g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_TIMEOUT);
+  g_assert_true (g_str_has_prefix (error->message, "stage 'work'"));
+  g_assert_true (g_str_has_suffix (error->message,
+      "graph 'timed' failed, and its sinks did not finish the frames in "
+      "flight within 100 ms"));
+  accel_graph_stop (graph);
+  accel_fault_clear ();
+}
+
 static void
 test_fault_spec (Chain *c, gconstpointer data)
 {
@@ -1579,6 +1601,8 @@ main (int argc, char **argv)
   g_test_add_func ("/supervision/escalation-drains", test_escalation_drains);
   g_test_add_func (
       "/supervision/escalation-drain-bounded", test_escalation_drain_bounded);
+  g_test_add_func ("/supervision/escalation-drain-wait-timeout",
+      test_escalation_drain_wait_timeout);
   g_test_add ("/supervision/fault-spec", Chain, NULL, chain_set_up,
       test_fault_spec, chain_tear_down);
   g_test_add_func ("/supervision/commit-log", test_commit_log);
