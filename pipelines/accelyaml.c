@@ -1925,7 +1925,15 @@ typedef struct
 {
   guint decl, rank;
   gboolean writes;
+  gchar *path; /* as named */
 } FileUser;
+
+static void
+file_user_free (FileUser *user)
+{
+  g_free (user->path);
+  g_free (user);
+}
 
 /* the file @stage writes (*@writes set) or, a source, reads, as the key
  * every name of it shares, and in @path as named; NULL for none */
@@ -1970,7 +1978,8 @@ check_files_across_ranks (Loader *l)
     return;
   size = accel_world_get_size (world);
   me = accel_world_get_rank (world);
-  users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  users = g_hash_table_new_full (
+      g_str_hash, g_str_equal, g_free, (GDestroyNotify)file_user_free);
   for (guint i = 0; i < l->decls->len; i++)
     {
       Decl *decl = l->decls->pdata[i];
@@ -2018,9 +2027,20 @@ check_files_across_ranks (Loader *l)
           if (!(first = g_hash_table_lookup (users, key)))
             {
               first = g_new (FileUser, 1);
-              *first = (FileUser){ i, rank, writes };
+              *first = (FileUser){ i, rank, writes, g_strdup (path) };
               g_hash_table_insert (users, g_steal_pointer (&key), first);
               continue;
+            }
+          /* one stage's ranks, their file named with {rank} and one all
+           * the same (a link to a directory, a hard link, "..") */
+          if (first->decl == i && per_rank && writes)
+            {
+              report (l, location_mark (l, decl),
+                  "stage '%s' (%s) writes %s on rank %u and %s on rank %u, "
+                  "which are one file: their frames would mix in it; give "
+                  "each rank a file of its own",
+                  decl->name, decl->kind, first->path, first->rank, path, rank);
+              break;
             }
           /* one stage's ranks: check_stage_files_per_rank (); two
            * sources may read one file */

@@ -408,6 +408,53 @@ test_validate_world_shared_file (Fixture *f, gconstpointer data)
   g_assert_cmpint (ok.status, ==, 0);
 }
 
+/* one stage's {rank} names that reach one file (a link to a directory, a
+ * hard link): the ranks' frames mixed in it, with status 0, and
+ * --validate said valid */
+static void
+test_ranked_names_one_file (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: ln\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 50}}\n"
+        "  - {name: out, kind: io.raw-file-sink, params: {location: "
+        "'d{rank}/o.raw'}}\n"
+        "links: [src -> out]\n";
+  const char *run[] = { "--ranks", "2", "ln.yaml", NULL };
+  const char *validate[] = { "--ranks", "2", "--validate", "ln.yaml", NULL };
+  const char *hard[] = { "--ranks", "2", "--set", "out.location=h{rank}.raw",
+    "ln.yaml", NULL };
+  g_autofree gchar *d0 = g_build_filename (f->dir, "d0", NULL);
+  g_autofree gchar *d1 = g_build_filename (f->dir, "d1", NULL);
+  g_autofree gchar *h0 = g_build_filename (f->dir, "h0.raw", NULL);
+  g_autofree gchar *h1 = g_build_filename (f->dir, "h1.raw", NULL);
+  g_autofree gchar *out = g_build_filename (d0, "o.raw", NULL);
+  g_auto (WorldRun) r = { 0 };
+  g_auto (WorldRun) v = { 0 };
+  g_auto (WorldRun) h = { 0 };
+
+  world_write (f->dir, "ln.yaml", yaml, strlen (yaml));
+  g_assert_cmpint (g_mkdir (d0, 0755), ==, 0);
+  g_assert_cmpint (symlink ("d0", d1), ==, 0);
+  world_run (&r, f->dir, NULL, run);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, "ln.yaml:4:60: stage 'out' (io.raw-file-sink) "
+                         "writes d0/o.raw on rank 0 and d1/o.raw on rank 1, "
+                         "which are one file: their frames would mix in it");
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  world_run (&v, f->dir, NULL, validate);
+  g_assert_cmpint (v.status, ==, 2);
+  world_assert_says (&v, "which are one file");
+  g_assert_true (g_file_set_contents (h0, "", 0, NULL));
+  g_assert_cmpint (link (h0, h1), ==, 0);
+  world_run (&h, f->dir, NULL, hard);
+  g_assert_cmpint (h.status, ==, 2);
+  world_assert_says (&h, "writes h0.raw on rank 0 and h1.raw on rank 1, "
+                         "which are one file");
+}
+
 static void
 test_rank_never_joins (Fixture *f, gconstpointer data)
 {
@@ -1531,6 +1578,7 @@ main (int argc, char **argv)
   ADD ("/world/validate", test_validate_world);
   ADD ("/world/validate-no-sink", test_validate_world_no_sink);
   ADD ("/world/validate-shared-file", test_validate_world_shared_file);
+  ADD ("/world/ranked-names-one-file", test_ranked_names_one_file);
   ADD ("/world/validate-group", test_validate_group);
   ADD ("/world/state-dir-shape", test_state_dir_shape);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
