@@ -248,6 +248,33 @@ accel_fault_fire (const char *name, AccelStream *stream, guint64 sequence,
   return TRUE;
 }
 
+/* whether ACCEL_FAULT is this process's: ACCEL_FAULT_RANK=r keeps it to
+ * rank r of the world (a process alone is rank 0), under --ranks and
+ * --coordinator alike (it was kept from the other ranks' workers by the
+ * supervisor of --ranks alone); a value that names no rank of the world
+ * is said, and fires nothing (it fired nothing, silently) */
+static gboolean
+fault_is_this_ranks (void)
+{
+  const char *want = g_getenv ("ACCEL_FAULT_RANK");
+  AccelWorld *world = accel_world_get_default ();
+  guint size = world ? accel_world_get_size (world) : 1;
+  guint rank = world ? accel_world_get_rank (world) : 0;
+  guint64 r;
+
+  if (!want)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (want, 10, 0, G_MAXUINT, &r, NULL)
+      || r >= size)
+    {
+      g_warning ("ACCEL_FAULT_RANK=%s is no rank of this world of %u: "
+                 "ACCEL_FAULT fires nowhere",
+          want, size);
+      return FALSE;
+    }
+  return r == rank;
+}
+
 /* the ACCEL_FAULT environment variable, read once */
 void
 accel_fault_init_from_env (void)
@@ -258,7 +285,8 @@ accel_fault_init_from_env (void)
     {
       const char *spec = g_getenv ("ACCEL_FAULT");
       g_autoptr (GError) error = NULL;
-      if (spec && *spec && !accel_fault_inject_parse (spec, &error))
+      if (spec && *spec && fault_is_this_ranks ()
+          && !accel_fault_inject_parse (spec, &error))
         g_warning ("ACCEL_FAULT: %s", error->message);
       g_once_init_leave (&done, 1);
     }

@@ -37,7 +37,6 @@ rank_env (guint rank, guint n_ranks, guint generation, const char *coordinator,
     const char *state_dir)
 {
   gchar **env = g_get_environ ();
-  const char *fault_rank = g_environ_getenv (env, "ACCEL_FAULT_RANK");
   g_autofree gchar *r = g_strdup_printf ("%u", rank);
   g_autofree gchar *n = g_strdup_printf ("%u", n_ranks);
   g_autofree gchar *gen = g_strdup_printf ("%u", generation);
@@ -54,9 +53,6 @@ rank_env (guint rank, guint n_ranks, guint generation, const char *coordinator,
       g_autofree gchar *dir = g_strdup_printf ("%s/rank-%u", state_dir, rank);
       env = g_environ_setenv (env, "ACCEL_STATE_DIR", dir, TRUE);
     }
-  /* ACCEL_FAULT_RANK=r keeps ACCEL_FAULT to rank r's workers */
-  if (fault_rank && !g_str_equal (fault_rank, r))
-    env = g_environ_unsetenv (env, "ACCEL_FAULT");
   return env;
 }
 
@@ -388,12 +384,12 @@ supervise_worlds (const char *const *argv, guint n_ranks, const char *pipeline,
  * Runs a world of @n_ranks workers: each with `ACCEL_WORKER=1`,
  * `ACCEL_GENERATION`, `ACCEL_RANK`, `ACCEL_WORLD_SIZE`,
  * `ACCEL_COORDINATOR` and accel_world_get_worker_defaults() (unless set)
- * in its environment; with `ACCEL_FAULT_RANK=r` only rank r's workers see
- * `ACCEL_FAULT`. When a worker is killed by a signal or exits with
- * %ACCEL_EXIT_POISONED or %ACCEL_EXIT_HUNG, the others are ended and the world
- * starts again, one generation later; past the restart intensity, or once more
- * generations in a row than @max_restarts end without a frame committed
- * under @state_dir, the run fails naming the rank, this host and the
+ * in its environment (with `ACCEL_FAULT_RANK=r`, `ACCEL_FAULT` fires in rank
+ * r's workers alone: accelfault.c). When a worker is killed by a signal or
+ * exits with %ACCEL_EXIT_POISONED or %ACCEL_EXIT_HUNG, the others are ended and
+ * the world starts again, one generation later; past the restart intensity, or
+ * once more generations in a row than @max_restarts end without a frame
+ * committed under @state_dir, the run fails naming the rank, this host and the
  * fault.
  *
  * Ctrl-C reaches the ranks too (one process group): each finishes its

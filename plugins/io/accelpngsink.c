@@ -383,7 +383,14 @@ accel_png_sink_render (AccelStage *stage, AccelFrame *frame, GError **error)
 static gchar *
 accel_png_sink_get_path (AccelFileOutput *output)
 {
-  return path_for (ACCEL_PNG_SINK (output), 0);
+  AccelPngSink *self = ACCEL_PNG_SINK (output);
+
+  /* from the location as it is now: asked before the stage is prepared
+   * (a rank's probe), the pattern was not read yet, and every rank's
+   * path was "0" */
+  if (!parse_location (self, NULL))
+    return g_strdup (self->location);
+  return path_for (self, 0);
 }
 
 /* whether @name (no directory) is the file of some frame: the pattern's

@@ -643,6 +643,52 @@ wait_world_flows (Fixture *f, gint64 t0)
   g_assert_cmpint (st.st_size, >, 0);
 }
 
+/* ACCEL_FAULT_RANK keeps ACCEL_FAULT to one rank under --coordinator too
+ * (both ranks took it: only the supervisor of --ranks kept it to one),
+ * and a value that names no rank is said (it fired nothing, silently) */
+static void
+test_fault_rank (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: fr\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, params: {shape: '16', "
+        "num-buffers: 10}}\n"
+        "  - {name: sum, kind: nccl.all-reduce}\n"
+        "  - {name: out, kind: io.raw-file-sink, params: {location: "
+        "'fr-{rank}.raw'}}\n"
+        "links: [src -> sum -> out]\n";
+  g_autofree gchar *addr
+      = g_strdup_printf ("127.0.0.1:%u", world_free_ports (1));
+  const char *env[]
+      = { "ACCEL_FAULT=out:invalid-input:5", "ACCEL_FAULT_RANK=1", NULL };
+  const char *bad_env[]
+      = { "ACCEL_FAULT=out:invalid-input:5", "ACCEL_FAULT_RANK=abc", NULL };
+  const char *rank0[] = { "--coordinator", addr, "--rank", "0", "--world", "2",
+    "fr.yaml", NULL };
+  const char *rank1[] = { "--coordinator", addr, "--rank", "1", "--world", "2",
+    "fr.yaml", NULL };
+  const char *ranks[] = { "--ranks", "2", "fr.yaml", NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  GSubprocess *p0, *p1;
+  g_auto (WorldRun) r0 = { 0 }, r1 = { 0 }, bad = { 0 };
+
+  world_write (f->dir, "fr.yaml", yaml, strlen (yaml));
+  p0 = world_spawn (f->dir, env, rank0);
+  p1 = world_spawn (f->dir, env, rank1);
+  world_wait (p0, &r0, t0);
+  world_wait (p1, &r1, t0);
+  g_assert_cmpint (r0.status, ==, 0);
+  world_assert_silent_on (&r0, "injected");
+  g_assert_cmpint (r1.status, ==, 3);
+  world_assert_says (&r1, "frame 5 failed (injected invalid input)");
+
+  world_run (&bad, f->dir, bad_env, ranks);
+  g_assert_cmpint (bad.status, ==, 0);
+  world_assert_says (&bad, "ACCEL_FAULT_RANK=abc is no rank of this world "
+                           "of 2: ACCEL_FAULT fires nowhere");
+}
+
 /* @twice, a process given a rank another process holds, was refused at
  * once, naming both */
 static void
@@ -1579,6 +1625,7 @@ main (int argc, char **argv)
   ADD ("/world/validate-no-sink", test_validate_world_no_sink);
   ADD ("/world/validate-shared-file", test_validate_world_shared_file);
   ADD ("/world/ranked-names-one-file", test_ranked_names_one_file);
+  ADD ("/world/fault-rank", test_fault_rank);
   ADD ("/world/validate-group", test_validate_group);
   ADD ("/world/state-dir-shape", test_state_dir_shape);
   ADD ("/world/world-sizes-differ", test_world_sizes_differ);
