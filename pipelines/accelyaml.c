@@ -41,9 +41,12 @@ typedef struct
   yaml_mark_t mark;  /* of the name */
   AccelStage *stage; /* NULL when it could not be made */
   gboolean link_failed;
-  gboolean other_rank;   /* its ranks leave this one out: no stage here */
-  guint n_ranks;         /* the ranks that run it */
-  gboolean ranked_file;  /* its location has {rank} in it */
+  gboolean other_rank;  /* its ranks leave this one out: no stage here */
+  guint n_ranks;        /* the ranks that run it */
+  gboolean ranked_file; /* its location has {rank} in it */
+  /* a parameter of it was refused (reported): what it meets across ranks
+   * is not what the file says (a 'peer' of "1x" was taken for 0) */
+  gboolean params_refused;
   yaml_mark_t file_mark; /* of its location, or its name */
   /* what other ranks make of it too (accel_yaml_check_meetings ()) */
   const char *kind;    /* NULL when not a scalar */
@@ -1195,6 +1198,7 @@ load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
             continue;
           problem = set_param (
               decl->stage, scalar (k), scalar (v), NULL, &at_value);
+          decl->params_refused |= problem != NULL;
           if (problem && params_alias)
             {
               note = alias_note (params_alias, params);
@@ -1754,6 +1758,7 @@ apply_override (Loader *l, const char *setting)
     }
   if (problem)
     report_override (l, setting, problem);
+  decl->params_refused |= problem != NULL;
 }
 
 /* @decl's stage as rank @as makes it: its parameters, then those --set
@@ -1764,7 +1769,8 @@ static AccelStage *
 make_probe (Loader *l, Decl *decl, AccelWorld *as)
 {
   AccelStage *probe = accel_stage_new (decl->kind, decl->name, NULL);
-  gboolean at_value;
+  gboolean at_value, refused = FALSE;
+  guint rank = accel_world_get_rank (as);
 
   if (!probe)
     return NULL;
@@ -1773,21 +1779,36 @@ make_probe (Loader *l, Decl *decl, AccelWorld *as)
          p < decl->params->data.mapping.pairs.top; p++)
       {
         yaml_node_t *k = node (l, p->key), *v = node (l, p->value);
+        gsize at = 2 * (gsize)(p - decl->params->data.mapping.pairs.start);
+        g_autofree gchar *problem = NULL;
 
         if (scalar (k) && !is_null (v))
-          g_free (set_param (probe, scalar (k), scalar (v), as, &at_value));
+          problem = set_param (probe, scalar (k), scalar (v), as, &at_value);
+        /* said once: as this rank's stage says it, or here for a stage
+         * of other ranks alone, which its worker alone said */
+        if (problem && !decl->params_refused && !refused)
+          report (l, mark_at (l, decl->params, at + at_value), "on rank %u, %s",
+              rank, problem);
+        refused |= problem != NULL;
       }
   for (guint i = 0; l->overrides && l->overrides[i]; i++)
     {
       const char *setting = override_for (decl, l->overrides[i]);
       const char *eq = setting ? strchr (setting, '=') : NULL;
-      g_autofree gchar *param = NULL;
+      g_autofree gchar *param = NULL, *problem = NULL;
 
       if (!setting)
         continue;
       param = g_strndup (setting, (gsize)(eq - setting));
-      g_free (set_param (probe, param, eq + 1, as, &at_value));
+      problem = set_param (probe, param, eq + 1, as, &at_value);
+      if (problem && !decl->params_refused && !refused)
+        report_override (l, l->overrides[i], problem);
+      refused |= problem != NULL;
     }
+  /* a parameter it refuses is no setting of it */
+  decl->params_refused |= refused;
+  if (refused)
+    g_clear_object (&probe);
   return probe;
 }
 
@@ -1893,6 +1914,12 @@ check_meetings (Loader *l)
           g_array_append_val (members, member);
         }
     }
+  /* a stage with a parameter refused (reported) meets what the file does
+   * not say: a 'peer' of "1x" was taken for 0, and its pair's other end
+   * was said to meet no one */
+  for (guint i = 0; i < l->decls->len; i++)
+    if (((Decl *)l->decls->pdata[i])->params_refused)
+      return;
   accel_yaml_check_meetings (members, size, across, report_meeting, l);
 }
 

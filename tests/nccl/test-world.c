@@ -1544,7 +1544,7 @@ test_pairs_checked_at_load (Fixture *f, gconstpointer data)
                              "links: [src -> tx -> out, rx -> out]\n";
   struct
   {
-    const char *stages, *says;
+    const char *stages, *says, *silent;
   } cases[] = {
     { "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1, "
       "group: a}}\n"
@@ -1564,6 +1564,21 @@ test_pairs_checked_at_load (Fixture *f, gconstpointer data)
       "  - {name: rx, kind: nccl.send, ranks: [1], params: {peer: 0}}\n",
         "stage 'rx' (nccl.send): rank 0 runs it as frames from rank 0 to "
         "rank 1, rank 1 as frames from rank 1 to rank 0" },
+    /* a peer that is no number: that alone, where it was read as 0 (a send
+     * to itself, a receiver that met no one) */
+    { "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: '1x'}}\n"
+      "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: 0, "
+      "shape: '16'}}\n",
+        "pairs.yaml:4:60: parameter 'peer' of stage 'tx' (nccl.send) must be "
+        "an integer, not '1x'",
+        "meets" },
+    /* on a rank of its own: said here, where its worker alone said it */
+    { "  - {name: tx, kind: nccl.send, ranks: [0], params: {peer: 1}}\n"
+      "  - {name: rx, kind: nccl.recv, ranks: [1], params: {peer: one, "
+      "shape: '16'}}\n",
+        "pairs.yaml:5:60: on rank 1, parameter 'peer' of stage 'rx' "
+        "(nccl.recv) must be an integer, not 'one'",
+        "meets" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1576,6 +1591,8 @@ test_pairs_checked_at_load (Fixture *f, gconstpointer data)
       world_run (&r, f->dir, NULL, args);
       g_assert_cmpint (r.status, ==, 2);
       world_assert_says (&r, cases[i].says);
+      if (cases[i].silent)
+        world_assert_silent_on (&r, cases[i].silent);
     }
 }
 
