@@ -1491,6 +1491,38 @@ wire_links (Loader *l)
     }
 }
 
+/* why @decl's input @port has no link on this rank where the file links
+ * it from a stage of other ranks ("; on rank 1 its link from 'src' is
+ * not wired: 'src' runs on ranks 0 and 2"), or "" (the input looked
+ * unlinked in a file that links it) */
+static gchar *
+other_rank_link (Loader *l, Decl *decl, const char *port)
+{
+  AccelWorld *world = accel_world_get_default ();
+
+  for (guint i = 0; world && i < l->links->len; i++)
+    {
+      Link *link = &g_array_index (l->links, Link, i);
+      Decl *s = g_hash_table_lookup (l->by_name, link->src.stage);
+      g_autoptr (GString) ranks = g_string_new (NULL);
+
+      if (!s || !s->other_rank || !g_str_equal (link->dst.stage, decl->name)
+          || (link->dst.port && !g_str_equal (link->dst.port, port)))
+        continue;
+      for (guint r = 0; s->ranks && r < s->ranks->len; r++)
+        g_string_append_printf (ranks, "%s%u",
+            r == 0                  ? ""
+            : r + 1 < s->ranks->len ? ", "
+                                    : " and ",
+            g_array_index (s->ranks, guint, r));
+      return g_strdup_printf ("; on rank %u its link from '%s' is not wired: "
+                              "'%s' runs on rank%s %s",
+          accel_world_get_rank (world), s->name, s->name,
+          s->ranks && s->ranks->len > 1 ? "s" : "", ranks->str);
+    }
+  return g_strdup ("");
+}
+
 /* every input needs a link: all of them reported, not only prepare()'s first
  */
 static void
@@ -1509,9 +1541,13 @@ check_inputs (Loader *l)
           const char *port
               = accel_stage_get_port (decl->stage, ACCEL_PORT_INPUT, p)->name;
           g_autofree gchar *key = g_strdup_printf ("%s.%s", decl->name, port);
-          if (!g_hash_table_contains (l->linked, key))
-            report (l, decl->mark, "input '%s' (%s) is not linked", key,
-                accel_stage_get_kind_name (decl->stage));
+          g_autofree gchar *why = NULL;
+
+          if (g_hash_table_contains (l->linked, key))
+            continue;
+          why = other_rank_link (l, decl, port);
+          report (l, decl->mark, "input '%s' (%s) is not linked%s", key,
+              accel_stage_get_kind_name (decl->stage), why);
         }
     }
 }

@@ -1596,6 +1596,31 @@ test_pairs_checked_at_load (Fixture *f, gconstpointer data)
     }
 }
 
+/* an input linked in the file from a stage its rank does not run: the
+ * error says so, with the ranks (it said the input was not linked, of a
+ * file that links it) */
+static void
+test_link_of_other_ranks (Fixture *f, gconstpointer data)
+{
+  static const char yaml[]
+      = "pipeline: x3\n"
+        "stages:\n"
+        "  - {name: src, kind: core.test-source, ranks: [0, 2], params: "
+        "{shape: '16', num-buffers: 3}}\n"
+        "  - {name: sc, kind: core.scale, params: {scale: 2}}\n"
+        "  - {name: out, kind: core.null-sink}\n"
+        "links: [src -> sc -> out]\n";
+  const char *args[] = { "--ranks", "3", "--validate", "x3.yaml", NULL };
+  g_auto (WorldRun) r = { 0 };
+
+  world_write (f->dir, "x3.yaml", yaml, strlen (yaml));
+  world_run (&r, f->dir, NULL, args);
+  g_assert_cmpint (r.status, ==, 2);
+  world_assert_says (&r, "x3.yaml:4:12: input 'sc.in' (core.scale) is not "
+                         "linked; on rank 1 its link from 'src' is not "
+                         "wired: 'src' runs on ranks 0 and 2");
+}
+
 /* a world that fails in every generation before committing a frame, too
  * slowly for the restart intensity (here 3 within 1 ms), is given up on
  * once 4 generations in a row committed nothing; before, it was rebuilt for
@@ -1629,6 +1654,7 @@ main (int argc, char **argv)
   ADD ("/world/collective-mismatch", test_collective_mismatch);
   ADD ("/world/collective-left-out", test_collective_left_out);
   ADD ("/world/pairs-checked-at-load", test_pairs_checked_at_load);
+  ADD ("/world/link-of-other-ranks", test_link_of_other_ranks);
   ADD ("/world/root-out-of-world", test_root_out_of_world);
   ADD ("/world/all-gather-image", test_all_gather_image);
   ADD ("/world/pairs-share-connection", test_pairs_share_connection);
