@@ -159,6 +159,31 @@ record_produced (AccelStage *self, gint64 sequence)
 }
 
 /**
+ * accel_stage_note_input_taken:
+ * @stage: a live source, in its process ()
+ * @taken: %FALSE while it waits for its frame's input and has taken none
+ *   of it, %TRUE once it has taken some
+ *
+ * What a live source produced is kept in its state directory, so that a
+ * process that resumes after a crash counts the frames it cannot make
+ * again. A frame is counted from when its sequence is taken; a source
+ * that waits long for its input before it takes any of it (a pipe whose
+ * writer is idle) says so here, and a process killed meanwhile lost none
+ * of that frame (it counted it lost, exit status 3, and every frame was
+ * delivered). Called from the stage's thread.
+ */
+void
+accel_stage_note_input_taken (AccelStage *stage, gboolean taken)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+
+  g_return_if_fail (ACCEL_IS_STAGE (stage));
+  if (priv->n_in > 0 || priv->source.next_sequence == 0)
+    return;
+  record_produced (stage, (gint64)priv->source.next_sequence - (taken ? 1 : 2));
+}
+
+/**
  * accel_source_give_back:
  * @self: a source
  * @sequence: the sequence it took for a frame it did not make

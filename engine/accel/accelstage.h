@@ -260,6 +260,7 @@ guint64 accel_stage_get_n_withheld (AccelStage *stage);
 void accel_stage_count_lost (AccelStage *stage, guint64 n);
 void accel_stage_wait_begin (AccelStage *stage);
 void accel_stage_wait_end (AccelStage *stage);
+void accel_stage_note_input_taken (AccelStage *stage, gboolean taken);
 gchar *accel_stage_dup_first_fault (AccelStage *stage);
 gboolean accel_stage_carries_state (AccelStage *stage);
 guint64 accel_stage_get_n_replayed (AccelStage *stage);

@@ -288,6 +288,9 @@ typedef enum
 static ReadResult
 wait_stream_frame (AccelRawFileSource *self, GError **error)
 {
+  /* nothing of this frame is taken yet: a crash meanwhile loses none */
+  if (self->filled == 0)
+    accel_stage_note_input_taken (ACCEL_STAGE (self), FALSE);
   while (self->filled < self->frame_size)
     {
       struct pollfd pfd = { self->fd, POLLIN, 0 };
@@ -317,6 +320,8 @@ wait_stream_frame (AccelRawFileSource *self, GError **error)
           self->filled = 0;
           return READ_END;
         }
+      if (self->filled == 0)
+        accel_stage_note_input_taken (ACCEL_STAGE (self), TRUE);
       self->filled += (gsize)n;
     }
   self->filled = 0;

@@ -1048,6 +1048,68 @@ test_raw_pipe_stop (void)
   test_dir_remove (dir);
 }
 
+/* a live source that waits on an idle pipe has taken nothing of the frame
+ * it waits for: a run stopped (or killed) then and resumed loses no frame
+ * (it counted one lost, exit status 3, with every frame delivered) */
+static void
+test_raw_pipe_resume_counts_taken (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *state = test_dir_new ();
+  g_autofree gchar *fifo = g_build_filename (dir, "in.fifo", NULL);
+  g_autofree gchar *produced = g_build_filename (state, "src.produced", NULL);
+  g_autofree gchar *text = NULL;
+  g_autoptr (AccelGraph) g = accel_graph_new ("pipe");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "core.null-sink", "sink");
+  guint8 frames[3][16] = { { 1 }, { 2 }, { 3 } };
+  int writer;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_object_set (src, "location", fifo, "shape", "16", "dtype", "u8", NULL);
+  test_link (g, "src", "sink");
+  accel_graph_set_state_dir (g, state, 0);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  writer = g_open (fifo, O_WRONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (writer, >=, 0);
+  g_assert_cmpint (write (writer, frames, 2 * 16), ==, 2 * 16);
+  for (guint i = 0; i < 500 && accel_stage_get_n_processed (sink) < 2; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 2);
+  /* frame 2 waits for its first byte: the last produced is 1 */
+  for (guint i = 0; i < 500; i++)
+    {
+      g_clear_pointer (&text, g_free);
+      g_assert_true (g_file_get_contents (produced, &text, NULL, NULL));
+      if (g_ascii_strtoull (g_strstrip (text), NULL, 10) == 1)
+        break;
+      g_usleep (10 * 1000);
+    }
+  g_assert_cmpuint (g_ascii_strtoull (text, NULL, 10), ==, 1);
+  accel_graph_stop (g);
+  close (writer);
+
+  /* resumed at frame 2, with nothing lost */
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  writer = g_open (fifo, O_WRONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (writer, >=, 0);
+  g_assert_cmpint (write (writer, frames[2], 16), ==, 16);
+  close (writer);
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_stage_get_n_lost (src), ==, 0);
+  g_assert_cmpuint (accel_stage_get_n_processed (sink), ==, 1);
+  g_assert_true (accel_graph_check_complete (g, &error));
+  g_assert_no_error (error);
+  accel_graph_stop (g);
+  g_unlink (fifo);
+  test_dir_remove (dir);
+  test_dir_remove (state);
+}
+
 /* a sink on a FIFO that no process reads: opening it waited for a reader
  * for good, so the graph never started, the stage's watchdog did not
  * count it, and Ctrl-C did not end it. It waits start-timeout, then fails
@@ -3435,6 +3497,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/io/checksum-sink/last-records", test_checksum_sink_last_records);
   g_test_add_func ("/io/raw-file/pipe-stop", test_raw_pipe_stop);
+  g_test_add_func ("/io/raw-file/pipe-resume-counts-taken",
+      test_raw_pipe_resume_counts_taken);
   g_test_add_data_func ("/io/raw-file/fifo-without-reader", "io.raw-file-sink",
       test_raw_fifo_without_reader);
   g_test_add_func (
