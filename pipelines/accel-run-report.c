@@ -69,6 +69,20 @@ accel_run_print_progress (Run *run, gboolean final)
   fflush (run->progress);
 }
 
+/* the first sequence the sources made in this process: a run that
+ * resumed (a worker started again, --state-dir) counts its frames from it */
+static guint64
+first_frame (AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+  guint64 first = G_MAXUINT64;
+
+  for (guint i = 0; i < stages->len; i++)
+    if (accel_stage_get_n_inputs (stages->pdata[i]) == 0)
+      first = MIN (first, accel_stage_get_start_sequence (stages->pdata[i]));
+  return first == G_MAXUINT64 ? 0 : first;
+}
+
 gboolean
 accel_run_write_stats (Run *run, const char *path, GError **error)
 {
@@ -90,10 +104,13 @@ accel_run_write_stats (Run *run, const char *path, GError **error)
       "{\n  \"pipeline\": %s,\n  \"device\": %s,\n"
       "  \"frames\": %" G_GUINT64_FORMAT ",\n  \"seconds\": %s,\n"
       "  \"frames_per_second\": %s,\n  \"completed\": %s,\n"
-      "  \"interrupted\": %s,\n  \"error\": %s,\n  \"stages\": [\n",
+      "  \"interrupted\": %s,\n  \"error\": %s,\n"
+      "  \"generation\": %u,\n  \"first_frame\": %" G_GUINT64_FORMAT ",\n"
+      "  \"stages\": [\n",
       name, device, frames, seconds, rate,
       run->error || run->stopped ? "false" : "true",
-      run->interrupted ? "true" : "false", error_text);
+      run->interrupted ? "true" : "false", error_text,
+      accel_supervisor_get_generation (), first_frame (run->graph));
   for (guint i = 0; i < stages->len; i++)
     {
       AccelStage *st = stages->pdata[i];

@@ -1265,6 +1265,51 @@ test_stats_when_start_fails (void)
   remove_dir (dir);
 }
 
+/* --stats of a run that resumed says where: its frames are counted from
+ * that frame on (a job of 40 frames resumed at 17 said 23 frames and
+ * "completed", with nothing to tell it from a run of 23) */
+static void
+test_stats_after_resume (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "p.yaml", NULL);
+  g_autofree gchar *stats = g_build_filename (dir, "s.json", NULL);
+  g_autofree gchar *stats_arg = g_strdup_printf ("--stats=%s", stats);
+  g_autofree gchar *state = g_build_filename (dir, "state", NULL);
+  g_autofree gchar *state_arg = g_strdup_printf ("--state-dir=%s", state);
+  g_autofree gchar *json = NULL;
+  g_autoptr (Json) parsed = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: resumed\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: '16', "
+      "num-buffers: 40}}\n"
+      "  - {name: check, kind: core.checksum-sink, params: {location: "
+      "sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
+  run_in (&r, dir, "--quiet", state_arg, yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+  run_in (&r, dir, "--quiet", stats_arg, state_arg, yaml, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (stats, &json, NULL, NULL));
+  parsed = json_parse (json);
+  g_assert_nonnull (parsed);
+  g_assert_cmpfloat (
+      json_member (parsed, "first_frame", JSON_NUMBER)->number, ==, 17);
+  g_assert_cmpfloat (
+      json_member (parsed, "frames", JSON_NUMBER)->number, ==, 40 - 17);
+  g_assert_cmpfloat (
+      json_member (parsed, "generation", JSON_NUMBER)->number, ==, 1);
+  result_clear (&r);
+  remove_dir (dir);
+}
+
 /* the stages an application feeds or drains are refused, saying what to
  * use instead: accel-run neither pushes nor pulls, and the graph waited
  * for good (the app-sink's after its pool filled, even past Ctrl-C) */
@@ -5353,6 +5398,7 @@ main (int argc, char **argv)
       "/accel-run/application-stages-refused", test_application_stages_refused);
   g_test_add_func (
       "/accel-run/stats-when-start-fails", test_stats_when_start_fails);
+  g_test_add_func ("/accel-run/stats-after-resume", test_stats_after_resume);
   g_test_add_func ("/accel-run/list-and-describe", test_list_and_describe);
   g_test_add_func (
       "/accel-run/dot-frames-stats-set", test_dot_frames_stats_set);
