@@ -332,12 +332,24 @@ check_run_shape (AccelGraph *graph, GError **error)
 
   if (accel_world_get_default ())
     {
+      g_autofree gchar *above = NULL;
+
       if (!g_str_has_prefix (base, "rank-") || !holds_run (parent))
         return TRUE;
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-          "the state directory %s holds the state of a run of one process: "
-          "resume it as one, or give the world a directory of its own",
-          parent);
+      /* a rank's own directory given to a world: not a run of one process
+       * (it was said to be one) */
+      above = g_path_get_basename (parent);
+      if (g_str_has_prefix (above, "rank-"))
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+            "the state directory %s holds the state of rank %s of a world: "
+            "resume the world with the directory above it, or give this "
+            "world a directory of its own",
+            parent, above + strlen ("rank-"));
+      else
+        g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+            "the state directory %s holds the state of a run of one process: "
+            "resume it as one, or give the world a directory of its own",
+            parent);
       return FALSE;
     }
   d = g_dir_open (dir, 0, NULL);

@@ -311,7 +311,9 @@ test_state_dir_shape (Fixture *f, gconstpointer data)
   const char *world2[]
       = { "--ranks", "2", "--state-dir", "alone-state", "shape.yaml", NULL };
   g_auto (WorldRun) r1 = { 0 }, r2 = { 0 }, r3 = { 0 }, r4 = { 0 };
-  g_auto (WorldRun) r5 = { 0 };
+  g_auto (WorldRun) r5 = { 0 }, r6 = { 0 };
+  const char *world_in_rank[] = { "--ranks", "2", "--state-dir",
+    "world-state/rank-0", "shape.yaml", NULL };
   g_autofree gchar *out = NULL;
   gsize len = 0;
 
@@ -335,6 +337,14 @@ test_state_dir_shape (Fixture *f, gconstpointer data)
   g_assert_cmpint (r4.status, ==, 2);
   world_assert_says (&r4, "the state directory alone-state holds the state "
                           "of a run of one process");
+
+  /* a rank's directory given to a world: said to be a rank's, where it
+   * was said to be a run of one process's */
+  world_run (&r6, f->dir, NULL, world_in_rank);
+  g_assert_cmpint (r6.status, ==, 2);
+  world_assert_says (&r6, "the state directory world-state/rank-0 holds the "
+                          "state of rank 0 of a world: resume the world with "
+                          "the directory above it");
 }
 
 /* a group the world's store cannot hold in its keys is refused at load,
