@@ -315,6 +315,57 @@ discard_state (const char *dir, GPtrArray *notes, GError **error)
   return TRUE;
 }
 
+/* the world size the fingerprint in @dir was made for, or 0 */
+static guint
+fingerprint_world_size (const char *dir)
+{
+  g_autofree gchar *path = g_build_filename (dir, "fingerprint", NULL);
+  g_autofree gchar *text = NULL, *number = NULL;
+  const char *line;
+  guint64 size = 0;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL)
+      || !(line = strstr (text, "\nworld\t")))
+    return 0;
+  line += strlen ("\nworld\t");
+  number = g_strndup (line, strcspn (line, "\n"));
+  if (!g_ascii_string_to_unsigned (number, 10, 1, G_MAXUINT, &size, NULL))
+    return 0;
+  return (guint)size;
+}
+
+/* a rank new to the state directory of a world of another size (a resume
+ * of a world of 2 with --ranks 3): refused as its siblings are, before it
+ * keeps a state of its own there (it made rank-2 with a fingerprint of a
+ * world of 3, while ranks 0 and 1 refused) */
+static gboolean
+check_new_rank (AccelGraph *graph, const char *parent, GError **error)
+{
+  guint size = accel_world_get_size (accel_world_get_default ());
+  g_autoptr (GDir) d = NULL;
+  const char *name;
+
+  if (graph->discard_state || holds_run (graph->state_dir))
+    return TRUE;
+  d = g_dir_open (parent, 0, NULL);
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree gchar *sibling = g_build_filename (parent, name, NULL);
+      guint was;
+
+      if (!g_str_has_prefix (name, "rank-")
+          || (was = fingerprint_world_size (sibling)) == 0 || was == size)
+        continue;
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "the state directory %s holds the state of a world of %u ranks "
+          "(%s), now %u: resuming would mix the two runs' frames (discard "
+          "the state to start over)",
+          parent, was, name, size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* a state is not kept where a run of another shape keeps its own: a
  * world's supervisor gives rank r the directory rank-r inside the one it
  * was given. A process alone in a world's directory (or a world in one
@@ -334,8 +385,10 @@ check_run_shape (AccelGraph *graph, GError **error)
     {
       g_autofree gchar *above = NULL;
 
-      if (!g_str_has_prefix (base, "rank-") || !holds_run (parent))
+      if (!g_str_has_prefix (base, "rank-"))
         return TRUE;
+      if (!holds_run (parent))
+        return check_new_rank (graph, parent, error);
       /* a rank's own directory given to a world: not a run of one process
        * (it was said to be one) */
       above = g_path_get_basename (parent);

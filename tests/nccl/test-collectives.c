@@ -791,6 +791,8 @@ test_resume_other_world_size (Fixture *f, gconstpointer data)
   g_auto (WorldRun) first = { 0 };
   g_auto (WorldRun) second = { 0 };
   g_auto (WorldRun) again = { 0 };
+  g_autofree gchar *rank2_print
+      = g_build_filename (f->dir, "state", "rank-2", "fingerprint", NULL);
 
   if (!world_fits (3))
     return;
@@ -801,6 +803,11 @@ test_resume_other_world_size (Fixture *f, gconstpointer data)
   g_assert_cmpint (second.status, ==, 2);
   world_assert_says (&second, "holds the state of another pipeline: the "
                               "world's number of ranks was 2, now 3");
+  /* and the new rank is refused as they are, keeping no state of its own
+   * beside theirs (it wrote a fingerprint of a world of 3) */
+  world_assert_says (&second, "the state directory state holds the state "
+                              "of a world of 2 ranks (rank-");
+  g_assert_false (g_file_test (rank2_print, G_FILE_TEST_EXISTS));
 
   /* a state kept before the size was in the fingerprint resumes (kept
    * before its check line too) */
