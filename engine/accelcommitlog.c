@@ -58,7 +58,8 @@ struct _AccelCommitLog
   gchar *dir;        /* with it: the directory's absolute name */
   GArray *committed; /* Run, sorted, apart: the sequences committed */
   guint64 n_committed;
-  guint64 n_records; /* the whole records in the file */
+  guint64 n_records;  /* the whole records in the file */
+  guint64 compact_at; /* n_records at which a rewrite is looked at next */
   guint64 first_uncommitted;
   gint64 sync_interval_us;
   gint64 last_sync;
@@ -315,7 +316,6 @@ load (AccelCommitLog *log, GError **error)
           && hi.sequence > r.sequence)
         {
           runs_add_range (log->committed, r.sequence, hi.sequence);
-          count_runs (log);
           i++;
           continue;
         }
@@ -326,6 +326,8 @@ load (AccelCommitLog *log, GError **error)
           log->path, HEADER_SIZE + i * sizeof (Record), i, n_records);
       return FALSE;
     }
+  /* once, for the runs as well as the single records */
+  count_runs (log);
   log->n_records = n_records;
   if (tail > 0)
     {
@@ -359,6 +361,7 @@ accel_commit_log_open (const char *path, GError **error)
 
   log->lock_fd = -1;
   log->digests_fd = -1;
+  log->compact_at = COMPACT_MIN_RECORDS;
 
   log->path = g_strdup (path);
   log->committed = g_array_new (FALSE, FALSE, sizeof (Run));
@@ -599,10 +602,19 @@ accel_commit_log_commit (AccelCommitLog *log, guint64 sequence, GError **error)
   log->n_records++;
   add (log, sequence);
   ACCEL_TRACE ("%s: committed %" G_GUINT64_FORMAT, log->path, sequence);
-  /* written whole, it is synced too */
-  if (log->n_records >= COMPACT_MIN_RECORDS
-      && log->n_records >= 4 * records_needed (log))
-    return rewrite (log, error);
+  /* looked at after the file doubled, so that a log of many gaps (what
+   * its runs need, about its records) costs no walk of them each commit;
+   * written whole, it is synced too */
+  if (log->n_records >= log->compact_at)
+    {
+      gboolean compact = log->n_records >= 4 * records_needed (log);
+
+      if (compact && !rewrite (log, error))
+        return FALSE;
+      log->compact_at = MAX (COMPACT_MIN_RECORDS, 2 * log->n_records);
+      if (compact)
+        return TRUE;
+    }
   if (g_get_monotonic_time () - log->last_sync >= log->sync_interval_us)
     return accel_commit_log_sync (log, error);
   return TRUE;

@@ -66,7 +66,9 @@ accel_stage_fail (AccelStage *self, GError *error)
     priv->observer.error (self, error, priv->observer_data);
   take_no_more (self);
   g_error_free (error);
-  if (g_atomic_int_get (&priv->graph_drains))
+  /* a stage that ends a branch is counted failed, not ended too */
+  if (g_atomic_int_get (&priv->graph_drains)
+      && !accel_stage_ends_a_branch (self))
     accel_stage_send_eos_downstream (self);
 }
 
