@@ -186,6 +186,51 @@ def check_push_order():
               f"{child.stdout.strip()} {child.stderr.strip()}")
 
 
+STOP_BLOCKED = """
+import os, sys, threading, time
+import gi
+gi.require_version("Accel", "1.0")
+from gi.repository import Accel
+at_work = threading.Event()
+
+
+class Slow(Accel.Stage):
+    __gtype_name__ = "TestSlowStage"
+
+    def do_process(self, frame):
+        at_work.set()
+        time.sleep(60)
+        return Accel.Flow.OK
+
+
+any_type = Accel.Type.init_any()
+Accel.StageClass.set_metadata(Slow, "test.slow", "slow")
+Accel.StageClass.add_port(Slow, Accel.PortDirection.INPUT, "in",
+                          any_type, "in")
+Accel.StageClass.add_port(Slow, Accel.PortDirection.OUTPUT, "out",
+                          any_type, "out")
+Accel.Registry.get_default().register(Slow.__gtype__)
+graph = Accel.Graph.new_from_yaml_string(
+    "pipeline: slow\\n"
+    "stages:\\n"
+    "  - {name: src, kind: core.test-source, params: {shape: '4'}}\\n"
+    "  - {name: k, kind: test.slow}\\n"
+    "  - {name: out, kind: core.null-sink}\\n"
+    "links: [src -> k -> out]\\n", "slow")
+graph.start()
+at_work.wait()
+t0 = time.monotonic()
+print("waiting", flush=True)
+try:
+    graph.stop()
+    print("returned")
+except KeyboardInterrupt:
+    print("interrupted after %.1f s" % (time.monotonic() - t0), flush=True)
+# the stop goes on, for the frame at work: leave without it
+os._exit(0)
+"""
+
+
 def check_interrupted(what, script=BLOCKED):
     """Ctrl-C (SIGINT) reaches a script blocked in a pull, a push into a
     full queue, a graph's wait, run or step, or a start waiting for a
@@ -295,6 +340,7 @@ def main():
     check_interrupted("run")
     check_interrupted("step")
     check_interrupted("start", START_BLOCKED)
+    check_interrupted("stop", STOP_BLOCKED)
     check_push_order()
 
 

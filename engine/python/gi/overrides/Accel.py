@@ -3,11 +3,12 @@
 Ctrl-C.
 
 Python runs its signal handlers only between calls into C, so a call that
-waits (a graph's wait (), run () or step (), io.app-sink's "pull-buffer",
-io.app-source's "push-buffer" into a full queue) held Ctrl-C off until it
-returned: for good with a timeout of -1 on a graph that gave nothing, or a
-push to a graph that took nothing. Here a graph's wait, run and step and a
-push go on a thread of their own and a pull in slices, and
+waits (a graph's wait (), run (), step () or stop (), io.app-sink's
+"pull-buffer", io.app-source's "push-buffer" into a full queue) held Ctrl-C
+off until it returned: for good with a timeout of -1 on a graph that gave
+nothing, or a push to a graph that took nothing. Here a graph's wait, run,
+step and stop and a push go on a thread of their own and a pull in slices,
+and
 KeyboardInterrupt reaches the script at once. PyGObject finds this file as
 gi/overrides/Accel.py on the Python path (docs/python.md)."""
 
@@ -82,6 +83,12 @@ class Graph(Accel.Graph):
 
     def wait(self, timeout_us):
         return _on_own_thread(Accel.Graph.wait, self, timeout_us)
+
+    def stop(self):
+        # a stop waits for the frames at work (a long kernel, a stage
+        # until its watchdog): Ctrl-C reaches the script meanwhile, where
+        # it waited for them, and the stop goes on
+        return _on_own_thread(Accel.Graph.stop, self)
 
     def run(self):
         return _on_own_thread(Accel.Graph.run, self)
