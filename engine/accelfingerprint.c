@@ -601,6 +601,26 @@ accel_fingerprint_get_identity (const char *fingerprint)
 }
 
 /**
+ * accel_fingerprint_get_world_size:
+ * @fingerprint: a fingerprint (accel_graph_fingerprint())
+ *
+ * Returns: the number of ranks of the world it was kept for, or 0 for a
+ * fingerprint of a run of one process, or kept before the size was in it.
+ * MT safe.
+ */
+guint
+accel_fingerprint_get_world_size (const char *fingerprint)
+{
+  g_autofree gchar *value = line_value (fingerprint, "world");
+  guint64 size;
+
+  if (!value
+      || !g_ascii_string_to_unsigned (value, 10, 1, G_MAXUINT, &size, NULL))
+    return 0;
+  return (guint)size;
+}
+
+/**
  * accel_fingerprint_identity_is_gained:
  * @fingerprint: a fingerprint (accel_graph_fingerprint())
  *

@@ -114,6 +114,7 @@ gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
 gchar *accel_graph_fingerprint (
     AccelGraph *graph, const char *was, gboolean gained);
 guint64 accel_fingerprint_get_identity (const char *fingerprint);
+guint accel_fingerprint_get_world_size (const char *fingerprint);
 gboolean accel_fingerprint_identity_is_gained (const char *fingerprint);
 gboolean accel_fingerprint_compare (
     const char *was, const char *now, const char *dir, GError **error);

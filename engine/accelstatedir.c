@@ -315,23 +315,16 @@ discard_state (const char *dir, GPtrArray *notes, GError **error)
   return TRUE;
 }
 
-/* the world size the fingerprint in @dir was made for, or 0 */
+/* the world size the fingerprint in @dir was kept for, or 0 */
 static guint
 fingerprint_world_size (const char *dir)
 {
   g_autofree gchar *path = g_build_filename (dir, "fingerprint", NULL);
-  g_autofree gchar *text = NULL, *number = NULL;
-  const char *line;
-  guint64 size = 0;
+  g_autofree gchar *text = NULL;
 
-  if (!g_file_get_contents (path, &text, NULL, NULL)
-      || !(line = strstr (text, "\nworld\t")))
+  if (!g_file_get_contents (path, &text, NULL, NULL))
     return 0;
-  line += strlen ("\nworld\t");
-  number = g_strndup (line, strcspn (line, "\n"));
-  if (!g_ascii_string_to_unsigned (number, 10, 1, G_MAXUINT, &size, NULL))
-    return 0;
-  return (guint)size;
+  return accel_fingerprint_get_world_size (text);
 }
 
 /* a rank new to the state directory of a world of another size (a resume
