@@ -67,8 +67,6 @@ struct _AccelGraph
   /* after the first error but a hang, a wait lets the frames in flight
    * reach the sinks until then (monotonic µs; 0: no drain) */
   gint64 drain_until;
-  GPtrArray *failed_sinks; /* AccelStage*, not owned: the branch ends that
-                              failed in this run */
   gboolean stopping;
   /* disposed on a stage's thread: a thread of its own stops it */
   gboolean stop_elsewhere;

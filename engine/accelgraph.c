@@ -76,7 +76,6 @@ accel_graph_finalize (GObject *object)
   g_ptr_array_unref (self->workers);
   g_clear_error (&self->error);
   g_clear_pointer (&self->step_sinks, g_ptr_array_unref);
-  g_ptr_array_unref (self->failed_sinks);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->stop_lock);
   g_cond_clear (&self->cond);
@@ -97,7 +96,6 @@ accel_graph_init (AccelGraph *self)
   self->links = g_array_new (FALSE, FALSE, sizeof (GraphLink));
   self->wiring = g_array_new (FALSE, FALSE, sizeof (GraphLink));
   self->notes = g_ptr_array_new_with_free_func (g_free);
-  self->failed_sinks = g_ptr_array_new ();
   self->workers
       = g_ptr_array_new_with_free_func ((GDestroyNotify)accel_worker_unref);
   self->stream_policy = ACCEL_STREAM_POLICY_PER_STAGE;
@@ -614,9 +612,6 @@ on_stage_error (AccelStage *stage, const GError *error, gpointer user_data)
         g_message ("stage '%s' (%s): %s", accel_stage_get_name (stage),
             accel_stage_get_kind_name (stage), error->message);
     }
-  if (accel_stage_ends_a_branch (stage)
-      && !g_ptr_array_find (graph->failed_sinks, stage, NULL))
-    g_ptr_array_add (graph->failed_sinks, stage);
   if (!graph->error && !graph->stopping)
     {
       const char *name = accel_stage_get_name (stage);
@@ -941,7 +936,6 @@ accel_graph_start (AccelGraph *graph, GError **error)
   graph->hung = FALSE;
   graph->stopping = FALSE;
   graph->drain_until = 0;
-  g_ptr_array_set_size (graph->failed_sinks, 0);
   g_clear_error (&graph->error);
   g_mutex_unlock (&graph->lock);
 
@@ -1010,9 +1004,15 @@ drains (AccelGraph *graph)
 {
   gint64 now = g_get_monotonic_time ();
   g_autoptr (GString) waiting = NULL;
+  guint n_failed = 0;
 
+  for (guint i = 0; i < graph->order->len; i++)
+    n_failed
+        += accel_stage_ends_a_branch (graph->order->pdata[i])
+           && g_str_equal (
+               accel_stage_get_state_name (graph->order->pdata[i]), "failed");
   if (graph->drain_until == 0 || graph->hung
-      || graph->n_sinks_done + graph->failed_sinks->len >= graph->n_sinks)
+      || graph->n_sinks_done + n_failed >= graph->n_sinks)
     return FALSE;
   if (now < graph->drain_until)
     return TRUE;
