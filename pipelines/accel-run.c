@@ -1090,12 +1090,14 @@ refuse_application_stages (AccelGraph *graph)
     {
       AccelStage *st = stages->pdata[i];
       gboolean source = accel_stage_get_n_inputs (st) == 0;
+      const char *place = accel_yaml_stage_get_place (st);
 
       if (!accel_stage_needs_application (st))
         continue;
-      g_printerr ("accel-run: stage '%s' (%s) %s the program that runs the "
+      g_printerr ("%s: stage '%s' (%s) %s the program that runs the "
                   "graph, and accel-run %s none: %s\n",
-          accel_stage_get_name (st), accel_stage_get_kind_name (st),
+          place ? place : "accel-run", accel_stage_get_name (st),
+          accel_stage_get_kind_name (st),
           source ? "takes its frames from" : "gives its frames to",
           source ? "pushes" : "pulls",
           source ? "read them with io.raw-file-source or io.gst-source"

@@ -906,6 +906,30 @@ map_message (Parser *p, const char *message)
   return sort_by_column (p, out->str);
 }
 
+/* each stage's place (accel_yaml_stage_get_place ()) at the description's
+ * column */
+static void
+map_stage_places (Parser *p, AccelGraph *graph)
+{
+  GPtrArray *stages = accel_graph_get_stages (graph);
+
+  for (guint i = 0; i < stages->len; i++)
+    {
+      const char *place = accel_yaml_stage_get_place (stages->pdata[i]);
+      g_autofree gchar *line = NULL;
+      gchar *mapped;
+
+      if (!place)
+        continue;
+      /* a message's line, "origin:line:column:", read back */
+      line = g_strconcat (place, ":", NULL);
+      mapped = map_message (p, line);
+      if (g_str_has_suffix (mapped, ":"))
+        mapped[strlen (mapped) - 1] = '\0';
+      accel_yaml_set_stage_place (stages->pdata[i], mapped);
+    }
+}
+
 /**
  * accel_description_to_yaml:
  * @description: a graph in gst-launch syntax, such as
@@ -997,6 +1021,8 @@ accel_graph_new_from_description_full (const char *description,
       mapped = map_message (&p, warnings->str);
       g_printerr ("%s\n", mapped);
     }
+  if (graph)
+    map_stage_places (&p, graph);
   if (!graph)
     {
       g_autofree gchar *message = map_message (&p, load_error->message);

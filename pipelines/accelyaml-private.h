@@ -28,6 +28,9 @@ G_GNUC_INTERNAL void accel_yaml_collect_warnings (GString *into);
 typedef gchar *(*AccelYamlPlaceName) (gsize line, gsize column, gpointer data);
 G_GNUC_INTERNAL void accel_yaml_name_places (
     AccelYamlPlaceName name, gpointer data);
+/* @place (taken) as accel_yaml_stage_get_place () gives it */
+G_GNUC_INTERNAL void accel_yaml_set_stage_place (
+    AccelStage *stage, gchar *place);
 
 /* accelyaml-values.c */
 G_GNUC_INTERNAL void accel_yaml_suggestions_reset (void);

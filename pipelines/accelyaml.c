@@ -936,6 +936,40 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
   return stage;
 }
 
+static GQuark
+place_quark (void)
+{
+  return g_quark_from_static_string ("accel-yaml-place");
+}
+
+/**
+ * accel_yaml_stage_get_place:
+ * @stage: a stage of a graph that a YAML file, string or description
+ *   declared
+ *
+ * Where @stage's kind is declared, as the loader's messages name a place:
+ * `origin:line:column` of the YAML (a description's `origin:1:column`),
+ * for a caller's own message about the stage, such as a kind it does not
+ * run. Called from any thread.
+ *
+ * Returns: (nullable): the place, or %NULL for a stage that no load
+ *   declared
+ */
+const char *
+accel_yaml_stage_get_place (AccelStage *stage)
+{
+  g_return_val_if_fail (ACCEL_IS_STAGE (stage), NULL);
+
+  return g_object_get_qdata (G_OBJECT (stage), place_quark ());
+}
+
+/* the description's column in place of the YAML's line and column */
+void
+accel_yaml_set_stage_place (AccelStage *stage, gchar *place)
+{
+  g_object_set_qdata_full (G_OBJECT (stage), place_quark (), place, g_free);
+}
+
 /* whether a stage's `ranks: [0, 2]` (absent: every rank) holds this
  * process's rank in its world; a process that runs alone is rank 0 of 1 */
 static gboolean
@@ -1137,6 +1171,10 @@ load_stage (Loader *l, yaml_node_t *map, const AccelYamlAlias *alias)
   decl->stage = make_stage (l, scalar (kind_n), name, kind_n->start_mark);
   if (!decl->stage)
     return;
+  g_object_set_qdata_full (G_OBJECT (decl->stage), place_quark (),
+      g_strdup_printf ("%s:%zu:%zu", l->origin, kind_n->start_mark.line + 1,
+          kind_n->start_mark.column + 1),
+      g_free);
 
   dev_n = lookup (l, map, "device");
   {

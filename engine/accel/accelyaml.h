@@ -17,6 +17,8 @@ AccelGraph *accel_graph_new_from_yaml_file_full (
 AccelGraph *accel_graph_new_from_yaml_string_full (const char *yaml,
     const char *origin, const char *const *overrides, GError **error);
 
+const char *accel_yaml_stage_get_place (AccelStage *stage);
+
 gchar *accel_description_to_yaml (
     const char *description, const char *origin, GError **error);
 AccelGraph *accel_graph_new_from_description (

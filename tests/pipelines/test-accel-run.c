@@ -1323,11 +1323,14 @@ test_application_stages_refused (void)
   } cases[] = {
     { "  - {name: src, kind: io.app-source, params: {shape: '4', dtype: "
       "f32}}\n  - {name: out, kind: core.null-sink}\n",
-        "stage 'src' (io.app-source) takes its frames from the program" },
+        "app.yaml:3:23: stage 'src' (io.app-source) takes its frames from "
+        "the program" },
     { "  - {name: src, kind: core.test-source, params: {shape: '4'}}\n"
       "  - {name: out, kind: io.app-sink}\n",
-        "stage 'out' (io.app-sink) gives its frames to the program" },
+        "app.yaml:4:23: stage 'out' (io.app-sink) gives its frames to the "
+        "program" },
   };
+  Result e = { 0 };
   g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
   g_autofree gchar *yaml = g_build_filename (dir, "app.yaml", NULL);
 
@@ -1348,6 +1351,13 @@ test_application_stages_refused (void)
       g_assert_nonnull (strstr (r.err, cases[i].says));
       result_clear (&r);
     }
+  /* a description's stage at its column */
+  run_in (&e, dir, "--validate", "-e", "core.test-source shape=4 ! io.app-sink",
+      NULL);
+  g_assert_cmpint (e.status, ==, 2);
+  g_assert_nonnull (strstr (
+      e.err, "-e:1:28: stage 'app-sink0' (io.app-sink) gives its frames"));
+  result_clear (&e);
   remove_dir (dir);
 }
 

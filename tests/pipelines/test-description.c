@@ -552,6 +552,43 @@ test_next_input_port (void)
   g_assert_cmpstr (digest, !=, swapped);
 }
 
+/* each stage's place, as a program's own message about it names it: the
+ * file's line and column of its kind, a description's column */
+static void
+test_stage_places (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelGraph) from_yaml = NULL, from_line = NULL;
+  g_autoptr (AccelStage) made = NULL;
+  g_autofree gchar *scale_at = NULL;
+
+  from_yaml
+      = accel_graph_new_from_yaml_string (branches_yaml, "b.yaml", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (
+      accel_yaml_stage_get_place (accel_graph_get_stage (from_yaml, "src")), ==,
+      "b.yaml:3:23");
+  g_assert_cmpstr (
+      accel_yaml_stage_get_place (accel_graph_get_stage (from_yaml, "raw")), ==,
+      "b.yaml:6:23");
+
+  from_line
+      = accel_graph_new_from_description_full (branches, "-e", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (
+      accel_yaml_stage_get_place (accel_graph_get_stage (from_line, "src")), ==,
+      "-e:1:1");
+  scale_at = g_strdup_printf (
+      "-e:1:%d", (int)(strstr (branches, "core.scale") - branches) + 1);
+  g_assert_cmpstr (
+      accel_yaml_stage_get_place (accel_graph_get_stage (from_line, "scale0")),
+      ==, scale_at);
+
+  made = accel_stage_new ("core.scale", "alone", &error);
+  g_assert_no_error (error);
+  g_assert_null (accel_yaml_stage_get_place (made));
+}
+
 /* collide-radius as accelparticles calls it; the old pair collisions +
  * particle-radius still works, with a warning naming the new name */
 static void
@@ -615,6 +652,7 @@ main (int argc, char **argv)
   g_test_add_func ("/description/many-problems", test_many_problems);
   g_test_add_func ("/description/long-stage-line", test_long_stage_line);
   g_test_add_func ("/description/too-many-stages", test_too_many_stages);
+  g_test_add_func ("/description/stage-places", test_stage_places);
   g_test_add_func ("/vocabulary/grid-size", test_grid_size);
   g_test_add_func ("/vocabulary/collide-radius", test_collide_radius);
   return g_test_run ();
