@@ -554,18 +554,26 @@ accel_commit_log_sync (AccelCommitLog *log, GError **error)
 
 static gboolean rewrite (AccelCommitLog *log, GError **error);
 
-/* appends @r; a short write (a full disk) leaves part of a record, which
- * is cut off again so that later records stay whole and in place */
+/* appends @r; a short write (a full disk, a file size limit) leaves part
+ * of a record, which is cut off again so that later records stay whole and
+ * in place */
 static gboolean
 append_record (AccelCommitLog *log, const Record *r, GError **error)
 {
-  ssize_t n = write (log->fd, r, sizeof (*r));
+  ssize_t n = write (log->fd, r, sizeof (*r)), rest = 0;
   struct stat st;
   int saved;
 
   if (n == (ssize_t)sizeof (*r))
     return TRUE;
-  saved = n < 0 ? errno : ENOSPC;
+  /* the rest, whose write says why the first stopped short */
+  if (n > 0)
+    rest = write (log->fd, (const char *)r + n, sizeof (*r) - (size_t)n);
+  if (n > 0 && rest == (ssize_t)sizeof (*r) - n)
+    return TRUE;
+  saved = n < 0 || rest < 0 ? errno : ENOSPC;
+  if (rest > 0)
+    n += rest;
   if (n > 0 && fstat (log->fd, &st) == 0 && st.st_size >= HEADER_SIZE
       && ftruncate (log->fd,
              st.st_size - (st.st_size - HEADER_SIZE) % (off_t)sizeof (*r))

@@ -427,8 +427,9 @@ accel_file_output_dup_std (const char *location)
  * At the end of the stream, whether the regular file the sink wrote
  * through @fd is still @path: one removed while the run wrote it (its
  * directory with it) took every frame with it, and the run ended 0 as if
- * they were written; one replaced by another file of that name holds none
- * of them. Anything else (a FIFO, a terminal) passes.
+ * they were written; one moved (renamed, or its directory) holds them
+ * under a name the run was not given; one replaced by another file of that
+ * name holds none of them. Anything else (a FIFO, a terminal) passes.
  *
  * Returns: %FALSE with %ACCEL_ERROR_FAILED naming the stage and the file.
  * MT safe.
@@ -442,16 +443,65 @@ accel_file_output_check_kept (
 
   if (fd < 0 || fstat (fd, &written) != 0 || !S_ISREG (written.st_mode))
     return TRUE;
-  if (g_stat (path, &named) == 0
-      && (named.st_ino != written.st_ino || named.st_dev != written.st_dev))
-    what = "was replaced by another file while the run wrote it";
+  if (g_stat (path, &named) == 0)
+    {
+      if (named.st_ino == written.st_ino && named.st_dev == written.st_dev)
+        return TRUE;
+      what = written.st_nlink == 0
+                 ? "was replaced by another file while the run wrote it: "
+                   "the frames written went with the file it was"
+                 : "was replaced by another file while the run wrote it: "
+                   "the frames written are under another name";
+    }
   else if (written.st_nlink == 0)
-    what = "was removed while the run wrote it";
+    what = "was removed while the run wrote it: the frames written went "
+           "with it";
+  /* a name too long to look up, a directory made unreadable: not known to
+   * be gone */
+  else if (errno == ENOENT || errno == ENOTDIR)
+    what = "was moved (itself or a directory above it) while the run "
+           "wrote it: the frames written are under another name";
   else
     return TRUE;
-  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
-      "stage '%s' (%s): %s %s: the frames written went with it",
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "stage '%s' (%s): %s %s",
       accel_stage_get_name (stage), accel_stage_get_kind_name (stage), path,
       what);
+  return FALSE;
+}
+
+/**
+ * accel_file_output_check_length:
+ * @stage: the sink that writes it
+ * @fd: the descriptor it writes through
+ * @path: the file's name
+ * @written: how long the sink made the file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Whether the regular file the sink writes through @fd is still as long as
+ * it made it: one emptied or cut by another program while the run wrote it
+ * lost the frames past its new end, and the sink's next writes would leave
+ * a hole of zeros, or lines missing, in a file of the whole run's length.
+ * A sink calls it before each frame it writes and at the end of the
+ * stream. Anything but a regular file passes.
+ *
+ * Returns: %FALSE with %ACCEL_ERROR_FAILED naming the stage, the file and
+ *   both lengths. MT safe.
+ */
+gboolean
+accel_file_output_check_length (AccelStage *stage, int fd, const char *path,
+    goffset written, GError **error)
+{
+  struct stat st;
+
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || st.st_size >= written)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+      "stage '%s' (%s): %s was cut to %" G_GOFFSET_FORMAT
+      " bytes while the run wrote it, %" G_GOFFSET_FORMAT
+      " bytes in: another program emptied or truncated it, and the frames "
+      "past its new end are lost",
+      accel_stage_get_name (stage), accel_stage_get_kind_name (stage), path,
+      (goffset)st.st_size, written);
   return FALSE;
 }

@@ -91,8 +91,8 @@ build_id_in (int fd, const ElfW (Phdr) * phdr, goffset file_size)
  * its suffix, which GModule completes) is left to the loader: %TRUE.
  *
  * Returns: whether dlopen() may be given @path; %FALSE with
- *   %ACCEL_ERROR_NOT_SUPPORTED when it cannot be read (as dlopen () would
- *   fail), else %ACCEL_ERROR_FAILED. MT safe.
+ *   %ACCEL_ERROR_FAILED when it cannot be read (out of descriptors, not
+ *   readable) or is no shared object of this machine. MT safe.
  */
 gboolean
 accel_plugin_file_check (const char *path, gchar **build_id, GError **error)
@@ -139,7 +139,7 @@ unreadable:
     saved_errno = errno;
     if (fd >= 0)
       close (fd);
-    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
+    g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
         "cannot load plugin %s: %s", path, g_strerror (saved_errno));
     return FALSE;
   }

@@ -70,6 +70,8 @@ load_plugins_from (AccelRegistry *self, const char *dir, gboolean named)
            * designed; a broken plugin is a message */
           if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED))
             g_debug ("plugin %s not loaded: %s", path, error->message);
+          else if (g_str_has_prefix (error->message, "cannot load plugin "))
+            g_message ("%s", error->message);
           else
             g_message ("plugin %s not loaded: %s", path, error->message);
         }
@@ -309,9 +311,10 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
  * nothing. The module's `accel_plugin_register` runs on the calling thread.
  *
  * Returns: %TRUE on success; %FALSE with %ACCEL_ERROR_NOT_SUPPORTED when
- * the module cannot be opened (a library it needs is missing here), else
- * with %ACCEL_ERROR_FAILED or its `accel_plugin_register`'s error. MT
- * safe.
+ * the module cannot be opened because a file it needs is missing here (a
+ * library such as cuDNN), else with %ACCEL_ERROR_FAILED (opened neither:
+ * out of descriptors or memory, a broken module) or its
+ * `accel_plugin_register`'s error. MT safe.
  */
 gboolean
 accel_registry_load_plugin (
@@ -351,8 +354,15 @@ accel_registry_load_plugin (
   module = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (!module)
     {
-      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED,
-          "cannot load plugin %s: %s", path, g_module_error ());
+      const char *why = g_module_error ();
+
+      /* a library it needs that is not there (cuDNN), or a host that
+       * cannot load it now: out of descriptors or memory, a plugin
+       * broken */
+      g_set_error (error, ACCEL_ERROR,
+          strstr (why, g_strerror (ENOENT)) ? ACCEL_ERROR_NOT_SUPPORTED
+                                            : ACCEL_ERROR_FAILED,
+          "cannot load plugin %s: %s", path, why);
       return FALSE;
     }
   if (!g_module_symbol (module, "accel_plugin_register", (gpointer *)&reg))

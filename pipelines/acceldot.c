@@ -8,7 +8,10 @@
 
 #include <accel/accel.h>
 #include <gio/gio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -29,12 +32,28 @@ dot_done (GObject *source, GAsyncResult *result, gpointer user_data)
   run->done = TRUE;
 }
 
+/* in dot, before it runs: a group of its own, killed whole at the
+ * timeout, and killed with the process that drew (a run that Ctrl-C ended
+ * while dot drew left it running) */
+static void
+dot_child_setup (gpointer parent)
+{
+  setpgid (0, 0);
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != GPOINTER_TO_INT (parent))
+    _exit (1);
+}
+
 static gboolean
 dot_timed_out (gpointer user_data)
 {
   DotRun *run = user_data;
+  const char *pid = g_subprocess_get_identifier (run->proc);
 
   run->timed_out = TRUE;
+  /* dot and whatever it started */
+  if (pid)
+    kill (-(pid_t)g_ascii_strtoll (pid, NULL, 10), SIGKILL);
   g_subprocess_force_exit (run->proc);
   return G_SOURCE_REMOVE;
 }
@@ -76,6 +95,7 @@ accel_dot_render (
     const char *dot, const char *format, guint timeout_ms, GError **error)
 {
   g_autoptr (GMainContext) context = g_main_context_new ();
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) proc = NULL;
   g_autoptr (GSource) timeout = NULL;
   g_autoptr (GBytes) input = g_bytes_new (dot, strlen (dot));
@@ -92,10 +112,12 @@ accel_dot_render (
           format);
       return NULL;
     }
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
-                               | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                               | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-      error, exe, flag, NULL);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_child_setup (
+      launcher, dot_child_setup, GINT_TO_POINTER (getpid ()), NULL);
+  proc = g_subprocess_launcher_spawn (launcher, error, exe, flag, NULL);
   if (!proc)
     return NULL;
   g_main_context_push_thread_default (context);

@@ -61,5 +61,7 @@ int accel_file_output_open_fifo (
 int accel_file_output_dup_std (const char *location);
 gboolean accel_file_output_check_kept (
     AccelStage *stage, int fd, const char *path, GError **error);
+gboolean accel_file_output_check_length (AccelStage *stage, int fd,
+    const char *path, goffset written, GError **error);
 
 G_END_DECLS

@@ -33,6 +33,7 @@ struct _AccelChecksumSink
   gchar *location;
   gint64 start_timeout_ms;
   int fd;
+  goffset end; /* how long its lines made the file */
   /* the file's lines so far, and their digest, kept beside the commit
    * log line by line: a resume tells the file from another one */
   guint64 n_lines;
@@ -298,6 +299,7 @@ accel_checksum_sink_start (AccelStage *stage, GError **error)
         return FALSE;
       if (!open_location (self, log || restart, error))
         return FALSE;
+      self->end = lseek (self->fd, 0, SEEK_END);
       /* a resumed run's digest is the whole stream's, as its file is */
       g_mutex_lock (&self->lock);
       g_checksum_update (self->digest, (const guchar *)kept->str, kept->len);
@@ -324,7 +326,9 @@ accel_checksum_sink_eos (AccelStage *stage, GError **error)
 {
   AccelChecksumSink *self = ACCEL_CHECKSUM_SINK (stage);
 
-  return accel_file_output_check_kept (stage, self->fd, self->location, error);
+  return accel_file_output_check_kept (stage, self->fd, self->location, error)
+         && accel_file_output_check_length (
+             stage, self->fd, self->location, self->end, error);
 }
 
 static void
@@ -369,6 +373,10 @@ write_line (
   off_t start = lseek (self->fd, 0, SEEK_END);
   int saved;
 
+  /* a file another program emptied would lose the lines before */
+  if (!accel_file_output_check_length (
+          ACCEL_STAGE (self), self->fd, self->location, self->end, error))
+    return FALSE;
   while (done < len)
     {
       gssize n = write (self->fd, line + done, len - done);
@@ -378,6 +386,8 @@ write_line (
         goto failed;
       done += (gsize)n;
     }
+  if (start >= 0)
+    self->end = start + (off_t)len;
   return TRUE;
 
   /* ERRORS */

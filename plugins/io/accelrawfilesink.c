@@ -158,7 +158,10 @@ accel_raw_file_sink_eos (AccelStage *stage, GError **error)
 {
   AccelRawFileSink *self = ACCEL_RAW_FILE_SINK (stage);
 
-  return accel_file_output_check_kept (stage, self->fd, self->location, error);
+  return accel_file_output_check_kept (stage, self->fd, self->location, error)
+         && (!self->regular
+             || accel_file_output_check_length (stage, self->fd, self->location,
+                 lseek (self->fd, 0, SEEK_CUR), error));
 }
 
 static void
@@ -281,6 +284,11 @@ accel_raw_file_sink_render (
 
   gboolean written;
 
+  /* a file another program emptied would get a hole where it was cut */
+  if (self->regular
+      && !accel_file_output_check_length (
+          stage, self->fd, self->location, start, error))
+    return ACCEL_FLOW_ERROR;
   if (self->stream)
     {
       accel_stage_wait_begin (stage);

@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* frames read ahead of the GPU's copies */
@@ -141,14 +143,19 @@ close_location (AccelRawFileSource *self)
 
 /* opens the location and learns what it is: a regular file's whole
  * frames, or a stream read as it comes */
-/* a regular file whose size says 0 but which holds bytes: one of the
- * kernel's (/proc, /sys), made as it is read; read as a stream is, to its
- * end (it gave no frame and the run ended as done) */
+/* a regular file of the kernel's (/proc, /sys), made as it is read: its
+ * size says 0 (it gave no frame and the run ended as done), or a page
+ * (/sys: 4096 bytes, of which a few are there, and the frames after them
+ * "got shorter"); read as a stream is, to its end */
 static gboolean
 sizes_as_it_is_read (int fd, const struct stat *st)
 {
+  struct statfs fs;
   char byte;
 
+  if (fstatfs (fd, &fs) == 0
+      && (fs.f_type == SYSFS_MAGIC || fs.f_type == PROC_SUPER_MAGIC))
+    return TRUE;
   return st->st_size == 0 && pread (fd, &byte, 1, 0) == 1;
 }
 

@@ -2,6 +2,11 @@
 /* the registry: kinds by name, suggestions, descriptions, plugin loading */
 #include "accel-test.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 static void
 test_lookup_and_list (void)
 {
@@ -112,6 +117,46 @@ test_load_bad_plugin (void)
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED);
   g_assert_true (g_str_has_prefix (
       error->message, "cannot load plugin /nonexistent/libx.so: "));
+}
+
+/* a plugin that cannot be opened for want of descriptors is a failure,
+ * said, not a library this host lacks: every kind was "unknown", the
+ * cause a debug line */
+static void
+test_load_plugin_no_descriptors (void)
+{
+  g_autofree gchar *path = g_test_build_filename (
+      G_TEST_BUILT, "libacceltestplugin." G_MODULE_SUFFIX, NULL);
+
+  if (g_test_subprocess ())
+    {
+      AccelRegistry *reg = accel_registry_get_default ();
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *dir = g_dir_make_tmp ("accel-plugins-XXXXXX", NULL);
+      g_autofree gchar *copy = g_build_filename (dir, "libaccelnofd.so", NULL);
+      g_autofree gchar *contents = NULL;
+      struct rlimit limit;
+      gsize length;
+      int lowest;
+
+      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (copy, contents, length, NULL));
+      /* no descriptor past those open */
+      lowest = dup (0);
+      g_assert_cmpint (lowest, >=, 0);
+      close (lowest);
+      g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &limit), ==, 0);
+      limit.rlim_cur = (rlim_t)lowest;
+      g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &limit), ==, 0);
+      g_assert_false (accel_registry_load_plugin (reg, copy, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, g_strerror (EMFILE)));
+      g_assert_cmpint (g_remove (copy), ==, 0);
+      g_assert_cmpint (g_rmdir (dir), ==, 0);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
 }
 
 static void
@@ -316,6 +361,8 @@ main (int argc, char **argv)
       "/registry/unknown-kind-suggests", test_unknown_kind_suggests);
   g_test_add_func ("/registry/describe", test_describe);
   g_test_add_func ("/registry/load-bad-plugin", test_load_bad_plugin);
+  g_test_add_func (
+      "/registry/load-plugin-no-descriptors", test_load_plugin_no_descriptors);
   g_test_add_func ("/registry/plugin-from-path", test_plugin_from_path);
   g_test_add_func ("/registry/plugin-fails", test_plugin_fails);
   g_test_add_func ("/registry/plugin-files-checked", test_plugin_files_checked);

@@ -617,9 +617,9 @@ test_commit_log (void)
   g_rmdir (dir);
 }
 
-/* a disk that fills in the middle of a record (here a file size limit
- * 8 bytes into the fourth): the commit fails with ENOSPC's or EFBIG's
- * message, not a stale errno, and the part written is cut off again, so
+/* a file size limit 8 bytes into the fourth record: the commit fails
+ * with EFBIG's message, not a full disk's (the short write's cause is its
+ * rest's write) nor a stale errno, and the part written is cut off again, so
  * the commits after it (room made) stay whole and the log reads back. In
  * a subprocess: the limit is the process's */
 static void
@@ -649,8 +649,8 @@ test_commit_log_short_write (void)
     g_assert_true (accel_commit_log_commit (log, s, &error));
   g_assert_false (accel_commit_log_commit (log, 3, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);
-  g_assert_true (strstr (error->message, g_strerror (ENOSPC))
-                 || strstr (error->message, g_strerror (EFBIG)));
+  /* the limit's own error, not a full disk's: the rest's write says it */
+  g_assert_nonnull (strstr (error->message, g_strerror (EFBIG)));
   g_clear_error (&error);
   g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &was), ==, 0);
   for (guint64 s = 3; s < 6; s++)

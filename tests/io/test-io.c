@@ -755,31 +755,43 @@ test_raw_loop_refused (void)
   test_dir_remove (dir);
 }
 
-/* a file of the kernel's (/proc) says its size is 0 but holds bytes: it
- * is read as a stream, to its end (it gave no frame, and the run ended
- * as done) */
+/* a file of the kernel's says a size that is not its own: 0 (/proc) or a
+ * page (/sys). It is read as a stream, to its end: it gave no frame, and
+ * the run ended as done; or a frame, and then "the file got shorter" */
 static void
 test_raw_source_proc_file (void)
 {
-  g_autoptr (AccelGraph) g = accel_graph_new ("proc");
-  g_autoptr (GError) error = NULL;
-  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
-  AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
-  g_autofree gchar *text = NULL;
-  gsize size = 0;
-  GStatBuf st;
+  static const struct
+  {
+    const char *path;
+    gint64 says; /* its size by stat () */
+  } files[] = {
+    { "/proc/self/cmdline", 0 },
+    { "/sys/devices/system/cpu/possible", 4096 },
+  };
 
-  g_assert_true (
-      g_file_get_contents ("/proc/self/cmdline", &text, &size, NULL));
-  g_assert_cmpint (g_stat ("/proc/self/cmdline", &st), ==, 0);
-  g_assert_cmpint (st.st_size, ==, 0);
-  g_assert_cmpuint (size, >=, 4);
-  g_object_set (
-      src, "location", "/proc/self/cmdline", "shape", "4", "dtype", "u8", NULL);
-  test_link (g, "src", "sink");
-  g_assert_true (accel_graph_run (g, &error));
-  g_assert_no_error (error);
-  g_assert_cmpuint (accel_checksum_sink_get_n_received (sink), ==, size / 4);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autoptr (AccelGraph) g = accel_graph_new ("proc");
+      g_autoptr (GError) error = NULL;
+      AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+      AccelStage *sink = accel_test_stage (g, "core.checksum-sink", "sink");
+      g_autofree gchar *text = NULL;
+      gsize size = 0;
+      GStatBuf st;
+
+      g_assert_true (g_file_get_contents (files[i].path, &text, &size, NULL));
+      g_assert_cmpint (g_stat (files[i].path, &st), ==, 0);
+      g_assert_cmpint (st.st_size, ==, files[i].says);
+      g_assert_cmpuint (size, >=, 2);
+      g_object_set (
+          src, "location", files[i].path, "shape", "2", "dtype", "u8", NULL);
+      test_link (g, "src", "sink");
+      g_assert_true (accel_graph_run (g, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (
+          accel_checksum_sink_get_n_received (sink), ==, size / 2);
+    }
 }
 
 /* a sink restarted by its supervisor goes on with its file: only the
@@ -1484,18 +1496,26 @@ test_app_push_pull (void)
   g_assert_cmpint (g_atomic_int_get (&n_new), ==, APP_FRAMES);
 }
 
-/* a sink's file removed (its directory with it) or replaced while the run
- * writes it took the frames with it: the end of stream fails naming it,
- * where the run ended 0 */
+/* a sink's file removed (its directory with it), replaced, moved or cut
+ * short while the run writes it: the frames written are not at its name,
+ * and the end of stream (or the next frame) fails naming it, where the
+ * run ended 0 */
 static void
 test_sink_file_kept (gconstpointer data)
 {
+  static const char *const says[] = {
+    "was removed while the run wrote it",
+    "was replaced by another file while the run wrote it",
+    "was moved (itself or a directory above it) while the run wrote it",
+    "was cut to 0 bytes while the run wrote it",
+  };
   const char *kind = data;
 
-  for (guint replace = 0; replace < 2; replace++)
+  for (guint what = 0; what < G_N_ELEMENTS (says); what++)
     {
       g_autofree gchar *dir = test_dir_new ();
       g_autofree gchar *path = g_build_filename (dir, "out", NULL);
+      g_autofree gchar *moved = g_strconcat (dir, "-moved", NULL);
       g_autoptr (AccelGraph) g = accel_graph_new ("kept");
       g_autoptr (GError) error = NULL;
       g_autoptr (AccelBuffer) buf = NULL;
@@ -1522,18 +1542,26 @@ test_sink_file_kept (gconstpointer data)
              && g_get_monotonic_time () < deadline)
         g_usleep (1000);
       g_assert_cmpint (st.st_size, >, 0);
-      if (replace)
-        g_assert_true (g_file_set_contents (path, "other\n", -1, NULL));
-      else
+      if (what == 0)
         accel_test_remove_tree (dir);
+      else if (what == 1)
+        g_assert_true (g_file_set_contents (path, "other\n", -1, NULL));
+      else if (what == 2)
+        g_assert_cmpint (g_rename (dir, moved), ==, 0);
+      else
+        {
+          g_assert_cmpint (truncate (path, 0), ==, 0);
+          /* the next frame's write would leave a hole where the first was */
+          g_signal_emit_by_name (src, "push-buffer", buf, &error, &ok);
+        }
       g_signal_emit_by_name (src, "end-of-stream", &ended);
       g_assert_false (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
       g_test_message ("%s", error->message);
-      g_assert_nonnull (strstr (error->message,
-          replace ? "was replaced by another file while the run wrote it"
-                  : "was removed while the run wrote it"));
+      g_assert_nonnull (strstr (error->message, says[what]));
       accel_graph_stop (g);
-      if (replace)
+      if (what == 2)
+        accel_test_remove_tree (moved);
+      else if (what != 0)
         test_dir_remove (dir);
     }
 }

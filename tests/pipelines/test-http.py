@@ -238,6 +238,7 @@ def test_metrics(proc, url):
     check_descriptors_kept()
     check_burst_built_once()
     check_name_not_utf8()
+    check_dot_ends_with_run()
     try:
         get(url + "no-such-page")
         fail("/no-such-page is not 404")
@@ -445,6 +446,49 @@ def check_name_not_utf8():
     if shutil.which("dot"):
         # graphviz refused the raw byte: the page fell back to the DOT text
         check("<svg" in page, "the page draws the graph of a name not UTF-8")
+
+
+def check_dot_ends_with_run():
+    """a run ended (Ctrl-C) while dot draws its page ends dot too: it kept
+    drawing after accel-run had gone, for as long as it took"""
+    with tempfile.TemporaryDirectory() as tmp:
+        pidfile = os.path.join(tmp, "dot.pid")
+        dot = os.path.join(tmp, "dot")
+        with open(dot, "w") as f:
+            f.write("#!/bin/sh\necho $$ > %s.part\nmv %s.part %s\n"
+                    "exec sleep 60\n" % (pidfile, pidfile, pidfile))
+        os.chmod(dot, 0o755)
+        env = dict(os.environ)
+        env["PATH"] = tmp + os.pathsep + env.get("PATH", "")
+        proc = subprocess.Popen(
+            [ACCEL_RUN, "--backend=host", "--quiet", "--http=0",
+             os.path.join(SRCDIR, "endless.yaml")],
+            stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(pidfile) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(os.path.exists(pidfile), "accel-run --http runs dot")
+        with open(pidfile) as f:
+            pid = int(f.read())
+        proc.send_signal(signal.SIGINT)
+        status = proc.wait(timeout=60)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and running(pid):
+            time.sleep(0.05)
+        gone = not running(pid)
+        if not gone:
+            os.kill(pid, signal.SIGKILL)
+        check(gone, "dot ends with the run that Ctrl-C ended while dot drew "
+              "(status %d)" % status)
+
+
+def running(pid):
+    """whether pid runs: a zombie that nothing reaps has ended"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def sockets(pid):
