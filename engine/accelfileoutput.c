@@ -237,9 +237,18 @@ accel_file_output_check_writable (
     }
   else
     {
+      GStatBuf st;
+
       dir = g_path_get_dirname (path);
-      if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
-        problem = "its directory does not exist";
+      /* a name too long, a file where the directory would be: not missing */
+      if (g_stat (dir, &st) != 0)
+        {
+          saved = errno;
+          if (saved == ENOENT)
+            problem = "its directory does not exist";
+        }
+      else if (!S_ISDIR (st.st_mode))
+        problem = "its directory is a file, not a directory";
       else if (g_access (dir, W_OK) != 0)
         saved = errno;
     }

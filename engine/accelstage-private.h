@@ -378,6 +378,8 @@ AccelMessage *accel_stage_buffer_wait_pop_deferred (AccelStage *self);
 /* accelstagewatchdog.c: frames that never return */
 gint64 accel_stage_get_watchdog_us (AccelStage *stage);
 void accel_stage_watch_work (AccelStage *self, guint64 sequence);
+gint64 accel_stood_still_total (void);
+gint64 accel_stood_still_since (gint64 then);
 void accel_stage_unwatch_work (AccelStage *self);
 
 /* accelstagebatch.c: graph mode */

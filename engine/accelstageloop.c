@@ -377,6 +377,8 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
   AccelFlow flow = ACCEL_FLOW_ERROR;
   AccelFrameResult res = ACCEL_FRAME_DONE;
   gint64 t_work = t0;
+  gint64 stood_then = accel_stood_still_total ();
+  gint64 worked;
 
   frame.stream = priv->stream;
   frame.sequence = sequence;
@@ -450,17 +452,17 @@ attempt_frame (AccelStage *self, AccelBuffer **inputs, guint64 sequence,
     }
   if (flow == ACCEL_FLOW_ERROR)
     goto failed;
-  /* what it waited for outside the graph is not the stage's time */
-  if (priv->deadline_ms > 0
-      && g_get_monotonic_time () - t_work - priv->frame_waited_us
-             > priv->deadline_ms * 1000)
+  /* what it waited for outside the graph is not the stage's time, nor
+   * is a time the process stood still (Ctrl-Z) */
+  worked = g_get_monotonic_time () - t_work - priv->frame_waited_us;
+  if (priv->deadline_ms > 0 && worked > priv->deadline_ms * 1000)
+    worked -= MIN (accel_stood_still_since (stood_then), worked);
+  if (priv->deadline_ms > 0 && worked > priv->deadline_ms * 1000)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_DEADLINE,
           "frame %" G_GUINT64_FORMAT " took %" G_GINT64_FORMAT
           " ms, past the %" G_GINT64_FORMAT " ms deadline",
-          sequence,
-          (g_get_monotonic_time () - t_work - priv->frame_waited_us) / 1000,
-          priv->deadline_ms);
+          sequence, worked / 1000, priv->deadline_ms);
       goto failed;
     }
 

@@ -41,6 +41,75 @@ struct _AccelStageWatchdog
   gboolean stopping;
 };
 
+/* When the process stood still (stopped by SIGSTOP or Ctrl-Z, a
+ * debugger, the machine asleep), over every graph's watchdog: a look that
+ * came later than it was due says so. A frame's deadline is not charged
+ * for it (accel_stood_still_since ()), as its watchdog is not: a run
+ * paused for 10 s lost the frame at work past its 500 ms deadline */
+static GMutex stood_lock;
+static gint64 stood_total;   /* µs, every stall so far; read unlocked */
+static gint64 stood_until;   /* the end of the last stall counted */
+static gint64 next_look_due; /* 0: no watchdog looks */
+static guint n_looking;
+
+/* a stall from @from to @to, counted once however many watchdogs saw it;
+ * stood_lock held */
+static void
+count_stall_unlocked (gint64 from, gint64 to)
+{
+  from = MAX (from, stood_until);
+  if (to <= from)
+    return;
+  __atomic_store_n (&stood_total, stood_total + (to - from), __ATOMIC_RELEASE);
+  stood_until = to;
+}
+
+/* a watchdog looked at @now, and looks again by @due */
+static void
+looked_at (gint64 now, gint64 due)
+{
+  g_mutex_lock (&stood_lock);
+  if (next_look_due > 0 && now > next_look_due)
+    count_stall_unlocked (next_look_due, now);
+  /* the latest due of every watchdog: one that looks often and stops
+   * leaves no due that a slower one would pass */
+  next_look_due = MAX (next_look_due, MAX (due, now));
+  g_mutex_unlock (&stood_lock);
+}
+
+static void
+looking (gboolean start)
+{
+  g_mutex_lock (&stood_lock);
+  n_looking = start ? n_looking + 1 : n_looking - 1;
+  if (n_looking == 0)
+    next_look_due = 0;
+  g_mutex_unlock (&stood_lock);
+}
+
+/* how long the process has stood still so far, for
+ * accel_stood_still_since (); MT safe */
+gint64
+accel_stood_still_total (void)
+{
+  return __atomic_load_n (&stood_total, __ATOMIC_ACQUIRE);
+}
+
+/* how long the process stood still since accel_stood_still_total () gave
+ * @then, a stall that ended only now included (its watchdog may not have
+ * looked yet); MT safe */
+gint64
+accel_stood_still_since (gint64 then)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&stood_lock);
+  if (next_look_due > 0 && now > next_look_due)
+    count_stall_unlocked (next_look_due, now);
+  g_mutex_unlock (&stood_lock);
+  return accel_stood_still_total () - then;
+}
+
 /**
  * accel_stage_get_watchdog_us: (skip)
  * @stage: a stage
@@ -187,15 +256,29 @@ check_stage (Watched *w, gint64 limit, gint64 now, gint64 stood_still)
       sequence, (ran + 999) / 1000, limit / 1000);
 }
 
+/* @stage's deadline in µs, or G_MAXINT64 for none */
+static gint64
+deadline_us (AccelStage *stage)
+{
+  AccelStagePrivate *priv = accel_stage_get_private (stage);
+  gint64 ms = __atomic_load_n (&priv->deadline_ms, __ATOMIC_RELAXED);
+
+  return ms > 0 && ms < G_MAXINT64 / 1000 ? ms * 1000 : G_MAXINT64;
+}
+
 static gpointer
 watch (gpointer data)
 {
   AccelStageWatchdog *dog = data;
   gint64 looked = g_get_monotonic_time ();
   /* the first look comes soon; each sets the next a quarter of the
-   * shortest limit it read later */
+   * shortest limit or deadline it read later (a stall is seen to that
+   * much: a frame is excused the rest of it) */
   gint64 poll = POLL_MIN_US;
+  gboolean gone = FALSE;
 
+  looking (TRUE);
+  looked_at (looked, looked + poll + POLL_MIN_US);
   g_mutex_lock (&dog->lock);
   while (!dog->stopping)
     {
@@ -220,9 +303,12 @@ watch (gpointer data)
           limit = accel_stage_get_watchdog_us (w->stage);
           if (limit > 0)
             shortest = MIN (shortest, limit);
+          shortest = MIN (shortest, deadline_us (w->stage));
           error = check_stage (w, limit, now, stood_still);
         }
       poll = CLAMP (shortest / 4, POLL_MIN_US, POLL_MAX_US);
+      /* a busy machine may delay a look by a little: a stall is longer */
+      looked_at (now, now + poll + POLL_MIN_US);
       if (!error)
         continue;
       /* the graph fails once: nothing more to watch */
@@ -232,10 +318,16 @@ watch (gpointer data)
       dog->hung (w->stage, error, dog->data);
       g_error_free (error);
       g_mutex_lock (&dog->lock);
+      /* it looks no more */
+      if (!gone)
+        looking (FALSE);
+      gone = TRUE;
       while (!dog->stopping)
         g_cond_wait (&dog->wake, &dog->lock);
     }
   g_mutex_unlock (&dog->lock);
+  if (!gone)
+    looking (FALSE);
   return NULL;
 }
 

@@ -120,7 +120,7 @@ accel_thread_try_new (
   if (!thread)
     g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
         "cannot make the thread '%s': %s (a limit on processes or threads, "
-        "ulimit -u?)",
+        "ulimit -u, or on memory for its stack, ulimit -v?)",
         name, local->message);
   return thread;
 }

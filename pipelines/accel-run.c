@@ -1607,6 +1607,7 @@ check_output_path (const char *option, const char *path, GError **error)
   g_autofree gchar *mine
       = accel_world_substitute (accel_world_get_default (), path);
   g_autofree gchar *dir = g_path_get_dirname (mine);
+  GStatBuf st = { 0 };
 
   if (g_str_equal (path, "-"))
     return TRUE;
@@ -1617,10 +1618,21 @@ check_output_path (const char *option, const char *path, GError **error)
           "%s: give a file's name, or - for standard output", option);
       return FALSE;
     }
-  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+  /* a file where the directory would be, a name too long: not missing */
+  if (g_stat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-          "%s %s: the directory %s does not exist", option, mine, dir);
+      int saved = st.st_mode != 0 ? ENOTDIR : errno; /* found, or not */
+
+      if (S_ISREG (st.st_mode))
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR,
+            "%s %s: %s is a file, not a directory", option, mine, dir);
+      else if (saved == ENOENT)
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+            "%s %s: the directory %s does not exist", option, mine, dir);
+      else
+        g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+            "%s %s: cannot write in %s: %s", option, mine, dir,
+            g_strerror (saved));
       return FALSE;
     }
   /* found only after the run otherwise */
