@@ -508,8 +508,13 @@ check_state_dir_kept (AccelCommitLog *log, GError **error)
 
   if (log->lock_fd < 0 || fstat (log->lock_fd, &held) != 0)
     return TRUE;
-  if (g_stat (dir, &now) == 0 && now.st_dev == held.st_dev
-      && now.st_ino == held.st_ino)
+  if (g_stat (dir, &now) == 0)
+    {
+      if (now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+        return TRUE;
+    }
+  /* a name too long to look up (past PATH_MAX) is not known to be gone */
+  else if (errno != ENOENT && errno != ENOTDIR)
     return TRUE;
   g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
       "the state directory %s was removed%s while this run used it: its "

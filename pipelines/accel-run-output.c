@@ -134,6 +134,25 @@ open_in_place (const char *path, GError **error)
 }
 
 /**
+ * accel_run_output_names_fd:
+ * @path: a report file's name
+ * @fd: STDOUT_FILENO or STDERR_FILENO
+ *
+ * Returns: whether @path names what @fd was opened on (/dev/stdout, or
+ * the file the shell sent it to), not a terminal, which shows whatever
+ * is written to it, losing nothing
+ */
+gboolean
+accel_run_output_names_fd (const char *path, int fd)
+{
+  struct stat out, st;
+
+  return fstat (fd, &out) == 0 && !S_ISCHR (out.st_mode)
+         && g_stat (path, &st) == 0 && st.st_dev == out.st_dev
+         && st.st_ino == out.st_ino;
+}
+
+/**
  * accel_run_write_output:
  * @path: a file, or "-" for stdout
  * @data: what to write
@@ -150,24 +169,33 @@ gboolean
 accel_run_write_output (
     const char *path, gconstpointer data, gssize length, GError **error)
 {
-  gboolean to_stdout = g_str_equal (path, "-");
+  /* through the descriptor: reopened, /dev/stdout (>> log) was emptied,
+   * with what the run had written there */
+  int std = g_str_equal (path, "-") || accel_run_output_names_fd (path, 1) ? 1
+            : accel_run_output_names_fd (path, 2)                          ? 2
+                                                                           : 0;
+  gboolean to_std = std != 0;
   gsize n = length < 0 ? strlen (data) : (gsize)length;
   int fd, saved;
 
-  if (accel_run_output_replaces (path))
+  if (!to_std && accel_run_output_replaces (path))
     return replace_file (path, data, n, error);
-  if (to_stdout)
+  if (to_std)
     {
-      fflush (stdout);
-      fd = STDOUT_FILENO;
+      fflush (std == 1 ? stdout : stderr);
+      fd = std;
     }
   else if ((fd = open_in_place (path, error)) < 0)
     return FALSE;
   saved = write_all (fd, data, n);
-  if (!to_stdout && close (fd) != 0 && !saved)
+  if (!to_std && close (fd) != 0 && !saved)
     saved = errno;
   if (saved)
     g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-        "cannot write %s: %s", to_stdout ? "stdout" : path, g_strerror (saved));
+        "cannot write %s: %s",
+        std == 1 ? "stdout"
+        : std    ? "stderr"
+                 : path,
+        g_strerror (saved));
   return !saved;
 }

@@ -30,6 +30,7 @@ typedef struct
 void accel_run_print_progress (Run *run, gboolean final);
 gboolean accel_run_write_stats (Run *run, const char *path, GError **error);
 gboolean accel_run_output_replaces (const char *path);
+gboolean accel_run_output_names_fd (const char *path, int fd);
 gchar *accel_run_output_temp (const char *path);
 gboolean accel_run_output_name_fits (const char *path, GError **error);
 gboolean accel_run_write_output (

@@ -459,12 +459,8 @@ check_report_file (AccelGraph *graph, const char *option, const char *name,
 static gboolean
 report_to_stdout (const char *name)
 {
-  struct stat out, st;
-
   return g_str_equal (name, "-")
-         || (fstat (STDOUT_FILENO, &out) == 0 && !S_ISCHR (out.st_mode)
-             && g_stat (name, &st) == 0 && st.st_dev == out.st_dev
-             && st.st_ino == out.st_ino);
+         || accel_run_output_names_fd (name, STDOUT_FILENO);
 }
 
 /* --dot and --stats into one file (or both to standard output, by any
@@ -1196,6 +1192,12 @@ run_pipeline (const char *path)
       valid = world ? g_strdup_printf ("%s: valid as rank %u of %u\n", path,
                   accel_world_get_rank (world), accel_world_get_size (world))
                     : g_strdup_printf ("%s: valid\n", path);
+      /* not into the graph --dot wrote to standard output */
+      if (opt_dot && report_to_stdout (opt_dot))
+        {
+          g_printerr ("%s", valid);
+          return EXIT_DONE;
+        }
       return print_all (valid);
     }
 
@@ -1892,14 +1894,13 @@ apply_backend (GError **error)
   else
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--backend must be host or cuda");
+          "--backend must be host or cuda, not '%s'", opt_backend);
       return FALSE;
     }
-  if (!accel_backend_set_default (b, error))
-    return FALSE;
-  /* workers inherit the choice */
+  /* workers inherit the choice; and the devices, made next, read it, not
+   * the ACCEL_BACKEND it replaces (a warning about that, overridden) */
   g_setenv ("ACCEL_BACKEND", opt_backend, TRUE);
-  return TRUE;
+  return accel_backend_set_default (b, error);
 }
 
 /* the options' values, checked before anything runs: FALSE with the first
@@ -2070,6 +2071,13 @@ main (int argc, char **argv)
     {
       g_printerr ("accel-run: %s\n", error->message);
       return EXIT_INVALID;
+    }
+  /* GLib keeps the "--" before a name that starts with '-' (-x.yaml) */
+  if (args[0] && args[1] && g_str_equal (args[1], "--"))
+    {
+      g_free (args[1]);
+      memmove (&args[1], &args[2],
+          g_strv_length (&args[2]) * sizeof (gchar *) + sizeof (gchar *));
     }
   n_args = (gint)g_strv_length (args);
 

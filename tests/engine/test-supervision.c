@@ -3,6 +3,7 @@
 #include "accel-test.h"
 #include "test-stages.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -664,6 +665,49 @@ test_commit_log_short_write (void)
   accel_commit_log_close (log);
   g_unlink (path);
   g_rmdir (dir);
+}
+
+/* a state directory whose whole name is past PATH_MAX (reached a
+ * directory at a time): it cannot be looked up by that name, which is not
+ * its removal ("the state directory ... was removed while this run used
+ * it"). In a subprocess: it moves the working directory */
+static void
+test_commit_log_deep_state_dir (void)
+{
+  g_autofree gchar *top = NULL, *name = g_strnfill (200, 'd');
+  g_autoptr (GError) error = NULL;
+  AccelCommitLog *log;
+  const guint depth = 25; /* 25 × 201 bytes */
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 30 * G_USEC_PER_SEC, 0);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  top = g_dir_make_tmp ("accel-deep-XXXXXX", NULL);
+  g_assert_cmpint (g_chdir (top), ==, 0);
+  for (guint i = 0; i < depth; i++)
+    {
+      g_assert_cmpint (g_mkdir (name, 0700), ==, 0);
+      g_assert_cmpint (g_chdir (name), ==, 0);
+    }
+  log = accel_commit_log_open ("sink.commits", &error);
+  g_assert_no_error (error);
+  accel_commit_log_hold_lock (
+      log, g_open ("lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  g_assert_true (accel_commit_log_commit (log, 0, &error));
+  g_assert_true (accel_commit_log_sync (log, &error));
+  g_assert_no_error (error);
+  accel_commit_log_close (log);
+  g_unlink ("sink.commits");
+  g_unlink ("lock");
+  for (guint i = 0; i < depth; i++)
+    {
+      g_assert_cmpint (g_chdir (".."), ==, 0);
+      g_assert_cmpint (g_rmdir (name), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (top), ==, 0);
 }
 
 /* src -> scale -> checksum sink writing "seq sha256" lines, with state;
@@ -1614,6 +1658,8 @@ main (int argc, char **argv)
       "/supervision/checkpoint-not-saved", test_checkpoint_not_saved);
   g_test_add_func (
       "/supervision/commit-log-short-write", test_commit_log_short_write);
+  g_test_add_func (
+      "/supervision/commit-log-deep-state-dir", test_commit_log_deep_state_dir);
   g_test_add_func ("/supervision/commit-log-forget", test_commit_log_forget);
   g_test_add_func ("/supervision/commit-log-bounded", test_commit_log_bounded);
   g_test_add_func ("/supervision/state-fingerprint", test_state_fingerprint);

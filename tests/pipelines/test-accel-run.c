@@ -623,7 +623,8 @@ test_usage (void)
         "99999999999999999999" },
     { { "--device=gpu", demo, NULL },
         "--device must be auto, host or a GPU number from 0 to 63, not 'gpu'" },
-    { { "--backend=tpu", demo, NULL }, "--backend must be host or cuda" },
+    { { "--backend=tpu", demo, NULL },
+        "--backend must be host or cuda, not 'tpu'" },
     { { "--set=blur=2", demo, NULL },
         "--set blur=2: expected stage.param=value" },
     { { "--set=blur.sigma=-1", demo, NULL },
@@ -1096,6 +1097,93 @@ live_stdout_full (Live *l, int fds[2])
   g_assert_cmpint (errno, ==, EAGAIN);
   g_assert_true (g_unix_set_fd_nonblocking (fds[1], FALSE, NULL));
   l->stdout_fd = fds[1];
+}
+
+/* --stats or --dot to /dev/stdout where stdout appends to a log (>>):
+ * written after what was there, as with "-"; reopened, the log was
+ * emptied, with the lines before it */
+static void
+test_report_to_stdout_appends (void)
+{
+  static const char *const cases[][2] = {
+    { "--stats=/dev/stdout", "\"frames\": 3" },
+    { "--dot=/dev/stdout", "digraph" },
+  };
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *log = g_build_filename (dir, "log", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *argv[]
+          = { NULL, "--backend=host", "--no-supervise", cases[i][0], "-e",
+              "core.test-source num-buffers=3 ! core.null-sink", NULL };
+      g_autofree gchar *got = NULL;
+      Live l = { 0 };
+
+      g_assert_true (g_file_set_contents (log, "OLD\n", -1, NULL));
+      l.stdout_fd = g_open (log, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+      g_assert_cmpint (l.stdout_fd, >=, 0);
+      live_start (&l, argv, NULL, 60);
+      g_assert_cmpint (live_finish (&l), ==, 0);
+      live_clear (&l);
+      g_assert_true (g_file_get_contents (log, &got, NULL, NULL));
+      g_test_message ("%s: %s", cases[i][0], got);
+      g_assert_true (g_str_has_prefix (got, "OLD\n"));
+      g_assert_nonnull (strstr (got, cases[i][1]));
+    }
+  remove_dir (dir);
+}
+
+/* a file whose name starts with '-' after "--" (GLib kept the "--": a
+ * second file, "usage"); and --validate with --dot to standard output
+ * says "valid" on stderr, not inside the graph (which dot refused) */
+static void
+test_dashes_and_validate_dot (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "-x.yaml", NULL);
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (yaml,
+      "pipeline: x\nstages:\n  - {name: src, kind: core.test-source}\n"
+      "  - {name: out, kind: core.null-sink}\nlinks: [src -> out]\n",
+      -1, NULL));
+  run_in (&r, dir, "--validate", "--", "-x.yaml", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "-x.yaml: valid"));
+  result_clear (&r);
+
+  run_in (&r, dir, "--validate", "--dot=-", "--", "-x.yaml", NULL);
+  g_test_message ("%s", r.out);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "digraph"));
+  g_assert_true (g_str_has_suffix (r.out, "}\n"));
+  g_assert_nonnull (strstr (r.err, "-x.yaml: valid"));
+  result_clear (&r);
+  remove_dir (dir);
+}
+
+/* --backend is the choice: an ACCEL_BACKEND it overrides is not warned
+ * about (with no GPU here, "ACCEL_BACKEND=cuda but no CUDA device is
+ * usable", and one that is no backend at all) */
+static void
+test_backend_over_env (void)
+{
+  static const char *const env[] = { "cuda", "bogus" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (env); i++)
+    {
+      Result r = { 0 };
+
+      g_setenv ("ACCEL_BACKEND", env[i], TRUE);
+      run (&r, "--backend=host", "-e",
+          "core.test-source num-buffers=2 ! core.null-sink", NULL);
+      g_unsetenv ("ACCEL_BACKEND");
+      g_test_message ("%s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_null (strstr (r.err, "ACCEL_BACKEND"));
+      result_clear (&r);
+    }
 }
 
 static void
@@ -5451,6 +5539,11 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/stats-when-start-fails", test_stats_when_start_fails);
   g_test_add_func ("/accel-run/stats-after-resume", test_stats_after_resume);
+  g_test_add_func (
+      "/accel-run/report-to-stdout-appends", test_report_to_stdout_appends);
+  g_test_add_func (
+      "/accel-run/dashes-and-validate-dot", test_dashes_and_validate_dot);
+  g_test_add_func ("/accel-run/backend-over-env", test_backend_over_env);
   g_test_add_func ("/accel-run/list-and-describe", test_list_and_describe);
   g_test_add_func (
       "/accel-run/dot-frames-stats-set", test_dot_frames_stats_set);
