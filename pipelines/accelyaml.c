@@ -1707,6 +1707,23 @@ report_prepare (Loader *l, const GError *error)
           first = at;
         }
     }
+  /* a parameter --set gave, named in the message: the setting's problem,
+   * not the file's (it was put at the stage's name in the file) */
+  for (guint i = 0; about && l->overrides && l->overrides[i]; i++)
+    {
+      const char *setting = override_for (about, l->overrides[i]);
+      g_autofree gchar *param
+          = setting ? g_strndup (setting, strcspn (setting, "=")) : NULL;
+
+      if (param
+          && word_in (
+                 error->message, (gsize)first + strlen (about->name) + 2, param)
+                 >= 0)
+        {
+          report_override (l, l->overrides[i], error->message);
+          return;
+        }
+    }
   /* the graph's own check of a link's types is about the link */
   if (about && !g_str_has_prefix (error->message, "cannot link "))
     {

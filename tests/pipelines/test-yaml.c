@@ -726,6 +726,19 @@ test_override_errors (void)
       "f.yaml:4:42: stage 'k' (core.scale) has no parameter 'x'\n"
       "--set sinc.mailbox-size=2: no stage named 'sinc' (did you mean "
       "'sink'?)");
+
+  /* a value --set gave that preparing the graph refused: the setting's
+   * problem, where it was put at the stage's name in the file */
+  {
+    g_autoptr (GError) error3 = NULL;
+    g_autoptr (AccelGraph) none3
+        = accel_graph_new_from_yaml_string_full (good_yaml, "inline",
+            (const char *[]){ "src.shape=0x4", NULL }, &error3);
+
+    g_assert_null (none3);
+    g_assert_true (g_str_has_prefix (error3->message,
+        "--set src.shape=0x4: stage 'src' (core.test-source): shape '0x4' "));
+  }
 }
 
 /* an old parameter name given by --set: a warning naming the new one, as
@@ -1568,7 +1581,8 @@ test_problem_one_line (void)
 
 /* a stage's shape, format or size that does not fit, found as the graph
  * is prepared, is reported at the value (it was at the stage's name); one
- * that --set gives, which has no place in the file, at the name */
+ * that --set gives, which has no place in the file, as the setting's
+ * problem (it was at the stage's name, as if the file's) */
 static void
 test_prepare_at_value (void)
 {
@@ -1581,7 +1595,8 @@ test_prepare_at_value (void)
     { "{num-buffers: 1, format: RGBA8, shape: 64}", NULL,
         "lim:4:53: stage 's' (core.test-source) sets 'shape' beside" },
     { "{height: 8, num-buffers: 1}", NULL, "lim:4:23: stage 's' " },
-    { "{num-buffers: 1, shape: 8}", "s.shape=0", "lim:3:12: stage 's' " },
+    { "{num-buffers: 1, shape: 8}", "s.shape=0",
+        "--set s.shape=0: stage 's' " },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
