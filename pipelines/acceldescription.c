@@ -31,7 +31,8 @@ typedef struct
   gint name_col; /* of name=, or col */
   gchar *device;
   gint device_col;
-  GArray *props; /* Prop */
+  GArray *props;     /* Prop */
+  GHashTable *given; /* each Prop's key, to its key_col */
 } Item;
 
 typedef struct
@@ -94,6 +95,7 @@ item_free (gpointer p)
   g_free (item->port);
   g_free (item->device);
   g_array_unref (item->props);
+  g_hash_table_unref (item->given);
   g_free (item);
 }
 
@@ -174,6 +176,8 @@ item_new (void)
 
   item->props = g_array_new (FALSE, FALSE, sizeof (Prop));
   g_array_set_clear_func (item->props, prop_clear);
+  /* the keys are the props' */
+  item->given = g_hash_table_new (g_str_hash, g_str_equal);
   return item;
 }
 
@@ -230,6 +234,17 @@ add_property (
         }
       return;
     }
+  /* as name= and device=: the file --print-yaml wrote of it held the key
+   * twice, which no load takes */
+  if (g_hash_table_contains (item->given, key))
+    {
+      problem (p, key_col,
+          "'%s=' is given twice for this stage (first at column %d)", key,
+          GPOINTER_TO_INT (g_hash_table_lookup (item->given, key)));
+      g_free (value);
+      return;
+    }
+  g_hash_table_insert (item->given, key, GINT_TO_POINTER (key_col));
   g_array_append_vals (item->props,
       &(Prop){ .key = g_steal_pointer (&key),
           .value = value,

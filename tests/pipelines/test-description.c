@@ -158,8 +158,11 @@ static const BadCase bad_cases[] = {
   { "core.test-source name=s ! core.null-sink name=k s. ! k.",
       "-e:1:54: input 'k.in' is already linked, from 's' at column 25; an "
       "input takes one link" },
+  /* by the line's syntax: --print-yaml wrote a file that held the key
+   * twice, and exited 0 */
   { "core.test-source ! core.scale scale=1 scale=2 ! core.null-sink",
-      "-e:1:39: key 'scale' appears twice in params (first at column 31)" },
+      "-e:1:39: 'scale=' is given twice for this stage (first at column "
+      "31)" },
   /* after text that is not ASCII: at the value (it was at the key, the
    * YAML's columns counted in bytes) */
   { "core.test-source thread=\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\" "
@@ -296,7 +299,7 @@ test_long_stage_line (void)
   g_test_message ("%s\n%s", lines[0], lines[999]);
   /* each " q=é" is 4 characters; every q after the first is one too many */
   g_assert_cmpstr (lines[0], ==,
-      "-e:1:16: key 'q' appears twice in params (first at column 12)");
+      "-e:1:16: 'q=' is given twice for this stage (first at column 12)");
   g_assert_true (g_str_has_prefix (lines[999], "-e:1:4012: "));
 }
 
@@ -438,6 +441,19 @@ test_accel_run (void)
       g_clear_pointer (&out, g_free);
       g_clear_pointer (&err, g_free);
     }
+
+  /* a key given twice: --print-yaml printed a file no load takes */
+  out = run_accel_run ((const char *[]){ "--print-yaml", "-e",
+                           "core.test-source ! core.scale scale=1 scale=2 ! "
+                           "core.null-sink",
+                           NULL },
+      &status, &err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_true (g_str_has_prefix (
+      err, "-e:1:39: 'scale=' is given twice for this stage"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
 
   g_assert_cmpint (g_remove (sums), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
