@@ -250,11 +250,11 @@ accel_raw_file_source_stop (AccelStage *stage)
   AccelRawFileSource *self = ACCEL_RAW_FILE_SOURCE (stage);
 
   g_clear_pointer (&self->ring, accel_io_ring_free);
-  /* a restart goes on with a stream where it is: reopened, a pipe would
-   * lose what it held and what was read of a frame, and its writer would
-   * be killed by SIGPIPE while no one reads. A regular file is read by
-   * position, and opened again */
-  if (!accel_stage_is_restarting (stage) || self->seekable)
+  /* a restart goes on with the file it had: reopened, a pipe would lose
+   * what it held and what was read of a frame, and its writer would be
+   * killed by SIGPIPE while no one reads; a regular file replaced or moved
+   * meanwhile would give another file's frames from the same position */
+  if (!accel_stage_is_restarting (stage))
     close_location (self);
 }
 

@@ -1283,6 +1283,70 @@ test_raw_pipe_restart (void)
   test_dir_remove (dir);
 }
 
+/* a source reading a regular file restarted by its supervisor goes on with
+ * that file, though another took its name meanwhile (as a rotating writer
+ * does): reopened by name, it gave the other file's frames after the
+ * failed one */
+static void
+test_raw_file_restart_keeps_file (void)
+{
+  g_autofree gchar *dir = test_dir_new ();
+  g_autofree gchar *path = g_build_filename (dir, "in.raw", NULL);
+  g_autofree gchar *other = g_build_filename (dir, "other.raw", NULL);
+  g_autoptr (AccelGraph) g = accel_graph_new ("file");
+  g_autoptr (GError) error = NULL;
+  AccelStage *src = accel_test_stage (g, "io.raw-file-source", "src");
+  AccelStage *sink = accel_test_stage (g, "io.app-sink", "sink");
+  guint8 frames[16][16], others[16][16];
+  guint pulled, expected = 0;
+
+  accel_fault_clear ();
+  for (guint i = 0; i < 16; i++)
+    {
+      memset (frames[i], (int)i, sizeof (frames[i]));
+      memset (others[i], 0xf0, sizeof (others[i]));
+    }
+  write_file (path, frames, sizeof (frames));
+  write_file (other, others, sizeof (others));
+  g_object_set (src, "location", path, "shape", "16", "dtype", "u8", "on-fault",
+      ACCEL_SUPERVISION_RESTART, NULL);
+  /* the sink holds the source back, well short of the fault's frame,
+   * until the other file has the name */
+  g_object_set (sink, "max-buffers", 1, NULL);
+  test_link (g, "src", "sink");
+  accel_fault_inject ("src", ACCEL_FAULT_LIBRARY, 12);
+  g_assert_true (accel_graph_start (g, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rename (other, path), ==, 0);
+  for (pulled = 0;; pulled++)
+    {
+      g_autoptr (AccelBuffer) buf = NULL;
+      const guint8 *got;
+
+      g_signal_emit_by_name (
+          sink, "pull-buffer", (gint64)(10 * G_USEC_PER_SEC), &buf);
+      if (!buf)
+        break;
+      /* the failed frame is skipped, and counted below */
+      if (expected == 12)
+        expected++;
+      got = accel_buffer_get_data (buf);
+      g_assert_cmpuint (accel_buffer_get_sequence (buf), ==, expected);
+      g_assert_cmpuint (got[0], ==, expected);
+      g_assert_cmpuint (got[15], ==, expected);
+      expected++;
+    }
+  g_assert_true (accel_graph_wait (g, 10 * G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (accel_stage_get_n_restarts (src), ==, 1);
+  g_assert_cmpuint (accel_stage_get_n_skipped (src), ==, 1);
+  g_assert_cmpuint (pulled, ==, 15);
+  accel_graph_stop (g);
+  accel_fault_clear ();
+  g_unlink (path);
+  test_dir_remove (dir);
+}
+
 /* an application that pulls slowly holds the app sink back: backpressure,
  * not a hung frame, whatever the sink's watchdog (here 500 ms against
  * pauses of 1.2 s and 0.7 s); it failed the graph as hung */
@@ -3535,6 +3599,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/io/checksum-sink/fifo-without-reader",
       "core.checksum-sink", test_raw_fifo_without_reader);
   g_test_add_func ("/io/raw-file/pipe-restart", test_raw_pipe_restart);
+  g_test_add_func (
+      "/io/raw-file/restart-keeps-file", test_raw_file_restart_keeps_file);
   g_test_add_func (
       "/io/raw-file/failed-start-closes", test_raw_failed_start_closes);
   g_test_add_func (
