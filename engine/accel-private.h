@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <cuda_runtime_api.h>
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <accel/accel.h>
 
 G_BEGIN_DECLS
@@ -230,6 +231,15 @@ AccelStageWatchdog *accel_stage_watchdog_start (GPtrArray *stages,
     void (*hung) (AccelStage *stage, const GError *error, gpointer data),
     gpointer data, GError **error);
 void accel_stage_watchdog_stop (AccelStageWatchdog *dog);
+
+/* accelregistrycache.c: the kinds of each plugin file, between processes */
+gchar *accel_registry_cache_path (void);
+GKeyFile *accel_registry_cache_read (const char *path);
+gchar **accel_registry_cache_lookup (GKeyFile *cache, const char *plugin,
+    const GStatBuf *st, const char *build_id);
+void accel_registry_cache_set (GKeyFile *cache, const char *plugin,
+    const GStatBuf *st, const char *build_id, GPtrArray *kinds);
+void accel_registry_cache_write (GKeyFile *cache, const char *path);
 
 /* accelpluginfile.c */
 gboolean accel_plugin_file_check (

@@ -17,7 +17,24 @@ struct _AccelRegistry
   GHashTable *kinds;   /* kind name -> GType */
   GHashTable *modules; /* file name -> GModule, never unloaded */
   GHashTable *builds;  /* build ID -> the path of the plugin loaded */
+  /* plugins found and not loaded yet, whose kinds the cache knows */
+  GHashTable *lazy;           /* kind name -> the path of its plugin */
+  GHashTable *pending;        /* file name -> its path */
+  GHashTable *pending_builds; /* build ID -> its path */
+  /* one plugin loads at a time: a kind asked for from two threads loads
+   * its plugin once. Recursive: a plugin's registration may look up kinds
+   * of another */
+  GRecMutex load_lock;
 };
+
+/* what the registry learns of the plugin files as it is made */
+typedef struct
+{
+  GKeyFile *cache;
+  gboolean changed;
+  GHashTable *names;  /* file name -> its path, the first of each name */
+  GHashTable *builds; /* build ID -> the path of the first of each build */
+} Scan;
 
 G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
 
@@ -38,15 +55,117 @@ accel_registry_init (AccelRegistry *self)
   self->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->builds
       = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->lazy = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->pending
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->pending_builds
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_rec_mutex_init (&self->load_lock);
+}
+
+static gint cmp_names (gconstpointer a, gconstpointer b);
+static gboolean load_module (AccelRegistry *registry, const char *path,
+    GPtrArray **kinds, GError **error);
+
+/* a plugin that could not be loaded: a library this host lacks (cuDNN)
+ * leaves its plugin out, as designed; a broken plugin is a message */
+static void
+say_not_loaded (const char *path, const GError *error)
+{
+  if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED))
+    g_debug ("plugin %s not loaded: %s", path, error->message);
+  else if (g_str_has_prefix (error->message, "cannot load plugin "))
+    g_message ("%s", error->message);
+  else
+    g_message ("plugin %s not loaded: %s", path, error->message);
+}
+
+/* @path's kinds taken from the cache, for the plugin to be loaded when
+ * one is asked for; a kind another plugin before it has stays that one's */
+static void
+add_pending (
+    AccelRegistry *self, const char *path, const char *build_id, gchar **kinds)
+{
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; kinds[i]; i++)
+    if (!g_hash_table_contains (self->kinds, kinds[i])
+        && !g_hash_table_contains (self->lazy, kinds[i]))
+      g_hash_table_insert (self->lazy, g_strdup (kinds[i]), g_strdup (path));
+  g_hash_table_insert (
+      self->pending, g_path_get_basename (path), g_strdup (path));
+  if (build_id)
+    g_hash_table_insert (
+        self->pending_builds, g_strdup (build_id), g_strdup (path));
+  g_mutex_unlock (&self->lock);
+}
+
+/* a plugin file found as the registry is made: the first of its name and
+ * of its build is taken, from the cache as it was when it last loaded,
+ * or loaded now and kept in the cache */
+static void
+scan_plugin (AccelRegistry *self, const char *path, Scan *scan)
+{
+  g_autofree gchar *name = g_path_get_basename (path), *build_id = NULL;
+  g_auto (GStrv) cached = NULL;
+  g_autoptr (GPtrArray) kinds = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *copy_of;
+  GStatBuf st;
+
+  /* by file name: a build-tree plugin in ACCEL_PLUGIN_PATH shadows the
+   * installed one of the same name, which would register the same types */
+  if (g_hash_table_contains (scan->names, name))
+    return;
+  if (g_stat (path, &st) != 0
+      || !accel_plugin_file_check (path, &build_id, &error))
+    {
+      if (!error)
+        g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
+            "cannot load plugin %s: %s", path, g_strerror (errno));
+      say_not_loaded (path, error);
+      return;
+    }
+  /* a copy of a plugin would register its types again */
+  copy_of = build_id ? g_hash_table_lookup (scan->builds, build_id) : NULL;
+  if (copy_of)
+    {
+      g_message ("plugin %s is a copy of %s, which is loaded already: "
+                 "not loaded again",
+          path, copy_of);
+      return;
+    }
+  if (scan->cache
+      && (cached
+          = accel_registry_cache_lookup (scan->cache, path, &st, build_id)))
+    add_pending (self, path, build_id, cached);
+  else if (load_module (self, path, &kinds, &error))
+    {
+      if (scan->cache)
+        accel_registry_cache_set (scan->cache, path, &st, build_id, kinds);
+      scan->changed = TRUE;
+    }
+  else
+    {
+      say_not_loaded (path, error);
+      return;
+    }
+  g_hash_table_insert (scan->names, g_steal_pointer (&name), g_strdup (path));
+  if (build_id)
+    g_hash_table_insert (
+        scan->builds, g_steal_pointer (&build_id), g_strdup (path));
 }
 
 /* @named: a directory the user named (ACCEL_PLUGIN_PATH), said when it
  * cannot be read: a name mistyped there left its stage kinds unknown
- * without a hint. Not an error, as with GST_PLUGIN_PATH */
+ * without a hint. Not an error, as with GST_PLUGIN_PATH. Its plugins in
+ * the order of their names, so that the first of two with a kind is the
+ * same on every host */
 static void
-load_plugins_from (AccelRegistry *self, const char *dir, gboolean named)
+load_plugins_from (
+    AccelRegistry *self, const char *dir, gboolean named, Scan *scan)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func (g_free);
   const char *entry;
 
   if (!d && named)
@@ -56,32 +175,18 @@ load_plugins_from (AccelRegistry *self, const char *dir, gboolean named)
   if (!d)
     return;
   while ((entry = g_dir_read_name (d)))
-    {
-      g_autofree gchar *path = NULL;
-      g_autoptr (GError) error = NULL;
-
-      if (!g_str_has_prefix (entry, "libaccel")
-          || !g_str_has_suffix (entry, "." G_MODULE_SUFFIX))
-        continue;
-      path = g_build_filename (dir, entry, NULL);
-      if (!accel_registry_load_plugin (self, path, &error))
-        {
-          /* a library this host lacks (cuDNN) leaves its plugin out, as
-           * designed; a broken plugin is a message */
-          if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED))
-            g_debug ("plugin %s not loaded: %s", path, error->message);
-          else if (g_str_has_prefix (error->message, "cannot load plugin "))
-            g_message ("%s", error->message);
-          else
-            g_message ("plugin %s not loaded: %s", path, error->message);
-        }
-    }
+    if (g_str_has_prefix (entry, "libaccel")
+        && g_str_has_suffix (entry, "." G_MODULE_SUFFIX))
+      g_ptr_array_add (entries, g_build_filename (dir, entry, NULL));
+  g_ptr_array_sort (entries, cmp_names);
+  for (guint i = 0; i < entries->len; i++)
+    scan_plugin (self, entries->pdata[i], scan);
 }
 
 /* a library in a build tree (build/engine/) finds the plugins built beside
  * it (build/plugins/<name>/), so programs run uninstalled just work */
 static void
-load_build_tree_plugins (AccelRegistry *self)
+load_build_tree_plugins (AccelRegistry *self, Scan *scan)
 {
   Dl_info info;
   g_autofree gchar *libdir = NULL, *plugins = NULL;
@@ -99,7 +204,7 @@ load_build_tree_plugins (AccelRegistry *self)
     {
       g_autofree gchar *dir = g_build_filename (plugins, entry, NULL);
       if (g_file_test (dir, G_FILE_TEST_IS_DIR))
-        load_plugins_from (self, dir, FALSE);
+        load_plugins_from (self, dir, FALSE, scan);
     }
 }
 
@@ -108,6 +213,12 @@ registry_init (gpointer data)
 {
   AccelRegistry *self = g_object_new (ACCEL_TYPE_REGISTRY, NULL);
   const char *path = g_getenv ("ACCEL_PLUGIN_PATH");
+  g_autofree gchar *cache_path = accel_registry_cache_path ();
+  Scan scan = {
+    .cache = cache_path ? accel_registry_cache_read (cache_path) : NULL,
+    .names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .builds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+  };
 
   accel_registry_register (self, ACCEL_TYPE_MEMCPY);
   if (path)
@@ -115,14 +226,51 @@ registry_init (gpointer data)
       g_auto (GStrv) dirs = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
       for (guint i = 0; dirs[i]; i++)
         if (*dirs[i])
-          load_plugins_from (self, dirs[i], TRUE);
+          load_plugins_from (self, dirs[i], TRUE, &scan);
     }
   if (!g_getenv ("ACCEL_PLUGIN_PATH_ONLY"))
     {
-      load_build_tree_plugins (self);
-      load_plugins_from (self, ACCEL_PLUGIN_DIR, FALSE);
+      load_build_tree_plugins (self, &scan);
+      load_plugins_from (self, ACCEL_PLUGIN_DIR, FALSE, &scan);
     }
+  if (scan.cache && scan.changed)
+    accel_registry_cache_write (scan.cache, cache_path);
+  g_clear_pointer (&scan.cache, g_key_file_unref);
+  g_hash_table_unref (scan.names);
+  g_hash_table_unref (scan.builds);
   return self;
+}
+
+/* loads the plugin found at @path as the registry was made, unless it is
+ * loaded already; one that cannot be loaded now is said as it was then */
+static void
+load_pending (AccelRegistry *self, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!load_module (self, path, NULL, &error))
+    say_not_loaded (path, error);
+}
+
+/* the plugin that has @kind_name and is not loaded yet: the one the cache
+ * says, else the one named after the kind's namespace (libaccelio.so for
+ * io.*), which may have kinds its cached entry lacks (those it registers
+ * only where their library works, such as GStreamer's) */
+static gchar *
+dup_pending_plugin (AccelRegistry *self, const char *kind_name)
+{
+  const char *dot = strchr (kind_name, '.');
+  const char *path = g_hash_table_lookup (self->lazy, kind_name);
+
+  if (!path && dot && dot != kind_name)
+    {
+      g_autofree gchar *ns = g_strndup (kind_name, dot - kind_name);
+      g_autofree gchar *file
+          = g_strconcat ("libaccel", ns, "." G_MODULE_SUFFIX, NULL);
+
+      path = g_hash_table_lookup (self->pending, file);
+    }
+  return g_strdup (path);
 }
 
 /**
@@ -132,7 +280,9 @@ registry_init (gpointer data)
  * inserts) and those of the plugin modules in the directories of
  * `ACCEL_PLUGIN_PATH` (separated by ':'), then (unless
  * `ACCEL_PLUGIN_PATH_ONLY` is set) those built beside an uninstalled library
- * and those of the installed plugin directory, loaded on first use.
+ * and those of the installed plugin directory. A plugin is loaded when the
+ * registry is first used, or, when a cache (`ACCEL_REGISTRY`) knows its
+ * file as it is, when one of its kinds is first asked for.
  *
  * Returns: (transfer none): the process's registry. MT safe.
  */
@@ -178,6 +328,8 @@ accel_registry_register (AccelRegistry *registry, GType stage_type)
           name, g_type_name (stage_type));
       return;
     }
+  /* the plugin found first with the name has it, as if loaded already */
+  (void)accel_registry_lookup (registry, name);
   g_mutex_lock (&registry->lock);
   had = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, name));
   if (!had)
@@ -207,9 +359,18 @@ GType
 accel_registry_lookup (AccelRegistry *registry, const char *kind_name)
 {
   GType type;
+  g_autofree gchar *plugin = NULL;
 
   g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), G_TYPE_INVALID);
   g_return_val_if_fail (kind_name != NULL, G_TYPE_INVALID);
+  g_mutex_lock (&registry->lock);
+  type = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, kind_name));
+  if (!type)
+    plugin = dup_pending_plugin (registry, kind_name);
+  g_mutex_unlock (&registry->lock);
+  if (!plugin)
+    return type;
+  load_pending (registry, plugin);
   g_mutex_lock (&registry->lock);
   type = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, kind_name));
   g_mutex_unlock (&registry->lock);
@@ -242,6 +403,11 @@ accel_registry_list_kinds (AccelRegistry *registry)
   g_hash_table_iter_init (&it, registry->kinds);
   while (g_hash_table_iter_next (&it, &key, NULL))
     g_ptr_array_add (names, g_strdup (key));
+  /* those of plugins not loaded yet, as the cache has them */
+  g_hash_table_iter_init (&it, registry->lazy);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (!g_hash_table_contains (registry->kinds, key))
+      g_ptr_array_add (names, g_strdup (key));
   g_mutex_unlock (&registry->lock);
   g_ptr_array_sort (names, cmp_names);
   return names;
@@ -300,33 +466,54 @@ accel_registry_suggest (AccelRegistry *registry, const char *kind_name)
   return best;
 }
 
-/**
- * accel_registry_load_plugin:
- * @registry: a registry
- * @path: a plugin module's file
- * @error: return location for a #GError, or %NULL
- *
- * Loads a module and calls its `accel_plugin_register`. A module file name
- * is loaded once; loading it again, or another file of the same name, does
- * nothing. The module's `accel_plugin_register` runs on the calling thread.
- *
- * Returns: %TRUE on success; %FALSE with %ACCEL_ERROR_NOT_SUPPORTED when
- * the module cannot be opened because a file it needs is missing here (a
- * library such as cuDNN), else with %ACCEL_ERROR_FAILED (opened neither:
- * out of descriptors or memory, a broken module) or its
- * `accel_plugin_register`'s error. MT safe.
- */
-gboolean
-accel_registry_load_plugin (
-    AccelRegistry *registry, const char *path, GError **error)
+/* the plugin found as the registry was made that is @path's build: @path
+ * is a copy of it, and it is loaded first, so that the copy is not */
+static void
+load_pending_original (
+    AccelRegistry *registry, const char *path, const char *build_id)
+{
+  g_autofree gchar *original = NULL;
+
+  g_mutex_lock (&registry->lock);
+  original
+      = g_strdup (g_hash_table_lookup (registry->pending_builds, build_id));
+  g_mutex_unlock (&registry->lock);
+  if (original && !g_str_equal (original, path))
+    load_pending (registry, original);
+}
+
+/* the plugin of file name @base, of build @build_id, is loading: the
+ * kinds the cache gave the one found of that name are its own to register
+ * (a name is loaded once), and nothing looking one up loads it again */
+static void
+take_from_pending (
+    AccelRegistry *registry, const char *base, const char *build_id)
+{
+  const char *found;
+  GHashTableIter it;
+  gpointer value;
+
+  g_mutex_lock (&registry->lock);
+  found = g_hash_table_lookup (registry->pending, base);
+  g_hash_table_iter_init (&it, registry->lazy);
+  while (found && g_hash_table_iter_next (&it, NULL, &value))
+    if (g_str_equal (value, found))
+      g_hash_table_iter_remove (&it);
+  if (build_id)
+    g_hash_table_remove (registry->pending_builds, build_id);
+  g_hash_table_remove (registry->pending, base);
+  g_mutex_unlock (&registry->lock);
+}
+
+static gboolean
+open_module (AccelRegistry *registry, const char *path, GPtrArray **kinds,
+    GError **error)
 {
   g_autofree gchar *base = NULL, *build_id = NULL;
   const char *loaded_as;
   GModule *module;
   AccelPluginRegisterFunc reg;
-
-  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
+  gpointer outer;
 
   /* by file name: a build-tree plugin in ACCEL_PLUGIN_PATH shadows the
    * installed one of the same name, which would register the same types */
@@ -340,6 +527,8 @@ accel_registry_load_plugin (
   if (!accel_plugin_file_check (path, &build_id, error))
     return FALSE;
   /* a copy of a plugin loaded already would register its types again */
+  if (build_id)
+    load_pending_original (registry, path, build_id);
   g_mutex_lock (&registry->lock);
   loaded_as
       = build_id ? g_hash_table_lookup (registry->builds, build_id) : NULL;
@@ -372,12 +561,15 @@ accel_registry_load_plugin (
       g_module_close (module);
       return FALSE;
     }
+  take_from_pending (registry, base, build_id);
+  /* a plugin whose registration loads another comes back to its own */
+  outer = g_private_get (&loading_kinds);
   g_private_set (&loading_kinds, g_ptr_array_new_with_free_func (g_free));
   if (!reg (registry, error))
     {
       g_autoptr (GPtrArray) kinds = g_private_get (&loading_kinds);
 
-      g_private_set (&loading_kinds, NULL);
+      g_private_set (&loading_kinds, outer);
       /* the kinds it registered before it failed are not kept, but their
        * types stay in GLib's type system, their code in the module: it
        * stays loaded (closed, a kind's stage ran code no longer there) */
@@ -390,9 +582,13 @@ accel_registry_load_plugin (
       g_module_close (module);
       return FALSE;
     }
-  g_ptr_array_unref (g_private_get (&loading_kinds));
-  g_private_set (&loading_kinds, NULL);
+  if (kinds)
+    *kinds = g_private_get (&loading_kinds);
+  else
+    g_ptr_array_unref (g_private_get (&loading_kinds));
+  g_private_set (&loading_kinds, outer);
   g_module_make_resident (module);
+  g_debug ("loaded plugin %s", path);
   g_mutex_lock (&registry->lock);
   g_hash_table_insert (registry->modules, g_steal_pointer (&base), module);
   if (build_id)
@@ -400,6 +596,46 @@ accel_registry_load_plugin (
         registry->builds, g_steal_pointer (&build_id), g_strdup (path));
   g_mutex_unlock (&registry->lock);
   return TRUE;
+}
+
+/* loads @path (see accel_registry_load_plugin ()); @kinds: (out)
+ * (optional): those it registered */
+static gboolean
+load_module (AccelRegistry *registry, const char *path, GPtrArray **kinds,
+    GError **error)
+{
+  gboolean ok;
+
+  g_rec_mutex_lock (&registry->load_lock);
+  ok = open_module (registry, path, kinds, error);
+  g_rec_mutex_unlock (&registry->load_lock);
+  return ok;
+}
+
+/**
+ * accel_registry_load_plugin:
+ * @registry: a registry
+ * @path: a plugin module's file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Loads a module and calls its `accel_plugin_register`. A module file name
+ * is loaded once; loading it again, or another file of the same name, does
+ * nothing. The module's `accel_plugin_register` runs on the calling thread.
+ *
+ * Returns: %TRUE on success; %FALSE with %ACCEL_ERROR_NOT_SUPPORTED when
+ * the module cannot be opened because a file it needs is missing here (a
+ * library such as cuDNN), else with %ACCEL_ERROR_FAILED (opened neither:
+ * out of descriptors or memory, a broken module) or its
+ * `accel_plugin_register`'s error. MT safe.
+ */
+gboolean
+accel_registry_load_plugin (
+    AccelRegistry *registry, const char *path, GError **error)
+{
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  return load_module (registry, path, NULL, error);
 }
 
 static gchar *

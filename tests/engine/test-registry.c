@@ -344,6 +344,50 @@ test_names_refused (void)
   g_assert_cmpuint (accel_stage_get_n_inputs (stage), ==, 1);
 }
 
+static gpointer
+look_up_kind (gpointer kind)
+{
+  return GSIZE_TO_POINTER (
+      accel_registry_lookup (accel_registry_get_default (), kind));
+}
+
+/* plugins the cache knows are loaded as their kinds are asked for, from
+ * several threads at once: each plugin once, and every kind found. In a
+ * process of its own, whose registry reads the cache this one wrote */
+static void
+test_lookups_race_to_load (void)
+{
+  const char *kinds[] = { "core.scale", "core.test-source", "io.raw-file-sink",
+    "realtime.gaussian-blur", "rand.uniform", "testplugin.echo", "core.nope",
+    "core.null-sink" };
+
+  if (g_test_subprocess ())
+    {
+      GThread *threads[G_N_ELEMENTS (kinds)];
+      g_autoptr (GPtrArray) listed = NULL;
+
+      for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+        threads[i] = g_thread_new ("lookup", look_up_kind, (gpointer)kinds[i]);
+      for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+        {
+          GType type = GPOINTER_TO_SIZE (g_thread_join (threads[i]));
+
+          g_assert_true (
+              (type == G_TYPE_INVALID) == g_str_equal (kinds[i], "core.nope"));
+          g_assert_cmpuint (type, ==,
+              accel_registry_lookup (accel_registry_get_default (), kinds[i]));
+        }
+      listed = accel_registry_list_kinds (accel_registry_get_default ());
+      g_assert_true (g_ptr_array_find_with_equal_func (
+          listed, "blas.gemm", g_str_equal, NULL));
+      return;
+    }
+  /* this process's registry writes the cache, if it had to */
+  (void)accel_registry_get_default ();
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -367,5 +411,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/plugin-fails", test_plugin_fails);
   g_test_add_func ("/registry/plugin-files-checked", test_plugin_files_checked);
   g_test_add_func ("/registry/names-refused", test_names_refused);
+  g_test_add_func ("/registry/lookups-race-to-load", test_lookups_race_to_load);
   return g_test_run ();
 }

@@ -224,8 +224,12 @@ fft_data_free (FftData *data)
 GPtrArray *
 fft_case_run (const FftCase *c, const FftData *data, gboolean host)
 {
-  GParamSpec *pspec = g_object_class_find_property (
-      g_type_class_peek (g_type_from_name ("AccelFft")), "type");
+  /* the kind's type is there once the kind is asked for: its plugin is
+   * loaded then */
+  g_autoptr (GTypeClass) klass = g_type_class_ref (
+      accel_registry_lookup (accel_registry_get_default (), c->kind));
+  GParamSpec *pspec
+      = g_object_class_find_property (G_OBJECT_CLASS (klass), "type");
   GEnumValue *v;
   AccelType type;
   GPtrArray *out;
