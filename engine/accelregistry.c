@@ -21,6 +21,7 @@ struct _AccelRegistry
   GHashTable *lazy;           /* kind name -> the path of its plugin */
   GHashTable *pending;        /* file name -> its path */
   GHashTable *pending_builds; /* build ID -> its path */
+  GHashTable *unloadable;     /* file name -> why it could not be loaded */
   /* one plugin loads at a time: a kind asked for from two threads loads
    * its plugin once. Recursive: a plugin's registration may look up kinds
    * of another */
@@ -60,6 +61,8 @@ accel_registry_init (AccelRegistry *self)
       = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->pending_builds
       = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->unloadable
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_rec_mutex_init (&self->load_lock);
 }
 
@@ -68,16 +71,25 @@ static gboolean load_module (AccelRegistry *registry, const char *path,
     GPtrArray **kinds, GError **error);
 
 /* a plugin that could not be loaded: a library this host lacks (cuDNN)
- * leaves its plugin out, as designed; a broken plugin is a message */
+ * leaves its plugin out, as designed; a broken plugin is a message. Both
+ * are kept for the error of a kind of it asked for */
 static void
-say_not_loaded (const char *path, const GError *error)
+say_not_loaded (AccelRegistry *self, const char *path, const GError *error)
 {
+  /* the path once: most errors of a plugin file name it */
+  g_autofree gchar *why = strstr (error->message, path)
+                              ? g_strdup (error->message)
+                              : g_strdup_printf ("plugin %s not loaded: %s",
+                                  path, error->message);
+
   if (g_error_matches (error, ACCEL_ERROR, ACCEL_ERROR_NOT_SUPPORTED))
-    g_debug ("plugin %s not loaded: %s", path, error->message);
-  else if (g_str_has_prefix (error->message, "cannot load plugin "))
-    g_message ("%s", error->message);
+    g_debug ("%s", why);
   else
-    g_message ("plugin %s not loaded: %s", path, error->message);
+    g_message ("%s", why);
+  g_mutex_lock (&self->lock);
+  g_hash_table_insert (
+      self->unloadable, g_path_get_basename (path), g_steal_pointer (&why));
+  g_mutex_unlock (&self->lock);
 }
 
 /* @path's kinds taken from the cache, for the plugin to be loaded when
@@ -122,7 +134,7 @@ scan_plugin (AccelRegistry *self, const char *path, Scan *scan)
       if (!error)
         g_set_error (&error, ACCEL_ERROR, ACCEL_ERROR_FAILED,
             "cannot load plugin %s: %s", path, g_strerror (errno));
-      say_not_loaded (path, error);
+      say_not_loaded (self, path, error);
       return;
     }
   /* a copy of a plugin would register its types again */
@@ -146,7 +158,7 @@ scan_plugin (AccelRegistry *self, const char *path, Scan *scan)
     }
   else
     {
-      say_not_loaded (path, error);
+      say_not_loaded (self, path, error);
       return;
     }
   g_hash_table_insert (scan->names, g_steal_pointer (&name), g_strdup (path));
@@ -249,27 +261,35 @@ load_pending (AccelRegistry *self, const char *path)
   g_autoptr (GError) error = NULL;
 
   if (!load_module (self, path, NULL, &error))
-    say_not_loaded (path, error);
+    say_not_loaded (self, path, error);
+}
+
+/* the file name of the plugin named after @kind_name's namespace
+ * (libaccelio.so for io.*), or NULL for a name of no namespace */
+static gchar *
+namespace_plugin (const char *kind_name)
+{
+  const char *dot = strchr (kind_name, '.');
+  g_autofree gchar *ns = NULL;
+
+  if (!dot || dot == kind_name)
+    return NULL;
+  ns = g_strndup (kind_name, dot - kind_name);
+  return g_strconcat ("libaccel", ns, "." G_MODULE_SUFFIX, NULL);
 }
 
 /* the plugin that has @kind_name and is not loaded yet: the one the cache
- * says, else the one named after the kind's namespace (libaccelio.so for
- * io.*), which may have kinds its cached entry lacks (those it registers
- * only where their library works, such as GStreamer's) */
+ * says, else the one named after the kind's namespace, which may have
+ * kinds its cached entry lacks (those it registers only where their
+ * library works, such as GStreamer's) */
 static gchar *
 dup_pending_plugin (AccelRegistry *self, const char *kind_name)
 {
-  const char *dot = strchr (kind_name, '.');
   const char *path = g_hash_table_lookup (self->lazy, kind_name);
+  g_autofree gchar *file = NULL;
 
-  if (!path && dot && dot != kind_name)
-    {
-      g_autofree gchar *ns = g_strndup (kind_name, dot - kind_name);
-      g_autofree gchar *file
-          = g_strconcat ("libaccel", ns, "." G_MODULE_SUFFIX, NULL);
-
-      path = g_hash_table_lookup (self->pending, file);
-    }
+  if (!path && (file = namespace_plugin (kind_name)))
+    path = g_hash_table_lookup (self->pending, file);
   return g_strdup (path);
 }
 
@@ -590,6 +610,7 @@ open_module (AccelRegistry *registry, const char *path, GPtrArray **kinds,
   g_module_make_resident (module);
   g_debug ("loaded plugin %s", path);
   g_mutex_lock (&registry->lock);
+  g_hash_table_remove (registry->unloadable, base);
   g_hash_table_insert (registry->modules, g_steal_pointer (&base), module);
   if (build_id)
     g_hash_table_insert (
@@ -765,14 +786,52 @@ accel_param_spec_dup_range (GParamSpec *pspec)
   return g_string_free (s, FALSE);
 }
 
-/* the error for a kind that is not registered, with the nearest ones */
+/**
+ * accel_registry_dup_load_error:
+ * @registry: a registry
+ * @kind_name: a kind name that was not found
+ *
+ * Why the plugin named after @kind_name's namespace (`libacceldnn.so` for
+ * `dnn.*`) was found and could not be loaded, such as a library it needs
+ * that this host lacks, which is said only at debug level as it happens.
+ *
+ * Returns: (transfer full) (nullable): the reason, or %NULL when no such
+ *   plugin failed to load. MT safe.
+ */
+gchar *
+accel_registry_dup_load_error (AccelRegistry *registry, const char *kind_name)
+{
+  g_autofree gchar *file = NULL;
+  gchar *why;
+
+  g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), NULL);
+  g_return_val_if_fail (kind_name != NULL, NULL);
+
+  if (!(file = namespace_plugin (kind_name)))
+    return NULL;
+  g_mutex_lock (&registry->lock);
+  why = g_strdup (g_hash_table_lookup (registry->unloadable, file));
+  g_mutex_unlock (&registry->lock);
+  return why;
+}
+
+/* the error for a kind that is not registered: why its plugin could not
+ * be loaded, or the nearest kinds */
 static void
 set_unknown_kind (
     AccelRegistry *registry, const char *kind_name, GError **error)
 {
-  g_autoptr (GPtrArray) near = accel_registry_suggest (registry, kind_name);
+  g_autofree gchar *why = accel_registry_dup_load_error (registry, kind_name);
+  g_autoptr (GPtrArray) near = NULL;
   g_autofree gchar *list = NULL;
 
+  if (why)
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+          "unknown stage kind '%s': %s", kind_name, why);
+      return;
+    }
+  near = accel_registry_suggest (registry, kind_name);
   g_ptr_array_add (near, NULL);
   list = g_strjoinv ("', '", (gchar **)near->pdata);
   if (near->len > 1)

@@ -906,13 +906,17 @@ make_stage (Loader *l, const char *kind, const char *name, yaml_mark_t mark)
       /* "core.scale" for "scale" too; none for a name longer than any */
       g_autoptr (GPtrArray) near = accel_registry_suggest (reg, kind);
       g_autoptr (GPtrArray) all = accel_registry_list_kinds (reg);
+      g_autofree gchar *why = accel_registry_dup_load_error (reg, kind);
       const char *dot = strchr (kind, '.');
       gboolean prefix_known = FALSE;
 
       for (guint i = 0; i < all->len && dot; i++)
         if (strncmp (all->pdata[i], kind, (gsize)(dot - kind) + 1) == 0)
           prefix_known = TRUE;
-      if (near->len > 0)
+      /* its plugin is here and cannot be loaded: a library it needs */
+      if (why)
+        report (l, mark, "unknown stage kind '%s': %s", kind, why);
+      else if (near->len > 0)
         {
           g_autofree gchar *list = NULL;
           g_ptr_array_add (near, NULL);

@@ -30,6 +30,8 @@ GPtrArray *accel_registry_suggest (
     AccelRegistry *registry, const char *kind_name);
 gboolean accel_registry_load_plugin (
     AccelRegistry *registry, const char *path, GError **error);
+gchar *accel_registry_dup_load_error (
+    AccelRegistry *registry, const char *kind_name);
 gchar *accel_param_spec_dup_range (GParamSpec *pspec);
 gchar *accel_registry_describe (
     AccelRegistry *registry, const char *kind_name, GError **error);

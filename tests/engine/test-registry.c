@@ -209,6 +209,12 @@ test_plugin_fails (void)
   echo = accel_stage_new ("testfailing.echo", "e", &error);
   g_assert_null (echo);
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+  /* the kind's error says why its plugin is not loaded: it said only
+   * "unknown stage kind" */
+  g_assert_true (g_str_has_prefix (
+      error->message, "unknown stage kind 'testfailing.echo': plugin "));
+  g_assert_true (g_str_has_suffix (error->message,
+      "libacceltestfailing.so not loaded: the library it needs is missing"));
   g_clear_error (&error);
   g_assert_false (accel_registry_load_plugin (reg, path, &error));
   g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED);

@@ -3413,6 +3413,48 @@ test_plugin_path_unreadable (void)
   remove_dir (dir);
 }
 
+/* a kind whose plugin is there and cannot be loaded says why, in a YAML
+ * file and a description: it was "no plugin here provides 'broken.'
+ * kinds", the plugin's own error a debug line where it lacked a library */
+static void
+test_plugin_unloadable_said (void)
+{
+  g_autofree gchar *was = g_strdup (g_getenv ("ACCEL_PLUGIN_PATH"));
+  g_autofree gchar *dir = g_dir_make_tmp ("accel-run-XXXXXX", NULL);
+  g_autofree gchar *plugin = g_build_filename (dir, "libaccelbroken.so", NULL);
+  g_autofree gchar *yaml = g_build_filename (dir, "p.yaml", NULL);
+  g_autofree gchar *path = g_strdup_printf ("%s:%s", was, dir);
+  g_autofree gchar *said = g_strdup_printf ("unknown stage kind "
+                                            "'broken.thing': %s is not a "
+                                            "shared object of this machine",
+      plugin);
+  g_autofree gchar *at_kind = NULL;
+  Result r = { 0 };
+
+  g_assert_true (g_file_set_contents (plugin, "not a plugin\n", -1, NULL));
+  g_assert_true (g_file_set_contents (yaml,
+      "stages:\n"
+      "  - {name: src, kind: core.test-source, params: {shape: \"4\"}}\n"
+      "  - {name: b, kind: broken.thing}\n"
+      "links:\n"
+      "  - src -> b\n",
+      -1, NULL));
+  g_setenv ("ACCEL_PLUGIN_PATH", path, TRUE);
+  run (&r, "--validate", yaml, NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 2);
+  at_kind = g_strdup_printf ("%s:3:21: %s", yaml, said);
+  g_assert_nonnull (strstr (r.err, at_kind));
+  result_clear (&r);
+  run (&r, "--validate", "-e", "core.test-source shape=4 ! broken.thing", NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, said));
+  result_clear (&r);
+  g_setenv ("ACCEL_PLUGIN_PATH", was, TRUE);
+  remove_dir (dir);
+}
+
 /* runs accel-run on @description with the registry's debug lines and
  * returns how many plugins it loaded, expecting @status */
 static guint
@@ -5615,6 +5657,8 @@ main (int argc, char **argv)
   g_test_add_func (
       "/accel-run/plugin-path-unreadable", test_plugin_path_unreadable);
   g_test_add_func ("/accel-run/plugins-on-demand", test_plugins_on_demand);
+  g_test_add_func (
+      "/accel-run/plugin-unloadable-said", test_plugin_unloadable_said);
   g_test_add_func (
       "/accel-run/checksum-fifo-with-state", test_checksum_fifo_with_state);
   g_test_add_func (
