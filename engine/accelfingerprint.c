@@ -299,11 +299,12 @@ append_input (GString *s, AccelStage *stage, const char *was)
 }
 
 /* whether @path holds what it did when its line @was ("L:digest", and its
- * identity) was made: the same first L bytes, whatever follows. @now is
- * its line now, of all its bytes: a file of the same length is not read
- * again */
+ * identity) was made: the same first L bytes, whatever follows, or, where
+ * its source @loops over it, only those. @now is its line now, of all its
+ * bytes: a file of the same length is not read again */
 static gboolean
-input_starts_as (const char *path, const char *was, const char *now)
+input_starts_as (
+    const char *path, const char *was, const char *now, gboolean loops)
 {
   char *end;
   guint64 n = g_ascii_strtoull (was, &end, 10), want, got, digest;
@@ -317,7 +318,10 @@ input_starts_as (const char *path, const char *was, const char *now)
   /* a line kept without the identity digested bytewise */
   if (n == now_n && strchr (was, ' '))
     return strncmp (strchr (now, ':') + 1, end + 1, 16) == 0;
-  if (n > now_n || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
+  /* a looped source reads frame s at s modulo the frames the file holds:
+   * grown, it gave every frame from another place */
+  if (n > now_n || (loops && n != now_n)
+      || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
     return FALSE;
   ok = digest_file (fd, n, strchr (was, ' ') == NULL, &got, &digest);
   close (fd);
@@ -519,9 +523,20 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
         {
           g_auto (GStrv) f = g_strsplit (key, "\t", -1);
           g_autofree gchar *path = g_strcompress (f[2]);
+          g_autofree gchar *loop_key
+              = g_strdup_printf ("param\t%s\tloop", f[1]);
+          gboolean loops
+              = g_strcmp0 (g_hash_table_lookup (now->values, loop_key), "TRUE")
+                == 0;
 
-          if (!old || input_starts_as (path, old, new))
+          if (!old || input_starts_as (path, old, new, loops))
             n_inputs_alike++;
+          else if (loops)
+            g_ptr_array_add (changes,
+                g_strdup_printf ("%s is not as it was (the stage loops over "
+                                 "it, so a file grown since gives every "
+                                 "frame from another place)",
+                    what));
           else
             g_ptr_array_add (changes,
                 g_strdup_printf ("%s does not start as it did (another file "

@@ -3900,6 +3900,46 @@ test_resume_refuses_changed_input (void)
       sc.state_arg, sc.yaml, NULL);
 }
 
+/* a source that loops over its file reads frame s at s modulo the frames
+ * the file holds: a resume on the file grown since is refused (each frame
+ * came from another place, and the output mixed the two, status 0); on
+ * the file as it was it resumes */
+static void
+test_resume_refuses_grown_loop (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
+  g_autofree guint8 *frames = g_malloc (15 * 64);
+  Result r = { 0 };
+
+  for (guint i = 0; i < 15 * 64; i++)
+    frames[i] = (guint8)(i * 7 + i / 64);
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 10 * 64, NULL));
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: looped-input\n"
+      "stages:\n"
+      "  - {name: src, kind: io.raw-file-source,\n"
+      "     params: {location: in.raw, shape: '64', loop: true,\n"
+      "              num-buffers: 50}}\n"
+      "  - {name: check, kind: core.checksum-sink,\n"
+      "     params: {location: sums.txt}}\n"
+      "links: [src -> check]\n",
+      -1, NULL));
+  g_setenv ("ACCEL_FAULT", "check:crash:23", TRUE);
+  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 15 * 64, NULL));
+  expect_in (2,
+      "stage 'src' input in.raw is not as it was (the stage loops over it, "
+      "so a file grown since gives every frame from another place)",
+      sc.dir, sc.state_arg, sc.yaml, NULL);
+  g_assert_true (g_file_set_contents (in, (gchar *)frames, 10 * 64, NULL));
+  expect_in (0, "resuming at frame 23", sc.dir, sc.state_arg, sc.yaml, NULL);
+}
+
 /* @frames (@size bytes, a whole number of frames of 4096 floats) as
  * in.raw in @sc's directory, read into a checksum sink by a run with a
  * state directory that crashes at frame 17 */
@@ -5728,6 +5768,8 @@ main (int argc, char **argv)
       "/accel-run/resume-past-frame-limit", test_resume_past_frame_limit);
   g_test_add_func ("/accel-run/resume-refuses-changed-input",
       test_resume_refuses_changed_input);
+  g_test_add_func (
+      "/accel-run/resume-refuses-grown-loop", test_resume_refuses_grown_loop);
   g_test_add_func ("/accel-run/resume-refuses-input-changed-far",
       test_resume_refuses_input_changed_far);
   g_test_add_func (
