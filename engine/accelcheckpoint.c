@@ -353,18 +353,33 @@ accel_checkpoint_drop_from (const char *base, guint64 first)
 
 /* "<base>.stateless": left by a stage whose snapshot held no state, so
  * that a resume tells it from one whose checkpoints were never written.
- * It holds the identity of its state directory, "%016x\n" (empty before
- * state directories had one) */
+ * It holds the identity of its state directory and the stage's file name
+ * ("%016x <name>\n"; "%016x\n" before it named the stage, empty before
+ * state directories had an identity): another stage's marker under this
+ * one's name made a stage that holds state resume with it started over */
 static gchar *
 stateless_path (const char *base)
 {
   return g_strconcat (base, ".stateless", NULL);
 }
 
+/* the stage of @base ("dir/stage.checkpoint") */
 static gchar *
-stateless_text (guint64 state_id)
+stage_of (const char *base)
 {
-  return g_strdup_printf ("%016" G_GINT64_MODIFIER "x\n", state_id);
+  gchar *name = g_path_get_basename (base);
+
+  if (g_str_has_suffix (name, ".checkpoint"))
+    name[strlen (name) - strlen (".checkpoint")] = '\0';
+  return name;
+}
+
+static gchar *
+stateless_text (const char *base, guint64 state_id)
+{
+  g_autofree gchar *stage = stage_of (base);
+
+  return g_strdup_printf ("%016" G_GINT64_MODIFIER "x %s\n", state_id, stage);
 }
 
 /* marks @base's stage as one whose snapshots hold no state, in the state
@@ -374,7 +389,7 @@ accel_checkpoint_mark_stateless (
     const char *base, guint64 state_id, GError **error)
 {
   g_autofree gchar *path = stateless_path (base);
-  g_autofree gchar *text = stateless_text (state_id);
+  g_autofree gchar *text = stateless_text (base, state_id);
   g_autofree gchar *was = NULL;
 
   if (g_file_get_contents (path, &was, NULL, NULL) && g_str_equal (was, text))
@@ -393,7 +408,8 @@ accel_checkpoint_check_stateless (const char *base, guint64 state_id,
     gboolean state_id_gained, GError **error)
 {
   g_autofree gchar *path = stateless_path (base);
-  g_autofree gchar *text = NULL;
+  g_autofree gchar *stage = stage_of (base);
+  g_autofree gchar *text = NULL, *named = NULL;
   gsize len;
   guint64 id = 0;
   char *end = NULL;
@@ -404,17 +420,31 @@ accel_checkpoint_check_stateless (const char *base, guint64 state_id,
     return FALSE;
   if (len > 0)
     id = g_ascii_strtoull (text, &end, 16);
-  if (len > 0 && (len != 17 || end != text + 16 || *end != '\n'))
+  if (len > 0
+      && (len < 17 || end != text + 16 || text[len - 1] != '\n'
+          || (*end != '\n' && *end != ' ') || memchr (text, 0, len)))
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
           "%s is damaged; remove it to start the stage's state over", path);
       return FALSE;
     }
-  return check_identity ("stateless marker", path, len > 0, id, state_id,
-      state_id_gained,
-      "believing it, the stage would resume with its state started over "
-      "mid-run",
-      error);
+  if (!check_identity ("stateless marker", path, len > 0, id, state_id,
+          state_id_gained,
+          "believing it, the stage would resume with its state started over "
+          "mid-run",
+          error))
+    return FALSE;
+  if (len > 17 && *end == ' '
+      && !g_str_equal ((named = g_strndup (end + 1, len - 18)), stage))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "stateless marker %s was written by stage '%s', not '%s': "
+          "believing it, the stage would resume with its state started "
+          "over mid-run; remove it to start the stage's state over",
+          path, named, stage);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* whether @base's stage said its snapshots hold no state */

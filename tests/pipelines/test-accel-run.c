@@ -3030,10 +3030,10 @@ test_checkpoint_unidentified_old_dir (void)
 }
 
 /* a stage's marker that its snapshots hold no state, copied from another
- * state directory (or one without an identity, from before they had one)
- * is refused as its checkpoints are: believed, a stateful stage whose
- * checkpoints are gone resumed with its state started over mid-run, its
- * frames not a clean run's, status 0 */
+ * state directory (or one without an identity, from before they had one,
+ * or another stage's) is refused as its checkpoints are: believed, a stateful
+ * stage whose checkpoints are gone resumed with its state started over mid-run,
+ * its frames not a clean run's, status 0 */
 static void
 test_stateless_marker_checked (void)
 {
@@ -3044,6 +3044,8 @@ test_stateless_marker_checked (void)
       = g_build_filename (other, "fx.checkpoint.stateless", NULL);
   g_autofree gchar *mine
       = g_build_filename (sc.state, "sim.checkpoint.stateless", NULL);
+  g_autofree gchar *ours
+      = g_build_filename (sc.state, "fx.checkpoint.stateless", NULL);
   g_autofree gchar *data = NULL;
   gsize len;
 
@@ -3065,6 +3067,13 @@ test_stateless_marker_checked (void)
   expect_in (2,
       "sim.checkpoint.stateless carries no state directory "
       "identity",
+      sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
+  /* another stage's of this directory, whose identity is right: it
+   * resumed with the simulation started over mid-run, status 0 */
+  g_clear_pointer (&data, g_free);
+  g_assert_true (g_file_get_contents (ours, &data, &len, NULL));
+  g_assert_true (g_file_set_contents (mine, data, (gssize)len, NULL));
+  expect_in (2, "sim.checkpoint.stateless was written by stage 'fx', not 'sim'",
       sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
 }
 
