@@ -10,6 +10,7 @@
 
 #include "accelio-private.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
@@ -50,22 +51,31 @@ accel_io_frame_digests_write (AccelCommitLog *log, guint64 sequence,
 }
 
 /* whether the @frame_size bytes of the frame at @place of @location end
- * as @want does; TRUE where @location cannot be read (verify() said so) */
+ * as @want does, in @same; FALSE where @location cannot be read (a file
+ * the sink may only write): taken as unchanged, it resumed after a change
+ * with status 0 */
 static gboolean
-tail_matches (
-    const char *location, guint64 place, gsize frame_size, guint64 want)
+tail_matches (const char *location, guint64 place, gsize frame_size,
+    guint64 want, gboolean *same, GError **error)
 {
   gsize n = MIN (frame_size, TAIL_BYTES);
   guint8 buf[TAIL_BYTES];
   int fd = g_open (location, O_RDONLY | O_CLOEXEC, 0);
-  gboolean same;
 
   if (fd < 0)
-    return TRUE;
-  same = pread (fd, buf, n, (off_t)((place + 1) * frame_size - n)) == (gssize)n
-         && accel_digest_bytes (ACCEL_DIGEST_INIT, buf, n) == want;
+    {
+      int saved = errno;
+
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "cannot read %s to check the frames it holds are those committed "
+          "(%s): make it readable, or discard the state to start over",
+          location, g_strerror (saved));
+      return FALSE;
+    }
+  *same = pread (fd, buf, n, (off_t)((place + 1) * frame_size - n)) == (gssize)n
+          && accel_digest_bytes (ACCEL_DIGEST_INIT, buf, n) == want;
   close (fd);
-  return same;
+  return TRUE;
 }
 
 /**
@@ -101,11 +111,14 @@ accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
   guint64 place = 0, want = 0;
   gboolean found = accel_commit_log_find_digest (log, kept, &place, &want);
   guint64 vouched = found ? place + 1 : 0;
+  gboolean same = TRUE;
 
   *n_kept = n_whole;
   if (kept == 0 || (!found && !accel_commit_log_has_digests (log)))
     return TRUE;
-  if (found && !tail_matches (location, place, frame_size, want))
+  if (found && !tail_matches (location, place, frame_size, want, &same, error))
+    return FALSE;
+  if (!same)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
           "%s was changed since frame %" G_GUINT64_FORMAT

@@ -4426,6 +4426,73 @@ test_resume_refuses_pipe (void)
   result_clear (&r);
 }
 
+/* as root, the child runs as nobody, whom a file's mode binds */
+static void
+become_nobody (gpointer data)
+{
+  if (getuid () == 0)
+    {
+      (void)!setgid (65534);
+      (void)!setuid (65534);
+    }
+}
+
+/* a sink's file it may only write cannot be checked against the digest of
+ * its last frame: the resume is refused, saying so (it was taken as
+ * unchanged, and a file changed since resumed with status 0) */
+static void
+test_resume_refuses_unreadable_file (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *out = g_build_filename (sc.dir, "out.bin", NULL);
+  const char *argv[] = { g_getenv ("ACCEL_RUN"), "--backend=host", "--quiet",
+    sc.state_arg, sc.yaml, NULL };
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autofree gchar *err = NULL;
+  g_autoptr (GError) error = NULL;
+  const guint8 flip = 0x5a;
+  int fd;
+
+  g_assert_cmpint (g_chmod (sc.dir, 0777), ==, 0);
+  g_assert_true (g_file_set_contents (sc.yaml,
+      "pipeline: unreadable\n"
+      "stages:\n"
+      "  - {name: src, kind: core.test-source,\n"
+      "     params: {shape: '100', num-buffers: 20}}\n"
+      "  - {name: out, kind: io.raw-file-sink, params: {location: out.bin}}\n"
+      "links: [src -> out]\n",
+      -1, NULL));
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (launcher, sc.dir);
+  g_subprocess_launcher_set_child_setup (launcher, become_nobody, NULL, NULL);
+  for (guint run = 0; run < 2; run++)
+    {
+      g_autoptr (GSubprocess) p = g_subprocess_launcher_spawnv (
+          launcher, (const char *const *)argv, &error);
+
+      g_assert_no_error (error);
+      g_clear_pointer (&err, g_free);
+      g_assert_true (
+          g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err, &error));
+      g_assert_no_error (error);
+      g_test_message ("run %u: %s", run, err);
+      g_assert_true (g_subprocess_get_if_exited (p));
+      g_assert_cmpint (g_subprocess_get_exit_status (p), ==, run == 0 ? 0 : 2);
+      if (run > 0)
+        break;
+      /* changed in place, and made write-only */
+      fd = g_open (out, O_WRONLY | O_CLOEXEC, 0);
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (pwrite (fd, &flip, 1, 20 * 400 - 10), ==, 1);
+      close (fd);
+      g_assert_cmpint (g_chmod (out, 0200), ==, 0);
+    }
+  g_assert_nonnull (strstr (err, "cannot read "));
+  g_assert_nonnull (
+      strstr (err, "out.bin to check the frames it holds are those committed "
+                   "(Permission denied)"));
+}
+
 /* a file written over since its frames were committed, at the same size
  * or shorter, is told by the digest of its last frame's end kept beside
  * the commit log:
@@ -5816,6 +5883,8 @@ main (int argc, char **argv)
       test_raw_sink_dev_null_with_state);
   g_test_add_func ("/accel-run/resume-refuses-changed-file",
       test_resume_refuses_changed_file);
+  g_test_add_func ("/accel-run/resume-refuses-unreadable-file",
+      test_resume_refuses_unreadable_file);
   g_test_add_func ("/accel-run/state-fingerprint", test_state_fingerprint);
   g_test_add_func ("/accel-run/validate-locations", test_validate_locations);
   g_test_add_func ("/accel-run/descriptor-limit", test_descriptor_limit);
