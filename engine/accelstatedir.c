@@ -76,13 +76,35 @@ open_produced_file (const char *dir, GPtrArray *notes, AccelStage *stage,
       = g_strdup_printf ("%s.produced", accel_stage_get_name (stage));
   g_autofree gchar *path = g_build_filename (dir, file, NULL);
   g_autofree gchar *text = NULL;
-  guint64 last, n_lost = 0;
+  g_autoptr (GError) read_error = NULL;
+  guint64 last = 0, n_lost = 0;
+  gboolean none = FALSE;
   int fd;
 
-  if (resume != G_MAXUINT64 && g_file_get_contents (path, &text, NULL, NULL)
-      && g_ascii_string_to_unsigned (
-          g_strstrip (text), 10, 0, G_MAXUINT64 - 1, &last, NULL)
-      && last >= resume)
+  /* a resume has to know what was produced: a file missing or damaged
+   * was taken as nothing produced, and frames lost went uncounted with
+   * status 0. Before the first commit it may not be there yet */
+  if (resume != G_MAXUINT64
+      && (!g_file_get_contents (path, &text, NULL, &read_error)
+          || !((none = g_str_equal (g_strstrip (text), "none"))
+               || g_ascii_string_to_unsigned (
+                   text, 10, 0, G_MAXUINT64 - 1, &last, NULL)))
+      && !(resume == 0
+           && g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)))
+    {
+      g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
+          "stage '%s' (%s) is live, and %s, where it keeps the last frame "
+          "it produced, %s: the frames it produced that no sink committed "
+          "cannot be counted as lost. Write 'none' in it to resume counting "
+          "none, or discard the state to start over",
+          accel_stage_get_name (stage), accel_stage_get_kind_name (stage), path,
+          !read_error ? "holds no frame number (it is damaged)"
+          : g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+              ? "is gone"
+              : "cannot be read");
+      return FALSE;
+    }
+  if (resume != G_MAXUINT64 && !none && last >= resume)
     {
       n_lost = last - resume + 1;
       g_ptr_array_add (
@@ -94,7 +116,8 @@ open_produced_file (const char *dir, GPtrArray *notes, AccelStage *stage,
                      accel_stage_get_name (stage),
                      accel_stage_get_kind_name (stage), n_lost, resume, last));
     }
-  fd = g_open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  /* not through a link: one left dangling made its target anywhere */
+  fd = g_open (path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_FAILED, "cannot open %s: %s",

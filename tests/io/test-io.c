@@ -1117,6 +1117,37 @@ test_raw_pipe_resume_counts_taken (void)
   g_assert_true (accel_graph_check_complete (g, &error));
   g_assert_no_error (error);
   accel_graph_stop (g);
+
+  /* its record of what it produced damaged, or gone: refused, where the
+   * frames it had produced past the commits were lost uncounted, status
+   * 0; 'none' in it resumes */
+  for (guint i = 0; i < 3; i++)
+    {
+      if (i == 0)
+        g_assert_true (g_file_set_contents (produced, "12x\n", -1, NULL));
+      else if (i == 1)
+        g_assert_cmpint (g_unlink (produced), ==, 0);
+      else
+        g_assert_true (g_file_set_contents (produced, "none\n", -1, NULL));
+      if (i == 2)
+        {
+          g_assert_true (accel_graph_start (g, &error));
+          g_assert_no_error (error);
+          break;
+        }
+      g_assert_false (accel_graph_start (g, &error));
+      g_assert_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message,
+          i == 0 ? "src.produced, where it keeps the last frame it "
+                   "produced, holds no frame number (it is damaged)"
+                 : "src.produced, where it keeps the last frame it "
+                   "produced, is gone"));
+      g_assert_nonnull (strstr (
+          error->message, "Write 'none' in it to resume counting none"));
+      g_clear_error (&error);
+    }
+  accel_graph_stop (g);
   g_unlink (fifo);
   test_dir_remove (dir);
   test_dir_remove (state);
