@@ -35,8 +35,9 @@ gboolean accel_debug_has (AccelDebugFlags flag);
  * ACCEL_STORE_MAX_LINE bytes of it (requests and replies are short: keys,
  * ids, a pipeline name) */
 #define ACCEL_STORE_MAX_LINE 65536
-gchar *accel_store_read_line (GInputStream *in, gboolean *too_long,
-    GCancellable *cancellable, GError **error);
+gchar *accel_store_read_line (GInputStream *in, GSocket *socket,
+    gint64 deadline, gboolean *too_long, GCancellable *cancellable,
+    GError **error);
 
 /* supervisor.c: restarts within a window, for the restart intensity */
 gboolean accel_supervisor_set_retried (GError **error, const char *format, ...)

@@ -67,6 +67,10 @@ connect_until (const char *address, gint64 deadline, GCancellable *cancellable,
 /**
  * accel_store_read_line:
  * @in: a connection's input
+ * @socket: (nullable): @in's socket, for @deadline
+ * @deadline: with @socket, the monotonic time by which the whole line has
+ *   to have come (a peer sending a byte at a time held a server's thread
+ *   as long as it went on); -1: each read waits up to the socket's timeout
  * @too_long: (out): set when the peer sent more than ACCEL_STORE_MAX_LINE
  *   bytes without a newline
  * @cancellable: (nullable): stops the wait
@@ -82,8 +86,8 @@ connect_until (const char *address, gint64 deadline, GCancellable *cancellable,
  * up to the socket's timeout.
  */
 gchar *
-accel_store_read_line (GInputStream *in, gboolean *too_long,
-    GCancellable *cancellable, GError **error)
+accel_store_read_line (GInputStream *in, GSocket *socket, gint64 deadline,
+    gboolean *too_long, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GString) line = g_string_new (NULL);
   char chunk[4096];
@@ -91,10 +95,21 @@ accel_store_read_line (GInputStream *in, gboolean *too_long,
   *too_long = FALSE;
   for (;;)
     {
-      gssize got
-          = g_input_stream_read (in, chunk, sizeof (chunk), cancellable, error);
+      gint64 left = deadline - g_get_monotonic_time ();
       const char *end;
+      gssize got;
 
+      if (socket && deadline >= 0
+          && (left <= 0
+              || !g_socket_condition_timed_wait (
+                  socket, G_IO_IN, left, cancellable, error)))
+        {
+          if (error && !*error)
+            g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                "the line did not come in time");
+          return NULL;
+        }
+      got = g_input_stream_read (in, chunk, sizeof (chunk), cancellable, error);
       if (got <= 0)
         return NULL;
       end = memchr (chunk, '\n', (gsize)got);
@@ -136,7 +151,7 @@ call_keep (const char *address, const char *request, guint timeout_ms,
           NULL, cancellable, &io_error))
     goto io_failed;
   reply = accel_store_read_line (g_io_stream_get_input_stream (G_IO_STREAM (c)),
-      &too_long, cancellable, &io_error);
+      NULL, -1, &too_long, cancellable, &io_error);
   if (!reply)
     goto io_failed;
   if (keep)

@@ -17,6 +17,9 @@
 #define THREADS_PER_RANK 4
 #define MIN_THREADS 256
 
+/* how long a client has to send its request, in all */
+#define REQUEST_SECONDS 10
+
 /* a join that waits for the world */
 typedef struct
 {
@@ -25,6 +28,7 @@ typedef struct
                         that sends none */
   const char *who;   /* "process PID on HOST" */
   GSocket *socket;
+  gboolean gone; /* its process is gone: it left the round */
 } Join;
 
 /* the process that holds a rank of the world's current generation: the
@@ -57,10 +61,11 @@ struct _AccelStoreServer
   GPtrArray *joins;  /* of Join, every join still waiting */
   Holder *holders;   /* [world_size] */
   guint n_joined;
-  guint first_workers; /* joins of workers of an earlier generation are
-                          refused: their supervisor gave up on them */
-  guint n_active;      /* requests being answered */
-  gboolean closing;    /* waits end at once */
+  guint first_workers;  /* joins of workers of an earlier generation are
+                           refused: their supervisor gave up on them */
+  guint n_active;       /* connections taken and not yet answered */
+  gboolean closing;     /* waits end at once */
+  GCancellable *cancel; /* the reads of requests, when closing */
 };
 
 static gchar *
@@ -224,6 +229,38 @@ wait_rival_gone_unlocked (AccelStoreServer *server, GSocket *socket)
   g_mutex_lock (&server->lock);
 }
 
+/* the joins of round @mine whose process is gone (its kernel closed
+ * its connection) leave it, as they would at their deadline: a rank
+ * killed as it waited counted as joined, completed the round, and the
+ * others waited in vain for it in a world that never formed */
+static void
+forget_gone_joins_unlocked (AccelStoreServer *server, guint mine)
+{
+  for (guint i = 0; i < server->joins->len; i++)
+    {
+      Join *j = g_ptr_array_index (server->joins, i);
+      gboolean live = FALSE;
+
+      if (j->generation != mine || j->gone || socket_alive (j->socket))
+        continue;
+      j->gone = TRUE;
+      for (guint k = 0; k < server->joins->len; k++)
+        {
+          Join *other = g_ptr_array_index (server->joins, k);
+
+          live |= other->rank == j->rank && other->generation == mine
+                  && !other->gone;
+        }
+      if (!live && server->joined[j->rank])
+        {
+          g_debug ("rank %u left round %u: its process is gone", j->rank, mine);
+          server->joined[j->rank] = FALSE;
+          server->n_joined--;
+        }
+    }
+  g_cond_broadcast (&server->changed);
+}
+
 /* a rank joins the current round; a rank that joins a round that is
  * complete has been started again: the world starts a new generation.
  * @token and @who say which process joins (NULL when its client did not
@@ -324,12 +361,14 @@ handle_join (AccelStoreServer *server, guint rank, guint size,
   g_debug ("rank %u joined generation %u (%u of %u)", rank, mine,
       server->n_joined, server->world_size);
   if (server->n_joined == server->world_size)
+    forget_gone_joins_unlocked (server, mine);
+  if (server->n_joined == server->world_size)
     {
       server->complete = TRUE;
       g_cond_broadcast (&server->changed);
     }
   while (server->generation == mine && !server->complete && !server->closing
-         && !(refusal = refusal_unlocked (server, rank)))
+         && !join.gone && !(refusal = refusal_unlocked (server, rank)))
     if (!g_cond_wait_until (&server->changed, &server->lock, deadline))
       break;
   /* told just before the server closed (rank 0's own refusal) */
@@ -456,24 +495,39 @@ handle_line (
   return g_strdup ("ERROR not a request of the accel store");
 }
 
+/* a connection taken, before its request waits for a thread: counted
+ * now, so that freeing the server waits for it too (counted as its thread
+ * began, one queued behind busy threads ran on a server freed) */
+static gboolean
+on_incoming (GSocketService *service, GSocketConnection *connection,
+    GObject *source, gpointer data)
+{
+  AccelStoreServer *server = data;
+
+  g_mutex_lock (&server->lock);
+  server->n_active++;
+  g_mutex_unlock (&server->lock);
+  return FALSE; /* on to the service's own handler, which queues it */
+}
+
 static gboolean
 on_run (GThreadedSocketService *service, GSocketConnection *connection,
     GObject *source, gpointer data)
 {
   AccelStoreServer *server = data;
   GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  GSocket *socket = g_socket_connection_get_socket (connection);
   g_autofree gchar *line = NULL, *reply = NULL, *sent = NULL;
   gboolean too_long;
 
-  /* counted from the start: freeing the server waits for every request */
-  g_mutex_lock (&server->lock);
-  server->n_active++;
-  g_mutex_unlock (&server->lock);
-  /* a client that connects and says nothing does not keep a thread long */
-  g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
+  /* a client that connects and says nothing, or says it a byte at a time,
+   * does not keep a thread long, nor the server from closing (counted
+   * in n_active since on_incoming ()) */
+  g_socket_set_timeout (socket, REQUEST_SECONDS);
   line = accel_store_read_line (
-      g_io_stream_get_input_stream (G_IO_STREAM (connection)), &too_long, NULL,
-      NULL);
+      g_io_stream_get_input_stream (G_IO_STREAM (connection)), socket,
+      g_get_monotonic_time () + REQUEST_SECONDS * G_USEC_PER_SEC, &too_long,
+      server->cancel, NULL);
   if (line)
     reply = handle_line (server, line, connection);
   else if (too_long)
@@ -656,6 +710,9 @@ accel_store_server_new (
   g_main_context_push_thread_default (server->context);
   server->service = G_THREADED_SOCKET_SERVICE (g_threaded_socket_service_new (
       (int)MAX (MIN_THREADS, THREADS_PER_RANK * world_size)));
+  server->cancel = g_cancellable_new ();
+  g_signal_connect (
+      server->service, "incoming", G_CALLBACK (on_incoming), server);
   g_signal_connect (server->service, "run", G_CALLBACK (on_run), server);
   if (!listen_on (server, inets, port, &bound, &listen_error))
     {
@@ -761,18 +818,35 @@ accel_store_server_free (AccelStoreServer *server)
     }
   if (server->service)
     {
+      gint64 end = g_get_monotonic_time ()
+                   + (REQUEST_SECONDS + 5) * G_TIME_SPAN_SECOND;
+      guint left;
+
       g_socket_service_stop (G_SOCKET_SERVICE (server->service));
       g_socket_listener_close (G_SOCKET_LISTENER (server->service));
       /* requests still waiting end now, and are answered before the
        * server goes */
       g_mutex_lock (&server->lock);
       server->closing = TRUE;
+      g_cancellable_cancel (server->cancel);
       g_cond_broadcast (&server->changed);
-      while (server->n_active > 0)
-        g_cond_wait (&server->changed, &server->lock);
+      while (server->n_active > 0
+             && g_cond_wait_until (&server->changed, &server->lock, end))
+        ;
+      left = server->n_active;
       g_mutex_unlock (&server->lock);
       g_object_unref (server->service);
+      /* a connection its thread never took (none could be made) would
+       * run on a server freed: it is left, and said */
+      if (left > 0)
+        {
+          g_warning ("the world's store at %s closed with %u connections "
+                     "never answered; its memory is left to them",
+              server->address ? server->address : "(not listening)", left);
+          return;
+        }
     }
+  g_clear_object (&server->cancel);
   g_main_loop_unref (server->loop);
   g_main_context_unref (server->context);
   g_hash_table_unref (server->values);

@@ -369,6 +369,54 @@ test_bad_requests (void)
   g_assert_cmpuint (accel_world_get_generation (r0), ==, 1);
 }
 
+typedef struct
+{
+  GSocketConnection *c;
+  gint stop;
+} Drip;
+
+/* sends a request a byte every 100 ms, never its newline, until told to
+ * stop or the server closes the connection */
+static gpointer
+drip_thread (gpointer data)
+{
+  Drip *d = data;
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (d->c));
+
+  while (!g_atomic_int_get (&d->stop)
+         && g_output_stream_write_all (out, "G", 1, NULL, NULL, NULL))
+    g_usleep (100 * 1000);
+  return NULL;
+}
+
+/* a client that sends its request a byte at a time holds neither a thread
+ * nor the store's close: each byte came within the read's timeout, and
+ * freeing the store (rank 0's accel-run ending) waited for it as long as it
+ * went on, past SIGTERM and SIGINT */
+static void
+test_dripping_client (void)
+{
+  g_autoptr (GError) error = NULL;
+  AccelStoreServer *server = accel_store_server_new (NULL, 2, NULL, &error);
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  Drip d = { 0 };
+  GThread *t;
+  gint64 t0;
+
+  g_assert_no_error (error);
+  d.c = g_socket_client_connect_to_host (
+      client, accel_store_server_get_address (server), 0, NULL, &error);
+  g_assert_no_error (error);
+  t = g_thread_new ("drip", drip_thread, &d);
+  g_usleep (500 * 1000);
+  t0 = g_get_monotonic_time ();
+  accel_store_server_free (server);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+  g_atomic_int_set (&d.stop, 1);
+  g_thread_join (t);
+  g_object_unref (d.c);
+}
+
 /* a connection to @server that sent @request and waits for its reply */
 static GSocketConnection *
 raw_send (AccelStoreServer *server, const char *request)
@@ -611,6 +659,52 @@ test_get_interrupted (gconstpointer data)
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
 }
 
+static gpointer
+join_flagged (gpointer data)
+{
+  Joining *j = data;
+
+  join_thread (j);
+  return GINT_TO_POINTER (1);
+}
+
+/* a rank whose process is gone while its join waits (killed) leaves the
+ * round: it counted as joined, the next rank completed the round with
+ * it, and the rank started again began a generation of its own that the
+ * others, run off in the first, never joined */
+static void
+test_gone_join_leaves_round (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AccelStoreServer) server
+      = accel_store_server_new (NULL, 2, NULL, &error);
+  g_autoptr (AccelWorld) r0 = NULL, r1 = NULL;
+  GSocketConnection *gone;
+  Joining j0 = { 0 }, j1 = { 0 };
+  GThread *t0, *t1;
+
+  g_assert_no_error (error);
+  /* rank 1's first process: its join waits, then its process is gone */
+  gone = raw_send (server, "JOIN 1 2 c3RvcmU= 20000 1 aaaa 11 bm9kZQ==\n");
+  g_usleep (200 * 1000);
+  g_object_unref (gone);
+  j0.world = r0 = world_of (server, 0);
+  t0 = g_thread_new ("rank-0", join_flagged, &j0);
+  g_usleep (500 * 1000);
+  /* the round waits for rank 1 */
+  g_assert_false (j0.joined);
+  g_assert_null (j0.error);
+  j1.world = r1 = world_of (server, 1);
+  t1 = g_thread_new ("rank-1", join_flagged, &j1);
+  g_thread_join (t0);
+  g_thread_join (t1);
+  g_assert_no_error (j0.error);
+  g_assert_no_error (j1.error);
+  g_assert_true (j0.joined && j1.joined);
+  g_assert_cmpuint (
+      accel_world_get_generation (r0), ==, accel_world_get_generation (r1));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -623,6 +717,9 @@ main (int argc, char **argv)
   g_test_add_func ("/store/stranger-joins-first", test_stranger_joins_first);
   g_test_add_func ("/store/rank-given-twice", test_rank_given_twice);
   g_test_add_func ("/store/bad-requests", test_bad_requests);
+  g_test_add_func ("/store/dripping-client", test_dripping_client);
+  g_test_add_func (
+      "/store/gone-join-leaves-round", test_gone_join_leaves_round);
   g_test_add_func ("/store/not-a-store", test_not_a_store);
   g_test_add_func ("/store/join-not-a-store", test_join_not_a_store);
   g_test_add_data_func ("/store/get-interrupted/waiting-for-key",
