@@ -163,11 +163,13 @@ digest_blocks (guint64 lane[LANES], const guint8 *data, gsize size)
 }
 
 /* the digest of the first @most bytes of @fd (fewer where it is shorter),
- * their count in @n; FALSE where it cannot be read. @bytewise: FNV-1a
- * byte by byte, as lines kept without the file's identity were made */
+ * their count in @n; FALSE where it cannot be read, or once @stop is set
+ * (the graph's start was stopped: a 20 GB input held Ctrl-C for a
+ * minute). @bytewise: FNV-1a byte by byte, as lines kept without the
+ * file's identity were made */
 static gboolean
-digest_file (
-    int fd, guint64 most, gboolean bytewise, guint64 *n, guint64 *digest)
+digest_file (int fd, guint64 most, gboolean bytewise, const gint *stop,
+    guint64 *n, guint64 *digest)
 {
   g_autofree guint8 *buf = g_malloc (READ_CHUNK);
   guint64 lane[LANES] = { 1, 2, 3, 4 };
@@ -179,6 +181,8 @@ digest_file (
     {
       gssize got = 0;
 
+      if (g_atomic_int_get (stop))
+        return FALSE;
       /* fill the buffer, so that only the file's end leaves a part of a
        * block */
       if (*n + filled < most && filled < READ_CHUNK)
@@ -218,7 +222,7 @@ digest_file (
  * file's size and identity are as it says (the file is not read); NULL
  * where it cannot be read */
 static gchar *
-input_text (const char *path, const char *was)
+input_text (const char *path, const char *was, const gint *stop)
 {
   g_autofree gchar *identity = NULL, *size = NULL;
   guint64 n, digest;
@@ -243,7 +247,7 @@ input_text (const char *path, const char *was)
       close (fd);
       return g_strdup (was);
     }
-  if (!digest_file (fd, (guint64)st.st_size, FALSE, &n, &digest))
+  if (!digest_file (fd, (guint64)st.st_size, FALSE, stop, &n, &digest))
     goto failed;
   close (fd);
   return g_strdup_printf ("%" G_GUINT64_FORMAT ":%016" G_GINT64_MODIFIER "x %s",
@@ -279,7 +283,7 @@ line_value (const char *was, const char *key)
  * that a resume on another file of the same name, or one changed since,
  * is refused; @was, the fingerprint kept, or NULL */
 static void
-append_input (GString *s, AccelStage *stage, const char *was)
+append_input (GString *s, AccelStage *stage, const char *was, const gint *stop)
 {
   g_autofree gchar *location = accel_graph_source_input (stage);
   g_autofree gchar *key = NULL, *kept = NULL, *text = NULL;
@@ -293,7 +297,7 @@ append_input (GString *s, AccelStage *stage, const char *was)
   g_string_truncate (k, k->len - 1);
   key = g_string_free (k, FALSE);
   kept = line_value (was, key);
-  if (!(text = input_text (location, kept)))
+  if (!(text = input_text (location, kept, stop)))
     return;
   append_line (s, "input", accel_stage_get_name (stage), location, text, NULL);
 }
@@ -303,8 +307,8 @@ append_input (GString *s, AccelStage *stage, const char *was)
  * its source @loops over it, only those. @now is its line now, of all its
  * bytes: a file of the same length is not read again */
 static gboolean
-input_starts_as (
-    const char *path, const char *was, const char *now, gboolean loops)
+input_starts_as (const char *path, const char *was, const char *now,
+    gboolean loops, const gint *stop)
 {
   char *end;
   guint64 n = g_ascii_strtoull (was, &end, 10), want, got, digest;
@@ -323,7 +327,7 @@ input_starts_as (
   if (n > now_n || (loops && n != now_n)
       || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
     return FALSE;
-  ok = digest_file (fd, n, strchr (was, ' ') == NULL, &got, &digest);
+  ok = digest_file (fd, n, strchr (was, ' ') == NULL, stop, &got, &digest);
   close (fd);
   return ok && got == n && digest == want;
 }
@@ -368,7 +372,7 @@ accel_graph_fingerprint (AccelGraph *graph, const char *was, gboolean gained)
 
       append_line (s, "kind", name, accel_stage_get_kind_name (stage), NULL);
       append_params (s, stage);
-      append_input (s, stage, was);
+      append_input (s, stage, was, &graph->start_stopped);
       for (guint o = 0; o < accel_stage_get_n_outputs (stage); o++)
         {
           g_autofree gchar *type
@@ -501,7 +505,7 @@ same_kind (Lines *was, Lines *now, const char *kind_key)
  * added, removed or of another kind is said once, without its
  * parameters. Returns: how many input lines differ as text only */
 static guint
-diff (Lines *was, Lines *now, GPtrArray *changes)
+diff (Lines *was, Lines *now, GPtrArray *changes, const gint *stop)
 {
   guint n_inputs_alike = 0;
 
@@ -529,7 +533,7 @@ diff (Lines *was, Lines *now, GPtrArray *changes)
               = g_strcmp0 (g_hash_table_lookup (now->values, loop_key), "TRUE")
                 == 0;
 
-          if (!old || input_starts_as (path, old, new, loops))
+          if (!old || input_starts_as (path, old, new, loops, stop))
             n_inputs_alike++;
           else if (loops)
             g_ptr_array_add (changes,
@@ -658,6 +662,7 @@ accel_fingerprint_identity_is_gained (const char *fingerprint)
  * @was: the fingerprint kept in the state directory
  * @now: the graph's
  * @dir: the state directory, named in the error
+ * @stop: set when the graph's start is stopped: an input is not read on
  * @error: return location for a #GError, or %NULL
  *
  * Returns: %FALSE with %ACCEL_ERROR_STATE_MISMATCH saying every change
@@ -665,8 +670,8 @@ accel_fingerprint_identity_is_gained (const char *fingerprint)
  * graph.
  */
 gboolean
-accel_fingerprint_compare (
-    const char *was, const char *now, const char *dir, GError **error)
+accel_fingerprint_compare (const char *was, const char *now, const char *dir,
+    const gint *stop, GError **error)
 {
   g_autoptr (GPtrArray) changes = g_ptr_array_new_with_free_func (g_free);
   g_autofree gchar *list = NULL;
@@ -707,7 +712,7 @@ accel_fingerprint_compare (
     return TRUE;
   lines_parse (&a, was);
   lines_parse (&b, now);
-  n_inputs_alike = diff (&a, &b, changes);
+  n_inputs_alike = diff (&a, &b, changes, stop);
   lines_clear (&a);
   lines_clear (&b);
   /* the inputs alike, and nothing else differs, not even where diff ()

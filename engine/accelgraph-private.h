@@ -109,12 +109,13 @@ gboolean accel_graph_check_threads (AccelGraph *graph, GError **error);
 gboolean accel_graph_check_descriptors (AccelGraph *graph, GError **error);
 
 /* accelfingerprint.c */
+gboolean accel_graph_start_was_stopped (AccelGraph *graph, GError **error);
 gchar *accel_graph_fingerprint (
     AccelGraph *graph, const char *was, gboolean gained);
 guint64 accel_fingerprint_get_identity (const char *fingerprint);
 guint accel_fingerprint_get_world_size (const char *fingerprint);
 gboolean accel_fingerprint_identity_is_gained (const char *fingerprint);
-gboolean accel_fingerprint_compare (
-    const char *was, const char *now, const char *dir, GError **error);
+gboolean accel_fingerprint_compare (const char *was, const char *now,
+    const char *dir, const gint *stop, GError **error);
 
 G_END_DECLS

@@ -719,9 +719,10 @@ worker_for (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
 }
 
 /* a stop came while the graph started (accel_graph_stop () from another
- * thread, accel-run's Ctrl-C): no stage starts after it */
-static gboolean
-start_was_stopped (AccelGraph *graph, GError **error)
+ * thread, accel-run's Ctrl-C): no stage starts after it, nor is a state
+ * directory's fingerprint kept */
+gboolean
+accel_graph_start_was_stopped (AccelGraph *graph, GError **error)
 {
   if (!g_atomic_int_get (&graph->start_stopped))
     return FALSE;
@@ -752,7 +753,7 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
       AccelStage *stage = graph->order->pdata[i];
       if (accel_stage_start_waits (stage))
         continue;
-      if (start_was_stopped (graph, error))
+      if (accel_graph_start_was_stopped (graph, error))
         {
           ok = FALSE;
           break;
@@ -766,7 +767,7 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
       AccelStage *stage = graph->order->pdata[i];
       if (!accel_stage_start_waits (stage))
         continue;
-      if (start_was_stopped (graph, error))
+      if (accel_graph_start_was_stopped (graph, error))
         break;
       worker = worker_for (graph, by_segment, by_name, stage, error);
       /* those begun are waited for below */
@@ -788,7 +789,7 @@ start_stages (AccelGraph *graph, GHashTable *by_segment, GHashTable *by_name,
   for (guint i = 0; i < graph->order->len; i++)
     ok &= started[i];
   /* a stage that started all the same, its wait stopped or none */
-  if (ok && start_was_stopped (graph, error))
+  if (ok && accel_graph_start_was_stopped (graph, error))
     ok = FALSE;
   if (ok)
     return TRUE;
@@ -976,7 +977,7 @@ accel_graph_start (AccelGraph *graph, GError **error)
   g_mutex_lock (&graph->stop_lock);
   graph->starting = FALSE;
   /* stopped once every stage had started: they stop again, unbegun */
-  if (start_was_stopped (graph, error))
+  if (accel_graph_start_was_stopped (graph, error))
     {
       for (guint i = 0; i < graph->order->len; i++)
         accel_stage_close (graph->order->pdata[i]);

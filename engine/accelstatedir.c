@@ -493,7 +493,10 @@ compare_fingerprint (
     {
       *now = accel_graph_fingerprint (
           graph, *was, accel_fingerprint_identity_is_gained (*was));
-      return accel_fingerprint_compare (*was, *now, graph->state_dir, error);
+      /* its inputs' lines, cut short by a stop, are not kept */
+      return accel_fingerprint_compare (
+                 *was, *now, graph->state_dir, &graph->start_stopped, error)
+             && !accel_graph_start_was_stopped (graph, error);
     }
   if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
@@ -504,7 +507,7 @@ compare_fingerprint (
     return FALSE;
   *now = accel_graph_fingerprint (
       graph, NULL, holds_commit_logs (graph->state_dir));
-  return TRUE;
+  return !accel_graph_start_was_stopped (graph, error);
 }
 
 /* <dir>/fingerprint: written by the first run, compared by the others;

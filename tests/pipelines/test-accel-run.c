@@ -2660,6 +2660,48 @@ test_interrupt_start (void)
   remove_dir (dir);
 }
 
+/* Ctrl-C while the first run with a state directory digests its input
+ * stops the start at once: the digest of a large input (64 GB, sparse)
+ * went on to its end, a minute for 20 GB, "stopping the start" said */
+static void
+test_input_digest_interrupted (void)
+{
+  g_auto (Scratch) sc = scratch_new ();
+  g_autofree gchar *in = g_build_filename (sc.dir, "big.raw", NULL);
+  g_autofree gchar *line = g_strdup_printf (
+      "io.raw-file-source location=%s shape=4096 dtype=u8 num-buffers=3 "
+      "! core.null-sink",
+      in);
+  const char *argv[] = { NULL, "--backend=host", "--no-supervise", sc.state_arg,
+    "-e", line, NULL };
+  Live l = { 0 };
+  gint64 t0;
+  gint status;
+  int fd = g_open (in, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t)64 << 30), ==, 0);
+  close (fd);
+  /* a loaded machine may not have come to the start yet: later */
+  for (guint wait_s = 1;; wait_s *= 2)
+    {
+      live_start (&l, argv, NULL, 120);
+      g_usleep (wait_s * G_USEC_PER_SEC);
+      t0 = g_get_monotonic_time ();
+      g_subprocess_send_signal (l.p, SIGINT);
+      status = live_finish (&l);
+      g_test_message ("%s", l.said->str);
+      if (wait_s == 4 || strstr (l.said->str, "stopping the start"))
+        break;
+      live_clear (&l);
+    }
+  g_assert_cmpint (status, ==, 130);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_nonnull (strstr (l.said->str, "stopping the start"));
+  live_clear (&l);
+  g_unlink (in);
+}
+
 /* a write to a pipe no one reads is backpressure from outside the graph,
  * as io.gst-sink's wait for room is: io.raw-file-sink waits for its reader
  * in slices, its own watchdog bounding the wait with a timeout (the graph
@@ -5820,6 +5862,8 @@ main (int argc, char **argv)
   g_test_add_func ("/accel-run/stopped-while-hung", test_stopped_while_hung);
   g_test_add_func ("/accel-run/interrupt-start", test_interrupt_start);
   g_test_add_func ("/accel-run/hung-sink", test_hung_sink);
+  g_test_add_func (
+      "/accel-run/input-digest-interrupted", test_input_digest_interrupted);
   g_test_add_func (
       "/accel-run/test-source-kind-params", test_test_source_kind_params);
   g_test_add_func (
