@@ -399,7 +399,10 @@ accel_graph_fingerprint (AccelGraph *graph, const char *was, gboolean gained)
 
 /* @text without its check line, into @body; FALSE where it has one that
  * does not match the lines before it, or its last line is cut short or
- * no check, though it begins as one */
+ * no check, though it begins as one, or it has none though it holds an
+ * identity, which fingerprints gained after their check: one cut at a
+ * line's end was taken for a fingerprint kept before checks were, and
+ * said to be another pipeline's, its later stages "added" */
 static gboolean
 strip_check (const char *text, gchar **body)
 {
@@ -413,7 +416,9 @@ strip_check (const char *text, gchar **body)
   if (!line)
     {
       *body = g_strdup (text);
-      return len == 0 || (text[len - 1] == '\n' && (!last || last[1] != '#'));
+      return len == 0
+             || (text[len - 1] == '\n' && (!last || last[1] != '#')
+                 && !strstr (text, "\n" IDENTITY_PREFIX));
     }
   n = (gsize)(line + 1 - text);
   *body = g_strndup (text, n);
@@ -683,7 +688,9 @@ accel_fingerprint_compare (const char *was, const char *now, const char *dir,
   Lines a, b;
 
   if (!strip_check (was, &was_lines))
-    damage = "its text does not match its check";
+    damage = strstr (was, "\n" CHECK_PREFIX)
+                 ? "its text does not match its check"
+                 : "it is cut short: its check line is gone";
   /* cut to nothing or written over: no pipeline's at all (it was said to
    * be another pipeline's, its every stage added) */
   else if (!g_str_has_prefix (was_lines, FINGERPRINT_HEADER))

@@ -78,19 +78,29 @@ open_produced_file (const char *dir, GPtrArray *notes, AccelStage *stage,
   g_autofree gchar *text = NULL;
   g_autoptr (GError) read_error = NULL;
   guint64 last = 0, n_lost = 0;
-  gboolean none = FALSE;
+  gboolean known = FALSE; /* a frame number read */
+  const char *why = NULL;
   int fd;
 
   /* a resume has to know what was produced: a file missing or damaged
    * was taken as nothing produced, and frames lost went uncounted with
    * status 0. Before the first commit it may not be there yet */
-  if (resume != G_MAXUINT64
-      && (!g_file_get_contents (path, &text, NULL, &read_error)
-          || !((none = g_str_equal (g_strstrip (text), "none"))
-               || g_ascii_string_to_unsigned (
-                   text, 10, 0, G_MAXUINT64 - 1, &last, NULL)))
-      && !(resume == 0
-           && g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)))
+  if (resume != G_MAXUINT64)
+    {
+      if (!g_file_get_contents (path, &text, NULL, &read_error))
+        why = !g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+                  ? "cannot be read"
+              : resume > 0 ? "is gone"
+                           : NULL;
+      else if (g_str_equal (g_strstrip (text), "none"))
+        ;
+      else if (g_ascii_string_to_unsigned (
+                   text, 10, 0, G_MAXUINT64 - 1, &last, NULL))
+        known = TRUE;
+      else
+        why = "holds no frame number (it is damaged)";
+    }
+  if (why)
     {
       g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_STATE_MISMATCH,
           "stage '%s' (%s) is live, and %s, where it keeps the last frame "
@@ -98,13 +108,10 @@ open_produced_file (const char *dir, GPtrArray *notes, AccelStage *stage,
           "cannot be counted as lost. Write 'none' in it to resume counting "
           "none, or discard the state to start over",
           accel_stage_get_name (stage), accel_stage_get_kind_name (stage), path,
-          !read_error ? "holds no frame number (it is damaged)"
-          : g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
-              ? "is gone"
-              : "cannot be read");
+          why);
       return FALSE;
     }
-  if (resume != G_MAXUINT64 && !none && last >= resume)
+  if (known && last >= resume)
     {
       n_lost = last - resume + 1;
       g_ptr_array_add (
