@@ -399,10 +399,7 @@ accel_graph_fingerprint (AccelGraph *graph, const char *was, gboolean gained)
 
 /* @text without its check line, into @body; FALSE where it has one that
  * does not match the lines before it, or its last line is cut short or
- * no check, though it begins as one, or it has none though it holds an
- * identity, which fingerprints gained after their check: one cut at a
- * line's end was taken for a fingerprint kept before checks were, and
- * said to be another pipeline's, its later stages "added" */
+ * no check, though it begins as one */
 static gboolean
 strip_check (const char *text, gchar **body)
 {
@@ -416,9 +413,7 @@ strip_check (const char *text, gchar **body)
   if (!line)
     {
       *body = g_strdup (text);
-      return len == 0
-             || (text[len - 1] == '\n' && (!last || last[1] != '#')
-                 && !strstr (text, "\n" IDENTITY_PREFIX));
+      return len == 0 || (text[len - 1] == '\n' && (!last || last[1] != '#'));
     }
   n = (gsize)(line + 1 - text);
   *body = g_strndup (text, n);

@@ -1548,6 +1548,9 @@ supervise_world (char **argv, const char *pipeline)
   return supervised_status (ok, error);
 }
 
+/* how long rank 0's store outlives its refusal */
+#define REFUSAL_SERVED_MS 2000
+
 /* under --coordinator, the other ranks are told that this one refused its
  * pipeline, @why, so that they end at once naming it instead of waiting
  * out the world's timeout (accel_world_refuse ()) */
@@ -1597,6 +1600,11 @@ supervise_rank (int argc, char **argv, const char *pipeline)
   if (status == EXIT_INVALID)
     tell_world_refused ("its worker refused it as it started, with status "
                         "2 (that rank's output says why)");
+  /* and those still connecting (every 100 ms) have a moment to: a rank 0
+   * that refused within a few ms left them to wait out the world's
+   * timeout, unable to reach its coordinator */
+  if (status == EXIT_INVALID && server)
+    g_usleep (REFUSAL_SERVED_MS * G_TIME_SPAN_MILLISECOND);
   return status;
 }
 
