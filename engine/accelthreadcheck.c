@@ -201,27 +201,54 @@ downstream (AccelGraph *graph, AccelStage *stage)
   return reached;
 }
 
+/* adds @stage to @reached and queues it, and with it every other stage of
+ * its named thread (but @thread's): a thread that waits in one of its
+ * stages' pushes runs none of the others */
+static void
+reach (AccelGraph *graph, AccelStage *stage, const char *thread,
+    gboolean through, GHashTable *reached, GQueue *queue)
+{
+  const char *its = accel_stage_get_thread_name (stage);
+
+  if (!g_hash_table_add (reached, stage))
+    return;
+  g_queue_push_tail (queue, stage);
+  if (!through || !its || g_str_equal (its, thread))
+    return;
+  for (guint i = 0; i < graph->order->len; i++)
+    if (on_thread (graph->order->pdata[i], its))
+      reach (graph, graph->order->pdata[i], thread, through, reached, queue);
+}
+
 /* the stages a path from @stage reaches once it leaves @thread by a link
- * of @stage's own, the stages off it included */
+ * of @stage's own, the stages off it included, and, @through, through
+ * another named thread every stage of that thread: thread A running a1
+ * and a2, thread B b1 and sink, a1 -> sink, a2 -> sum.x and b1 -> sum.y
+ * meet at 'sum' through B (the run stopped for good after 8 frames) */
 static GHashTable *
-reached_leaving (AccelGraph *graph, AccelStage *stage, const char *thread)
+reached_leaving (
+    AccelGraph *graph, AccelStage *stage, const char *thread, gboolean through)
 {
   GHashTable *reached = g_hash_table_new (NULL, NULL);
+  g_autoptr (GQueue) queue = g_queue_new ();
 
   for (guint l = 0; l < graph->wiring->len; l++)
     {
       GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
 
       if (link->src == stage && !on_thread (link->dst, thread))
-        {
-          g_autoptr (GHashTable) below = downstream (graph, link->dst);
-          GHashTableIter iter;
-          gpointer key;
+        reach (graph, link->dst, thread, through, reached, queue);
+    }
+  while (!g_queue_is_empty (queue))
+    {
+      AccelStage *at = g_queue_pop_head (queue);
 
-          g_hash_table_add (reached, link->dst);
-          g_hash_table_iter_init (&iter, below);
-          while (g_hash_table_iter_next (&iter, &key, NULL))
-            g_hash_table_add (reached, key);
+      for (guint l = 0; l < graph->wiring->len; l++)
+        {
+          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+
+          if (link->src == at)
+            reach (graph, link->dst, thread, through, reached, queue);
         }
     }
   return reached;
@@ -300,8 +327,8 @@ share_any (GHashTable *a, GHashTable *b)
  * and one downstream of it.) Returns the join, its two stages in @a and
  * @b */
 static AccelStage *
-find_split_join (
-    AccelGraph *graph, const char *thread, AccelStage **a, AccelStage **b)
+find_split_join (AccelGraph *graph, const char *thread, gboolean through,
+    AccelStage **a, AccelStage **b)
 {
   g_autoptr (GPtrArray) on = g_ptr_array_new ();
   g_autoptr (GPtrArray) below
@@ -317,7 +344,7 @@ find_split_join (
 
       if (!on_thread (stage, thread))
         continue;
-      reached = reached_leaving (graph, stage, thread);
+      reached = reached_leaving (graph, stage, thread, through);
       if (g_hash_table_size (reached) == 0)
         {
           g_hash_table_unref (reached);
@@ -353,6 +380,29 @@ find_split_join (
           }
       }
   return NULL;
+}
+
+/* refuses two stages of @thread whose frames meet off it (@through other
+ * named threads, or only by links) */
+static gboolean
+check_split_join (
+    AccelGraph *graph, const char *thread, gboolean through, GError **error)
+{
+  AccelStage *a, *b, *join = find_split_join (graph, thread, through, &a, &b);
+
+  if (!join)
+    return TRUE;
+  g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
+      "stages '%s' and '%s' share thread '%s', and their frames meet at '%s' "
+      "off it: once the frames from '%s' fill the mailbox on their way, the "
+      "thread waits for room there while '%s' waits for a frame from '%s', "
+      "which only that thread runs; put '%s' on '%s' too, or the two on "
+      "threads of their own",
+      accel_stage_get_name (a), accel_stage_get_name (b), thread,
+      accel_stage_get_name (join), accel_stage_get_name (a),
+      accel_stage_get_name (join), accel_stage_get_name (b),
+      accel_stage_get_name (join), thread);
+  return FALSE;
 }
 
 /**
@@ -419,21 +469,9 @@ accel_graph_check_threads (AccelGraph *graph, GError **error)
       path = find_return (graph, thread);
       if (!path)
         {
-          AccelStage *a, *b, *join = find_split_join (graph, thread, &a, &b);
-
-          if (!join)
-            continue;
-          g_set_error (error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE,
-              "stages '%s' and '%s' share thread '%s', and their frames meet "
-              "at '%s' off it: once the frames from '%s' fill the mailbox "
-              "on their way, the thread waits for room there while '%s' "
-              "waits for a frame from '%s', which only that thread runs; "
-              "put '%s' on '%s' too, or the two on threads of their own",
-              accel_stage_get_name (a), accel_stage_get_name (b), thread,
-              accel_stage_get_name (join), accel_stage_get_name (a),
-              accel_stage_get_name (join), accel_stage_get_name (b),
-              accel_stage_get_name (join), thread);
-          return FALSE;
+          if (!check_split_join (graph, thread, FALSE, error))
+            return FALSE;
+          continue;
         }
       names = g_string_new (NULL);
       for (guint k = path->len; k-- > 0;)
@@ -449,5 +487,17 @@ accel_graph_check_threads (AccelGraph *graph, GError **error)
           accel_stage_get_name (path->pdata[0]), thread, names->str, thread);
       return FALSE;
     }
-  return check_rings (graph, error);
+  if (!check_rings (graph, error))
+    return FALSE;
+  /* then joins met through another thread, once rings are said as such */
+  g_hash_table_remove_all (checked);
+  for (guint i = 0; i < graph->order->len; i++)
+    {
+      const char *thread = accel_stage_get_thread_name (graph->order->pdata[i]);
+
+      if (thread && g_hash_table_add (checked, (gpointer)thread)
+          && !check_split_join (graph, thread, TRUE, error))
+        return FALSE;
+    }
+  return TRUE;
 }

@@ -271,6 +271,42 @@ test_thread_split_and_joined (GraphFixture *f, gconstpointer data)
     }
 }
 
+/* a -> sink and b -> pair.a, a and b on thread x; sink and c on thread
+ * @y_thread, c -> pair.b: a's frames and b's meet at 'pair' through thread
+ * y, which waits for room at 'pair' while x waits for room at 'sink' (it
+ * stopped after 8 frames, for good, and --validate passed it); with sink
+ * on a thread of its own, both run */
+static void
+test_thread_split_joined_through_thread (GraphFixture *f, gconstpointer data)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *y = i == 0 ? "y" : NULL;
+
+      if (i > 0)
+        graph_renew (f);
+      g_object_set (source (f, "a", 64, "4"), "thread", "x", NULL);
+      g_object_set (source (f, "b", 64, "4"), "thread", "x", NULL);
+      g_object_set (source (f, "c", 64, "4"), "thread", "y", NULL);
+      g_object_set (add (f, "core.null-sink", "sink"), "thread", y, NULL);
+      add (f, "test.pair-sink", "pair");
+      link_ok (f->graph, "a", "sink");
+      link_ok (f->graph, "b", "pair.a");
+      link_ok (f->graph, "c", "pair.b");
+      if (i > 0)
+        {
+          run_ok (f, 64);
+          break;
+        }
+      g_assert_false (accel_graph_prepare (f->graph, &f->error));
+      g_assert_error (f->error, ACCEL_ERROR, ACCEL_ERROR_INVALID_PIPELINE);
+      g_assert_true (g_str_has_prefix (f->error->message,
+          "stages 'a' and 'b' share thread 'x', and their frames meet at "
+          "'pair' off it"));
+      g_clear_error (&f->error);
+    }
+}
+
 /* every stage on thread x, a frame of whose has to wait for a free
  * buffer off the thread: it waited in the pool, holding the thread, for
  * good (or to the pool's timeout, 10 s by default, losing the frame).
@@ -2138,6 +2174,8 @@ main (int argc, char **argv)
       graph_set_up, test_thread_left_and_returned, graph_tear_down);
   g_test_add ("/graph/thread-split-and-joined", GraphFixture, NULL,
       graph_set_up, test_thread_split_and_joined, graph_tear_down);
+  g_test_add ("/graph/thread-split-joined-through-thread", GraphFixture, NULL,
+      graph_set_up, test_thread_split_joined_through_thread, graph_tear_down);
   g_test_add ("/graph/buffer-wait-on-shared-thread/transform", GraphFixture,
       "transform", graph_set_up, test_buffer_wait_on_shared_thread,
       graph_tear_down);
