@@ -1908,6 +1908,20 @@ scratch_clear (Scratch *sc)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scratch, scratch_clear)
 
+/* runs @sc's pipeline with its state directory, killed by @fault
+ * (ACCEL_FAULT, "stage:crash:frame") */
+static void
+run_killed (Scratch *sc, const char *fault)
+{
+  Result r = { 0 };
+
+  g_setenv ("ACCEL_FAULT", fault, TRUE);
+  run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
+  g_unsetenv ("ACCEL_FAULT");
+  g_assert_cmpint (r.status, ==, -1); /* killed */
+  result_clear (&r);
+}
+
 /* @path's bytes, none when it is missing */
 static GBytes *
 contents (const char *path)
@@ -2778,14 +2792,8 @@ test_hung_sink (void)
 static void
 crash_sim_pipeline (Scratch *sc, const char *text)
 {
-  Result r = { 0 };
-
   g_assert_true (g_file_set_contents (sc->yaml, text, -1, NULL));
-  g_setenv ("ACCEL_FAULT", "sim:crash:21", TRUE);
-  run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  run_killed (sc, "sim:crash:21");
 }
 
 /* a particle simulation with checkpoints every 8 frames into a checksum
@@ -3891,7 +3899,6 @@ test_resume_refuses_changed_input (void)
   g_autofree gchar *print = g_build_filename (sc.state, "fingerprint", NULL);
   g_autofree gchar *text = NULL;
   char *at;
-  Result r = { 0 };
 
   for (guint i = 0; i < 60 * 64; i++)
     frames[i] = (guint8)(i * 7 + i / 64);
@@ -3905,11 +3912,7 @@ test_resume_refuses_changed_input (void)
       "     params: {location: sums.txt}}\n"
       "links: [src -> check]\n",
       -1, NULL));
-  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  run_killed (&sc, "check:crash:17");
 
   /* another recording: the same size, other bytes */
   frames[100] ^= 0xff;
@@ -3928,11 +3931,7 @@ test_resume_refuses_changed_input (void)
    * change lay past the first run's 40 frames, and the resume mixed the
    * two files' frames with status 0) */
   g_assert_true (g_file_set_contents (in, (gchar *)frames, 60 * 64, NULL));
-  g_setenv ("ACCEL_FAULT", "check:crash:55", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  run_killed (&sc, "check:crash:55");
   frames[52 * 64] ^= 0xff;
   g_assert_true (g_file_set_contents (in, (gchar *)frames, 60 * 64, NULL));
   expect_in (2, "stage 'src' input in.raw does not start as it did", sc.dir,
@@ -3961,7 +3960,6 @@ test_resume_refuses_grown_loop (void)
   g_auto (Scratch) sc = scratch_new ();
   g_autofree gchar *in = g_build_filename (sc.dir, "in.raw", NULL);
   g_autofree guint8 *frames = g_malloc (15 * 64);
-  Result r = { 0 };
 
   for (guint i = 0; i < 15 * 64; i++)
     frames[i] = (guint8)(i * 7 + i / 64);
@@ -3976,11 +3974,7 @@ test_resume_refuses_grown_loop (void)
       "     params: {location: sums.txt}}\n"
       "links: [src -> check]\n",
       -1, NULL));
-  g_setenv ("ACCEL_FAULT", "check:crash:23", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  run_killed (&sc, "check:crash:23");
 
   g_assert_true (g_file_set_contents (in, (gchar *)frames, 15 * 64, NULL));
   expect_in (2,
@@ -3998,7 +3992,6 @@ static void
 crash_reading_input (Scratch *sc, guint8 *frames, gsize size)
 {
   g_autofree gchar *in = g_build_filename (sc->dir, "in.raw", NULL);
-  Result r = { 0 };
 
   for (gsize i = 0; i < size; i++)
     frames[i] = (guint8)(i * 7 + i / 64);
@@ -4012,11 +4005,7 @@ crash_reading_input (Scratch *sc, guint8 *frames, gsize size)
       "     params: {location: sums.txt}}\n"
       "links: [src -> check]\n",
       -1, NULL));
-  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
-  run_in (&r, sc->dir, "--quiet", sc->state_arg, sc->yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  run_killed (sc, "check:crash:17");
 }
 
 /* a byte of the input changed in place past its first 64 KiB, in a frame
@@ -4368,7 +4357,6 @@ test_gst_sink_padding_zeroed (void)
 static void
 test_gst_sink_longest_eos_timeout (void)
 {
-
   expect_in (0, NULL, NULL, "--backend=host", "--quiet", "--no-supervise", "-e",
       "io.pattern-source num-buffers=3 width=8 height=8 ! io.gst-sink "
       "eos-timeout=9223372036854775 "
@@ -4610,7 +4598,6 @@ test_resume_refuses_changed_sums (void)
   g_autofree gchar *kept_digests = NULL;
   const char *end;
   gsize n;
-  Result r = { 0 };
 #define SUMS_PIPELINE(shape)                                                   \
   "pipeline: sums\n"                                                           \
   "stages:\n"                                                                  \
@@ -4631,11 +4618,7 @@ test_resume_refuses_changed_sums (void)
   g_assert_true (g_file_get_contents (sums, &expected, NULL, NULL));
   end = expected;
 
-  g_setenv ("ACCEL_FAULT", "check:crash:17", TRUE);
-  run_in (&r, sc.dir, "--quiet", sc.state_arg, sc.yaml, NULL);
-  g_unsetenv ("ACCEL_FAULT");
-  g_assert_cmpint (r.status, ==, -1); /* killed */
-  result_clear (&r);
+  run_killed (&sc, "check:crash:17");
   g_assert_true (g_file_set_contents (sums, other, -1, NULL));
   expect_in (2,
       "sums.txt was changed since frame 16 was committed: its lines "
