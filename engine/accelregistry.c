@@ -28,13 +28,11 @@ struct _AccelRegistry
   GRecMutex load_lock;
 };
 
-/* what the registry learns of the plugin files as it is made */
+/* the cache as the registry is made, and whether it gained entries */
 typedef struct
 {
   GKeyFile *cache;
   gboolean changed;
-  GHashTable *names;  /* file name -> its path, the first of each name */
-  GHashTable *builds; /* build ID -> the path of the first of each build */
 } Scan;
 
 G_DEFINE_FINAL_TYPE (AccelRegistry, accel_registry, G_TYPE_OBJECT)
@@ -111,6 +109,34 @@ add_pending (
   g_mutex_unlock (&self->lock);
 }
 
+/* whether a plugin of file name @name was found already, loaded or not */
+static gboolean
+has_name (AccelRegistry *self, const char *name)
+{
+  gboolean found;
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_contains (self->pending, name)
+          || g_hash_table_contains (self->modules, name);
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
+/* the path of the plugin of build @build_id found already, loaded or not,
+ * or NULL */
+static gchar *
+dup_build (AccelRegistry *self, const char *build_id)
+{
+  gchar *path;
+
+  g_mutex_lock (&self->lock);
+  path = g_strdup (g_hash_table_lookup (self->pending_builds, build_id));
+  if (!path)
+    path = g_strdup (g_hash_table_lookup (self->builds, build_id));
+  g_mutex_unlock (&self->lock);
+  return path;
+}
+
 /* a plugin file found as the registry is made: the first of its name and
  * of its build is taken, from the cache as it was when it last loaded,
  * or loaded now and kept in the cache */
@@ -118,15 +144,15 @@ static void
 scan_plugin (AccelRegistry *self, const char *path, Scan *scan)
 {
   g_autofree gchar *name = g_path_get_basename (path), *build_id = NULL;
+  g_autofree gchar *copy_of = NULL;
   g_auto (GStrv) cached = NULL;
   g_autoptr (GPtrArray) kinds = NULL;
   g_autoptr (GError) error = NULL;
-  const char *copy_of;
   GStatBuf st;
 
   /* by file name: a build-tree plugin in ACCEL_PLUGIN_PATH shadows the
    * installed one of the same name, which would register the same types */
-  if (g_hash_table_contains (scan->names, name))
+  if (has_name (self, name))
     return;
   if (g_stat (path, &st) != 0
       || !accel_plugin_file_check (path, &build_id, &error))
@@ -138,8 +164,7 @@ scan_plugin (AccelRegistry *self, const char *path, Scan *scan)
       return;
     }
   /* a copy of a plugin would register its types again */
-  copy_of = build_id ? g_hash_table_lookup (scan->builds, build_id) : NULL;
-  if (copy_of)
+  if (build_id && (copy_of = dup_build (self, build_id)))
     {
       g_message ("plugin %s is a copy of %s, which is loaded already: "
                  "not loaded again",
@@ -157,14 +182,7 @@ scan_plugin (AccelRegistry *self, const char *path, Scan *scan)
       scan->changed = TRUE;
     }
   else
-    {
-      say_not_loaded (self, path, error);
-      return;
-    }
-  g_hash_table_insert (scan->names, g_steal_pointer (&name), g_strdup (path));
-  if (build_id)
-    g_hash_table_insert (
-        scan->builds, g_steal_pointer (&build_id), g_strdup (path));
+    say_not_loaded (self, path, error);
 }
 
 /* @named: a directory the user named (ACCEL_PLUGIN_PATH), said when it
@@ -228,8 +246,6 @@ registry_init (gpointer data)
   g_autofree gchar *cache_path = accel_registry_cache_path ();
   Scan scan = {
     .cache = cache_path ? accel_registry_cache_read (cache_path) : NULL,
-    .names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
-    .builds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
   };
 
   accel_registry_register (self, ACCEL_TYPE_MEMCPY);
@@ -248,8 +264,6 @@ registry_init (gpointer data)
   if (scan.cache && scan.changed)
     accel_registry_cache_write (scan.cache, cache_path);
   g_clear_pointer (&scan.cache, g_key_file_unref);
-  g_hash_table_unref (scan.names);
-  g_hash_table_unref (scan.builds);
   return self;
 }
 
@@ -291,6 +305,20 @@ dup_pending_plugin (AccelRegistry *self, const char *kind_name)
   if (!path && (file = namespace_plugin (kind_name)))
     path = g_hash_table_lookup (self->pending, file);
   return g_strdup (path);
+}
+
+/* @kind_name's type, or G_TYPE_INVALID and in @plugin the plugin not
+ * loaded yet that would have it (or NULL) */
+static GType
+find_kind (AccelRegistry *self, const char *kind_name, gchar **plugin)
+{
+  GType type;
+
+  g_mutex_lock (&self->lock);
+  type = GPOINTER_TO_SIZE (g_hash_table_lookup (self->kinds, kind_name));
+  *plugin = type ? NULL : dup_pending_plugin (self, kind_name);
+  g_mutex_unlock (&self->lock);
+  return type;
 }
 
 /**
@@ -383,11 +411,16 @@ accel_registry_lookup (AccelRegistry *registry, const char *kind_name)
 
   g_return_val_if_fail (ACCEL_IS_REGISTRY (registry), G_TYPE_INVALID);
   g_return_val_if_fail (kind_name != NULL, G_TYPE_INVALID);
-  g_mutex_lock (&registry->lock);
-  type = GPOINTER_TO_SIZE (g_hash_table_lookup (registry->kinds, kind_name));
-  if (!type)
-    plugin = dup_pending_plugin (registry, kind_name);
-  g_mutex_unlock (&registry->lock);
+  type = find_kind (registry, kind_name, &plugin);
+  /* a plugin another thread loads has taken its kinds out of the pending
+   * ones before it registered them all (one found unknown then): a miss
+   * waits for the load under way, and looks again */
+  if (!type && !plugin)
+    {
+      g_rec_mutex_lock (&registry->load_lock);
+      type = find_kind (registry, kind_name, &plugin);
+      g_rec_mutex_unlock (&registry->load_lock);
+    }
   if (!plugin)
     return type;
   load_pending (registry, plugin);
