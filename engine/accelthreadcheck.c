@@ -178,32 +178,9 @@ check_rings (AccelGraph *graph, GError **error)
   return FALSE;
 }
 
-/* the stages downstream of @stage (itself left out) */
-static GHashTable *
-downstream (AccelGraph *graph, AccelStage *stage)
-{
-  GHashTable *reached = g_hash_table_new (NULL, NULL);
-  g_autoptr (GQueue) queue = g_queue_new ();
-
-  g_queue_push_tail (queue, stage);
-  while (!g_queue_is_empty (queue))
-    {
-      AccelStage *at = g_queue_pop_head (queue);
-
-      for (guint l = 0; l < graph->wiring->len; l++)
-        {
-          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
-
-          if (link->src == at && g_hash_table_add (reached, link->dst))
-            g_queue_push_tail (queue, link->dst);
-        }
-    }
-  return reached;
-}
-
-/* adds @stage to @reached and queues it, and with it every other stage of
- * its named thread (but @thread's): a thread that waits in one of its
- * stages' pushes runs none of the others */
+/* adds @stage to @reached and queues it, and with it, @through, every
+ * other stage of its named thread (but @thread's): a thread that waits in
+ * one of its stages' pushes runs none of the others */
 static void
 reach (AccelGraph *graph, AccelStage *stage, const char *thread,
     gboolean through, GHashTable *reached, GQueue *queue)
@@ -218,6 +195,37 @@ reach (AccelGraph *graph, AccelStage *stage, const char *thread,
   for (guint i = 0; i < graph->order->len; i++)
     if (on_thread (graph->order->pdata[i], its))
       reach (graph, graph->order->pdata[i], thread, through, reached, queue);
+}
+
+/* follows the links of the stages in @queue, and of those they reach */
+static void
+walk (AccelGraph *graph, const char *thread, gboolean through,
+    GHashTable *reached, GQueue *queue)
+{
+  while (!g_queue_is_empty (queue))
+    {
+      AccelStage *at = g_queue_pop_head (queue);
+
+      for (guint l = 0; l < graph->wiring->len; l++)
+        {
+          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
+
+          if (link->src == at)
+            reach (graph, link->dst, thread, through, reached, queue);
+        }
+    }
+}
+
+/* the stages downstream of @stage (itself left out) */
+static GHashTable *
+downstream (AccelGraph *graph, AccelStage *stage)
+{
+  GHashTable *reached = g_hash_table_new (NULL, NULL);
+  g_autoptr (GQueue) queue = g_queue_new ();
+
+  g_queue_push_tail (queue, stage);
+  walk (graph, NULL, FALSE, reached, queue);
+  return reached;
 }
 
 /* the stages a path from @stage reaches once it leaves @thread by a link
@@ -239,18 +247,7 @@ reached_leaving (
       if (link->src == stage && !on_thread (link->dst, thread))
         reach (graph, link->dst, thread, through, reached, queue);
     }
-  while (!g_queue_is_empty (queue))
-    {
-      AccelStage *at = g_queue_pop_head (queue);
-
-      for (guint l = 0; l < graph->wiring->len; l++)
-        {
-          GraphLink *link = &g_array_index (graph->wiring, GraphLink, l);
-
-          if (link->src == at)
-            reach (graph, link->dst, thread, through, reached, queue);
-        }
-    }
+  walk (graph, thread, through, reached, queue);
   return reached;
 }
 
