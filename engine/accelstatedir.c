@@ -498,12 +498,20 @@ compare_fingerprint (
 
   if (g_file_get_contents (path, was, NULL, &local))
     {
+      gboolean same;
+
       *now = accel_graph_fingerprint (
           graph, *was, accel_fingerprint_identity_is_gained (*was));
-      /* its inputs' lines, cut short by a stop, are not kept */
-      return accel_fingerprint_compare (
-                 *was, *now, graph->state_dir, &graph->start_stopped, error)
-             && !accel_graph_start_was_stopped (graph, error);
+      same = accel_fingerprint_compare (
+          *was, *now, graph->state_dir, &graph->start_stopped, &local);
+
+      /* a stop cut its inputs' lines short: said as the stop, not as an
+       * input that differs, and nothing is kept */
+      if (accel_graph_start_was_stopped (graph, error))
+        return FALSE;
+      if (!same)
+        g_propagate_error (error, g_steal_pointer (&local));
+      return same;
     }
   if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {

@@ -99,8 +99,9 @@ tail_matches (const char *location, guint64 place, gsize frame_size,
  * A state kept before digests were keeps every frame, unchecked.
  *
  * Returns: %FALSE with %ACCEL_ERROR_STATE_MISMATCH when the file was
- * changed since the frame compared was written, or when the log cannot be
- * rewritten. Called from the thread that starts the graph.
+ * changed since the frame compared was written, cannot be read to compare
+ * it, or when the log cannot be rewritten. Called from the thread that
+ * starts the graph.
  */
 gboolean
 accel_io_frame_digests_check (AccelCommitLog *log, const char *location,
